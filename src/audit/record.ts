@@ -1,0 +1,71 @@
+/**
+ * The audit record: one per tool call, REST call and OAuth event that matters. Written as one structured
+ * log line here; stored and queried per organization by the governance layer. It never holds a token,
+ * a secret, a request body or a masked value: arguments appear only as a digest.
+ */
+export const AUDIT_OUTCOMES = [
+  "ok",
+  "invalid-input",
+  "rejected-by-policy",
+  "rate-limited",
+  "upstream-error",
+  "timeout",
+  "error",
+] as const;
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
+
+export type AuditKind = "tool" | "route" | "oauth";
+
+export interface AuditRecord {
+  correlationId: string;
+  time: string;
+  organizationId: string;
+  userId: string;
+  clientId: string;
+  kind: AuditKind;
+  /** Tool name, `METHOD /route/template`, or OAuth event name. */
+  target: string;
+  /** `sha256:<hex>` of the canonical JSON of the arguments, or "" when there were none. */
+  argumentsDigest: string;
+  durationMs: number;
+  outcome: AuditOutcome;
+  /** Short, safe reason: never a token, a secret or a payload. */
+  reason: string;
+}
+
+export interface AuditSink {
+  record(record: AuditRecord): Promise<void>;
+}
+
+/** Canonical JSON (sorted keys) so the same arguments always give the same digest. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+}
+
+export async function digestArguments(args: unknown): Promise<string> {
+  if (args === undefined || (typeof args === "object" && args !== null && Object.keys(args).length === 0)) return "";
+  const bytes = new TextEncoder().encode(canonicalJson(args));
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return `sha256:${Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+export function newCorrelationId(): string {
+  return crypto.randomUUID();
+}
+
+/** The structured log line every audit record produces. */
+export function logAuditRecord(record: AuditRecord, stored: boolean | undefined = undefined): void {
+  console.log(JSON.stringify({ level: "info", event: "audit", ...record, ...(stored === undefined ? {} : { stored }) }));
+}
+
+/** Foundation sink: the structured log line only. */
+export const logAuditSink: AuditSink = {
+  async record(record) {
+    logAuditRecord(record);
+  },
+};

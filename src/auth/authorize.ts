@@ -1,0 +1,149 @@
+/**
+ * The authorization endpoint (/authorize): sign the member in, show consent limited to what their role may
+ * grant, remember consent, complete the grant. The OAuth library validates the request, binds the consent
+ * handle to the browser and keeps the request server-side; this module decides who and which scopes.
+ */
+import {
+  AuthorizationError,
+  CimdFetchError,
+  type AuthRequest,
+  type OAuthHelpers,
+} from "@cloudflare/workers-oauth-provider";
+import type { Env } from "../env";
+import { getPolicy, grantableScopes, type Policy, type ProtectedResourceName } from "../policy/load";
+import { logAuditRecord, newCorrelationId } from "../audit/record";
+import { errorPage, html, htmlHeaders, page } from "../web/html";
+import type { GrantProps, OAuthServers } from "../oauth/servers";
+import { grantUserId } from "../oauth/servers";
+import { consentPage } from "./consent-page";
+import type { Identity } from "./identity";
+import { currentIdentity, sessionSecret } from "./session";
+
+function resourceName(servers: OAuthServers, request: AuthRequest): ProtectedResourceName {
+  return request.resource === servers.apiResource ? "api" : "mcp";
+}
+
+/** Scopes the member may grant for this resource. */
+function grantableFor(policy: Policy, identity: Identity, resource: ProtectedResourceName): string[] {
+  return grantableScopes(policy, identity.role).filter((scope) => policy.scopes[scope]?.resources.includes(resource));
+}
+
+function renderAuthorizationError(error: unknown): Response {
+  if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
+  if (error instanceof AuthorizationError) {
+    return errorPage(400, "This sign-in link cannot be used", error.description, html`<p>Start connecting again from your app.</p>`);
+  }
+  if (error instanceof CimdFetchError) {
+    return errorPage(400, "This app could not be verified", "Its client metadata document could not be fetched or is invalid. Try again later or contact the app's publisher.");
+  }
+  throw error;
+}
+
+async function hasLiveGrant(oauth: OAuthHelpers, userId: string, clientId: string): Promise<boolean> {
+  let cursor: string | undefined;
+  do {
+    const page = await oauth.listUserGrants(userId, cursor ? { cursor } : {});
+    if (page.items.some((grant) => grant.clientId === clientId)) return true;
+    cursor = page.cursor;
+  } while (cursor);
+  return false;
+}
+
+async function complete(oauth: OAuthHelpers, authRequest: AuthRequest, identity: Identity, scope: string[], headers: Headers): Promise<Response> {
+  const userId = grantUserId(identity.organizationId, identity.subject);
+  const props: GrantProps = { organizationId: identity.organizationId, userId: identity.subject, role: identity.role, name: identity.name };
+  const { redirectTo } = await oauth.completeAuthorization({
+    request: authRequest,
+    userId,
+    metadata: { organizationId: identity.organizationId, subject: identity.subject },
+    scope,
+    props,
+  });
+  logAuditRecord({
+    correlationId: newCorrelationId(),
+    time: new Date().toISOString(),
+    organizationId: identity.organizationId,
+    userId: identity.subject,
+    clientId: authRequest.clientId,
+    kind: "oauth",
+    target: "grant",
+    argumentsDigest: "",
+    durationMs: 0,
+    outcome: "ok",
+    reason: `granted ${scope.join(" ") || "(no scopes)"}`,
+  });
+  headers.set("Location", redirectTo);
+  headers.set("Cache-Control", "no-store");
+  return new Response(null, { status: 302, headers });
+}
+
+export async function handleAuthorize(request: Request, env: Env, servers: OAuthServers): Promise<Response> {
+  const oauth = servers.authorizationServer.getOAuthApi(env);
+  const policy = getPolicy();
+  try {
+    if (request.method === "GET") {
+      const authRequest = await oauth.parseAuthRequest(request);
+      const identity = await currentIdentity(request, env);
+      if (!identity) {
+        const url = new URL(request.url);
+        return new Response(null, { status: 302, headers: { Location: `/signin?return=${encodeURIComponent(url.pathname + url.search)}`, "Cache-Control": "no-store" } });
+      }
+      const resource = resourceName(servers, authRequest);
+      const grantable = grantableFor(policy, identity, resource);
+      const requested = authRequest.scope.length > 0 ? authRequest.scope : [...policy.baseline[resource]];
+      const offered = requested.filter((scope) => grantable.includes(scope));
+      const refused = requested.filter((scope) => !grantable.includes(scope));
+      const remember = { secret: sessionSecret(env), subject: grantUserId(identity.organizationId, identity.subject) };
+
+      if (
+        refused.length === 0 &&
+        (await oauth.isConsentRemembered(request, authRequest, remember)) &&
+        (await hasLiveGrant(oauth, remember.subject, authRequest.clientId))
+      ) {
+        return complete(oauth, authRequest, identity, offered, new Headers());
+      }
+
+      const details = await oauth.describeConsent(authRequest);
+      const consent = await oauth.beginConsent(authRequest);
+      const body = consentPage(
+        {
+          details,
+          handle: consent.handle,
+          identity,
+          organizationName: policy.organizations[identity.organizationId]?.name ?? identity.organizationId,
+          offered,
+          alsoGrantable: [],
+          refused,
+          resourceLabel: resource === "mcp" ? "MCP server (/mcp)" : "REST API (/api, /chat)",
+        },
+        policy,
+      );
+      const headers = htmlHeaders(consent.headers);
+      return new Response(page(`Authorize ${details.clientName}`, body), { status: 200, headers });
+    }
+
+    if (request.method === "POST") {
+      const identity = await currentIdentity(request, env);
+      if (!identity) return errorPage(401, "Signed out", "Your session ended before you answered. Start connecting again from your app.");
+      const form = await request.formData();
+      const handle = String(form.get("handle") ?? "");
+      if (form.get("decision") !== "approve") {
+        const denied = await oauth.denyConsent(request, handle);
+        denied.headers.set("Location", denied.redirectTo);
+        return new Response(null, { status: 302, headers: denied.headers });
+      }
+      const ticked = form.getAll("scope").map(String);
+      // Never more than the role may grant, whatever the form says.
+      const allGrantable = grantableScopes(policy, identity.role);
+      const chosen = ticked.filter((scope) => allGrantable.includes(scope));
+      const remember = { secret: sessionSecret(env), subject: grantUserId(identity.organizationId, identity.subject) };
+      const approved = await oauth.approveConsent(request, handle, { scope: chosen, remember });
+      const resource = resourceName(servers, approved.request);
+      const granted = approved.request.scope.filter((scope) => grantableFor(policy, identity, resource).includes(scope));
+      return complete(oauth, approved.request, identity, granted, approved.headers);
+    }
+    return errorPage(405, "Method not allowed", "Open this page from your app's connect button.");
+  } catch (error) {
+    return renderAuthorizationError(error);
+  }
+}

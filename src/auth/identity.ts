@@ -1,0 +1,33 @@
+/** A signed-in member of an organization, whichever sign-in method established it. */
+export interface Identity {
+  /** Stable id within the organization (dev user key, or the OIDC `sub`). */
+  subject: string;
+  name: string;
+  email?: string;
+  organizationId: string;
+  role: string;
+  method: "dev" | "oidc";
+}
+
+/** The outcome of completing a sign-in: the identity and where to go next, or a page to show. */
+export type SignInCompletion = { identity: Identity; returnTo: string } | { response: Response };
+
+/**
+ * One way to sign in. Both methods (development users and OpenID Connect) implement it and the routes in
+ * src/auth/routes.ts dispatch to them, so the authorize flow never depends on which one was used.
+ */
+export interface SignInMethod {
+  readonly id: Identity["method"];
+  readonly label: string;
+  /** Starts sign-in: a form to show or a redirect to the identity provider. */
+  begin(request: Request, returnTo: string): Promise<Response>;
+  /** Finishes sign-in from the form post or the provider's callback. */
+  complete(request: Request): Promise<SignInCompletion>;
+}
+
+/** Only same-site paths of the pages that need sign-in may be returned to (no open redirect). */
+export function safeReturnTo(value: string | null | undefined): string {
+  if (!value || !value.startsWith("/") || value.startsWith("//") || value.includes("\\")) return "/";
+  if (!/^\/(authorize|admin)(\/|\?|$)/.test(value)) return "/";
+  return value;
+}

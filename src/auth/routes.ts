@@ -1,0 +1,55 @@
+/** Sign-in and sign-out routes, shared by every sign-in method. */
+import type { Env } from "../env";
+import { errorPage, html, htmlResponse } from "../web/html";
+import { safeReturnTo, type SignInMethod } from "./identity";
+import { signInMethods } from "./methods";
+import { clearSessionCookie, sealSession, sessionCookie, sessionSecret } from "./session";
+
+function sameOrigin(request: Request): boolean {
+  const origin = request.headers.get("origin");
+  if (origin === null) return request.headers.get("sec-fetch-site") !== "cross-site";
+  return origin === new URL(request.url).origin;
+}
+
+async function finish(method: SignInMethod, request: Request, env: Env): Promise<Response> {
+  const completion = await method.complete(request);
+  if ("response" in completion) return completion.response;
+  const sealed = await sealSession(completion.identity, sessionSecret(env));
+  return new Response(null, { status: 303, headers: { Location: completion.returnTo, "Set-Cookie": sessionCookie(sealed), "Cache-Control": "no-store" } });
+}
+
+/** Handles /signin, /signin/<method>, /signin/<method>/callback and /signout; undefined for other paths. */
+export async function handleSignInRoutes(request: Request, env: Env): Promise<Response | undefined> {
+  const url = new URL(request.url);
+  const path = url.pathname;
+  if (path === "/signout") {
+    return new Response(null, { status: 303, headers: { Location: "/", "Set-Cookie": clearSessionCookie() } });
+  }
+  if (path !== "/signin" && !path.startsWith("/signin/")) return undefined;
+  const methods = signInMethods(env);
+  const returnTo = safeReturnTo(url.searchParams.get("return"));
+
+  if (path === "/signin") {
+    if (methods.length === 0) {
+      return errorPage(503, "Sign-in is not configured", "This deployment has no sign-in method. The operator sets OIDC_ISSUER, OIDC_CLIENT_ID and the OIDC_CLIENT_SECRET secret (see the README).");
+    }
+    if (methods.length === 1 && methods[0]) return methods[0].begin(request, returnTo);
+    return new Response(null, { status: 302, headers: { Location: `/signin/choose?return=${encodeURIComponent(returnTo)}` } });
+  }
+
+  if (path === "/signin/choose") {
+    return htmlResponse("Sign in", html`<div class="card"><h1>Sign in to Arbiter</h1><ul>${methods.map((m) => html`<li><a href="/signin/${m.id}?return=${encodeURIComponent(returnTo)}">${m.label}</a></li>`)}</ul></div>`);
+  }
+
+  const [, , id, step] = path.split("/");
+  const method = methods.find((m) => m.id === id);
+  if (!method) return errorPage(404, "Unknown sign-in method", "That sign-in method is not enabled on this deployment.", html`<p><a href="/signin">Choose a sign-in method</a></p>`);
+
+  if (request.method === "GET" && step === undefined) return method.begin(request, returnTo);
+  if (request.method === "POST" && step === undefined) {
+    if (!sameOrigin(request)) return errorPage(403, "Sign-in refused", "The sign-in form was posted from another site.");
+    return finish(method, request, env);
+  }
+  if (request.method === "GET" && step === "callback") return finish(method, request, env);
+  return errorPage(405, "Method not allowed", "Use the sign-in page.");
+}

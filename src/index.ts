@@ -1,0 +1,72 @@
+/**
+ * Composition only: routes each request to the authorization server, a protected resource (/mcp, the REST
+ * API) or the web pages. Behaviour lives in the modules it names.
+ */
+import type { Env } from "./env";
+import { apiResourceHandler } from "./api";
+import { apiError } from "./api/errors";
+import { handleAuthorize } from "./auth/authorize";
+import { handleSignInRoutes } from "./auth/routes";
+import { SessionSecretMissing } from "./auth/session";
+import { mcpResourceHandler } from "./mcp/http";
+import { getOAuthServers, OAUTH_PATHS } from "./oauth/servers";
+import { getPolicy } from "./policy/load";
+import { errorPage } from "./web/html";
+import { landingPage } from "./web/landing";
+import { logError } from "./web/log";
+import { forbidden, foreignOriginOrHost } from "./web/origin-guard";
+
+export { ArbiterMcpAgent } from "./mcp/agent";
+
+const PROTECTED_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
+
+async function route(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const url = new URL(request.url);
+  const path = url.pathname;
+  const servers = getOAuthServers(env, { mcp: mcpResourceHandler, api: apiResourceHandler });
+
+  if (path === "/health") {
+    getPolicy();
+    return Response.json({ status: "ok", service: "arbiter", version: "0.1.0" }, { headers: { "Cache-Control": "no-store" } });
+  }
+  if (path === "/" && request.method === "GET") return landingPage(env);
+
+  if (path === "/mcp" || path.startsWith("/mcp/") || path === `${PROTECTED_RESOURCE_METADATA}/mcp`) {
+    const refusal = path.startsWith("/mcp") ? foreignOriginOrHost(request, env) : undefined;
+    if (refusal) return forbidden(refusal);
+    return servers.mcp.fetch(request, env, ctx);
+  }
+  if (path === "/api" || path.startsWith("/api/") || path === `${PROTECTED_RESOURCE_METADATA}/api`) {
+    return servers.api.fetch(request, env, ctx);
+  }
+  if (path === "/chat") {
+    // /chat belongs to the REST resource; it is served there as /api/chat.
+    const rewritten = new URL(request.url);
+    rewritten.pathname = "/api/chat";
+    return servers.api.fetch(new Request(rewritten, request), env, ctx);
+  }
+  if (path === OAUTH_PATHS.authorize) return handleAuthorize(request, env, servers);
+
+  const signIn = await handleSignInRoutes(request, env);
+  if (signIn) return signIn;
+
+  const fromAuthorizationServer = await servers.authorizationServer.fetch(request, env, ctx);
+  if (fromAuthorizationServer.status !== 404 || path.startsWith("/.well-known/") || path.startsWith("/oauth/")) return fromAuthorizationServer;
+  if (request.headers.get("accept")?.includes("text/html")) return errorPage(404, "Not found", "There is no page here.");
+  return apiError(404, "not_found", `Nothing is served at ${path}.`);
+}
+
+export default {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    try {
+      return await route(request, env, ctx);
+    } catch (error) {
+      if (error instanceof SessionSecretMissing) {
+        logError("configuration error", { error });
+        return errorPage(503, "Server not configured", error.message);
+      }
+      logError("unhandled error", { path: new URL(request.url).pathname, error });
+      return apiError(500, "internal_error", "Arbiter hit an unexpected error. Try again; the operator can find it in the logs.");
+    }
+  },
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,64 @@
+/**
+ * The MCP session host: one SQLite-backed Durable Object per Streamable HTTP session (McpAgent from
+ * `agents`). Deliberately thin: the server is built by createArbiterServer from the catalog, so moving to
+ * createMcpHandler / SDK v2 touches this file and server.ts only.
+ */
+import { McpAgent } from "agents/mcp";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { logAuditSink } from "../audit/record";
+import type { Env } from "../env";
+import { unlimited } from "../ratelimit/hook";
+import type { Principal, SessionState } from "./context";
+import { getCatalog } from "./registry";
+import { decodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
+import { createArbiterServer, notifyIfSubscribed, type Extra } from "./server";
+
+/** Props stored with the session when it is created: the owner, to which every later request must match. */
+export interface SessionProps extends Record<string, unknown> {
+  owner: { organizationId: string; userId: string; clientId: string };
+}
+
+export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
+  private readonly sessionState: SessionState = {
+    get: async <T>(key: string) => (await this.ctx.storage.get<T>(`arbiter:${key}`)) ?? undefined,
+    put: async (key: string, value: unknown) => {
+      await this.ctx.storage.put(`arbiter:${key}`, value);
+    },
+  };
+
+  server = createArbiterServer(getCatalog(), {
+    env: this.env,
+    session: this.sessionState,
+    audit: logAuditSink,
+    rateLimiter: unlimited,
+    principalOf: (extra: Extra) => this.principalOf(extra),
+  });
+
+  /** The session's owner, fixed by the request that created it (props of later requests never replace it). */
+  private owner: SessionProps["owner"] | undefined;
+
+  override async onStart(props?: SessionProps): Promise<void> {
+    const stored = await this.ctx.storage.get<SessionProps["owner"]>("arbiter:owner");
+    if (!stored && props?.owner) await this.ctx.storage.put("arbiter:owner", props.owner);
+    this.owner = stored ?? props?.owner;
+    await super.onStart(props);
+  }
+
+  async init(): Promise<void> {}
+
+  private principalOf(extra: Extra): Principal {
+    const header = extra.requestInfo?.headers[PRINCIPAL_HEADER];
+    const principal = decodePrincipal(Array.isArray(header) ? header[0] : header);
+    if (!principal) throw new McpError(ErrorCode.InvalidRequest, "This request carries no verified identity. Reconnect through /mcp with an OAuth token.");
+    const owner = this.owner;
+    if (owner && (owner.organizationId !== principal.organizationId || owner.userId !== principal.userId || owner.clientId !== principal.clientId)) {
+      throw new McpError(ErrorCode.InvalidRequest, "This MCP session belongs to another user or client. Start a new session (initialize without Mcp-Session-Id).");
+    }
+    return principal;
+  }
+
+  /** Called over RPC when something this session may have subscribed to changed. */
+  async notifyResourceUpdated(uri: string): Promise<boolean> {
+    return notifyIfSubscribed(await this.server, this.sessionState, uri);
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The capability context: the only surface tool, resource and prompt modules see. Nothing here refers to
+ * McpAgent or the SDK's McpServer, so moving to another host (createMcpHandler, SDK v2) changes one file
+ * (src/mcp/server.ts), not the modules.
+ */
+import type { z } from "zod";
+import type { AuditOutcome } from "../audit/record";
+import type { Env } from "../env";
+
+/** Who is calling, as established by the OAuth token (or CI key) on this very request. */
+export interface Principal {
+  organizationId: string;
+  userId: string;
+  /** OAuth client id, or `ci-key:<id>` for a CI key. */
+  clientId: string;
+  role: string;
+  scopes: readonly string[];
+}
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** Per-session state kept by the host (the session's Durable Object storage). */
+export interface SessionState {
+  get<T>(key: string): Promise<T | undefined>;
+  put(key: string, value: unknown): Promise<void>;
+}
+
+/** What a handler gets besides its validated input. */
+export interface CallContext {
+  principal: Principal;
+  correlationId: string;
+  env: Env;
+  session: SessionState;
+  /** Aborted when the client cancels the request. */
+  signal: AbortSignal;
+  /** Sends notifications/progress when the client asked for it (a progressToken); otherwise does nothing. */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+}
+
+/**
+ * A handled failure: the caller gets `isError: true` with `message` (safe to show), the audit record gets
+ * `outcome`. Anything else a handler throws is mapped to a generic message with outcome `error`.
+ */
+export class ToolFailure extends Error {
+  override readonly name = "ToolFailure";
+  constructor(
+    readonly outcome: Exclude<AuditOutcome, "ok">,
+    message: string,
+    readonly meta: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+export interface ToolResult<Out> {
+  structuredContent: Out;
+  /** Human-readable text; defaults to the JSON of structuredContent. */
+  text?: string;
+  /** Extra `_meta` entries (e.g. `{ demoData: true }`). */
+  meta?: Record<string, unknown>;
+}
+
+export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extends z.ZodObject = z.ZodObject> {
+  /** ^[a-zA-Z0-9_-]{1,64}$, snake_case noun_verb. */
+  name: string;
+  title: string;
+  /** What the model reads to decide when to call it. */
+  description: string;
+  inputSchema: In;
+  outputSchema: Out;
+  annotations: ToolAnnotations;
+  /** Every scope the call needs; checked before anything else. */
+  requiredScopes: readonly string[];
+  handler(input: z.infer<In>, context: CallContext): Promise<ToolResult<z.infer<Out>>>;
+}
+
+export interface ResourceContents {
+  text: string;
+  mimeType: string;
+}
+
+export interface ResourceDefinition {
+  name: string;
+  uri: string;
+  title: string;
+  description: string;
+  mimeType: string;
+  requiredScopes: readonly string[];
+  read(context: CallContext): Promise<ResourceContents>;
+}
+
+export interface ResourceTemplateDefinition {
+  name: string;
+  /** RFC 6570 template, e.g. `spec://{project}/contract/{version}`. */
+  uriTemplate: string;
+  title: string;
+  description: string;
+  mimeType: string;
+  requiredScopes: readonly string[];
+  /** Concrete resources the caller may read now (for resources/list); optional. */
+  list?(context: CallContext): Promise<Array<{ uri: string; name: string; title?: string }>>;
+  read(uri: string, variables: Record<string, string>, context: CallContext): Promise<ResourceContents>;
+}
+
+export interface PromptMessage {
+  role: "user" | "assistant";
+  text: string;
+}
+
+export interface PromptDefinition<Args extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  /** Prompt arguments are strings on the wire. */
+  argsSchema: Args;
+  requiredScopes: readonly string[];
+  build(args: z.infer<Args>, context: CallContext): Promise<PromptMessage[]>;
+}
+
+/** Registration surface handed to every `register<Group>Tools(ctx)`. */
+export interface CapabilityContext {
+  registerTool<In extends z.ZodObject, Out extends z.ZodObject>(tool: ToolDefinition<In, Out>): void;
+  registerResource(resource: ResourceDefinition): void;
+  registerResourceTemplate(template: ResourceTemplateDefinition): void;
+  registerPrompt<Args extends z.ZodObject>(prompt: PromptDefinition<Args>): void;
+}
+
+export type Registrar = (context: CapabilityContext) => void;
+
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -1,0 +1,162 @@
+/**
+ * Wires the catalog onto an SDK v1 McpServer. This is the one file that knows the SDK's server API:
+ * tools/list and tools/call are answered here (every call through runToolCall), resources and prompts are
+ * registered with scope checks, and resource subscriptions are kept in the session.
+ */
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type ServerNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { Env } from "../env";
+import { missingScopes, type Catalog } from "./catalog";
+import type { CallContext, Principal, SessionState } from "./context";
+import { runToolCall, type PipelineDeps } from "./pipeline";
+
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export const SERVER_INFO = {
+  name: "arbiter",
+  title: "Arbiter",
+  version: "0.1.0",
+} as const;
+
+export const SERVER_INSTRUCTIONS = [
+  "Arbiter gives governed access to an organization's order data and API contracts.",
+  "Order data: use the order tools (orders_search, orders_get_by_id); they run only allowlisted GraphQL operations, mask personal data unless you hold orders.pii, and never accept free-form GraphQL.",
+  "Spec arbitration: read the active contract before writing code, call check_api_conformance before calling a task done, and use validate_response_payload to check real responses against the contract's schemas.",
+  "Call whoami to see your organization, granted scopes and remaining quota. A failed conformance check is a normal result (approved: false); isError means the check could not run and says what to do next.",
+].join(" ");
+
+export interface ServerRuntime extends PipelineDeps {
+  env: Env;
+  session: SessionState;
+  /** The principal of the request being handled (from the OAuth token of that very request). */
+  principalOf(extra: Extra): Principal;
+}
+
+const SUBSCRIPTIONS_KEY = "subscriptions";
+
+function callContext(extra: Extra, runtime: ServerRuntime): Omit<CallContext, "correlationId"> {
+  const progressToken = extra._meta?.progressToken;
+  return {
+    principal: runtime.principalOf(extra),
+    env: runtime.env,
+    session: runtime.session,
+    signal: extra.signal,
+    async progress(progress, total, message) {
+      if (progressToken === undefined) return;
+      await extra.sendNotification({
+        method: "notifications/progress",
+        params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message ? { message } : {}) },
+      });
+    },
+  };
+}
+
+function requireScopes(principal: Principal, required: readonly string[], what: string): void {
+  const missing = missingScopes(principal.scopes, required);
+  if (missing.length > 0) {
+    throw new McpError(ErrorCode.InvalidRequest, `Insufficient scope: ${what} needs ${missing.join(", ")}. Reconnect and grant it on the consent page.`);
+  }
+}
+
+export function toolListing(catalog: Catalog) {
+  return [...catalog.tools.values()].map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: z.toJSONSchema(tool.inputSchema, { io: "input" }) as { type: "object"; [key: string]: unknown },
+    outputSchema: z.toJSONSchema(tool.outputSchema, { io: "output" }) as { type: "object"; [key: string]: unknown },
+    annotations: { title: tool.title, ...tool.annotations },
+    _meta: { requiredScopes: [...tool.requiredScopes] },
+  }));
+}
+
+export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    instructions: SERVER_INSTRUCTIONS,
+    capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, logging: {} },
+  });
+  const low = server.server;
+  const listing = toolListing(catalog);
+
+  low.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
+  low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = catalog.tools.get(request.params.name);
+    if (!tool) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}". Call tools/list to see the tools this server offers.`);
+    }
+    return runToolCall(tool, request.params.arguments, callContext(extra, runtime), runtime);
+  });
+
+  for (const resource of catalog.resources.values()) {
+    server.registerResource(resource.name, resource.uri, { title: resource.title, description: resource.description, mimeType: resource.mimeType }, async (uri, extra) => {
+      const context = callContext(extra, runtime);
+      requireScopes(context.principal, resource.requiredScopes, resource.uri);
+      const contents = await resource.read({ ...context, correlationId: crypto.randomUUID() });
+      return { contents: [{ uri: uri.href, mimeType: contents.mimeType, text: contents.text }] };
+    });
+  }
+
+  for (const template of catalog.resourceTemplates.values()) {
+    const list = template.list;
+    const sdkTemplate = new ResourceTemplate(template.uriTemplate, {
+      list: list
+        ? async (extra) => {
+            const context = callContext(extra, runtime);
+            if (missingScopes(context.principal.scopes, template.requiredScopes).length > 0) return { resources: [] };
+            const items = await list({ ...context, correlationId: crypto.randomUUID() });
+            return { resources: items.map((item) => ({ ...item, mimeType: template.mimeType })) };
+          }
+        : undefined,
+    });
+    server.registerResource(template.name, sdkTemplate, { title: template.title, description: template.description, mimeType: template.mimeType }, async (uri, variables, extra) => {
+      const context = callContext(extra, runtime);
+      requireScopes(context.principal, template.requiredScopes, template.uriTemplate);
+      const flat = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]));
+      const contents = await template.read(uri.href, flat, { ...context, correlationId: crypto.randomUUID() });
+      return { contents: [{ uri: uri.href, mimeType: contents.mimeType, text: contents.text }] };
+    });
+  }
+
+  for (const prompt of catalog.prompts.values()) {
+    server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: prompt.argsSchema.shape as never }, (async (args: unknown, extra: Extra) => {
+      const context = callContext(extra, runtime);
+      requireScopes(context.principal, prompt.requiredScopes, `prompt ${prompt.name}`);
+      const parsed = prompt.argsSchema.safeParse(args ?? {});
+      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${prompt.name}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+      const messages = await prompt.build(parsed.data, { ...context, correlationId: crypto.randomUUID() });
+      return { description: prompt.description, messages: messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: m.text } })) };
+    }) as never);
+  }
+
+  low.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    const current = (await runtime.session.get<string[]>(SUBSCRIPTIONS_KEY)) ?? [];
+    if (!current.includes(request.params.uri)) await runtime.session.put(SUBSCRIPTIONS_KEY, [...current, request.params.uri]);
+    return {};
+  });
+  low.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    const current = (await runtime.session.get<string[]>(SUBSCRIPTIONS_KEY)) ?? [];
+    await runtime.session.put(SUBSCRIPTIONS_KEY, current.filter((uri) => uri !== request.params.uri));
+    return {};
+  });
+
+  return server;
+}
+
+/** Sends notifications/resources/updated when this session subscribed to `uri`. */
+export async function notifyIfSubscribed(server: McpServer, session: SessionState, uri: string): Promise<boolean> {
+  const current = (await session.get<string[]>(SUBSCRIPTIONS_KEY)) ?? [];
+  if (!current.includes(uri)) return false;
+  await server.server.sendResourceUpdated({ uri });
+  return true;
+}

@@ -1,0 +1,98 @@
+/**
+ * The authorization server and the two protected resources it issues tokens for:
+ *   `${PUBLIC_URL}/mcp`  MCP clients (Claude, ChatGPT, the Inspector, any SDK client)
+ *   `${PUBLIC_URL}/api`  the REST API (/api/v1/...) and /chat, for CI and scripts
+ * A token is bound to exactly one of them; each resource refuses the other's tokens.
+ * Built once per isolate and PUBLIC_URL (issuer and resources are fixed at construction).
+ */
+import {
+  OAuthAuthorizationServer,
+  OAuthResourceServer,
+  type OAuthResourceHandler,
+} from "@cloudflare/workers-oauth-provider";
+import type { Env } from "../env";
+import { getPolicy } from "../policy/load";
+import { logWarn } from "../web/log";
+
+/** What completeAuthorization stores with a grant (encrypted) and every request sees as ctx.props. */
+export interface GrantProps {
+  organizationId: string;
+  userId: string;
+  role: string;
+  name: string;
+}
+
+export const OAUTH_PATHS = {
+  authorize: "/authorize",
+  token: "/oauth/token",
+  register: "/oauth/register",
+} as const;
+
+export interface OAuthServers {
+  issuer: string;
+  mcpResource: string;
+  apiResource: string;
+  authorizationServer: OAuthAuthorizationServer<Env>;
+  mcp: OAuthResourceServer<Env, GrantProps>;
+  api: OAuthResourceServer<Env, GrantProps>;
+}
+
+export function publicOrigin(env: Env): string {
+  const url = new URL(env.PUBLIC_URL);
+  return url.origin;
+}
+
+let cached: { key: string; servers: OAuthServers } | undefined;
+
+export function getOAuthServers(
+  env: Env,
+  handlers: { mcp: OAuthResourceHandler<Env, GrantProps>; api: OAuthResourceHandler<Env, GrantProps> },
+): OAuthServers {
+  const issuer = publicOrigin(env);
+  if (cached?.key === issuer) return cached.servers;
+  const policy = getPolicy();
+  const mcpResource = `${issuer}/mcp`;
+  const apiResource = `${issuer}/api`;
+  const authorizationServer = new OAuthAuthorizationServer<Env>({
+    issuer,
+    resources: [mcpResource, apiResource],
+    // Clients that omit `resource` (older MCP clients) get an MCP token.
+    defaultResource: mcpResource,
+    authorizeEndpoint: OAUTH_PATHS.authorize,
+    tokenEndpoint: OAUTH_PATHS.token,
+    clientRegistrationEndpoint: OAUTH_PATHS.register,
+    clientIdMetadataDocumentEnabled: true,
+    scopesSupported: [...policy.scopeNames],
+    accessTokenTTL: 3600,
+    onError({ code, status, internal }) {
+      // The category and reason name the failed check; never the token, code or body.
+      logWarn("oauth error", { code, status, category: internal.category, reason: internal.reason });
+    },
+  });
+  const local = () => (resource: string, token: string) => authorizationServer.validateToken(resource, token, env);
+  const servers: OAuthServers = {
+    issuer,
+    mcpResource,
+    apiResource,
+    authorizationServer,
+    mcp: new OAuthResourceServer<Env, GrantProps>({
+      resourceMetadata: { resource: mcpResource, authorization_servers: [issuer], resource_name: "Arbiter MCP server" },
+      requiredScopes: [...policy.baseline.mcp],
+      validateToken: local,
+      handler: handlers.mcp,
+    }),
+    api: new OAuthResourceServer<Env, GrantProps>({
+      resourceMetadata: { resource: apiResource, authorization_servers: [issuer], resource_name: "Arbiter REST API" },
+      requiredScopes: [...policy.baseline.api],
+      validateToken: local,
+      handler: handlers.api,
+    }),
+  };
+  cached = { key: issuer, servers };
+  return servers;
+}
+
+/** Grant user ids must not contain ":" (the token format is userId:grantId:secret). */
+export function grantUserId(organizationId: string, subject: string): string {
+  return `${organizationId}--${encodeURIComponent(subject)}`;
+}

@@ -1,0 +1,25 @@
+import type { Env } from "../env";
+import { devSignInEnabled } from "../env";
+import { html, htmlResponse } from "./html";
+
+export function landingPage(env: Env): Response {
+  const origin = new URL(env.PUBLIC_URL).origin;
+  const mcpUrl = `${origin}/mcp`;
+  return htmlResponse(
+    "Arbiter: governed MCP server",
+    html`<div class="card">
+<h1>Arbiter</h1>
+<p>A remote MCP server that connects AI assistants and CI to an organization's order data and API contracts, with OAuth scopes, rate limits, data masking and an audit trail.</p>
+${devSignInEnabled(env) ? html`<p class="dev" role="note">Development mode: development sign-in is on and order data comes from the embedded demo upstream.</p>` : ""}
+<h2>Connect a client</h2>
+<p>MCP server URL: <code>${mcpUrl}</code></p>
+<ul>
+<li><strong>Claude</strong>: Settings, Connectors, Add custom connector, paste the URL, then sign in and approve.</li>
+<li><strong>ChatGPT</strong>: Settings, Apps and Connectors, Create, paste the URL, choose OAuth, then sign in and approve.</li>
+<li><strong>MCP Inspector</strong>: <code>npx @modelcontextprotocol/inspector</code>, transport Streamable HTTP, URL above.</li>
+</ul>
+<p>Clients discover OAuth from <code>${origin}/.well-known/oauth-protected-resource/mcp</code>. CI and scripts use the REST API at <code>${origin}/api/v1/</code> with a token for that resource or a CI key.</p>
+<p><a href="/health">Health</a></p>
+</div>`,
+  );
+}

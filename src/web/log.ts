@@ -1,0 +1,21 @@
+/**
+ * Structured JSON logs. Only what is passed explicitly is logged: never request bodies, headers, tokens or
+ * env. Errors are reduced to name and message (first line, truncated).
+ */
+function describe(value: unknown): unknown {
+  if (value instanceof Error) return { name: value.name, message: value.message.split("\n")[0]?.slice(0, 300) };
+  return value;
+}
+
+function emit(level: "info" | "warn" | "error", message: string, fields: Record<string, unknown>): void {
+  const safe: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) safe[key] = describe(value);
+  const line = JSON.stringify({ level, message, ...safe });
+  if (level === "error") console.error(line);
+  else if (level === "warn") console.warn(line);
+  else console.log(line);
+}
+
+export const logInfo = (message: string, fields: Record<string, unknown> = {}) => emit("info", message, fields);
+export const logWarn = (message: string, fields: Record<string, unknown> = {}) => emit("warn", message, fields);
+export const logError = (message: string, fields: Record<string, unknown> = {}) => emit("error", message, fields);

@@ -1,0 +1,41 @@
+/**
+ * DNS-rebinding protection for /mcp: the Host must be this deployment's, and a browser Origin, when sent,
+ * must be on an allowed hostname. McpAgent does not check either.
+ */
+import type { Env } from "../env";
+import { devSignInEnabled } from "../env";
+
+const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
+
+export function allowedHostnames(env: Env): Set<string> {
+  const hosts = new Set<string>([new URL(env.PUBLIC_URL).hostname]);
+  for (const host of (env.ALLOWED_HOSTNAMES ?? "").split(",")) if (host.trim()) hosts.add(host.trim().toLowerCase());
+  if (devSignInEnabled(env)) for (const host of LOOPBACK) hosts.add(host);
+  return hosts;
+}
+
+/** Returns a reason when the request must be refused, otherwise undefined. */
+export function foreignOriginOrHost(request: Request, env: Env): string | undefined {
+  const allowed = allowedHostnames(env);
+  const host = request.headers.get("host");
+  const hostname = host ? hostnameOf(`http://${host}`) : new URL(request.url).hostname;
+  if (!hostname || !allowed.has(hostname)) return "Host is not this server";
+  const origin = request.headers.get("origin");
+  if (origin !== null) {
+    const originHost = /^https?:\/\//i.test(origin) ? hostnameOf(origin) : undefined;
+    if (!originHost || !allowed.has(originHost)) return "Origin is not allowed";
+  }
+  return undefined;
+}
+
+function hostnameOf(value: string): string | undefined {
+  try {
+    return new URL(value).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+export function forbidden(reason: string): Response {
+  return Response.json({ error: "forbidden", error_description: `${reason}. Connect to this server's public URL.` }, { status: 403 });
+}
