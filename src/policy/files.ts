@@ -6,6 +6,7 @@
 import scopes from "../../policies/scopes.json";
 import organizations from "../../policies/organizations.json";
 import devUsers from "../../policies/dev-users.json";
+import rateLimits from "../../policies/rate-limits.json";
 
 export type PolicyFiles = Readonly<Record<string, unknown>>;
 
@@ -13,4 +14,5 @@ export const bundledPolicyFiles: PolicyFiles = Object.freeze({
   "scopes.json": scopes,
   "organizations.json": organizations,
   "dev-users.json": devUsers,
+  "rate-limits.json": rateLimits,
 });
