@@ -2,6 +2,20 @@
 // local KV and SQLite-backed Durable Objects, against the Worker as wrangler.toml configures it.
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { cimdDocuments } from "./test/fixtures/cimd-documents";
+
+/**
+ * Outbound fetches of the Worker under test: Client ID Metadata Documents of the test clients are answered
+ * here (they live at https URLs on domains nobody owns); everything else goes to the real network, so tests
+ * can reach HTTP servers they start on loopback.
+ */
+async function outbound(request: Request): Promise<Response> {
+  const document = cimdDocuments[request.url];
+  if (document) {
+    return new Response(JSON.stringify(document), { headers: { "Content-Type": "application/json", "Cache-Control": "max-age=60" } });
+  }
+  return fetch(request);
+}
 
 export default defineConfig({
   plugins: [
@@ -9,6 +23,7 @@ export default defineConfig({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
         bindings: { ARBITER_DEV_SIGN_IN: "true", PUBLIC_URL: "http://localhost:8787" },
+        outboundService: outbound,
       },
     }),
   ],

@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { BASE, MCP_URL, initializeSession, mcpPost, obtainTokens, rpc } from "./helpers";
+import { BASE, MCP_URL, initializeSession, mcpPost, obtainTokens, rpc } from "../helpers";
 
 describe("smoke", () => {
   it("serves health", async () => {
