@@ -1,0 +1,241 @@
+// The consent page and the sign-in in front of it: what it shows, what it refuses, and remembered consent.
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import worker from "../../src/index";
+import {
+  BASE,
+  CookieJar,
+  authorizeUrl,
+  browserFetch,
+  consentHandle,
+  devSignIn,
+  exchangeCode,
+  pkcePair,
+  registerClient,
+  type RegisteredClient,
+} from "./helpers";
+
+const FORM = { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE };
+
+async function openConsent(user: string, client: RegisteredClient, scope?: string, jar = new CookieJar()) {
+  await devSignIn(jar, user);
+  const { verifier, challenge } = await pkcePair();
+  const page = await browserFetch(jar, authorizeUrl(client, challenge, { scope }));
+  return { jar, page, verifier, challenge };
+}
+
+function checkboxes(html: string): { checked: string[]; all: string[] } {
+  const all = [...html.matchAll(/type="checkbox" name="scope" value="([^"]+)"/g)].map((m) => m[1]!);
+  const checked = [...html.matchAll(/name="scope" value="([^"]+)" checked/g)].map((m) => m[1]!);
+  return { checked, all };
+}
+
+async function approve(jar: CookieJar, html: string, scopes: string[]): Promise<Response> {
+  const form = new URLSearchParams({ handle: consentHandle(html), decision: "approve" });
+  for (const scope of scopes) form.append("scope", scope);
+  return browserFetch(jar, "/authorize", { method: "POST", body: form, headers: FORM });
+}
+
+describe("sign-in before consent", () => {
+  it("sends a signed-out browser to sign-in and back to the same authorization request", async () => {
+    const client = await registerClient();
+    const jar = new CookieJar();
+    const { challenge } = await pkcePair();
+    const url = authorizeUrl(client, challenge);
+    const res = await browserFetch(jar, url);
+    expect(res.status).toBe(302);
+    const signin = new URL(res.headers.get("location")!, BASE);
+    expect(signin.pathname).toBe("/signin");
+    const returnTo = signin.searchParams.get("return")!;
+    expect(returnTo).toBe(new URL(url).pathname + new URL(url).search);
+    const form = await browserFetch(jar, signin.pathname + signin.search);
+    const html = await form.text();
+    expect(html).toContain("Development sign-in");
+    expect(html).toMatch(/for local use only/);
+    const signedIn = await devSignIn(jar, "ana", returnTo);
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get("location")).toBe(returnTo);
+  });
+
+  it("never redirects to another site after sign-in", async () => {
+    const jar = new CookieJar();
+    for (const target of ["https://evil.example/", "//evil.example/x", "/\\evil.example"]) {
+      const res = await devSignIn(jar, "ana", target);
+      expect(res.headers.get("location")).toBe("/");
+    }
+  });
+
+  it("refuses an unknown development user and a cross-site sign-in post", async () => {
+    const jar = new CookieJar();
+    expect((await devSignIn(jar, "nobody")).status).toBe(400);
+    const crossSite = await browserFetch(jar, "/signin/dev", { method: "POST", body: new URLSearchParams({ user: "ana" }), headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://evil.example" } });
+    expect(crossSite.status).toBe(403);
+  });
+
+  it("offers no development sign-in when ARBITER_DEV_SIGN_IN is not true", async () => {
+    const ctx = createExecutionContext();
+    const off = { ...env, ARBITER_DEV_SIGN_IN: "false", SESSION_SECRET: "x".repeat(40) };
+    const signin = await worker.fetch(new Request(`${BASE}/signin`), off, ctx);
+    expect(signin.status).toBe(503);
+    expect(await signin.text()).toMatch(/no sign-in method/);
+    const post = await worker.fetch(new Request(`${BASE}/signin/dev`, { method: "POST", body: new URLSearchParams({ user: "ana" }), headers: FORM }), off, ctx);
+    expect(post.status).toBe(404);
+    expect(post.headers.get("set-cookie")).toBeNull();
+    await waitOnExecutionContext(ctx);
+  });
+});
+
+describe("consent page", () => {
+  it("escapes a client name with HTML in it", async () => {
+    const client = await registerClient({ client_name: `<script>alert("x")</script><img src=x onerror=alert(1)>` });
+    const { page } = await openConsent("ana", client);
+    const html = await page.text();
+    expect(html).not.toContain("<script>alert");
+    expect(html).not.toContain("<img src=x");
+    expect(html).toContain("&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;");
+  });
+
+  it("names the redirect host, says a self-registered name is unverified, and cannot be framed", async () => {
+    const client = await registerClient();
+    const { page } = await openConsent("ana", client);
+    const html = await page.text();
+    expect(html).toContain('id="redirect-host">client.example<');
+    expect(html).toMatch(/not verified/);
+    expect(html).not.toContain('id="loopback-warning"');
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(page.headers.get("cache-control")).toContain("no-store");
+  });
+
+  it("warns about a loopback redirect", async () => {
+    const client = await registerClient({ redirect_uris: ["http://127.0.0.1:9999/callback"] });
+    const { page } = await openConsent("ana", client);
+    expect(await page.text()).toContain('id="loopback-warning"');
+  });
+
+  it("offers only what the member's role may grant, and a forged form cannot add more", async () => {
+    const client = await registerClient();
+    const { jar, page, verifier } = await openConsent("mia", client, "orders.read orders.search orders.pii");
+    const html = await page.text();
+    expect(checkboxes(html).all).toEqual(["orders.read", "orders.search"]);
+    expect(html).toMatch(/Your role cannot grant:.*orders\.pii/s);
+    const approved = await approve(jar, html, ["orders.read", "orders.pii", "keys.admin"]);
+    expect(approved.status).toBe(302);
+    const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
+    const tokens = (await (await exchangeCode(client, code, verifier)).json()) as { scope: string };
+    expect(tokens.scope).toBe("orders.read");
+  });
+
+  it("grants exactly the ticked subset", async () => {
+    const client = await registerClient();
+    const { jar, page, verifier } = await openConsent("ana", client, "orders.read orders.search orders.pii");
+    const html = await page.text();
+    expect(checkboxes(html).checked).toEqual(["orders.read", "orders.search", "orders.pii"]);
+    const approved = await approve(jar, html, ["orders.read", "orders.search"]);
+    const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
+    const tokens = (await (await exchangeCode(client, code, verifier)).json()) as { scope: string };
+    expect(tokens.scope.split(" ").sort()).toEqual(["orders.read", "orders.search"]);
+  });
+
+  it("Deny returns access_denied with state and issuer to the client", async () => {
+    const client = await registerClient();
+    const { jar, page } = await openConsent("ana", client);
+    const form = new URLSearchParams({ handle: consentHandle(await page.text()), decision: "deny" });
+    const denied = await browserFetch(jar, "/authorize", { method: "POST", body: form, headers: FORM });
+    expect(denied.status).toBe(302);
+    const location = new URL(denied.headers.get("location")!);
+    expect(`${location.origin}${location.pathname}`).toBe("https://client.example/callback");
+    expect(location.searchParams.get("error")).toBe("access_denied");
+    expect(location.searchParams.get("state")).toBe("state-123");
+    expect(location.searchParams.get("iss")).toBe(BASE);
+  });
+
+  it("refuses a tampered handle with a page, not a 500", async () => {
+    const client = await registerClient();
+    const { jar, page } = await openConsent("ana", client);
+    await page.text();
+    const form = new URLSearchParams({ handle: "tampered-handle", decision: "approve", scope: "orders.read" });
+    const res = await browserFetch(jar, "/authorize", { method: "POST", body: form, headers: FORM });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("location")).toBeNull();
+  });
+
+  it("binds the handle to the browser that opened the page", async () => {
+    const client = await registerClient();
+    const { page } = await openConsent("ana", client);
+    const html = await page.text();
+    const otherBrowser = new CookieJar();
+    await devSignIn(otherBrowser, "ana");
+    const res = await approve(otherBrowser, html, ["orders.read"]);
+    expect(res.status).toBe(400);
+    expect(res.headers.get("location")).toBeNull();
+  });
+
+  it("refuses a consent post from a signed-out browser", async () => {
+    const res = await SELF.fetch(`${BASE}/authorize`, { method: "POST", body: new URLSearchParams({ handle: "x", decision: "approve" }), headers: FORM });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe("remembered consent", () => {
+  it("skips the page for the same or narrower scopes, shows it for wider ones, and forgets after revocation", async () => {
+    const client = await registerClient();
+    const jar = new CookieJar();
+    const first = await openConsent("ana", client, "orders.read orders.search offline_access", jar);
+    expect(first.page.status).toBe(200);
+    const approved = await approve(jar, await first.page.text(), ["orders.read", "orders.search", "offline_access"]);
+    const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
+    expect((await exchangeCode(client, code, first.verifier)).status).toBe(200);
+
+    const same = await browserFetch(jar, authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read orders.search offline_access" }));
+    expect(same.status).toBe(302);
+    expect(new URL(same.headers.get("location")!).searchParams.get("code")).toBeTruthy();
+
+    const narrower = await browserFetch(jar, authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read" }));
+    expect(narrower.status).toBe(302);
+
+    const wider = await browserFetch(jar, authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read orders.pii" }));
+    expect(wider.status).toBe(200);
+    expect(await wider.text()).toContain('name="handle"');
+
+    // Revoke (RFC 7009, as a client or a user disconnecting does): the grant ends, and the remembered
+    // approval no longer skips the page.
+    const pkce = await pkcePair();
+    const latest = await browserFetch(jar, authorizeUrl(client, pkce.challenge, { scope: "orders.read offline_access" }));
+    expect(latest.status).toBe(302);
+    const latestCode = new URL(latest.headers.get("location")!).searchParams.get("code")!;
+    const latestTokens = (await (await exchangeCode(client, latestCode, pkce.verifier)).json()) as { refresh_token: string };
+    const revoke = await SELF.fetch(`${BASE}/oauth/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: latestTokens.refresh_token, token_type_hint: "refresh_token", client_id: client.client_id }),
+    });
+    expect(revoke.status).toBe(200);
+    const afterRevoke = await browserFetch(jar, authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read" }));
+    expect(afterRevoke.status).toBe(200);
+    expect(await afterRevoke.text()).toContain('name="handle"');
+  });
+
+  it("an administrator revoking the grant also forgets the approval", async () => {
+    const client = await registerClient();
+    const jar = new CookieJar();
+    const first = await openConsent("dev", client, "orders.read", jar);
+    await approve(jar, await first.page.text(), ["orders.read"]);
+    const again = await browserFetch(jar, authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read" }));
+    expect(again.status).toBe(302);
+    const oauth = await oauthHelpers();
+    const grants = await oauth.listUserGrants("acme--dev");
+    expect(grants.items.length).toBeGreaterThan(0);
+    for (const grant of grants.items) await oauth.revokeGrant(grant.id, "acme--dev");
+    const afterRevoke = await browserFetch(jar, authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read" }));
+    expect(afterRevoke.status).toBe(200);
+  });
+});
+
+/** The OAuth helpers, as the admin console and the clients API use them. */
+async function oauthHelpers() {
+  const { getOAuthServers } = await import("../../src/oauth/servers");
+  const { mcpResourceHandler } = await import("../../src/mcp/http");
+  const { apiResourceHandler } = await import("../../src/api");
+  return getOAuthServers(env, { mcp: mcpResourceHandler, api: apiResourceHandler }).authorizationServer.getOAuthApi(env);
+}
