@@ -1,0 +1,49 @@
+// Checks over the repository itself: the deploy configuration and the policy bundle.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "..", "..");
+
+describe("deploy configuration", () => {
+  const toml = readFileSync(join(root, "wrangler.toml"), "utf8");
+  const topLevelVars = toml.split(/^\[vars\]$/m)[1]!.split(/^\[/m)[0]!;
+
+  it("leaves development sign-in off in the configuration `wrangler deploy` uses", () => {
+    expect(topLevelVars).toMatch(/^ARBITER_DEV_SIGN_IN\s*=\s*"false"\s*$/m);
+    expect(toml).not.toMatch(/^\[env\./m);
+  });
+
+  it("turns development sign-in on only in npm start (and the tests)", () => {
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    expect(pkg.scripts.start).toContain("--var ARBITER_DEV_SIGN_IN:true");
+    expect(pkg.scripts["deploy:check"]).not.toContain("ARBITER_DEV_SIGN_IN");
+    expect(readFileSync(join(root, "vitest.config.ts"), "utf8")).toContain('ARBITER_DEV_SIGN_IN: "true"');
+  });
+
+  it("keeps the pool-compatible date and the CIMD compatibility flag", () => {
+    const date = /^compatibility_date\s*=\s*"(\d{4}-\d{2}-\d{2})"/m.exec(toml)![1]!;
+    expect(date <= "2026-08-22").toBe(true);
+    expect(toml).toMatch(/compatibility_flags\s*=\s*\[[^\]]*"global_fetch_strictly_public"/);
+  });
+});
+
+describe("policy bundle", () => {
+  function listFiles(dir: string): string[] {
+    return readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? listFiles(path) : [relative(join(root, "policies"), path).split("\\").join("/")];
+    });
+  }
+
+  it("bundles every file under policies/ into the Worker", () => {
+    const manifest = readFileSync(join(root, "src", "policy", "files.ts"), "utf8");
+    const bundled = new Set([...manifest.matchAll(/^\s*"([^"]+)":\s*\w+,?\s*$/gm)].map((m) => m[1]!));
+    const onDisk = listFiles(join(root, "policies"));
+    expect(onDisk.length).toBeGreaterThan(0);
+    const missing = onDisk.filter((file) => !bundled.has(file));
+    expect(missing, `policy files not in src/policy/files.ts: ${missing.join(", ")}`).toEqual([]);
+    const stale = [...bundled].filter((file) => !onDisk.includes(file));
+    expect(stale, `entries in src/policy/files.ts with no file: ${stale.join(", ")}`).toEqual([]);
+  });
+});
