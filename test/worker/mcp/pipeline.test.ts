@@ -100,7 +100,7 @@ async function connect(catalog: Catalog, principal: Principal, rateLimiter: Rate
 
 const principal = (scopes: string[]): Principal => ({ organizationId: "acme", userId: "ana", clientId: "client-1", role: "admin", scopes });
 const catalog = buildCatalog([testTools], getPolicy().scopeNames);
-const text = (result: { content?: unknown }) => ((result.content as Array<{ text: string }>)[0]?.text ?? "");
+const text = (result: unknown) => (result as { content?: Array<{ text: string }> }).content?.[0]?.text ?? "";
 
 describe("tool pipeline", () => {
   it("refuses a call without the tool's scope, naming it, before the rate limit and the handler", async () => {
