@@ -2,8 +2,18 @@
  * The OpenID Connect settings of this deployment, read from Worker vars and the OIDC_CLIENT_SECRET secret.
  * OIDC sign-in is on when OIDC_ISSUER and OIDC_CLIENT_ID are both set (wrangler.toml leaves them empty).
  */
-import type { Env } from "../env";
 import { OidcFailure } from "./oidc-errors";
+
+/** The Worker vars and secret this module reads (a structural subset of Env, so Node tests can use it too). */
+export interface OidcVars {
+  PUBLIC_URL: string;
+  OIDC_ISSUER?: string;
+  OIDC_CLIENT_ID?: string;
+  OIDC_CLIENT_SECRET?: string;
+  OIDC_ORG_CLAIM?: string;
+  OIDC_ROLE_CLAIM?: string;
+  OIDC_SCOPES?: string;
+}
 
 export interface OidcConfig {
   issuer: string;
@@ -19,7 +29,7 @@ export interface OidcConfig {
 
 export const OIDC_CALLBACK_PATH = "/signin/oidc/callback";
 
-export function oidcEnabled(env: Env): boolean {
+export function oidcEnabled(env: OidcVars): boolean {
   return Boolean(env.OIDC_ISSUER?.trim() && env.OIDC_CLIENT_ID?.trim());
 }
 
@@ -46,7 +56,7 @@ export function isAcceptableProviderUrl(value: string): boolean {
 const optional = (value: string | undefined) => (value?.trim() ? value.trim() : undefined);
 
 /** The validated settings; throws OidcFailure("configuration") naming the variable to fix. */
-export function readOidcConfig(env: Env): OidcConfig {
+export function readOidcConfig(env: OidcVars): OidcConfig {
   const issuer = env.OIDC_ISSUER?.trim() ?? "";
   const clientId = env.OIDC_CLIENT_ID?.trim() ?? "";
   if (!issuer || !clientId) throw new OidcFailure("configuration", "OIDC_ISSUER and OIDC_CLIENT_ID must both be set.");

@@ -5,7 +5,6 @@
  * verifier come only from the cookie.
  */
 import { base64url } from "jose";
-import { readCookie } from "./session";
 
 export const OIDC_FLOW_COOKIE = "__Host-arbiter-oidc";
 export const OIDC_FLOW_TTL_SECONDS = 600;
@@ -53,7 +52,7 @@ export async function openFlow(value: string, secret: string, now = Date.now()):
   const [body, signature, extra] = value.split(".");
   if (!body || !signature || extra !== undefined) return undefined;
   try {
-    if (!(await crypto.subtle.verify("HMAC", await flowKey(secret), base64url.decode(signature), encoder.encode(body)))) return undefined;
+    if (!(await crypto.subtle.verify("HMAC", await flowKey(secret), new Uint8Array(base64url.decode(signature)), encoder.encode(body)))) return undefined;
     const sealed = JSON.parse(new TextDecoder().decode(base64url.decode(body))) as Partial<SealedFlow>;
     if (typeof sealed.exp !== "number" || sealed.exp * 1000 <= now) return undefined;
     const { state, nonce, codeVerifier, returnTo, issuer } = sealed;
@@ -65,7 +64,11 @@ export async function openFlow(value: string, secret: string, now = Date.now()):
 }
 
 export function readFlowCookie(request: Request): string | undefined {
-  return readCookie(request, OIDC_FLOW_COOKIE);
+  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
+    const index = part.indexOf("=");
+    if (index > 0 && part.slice(0, index).trim() === OIDC_FLOW_COOKIE) return part.slice(index + 1).trim();
+  }
+  return undefined;
 }
 
 export function flowCookie(value: string): string {
