@@ -85,7 +85,7 @@ interface Journey {
  * Registers an OAuth client at Arbiter, starts its authorization, follows Arbiter to the provider, signs
  * in there as `account` (or aborts), consents, and follows the provider back to Arbiter's callback.
  */
-async function signIn(account: string, options: { abortAtProvider?: boolean } = {}): Promise<Journey> {
+async function signIn(account: string, options: { abortAtProvider?: boolean; resource?: string; scope?: string } = {}): Promise<Journey> {
   const browser = new HttpBrowser();
   const registration = await fetch(`${worker.url}/oauth/register`, {
     method: "POST",
@@ -102,8 +102,8 @@ async function signIn(account: string, options: { abortAtProvider?: boolean } = 
     code_challenge: challenge,
     code_challenge_method: "S256",
     state: "client-state",
-    scope: "orders.read",
-    resource: `${worker.url}/mcp`,
+    scope: options.scope ?? "orders.read",
+    resource: options.resource ?? `${worker.url}/mcp`,
   })}`;
 
   let url = authorize;
@@ -172,23 +172,26 @@ async function expectRefused(journey: Journey, status: number, ...phrases: Array
 
 describe("OIDC sign-in against a real provider", () => {
   it("signs in, takes the organization and role from claims, and the grant carries them", async () => {
-    const journey = await signIn("gina");
+    const api = `${worker.url}/api`;
+    const journey = await signIn("gina", { resource: api, scope: "contracts.read" });
     // Organization from the org claim (globex), although the e-mail domain is acme's; role from the role claim.
     const consent = await expectSignedIn(journey, "Gina Globex (Globex Retail, role developer)");
 
-    // Approve consent and use the token: the grant belongs to the OIDC identity's organization.
+    // Approve consent, redeem the code and ask the REST API who the token belongs to.
     const handle = /name="handle" value="([^"]+)"/.exec(consent)![1]!.replace(/&#(\d+);/g, (_m, c) => String.fromCharCode(Number(c)));
-    const approved = await journey.browser.postForm(`${worker.url}/authorize`, { handle, decision: "approve", scope: "orders.read" });
+    const approved = await journey.browser.postForm(`${worker.url}/authorize`, { handle, decision: "approve", scope: "contracts.read" });
     expect(approved.status).toBe(302);
     const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
     const token = await fetch(`${worker.url}/oauth/token`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: CLIENT_REDIRECT, client_id: journey.clientId, code_verifier: journey.verifier, resource: `${worker.url}/mcp` }),
+      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: CLIENT_REDIRECT, client_id: journey.clientId, code_verifier: journey.verifier, resource: api }),
     });
     expect(token.status).toBe(200);
-    const tokens = (await token.json()) as { access_token: string; scope: string };
-    expect(tokens.scope).toBe("orders.read");
+    const { access_token } = (await token.json()) as { access_token: string };
+    const whoami = await fetch(`${worker.url}/api/v1/whoami`, { headers: { Authorization: `Bearer ${access_token}` } });
+    expect(whoami.status).toBe(200);
+    expect(await whoami.json()).toMatchObject({ organization: { id: "globex", name: "Globex Retail" }, userId: "gina", role: "developer", scopes: ["contracts.read"] });
   });
 
   it("takes the organization from the verified e-mail domain when there is no org claim, with the default role for an unknown role claim", async () => {
@@ -196,7 +199,7 @@ describe("OIDC sign-in against a real provider", () => {
     await expectSignedIn(journey, "Bob Globex (Globex Retail, role member)");
   });
 
-  it("takes the organization from the claim and the role from the role claim", async () => {
+  it("takes the organization from the claim, with the default role when there is no role claim", async () => {
     await expectSignedIn(await signIn("alice"), "Alice Acme (Acme Commerce, role member)");
   });
 
@@ -269,7 +272,7 @@ describe("ID tokens that fail verification are refused", () => {
 
   it("refuses an unsigned token (alg none)", async () => {
     const unsigned = (idToken: string) => new UnsecuredJWT(decodeJwt(idToken)).encode();
-    await expectRefused(await signInWithTamperedToken(unsigned), 401, "ID token");
+    await expectRefused(await signInWithTamperedToken(unsigned), 401, "signing algorithm Arbiter does not accept");
   });
 });
 
