@@ -10,7 +10,10 @@ export interface Identity {
 }
 
 /** The outcome of completing a sign-in: the identity and where to go next, or a page to show. */
-export type SignInCompletion = { identity: Identity; returnTo: string } | { response: Response };
+export type SignInCompletion =
+  /** `cookies`: extra Set-Cookie values (e.g. clearing a method's own short-lived cookie). */
+  | { identity: Identity; returnTo: string; cookies?: string[] }
+  | { response: Response };
 
 /**
  * One way to sign in. Both methods (development users and OpenID Connect) implement it and the routes in

@@ -15,7 +15,9 @@ async function finish(method: SignInMethod, request: Request, env: Env): Promise
   const completion = await method.complete(request);
   if ("response" in completion) return completion.response;
   const sealed = await sealSession(completion.identity, sessionSecret(env));
-  return new Response(null, { status: 303, headers: { Location: completion.returnTo, "Set-Cookie": sessionCookie(sealed), "Cache-Control": "no-store" } });
+  const headers = new Headers({ Location: completion.returnTo, "Set-Cookie": sessionCookie(sealed), "Cache-Control": "no-store" });
+  for (const cookie of completion.cookies ?? []) headers.append("Set-Cookie", cookie);
+  return new Response(null, { status: 303, headers });
 }
 
 /** Handles /signin, /signin/<method>, /signin/<method>/callback and /signout; undefined for other paths. */

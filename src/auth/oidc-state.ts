@@ -1,0 +1,90 @@
+/**
+ * Binds one sign-in attempt to the browser that started it: state, nonce and the PKCE verifier live in a
+ * short-lived, HMAC-signed `__Host-` cookie (key derived from SESSION_SECRET, separate from the session's).
+ * The callback trusts nothing from the query alone: `state` must equal the cookie's, and the nonce and
+ * verifier come only from the cookie.
+ */
+import { base64url } from "jose";
+
+export const OIDC_FLOW_COOKIE = "__Host-arbiter-oidc";
+export const OIDC_FLOW_TTL_SECONDS = 600;
+
+export interface OidcFlow {
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+  returnTo: string;
+  /** The issuer the attempt started with: a changed configuration invalidates attempts in flight. */
+  issuer: string;
+}
+
+interface SealedFlow extends OidcFlow {
+  exp: number;
+}
+
+const encoder = new TextEncoder();
+
+export function randomToken(bytes = 32): string {
+  return base64url.encode(crypto.getRandomValues(new Uint8Array(bytes)));
+}
+
+export async function pkceChallenge(verifier: string): Promise<string> {
+  return base64url.encode(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(verifier))));
+}
+
+export function newFlow(issuer: string, returnTo: string): OidcFlow {
+  return { state: randomToken(), nonce: randomToken(), codeVerifier: randomToken(48), returnTo, issuer };
+}
+
+async function flowKey(secret: string): Promise<CryptoKey> {
+  return crypto.subtle.importKey("raw", encoder.encode(`arbiter-oidc-flow:${secret}`), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+}
+
+export async function sealFlow(flow: OidcFlow, secret: string, now = Date.now()): Promise<string> {
+  const sealed: SealedFlow = { ...flow, exp: Math.floor(now / 1000) + OIDC_FLOW_TTL_SECONDS };
+  const body = base64url.encode(JSON.stringify(sealed));
+  const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await flowKey(secret), encoder.encode(body)));
+  return `${body}.${base64url.encode(signature)}`;
+}
+
+/** The flow if the value is authentic and unexpired; undefined otherwise. */
+export async function openFlow(value: string, secret: string, now = Date.now()): Promise<OidcFlow | undefined> {
+  const [body, signature, extra] = value.split(".");
+  if (!body || !signature || extra !== undefined) return undefined;
+  try {
+    if (!(await crypto.subtle.verify("HMAC", await flowKey(secret), new Uint8Array(base64url.decode(signature)), encoder.encode(body)))) return undefined;
+    const sealed = JSON.parse(new TextDecoder().decode(base64url.decode(body))) as Partial<SealedFlow>;
+    if (typeof sealed.exp !== "number" || sealed.exp * 1000 <= now) return undefined;
+    const { state, nonce, codeVerifier, returnTo, issuer } = sealed;
+    if (typeof state !== "string" || typeof nonce !== "string" || typeof codeVerifier !== "string" || typeof returnTo !== "string" || typeof issuer !== "string") return undefined;
+    return { state, nonce, codeVerifier, returnTo, issuer };
+  } catch {
+    return undefined;
+  }
+}
+
+export function readFlowCookie(request: Request): string | undefined {
+  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
+    const index = part.indexOf("=");
+    if (index > 0 && part.slice(0, index).trim() === OIDC_FLOW_COOKIE) return part.slice(index + 1).trim();
+  }
+  return undefined;
+}
+
+export function flowCookie(value: string): string {
+  // SameSite=Lax: the provider sends the browser back with a top-level GET, which carries Lax cookies.
+  return `${OIDC_FLOW_COOKIE}=${value}; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=${OIDC_FLOW_TTL_SECONDS}`;
+}
+
+export function clearFlowCookie(): string {
+  return `${OIDC_FLOW_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0`;
+}
+
+/** Compares two strings without an early exit on the first differing character. */
+export function sameString(a: string, b: string): boolean {
+  const left = encoder.encode(a);
+  const right = encoder.encode(b);
+  let difference = left.length ^ right.length;
+  for (let i = 0; i < Math.max(left.length, right.length); i++) difference |= (left[i] ?? 0) ^ (right[i] ?? 0);
+  return difference === 0;
+}

@@ -1,0 +1,123 @@
+/**
+ * Sign-in with a generic OpenID Connect provider: authorization code flow with PKCE (S256), state and nonce
+ * bound to the browser, ID token verified against the provider's keys, and the organization and role taken
+ * from the configured claims or the e-mail domain. Every failure becomes a page that says what happened.
+ */
+import type { Env } from "../env";
+import { getPolicy } from "../policy/load";
+import { logInfo } from "../web/log";
+import type { Identity, SignInCompletion, SignInMethod } from "./identity";
+import { readOidcConfig } from "./oidc-config";
+import { discoverProvider } from "./oidc-discovery";
+import { OidcFailure, oidcFailureResponse } from "./oidc-errors";
+import { verifyIdToken } from "./oidc-id-token";
+import { displayName, mapOrganization } from "./oidc-mapping";
+import { mappingRefusal } from "./oidc-refusal";
+import { clearFlowCookie, flowCookie, newFlow, openFlow, pkceChallenge, readFlowCookie, sameString, sealFlow } from "./oidc-state";
+import { exchangeCode } from "./oidc-token";
+import { needsUserinfo, withUserinfoClaims } from "./oidc-userinfo";
+import { sessionSecret } from "./session";
+
+const restartHref = (returnTo: string) => `/signin/oidc?return=${encodeURIComponent(returnTo)}`;
+
+function providerErrorFailure(error: string, description: string | null): OidcFailure {
+  if (error === "access_denied") {
+    return new OidcFailure("provider-error", "Sign-in was cancelled or refused at the identity provider (access_denied). Nobody was signed in.");
+  }
+  const said = description ? ` It said: "${description.slice(0, 200)}".` : "";
+  return new OidcFailure("provider-error", `The identity provider answered with the error "${error.slice(0, 80)}".${said} Nobody was signed in.`);
+}
+
+async function begin(env: Env, returnTo: string): Promise<Response> {
+  try {
+    const config = readOidcConfig(env);
+    const secret = sessionSecret(env);
+    const provider = await discoverProvider(config.issuer);
+    const flow = newFlow(config.issuer, returnTo);
+    const target = new URL(provider.authorization_endpoint);
+    target.searchParams.set("response_type", "code");
+    target.searchParams.set("client_id", config.clientId);
+    target.searchParams.set("redirect_uri", config.redirectUri);
+    target.searchParams.set("scope", config.scopes);
+    target.searchParams.set("state", flow.state);
+    target.searchParams.set("nonce", flow.nonce);
+    target.searchParams.set("code_challenge", await pkceChallenge(flow.codeVerifier));
+    target.searchParams.set("code_challenge_method", "S256");
+    return new Response(null, {
+      status: 302,
+      headers: { Location: target.href, "Set-Cookie": flowCookie(await sealFlow(flow, secret)), "Cache-Control": "no-store" },
+    });
+  } catch (error) {
+    if (error instanceof OidcFailure) return oidcFailureResponse(error, restartHref(returnTo));
+    throw error;
+  }
+}
+
+async function complete(env: Env, request: Request): Promise<SignInCompletion> {
+  let returnTo = "/";
+  try {
+    const config = readOidcConfig(env);
+    const secret = sessionSecret(env);
+    const query = new URL(request.url).searchParams;
+    const sealed = readFlowCookie(request);
+    const flow = sealed ? await openFlow(sealed, secret) : undefined;
+    if (!flow || flow.issuer !== config.issuer) {
+      throw new OidcFailure(
+        "flow-expired",
+        "Arbiter has no sign-in in progress for this browser: it expired (after 10 minutes), was already completed, or was started in another browser. Start again from your app.",
+      );
+    }
+    returnTo = flow.returnTo;
+    const state = query.get("state");
+    if (state === null || !sameString(state, flow.state)) {
+      throw new OidcFailure("state-mismatch", "The response's state does not match the sign-in this browser started, so it was ignored. Start again from your app.");
+    }
+    // RFC 9207: a provider that names itself must be ours (mix-up defence).
+    const iss = query.get("iss");
+    if (iss !== null && iss !== config.issuer) {
+      throw new OidcFailure("state-mismatch", "The response comes from a different identity provider than the one this sign-in started with, so it was ignored.");
+    }
+    const providerError = query.get("error");
+    if (providerError !== null) throw providerErrorFailure(providerError, query.get("error_description"));
+    const code = query.get("code");
+    if (!code) throw new OidcFailure("provider-invalid", "The identity provider sent the browser back without an authorization code.");
+
+    const provider = await discoverProvider(config.issuer);
+    const tokens = await exchangeCode(config, provider, code, flow.codeVerifier);
+    const verified = await verifyIdToken(tokens.idToken, { issuer: config.issuer, clientId: config.clientId, nonce: flow.nonce, jwksUri: provider.jwks_uri });
+    const claims = needsUserinfo(verified.claims, config.orgClaim, config.roleClaim)
+      ? await withUserinfoClaims(verified.claims, verified.subject, provider, tokens.accessToken)
+      : verified.claims;
+
+    const settings = { ...(config.orgClaim ? { orgClaim: config.orgClaim } : {}), ...(config.roleClaim ? { roleClaim: config.roleClaim } : {}) };
+    const mapping = mapOrganization(claims, settings, getPolicy());
+    if (!mapping.ok) throw mappingRefusal(mapping, settings);
+
+    const identity: Identity = {
+      subject: verified.subject,
+      name: displayName(claims, verified.subject),
+      organizationId: mapping.organizationId,
+      role: mapping.role,
+      method: "oidc",
+    };
+    if (typeof claims.email === "string") identity.email = claims.email;
+    logInfo("oidc sign-in", { organizationId: mapping.organizationId, organizationFrom: mapping.organizationFrom, role: mapping.role, roleFrom: mapping.roleFrom });
+    return { identity, returnTo, cookies: [clearFlowCookie()] };
+  } catch (error) {
+    if (!(error instanceof OidcFailure)) throw error;
+    const response = oidcFailureResponse(error, restartHref(returnTo));
+    // A forged or stray callback must not cancel the sign-in this browser really has in progress.
+    if (error.kind !== "state-mismatch") response.headers.append("Set-Cookie", clearFlowCookie());
+    return { response };
+  }
+}
+
+/** The OpenID Connect sign-in method for this deployment's settings. */
+export function oidcSignIn(env: Env): SignInMethod {
+  return {
+    id: "oidc",
+    label: "Sign in with your organization's identity provider",
+    begin: (_request, returnTo) => begin(env, returnTo),
+    complete: (request) => complete(env, request),
+  };
+}
