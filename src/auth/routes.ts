@@ -5,10 +5,11 @@ import { safeReturnTo, type SignInMethod } from "./identity";
 import { signInMethods } from "./methods";
 import { clearSessionCookie, sealSession, sessionCookie, sessionSecret } from "./session";
 
-function sameOrigin(request: Request): boolean {
+/** A form post from this deployment's own pages (its public origin, or the origin the request arrived on). */
+function sameOrigin(request: Request, env: Env): boolean {
   const origin = request.headers.get("origin");
   if (origin === null) return request.headers.get("sec-fetch-site") !== "cross-site";
-  return origin === new URL(request.url).origin;
+  return origin === new URL(env.PUBLIC_URL).origin || origin === new URL(request.url).origin;
 }
 
 async function finish(method: SignInMethod, request: Request, env: Env): Promise<Response> {
@@ -49,7 +50,7 @@ export async function handleSignInRoutes(request: Request, env: Env): Promise<Re
 
   if (request.method === "GET" && step === undefined) return method.begin(request, returnTo);
   if (request.method === "POST" && step === undefined) {
-    if (!sameOrigin(request)) return errorPage(403, "Sign-in refused", "The sign-in form was posted from another site.");
+    if (!sameOrigin(request, env)) return errorPage(403, "Sign-in refused", "The sign-in form was posted from another site.");
     return finish(method, request, env);
   }
   if (request.method === "GET" && step === "callback") return finish(method, request, env);

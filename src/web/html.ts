@@ -83,7 +83,8 @@ export function htmlHeaders(extra?: HeadersInit): Headers {
   headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'");
   headers.set("X-Frame-Options", "DENY");
   headers.set("X-Content-Type-Options", "nosniff");
-  headers.set("Referrer-Policy", "no-referrer");
+  // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on our own form posts.
+  headers.set("Referrer-Policy", "same-origin");
   headers.set("Cache-Control", "no-store");
   return headers;
 }
