@@ -8,11 +8,11 @@ import type { Env } from "../env";
 import { logError } from "../web/log";
 import { logAuditRecord, type AuditRecord, type AuditSink } from "./record";
 import { scrubAuditRecord } from "./scrub";
-import type { AuditLog } from "./store";
+import type { AppendResult, AuditLog } from "./store";
 
 /** The part of an organization's audit store that writing needs (the Durable Object stub). */
 export interface AuditAppender {
-  append(record: AuditRecord): Promise<void>;
+  append(record: AuditRecord): Promise<AppendResult>;
 }
 
 export type AuditStoreLookup = (organizationId: string) => AuditAppender;
@@ -29,7 +29,8 @@ export class StoringAuditSink implements AuditSink {
     const record = scrubAuditRecord(input);
     try {
       if (!record.organizationId) throw new Error("record has no organization");
-      await this.storeFor(record.organizationId).append(record);
+      const result = await this.storeFor(record.organizationId).append(record);
+      if (!result.stored) throw new Error(`audit store refused the record: ${result.problem}`);
     } catch (error) {
       logAuditRecord(record, false);
       logError("audit record not stored", { correlationId: record.correlationId, error });

@@ -69,9 +69,8 @@ interface Row extends Record<string, SqlStorageValue> {
   reason: string;
 }
 
-export class OrganizationMismatch extends Error {
-  override readonly name = "OrganizationMismatch";
-}
+/** What append answers: refusals are values, not exceptions, so they are not logged as uncaught errors. */
+export type AppendResult = { stored: true } | { stored: false; problem: string };
 
 export class AuditLog extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -103,14 +102,19 @@ export class AuditLog extends DurableObject<Env> {
     this.organization = owner?.value;
   }
 
-  /** Stores one record. Throws on a malformed record or one for another organization (the sink logs it). */
-  async append(input: AuditRecord): Promise<void> {
-    const record = storedRecord.parse(input);
+  /** Stores one record, or refuses a malformed one or one for another organization (the sink logs it). */
+  async append(input: AuditRecord): Promise<AppendResult> {
+    const parsed = storedRecord.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return { stored: false, problem: `malformed record: ${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}` };
+    }
+    const record = parsed.data;
     if (this.organization === undefined) {
       this.sql.exec(`INSERT INTO audit_meta (key, value) VALUES ('organization', ?)`, record.organizationId);
       this.organization = record.organizationId;
     } else if (this.organization !== record.organizationId) {
-      throw new OrganizationMismatch(`this audit store belongs to another organization than ${record.organizationId}`);
+      return { stored: false, problem: "this audit store belongs to another organization" };
     }
     const timeMs = Date.parse(record.time);
     this.sql.exec(
@@ -130,6 +134,7 @@ export class AuditLog extends DurableObject<Env> {
       record.reason,
     );
     await this.ensureCleanupScheduled(timeMs);
+    return { stored: true };
   }
 
   /** One page of this organization's records, newest first. Another organization gets nothing. */
