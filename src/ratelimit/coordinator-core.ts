@@ -105,11 +105,6 @@ export class WindowCoordinator {
     return remainingIn(entry.state, quota, this.now());
   }
 
-  /** Writes every pending counter now (used when the host is about to go away, and by tests). */
-  async flushAll(): Promise<void> {
-    await Promise.all([...this.entries].filter(([, entry]) => entry.dirty && !entry.writing).map(([key, entry]) => this.flush(key, entry)));
-  }
-
   private entryFor(key: string): Entry {
     let entry = this.entries.get(key);
     if (!entry) {

@@ -87,6 +87,36 @@ describe("audit store", () => {
     expect((await store.query("owner-org", { limit: 10 })).events).toHaveLength(1);
   });
 
+  it("filters by time range, user, client, target, kind and outcome, newest first, in pages", async () => {
+    const organization = "filter-org";
+    const store = auditStoresIn(env.AUDIT_LOG)(organization);
+    const base = Date.UTC(2026, 5, 1);
+    const records = [
+      record(organization, base, { userId: "ana", target: "whoami" }),
+      record(organization, base + 1000, { userId: "dev", target: "whoami", outcome: "rate-limited" }),
+      record(organization, base + 2000, { userId: "ana", clientId: "client-2", target: "audit_events_list" }),
+      record(organization, base + 3000, { userId: "ana", kind: "route", target: "GET /api/v1/whoami", outcome: "invalid-input" }),
+      record(organization, base + 4000, { userId: "ana", kind: "oauth", target: "grant" }),
+    ];
+    for (const r of records) await store.append(r);
+    const ids = async (query: Parameters<typeof store.query>[1]) => (await store.query(organization, query)).events.map((e) => records.findIndex((r) => r.correlationId === e.correlationId));
+
+    expect(await ids({ limit: 10 })).toEqual([4, 3, 2, 1, 0]);
+    expect(await ids({ limit: 10, from: base + 1000, to: base + 3000 })).toEqual([2, 1]);
+    expect(await ids({ limit: 10, userId: "dev" })).toEqual([1]);
+    expect(await ids({ limit: 10, clientId: "client-2" })).toEqual([2]);
+    expect(await ids({ limit: 10, target: "whoami" })).toEqual([1, 0]);
+    expect(await ids({ limit: 10, kind: "route" })).toEqual([3]);
+    expect(await ids({ limit: 10, outcome: "ok", userId: "ana" })).toEqual([4, 2, 0]);
+
+    const first = await store.query(organization, { limit: 2 });
+    expect(first.next).not.toBeNull();
+    const second = await store.query(organization, { limit: 2, after: first.next! });
+    const third = await store.query(organization, { limit: 2, after: second.next! });
+    expect([...first.events, ...second.events, ...third.events].map((e) => e.correlationId)).toEqual([...records].reverse().map((r) => r.correlationId));
+    expect(third.next).toBeNull();
+  });
+
   it("refuses a malformed record rather than storing part of it", async () => {
     const store = auditStoresIn(env.AUDIT_LOG)("strict-org");
     expect(await store.append({ ...record("strict-org", Date.now()), outcome: "fine" as never })).toMatchObject({ stored: false, problem: expect.stringContaining("outcome") });

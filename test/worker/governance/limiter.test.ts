@@ -5,6 +5,10 @@
  */
 import { env, evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { logAuditSink } from "../../../src/audit/record";
+import type { Principal, ToolDefinition } from "../../../src/mcp/context";
+import { runToolCall } from "../../../src/mcp/pipeline";
 import { STORE_FAILURE_RETRY_SECONDS } from "../../../src/ratelimit/coordinator-core";
 import type { RateLimitDecision } from "../../../src/ratelimit/hook";
 import { coordinatorName, counterKey } from "../../../src/ratelimit/keys";
@@ -104,6 +108,32 @@ describe("coordinated rate limiter (Durable Object + KV)", () => {
     expect(await closed.check(subject)).toMatchObject({ allowed: false, cause: "store-unavailable" });
     expect(await closed.check({ ...subject, target: "rest" })).toMatchObject({ allowed: true });
     expect(await closed.usage(subject, ["whoami"])).toEqual([{ target: "whoami", limit: 30, windowSeconds: 60, remaining: null, resetsInSeconds: null }]);
+  });
+
+  it("refuses a limited tool call in the pipeline before the tool's handler (and its upstream) runs", async () => {
+    let handlerRuns = 0;
+    const tool: ToolDefinition = {
+      name: "upstream_probe",
+      title: "Upstream probe",
+      description: "Counts how often its handler runs.",
+      inputSchema: z.object({}),
+      outputSchema: z.object({ runs: z.number() }),
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      requiredScopes: [],
+      async handler() {
+        handlerRuns++;
+        return { structuredContent: { runs: handlerRuns } };
+      },
+    };
+    const limiter = rateLimiterFor(env, policyWith({ tools: { upstream_probe: { limit: 2, windowSeconds: 60 } } }));
+    const principal: Principal = { organizationId: "acme", userId: "ana", clientId: client(), role: "admin", scopes: [] };
+    const context = { principal, env, session: { get: async () => undefined, put: async () => undefined }, signal: new AbortController().signal, progress: async () => undefined };
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push(await runToolCall(tool, {}, context, { audit: logAuditSink, rateLimiter: limiter }));
+    expect(results.map((r) => Boolean(r.isError))).toEqual([false, false, true, true]);
+    expect(handlerRuns).toBe(2);
+    expect(results[2]!.content[0]!.text).toContain("Rate limit reached: upstream_probe allows 2 calls per 60 s");
+    expect(results[2]!._meta).toMatchObject({ limit: 2, windowSeconds: 60, retryAfter: expect.any(Number) });
   });
 
   it("reaches the same coordinator for one (organization, client) from the namespace", async () => {
