@@ -1,10 +1,16 @@
+import type { AuditLog } from "./audit/store";
 import type { ArbiterMcpAgent } from "./mcp/agent";
+import type { RateLimitCoordinator } from "./ratelimit/coordinator";
 
 /** Bindings and vars of the Worker, as wrangler.toml declares them. Secrets are optional strings. */
 export interface Env {
   MCP_OBJECT: DurableObjectNamespace<ArbiterMcpAgent>;
   OAUTH_KV: KVNamespace;
   RATE_LIMIT_KV: KVNamespace;
+  /** Rate-limit coordinators, one per (organization, client). */
+  RATE_LIMITER: DurableObjectNamespace<RateLimitCoordinator>;
+  /** Audit trails, one per organization. */
+  AUDIT_LOG: DurableObjectNamespace<AuditLog>;
   PUBLIC_URL: string;
   ARBITER_DEV_SIGN_IN?: string;
   ALLOWED_HOSTNAMES?: string;

@@ -5,6 +5,7 @@
 import type { Env } from "./env";
 import { apiResourceHandler } from "./api";
 import { apiError } from "./api/errors";
+import { withRevocationAudit } from "./audit/revocation";
 import { handleAuthorize } from "./auth/authorize";
 import { handleSignInRoutes } from "./auth/routes";
 import { SessionSecretMissing } from "./auth/session";
@@ -17,6 +18,8 @@ import { logError } from "./web/log";
 import { forbidden, foreignOriginOrHost } from "./web/origin-guard";
 
 export { ArbiterMcpAgent } from "./mcp/agent";
+export { RateLimitCoordinator } from "./ratelimit/coordinator";
+export { AuditLog } from "./audit/store";
 
 const PROTECTED_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
 
@@ -50,7 +53,8 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
   const signIn = await handleSignInRoutes(request, env);
   if (signIn) return signIn;
 
-  const fromAuthorizationServer = await servers.authorizationServer.fetch(request, env, ctx);
+  // Token revocation (RFC 7009) is served by the library; the wrapper audits what it actually revoked.
+  const fromAuthorizationServer = await withRevocationAudit(request, env, servers, (forwarded) => servers.authorizationServer.fetch(forwarded, env, ctx));
   if (fromAuthorizationServer.status !== 404 || path.startsWith("/.well-known/") || path.startsWith("/oauth/")) return fromAuthorizationServer;
   if (request.headers.get("accept")?.includes("text/html")) return errorPage(404, "Not found", "There is no page here.");
   return apiError(404, "not_found", `Nothing is served at ${path}.`);

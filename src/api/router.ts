@@ -1,13 +1,21 @@
 /**
  * The REST API protected resource (`${PUBLIC_URL}/api`): /api/v1/... and /chat (served here as /api/chat).
- * Each route declares its scopes; the router checks them (403 step-up challenge) before the handler runs.
+ * Every request, in this order: route match -> scope check (403 step-up challenge) -> rate limit per client
+ * (429 with Retry-After, before the handler runs) -> handler. Each request leaves exactly one audit record,
+ * whatever the answer, and carries its correlation id in `X-Correlation-Id`.
  */
 import { insufficientScope, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
+import { outcomeForStatus } from "../audit/http-outcome";
+import { digestArguments, newCorrelationId, type AuditSink } from "../audit/record";
+import { auditSinkFor } from "../audit/sink";
 import type { Env } from "../env";
 import { missingScopes } from "../mcp/catalog";
 import type { Principal } from "../mcp/context";
 import { principalFromGrant } from "../mcp/http";
 import type { GrantProps } from "../oauth/servers";
+import type { RateLimiter } from "../ratelimit/hook";
+import { rateLimiterFor } from "../ratelimit/limiter";
+import { logError } from "../web/log";
 import { apiError } from "./errors";
 
 export interface ApiRequest {
@@ -16,6 +24,8 @@ export interface ApiRequest {
   principal: Principal;
   params: Record<string, string>;
   ctx: ExecutionContext;
+  /** Also in the audit record and the X-Correlation-Id header. */
+  correlationId: string;
 }
 
 export interface ApiRoute {
@@ -24,6 +34,14 @@ export interface ApiRoute {
   path: string;
   requiredScopes: readonly string[];
   handle(input: ApiRequest): Promise<Response>;
+}
+
+/** The rate-limit bucket all REST routes of one client share (policies/rate-limits.json `rest`). */
+export const REST_RATE_LIMIT_TARGET = "rest";
+
+export interface ApiHandlerOptions {
+  rateLimiter?: (env: Env) => RateLimiter;
+  audit?: (env: Env) => AuditSink;
 }
 
 function match(pattern: string, path: string): Record<string, string> | undefined {
@@ -46,24 +64,104 @@ function match(pattern: string, path: string): Record<string, string> | undefine
   return params;
 }
 
-export function createApiHandler(routes: readonly ApiRoute[]) {
-  return {
-  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    const { props, auth } = ctx as unknown as OAuthResourceContext<GrantProps>;
-    const principal = principalFromGrant(props, auth);
+interface Handled {
+  response: Response;
+  target: string;
+  params: Record<string, string>;
+  reason: string;
+}
+
+export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandlerOptions = {}) {
+  const limiterFor = options.rateLimiter ?? ((env: Env) => rateLimiterFor(env));
+  const auditFor = options.audit ?? auditSinkFor;
+
+  async function dispatch(request: Request, env: Env, ctx: ExecutionContext, principal: Principal, correlationId: string): Promise<Handled> {
+    const { auth } = ctx as unknown as OAuthResourceContext<GrantProps>;
     const path = new URL(request.url).pathname.replace(/\/+$/, "") || "/";
+    let route: ApiRoute | undefined;
+    let params: Record<string, string> = {};
     let pathMatched = false;
-    for (const route of routes) {
-      const params = match(route.path, path);
-      if (!params) continue;
+    for (const candidate of routes) {
+      const found = match(candidate.path, path);
+      if (!found) continue;
       pathMatched = true;
-      if (route.method !== request.method) continue;
-      const missing = missingScopes(principal.scopes, route.requiredScopes);
-      if (missing.length > 0) return insufficientScope(auth, [...new Set([...auth.scope, ...missing])], `This route needs the scope ${missing.join(" ")}`);
-      return route.handle({ request, env, principal, params, ctx });
+      if (candidate.method !== request.method) continue;
+      route = candidate;
+      params = found;
+      break;
     }
-    if (pathMatched) return apiError(405, "method_not_allowed", `${request.method} is not supported on ${path}.`);
-    return apiError(404, "not_found", `No API route ${request.method} ${path}. See the README for the REST API.`);
-  },
-};
+    const target = route ? `${route.method} ${route.path}` : `${request.method} ${path.slice(0, 150)}`;
+
+    if (route) {
+      const missing = missingScopes(principal.scopes, route.requiredScopes);
+      if (missing.length > 0) {
+        const response = insufficientScope(auth, [...new Set([...auth.scope, ...missing])], `This route needs the scope ${missing.join(" ")}`);
+        return { response, target, params, reason: `missing scope ${missing.join(" ")}` };
+      }
+    }
+
+    const decision = await limiterFor(env).check({ organizationId: principal.organizationId, clientId: principal.clientId, target: REST_RATE_LIMIT_TARGET });
+    if (!decision.allowed) {
+      const storeDown = decision.cause === "store-unavailable";
+      const message = storeDown
+        ? `The rate limiter cannot read this client's quota right now and the REST API fails closed. Retry after ${decision.retryAfterSeconds} s.`
+        : `Rate limit reached: the REST API allows ${decision.limit} requests per ${decision.windowSeconds} s for this client. Retry after ${decision.retryAfterSeconds} s.`;
+      const response = apiError(429, "rate_limited", message, {
+        correlationId,
+        headers: { "Retry-After": String(decision.retryAfterSeconds) },
+        details: { limit: decision.limit, windowSeconds: decision.windowSeconds, retryAfter: decision.retryAfterSeconds },
+      });
+      return { response, target, params, reason: storeDown ? "rate limiter store unavailable (fail closed)" : `limit ${decision.limit}/${decision.windowSeconds}s` };
+    }
+
+    if (!route) {
+      const response = pathMatched
+        ? apiError(405, "method_not_allowed", `${request.method} is not supported on ${path}.`)
+        : apiError(404, "not_found", `No API route ${request.method} ${path}. See the README for the REST API.`);
+      return { response, target, params, reason: pathMatched ? "method not allowed" : "no such route" };
+    }
+    const response = await route.handle({ request, env, principal, params, ctx, correlationId });
+    return { response, target, params, reason: response.ok ? "" : `HTTP ${response.status}` };
+  }
+
+  return {
+    async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+      const { props, auth } = ctx as unknown as OAuthResourceContext<GrantProps>;
+      const principal = principalFromGrant(props, auth);
+      const correlationId = newCorrelationId();
+      const started = Date.now();
+      let handled: Handled;
+      try {
+        handled = await dispatch(request, env, ctx, principal, correlationId);
+      } catch (error) {
+        logError("api route threw", { correlationId, error });
+        handled = {
+          response: apiError(500, "internal_error", "Arbiter hit an unexpected error. Try again; if it persists, give the correlation id to your administrator.", { correlationId }),
+          target: `${request.method} ${new URL(request.url).pathname.slice(0, 150)}`,
+          params: {},
+          reason: "unexpected failure",
+        };
+      }
+      const query = Object.fromEntries(new URL(request.url).searchParams);
+      const args = { ...(Object.keys(handled.params).length ? { params: handled.params } : {}), ...(Object.keys(query).length ? { query } : {}) };
+      await auditFor(env)
+        .record({
+        correlationId,
+        time: new Date(started).toISOString(),
+        organizationId: principal.organizationId,
+        userId: principal.userId,
+        clientId: principal.clientId,
+        kind: "route",
+        target: handled.target,
+        argumentsDigest: await digestArguments(args),
+        durationMs: Date.now() - started,
+        outcome: outcomeForStatus(handled.response.status),
+        reason: handled.reason,
+      })
+        .catch((error: unknown) => logError("audit sink failed", { correlationId, error }));
+      const response = new Response(handled.response.body, handled.response);
+      response.headers.set("X-Correlation-Id", correlationId);
+      return response;
+    },
+  };
 }

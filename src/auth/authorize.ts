@@ -11,7 +11,8 @@ import {
 } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
 import { getPolicy, grantableScopes, type Policy, type ProtectedResourceName } from "../policy/load";
-import { logAuditRecord, newCorrelationId } from "../audit/record";
+import { newCorrelationId } from "../audit/record";
+import { recordAudit } from "../audit/sink";
 import { errorPage, html, htmlHeaders, page } from "../web/html";
 import type { GrantProps, OAuthServers } from "../oauth/servers";
 import { grantUserId } from "../oauth/servers";
@@ -49,7 +50,7 @@ async function hasLiveGrant(oauth: OAuthHelpers, userId: string, clientId: strin
   return false;
 }
 
-async function complete(oauth: OAuthHelpers, authRequest: AuthRequest, identity: Identity, scope: string[], headers: Headers): Promise<Response> {
+async function complete(env: Env, oauth: OAuthHelpers, authRequest: AuthRequest, identity: Identity, scope: string[], headers: Headers): Promise<Response> {
   const userId = grantUserId(identity.organizationId, identity.subject);
   const props: GrantProps = { organizationId: identity.organizationId, userId: identity.subject, role: identity.role, name: identity.name };
   const { redirectTo } = await oauth.completeAuthorization({
@@ -59,7 +60,8 @@ async function complete(oauth: OAuthHelpers, authRequest: AuthRequest, identity:
     scope,
     props,
   });
-  logAuditRecord({
+  // Stored in the organization's audit trail (and logged); a storage failure never blocks the sign-in.
+  await recordAudit(env, {
     correlationId: newCorrelationId(),
     time: new Date().toISOString(),
     organizationId: identity.organizationId,
@@ -100,7 +102,7 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
         (await oauth.isConsentRemembered(request, authRequest, remember)) &&
         (await hasLiveGrant(oauth, remember.subject, authRequest.clientId))
       ) {
-        return complete(oauth, authRequest, identity, offered, new Headers());
+        return complete(env, oauth, authRequest, identity, offered, new Headers());
       }
 
       const details = await oauth.describeConsent(authRequest);
@@ -140,7 +142,7 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
       const approved = await oauth.approveConsent(request, handle, { scope: chosen, remember });
       const resource = resourceName(servers, approved.request);
       const granted = approved.request.scope.filter((scope) => grantableFor(policy, identity, resource).includes(scope));
-      return complete(oauth, approved.request, identity, granted, approved.headers);
+      return complete(env, oauth, approved.request, identity, granted, approved.headers);
     }
     return errorPage(405, "Method not allowed", "Open this page from your app's connect button.");
   } catch (error) {

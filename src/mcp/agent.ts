@@ -5,9 +5,9 @@
  */
 import { McpAgent } from "agents/mcp";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { logAuditSink } from "../audit/record";
+import { auditSinkFor } from "../audit/sink";
 import type { Env } from "../env";
-import { unlimited } from "../ratelimit/hook";
+import { rateLimiterFor } from "../ratelimit/limiter";
 import type { Principal, SessionState } from "./context";
 import { getCatalog } from "./registry";
 import { decodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
@@ -29,8 +29,8 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
   server = createArbiterServer(getCatalog(), {
     env: this.env,
     session: this.sessionState,
-    audit: logAuditSink,
-    rateLimiter: unlimited,
+    audit: auditSinkFor(this.env),
+    rateLimiter: rateLimiterFor(this.env),
     principalOf: (extra: Extra) => this.principalOf(extra),
   });
 

@@ -7,6 +7,7 @@ import scopes from "../../policies/scopes.json";
 import organizations from "../../policies/organizations.json";
 import devUsers from "../../policies/dev-users.json";
 import rateLimits from "../../policies/rate-limits.json";
+import audit from "../../policies/audit.json";
 
 export type PolicyFiles = Readonly<Record<string, unknown>>;
 
@@ -15,4 +16,5 @@ export const bundledPolicyFiles: PolicyFiles = Object.freeze({
   "organizations.json": organizations,
   "dev-users.json": devUsers,
   "rate-limits.json": rateLimits,
+  "audit.json": audit,
 });

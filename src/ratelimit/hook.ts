@@ -8,7 +8,14 @@ export interface RateLimitSubject {
 
 export type RateLimitDecision =
   | { allowed: true; limit?: number; remaining?: number }
-  | { allowed: false; limit: number; windowSeconds: number; retryAfterSeconds: number };
+  | {
+      allowed: false;
+      limit: number;
+      windowSeconds: number;
+      retryAfterSeconds: number;
+      /** Why: the quota is used up (default), or the counter store failed and policy says fail closed. */
+      cause?: "quota" | "store-unavailable";
+    };
 
 export interface RateLimiter {
   check(subject: RateLimitSubject): Promise<RateLimitDecision>;

@@ -40,3 +40,8 @@ export function quotaFor(policy: RateLimitPolicy, organizationId: string, target
   if (target === "rest") return org?.rest ?? policy.rest;
   return org?.tools[target] ?? policy.tools[target] ?? org?.default ?? policy.default;
 }
+
+/** What the limiter does when its counter store fails, for a tool or for the REST API (`target` "rest"). */
+export function storeFailureModeFor(policy: RateLimitPolicy, target: string): "open" | "closed" {
+  return target === "rest" ? policy.onStoreFailure.rest : policy.onStoreFailure.tools;
+}

@@ -1,10 +1,23 @@
 import { z } from "zod";
 import { getPolicy } from "../policy/load";
 import type { CapabilityContext } from "../mcp/context";
+import { getCatalog } from "../mcp/registry";
+import { rateLimiterFor } from "../ratelimit/limiter";
 
 const organizationField = z.object({
   id: z.string().describe("Organization id, as in policies/organizations.json"),
   name: z.string().describe("Organization display name"),
+});
+
+const quotaField = z.object({
+  tool: z.string().describe("Tool name"),
+  limit: z.number().describe("Calls this client may make per window"),
+  windowSeconds: z.number().describe("Window length in seconds"),
+  remaining: z.number().nullable().describe("Calls left in the current window; null when the limiter cannot be read right now"),
+  resetsInSeconds: z
+    .number()
+    .nullable()
+    .describe("Seconds until the current window closes and the full quota is back; 0 when no window is open; null when unknown"),
 });
 
 export function registerIdentityTools(ctx: CapabilityContext): void {
@@ -12,7 +25,7 @@ export function registerIdentityTools(ctx: CapabilityContext): void {
     name: "whoami",
     title: "Who am I",
     description:
-      "Shows who this connection acts for: the organization, the signed-in user, the OAuth client, the user's role and the scopes granted to this client. Call it to understand why a tool was refused.",
+      "Shows who this connection acts for: the organization, the signed-in user, the OAuth client, the user's role, the scopes granted to this client and the remaining rate-limit quota per tool. Call it to understand why a tool was refused.",
     inputSchema: z.object({}).strict(),
     outputSchema: z.object({
       organization: organizationField.describe("The organization whose data this connection can reach"),
@@ -20,12 +33,14 @@ export function registerIdentityTools(ctx: CapabilityContext): void {
       clientId: z.string().describe("The OAuth client (or CI key) this token was issued to"),
       role: z.string().describe("The user's role in the organization"),
       scopes: z.array(z.string()).describe("Scopes granted to this client"),
+      quotas: z.array(quotaField).describe("Remaining rate-limit quota of this client, per tool (this call included)"),
     }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     // Needs no scope: it shows only the caller's own grant, which is how a client finds out what it lacks.
     requiredScopes: [],
-    async handler(_input, { principal }) {
+    async handler(_input, { principal, env }) {
       const org = getPolicy().organizations[principal.organizationId];
+      const usage = await rateLimiterFor(env).usage(principal, [...getCatalog().tools.keys()]);
       return {
         structuredContent: {
           organization: { id: principal.organizationId, name: org?.name ?? principal.organizationId },
@@ -33,6 +48,7 @@ export function registerIdentityTools(ctx: CapabilityContext): void {
           clientId: principal.clientId,
           role: principal.role,
           scopes: [...principal.scopes],
+          quotas: usage.map(({ target, ...rest }) => ({ tool: target, ...rest })),
         },
       };
     },

@@ -1,0 +1,138 @@
+/**
+ * Reading the audit trail, shared by the `audit_events_list` tool and GET /api/v1/audit/events: the
+ * filters (one zod schema per field), opaque cursors bound to the query they continue, and the rule that
+ * the organization always comes from the caller's token.
+ */
+import { z } from "zod";
+import type { Env } from "../env";
+import { AUDIT_OUTCOMES, canonicalJson, type AuditOutcome } from "./record";
+import { auditStoresIn } from "./sink";
+import type { AuditPage, AuditPosition, AuditQuery } from "./store";
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 100;
+
+export const auditFilterFields = {
+  from: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe("Earliest event time to include (inclusive), ISO 8601 with a zone, e.g. 2026-01-31T00:00:00Z"),
+  to: z.iso.datetime({ offset: true }).optional().describe("Latest event time (exclusive), ISO 8601 with a zone"),
+  userId: z.string().min(1).max(300).optional().describe("Only events of this user (the id whoami shows as userId)"),
+  clientId: z.string().min(1).max(2048).optional().describe("Only events of this OAuth client or CI key (`ci-key:<id>`)"),
+  target: z
+    .string()
+    .min(1)
+    .max(300)
+    .optional()
+    .describe('Only events for this tool name (e.g. "whoami"), REST route (e.g. "GET /api/v1/audit/events") or OAuth event ("grant", "revoke", "ci_key_created", "ci_key_revoked")'),
+  kind: z.enum(["tool", "route", "oauth"]).optional().describe("Only tool calls, REST calls (route) or OAuth events"),
+  outcome: z.enum(AUDIT_OUTCOMES).optional().describe("Only events with this outcome"),
+  correlationId: z.string().min(1).max(100).optional().describe("The one event with this correlation id (error messages quote it)"),
+  limit: z.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE).describe(`Events per page, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`),
+  cursor: z.string().min(1).max(500).optional().describe("nextCursor from the previous page, with the same filters; omit for the newest events"),
+  organizationId: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe("Your own organization id, if you want to state it. The organization always comes from your token; another one is refused"),
+};
+
+export const auditQueryInput = z.object(auditFilterFields).strict();
+export type AuditQueryInput = z.input<typeof auditQueryInput>;
+type ParsedInput = z.output<typeof auditQueryInput>;
+
+/** A query that cannot run: bad input, or a request for another organization's trail. */
+export class AuditQueryError extends Error {
+  override readonly name = "AuditQueryError";
+  constructor(
+    readonly outcome: Extract<AuditOutcome, "invalid-input" | "rejected-by-policy">,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function toBase64Url(text: string): string {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(value: string): string {
+  const binary = atob(value.replace(/-/g, "+").replace(/_/g, "/"));
+  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+}
+
+/** Identifies the filters a cursor was issued for, so a cursor cannot silently continue another query. */
+async function fingerprint(input: ParsedInput): Promise<string> {
+  const { cursor: _cursor, limit: _limit, organizationId: _org, ...filters } = input;
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonicalJson(filters))));
+  return Array.from(hash.slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export async function encodeCursor(position: AuditPosition, input: ParsedInput): Promise<string> {
+  return toBase64Url(JSON.stringify({ v: 1, t: position.timeMs, s: position.seq, q: await fingerprint(input) }));
+}
+
+export async function decodeCursor(cursor: string, input: ParsedInput): Promise<AuditPosition> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fromBase64Url(cursor));
+  } catch {
+    parsed = undefined;
+  }
+  const value = parsed as { v?: unknown; t?: unknown; s?: unknown; q?: unknown } | undefined;
+  if (!value || value.v !== 1 || !Number.isSafeInteger(value.t) || !Number.isSafeInteger(value.s) || typeof value.q !== "string") {
+    throw new AuditQueryError("invalid-input", "cursor: not a cursor this server issued. Pass nextCursor exactly as returned, or omit cursor to start from the newest events.");
+  }
+  if (value.q !== (await fingerprint(input))) {
+    throw new AuditQueryError("invalid-input", "cursor: it continues a query with different filters. Repeat the same filters with this cursor, or omit cursor to start over.");
+  }
+  return { timeMs: value.t as number, seq: value.s as number };
+}
+
+export interface AuditEventsPage {
+  organizationId: string;
+  events: AuditPage["events"];
+  nextCursor: string | null;
+}
+
+/** The validated store query for `input`; throws AuditQueryError on bad input or another organization. */
+export async function toStoreQuery(callerOrganization: string, input: ParsedInput): Promise<AuditQuery> {
+  if (input.organizationId !== undefined && input.organizationId !== callerOrganization) {
+    throw new AuditQueryError(
+      "rejected-by-policy",
+      `organizationId: you can only read the audit trail of your own organization (${callerOrganization}); the organization comes from your token.`,
+    );
+  }
+  const from = input.from === undefined ? undefined : Date.parse(input.from);
+  const to = input.to === undefined ? undefined : Date.parse(input.to);
+  if (from !== undefined && to !== undefined && from >= to) {
+    throw new AuditQueryError("invalid-input", "from/to: `from` must be earlier than `to`.");
+  }
+  return {
+    from,
+    to,
+    userId: input.userId,
+    clientId: input.clientId,
+    target: input.target,
+    kind: input.kind,
+    outcome: input.outcome,
+    correlationId: input.correlationId,
+    limit: input.limit,
+    after: input.cursor === undefined ? undefined : await decodeCursor(input.cursor, input),
+  };
+}
+
+/** One page of the caller's organization's audit trail, newest first. */
+export async function listAuditEvents(env: Env, callerOrganization: string, input: ParsedInput): Promise<AuditEventsPage> {
+  const query = await toStoreQuery(callerOrganization, input);
+  const page = await auditStoresIn(env.AUDIT_LOG)(callerOrganization).query(callerOrganization, query);
+  return {
+    organizationId: callerOrganization,
+    events: page.events,
+    nextCursor: page.next ? await encodeCursor(page.next, input) : null,
+  };
+}

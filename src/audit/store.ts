@@ -1,0 +1,212 @@
+/**
+ * The audit store: one SQLite-backed Durable Object per organization, holding that organization's audit
+ * records. Records older than the retention period (policies/audit.json) are deleted by an alarm set for
+ * when the oldest record expires (at most once an hour). The object refuses records and queries for any
+ * organization other than the one it was first written for.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { z } from "zod";
+import type { Env } from "../env";
+import { getAuditPolicy, retentionMsFor } from "./policy";
+import { AUDIT_OUTCOMES, type AuditRecord } from "./record";
+
+/** Cleanup never runs more often than this, however records are spread. */
+export const MIN_CLEANUP_SPACING_MS = 60 * 60 * 1000;
+
+const storedRecord = z.object({
+  correlationId: z.string().min(1).max(100),
+  time: z.iso.datetime({ offset: true }),
+  organizationId: z.string().min(1).max(100),
+  userId: z.string().max(300),
+  clientId: z.string().max(2048),
+  kind: z.enum(["tool", "route", "oauth"]),
+  target: z.string().min(1).max(300),
+  argumentsDigest: z.string().max(80),
+  durationMs: z.number().int().min(0),
+  outcome: z.enum(AUDIT_OUTCOMES),
+  reason: z.string().max(600),
+});
+
+/** Filters of one query, already validated; times in epoch milliseconds. */
+export interface AuditQuery {
+  from?: number;
+  to?: number;
+  userId?: string;
+  clientId?: string;
+  target?: string;
+  kind?: AuditRecord["kind"];
+  outcome?: AuditRecord["outcome"];
+  correlationId?: string;
+  limit: number;
+  /** Keyset position: return records strictly older than this one. */
+  after?: AuditPosition;
+}
+
+export interface AuditPosition {
+  timeMs: number;
+  seq: number;
+}
+
+export interface AuditPage {
+  events: AuditRecord[];
+  /** Position of the last event returned when more match; null on the last page. */
+  next: AuditPosition | null;
+}
+
+interface Row extends Record<string, SqlStorageValue> {
+  seq: number;
+  correlation_id: string;
+  time: string;
+  time_ms: number;
+  organization_id: string;
+  user_id: string;
+  client_id: string;
+  kind: string;
+  target: string;
+  arguments_digest: string;
+  duration_ms: number;
+  outcome: string;
+  reason: string;
+}
+
+/** What append answers: refusals are values, not exceptions, so they are not logged as uncaught errors. */
+export type AppendResult = { stored: true } | { stored: false; problem: string };
+
+export class AuditLog extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+  private organization: string | undefined;
+  private alarmKnownSet = false;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS audit_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS audit_events (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      correlation_id TEXT NOT NULL,
+      time TEXT NOT NULL,
+      time_ms INTEGER NOT NULL,
+      organization_id TEXT NOT NULL,
+      user_id TEXT NOT NULL,
+      client_id TEXT NOT NULL,
+      kind TEXT NOT NULL,
+      target TEXT NOT NULL,
+      arguments_digest TEXT NOT NULL,
+      duration_ms INTEGER NOT NULL,
+      outcome TEXT NOT NULL,
+      reason TEXT NOT NULL
+    )`);
+    this.sql.exec(`CREATE INDEX IF NOT EXISTS audit_events_by_time ON audit_events (time_ms, seq)`);
+    this.sql.exec(`CREATE INDEX IF NOT EXISTS audit_events_by_correlation ON audit_events (correlation_id)`);
+    const owner = this.sql.exec<{ value: string }>(`SELECT value FROM audit_meta WHERE key = 'organization'`).toArray()[0];
+    this.organization = owner?.value;
+  }
+
+  /** Stores one record, or refuses a malformed one or one for another organization (the sink logs it). */
+  async append(input: AuditRecord): Promise<AppendResult> {
+    const parsed = storedRecord.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return { stored: false, problem: `malformed record: ${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}` };
+    }
+    const record = parsed.data;
+    if (this.organization === undefined) {
+      this.sql.exec(`INSERT INTO audit_meta (key, value) VALUES ('organization', ?)`, record.organizationId);
+      this.organization = record.organizationId;
+    } else if (this.organization !== record.organizationId) {
+      return { stored: false, problem: "this audit store belongs to another organization" };
+    }
+    const timeMs = Date.parse(record.time);
+    this.sql.exec(
+      `INSERT INTO audit_events (correlation_id, time, time_ms, organization_id, user_id, client_id, kind, target, arguments_digest, duration_ms, outcome, reason)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      record.correlationId,
+      new Date(timeMs).toISOString(),
+      timeMs,
+      record.organizationId,
+      record.userId,
+      record.clientId,
+      record.kind,
+      record.target,
+      record.argumentsDigest,
+      record.durationMs,
+      record.outcome,
+      record.reason,
+    );
+    await this.ensureCleanupScheduled(timeMs);
+    return { stored: true };
+  }
+
+  /** One page of this organization's records, newest first. Another organization gets nothing. */
+  async query(organizationId: string, query: AuditQuery): Promise<AuditPage> {
+    if (this.organization !== organizationId) return { events: [], next: null };
+    const where: string[] = [];
+    const bindings: SqlStorageValue[] = [];
+    const add = (clause: string, ...values: SqlStorageValue[]) => {
+      where.push(clause);
+      bindings.push(...values);
+    };
+    if (query.from !== undefined) add("time_ms >= ?", query.from);
+    if (query.to !== undefined) add("time_ms < ?", query.to);
+    if (query.userId !== undefined) add("user_id = ?", query.userId);
+    if (query.clientId !== undefined) add("client_id = ?", query.clientId);
+    if (query.target !== undefined) add("target = ?", query.target);
+    if (query.kind !== undefined) add("kind = ?", query.kind);
+    if (query.outcome !== undefined) add("outcome = ?", query.outcome);
+    if (query.correlationId !== undefined) add("correlation_id = ?", query.correlationId);
+    if (query.after) add("(time_ms < ? OR (time_ms = ? AND seq < ?))", query.after.timeMs, query.after.timeMs, query.after.seq);
+    const limit = Math.max(1, Math.min(500, Math.floor(query.limit)));
+    const rows = this.sql
+      .exec<Row>(
+        `SELECT * FROM audit_events ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY time_ms DESC, seq DESC LIMIT ?`,
+        ...bindings,
+        limit + 1,
+      )
+      .toArray();
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      events: page.map(toRecord),
+      next: rows.length > limit && last ? { timeMs: last.time_ms, seq: last.seq } : null,
+    };
+  }
+
+  /** Deletes records past the retention period, then schedules the next cleanup. */
+  override async alarm(): Promise<void> {
+    this.alarmKnownSet = false;
+    if (this.organization === undefined) return;
+    const retention = retentionMsFor(getAuditPolicy(), this.organization);
+    this.sql.exec(`DELETE FROM audit_events WHERE time_ms < ?`, Date.now() - retention);
+    const oldest = this.sql.exec<{ oldest: number | null }>(`SELECT MIN(time_ms) AS oldest FROM audit_events`).one().oldest;
+    if (oldest !== null) await this.scheduleCleanup(oldest + retention);
+  }
+
+  private async ensureCleanupScheduled(recordTimeMs: number): Promise<void> {
+    if (this.alarmKnownSet) return;
+    if ((await this.ctx.storage.getAlarm()) === null) {
+      await this.scheduleCleanup(recordTimeMs + retentionMsFor(getAuditPolicy(), this.organization ?? ""));
+    }
+    this.alarmKnownSet = true;
+  }
+
+  private async scheduleCleanup(expiresAt: number): Promise<void> {
+    await this.ctx.storage.setAlarm(Math.max(expiresAt, Date.now() + MIN_CLEANUP_SPACING_MS));
+    this.alarmKnownSet = true;
+  }
+}
+
+function toRecord(row: Row): AuditRecord {
+  return {
+    correlationId: row.correlation_id,
+    time: row.time,
+    organizationId: row.organization_id,
+    userId: row.user_id,
+    clientId: row.client_id,
+    kind: row.kind as AuditRecord["kind"],
+    target: row.target,
+    argumentsDigest: row.arguments_digest,
+    durationMs: row.duration_ms,
+    outcome: row.outcome as AuditRecord["outcome"],
+    reason: row.reason,
+  };
+}

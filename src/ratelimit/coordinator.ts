@@ -1,0 +1,72 @@
+/**
+ * The rate-limit coordinator: one Durable Object per (organization, client), so every MCP session and
+ * every REST call of one client reaches the same single-threaded instance, wherever it runs. It holds
+ * the counters in memory (exact decisions) and persists them to RATE_LIMIT_KV write-behind, at most once
+ * per second per key; after a restart or eviction it restores them from KV. See coordinator-core.ts.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../env";
+import { WindowCoordinator, type StoreFailureMode } from "./coordinator-core";
+import type { RateLimitDecision } from "./hook";
+import { counterKey } from "./keys";
+
+export interface QuotaRequest {
+  target: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface CoordinatorCheckRequest extends QuotaRequest {
+  organizationId: string;
+  clientId: string;
+  onStoreFailure: StoreFailureMode;
+}
+
+export interface CoordinatorUsageRequest {
+  organizationId: string;
+  clientId: string;
+  quotas: QuotaRequest[];
+}
+
+export interface TargetUsage {
+  target: string;
+  remaining: number | null;
+  resetsInSeconds: number | null;
+}
+
+/** What the Worker side needs from a coordinator (the Durable Object stub, or a stand-in in tests). */
+export interface CoordinatorApi {
+  check(request: CoordinatorCheckRequest): Promise<RateLimitDecision>;
+  usage(request: CoordinatorUsageRequest): Promise<TargetUsage[]>;
+}
+
+function assertQuota(quota: QuotaRequest): void {
+  if (!Number.isInteger(quota.limit) || quota.limit < 1 || !Number.isInteger(quota.windowSeconds) || quota.windowSeconds < 1) {
+    throw new TypeError(`invalid quota for ${quota.target}: limit and windowSeconds must be positive integers`);
+  }
+}
+
+export class RateLimitCoordinator extends DurableObject<Env> implements CoordinatorApi {
+  private readonly counters: WindowCoordinator;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.counters = new WindowCoordinator({ kv: env.RATE_LIMIT_KV });
+  }
+
+  async check(request: CoordinatorCheckRequest): Promise<RateLimitDecision> {
+    assertQuota(request);
+    const key = await counterKey(request.organizationId, request.clientId, request.target);
+    return this.counters.check(key, { limit: request.limit, windowSeconds: request.windowSeconds }, request.onStoreFailure);
+  }
+
+  async usage(request: CoordinatorUsageRequest): Promise<TargetUsage[]> {
+    return Promise.all(
+      request.quotas.map(async (quota) => {
+        assertQuota(quota);
+        const key = await counterKey(request.organizationId, request.clientId, quota.target);
+        return { target: quota.target, ...(await this.counters.usage(key, { limit: quota.limit, windowSeconds: quota.windowSeconds })) };
+      }),
+    );
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The Worker side of the rate limiter, behind the pipeline's RateLimiter hook and the REST router: it
+ * looks up the quota in the policy, asks the (organization, client) coordinator to decide, and applies
+ * the policy's `onStoreFailure` when the coordinator itself cannot be reached.
+ */
+import type { Env } from "../env";
+import type { CoordinatorApi, TargetUsage } from "./coordinator";
+import { STORE_FAILURE_RETRY_SECONDS } from "./coordinator-core";
+import type { RateLimitDecision, RateLimiter, RateLimitSubject } from "./hook";
+import { coordinatorName } from "./keys";
+import { getRateLimitPolicy, quotaFor, storeFailureModeFor, type RateLimitPolicy } from "./policy";
+import { logWarn } from "../web/log";
+
+export type CoordinatorLookup = (organizationId: string, clientId: string) => CoordinatorApi;
+
+export interface QuotaUsage extends TargetUsage {
+  limit: number;
+  windowSeconds: number;
+}
+
+export class CoordinatedRateLimiter implements RateLimiter {
+  constructor(
+    private readonly coordinatorFor: CoordinatorLookup,
+    private readonly policy: RateLimitPolicy = getRateLimitPolicy(),
+  ) {}
+
+  async check(subject: RateLimitSubject): Promise<RateLimitDecision> {
+    const quota = quotaFor(this.policy, subject.organizationId, subject.target);
+    const onStoreFailure = storeFailureModeFor(this.policy, subject.target);
+    try {
+      return await this.coordinatorFor(subject.organizationId, subject.clientId).check({ ...subject, ...quota, onStoreFailure });
+    } catch (error) {
+      logWarn("rate-limit coordinator unavailable", { organizationId: subject.organizationId, target: subject.target, onStoreFailure, error });
+      if (onStoreFailure === "open") return { allowed: true, limit: quota.limit };
+      return { allowed: false, limit: quota.limit, windowSeconds: quota.windowSeconds, retryAfterSeconds: STORE_FAILURE_RETRY_SECONDS, cause: "store-unavailable" };
+    }
+  }
+
+  /** Remaining quota per target without counting a call; `remaining` is null when it cannot be read. */
+  async usage(subject: { organizationId: string; clientId: string }, targets: readonly string[]): Promise<QuotaUsage[]> {
+    const quotas = targets.map((target) => ({ target, ...quotaFor(this.policy, subject.organizationId, target) }));
+    let reports: TargetUsage[];
+    try {
+      reports = await this.coordinatorFor(subject.organizationId, subject.clientId).usage({ ...subject, quotas });
+    } catch (error) {
+      logWarn("rate-limit coordinator unavailable", { organizationId: subject.organizationId, error });
+      reports = quotas.map((quota) => ({ target: quota.target, remaining: null, resetsInSeconds: null }));
+    }
+    return quotas.map((quota, index) => ({
+      target: quota.target,
+      limit: quota.limit,
+      windowSeconds: quota.windowSeconds,
+      remaining: reports[index]?.remaining ?? null,
+      resetsInSeconds: reports[index]?.resetsInSeconds ?? null,
+    }));
+  }
+}
+
+/** Coordinators in a Durable Object namespace, one per (organization, client). */
+export function coordinatorsIn(namespace: Env["RATE_LIMITER"]): CoordinatorLookup {
+  return (organizationId, clientId) => namespace.get(namespace.idFromName(coordinatorName(organizationId, clientId))) as unknown as CoordinatorApi;
+}
+
+export function rateLimiterFor(env: Env, policy: RateLimitPolicy = getRateLimitPolicy()): CoordinatedRateLimiter {
+  return new CoordinatedRateLimiter(coordinatorsIn(env.RATE_LIMITER), policy);
+}

@@ -1,0 +1,232 @@
+/**
+ * The audit store and sink: retention cleanup by alarm, one organization per store, scrubbing, and what
+ * happens when storing fails (the caller still gets its result; the full record is logged stored:false).
+ * Also the REST router's order: a rate-limited call never reaches the route handler.
+ */
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createApiHandler, type ApiRoute } from "../../../src/api/router";
+import { getAuditPolicy, loadAuditPolicy, retentionMsFor } from "../../../src/audit/policy";
+import { newCorrelationId, type AuditRecord } from "../../../src/audit/record";
+import { scrubText } from "../../../src/audit/scrub";
+import { auditStoresIn, StoringAuditSink } from "../../../src/audit/sink";
+import { MIN_CLEANUP_SPACING_MS } from "../../../src/audit/store";
+import type { Principal } from "../../../src/mcp/context";
+import { runToolCall } from "../../../src/mcp/pipeline";
+import { getCatalog } from "../../../src/mcp/registry";
+import { unlimited } from "../../../src/ratelimit/hook";
+import { rateLimiterFor } from "../../../src/ratelimit/limiter";
+import { getRateLimitPolicy, rateLimitFileSchema } from "../../../src/ratelimit/policy";
+import { bundledPolicyFiles } from "../../../src/policy/files";
+
+const DAY = 24 * 60 * 60 * 1000;
+
+function record(organizationId: string, time: number, overrides: Partial<AuditRecord> = {}): AuditRecord {
+  return {
+    correlationId: newCorrelationId(),
+    time: new Date(time).toISOString(),
+    organizationId,
+    userId: "ana",
+    clientId: "client-1",
+    kind: "tool",
+    target: "whoami",
+    argumentsDigest: "",
+    durationMs: 3,
+    outcome: "ok",
+    reason: "",
+    ...overrides,
+  };
+}
+
+function capturedAuditLines(spy: { mock: { calls: unknown[][] } }): Array<Record<string, unknown>> {
+  return spy.mock.calls
+    .map((call) => String(call[0]))
+    .filter((line) => line.includes('"event":"audit"'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("audit store", () => {
+  it("deletes records past the retention period when its alarm runs", async () => {
+    const organization = "retention-org";
+    const retention = retentionMsFor(getAuditPolicy(), organization);
+    expect(retention).toBe(90 * DAY);
+    const store = auditStoresIn(env.AUDIT_LOG)(organization);
+    const now = Date.now();
+    const expired = [record(organization, now - 120 * DAY), record(organization, now - 91 * DAY)];
+    const kept = [record(organization, now - 89 * DAY), record(organization, now - 1000)];
+    for (const r of [...expired, ...kept]) await store.append(r);
+
+    const scheduled = await runInDurableObject(store, (_instance, state) => state.storage.getAlarm());
+    expect(scheduled).not.toBeNull();
+    expect(await runDurableObjectAlarm(store)).toBe(true);
+
+    const remaining = (await store.query(organization, { limit: 100 })).events.map((e) => e.correlationId);
+    expect(remaining.sort()).toEqual(kept.map((r) => r.correlationId).sort());
+    // The next cleanup is set for when the oldest remaining record expires (at least an hour away).
+    const next = await runInDurableObject(store, (_instance, state) => state.storage.getAlarm());
+    expect(next).toBeGreaterThanOrEqual(now + MIN_CLEANUP_SPACING_MS);
+    expect(next).toBeGreaterThanOrEqual(Date.parse(kept[0]!.time) + retention);
+  });
+
+  it("takes the retention from policies/audit.json, per organization when overridden", () => {
+    const policy = loadAuditPolicy({ ...bundledPolicyFiles, "audit.json": { retentionDays: 30, organizations: { acme: { retentionDays: 400 } } } });
+    expect(retentionMsFor(policy, "acme")).toBe(400 * DAY);
+    expect(retentionMsFor(policy, "globex")).toBe(30 * DAY);
+    expect(() => loadAuditPolicy({ ...bundledPolicyFiles, "audit.json": { retentionDays: 0 } })).toThrow(/policies\/audit\.json: retentionDays/);
+  });
+
+  it("belongs to one organization: refuses another's records and answers another's queries with nothing", async () => {
+    const store = auditStoresIn(env.AUDIT_LOG)("owner-org");
+    await store.append(record("owner-org", Date.now()));
+    expect(await store.append(record("intruder-org", Date.now()))).toEqual({ stored: false, problem: "this audit store belongs to another organization" });
+    expect(await store.query("intruder-org", { limit: 10 })).toEqual({ events: [], next: null });
+    expect((await store.query("owner-org", { limit: 10 })).events).toHaveLength(1);
+  });
+
+  it("filters by time range, user, client, target, kind and outcome, newest first, in pages", async () => {
+    const organization = "filter-org";
+    const store = auditStoresIn(env.AUDIT_LOG)(organization);
+    const base = Date.UTC(2026, 5, 1);
+    const records = [
+      record(organization, base, { userId: "ana", target: "whoami" }),
+      record(organization, base + 1000, { userId: "dev", target: "whoami", outcome: "rate-limited" }),
+      record(organization, base + 2000, { userId: "ana", clientId: "client-2", target: "audit_events_list" }),
+      record(organization, base + 3000, { userId: "ana", kind: "route", target: "GET /api/v1/whoami", outcome: "invalid-input" }),
+      record(organization, base + 4000, { userId: "ana", kind: "oauth", target: "grant" }),
+    ];
+    for (const r of records) await store.append(r);
+    const ids = async (query: Parameters<typeof store.query>[1]) => (await store.query(organization, query)).events.map((e) => records.findIndex((r) => r.correlationId === e.correlationId));
+
+    expect(await ids({ limit: 10 })).toEqual([4, 3, 2, 1, 0]);
+    expect(await ids({ limit: 10, from: base + 1000, to: base + 3000 })).toEqual([2, 1]);
+    expect(await ids({ limit: 10, userId: "dev" })).toEqual([1]);
+    expect(await ids({ limit: 10, clientId: "client-2" })).toEqual([2]);
+    expect(await ids({ limit: 10, target: "whoami" })).toEqual([1, 0]);
+    expect(await ids({ limit: 10, kind: "route" })).toEqual([3]);
+    expect(await ids({ limit: 10, outcome: "ok", userId: "ana" })).toEqual([4, 2, 0]);
+
+    const first = await store.query(organization, { limit: 2 });
+    expect(first.next).not.toBeNull();
+    const second = await store.query(organization, { limit: 2, after: first.next! });
+    const third = await store.query(organization, { limit: 2, after: second.next! });
+    expect([...first.events, ...second.events, ...third.events].map((e) => e.correlationId)).toEqual([...records].reverse().map((r) => r.correlationId));
+    expect(third.next).toBeNull();
+  });
+
+  it("refuses a malformed record rather than storing part of it", async () => {
+    const store = auditStoresIn(env.AUDIT_LOG)("strict-org");
+    expect(await store.append({ ...record("strict-org", Date.now()), outcome: "fine" as never })).toMatchObject({ stored: false, problem: expect.stringContaining("outcome") });
+    expect(await store.append({ ...record("strict-org", Date.now()), time: "yesterday" })).toMatchObject({ stored: false, problem: expect.stringContaining("time") });
+    expect((await store.query("strict-org", { limit: 10 })).events).toEqual([]);
+  });
+});
+
+describe("audit sink", () => {
+  it("stores and logs each record once with stored: true", async () => {
+    const log = vi.spyOn(console, "log");
+    const r = record("sink-org", Date.now(), { reason: "Authorization: Bearer abc.def.ghi" });
+    await new StoringAuditSink(auditStoresIn(env.AUDIT_LOG)).record(r);
+    const lines = capturedAuditLines(log).filter((line) => line.correlationId === r.correlationId);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ stored: true, reason: "Authorization: [redacted]" });
+    expect((await auditStoresIn(env.AUDIT_LOG)("sink-org").query("sink-org", { correlationId: r.correlationId, limit: 5 })).events).toHaveLength(1);
+  });
+
+  it("logs the full record with stored: false when storing fails, and the tool caller still gets its result", async () => {
+    const log = vi.spyOn(console, "log");
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const failing = new StoringAuditSink(() => ({
+      append: async (): Promise<never> => {
+        throw new Error("Durable Object storage is unavailable");
+      },
+    }));
+    const principal: Principal = { organizationId: "acme", userId: "ana", clientId: "client-x", role: "admin", scopes: ["audit.read"] };
+    const tool = getCatalog().tools.get("audit_events_list")!;
+    const result = await runToolCall(
+      tool,
+      { limit: 1 },
+      { principal, env, session: { get: async () => undefined, put: async () => undefined }, signal: new AbortController().signal, progress: async () => undefined },
+      { audit: failing, rateLimiter: unlimited },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ organizationId: "acme" });
+
+    const lines = capturedAuditLines(log).filter((line) => line.correlationId === result._meta.correlationId);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      stored: false,
+      organizationId: "acme",
+      userId: "ana",
+      clientId: "client-x",
+      kind: "tool",
+      target: "audit_events_list",
+      outcome: "ok",
+      argumentsDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      durationMs: expect.any(Number),
+      time: expect.any(String),
+      reason: "",
+    });
+  });
+
+  it("redacts credentials from free text but keeps names and correlation ids", () => {
+    expect(scrubText("Bearer abc123")).toBe("[redacted]");
+    expect(scrubText("token acme--ana:grant12345:secretsecretsecret99 used")).toBe("token [redacted] used");
+    expect(scrubText("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig")).toBe("jwt [redacted]");
+    expect(scrubText("client_secret=s3cr3t&x=1")).toBe("[redacted]&x=1");
+    expect(scrubText("key ci_8fJ2kLm9Qx7Rt4Vb6Nw1Zc3Yd5Pa0Se2")).toBe("key [redacted]");
+    expect(scrubText("correlation id 509e5ec2-81f4-4d81-a0e1-f7048db2c468")).toBe("correlation id 509e5ec2-81f4-4d81-a0e1-f7048db2c468");
+    expect(scrubText('Unrecognized key: "audit_events_list_for_a_long_tool_name"')).toBe('Unrecognized key: "audit_events_list_for_a_long_tool_name"');
+  });
+});
+
+describe("REST router", () => {
+  const principalContext = (clientId: string) =>
+    ({
+      props: { organizationId: "acme", userId: "ana", role: "admin", name: "Ana" },
+      auth: { scope: ["contracts.read"], clientId },
+      waitUntil: () => undefined,
+      passThroughOnException: () => undefined,
+    }) as unknown as ExecutionContext;
+
+  it("refuses a rate-limited call with 429 before the route handler runs", async () => {
+    let handled = 0;
+    const route: ApiRoute = {
+      method: "POST",
+      path: "/api/v1/echo",
+      requiredScopes: [],
+      async handle() {
+        handled++;
+        return Response.json({ handled });
+      },
+    };
+    const policy = rateLimitFileSchema.parse({ ...getRateLimitPolicy(), rest: { limit: 2, windowSeconds: 60 } });
+    const handler = createApiHandler([route], { rateLimiter: (e) => rateLimiterFor(e, policy) });
+    const ctx = principalContext(`client-${crypto.randomUUID()}`);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await handler.fetch(new Request("http://localhost:8787/api/v1/echo", { method: "POST" }), env, ctx)).status);
+    expect(statuses).toEqual([200, 200, 429, 429]);
+    expect(handled).toBe(2);
+  });
+
+  it("still answers when the audit store fails, logging the record with stored: false", async () => {
+    const log = vi.spyOn(console, "log");
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const route: ApiRoute = { method: "GET", path: "/api/v1/ping", requiredScopes: [], handle: async () => Response.json({ pong: true }) };
+    const failing = () =>
+      new StoringAuditSink(() => ({
+        append: async (): Promise<never> => {
+          throw new Error("storage down");
+        },
+      }));
+    const handler = createApiHandler([route], { audit: failing });
+    const response = await handler.fetch(new Request("http://localhost:8787/api/v1/ping?x=1"), env, principalContext("client-ping"));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ pong: true });
+    const lines = capturedAuditLines(log).filter((line) => line.correlationId === response.headers.get("x-correlation-id"));
+    expect(lines).toMatchObject([{ stored: false, kind: "route", target: "GET /api/v1/ping", outcome: "ok", clientId: "client-ping" }]);
+  });
+});
