@@ -8,6 +8,8 @@
  *  - records the session owner in the props of a new session.
  */
 import { insufficientScope, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
+import { digestArguments, newCorrelationId } from "../audit/record";
+import { recordAudit } from "../audit/sink";
 import type { Env } from "../env";
 import type { GrantProps } from "../oauth/servers";
 import { ArbiterMcpAgent, type SessionProps } from "./agent";
@@ -25,19 +27,45 @@ function jsonRpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, { status });
 }
 
-/** Scopes needed by the tools/call messages in a (possibly batched) JSON-RPC body. */
-function scopesNeeded(body: unknown): string[] {
+interface ScopedCall {
+  tool: string;
+  arguments: unknown;
+  missing: string[];
+}
+
+/** The tools/call messages in a (possibly batched) JSON-RPC body whose tool needs scopes the caller lacks. */
+function refusedCalls(body: unknown, granted: readonly string[]): ScopedCall[] {
   const messages = Array.isArray(body) ? body : [body];
   const tools = getCatalog().tools;
-  const needed = new Set<string>();
+  const refused: ScopedCall[] = [];
   for (const message of messages) {
     if (message && typeof message === "object" && (message as { method?: unknown }).method === "tools/call") {
-      const name = (message as { params?: { name?: unknown } }).params?.name;
-      const tool = typeof name === "string" ? tools.get(name) : undefined;
-      for (const scope of tool?.requiredScopes ?? []) needed.add(scope);
+      const params = (message as { params?: { name?: unknown; arguments?: unknown } }).params;
+      const tool = typeof params?.name === "string" ? tools.get(params.name) : undefined;
+      const missing = tool ? missingScopes(granted, tool.requiredScopes) : [];
+      if (tool && missing.length > 0) refused.push({ tool: tool.name, arguments: params?.arguments, missing });
     }
   }
-  return [...needed];
+  return refused;
+}
+
+/** The step-up refusal happens before the session, so it leaves its own audit record here. */
+async function auditRefusals(env: Env, principal: Principal, refused: readonly ScopedCall[]): Promise<void> {
+  for (const call of refused) {
+    await recordAudit(env, {
+      correlationId: newCorrelationId(),
+      time: new Date().toISOString(),
+      organizationId: principal.organizationId,
+      userId: principal.userId,
+      clientId: principal.clientId,
+      kind: "tool",
+      target: call.tool,
+      argumentsDigest: await digestArguments(call.arguments),
+      durationMs: 0,
+      outcome: "rejected-by-policy",
+      reason: `missing scope ${call.missing.join(" ")} (HTTP 403 step-up)`,
+    });
+  }
 }
 
 export function principalFromGrant(props: GrantProps, auth: { scope: readonly string[]; clientId?: string }): Principal {
@@ -69,8 +97,10 @@ export const mcpResourceHandler = {
       } catch {
         return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON.");
       }
-      const missing = missingScopes(principal.scopes, scopesNeeded(parsed));
-      if (missing.length > 0) {
+      const refused = refusedCalls(parsed, principal.scopes);
+      if (refused.length > 0) {
+        const missing = [...new Set(refused.flatMap((call) => call.missing))];
+        await auditRefusals(env, principal, refused);
         return insufficientScope(auth, [...new Set([...auth.scope, ...missing])], `This tool needs the scope ${missing.join(" ")}`);
       }
     }

@@ -69,12 +69,17 @@ export async function runToolCall(
     });
     if (!decision.allowed) {
       outcome = "rate-limited";
-      reason = `limit ${decision.limit}/${decision.windowSeconds}s`;
-      result = errorResult(
-        `Rate limit reached: ${tool.name} allows ${decision.limit} calls per ${decision.windowSeconds} s for this client. ` +
-          `Retry after ${decision.retryAfterSeconds} s (correlation id ${correlationId}).`,
-        { ...meta, retryAfter: decision.retryAfterSeconds, limit: decision.limit, windowSeconds: decision.windowSeconds },
-      );
+      const storeDown = decision.cause === "store-unavailable";
+      reason = storeDown ? "rate-limit store unavailable (fail closed)" : `limit ${decision.limit}/${decision.windowSeconds}s`;
+      const message = storeDown
+        ? `${tool.name} is paused: the rate-limit counters cannot be read and policy refuses calls until they can.`
+        : `Rate limit reached: ${tool.name} allows ${decision.limit} calls per ${decision.windowSeconds} s for this client.`;
+      result = errorResult(`${message} Retry after ${decision.retryAfterSeconds} s (correlation id ${correlationId}).`, {
+        ...meta,
+        retryAfter: decision.retryAfterSeconds,
+        limit: decision.limit,
+        windowSeconds: decision.windowSeconds,
+      });
       return result;
     }
 
