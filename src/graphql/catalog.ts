@@ -310,6 +310,13 @@ function loadOperation(files: PolicyFiles, file: string, context: LoadContext): 
     if (error instanceof InputDerivationProblem) fail(error.variable, error.rule, error.message);
     throw error;
   }
+  policy.examples.forEach((example, index) => {
+    const parsed = inputSchema.safeParse(example.arguments);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new GraphqlPolicyError(policyFile, undefined, "example-invalid", `examples.${index}.arguments: ${issue?.path.map(String).join(".") || "(arguments)"}: ${issue?.message ?? "invalid"}`);
+    }
+  });
   const selection = selectionTree(context.schema, rootType, operation.selectionSet, fragments);
   const enabled = policy.enabled ?? !isMutation;
 

@@ -89,6 +89,9 @@ export const operationPolicySchema = z
     enabled: z.boolean().optional(),
     idempotent: z.boolean().optional(),
     variables: z.record(z.string(), variablePolicy).default({}),
+    examples: z
+      .array(z.object({ description: z.string().min(1), arguments: z.record(z.string(), z.unknown()) }).strict())
+      .default([]),
   })
   .strict();
 
