@@ -17,6 +17,20 @@ function clampLimit(limit: unknown, fallback: number): number {
   return Math.max(0, Math.min(MAX_LIST, value));
 }
 
+interface OrderFilter {
+  statuses?: string[] | null;
+  minTotal?: number | null;
+  maxTotal?: number | null;
+}
+
+function matchesFilter(order: DemoOrder, filter: OrderFilter | null | undefined): boolean {
+  if (!filter) return true;
+  if (filter.statuses && !filter.statuses.includes(order.status)) return false;
+  if (typeof filter.minTotal === "number" && order.total < filter.minTotal) return false;
+  if (typeof filter.maxTotal === "number" && order.total > filter.maxTotal) return false;
+  return true;
+}
+
 export class DemoUpstream {
   private readonly stores = new Map<string, DemoOrder[]>();
   constructor(private readonly schema: GraphQLSchema) {}
@@ -53,9 +67,10 @@ export class DemoUpstream {
 
   private rootFor(organizationId: string) {
     return {
-      orders: ({ status, limit }: { status?: string | null; limit?: number | null }) =>
+      orders: ({ status, filter, limit }: { status?: string | null; filter?: OrderFilter | null; limit?: number | null }) =>
         this.store(organizationId)
           .filter((order) => !status || order.status === status)
+          .filter((order) => matchesFilter(order, filter))
           .slice(0, clampLimit(limit, 20))
           .map((order) => this.toGraph(order, organizationId)),
       orderById: ({ id }: { id: string }) => {

@@ -8,6 +8,9 @@ import {
   GraphQLEnumType,
   GraphQLScalarType,
   Kind,
+  getNamedType,
+  isInputObjectType,
+  isSpecifiedScalarType,
   TypeInfo,
   isListType,
   isNonNullType,
@@ -59,6 +62,14 @@ export function argumentDescriptions(schema: GraphQLSchema, document: DocumentNo
         const description = typeInfo.getArgument()?.description;
         if (description && !found.has(argument.value.name.value)) found.set(argument.value.name.value, description);
       },
+      ObjectField(field) {
+        // `filter: { minTotal: $min }`: the input field's description describes $min.
+        if (field.value.kind !== Kind.VARIABLE) return;
+        const parent = typeInfo.getParentInputType();
+        const named = parent ? getNamedType(parent) : undefined;
+        const description = named && isInputObjectType(named) ? named.getFields()[field.name.value]?.description : undefined;
+        if (description && !found.has(field.value.name.value)) found.set(field.value.name.value, description);
+      },
     }),
   );
   return found;
@@ -69,8 +80,12 @@ function scalarSchema(type: GraphQLScalarType, policy: VariablePolicy, derivatio
     case "Int": {
       return z.number().int().min(Math.max(policy.minimum ?? INT_MIN, INT_MIN)).max(Math.min(policy.maximum ?? INT_MAX, INT_MAX));
     }
-    case "Float":
-      return z.number().min(policy.minimum ?? -Number.MAX_VALUE).max(policy.maximum ?? Number.MAX_VALUE);
+    case "Float": {
+      let schema = z.number();
+      if (policy.minimum !== undefined) schema = schema.min(policy.minimum);
+      if (policy.maximum !== undefined) schema = schema.max(policy.maximum);
+      return schema;
+    }
     case "Boolean":
       return z.boolean();
     default: {
@@ -169,7 +184,7 @@ export function deriveInputSchema(
     const description =
       variable.description?.value ??
       descriptionsFromSchema.get(name) ??
-      ("description" in base && typeof base.description === "string" ? base.description : undefined) ??
+      (!isSpecifiedScalarType(base as GraphQLScalarType) && "description" in base && typeof base.description === "string" ? base.description : undefined) ??
       `GraphQL variable $${name} (${String(type)})`;
     const extras = [
       base instanceof GraphQLEnumType ? `Valid values: ${base.getValues().map((v) => v.name).join(", ")}.` : "",
