@@ -45,13 +45,16 @@ export function createEnumNormaliser(type: GraphQLEnumType, synonyms: Readonly<R
   };
 }
 
-/** The refusal text for an unknown enum word: names the valid values and a few synonyms. */
-export function unknownEnumMessage(normaliser: EnumNormaliser, given: string): string {
+/**
+ * The refusal text for an unknown enum word: names the valid values and a few synonyms. It does not echo
+ * the word: refusal texts also go into the audit record's reason, which never holds caller payloads.
+ */
+export function unknownEnumMessage(normaliser: EnumNormaliser): string {
   const examples = Object.entries(normaliser.synonyms)
     .flatMap(([value, words]) => words.slice(0, 2).map((word) => `${word} -> ${value}`))
     .slice(0, 4);
   return (
-    `"${given.slice(0, 40)}" is not a valid ${normaliser.typeName}. Valid values: ${normaliser.values.join(", ")}` +
+    `not a valid ${normaliser.typeName}. Valid values: ${normaliser.values.join(", ")}` +
     (examples.length ? ` (synonyms are accepted too, e.g. ${examples.join(", ")})` : "")
   );
 }

@@ -114,7 +114,7 @@ function enumSchema(type: GraphQLEnumType, derivation: InputDerivation): z.ZodTy
       if (value === undefined) {
         context.addIssue({
           code: "custom",
-          message: normaliser ? unknownEnumMessage(normaliser, word) : `"${word.slice(0, 40)}" is not a valid ${type.name}. Valid values: ${values.join(", ")}`,
+          message: normaliser ? unknownEnumMessage(normaliser) : `not a valid ${type.name}. Valid values: ${values.join(", ")}`,
         });
         return z.NEVER;
       }

@@ -120,7 +120,7 @@ describe("shipped operations", () => {
       required: ["id"],
       additionalProperties: false,
     });
-    const schema = output(get.outputSchema) as { properties: { orderById: { anyOf: Array<{ type: string; properties?: Record<string, unknown>; required?: string[] }> } } };
+    const schema = output(get.outputSchema) as unknown as { properties: { orderById: { anyOf: Array<{ type: string; properties?: Record<string, unknown>; required?: string[] }> } } };
     const [order, nothing] = schema.properties.orderById.anyOf;
     expect(nothing).toEqual({ type: "null" });
     expect(order!.required).toEqual(["id", "customerName", "total", "currency", "status", "createdAt", "items"]);
