@@ -30,8 +30,7 @@ import {
   type OperationDefinitionNode,
 } from "graphql";
 import type { z } from "zod";
-import type { ToolAnnotations } from "../mcp/context";
-import type { PolicyFiles } from "../policy/files";
+import type { PolicyFileMap as PolicyFiles, ToolHints as ToolAnnotations } from "./types";
 import { GraphqlPolicyError } from "./errors";
 import { createEnumNormaliser, type EnumNormaliser } from "./input-normalise";
 import { argumentDescriptions, deriveInputSchema, InputDerivationProblem } from "./input-schema";

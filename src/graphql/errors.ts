@@ -1,3 +1,20 @@
+import type { GatewayOutcome } from "./types";
+
+/**
+ * A handled failure of an upstream call: the message is safe to show (no upstream internals), `outcome`
+ * goes to the audit record. The tool layer rethrows it as ToolFailure.
+ */
+export class GatewayFailure extends Error {
+  override readonly name = "GatewayFailure";
+  constructor(
+    readonly outcome: GatewayOutcome,
+    message: string,
+    readonly meta: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
 /**
  * A policy file of the order-data layer that cannot be used. The message names the file (relative to the
  * repository), the line when there is one, and the rule that failed, so an operator can fix it without

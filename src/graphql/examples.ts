@@ -3,7 +3,7 @@
  * real governed path against the embedded demo upstream (never the organization's real API), masked for the
  * reading principal. Mutations are not run.
  */
-import { ToolFailure } from "../mcp/context";
+import { GatewayFailure } from "./errors";
 import { enabledOperations, type GraphqlCatalog } from "./catalog";
 import { runGovernedOperation, type GovernedCall } from "./run-operation";
 
@@ -18,7 +18,7 @@ export async function ordersExamplesDocument(catalog: GraphqlCatalog, call: Gove
         const result = await runGovernedOperation(catalog, operation, parsed.data as Record<string, unknown>, call, { forceDemo: true, cache: null });
         examples.push({ tool: operation.tool, description: example.description, arguments: example.arguments, sentAsVariables: parsed.data, structuredContent: result.structuredContent, _meta: result.meta });
       } catch (error) {
-        if (!(error instanceof ToolFailure)) throw error;
+        if (!(error instanceof GatewayFailure)) throw error;
         examples.push({ tool: operation.tool, description: example.description, arguments: example.arguments, isError: true, message: error.message });
       }
     }

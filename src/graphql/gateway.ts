@@ -1,11 +1,11 @@
 /**
  * The gateway: sends one allowlisted operation to an upstream and turns the answer into data or a safe
- * ToolFailure. User input travels only as `variables`; the query text is the operation file's. The timeout
+ * GatewayFailure. User input travels only as `variables`; the query text is the operation file's. The timeout
  * aborts the upstream request (the upstream sees its connection closed); the answer is read with a size
  * cap; HTTP errors, malformed bodies, network failures and GraphQL errors become messages that name what
  * happened without upstream internals (no bodies, stack traces or URLs).
  */
-import { ToolFailure } from "../mcp/context";
+import { GatewayFailure } from "./errors";
 import { logWarn } from "../web/log";
 import type { GraphqlOperation } from "./catalog";
 import type { ResolvedUpstream } from "./upstream";
@@ -82,23 +82,23 @@ export function describeUpstreamErrors(errors: readonly UpstreamError[]): string
   return errors.map((error) => (error.path ? `${error.message} (at ${error.path.join(".")})` : error.message)).join("; ");
 }
 
-function httpFailure(status: number, body: string): ToolFailure {
+function httpFailure(status: number, body: string): GatewayFailure {
   if (status === 400 || status === 422) {
     // GraphQL over HTTP answers request errors (the upstream refusing the operation) with 4xx and `errors`.
     try {
       const errors = summariseErrors((JSON.parse(body) as { errors?: unknown }).errors);
       if (errors.length) {
-        return new ToolFailure("upstream-error", `The order API refused the operation: ${describeUpstreamErrors(errors)}. Its schema may not match policies/graphql/schema.graphql; tell the operator.`);
+        return new GatewayFailure("upstream-error", `The order API refused the operation: ${describeUpstreamErrors(errors)}. Its schema may not match policies/graphql/schema.graphql; tell the operator.`);
       }
     } catch {
       // not GraphQL: fall through to the status message
     }
   }
-  if (status === 401 || status === 403) return new ToolFailure("upstream-error", `The order API refused Arbiter's credentials (HTTP ${status}). The operator must check this organization's upstream credential.`);
-  if (status === 404) return new ToolFailure("upstream-error", "The order API endpoint was not found (HTTP 404). The operator must check this organization's upstream endpoint.");
-  if (status === 429) return new ToolFailure("upstream-error", "The order API is limiting requests (HTTP 429). Retry in a moment.");
-  if (status >= 500) return new ToolFailure("upstream-error", `The order API failed (HTTP ${status}). Retry later; if it keeps failing, tell the operator.`);
-  return new ToolFailure("upstream-error", `The order API answered HTTP ${status}, which is not a GraphQL result.`);
+  if (status === 401 || status === 403) return new GatewayFailure("upstream-error", `The order API refused Arbiter's credentials (HTTP ${status}). The operator must check this organization's upstream credential.`);
+  if (status === 404) return new GatewayFailure("upstream-error", "The order API endpoint was not found (HTTP 404). The operator must check this organization's upstream endpoint.");
+  if (status === 429) return new GatewayFailure("upstream-error", "The order API is limiting requests (HTTP 429). Retry in a moment.");
+  if (status >= 500) return new GatewayFailure("upstream-error", `The order API failed (HTTP ${status}). Retry later; if it keeps failing, tell the operator.`);
+  return new GatewayFailure("upstream-error", `The order API answered HTTP ${status}, which is not a GraphQL result.`);
 }
 
 function interpret(status: number, body: string): UpstreamAnswer {
@@ -107,17 +107,17 @@ function interpret(status: number, body: string): UpstreamAnswer {
   try {
     parsed = JSON.parse(body);
   } catch {
-    throw new ToolFailure("upstream-error", "The order API answered with a body that is not valid JSON. Retry later; if it keeps failing, tell the operator.");
+    throw new GatewayFailure("upstream-error", "The order API answered with a body that is not valid JSON. Retry later; if it keeps failing, tell the operator.");
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new ToolFailure("upstream-error", "The order API answered JSON that is not a GraphQL result (no data, no errors).");
+    throw new GatewayFailure("upstream-error", "The order API answered JSON that is not a GraphQL result (no data, no errors).");
   }
   const result = parsed as { data?: unknown; errors?: unknown };
   const errors = summariseErrors(result.errors);
   const hasData = result.data !== null && typeof result.data === "object" && !Array.isArray(result.data);
   if (!hasData) {
-    if (errors.length) throw new ToolFailure("upstream-error", `The order API reported errors and no data: ${describeUpstreamErrors(errors)}`);
-    throw new ToolFailure("upstream-error", "The order API answered JSON that is not a GraphQL result (no data, no errors).");
+    if (errors.length) throw new GatewayFailure("upstream-error", `The order API reported errors and no data: ${describeUpstreamErrors(errors)}`);
+    throw new GatewayFailure("upstream-error", "The order API answered JSON that is not a GraphQL result (no data, no errors).");
   }
   return { data: result.data as Record<string, unknown>, errors };
 }
@@ -166,18 +166,18 @@ export async function executeOnUpstream(
   } catch (error) {
     if (timedOut) {
       logWarn("graphql upstream timeout", { organizationId, operation: operation.name, timeoutMs: limits.timeoutMs });
-      throw new ToolFailure("timeout", `upstream timed out after ${formatSeconds(limits.timeoutMs)} s`, { timeoutMs: limits.timeoutMs });
+      throw new GatewayFailure("timeout", `upstream timed out after ${formatSeconds(limits.timeoutMs)} s`, { timeoutMs: limits.timeoutMs });
     }
-    if (error instanceof ToolFailure) {
+    if (error instanceof GatewayFailure) {
       logWarn("graphql upstream failure", { organizationId, operation: operation.name, reason: error.message.slice(0, 120) });
       throw error;
     }
     if (error instanceof TooLarge) {
-      throw new ToolFailure("upstream-error", `The order API answer is larger than the ${limits.maxResponseBytes} bytes Arbiter accepts. Ask for fewer results (e.g. a smaller limit).`);
+      throw new GatewayFailure("upstream-error", `The order API answer is larger than the ${limits.maxResponseBytes} bytes Arbiter accepts. Ask for fewer results (e.g. a smaller limit).`);
     }
-    if (signal?.aborted) throw new ToolFailure("error", "The request was cancelled before the order API answered.");
+    if (signal?.aborted) throw new GatewayFailure("error", "The request was cancelled before the order API answered.");
     logWarn("graphql upstream unreachable", { organizationId, operation: operation.name, error: error instanceof Error ? error.name : "unknown" });
-    throw new ToolFailure("upstream-error", "Could not reach the order API (network error). Retry later; if it keeps failing, tell the operator.");
+    throw new GatewayFailure("upstream-error", "Could not reach the order API (network error). Retry later; if it keeps failing, tell the operator.");
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onCancel);

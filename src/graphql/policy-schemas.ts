@@ -3,7 +3,9 @@
  * Cross-references (scopes, schema coordinates, named patterns) are checked by the catalog loader.
  */
 import { z } from "zod";
-import { TOOL_NAME_PATTERN } from "../mcp/context";
+
+/** snake_case tool names (the MCP catalog's pattern, ^[a-zA-Z0-9_-]{1,64}$, narrowed to what clients accept best). */
+const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
 const positiveInt = z.number().int().positive();
 const scopeName = z.string().regex(/^[a-z][a-z0-9_.]*$/, "scope names are lowercase words joined by dots or underscores");
@@ -80,7 +82,7 @@ const variablePolicy = z
 export const operationPolicySchema = z
   .object({
     $comment: z.string().optional(),
-    tool: z.string().regex(TOOL_NAME_PATTERN, "tool names are snake_case, letters, digits, _ and - only (e.g. orders_search)"),
+    tool: z.string().regex(TOOL_NAME, "tool names are snake_case: lowercase letters, digits and _ (e.g. orders_search)"),
     title: z.string().min(1),
     scopes: z.array(scopeName).min(1, "name at least one scope the caller needs"),
     timeoutMs: z.number().int().min(50).max(30_000).optional(),

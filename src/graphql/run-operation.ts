@@ -3,8 +3,8 @@
  * examples resource: resolve the organization's upstream -> (cache) -> gateway -> data policy (masking, the
  * one place) -> output check -> (cache). What comes out is safe to show to this principal.
  */
-import type { Env } from "../env";
-import { ToolFailure, type Principal } from "../mcp/context";
+import { GatewayFailure } from "./errors";
+import type { Caller, WorkerEnv } from "./types";
 import { describeZodIssuesForUpstream } from "./output-check";
 import { cacheApiResponseCache, responseCacheKey, type ResponseCache } from "./cache";
 import type { GraphqlCatalog, GraphqlOperation } from "./catalog";
@@ -13,8 +13,8 @@ import { applyDataPolicy, maskingLevel } from "./masking";
 import { demoUpstream, resolveUpstream } from "./upstream";
 
 export interface GovernedCall {
-  principal: Principal;
-  env: Env;
+  principal: Caller;
+  env: WorkerEnv;
   signal?: AbortSignal;
 }
 
@@ -81,7 +81,7 @@ export async function runGovernedOperation(
   const structuredContent = answer.errors.length ? { ...masked, errors: answer.errors } : masked;
   const checked = operation.outputSchema.safeParse(structuredContent);
   if (!checked.success) {
-    throw new ToolFailure(
+    throw new GatewayFailure(
       "upstream-error",
       `The order API answered data that does not match the ${operation.name} operation (${describeZodIssuesForUpstream(checked.error)}). Its schema may not match policies/graphql/schema.graphql; tell the operator.`,
     );

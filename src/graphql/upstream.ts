@@ -4,8 +4,8 @@
  * configured header), or, when nothing is configured, the embedded demo upstream. The credential's value is
  * read here and goes only into the upstream request's headers: never into a result, an error or a log.
  */
-import type { Env } from "../env";
-import { ToolFailure } from "../mcp/context";
+import { GatewayFailure } from "./errors";
+import type { WorkerEnv as Env } from "./types";
 import { logWarn } from "../web/log";
 import type { GraphqlCatalog } from "./catalog";
 import { demoUpstreamFor } from "./demo-upstream";
@@ -26,8 +26,8 @@ function envValue(env: Env, name: string | undefined): unknown {
   return name ? (env as unknown as Record<string, unknown>)[name] : undefined;
 }
 
-function notConfigured(detail: string): ToolFailure {
-  return new ToolFailure("upstream-error", `The order API for this organization is not configured correctly (${detail}). Ask the operator to fix it.`);
+function notConfigured(detail: string): GatewayFailure {
+  return new GatewayFailure("upstream-error", `The order API for this organization is not configured correctly (${detail}). Ask the operator to fix it.`);
 }
 
 /** The embedded demo upstream, bound to one organization's demo data. */

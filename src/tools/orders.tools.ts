@@ -3,7 +3,8 @@
  * enabled operation, with the operation's scopes, annotations and derived input/output schemas. Adding an
  * operation file and its policy adds a tool; nothing here names a particular operation.
  */
-import type { CapabilityContext, Registrar } from "../mcp/context";
+import { ToolFailure, type CapabilityContext, type Registrar } from "../mcp/context";
+import { GatewayFailure } from "../graphql/errors";
 import { getGraphqlCatalog } from "../graphql/bundled";
 import { enabledOperations, type GraphqlCatalog } from "../graphql/catalog";
 import { runGovernedOperation, type GovernedOptions } from "../graphql/run-operation";
@@ -21,8 +22,14 @@ export function orderToolRegistrar(catalog: GraphqlCatalog, options: GovernedOpt
         annotations: operation.annotations,
         requiredScopes: operation.scopes,
         async handler(input, call) {
-          const result = await runGovernedOperation(catalog, operation, input as Record<string, unknown>, call, options);
-          return { structuredContent: result.structuredContent, meta: { ...result.meta, operation: operation.name } };
+          try {
+            const result = await runGovernedOperation(catalog, operation, input as Record<string, unknown>, call, options);
+            return { structuredContent: result.structuredContent, meta: { ...result.meta, operation: operation.name } };
+          } catch (error) {
+            // The gateway's handled failures carry a safe message and an audit outcome; anything else is the pipeline's.
+            if (error instanceof GatewayFailure) throw new ToolFailure(error.outcome, error.message, error.meta);
+            throw error;
+          }
         },
       });
     }

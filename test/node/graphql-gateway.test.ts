@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadGraphqlCatalog, type GraphqlCatalog } from "../../src/graphql/catalog";
 import { runGovernedOperation } from "../../src/graphql/run-operation";
-import type { Env } from "../../src/env";
-import { ToolFailure, type Principal } from "../../src/mcp/context";
+import { GatewayFailure } from "../../src/graphql/errors";
+import type { Caller, WorkerEnv } from "../../src/graphql/types";
 import { readPolicyFolder, startLoopbackUpstream, type LoopbackUpstream } from "./graphql-support";
 
-const member: Principal = { organizationId: "acme", userId: "mia", clientId: "node-test", role: "member", scopes: ["orders.read", "orders.search"] };
+const member: Caller = { organizationId: "acme", scopes: ["orders.read", "orders.search"] };
 
 function catalogWith(changes: (files: Record<string, unknown>) => void): GraphqlCatalog {
   const files = readPolicyFolder("policies");
@@ -18,14 +18,14 @@ function catalogWith(changes: (files: Record<string, unknown>) => void): Graphql
   return loadGraphqlCatalog(files);
 }
 
-async function failure(promise: Promise<unknown>): Promise<ToolFailure> {
+async function failure(promise: Promise<unknown>): Promise<GatewayFailure> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof ToolFailure) return error;
+    if (error instanceof GatewayFailure) return error;
     throw error;
   }
-  throw new Error("expected a ToolFailure");
+  throw new Error("expected a GatewayFailure");
 }
 
 describe("gateway over real HTTP", () => {
@@ -44,7 +44,7 @@ describe("gateway over real HTTP", () => {
     files["graphql/gateway.json"] = { ...(files["graphql/gateway.json"] as object), maxResponseBytes: 256 * 1024 };
   });
   const op = (name: string) => catalog.operations.find((o) => o.name === name)!;
-  const env = (path: string) => ({ GRAPHQL_UPSTREAM_URL_ACME: upstream.url(path), GRAPHQL_UPSTREAM_TOKEN_ACME: "node-secret" }) as unknown as Env;
+  const env = (path: string) => ({ GRAPHQL_UPSTREAM_URL_ACME: upstream.url(path), GRAPHQL_UPSTREAM_TOKEN_ACME: "node-secret" }) as WorkerEnv;
 
   it("reads from the configured upstream, with the credential header and only the operation's text", async () => {
     const before = upstream.requests.length;
@@ -95,7 +95,7 @@ describe("gateway over real HTTP", () => {
 
   it("maps an unreachable upstream to a network-error message", async () => {
     const error = await failure(
-      runGovernedOperation(catalog, op("SearchOrders"), {}, { principal: member, env: { GRAPHQL_UPSTREAM_URL_ACME: "http://127.0.0.1:9/graphql" } as unknown as Env }),
+      runGovernedOperation(catalog, op("SearchOrders"), {}, { principal: member, env: { GRAPHQL_UPSTREAM_URL_ACME: "http://127.0.0.1:9/graphql" } as WorkerEnv }),
     );
     expect(error.message).toBe("Could not reach the order API (network error). Retry later; if it keeps failing, tell the operator.");
   });

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { getGraphqlCatalog } from "../../../src/graphql/bundled";
 import { loadGraphqlCatalog, type GraphqlCatalog } from "../../../src/graphql/catalog";
+import type { GovernedOptions } from "../../../src/graphql/run-operation";
 import { buildCatalog } from "../../../src/mcp/catalog";
 import { runToolCall } from "../../../src/mcp/pipeline";
 import { getPolicy } from "../../../src/policy/load";
@@ -13,7 +14,7 @@ import { orderToolRegistrar } from "../../../src/tools/orders.tools";
 import { OPS, policyFilesWith } from "./fixtures";
 import { callContext, envWithUpstreams, principal, recordingDeps, scriptedUpstream } from "./upstream-harness";
 
-function toolsFor(catalog: GraphqlCatalog, fetcher: Parameters<typeof orderToolRegistrar>[1]["fetcher"]) {
+function toolsFor(catalog: GraphqlCatalog, fetcher: GovernedOptions["fetcher"]) {
   return buildCatalog([orderToolRegistrar(catalog, { fetcher, cache: null })], getPolicy().scopeNames).tools;
 }
 
