@@ -109,6 +109,41 @@ describe("gateway to a configured upstream", () => {
   });
 });
 
+describe("upstream configuration", () => {
+  it("calls a service binding named in upstreams.json instead of the public network", async () => {
+    const upstreams = getGraphqlCatalog().upstreams;
+    const catalog = loadGraphqlCatalog(
+      policyFilesWith({ "graphql/upstreams.json": { ...upstreams, organizations: { ...upstreams.organizations, acme: { serviceBinding: "ORDERS_API", credentialSecret: "GRAPHQL_UPSTREAM_TOKEN_ACME", credentialHeader: "X-Api-Key" } } } }),
+    );
+    const { state, fetcher } = scriptedUpstream();
+    const env = { ...envWithUpstreams(), ORDERS_API: { fetch: (request: Request) => fetcher(new Request(request.url.replace("upstream.service.internal", "orders.acme.example"), request)) } };
+    const result = await runToolCall(toolsFor(catalog, undefined).get("orders_get_by_id")!, { id: "ord_1001" }, callContext(reader, env), recordingDeps());
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toMatchObject({ orderById: { id: "ord_1001", status: "PAID" } });
+    expect(state.seen[0]!.headers["x-api-key"]).toBe("acme-upstream-secret-123");
+    expect(result._meta.dataSource).toBe("organization-upstream");
+  });
+
+  it("refuses a misconfigured endpoint with a message naming the var, not its value", async () => {
+    const env = { ...envWithUpstreams(), GRAPHQL_UPSTREAM_URL_ACME: "ftp://orders.internal/graphql" };
+    const deps = recordingDeps();
+    const result = await runToolCall(toolsFor(getGraphqlCatalog(), undefined).get("orders_search")!, {}, callContext(reader, env), deps);
+    expect(result.content[0]!.text).toContain("The order API for this organization is not configured correctly (GRAPHQL_UPSTREAM_URL_ACME must be an http(s) URL)");
+    expect(result.content[0]!.text).not.toContain("orders.internal");
+    expect(deps.records[0]!.outcome).toBe("upstream-error");
+  });
+
+  it("aborts the upstream request when the client cancels the call", async () => {
+    const { state, fetcher } = scriptedUpstream();
+    state.mode = "hang";
+    const cancel = new AbortController();
+    setTimeout(() => cancel.abort(), 50);
+    const result = await runToolCall(toolsFor(getGraphqlCatalog(), fetcher).get("orders_search")!, {}, callContext(reader, envWithUpstreams(), cancel.signal), recordingDeps());
+    expect(result.content[0]!.text).toContain("The request was cancelled before the order API answered");
+    expect(state.seen[0]!.aborted()).toBe(true);
+  });
+});
+
 describe("gateway limits from policy", () => {
   it("aborts the upstream request at the operation's timeout: isError, audit outcome timeout", async () => {
     const catalog = loadGraphqlCatalog(
