@@ -34,7 +34,7 @@ import type { PolicyFileMap as PolicyFiles, ToolHints as ToolAnnotations } from 
 import { GraphqlPolicyError } from "./errors";
 import { createEnumNormaliser, type EnumNormaliser } from "./input-normalise";
 import { argumentDescriptions, deriveInputSchema, InputDerivationProblem } from "./input-schema";
-import { checkOperationLimits, estimateCost } from "./limits";
+import { checkOperationLimits } from "./limits";
 import { sensitiveFieldsIn } from "./masking";
 import { deriveOutputSchema, type MaskingRules } from "./output-schema";
 import {
@@ -295,7 +295,8 @@ function loadOperation(files: PolicyFiles, file: string, context: LoadContext): 
     if (maximum !== undefined) variableMaxima.set(variable, maximum);
   }
   const rootType = context.schema.getRootType(operation.operation)!;
-  const violation = checkOperationLimits(context.schema, operation, fragments, rootType, context.gateway.limits, variableMaxima)[0];
+  const { violations, estimatedCost } = checkOperationLimits(context.schema, operation, fragments, rootType, context.gateway.limits, variableMaxima);
+  const violation = violations[0];
   if (violation) fail(violation.node, violation.rule, `${violation.problem} (limits in policies/${GRAPHQL_POLICY_FILES.gateway})`);
 
   let inputSchema: z.ZodObject;
@@ -340,7 +341,7 @@ function loadOperation(files: PolicyFiles, file: string, context: LoadContext): 
     outputSchema: deriveOutputSchema(selection, context.masking),
     selection,
     sensitiveFields: sensitiveFieldsIn(selection, context.masking),
-    estimatedCost: estimateCost(context.schema, operation, fragments, rootType, context.gateway.limits, variableMaxima),
+    estimatedCost,
     policy,
   } satisfies GraphqlOperation);
 }

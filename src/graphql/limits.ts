@@ -124,7 +124,7 @@ function cost(
 }
 
 /**
- * Checks one operation. `variableMaxima` holds the largest value each Int variable may take (from the
+ * Checks one operation and returns its estimated cost (shown in policies://access). `variableMaxima` holds the largest value each Int variable may take (from the
  * operation policy's `maximum`, or its default), so a list sized by a variable is costed at its worst case.
  */
 export function checkOperationLimits(
@@ -134,7 +134,7 @@ export function checkOperationLimits(
   rootType: GraphQLCompositeType,
   limits: OperationLimits,
   variableMaxima: ReadonlyMap<string, number>,
-): LimitViolation[] {
+): { violations: LimitViolation[]; estimatedCost: number } {
   const violations: LimitViolation[] = [];
 
   const depth = deepest(operation.selectionSet, fragments, 1);
@@ -158,17 +158,5 @@ export function checkOperationLimits(
   if (estimated > limits.maxCost) {
     violations.push({ rule: "max-cost", problem: `estimated cost ${estimated} exceeds the limit of ${limits.maxCost} (one per field, times the length of every enclosing list)`, node: operation });
   }
-  return violations;
-}
-
-/** The estimated cost alone, for policies://access. */
-export function estimateCost(
-  schema: GraphQLSchema,
-  operation: OperationDefinitionNode,
-  fragments: Fragments,
-  rootType: GraphQLCompositeType,
-  limits: OperationLimits,
-  variableMaxima: ReadonlyMap<string, number>,
-): number {
-  return cost(schema, rootType, operation.selectionSet, fragments, 1, limits, variableMaxima);
+  return { violations, estimatedCost: estimated };
 }

@@ -30,22 +30,23 @@ function notConfigured(detail: string): GatewayFailure {
   return new GatewayFailure("upstream-error", `The order API for this organization is not configured correctly (${detail}). Ask the operator to fix it.`);
 }
 
+function baseHeaders(): Record<string, string> {
+  return { "Content-Type": "application/json", Accept: "application/graphql-response+json, application/json" };
+}
+
 /** The embedded demo upstream, bound to one organization's demo data. */
 export function demoUpstream(catalog: GraphqlCatalog, organizationId: string): ResolvedUpstream {
   return {
     kind: "demo",
     endpoint: DEMO_ENDPOINT,
-    headers: { "Content-Type": "application/json", Accept: "application/graphql-response+json, application/json" },
+    headers: baseHeaders(),
     fetcher: demoUpstreamFor(catalog.schema).fetcherFor(organizationId),
   };
 }
 
 export function resolveUpstream(catalog: GraphqlCatalog, organizationId: string, env: Env, fetcher: Fetcher | undefined): ResolvedUpstream {
   const entry = catalog.upstreams.organizations[organizationId] ?? catalog.upstreams.default;
-  const headers: Record<string, string> = {
-    "Content-Type": "application/json",
-    Accept: "application/graphql-response+json, application/json",
-  };
+  const headers = baseHeaders();
 
   if (entry.serviceBinding) {
     const binding = envValue(env, entry.serviceBinding) as { fetch?: unknown } | undefined;
