@@ -22,6 +22,16 @@ export interface Env {
   OIDC_SCOPES?: string;
   /** Signs browser sessions and remembered consent. 32+ characters. Required unless dev sign-in is on. */
   SESSION_SECRET?: string;
+  /**
+   * GraphQL upstreams of the order tools, as named by policies/graphql/upstreams.json (that file may name
+   * others; they are read by name). Empty or unset URL: the embedded demo upstream. Tokens are secrets.
+   */
+  GRAPHQL_UPSTREAM_URL?: string;
+  GRAPHQL_UPSTREAM_TOKEN?: string;
+  GRAPHQL_UPSTREAM_URL_ACME?: string;
+  GRAPHQL_UPSTREAM_TOKEN_ACME?: string;
+  GRAPHQL_UPSTREAM_URL_GLOBEX?: string;
+  GRAPHQL_UPSTREAM_TOKEN_GLOBEX?: string;
 }
 
 export function devSignInEnabled(env: Env): boolean {

@@ -1,6 +1,7 @@
 /** Every REST route group, listed explicitly. */
 import { auditRoutes } from "./audit.routes";
+import { chatRoutes } from "./chat.routes";
 import { identityRoutes } from "./identity.routes";
 import { createApiHandler } from "./router";
 
-export const apiResourceHandler = createApiHandler([...identityRoutes, ...auditRoutes]);
+export const apiResourceHandler = createApiHandler([...identityRoutes, ...auditRoutes, ...chatRoutes]);

@@ -5,10 +5,9 @@
  */
 import { McpAgent } from "agents/mcp";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { auditSinkFor } from "../audit/sink";
 import type { Env } from "../env";
-import { rateLimiterFor } from "../ratelimit/limiter";
 import type { Principal, SessionState } from "./context";
+import { pipelineDepsFor } from "./deps";
 import { getCatalog } from "./registry";
 import { decodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
 import { createArbiterServer, notifyIfSubscribed, type Extra } from "./server";
@@ -29,8 +28,7 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
   server = createArbiterServer(getCatalog(), {
     env: this.env,
     session: this.sessionState,
-    audit: auditSinkFor(this.env),
-    rateLimiter: rateLimiterFor(this.env),
+    ...pipelineDepsFor(this.env),
     principalOf: (extra: Extra) => this.principalOf(extra),
   });
 

@@ -2,5 +2,8 @@
 import type { Registrar } from "../mcp/context";
 import { registerAuditTools } from "./audit.tools";
 import { registerIdentityTools } from "./identity.tools";
+import { registerOrderPrompts } from "./orders.prompts";
+import { registerOrderResources } from "./orders.resources";
+import { registerOrderTools } from "./orders.tools";
 
-export const registrars: readonly Registrar[] = [registerIdentityTools, registerAuditTools];
+export const registrars: readonly Registrar[] = [registerIdentityTools, registerOrderTools, registerOrderResources, registerOrderPrompts, registerAuditTools];

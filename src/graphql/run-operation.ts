@@ -1,0 +1,91 @@
+/**
+ * One governed execution of an allowlisted operation, shared by the MCP tools, the /chat demo and the
+ * examples resource: resolve the organization's upstream -> (cache) -> gateway -> data policy (masking, the
+ * one place) -> output check -> (cache). What comes out is safe to show to this principal.
+ */
+import { GatewayFailure } from "./errors";
+import type { Caller, WorkerEnv } from "./types";
+import { describeZodIssuesForUpstream } from "./output-check";
+import { cacheApiResponseCache, responseCacheKey, type ResponseCache } from "./cache";
+import type { GraphqlCatalog, GraphqlOperation } from "./catalog";
+import { executeOnUpstream, type Fetcher } from "./gateway";
+import { applyDataPolicy, maskingLevel } from "./masking";
+import { demoUpstream, resolveUpstream } from "./upstream";
+
+export interface GovernedCall {
+  principal: Caller;
+  env: WorkerEnv;
+  signal?: AbortSignal;
+}
+
+export interface GovernedOptions {
+  /** Replaces the global fetch for HTTP upstreams (tests reach loopback servers through it). */
+  fetcher?: Fetcher;
+  /** Response cache; defaults to the Cache API. `null` turns caching off. */
+  cache?: ResponseCache | null;
+  /** Answer from the embedded demo upstream whatever the organization's configuration (examples://orders). */
+  forceDemo?: boolean;
+}
+
+export interface GovernedResult {
+  structuredContent: Record<string, unknown>;
+  meta: {
+    dataSource: "demo" | "organization-upstream";
+    demoData: boolean;
+    note?: string;
+    cache: "hit" | "miss" | "off";
+    partial: boolean;
+    maskedFields: string[];
+  };
+}
+
+export const DEMO_NOTE = "Demo data: no GraphQL upstream is configured for this organization, so Arbiter's embedded demo upstream answered with invented orders.";
+
+export async function runGovernedOperation(
+  catalog: GraphqlCatalog,
+  operation: GraphqlOperation,
+  variables: Record<string, unknown>,
+  call: GovernedCall,
+  options: GovernedOptions = {},
+): Promise<GovernedResult> {
+  const { principal } = call;
+  const upstream = options.forceDemo ? demoUpstream(catalog, principal.organizationId) : resolveUpstream(catalog, principal.organizationId, call.env, options.fetcher);
+  const level = maskingLevel(principal.scopes, catalog.masking);
+  const maskedFields = operation.sensitiveFields.filter((field) => !level.includes(field.unmaskScope)).map((field) => field.coordinate);
+  const demo = upstream.kind === "demo";
+  const baseMeta = {
+    dataSource: demo ? ("demo" as const) : ("organization-upstream" as const),
+    demoData: demo,
+    ...(demo ? { note: DEMO_NOTE } : {}),
+    maskedFields,
+  };
+
+  const cache = operation.cacheTtlSeconds > 0 && operation.kind === "query" ? (options.cache === undefined ? cacheApiResponseCache() : options.cache ?? undefined) : undefined;
+  const key = cache
+    ? await responseCacheKey({ organizationId: principal.organizationId, maskingLevel: level, upstreamKind: upstream.kind, operation: operation.name, variables })
+    : undefined;
+  if (cache && key) {
+    const hit = await cache.get(key);
+    if (hit && operation.outputSchema.safeParse(hit).success) return { structuredContent: hit, meta: { ...baseMeta, cache: "hit", partial: false } };
+  }
+
+  const answer = await executeOnUpstream(
+    upstream,
+    operation,
+    variables,
+    { timeoutMs: operation.timeoutMs, maxResponseBytes: catalog.gateway.maxResponseBytes },
+    call.signal,
+    principal.organizationId,
+  );
+  const masked = applyDataPolicy(answer.data, operation.selection, principal.scopes, catalog.masking);
+  const structuredContent = answer.errors.length ? { ...masked, errors: answer.errors } : masked;
+  const checked = operation.outputSchema.safeParse(structuredContent);
+  if (!checked.success) {
+    throw new GatewayFailure(
+      "upstream-error",
+      `The order API answered data that does not match the ${operation.name} operation (${describeZodIssuesForUpstream(checked.error)}). Its schema may not match policies/graphql/schema.graphql; tell the operator.`,
+    );
+  }
+  if (cache && key && answer.errors.length === 0) await cache.put(key, structuredContent, operation.cacheTtlSeconds);
+  return { structuredContent, meta: { ...baseMeta, cache: cache ? "miss" : "off", partial: answer.errors.length > 0 } };
+}

@@ -1,0 +1,41 @@
+/**
+ * Order tools, derived from the allowlisted GraphQL operations (policies/graphql/operations): one tool per
+ * enabled operation, with the operation's scopes, annotations and derived input/output schemas. Adding an
+ * operation file and its policy adds a tool; nothing here names a particular operation.
+ */
+import { ToolFailure, type CapabilityContext, type Registrar } from "../mcp/context";
+import { GatewayFailure } from "../graphql/errors";
+import { getGraphqlCatalog } from "../graphql/bundled";
+import { enabledOperations, type GraphqlCatalog } from "../graphql/catalog";
+import { runGovernedOperation, type GovernedOptions } from "../graphql/run-operation";
+
+/** A registrar for the tools of `catalog`; `options` lets tests inject a fetcher or a cache. */
+export function orderToolRegistrar(catalog: GraphqlCatalog, options: GovernedOptions = {}): Registrar {
+  return (ctx) => {
+    for (const operation of enabledOperations(catalog)) {
+      ctx.registerTool({
+        name: operation.tool,
+        title: operation.title,
+        description: operation.description,
+        inputSchema: operation.inputSchema,
+        outputSchema: operation.outputSchema,
+        annotations: operation.annotations,
+        requiredScopes: operation.scopes,
+        async handler(input, call) {
+          try {
+            const result = await runGovernedOperation(catalog, operation, input as Record<string, unknown>, call, options);
+            return { structuredContent: result.structuredContent, meta: { ...result.meta, operation: operation.name } };
+          } catch (error) {
+            // The gateway's handled failures carry a safe message and an audit outcome; anything else is the pipeline's.
+            if (error instanceof GatewayFailure) throw new ToolFailure(error.outcome, error.message, error.meta);
+            throw error;
+          }
+        },
+      });
+    }
+  };
+}
+
+export function registerOrderTools(ctx: CapabilityContext): void {
+  orderToolRegistrar(getGraphqlCatalog())(ctx);
+}
