@@ -1,8 +1,10 @@
+import type { ContractStore } from "./contracts/store/durable-object";
 import type { ArbiterMcpAgent } from "./mcp/agent";
 
 /** Bindings and vars of the Worker, as wrangler.toml declares them. Secrets are optional strings. */
 export interface Env {
   MCP_OBJECT: DurableObjectNamespace<ArbiterMcpAgent>;
+  CONTRACT_STORE: DurableObjectNamespace<ContractStore>;
   OAUTH_KV: KVNamespace;
   RATE_LIMIT_KV: KVNamespace;
   PUBLIC_URL: string;

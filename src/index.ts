@@ -17,6 +17,7 @@ import { logError } from "./web/log";
 import { forbidden, foreignOriginOrHost } from "./web/origin-guard";
 
 export { ArbiterMcpAgent } from "./mcp/agent";
+export { ContractStore } from "./contracts/store/durable-object";
 
 const PROTECTED_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
 

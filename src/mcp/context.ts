@@ -15,6 +15,8 @@ export interface Principal {
   clientId: string;
   role: string;
   scopes: readonly string[];
+  /** Only for CI keys: the projects this principal may touch (["*"] = every project). Absent = no restriction. */
+  projects?: readonly string[];
 }
 
 export interface ToolAnnotations {
