@@ -7,6 +7,8 @@ import scopes from "../../policies/scopes.json";
 import organizations from "../../policies/organizations.json";
 import devUsers from "../../policies/dev-users.json";
 import rateLimits from "../../policies/rate-limits.json";
+import conformance from "../../policies/conformance.json";
+import constitution from "../../policies/constitution.json";
 
 export type PolicyFiles = Readonly<Record<string, unknown>>;
 
@@ -15,4 +17,6 @@ export const bundledPolicyFiles: PolicyFiles = Object.freeze({
   "organizations.json": organizations,
   "dev-users.json": devUsers,
   "rate-limits.json": rateLimits,
+  "conformance.json": conformance,
+  "constitution.json": constitution,
 });
