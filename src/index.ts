@@ -4,6 +4,7 @@
  */
 import type { Env } from "./env";
 import { apiResourceHandler } from "./api";
+import { CLI_PATH, serveCli } from "./api/cli.route";
 import { apiError } from "./api/errors";
 import { handleAuthorize } from "./auth/authorize";
 import { handleSignInRoutes } from "./auth/routes";
@@ -31,6 +32,7 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
     return Response.json({ status: "ok", service: "arbiter", version: "0.1.0" }, { headers: { "Cache-Control": "no-store" } });
   }
   if (path === "/" && request.method === "GET") return landingPage(env);
+  if (path === CLI_PATH) return serveCli(request);
 
   if (path === "/mcp" || path.startsWith("/mcp/") || path === `${PROTECTED_RESOURCE_METADATA}/mcp`) {
     const refusal = path.startsWith("/mcp") ? foreignOriginOrHost(request, env) : undefined;

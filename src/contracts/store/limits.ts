@@ -17,3 +17,6 @@ export const MAX_PAGE_SIZE = 200;
 
 /** Violations listed in the REST answer to an invalid document (the rest are counted). */
 export const MAX_PROBLEMS_SHOWN = 200;
+
+/** A build result body: the log may be long (up to 1 Mi characters); only its end is kept. */
+export const MAX_BUILD_BODY_BYTES = 4 * 1024 * 1024;
