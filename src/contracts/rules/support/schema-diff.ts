@@ -163,7 +163,15 @@ export class SchemaDiffer {
     for (const [name, contractProperty] of contract.properties) {
       const snapshotProperty = snapshot.properties.get(name);
       if (snapshotProperty === undefined) continue;
-      this.nest(contractProperty, snapshotProperty, direction, depth, `/properties/${escapeToken(name)}`, changes);
+      const pointer = `/properties/${escapeToken(name)}`;
+      // ASP.NET Core (and other generators) mark every C# reference-typed member nullable while the serializer
+      // omits nulls; for a property neither side requires, "may be null" is read as "may be absent", which the
+      // contract already allows.
+      const optionalOnBothSides = direction === "response" && !contract.required.has(name) && !snapshot.required.has(name);
+      for (const change of this.compare(contractProperty, snapshotProperty, direction, depth + 1)) {
+        if (optionalOnBothSides && change.kind === "nullable" && change.pointer === "") continue;
+        changes.push({ ...change, pointer: pointer + change.pointer });
+      }
     }
   }
 
