@@ -8,6 +8,7 @@ import { getAgentByName } from "agents";
 import type { Env } from "../../env";
 import { logWarn } from "../../web/log";
 import { contractStore } from "./client";
+import { notifyVerdictSubscribers } from "../mcp/subscriptions";
 
 /**
  * Resource URIs that change when a project gets a new snapshot verdict. The MCP resources module owns the URI
@@ -18,22 +19,6 @@ export function latestVerdictResourceUris(project: string): string[] {
 }
 
 export async function onVerdictStored(env: Env, organizationId: string, project: string, snapshotId: number): Promise<void> {
-  let sessions: string[];
-  try {
-    sessions = await contractStore(env, organizationId).subscribers(project);
-  } catch (error) {
-    logWarn("could not read verdict subscribers", { organizationId, project, snapshotId, error });
-    return;
-  }
-  const uris = latestVerdictResourceUris(project);
-  await Promise.all(
-    sessions.map(async (sessionId) => {
-      try {
-        const agent = await getAgentByName(env.MCP_OBJECT, `streamable-http:${sessionId}`);
-        for (const uri of uris) await agent.notifyResourceUpdated(uri);
-      } catch (error) {
-        logWarn("could not notify a verdict subscriber", { organizationId, project, snapshotId, error });
-      }
-    }),
-  );
+  // The MCP side owns the URIs and the session bookkeeping (src/contracts/mcp/subscriptions.ts); it never throws.
+  await notifyVerdictSubscribers(env, organizationId, project, snapshotId);
 }
