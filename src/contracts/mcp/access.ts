@@ -20,8 +20,13 @@ interface SelectedProject {
 
 type Context = Pick<CallContext, "principal" | "session" | "env">;
 
-export function cannotVerify(reason: string, message: string, outcome: "invalid-input" | "error" | "rejected-by-policy" = "error"): ToolFailure {
-  return new ToolFailure(outcome, message, { cannotVerify: reason });
+export function cannotVerify(
+  reason: string,
+  message: string,
+  outcome: "invalid-input" | "error" | "rejected-by-policy" = "error",
+  meta: Record<string, unknown> = {},
+): ToolFailure {
+  return new ToolFailure(outcome, message, { cannotVerify: reason, ...meta });
 }
 
 export function storeOf(context: Context): ContractStoreStub {

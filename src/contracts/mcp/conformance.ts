@@ -39,12 +39,18 @@ export function contractLabel(contract: Pick<ContractRecord, "version" | "label"
   return `v${contract.version}${contract.label ? ` (${contract.label})` : ""}`;
 }
 
-function buildFailedMessage(build: BuildRecord): string {
-  const tail = build.logExcerpt.trim().slice(-LOG_TAIL_CHARS);
-  return (
+/**
+ * The log's end goes into the result's _meta, not the message: the message is also the audit record's reason,
+ * which must not carry build output (it may hold anything a build printed).
+ */
+function buildFailed(build: BuildRecord) {
+  return cannotVerify(
+    "build_failed",
     `The last build failed at ${build.commit}${build.branch ? ` (branch ${build.branch})` : ""}: fix the build first, then let CI upload a new snapshot and check again.` +
-    (build.runUrl ? ` CI run: ${build.runUrl}.` : "") +
-    (tail ? `\nEnd of the build log:\n${tail}` : "")
+      (build.runUrl ? ` CI run: ${build.runUrl}.` : "") +
+      ` The end of the build log is in this result's _meta.buildLogTail; the whole excerpt is at GET /api/v1/projects/${build.project}/builds.`,
+    "error",
+    { failedCommit: build.commit, buildLogTail: build.logExcerpt.trim().slice(-LOG_TAIL_CHARS) },
   );
 }
 
@@ -77,7 +83,7 @@ export async function runConformanceCheck(context: Context, request: Conformance
   let snapshot: SnapshotRecord;
   if (request.snapshotId === undefined) {
     // The latest snapshot does not describe the current code when a later build failed.
-    if (status.lastBuildFailed && status.latestFailedBuild) throw cannotVerify("build_failed", buildFailedMessage(status.latestFailedBuild));
+    if (status.lastBuildFailed && status.latestFailedBuild) throw buildFailed(status.latestFailedBuild);
     if (!status.latestSnapshot) {
       throw cannotVerify(
         "no_snapshot",
