@@ -1,0 +1,171 @@
+/**
+ * Starts a real `wrangler dev` of this Worker for end-to-end tests and stops it again.
+ *
+ * - Port: a free loopback port is picked unless one is given; if another process grabs it between the check
+ *   and wrangler's bind, the start is retried on a new port.
+ * - Readiness: wrangler's "Ready on" line, then GET /health answering 200 (the first request also bundles
+ *   the policies, so tests never race the Worker's start-up).
+ * - State: every instance persists to its own temporary directory, so runs never share KV or Durable Objects.
+ * - Failure: the error carries the tail of wrangler's output, which usually says what went wrong.
+ * - Stop: the whole process group (npx -> wrangler -> workerd) is terminated, then killed if it lingers.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export interface WranglerDevOptions {
+  /** Worker vars passed as `--var KEY:VALUE`. PUBLIC_URL defaults to the dev server's own URL. */
+  vars?: Record<string, string>;
+  /** Listen on this port (no retry if it is taken). Default: a free port. */
+  port?: number;
+  /** wrangler environment (`--env`). Default: the top-level (deploy) configuration. */
+  env?: string;
+  /** How long to wait for readiness. */
+  readyTimeoutMs?: number;
+}
+
+export interface WranglerDev {
+  /** e.g. http://localhost:8801 (localhost, so cookies and PUBLIC_URL match what a browser would use). */
+  url: string;
+  port: number;
+  /** Everything wrangler printed so far (stdout and stderr interleaved). */
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+const REPO_ROOT = resolve(import.meta.dirname, "../..");
+const LOG_LIMIT = 200_000;
+
+/** A TCP port that was free on 127.0.0.1 a moment ago. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => (port ? resolvePort(port) : reject(new Error("could not find a free port"))));
+    });
+  });
+}
+
+class StartFailure extends Error {
+  readonly portTaken: boolean;
+  constructor(message: string, portTaken: boolean) {
+    super(message);
+    this.portTaken = portTaken;
+  }
+}
+
+function tail(text: string, lines = 60): string {
+  return text.split("\n").slice(-lines).join("\n");
+}
+
+async function killGroup(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, name);
+    } catch {
+      // The group is already gone.
+    }
+  };
+  signal("SIGTERM");
+  const forced = setTimeout(() => signal("SIGKILL"), 5_000);
+  await Promise.race([exited, new Promise((done) => setTimeout(done, 10_000))]);
+  clearTimeout(forced);
+  // workerd may outlive wrangler briefly; make sure nothing of the group survives.
+  signal("SIGKILL");
+}
+
+async function waitForHealth(url: string, deadline: number): Promise<void> {
+  let last = "";
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5_000) });
+      if (response.ok) return;
+      last = `status ${response.status}: ${(await response.text()).slice(0, 300)}`;
+    } catch (error) {
+      last = String(error);
+    }
+    await new Promise((done) => setTimeout(done, 200));
+  }
+  throw new Error(`GET /health never answered 200 (last: ${last})`);
+}
+
+async function startOnce(port: number, options: WranglerDevOptions): Promise<WranglerDev> {
+  const url = `http://localhost:${port}`;
+  const persistDir = await mkdtemp(join(tmpdir(), "arbiter-wrangler-"));
+  const vars = { PUBLIC_URL: url, ...options.vars };
+  const args = ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistDir, "--show-interactive-dev-session=false", "--inspector-port", String(await freePort())];
+  if (options.env) args.push("--env", options.env);
+  for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
+
+  const child = spawn("npx", args, {
+    cwd: REPO_ROOT,
+    detached: true, // own process group, so stop() reaches workerd too
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1", FORCE_COLOR: "0" },
+  });
+  let output = "";
+  const append = (chunk: Buffer) => {
+    output += chunk.toString();
+    if (output.length > LOG_LIMIT) output = output.slice(-LOG_LIMIT);
+  };
+  child.stdout!.on("data", append);
+  child.stderr!.on("data", append);
+
+  const cleanup = async () => {
+    await killGroup(child);
+    await rm(persistDir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 90_000);
+  try {
+    await new Promise<void>((ready, fail) => {
+      const timer = setInterval(() => {
+        if (/Ready on/.test(output)) {
+          clearInterval(timer);
+          ready();
+        } else if (child.exitCode !== null || child.signalCode !== null) {
+          clearInterval(timer);
+          fail(new StartFailure(`wrangler dev exited (${child.exitCode ?? child.signalCode}) before it was ready`, /EADDRINUSE|address already in use/i.test(output)));
+        } else if (Date.now() > deadline) {
+          clearInterval(timer);
+          fail(new StartFailure(`wrangler dev was not ready after ${options.readyTimeoutMs ?? 90_000} ms`, false));
+        }
+      }, 100);
+    });
+    await waitForHealth(url, deadline);
+  } catch (error) {
+    await cleanup();
+    const portTaken = error instanceof StartFailure ? error.portTaken : false;
+    throw new StartFailure(`${(error as Error).message}\n--- wrangler output (tail) ---\n${tail(output)}`, portTaken);
+  }
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    logs: () => output,
+    stop: () => (stopped ??= cleanup()),
+  };
+}
+
+/** Starts `wrangler dev` of this repository's Worker and resolves once it serves requests. */
+export async function startWranglerDev(options: WranglerDevOptions = {}): Promise<WranglerDev> {
+  if (options.port !== undefined) return startOnce(options.port, options);
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startOnce(await freePort(), options);
+    } catch (error) {
+      lastError = error;
+      if (!(error instanceof StartFailure && error.portTaken)) throw error;
+    }
+  }
+  throw lastError;
+}
