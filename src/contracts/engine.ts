@@ -128,10 +128,18 @@ export function checkConformance(contract: OpenApiDocument, snapshot: OpenApiDoc
   const requests = memoisePerPair((pair) => compareRequestBodies(pair, contractIndex, snapshotIndex, differ));
   const raw: RawViolation[] = [];
   let current = "";
+  const matching = matchOperations(contractIndex, snapshotIndex);
+  const securityIdentical =
+    differ.identical(contract.security, snapshot.security) &&
+    differ.identical(isRecord(contract.components) ? contract.components.securitySchemes : undefined, isRecord(snapshot.components) ? snapshot.components.securitySchemes : undefined);
+  const comparedPairs = matching.pairs.filter(
+    (pair) => !securityIdentical || !differ.identical(pair.contract.operation, pair.snapshot.operation) || !differ.identical(pair.contract.pathParameters, pair.snapshot.pathParameters),
+  );
   const context: ConformanceContext = {
     contract: contractIndex,
     snapshot: snapshotIndex,
-    matching: matchOperations(contractIndex, snapshotIndex),
+    matching,
+    comparedPairs,
     frameworkStatusCodes: config.frameworkStatusCodes,
     responseBodies: (pair) => responses(pair).bodies,
     responseMediaTypeGaps: (pair) => responses(pair).gaps,

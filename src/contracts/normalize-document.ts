@@ -28,9 +28,12 @@ export interface IndexedOperation {
   /** Template only, parameters anonymised: "/orders/{}". */
   localKey: string;
   operation: Record<string, unknown>;
-  parameters: IndexedParameter[];
+  /** The path item's own parameters (shared by its operations), unresolved. */
+  pathParameters: unknown;
+  /** Parameters merged from the path item and the operation (computed on first use). */
+  readonly parameters: IndexedParameter[];
   /** Effective security: the operation's own, else the document's; undefined when neither declares any. */
-  security: Record<string, string[]>[] | undefined;
+  readonly security: Record<string, string[]>[] | undefined;
 }
 
 export interface DocumentIndex {
@@ -109,38 +112,64 @@ function readSecurity(value: unknown): Record<string, string[]>[] | undefined {
   });
 }
 
+/**
+ * An operation whose parameters and security are worked out only when a rule asks: most operations of a large
+ * snapshot are identical to the contract's and never need them.
+ */
+class LazyOperation implements IndexedOperation {
+  private mergedParameters: IndexedParameter[] | undefined;
+  private effectiveSecurity: { value: Record<string, string[]>[] | undefined } | undefined;
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly label: string,
+    readonly fullKey: string,
+    readonly localKey: string,
+    readonly operation: Record<string, unknown>,
+    readonly pathParameters: unknown,
+    private readonly resolver: RefResolver,
+    private readonly documentSecurity: unknown,
+  ) {}
+
+  get parameters(): IndexedParameter[] {
+    if (!this.mergedParameters) {
+      const merged = new Map<string, IndexedParameter>();
+      readParameters(this.pathParameters, this.resolver, merged);
+      readParameters(this.operation.parameters, this.resolver, merged);
+      this.mergedParameters = [...merged.values()];
+    }
+    return this.mergedParameters;
+  }
+
+  get security(): Record<string, string[]>[] | undefined {
+    this.effectiveSecurity ??= { value: readSecurity(this.operation.security) ?? readSecurity(this.documentSecurity) };
+    return this.effectiveSecurity.value;
+  }
+}
+
 function buildIndex(document: OpenApiDocument): DocumentIndex {
   const resolver = new RefResolver(document);
   const basePath = serverBasePath(document);
   const operations: IndexedOperation[] = [];
   const byFullKey = new Map<string, IndexedOperation>();
   const byLocalKey = new Map<string, IndexedOperation[]>();
-  const documentSecurity = readSecurity(document.security);
   const paths = isRecord(document.paths) ? document.paths : {};
 
-  for (const [path, rawItem] of Object.entries(paths)) {
-    const item = resolver.deref(rawItem);
+  for (const path in paths) {
+    const item = resolver.deref(paths[path]);
     if (!isRecord(item)) continue;
-    const methods: [string, unknown][] = HTTP_METHODS.filter((method) => item[method] !== undefined).map((method) => [method, item[method]]);
+    const localPath = canonicalPath(path);
+    const fullPath = basePath === "" ? localPath : canonicalPath(basePath + path);
+    const methods: [string, unknown][] = [];
+    for (const method of HTTP_METHODS) if (item[method] !== undefined) methods.push([method, item[method]]);
     if (isRecord(item.additionalOperations)) methods.push(...Object.entries(item.additionalOperations));
     for (const [method, rawOperation] of methods) {
       if (!isRecord(rawOperation)) continue;
-      const parameters = new Map<string, IndexedParameter>();
-      readParameters(item.parameters, resolver, parameters);
-      readParameters(rawOperation.parameters, resolver, parameters);
       const upper = method.toUpperCase();
-      const localKey = `${upper} ${canonicalPath(path)}`;
-      const fullKey = `${upper} ${canonicalPath(basePath + path)}`;
-      const indexed: IndexedOperation = {
-        method: upper,
-        path,
-        label: `${upper} ${path}`,
-        fullKey,
-        localKey,
-        operation: rawOperation,
-        parameters: [...parameters.values()],
-        security: readSecurity(rawOperation.security) ?? documentSecurity,
-      };
+      const fullKey = `${upper} ${fullPath}`;
+      const localKey = `${upper} ${localPath}`;
+      const indexed = new LazyOperation(upper, path, `${upper} ${path}`, fullKey, localKey, rawOperation, item.parameters, resolver, document.security);
       operations.push(indexed);
       if (!byFullKey.has(fullKey)) byFullKey.set(fullKey, indexed);
       const sameLocal = byLocalKey.get(localKey);

@@ -22,6 +22,8 @@ export function pointerOf(tokens: readonly (string | number)[]): string {
 /** Splits a `$ref` fragment ("#/components/schemas/a~1b") into raw tokens; undefined when it is not a pointer. */
 export function refTokens(ref: string): string[] | undefined {
   if (!ref.startsWith("#")) return undefined;
+  // Most references need neither percent-decoding nor unescaping.
+  if (ref.startsWith("#/") && !ref.includes("%") && !ref.includes("~")) return ref.slice(2).split("/");
   let fragment = ref.slice(1);
   try {
     fragment = decodeURIComponent(fragment);

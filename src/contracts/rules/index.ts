@@ -20,6 +20,7 @@ import { requestBodySchema } from "./request-body-schema";
 import { responseEnum } from "./response-enum";
 import { responseMediaType } from "./response-media-type";
 import { responseNullability } from "./response-nullability";
+import { responseOptionalNullability } from "./response-optional-nullability";
 import { responsePropertyOptional } from "./response-property-optional";
 import { responseRequiredProperty } from "./response-required-property";
 import { responseType } from "./response-type";
@@ -50,6 +51,7 @@ export const conformanceRules: readonly ConformanceRule[] = Object.freeze([
   responseType,
   responseEnum,
   responseNullability,
+  responseOptionalNullability,
   schemaFormat,
   securityRequirements,
 ]);

@@ -10,7 +10,7 @@ export const missingStatusCode: ConformanceRule = {
   purpose: "Every status code the contract declares for an operation is declared by the implementation.",
   enforces: "https://spec.openapis.org/oas/v3.1.0.html#responses-object",
   check(context) {
-    for (const pair of context.matching.pairs) {
+    for (const pair of context.comparedPairs) {
       const snapshotKeys = statusKeys(pair.snapshot);
       for (const key of statusKeys(pair.contract)) {
         if (key === "default") continue;

@@ -9,7 +9,7 @@ export const parameterMissing: ConformanceRule = {
   purpose: "Every request parameter the contract defines is accepted by the implementation.",
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-parameter-removed)",
   check(context) {
-    for (const pair of context.matching.pairs) {
+    for (const pair of context.comparedPairs) {
       for (const parameter of pairParameters(pair).onlyContract) {
         context.report(locate(pair.contract, parameter.pointer), `the contract defines ${describeParameter(parameter)} but the implementation does not accept it`);
       }

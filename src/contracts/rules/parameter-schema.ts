@@ -11,7 +11,7 @@ export const parameterSchema: ConformanceRule = {
   purpose: "Parameter types, enums and nullability accept every value the contract allows.",
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-parameter-type-changed, request-parameter-enum-value-removed)",
   check(context) {
-    for (const pair of context.matching.pairs) {
+    for (const pair of context.comparedPairs) {
       for (const [contract, snapshot] of pairParameters(pair).both) {
         for (const change of context.schemaChanges(contract.schema, snapshot.schema, "request")) {
           if (!KINDS.has(change.kind)) continue;

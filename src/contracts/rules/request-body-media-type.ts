@@ -8,7 +8,7 @@ export const requestBodyMediaType: ConformanceRule = {
   purpose: "The implementation accepts every request body media type (family) the contract declares.",
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-body-media-type-removed)",
   check(context) {
-    for (const pair of context.matching.pairs) {
+    for (const pair of context.comparedPairs) {
       for (const gap of context.requestMediaTypeGaps(pair)) {
         const instead = gap.snapshotMediaTypes.length > 0 ? `it accepts ${gap.snapshotMediaTypes.join(", ")}` : "it declares no request body";
         context.report(locate(pair.contract, gap.pointer), `the contract sends request bodies as ${gap.contractMediaType} but the implementation does not accept that media type (${instead})`);

@@ -8,7 +8,7 @@ export const requestBodyPropertyMissing: ConformanceRule = {
   purpose: "The implementation knows every request body property the contract defines.",
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-property-removed)",
   check(context) {
-    for (const pair of context.matching.pairs) {
+    for (const pair of context.comparedPairs) {
       for (const body of context.requestBodies(pair)) {
         for (const change of body.changes) {
           if (change.kind === "property-missing") context.report(locate(pair.contract, body.pointer + change.pointer), change.message);

@@ -8,7 +8,7 @@ export const requestBodyRequiredProperty: ConformanceRule = {
   purpose: "The implementation requires no request body property the contract does not require.",
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (new-required-request-property)",
   check(context) {
-    for (const pair of context.matching.pairs) {
+    for (const pair of context.comparedPairs) {
       for (const body of context.requestBodies(pair)) {
         for (const change of body.changes) {
           if (change.kind === "required-added") context.report(locate(pair.contract, body.pointer + change.pointer), change.message);

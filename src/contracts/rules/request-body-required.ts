@@ -9,7 +9,7 @@ export const requestBodyRequired: ConformanceRule = {
   purpose: "A request body optional (or absent) in the contract is not required by the implementation.",
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-body-became-required)",
   check(context) {
-    for (const pair of context.matching.pairs) {
+    for (const pair of context.comparedPairs) {
       const snapshotBody = context.snapshot.resolver.deref(pair.snapshot.operation.requestBody);
       if (!isRecord(snapshotBody) || snapshotBody.required !== true) continue;
       const contractBody = context.contract.resolver.deref(pair.contract.operation.requestBody);

@@ -12,7 +12,7 @@ export const responseMediaType: ConformanceRule = {
   purpose: "The implementation produces each response media type family the contract declares.",
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-media-type-removed)",
   check(context) {
-    for (const pair of context.matching.pairs) {
+    for (const pair of context.comparedPairs) {
       for (const gap of context.responseMediaTypeGaps(pair)) {
         const instead = gap.snapshotMediaTypes.length > 0 ? `it declares ${gap.snapshotMediaTypes.join(", ")}` : "it declares no content";
         context.report(locate(pair.contract, gap.pointer), `status ${gap.status}: the contract returns ${gap.contractMediaType} but the implementation does not produce that media type family (${instead})`);

@@ -23,6 +23,12 @@ export interface ConformanceContext {
   readonly contract: DocumentIndex;
   readonly snapshot: DocumentIndex;
   readonly matching: OperationMatching;
+  /**
+   * Matched pairs whose operations differ beyond annotations (descriptions, examples). An operation identical
+   * to the contract's cannot break a rule about one pair, so pair rules iterate these: on a large, mostly
+   * unchanged snapshot that is most of the saving.
+   */
+  readonly comparedPairs: readonly OperationPair[];
   /** Status codes frameworks add on their own (policies/conformance.json `frameworkStatusCodes`). */
   readonly frameworkStatusCodes: ReadonlySet<string>;
   /** Response bodies present on both sides, paired by status and media type family, with their differences. */

@@ -12,7 +12,7 @@ export const schemaFormat: ConformanceRule = {
   purpose: "Formats declared on both sides agree, in parameters, request bodies and response bodies.",
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-parameter-type-changed with format)",
   check(context) {
-    for (const pair of context.matching.pairs) {
+    for (const pair of context.comparedPairs) {
       for (const [contract, snapshot] of pairParameters(pair).both) {
         for (const change of context.schemaChanges(contract.schema, snapshot.schema, "request")) {
           if (change.kind === "format") context.report(locate(pair.contract, `${contract.pointer}/schema${change.pointer}`), `${describeParameter(contract)}: ${change.message}`);

@@ -67,7 +67,7 @@ export const securityRequirements: ConformanceRule = {
   purpose: "The implementation's security requirements are those of the contract: no missing and no extra authentication.",
   enforces: "https://spec.openapis.org/oas/v3.1.0.html#security-requirement-object",
   check(context) {
-    for (const pair of context.matching.pairs) {
+    for (const pair of context.comparedPairs) {
       const contract = requirements(context.contract, pair.contract);
       const snapshot = requirements(context.snapshot, pair.snapshot);
       const location = locate(pair.contract, "/security");

@@ -13,7 +13,7 @@ export const undocumentedStatusCode: ConformanceRule = {
   purpose: "The implementation declares no status code the contract lacks, except framework error codes.",
   enforces: "https://spec.openapis.org/oas/v3.1.0.html#responses-object",
   check(context) {
-    for (const pair of context.matching.pairs) {
+    for (const pair of context.comparedPairs) {
       const contractKeys = statusKeys(pair.contract);
       if (contractKeys.includes("default")) continue;
       for (const key of statusKeys(pair.snapshot)) {

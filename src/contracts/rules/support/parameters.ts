@@ -37,7 +37,19 @@ export interface ParameterPairs {
   onlySnapshot: IndexedParameter[];
 }
 
+const pairedParameters = new WeakMap<OperationPair, ParameterPairs>();
+
+/** Parameters of both sides lined up; computed once per pair (several rules ask). */
 export function pairParameters(pair: OperationPair): ParameterPairs {
+  let paired = pairedParameters.get(pair);
+  if (!paired) {
+    paired = computePairs(pair);
+    pairedParameters.set(pair, paired);
+  }
+  return paired;
+}
+
+function computePairs(pair: OperationPair): ParameterPairs {
   const contract = parametersByKey(pair.contract);
   const snapshot = parametersByKey(pair.snapshot);
   const both: [IndexedParameter, IndexedParameter][] = [];

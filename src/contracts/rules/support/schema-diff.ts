@@ -19,6 +19,8 @@ export type SchemaChangeKind =
   | "format"
   | "enum"
   | "nullable"
+  /** response: null the contract does not allow, in a property neither side requires. */
+  | "nullable-optional"
   /** response: the contract requires a property the implementation does not declare. */
   | "required-missing"
   /** response: the contract requires a property the implementation declares as optional. */
@@ -42,15 +44,20 @@ const MAX_DEPTH = 64;
 export class SchemaDiffer {
   private readonly memo = new Map<string, WeakMap<object, Map<unknown, readonly SchemaChange[]>>>();
   private readonly inProgress = new Set<string>();
-  private pairIds = new WeakMap<object, number>();
+  private readonly pairIds = new WeakMap<object, number>();
   private nextId = 1;
-  private readonly identical: IdenticalSchemas;
+  private readonly identity: IdenticalSchemas;
 
   constructor(
     private readonly contract: SchemaReader,
     private readonly snapshot: SchemaReader,
   ) {
-    this.identical = new IdenticalSchemas(contract, snapshot);
+    this.identity = new IdenticalSchemas(contract, snapshot);
+  }
+
+  /** Structural identity ignoring annotations; usable on any OpenAPI fragment (operations included). */
+  identical(contractValue: unknown, snapshotValue: unknown): boolean {
+    return this.identity.same(contractValue, snapshotValue);
   }
 
   diff(contractSchema: unknown, snapshotSchema: unknown, direction: Direction): readonly SchemaChange[] {
@@ -81,7 +88,7 @@ export class SchemaDiffer {
     if (cached) return cached;
     // Most schemas are written the same on both sides: a structural comparison that allocates nothing settles
     // those before any semantic view is built.
-    if (this.identical.same(contractSchema, snapshotSchema)) return NONE;
+    if (this.identity.same(contractSchema, snapshotSchema)) return NONE;
     const key = `${direction}:${this.idOf(contractSchema)}:${this.idOf(snapshotSchema)}`;
     // A recursive schema compared with itself: assume compatible below the point where it repeats.
     if (this.inProgress.has(key)) return NONE;
@@ -165,12 +172,12 @@ export class SchemaDiffer {
       if (snapshotProperty === undefined) continue;
       const pointer = `/properties/${escapeToken(name)}`;
       // ASP.NET Core (and other generators) mark every C# reference-typed member nullable while the serializer
-      // omits nulls; for a property neither side requires, "may be null" is read as "may be absent", which the
-      // contract already allows.
+      // omits nulls; for a property neither side requires, "may be null" is told apart so it can be reported
+      // with a lower severity (rule response-optional-nullability) than null in a required property.
       const optionalOnBothSides = direction === "response" && !contract.required.has(name) && !snapshot.required.has(name);
       for (const change of this.compare(contractProperty, snapshotProperty, direction, depth + 1)) {
-        if (optionalOnBothSides && change.kind === "nullable" && change.pointer === "") continue;
-        changes.push({ ...change, pointer: pointer + change.pointer });
+        const kind = optionalOnBothSides && change.kind === "nullable" && change.pointer === "" ? "nullable-optional" : change.kind;
+        changes.push({ ...change, kind, pointer: pointer + change.pointer });
       }
     }
   }

@@ -11,7 +11,7 @@ describe("response-nullability", () => {
   });
 
   it("reports null the contract does not allow", () => {
-    expectViolations("response-nullability", contract, get({ type: "object", properties: { note: { type: "string" }, total: { type: ["number", "null"] } } }, "3.1.0"), [
+    expectViolations("response-nullability", contract, get({ type: "object", required: ["total"], properties: { note: { type: "string" }, total: { type: ["number", "null"] } } }, "3.1.0"), [
       { location: "GET /orders#/responses/200/content/application~1json/schema/properties/total", message: "may return null where the contract does not allow null" },
     ]);
   });
@@ -20,8 +20,8 @@ describe("response-nullability", () => {
 describe("response-nullability in OpenAPI 3.0", () => {
   it("ignores `nullable` beside a $ref, as 3.0 ignores every $ref sibling", () => {
     const schemas = { components: { schemas: { Customer: { type: "object", properties: { id: { type: "string" } } } } } };
-    const siblingNullable = get({ type: "object", properties: { customer: { $ref: "#/components/schemas/Customer", nullable: true } } }, "3.0.3", schemas);
-    const reallyNullable = get({ type: "object", properties: { customer: { anyOf: [{ $ref: "#/components/schemas/Customer" }, { type: "null" }] } } }, "3.1.0", schemas);
+    const siblingNullable = get({ type: "object", required: ["customer"], properties: { customer: { $ref: "#/components/schemas/Customer", nullable: true } } }, "3.0.3", schemas);
+    const reallyNullable = get({ type: "object", required: ["customer"], properties: { customer: { anyOf: [{ $ref: "#/components/schemas/Customer" }, { type: "null" }] } } }, "3.1.0", schemas);
     expectViolations("response-nullability", siblingNullable, reallyNullable, [
       { location: "GET /orders#/responses/200/content/application~1json/schema/properties/customer", message: "may return null" },
     ]);
