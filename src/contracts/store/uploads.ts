@@ -6,31 +6,18 @@
  * bytes are stored, so the peak holds two parsed documents and one set of bytes, never two texts.
  */
 import { getConformanceConfig } from "../config";
-import { parseOpenApiDocument } from "../document";
 import { checkConformance, checkConstitution } from "../engine";
 import type { DocumentProblem, OpenApiDocument, Verdict } from "../types";
 import { contractStore, encodeVerdict, readContent, storeContent } from "./client";
-import type { ContractRecord, DocumentFacts, SnapshotRecord, StoreFailure, VerdictRecord } from "./records";
+import { parseDocumentBytes } from "./parse-upload";
+import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from "./records";
+
+export { parseDocumentBytes } from "./parse-upload";
 
 export interface Uploader {
   organizationId: string;
   /** Who uploads: a user id, or `ci-key:<id>`. */
   uploadedBy: string;
-}
-
-type Parsed = { ok: true; document: OpenApiDocument; facts: Omit<DocumentFacts, "contentHash" | "size"> } | { ok: false; problems: DocumentProblem[] };
-
-/** UTF-8 bytes -> validated OpenAPI document (JSON or YAML), or the list of what is wrong. */
-export function parseDocumentBytes(bytes: Uint8Array): Parsed {
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    return { ok: false, problems: [{ path: "", message: "the document is not valid UTF-8 text: save it as UTF-8 JSON or YAML" }] };
-  }
-  const parsed = parseOpenApiDocument(text);
-  if (!parsed.ok) return { ok: false, problems: parsed.problems };
-  return { ok: true, document: parsed.document, facts: { format: parsed.format, openapiVersion: parsed.openapiVersion, operationCount: parsed.operationCount } };
 }
 
 /** A stored document, parsed again (stored documents were valid when uploaded). */
