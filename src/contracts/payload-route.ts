@@ -15,6 +15,9 @@ interface Route {
 }
 
 const routes = new WeakMap<DocumentIndex, Route[]>();
+/** Resolved "METHOD path" lookups per document, so repeated validation of one endpoint skips the route scan. */
+const resolved = new WeakMap<DocumentIndex, Map<string, IndexedOperation | null>>();
+const MAX_RESOLVED = 1000;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -47,6 +50,21 @@ function matchesRoute(route: Route, method: string, parts: string[]): boolean {
 }
 
 export function findOperation(index: DocumentIndex, method: string, rawPath: string): IndexedOperation | undefined {
+  let cache = resolved.get(index);
+  if (!cache) {
+    cache = new Map();
+    resolved.set(index, cache);
+  }
+  const key = `${method.toUpperCase()} ${rawPath}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit ?? undefined;
+  const found = resolveOperation(index, method, rawPath);
+  if (cache.size >= MAX_RESOLVED) cache.clear();
+  cache.set(key, found ?? null);
+  return found;
+}
+
+function resolveOperation(index: DocumentIndex, method: string, rawPath: string): IndexedOperation | undefined {
   const upper = method.toUpperCase();
   const path = (rawPath.split(/[?#]/)[0] ?? "").trim() || "/";
   const candidates = [path];

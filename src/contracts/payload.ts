@@ -27,20 +27,21 @@ export interface PayloadValidator {
   readonly buildCount: number;
 }
 
-/** Depth of nested arrays/objects, computed without recursion so a hostile payload cannot exhaust the stack. */
-export function payloadDepth(payload: unknown, limit: number): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[payload, 0]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop() as [unknown, number];
-    if (typeof value !== "object" || value === null) continue;
-    if (depth + 1 > deepest) deepest = depth + 1;
-    if (deepest > limit) return deepest;
-    for (const child of Array.isArray(value) ? value : Object.values(value)) {
-      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
-    }
+/**
+ * Whether `payload` nests arrays/objects deeper than `limit`. Recursion stops at `limit`, so a hostile payload
+ * cannot exhaust the stack, and nothing is allocated per node (this runs before every validation).
+ */
+export function nestsDeeperThan(payload: unknown, limit: number): boolean {
+  if (typeof payload !== "object" || payload === null) return false;
+  if (limit <= 0) return true;
+  if (Array.isArray(payload)) {
+    for (const item of payload) if (nestsDeeperThan(item, limit - 1)) return true;
+    return false;
   }
-  return deepest;
+  for (const key in payload) {
+    if (nestsDeeperThan((payload as Record<string, unknown>)[key], limit - 1)) return true;
+  }
+  return false;
 }
 
 function rejected(violation: Violation, extra: Partial<PayloadVerdict> = {}): PayloadVerdict {
@@ -101,8 +102,7 @@ export function createPayloadValidator(): PayloadValidator {
           { operation: operation.label, responseKey },
         );
       }
-      const depth = payloadDepth(input.payload, MAX_PAYLOAD_DEPTH);
-      if (depth > MAX_PAYLOAD_DEPTH) {
+      if (nestsDeeperThan(input.payload, MAX_PAYLOAD_DEPTH)) {
         return rejected(
           { rule: "payload-too-deep", severity: "error", location: `${operation.label}${responsePointer}`, message: `the payload nests more than ${MAX_PAYLOAD_DEPTH} levels deep and was not validated` },
           { operation: operation.label, responseKey },

@@ -7,11 +7,24 @@
 import { isRecord } from "../../normalize-pointer";
 import type { SchemaReader } from "../../normalize-schema";
 
-const ANNOTATIONS = new Set(["description", "title", "summary", "example", "examples", "externalDocs", "$comment", "xml", "deprecated", "default"]);
-/** Keywords whose value maps names to schemas: every name counts, annotation-like names included. */
-const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
-/** Keywords whose value is data, compared exactly. */
-const DATA = new Set(["enum", "const", "required", "type", "format", "pattern", "discriminator"]);
+const IGNORED = 0;
+const DATA = 1;
+const SCHEMA_MAP = 2;
+/**
+ * How a key is compared (one lookup per key on the hot path): annotations and `$ref` (handled separately) are
+ * ignored; data keywords compare exactly; schema maps compare every name, annotation-like names included.
+ * Anything else is compared as a nested structure.
+ */
+const KEY_KIND = new Map<string, number>([
+  ...["$ref", "description", "title", "summary", "example", "examples", "externalDocs", "$comment", "xml", "deprecated", "default"].map((key) => [key, IGNORED] as const),
+  ...["enum", "const", "required", "type", "format", "pattern", "discriminator"].map((key) => [key, DATA] as const),
+  ...["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"].map((key) => [key, SCHEMA_MAP] as const),
+]);
+
+/** Extensions ("x-...") never change meaning. */
+function isExtension(key: string): boolean {
+  return key.charCodeAt(0) === 120 && key.charCodeAt(1) === 45;
+}
 
 function sameData(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -57,21 +70,22 @@ export class IdenticalSchemas {
     }
     let aCount = 0;
     for (const key in a) {
-      if (key === "$ref" || ANNOTATIONS.has(key) || key.startsWith("x-")) continue;
+      const kind = KEY_KIND.get(key);
+      if (kind === IGNORED || isExtension(key)) continue;
       aCount++;
       const aValue = a[key];
       const bValue = b[key];
       if (bValue === undefined) return false;
-      if (DATA.has(key)) {
+      if (kind === DATA) {
         if (!sameData(aValue, bValue)) return false;
-      } else if (SCHEMA_MAPS.has(key)) {
+      } else if (kind === SCHEMA_MAP) {
         if (!this.schemaMap(aValue, bValue, depth)) return false;
-      } else if (!this.schema(aValue, bValue, depth + 1)) {
+      } else if (aValue !== bValue && !this.schema(aValue, bValue, depth + 1)) {
         return false;
       }
     }
     let bCount = 0;
-    for (const key in b) if (key !== "$ref" && !ANNOTATIONS.has(key) && !key.startsWith("x-")) bCount++;
+    for (const key in b) if (KEY_KIND.get(key) !== IGNORED && !isExtension(key)) bCount++;
     return aCount === bCount;
   }
 
