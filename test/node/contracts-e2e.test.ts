@@ -210,6 +210,19 @@ describe("bin/arbiter.mjs against wrangler dev", () => {
     expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
   }, 180_000);
 
+  it("refuses a 30 MB upload over HTTP with 413, and the CLI says why (exit 2)", async () => {
+    const big = Buffer.alloc(30 * 1024 * 1024, 0x20);
+    big.write('{"openapi":"3.1.0"', 0);
+    const before = await api(acmeKey, "GET", "/projects/orders");
+    const response = await fetch(`${server.url}/api/v1/projects/orders/snapshots?commit=big`, { method: "POST", headers: { Authorization: `Bearer ${acmeKey}` }, body: big });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
+    const run = await runCli(["snapshot", file("big.json", big), "--commit", "big2"], ciEnv());
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("payload_too_large");
+    expect((await api(acmeKey, "GET", "/projects/orders")).body.project).toEqual(before.body.project);
+  });
+
   it("keeps organizations apart: another organization's key sees none of it", async () => {
     const projects = await api(globexKey, "GET", "/projects");
     expect(projects.body.projects).toEqual([]);

@@ -2,8 +2,29 @@
  * Reads an upload body into ONE contiguous buffer without ever holding a second copy of a large document:
  * with a Content-Length the buffer is allocated once at its final size; without one (chunked transfer) the
  * pieces are joined once at the end. A body above `limit` is refused as soon as that is known: before
- * reading anything when Content-Length says so, otherwise when the running count passes the limit.
+ * reading anything when Content-Length says so, otherwise when the running count passes the limit. The rest of
+ * a refused body is read and dropped (up to DRAIN_LIMIT_BYTES) rather than cancelled: an HTTP client still
+ * sending gets the 413 answer instead of a reset connection.
  */
+const DRAIN_LIMIT_BYTES = 256 * 1024 * 1024;
+
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, alreadyRead = 0): Promise<void> {
+  let total = alreadyRead;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      total += value.byteLength;
+      if (total > DRAIN_LIMIT_BYTES) {
+        await reader.cancel();
+        return;
+      }
+    }
+  } catch {
+    // The client went away: nothing left to drain.
+  }
+}
+
 export type BodyRead =
   | { ok: true; bytes: Uint8Array }
   | { ok: false; reason: "too_large"; limit: number }
@@ -14,7 +35,7 @@ export async function readBodyLimited(request: Request, limit: number): Promise<
   const declaredHeader = request.headers.get("content-length");
   const declared = declaredHeader === null ? undefined : Number(declaredHeader);
   if (declared !== undefined && Number.isFinite(declared) && declared > limit) {
-    await request.body?.cancel().catch(() => undefined);
+    if (request.body) await drain(request.body.getReader());
     return { ok: false, reason: "too_large", limit };
   }
   if (!request.body || declared === 0) return { ok: false, reason: "empty" };
@@ -28,7 +49,8 @@ export async function readBodyLimited(request: Request, limit: number): Promise<
     const { done, value } = await reader.read();
     if (done) break;
     if (received + value.byteLength > (target ? target.byteLength : limit)) {
-      await reader.cancel().catch(() => undefined);
+      pieces.length = 0;
+      await drain(reader, received + value.byteLength);
       return target ? { ok: false, reason: "length_mismatch" } : { ok: false, reason: "too_large", limit };
     }
     if (target) target.set(value, received);

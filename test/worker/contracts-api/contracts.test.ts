@@ -203,7 +203,7 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     expect(declared.body.error.code).toBe("payload_too_large");
     expect(declared.body.error.message).toContain("Nothing was stored");
 
-    // Without a Content-Length (chunked): counted while streaming and cut at the limit.
+    // Without a Content-Length (chunked): counted while streaming, refused at the limit, the rest drained.
     let sent = 0;
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -215,7 +215,6 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     });
     const streamed = await callJson(developer, "POST", "/projects/orders/contracts", stream);
     expect(streamed.status).toBe(413);
-    expect(sent).toBeLessThan(size);
 
     const after = (await callJson(developer, "GET", "/projects/orders")).body.project;
     expect(after).toEqual(before);
