@@ -1,10 +1,12 @@
 import type { AuditLog } from "./audit/store";
+import type { ContractStore } from "./contracts/store/durable-object";
 import type { ArbiterMcpAgent } from "./mcp/agent";
 import type { RateLimitCoordinator } from "./ratelimit/coordinator";
 
 /** Bindings and vars of the Worker, as wrangler.toml declares them. Secrets are optional strings. */
 export interface Env {
   MCP_OBJECT: DurableObjectNamespace<ArbiterMcpAgent>;
+  CONTRACT_STORE: DurableObjectNamespace<ContractStore>;
   OAUTH_KV: KVNamespace;
   RATE_LIMIT_KV: KVNamespace;
   /** Rate-limit coordinators, one per (organization, client). */

@@ -4,6 +4,7 @@
  */
 import type { Env } from "./env";
 import { apiResourceHandler } from "./api";
+import { CLI_PATH, serveCli } from "./api/cli.route";
 import { apiError } from "./api/errors";
 import { withRevocationAudit } from "./audit/revocation";
 import { handleAuthorize } from "./auth/authorize";
@@ -20,6 +21,7 @@ import { forbidden, foreignOriginOrHost } from "./web/origin-guard";
 export { ArbiterMcpAgent } from "./mcp/agent";
 export { RateLimitCoordinator } from "./ratelimit/coordinator";
 export { AuditLog } from "./audit/store";
+export { ContractStore } from "./contracts/store/durable-object";
 
 const PROTECTED_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
 
@@ -33,6 +35,7 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
     return Response.json({ status: "ok", service: "arbiter", version: "0.1.0" }, { headers: { "Cache-Control": "no-store" } });
   }
   if (path === "/" && request.method === "GET") return landingPage(env);
+  if (path === CLI_PATH) return serveCli(request);
 
   if (path === "/mcp" || path.startsWith("/mcp/") || path === `${PROTECTED_RESOURCE_METADATA}/mcp`) {
     const refusal = path.startsWith("/mcp") ? foreignOriginOrHost(request, env) : undefined;

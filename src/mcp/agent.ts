@@ -55,8 +55,13 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
     return principal;
   }
 
-  /** Called over RPC when something this session may have subscribed to changed. */
+  /**
+   * Called over RPC when something this session may have subscribed to changed. False when nothing was sent: not
+   * subscribed, or the session was terminated (DELETE) or never initialized (no initialize request kept), so the
+   * caller can forget the session.
+   */
   async notifyResourceUpdated(uri: string): Promise<boolean> {
+    if (!(await this.getInitializeRequest())) return false;
     return notifyIfSubscribed(await this.server, this.sessionState, uri);
   }
 }

@@ -15,6 +15,8 @@ export interface Principal {
   clientId: string;
   role: string;
   scopes: readonly string[];
+  /** Only for CI keys: the projects this principal may touch (["*"] = every project). Absent = no restriction. */
+  projects?: readonly string[];
 }
 
 export interface ToolAnnotations {
@@ -36,6 +38,8 @@ export interface CallContext {
   correlationId: string;
   env: Env;
   session: SessionState;
+  /** The transport's session id (Mcp-Session-Id), when the host keeps sessions; lets a module name this session elsewhere. */
+  sessionId?: string;
   /** Aborted when the client cancels the request. */
   signal: AbortSignal;
   /** Sends notifications/progress when the client asked for it (a progressToken); otherwise does nothing. */
@@ -105,6 +109,13 @@ export interface ResourceTemplateDefinition {
   /** Concrete resources the caller may read now (for resources/list); optional. */
   list?(context: CallContext): Promise<Array<{ uri: string; name: string; title?: string }>>;
   read(uri: string, variables: Record<string, string>, context: CallContext): Promise<ResourceContents>;
+  /**
+   * Optional: runs when a session subscribes to a URI of this template (before the subscription is kept), e.g. to
+   * record the session where the change will happen. Throwing refuses the subscription with the error's message.
+   */
+  subscribe?(uri: string, variables: Record<string, string>, context: CallContext): Promise<void>;
+  /** Optional: runs after a session unsubscribed from a URI of this template. */
+  unsubscribe?(uri: string, variables: Record<string, string>, context: CallContext): Promise<void>;
 }
 
 export interface PromptMessage {

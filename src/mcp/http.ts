@@ -75,6 +75,7 @@ export function principalFromGrant(props: GrantProps, auth: { scope: readonly st
     clientId: auth.clientId ?? "unknown",
     role: props.role,
     scopes: [...auth.scope],
+    ...(props.projects ? { projects: [...props.projects] } : {}),
   };
 }
 

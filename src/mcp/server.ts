@@ -5,6 +5,7 @@
  */
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -18,8 +19,9 @@ import {
 import { z } from "zod";
 import type { Env } from "../env";
 import { missingScopes, type Catalog } from "./catalog";
-import type { CallContext, Principal, SessionState } from "./context";
+import { ToolFailure, type CallContext, type Principal, type ResourceTemplateDefinition, type SessionState } from "./context";
 import { runToolCall, type PipelineDeps } from "./pipeline";
+import { logError } from "../web/log";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -51,6 +53,7 @@ function callContext(extra: Extra, runtime: ServerRuntime): Omit<CallContext, "c
     principal: runtime.principalOf(extra),
     env: runtime.env,
     session: runtime.session,
+    ...(extra.sessionId === undefined ? {} : { sessionId: extra.sessionId }),
     signal: extra.signal,
     async progress(progress, total, message) {
       if (progressToken === undefined) return;
@@ -107,6 +110,9 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
     });
   }
 
+  const flatten = (variables: Record<string, string | string[]>) =>
+    Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]));
+
   for (const template of catalog.resourceTemplates.values()) {
     const list = template.list;
     const sdkTemplate = new ResourceTemplate(template.uriTemplate, {
@@ -122,8 +128,7 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
     server.registerResource(template.name, sdkTemplate, { title: template.title, description: template.description, mimeType: template.mimeType }, async (uri, variables, extra) => {
       const context = callContext(extra, runtime);
       requireScopes(context.principal, template.requiredScopes, template.uriTemplate);
-      const flat = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]));
-      const contents = await template.read(uri.href, flat, { ...context, correlationId: crypto.randomUUID() });
+      const contents = await template.read(uri.href, flatten(variables), { ...context, correlationId: crypto.randomUUID() });
       return { contents: [{ uri: uri.href, mimeType: contents.mimeType, text: contents.text }] };
     });
   }
@@ -139,18 +144,55 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
     }) as never);
   }
 
-  low.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  // Templates that want to know about subscriptions (e.g. to record the session where the change happens).
+  const subscriptionHooks = [...catalog.resourceTemplates.values()]
+    .filter((template) => template.subscribe || template.unsubscribe)
+    .map((template) => ({ template, matcher: new UriTemplate(template.uriTemplate) }));
+  const runSubscriptionHook = async (kind: "subscribe" | "unsubscribe", uri: string, extra: Extra) => {
+    for (const { template, matcher } of subscriptionHooks) {
+      const variables = matcher.match(uri);
+      if (!variables) continue;
+      const hook = template[kind];
+      if (!hook) return;
+      const context = callContext(extra, runtime);
+      requireScopes(context.principal, template.requiredScopes, template.uriTemplate);
+      await runHook(hook.bind(template), uri, flatten(variables), { ...context, correlationId: crypto.randomUUID() }, template);
+      return;
+    }
+  };
+
+  low.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    await runSubscriptionHook("subscribe", request.params.uri, extra);
     const current = (await runtime.session.get<string[]>(SUBSCRIPTIONS_KEY)) ?? [];
     if (!current.includes(request.params.uri)) await runtime.session.put(SUBSCRIPTIONS_KEY, [...current, request.params.uri]);
     return {};
   });
-  low.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+  low.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
     const current = (await runtime.session.get<string[]>(SUBSCRIPTIONS_KEY)) ?? [];
     await runtime.session.put(SUBSCRIPTIONS_KEY, current.filter((uri) => uri !== request.params.uri));
+    await runSubscriptionHook("unsubscribe", request.params.uri, extra);
     return {};
   });
 
   return server;
+}
+
+/** A refused subscription answers with the hook's safe message; anything unexpected with a generic one. */
+async function runHook(
+  hook: NonNullable<ResourceTemplateDefinition["subscribe"]>,
+  uri: string,
+  variables: Record<string, string>,
+  context: CallContext,
+  template: ResourceTemplateDefinition,
+): Promise<void> {
+  try {
+    await hook(uri, variables, context);
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    if (error instanceof ToolFailure) throw new McpError(ErrorCode.InvalidParams, error.message);
+    logError("subscription hook failed", { template: template.name, correlationId: context.correlationId, error });
+    throw new McpError(ErrorCode.InternalError, `Could not change the subscription to ${uri} (correlation id ${context.correlationId}). Try again.`);
+  }
 }
 
 /** Sends notifications/resources/updated when this session subscribed to `uri`. */

@@ -10,6 +10,7 @@ import {
   OAuthResourceServer,
   type OAuthResourceHandler,
 } from "@cloudflare/workers-oauth-provider";
+import { looksLikeCiKey, validateCiKey } from "../contracts/cikeys";
 import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
 import { logWarn } from "../web/log";
@@ -20,6 +21,8 @@ export interface GrantProps {
   userId: string;
   role: string;
   name: string;
+  /** Set for CI keys only: the projects the key may touch (["*"] = all of the organization's). */
+  projects?: string[];
 }
 
 export const OAUTH_PATHS = {
@@ -84,7 +87,8 @@ export function getOAuthServers(
     api: new OAuthResourceServer<Env, GrantProps>({
       resourceMetadata: { resource: apiResource, authorization_servers: [issuer], resource_name: "Arbiter REST API" },
       requiredScopes: [...policy.baseline.api],
-      validateToken: local,
+      // The REST resource also accepts CI keys (recognised by their prefix); /mcp never does.
+      validateToken: (env) => (resource, token) => (looksLikeCiKey(token) ? validateCiKey(env, token, apiResource) : local()(resource, token)),
       handler: handlers.api,
     }),
   };

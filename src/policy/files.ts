@@ -19,6 +19,8 @@ import getOrderByIdOperation from "../../policies/graphql/operations/GetOrderByI
 import getOrderByIdPolicy from "../../policies/graphql/operations/GetOrderById.json";
 import updateOrderStatusOperation from "../../policies/graphql/operations/UpdateOrderStatus.graphql";
 import updateOrderStatusPolicy from "../../policies/graphql/operations/UpdateOrderStatus.json";
+import conformance from "../../policies/conformance.json";
+import constitution from "../../policies/constitution.json";
 
 export type PolicyFiles = Readonly<Record<string, unknown>>;
 
@@ -39,4 +41,6 @@ export const bundledPolicyFiles: PolicyFiles = Object.freeze({
   "graphql/operations/GetOrderById.json": getOrderByIdPolicy,
   "graphql/operations/UpdateOrderStatus.graphql": updateOrderStatusOperation,
   "graphql/operations/UpdateOrderStatus.json": updateOrderStatusPolicy,
+  "conformance.json": conformance,
+  "constitution.json": constitution,
 });

@@ -1,0 +1,175 @@
+/**
+ * `npm run bench`: the conformance engine on GitHub's REST API description (13 MB, 1223 operations), side by side
+ * with baselines measured in the same run: JSON.parse of the same text, and ajv / a bare @cfworker/json-schema
+ * Validator for payload validation. Prints a table and writes BENCHMARKS.md. Timings are medians; the targets
+ * are ratios, because absolute numbers depend on the machine (and on what else runs on it).
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpus, loadavg } from "node:os";
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Validator } from "@cfworker/json-schema";
+import Ajv2020 from "ajv/dist/2020.js";
+import { loadConformanceConfig } from "../src/contracts/config";
+import { parseOpenApiDocument } from "../src/contracts/document";
+import { checkConformance } from "../src/contracts/engine";
+import { indexDocument } from "../src/contracts/normalize-document";
+import { createPayloadValidator } from "../src/contracts/payload";
+import { convertToJsonSchema } from "../src/contracts/payload-schema";
+import type { OpenApiDocument } from "../src/contracts/types";
+import { githubText, mutatedCopy } from "./github-fixture";
+
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
+
+/** Median milliseconds of `run`, each round prepared by `prepare` outside the timed part, after a full GC. */
+function time<T>(rounds: number, prepare: () => T, run: (input: T) => unknown): number {
+  const samples: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const input = prepare();
+    gc();
+    const start = performance.now();
+    run(input);
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+function perOperation(iterations: number, run: () => unknown): number {
+  for (let index = 0; index < Math.min(200, iterations); index++) run();
+  gc();
+  const start = performance.now();
+  for (let index = 0; index < iterations; index++) run();
+  return (performance.now() - start) / iterations;
+}
+
+const config = loadConformanceConfig({ "conformance.json": { rules: {} }, "constitution.json": { rules: {} } });
+
+function memoryChild(): void {
+  const text = githubText();
+  const contract = JSON.parse(text) as OpenApiDocument;
+  const snapshot = mutatedCopy(text) as OpenApiDocument;
+  gc();
+  const before = process.memoryUsage();
+  const rssBefore = process.resourceUsage().maxRSS;
+  const verdict = checkConformance(contract, snapshot, config);
+  const after = process.memoryUsage();
+  const rssAfter = process.resourceUsage().maxRSS;
+  gc();
+  const retained = process.memoryUsage().heapUsed - before.heapUsed;
+  process.stdout.write(JSON.stringify({
+    heapBeforeMB: before.heapUsed / 1e6,
+    heapGrowthDuringCheckMB: (after.heapUsed - before.heapUsed) / 1e6,
+    retainedAfterGcMB: retained / 1e6,
+    maxRssBeforeMB: rssBefore / 1024,
+    maxRssAfterMB: rssAfter / 1024,
+    violations: verdict.totalViolations,
+  }));
+}
+
+function main(): void {
+  const text = githubText();
+  const rounds = 7;
+
+  const jsonParse = time(rounds, () => undefined, () => JSON.parse(text));
+  const parseAndCheck = time(rounds, () => undefined, () => parseOpenApiDocument(text));
+  const index = time(rounds, () => JSON.parse(text) as OpenApiDocument, (document) => indexDocument(document));
+  const verdictCold = time(rounds, () => [JSON.parse(text) as OpenApiDocument, mutatedCopy(text) as OpenApiDocument] as const, ([contract, snapshot]) => checkConformance(contract, snapshot, config));
+  const warmContract = JSON.parse(text) as OpenApiDocument;
+  const warmSnapshot = mutatedCopy(text) as OpenApiDocument;
+  const warmVerdict = checkConformance(warmContract, warmSnapshot, config);
+  const verdictWarm = time(rounds, () => undefined, () => checkConformance(warmContract, warmSnapshot, config));
+
+  const self = fileURLToPath(import.meta.url);
+  const child = spawnSync(process.execPath, ["--max-old-space-size=128", "--expose-gc", "--experimental-transform-types", "--no-warnings", "--import", new URL("./ts-resolve.mjs", import.meta.url).pathname, self, "--memory-child"], { encoding: "utf8" });
+  const memory = child.status === 0 ? (JSON.parse(child.stdout) as Record<string, number>) : undefined;
+
+  // Payload validation: one operation with a large schema and GitHub's own example for it.
+  const document = JSON.parse(text) as Record<string, any>;
+  const operation = document.paths["/repos/{owner}/{repo}"].get;
+  const schema = operation.responses["200"].content["application/json"].schema;
+  const exampleRef = operation.responses["200"].content["application/json"].examples["default-response"].$ref as string;
+  const payload = document.components.examples[exampleRef.split("/").pop() as string].value;
+  const input = { method: "GET", path: "/repos/octocat/hello-world", status: 200, payload };
+  const converted = convertToJsonSchema(document, schema, "3.0", "response").schema;
+  const convertedText = JSON.stringify(converted);
+
+  const oursCold = time(25, () => createPayloadValidator(), (validator) => validator.validate(document, "bench", input));
+  const ajvCold = time(25, () => JSON.parse(convertedText), (copy) => new Ajv2020({ strict: false, validateFormats: false, allErrors: true }).compile(copy)(payload));
+  const bareCold = time(25, () => JSON.parse(convertedText), (copy) => new Validator(copy, "2020-12", false).validate(payload));
+  const warmValidator = createPayloadValidator();
+  const firstResult = warmValidator.validate(document, "bench", input);
+  const oursWarm = perOperation(2000, () => warmValidator.validate(document, "bench", input));
+  const bare = new Validator(JSON.parse(convertedText), "2020-12", false);
+  const bareWarm = perOperation(2000, () => bare.validate(payload));
+  const ajvCompiled = new Ajv2020({ strict: false, validateFormats: false, allErrors: true }).compile(JSON.parse(convertedText));
+  const ajvWarm = perOperation(2000, () => ajvCompiled(payload));
+
+  const cpu = cpus()[0]?.model ?? "unknown";
+  const nproc = execFileSync("nproc", { encoding: "utf8" }).trim();
+  const date = new Date().toISOString();
+  const ratio = (a: number, b: number) => (a / b).toFixed(2);
+  const ms = (value: number) => value.toFixed(value < 1 ? 3 : 1);
+  const verdictRatio = verdictCold / jsonParse;
+
+  const rows: [string, string, string][] = [
+    ["JSON.parse of the document (baseline)", `${ms(jsonParse)} ms`, "1.00"],
+    ["parseOpenApiDocument (JSON.parse + structural checks, $ref resolution)", `${ms(parseAndCheck)} ms`, `${ratio(parseAndCheck, jsonParse)} x JSON.parse`],
+    ["index one parsed document (operations, keys, parameters)", `${ms(index)} ms`, `${ratio(index, jsonParse)} x JSON.parse`],
+    [`verdict vs mutated copy, cold (indexes both; ${warmVerdict.totalViolations} violations)`, `${ms(verdictCold)} ms`, `${ratio(verdictCold, jsonParse)} x JSON.parse (target <= 0.50)`],
+    ["verdict vs mutated copy, warm (indexes cached)", `${ms(verdictWarm)} ms`, `${ratio(verdictWarm, jsonParse)} x JSON.parse`],
+    ["payload cold: ours (convert + build + validate)", `${ms(oursCold)} ms`, `${ratio(oursCold, ajvCold)} x ajv cold (target < 1)`],
+    ["payload cold: ajv compile + validate", `${ms(ajvCold)} ms`, "1.00"],
+    ["payload cold: bare @cfworker Validator build + validate", `${ms(bareCold)} ms`, `${ratio(bareCold, ajvCold)} x ajv cold`],
+    [`payload warm: ours (${firstResult.approved ? "valid" : "invalid"} example)`, `${ms(oursWarm)} ms`, `${ratio(oursWarm, bareWarm)} x bare Validator (target <= 1.5)`],
+    ["payload warm: bare @cfworker Validator", `${ms(bareWarm)} ms`, "1.00"],
+    ["payload warm: ajv (compiled code; not allowed in Workers)", `${ms(ajvWarm)} ms`, `${ratio(ajvWarm, bareWarm)} x bare Validator`],
+  ];
+  const memoryRows: [string, string][] = memory
+    ? [
+        ["check completed under --max-old-space-size=128", "yes"],
+        ["heap used with both documents loaded", `${memory.heapBeforeMB?.toFixed(1)} MB`],
+        ["heap growth during the check (before GC)", `${memory.heapGrowthDuringCheckMB?.toFixed(1)} MB`],
+        ["retained after the check (indexes, after GC)", `${memory.retainedAfterGcMB?.toFixed(1)} MB`],
+        ["process peak RSS before / after the check", `${memory.maxRssBeforeMB?.toFixed(0)} MB / ${memory.maxRssAfterMB?.toFixed(0)} MB`],
+      ]
+    : [["check under --max-old-space-size=128", `FAILED (exit ${child.status}): ${child.stderr.split("\n").slice(0, 3).join(" ")}`]];
+
+  const table = ["| Measurement | Median | Ratio |", "| --- | ---: | --- |", ...rows.map(([name, value, note]) => `| ${name} | ${value} | ${note} |`)].join("\n");
+  const memoryTable = ["| Memory (GitHub description, mutated copy) | Value |", "| --- | ---: |", ...memoryRows.map(([name, value]) => `| ${name} | ${value} |`)].join("\n");
+  const targets = [
+    `- Verdict at most half of JSON.parse: ${verdictRatio <= 0.5 ? "met" : "MISSED"} (${verdictRatio.toFixed(2)}x cold, ${(verdictWarm / jsonParse).toFixed(2)}x warm).`,
+    `- Payload cold path faster than ajv compile + validate: ${oursCold < ajvCold ? "met" : "MISSED"} (${ratio(oursCold, ajvCold)}x).`,
+    `- Payload wrapper within 1.5x of a bare Validator: ${oursWarm <= bareWarm * 1.5 ? "met" : "MISSED"} (${ratio(oursWarm, bareWarm)}x).`,
+    `- Peak memory: ${memory ? "the check ran with a 128 MB heap limit" : "the check did NOT fit in a 128 MB heap"}.`,
+  ].join("\n");
+  const header = `Run ${date} on ${nproc} CPU(s), ${cpu}, Node ${process.version}. Load average at start: ${loadavg().map((value) => value.toFixed(1)).join(" ")}.`;
+  console.log(`${header}\n\n${table}\n\n${memoryTable}\n\n${targets}`);
+  const report = [
+    "# Benchmarks",
+    "",
+    "Produced by `npm run bench` (bench/conformance.bench.ts), which overwrites this file. Inputs: GitHub's REST API",
+    "description from `@octokit/openapi` (13 MB JSON, 1223 operations) and a mutated copy (operations removed and added,",
+    "404s removed, property types changed); the payload case is `GET /repos/{owner}/{repo}` with GitHub's own example.",
+    "Baselines run in the same process: ratios matter, absolute times depend on the machine and its load.",
+    "",
+    header,
+    "",
+    table,
+    "",
+    memoryTable,
+    "",
+    "## Targets",
+    "",
+    targets,
+    "",
+  ].join("\n");
+  writeFileSync(new URL("../BENCHMARKS.md", import.meta.url), report);
+}
+
+if (process.argv.includes("--memory-child")) memoryChild();
+else main();

@@ -1,0 +1,91 @@
+/** Request parsing and error answers shared by the contracts, snapshots, builds and CI key routes. */
+import type { z } from "zod";
+import { readBodyLimited } from "../contracts/store/body";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../contracts/store/limits";
+import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../contracts/store/names";
+import type { StoreFailure } from "../contracts/store/records";
+import type { Principal } from "../mcp/context";
+import { describeZodIssues } from "../mcp/pipeline";
+import { apiError } from "./errors";
+
+export function tooLarge(limit: number, what = "request body"): Response {
+  return apiError(413, "payload_too_large", `The ${what} is larger than the limit of ${limit} bytes (${(limit / 1048576).toFixed(0)} MiB). Nothing was stored.`, {
+    details: { limitBytes: limit },
+  });
+}
+
+/** Reads and validates a small JSON body; returns the data or the error response. */
+export async function readJsonBody<S extends z.ZodType>(request: Request, limit: number, schema: S): Promise<{ data: z.infer<S> } | { response: Response }> {
+  const read = await readBodyLimited(request, limit);
+  if (!read.ok) {
+    if (read.reason === "too_large") return { response: tooLarge(limit) };
+    if (read.reason === "empty") return { response: apiError(400, "empty_body", "The request body is empty: send a JSON object.") };
+    return { response: apiError(400, "invalid_body", "The request body is shorter or longer than its Content-Length.") };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(read.bytes));
+  } catch {
+    return { response: apiError(400, "invalid_json", "The request body is not valid UTF-8 JSON.") };
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) return { response: apiError(400, "invalid_request", `Invalid request body: ${describeZodIssues(parsed.error)}`) };
+  return { data: parsed.data };
+}
+
+/** Checks the `:project` parameter: a valid name the principal may touch (a CI key may be limited). */
+export function checkProject(principal: Principal, project: string | undefined): { project: string } | { response: Response } {
+  if (!project || !isProjectName(project)) {
+    return { response: apiError(400, "invalid_project_name", `Invalid project name "${String(project).slice(0, 80)}": ${PROJECT_NAME_RULE}.`) };
+  }
+  if (!projectAllowed(principal.projects, project)) {
+    return {
+      response: apiError(403, "project_not_allowed", `This CI key may only be used for the projects ${(principal.projects ?? []).join(", ")}; ask an organization admin for a key that covers "${project}".`),
+    };
+  }
+  return { project };
+}
+
+export function unknownProject(project: string): Response {
+  const nextStep = `POST /api/v1/projects/${project}/contracts`;
+  return apiError(404, "unknown_project", `There is no project "${project}" in your organization yet: upload a contract first: ${nextStep} (scope contracts.write) with the OpenAPI document as the body.`, {
+    details: { nextStep },
+  });
+}
+
+export function storeFailure(failure: StoreFailure, project: string): Response {
+  switch (failure.code) {
+    case "unknown_project":
+      return unknownProject(project);
+    case "no_active_contract":
+    case "unknown_contract":
+    case "unknown_key":
+      return apiError(404, failure.code, failure.message);
+    case "missing_content":
+      return apiError(409, failure.code, failure.message);
+  }
+}
+
+/** `?limit=` and `?before=` of list routes. */
+export function pageQuery(url: URL): { limit: number; before: number | null } | { response: Response } {
+  const limitText = url.searchParams.get("limit");
+  const beforeText = url.searchParams.get("before");
+  const limit = limitText === null ? DEFAULT_PAGE_SIZE : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+    return { response: apiError(400, "invalid_query", `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`) };
+  }
+  const before = beforeText === null ? null : Number(beforeText);
+  if (before !== null && (!Number.isInteger(before) || before < 1)) return { response: apiError(400, "invalid_query", "before must be a positive integer (the nextBefore of the previous page).") };
+  return { limit, before };
+}
+
+/** A positive integer path parameter such as a version or an id. */
+export function positiveInt(value: string | undefined, name: string): { value: number } | { response: Response } {
+  const number = Number(value);
+  if (!value || !/^\d{1,15}$/.test(value) || number < 1) return { response: apiError(400, "invalid_path", `${name} must be a positive integer, got "${String(value).slice(0, 40)}".`) };
+  return { value: number };
+}
+
+export function json(data: unknown, status = 200): Response {
+  return Response.json(data, { status, headers: { "Cache-Control": "no-store" } });
+}

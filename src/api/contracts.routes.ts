@@ -1,0 +1,308 @@
+/**
+ * The CI API for spec arbitration (README "Spec arbitration: CI API and CLI"). Documents are sent as the raw
+ * request body (JSON or YAML); metadata travels in the query string, so a 13 MB document is never wrapped in
+ * or parsed out of another JSON value. The organization always comes from the token or CI key.
+ *
+ *   GET  /api/v1/projects                                         contracts.read
+ *   GET  /api/v1/projects/:project                                contracts.read   status: active contract, latest snapshot, last failed build
+ *   POST /api/v1/projects/:project/contracts?label=               contracts.write  new version, made active; constitution verdict
+ *   GET  /api/v1/projects/:project/contracts                      contracts.read
+ *   GET  /api/v1/projects/:project/contracts/active               contracts.read
+ *   GET  /api/v1/projects/:project/contracts/:version             contracts.read
+ *   GET  /api/v1/projects/:project/contracts/:version/document    contracts.read   the stored bytes
+ *   POST /api/v1/projects/:project/contracts/:version/activate    contracts.write
+ *   POST /api/v1/projects/:project/snapshots?commit=&branch=&runUrl=  snapshots.write  verdict in the answer
+ *   GET  /api/v1/projects/:project/snapshots                      contracts.read
+ *   GET  /api/v1/projects/:project/snapshots/latest               contracts.read
+ *   GET  /api/v1/projects/:project/snapshots/:id                  contracts.read
+ *   GET  /api/v1/projects/:project/snapshots/:id/document         contracts.read
+ *   POST /api/v1/projects/:project/builds                         snapshots.write  { commit, branch?, runUrl?, log? }
+ *   GET  /api/v1/projects/:project/builds                         contracts.read
+ *   GET  /api/v1/projects/:project/verdicts                       contracts.read
+ *   GET  /api/v1/projects/:project/verdicts/:id                   contracts.read
+ */
+import { z } from "zod";
+import { readBodyLimited } from "../contracts/store/body";
+import { contractStore, readVerdictBody, streamContent } from "../contracts/store/client";
+import { onVerdictStored } from "../contracts/store/events";
+import { MAX_BUILD_BODY_BYTES, MAX_DOCUMENT_BYTES, MAX_LOG_EXCERPT_CHARS, MAX_PROBLEMS_SHOWN } from "../contracts/store/limits";
+import { renderVerdictMarkdown } from "../contracts/markdown";
+import type { DocumentProblem } from "../contracts/types";
+import { uploadContract, uploadSnapshot } from "../contracts/store/uploads";
+import { logWarn } from "../web/log";
+import { checkProject, json, pageQuery, positiveInt, readJsonBody, storeFailure, tooLarge, unknownProject } from "./contracts-http";
+import { apiError } from "./errors";
+import type { ApiRequest, ApiRoute } from "./router";
+
+const READ = ["contracts.read"] as const;
+const noControl = /^[^\u0000-\u001f\u007f]*$/;
+
+const commitText = z.string().min(1).max(200).regex(/^[^\s\u0000-\u001f\u007f]+$/, "no spaces or control characters").describe("The commit the build ran on");
+const branchText = z.string().min(1).max(255).regex(noControl, "no control characters").describe("The branch the build ran on");
+const runUrlText = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === "https:" || url.protocol === "http:";
+    } catch {
+      return false;
+    }
+  }, "an http(s) URL such as https://github.com/acme/orders/actions/runs/1")
+  .describe("Link to the CI run");
+const labelText = z.string().min(1).max(100).regex(noControl, "no control characters").describe("Free label, e.g. the Spec Kit feature folder 003-orders");
+
+const snapshotQuery = z.object({ commit: commitText, branch: branchText.optional(), runUrl: runUrlText.optional() });
+const buildBody = z
+  .object({ commit: commitText, branch: branchText.optional(), runUrl: runUrlText.optional(), log: z.string().max(1024 * 1024).optional().describe("The build log or its end") })
+  .strict();
+
+function queryObject(url: URL, names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = url.searchParams.get(name);
+    if (value !== null) out[name] = value;
+  }
+  return out;
+}
+
+function invalidQuery(error: z.ZodError): Response {
+  return apiError(400, "invalid_query", `Invalid query parameters: ${error.issues.map((i) => `${i.path.join(".") || "(query)"}: ${i.message}`).join("; ")}`);
+}
+
+function invalidDocument(problems: DocumentProblem[]): Response {
+  const shown = problems.slice(0, MAX_PROBLEMS_SHOWN);
+  const first = shown[0];
+  return apiError(
+    422,
+    "invalid_document",
+    `The document is not a valid OpenAPI document (${problems.length} problem${problems.length === 1 ? "" : "s"}${first ? `, first: ${first.path || "(document)"}: ${first.message}` : ""}). Nothing was stored; fix the document and upload it again.`,
+    { details: { problems: shown, totalProblems: problems.length } },
+  );
+}
+
+/** Reads an uploaded document into a holder that the upload path can clear once the bytes are stored. */
+async function readDocument(request: Request): Promise<{ holder: { bytes?: Uint8Array } } | { response: Response }> {
+  const read = await readBodyLimited(request, MAX_DOCUMENT_BYTES);
+  if (read.ok) return { holder: { bytes: read.bytes } };
+  if (read.reason === "too_large") return { response: tooLarge(MAX_DOCUMENT_BYTES, "document") };
+  if (read.reason === "empty") return { response: apiError(400, "empty_body", "The request body is empty: send the OpenAPI document (JSON or YAML) as the body.") };
+  return { response: apiError(400, "invalid_body", "The request body is shorter or longer than its Content-Length.") };
+}
+
+function projectRoute(method: string, suffix: string, requiredScopes: readonly string[], handle: (input: ApiRequest & { project: string; url: URL }) => Promise<Response>): ApiRoute {
+  return {
+    method,
+    path: `/api/v1/projects/:project${suffix}`,
+    requiredScopes,
+    async handle(input) {
+      const checked = checkProject(input.principal, input.params.project);
+      if ("response" in checked) return checked.response;
+      return handle({ ...input, project: checked.project, url: new URL(input.request.url) });
+    },
+  };
+}
+
+const store = (input: ApiRequest) => contractStore(input.env, input.principal.organizationId);
+
+async function documentResponse(input: ApiRequest, contentHash: string, format: string, name: string): Promise<Response> {
+  const content = await streamContent(input.env, input.principal.organizationId, contentHash);
+  if (!content) return apiError(404, "missing_content", "The stored document cannot be found.");
+  return new Response(content.body, {
+    headers: {
+      "Content-Type": format === "yaml" ? "application/yaml; charset=utf-8" : "application/json; charset=utf-8",
+      "Content-Length": String(content.size),
+      "Content-Disposition": `attachment; filename="${name}.${format === "yaml" ? "yaml" : "json"}"`,
+      "Cache-Control": "no-store",
+      ETag: `"${contentHash}"`,
+    },
+  });
+}
+
+export const contractRoutes: ApiRoute[] = [
+  {
+    method: "GET",
+    path: "/api/v1/projects",
+    requiredScopes: READ,
+    async handle(input) {
+      const only = input.principal.projects && !input.principal.projects.includes("*") ? [...input.principal.projects] : null;
+      return json({ projects: await store(input).listProjects(only) });
+    },
+  },
+  projectRoute("GET", "", READ, async (input) => {
+    const status = await store(input).projectStatus(input.project);
+    return status ? json(status) : unknownProject(input.project);
+  }),
+
+  // ---- contracts ------------------------------------------------------------------------------------------
+  projectRoute("POST", "/contracts", ["contracts.write"], async (input) => {
+    const query = z.object({ label: labelText.optional() }).safeParse(queryObject(input.url, ["label"]));
+    if (!query.success) return invalidQuery(query.error);
+    const body = await readDocument(input.request);
+    if ("response" in body) return body.response;
+    const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
+    const result = await uploadContract(input.env, who, input.project, query.data.label ?? null, body.holder.bytes!);
+    if (!result.ok) return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
+    return json(
+      {
+        project: input.project,
+        projectCreated: result.projectCreated,
+        contract: result.contract,
+        contentReused: result.contentReused,
+        verdictId: result.verdictRecord.id,
+        verdict: result.verdict,
+        markdown: renderVerdictMarkdown(result.verdict, { project: input.project, contractVersion: contractName(result.contract) }),
+      },
+      201,
+    );
+  }),
+  projectRoute("GET", "/contracts", READ, async (input) => {
+    const page = pageQuery(input.url);
+    if ("response" in page) return page.response;
+    if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+    const { items, nextBefore } = await store(input).listContracts(input.project, page.limit, page.before);
+    return json({ contracts: items, nextBefore });
+  }),
+  projectRoute("GET", "/contracts/active", READ, async (input) => {
+    const contract = await store(input).getActiveContract(input.project);
+    return contract ? json({ contract }) : unknownProject(input.project);
+  }),
+  projectRoute("GET", "/contracts/:version", READ, async (input) => {
+    const version = positiveInt(input.params.version, "version");
+    if ("response" in version) return version.response;
+    const contract = await store(input).getContract(input.project, version.value);
+    if (!contract) return apiError(404, "unknown_contract", `Project "${input.project}" has no contract version ${version.value}.`);
+    const verdict = contract.verdictId ? await store(input).getVerdict(input.project, contract.verdictId) : null;
+    return json({ contract, verdict: verdict ? await readVerdictBody(input.env, input.principal.organizationId, verdict.verdictHash) : null });
+  }),
+  projectRoute("GET", "/contracts/:version/document", READ, async (input) => {
+    const version = positiveInt(input.params.version, "version");
+    if ("response" in version) return version.response;
+    const contract = await store(input).getContract(input.project, version.value);
+    if (!contract) return apiError(404, "unknown_contract", `Project "${input.project}" has no contract version ${version.value}.`);
+    return documentResponse(input, contract.contentHash, contract.format, `${input.project}-contract-v${contract.version}`);
+  }),
+  projectRoute("POST", "/contracts/:version/activate", ["contracts.write"], async (input) => {
+    const version = positiveInt(input.params.version, "version");
+    if ("response" in version) return version.response;
+    const result = await store(input).activateContract(input.project, version.value);
+    return result.ok ? json({ contract: result.contract }) : storeFailure(result, input.project);
+  }),
+
+  // ---- snapshots ------------------------------------------------------------------------------------------
+  projectRoute("POST", "/snapshots", ["snapshots.write"], async (input) => {
+    const query = snapshotQuery.safeParse(queryObject(input.url, ["commit", "branch", "runUrl"]));
+    if (!query.success) return invalidQuery(query.error);
+    // Refuse early, before reading a large body, when there is nothing to check against.
+    if (!(await store(input).getActiveContract(input.project))) return unknownProject(input.project);
+    const body = await readDocument(input.request);
+    if ("response" in body) return body.response;
+    const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
+    const meta = { commit: query.data.commit, branch: query.data.branch ?? null, runUrl: query.data.runUrl ?? null };
+    const result = await uploadSnapshot(input.env, who, input.project, meta, body.holder);
+    if (!result.ok) return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
+    try {
+      await onVerdictStored(input.env, input.principal.organizationId, input.project, result.snapshot.id);
+    } catch (error) {
+      logWarn("verdict hook failed", { correlationId: input.correlationId, error });
+    }
+    return json(
+      {
+        project: input.project,
+        snapshot: result.snapshot,
+        contract: { version: result.contract.version, label: result.contract.label },
+        contentReused: result.contentReused,
+        verdictId: result.verdictRecord.id,
+        verdict: result.verdict,
+        markdown: renderVerdictMarkdown(result.verdict, {
+          project: input.project,
+          contractVersion: contractName(result.contract),
+          snapshot: `#${result.snapshot.id} (commit ${result.snapshot.commit})`,
+        }),
+      },
+      201,
+    );
+  }),
+  projectRoute("GET", "/snapshots", READ, async (input) => {
+    const page = pageQuery(input.url);
+    if ("response" in page) return page.response;
+    if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+    const { items, nextBefore } = await store(input).listSnapshots(input.project, page.limit, page.before);
+    return json({ snapshots: items, nextBefore });
+  }),
+  projectRoute("GET", "/snapshots/latest", READ, async (input) => {
+    const status = await store(input).projectStatus(input.project);
+    if (!status) return unknownProject(input.project);
+    if (!status.latestSnapshot) return apiError(404, "no_snapshot", `Project "${input.project}" has no snapshot yet: upload one from CI (POST /api/v1/projects/${input.project}/snapshots).`);
+    return snapshotWithVerdict(input, status.latestSnapshot.id);
+  }),
+  projectRoute("GET", "/snapshots/:id", READ, async (input) => {
+    const id = positiveInt(input.params.id, "snapshot id");
+    if ("response" in id) return id.response;
+    return snapshotWithVerdict(input, id.value);
+  }),
+  projectRoute("GET", "/snapshots/:id/document", READ, async (input) => {
+    const id = positiveInt(input.params.id, "snapshot id");
+    if ("response" in id) return id.response;
+    const snapshot = await store(input).getSnapshot(input.project, id.value);
+    if (!snapshot) return apiError(404, "unknown_snapshot", `Project "${input.project}" has no snapshot ${id.value}.`);
+    return documentResponse(input, snapshot.contentHash, snapshot.format, `${input.project}-snapshot-${snapshot.id}`);
+  }),
+
+  // ---- builds ---------------------------------------------------------------------------------------------
+  projectRoute("POST", "/builds", ["snapshots.write"], async (input) => {
+    const body = await readJsonBody(input.request, MAX_BUILD_BODY_BYTES, buildBody);
+    if ("response" in body) return body.response;
+    const { commit, branch, runUrl, log } = body.data;
+    const result = await store(input).recordBuild({
+      project: input.project,
+      commit,
+      branch: branch ?? null,
+      runUrl: runUrl ?? null,
+      logExcerpt: logExcerpt(log ?? ""),
+      recordedBy: input.principal.userId,
+    });
+    return result.ok ? json({ project: input.project, build: result.build }, 201) : storeFailure(result, input.project);
+  }),
+  projectRoute("GET", "/builds", READ, async (input) => {
+    const page = pageQuery(input.url);
+    if ("response" in page) return page.response;
+    if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+    const { items, nextBefore } = await store(input).listBuilds(input.project, page.limit, page.before);
+    return json({ builds: items, nextBefore });
+  }),
+
+  // ---- verdicts -------------------------------------------------------------------------------------------
+  projectRoute("GET", "/verdicts", READ, async (input) => {
+    const page = pageQuery(input.url);
+    if ("response" in page) return page.response;
+    if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+    const { items, nextBefore } = await store(input).listVerdicts(input.project, page.limit, page.before);
+    return json({ verdicts: items, nextBefore });
+  }),
+  projectRoute("GET", "/verdicts/:id", READ, async (input) => {
+    const id = positiveInt(input.params.id, "verdict id");
+    if ("response" in id) return id.response;
+    const record = await store(input).getVerdict(input.project, id.value);
+    if (!record) return apiError(404, "unknown_verdict", `Project "${input.project}" has no verdict ${id.value}.`);
+    return json({ record, verdict: await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash) });
+  }),
+];
+
+async function snapshotWithVerdict(input: ApiRequest & { project: string }, id: number): Promise<Response> {
+  const snapshot = await store(input).getSnapshot(input.project, id);
+  if (!snapshot) return apiError(404, "unknown_snapshot", `Project "${input.project}" has no snapshot ${id}.`);
+  const record = snapshot.verdictId ? await store(input).getVerdict(input.project, snapshot.verdictId) : null;
+  return json({ snapshot, verdict: record ? await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash) : null });
+}
+
+function contractName(contract: { version: number; label: string | null }): string {
+  return `v${contract.version}${contract.label ? ` (${contract.label})` : ""}`;
+}
+
+/** The end of a log, where the error usually is, marked when cut. */
+export function logExcerpt(log: string): string {
+  if (log.length <= MAX_LOG_EXCERPT_CHARS) return log;
+  return `[... ${log.length - MAX_LOG_EXCERPT_CHARS} earlier characters cut ...]\n${log.slice(-MAX_LOG_EXCERPT_CHARS)}`;
+}

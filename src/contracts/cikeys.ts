@@ -1,0 +1,79 @@
+/**
+ * CI keys: long-lived credentials for pipelines, issued by an organization admin over REST. A key reads
+ * `arb_ci_<organization>_<id>_<secret>`: the organization and id say where to look it up (they are not
+ * secret), the 256-bit secret is shown once and only its SHA-256 (of the whole key) is stored. Keys are
+ * accepted by the REST resource only (never /mcp), limited to their projects and scopes, and refused once
+ * revoked or past their expiry.
+ */
+import type { OAuthResourceTokenValidation } from "@cloudflare/workers-oauth-provider";
+import type { Env } from "../env";
+import type { GrantProps } from "../oauth/servers";
+import { getPolicy } from "../policy/load";
+import { contractStore } from "./store/client";
+import { sha256Hex } from "./store/hash";
+
+export const CI_KEY_PREFIX = "arb_ci_";
+
+/** What a CI key may carry: the REST scopes a pipeline needs, never administration. */
+export const CI_KEY_SCOPES = ["contracts.read", "contracts.write", "snapshots.write"] as const;
+
+const KEY_PATTERN = /^arb_ci_([a-z0-9][a-z0-9-]{0,62})_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+
+export interface ParsedCiKey {
+  organizationId: string;
+  id: string;
+}
+
+export function looksLikeCiKey(token: string): boolean {
+  return token.startsWith(CI_KEY_PREFIX);
+}
+
+export function parseCiKey(token: string): ParsedCiKey | null {
+  const match = KEY_PATTERN.exec(token);
+  return match ? { organizationId: match[1]!, id: match[2]! } : null;
+}
+
+function base64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** A fresh key for `organizationId`: the id to store, the key to show once and the hash to keep. */
+export async function generateCiKey(organizationId: string): Promise<{ id: string; key: string; secretHash: string }> {
+  const id = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const key = `${CI_KEY_PREFIX}${organizationId}_${id}_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
+  return { id, key, secretHash: await sha256Hex(new TextEncoder().encode(key)) };
+}
+
+function sameHash(a: string, b: string): boolean {
+  const left = new TextEncoder().encode(a);
+  const right = new TextEncoder().encode(b);
+  return left.byteLength === right.byteLength && crypto.subtle.timingSafeEqual(left, right);
+}
+
+/**
+ * Validates a CI key for the REST resource. Returns what the resource server needs (props, audience, scopes,
+ * client id `ci-key:<id>`), or null for anything not valid now: malformed, unknown organization or key,
+ * wrong secret, revoked, expired.
+ */
+export async function validateCiKey(env: Env, token: string, apiResource: string, now = Date.now()): Promise<OAuthResourceTokenValidation<GrantProps> | null> {
+  const parsed = parseCiKey(token);
+  if (!parsed || !(parsed.organizationId in getPolicy().organizations)) return null;
+  const stored = await contractStore(env, parsed.organizationId).keyForValidation(parsed.id);
+  if (!stored) return null;
+  if (!sameHash(stored.secretHash, await sha256Hex(new TextEncoder().encode(token)))) return null;
+  const { key } = stored;
+  if (key.revokedAt) return null;
+  const expiresAt = key.expiresAt ? Date.parse(key.expiresAt) : undefined;
+  if (expiresAt !== undefined && expiresAt <= now) return null;
+  const clientId = `ci-key:${key.id}`;
+  return {
+    props: { organizationId: parsed.organizationId, userId: clientId, role: "ci", name: key.name, projects: [...key.projects] },
+    audience: apiResource,
+    scope: [...key.scopes],
+    clientId,
+    userId: clientId,
+    ...(expiresAt !== undefined ? { expiresAt: Math.floor(expiresAt / 1000) } : {}),
+  };
+}

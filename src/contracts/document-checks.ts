@@ -1,0 +1,221 @@
+/**
+ * Structural checks that make a parsed value a usable OpenAPI 3.0/3.1/3.2 document: the fields the engine and
+ * payload validation rely on, every `$ref` internal and resolvable, no pure `$ref` cycles, bounded nesting.
+ * It is not a full meta-schema validation (that would cost more than the check itself on a 13 MB document);
+ * it refuses what would make a verdict wrong or impossible, each problem with its JSON pointer.
+ */
+import { isRecord, pointerOf, RefResolver } from "./normalize-pointer";
+import type { DocumentProblem } from "./types";
+
+export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace", "query"] as const;
+export const MAX_DOCUMENT_DEPTH = 200;
+const MAX_PROBLEMS = 50;
+const STATUS_KEY = /^(default|[1-5](\d\d|XX))$/i;
+const PARAMETER_LOCATIONS = new Set(["query", "header", "path", "cookie", "querystring"]);
+
+class Problems {
+  readonly list: DocumentProblem[] = [];
+  private dropped = 0;
+  add(tokens: readonly (string | number)[], message: string): void {
+    if (this.list.length < MAX_PROBLEMS) this.list.push({ path: pointerOf(tokens), message });
+    else this.dropped++;
+  }
+  finish(): DocumentProblem[] {
+    if (this.dropped > 0) this.list.push({ path: "", message: `${this.dropped} more problems not listed` });
+    return this.list;
+  }
+}
+
+export interface StructureResult {
+  problems: DocumentProblem[];
+  openapiVersion: string;
+  operationCount: number;
+}
+
+/** Checks `value` (already parsed from JSON or YAML). */
+export function checkOpenApiStructure(value: unknown): StructureResult {
+  const problems = new Problems();
+  if (!isRecord(value)) {
+    problems.add([], "an OpenAPI document is an object with `openapi`, `info` and `paths`");
+    return { problems: problems.finish(), openapiVersion: "", operationCount: 0 };
+  }
+  const refs: { ref: string; at: (string | number)[] }[] = [];
+  // Nesting, cycles created by YAML anchors, and $ref collection in one pass over the whole value.
+  if (!walk(value, [], new Set(), refs, problems)) return { problems: problems.finish(), openapiVersion: "", operationCount: 0 };
+
+  const version = typeof value.openapi === "string" ? value.openapi : "";
+  if (typeof value.swagger === "string") {
+    problems.add(["swagger"], `Swagger ${value.swagger} is not supported: convert the document to OpenAPI 3.0 or 3.1 first`);
+  } else if (!/^3\.[012]\.\d+(-.+)?$/.test(version)) {
+    problems.add(["openapi"], `expected an OpenAPI version 3.0.x, 3.1.x or 3.2.x, got ${JSON.stringify(value.openapi ?? null)}`);
+  }
+  const minor = version.startsWith("3.0") ? 0 : version.startsWith("3.1") ? 1 : 2;
+
+  if (!isRecord(value.info)) problems.add(["info"], "`info` is required and must be an object with `title` and `version`");
+  else {
+    if (typeof value.info.title !== "string") problems.add(["info", "title"], "`info.title` is required and must be a string");
+    if (typeof value.info.version !== "string") problems.add(["info", "version"], "`info.version` is required and must be a string (quote numbers in YAML)");
+  }
+  if (value.servers !== undefined) checkServers(value.servers, problems);
+
+  let operationCount = 0;
+  if (value.paths === undefined) {
+    if (minor === 0) problems.add(["paths"], "`paths` is required in OpenAPI 3.0");
+    else if (value.components === undefined && value.webhooks === undefined) {
+      problems.add(["paths"], "an OpenAPI 3.1 document needs at least one of `paths`, `components` or `webhooks`");
+    }
+  } else if (!isRecord(value.paths)) {
+    problems.add(["paths"], "`paths` must be an object keyed by path templates such as /orders/{id}");
+  } else {
+    for (const [path, item] of Object.entries(value.paths)) {
+      if (!path.startsWith("/")) problems.add(["paths", path], "path templates must start with /");
+      operationCount += checkPathItem(item, ["paths", path], minor, problems);
+    }
+  }
+  if (value.components !== undefined && !isRecord(value.components)) problems.add(["components"], "`components` must be an object");
+
+  const resolver = new RefResolver(value);
+  for (const { ref, at } of refs) {
+    if (!ref.startsWith("#")) {
+      problems.add(at, `external $ref "${ref}" is not allowed: bundle the document into one file first (for example \`redocly bundle\`)`);
+      continue;
+    }
+    const result = resolver.resolveRef(ref);
+    if (!result.ok) problems.add(at, result.reason);
+  }
+  return { problems: problems.finish(), openapiVersion: version, operationCount };
+}
+
+/**
+ * Depth-first walk; false when the value cannot be used at all (too deep or cyclic). Example values are payload
+ * data: a "$ref" key inside them is not a reference, so `data` turns reference collection off below them.
+ */
+function walk(
+  value: unknown,
+  tokens: (string | number)[],
+  ancestors: Set<object>,
+  refs: { ref: string; at: (string | number)[] }[],
+  problems: Problems,
+  data = false,
+): boolean {
+  if (typeof value !== "object" || value === null) return true;
+  if (tokens.length > MAX_DOCUMENT_DEPTH) {
+    problems.add(tokens.slice(0, 20), `the document nests deeper than ${MAX_DOCUMENT_DEPTH} levels`);
+    return false;
+  }
+  if (ancestors.has(value)) {
+    problems.add(tokens, "the document contains itself (a recursive YAML alias); use $ref for recursive structures");
+    return false;
+  }
+  ancestors.add(value);
+  try {
+    if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index++) {
+        tokens.push(index);
+        const fine = walk(value[index], tokens, ancestors, refs, problems, data);
+        tokens.pop();
+        if (!fine) return false;
+      }
+      return true;
+    }
+    const record = value as Record<string, unknown>;
+    if (!data && typeof record.$ref === "string") refs.push({ ref: record.$ref, at: [...tokens, "$ref"] });
+    const parent = tokens.at(-1);
+    const namesProperties = parent === "properties" || parent === "patternProperties";
+    for (const key of Object.keys(record)) {
+      let childData = data;
+      if (!data && !namesProperties) {
+        if (key === "example" || key === "value" && tokens.at(-2) === "examples") childData = true;
+        else if (key === "examples" && !isRecord(record[key])) childData = true; // JSON Schema `examples` array
+      }
+      tokens.push(key);
+      const fine = walk(record[key], tokens, ancestors, refs, problems, childData);
+      tokens.pop();
+      if (!fine) return false;
+    }
+    return true;
+  } finally {
+    ancestors.delete(value);
+  }
+}
+
+function checkServers(servers: unknown, problems: Problems): void {
+  if (!Array.isArray(servers)) return problems.add(["servers"], "`servers` must be an array of { url }");
+  servers.forEach((server, index) => {
+    if (!isRecord(server) || typeof server.url !== "string") problems.add(["servers", index, "url"], "each server needs a `url` string");
+  });
+}
+
+function checkPathItem(item: unknown, at: (string | number)[], minor: number, problems: Problems): number {
+  if (!isRecord(item)) {
+    problems.add(at, "a path item must be an object of operations");
+    return 0;
+  }
+  if (typeof item.$ref === "string") return 0;
+  if (item.parameters !== undefined) checkParameters(item.parameters, [...at, "parameters"], problems);
+  let count = 0;
+  for (const method of HTTP_METHODS) {
+    if (item[method] === undefined) continue;
+    count++;
+    checkOperation(item[method], [...at, method], minor, problems);
+  }
+  if (isRecord(item.additionalOperations)) {
+    for (const [method, operation] of Object.entries(item.additionalOperations)) {
+      count++;
+      checkOperation(operation, [...at, "additionalOperations", method], minor, problems);
+    }
+  }
+  return count;
+}
+
+function checkOperation(operation: unknown, at: (string | number)[], minor: number, problems: Problems): void {
+  if (!isRecord(operation)) return problems.add(at, "an operation must be an object");
+  if (operation.operationId !== undefined && typeof operation.operationId !== "string") {
+    problems.add([...at, "operationId"], "`operationId` must be a string");
+  }
+  if (operation.parameters !== undefined) checkParameters(operation.parameters, [...at, "parameters"], problems);
+  if (operation.requestBody !== undefined) {
+    const body = operation.requestBody;
+    if (!isRecord(body)) problems.add([...at, "requestBody"], "`requestBody` must be an object");
+    else if (typeof body.$ref !== "string" && !isRecord(body.content)) {
+      problems.add([...at, "requestBody", "content"], "`requestBody.content` is required: a map of media types");
+    }
+  }
+  if (operation.responses === undefined) {
+    if (minor === 0) problems.add([...at, "responses"], "`responses` is required in OpenAPI 3.0");
+    return;
+  }
+  if (!isRecord(operation.responses)) return problems.add([...at, "responses"], "`responses` must be an object keyed by status code");
+  for (const [status, response] of Object.entries(operation.responses)) {
+    if (status.startsWith("x-")) continue;
+    if (!STATUS_KEY.test(status)) {
+      problems.add([...at, "responses", status], `"${status}" is not a status code: use 200, 4XX or default`);
+      continue;
+    }
+    if (!isRecord(response)) {
+      problems.add([...at, "responses", status], "a response must be an object");
+      continue;
+    }
+    if (typeof response.$ref === "string") continue;
+    if (minor < 2 && typeof response.description !== "string") {
+      problems.add([...at, "responses", status, "description"], "`description` is required on every response");
+    }
+    if (response.content !== undefined && !isRecord(response.content)) {
+      problems.add([...at, "responses", status, "content"], "`content` must be a map of media types");
+    }
+  }
+}
+
+function checkParameters(parameters: unknown, at: (string | number)[], problems: Problems): void {
+  if (!Array.isArray(parameters)) return problems.add(at, "`parameters` must be an array");
+  parameters.forEach((parameter, index) => {
+    if (!isRecord(parameter)) return problems.add([...at, index], "a parameter must be an object");
+    if (typeof parameter.$ref === "string") return;
+    if (typeof parameter.name !== "string") problems.add([...at, index, "name"], "`name` is required on every parameter");
+    if (typeof parameter.in !== "string" || !PARAMETER_LOCATIONS.has(parameter.in)) {
+      problems.add([...at, index, "in"], "`in` must be one of query, header, path, cookie");
+    } else if (parameter.in === "path" && parameter.required !== true) {
+      problems.add([...at, index, "required"], "path parameters must have `required: true`");
+    }
+  });
+}

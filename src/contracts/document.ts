@@ -1,0 +1,78 @@
+/**
+ * Turns uploaded text into a validated OpenAPI document, or a list of what is wrong with it. JSON and YAML are
+ * accepted; YAML is parsed with a small alias budget so an alias bomb ("billion laughs") is refused instead of
+ * expanding into gigabytes.
+ */
+import { parse as parseYaml } from "yaml";
+import { checkOpenApiStructure } from "./document-checks";
+import { isRecord } from "./normalize-pointer";
+import type { DocumentProblem, ParsedDocument } from "./types";
+
+/** Aliases a YAML document may use; real OpenAPI documents use a handful, alias bombs need thousands. */
+export const YAML_MAX_ALIAS_COUNT = 100;
+
+function refuse(problems: DocumentProblem[]): ParsedDocument {
+  return { ok: false, problems };
+}
+
+function lineAndColumn(text: string, position: number): string {
+  let line = 1;
+  let lineStart = 0;
+  for (let index = 0; index < position && index < text.length; index++) {
+    if (text.charCodeAt(index) === 10) {
+      line++;
+      lineStart = index + 1;
+    }
+  }
+  return `line ${line}, column ${position - lineStart + 1}`;
+}
+
+function parseJson(text: string): { value: unknown } | { problem: string } {
+  try {
+    return { value: JSON.parse(text) };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const position = /position (\d+)/.exec(message);
+    const where = position ? ` at ${lineAndColumn(text, Number(position[1]))}` : "";
+    return { problem: `not valid JSON${where}: ${message.replace(/ in JSON at position \d+.*$/, "")}` };
+  }
+}
+
+function parseYamlText(text: string): { value: unknown } | { problem: string } {
+  try {
+    return { value: parseYaml(text, { maxAliasCount: YAML_MAX_ALIAS_COUNT, uniqueKeys: true, prettyErrors: true, version: "1.2" }) };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/alias/i.test(message)) {
+      return { problem: `YAML uses too many aliases (at most ${YAML_MAX_ALIAS_COUNT} are allowed; alias bombs are refused): ${firstLine(message)}` };
+    }
+    return { problem: `not valid YAML: ${firstLine(message)}` };
+  }
+}
+
+function firstLine(message: string): string {
+  return message.split("\n")[0] ?? message;
+}
+
+/** Parses JSON or YAML text and checks that it is an OpenAPI 3.0/3.1/3.2 document the engine can use. */
+export function parseOpenApiDocument(text: string): ParsedDocument {
+  if (typeof text !== "string" || text.trim() === "") {
+    return refuse([{ path: "", message: "the document is empty: send the OpenAPI document as JSON or YAML text" }]);
+  }
+  const format: "json" | "yaml" = /^\s*[{[]/.test(text) ? "json" : "yaml";
+  const parsed = format === "json" ? parseJson(text) : parseYamlText(text);
+  if ("problem" in parsed) return refuse([{ path: "", message: parsed.problem }]);
+  if (!isRecord(parsed.value)) {
+    return refuse([{ path: "", message: "the document must be an object with `openapi`, `info` and `paths`" }]);
+  }
+  let structure;
+  try {
+    structure = checkOpenApiStructure(parsed.value);
+  } catch (error) {
+    // Stack exhaustion on pathological input is the only way to get here; the depth limit should prevent it.
+    if (error instanceof RangeError) return refuse([{ path: "", message: "the document nests too deeply to be read" }]);
+    throw error;
+  }
+  if (structure.problems.length > 0) return refuse(structure.problems);
+  return { ok: true, document: parsed.value, openapiVersion: structure.openapiVersion, format, operationCount: structure.operationCount };
+}

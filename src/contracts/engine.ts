@@ -1,0 +1,162 @@
+/**
+ * The conformance engine: runs the registered rules over a contract and a snapshot (or one document for the
+ * constitution) and returns a verdict. Pure: no I/O, no clock; documents are read, never modified.
+ */
+import type { ConformanceConfig } from "./config";
+import { indexDocument, matchOperations, type DocumentIndex, type OperationPair } from "./normalize-document";
+import { allRules, conformanceRules, constitutionRules } from "./rules/index";
+import type { ConformanceContext } from "./rules/rule";
+import {
+  contentOf,
+  matchingStatusKey,
+  pairMediaTypes,
+  pointerToContent,
+  responsesOf,
+  schemaOf,
+  statusKeys,
+  type BodyPair,
+  type MediaTypeGap,
+} from "./rules/support/operation-parts";
+import { SchemaDiffer } from "./rules/support/schema-diff";
+import { escapeToken, isRecord } from "./normalize-pointer";
+import { buildVerdict, mergeVerdicts, type RawViolation } from "./verdict";
+import type { OpenApiDocument, Verdict } from "./types";
+
+const RULE_ORDER = allRules.map((rule) => rule.id);
+
+interface BodyParts {
+  bodies: BodyPair[];
+  gaps: MediaTypeGap[];
+}
+
+function compareResponses(pair: OperationPair, contract: DocumentIndex, snapshot: DocumentIndex, differ: SchemaDiffer): BodyParts {
+  const bodies: BodyPair[] = [];
+  const gaps: MediaTypeGap[] = [];
+  const snapshotResponses = responsesOf(pair.snapshot);
+  const snapshotKeys = statusKeys(pair.snapshot);
+  for (const [status, contractResponse] of Object.entries(responsesOf(pair.contract))) {
+    if (status.startsWith("x-")) continue;
+    const snapshotKey = matchingStatusKey(status, snapshotKeys) ?? (status === "default" && "default" in snapshotResponses ? "default" : undefined);
+    if (snapshotKey === undefined) continue; // missing-status-code reports it
+    const contractContent = contentOf(contractResponse, contract.resolver);
+    const snapshotContent = contentOf(snapshotResponses[snapshotKey], snapshot.resolver);
+    const base = `/responses/${escapeToken(status)}`;
+    const { pairs, gaps: missing } = pairMediaTypes(contractContent, snapshotContent);
+    for (const mediaType of missing) {
+      gaps.push({ pointer: pointerToContent(base, mediaType), status, contractMediaType: mediaType, snapshotMediaTypes: Object.keys(snapshotContent) });
+    }
+    for (const [contractMediaType, snapshotMediaType] of pairs) {
+      const contractSchema = schemaOf(contractContent[contractMediaType]);
+      const snapshotSchema = schemaOf(snapshotContent[snapshotMediaType]);
+      if (contractSchema === undefined || snapshotSchema === undefined) continue;
+      bodies.push({
+        pointer: `${pointerToContent(base, contractMediaType)}/schema`,
+        status,
+        contractMediaType,
+        snapshotMediaType,
+        changes: differ.diff(contractSchema, snapshotSchema, "response"),
+      });
+    }
+  }
+  return { bodies, gaps };
+}
+
+function compareRequestBodies(pair: OperationPair, contract: DocumentIndex, snapshot: DocumentIndex, differ: SchemaDiffer): BodyParts {
+  const bodies: BodyPair[] = [];
+  const gaps: MediaTypeGap[] = [];
+  const contractBody = contract.resolver.deref(pair.contract.operation.requestBody);
+  if (!isRecord(contractBody)) return { bodies, gaps };
+  const contractContent = contentOf(contractBody, contract.resolver);
+  const snapshotContent = contentOf(pair.snapshot.operation.requestBody, snapshot.resolver);
+  const { pairs, gaps: missing } = pairMediaTypes(contractContent, snapshotContent);
+  for (const mediaType of missing) {
+    gaps.push({ pointer: pointerToContent("/requestBody", mediaType), contractMediaType: mediaType, snapshotMediaTypes: Object.keys(snapshotContent) });
+  }
+  for (const [contractMediaType, snapshotMediaType] of pairs) {
+    const contractSchema = schemaOf(contractContent[contractMediaType]);
+    const snapshotSchema = schemaOf(snapshotContent[snapshotMediaType]);
+    if (contractSchema === undefined || snapshotSchema === undefined) continue;
+    bodies.push({
+      pointer: `${pointerToContent("/requestBody", contractMediaType)}/schema`,
+      contractMediaType,
+      snapshotMediaType,
+      changes: differ.diff(contractSchema, snapshotSchema, "request"),
+    });
+  }
+  return { bodies, gaps };
+}
+
+function memoisePerPair<T>(compute: (pair: OperationPair) => T): (pair: OperationPair) => T {
+  const cache = new WeakMap<OperationPair, T>();
+  return (pair) => {
+    let value = cache.get(pair);
+    if (value === undefined) {
+      value = compute(pair);
+      cache.set(pair, value);
+    }
+    return value;
+  };
+}
+
+function isEnabled(config: ConformanceConfig, id: string): boolean {
+  const severity = config.severities.get(id);
+  return severity !== undefined && severity !== "off";
+}
+
+function runConstitution(index: DocumentIndex, config: ConformanceConfig): Verdict {
+  const raw: RawViolation[] = [];
+  for (const rule of constitutionRules) {
+    if (!isEnabled(config, rule.id) || !config.constitution.has(rule.id)) continue;
+    rule.check({ document: index, report: (location, message) => raw.push({ rule: rule.id, location, message }) }, config.constitution.get(rule.id));
+  }
+  return buildVerdict(raw, RULE_ORDER, config);
+}
+
+/**
+ * Verdict for an implementation snapshot against a contract: every enabled conformance rule, plus the
+ * constitution rules applied to the snapshot (a snapshot upload needs one verdict; do not add checkConstitution
+ * of the snapshot on top).
+ */
+export function checkConformance(contract: OpenApiDocument, snapshot: OpenApiDocument, config: ConformanceConfig): Verdict {
+  const contractIndex = indexDocument(contract);
+  const snapshotIndex = indexDocument(snapshot);
+  const differ = new SchemaDiffer(
+    { resolver: contractIndex.resolver, version: contractIndex.version },
+    { resolver: snapshotIndex.resolver, version: snapshotIndex.version },
+  );
+  const responses = memoisePerPair((pair) => compareResponses(pair, contractIndex, snapshotIndex, differ));
+  const requests = memoisePerPair((pair) => compareRequestBodies(pair, contractIndex, snapshotIndex, differ));
+  const raw: RawViolation[] = [];
+  let current = "";
+  const matching = matchOperations(contractIndex, snapshotIndex);
+  const securityIdentical =
+    differ.identical(contract.security, snapshot.security) &&
+    differ.identical(isRecord(contract.components) ? contract.components.securitySchemes : undefined, isRecord(snapshot.components) ? snapshot.components.securitySchemes : undefined);
+  const comparedPairs = matching.pairs.filter(
+    (pair) => !securityIdentical || !differ.identical(pair.contract.operation, pair.snapshot.operation) || !differ.identical(pair.contract.pathParameters, pair.snapshot.pathParameters),
+  );
+  const context: ConformanceContext = {
+    contract: contractIndex,
+    snapshot: snapshotIndex,
+    matching,
+    comparedPairs,
+    frameworkStatusCodes: config.frameworkStatusCodes,
+    responseBodies: (pair) => responses(pair).bodies,
+    responseMediaTypeGaps: (pair) => responses(pair).gaps,
+    requestBodies: (pair) => requests(pair).bodies,
+    requestMediaTypeGaps: (pair) => requests(pair).gaps,
+    schemaChanges: (contractSchema, snapshotSchema, direction) => differ.diff(contractSchema, snapshotSchema, direction),
+    report: (location, message) => raw.push({ rule: current, location, message }),
+  };
+  for (const rule of conformanceRules) {
+    if (!isEnabled(config, rule.id)) continue;
+    current = rule.id;
+    rule.check(context);
+  }
+  return mergeVerdicts([buildVerdict(raw, RULE_ORDER, config), runConstitution(snapshotIndex, config)], RULE_ORDER);
+}
+
+/** Verdict of one document (a contract upload or a snapshot) against the constitution alone. */
+export function checkConstitution(document: OpenApiDocument, config: ConformanceConfig): Verdict {
+  return runConstitution(indexDocument(document), config);
+}

@@ -1,0 +1,81 @@
+/**
+ * Which project an MCP call is about, and whether the caller may touch it. The organization always comes from the
+ * verified principal (its ContractStore is the only one reached), so another organization's projects are simply
+ * not there. A principal restricted to some projects (principal.projects) is held to them. Failures are
+ * ToolFailures whose message says what to do next; `meta.cannotVerify` names the case for clients.
+ */
+import type { CallContext, Principal } from "../../mcp/context";
+import { ToolFailure } from "../../mcp/context";
+import { contractStore, type ContractStoreStub } from "../store/client";
+import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../store/names";
+import type { ProjectStatus } from "../store/records";
+
+/** Session state key of the selected project (kept with the organization it belongs to). */
+const SELECTED_PROJECT_KEY = "spec.selectedProject";
+
+interface SelectedProject {
+  organizationId: string;
+  project: string;
+}
+
+type Context = Pick<CallContext, "principal" | "session" | "env">;
+
+export function cannotVerify(
+  reason: string,
+  message: string,
+  outcome: "invalid-input" | "error" | "rejected-by-policy" = "error",
+  meta: Record<string, unknown> = {},
+): ToolFailure {
+  return new ToolFailure(outcome, message, { cannotVerify: reason, ...meta });
+}
+
+export function storeOf(context: Context): ContractStoreStub {
+  return contractStore(context.env, context.principal.organizationId);
+}
+
+/** The projects a restricted principal may see, or null for all. */
+export function projectRestriction(principal: Principal): string[] | null {
+  return principal.projects && !principal.projects.includes("*") ? [...principal.projects] : null;
+}
+
+export function checkProjectAccess(principal: Principal, project: string): void {
+  if (!isProjectName(project)) throw cannotVerify("invalid_project_name", `Invalid project name "${project.slice(0, 80)}": ${PROJECT_NAME_RULE}.`, "invalid-input");
+  if (!projectAllowed(principal.projects, project)) {
+    throw cannotVerify("project_not_allowed", `This connection may only use the projects ${(principal.projects ?? []).join(", ")}; "${project}" is not one of them.`, "rejected-by-policy");
+  }
+}
+
+export async function selectedProject(context: Context): Promise<string | undefined> {
+  const stored = await context.session.get<SelectedProject>(SELECTED_PROJECT_KEY);
+  return stored && stored.organizationId === context.principal.organizationId ? stored.project : undefined;
+}
+
+export async function rememberSelectedProject(context: Context, project: string): Promise<void> {
+  await context.session.put(SELECTED_PROJECT_KEY, { organizationId: context.principal.organizationId, project } satisfies SelectedProject);
+}
+
+export const NO_PROJECT_MESSAGE =
+  "No project was given and none is selected for this session: pass `project`, or call spec_project_select first (spec_projects_list shows your organization's projects).";
+
+/** The explicit project, else the session's selected one; checked against the principal's restriction. */
+export async function resolveProjectName(context: Context, explicit: string | undefined): Promise<string> {
+  const project = explicit ?? (await selectedProject(context));
+  if (project === undefined) throw cannotVerify("no_project_selected", NO_PROJECT_MESSAGE, "invalid-input");
+  checkProjectAccess(context.principal, project);
+  return project;
+}
+
+export function unknownProjectFailure(project: string): ToolFailure {
+  return cannotVerify(
+    "unknown_project",
+    `There is no project "${project}" in your organization. Call spec_projects_list to see the projects; a project is created by its first contract upload (POST /api/v1/projects/${project}/contracts with scope contracts.write).`,
+    "invalid-input",
+  );
+}
+
+/** The project's status (active contract, latest snapshot, last failed build), or a failure naming the next step. */
+export async function requireProjectStatus(context: Context, project: string): Promise<ProjectStatus> {
+  const status = await storeOf(context).projectStatus(project);
+  if (!status) throw unknownProjectFailure(project);
+  return status;
+}

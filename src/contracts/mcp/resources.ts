@@ -1,0 +1,196 @@
+/**
+ * The spec:// resources (URIs in uris.ts): the active contract of the session's selected project, contract
+ * documents and verdicts by project and version, and the subscribable latest verdict of a project. Reads go
+ * to the caller's own organization only; handled failures become JSON-RPC errors whose message says what to do.
+ */
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { CallContext, CapabilityContext, ResourceContents } from "../../mcp/context";
+import { ToolFailure } from "../../mcp/context";
+import { readContentText, readVerdictBody } from "../store/client";
+import type { ContractRecord, SnapshotRecord } from "../store/records";
+import { checkProjectAccess, projectRestriction, requireProjectStatus, selectedProject, storeOf } from "./access";
+import { contractLabel, resolveContract } from "./conformance";
+import { recordVerdictSubscriber, forgetVerdictSubscriber } from "./subscriptions";
+import {
+  ACTIVE_CONTRACT_URI,
+  CONTRACT_URI_TEMPLATE,
+  LATEST_VERDICT_URI_TEMPLATE,
+  VERDICT_URI_TEMPLATE,
+  contractUri,
+  latestVerdictUri,
+  verdictUri,
+} from "./uris";
+
+const READ = ["contracts.read"] as const;
+
+/** Documents larger than this are not sent as a resource (a model cannot use them whole anyway). */
+export const MAX_RESOURCE_DOCUMENT_BYTES = 4 * 1024 * 1024;
+/** Bounds resources/list: newest entries first. */
+const LISTED_PER_PROJECT = 10;
+const LISTED_TOTAL = 200;
+
+type Context = CallContext;
+
+/** Turns handled failures into JSON-RPC errors with their safe message. */
+async function asResourceError<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ToolFailure) throw new McpError(ErrorCode.InvalidParams, error.message);
+    throw error;
+  }
+}
+
+function notFound(message: string): ToolFailure {
+  return new ToolFailure("invalid-input", message);
+}
+
+function positiveInteger(text: string | undefined, what: string): number {
+  if (text === undefined || !/^[1-9]\d{0,15}$/.test(text)) throw notFound(`Invalid ${what} "${String(text).slice(0, 40)}": use a positive whole number.`);
+  return Number(text);
+}
+
+function projectVariable(context: Context, variables: Record<string, string>): string {
+  const project = variables.project ?? "";
+  checkProjectAccess(context.principal, project);
+  return project;
+}
+
+export function documentMimeType(format: ContractRecord["format"]): string {
+  return format === "yaml" ? "application/yaml" : "application/json";
+}
+
+async function contractDocument(context: Context, contract: ContractRecord): Promise<ResourceContents> {
+  const download = `GET /api/v1/projects/${contract.project}/contracts/${contract.version}/document`;
+  if (contract.size > MAX_RESOURCE_DOCUMENT_BYTES) {
+    throw notFound(`Contract ${contractLabel(contract)} of "${contract.project}" is ${contract.size} bytes, more than the ${MAX_RESOURCE_DOCUMENT_BYTES} bytes served as a resource: download it with ${download}.`);
+  }
+  const text = await readContentText(context.env, context.principal.organizationId, contract.contentHash);
+  if (text === null) throw notFound(`The stored document of contract ${contractLabel(contract)} of "${contract.project}" cannot be read: upload the contract again.`);
+  return { text, mimeType: documentMimeType(contract.format) };
+}
+
+async function verdictOfSnapshot(context: Context, project: string, snapshot: SnapshotRecord, extra: Record<string, unknown> = {}): Promise<ResourceContents> {
+  const record = snapshot.verdictId === null ? null : await storeOf(context).getVerdict(project, snapshot.verdictId);
+  const verdict = record ? await readVerdictBody(context.env, context.principal.organizationId, record.verdictHash) : null;
+  if (!verdict) throw notFound(`The verdict of snapshot ${snapshot.id} of "${project}" cannot be read: call check_api_conformance to check the snapshot again.`);
+  return {
+    mimeType: "application/json",
+    text: JSON.stringify({ project, snapshot, contractVersion: snapshot.contractVersion, ...extra, verdict }, null, 2),
+  };
+}
+
+async function visibleProjects(context: Context): Promise<string[]> {
+  const projects = await storeOf(context).listProjects(projectRestriction(context.principal));
+  return projects.map((project) => project.name);
+}
+
+export function registerSpecResources(ctx: CapabilityContext): void {
+  ctx.registerResource({
+    name: "active-contract",
+    uri: ACTIVE_CONTRACT_URI,
+    title: "Active contract of the selected project",
+    description:
+      "The OpenAPI document of the active contract of the project selected for this session (spec_project_select). Read it before writing code: the contract is the source of truth for paths, parameters, status codes and schemas.",
+    mimeType: "application/json",
+    requiredScopes: READ,
+    read: (context) =>
+      asResourceError(async () => {
+        const project = await selectedProject(context);
+        if (project === undefined) {
+          throw notFound(
+            `No project is selected for this session, so there is no active contract to show: call spec_project_select first, or read ${contractUri("<project>", "active")} directly (spec_projects_list shows the projects).`,
+          );
+        }
+        checkProjectAccess(context.principal, project);
+        const status = await requireProjectStatus(context, project);
+        return contractDocument(context, await resolveContract(context, project, undefined, status.activeContract));
+      }),
+  });
+
+  ctx.registerResourceTemplate({
+    name: "project-contract",
+    uriTemplate: CONTRACT_URI_TEMPLATE,
+    title: "Contract version of a project",
+    description: 'The OpenAPI document of one contract version of a project; {version} is a version number or "active".',
+    mimeType: "application/json",
+    requiredScopes: READ,
+    async list(context) {
+      const items: Array<{ uri: string; name: string; title?: string }> = [];
+      for (const project of await visibleProjects(context)) {
+        const { items: contracts } = await storeOf(context).listContracts(project, LISTED_PER_PROJECT, null);
+        for (const contract of contracts) {
+          items.push({ uri: contractUri(project, contract.version), name: `${project} contract ${contractLabel(contract)}`, title: `${project}: contract ${contractLabel(contract)}${contract.active ? " (active)" : ""}` });
+        }
+        if (items.length >= LISTED_TOTAL) break;
+      }
+      return items.slice(0, LISTED_TOTAL);
+    },
+    read: (_uri, variables, context) =>
+      asResourceError(async () => {
+        const project = projectVariable(context, variables);
+        const status = await requireProjectStatus(context, project);
+        const version = variables.version === "active" ? undefined : positiveInteger(variables.version, "contract version");
+        return contractDocument(context, await resolveContract(context, project, version, status.activeContract));
+      }),
+  });
+
+  // Registered before the {snapshot} template so that ".../verdicts/latest" is this resource.
+  ctx.registerResourceTemplate({
+    name: "project-latest-verdict",
+    uriTemplate: LATEST_VERDICT_URI_TEMPLATE,
+    title: "Latest verdict of a project",
+    description:
+      "The conformance verdict of the project's latest snapshot (uploaded by CI). Subscribe to it (resources/subscribe) to receive notifications/resources/updated whenever CI uploads a new snapshot.",
+    mimeType: "application/json",
+    requiredScopes: READ,
+    async list(context) {
+      const projects = await storeOf(context).listProjects(projectRestriction(context.principal));
+      return projects
+        .filter((project) => project.latestSnapshotId !== null)
+        .slice(0, LISTED_TOTAL)
+        .map((project) => ({ uri: latestVerdictUri(project.name), name: `${project.name} latest verdict`, title: `${project.name}: latest verdict` }));
+    },
+    read: (_uri, variables, context) =>
+      asResourceError(async () => {
+        const project = projectVariable(context, variables);
+        const status = await requireProjectStatus(context, project);
+        if (!status.latestSnapshot) {
+          throw notFound(`Project "${project}" has no snapshot yet: upload one from CI (POST /api/v1/projects/${project}/snapshots). Subscribe to this resource to hear when it arrives.`);
+        }
+        const build = status.lastBuildFailed && status.latestFailedBuild ? { lastBuildFailed: { commit: status.latestFailedBuild.commit, recordedAt: status.latestFailedBuild.recordedAt } } : {};
+        return verdictOfSnapshot(context, project, status.latestSnapshot, build);
+      }),
+    subscribe: (_uri, variables, context) => recordVerdictSubscriber(context, projectVariable(context, variables)),
+    unsubscribe: (_uri, variables, context) => forgetVerdictSubscriber(context, projectVariable(context, variables)),
+  });
+
+  ctx.registerResourceTemplate({
+    name: "project-verdict",
+    uriTemplate: VERDICT_URI_TEMPLATE,
+    title: "Verdict of a snapshot",
+    description: "The conformance verdict recorded for one snapshot of a project ({snapshot} is the snapshot id), against the contract version it was checked with.",
+    mimeType: "application/json",
+    requiredScopes: READ,
+    async list(context) {
+      const items: Array<{ uri: string; name: string; title?: string }> = [];
+      for (const project of await visibleProjects(context)) {
+        const { items: snapshots } = await storeOf(context).listSnapshots(project, LISTED_PER_PROJECT, null);
+        for (const snapshot of snapshots) {
+          items.push({ uri: verdictUri(project, snapshot.id), name: `${project} verdict ${snapshot.id}`, title: `${project}: verdict of snapshot ${snapshot.id} (commit ${snapshot.commit})` });
+        }
+        if (items.length >= LISTED_TOTAL) break;
+      }
+      return items.slice(0, LISTED_TOTAL);
+    },
+    read: (_uri, variables, context) =>
+      asResourceError(async () => {
+        const project = projectVariable(context, variables);
+        await requireProjectStatus(context, project);
+        const id = positiveInteger(variables.snapshot, "snapshot id");
+        const snapshot = await storeOf(context).getSnapshot(project, id);
+        if (!snapshot) throw notFound(`Project "${project}" has no snapshot ${id}: spec_snapshots_list shows its snapshots.`);
+        return verdictOfSnapshot(context, project, snapshot);
+      }),
+  });
+}

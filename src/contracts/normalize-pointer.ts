@@ -1,0 +1,103 @@
+/**
+ * JSON Pointer helpers and the in-document `$ref` resolver. Refs are URI fragments holding a JSON Pointer
+ * (RFC 6901 inside RFC 3986): a component named "a/b c" is referenced as "#/components/schemas/a~1b%20c".
+ */
+
+/** Escapes one reference token: "~" -> "~0", "/" -> "~1". */
+export function escapeToken(token: string): string {
+  return token.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+export function unescapeToken(token: string): string {
+  return token.replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
+/** Builds a pointer ("/a/b~1c") from raw tokens. */
+export function pointerOf(tokens: readonly (string | number)[]): string {
+  let out = "";
+  for (const token of tokens) out += "/" + escapeToken(String(token));
+  return out;
+}
+
+/** Splits a `$ref` fragment ("#/components/schemas/a~1b") into raw tokens; undefined when it is not a pointer. */
+export function refTokens(ref: string): string[] | undefined {
+  if (!ref.startsWith("#")) return undefined;
+  // Most references need neither percent-decoding nor unescaping.
+  if (ref.startsWith("#/") && !ref.includes("%") && !ref.includes("~")) return ref.slice(2).split("/");
+  let fragment = ref.slice(1);
+  try {
+    fragment = decodeURIComponent(fragment);
+  } catch {
+    return undefined;
+  }
+  if (fragment === "") return [];
+  if (!fragment.startsWith("/")) return undefined;
+  return fragment.slice(1).split("/").map(unescapeToken);
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function hasOwn(value: object, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(value, key);
+}
+
+/** Value at `tokens` inside `root`, or undefined. */
+export function valueAt(root: unknown, tokens: readonly string[]): unknown {
+  let current: unknown = root;
+  for (const token of tokens) {
+    if (Array.isArray(current)) {
+      if (!/^(0|[1-9]\d*)$/.test(token)) return undefined;
+      current = current[Number(token)];
+    } else if (isRecord(current) && hasOwn(current, token)) {
+      current = current[token];
+    } else {
+      return undefined;
+    }
+  }
+  return current;
+}
+
+export type RefResolution = { ok: true; value: unknown; tokens: string[] } | { ok: false; reason: string };
+
+/**
+ * Resolves internal `$ref`s of one document, following chains of pure references. Results are cached per ref
+ * string, so resolving the same component thousands of times costs one lookup each.
+ */
+export class RefResolver {
+  private readonly cache = new Map<string, RefResolution>();
+
+  constructor(readonly root: unknown) {}
+
+  resolveRef(ref: string): RefResolution {
+    const cached = this.cache.get(ref);
+    if (cached) return cached;
+    const result = this.follow(ref, new Set());
+    this.cache.set(ref, result);
+    return result;
+  }
+
+  private follow(ref: string, seen: Set<string>): RefResolution {
+    if (seen.has(ref)) return { ok: false, reason: `$ref cycle: ${[...seen, ref].join(" -> ")}` };
+    seen.add(ref);
+    const tokens = refTokens(ref);
+    if (!tokens) return { ok: false, reason: `$ref "${ref}" points outside this document; external references are not allowed` };
+    const value = valueAt(this.root, tokens);
+    if (value === undefined) return { ok: false, reason: `$ref "${ref}" does not resolve to anything in this document` };
+    if (isRecord(value) && typeof value.$ref === "string") {
+      const next = this.follow(value.$ref, seen);
+      return next;
+    }
+    return { ok: true, value, tokens };
+  }
+
+  /** The object itself, or the target of its `$ref` (undefined when the ref is broken). */
+  deref(value: unknown): unknown {
+    if (isRecord(value) && typeof value.$ref === "string") {
+      const result = this.resolveRef(value.$ref);
+      return result.ok ? result.value : undefined;
+    }
+    return value;
+  }
+}

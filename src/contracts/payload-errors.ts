@@ -1,0 +1,105 @@
+/**
+ * Reduces @cfworker/json-schema's error list (every failing keyword, containers included) to the leaf errors a
+ * developer can act on, each with a plain JSON pointer into the payload.
+ */
+import type { OutputUnit } from "@cfworker/json-schema";
+import { isRecord, unescapeToken } from "./normalize-pointer";
+import { WRITE_ONLY_MARK } from "./payload-schema";
+import type { PayloadError } from "./types";
+
+/** Keywords that only say "something below failed"; the errors below them are reported instead. */
+const CONTAINERS = new Set([
+  "$ref", "$recursiveRef", "properties", "patternProperties", "additionalProperties", "items", "prefixItems", "additionalItems",
+  "unevaluatedProperties", "unevaluatedItems", "allOf", "if", "dependentSchemas", "propertyNames",
+]);
+
+/** "#/items/0/a%20b" (the validator's URI fragment form) -> "/items/0/a b" (RFC 6901). */
+export function instancePointer(location: string): string {
+  const fragment = location.startsWith("#") ? location.slice(1) : location;
+  return fragment
+    .split("/")
+    .map((token) => {
+      try {
+        return decodeURIComponent(token);
+      } catch {
+        return token;
+      }
+    })
+    .join("/");
+}
+
+/** The schema object a keywordLocation names, following "$ref" steps through the root's $defs. */
+function schemaAt(root: unknown, keywordLocation: string): unknown {
+  const tokens = keywordLocation.replace(/^#/, "").split("/").slice(1).map((token) => decodeURIComponent(token).replace(/~1/g, "/").replace(/~0/g, "~"));
+  let current: unknown = root;
+  for (const token of tokens) {
+    if (!isRecord(current) && !Array.isArray(current)) return undefined;
+    if (token === "$ref" && isRecord(current) && typeof current.$ref === "string") {
+      const name = current.$ref.replace("#/$defs/", "");
+      current = isRecord(root) && isRecord(root.$defs) ? root.$defs[name] : undefined;
+      continue;
+    }
+    current = (current as Record<string, unknown>)[token];
+  }
+  return current;
+}
+
+function describe(unit: OutputUnit, root: unknown, previous?: OutputUnit): PayloadError {
+  const pointer = instancePointer(unit.instanceLocation);
+  if (unit.keyword === "not") {
+    const parent = schemaAt(root, unit.keywordLocation.replace(/\/not$/, ""));
+    if (isRecord(parent) && typeof parent[WRITE_ONLY_MARK] === "string") {
+      const flag = parent[WRITE_ONLY_MARK];
+      return { pointer, keyword: flag, message: `property is ${flag}: it must not appear in a ${flag === "writeOnly" ? "response" : "request"}` };
+    }
+  }
+  if (unit.keyword === "false") {
+    // A `false` schema reports no keyword path of its own; the container error just before it says which.
+    const container = previous?.keyword;
+    if (container === "additionalProperties" || container === "unevaluatedProperties") {
+      return { pointer, keyword: container, message: `property "${unescapeToken(pointer.split("/").pop() ?? "")}" is not allowed here (${container}: false)` };
+    }
+    return { pointer, keyword: "false", message: "no value is allowed here (the schema is false)" };
+  }
+  return { pointer, keyword: unit.keyword, message: unit.error };
+}
+
+function collect(errors: readonly OutputUnit[], root: unknown, into: PayloadError[]): void {
+  const skipped: string[] = [];
+  for (let index = 0; index < errors.length; index++) {
+    const unit = errors[index] as OutputUnit;
+    if (skipped.some((prefix) => unit.keywordLocation.startsWith(prefix))) continue;
+    if (unit.keyword === "anyOf" || unit.keyword === "oneOf") {
+      const prefix = `${unit.keywordLocation}/`;
+      skipped.push(prefix);
+      const nested = errors.slice(index + 1).filter((candidate) => candidate.keywordLocation.startsWith(prefix));
+      const branches = new Map<string, OutputUnit[]>();
+      for (const candidate of nested) {
+        const branch = candidate.keywordLocation.slice(prefix.length).split("/")[0] ?? "";
+        const list = branches.get(branch) ?? [];
+        list.push(candidate);
+        branches.set(branch, list);
+      }
+      // When exactly one alternative has the right type (e.g. the non-null side of a nullable), its errors are
+      // the useful ones; otherwise "matches none of the alternatives" is the leaf.
+      const plausible = [...branches.values()].filter((list) => !list.some((candidate) => candidate.keyword === "type" && candidate.instanceLocation === unit.instanceLocation));
+      if (plausible.length === 1 && plausible[0]) collect(plausible[0], root, into);
+      else into.push(describe(unit, root));
+      continue;
+    }
+    if (CONTAINERS.has(unit.keyword)) continue;
+    into.push(describe(unit, root, errors[index - 1]));
+  }
+}
+
+export function leafErrors(errors: readonly OutputUnit[], root: unknown): PayloadError[] {
+  const collected: PayloadError[] = [];
+  collect(errors, root, collected);
+  const seen = new Set<string>();
+  return collected.filter((error) => {
+    const key = `${error.pointer}\u0000${error.keyword}\u0000${error.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

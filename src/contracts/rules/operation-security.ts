@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { locate, type ConstitutionRule } from "./rule";
+import { compileOperationPattern, isOperationPattern } from "./support/operation-pattern";
+
+const options = z.object({
+  except: z.array(z.string().refine(isOperationPattern, "an operation pattern such as \"GET /health\" or \"* /public/**\"")).default([]),
+});
+
+/** Every operation requires authentication, except the operations listed. */
+export const operationSecurity: ConstitutionRule<z.infer<typeof options>> = {
+  kind: "constitution",
+  id: "operation-security",
+  defaultSeverity: "warning",
+  purpose: "Every operation declares a security requirement (no anonymous access) unless explicitly excepted.",
+  enforces: "https://spec.openapis.org/oas/v3.1.0.html#security-requirement-object",
+  options,
+  check(context, { except }) {
+    const exceptions = except.map(compileOperationPattern);
+    for (const operation of context.document.operations) {
+      if (exceptions.some((pattern) => pattern.matches(operation.method, operation.path))) continue;
+      const security = operation.security ?? [];
+      if (security.length === 0) context.report(locate(operation, "/security"), `${operation.label} declares no security requirement`);
+      else if (security.some((requirement) => Object.keys(requirement).length === 0)) {
+        context.report(locate(operation, "/security"), `${operation.label} allows anonymous access (an empty security requirement)`);
+      }
+    }
+  },
+};

@@ -1,0 +1,23 @@
+import { locate, type ConformanceRule } from "./rule";
+import { describeParameter, pairParameters } from "./support/parameters";
+
+const KINDS = new Set(["type", "enum", "nullable"]);
+
+/** A parameter's schema in the implementation accepts every value the contract allows (type, enum, null). */
+export const parameterSchema: ConformanceRule = {
+  kind: "conformance",
+  id: "parameter-schema",
+  defaultSeverity: "error",
+  purpose: "Parameter types, enums and nullability accept every value the contract allows.",
+  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-parameter-type-changed, request-parameter-enum-value-removed)",
+  check(context) {
+    for (const pair of context.comparedPairs) {
+      for (const [contract, snapshot] of pairParameters(pair).both) {
+        for (const change of context.schemaChanges(contract.schema, snapshot.schema, "request")) {
+          if (!KINDS.has(change.kind)) continue;
+          context.report(locate(pair.contract, `${contract.pointer}/schema${change.pointer}`), `${describeParameter(contract)}: ${change.message}`);
+        }
+      }
+    }
+  },
+};

@@ -1,0 +1,271 @@
+/**
+ * Compares a contract schema with an implementation schema in one direction and lists what differs, each with a
+ * pointer relative to the schema. One diff feeds several rules (type, enum, nullability, required properties),
+ * so the traversal is shared; results are memoised per pair of resolved schema objects, which makes a component
+ * referenced by hundreds of operations cost one comparison, and ends recursion for recursive schemas.
+ *
+ * Direction "response": the implementation produces, clients read; everything it may send must be allowed by the
+ * contract. Direction "request": clients send, the implementation reads; everything the contract allows must be
+ * accepted.
+ */
+import { escapeToken } from "../../normalize-pointer";
+import { resolveSchema, viewSchema, type SchemaReader, type SchemaView } from "../../normalize-schema";
+import { IdenticalSchemas } from "./schema-identity";
+
+export type Direction = "request" | "response";
+
+export type SchemaChangeKind =
+  | "type"
+  | "format"
+  | "enum"
+  | "nullable"
+  /** response: null the contract does not allow, in a property neither side requires. */
+  | "nullable-optional"
+  /** response: the contract requires a property the implementation does not declare. */
+  | "required-missing"
+  /** response: the contract requires a property the implementation declares as optional. */
+  | "required-optional"
+  /** request: the implementation requires a property the contract does not require. */
+  | "required-added"
+  /** request: the contract defines a property the implementation does not know. */
+  | "property-missing";
+
+export interface SchemaChange {
+  kind: SchemaChangeKind;
+  /** JSON pointer relative to the compared schema, e.g. "/properties/total". */
+  pointer: string;
+  message: string;
+}
+
+const BLOCKING: ReadonlySet<SchemaChangeKind> = new Set(["type", "enum", "nullable", "required-missing", "required-added"]);
+const NONE: readonly SchemaChange[] = Object.freeze([]);
+const MAX_DEPTH = 64;
+
+export class SchemaDiffer {
+  private readonly memo = new Map<string, WeakMap<object, Map<unknown, readonly SchemaChange[]>>>();
+  private readonly inProgress = new Set<string>();
+  private readonly pairIds = new WeakMap<object, number>();
+  private nextId = 1;
+  private readonly identity: IdenticalSchemas;
+
+  constructor(
+    private readonly contract: SchemaReader,
+    private readonly snapshot: SchemaReader,
+  ) {
+    this.identity = new IdenticalSchemas(contract, snapshot);
+  }
+
+  /** Structural identity ignoring annotations; usable on any OpenAPI fragment (operations included). */
+  identical(contractValue: unknown, snapshotValue: unknown): boolean {
+    return this.identity.same(contractValue, snapshotValue);
+  }
+
+  diff(contractSchema: unknown, snapshotSchema: unknown, direction: Direction): readonly SchemaChange[] {
+    return this.compare(contractSchema, snapshotSchema, direction, 0);
+  }
+
+  private idOf(value: object): number {
+    let id = this.pairIds.get(value);
+    if (id === undefined) {
+      id = this.nextId++;
+      this.pairIds.set(value, id);
+    }
+    return id;
+  }
+
+  private compare(contractRaw: unknown, snapshotRaw: unknown, direction: Direction, depth: number): readonly SchemaChange[] {
+    const contractSchema = resolveSchema(contractRaw, this.contract);
+    const snapshotSchema = resolveSchema(snapshotRaw, this.snapshot);
+    if (typeof contractSchema !== "object" || contractSchema === null || typeof snapshotSchema !== "object" || snapshotSchema === null) return NONE;
+    if (depth > MAX_DEPTH) return NONE;
+    let byContract = this.memo.get(direction);
+    if (!byContract) {
+      byContract = new WeakMap();
+      this.memo.set(direction, byContract);
+    }
+    let bySnapshot = byContract.get(contractSchema);
+    const cached = bySnapshot?.get(snapshotSchema);
+    if (cached) return cached;
+    // Most schemas are written the same on both sides: a structural comparison that allocates nothing settles
+    // those before any semantic view is built.
+    if (this.identity.same(contractSchema, snapshotSchema)) return NONE;
+    const key = `${direction}:${this.idOf(contractSchema)}:${this.idOf(snapshotSchema)}`;
+    // A recursive schema compared with itself: assume compatible below the point where it repeats.
+    if (this.inProgress.has(key)) return NONE;
+    this.inProgress.add(key);
+    let changes: readonly SchemaChange[];
+    try {
+      changes = this.compareViews(viewSchema(contractSchema, this.contract), viewSchema(snapshotSchema, this.snapshot), direction, depth);
+    } finally {
+      this.inProgress.delete(key);
+    }
+    if (!bySnapshot) {
+      bySnapshot = new Map();
+      byContract.set(contractSchema, bySnapshot);
+    }
+    bySnapshot.set(snapshotSchema, changes);
+    return changes;
+  }
+
+  private compareViews(contract: SchemaView, snapshot: SchemaView, direction: Direction, depth: number): readonly SchemaChange[] {
+    if (contract.alternatives || snapshot.alternatives) return this.compareAlternatives(contract, snapshot, direction, depth);
+    const changes: SchemaChange[] = [];
+    const typeChange = compareTypes(contract, snapshot, direction);
+    if (typeChange) return [typeChange];
+    compareNullability(contract, snapshot, direction, changes);
+    if (contract.format && snapshot.format && contract.format !== snapshot.format) {
+      changes.push({ kind: "format", pointer: "", message: `format is "${contract.format}" in the contract but "${snapshot.format}" in the implementation` });
+    }
+    compareEnums(contract, snapshot, direction, changes);
+    if (contract.properties.size > 0 || snapshot.properties.size > 0) this.compareProperties(contract, snapshot, direction, depth, changes);
+    if (contract.items !== undefined && snapshot.items !== undefined) this.nest(contract.items, snapshot.items, direction, depth, "/items", changes);
+    if (isObject(contract.additionalProperties) && isObject(snapshot.additionalProperties)) {
+      this.nest(contract.additionalProperties, snapshot.additionalProperties, direction, depth, "/additionalProperties", changes);
+    }
+    return changes.length === 0 ? NONE : changes;
+  }
+
+  private nest(contractSchema: unknown, snapshotSchema: unknown, direction: Direction, depth: number, prefix: string, into: SchemaChange[]): void {
+    for (const change of this.compare(contractSchema, snapshotSchema, direction, depth + 1)) {
+      into.push({ ...change, pointer: prefix + change.pointer });
+    }
+  }
+
+  private compareProperties(contract: SchemaView, snapshot: SchemaView, direction: Direction, depth: number, changes: SchemaChange[]): void {
+    const snapshotDeclaresProperties = snapshot.properties.size > 0;
+    if (direction === "response") {
+      for (const name of contract.required) {
+        const pointer = `/properties/${escapeToken(name)}`;
+        if (!snapshot.properties.has(name)) {
+          // A name both sides require without declaring it (GitHub's docker metadata requires "tags" but
+          // declares "tag") is the same promise on both sides.
+          if (snapshotDeclaresProperties && !snapshot.required.has(name)) {
+            changes.push({ kind: "required-missing", pointer, message: `required property "${name}" is missing from the implementation's response` });
+          }
+        } else if (snapshot.requiredDeclared && !snapshot.required.has(name)) {
+          changes.push({ kind: "required-optional", pointer, message: `property "${name}" is required by the contract but optional in the implementation, so it may be omitted` });
+        }
+      }
+    } else {
+      for (const name of snapshot.required) {
+        if (!contract.required.has(name)) {
+          const defined = contract.properties.has(name);
+          changes.push({
+            kind: "required-added",
+            pointer: `/properties/${escapeToken(name)}`,
+            message: defined
+              ? `the implementation requires property "${name}", which the contract makes optional`
+              : `the implementation requires property "${name}", which the contract does not define`,
+          });
+        }
+      }
+      if (snapshotDeclaresProperties && snapshot.additionalProperties === undefined) {
+        for (const name of contract.properties.keys()) {
+          if (!snapshot.properties.has(name)) {
+            changes.push({ kind: "property-missing", pointer: `/properties/${escapeToken(name)}`, message: `the implementation does not accept property "${name}" that the contract defines` });
+          }
+        }
+      }
+    }
+    for (const [name, contractProperty] of contract.properties) {
+      const snapshotProperty = snapshot.properties.get(name);
+      if (snapshotProperty === undefined) continue;
+      const pointer = `/properties/${escapeToken(name)}`;
+      // ASP.NET Core (and other generators) mark every C# reference-typed member nullable while the serializer
+      // omits nulls; for a property neither side requires, "may be null" is told apart so it can be reported
+      // with a lower severity (rule response-optional-nullability) than null in a required property.
+      const optionalOnBothSides = direction === "response" && !contract.required.has(name) && !snapshot.required.has(name);
+      for (const change of this.compare(contractProperty, snapshotProperty, direction, depth + 1)) {
+        const kind = optionalOnBothSides && change.kind === "nullable" && change.pointer === "" ? "nullable-optional" : change.kind;
+        changes.push({ ...change, kind, pointer: pointer + change.pointer });
+      }
+    }
+  }
+
+  /**
+   * oneOf/anyOf: in a response each implementation alternative must fit some contract alternative; in a request
+   * each contract alternative must be accepted by some implementation alternative. The closest alternative's
+   * differences are reported when none fits.
+   */
+  private compareAlternatives(contract: SchemaView, snapshot: SchemaView, direction: Direction, depth: number): readonly SchemaChange[] {
+    const contractAlternatives = contract.alternatives ?? [contract.source];
+    const snapshotAlternatives = snapshot.alternatives ?? [snapshot.source];
+    const changes: SchemaChange[] = [];
+    compareNullability(contract, snapshot, direction, changes);
+    const sources = direction === "response" ? snapshotAlternatives : contractAlternatives;
+    const targets = direction === "response" ? contractAlternatives : snapshotAlternatives;
+    for (const source of sources) {
+      let best: { changes: readonly SchemaChange[]; index: number } | undefined;
+      for (let index = 0; index < targets.length; index++) {
+        const target = targets[index];
+        const found = direction === "response" ? this.compare(target, source, direction, depth + 1) : this.compare(source, target, direction, depth + 1);
+        const blocking = found.filter((change) => BLOCKING.has(change.kind)).length;
+        if (!best || blocking < best.changes.filter((change) => BLOCKING.has(change.kind)).length) best = { changes: found, index };
+        if (blocking === 0) break;
+      }
+      if (!best) continue;
+      const contractIndex = direction === "response" ? best.index : contractAlternatives.indexOf(source);
+      const prefix = contract.alternatives ? `/${contract.alternativesKeyword}/${contractIndex}` : "";
+      for (const change of best.changes) changes.push({ ...change, pointer: prefix + change.pointer });
+    }
+    return changes.length === 0 ? NONE : changes;
+  }
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === "object" && value !== null;
+}
+
+function accepts(types: ReadonlySet<string>, type: string): boolean {
+  return types.has(type) || (type === "integer" && types.has("number"));
+}
+
+function describeTypes(types: ReadonlySet<string>): string {
+  return types.size === 0 ? "null" : [...types].join(" or ");
+}
+
+function compareTypes(contract: SchemaView, snapshot: SchemaView, direction: Direction): SchemaChange | undefined {
+  if (!contract.types || !snapshot.types) return undefined;
+  // Response: what the implementation sends must be a contract type. Request: what clients send must be accepted.
+  const [produced, allowed] = direction === "response" ? [snapshot.types, contract.types] : [contract.types, snapshot.types];
+  for (const type of produced) {
+    if (!accepts(allowed, type)) {
+      return { kind: "type", pointer: "", message: `type is ${describeTypes(contract.types)} in the contract but ${describeTypes(snapshot.types)} in the implementation` };
+    }
+  }
+  return undefined;
+}
+
+function compareNullability(contract: SchemaView, snapshot: SchemaView, direction: Direction, changes: SchemaChange[]): void {
+  if (direction === "response" && snapshot.nullable && !contract.nullable) {
+    changes.push({ kind: "nullable", pointer: "", message: "the implementation may return null where the contract does not allow null" });
+  } else if (direction === "request" && contract.nullable && !snapshot.nullable) {
+    changes.push({ kind: "nullable", pointer: "", message: "the contract allows null here but the implementation does not accept it" });
+  }
+}
+
+function enumKey(value: unknown): string {
+  return typeof value === "string" ? `s:${value}` : JSON.stringify(value);
+}
+
+function compareEnums(contract: SchemaView, snapshot: SchemaView, direction: Direction, changes: SchemaChange[]): void {
+  if (direction === "response") {
+    if (!contract.enumValues || !snapshot.enumValues) return;
+    const allowed = new Set(contract.enumValues.map(enumKey));
+    const extra = snapshot.enumValues.filter((value) => !allowed.has(enumKey(value)));
+    if (extra.length > 0) {
+      changes.push({ kind: "enum", pointer: "", message: `the implementation may return ${extra.map((value) => JSON.stringify(value)).join(", ")}, outside the contract's values ${JSON.stringify(contract.enumValues)}` });
+    }
+  } else {
+    if (!snapshot.enumValues) return;
+    if (!contract.enumValues) {
+      changes.push({ kind: "enum", pointer: "", message: `the implementation only accepts ${JSON.stringify(snapshot.enumValues)} where the contract allows any value` });
+      return;
+    }
+    const accepted = new Set(snapshot.enumValues.map(enumKey));
+    const refused = contract.enumValues.filter((value) => !accepted.has(enumKey(value)));
+    if (refused.length > 0) {
+      changes.push({ kind: "enum", pointer: "", message: `the implementation does not accept ${refused.map((value) => JSON.stringify(value)).join(", ")}, which the contract allows` });
+    }
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Content-addressed storage inside the organization's Durable Object. A document (or verdict body) is stored
+ * once per SHA-256 as pieces of at most CHUNK_BYTES. Pieces arrive one by one (each its own RPC, so neither
+ * side holds a second copy of a large document); the `blobs` row is written last and only when every piece
+ * is present with the announced total size, so a reader never sees half a document. Pieces of an upload
+ * that died before completion are unreferenced and the next upload of the same bytes reuses them.
+ */
+import { CHUNK_BYTES } from "./schema";
+
+export interface BlobInfo {
+  hash: string;
+  size: number;
+  chunkCount: number;
+}
+
+export const HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
+
+export function getBlob(sql: SqlStorage, hash: string): BlobInfo | null {
+  const row = sql.exec<{ size: number; chunk_count: number }>("SELECT size, chunk_count FROM blobs WHERE hash = ?", hash).toArray()[0];
+  return row ? { hash, size: row.size, chunkCount: row.chunk_count } : null;
+}
+
+/** SQLite binds whole ArrayBuffers: hand it exactly the bytes of the view. */
+function exactBuffer(view: Uint8Array): ArrayBuffer {
+  if (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && view.buffer instanceof ArrayBuffer) return view.buffer;
+  return view.slice().buffer as ArrayBuffer;
+}
+
+export function putChunk(sql: SqlStorage, hash: string, index: number, data: Uint8Array): void {
+  if (!HASH_PATTERN.test(hash)) throw new RangeError("invalid content hash");
+  if (!Number.isInteger(index) || index < 0) throw new RangeError("invalid piece index");
+  if (data.byteLength > CHUNK_BYTES) throw new RangeError(`a piece holds at most ${CHUNK_BYTES} bytes`);
+  // Same hash and index means the same bytes: a repeated or concurrent upload of them changes nothing.
+  sql.exec("INSERT OR IGNORE INTO blob_chunks (hash, idx, data) VALUES (?, ?, ?)", hash, index, exactBuffer(data));
+}
+
+/** Marks the content complete if all `chunkCount` pieces add up to `size`; false (and nothing written) otherwise. */
+export function completeBlob(sql: SqlStorage, hash: string, size: number, chunkCount: number): boolean {
+  if (getBlob(sql, hash)) return true;
+  const row = sql
+    .exec<{ pieces: number; bytes: number | null }>(
+      "SELECT COUNT(*) AS pieces, SUM(length(data)) AS bytes FROM blob_chunks WHERE hash = ? AND idx < ?",
+      hash,
+      chunkCount,
+    )
+    .one();
+  if (row.pieces !== chunkCount || (row.bytes ?? 0) !== size) return false;
+  sql.exec("INSERT INTO blobs (hash, size, chunk_count, created_at) VALUES (?, ?, ?, ?)", hash, size, chunkCount, new Date().toISOString());
+  return true;
+}
+
+export function readChunk(sql: SqlStorage, hash: string, index: number): Uint8Array | null {
+  if (!getBlob(sql, hash)) return null;
+  const row = sql.exec<{ data: ArrayBuffer }>("SELECT data FROM blob_chunks WHERE hash = ? AND idx = ?", hash, index).toArray()[0];
+  return row ? new Uint8Array(row.data) : null;
+}
+
+/** Small blobs (verdict bodies) in one call. */
+export function putSmallBlob(sql: SqlStorage, hash: string, bytes: Uint8Array): void {
+  if (getBlob(sql, hash)) return;
+  let index = 0;
+  for (let offset = 0; offset < bytes.byteLength || index === 0; offset += CHUNK_BYTES, index++) {
+    putChunk(sql, hash, index, bytes.subarray(offset, Math.min(offset + CHUNK_BYTES, bytes.byteLength)));
+  }
+  if (!completeBlob(sql, hash, bytes.byteLength, index)) throw new Error("blob pieces do not add up");
+}
+
+export function readSmallBlob(sql: SqlStorage, hash: string): Uint8Array | null {
+  const info = getBlob(sql, hash);
+  if (!info) return null;
+  const out = new Uint8Array(info.size);
+  let offset = 0;
+  for (const row of sql.exec<{ data: ArrayBuffer }>("SELECT data FROM blob_chunks WHERE hash = ? AND idx < ? ORDER BY idx", hash, info.chunkCount)) {
+    out.set(new Uint8Array(row.data), offset);
+    offset += row.data.byteLength;
+  }
+  return out;
+}

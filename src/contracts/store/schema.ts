@@ -1,0 +1,118 @@
+/**
+ * The SQLite schema of one organization's ContractStore Durable Object. Every table is append-only except
+ * `projects.active_contract_id` (which version is active) and the revocation columns of `ci_keys`: uploads,
+ * verdicts and build results are never rewritten. Documents and verdict bodies live once per content hash in
+ * `blobs` + `blob_chunks`, cut into pieces below the 2 MB row limit of Durable Object SQLite.
+ *
+ * Tables and retention (kept until the organization's object is deleted):
+ *   blobs          content hash -> size and piece count; a row exists only once every piece is stored
+ *   blob_chunks    (hash, index) -> at most CHUNK_BYTES of the content
+ *   projects       created by the first contract upload; points at the active contract version
+ *   contracts      every uploaded contract version (per-project version numbers 1, 2, ...)
+ *   snapshots      every CI snapshot upload with its commit, branch, run URL and uploader
+ *   builds         every failed build reported by CI (commit and a log excerpt)
+ *   verdicts       one per contract upload (constitution) and per snapshot (conformance + constitution)
+ *   ci_keys        CI keys: only the SHA-256 of the secret is kept
+ *   subscribers    MCP sessions that want to hear about a project's latest verdict
+ *   counters       the sequence that orders snapshots and builds of a project in time
+ */
+export const CHUNK_BYTES = 1024 * 1024;
+
+export const SCHEMA_STATEMENTS: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS blobs (
+     hash TEXT PRIMARY KEY,
+     size INTEGER NOT NULL,
+     chunk_count INTEGER NOT NULL,
+     created_at TEXT NOT NULL
+   )`,
+  `CREATE TABLE IF NOT EXISTS blob_chunks (
+     hash TEXT NOT NULL,
+     idx INTEGER NOT NULL,
+     data BLOB NOT NULL,
+     PRIMARY KEY (hash, idx)
+   )`,
+  `CREATE TABLE IF NOT EXISTS projects (
+     name TEXT PRIMARY KEY,
+     created_at TEXT NOT NULL,
+     created_by TEXT NOT NULL,
+     active_contract_id INTEGER
+   )`,
+  `CREATE TABLE IF NOT EXISTS contracts (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     project TEXT NOT NULL,
+     version INTEGER NOT NULL,
+     label TEXT,
+     content_hash TEXT NOT NULL,
+     size INTEGER NOT NULL,
+     format TEXT NOT NULL,
+     openapi_version TEXT NOT NULL,
+     operation_count INTEGER NOT NULL,
+     uploaded_by TEXT NOT NULL,
+     uploaded_at TEXT NOT NULL,
+     UNIQUE (project, version)
+   )`,
+  `CREATE TABLE IF NOT EXISTS snapshots (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     project TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     commit_sha TEXT NOT NULL,
+     branch TEXT,
+     run_url TEXT,
+     content_hash TEXT NOT NULL,
+     size INTEGER NOT NULL,
+     format TEXT NOT NULL,
+     openapi_version TEXT NOT NULL,
+     operation_count INTEGER NOT NULL,
+     contract_id INTEGER NOT NULL,
+     uploaded_by TEXT NOT NULL,
+     uploaded_at TEXT NOT NULL
+   )`,
+  `CREATE INDEX IF NOT EXISTS snapshots_by_project ON snapshots (project, id)`,
+  `CREATE TABLE IF NOT EXISTS builds (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     project TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     commit_sha TEXT NOT NULL,
+     branch TEXT,
+     run_url TEXT,
+     log_excerpt TEXT NOT NULL,
+     recorded_by TEXT NOT NULL,
+     recorded_at TEXT NOT NULL
+   )`,
+  `CREATE INDEX IF NOT EXISTS builds_by_project ON builds (project, id)`,
+  `CREATE TABLE IF NOT EXISTS verdicts (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     project TEXT NOT NULL,
+     subject TEXT NOT NULL CHECK (subject IN ('contract', 'snapshot')),
+     snapshot_id INTEGER,
+     contract_id INTEGER NOT NULL,
+     approved INTEGER NOT NULL,
+     total_violations INTEGER NOT NULL,
+     error_count INTEGER NOT NULL,
+     verdict_hash TEXT NOT NULL,
+     created_at TEXT NOT NULL
+   )`,
+  `CREATE INDEX IF NOT EXISTS verdicts_by_project ON verdicts (project, id)`,
+  `CREATE TABLE IF NOT EXISTS ci_keys (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     secret_hash TEXT NOT NULL,
+     projects TEXT NOT NULL,
+     scopes TEXT NOT NULL,
+     created_by TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     expires_at TEXT,
+     revoked_at TEXT,
+     revoked_by TEXT
+   )`,
+  `CREATE TABLE IF NOT EXISTS subscribers (
+     project TEXT NOT NULL,
+     session_id TEXT NOT NULL,
+     subscribed_at TEXT NOT NULL,
+     PRIMARY KEY (project, session_id)
+   )`,
+  `CREATE TABLE IF NOT EXISTS counters (
+     name TEXT PRIMARY KEY,
+     value INTEGER NOT NULL
+   )`,
+];

@@ -1,0 +1,101 @@
+/**
+ * The upload paths shared by REST (and any MCP tool that uploads): validate the document, store its bytes
+ * content-addressed, compute the verdict, record it. Nothing is stored before the document has been parsed and
+ * validated, so an invalid document leaves no trace. Memory: the caller's body buffer, the decoded text (freed
+ * once parsed) and the parsed document; for a snapshot the active contract is loaded only after the snapshot's
+ * bytes are stored, so the peak holds two parsed documents and one set of bytes, never two texts.
+ */
+import { getConformanceConfig } from "../config";
+import { checkConformance, checkConstitution } from "../engine";
+import type { DocumentProblem, OpenApiDocument, Verdict } from "../types";
+import { contractStore, encodeVerdict, readContent, storeContent } from "./client";
+import { parseDocumentBytes } from "./parse-upload";
+import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from "./records";
+
+export { parseDocumentBytes } from "./parse-upload";
+
+export interface Uploader {
+  organizationId: string;
+  /** Who uploads: a user id, or `ci-key:<id>`. */
+  uploadedBy: string;
+}
+
+/** A stored document, parsed again (stored documents were valid when uploaded). */
+export async function loadStoredDocument(env: Parameters<typeof readContent>[0], organizationId: string, contentHash: string): Promise<OpenApiDocument | null> {
+  const bytes = await readContent(env, organizationId, contentHash);
+  if (!bytes) return null;
+  const parsed = parseDocumentBytes(bytes);
+  return parsed.ok ? parsed.document : null;
+}
+
+export type ContractUpload =
+  | { ok: true; contract: ContractRecord; verdictRecord: VerdictRecord; verdict: Verdict; projectCreated: boolean; contentReused: boolean }
+  | { ok: false; code: "invalid_document"; problems: DocumentProblem[] }
+  | StoreFailure;
+
+export async function uploadContract(env: Parameters<typeof readContent>[0], who: Uploader, project: string, label: string | null, bytes: Uint8Array): Promise<ContractUpload> {
+  const parsed = parseDocumentBytes(bytes);
+  if (!parsed.ok) return { ok: false, code: "invalid_document", problems: parsed.problems };
+  const verdict = checkConstitution(parsed.document, getConformanceConfig());
+  const content = await storeContent(env, who.organizationId, bytes);
+  const stored = await contractStore(env, who.organizationId).recordContract(
+    { project, label, document: { contentHash: content.hash, size: content.size, ...parsed.facts }, uploadedBy: who.uploadedBy },
+    encodeVerdict(verdict),
+  );
+  if (!stored.ok) return stored;
+  return { ok: true, contract: stored.contract, verdictRecord: stored.verdict, verdict, projectCreated: stored.projectCreated, contentReused: content.reused };
+}
+
+export interface SnapshotMeta {
+  commit: string;
+  branch: string | null;
+  runUrl: string | null;
+}
+
+export type SnapshotUpload =
+  | { ok: true; snapshot: SnapshotRecord; verdictRecord: VerdictRecord; verdict: Verdict; contract: ContractRecord; contentReused: boolean }
+  | { ok: false; code: "invalid_document"; problems: DocumentProblem[] }
+  | StoreFailure;
+
+/**
+ * `bytesHolder.bytes` is released (set to undefined) once stored, so the body buffer can be collected before the
+ * contract is loaded.
+ */
+export async function uploadSnapshot(
+  env: Parameters<typeof readContent>[0],
+  who: Uploader,
+  project: string,
+  meta: SnapshotMeta,
+  bytesHolder: { bytes?: Uint8Array },
+): Promise<SnapshotUpload> {
+  const store = contractStore(env, who.organizationId);
+  if (!bytesHolder.bytes) throw new Error("no snapshot bytes");
+  // No local reference to the bytes: the holder is the only one, so clearing it frees them.
+  const parsed = parseDocumentBytes(bytesHolder.bytes);
+  if (!parsed.ok) return { ok: false, code: "invalid_document", problems: parsed.problems };
+  const contract = await store.getActiveContract(project);
+  if (!contract) {
+    return (await store.getProject(project))
+      ? { ok: false, code: "no_active_contract", message: `Project "${project}" has no active contract: upload one with POST /api/v1/projects/${project}/contracts.` }
+      : { ok: false, code: "unknown_project", message: `There is no project "${project}".` };
+  }
+  const content = await storeContent(env, who.organizationId, bytesHolder.bytes);
+  bytesHolder.bytes = undefined;
+  const contractDocument = await loadStoredDocument(env, who.organizationId, contract.contentHash);
+  if (!contractDocument) return { ok: false, code: "missing_content", message: `The stored document of contract version ${contract.version} cannot be read; upload the contract again.` };
+  const verdict = checkConformance(contractDocument, parsed.document, getConformanceConfig());
+  const stored = await store.recordSnapshot(
+    {
+      project,
+      contractVersion: contract.version,
+      commit: meta.commit,
+      branch: meta.branch,
+      runUrl: meta.runUrl,
+      document: { contentHash: content.hash, size: content.size, ...parsed.facts },
+      uploadedBy: who.uploadedBy,
+    },
+    encodeVerdict(verdict),
+  );
+  if (!stored.ok) return stored;
+  return { ok: true, snapshot: stored.snapshot, verdictRecord: stored.verdict, verdict, contract, contentReused: content.reused };
+}

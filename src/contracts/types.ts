@@ -1,0 +1,70 @@
+/**
+ * The contract between the conformance engine (parsing, rules, verdicts, payload validation) and its callers
+ * (storage, REST, MCP tools, CLI). Everything here is plain data so it can be stored and sent as JSON.
+ */
+
+export type Severity = "error" | "warning" | "info";
+
+/**
+ * One finding. `location` is "<METHOD> <pathTemplate>" followed by a JSON pointer inside that operation, e.g.
+ * "GET /orders/{id}#/responses/200/content/application~1json/schema/properties/total"; findings about the whole
+ * document use a document pointer, e.g. "#/paths/~1internal~1jobs".
+ */
+export interface Violation {
+  rule: string;
+  severity: Severity;
+  location: string;
+  message: string;
+}
+
+export interface RuleSummary {
+  rule: string;
+  severity: Severity;
+  count: number;
+}
+
+/** `approved` is true when no violation has severity "error". */
+export interface Verdict {
+  approved: boolean;
+  totalViolations: number;
+  violations: Violation[];
+  summary: RuleSummary[];
+}
+
+/** Why an uploaded document was refused: `path` is a JSON pointer into the document ("" for the whole text). */
+export interface DocumentProblem {
+  path: string;
+  message: string;
+}
+
+/** A parsed, validated OpenAPI 3.0/3.1/3.2 document. */
+export type OpenApiDocument = Record<string, unknown>;
+
+export type ParsedDocument =
+  | { ok: true; document: OpenApiDocument; openapiVersion: string; format: "json" | "yaml"; operationCount: number }
+  | { ok: false; problems: DocumentProblem[] };
+
+/** `path` may be a template (/orders/{id}) or a concrete path (/orders/ord_1001). */
+export interface PayloadCheckInput {
+  method: string;
+  path: string;
+  status: number;
+  payload: unknown;
+  contentType?: string;
+}
+
+/** One leaf validation error: `pointer` is a JSON pointer into the payload ("" for the root). */
+export interface PayloadError {
+  pointer: string;
+  keyword: string;
+  message: string;
+}
+
+/** `operation` is "<METHOD> <pathTemplate>" of the matched operation; `responseKey` the chosen response entry. */
+export interface PayloadVerdict {
+  approved: boolean;
+  operation?: string;
+  responseKey?: string;
+  errors: PayloadError[];
+  violations: Violation[];
+}

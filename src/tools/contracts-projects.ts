@@ -1,0 +1,170 @@
+/**
+ * Spec arbitration tools for finding one's way: list projects, contract versions and snapshots, select the
+ * session's project (other spec tools and spec://active/contract default to it), and read a contract document.
+ */
+import { z } from "zod";
+import {
+  checkProjectAccess,
+  projectRestriction,
+  rememberSelectedProject,
+  requireProjectStatus,
+  resolveProjectName,
+  selectedProject,
+  storeOf,
+} from "../contracts/mcp/access";
+import { contractLabel, resolveContract } from "../contracts/mcp/conformance";
+import { documentMimeType } from "../contracts/mcp/resources";
+import { ACTIVE_CONTRACT_URI, contractUri, latestVerdictUri } from "../contracts/mcp/uris";
+import { readContentText } from "../contracts/store/client";
+import type { CapabilityContext } from "../mcp/context";
+import { ToolFailure } from "../mcp/context";
+import {
+  contractRecord,
+  contractVersion,
+  optionalProject,
+  pageBefore,
+  pageLimit,
+  projectName,
+  projectRecord,
+  READ_SCOPES,
+  readOnly,
+  snapshotRecord,
+} from "./contracts-fields";
+
+/** A contract document returned by spec_contract_get (larger ones: REST download). */
+export const MAX_TOOL_DOCUMENT_BYTES = 1024 * 1024;
+
+export function registerSpecProjectTools(ctx: CapabilityContext): void {
+  ctx.registerTool({
+    name: "spec_projects_list",
+    title: "List API projects",
+    description:
+      "Lists your organization's API projects with contracts (spec arbitration): active contract version, number of contracts and snapshots, latest snapshot, and which project this session has selected.",
+    inputSchema: z.object({}).strict(),
+    outputSchema: z.object({
+      projects: z.array(projectRecord).describe("The projects, by name"),
+      selectedProject: z.string().nullable().describe("The project selected for this session, if any"),
+    }),
+    annotations: readOnly,
+    requiredScopes: READ_SCOPES,
+    async handler(_input, context) {
+      const projects = await storeOf(context).listProjects(projectRestriction(context.principal));
+      const selected = (await selectedProject(context)) ?? null;
+      const text = projects.length
+        ? projects.map((p) => `- ${p.name}: active contract ${p.activeContractVersion === null ? "none" : `v${p.activeContractVersion}`}, ${p.snapshotCount} snapshot(s)${p.name === selected ? " (selected)" : ""}`).join("\n")
+        : "Your organization has no API projects yet. A project is created by its first contract upload (POST /api/v1/projects/<project>/contracts).";
+      return { structuredContent: { projects, selectedProject: selected }, text };
+    },
+  });
+
+  ctx.registerTool({
+    name: "spec_project_select",
+    title: "Select the session's API project",
+    description:
+      "Selects the API project this session works on. check_api_conformance, validate_response_payload and the other spec tools then default to it, and the resource spec://active/contract shows its active contract. Call it at the start of spec-driven work.",
+    inputSchema: z.object({ project: projectName }).strict(),
+    outputSchema: z.object({
+      project: z.string().describe("The selected project"),
+      activeContract: z.object({ version: z.number(), label: z.string().nullable() }).nullable().describe("The project's active contract"),
+      latestSnapshot: z.object({ id: z.number(), commit: z.string(), approved: z.boolean().nullable() }).nullable().describe("The newest snapshot from CI"),
+      lastBuildFailed: z.boolean().describe("True when a failed build was recorded after the latest snapshot"),
+      resources: z.object({ activeContract: z.string(), latestVerdict: z.string() }).describe("Resources to read (and subscribe to)"),
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    requiredScopes: READ_SCOPES,
+    async handler({ project }, context) {
+      checkProjectAccess(context.principal, project);
+      const status = await requireProjectStatus(context, project);
+      await rememberSelectedProject(context, project);
+      const active = status.activeContract;
+      const latest = status.latestSnapshot;
+      const structuredContent = {
+        project,
+        activeContract: active ? { version: active.version, label: active.label } : null,
+        latestSnapshot: latest ? { id: latest.id, commit: latest.commit, approved: latest.approved } : null,
+        lastBuildFailed: status.lastBuildFailed,
+        resources: { activeContract: ACTIVE_CONTRACT_URI, latestVerdict: latestVerdictUri(project) },
+      };
+      const text =
+        `Selected project "${project}". Active contract: ${active ? contractLabel(active) : "none"}. ` +
+        `Latest snapshot: ${latest ? `#${latest.id} (commit ${latest.commit})` : "none yet"}. ` +
+        `Read ${ACTIVE_CONTRACT_URI} (or call spec_contract_get) before writing code; call check_api_conformance before calling a task done.`;
+      return { structuredContent, text };
+    },
+  });
+
+  ctx.registerTool({
+    name: "spec_contracts_list",
+    title: "List contract versions",
+    description: "Lists the contract versions of an API project, newest first, with which one is active and its label (e.g. a Spec Kit feature folder).",
+    inputSchema: z.object({ project: optionalProject, limit: pageLimit, before: pageBefore }).strict(),
+    outputSchema: z.object({
+      project: z.string().describe("The project"),
+      contracts: z.array(contractRecord).describe("Contract versions, newest first"),
+      nextBefore: z.number().nullable().describe("Cursor for older entries (pass as before), null at the end"),
+    }),
+    annotations: readOnly,
+    requiredScopes: READ_SCOPES,
+    async handler(input, context) {
+      const project = await resolveProjectName(context, input.project);
+      await requireProjectStatus(context, project);
+      const page = await storeOf(context).listContracts(project, input.limit, input.before ?? null);
+      return { structuredContent: { project, contracts: page.items, nextBefore: page.nextBefore } };
+    },
+  });
+
+  ctx.registerTool({
+    name: "spec_snapshots_list",
+    title: "List implementation snapshots",
+    description:
+      "Lists the implementation snapshots CI uploaded for an API project, newest first: commit, branch, CI run, the contract version each was checked against and whether it was approved.",
+    inputSchema: z.object({ project: optionalProject, limit: pageLimit, before: pageBefore }).strict(),
+    outputSchema: z.object({
+      project: z.string().describe("The project"),
+      snapshots: z.array(snapshotRecord).describe("Snapshots, newest first"),
+      nextBefore: z.number().nullable().describe("Cursor for older entries (pass as before), null at the end"),
+      lastBuildFailed: z.boolean().describe("True when a failed build was recorded after the latest snapshot"),
+    }),
+    annotations: readOnly,
+    requiredScopes: READ_SCOPES,
+    async handler(input, context) {
+      const project = await resolveProjectName(context, input.project);
+      const status = await requireProjectStatus(context, project);
+      const page = await storeOf(context).listSnapshots(project, input.limit, input.before ?? null);
+      return { structuredContent: { project, snapshots: page.items, nextBefore: page.nextBefore, lastBuildFailed: status.lastBuildFailed } };
+    },
+  });
+
+  ctx.registerTool({
+    name: "spec_contract_get",
+    title: "Read a contract",
+    description:
+      "Returns a contract's OpenAPI document (the active one unless a version is given) with its record. Read the contract before writing code: it is the source of truth for paths, parameters, status codes and schemas. Same content as the resource spec://active/contract.",
+    inputSchema: z.object({ project: optionalProject, version: contractVersion.optional().describe("Contract version; default: the active contract") }).strict(),
+    outputSchema: z.object({
+      contract: contractRecord.describe("The contract version"),
+      mimeType: z.string().describe("application/json or application/yaml"),
+      document: z.string().describe("The OpenAPI document as uploaded"),
+      resource: z.string().describe("The resource URI of this contract version"),
+    }),
+    annotations: readOnly,
+    requiredScopes: READ_SCOPES,
+    async handler(input, context) {
+      const project = await resolveProjectName(context, input.project);
+      const status = await requireProjectStatus(context, project);
+      const contract = await resolveContract(context, project, input.version, status.activeContract);
+      if (contract.size > MAX_TOOL_DOCUMENT_BYTES) {
+        throw new ToolFailure(
+          "invalid-input",
+          `Contract ${contractLabel(contract)} of "${project}" is ${contract.size} bytes, more than the ${MAX_TOOL_DOCUMENT_BYTES} bytes this tool returns: download it with GET /api/v1/projects/${project}/contracts/${contract.version}/document, or validate payloads against it with validate_response_payload.`,
+        );
+      }
+      const document = await readContentText(context.env, context.principal.organizationId, contract.contentHash);
+      if (document === null) throw new ToolFailure("error", `The stored document of contract ${contractLabel(contract)} of "${project}" cannot be read: upload the contract again.`, { cannotVerify: "document_unreadable" });
+      return {
+        structuredContent: { contract, mimeType: documentMimeType(contract.format), document, resource: contractUri(project, contract.version) },
+        text: `Contract ${contractLabel(contract)} of "${project}" (OpenAPI ${contract.openapiVersion}, ${contract.operationCount} operations, ${contract.active ? "active" : "not active"}):\n\n${document}`,
+      };
+    },
+  });
+}

@@ -1,0 +1,18 @@
+/**
+ * Spec arbitration over MCP: the tools (this file's registrar, split by concern into contracts-*.ts), the
+ * spec:// resources with verdict subscriptions, and the spec-driven work prompt.
+ */
+import { registerSpecPrompts } from "../contracts/mcp/prompt";
+import { registerSpecResources } from "../contracts/mcp/resources";
+import type { CapabilityContext } from "../mcp/context";
+import { registerConformanceTool } from "./contracts-conformance";
+import { registerPayloadTool } from "./contracts-payload";
+import { registerSpecProjectTools } from "./contracts-projects";
+
+export function registerContractTools(ctx: CapabilityContext): void {
+  registerSpecProjectTools(ctx);
+  registerConformanceTool(ctx);
+  registerPayloadTool(ctx);
+  registerSpecResources(ctx);
+  registerSpecPrompts(ctx);
+}

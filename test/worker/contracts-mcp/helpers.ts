@@ -1,0 +1,74 @@
+/** Helpers for the MCP spec arbitration tests: REST uploads (CI side) and MCP tool calls (agent side). */
+import { env, SELF } from "cloudflare:test";
+import type { Env } from "../../../src/env";
+import { API_RESOURCE, BASE, initializeSession, obtainTokens, rpc } from "../helpers";
+
+export const API = `${BASE}/api/v1`;
+
+export const workerEnv = env as unknown as Env;
+
+export async function restToken(user: string, scope = "contracts.read contracts.write snapshots.write"): Promise<string> {
+  const { tokens } = await obtainTokens({ user, scope, resource: API_RESOURCE });
+  return tokens.access_token;
+}
+
+export async function mcpToken(user: string, scope = "contracts.read"): Promise<string> {
+  const { tokens } = await obtainTokens({ user, scope });
+  return tokens.access_token;
+}
+
+/** An agent: an MCP token and an initialized session. */
+export interface Agent {
+  token: string;
+  session: string;
+}
+
+export async function connectAgent(user: string, scope = "contracts.read"): Promise<Agent> {
+  const token = await mcpToken(user, scope);
+  return { token, session: await initializeSession(token) };
+}
+
+async function post(token: string, path: string, body: BodyInit, contentType: string): Promise<{ status: number; body: any }> {
+  const response = await SELF.fetch(`${API}${path}`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": contentType }, body });
+  const text = await response.text();
+  try {
+    return { status: response.status, body: JSON.parse(text) };
+  } catch {
+    return { status: response.status, body: text };
+  }
+}
+
+export async function uploadContract(token: string, project: string, document: object, label?: string): Promise<any> {
+  const query = label ? `?label=${encodeURIComponent(label)}` : "";
+  const result = await post(token, `/projects/${project}/contracts${query}`, JSON.stringify(document), "application/json");
+  if (result.status !== 201) throw new Error(`contract upload failed: ${result.status} ${JSON.stringify(result.body)}`);
+  return result.body;
+}
+
+export async function uploadSnapshot(token: string, project: string, document: object, commit: string): Promise<any> {
+  const result = await post(token, `/projects/${project}/snapshots?commit=${commit}&branch=main`, JSON.stringify(document), "application/json");
+  if (result.status !== 201) throw new Error(`snapshot upload failed: ${result.status} ${JSON.stringify(result.body)}`);
+  return result.body;
+}
+
+export async function recordFailedBuild(token: string, project: string, commit: string, log: string): Promise<any> {
+  const result = await post(token, `/projects/${project}/builds`, JSON.stringify({ commit, log }), "application/json");
+  if (result.status !== 201) throw new Error(`build record failed: ${result.status} ${JSON.stringify(result.body)}`);
+  return result.body;
+}
+
+let nextId = 100;
+
+export async function callTool(agent: Agent, name: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const reply = await rpc(agent.token, agent.session, "tools/call", { name, arguments: args }, nextId++);
+  if (reply.error) throw new Error(`tools/call ${name} answered a JSON-RPC error: ${JSON.stringify(reply.error)}`);
+  return reply.result;
+}
+
+export async function request(agent: Agent, method: string, params: unknown = {}): Promise<Record<string, any>> {
+  return rpc(agent.token, agent.session, method, params, nextId++);
+}
+
+export function text(result: Record<string, any>): string {
+  return (result.content as Array<{ text: string }>).map((part) => part.text).join("\n");
+}

@@ -1,0 +1,84 @@
+/**
+ * One organization never sees another's projects over MCP: gus (globex) against ana's (acme) project "orders",
+ * through every tool, resource, template listing, subscription and the prompt. globex has its own "orders" too,
+ * so a leak would show acme's content, not an error.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { conformingSnapshot, GOOD_ORDER, ordersContract, violatingSnapshot } from "./fixtures";
+import { callTool, connectAgent, request, restToken, text, uploadContract, uploadSnapshot, workerEnv, type Agent } from "./helpers";
+import { contractStore } from "../../../src/contracts/store/client";
+
+let ana: Agent;
+let gus: Agent;
+
+beforeAll(async () => {
+  const acmeCi = await restToken("ana");
+  await uploadContract(acmeCi, "orders", ordersContract("Acme Orders"));
+  await uploadSnapshot(acmeCi, "orders", violatingSnapshot(), "acme001");
+  await uploadContract(acmeCi, "acme-only", ordersContract("Acme only"));
+  const globexCi = await restToken("gus");
+  await uploadContract(globexCi, "orders", ordersContract("Globex Orders"));
+  await uploadSnapshot(globexCi, "orders", conformingSnapshot(), "globex01");
+  ana = await connectAgent("ana");
+  gus = await connectAgent("gus");
+});
+
+describe("cross-organization access over MCP", () => {
+  it("project lists show only the caller's organization", async () => {
+    expect((await callTool(ana, "spec_projects_list")).structuredContent.projects.map((p: { name: string }) => p.name)).toEqual(["acme-only", "orders"]);
+    expect((await callTool(gus, "spec_projects_list")).structuredContent.projects.map((p: { name: string }) => p.name)).toEqual(["orders"]);
+  });
+
+  it("tools answer about the caller's own project of that name, never the other's", async () => {
+    const acme = await callTool(ana, "check_api_conformance", { project: "orders" });
+    const globex = await callTool(gus, "check_api_conformance", { project: "orders" });
+    expect(acme.structuredContent).toMatchObject({ approved: false, snapshot: { commit: "acme001" } });
+    expect(globex.structuredContent).toMatchObject({ approved: true, snapshot: { commit: "globex01" } });
+    const got = await callTool(gus, "spec_contract_get", { project: "orders" });
+    expect(JSON.parse(got.structuredContent.document).info.title).toBe("Globex Orders");
+  });
+
+  it("another organization's project does not exist for the caller, in every tool", async () => {
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ["check_api_conformance", { project: "acme-only" }],
+      ["validate_response_payload", { project: "acme-only", method: "GET", path: "/orders/1", status: 200, payload: GOOD_ORDER }],
+      ["spec_contracts_list", { project: "acme-only" }],
+      ["spec_snapshots_list", { project: "acme-only" }],
+      ["spec_contract_get", { project: "acme-only" }],
+      ["spec_project_select", { project: "acme-only" }],
+    ];
+    for (const [name, args] of calls) {
+      const result = await callTool(gus, name, args);
+      expect(result.isError, name).toBe(true);
+      expect(text(result), name).toMatch(/no project "acme-only" in your organization/);
+      expect(text(result), name).not.toContain("Acme only");
+    }
+  });
+
+  it("resources, listings and the prompt refuse or omit the other organization's projects", async () => {
+    for (const uri of ["spec://projects/acme-only/contracts/1", "spec://projects/acme-only/contracts/active", "spec://projects/acme-only/verdicts/latest", "spec://projects/acme-only/verdicts/1"]) {
+      const reply = await request(gus, "resources/read", { uri });
+      expect(reply.error?.message, uri).toMatch(/no project "acme-only"/);
+    }
+    const globexContract = await request(gus, "resources/read", { uri: "spec://projects/orders/contracts/1" });
+    expect(JSON.parse(globexContract.result.contents[0].text).info.title).toBe("Globex Orders");
+    const listed = (await request(gus, "resources/list")).result.resources.map((r: { uri: string }) => r.uri);
+    expect(listed.filter((uri: string) => uri.includes("acme-only"))).toEqual([]);
+    const prompt = await request(gus, "prompts/get", { name: "spec_driven_task", arguments: { project: "acme-only" } });
+    expect(prompt.error?.message).toMatch(/no project "acme-only"/);
+  });
+
+  it("a subscription to another organization's project is refused and recorded nowhere", async () => {
+    const reply = await request(gus, "resources/subscribe", { uri: "spec://projects/acme-only/verdicts/latest" });
+    expect(reply.error?.message).toMatch(/no project "acme-only"/);
+    expect(await contractStore(workerEnv, "acme").subscribers("acme-only")).toEqual([]);
+    expect(await contractStore(workerEnv, "globex").subscribers("acme-only")).toEqual([]);
+  });
+
+  it("a session belongs to its owner: another organization's token cannot use it", async () => {
+    const reply = await request({ token: gus.token, session: ana.session }, "tools/call", { name: "spec_projects_list", arguments: {} });
+    const refusal = JSON.stringify(reply.error ?? reply.result);
+    expect(refusal).toMatch(/belongs to another user or client/);
+    expect(refusal).not.toContain("acme-only");
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * validate_response_payload through MCP: leaf errors with JSON pointer, keyword and message; concrete paths;
+ * missing-schema as a normal rejected result; bad input as isError; and the validator cache (no rebuild for the
+ * same contract version and operation), observed through the tool result's _meta.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { GOOD_ORDER, ordersContract } from "./fixtures";
+import { callTool, connectAgent, restToken, text, uploadContract, type Agent } from "./helpers";
+
+let ci: string;
+let agent: Agent;
+
+beforeAll(async () => {
+  ci = await restToken("ana");
+  agent = await connectAgent("ana");
+  await uploadContract(ci, "orders", ordersContract());
+});
+
+const validate = (args: Record<string, unknown>) => callTool(agent, "validate_response_payload", { project: "orders", method: "GET", path: "/orders/{id}", status: 200, ...args });
+
+describe("validate_response_payload", () => {
+  it("approves a payload that matches the contract's schema, for a concrete path", async () => {
+    const result = await validate({ path: "/orders/ord_1001", payload: GOOD_ORDER });
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toMatchObject({ project: "orders", approved: true, operation: "GET /orders/{id}", responseKey: "200", errors: [], violations: [], contract: { version: 1 } });
+  });
+
+  it("reports each leaf error with its JSON pointer, keyword and message", async () => {
+    const payload = { id: "ord_1", total: -3, status: "LOST", lines: [{ quantity: 1.5 }] };
+    const result = await validate({ path: "/orders/ord_1", payload });
+    expect(result.isError).toBeUndefined();
+    const { approved, errors } = result.structuredContent;
+    expect(approved).toBe(false);
+    const byPointer = Object.fromEntries(errors.map((e: { pointer: string; keyword: string }) => [e.pointer, e.keyword]));
+    expect(byPointer).toMatchObject({ "/total": "minimum", "/status": "enum", "/lines/0": "required", "/lines/0/quantity": "type" });
+    for (const error of errors) expect(error.message).toEqual(expect.any(String));
+    expect(text(result)).toContain("/status [enum]");
+  });
+
+  it("accepts the payload as JSON text", async () => {
+    const result = await validate({ payload: JSON.stringify({ ...GOOD_ORDER, total: "12" }) });
+    expect(result.structuredContent.approved).toBe(false);
+    expect(result.structuredContent.errors).toContainEqual(expect.objectContaining({ pointer: "/total", keyword: "type" }));
+  });
+
+  it("answers missing-schema (approved: false, not an error) when the contract declares no JSON schema", async () => {
+    const result = await validate({ method: "DELETE", path: "/orders/ord_9", status: 202, payload: { ok: true } });
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toMatchObject({ approved: false, operation: "DELETE /orders/{id}", responseKey: "202", errors: [] });
+    expect(result.structuredContent.violations).toEqual([expect.objectContaining({ rule: "missing-schema", severity: "error" })]);
+    expect(text(result)).toContain("missing-schema");
+  });
+
+  it("answers unknown-operation for a path the contract lacks", async () => {
+    const result = await validate({ path: "/invoices/1", payload: {} });
+    expect(result.structuredContent.violations).toEqual([expect.objectContaining({ rule: "unknown-operation" })]);
+  });
+
+  it("refuses a payload string that is not JSON, saying how to send it", async () => {
+    const result = await validate({ payload: "{ id: ord_1" });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/payload: the string is not valid JSON text.*Send the response body as a JSON object/);
+  });
+
+  it("refuses bad arguments with the field named", async () => {
+    const result = await validate({ method: "FETCH", payload: {} });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/method: an HTTP method/);
+  });
+
+  it("cannot validate without a project: isError with the next step", async () => {
+    const result = await callTool(agent, "validate_response_payload", { project: "ghost", method: "GET", path: "/x", status: 200, payload: {} });
+    expect(result.isError).toBe(true);
+    expect(result._meta.cannotVerify).toBe("unknown_project");
+  });
+
+  it("does not rebuild the validator for the same contract version and operation", async () => {
+    const list = (payload: unknown) => callTool(agent, "validate_response_payload", { project: "orders", method: "GET", path: "/orders", status: 200, payload });
+    const first = await list([GOOD_ORDER]);
+    expect(first.structuredContent.approved).toBe(true);
+    expect(first._meta.payloadValidatorsBuilt).toBe(1);
+
+    const second = await list([{ ...GOOD_ORDER, status: "NOPE" }]);
+    expect(second.structuredContent.errors).toContainEqual(expect.objectContaining({ pointer: "/0/status", keyword: "enum" }));
+    expect(second._meta.payloadValidatorsBuilt).toBe(0);
+    expect((await list([]))._meta.payloadValidatorsBuilt).toBe(0);
+
+    // Another session of the same organization (same isolate here) reuses it as well: the cache is module level.
+    const other = await connectAgent("ana");
+    const third = await callTool(other, "validate_response_payload", { project: "orders", method: "GET", path: "/orders", status: 200, payload: [] });
+    expect(third._meta.payloadValidatorsBuilt).toBe(0);
+
+    // A new contract version with other content builds its own validator once.
+    const v2 = ordersContract("Orders v2");
+    await uploadContract(ci, "orders", v2);
+    expect((await list([GOOD_ORDER]))._meta.payloadValidatorsBuilt).toBe(1);
+    expect((await list([GOOD_ORDER]))._meta.payloadValidatorsBuilt).toBe(0);
+    // ... while validating against version 1 explicitly still uses version 1's.
+    const againstV1 = await callTool(agent, "validate_response_payload", { project: "orders", contractVersion: 1, method: "GET", path: "/orders", status: 200, payload: [] });
+    expect(againstV1.structuredContent.contract.version).toBe(1);
+    expect(againstV1._meta.payloadValidatorsBuilt).toBe(0);
+  });
+});

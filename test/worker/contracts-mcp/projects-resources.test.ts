@@ -1,0 +1,158 @@
+/**
+ * Project tools, session selection and the spec:// resources and prompt through MCP.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
+import { callTool, connectAgent, request, restToken, text, uploadContract, uploadSnapshot, type Agent } from "./helpers";
+
+let ci: string;
+let agent: Agent;
+
+beforeAll(async () => {
+  ci = await restToken("ana");
+  agent = await connectAgent("ana");
+  await uploadContract(ci, "orders", ordersContract(), "001-orders");
+  await uploadContract(ci, "orders", ordersContract("Orders 2"), "002-orders");
+  await uploadSnapshot(ci, "orders", conformingSnapshot(), "aaa0001");
+  await uploadSnapshot(ci, "orders", violatingSnapshot(), "aaa0002");
+  await uploadContract(ci, "billing", ordersContract("Billing"));
+});
+
+describe("project tools", () => {
+  it("lists the organization's projects", async () => {
+    const result = await callTool(agent, "spec_projects_list");
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent.projects.map((p: { name: string }) => p.name)).toEqual(["billing", "orders"]);
+    expect(result.structuredContent.projects[1]).toMatchObject({ name: "orders", activeContractVersion: 2, contractCount: 2, snapshotCount: 2 });
+    expect(result.structuredContent.selectedProject).toBeNull();
+  });
+
+  it("lists contracts and snapshots of a project, newest first, with a cursor", async () => {
+    const contracts = await callTool(agent, "spec_contracts_list", { project: "orders" });
+    expect(contracts.structuredContent.contracts.map((c: { version: number; active: boolean; label: string }) => [c.version, c.active, c.label])).toEqual([
+      [2, true, "002-orders"],
+      [1, false, "001-orders"],
+    ]);
+    const page = await callTool(agent, "spec_snapshots_list", { project: "orders", limit: 1 });
+    expect(page.structuredContent.snapshots).toHaveLength(1);
+    expect(page.structuredContent.snapshots[0]).toMatchObject({ commit: "aaa0002", approved: false, contractVersion: 2 });
+    const older = await callTool(agent, "spec_snapshots_list", { project: "orders", limit: 1, before: page.structuredContent.nextBefore });
+    expect(older.structuredContent.snapshots[0]).toMatchObject({ commit: "aaa0001", approved: true });
+  });
+
+  it("spec://active/contract needs a selected project and says how to select one", async () => {
+    const fresh = await connectAgent("ana");
+    const reply = await request(fresh, "resources/read", { uri: "spec://active/contract" });
+    expect(reply.error?.message).toMatch(/No project is selected.*spec_project_select/);
+  });
+
+  it("selecting a project makes it the default of the tools and of spec://active/contract", async () => {
+    const session = await connectAgent("ana");
+    const selected = await callTool(session, "spec_project_select", { project: "orders" });
+    expect(selected.structuredContent).toMatchObject({
+      project: "orders",
+      activeContract: { version: 2, label: "002-orders" },
+      latestSnapshot: { commit: "aaa0002", approved: false },
+      lastBuildFailed: false,
+      resources: { activeContract: "spec://active/contract", latestVerdict: "spec://projects/orders/verdicts/latest" },
+    });
+
+    const check = await callTool(session, "check_api_conformance");
+    expect(check.structuredContent).toMatchObject({ project: "orders", approved: false });
+    const contracts = await callTool(session, "spec_contracts_list");
+    expect(contracts.structuredContent.project).toBe("orders");
+    expect((await callTool(session, "spec_projects_list")).structuredContent.selectedProject).toBe("orders");
+
+    const read = await request(session, "resources/read", { uri: "spec://active/contract" });
+    expect(read.error).toBeUndefined();
+    expect(read.result.contents[0].mimeType).toBe("application/json");
+    expect(JSON.parse(read.result.contents[0].text)).toEqual(ordersContract("Orders 2"));
+
+    const got = await callTool(session, "spec_contract_get");
+    expect(got.structuredContent).toMatchObject({ contract: { version: 2, active: true }, resource: "spec://projects/orders/contracts/2" });
+    expect(JSON.parse(got.structuredContent.document)).toEqual(ordersContract("Orders 2"));
+
+    // Switching projects switches the defaults; the selection is per session.
+    await callTool(session, "spec_project_select", { project: "billing" });
+    const billing = await request(session, "resources/read", { uri: "spec://active/contract" });
+    expect(JSON.parse(billing.result.contents[0].text).info.title).toBe("Billing");
+    expect((await request(agent, "resources/read", { uri: "spec://active/contract" })).error).toBeDefined();
+  });
+
+  it("refuses to select a project that does not exist", async () => {
+    const result = await callTool(agent, "spec_project_select", { project: "nothing-here" });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/no project "nothing-here".*spec_projects_list/);
+    const invalid = await callTool(agent, "spec_project_select", { project: "Not A Name" });
+    expect(invalid.isError).toBe(true);
+    expect(text(invalid)).toMatch(/project:/);
+  });
+});
+
+describe("resources", () => {
+  it("lists the static resource, the templates and concrete resources", async () => {
+    const templates = await request(agent, "resources/templates/list");
+    expect(templates.result.resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate)).toEqual(
+      expect.arrayContaining(["spec://projects/{project}/contracts/{version}", "spec://projects/{project}/verdicts/latest", "spec://projects/{project}/verdicts/{snapshot}"]),
+    );
+    const list = await request(agent, "resources/list");
+    const uris = list.result.resources.map((r: { uri: string }) => r.uri);
+    expect(uris).toEqual(
+      expect.arrayContaining([
+        "spec://active/contract",
+        "spec://projects/orders/contracts/1",
+        "spec://projects/orders/contracts/2",
+        "spec://projects/billing/contracts/1",
+        "spec://projects/orders/verdicts/latest",
+        "spec://projects/orders/verdicts/1",
+        "spec://projects/orders/verdicts/2",
+      ]),
+    );
+    expect(uris).not.toContain("spec://projects/billing/verdicts/latest");
+  });
+
+  it("reads contract versions by number or as active", async () => {
+    const v1 = await request(agent, "resources/read", { uri: "spec://projects/orders/contracts/1" });
+    expect(JSON.parse(v1.result.contents[0].text)).toEqual(ordersContract());
+    const active = await request(agent, "resources/read", { uri: "spec://projects/orders/contracts/active" });
+    expect(JSON.parse(active.result.contents[0].text).info.title).toBe("Orders 2");
+    const missing = await request(agent, "resources/read", { uri: "spec://projects/orders/contracts/9" });
+    expect(missing.error.message).toMatch(/no contract version 9/);
+    const bad = await request(agent, "resources/read", { uri: "spec://projects/orders/contracts/first" });
+    expect(bad.error.message).toMatch(/Invalid contract version "first"/);
+  });
+
+  it("reads verdicts by snapshot and the latest verdict", async () => {
+    const latest = await request(agent, "resources/read", { uri: "spec://projects/orders/verdicts/latest" });
+    const body = JSON.parse(latest.result.contents[0].text);
+    expect(body).toMatchObject({ project: "orders", snapshot: { commit: "aaa0002" }, contractVersion: 2, verdict: { approved: false } });
+    expect(body.verdict.violations).toContainEqual(expect.objectContaining({ rule: "missing-operation" }));
+    const first = await request(agent, "resources/read", { uri: "spec://projects/orders/verdicts/1" });
+    expect(JSON.parse(first.result.contents[0].text)).toMatchObject({ snapshot: { id: 1, commit: "aaa0001" }, verdict: { approved: true } });
+    const none = await request(agent, "resources/read", { uri: "spec://projects/billing/verdicts/latest" });
+    expect(none.error.message).toMatch(/no snapshot yet: upload one from CI/);
+  });
+});
+
+describe("spec-driven prompt", () => {
+  it("is listed with a project argument", async () => {
+    const list = await request(agent, "prompts/list");
+    const prompt = list.result.prompts.find((p: { name: string }) => p.name === "spec_driven_task");
+    expect(prompt.arguments).toEqual(expect.arrayContaining([expect.objectContaining({ name: "project", required: true })]));
+  });
+
+  it("tells the model to read the contract first and check conformance before calling the task done", async () => {
+    const reply = await request(agent, "prompts/get", { name: "spec_driven_task", arguments: { project: "orders", task: "add order cancellation" } });
+    const message = reply.result.messages[0].content.text as string;
+    expect(message).toContain("Task: add order cancellation");
+    expect(message).toContain("The active contract is v2 (002-orders)");
+    expect(message).toMatch(/read the contract \(resource spec:\/\/active\/contract/);
+    expect(message).toMatch(/Before you call the task done, call check_api_conformance/);
+    expect(message.indexOf("read the contract")).toBeLessThan(message.indexOf("check_api_conformance"));
+  });
+
+  it("refuses an unknown project with the next step", async () => {
+    const reply = await request(agent, "prompts/get", { name: "spec_driven_task", arguments: { project: "ghost" } });
+    expect(reply.error.message).toMatch(/no project "ghost"/);
+  });
+});

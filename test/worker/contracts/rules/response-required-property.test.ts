@@ -1,0 +1,18 @@
+import { describe, it } from "vitest";
+import { expectValid, expectViolations, openapi, responses } from "../harness";
+
+const get = (schema: unknown, extra: Record<string, unknown> = {}) => openapi({ "/orders/{id}": { get: { parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: responses({ "200": schema }) } } }, extra);
+const contract = get({ type: "object", required: ["id", "total"], properties: { id: { type: "string" }, total: { type: "number" }, lines: { type: "array", items: { type: "object", required: ["sku"], properties: { sku: { type: "string" } } } } } });
+
+describe("response-required-property", () => {
+  it("accepts an implementation that declares the properties (inlined or through $ref and allOf), even without `required`", () => {
+    expectValid("response-required-property", contract, get({ $ref: "#/components/schemas/Order" }, { components: { schemas: { Line: { type: "object", properties: { sku: { type: "string" } } }, Order: { allOf: [{ type: "object", properties: { id: { type: "string" } } }, { type: "object", properties: { total: { type: "number" }, lines: { type: "array", items: { $ref: "#/components/schemas/Line" } } } }] } } } }));
+  });
+
+  it("reports required properties missing from the implementation, inside arrays too", () => {
+    expectViolations("response-required-property", contract, get({ type: "object", properties: { id: { type: "string" }, lines: { type: "array", items: { type: "object", properties: { name: { type: "string" } } } } } }), [
+      { location: "GET /orders/{id}#/responses/200/content/application~1json/schema/properties/lines/items/properties/sku", message: "status 200: required property \"sku\" is missing" },
+      { location: "GET /orders/{id}#/responses/200/content/application~1json/schema/properties/total", message: "status 200: required property \"total\" is missing" },
+    ]);
+  });
+});
