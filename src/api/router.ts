@@ -64,6 +64,15 @@ function match(pattern: string, path: string): Record<string, string> | undefine
   return params;
 }
 
+/** The stable error code of one of our JSON error answers (its `error.code`), else the status. */
+async function errorCodeOf(response: Response): Promise<string> {
+  if ((response.headers.get("content-type") ?? "").includes("application/json")) {
+    const body = (await response.clone().json().catch(() => null)) as { error?: { code?: unknown } } | null;
+    if (typeof body?.error?.code === "string") return body.error.code.slice(0, 64);
+  }
+  return `HTTP ${response.status}`;
+}
+
 interface Handled {
   response: Response;
   target: string;
@@ -121,7 +130,7 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
       return { response, target, params, reason: pathMatched ? "method not allowed" : "no such route" };
     }
     const response = await route.handle({ request, env, principal, params, ctx, correlationId });
-    return { response, target, params, reason: response.ok ? "" : `HTTP ${response.status}` };
+    return { response, target, params, reason: response.ok ? "" : await errorCodeOf(response) };
   }
 
   return {

@@ -43,7 +43,7 @@ describe("audit of the CI API", () => {
       ["DELETE /api/v1/keys/:id", "ok"],
       ["POST /api/v1/projects/:project/snapshots", "invalid-input"],
     ]);
-    expect(records[3]!.reason).toBe("insufficient_scope");
+    expect(records[3]!.reason).toBe("missing scope contracts.read");
     expect(records[5]!.reason).toBe("invalid_document");
     expect(records[2]).toMatchObject({ organizationId: "acme", clientId: `ci-key:${created.body.key.id}` });
     for (const record of records) {

@@ -10,12 +10,26 @@ import { digestArguments, type AuditOutcome, type AuditRecord } from "../../../s
 import { auditStoresIn } from "../../../src/audit/sink";
 import { getPolicy } from "../../../src/policy/load";
 import { rateLimiterFor } from "../../../src/ratelimit/limiter";
+import { conformingSnapshot, GOOD_ORDER, ordersContract } from "../contracts-mcp/fixtures";
+import { restToken, uploadContract, uploadSnapshot } from "../contracts-mcp/helpers";
 import { initializeSession, mcpPost, obtainTokens, rpc, type TokenSet } from "../helpers";
 
 /** Valid and invalid arguments for every tool. Add an entry when you add a tool. */
 const CALLS: Record<string, { valid: Record<string, unknown>; invalid: Record<string, unknown> }> = {
   whoami: { valid: {}, invalid: { unexpected: true } },
   audit_events_list: { valid: { limit: 5, outcome: "ok" }, invalid: { limit: 0 } },
+  orders_search: { valid: { status: "paid" }, invalid: { status: 42 } },
+  orders_get_by_id: { valid: { id: "ord_1001" }, invalid: {} },
+  spec_projects_list: { valid: {}, invalid: { project: "audited" } },
+  spec_project_select: { valid: { project: "audited" }, invalid: { project: 7 } },
+  spec_contracts_list: { valid: { project: "audited" }, invalid: { project: "audited", limit: -1 } },
+  spec_snapshots_list: { valid: { project: "audited" }, invalid: { project: "audited", limit: -1 } },
+  spec_contract_get: { valid: { project: "audited" }, invalid: { project: "audited", version: "latest!" } },
+  check_api_conformance: { valid: { project: "audited" }, invalid: { project: "audited", snapshot: "first" } },
+  validate_response_payload: {
+    valid: { project: "audited", method: "GET", path: "/orders/ord_1001", status: 200, payload: GOOD_ORDER },
+    invalid: { project: "audited", method: "GET", path: "/orders/ord_1001", status: "two hundred", payload: GOOD_ORDER },
+  },
 };
 
 let nextId = 1000;
@@ -51,6 +65,10 @@ describe("audit trail of tool calls", () => {
   let session: string;
 
   beforeAll(async () => {
+    // The spec tools need a project with a contract and a snapshot to answer normally.
+    const ci = await restToken("ana");
+    await uploadContract(ci, "audited", ordersContract());
+    await uploadSnapshot(ci, "audited", conformingSnapshot(), "c0ffee1");
     ({ tokens } = await obtainTokens({ user: "ana", scope: mcpScopes().join(" ") }));
     session = await initializeSession(tokens.access_token);
   });
