@@ -6,6 +6,7 @@
  * Built once per isolate and PUBLIC_URL (issuer and resources are fixed at construction).
  */
 import {
+  GrantType,
   OAuthAuthorizationServer,
   OAuthResourceServer,
   type OAuthResourceHandler,
@@ -67,6 +68,10 @@ export function getOAuthServers(
     clientIdMetadataDocumentEnabled: true,
     scopesSupported: [...policy.scopeNames],
     accessTokenTTL: 3600,
+    // A refresh token only for grants that include offline_access, as the scope says. It also keeps
+    // step-up working: a client holding a refresh token tries it first, and a refresh can never widen scopes.
+    tokenExchangeCallback: ({ grantType, scope }) =>
+      grantType === GrantType.AUTHORIZATION_CODE && !scope.includes("offline_access") ? { refreshTokenTTL: 0 } : undefined,
     onError({ code, status, internal }) {
       // The category and reason name the failed check; never the token, code or body.
       logWarn("oauth error", { code, status, category: internal.category, reason: internal.reason });

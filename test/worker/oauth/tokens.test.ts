@@ -233,3 +233,12 @@ describe("audience separation", () => {
     expect(reply.result.structuredContent.scopes).toEqual(["orders.read"]);
   });
 });
+
+describe("offline_access", () => {
+  it("issues a refresh token only when offline_access is granted", async () => {
+    const without = await obtainTokens({ scope: "orders.read" });
+    expect(without.tokens.refresh_token).toBeUndefined();
+    const withOffline = await obtainTokens({ scope: "orders.read offline_access" });
+    expect(withOffline.tokens.refresh_token).toBeTruthy();
+  });
+});
