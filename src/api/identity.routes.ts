@@ -1,19 +1,23 @@
 import { getPolicy } from "../policy/load";
-import type { ApiRoute } from "./router";
+import { rateLimiterFor } from "../ratelimit/limiter";
+import { REST_RATE_LIMIT_TARGET, type ApiRoute } from "./router";
 
 export const identityRoutes: ApiRoute[] = [
   {
     method: "GET",
     path: "/api/v1/whoami",
     requiredScopes: [],
-    async handle({ principal }) {
+    async handle({ principal, env }) {
       const org = getPolicy().organizations[principal.organizationId];
+      const [rest] = await rateLimiterFor(env).usage(principal, [REST_RATE_LIMIT_TARGET]);
       return Response.json({
         organization: { id: principal.organizationId, name: org?.name ?? principal.organizationId },
         userId: principal.userId,
         clientId: principal.clientId,
         role: principal.role,
         scopes: principal.scopes,
+        ...(principal.projects ? { projects: principal.projects } : {}),
+        restQuota: rest ? { limit: rest.limit, windowSeconds: rest.windowSeconds, remaining: rest.remaining, resetsInSeconds: rest.resetsInSeconds } : null,
       });
     },
   },

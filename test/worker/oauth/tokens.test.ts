@@ -223,7 +223,9 @@ describe("audience separation", () => {
     expect(mcp.status).toBe(401);
     const api = await SELF.fetch(`${BASE}/api/v1/whoami`, { headers: { Authorization: `Bearer ${tokens.access_token}` } });
     expect(api.status).toBe(200);
-    expect(await api.json()).toMatchObject({ organization: { id: "acme" }, scopes: ["contracts.read"] });
+    const body = (await api.json()) as { restQuota: { limit: number; remaining: number } };
+    expect(body).toMatchObject({ organization: { id: "acme" }, scopes: ["contracts.read"], restQuota: { limit: 120, windowSeconds: 60 } });
+    expect(body.restQuota.remaining).toBe(119);
   });
 
   it("an MCP token works for the MCP session it is bound to", async () => {
