@@ -102,16 +102,16 @@ export const CI_KEY_ID = /^[0-9a-f]{16}$/;
  * Revokes a key of the administrator's organization. Records `ci_key_revoked` when this call revoked it; revoking
  * an already revoked key answers the key as it is and records nothing.
  */
-export async function revokeCiKey(env: Env, actor: KeyAdministrator, id: string): Promise<{ ok: true; key: PresentedCiKey } | KeyAdminFailure> {
+export async function revokeCiKey(env: Env, actor: KeyAdministrator, id: string): Promise<{ ok: true; key: PresentedCiKey; revokedNow: boolean } | KeyAdminFailure> {
   const started = Date.now();
   if (!CI_KEY_ID.test(id)) return { ok: false, status: 400, code: "invalid_path", message: "A CI key id is 16 hexadecimal characters, as listed by GET /api/v1/keys." };
   const store = contractStore(env, actor.organizationId);
   const before = await store.getKey(id);
   const revoked = before ? await store.revokeKey(id, actor.userId) : null;
   if (!before || !revoked) return { ok: false, status: 404, code: "unknown_key", message: `There is no CI key ${id} in your organization.` };
-  if (before.revokedAt) return { ok: true, key: presentCiKey(revoked) };
+  if (before.revokedAt) return { ok: true, key: presentCiKey(revoked), revokedNow: false };
   await recordKeyEvent(env, actor, "ci_key_revoked", revoked, started);
-  return { ok: true, key: presentCiKey(revoked) };
+  return { ok: true, key: presentCiKey(revoked), revokedNow: true };
 }
 
 export async function listCiKeys(env: Env, organizationId: string): Promise<PresentedCiKey[]> {
