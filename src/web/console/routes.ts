@@ -102,8 +102,9 @@ async function readForm(request: Request): Promise<FormData | undefined> {
   if (length > MAX_FORM_BYTES) return undefined;
   if (!(request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded")) return undefined;
   try {
-    const text = await request.text();
-    if (text.length > MAX_FORM_BYTES) return undefined;
+    const bytes = await request.arrayBuffer();
+    if (bytes.byteLength > MAX_FORM_BYTES) return undefined;
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     const form = new FormData();
     for (const [name, value] of new URLSearchParams(text)) form.append(name, value);
     return form;
