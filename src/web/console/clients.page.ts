@@ -16,6 +16,7 @@ function row(context: ConsoleContext, grant: ConnectedGrant): SafeHtml {
 <td>${grant.userName}<br><span class="mono muted">${grant.userId}</span></td>
 <td>${grant.scopes.length ? grant.scopes.map((scope) => html`<span class="mono">${scope}</span> `) : html`<span class="muted">none</span>`}</td>
 <td>${time(grant.createdAt)}</td>
+<td>${grant.expiresAt ? time(grant.expiresAt) : html`<span class="muted">no expiry</span>`}</td>
 <td>${badge("ok", "active")}</td>
 <td><form class="inline" method="post" action="/admin/clients/revoke">${csrfInput(context.csrf)}
 <input type="hidden" name="user" value="${grant.userId}"><input type="hidden" name="grant" value="${grant.grantId}">
@@ -33,7 +34,7 @@ ${
   grants.length === 0
     ? emptyState("No connected clients", "When a member connects Claude, ChatGPT or another MCP client and approves it, the grant appears here.")
     : html`<p>${grants.length} active ${grants.length === 1 ? "grant" : "grants"} across ${clients} ${clients === 1 ? "client" : "clients"}.</p>
-${scrollTable("Grants of connected clients", ["Client", "Member", "Scopes", "Granted", "Status", "Action"], grants.map((g) => row(context, g)))}`
+${scrollTable("Grants of connected clients", ["Client", "Member", "Scopes", "Granted", "Expires", "Status", "Action"], grants.map((g) => row(context, g)))}`
 }`;
   return consoleResponse(context.frame("Connected clients", "clients"), body, notice.status ?? 200);
 }
