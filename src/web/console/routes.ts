@@ -104,7 +104,7 @@ async function readForm(request: Request): Promise<FormData | undefined> {
   try {
     const bytes = await request.arrayBuffer();
     if (bytes.byteLength > MAX_FORM_BYTES) return undefined;
-    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
     const form = new FormData();
     for (const [name, value] of new URLSearchParams(text)) form.append(name, value);
     return form;
