@@ -7,6 +7,7 @@
  */
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { createCiKey, createCiKeyRequest, revokeCiKey } from "../../contracts/cikey-admin";
+import { readBodyLimited } from "../../contracts/store/body";
 import type { Env } from "../../env";
 import { describeZodIssues } from "../../mcp/pipeline";
 import { CONSOLE_CLIENT_ID, revokeConnectedGrant } from "../../oauth/connected-clients";
@@ -98,15 +99,12 @@ async function revokeKeyAction(context: ConsoleContext, form: FormData): Promise
 }
 
 async function readForm(request: Request): Promise<FormData | undefined> {
-  const length = Number(request.headers.get("content-length") ?? "0");
-  if (length > MAX_FORM_BYTES) return undefined;
   if (!(request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded")) return undefined;
+  const read = await readBodyLimited(request, MAX_FORM_BYTES);
+  if (!read.ok) return read.reason === "empty" ? new FormData() : undefined;
   try {
-    const bytes = await request.arrayBuffer();
-    if (bytes.byteLength > MAX_FORM_BYTES) return undefined;
-    const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
     const form = new FormData();
-    for (const [name, value] of new URLSearchParams(text)) form.append(name, value);
+    for (const [name, value] of new URLSearchParams(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(read.bytes))) form.append(name, value);
     return form;
   } catch {
     return undefined;

@@ -2,7 +2,7 @@
 // leaves exactly one audit record; CSRF refusals change nothing and record nothing; output is escaped.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { BASE, mcpPost, obtainTokens, registerClient } from "../helpers";
+import { BASE, browserFetch, mcpPost, obtainTokens, registerClient } from "../helpers";
 import { call, callJson } from "../contracts-api/api-helpers";
 import { ordersContract, text } from "../contracts-api/fixtures";
 import { contractStore } from "../../../src/contracts/store/client";
@@ -159,6 +159,20 @@ describe("CSRF protection", () => {
 
     // The browser's own same-origin post without an Origin header (Sec-Fetch-Site: same-origin) is accepted.
     expect((await ana.post("/admin/keys/revoke", { id: keyId, csrf }, { "Sec-Fetch-Site": "same-origin" })).status).toBe(303);
+  });
+});
+
+describe("unreadable forms", () => {
+  it("refuses a form that is too large or not form-encoded, and changes nothing", async () => {
+    const ana = await signedIn("ana");
+    const csrf = await ana.csrf();
+    const before = (await contractStore(env, "acme").listKeys()).length;
+    const huge = await ana.post("/admin/keys", { csrf, name: "huge", project: "*", scope: "contracts.read", padding: "x".repeat(20_000) });
+    expect(huge.status).toBe(400);
+    expect(visibleText(huge.text)).toContain("The form could not be read");
+    const json = await browserFetch(ana.jar, "/admin/keys", { method: "POST", headers: { "Content-Type": "application/json", Origin: BASE }, body: JSON.stringify({ csrf, name: "json", project: "*", scope: "contracts.read" }) });
+    expect(json.status).toBe(400);
+    expect((await contractStore(env, "acme").listKeys()).length).toBe(before);
   });
 });
 
