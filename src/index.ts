@@ -14,6 +14,7 @@ import { mcpResourceHandler } from "./mcp/http";
 import { getOAuthServers, OAUTH_PATHS } from "./oauth/servers";
 import { getPolicy } from "./policy/load";
 import { errorPage } from "./web/html";
+import { handleConsole } from "./web/console/routes";
 import { landingPage } from "./web/landing";
 import { logError } from "./web/log";
 import { forbidden, foreignOriginOrHost } from "./web/origin-guard";
@@ -52,6 +53,7 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
     return servers.api.fetch(new Request(rewritten, request), env, ctx);
   }
   if (path === OAUTH_PATHS.authorize) return handleAuthorize(request, env, servers);
+  if (path === "/admin" || path.startsWith("/admin/")) return handleConsole(request, env, servers.authorizationServer.getOAuthApi(env));
 
   const signIn = await handleSignInRoutes(request, env);
   if (signIn) return signIn;

@@ -1,9 +1,16 @@
 /** Every REST route group, listed explicitly. */
+import type { Env } from "../env";
+import { mcpResourceHandler } from "../mcp/http";
+import { getOAuthServers } from "../oauth/servers";
 import { auditRoutes } from "./audit.routes";
 import { chatRoutes } from "./chat.routes";
 import { ciKeyRoutes } from "./cikeys.routes";
+import { connectedClientRoutes } from "./clients.routes";
 import { contractRoutes } from "./contracts.routes";
 import { identityRoutes } from "./identity.routes";
 import { createApiHandler } from "./router";
 
-export const apiResourceHandler = createApiHandler([...identityRoutes, ...auditRoutes, ...chatRoutes, ...ciKeyRoutes, ...contractRoutes]);
+// Called per request, after this module is initialised, so the servers can be built from both handlers.
+const oauthHelpers = (env: Env) => getOAuthServers(env, { mcp: mcpResourceHandler, api: apiResourceHandler }).authorizationServer.getOAuthApi(env);
+
+export const apiResourceHandler = createApiHandler([...identityRoutes, ...auditRoutes, ...chatRoutes, ...ciKeyRoutes, ...contractRoutes, ...connectedClientRoutes(oauthHelpers)]);

@@ -16,6 +16,7 @@ import { recordAudit } from "../audit/sink";
 import { errorPage, html, htmlHeaders, page } from "../web/html";
 import type { GrantProps, OAuthServers } from "../oauth/servers";
 import { grantUserId } from "../oauth/servers";
+import { rememberGrantHolder } from "../oauth/grant-holders";
 import { consentPage } from "./consent-page";
 import type { Identity } from "./identity";
 import { currentIdentity, sessionSecret } from "./session";
@@ -60,6 +61,8 @@ async function complete(env: Env, oauth: OAuthHelpers, authRequest: AuthRequest,
     scope,
     props,
   });
+  // The library lists grants per user only; the admin console finds the organization's users here.
+  await rememberGrantHolder(env, identity);
   // Stored in the organization's audit trail (and logged); a storage failure never blocks the sign-in.
   await recordAudit(env, {
     correlationId: newCorrelationId(),

@@ -1,4 +1,4 @@
-/** Server-rendered pages: escaping, one layout, security headers. Every interpolated value goes through `escapeHtml`. */
+/** Server-rendered pages: escaping, one layout, security headers. Every interpolated value goes through `escapeHtml`. STYLES is shared with the admin console layout. */
 
 export function escapeHtml(value: unknown): string {
   return String(value).replace(/[&<>"'`=]/g, (char) => `&#${char.charCodeAt(0)};`);
@@ -27,7 +27,7 @@ function render(value: unknown): string {
   return escapeHtml(value);
 }
 
-const STYLES = `
+export const STYLES = `
 :root{--fg:#15171a;--muted:#555b66;--bg:#f6f7f9;--card:#fff;--line:#d9dde3;--accent:#1f4fd1;--accent-fg:#fff;--warn-bg:#fff4e0;--warn-line:#c77700;--dev-bg:#ffe8e8;--dev-line:#b42318}
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}

@@ -1,0 +1,139 @@
+/**
+ * An organization's connected clients: the live OAuth grants of its members (from the grant-holder index and
+ * the library's per-user grant lists), and revoking one. Shared by the admin console and the REST API
+ * (GET /api/v1/clients, DELETE /api/v1/clients/grants/:user/:grant). The organization always comes from the
+ * administrator's session or token; a grant is only ever looked up under that organization's user ids, and
+ * its stored metadata must name the same organization.
+ */
+import type { GrantSummary, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import { newCorrelationId } from "../audit/record";
+import { recordAudit } from "../audit/sink";
+import type { Env } from "../env";
+import { logWarn } from "../web/log";
+import { listGrantHolders } from "./grant-holders";
+import { grantUserId } from "./servers";
+
+export interface ConnectedGrant {
+  grantId: string;
+  /** The member's subject (the `userId` of audit records and whoami). */
+  userId: string;
+  userName: string;
+  clientId: string;
+  /** The client's registered name; null when it has none or could not be looked up. */
+  clientName: string | null;
+  scopes: string[];
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+/** Who revokes: from a verified session or token. `clientId` is the console's id or the REST client. */
+export interface GrantAdministrator {
+  organizationId: string;
+  userId: string;
+  clientId: string;
+}
+
+function belongsTo(grant: GrantSummary, organizationId: string): boolean {
+  const metadata = (grant.metadata ?? {}) as { organizationId?: unknown };
+  return metadata.organizationId === organizationId;
+}
+
+async function grantsOf(oauth: OAuthHelpers, userId: string): Promise<GrantSummary[]> {
+  const grants: GrantSummary[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await oauth.listUserGrants(userId, cursor ? { cursor } : {});
+    grants.push(...page.items);
+    cursor = page.cursor;
+  } while (cursor);
+  return grants;
+}
+
+async function clientNames(oauth: OAuthHelpers, clientIds: Iterable<string>): Promise<Map<string, string | null>> {
+  const names = new Map<string, string | null>();
+  await Promise.all(
+    [...new Set(clientIds)].map(async (clientId) => {
+      try {
+        names.set(clientId, (await oauth.lookupClient(clientId))?.clientName ?? null);
+      } catch (error) {
+        // A Client ID Metadata Document that cannot be fetched right now: show the id only.
+        logWarn("client lookup failed", { error });
+        names.set(clientId, null);
+      }
+    }),
+  );
+  return names;
+}
+
+const isoSeconds = (seconds: number | undefined) => (seconds === undefined ? null : new Date(seconds * 1000).toISOString());
+
+/** Live grants of the organization's members, newest first. */
+export async function listConnectedGrants(env: Env, oauth: OAuthHelpers, organizationId: string): Promise<ConnectedGrant[]> {
+  const holders = await listGrantHolders(env, organizationId);
+  const perHolder = await Promise.all(
+    holders.map(async (holder) => ({ holder, grants: (await grantsOf(oauth, grantUserId(organizationId, holder.subject))).filter((g) => belongsTo(g, organizationId)) })),
+  );
+  const names = await clientNames(oauth, perHolder.flatMap(({ grants }) => grants.map((g) => g.clientId)));
+  return perHolder
+    .flatMap(({ holder, grants }) =>
+      grants.map((grant) => ({
+        grantId: grant.id,
+        userId: holder.subject,
+        userName: holder.name,
+        clientId: grant.clientId,
+        clientName: names.get(grant.clientId) ?? null,
+        scopes: [...grant.scope],
+        createdAt: isoSeconds(grant.createdAt) ?? "",
+        expiresAt: isoSeconds(grant.expiresAt),
+      })),
+    )
+    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.grantId.localeCompare(b.grantId)));
+}
+
+export type RevokeGrantResult = { ok: true; grant: ConnectedGrant } | { ok: false; status: 400 | 404; code: string; message: string };
+
+const GRANT_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * Revokes one grant of a member of the administrator's organization: the grant and its access and refresh
+ * tokens stop working at once. Records one `revoke` audit event (who revoked, the grant's client, whose grant).
+ */
+export async function revokeConnectedGrant(env: Env, oauth: OAuthHelpers, admin: GrantAdministrator, memberId: string, grantId: string): Promise<RevokeGrantResult> {
+  const started = Date.now();
+  if (!memberId || memberId.length > 300 || !GRANT_ID.test(grantId)) {
+    return { ok: false, status: 400, code: "invalid_request", message: "Name the grant by the userId and grantId that GET /api/v1/clients lists." };
+  }
+  const userId = grantUserId(admin.organizationId, memberId);
+  const grant = (await grantsOf(oauth, userId)).find((g) => g.id === grantId && belongsTo(g, admin.organizationId));
+  if (!grant) return { ok: false, status: 404, code: "unknown_grant", message: `Member "${memberId}" of your organization has no grant ${grantId}; it may already be revoked.` };
+  await oauth.revokeGrant(grant.id, userId);
+  const holders = await listGrantHolders(env, admin.organizationId);
+  const names = await clientNames(oauth, [grant.clientId]);
+  const revoked: ConnectedGrant = {
+    grantId: grant.id,
+    userId: memberId,
+    userName: holders.find((h) => h.subject === memberId)?.name ?? memberId,
+    clientId: grant.clientId,
+    clientName: names.get(grant.clientId) ?? null,
+    scopes: [...grant.scope],
+    createdAt: isoSeconds(grant.createdAt) ?? "",
+    expiresAt: isoSeconds(grant.expiresAt),
+  };
+  await recordAudit(env, {
+    correlationId: newCorrelationId(),
+    time: new Date(started).toISOString(),
+    organizationId: admin.organizationId,
+    userId: admin.userId,
+    clientId: grant.clientId,
+    kind: "oauth",
+    target: "revoke",
+    argumentsDigest: "",
+    durationMs: Date.now() - started,
+    outcome: "ok",
+    reason: `grant ${grant.id} of ${memberId} revoked by an administrator (${admin.clientId === CONSOLE_CLIENT_ID ? "admin console" : "REST API"})`.slice(0, 500),
+  });
+  return { ok: true, grant: revoked };
+}
+
+/** The client id recorded for actions taken in the admin console (it has no OAuth client of its own). */
+export const CONSOLE_CLIENT_ID = "admin-console";

@@ -1,0 +1,73 @@
+/**
+ * Which members of an organization have granted access to a client. The OAuth library lists grants per user
+ * only, so the admin console and GET /api/v1/clients need the organization's users first: this index is
+ * written when /authorize completes a grant and listed per organization.
+ *
+ * Storage: OAUTH_KV, one key per member, `arbiter:grant-holders:v1:<organization>:<encodeURIComponent(subject)>`,
+ * value "1", metadata `{ name, since }` (display name, first grant time), no expiry. The key is written only
+ * when it is missing (one KV read per completed authorization, one write per member ever), so KV's limit of
+ * one write per second per key is never approached. Entries are never removed: a member whose grants are all
+ * revoked simply lists no grants (removing the entry could race a new grant and hide it). KV lists are
+ * eventually consistent across locations, so a member's first grant can take up to about 60 s to show in
+ * another location; their grants themselves are read from the library at request time.
+ */
+import type { Env } from "../env";
+import type { Identity } from "../auth/identity";
+import { logWarn } from "../web/log";
+
+const PREFIX = "arbiter:grant-holders:v1";
+
+export interface GrantHolder {
+  /** The member's subject (dev user key or OIDC `sub`), as GrantProps.userId holds it. */
+  subject: string;
+  name: string;
+  /** When the index first saw a grant of this member (ISO 8601). */
+  since: string;
+}
+
+interface HolderMetadata {
+  name?: unknown;
+  since?: unknown;
+}
+
+function organizationPrefix(organizationId: string): string {
+  return `${PREFIX}:${encodeURIComponent(organizationId)}:`;
+}
+
+function holderKey(organizationId: string, subject: string): string {
+  return `${organizationPrefix(organizationId)}${encodeURIComponent(subject)}`;
+}
+
+/** Notes that `identity` holds a grant. Never throws: a failure is logged and the grant still completes. */
+export async function rememberGrantHolder(env: Env, identity: Pick<Identity, "organizationId" | "subject" | "name">, now = Date.now()): Promise<void> {
+  const key = holderKey(identity.organizationId, identity.subject);
+  try {
+    if ((await env.OAUTH_KV.get(key)) !== null) return;
+    await env.OAUTH_KV.put(key, "1", { metadata: { name: identity.name.slice(0, 200), since: new Date(now).toISOString() } });
+  } catch (error) {
+    logWarn("grant holder index not updated", { organizationId: identity.organizationId, error });
+  }
+}
+
+/** Every member of `organizationId` that ever completed a grant, in subject order. */
+export async function listGrantHolders(env: Env, organizationId: string): Promise<GrantHolder[]> {
+  const prefix = organizationPrefix(organizationId);
+  const holders: GrantHolder[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await env.OAUTH_KV.list<HolderMetadata>({ prefix, ...(cursor ? { cursor } : {}) });
+    for (const entry of page.keys) {
+      let subject: string;
+      try {
+        subject = decodeURIComponent(entry.name.slice(prefix.length));
+      } catch {
+        continue;
+      }
+      const name = typeof entry.metadata?.name === "string" ? entry.metadata.name : subject;
+      const since = typeof entry.metadata?.since === "string" ? entry.metadata.since : "";
+      holders.push({ subject, name, since });
+    }
+    cursor = page.list_complete ? undefined : page.cursor;
+  } while (cursor);
+  return holders;
+}

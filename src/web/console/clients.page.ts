@@ -1,0 +1,40 @@
+/** Connected clients: the live OAuth grants of the organization's members, each with a Revoke form. */
+import { listConnectedGrants, type ConnectedGrant } from "../../oauth/connected-clients";
+import { html, type SafeHtml } from "../html";
+import { badge, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
+import type { ConsoleContext } from "./context";
+import { consoleResponse } from "./layout";
+
+function clientLabel(grant: ConnectedGrant): SafeHtml {
+  return html`<strong>${grant.clientName ?? "Unnamed client"}</strong><br><span class="mono muted">${grant.clientId}</span>`;
+}
+
+function row(context: ConsoleContext, grant: ConnectedGrant): SafeHtml {
+  const who = `${grant.clientName ?? grant.clientId} for ${grant.userName}`;
+  return html`<tr>
+<td>${clientLabel(grant)}</td>
+<td>${grant.userName}<br><span class="mono muted">${grant.userId}</span></td>
+<td>${grant.scopes.length ? grant.scopes.map((scope) => html`<span class="mono">${scope}</span> `) : html`<span class="muted">none</span>`}</td>
+<td>${time(grant.createdAt)}</td>
+<td>${grant.expiresAt ? time(grant.expiresAt) : html`<span class="muted">no expiry</span>`}</td>
+<td>${badge("ok", "active")}</td>
+<td><form class="inline" method="post" action="/admin/clients/revoke">${csrfInput(context.csrf)}
+<input type="hidden" name="user" value="${grant.userId}"><input type="hidden" name="grant" value="${grant.grantId}">
+<button type="submit" class="danger small" aria-label="Revoke ${who}">Revoke</button></form></td>
+</tr>`;
+}
+
+export async function clientsPage(context: ConsoleContext, notice: { done?: string; error?: string; status?: number } = {}): Promise<Response> {
+  const grants = await listConnectedGrants(context.env, context.oauth, context.organizationId);
+  const clients = new Set(grants.map((g) => g.clientId)).size;
+  const body = html`<h1>Connected clients</h1>
+<p class="lead">Apps that members of ${context.organizationName} have allowed to act for them. Revoking a grant stops its access and refresh tokens at once; the app must ask the member again.</p>
+${flash(notice.done)}${problem(notice.error)}
+${
+  grants.length === 0
+    ? emptyState("No connected clients", "When a member connects Claude, ChatGPT or another MCP client and approves it, the grant appears here.")
+    : html`<p>${grants.length} active ${grants.length === 1 ? "grant" : "grants"} across ${clients} ${clients === 1 ? "client" : "clients"}.</p>
+${scrollTable("Grants of connected clients", ["Client", "Member", "Scopes", "Granted", "Expires", "Status", "Action"], grants.map((g) => row(context, g)))}`
+}`;
+  return consoleResponse(context.frame("Connected clients", "clients"), body, notice.status ?? 200);
+}

@@ -1,0 +1,46 @@
+/** The console's first page: counts with links to each section and the latest audit events. */
+import { listAuditEvents } from "../../audit/query";
+import { listCiKeys } from "../../contracts/cikey-admin";
+import { contractStore } from "../../contracts/store/client";
+import { listConnectedGrants } from "../../oauth/connected-clients";
+import { html, type SafeHtml } from "../html";
+import { badge, emptyState, scrollTable, time } from "./components";
+import type { ConsoleContext } from "./context";
+import { consoleResponse } from "./layout";
+
+function stat(value: number, label: string, href: string, linkText: string, note?: SafeHtml): SafeHtml {
+  return html`<div class="stat"><span class="value">${value}</span><span>${label}</span>${note ? html`<br>${note}` : ""}<br><a href="${href}">${linkText}</a></div>`;
+}
+
+export async function overviewPage(context: ConsoleContext): Promise<Response> {
+  const [grants, keys, projects, recent] = await Promise.all([
+    listConnectedGrants(context.env, context.oauth, context.organizationId),
+    listCiKeys(context.env, context.organizationId),
+    contractStore(context.env, context.organizationId).listProjects(null),
+    listAuditEvents(context.env, context.organizationId, { limit: 8 }),
+  ]);
+  const activeKeys = keys.filter((k) => k.status === "active").length;
+  const clients = new Set(grants.map((g) => g.clientId)).size;
+  const withoutContract = projects.filter((p) => p.activeContractVersion === null).length;
+  const body = html`<h1>${context.organizationName}</h1>
+<p class="lead">Signed in as ${context.admin.name} (administrator). Bound, watch and revoke what clients and CI do.</p>
+<div class="stats">
+${stat(clients, clients === 1 ? "connected client" : "connected clients", "/admin/clients", "Review grants", html`<span class="muted">${grants.length} ${grants.length === 1 ? "grant" : "grants"}</span>`)}
+${stat(activeKeys, activeKeys === 1 ? "active CI key" : "active CI keys", "/admin/keys", "Manage keys", keys.length > activeKeys ? html`<span class="muted">${keys.length - activeKeys} revoked or expired</span>` : undefined)}
+${stat(projects.length, projects.length === 1 ? "project" : "projects", "/admin/projects", "See verdicts", withoutContract ? badge("warn", `${withoutContract} without contract`) : undefined)}
+</div>
+<section aria-labelledby="recent-heading"><div class="section-head"><h2 id="recent-heading">Recent activity</h2><a href="/admin/audit">Full audit trail</a></div>
+${
+  recent.events.length === 0
+    ? emptyState("No activity yet", "Tool calls, REST calls and OAuth events will appear here.")
+    : scrollTable(
+        "Recent audit events",
+        ["Time", "Outcome", "What", "User", "Client"],
+        recent.events.map(
+          (e) => html`<tr><td>${time(e.time)}</td><td>${badge(e.outcome === "ok" ? "ok" : e.outcome === "invalid-input" || e.outcome === "rate-limited" ? "warn" : "bad", e.outcome)}</td><td class="mono">${e.target}</td><td class="mono">${e.userId}</td><td class="mono">${e.clientId}</td></tr>`,
+        ),
+      )
+}
+</section>`;
+  return consoleResponse(context.frame("Overview", "overview"), body);
+}

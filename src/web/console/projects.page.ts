@@ -1,0 +1,46 @@
+/** Projects of the organization with their active contract and latest verdict (from the ContractStore). */
+import { contractStore } from "../../contracts/store/client";
+import type { ProjectStatus, VerdictRecord } from "../../contracts/store/records";
+import { html, type SafeHtml } from "../html";
+import { badge, emptyState, scrollTable, time } from "./components";
+import type { ConsoleContext } from "./context";
+import { consoleResponse } from "./layout";
+
+function verdictCell(verdict: VerdictRecord | undefined): SafeHtml {
+  if (!verdict) return html`<span class="muted">no verdict yet</span>`;
+  const what = verdict.subject === "snapshot" ? `snapshot #${verdict.snapshotId ?? "?"} against contract v${verdict.contractVersion}` : `contract v${verdict.contractVersion} against the constitution`;
+  return html`${verdict.approved ? badge("ok", "approved") : badge("bad", "rejected")}
+<br><span>${what}</span>
+<br><span class="muted">${verdict.errorCount} ${verdict.errorCount === 1 ? "error" : "errors"}, ${verdict.totalViolations} ${verdict.totalViolations === 1 ? "violation" : "violations"}; ${time(verdict.createdAt)}</span>`;
+}
+
+function row(status: ProjectStatus, verdict: VerdictRecord | undefined): SafeHtml {
+  const contract = status.activeContract;
+  const snapshot = status.latestSnapshot;
+  return html`<tr>
+<td><strong class="mono">${status.project.name}</strong><br><span class="muted">${status.project.contractCount} contract ${status.project.contractCount === 1 ? "version" : "versions"}, ${status.project.snapshotCount} ${status.project.snapshotCount === 1 ? "snapshot" : "snapshots"}</span></td>
+<td>${contract ? html`v${contract.version}${contract.label ? html` <span class="mono">${contract.label}</span>` : ""}<br><span class="muted">OpenAPI ${contract.openapiVersion}, ${contract.operationCount} operations; ${time(contract.uploadedAt)}</span>` : html`<span class="muted">none active</span>`}</td>
+<td>${snapshot ? html`<span class="mono">${snapshot.commit.slice(0, 12)}</span>${snapshot.branch ? html` on <span class="mono">${snapshot.branch}</span>` : ""}<br>${time(snapshot.uploadedAt)}` : html`<span class="muted">none</span>`}</td>
+<td>${verdictCell(verdict)}</td>
+<td>${status.lastBuildFailed && status.latestFailedBuild ? badge("bad", "last build failed") : snapshot ? badge("neutral", "built") : badge("neutral", "no builds")}</td>
+</tr>`;
+}
+
+export async function projectsPage(context: ConsoleContext): Promise<Response> {
+  const store = contractStore(context.env, context.organizationId);
+  const projects = await store.listProjects(null);
+  const rows = await Promise.all(
+    projects.map(async (project) => {
+      const [status, verdicts] = await Promise.all([store.projectStatus(project.name), store.listVerdicts(project.name, 1, null)]);
+      return status ? row(status, verdicts.items[0]) : html``;
+    }),
+  );
+  const body = html`<h1>Projects</h1>
+<p class="lead">API contracts of ${context.organizationName} and how the latest build conforms to them.</p>
+${
+  projects.length === 0
+    ? emptyState("No projects yet", html`A project appears when its first contract is uploaded: <span class="mono">POST /api/v1/projects/{project}/contracts</span> with a token or CI key carrying <span class="mono">contracts.write</span>.`)
+    : scrollTable("Projects", ["Project", "Active contract", "Latest snapshot", "Latest verdict", "Build"], rows)
+}`;
+  return consoleResponse(context.frame("Projects", "projects"), body);
+}

@@ -1,0 +1,103 @@
+/**
+ * Current rate-limit usage per client and tool. Which clients: those of the organization's live grants, its
+ * CI keys, and any client with a counter in RATE_LIMIT_KV under the organization's prefix (a window still
+ * open after its grant was revoked). The numbers come from each client's coordinator (`usage()`, which counts
+ * nothing), so they are exact even before the write-behind counter reaches KV.
+ */
+import { listCiKeys } from "../../contracts/cikey-admin";
+import { listConnectedGrants } from "../../oauth/connected-clients";
+import { getCatalog } from "../../mcp/registry";
+import { counterKey } from "../../ratelimit/keys";
+import { rateLimiterFor, type QuotaUsage } from "../../ratelimit/limiter";
+import { getRateLimitPolicy, quotaFor } from "../../ratelimit/policy";
+import { REST_RATE_LIMIT_TARGET } from "../../api/router";
+import { html, type SafeHtml } from "../html";
+import { badge, emptyState, scrollTable } from "./components";
+import type { ConsoleContext } from "./context";
+import { consoleResponse } from "./layout";
+
+interface KnownClient {
+  clientId: string;
+  label: string;
+}
+
+/** Client ids with a counter in KV for this organization (hashed ids are matched against the known ones). */
+async function clientsWithCounters(context: ConsoleContext, known: KnownClient[]): Promise<string[]> {
+  const prefix = `ratelimit:v1:${encodeURIComponent(context.organizationId)}:`;
+  const byKeyPart = new Map<string, string>();
+  for (const client of known) {
+    const key = await counterKey(context.organizationId, client.clientId, REST_RATE_LIMIT_TARGET);
+    byKeyPart.set(key.slice(prefix.length).split(":")[0]!, client.clientId);
+  }
+  const found = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const page = await context.env.RATE_LIMIT_KV.list({ prefix, ...(cursor ? { cursor } : {}) });
+    for (const entry of page.keys) {
+      const part = entry.name.slice(prefix.length).split(":")[0] ?? "";
+      const knownId = byKeyPart.get(part);
+      if (knownId) found.add(knownId);
+      else if (!part.startsWith("sha256-")) {
+        try {
+          found.add(decodeURIComponent(part));
+        } catch {
+          // Not a key this limiter wrote.
+        }
+      }
+    }
+    cursor = page.list_complete ? undefined : page.cursor;
+  } while (cursor);
+  return [...found];
+}
+
+function tone(usage: QuotaUsage): { tone: "ok" | "warn" | "bad" | "neutral"; text: string } {
+  if (usage.remaining === null) return { tone: "neutral", text: "unknown" };
+  if (usage.remaining === 0) return { tone: "bad", text: "limit reached" };
+  if (usage.remaining <= Math.max(1, Math.floor(usage.limit * 0.2))) return { tone: "warn", text: "near limit" };
+  return { tone: "ok", text: "within quota" };
+}
+
+function usageRow(client: KnownClient, usage: QuotaUsage): SafeHtml {
+  const used = usage.remaining === null ? null : usage.limit - usage.remaining;
+  const status = tone(usage);
+  return html`<tr>
+<td><strong>${client.label}</strong><br><span class="mono muted">${client.clientId}</span></td>
+<td class="mono">${usage.target === REST_RATE_LIMIT_TARGET ? "REST API" : usage.target}</td>
+<td>${used === null ? "unknown" : `${used} of ${usage.limit}`} <span class="muted">per ${usage.windowSeconds} s</span></td>
+<td>${usage.remaining ?? "unknown"}</td>
+<td>${usage.resetsInSeconds === null ? "unknown" : `${usage.resetsInSeconds} s`}</td>
+<td>${badge(status.tone, status.text)}</td>
+</tr>`;
+}
+
+export async function usagePage(context: ConsoleContext): Promise<Response> {
+  const [grants, keys] = await Promise.all([listConnectedGrants(context.env, context.oauth, context.organizationId), listCiKeys(context.env, context.organizationId)]);
+  const known = new Map<string, KnownClient>();
+  for (const grant of grants) if (!known.has(grant.clientId)) known.set(grant.clientId, { clientId: grant.clientId, label: grant.clientName ?? "Unnamed client" });
+  for (const key of keys) known.set(`ci-key:${key.id}`, { clientId: `ci-key:${key.id}`, label: `CI key "${key.name}"` });
+  for (const clientId of await clientsWithCounters(context, [...known.values()])) if (!known.has(clientId)) known.set(clientId, { clientId, label: "Client without a live grant" });
+
+  const targets = [...getCatalog().tools.keys(), REST_RATE_LIMIT_TARGET];
+  const limiter = rateLimiterFor(context.env);
+  const perClient = await Promise.all(
+    [...known.values()].map(async (client) => ({ client, usage: await limiter.usage({ organizationId: context.organizationId, clientId: client.clientId }, targets) })),
+  );
+  // Only open windows (or counters that cannot be read) are worth a row; the rest are at full quota.
+  const rows = perClient.flatMap(({ client, usage }) => usage.filter((u) => u.remaining === null || (u.resetsInSeconds ?? 0) > 0).map((u) => usageRow(client, u)));
+
+  const policy = getRateLimitPolicy();
+  const quotas = targets.map((target) => ({ target, ...quotaFor(policy, context.organizationId, target) }));
+  const body = html`<h1>Rate limits</h1>
+<p class="lead">Calls each client made in its current window, per tool and for the REST API. Quotas come from <span class="mono">policies/rate-limits.json</span>; windows open at a client's first call.</p>
+<section aria-labelledby="usage-heading"><h2 id="usage-heading">Current usage</h2>
+${rows.length === 0 ? emptyState("No open windows", "No client of your organization has called a tool or the REST API in its current window.") : scrollTable("Current rate-limit usage", ["Client", "Tool", "Used", "Remaining", "Window resets in", "Status"], rows)}
+</section>
+<section aria-labelledby="quotas-heading"><h2 id="quotas-heading">Quotas for ${context.organizationName}</h2>
+${scrollTable(
+  "Quotas per client",
+  ["Tool", "Calls per window", "Window"],
+  quotas.map((q) => html`<tr><td class="mono">${q.target === REST_RATE_LIMIT_TARGET ? "REST API (all routes)" : q.target}</td><td>${q.limit}</td><td>${q.windowSeconds} s</td></tr>`),
+)}
+</section>`;
+  return consoleResponse(context.frame("Rate limits", "usage"), body);
+}

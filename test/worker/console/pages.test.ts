@@ -1,0 +1,117 @@
+// What the console pages show: projects with their active contract and latest verdict, the audit trail with
+// filters and pages, current rate-limit usage per client; and their empty states.
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { auditStoresIn } from "../../../src/audit/sink";
+import { callJson, restToken } from "../contracts-api/api-helpers";
+import { ordersContract, text } from "../contracts-api/fixtures";
+import { signedIn, visibleText } from "./console-helpers";
+
+describe("empty states", () => {
+  it("explains what will appear when an organization has nothing yet", async () => {
+    const gus = await signedIn("gus");
+    expect(visibleText((await gus.get("/admin/projects")).text)).toContain("No projects yet");
+    expect(visibleText((await gus.get("/admin/keys")).text)).toContain("No CI keys yet");
+    expect(visibleText((await gus.get("/admin/clients")).text)).toContain("No connected clients");
+    expect(visibleText((await gus.get("/admin/usage")).text)).toContain("No open windows");
+  });
+});
+
+describe("projects", () => {
+  it("lists each project with its active contract and latest verdict", async () => {
+    const token = await restToken("ana", "contracts.write snapshots.write contracts.read");
+    expect((await callJson(token, "POST", "/projects/billing/contracts?label=001-billing", text(ordersContract()))).status).toBe(201);
+    const rejected = structuredClone(ordersContract()) as { paths: Record<string, unknown> };
+    delete rejected.paths["/orders/{id}"];
+    const snapshot = await callJson(token, "POST", "/projects/billing/snapshots?commit=deadbeefcafe0001&branch=main", text(rejected));
+    expect(snapshot.status).toBe(201);
+    expect(snapshot.body.verdict.approved).toBe(false);
+    expect((await callJson(token, "POST", "/projects/shipping/contracts", text(ordersContract()))).status).toBe(201);
+
+    const page = await (await signedIn("ana")).get("/admin/projects");
+    const billing = page.text.split("<tr>").find((row) => row.includes(">billing<"))!;
+    expect(visibleText(billing)).toContain("v1 001-billing");
+    expect(billing).toContain("deadbeefcafe");
+    expect(billing).toContain('badge bad">rejected');
+    expect(visibleText(billing)).toContain("snapshot #");
+    const shipping = page.text.split("<tr>").find((row) => row.includes(">shipping<"))!;
+    expect(shipping).toContain('badge ok">approved');
+    expect(visibleText(shipping)).toContain("contract v1 against the constitution");
+  });
+});
+
+describe("audit trail", () => {
+  it("filters by outcome, user, client, target and time, and pages through results", async () => {
+    const store = auditStoresIn(env.AUDIT_LOG)("acme");
+    const base = Date.parse("2026-03-01T10:00:00Z");
+    for (let i = 0; i < 30; i++) {
+      await store.append({
+        correlationId: `paging-${i}`,
+        time: new Date(base + i * 60_000).toISOString(),
+        organizationId: "acme",
+        userId: i % 2 ? "dev" : "mia",
+        clientId: "paging-client",
+        kind: "tool",
+        target: i % 3 ? "orders_search" : "whoami",
+        argumentsDigest: "",
+        durationMs: 1,
+        outcome: i === 7 ? "rate-limited" : "ok",
+        reason: i === 7 ? "limit 30/60s" : "",
+      });
+    }
+    const ana = await signedIn("ana");
+    const first = await ana.get("/admin/audit?client=paging-client");
+    expect(first.status).toBe(200);
+    const rows = (page: string) => [...page.matchAll(/paging-(\d+)</g)].map((m) => Number(m[1]));
+    expect(rows(first.text)).toEqual(Array.from({ length: 25 }, (_, i) => 29 - i));
+    const older = /<a href="([^"]+)">Older events<\/a>/.exec(first.text)![1]!.replace(/&#(\d+);/g, (_m, c) => String.fromCharCode(Number(c)));
+    expect(older).toContain("client=paging-client");
+    const second = await ana.get(older);
+    expect(rows(second.text)).toEqual([4, 3, 2, 1, 0]);
+    expect(second.text).not.toContain("Older events");
+    expect(second.text).toContain("Newest events");
+
+    const limited = await ana.get("/admin/audit?client=paging-client&outcome=rate-limited");
+    expect(rows(limited.text)).toEqual([7]);
+    expect(limited.text).toContain('badge warn">rate-limited');
+    expect(limited.text).toContain('<option value="rate-limited" selected>');
+
+    const byUserAndTool = await ana.get("/admin/audit?client=paging-client&user=mia&target=whoami");
+    expect(rows(byUserAndTool.text)).toEqual([24, 18, 12, 6, 0]);
+
+    // datetime-local values are UTC; `to` is exclusive.
+    const window = await ana.get("/admin/audit?client=paging-client&from=2026-03-01T10:10&to=2026-03-01T10:13");
+    expect(rows(window.text)).toEqual([12, 11, 10]);
+    expect(window.text).toContain('value="2026-03-01T10:10"');
+
+    const none = await ana.get("/admin/audit?client=paging-client&target=nothing-like-this");
+    expect(visibleText(none.text)).toContain("No events match these filters");
+  });
+
+  it("explains filters it cannot use instead of failing", async () => {
+    const ana = await signedIn("ana");
+    const reversed = await ana.get("/admin/audit?from=2026-03-02T00:00&to=2026-03-01T00:00");
+    expect(reversed.status).toBe(400);
+    expect(visibleText(reversed.text)).toContain("`from` must be earlier than `to`");
+    const badTime = await ana.get("/admin/audit?from=yesterday");
+    expect(badTime.status).toBe(400);
+    expect(visibleText(badTime.text)).toContain("from");
+    const badCursor = await ana.get("/admin/audit?cursor=not-a-cursor");
+    expect(badCursor.status).toBe(400);
+    expect(visibleText(badCursor.text)).toContain("not a cursor this server issued");
+    const badOutcome = await ana.get("/admin/audit?outcome=exploded");
+    expect(badOutcome.status).toBe(400);
+  });
+});
+
+describe("rate-limit usage", () => {
+  it("shows the calls each client made in its current window", async () => {
+    const token = await restToken("ana", "contracts.read");
+    for (let i = 0; i < 3; i++) expect((await callJson(token, "GET", "/projects")).status).toBe(200);
+    const page = await (await signedIn("ana")).get("/admin/usage");
+    const rows = page.text.split("<tr>").filter((row) => row.includes("REST API</td>"));
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    expect(rows.some((row) => visibleText(row).includes("3 of 120"))).toBe(true);
+    expect(page.text).toContain('badge ok">within quota');
+  });
+});
