@@ -52,8 +52,12 @@ export function valueAt(root: unknown, tokens: readonly string[]): unknown {
     if (Array.isArray(current)) {
       if (!/^(0|[1-9]\d*)$/.test(token)) return undefined;
       current = current[Number(token)];
-    } else if (isRecord(current) && hasOwn(current, token)) {
-      current = current[token];
+    } else if (isRecord(current)) {
+      const next: unknown = current[token];
+      // One lookup by name; only names Object.prototype also has need the slower check that they are the
+      // object's own ("constructor" must not resolve to Object).
+      if (next === undefined || (token in Object.prototype && !hasOwn(current, token))) return undefined;
+      current = next;
     } else {
       return undefined;
     }
