@@ -45,6 +45,9 @@ function hasOwn(value: object, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(value, key);
 }
 
+/** Names every plain object inherits ("constructor", "toString", ...): a token naming one must be an own property. */
+const INHERITED_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
 /** Value at `tokens` inside `root`, or undefined. */
 export function valueAt(root: unknown, tokens: readonly string[]): unknown {
   let current: unknown = root;
@@ -56,7 +59,7 @@ export function valueAt(root: unknown, tokens: readonly string[]): unknown {
       const next: unknown = current[token];
       // One lookup by name; only names Object.prototype also has need the slower check that they are the
       // object's own ("constructor" must not resolve to Object).
-      if (next === undefined || (token in Object.prototype && !hasOwn(current, token))) return undefined;
+      if (next === undefined || (INHERITED_NAMES.has(token) && !hasOwn(current, token))) return undefined;
       current = next;
     } else {
       return undefined;
