@@ -129,11 +129,12 @@ export function checkConformance(contract: OpenApiDocument, snapshot: OpenApiDoc
   const raw: RawViolation[] = [];
   let current = "";
   const matching = matchOperations(contractIndex, snapshotIndex);
+  const identity = differ.identity;
   const securityIdentical =
-    differ.identical(contract.security, snapshot.security) &&
-    differ.identical(isRecord(contract.components) ? contract.components.securitySchemes : undefined, isRecord(snapshot.components) ? snapshot.components.securitySchemes : undefined);
+    identity.securityRequirements(contract.security, snapshot.security) &&
+    identity.securitySchemes(isRecord(contract.components) ? contract.components.securitySchemes : undefined, isRecord(snapshot.components) ? snapshot.components.securitySchemes : undefined);
   const comparedPairs = matching.pairs.filter(
-    (pair) => !securityIdentical || !differ.identical(pair.contract.operation, pair.snapshot.operation) || !differ.identical(pair.contract.pathParameters, pair.snapshot.pathParameters),
+    (pair) => !securityIdentical || !identity.operations(pair.contract.operation, pair.snapshot.operation) || !identity.parameterLists(pair.contract.pathParameters, pair.snapshot.pathParameters),
   );
   const context: ConformanceContext = {
     contract: contractIndex,

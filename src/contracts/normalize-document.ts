@@ -3,7 +3,7 @@
  * names, trailing slashes and where the server base path is written, its parameters merged from the path item,
  * and its effective security. Indexes are cached per document object, so a document checked twice is indexed once.
  */
-import { HTTP_METHODS } from "./document-checks";
+import { keepLayout } from "./keep-layout";
 import { escapeToken, isRecord, RefResolver } from "./normalize-pointer";
 import type { OpenApiDocument } from "./types";
 
@@ -119,11 +119,11 @@ function readSecurity(value: unknown): Record<string, string[]>[] | undefined {
 class LazyOperation implements IndexedOperation {
   private mergedParameters: IndexedParameter[] | undefined;
   private effectiveSecurity: { value: Record<string, string[]>[] | undefined } | undefined;
+  private locationLabel: string | undefined;
 
   constructor(
     readonly method: string,
     readonly path: string,
-    readonly label: string,
     readonly fullKey: string,
     readonly localKey: string,
     readonly operation: Record<string, unknown>,
@@ -131,6 +131,11 @@ class LazyOperation implements IndexedOperation {
     private readonly resolver: RefResolver,
     private readonly documentSecurity: unknown,
   ) {}
+
+  get label(): string {
+    this.locationLabel ??= `${this.method} ${this.path}`;
+    return this.locationLabel;
+  }
 
   get parameters(): IndexedParameter[] {
     if (!this.mergedParameters) {
@@ -148,12 +153,62 @@ class LazyOperation implements IndexedOperation {
   }
 }
 
+/** The upper-case method for a path item key that names an operation (HTTP_METHODS), else undefined. */
+function operationMethod(key: string): string | undefined {
+  switch (key) {
+    case "get":
+      return "GET";
+    case "put":
+      return "PUT";
+    case "post":
+      return "POST";
+    case "delete":
+      return "DELETE";
+    case "options":
+      return "OPTIONS";
+    case "head":
+      return "HEAD";
+    case "patch":
+      return "PATCH";
+    case "trace":
+      return "TRACE";
+    case "query":
+      return "QUERY";
+    default:
+      return undefined;
+  }
+}
+
+class IndexBuilder {
+  readonly operations: IndexedOperation[] = [];
+  readonly byFullKey = new Map<string, IndexedOperation>();
+  readonly byLocalKey = new Map<string, IndexedOperation[]>();
+
+  constructor(
+    private readonly resolver: RefResolver,
+    private readonly documentSecurity: unknown,
+  ) {}
+
+  add(upper: string, path: string, localPath: string, fullPath: string, rawOperation: unknown, pathParameters: unknown): void {
+    if (!isRecord(rawOperation)) return;
+    const fullKey = `${upper} ${fullPath}`;
+    const localKey = fullPath === localPath ? fullKey : `${upper} ${localPath}`;
+    const indexed = new LazyOperation(upper, path, fullKey, localKey, rawOperation, pathParameters, this.resolver, this.documentSecurity);
+    this.operations.push(indexed);
+    if (!this.byFullKey.has(fullKey)) this.byFullKey.set(fullKey, indexed);
+    const sameLocal = this.byLocalKey.get(localKey);
+    if (sameLocal) sameLocal.push(indexed);
+    else this.byLocalKey.set(localKey, [indexed]);
+  }
+}
+
+keepLayout(new LazyOperation("GET", "/", "GET /", "GET /", {}, undefined, new RefResolver({}), undefined));
+keepLayout(new IndexBuilder(new RefResolver({}), undefined));
+
 function buildIndex(document: OpenApiDocument): DocumentIndex {
   const resolver = new RefResolver(document);
   const basePath = serverBasePath(document);
-  const operations: IndexedOperation[] = [];
-  const byFullKey = new Map<string, IndexedOperation>();
-  const byLocalKey = new Map<string, IndexedOperation[]>();
+  const builder = new IndexBuilder(resolver, document.security);
   const paths = isRecord(document.paths) ? document.paths : {};
 
   for (const path in paths) {
@@ -161,23 +216,15 @@ function buildIndex(document: OpenApiDocument): DocumentIndex {
     if (!isRecord(item)) continue;
     const localPath = canonicalPath(path);
     const fullPath = basePath === "" ? localPath : canonicalPath(basePath + path);
-    const methods: [string, unknown][] = [];
-    for (const method of HTTP_METHODS) if (item[method] !== undefined) methods.push([method, item[method]]);
-    if (isRecord(item.additionalOperations)) methods.push(...Object.entries(item.additionalOperations));
-    for (const [method, rawOperation] of methods) {
-      if (!isRecord(rawOperation)) continue;
-      const upper = method.toUpperCase();
-      const fullKey = `${upper} ${fullPath}`;
-      const localKey = `${upper} ${localPath}`;
-      const indexed = new LazyOperation(upper, path, `${upper} ${path}`, fullKey, localKey, rawOperation, item.parameters, resolver, document.security);
-      operations.push(indexed);
-      if (!byFullKey.has(fullKey)) byFullKey.set(fullKey, indexed);
-      const sameLocal = byLocalKey.get(localKey);
-      if (sameLocal) sameLocal.push(indexed);
-      else byLocalKey.set(localKey, [indexed]);
+    // The item's own keys rather than a probe per method: a path item has a handful of keys.
+    for (const key in item) {
+      const upper = operationMethod(key);
+      if (upper !== undefined) builder.add(upper, path, localPath, fullPath, item[key], item.parameters);
     }
+    const additional = item.additionalOperations;
+    if (isRecord(additional)) for (const method in additional) builder.add(method.toUpperCase(), path, localPath, fullPath, additional[method], item.parameters);
   }
-  return { document, version: schemaVersion(document), basePath, resolver, operations, byFullKey, byLocalKey };
+  return { document, version: schemaVersion(document), basePath, resolver, operations: builder.operations, byFullKey: builder.byFullKey, byLocalKey: builder.byLocalKey };
 }
 
 /** The index of `document`, built on first use and cached for the document object's lifetime. */

@@ -3,6 +3,8 @@
  * (RFC 6901 inside RFC 3986): a component named "a/b c" is referenced as "#/components/schemas/a~1b%20c".
  */
 
+import { keepLayout } from "./keep-layout";
+
 /** Escapes one reference token: "~" -> "~0", "/" -> "~1". */
 export function escapeToken(token: string): string {
   return token.replace(/~/g, "~0").replace(/\//g, "~1");
@@ -43,6 +45,9 @@ function hasOwn(value: object, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(value, key);
 }
 
+/** Names every plain object inherits ("constructor", "toString", ...): a token naming one must be an own property. */
+const INHERITED_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
 /** Value at `tokens` inside `root`, or undefined. */
 export function valueAt(root: unknown, tokens: readonly string[]): unknown {
   let current: unknown = root;
@@ -50,8 +55,12 @@ export function valueAt(root: unknown, tokens: readonly string[]): unknown {
     if (Array.isArray(current)) {
       if (!/^(0|[1-9]\d*)$/.test(token)) return undefined;
       current = current[Number(token)];
-    } else if (isRecord(current) && hasOwn(current, token)) {
-      current = current[token];
+    } else if (isRecord(current)) {
+      const next: unknown = current[token];
+      // One lookup by name; only names Object.prototype also has need the slower check that they are the
+      // object's own ("constructor" must not resolve to Object).
+      if (next === undefined || (INHERITED_NAMES.has(token) && !hasOwn(current, token))) return undefined;
+      current = next;
     } else {
       return undefined;
     }
@@ -73,21 +82,22 @@ export class RefResolver {
   resolveRef(ref: string): RefResolution {
     const cached = this.cache.get(ref);
     if (cached) return cached;
-    const result = this.follow(ref, new Set());
+    const result = this.follow(ref, undefined);
     this.cache.set(ref, result);
     return result;
   }
 
-  private follow(ref: string, seen: Set<string>): RefResolution {
-    if (seen.has(ref)) return { ok: false, reason: `$ref cycle: ${[...seen, ref].join(" -> ")}` };
-    seen.add(ref);
+  /** `seen` holds the references already followed in this chain (none for the first). */
+  private follow(ref: string, seen: Set<string> | undefined): RefResolution {
+    if (seen?.has(ref)) return { ok: false, reason: `$ref cycle: ${[...seen, ref].join(" -> ")}` };
     const tokens = refTokens(ref);
     if (!tokens) return { ok: false, reason: `$ref "${ref}" points outside this document; external references are not allowed` };
     const value = valueAt(this.root, tokens);
     if (value === undefined) return { ok: false, reason: `$ref "${ref}" does not resolve to anything in this document` };
     if (isRecord(value) && typeof value.$ref === "string") {
-      const next = this.follow(value.$ref, seen);
-      return next;
+      const chain = seen ?? new Set<string>();
+      chain.add(ref);
+      return this.follow(value.$ref, chain);
     }
     return { ok: true, value, tokens };
   }
@@ -101,3 +111,5 @@ export class RefResolver {
     return value;
   }
 }
+
+keepLayout(new RefResolver({}));

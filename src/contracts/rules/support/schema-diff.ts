@@ -10,7 +10,8 @@
  */
 import { escapeToken } from "../../normalize-pointer";
 import { resolveSchema, viewSchema, type SchemaReader, type SchemaView } from "../../normalize-schema";
-import { IdenticalSchemas } from "./schema-identity";
+import { ProvisionalMemo } from "./provisional-memo";
+import { StructuralIdentity } from "./structural-identity";
 
 export type Direction = "request" | "response";
 
@@ -42,22 +43,17 @@ const NONE: readonly SchemaChange[] = Object.freeze([]);
 const MAX_DEPTH = 64;
 
 export class SchemaDiffer {
-  private readonly memo = new Map<string, WeakMap<object, Map<unknown, readonly SchemaChange[]>>>();
-  private readonly inProgress = new Set<string>();
+  /** Differences per pair of resolved schemas and direction, so a component used by many operations costs one. */
+  private readonly results = new ProvisionalMemo<readonly SchemaChange[]>(NONE);
   private readonly pairIds = new WeakMap<object, number>();
   private nextId = 1;
-  private readonly identity: IdenticalSchemas;
+  readonly identity: StructuralIdentity;
 
   constructor(
     private readonly contract: SchemaReader,
     private readonly snapshot: SchemaReader,
   ) {
-    this.identity = new IdenticalSchemas(contract, snapshot);
-  }
-
-  /** Structural identity ignoring annotations; usable on any OpenAPI fragment (operations included). */
-  identical(contractValue: unknown, snapshotValue: unknown): boolean {
-    return this.identity.same(contractValue, snapshotValue);
+    this.identity = new StructuralIdentity(contract, snapshot);
   }
 
   diff(contractSchema: unknown, snapshotSchema: unknown, direction: Direction): readonly SchemaChange[] {
@@ -78,32 +74,21 @@ export class SchemaDiffer {
     const snapshotSchema = resolveSchema(snapshotRaw, this.snapshot);
     if (typeof contractSchema !== "object" || contractSchema === null || typeof snapshotSchema !== "object" || snapshotSchema === null) return NONE;
     if (depth > MAX_DEPTH) return NONE;
-    let byContract = this.memo.get(direction);
-    if (!byContract) {
-      byContract = new WeakMap();
-      this.memo.set(direction, byContract);
-    }
-    let bySnapshot = byContract.get(contractSchema);
-    const cached = bySnapshot?.get(snapshotSchema);
-    if (cached) return cached;
     // Most schemas are written the same on both sides: a structural comparison that allocates nothing settles
     // those before any semantic view is built.
-    if (this.identity.same(contractSchema, snapshotSchema)) return NONE;
+    if (this.identity.schemas(contractSchema, snapshotSchema)) return NONE;
     const key = `${direction}:${this.idOf(contractSchema)}:${this.idOf(snapshotSchema)}`;
-    // A recursive schema compared with itself: assume compatible below the point where it repeats.
-    if (this.inProgress.has(key)) return NONE;
-    this.inProgress.add(key);
-    let changes: readonly SchemaChange[];
+    const known = this.results.get(key);
+    if (known !== undefined) return known;
+    // A recursive schema reached again while it is compared: no differences assumed below the point where it
+    // repeats (they are reported where it first appears).
+    this.results.begin(key);
+    let changes: readonly SchemaChange[] = NONE;
     try {
       changes = this.compareViews(viewSchema(contractSchema, this.contract), viewSchema(snapshotSchema, this.snapshot), direction, depth);
     } finally {
-      this.inProgress.delete(key);
+      this.results.end(key, changes, changes.length === 0);
     }
-    if (!bySnapshot) {
-      bySnapshot = new Map();
-      byContract.set(contractSchema, bySnapshot);
-    }
-    bySnapshot.set(snapshotSchema, changes);
     return changes;
   }
 
