@@ -6,7 +6,7 @@
  */
 import { insufficientScope, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
 import { outcomeForStatus } from "../audit/http-outcome";
-import { digestArguments, newCorrelationId, type AuditSink } from "../audit/record";
+import { auditRecordOf, newCorrelationId, type AuditSink } from "../audit/record";
 import { auditSinkFor } from "../audit/sink";
 import type { Env } from "../env";
 import { missingScopes } from "../mcp/catalog";
@@ -154,19 +154,18 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
       const query = Object.fromEntries(new URL(request.url).searchParams);
       const args = { ...(Object.keys(handled.params).length ? { params: handled.params } : {}), ...(Object.keys(query).length ? { query } : {}) };
       await auditFor(env)
-        .record({
-        correlationId,
-        time: new Date(started).toISOString(),
-        organizationId: principal.organizationId,
-        userId: principal.userId,
-        clientId: principal.clientId,
-        kind: "route",
-        target: handled.target,
-        argumentsDigest: await digestArguments(args),
-        durationMs: Date.now() - started,
-        outcome: outcomeForStatus(handled.response.status),
-        reason: handled.reason,
-      })
+        .record(
+          await auditRecordOf({
+            correlationId,
+            caller: principal,
+            kind: "route",
+            target: handled.target,
+            arguments: args,
+            startedMs: started,
+            outcome: outcomeForStatus(handled.response.status),
+            reason: handled.reason,
+          }),
+        )
         .catch((error: unknown) => logError("audit sink failed", { correlationId, error }));
       const response = new Response(handled.response.body, handled.response);
       response.headers.set("X-Correlation-Id", correlationId);

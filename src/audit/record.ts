@@ -54,6 +54,35 @@ export async function digestArguments(args: unknown): Promise<string> {
   return `sha256:${Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
+/** One call to audit: who, what, with which arguments (digested here, never stored), and how it ended. */
+export interface AuditedCall {
+  correlationId: string;
+  caller: { organizationId: string; userId: string; clientId: string };
+  kind: AuditKind;
+  target: string;
+  arguments: unknown;
+  startedMs: number;
+  outcome: AuditOutcome;
+  reason: string;
+}
+
+/** Builds the record of a call: the one place that turns call facts into the audit record shape. */
+export async function auditRecordOf(call: AuditedCall, nowMs = Date.now()): Promise<AuditRecord> {
+  return {
+    correlationId: call.correlationId,
+    time: new Date(call.startedMs).toISOString(),
+    organizationId: call.caller.organizationId,
+    userId: call.caller.userId,
+    clientId: call.caller.clientId,
+    kind: call.kind,
+    target: call.target,
+    argumentsDigest: await digestArguments(call.arguments),
+    durationMs: nowMs - call.startedMs,
+    outcome: call.outcome,
+    reason: call.reason,
+  };
+}
+
 export function newCorrelationId(): string {
   return crypto.randomUUID();
 }

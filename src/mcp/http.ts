@@ -8,7 +8,7 @@
  *  - records the session owner in the props of a new session.
  */
 import { insufficientScope, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
-import { digestArguments, newCorrelationId } from "../audit/record";
+import { auditRecordOf, newCorrelationId } from "../audit/record";
 import { recordAudit } from "../audit/sink";
 import type { Env } from "../env";
 import type { GrantProps } from "../oauth/servers";
@@ -52,19 +52,23 @@ function refusedCalls(body: unknown, granted: readonly string[]): ScopedCall[] {
 /** The step-up refusal happens before the session, so it leaves its own audit record here. */
 async function auditRefusals(env: Env, principal: Principal, refused: readonly ScopedCall[]): Promise<void> {
   for (const call of refused) {
-    await recordAudit(env, {
-      correlationId: newCorrelationId(),
-      time: new Date().toISOString(),
-      organizationId: principal.organizationId,
-      userId: principal.userId,
-      clientId: principal.clientId,
-      kind: "tool",
-      target: call.tool,
-      argumentsDigest: await digestArguments(call.arguments),
-      durationMs: 0,
-      outcome: "rejected-by-policy",
-      reason: `missing scope ${call.missing.join(" ")} (HTTP 403 step-up)`,
-    });
+    const started = Date.now();
+    await recordAudit(
+      env,
+      await auditRecordOf(
+        {
+          correlationId: newCorrelationId(),
+          caller: principal,
+          kind: "tool",
+          target: call.tool,
+          arguments: call.arguments,
+          startedMs: started,
+          outcome: "rejected-by-policy",
+          reason: `missing scope ${call.missing.join(" ")} (HTTP 403 step-up)`,
+        },
+        started,
+      ),
+    );
   }
 }
 

@@ -4,7 +4,7 @@
  * Tools never see the raw request and cannot skip a step: the server hands every tools/call here.
  */
 import type { z } from "zod";
-import { digestArguments, newCorrelationId, type AuditOutcome, type AuditSink } from "../audit/record";
+import { auditRecordOf, newCorrelationId, type AuditOutcome, type AuditSink } from "../audit/record";
 import type { RateLimiter } from "../ratelimit/hook";
 import { missingScopes } from "./catalog";
 import { ToolFailure, type CallContext, type ToolDefinition } from "./context";
@@ -122,19 +122,18 @@ export async function runToolCall(
     return result;
   } finally {
     await deps.audit
-      .record({
-        correlationId,
-        time: new Date(started).toISOString(),
-        organizationId: principal.organizationId,
-        userId: principal.userId,
-        clientId: principal.clientId,
-        kind: "tool",
-        target: tool.name,
-        argumentsDigest: await digestArguments(rawArguments),
-        durationMs: Date.now() - started,
-        outcome,
-        reason,
-      })
+      .record(
+        await auditRecordOf({
+          correlationId,
+          caller: principal,
+          kind: "tool",
+          target: tool.name,
+          arguments: rawArguments,
+          startedMs: started,
+          outcome,
+          reason,
+        }),
+      )
       .catch((error: unknown) => logError("audit sink failed", { correlationId, error }));
   }
 }
