@@ -30,18 +30,24 @@ export interface StructureResult {
   problems: DocumentProblem[];
   openapiVersion: string;
   operationCount: number;
+  /** Every `$ref` of the document already resolved (and cached) by the check; undefined when refused early. */
+  resolver?: RefResolver;
 }
 
-/** Checks `value` (already parsed from JSON or YAML). */
-export function checkOpenApiStructure(value: unknown): StructureResult {
+/**
+ * Checks `value` (already parsed from JSON or YAML). `mayShareNodes`: the value may reach one object from two
+ * places, or contain itself (YAML anchors and aliases do that); JSON.parse output never does, so JSON skips the
+ * cycle bookkeeping.
+ */
+export function checkOpenApiStructure(value: unknown, mayShareNodes = true): StructureResult {
   const problems = new Problems();
   if (!isRecord(value)) {
     problems.add([], "an OpenAPI document is an object with `openapi`, `info` and `paths`");
     return { problems: problems.finish(), openapiVersion: "", operationCount: 0 };
   }
-  const refs: { ref: string; at: (string | number)[] }[] = [];
-  // Nesting, cycles created by YAML anchors, and $ref collection in one pass over the whole value.
-  if (!walk(value, [], new Set(), refs, problems)) return { problems: problems.finish(), openapiVersion: "", operationCount: 0 };
+  const walker = new StructureWalker(new RefResolver(value), mayShareNodes ? new Set() : undefined, problems);
+  // Nesting, cycles created by YAML anchors, and every $ref resolved, in one pass over the whole value.
+  if (!walker.walk(value, false)) return { problems: problems.finish(), openapiVersion: "", operationCount: 0 };
 
   const version = typeof value.openapi === "string" ? value.openapi : "";
   if (typeof value.swagger === "string") {
@@ -74,68 +80,94 @@ export function checkOpenApiStructure(value: unknown): StructureResult {
   }
   if (value.components !== undefined && !isRecord(value.components)) problems.add(["components"], "`components` must be an object");
 
-  const resolver = new RefResolver(value);
-  for (const { ref, at } of refs) {
-    if (!ref.startsWith("#")) {
-      problems.add(at, `external $ref "${ref}" is not allowed: bundle the document into one file first (for example \`redocly bundle\`)`);
-      continue;
-    }
-    const result = resolver.resolveRef(ref);
-    if (!result.ok) problems.add(at, result.reason);
-  }
-  return { problems: problems.finish(), openapiVersion: version, operationCount };
+  // Reference problems were found during the walk; they are listed after the structural ones.
+  for (const { at, message } of walker.referenceProblems) problems.add(at, message);
+  return { problems: problems.finish(), openapiVersion: version, operationCount, resolver: walker.resolver };
 }
 
 /**
- * Depth-first walk; false when the value cannot be used at all (too deep or cyclic). Example values are payload
- * data: a "$ref" key inside them is not a reference, so `data` turns reference collection off below them.
+ * Depth-first walk over the whole value: nesting depth, self-containing values, and every `$ref` resolved as it
+ * is met (its location is copied only when it fails). Example values are payload data: a "$ref" key inside them
+ * is not a reference, so `data` turns reference checks off below them. Runs once per upload over every node of
+ * a document (13 MB for GitHub's), so it iterates with for-in and allocates nothing per node.
  */
-function walk(
-  value: unknown,
-  tokens: (string | number)[],
-  ancestors: Set<object>,
-  refs: { ref: string; at: (string | number)[] }[],
-  problems: Problems,
-  data = false,
-): boolean {
-  if (typeof value !== "object" || value === null) return true;
-  if (tokens.length > MAX_DOCUMENT_DEPTH) {
-    problems.add(tokens.slice(0, 20), `the document nests deeper than ${MAX_DOCUMENT_DEPTH} levels`);
-    return false;
-  }
-  if (ancestors.has(value)) {
-    problems.add(tokens, "the document contains itself (a recursive YAML alias); use $ref for recursive structures");
-    return false;
-  }
-  ancestors.add(value);
-  try {
-    if (Array.isArray(value)) {
-      for (let index = 0; index < value.length; index++) {
-        tokens.push(index);
-        const fine = walk(value[index], tokens, ancestors, refs, problems, data);
-        tokens.pop();
-        if (!fine) return false;
-      }
-      return true;
+class StructureWalker {
+  readonly tokens: (string | number)[] = [];
+  readonly referenceProblems: { at: (string | number)[]; message: string }[] = [];
+
+  constructor(
+    readonly resolver: RefResolver,
+    /** The objects on the current path; undefined when the value cannot share nodes (JSON). */
+    private readonly ancestors: Set<object> | undefined,
+    private readonly problems: Problems,
+  ) {}
+
+  /** False when the value cannot be used at all (too deep or containing itself). */
+  walk(value: unknown, data: boolean): boolean {
+    if (typeof value !== "object" || value === null) return true;
+    const tokens = this.tokens;
+    if (tokens.length > MAX_DOCUMENT_DEPTH) {
+      this.problems.add(tokens.slice(0, 20), `the document nests deeper than ${MAX_DOCUMENT_DEPTH} levels`);
+      return false;
     }
-    const record = value as Record<string, unknown>;
-    if (!data && typeof record.$ref === "string") refs.push({ ref: record.$ref, at: [...tokens, "$ref"] });
-    const parent = tokens.at(-1);
-    const namesProperties = parent === "properties" || parent === "patternProperties";
-    for (const key of Object.keys(record)) {
-      let childData = data;
-      if (!data && !namesProperties) {
-        if (key === "example" || key === "value" && tokens.at(-2) === "examples") childData = true;
-        else if (key === "examples" && !isRecord(record[key])) childData = true; // JSON Schema `examples` array
+    const ancestors = this.ancestors;
+    if (ancestors !== undefined) {
+      if (ancestors.has(value)) {
+        this.problems.add(tokens, "the document contains itself (a recursive YAML alias); use $ref for recursive structures");
+        return false;
       }
-      tokens.push(key);
-      const fine = walk(record[key], tokens, ancestors, refs, problems, childData);
+      ancestors.add(value);
+    }
+    const fine = Array.isArray(value) ? this.items(value, data) : this.fields(value as Record<string, unknown>, data);
+    ancestors?.delete(value);
+    return fine;
+  }
+
+  private items(list: unknown[], data: boolean): boolean {
+    const tokens = this.tokens;
+    for (let index = 0; index < list.length; index++) {
+      const item = list[index];
+      if (typeof item !== "object" || item === null) continue;
+      tokens.push(index);
+      const fine = this.walk(item, data);
       tokens.pop();
       if (!fine) return false;
     }
     return true;
-  } finally {
-    ancestors.delete(value);
+  }
+
+  private fields(record: Record<string, unknown>, data: boolean): boolean {
+    const tokens = this.tokens;
+    if (!data) {
+      const ref = record.$ref;
+      if (typeof ref === "string") this.checkReference(ref);
+    }
+    const parent = tokens.length > 0 ? tokens[tokens.length - 1] : undefined;
+    const namesProperties = parent === "properties" || parent === "patternProperties";
+    for (const key in record) {
+      const child = record[key];
+      // Most values are strings, numbers and booleans: nothing to check below them.
+      if (typeof child !== "object" || child === null) continue;
+      let childData = data;
+      if (!data && !namesProperties) {
+        if (key === "example" || (key === "value" && tokens.length > 1 && tokens[tokens.length - 2] === "examples")) childData = true;
+        else if (key === "examples" && !isRecord(child)) childData = true; // JSON Schema `examples` array
+      }
+      tokens.push(key);
+      const fine = this.walk(child, childData);
+      tokens.pop();
+      if (!fine) return false;
+    }
+    return true;
+  }
+
+  private checkReference(ref: string): void {
+    if (!ref.startsWith("#")) {
+      this.referenceProblems.push({ at: [...this.tokens, "$ref"], message: `external $ref "${ref}" is not allowed: bundle the document into one file first (for example \`redocly bundle\`)` });
+      return;
+    }
+    const result = this.resolver.resolveRef(ref);
+    if (!result.ok) this.referenceProblems.push({ at: [...this.tokens, "$ref"], message: result.reason });
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { parse as parseYaml } from "yaml";
 import { checkOpenApiStructure } from "./document-checks";
+import { adoptResolver } from "./normalize-document";
 import { isRecord } from "./normalize-pointer";
 import type { DocumentProblem, ParsedDocument } from "./types";
 
@@ -67,12 +68,13 @@ export function parseOpenApiDocument(text: string): ParsedDocument {
   }
   let structure;
   try {
-    structure = checkOpenApiStructure(parsed.value);
+    structure = checkOpenApiStructure(parsed.value, format === "yaml");
   } catch (error) {
     // Stack exhaustion on pathological input is the only way to get here; the depth limit should prevent it.
     if (error instanceof RangeError) return refuse([{ path: "", message: "the document nests too deeply to be read" }]);
     throw error;
   }
   if (structure.problems.length > 0) return refuse(structure.problems);
+  if (structure.resolver) adoptResolver(parsed.value, structure.resolver);
   return { ok: true, document: parsed.value, openapiVersion: structure.openapiVersion, format, operationCount: structure.operationCount };
 }

@@ -48,6 +48,13 @@ export interface DocumentIndex {
 }
 
 const cache = new WeakMap<object, DocumentIndex>();
+/** Resolvers filled while a document was validated (document.ts): the index reuses them instead of resolving again. */
+const validatedResolvers = new WeakMap<object, RefResolver>();
+
+/** Hands the resolver that validated `document` (every `$ref` in it resolved and cached) to its future index. */
+export function adoptResolver(document: OpenApiDocument, resolver: RefResolver): void {
+  if (resolver.root === document && !cache.has(document)) validatedResolvers.set(document, resolver);
+}
 
 /** Path with every `{name}` replaced by `{}` and without a trailing slash. */
 export function canonicalPath(path: string): string {
@@ -206,7 +213,8 @@ keepLayout(new LazyOperation("GET", "/", "GET /", "GET /", {}, undefined, new Re
 keepLayout(new IndexBuilder(new RefResolver({}), undefined));
 
 function buildIndex(document: OpenApiDocument): DocumentIndex {
-  const resolver = new RefResolver(document);
+  const resolver = validatedResolvers.get(document) ?? new RefResolver(document);
+  validatedResolvers.delete(document);
   const basePath = serverBasePath(document);
   const builder = new IndexBuilder(resolver, document.security);
   const paths = isRecord(document.paths) ? document.paths : {};

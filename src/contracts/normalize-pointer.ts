@@ -79,6 +79,11 @@ export class RefResolver {
 
   constructor(readonly root: unknown) {}
 
+  /** How many distinct `$ref` strings have been resolved (and cached) so far. */
+  get resolvedCount(): number {
+    return this.cache.size;
+  }
+
   resolveRef(ref: string): RefResolution {
     const cached = this.cache.get(ref);
     if (cached) return cached;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { checkOpenApiStructure } from "../../../src/contracts/document-checks";
 import { parseOpenApiDocument } from "../../../src/contracts/document";
+import { indexDocument } from "../../../src/contracts/normalize-document";
 
 const minimal = { openapi: "3.0.3", info: { title: "Orders", version: "1.0.0" }, paths: { "/orders": { get: { responses: { "200": { description: "ok" } } } } } };
 
@@ -81,6 +83,25 @@ describe("parseOpenApiDocument", () => {
     expect(refused[0]?.message).toMatch(/too many aliases/);
     const recursive = problems("openapi: 3.0.3\ninfo: {title: x, version: '1'}\npaths: {}\nx-loop: &loop\n  again: *loop\n");
     expect(recursive[0]?.message).toMatch(/recursive YAML alias|not valid YAML/);
+  });
+
+  it("hands every $ref it resolved while validating to the document's index, so a check does not resolve them again", () => {
+    const document = {
+      ...minimal,
+      paths: { "/orders/{id}": { get: { parameters: [{ $ref: "#/components/parameters/Id" }], responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Order" } } } } } } } },
+      components: { parameters: { Id: { name: "id", in: "path", required: true, schema: { type: "string" } } }, schemas: { Order: { type: "object", properties: { id: { type: "string" } } } } },
+    };
+    const parsed = parseOpenApiDocument(JSON.stringify(document));
+    if (!parsed.ok) throw new Error("expected the document to be accepted");
+    expect(indexDocument(parsed.document).resolver.resolvedCount).toBe(2);
+    // A document that did not come through validation starts its index with nothing resolved.
+    expect(indexDocument(structuredClone(document)).resolver.resolvedCount).toBe(0);
+  });
+
+  it("still finds a value that contains itself when it may share nodes (YAML); JSON.parse output cannot", () => {
+    const looped: Record<string, unknown> = { ...minimal };
+    looped["x-loop"] = { again: looped };
+    expect(checkOpenApiStructure(looped, true).problems[0]).toEqual({ path: "/x-loop/again", message: expect.stringContaining("contains itself") });
   });
 
   it("refuses documents nested deeper than the limit instead of overflowing the stack", () => {
