@@ -1,9 +1,21 @@
+import { mediaTypeEssence } from "./support/media-types";
 import { locate, type ConformanceRule } from "./rule";
+
+/**
+ * The members RFC 9457 defines for every problem details object, all optional. ASP.NET Core's ProblemDetails
+ * declares them as nullable (`string?`) yet never writes a null (its serializer ignores null members), so
+ * for these members "may be null" in a generated document means "may be absent", which the contract allows.
+ */
+const PROBLEM_DETAILS_MEMBERS: ReadonlySet<string> = new Set(["/properties/type", "/properties/title", "/properties/status", "/properties/detail", "/properties/instance"]);
+
+function isProblemDetails(mediaType: string): boolean {
+  return mediaTypeEssence(mediaType) === "application/problem+json";
+}
 
 /**
  * Null the contract does not allow, in a response property that neither side requires. Kept apart from
  * response-nullability (an error) because generators such as ASP.NET Core mark every reference-typed member
- * nullable while their serializer omits nulls: for such properties "may be null" usually means "may be absent".
+ * nullable; the standard members of a problem+json body are not reported at all (see PROBLEM_DETAILS_MEMBERS).
  */
 export const responseOptionalNullability: ConformanceRule = {
   kind: "conformance",
@@ -14,8 +26,11 @@ export const responseOptionalNullability: ConformanceRule = {
   check(context) {
     for (const pair of context.comparedPairs) {
       for (const body of context.responseBodies(pair)) {
+        const problemBody = isProblemDetails(body.contractMediaType) && isProblemDetails(body.snapshotMediaType);
         for (const change of body.changes) {
-          if (change.kind === "nullable-optional") context.report(locate(pair.contract, body.pointer + change.pointer), `status ${body.status}: ${change.message} (the property is optional on both sides)`);
+          if (change.kind !== "nullable-optional") continue;
+          if (problemBody && PROBLEM_DETAILS_MEMBERS.has(change.pointer)) continue;
+          context.report(locate(pair.contract, body.pointer + change.pointer), `status ${body.status}: ${change.message} (the property is optional on both sides)`);
         }
       }
     }
