@@ -24,7 +24,7 @@
 import { z } from "zod";
 import { readBodyLimited } from "../contracts/store/body";
 import { contractStore, readVerdictBody, streamContent } from "../contracts/store/client";
-import { onVerdictStored } from "../contracts/store/events";
+import { onActiveContractChanged, onVerdictStored } from "../contracts/store/events";
 import { MAX_BUILD_BODY_BYTES, MAX_DOCUMENT_BYTES, MAX_LOG_EXCERPT_CHARS, MAX_PROBLEMS_SHOWN } from "../contracts/store/limits";
 import { renderVerdictMarkdown } from "../contracts/markdown";
 import type { DocumentProblem } from "../contracts/types";
@@ -106,6 +106,15 @@ function projectRoute(method: string, suffix: string, requiredScopes: readonly s
 
 const store = (input: ApiRequest) => contractStore(input.env, input.principal.organizationId);
 
+/** Tells MCP sessions subscribed to the project that its active contract changed; the change is stored either way. */
+async function announceActiveContract(input: ApiRequest & { project: string }, version: number): Promise<void> {
+  try {
+    await onActiveContractChanged(input.env, input.principal.organizationId, input.project, version);
+  } catch (error) {
+    logWarn("active contract hook failed", { correlationId: input.correlationId, error });
+  }
+}
+
 async function documentResponse(input: ApiRequest, contentHash: string, format: string, name: string): Promise<Response> {
   const content = await streamContent(input.env, input.principal.organizationId, contentHash);
   if (!content) return apiError(404, "missing_content", "The stored document cannot be found.");
@@ -144,6 +153,7 @@ export const contractRoutes: ApiRoute[] = [
     const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
     const result = await uploadContract(input.env, who, input.project, query.data.label ?? null, body.holder.bytes!);
     if (!result.ok) return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
+    await announceActiveContract(input, result.contract.version);
     return json(
       {
         project: input.project,
@@ -187,7 +197,9 @@ export const contractRoutes: ApiRoute[] = [
     const version = positiveInt(input.params.version, "version");
     if ("response" in version) return version.response;
     const result = await store(input).activateContract(input.project, version.value);
-    return result.ok ? json({ contract: result.contract }) : storeFailure(result, input.project);
+    if (!result.ok) return storeFailure(result, input.project);
+    await announceActiveContract(input, result.contract.version);
+    return json({ contract: result.contract });
   }),
 
   // ---- snapshots ------------------------------------------------------------------------------------------

@@ -6,11 +6,11 @@
 import { McpAgent } from "agents/mcp";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Env } from "../env";
-import type { Principal, SessionState } from "./context";
+import type { Principal, ResourceChange, SessionState } from "./context";
 import { pipelineDepsFor } from "./deps";
 import { getCatalog } from "./registry";
 import { decodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
-import { createArbiterServer, notifyIfSubscribed, type Extra } from "./server";
+import { announceChange, createArbiterServer, type Extra } from "./server";
 
 /** Props stored with the session when it is created: the owner, to which every later request must match. */
 export interface SessionProps extends Record<string, unknown> {
@@ -56,12 +56,14 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
   }
 
   /**
-   * Called over RPC when something this session may have subscribed to changed. False when nothing was sent: not
-   * subscribed, or the session was terminated (DELETE) or never initialized (no initialize request kept), so the
-   * caller can forget the session.
+   * Called over RPC when something this session may have subscribed to changed: sends the notifications its
+   * subscriptions ask for. False when the session no longer follows the change's topic (unsubscribed, terminated
+   * with DELETE, never initialized), so the caller can forget it.
    */
-  async notifyResourceUpdated(uri: string): Promise<boolean> {
+  async announceChange(change: ResourceChange): Promise<boolean> {
     if (!(await this.getInitializeRequest())) return false;
-    return notifyIfSubscribed(await this.server, this.sessionState, uri);
+    // The owner is read from storage when this call is the first thing the object does since it was evicted.
+    const owner = this.owner ?? (await this.ctx.storage.get<SessionProps["owner"]>("arbiter:owner"));
+    return announceChange(await this.server, getCatalog(), { session: this.sessionState, organizationId: owner?.organizationId ?? "" }, change);
   }
 }

@@ -96,6 +96,32 @@ export interface ResourceDefinition {
   mimeType: string;
   requiredScopes: readonly string[];
   read(context: CallContext): Promise<ResourceContents>;
+  /** Optional: runs when a session subscribes to this resource (before the subscription is kept); throwing refuses it. */
+  subscribe?(context: CallContext): Promise<void>;
+  /** Optional: runs after a session unsubscribed from this resource. */
+  unsubscribe?(context: CallContext): Promise<void>;
+  /**
+   * For a resource whose content depends on the session (such as its selected project): whether a change
+   * announced for `topic` changes what this session reads here. Without it, every announced change does.
+   */
+  changedBy?(topic: string, view: SessionView): Promise<boolean>;
+}
+
+/** What an announcement of a change can look at in a session: no caller is involved, the change came from elsewhere. */
+export interface SessionView {
+  session: SessionState;
+  /** The organization the session belongs to. */
+  organizationId: string;
+}
+
+/**
+ * A change announced to a session: `changed` are the URIs whose content changed, `watched` every URI through
+ * which a session may follow `topic` (the changed ones included).
+ */
+export interface ResourceChange {
+  topic: string;
+  changed: readonly string[];
+  watched: readonly string[];
 }
 
 export interface ResourceTemplateDefinition {

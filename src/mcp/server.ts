@@ -19,7 +19,8 @@ import {
 import { z } from "zod";
 import type { Env } from "../env";
 import { missingScopes, type Catalog } from "./catalog";
-import { ToolFailure, type CallContext, type Principal, type ResourceTemplateDefinition, type SessionState } from "./context";
+import { ToolFailure, type CallContext, type Principal, type ResourceChange, type SessionView, type SessionState } from "./context";
+import { addSubscribedUri, removeSubscribedUri, subscribedUris } from "./subscription-list";
 import { runToolCall, type PipelineDeps } from "./pipeline";
 import { logError } from "../web/log";
 
@@ -44,8 +45,6 @@ export interface ServerRuntime extends PipelineDeps {
   /** The principal of the request being handled (from the OAuth token of that very request). */
   principalOf(extra: Extra): Principal;
 }
-
-const SUBSCRIPTIONS_KEY = "subscriptions";
 
 function callContext(extra: Extra, runtime: ServerRuntime): Omit<CallContext, "correlationId"> {
   const progressToken = extra._meta?.progressToken;
@@ -144,32 +143,41 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
     }) as never);
   }
 
-  // Templates that want to know about subscriptions (e.g. to record the session where the change happens).
-  const subscriptionHooks = [...catalog.resourceTemplates.values()]
+  // Resources and templates that want to know about subscriptions (e.g. to record the session where the change happens).
+  const templateHooks = [...catalog.resourceTemplates.values()]
     .filter((template) => template.subscribe || template.unsubscribe)
     .map((template) => ({ template, matcher: new UriTemplate(template.uriTemplate) }));
   const runSubscriptionHook = async (kind: "subscribe" | "unsubscribe", uri: string, extra: Extra) => {
-    for (const { template, matcher } of subscriptionHooks) {
+    const resource = catalog.resources.get(uri);
+    if (resource) {
+      const hook = resource[kind];
+      if (!hook) return;
+      const context = callContext(extra, runtime);
+      requireScopes(context.principal, resource.requiredScopes, resource.uri);
+      const correlationId = crypto.randomUUID();
+      await runHook(() => hook.call(resource, { ...context, correlationId }), uri, resource.name, correlationId);
+      return;
+    }
+    for (const { template, matcher } of templateHooks) {
       const variables = matcher.match(uri);
       if (!variables) continue;
       const hook = template[kind];
       if (!hook) return;
       const context = callContext(extra, runtime);
       requireScopes(context.principal, template.requiredScopes, template.uriTemplate);
-      await runHook(hook.bind(template), uri, flatten(variables), { ...context, correlationId: crypto.randomUUID() }, template);
+      const correlationId = crypto.randomUUID();
+      await runHook(() => hook.call(template, uri, flatten(variables), { ...context, correlationId }), uri, template.name, correlationId);
       return;
     }
   };
 
   low.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     await runSubscriptionHook("subscribe", request.params.uri, extra);
-    const current = (await runtime.session.get<string[]>(SUBSCRIPTIONS_KEY)) ?? [];
-    if (!current.includes(request.params.uri)) await runtime.session.put(SUBSCRIPTIONS_KEY, [...current, request.params.uri]);
+    await addSubscribedUri(runtime.session, request.params.uri);
     return {};
   });
   low.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
-    const current = (await runtime.session.get<string[]>(SUBSCRIPTIONS_KEY)) ?? [];
-    await runtime.session.put(SUBSCRIPTIONS_KEY, current.filter((uri) => uri !== request.params.uri));
+    await removeSubscribedUri(runtime.session, request.params.uri);
     await runSubscriptionHook("unsubscribe", request.params.uri, extra);
     return {};
   });
@@ -178,27 +186,31 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
 }
 
 /** A refused subscription answers with the hook's safe message; anything unexpected with a generic one. */
-async function runHook(
-  hook: NonNullable<ResourceTemplateDefinition["subscribe"]>,
-  uri: string,
-  variables: Record<string, string>,
-  context: CallContext,
-  template: ResourceTemplateDefinition,
-): Promise<void> {
+async function runHook(run: () => Promise<void>, uri: string, owner: string, correlationId: string): Promise<void> {
   try {
-    await hook(uri, variables, context);
+    await run();
   } catch (error) {
     if (error instanceof McpError) throw error;
     if (error instanceof ToolFailure) throw new McpError(ErrorCode.InvalidParams, error.message);
-    logError("subscription hook failed", { template: template.name, correlationId: context.correlationId, error });
-    throw new McpError(ErrorCode.InternalError, `Could not change the subscription to ${uri} (correlation id ${context.correlationId}). Try again.`);
+    logError("subscription hook failed", { resource: owner, correlationId, error });
+    throw new McpError(ErrorCode.InternalError, `Could not change the subscription to ${uri} (correlation id ${correlationId}). Try again.`);
   }
 }
 
-/** Sends notifications/resources/updated when this session subscribed to `uri`. */
-export async function notifyIfSubscribed(server: McpServer, session: SessionState, uri: string): Promise<boolean> {
-  const current = (await session.get<string[]>(SUBSCRIPTIONS_KEY)) ?? [];
-  if (!current.includes(uri)) return false;
-  await server.server.sendResourceUpdated({ uri });
-  return true;
+/**
+ * Announces `change` to this session: sends notifications/resources/updated for each changed URI the session
+ * subscribed to (and that, for a session-dependent resource, this change concerns). Returns whether the session
+ * still follows the change's topic through any watched URI, so the caller can forget sessions that no longer do.
+ */
+export async function announceChange(server: McpServer, catalog: Catalog, view: SessionView, change: ResourceChange): Promise<boolean> {
+  const held = new Set(await subscribedUris(view.session));
+  let follows = false;
+  for (const uri of change.watched) {
+    if (!held.has(uri)) continue;
+    const resource = catalog.resources.get(uri);
+    if (resource?.changedBy && !(await resource.changedBy(change.topic, view))) continue;
+    follows = true;
+    if (change.changed.includes(uri)) await server.server.sendResourceUpdated({ uri });
+  }
+  return follows;
 }

@@ -15,6 +15,7 @@ import {
 import { contractLabel, resolveContract } from "../contracts/mcp/conformance";
 import { documentMimeType } from "../contracts/mcp/resources";
 import { ACTIVE_CONTRACT_URI, contractUri, latestVerdictUri } from "../contracts/mcp/uris";
+import { followSelectedProject } from "../contracts/mcp/subscriptions";
 import { readContentText } from "../contracts/store/client";
 import type { CapabilityContext } from "../mcp/context";
 import { ToolFailure } from "../mcp/context";
@@ -76,6 +77,7 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
       checkProjectAccess(context.principal, project);
       const status = await requireProjectStatus(context, project);
       await rememberSelectedProject(context, project);
+      await followSelectedProject(context, project);
       const active = status.activeContract;
       const latest = status.latestSnapshot;
       const structuredContent = {

@@ -2,7 +2,8 @@
  * End to end over `wrangler dev`: a real MCP SDK client (Streamable HTTP, which opens the standalone SSE stream after
  * initialize) subscribes to a project's latest verdict; CI uploads a snapshot over REST; the client receives
  * notifications/resources/updated for that URI and reads the new verdict. A second client that unsubscribed
- * receives nothing for the same upload.
+ * receives nothing for the same upload. Then the active contract: sessions subscribed to spec://active/contract
+ * (for their selected project) or to .../contracts/active hear about a contract upload or activation.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -12,6 +13,8 @@ import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
 import { obtainToken } from "./contracts-subscription-auth";
 
 const LATEST = "spec://projects/orders/verdicts/latest";
+const ACTIVE = "spec://active/contract";
+const ORDERS_ACTIVE = "spec://projects/orders/contracts/active";
 
 const order = { type: "object", required: ["id"], properties: { id: { type: "string" } } };
 const contract = {
@@ -34,8 +37,8 @@ let server: WranglerDev;
 let ci: string;
 let mcpTokenAna: string;
 
-async function upload(kind: "contracts" | "snapshots", document: object, query = ""): Promise<any> {
-  const response = await fetch(`${server.url}/api/v1/projects/orders/${kind}${query}`, {
+async function upload(kind: "contracts" | "snapshots", document: object, query = "", project = "orders"): Promise<any> {
+  const response = await fetch(`${server.url}/api/v1/projects/${project}/${kind}${query}`, {
     method: "POST",
     headers: { Authorization: `Bearer ${ci}`, "Content-Type": "application/json" },
     body: JSON.stringify(document),
@@ -70,6 +73,11 @@ beforeAll(async () => {
   mcpTokenAna = await obtainToken(server.url, { user: "ana", scope: "contracts.read", resource: `${server.url}/mcp` });
   await upload("contracts", contract);
 });
+
+async function activate(version: number): Promise<void> {
+  const response = await fetch(`${server.url}/api/v1/projects/orders/contracts/${version}/activate`, { method: "POST", headers: { Authorization: `Bearer ${ci}` } });
+  if (response.status !== 200) throw new Error(`activation failed: ${response.status} ${await response.text()}`);
+}
 
 afterAll(async () => {
   await server?.stop();
@@ -110,6 +118,57 @@ describe("verdict subscription with a real MCP client", () => {
       await bystander.transport.terminateSession().catch(() => undefined);
       await subscriber.client.close();
       await bystander.client.close();
+    }
+  });
+
+  it("announces a new active contract to sessions following it: spec://active/contract for the selected project, .../contracts/active", async () => {
+    await upload("contracts", contract, "", "billing");
+    const follower = await connect(mcpTokenAna); // selects orders; spec://active/contract and .../contracts/active
+    const verdictOnly = await connect(mcpTokenAna); // the latest verdict of orders only
+    const elsewhere = await connect(mcpTokenAna); // selects billing; spec://active/contract
+    const unselected = await connect(mcpTokenAna);
+    const sessions = [follower, verdictOnly, elsewhere, unselected];
+    try {
+      await expect(unselected.client.subscribeResource({ uri: ACTIVE })).rejects.toThrow(/spec_project_select first/);
+
+      await follower.client.callTool({ name: "spec_project_select", arguments: { project: "orders" } });
+      await follower.client.subscribeResource({ uri: ACTIVE });
+      await follower.client.subscribeResource({ uri: ORDERS_ACTIVE });
+      await verdictOnly.client.subscribeResource({ uri: LATEST });
+      await elsewhere.client.callTool({ name: "spec_project_select", arguments: { project: "billing" } });
+      await elsewhere.client.subscribeResource({ uri: ACTIVE });
+
+      const uploaded = await upload("contracts", contract, "?label=004-orders");
+      await follower.updatesReceived(2);
+      expect([...follower.updates].sort()).toEqual([ACTIVE, ORDERS_ACTIVE]);
+      const read = await follower.client.readResource({ uri: ACTIVE });
+      expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ openapi: "3.1.0" });
+
+      // The contract change left the verdict subscriber's record in place: a snapshot still reaches it.
+      await upload("snapshots", contract, "?commit=e2e0003&branch=main");
+      await verdictOnly.updatesReceived(1);
+      expect(verdictOnly.updates).toEqual([LATEST]);
+
+      // spec://active/contract moves with the selected project.
+      await elsewhere.client.callTool({ name: "spec_project_select", arguments: { project: "orders" } });
+      await follower.client.unsubscribeResource({ uri: ORDERS_ACTIVE });
+      await activate(uploaded.contract.version - 1);
+      await elsewhere.updatesReceived(1);
+      expect(elsewhere.updates).toEqual([ACTIVE]);
+      await follower.updatesReceived(3);
+      expect(follower.updates.slice(2)).toEqual([ACTIVE]);
+
+      // Round trips prove the other streams are alive and heard nothing more.
+      for (const session of sessions) await session.client.callTool({ name: "spec_projects_list", arguments: {} });
+      expect(follower.updates).toHaveLength(3);
+      expect(verdictOnly.updates).toEqual([LATEST]);
+      expect(elsewhere.updates).toEqual([ACTIVE]);
+      expect(unselected.updates).toEqual([]);
+    } finally {
+      for (const session of sessions) {
+        await session.transport.terminateSession().catch(() => undefined);
+        await session.client.close();
+      }
     }
   });
 });

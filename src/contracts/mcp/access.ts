@@ -46,8 +46,13 @@ export function checkProjectAccess(principal: Principal, project: string): void 
 }
 
 export async function selectedProject(context: Context): Promise<string | undefined> {
-  const stored = await context.session.get<SelectedProject>(SELECTED_PROJECT_KEY);
-  return stored && stored.organizationId === context.principal.organizationId ? stored.project : undefined;
+  return selectedProjectIn(context.session, context.principal.organizationId);
+}
+
+/** The project `session` selected within `organizationId`, if any (also usable without a caller). */
+export async function selectedProjectIn(session: CallContext["session"], organizationId: string): Promise<string | undefined> {
+  const stored = await session.get<SelectedProject>(SELECTED_PROJECT_KEY);
+  return stored && stored.organizationId === organizationId ? stored.project : undefined;
 }
 
 export async function rememberSelectedProject(context: Context, project: string): Promise<void> {

@@ -10,7 +10,7 @@ import { readContentText, readVerdictBody } from "../store/client";
 import type { ContractRecord, SnapshotRecord } from "../store/records";
 import { checkProjectAccess, projectRestriction, requireProjectStatus, selectedProject, storeOf } from "./access";
 import { contractLabel, resolveContract } from "./conformance";
-import { recordVerdictSubscriber, forgetVerdictSubscriber } from "./subscriptions";
+import { activeContractChangedBy, forgetProjectSubscriber, recordProjectSubscriber, subscribeToActiveContract, unsubscribeFromActiveContract } from "./subscriptions";
 import {
   ACTIVE_CONTRACT_URI,
   CONTRACT_URI_TEMPLATE,
@@ -91,7 +91,7 @@ export function registerSpecResources(ctx: CapabilityContext): void {
     uri: ACTIVE_CONTRACT_URI,
     title: "Active contract of the selected project",
     description:
-      "The OpenAPI document of the active contract of the project selected for this session (spec_project_select). Read it before writing code: the contract is the source of truth for paths, parameters, status codes and schemas.",
+      "The OpenAPI document of the active contract of the project selected for this session (spec_project_select). Read it before writing code: the contract is the source of truth for paths, parameters, status codes and schemas. Subscribe to it to hear when the project gets a new active contract.",
     mimeType: "application/json",
     requiredScopes: READ,
     read: (context) =>
@@ -106,13 +106,17 @@ export function registerSpecResources(ctx: CapabilityContext): void {
         const status = await requireProjectStatus(context, project);
         return contractDocument(context, await resolveContract(context, project, undefined, status.activeContract));
       }),
+    subscribe: (context) => subscribeToActiveContract(context),
+    unsubscribe: (context) => unsubscribeFromActiveContract(context),
+    changedBy: (project, view) => activeContractChangedBy(project, view),
   });
 
   ctx.registerResourceTemplate({
     name: "project-contract",
     uriTemplate: CONTRACT_URI_TEMPLATE,
     title: "Contract version of a project",
-    description: 'The OpenAPI document of one contract version of a project; {version} is a version number or "active".',
+    description:
+      'The OpenAPI document of one contract version of a project; {version} is a version number or "active". Subscribe to .../contracts/active to hear when the project gets a new active contract (numbered versions never change).',
     mimeType: "application/json",
     requiredScopes: READ,
     async list(context) {
@@ -133,6 +137,15 @@ export function registerSpecResources(ctx: CapabilityContext): void {
         const version = variables.version === "active" ? undefined : positiveInteger(variables.version, "contract version");
         return contractDocument(context, await resolveContract(context, project, version, status.activeContract));
       }),
+    // Only "active" changes; a numbered version is immutable, so subscribing to one records nothing.
+    async subscribe(_uri, variables, context) {
+      const project = projectVariable(context, variables);
+      if (variables.version === "active") await recordProjectSubscriber(context, project);
+      else await requireProjectStatus(context, project);
+    },
+    async unsubscribe(_uri, variables, context) {
+      if (variables.version === "active") await forgetProjectSubscriber(context, projectVariable(context, variables));
+    },
   });
 
   // Registered before the {snapshot} template so that ".../verdicts/latest" is this resource.
@@ -161,8 +174,8 @@ export function registerSpecResources(ctx: CapabilityContext): void {
         const build = status.lastBuildFailed && status.latestFailedBuild ? { lastBuildFailed: { commit: status.latestFailedBuild.commit, recordedAt: status.latestFailedBuild.recordedAt } } : {};
         return verdictOfSnapshot(context, project, status.latestSnapshot, build);
       }),
-    subscribe: (_uri, variables, context) => recordVerdictSubscriber(context, projectVariable(context, variables)),
-    unsubscribe: (_uri, variables, context) => forgetVerdictSubscriber(context, projectVariable(context, variables)),
+    subscribe: (_uri, variables, context) => recordProjectSubscriber(context, projectVariable(context, variables)),
+    unsubscribe: (_uri, variables, context) => forgetProjectSubscriber(context, projectVariable(context, variables)),
   });
 
   ctx.registerResourceTemplate({

@@ -1,17 +1,20 @@
 /**
- * Verdict subscriptions across Durable Objects. A session that subscribes (resources/subscribe) to a project's
- * latest verdict is recorded as a subscriber of that project in its organization's ContractStore; when CI stores
- * a snapshot verdict, notifyVerdictSubscribers asks each recorded session object (`streamable-http:<sessionId>`)
- * to send notifications/resources/updated, which it does only if the session still holds the subscription.
- * Sessions that no longer do (unsubscribed, ended, or never completed) are removed from the store then.
+ * Resource subscriptions of spec arbitration across Durable Objects. A session that subscribes (resources/subscribe)
+ * to something that changes with a project (its latest verdict, its active contract, or spec://active/contract for
+ * its selected project) is recorded as a subscriber of that project in its organization's ContractStore. When CI
+ * stores a snapshot verdict, or the project gets a new active contract, each recorded session object
+ * (`streamable-http:<sessionId>`) is asked to announce the change: it sends notifications/resources/updated for
+ * the URIs it subscribed to, and answers whether it still follows the project. Sessions that no longer do
+ * (unsubscribed, ended, never completed, or moved spec://active/contract to another project) are removed then.
  */
 import { getAgentByName } from "agents";
 import type { Env } from "../../env";
-import type { CallContext } from "../../mcp/context";
+import type { CallContext, SessionView } from "../../mcp/context";
+import { subscribedUris } from "../../mcp/subscription-list";
 import { logWarn } from "../../web/log";
 import { contractStore } from "../store/client";
-import { cannotVerify, checkProjectAccess, requireProjectStatus, storeOf } from "./access";
-import { urisChangedByNewVerdict } from "./uris";
+import { cannotVerify, checkProjectAccess, requireProjectStatus, selectedProject, selectedProjectIn, storeOf } from "./access";
+import { ACTIVE_CONTRACT_URI, urisChangedByNewActiveContract, urisChangedByNewVerdict, urisFollowingProject } from "./uris";
 
 type Context = Pick<CallContext, "principal" | "session" | "env" | "sessionId">;
 
@@ -20,7 +23,7 @@ export function sessionObjectName(sessionId: string): string {
   return `streamable-http:${sessionId}`;
 }
 
-export async function recordVerdictSubscriber(context: Context, project: string): Promise<void> {
+export async function recordProjectSubscriber(context: Context, project: string): Promise<void> {
   if (!context.sessionId) {
     throw cannotVerify("no_session", "Subscriptions need an MCP session: initialize over Streamable HTTP (the server answers with an Mcp-Session-Id) and subscribe within it.", "invalid-input");
   }
@@ -29,10 +32,49 @@ export async function recordVerdictSubscriber(context: Context, project: string)
   await storeOf(context).subscribe(project, context.sessionId);
 }
 
-export async function forgetVerdictSubscriber(context: Context, project: string): Promise<void> {
+/**
+ * After an unsubscribe: forgets the session as a subscriber of `project` unless another of its subscriptions
+ * still follows the project (a session may follow one project through several URIs).
+ */
+export async function forgetProjectSubscriber(context: Context, project: string): Promise<void> {
   if (!context.sessionId) return;
   checkProjectAccess(context.principal, project);
+  if (await followsProject({ session: context.session, organizationId: context.principal.organizationId }, project)) return;
   await storeOf(context).unsubscribe(project, context.sessionId);
+}
+
+async function followsProject(view: SessionView, project: string): Promise<boolean> {
+  const held = new Set(await subscribedUris(view.session));
+  for (const uri of urisFollowingProject(project)) {
+    if (!held.has(uri)) continue;
+    if (uri !== ACTIVE_CONTRACT_URI || (await selectedProjectIn(view.session, view.organizationId)) === project) return true;
+  }
+  return false;
+}
+
+/** spec://active/contract follows the selected project: subscribing records the session there. */
+export async function subscribeToActiveContract(context: Context): Promise<void> {
+  const project = await selectedProject(context);
+  if (project === undefined) {
+    throw cannotVerify("no_project_selected", "spec://active/contract follows the project selected for this session, and none is: call spec_project_select first, then subscribe.", "invalid-input");
+  }
+  await recordProjectSubscriber(context, project);
+}
+
+export async function unsubscribeFromActiveContract(context: Context): Promise<void> {
+  const project = await selectedProject(context);
+  if (project !== undefined) await forgetProjectSubscriber(context, project);
+}
+
+/** When a session selects a project while subscribed to spec://active/contract, the subscription moves with it. */
+export async function followSelectedProject(context: Context, project: string): Promise<void> {
+  if (!context.sessionId || !(await subscribedUris(context.session)).includes(ACTIVE_CONTRACT_URI)) return;
+  await storeOf(context).subscribe(project, context.sessionId);
+}
+
+/** Whether a change of `project` changes spec://active/contract for the session in `view`. */
+export async function activeContractChangedBy(project: string, view: SessionView): Promise<boolean> {
+  return (await selectedProjectIn(view.session, view.organizationId)) === project;
 }
 
 export interface NotificationReport {
@@ -41,38 +83,44 @@ export interface NotificationReport {
   failed: number;
 }
 
-/** Tells every subscribed session of `project` that its latest-verdict resources changed. Never throws. */
-export async function notifyVerdictSubscribers(env: Env, organizationId: string, project: string, snapshotId: number): Promise<NotificationReport> {
+/** Tells every subscribed session of `project` that the project's `changed` resources changed. Never throws. */
+async function announceToProjectSubscribers(env: Env, organizationId: string, project: string, changed: string[], what: Record<string, unknown>): Promise<NotificationReport> {
   const report: NotificationReport = { notified: 0, removed: 0, failed: 0 };
   const store = contractStore(env, organizationId);
   let sessions: string[];
   try {
     sessions = await store.subscribers(project);
   } catch (error) {
-    logWarn("could not read verdict subscribers", { organizationId, project, snapshotId, error });
+    logWarn("could not read project subscribers", { organizationId, project, ...what, error });
     return report;
   }
-  const uris = urisChangedByNewVerdict(project);
+  const change = { topic: project, changed, watched: urisFollowingProject(project) };
   await Promise.all(
     sessions.map(async (sessionId) => {
       try {
         const session = await getAgentByName(env.MCP_OBJECT, sessionObjectName(sessionId));
-        let delivered = false;
-        for (const uri of uris) {
-          if (await session.notifyResourceUpdated(uri)) delivered = true;
-        }
-        if (delivered) {
+        if (await session.announceChange(change)) {
           report.notified++;
         } else {
           await store.unsubscribe(project, sessionId);
           report.removed++;
         }
       } catch (error) {
-        // Kept for the next verdict: the failure may be transient.
+        // Kept for the next change: the failure may be transient.
         report.failed++;
-        logWarn("could not notify a verdict subscriber", { organizationId, project, snapshotId, error });
+        logWarn("could not notify a project subscriber", { organizationId, project, ...what, error });
       }
     }),
   );
   return report;
+}
+
+/** A snapshot verdict was stored: its project's latest-verdict resources changed. */
+export function notifyVerdictSubscribers(env: Env, organizationId: string, project: string, snapshotId: number): Promise<NotificationReport> {
+  return announceToProjectSubscribers(env, organizationId, project, urisChangedByNewVerdict(project), { snapshotId });
+}
+
+/** `project` has a new active contract (uploaded, or an older version activated). */
+export function notifyActiveContractSubscribers(env: Env, organizationId: string, project: string, version: number): Promise<NotificationReport> {
+  return announceToProjectSubscribers(env, organizationId, project, urisChangedByNewActiveContract(project), { contractVersion: version });
 }
