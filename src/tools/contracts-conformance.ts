@@ -17,7 +17,7 @@ export const MAX_VIOLATIONS_RETURNED = 500;
 const DESCRIPTION = [
   "Checks whether the implementation of an API project conforms to its contract (spec-driven development): the verdict for the latest snapshot CI uploaded (or a given snapshot) against the active contract (or a given version).",
   "Call it before you mark an implementation task done, after CI has built and uploaded a snapshot of your change.",
-  "approved: true means no error-severity violation. approved: false means the implementation breaks the contract: this is a normal result, not a failure of the tool. Fix every violation with severity error (location names the operation, then a JSON pointer inside it), let CI upload a new snapshot, and check again.",
+  "approved: true means no error-severity violation. approved: false means the implementation breaks the contract: this is a normal result, not a failure of the tool, and violations lists each breach (rule, severity, location, message). Fix every violation with severity error (location names the operation, then a JSON pointer inside it), let CI upload a new snapshot, and check again.",
   "isError means the check could not run (no such project, no active contract, no snapshot yet, the last build failed, a document unreadable): do what the message says.",
 ].join(" ");
 

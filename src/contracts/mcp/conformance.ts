@@ -46,7 +46,9 @@ export function contractLabel(contract: Pick<ContractRecord, "version" | "label"
 function buildFailed(build: BuildRecord) {
   return cannotVerify(
     "build_failed",
-    `The last build failed at ${build.commit}${build.branch ? ` (branch ${build.branch})` : ""}: fix the build first, then let CI upload a new snapshot and check again.` +
+    // "last build failed at <commit>: fix the build first" is the promised wording; details only follow it.
+    `The last build failed at ${build.commit}: fix the build first, then let CI upload a new snapshot and check again.` +
+      (build.branch ? ` Branch: ${build.branch}.` : "") +
       (build.runUrl ? ` CI run: ${build.runUrl}.` : "") +
       ` The end of the build log is in this result's _meta.buildLogTail; the whole excerpt is at GET /api/v1/projects/${build.project}/builds.`,
     "error",

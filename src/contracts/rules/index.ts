@@ -1,6 +1,7 @@
 /**
  * The registry: every rule, in the order verdicts list them. Adding a rule is adding its file and one entry
- * here (and a test file under test/worker/contracts/rules/). Frozen so nothing can add or reorder rules at run time.
+ * here (and a test file under test/worker/contracts/rules/). Frozen (the lists, every rule object, and the id
+ * lookup) so nothing can add, reorder or alter rules at run time: verdicts depend on their ids and default severities.
  */
 import { forbiddenPathPrefix } from "./forbidden-path-prefix";
 import { maxPathDepth } from "./max-path-depth";
@@ -31,7 +32,48 @@ import { securityRequirements } from "./security-requirements";
 import { undocumentedOperation } from "./undocumented-operation";
 import { undocumentedStatusCode } from "./undocumented-status-code";
 
-export const conformanceRules: readonly ConformanceRule[] = Object.freeze([
+/** Freezes each rule object (shallow: a rule's zod options schema is zod's own) and the list itself. */
+function frozenRules<R extends Rule>(rules: R[]): readonly R[] {
+  for (const rule of rules) Object.freeze(rule);
+  return Object.freeze(rules);
+}
+
+/**
+ * The rules by id, as a view with no set/delete/clear: a plain Map typed ReadonlyMap could still be changed by
+ * any caller that casts it.
+ */
+class RuleLookup implements ReadonlyMap<string, Rule> {
+  readonly #byId: Map<string, Rule>;
+  constructor(rules: readonly Rule[]) {
+    this.#byId = new Map(rules.map((rule) => [rule.id, rule]));
+  }
+  get size(): number {
+    return this.#byId.size;
+  }
+  get(id: string): Rule | undefined {
+    return this.#byId.get(id);
+  }
+  has(id: string): boolean {
+    return this.#byId.has(id);
+  }
+  forEach(callback: (rule: Rule, id: string, map: ReadonlyMap<string, Rule>) => void, thisArg?: unknown): void {
+    for (const [id, rule] of this.#byId) callback.call(thisArg, rule, id, this);
+  }
+  entries(): MapIterator<[string, Rule]> {
+    return this.#byId.entries();
+  }
+  keys(): MapIterator<string> {
+    return this.#byId.keys();
+  }
+  values(): MapIterator<Rule> {
+    return this.#byId.values();
+  }
+  [Symbol.iterator](): MapIterator<[string, Rule]> {
+    return this.#byId[Symbol.iterator]();
+  }
+}
+
+export const conformanceRules: readonly ConformanceRule[] = frozenRules([
   missingOperation,
   undocumentedOperation,
   missingStatusCode,
@@ -56,7 +98,7 @@ export const conformanceRules: readonly ConformanceRule[] = Object.freeze([
   securityRequirements,
 ]);
 
-export const constitutionRules: readonly ConstitutionRule<unknown>[] = Object.freeze([
+export const constitutionRules: readonly ConstitutionRule<unknown>[] = frozenRules([
   forbiddenPathPrefix,
   writeOperationProblemJson,
   operationSecurity,
@@ -66,4 +108,4 @@ export const constitutionRules: readonly ConstitutionRule<unknown>[] = Object.fr
 
 export const allRules: readonly Rule[] = Object.freeze([...conformanceRules, ...constitutionRules]);
 
-export const rulesById: ReadonlyMap<string, Rule> = new Map(allRules.map((rule) => [rule.id, rule]));
+export const rulesById: ReadonlyMap<string, Rule> = Object.freeze(new RuleLookup(allRules));

@@ -6,7 +6,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ContractStore } from "../../../src/contracts/store/durable-object";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
-import { callTool, connectAgent, recordFailedBuild, restToken, text, uploadContract, uploadSnapshot, workerEnv, type Agent } from "./helpers";
+import { callTool, connectAgent, recordFailedBuild, request, restToken, text, uploadContract, uploadSnapshot, workerEnv, type Agent } from "./helpers";
 
 let ci: string;
 let agent: Agent;
@@ -17,6 +17,17 @@ beforeAll(async () => {
 });
 
 describe("check_api_conformance", () => {
+  it("is listed as read-only, telling the model when to call it and what approved: false means", async () => {
+    const listed = await request(agent, "tools/list");
+    const tool = (listed.result.tools as Array<Record<string, any>>).find((entry) => entry.name === "check_api_conformance");
+    expect(tool).toBeDefined();
+    expect(tool!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    const description = tool!.description as string;
+    expect(description).toContain("Call it before you mark an implementation task done");
+    expect(description).toContain("approved: false means the implementation breaks the contract: this is a normal result, not a failure of the tool");
+    expect(description).toContain("violations lists each breach");
+  });
+
   it("returns the verdict of the latest snapshot against the active contract", async () => {
     await uploadContract(ci, "orders", ordersContract(), "003-orders");
     const upload = await uploadSnapshot(ci, "orders", conformingSnapshot(), "c0ffee1");
@@ -103,7 +114,7 @@ describe("check_api_conformance when the check cannot run", () => {
     await uploadSnapshot(ci, "shipping", conformingSnapshot(), "aaa1111");
     await recordFailedBuild(ci, "shipping", "bbb2222", "compiling...\nerror CS1002: ; expected");
     const result = await callTool(agent, "check_api_conformance", { project: "shipping" });
-    expectCannotVerify(result, "build_failed", /last build failed at bbb2222.*fix the build first/);
+    expectCannotVerify(result, "build_failed", /last build failed at bbb2222: fix the build first/);
     expect(result._meta).toMatchObject({ failedCommit: "bbb2222", buildLogTail: "compiling...\nerror CS1002: ; expected" });
     expect(text(result)).not.toContain("CS1002");
 
@@ -111,6 +122,19 @@ describe("check_api_conformance when the check cannot run", () => {
     expect((await callTool(agent, "check_api_conformance", { project: "shipping", snapshot: (await latestSnapshotId("shipping"))! })).structuredContent.approved).toBe(true);
     await uploadSnapshot(ci, "shipping", conformingSnapshot(), "ccc3333");
     expect((await callTool(agent, "check_api_conformance", { project: "shipping" })).structuredContent).toMatchObject({ approved: true, snapshot: { commit: "ccc3333" } });
+  });
+
+  it("last build failed on a branch: the required wording stays intact, the branch and CI run follow it", async () => {
+    await uploadContract(ci, "returns", ordersContract("Returns"));
+    await uploadSnapshot(ci, "returns", conformingSnapshot(), "eee5555");
+    await recordFailedBuild(ci, "returns", "fff6666", "error TS2304", { branch: "feature/refunds", runUrl: "https://ci.example.com/runs/42" });
+    const result = await callTool(agent, "check_api_conformance", { project: "returns" });
+    expectCannotVerify(result, "build_failed", /last build failed at fff6666: fix the build first/);
+    const message = text(result);
+    const required = message.indexOf("last build failed at fff6666: fix the build first");
+    expect(message.indexOf("feature/refunds")).toBeGreaterThan(required);
+    expect(message.indexOf("https://ci.example.com/runs/42")).toBeGreaterThan(required);
+    expect(result._meta).toMatchObject({ failedCommit: "fff6666" });
   });
 
   it("unknown snapshot or contract version", async () => {

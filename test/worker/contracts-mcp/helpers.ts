@@ -51,8 +51,8 @@ export async function uploadSnapshot(token: string, project: string, document: o
   return result.body;
 }
 
-export async function recordFailedBuild(token: string, project: string, commit: string, log: string): Promise<any> {
-  const result = await post(token, `/projects/${project}/builds`, JSON.stringify({ commit, log }), "application/json");
+export async function recordFailedBuild(token: string, project: string, commit: string, log: string, details: { branch?: string; runUrl?: string } = {}): Promise<any> {
+  const result = await post(token, `/projects/${project}/builds`, JSON.stringify({ commit, log, ...details }), "application/json");
   if (result.status !== 201) throw new Error(`build record failed: ${result.status} ${JSON.stringify(result.body)}`);
   return result.body;
 }

@@ -1,6 +1,6 @@
 /**
  * validate_response_payload through MCP: leaf errors with JSON pointer, keyword and message; concrete paths;
- * missing-schema as a normal rejected result; bad input as isError; and the validator cache (no rebuild for the
+ * missing-schema as a normal rejected result; the media type chosen by contentType; bad input as isError; and the validator cache (no rebuild for the
  * same contract version and operation), observed through the tool result's _meta.
  */
 import { beforeAll, describe, expect, it } from "vitest";
@@ -49,6 +49,57 @@ describe("validate_response_payload", () => {
     expect(result.structuredContent).toMatchObject({ approved: false, operation: "DELETE /orders/{id}", responseKey: "202", errors: [] });
     expect(result.structuredContent.violations).toEqual([expect.objectContaining({ rule: "missing-schema", severity: "error" })]);
     expect(text(result)).toContain("missing-schema");
+  });
+
+  it("picks the schema by contentType when one status declares application/json and application/problem+json", async () => {
+    // 400 has two bodies with different schemas; a problem document is valid only under the problem schema.
+    const contract = {
+      openapi: "3.1.0",
+      info: { title: "Refunds", version: "1.0.0" },
+      security: [{ bearer: [] }],
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+      paths: {
+        "/refunds/{id}": {
+          get: {
+            operationId: "getRefund",
+            parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+            responses: {
+              "400": {
+                description: "bad request",
+                content: {
+                  "application/json": { schema: { type: "object", required: ["code"], properties: { code: { type: "integer" } } } },
+                  "application/problem+json": { schema: { type: "object", required: ["title", "status"], properties: { title: { type: "string" }, status: { type: "integer" } } } },
+                },
+              },
+            },
+          },
+        },
+      },
+    };
+    await uploadContract(ci, "refunds", contract);
+    const problem = { title: "Refund id malformed", status: 400 };
+    const check = (contentType?: string) =>
+      callTool(agent, "validate_response_payload", { project: "refunds", method: "GET", path: "/refunds/r_1", status: 400, payload: problem, ...(contentType ? { contentType } : {}) });
+
+    for (const contentType of ["application/problem+json", "application/problem+json; charset=utf-8"]) {
+      const result = await check(contentType);
+      expect(result.isError, contentType).toBeUndefined();
+      expect(result.structuredContent, contentType).toMatchObject({ approved: true, operation: "GET /refunds/{id}", responseKey: "400", errors: [], violations: [] });
+    }
+
+    // Without contentType the application/json schema is used; with it, explicitly so: both reject the problem body.
+    for (const contentType of [undefined, "application/json"]) {
+      const result = await check(contentType);
+      expect(result.isError, String(contentType)).toBeUndefined();
+      expect(result.structuredContent.approved, String(contentType)).toBe(false);
+      expect(result.structuredContent.errors, String(contentType)).toContainEqual(expect.objectContaining({ pointer: "", keyword: "required" }));
+    }
+
+    // A media type the response declares no JSON schema for: a normal rejected result, not an error.
+    const html = await check("text/html");
+    expect(html.isError).toBeUndefined();
+    expect(html.structuredContent).toMatchObject({ approved: false, operation: "GET /refunds/{id}", responseKey: "400", errors: [] });
+    expect(html.structuredContent.violations).toEqual([expect.objectContaining({ rule: "missing-schema", severity: "error", message: expect.stringContaining("text/html") })]);
   });
 
   it("answers unknown-operation for a path the contract lacks", async () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { getConformanceConfig, loadConformanceConfig } from "../../../src/contracts/config";
 import { checkConformance, checkConstitution } from "../../../src/contracts/engine";
 import { renderVerdictMarkdown } from "../../../src/contracts/markdown";
-import { allRules, conformanceRules, constitutionRules } from "../../../src/contracts/rules/index";
+import { allRules, conformanceRules, constitutionRules, rulesById } from "../../../src/contracts/rules/index";
+import { missingOperation } from "../../../src/contracts/rules/missing-operation";
 import { openapi, responses } from "./harness";
 
 const contract = openapi({
@@ -29,6 +30,26 @@ describe("registry", () => {
     }
     expect(conformanceRules.slice(0, 3).map((rule) => rule.id)).toEqual(["missing-operation", "undocumented-operation", "missing-status-code"]);
     expect(constitutionRules.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("freezes every rule object and offers no way to change the id lookup", () => {
+    for (const rule of allRules) expect(Object.isFrozen(rule), rule.id).toBe(true);
+    // The rule module's own export is the same object, so importing it directly does not bypass the freeze.
+    expect(rulesById.get("missing-operation")).toBe(missingOperation);
+    // ES modules run in strict mode: assigning to a frozen object's property throws.
+    expect(() => {
+      (missingOperation as { defaultSeverity: string }).defaultSeverity = "off";
+    }).toThrow(TypeError);
+    expect(missingOperation.defaultSeverity).toBe("error");
+    expect(loadConformanceConfig(files({ rules: {} })).severities.get("missing-operation")).toBe("error");
+
+    const lookup = rulesById as unknown as Partial<Map<string, unknown>>;
+    expect(lookup.set).toBeUndefined();
+    expect(lookup.delete).toBeUndefined();
+    expect(lookup.clear).toBeUndefined();
+    expect(Object.isFrozen(rulesById)).toBe(true);
+    expect(rulesById.size).toBe(allRules.length);
+    expect([...rulesById.keys()]).toEqual(allRules.map((rule) => rule.id));
   });
 });
 
