@@ -48,6 +48,16 @@ function rejected(violation: Violation, extra: Partial<PayloadVerdict> = {}): Pa
   return { approved: false, errors: [], violations: [violation], ...extra };
 }
 
+/** Why no schema was found, and the next step: another content type when the response declares one, else the contract. */
+function missingSchemaMessage(declared: readonly string[], contentType: string | undefined, where: string): string {
+  const cannot = "so the payload cannot be validated";
+  if (declared.length === 0) return `the contract declares no content for ${where}, ${cannot}: add a JSON schema to the contract`;
+  if (contentType) {
+    return `the contract declares no JSON schema for ${contentType} in ${where} (it declares ${declared.join(", ")}), ${cannot}: pass the content type the payload really has if it is one of those, or add a JSON schema for ${contentType} to the contract`;
+  }
+  return `the contract declares content ${declared.join(", ")} without a JSON schema for ${where}, ${cannot}: add a JSON schema to the contract`;
+}
+
 export function createPayloadValidator(): PayloadValidator {
   const cache = new Map<string, CachedValidator>();
   let buildCount = 0;
@@ -90,9 +100,8 @@ export function createPayloadValidator(): PayloadValidator {
       const { found, declared } = findMediaType(index, response, input.contentType);
       const responsePointer = `#/responses/${escapeToken(responseKey)}`;
       if (!found) {
-        const what = declared.length === 0 ? "no content" : `content ${declared.join(", ")} without a JSON schema${input.contentType ? ` for ${input.contentType}` : ""}`;
         return rejected(
-          { rule: "missing-schema", severity: "error", location: `${operation.label}${responsePointer}`, message: `the contract declares ${what} for response ${responseKey} of ${operation.label}, so the payload cannot be validated: add a JSON schema to the contract` },
+          { rule: "missing-schema", severity: "error", location: `${operation.label}${responsePointer}`, message: missingSchemaMessage(declared, input.contentType, `response ${responseKey} of ${operation.label}`) },
           { operation: operation.label, responseKey },
         );
       }
