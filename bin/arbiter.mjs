@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Arbiter CI client: uploads an implementation's OpenAPI document (a snapshot) or a failed build to an Arbiter
-// server and reports the verdict. Zero dependencies: Node 18+ (fetch, node:fs, node:util parseArgs).
+// server and reports the verdict. Zero dependencies: Node 18.3 or later (node:util parseArgs arrived in 18.3.0;
+// global fetch in 18.0, AbortSignal.timeout in 17.3).
 // Exit codes: 0 approved (or recorded), 1 rejected, 2 could not verify (usage, network, auth, unknown project,
 // invalid document, ...). The server also serves this file at GET /cli/arbiter.mjs.
 import { readFileSync, realpathSync, writeFileSync } from "node:fs";

@@ -4,10 +4,11 @@
  * (429 with Retry-After, before the handler runs) -> handler. Each request leaves exactly one audit record,
  * whatever the answer, and carries its correlation id in `X-Correlation-Id`.
  */
-import { insufficientScope, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
+import { insufficientScope, type OAuthResourceAuth, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
 import { outcomeForStatus } from "../audit/http-outcome";
 import { auditRecordOf, newCorrelationId, type AuditSink } from "../audit/record";
 import { auditSinkFor } from "../audit/sink";
+import { CI_KEY_CLIENT_PREFIX, CI_KEY_SCOPES } from "../contracts/cikeys";
 import type { Env } from "../env";
 import { missingScopes } from "../mcp/catalog";
 import type { Principal } from "../mcp/context";
@@ -73,6 +74,25 @@ async function errorCodeOf(response: Response): Promise<string> {
   return `HTTP ${response.status}`;
 }
 
+/** What a caller lacking `missing` can do about it: CI keys come from an admin and never carry admin scopes. */
+function scopeNextStep(principal: Principal, missing: readonly string[], scopes: string): string {
+  if (!principal.clientId.startsWith(CI_KEY_CLIENT_PREFIX)) return `Ask for an access token with ${scopes} (request scope="${missing.join(" ")}" when authorizing) and retry.`;
+  const keyCanCarry = missing.every((scope) => (CI_KEY_SCOPES as readonly string[]).includes(scope));
+  return keyCanCarry ? `Ask your organization admin for a CI key with ${scopes} and retry.` : `CI keys cannot carry ${scopes}: use an OAuth access token with ${scopes}.`;
+}
+
+/**
+ * 403 for a missing scope: the body in our one error shape, the step-up challenge exactly as the OAuth library
+ * builds it (clients following RFC 6750 and the MCP authorization spec read the header, not the body).
+ */
+function scopeRefusal(auth: OAuthResourceAuth, principal: Principal, missing: readonly string[], correlationId: string): Response {
+  const scopes = `${missing.length === 1 ? "the scope" : "the scopes"} ${missing.join(" ")}`;
+  const challenge = insufficientScope(auth, [...new Set([...auth.scope, ...missing])], `This route needs ${scopes}`).headers.get("WWW-Authenticate") ?? "";
+  const credential = principal.clientId.startsWith(CI_KEY_CLIENT_PREFIX) ? "CI key" : "access token";
+  const message = `This route needs ${scopes}, which your ${credential} does not carry. ${scopeNextStep(principal, missing, scopes)}`;
+  return apiError(403, "insufficient_scope", message, { correlationId, headers: { "WWW-Authenticate": challenge }, details: { missingScopes: [...missing] } });
+}
+
 interface Handled {
   response: Response;
   target: string;
@@ -104,7 +124,7 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
     if (route) {
       const missing = missingScopes(principal.scopes, route.requiredScopes);
       if (missing.length > 0) {
-        const response = insufficientScope(auth, [...new Set([...auth.scope, ...missing])], `This route needs the scope ${missing.join(" ")}`);
+        const response = scopeRefusal(auth, principal, missing, correlationId);
         return { response, target, params, reason: `missing scope ${missing.join(" ")}` };
       }
     }

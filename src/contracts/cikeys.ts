@@ -14,6 +14,9 @@ import { sha256Hex } from "./store/hash";
 
 export const CI_KEY_PREFIX = "arb_ci_";
 
+/** A CI key's principal has the client id `ci-key:<id>` (audit records, uploader, rate-limit bucket). */
+export const CI_KEY_CLIENT_PREFIX = "ci-key:";
+
 /** What a CI key may carry: the REST scopes a pipeline needs, never administration. */
 export const CI_KEY_SCOPES = ["contracts.read", "contracts.write", "snapshots.write"] as const;
 
@@ -67,7 +70,7 @@ export async function validateCiKey(env: Env, token: string, apiResource: string
   if (key.revokedAt) return null;
   const expiresAt = key.expiresAt ? Date.parse(key.expiresAt) : undefined;
   if (expiresAt !== undefined && expiresAt <= now) return null;
-  const clientId = `ci-key:${key.id}`;
+  const clientId = `${CI_KEY_CLIENT_PREFIX}${key.id}`;
   return {
     props: { organizationId: parsed.organizationId, userId: clientId, role: "ci", name: key.name, projects: [...key.projects] },
     audience: apiResource,

@@ -3,8 +3,11 @@
  * (JUnit XML escaping, the readable summary). The server round trips are in contracts-e2e.test.ts.
  */
 import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const CLI = resolve(import.meta.dirname, "../../bin/arbiter.mjs");
@@ -33,6 +36,35 @@ function run(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, encoding: "utf8" });
 }
 
+/**
+ * Every module the file loads: static imports and re-exports, `import()` and `require()`. A call whose
+ * argument is not a string literal is reported as such, since what it loads cannot be checked.
+ */
+function moduleSpecifiers(source: string): string[] {
+  const file = ts.createSourceFile("arbiter.mjs", source, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
+      found.push(ts.isStringLiteral(node.moduleSpecifier) ? node.moduleSpecifier.text : "<non-literal>");
+    } else if (ts.isCallExpression(node) && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === "require"))) {
+      const argument = node.arguments[0];
+      found.push(argument && ts.isStringLiteralLike(argument) ? argument.text : "<non-literal>");
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
+
+/** Directories from `start` up to the root that hold a node_modules a module lookup could fall back on. */
+function nodeModulesAbove(start: string): string[] {
+  const found: string[] = [];
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "node_modules"))) found.push(join(dir, "node_modules"));
+    if (dirname(dir) === dir) return found;
+  }
+}
+
 const verdict = (violations: Violation[]): Verdict => ({ approved: !violations.some((v) => v.severity === "error"), totalViolations: violations.length, violations, summary: [] });
 
 describe("bin/arbiter.mjs", () => {
@@ -46,6 +78,40 @@ describe("bin/arbiter.mjs", () => {
     expect(help.stdout).toContain("Exit codes: 0 approved");
     expect(run([]).status).toBe(2);
     expect(run(["--version"]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it("loads only Node built-ins (node: specifiers), statically or dynamically", () => {
+    const specifiers = moduleSpecifiers(readFileSync(CLI, "utf8"));
+    expect(specifiers).toEqual(expect.arrayContaining(["node:fs", "node:url", "node:util"]));
+    for (const specifier of specifiers) expect(specifier, "every module the CLI loads").toMatch(/^node:[a-z_/]+$/);
+    // The scanner itself sees what it must: a package import, a dynamic import, a require, a computed one.
+    expect(moduleSpecifiers('import a from "undici"; export * from "./x.mjs"; await import("yaml"); require("node:fs"); import(name);')).toEqual([
+      "undici",
+      "./x.mjs",
+      "yaml",
+      "node:fs",
+      "<non-literal>",
+    ]);
+  });
+
+  it("runs from a copy alone in an empty temporary directory: nothing installed is needed", () => {
+    const dir = mkdtempSync(join(tmpdir(), "arbiter-cli-"));
+    try {
+      expect(nodeModulesAbove(dir), "a node_modules above the temporary directory would weaken this test").toEqual([]);
+      const copy = join(dir, "arbiter.mjs");
+      copyFileSync(CLI, copy);
+      const alone = (args: string[]) => spawnSync(process.execPath, [copy, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? "" }, encoding: "utf8" });
+      const help = alone(["--help"]);
+      expect(help.stderr).toBe("");
+      expect(help.status).toBe(0);
+      expect(help.stdout).toContain("Usage:\n  arbiter snapshot <openapi-file> --project <name>");
+      expect(help.stdout).toContain("Exit codes: 0 approved (build-failed: recorded), 1 rejected, 2 could not verify.");
+      const noCommand = alone([]);
+      expect(noCommand.status).toBe(2);
+      expect(noCommand.stdout).toContain("Usage:");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("exits 2 with a clear message on usage errors, before any network access", () => {

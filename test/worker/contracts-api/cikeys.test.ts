@@ -1,10 +1,22 @@
-import { SELF } from "cloudflare:test";
+import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Env as WorkerEnv } from "../../../src/env";
 import { mcpPost } from "../helpers";
 import { call, callJson, createKey, restToken } from "./api-helpers";
 
 let ana: string;
 let gus: string;
+
+function storeOf(organization: string) {
+  const bindings = env as unknown as WorkerEnv;
+  return bindings.CONTRACT_STORE.get(bindings.CONTRACT_STORE.idFromName(organization));
+}
+
+/** Every stored value as text, binary columns decoded too, so a secret cannot hide in a BLOB. */
+function asText(value: unknown): string {
+  if (value instanceof ArrayBuffer) return new TextDecoder().decode(value);
+  return String(value);
+}
 
 beforeAll(async () => {
   ana = await restToken("ana", "keys.admin contracts.read");
@@ -30,6 +42,36 @@ describe("CI keys", () => {
     const whoami = await callJson(secret, "GET", "/whoami");
     expect(whoami.status).toBe(200);
     expect(whoami.body).toMatchObject({ organization: { id: "acme" }, clientId: `ci-key:${created.body.key.id}`, scopes: ["snapshots.write", "contracts.read"] });
+  });
+
+  it("are stored only as the SHA-256 of the whole key: no column holds the secret or a piece of it", async () => {
+    const { id, secret } = await createKey(ana, { name: "hash check", projects: ["orders"], scopes: ["contracts.read"] });
+    const random = secret.slice(-43);
+    const pieces = Array.from({ length: random.length - 7 }, (_, i) => random.slice(i, i + 8));
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)));
+    const expectedHash = `sha256:${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+
+    const { row, everyValue } = await runInDurableObject(storeOf("acme"), (_instance, state) => {
+      const sql = state.storage.sql;
+      const keyRow = sql.exec<Record<string, SqlStorageValue>>("SELECT * FROM ci_keys WHERE id = ?", id).toArray()[0];
+      // Beyond ci_keys: no table of the organization's store may hold the secret either.
+      const tables = sql
+        .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
+        .toArray()
+        .map((t) => t.name);
+      const values: unknown[] = [];
+      for (const table of tables) for (const r of sql.exec(`SELECT * FROM "${table}"`)) values.push(...Object.values(r));
+      return { row: keyRow, everyValue: values.map(asText) };
+    });
+    expect(row).toBeDefined();
+    expect(row!.secret_hash).toBe(expectedHash);
+    for (const [column, value] of Object.entries(row!)) {
+      const text = asText(value);
+      expect(text, column).not.toContain(random);
+      for (const piece of pieces) expect(text.includes(piece), `${column} holds ${piece}`).toBe(false);
+    }
+    expect(everyValue.length).toBeGreaterThan(0);
+    for (const text of everyValue) for (const piece of pieces) expect(text.includes(piece)).toBe(false);
   });
 
   it("never reach /mcp", async () => {
@@ -89,9 +131,23 @@ describe("CI keys", () => {
     const developer = await restToken("dev", "contracts.read contracts.write");
     const response = await call(developer, "POST", "/keys", { name: "x", projects: ["*"], scopes: ["contracts.read"] });
     expect(response.status).toBe(403);
-    expect(response.headers.get("www-authenticate")).toContain("insufficient_scope");
+    // The step-up challenge stays exactly as the OAuth library writes it (RFC 6750 clients read the header)...
+    const challenge = response.headers.get("www-authenticate") ?? "";
+    expect(challenge).toMatch(/^Bearer realm="OAuth", error="insufficient_scope", scope="contracts\.read contracts\.write keys\.admin", resource_metadata="[^"]+", error_description="This route needs the scope keys\.admin"$/);
+    // ...while the body has the one REST error shape, naming the scope and what to do.
+    expect(response.headers.get("content-type")).toContain("application/json");
+    const body = (await response.json()) as { error: { code: string; message: string; correlationId: string; details: unknown } };
+    expect(body.error.code).toBe("insufficient_scope");
+    expect(body.error.message).toContain("needs the scope keys.admin");
+    expect(body.error.message).toContain("Ask for an access token with the scope keys.admin");
+    expect(body.error.details).toEqual({ missingScopes: ["keys.admin"] });
+    expect(body.error.correlationId).toBe(response.headers.get("x-correlation-id"));
+
     const ciKey = (await createKey(ana, { projects: ["*"], scopes: ["contracts.read", "contracts.write", "snapshots.write"] })).secret;
-    expect((await call(ciKey, "GET", "/keys")).status).toBe(403);
+    const byKey = await callJson(ciKey, "GET", "/keys");
+    expect(byKey.status).toBe(403);
+    expect(byKey.body.error.code).toBe("insufficient_scope");
+    expect(byKey.body.error.message).toContain("CI keys cannot carry the scope keys.admin");
   });
 
   it("of one organization are invisible to and irrevocable by another", async () => {
@@ -109,5 +165,12 @@ describe("CI keys", () => {
   it("are unauthenticated without a bearer token", async () => {
     const response = await SELF.fetch("http://localhost:8787/api/v1/keys");
     expect(response.status).toBe(401);
+    // As the README says: the OAuth layer's RFC 6750 challenge, no JSON body.
+    expect(response.headers.get("www-authenticate")).toMatch(/^Bearer realm="OAuth"/);
+    expect(await response.text()).toBe("");
+    const badKey = await call("arb_ci_acme_0123456789abcdef_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "GET", "/keys");
+    expect(badKey.status).toBe(401);
+    expect(badKey.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    expect(await badKey.text()).toBe("");
   });
 });

@@ -1,5 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { CHUNK_BYTES } from "../../../src/contracts/store/schema";
 import type { Env as WorkerEnv } from "../../../src/env";
 import { call, callJson, createKey, restToken } from "./api-helpers";
 import { conformingSnapshot, ORDERS_CONTRACT_YAML, ordersContract, text, violatingSnapshot } from "./fixtures";
@@ -176,6 +177,33 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     expect(first.body.snapshot.commit).toBe("aaaaaaa");
   });
 
+  it("stores a document over 2.5 MiB in pieces under the 2 MB row limit and gives back the same bytes", async () => {
+    // Local workerd does not enforce Durable Object SQLite's 2 MB row limit, so the piece size is checked here.
+    const padding = Array.from({ length: 3 * 1024 * 1024 / 16 }, (_, i) => i.toString(36).padStart(16, "-")).join("");
+    const upload = new TextEncoder().encode(text(ordersContract({ "x-padding": padding })));
+    expect(upload.byteLength).toBeGreaterThan(2.5 * 1024 * 1024);
+    const created = await callJson(developer, "POST", "/projects/large-doc/contracts", upload, { "Content-Type": "application/json" });
+    expect(created.status).toBe(201);
+    const hash: string = created.body.contract.contentHash;
+    expect(hash).toBe(await sha256(upload));
+
+    const stored = await runInDurableObject(storeOf("acme"), (_instance, state) =>
+      state.storage.sql
+        .exec<{ pieces: number; largest: number; total: number }>("SELECT COUNT(*) AS pieces, MAX(length(data)) AS largest, SUM(length(data)) AS total FROM blob_chunks WHERE hash = ?", hash)
+        .one(),
+    );
+    expect(stored.pieces).toBeGreaterThan(1);
+    expect(stored.largest).toBeLessThanOrEqual(2_000_000);
+    expect(stored.largest).toBeLessThanOrEqual(CHUNK_BYTES);
+    expect(stored.total).toBe(upload.byteLength);
+
+    const downloaded = await call(developer, "GET", `/projects/large-doc/contracts/${created.body.contract.version}/document`);
+    expect(downloaded.status).toBe(200);
+    const bytes = new Uint8Array(await downloaded.arrayBuffer());
+    expect(bytes.byteLength).toBe(upload.byteLength);
+    expect(bytes.every((byte, i) => byte === upload[i])).toBe(true);
+  });
+
   it("loses nothing under concurrent uploads to one project", async () => {
     const before = (await callJson(developer, "GET", "/projects/orders")).body.project;
     const snapshots = Array.from({ length: 12 }, (_, i) => callJson(developer, "POST", `/projects/orders/snapshots?commit=c${i}`, text(i % 2 ? conformingSnapshot() : violatingSnapshot())));
@@ -239,7 +267,11 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     expect(projects.body.projects.map((p: { name: string }) => p.name)).toEqual(["orders"]);
     const noWrite = await call(key.secret, "POST", "/projects/orders/contracts", text(ordersContract()));
     expect(noWrite.status).toBe(403);
-    expect(noWrite.headers.get("www-authenticate")).toContain("insufficient_scope");
+    expect(noWrite.headers.get("www-authenticate")).toContain('error="insufficient_scope", scope="snapshots.write contracts.read contracts.write"');
+    const refusal = (await noWrite.json()) as { error: { code: string; message: string } };
+    expect(refusal.error.code).toBe("insufficient_scope");
+    expect(refusal.error.message).toContain("needs the scope contracts.write, which your CI key does not carry");
+    expect(refusal.error.message).toContain("Ask your organization admin for a CI key with the scope contracts.write");
 
     const all = await createKey(ana, { projects: ["*"], scopes: ["contracts.read"] });
     const everything = await callJson(all.secret, "GET", "/projects");
