@@ -19,6 +19,7 @@ import { requestBodyRequired } from "./request-body-required";
 import { requestBodyRequiredProperty } from "./request-body-required-property";
 import { requestBodySchema } from "./request-body-schema";
 import { responseEnum } from "./response-enum";
+import { responseEnumUnconstrained } from "./response-enum-unconstrained";
 import { responseMediaType } from "./response-media-type";
 import { responseNullability } from "./response-nullability";
 import { responseOptionalNullability } from "./response-optional-nullability";
@@ -92,6 +93,7 @@ export const conformanceRules: readonly ConformanceRule[] = frozenRules([
   responsePropertyOptional,
   responseType,
   responseEnum,
+  responseEnumUnconstrained,
   responseNullability,
   responseOptionalNullability,
   schemaFormat,

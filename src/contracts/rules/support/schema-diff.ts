@@ -19,6 +19,8 @@ export type SchemaChangeKind =
   | "type"
   | "format"
   | "enum"
+  /** response: the contract limits the values to an enum, the implementation declares no limit. */
+  | "enum-unconstrained"
   | "nullable"
   /** response: null the contract does not allow, in a property neither side requires. */
   | "nullable-optional"
@@ -235,7 +237,11 @@ function enumKey(value: unknown): string {
 
 function compareEnums(contract: SchemaView, snapshot: SchemaView, direction: Direction, changes: SchemaChange[]): void {
   if (direction === "response") {
-    if (!contract.enumValues || !snapshot.enumValues) return;
+    if (!contract.enumValues) return;
+    if (!snapshot.enumValues) {
+      changes.push({ kind: "enum-unconstrained", pointer: "", message: `the contract limits the values to ${JSON.stringify(contract.enumValues)} but the implementation declares no such limit, so it may return others` });
+      return;
+    }
     const allowed = new Set(contract.enumValues.map(enumKey));
     const extra = snapshot.enumValues.filter((value) => !allowed.has(enumKey(value)));
     if (extra.length > 0) {

@@ -1,0 +1,23 @@
+import { locate, type ConformanceRule } from "./rule";
+
+/**
+ * A response value the contract limits to an enum, where the implementation declares no enum at all. A warning,
+ * not an error like response-enum: generators often leave enums out (a C# enum serialised as a string without
+ * a converter annotation, a plain `String` field in Java), so the document may say less than the code does.
+ */
+export const responseEnumUnconstrained: ConformanceRule = {
+  kind: "conformance",
+  id: "response-enum-unconstrained",
+  defaultSeverity: "warning",
+  purpose: "Response values the contract limits to an enum are limited in the implementation too.",
+  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-enum-value-added)",
+  check(context) {
+    for (const pair of context.comparedPairs) {
+      for (const body of context.responseBodies(pair)) {
+        for (const change of body.changes) {
+          if (change.kind === "enum-unconstrained") context.report(locate(pair.contract, body.pointer + change.pointer), `status ${body.status}: ${change.message}`);
+        }
+      }
+    }
+  },
+};
