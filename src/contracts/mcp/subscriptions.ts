@@ -47,7 +47,7 @@ async function followsProject(view: SessionView, project: string): Promise<boole
   const held = new Set(await subscribedUris(view.session));
   for (const uri of urisFollowingProject(project)) {
     if (!held.has(uri)) continue;
-    if (uri !== ACTIVE_CONTRACT_URI || (await selectedProjectIn(view.session, view.organizationId)) === project) return true;
+    if (uri !== ACTIVE_CONTRACT_URI || (await activeContractChangedBy(project, view))) return true;
   }
   return false;
 }

@@ -1,4 +1,5 @@
-import { locate, type ConformanceRule } from "./rule";
+import type { ConformanceRule } from "./rule";
+import { reportResponseChanges } from "./support/response-changes";
 
 /**
  * A response value the contract limits to an enum, where the implementation declares no enum at all. A warning,
@@ -12,12 +13,6 @@ export const responseEnumUnconstrained: ConformanceRule = {
   purpose: "Response values the contract limits to an enum are limited in the implementation too.",
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-enum-value-added)",
   check(context) {
-    for (const pair of context.comparedPairs) {
-      for (const body of context.responseBodies(pair)) {
-        for (const change of body.changes) {
-          if (change.kind === "enum-unconstrained") context.report(locate(pair.contract, body.pointer + change.pointer), `status ${body.status}: ${change.message}`);
-        }
-      }
-    }
+    reportResponseChanges(context, "enum-unconstrained");
   },
 };

@@ -1,4 +1,5 @@
-import { locate, type ConformanceRule } from "./rule";
+import type { ConformanceRule } from "./rule";
+import { reportResponseChanges } from "./support/response-changes";
 
 /** Response enum values stay within the contract's values. */
 export const responseEnum: ConformanceRule = {
@@ -8,12 +9,6 @@ export const responseEnum: ConformanceRule = {
   purpose: "Response enum values stay within the contract's values.",
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-enum-value-added)",
   check(context) {
-    for (const pair of context.comparedPairs) {
-      for (const body of context.responseBodies(pair)) {
-        for (const change of body.changes) {
-          if (change.kind === "enum") context.report(locate(pair.contract, body.pointer + change.pointer), `status ${body.status}: ${change.message}`);
-        }
-      }
-    }
+    reportResponseChanges(context, "enum");
   },
 };

@@ -1,5 +1,6 @@
 import { mediaTypeEssence } from "./support/media-types";
-import { locate, type ConformanceRule } from "./rule";
+import type { ConformanceRule } from "./rule";
+import { reportResponseChanges } from "./support/response-changes";
 
 /**
  * The members RFC 9457 defines for every problem details object, all optional. ASP.NET Core's ProblemDetails
@@ -24,15 +25,9 @@ export const responseOptionalNullability: ConformanceRule = {
   purpose: "Optional response properties are null only where the contract allows it.",
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-became-nullable)",
   check(context) {
-    for (const pair of context.comparedPairs) {
-      for (const body of context.responseBodies(pair)) {
-        const problemBody = isProblemDetails(body.contractMediaType) && isProblemDetails(body.snapshotMediaType);
-        for (const change of body.changes) {
-          if (change.kind !== "nullable-optional") continue;
-          if (problemBody && PROBLEM_DETAILS_MEMBERS.has(change.pointer)) continue;
-          context.report(locate(pair.contract, body.pointer + change.pointer), `status ${body.status}: ${change.message} (the property is optional on both sides)`);
-        }
-      }
-    }
+    reportResponseChanges(context, "nullable-optional", {
+      skip: (body, change) => isProblemDetails(body.contractMediaType) && isProblemDetails(body.snapshotMediaType) && PROBLEM_DETAILS_MEMBERS.has(change.pointer),
+      note: "(the property is optional on both sides)",
+    });
   },
 };

@@ -1,4 +1,5 @@
-import { locate, type ConformanceRule } from "./rule";
+import type { ConformanceRule } from "./rule";
+import { reportResponseChanges } from "./support/response-changes";
 
 /** A property the contract requires in a response is declared by the implementation. */
 export const responseRequiredProperty: ConformanceRule = {
@@ -8,12 +9,6 @@ export const responseRequiredProperty: ConformanceRule = {
   purpose: "A property the contract requires in a response is declared by the implementation.",
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-required-property-removed)",
   check(context) {
-    for (const pair of context.comparedPairs) {
-      for (const body of context.responseBodies(pair)) {
-        for (const change of body.changes) {
-          if (change.kind === "required-missing") context.report(locate(pair.contract, body.pointer + change.pointer), `status ${body.status}: ${change.message}`);
-        }
-      }
-    }
+    reportResponseChanges(context, "required-missing");
   },
 };

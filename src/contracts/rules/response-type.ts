@@ -1,4 +1,5 @@
-import { locate, type ConformanceRule } from "./rule";
+import type { ConformanceRule } from "./rule";
+import { reportResponseChanges } from "./support/response-changes";
 
 /** Response property types are those of the contract. */
 export const responseType: ConformanceRule = {
@@ -8,12 +9,6 @@ export const responseType: ConformanceRule = {
   purpose: "Response property types are those of the contract.",
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-type-changed)",
   check(context) {
-    for (const pair of context.comparedPairs) {
-      for (const body of context.responseBodies(pair)) {
-        for (const change of body.changes) {
-          if (change.kind === "type") context.report(locate(pair.contract, body.pointer + change.pointer), `status ${body.status}: ${change.message}`);
-        }
-      }
-    }
+    reportResponseChanges(context, "type");
   },
 };
