@@ -253,6 +253,15 @@ describe("arbiter login / token / logout against wrangler dev", () => {
   });
 });
 
+describe("the landing page", () => {
+  it("shows the login and token commands for this server", async () => {
+    const page = await (await fetch(`${server.url}/`, { headers: { Accept: "text/html" } })).text();
+    const block = /<code id="cli-login">([\s\S]*?)<\/code>/.exec(page)?.[1];
+    expect(block?.split("\n")).toEqual([`curl -fsSO ${server.url}/cli/arbiter.mjs`, `node arbiter.mjs login --server ${server.url}`, "TOKEN=$(node arbiter.mjs token)"]);
+    expect(page).toContain('<a href="/cli/arbiter.mjs">');
+  });
+});
+
 describe("arbiter login failures a person can read", () => {
   it("exits 2 and stores nothing when consent is denied", async () => {
     const config = configDir("denied");
