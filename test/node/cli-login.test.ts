@@ -210,6 +210,27 @@ describe("arbiter login / token / logout against wrangler dev", () => {
     expect(again.url.searchParams.get("client_id")).toBe(clientId);
   });
 
+  it("--scope asks for those scopes (plus offline_access) instead, as the README's /chat example does", async () => {
+    const result = await login(config, /Ana Admin/, ["--scope", "orders.read orders.search"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.url.searchParams.get("scope")).toBe("orders.read orders.search offline_access");
+    const token = (await runCli(["token"], config)).stdout.trim();
+    const chat = await fetch(`${server.url}/chat`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ text: "me traga pedidos pagos" }),
+    });
+    expect(chat.status).toBe(200);
+    expect(JSON.stringify(await chat.json())).toContain("orders_search");
+  });
+
+  it("refuses a scope the server does not offer before opening the browser", async () => {
+    const result = await runCli(["login", "--server", server.url, "--no-browser", "--scope", "orders.everything"], config);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("arbiter login: Unknown scope orders.everything: the server offers orders.read");
+    expect(result.stderr).not.toContain("/authorize?");
+  });
+
   it("--resource mcp stores an MCP token beside the REST one (on the system Node, older than the tests')", async () => {
     // The CLI promises Node 18.3+; the machine's own Node (20 here) stands in for an older one than the tests run on.
     const result = await login(config, /Ana Admin/, ["--resource", "mcp"], existsSync(SYSTEM_NODE) ? SYSTEM_NODE : process.execPath);
