@@ -2,7 +2,7 @@
  * Wires the catalog onto an SDK v1 McpServer. This is the one file that knows the SDK's server API:
  * tools/list and tools/call are answered here (every call through runToolCall), so are the resource methods
  * (one lookup decides what a URI names, for read and subscribe alike), prompts are registered with scope checks,
- * and resource subscriptions are kept in the session.
+ * resource subscriptions are kept in the session, and initialize advertises only what this file makes true.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
@@ -89,10 +89,10 @@ export function toolListing(catalog: Catalog) {
 
 export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): McpServer {
   // Declared because the SDK sets a handler only for a declared capability; McpServer then installs handlers of
-  // its own for them, which the ones below replace.
+  // its own for them, which the ones below replace. What initialize advertises is set at the end.
   const server = new McpServer(SERVER_INFO, {
     instructions: SERVER_INSTRUCTIONS,
-    capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, logging: {} },
+    capabilities: { tools: {}, resources: { subscribe: true }, logging: {} },
   });
   const low = server.server;
   const listing = toolListing(catalog);
@@ -221,6 +221,10 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
     }
     return {};
   });
+
+  // McpServer switches listChanged on for tools, resources and prompts as it installs their handlers. The lists
+  // are fixed when the isolate starts and no list_changed notification is ever sent, so say that instead.
+  low.registerCapabilities({ tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, prompts: { listChanged: false } });
 
   return server;
 }
