@@ -138,6 +138,8 @@ export interface ResourceTemplateDefinition {
   /**
    * Optional: runs when a session subscribes to a URI of this template (before the subscription is kept), e.g. to
    * record the session where the change will happen. Throwing refuses the subscription with the error's message.
+   * A template whose URIs can name nothing (an unknown project, a missing version) refuses those here: without
+   * this hook, every URI the template matches is accepted once the scopes are held.
    */
   subscribe?(uri: string, variables: Record<string, string>, context: CallContext): Promise<void>;
   /** Optional: runs after a session unsubscribed from a URI of this template. */

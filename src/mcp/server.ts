@@ -1,16 +1,19 @@
 /**
  * Wires the catalog onto an SDK v1 McpServer. This is the one file that knows the SDK's server API:
- * tools/list and tools/call are answered here (every call through runToolCall), resources and prompts are
- * registered with scope checks, and resource subscriptions are kept in the session.
+ * tools/list and tools/call are answered here (every call through runToolCall), so are the resource methods
+ * (one lookup decides what a URI names, for read and subscribe alike), prompts are registered with scope checks,
+ * resource subscriptions are kept in the session, and initialize advertises only what this file makes true.
  */
-import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
   type ServerNotification,
@@ -20,7 +23,8 @@ import { z } from "zod";
 import type { Env } from "../env";
 import { missingScopes, type Catalog } from "./catalog";
 import { ToolFailure, type CallContext, type Principal, type ResourceChange, type SessionView, type SessionState } from "./context";
-import { addSubscribedUri, removeSubscribedUri, subscribedUris } from "./subscription-list";
+import { MAX_RESOURCE_URI_LENGTH, resourceLookup, resourceNotFound, type ResourceTarget } from "./resource-lookup";
+import { addSubscribedUri, MAX_SUBSCRIPTIONS_PER_SESSION, removeSubscribedUri, subscribedUris } from "./subscription-list";
 import { runToolCall, type PipelineDeps } from "./pipeline";
 import { logError } from "../web/log";
 
@@ -84,9 +88,11 @@ export function toolListing(catalog: Catalog) {
 }
 
 export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): McpServer {
+  // Declared because the SDK sets a handler only for a declared capability; McpServer then installs handlers of
+  // its own for them, which the ones below replace. What initialize advertises is set at the end.
   const server = new McpServer(SERVER_INFO, {
     instructions: SERVER_INSTRUCTIONS,
-    capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, logging: {} },
+    capabilities: { tools: {}, resources: { subscribe: true }, logging: {} },
   });
   const low = server.server;
   const listing = toolListing(catalog);
@@ -100,37 +106,60 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
     return runToolCall(tool, request.params.arguments, callContext(extra, runtime), runtime);
   });
 
-  for (const resource of catalog.resources.values()) {
-    server.registerResource(resource.name, resource.uri, { title: resource.title, description: resource.description, mimeType: resource.mimeType }, async (uri, extra) => {
-      const context = callContext(extra, runtime);
-      requireScopes(context.principal, resource.requiredScopes, resource.uri);
-      const contents = await resource.read({ ...context, correlationId: crypto.randomUUID() });
-      return { contents: [{ uri: uri.href, mimeType: contents.mimeType, text: contents.text }] };
-    });
-  }
+  const lookup = resourceLookup(catalog);
+  /** The catalog entry `uri` names, or the JSON-RPC error that says why there is none. */
+  const resolve = (uri: string): ResourceTarget => {
+    const found = lookup(uri);
+    if ("found" in found) return found.found;
+    if ("tooLong" in found) {
+      throw new McpError(ErrorCode.InvalidParams, `The resource URI is ${found.tooLong} characters long; this server's resource URIs are at most ${MAX_RESOURCE_URI_LENGTH}. resources/list and resources/templates/list show them.`);
+    }
+    throw resourceNotFound(uri, `no resource of this server has the URI "${uri}" and none of its resource templates matches it. resources/list and resources/templates/list show what there is.`);
+  };
 
-  const flatten = (variables: Record<string, string | string[]>) =>
-    Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]));
-
-  for (const template of catalog.resourceTemplates.values()) {
-    const list = template.list;
-    const sdkTemplate = new ResourceTemplate(template.uriTemplate, {
-      list: list
-        ? async (extra) => {
-            const context = callContext(extra, runtime);
-            if (missingScopes(context.principal.scopes, template.requiredScopes).length > 0) return { resources: [] };
-            const items = await list({ ...context, correlationId: crypto.randomUUID() });
-            return { resources: items.map((item) => ({ ...item, mimeType: template.mimeType })) };
-          }
-        : undefined,
-    });
-    server.registerResource(template.name, sdkTemplate, { title: template.title, description: template.description, mimeType: template.mimeType }, async (uri, variables, extra) => {
+  // The resource methods are answered here rather than by McpServer.registerResource: its read answers an
+  // unknown URI with -32602 where the specification asks for -32002, and it does not bound the URI.
+  low.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
+    const resources: Array<Record<string, unknown> & { uri: string; name: string }> = [...catalog.resources.values()].map((resource) => ({
+      uri: resource.uri,
+      name: resource.name,
+      title: resource.title,
+      description: resource.description,
+      mimeType: resource.mimeType,
+    }));
+    for (const template of catalog.resourceTemplates.values()) {
+      if (!template.list) continue;
       const context = callContext(extra, runtime);
-      requireScopes(context.principal, template.requiredScopes, template.uriTemplate);
-      const contents = await template.read(uri.href, flatten(variables), { ...context, correlationId: crypto.randomUUID() });
-      return { contents: [{ uri: uri.href, mimeType: contents.mimeType, text: contents.text }] };
-    });
-  }
+      if (missingScopes(context.principal.scopes, template.requiredScopes).length > 0) continue;
+      const items = await template.list({ ...context, correlationId: crypto.randomUUID() });
+      resources.push(...items.map((item) => ({ title: template.title, description: template.description, ...item, mimeType: template.mimeType })));
+    }
+    return { resources };
+  });
+  low.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [...catalog.resourceTemplates.values()].map((template) => ({
+      name: template.name,
+      uriTemplate: template.uriTemplate,
+      title: template.title,
+      description: template.description,
+      mimeType: template.mimeType,
+    })),
+  }));
+  low.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const uri = request.params.uri;
+    const target = resolve(uri);
+    const context = callContext(extra, runtime);
+    requireScopes(context.principal, target.requiredScopes, target.label);
+    const correlationId = crypto.randomUUID();
+    const call = { ...context, correlationId };
+    const contents = await guarded(
+      () => (target.kind === "resource" ? target.resource.read(call) : target.template.read(uri, target.variables, call)),
+      `Could not read ${uri}`,
+      target.name,
+      correlationId,
+    );
+    return { contents: [{ uri, mimeType: contents.mimeType, text: contents.text }] };
+  });
 
   for (const prompt of catalog.prompts.values()) {
     server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: prompt.argsSchema.shape as never }, (async (args: unknown, extra: Extra) => {
@@ -143,57 +172,75 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
     }) as never);
   }
 
-  // Resources and templates that want to know about subscriptions (e.g. to record the session where the change happens).
-  const templateHooks = [...catalog.resourceTemplates.values()]
-    .filter((template) => template.subscribe || template.unsubscribe)
-    .map((template) => ({ template, matcher: new UriTemplate(template.uriTemplate) }));
-  const runSubscriptionHook = async (kind: "subscribe" | "unsubscribe", uri: string, extra: Extra) => {
-    const resource = catalog.resources.get(uri);
-    if (resource) {
-      const hook = resource[kind];
-      if (!hook) return;
-      const context = callContext(extra, runtime);
-      requireScopes(context.principal, resource.requiredScopes, resource.uri);
-      const correlationId = crypto.randomUUID();
-      await runHook(() => hook.call(resource, { ...context, correlationId }), uri, resource.name, correlationId);
-      return;
-    }
-    for (const { template, matcher } of templateHooks) {
-      const variables = matcher.match(uri);
-      if (!variables) continue;
-      const hook = template[kind];
-      if (!hook) return;
-      const context = callContext(extra, runtime);
-      requireScopes(context.principal, template.requiredScopes, template.uriTemplate);
-      const correlationId = crypto.randomUUID();
-      await runHook(() => hook.call(template, uri, flatten(variables), { ...context, correlationId }), uri, template.name, correlationId);
-      return;
+  // Resources and templates that want to know about subscriptions (e.g. to record the session where the change
+  // happens, or to refuse a URI whose template matches but that names nothing, such as an unknown project).
+  const runSubscriptionHook = async (kind: "subscribe" | "unsubscribe", uri: string, target: ResourceTarget, context: Omit<CallContext, "correlationId">) => {
+    const correlationId = crypto.randomUUID();
+    const call = { ...context, correlationId };
+    const what = `Could not change the subscription to ${uri}`;
+    if (target.kind === "resource") {
+      const hook = target.resource[kind];
+      if (hook) await guarded(() => hook.call(target.resource, call), what, target.name, correlationId);
+    } else {
+      const hook = target.template[kind];
+      if (hook) await guarded(() => hook.call(target.template, uri, target.variables, call), what, target.name, correlationId);
     }
   };
 
+  // Only what exists and the caller may read can be subscribed to, and a session holds a bounded number.
   low.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
-    await runSubscriptionHook("subscribe", request.params.uri, extra);
-    await addSubscribedUri(runtime.session, request.params.uri);
+    const uri = request.params.uri;
+    const target = resolve(uri);
+    const context = callContext(extra, runtime);
+    requireScopes(context.principal, target.requiredScopes, target.label);
+    // The place is taken before the hook records the session elsewhere, so the bound holds under concurrency.
+    const added = await addSubscribedUri(runtime.session, uri);
+    if (added === "full") {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `This session already holds ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions, the most one session may hold: unsubscribe (resources/unsubscribe) from one it no longer needs, or open another session.`,
+      );
+    }
+    try {
+      await runSubscriptionHook("subscribe", uri, target, context);
+    } catch (error) {
+      if (added === "added") await removeSubscribedUri(runtime.session, uri);
+      throw error;
+    }
     return {};
   });
   low.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
-    await removeSubscribedUri(runtime.session, request.params.uri);
-    await runSubscriptionHook("unsubscribe", request.params.uri, extra);
+    const uri = request.params.uri;
+    await removeSubscribedUri(runtime.session, uri);
+    // Unsubscribing from something that names nothing is a no-op, as it cannot be held.
+    const found = lookup(uri);
+    if ("found" in found) {
+      const context = callContext(extra, runtime);
+      requireScopes(context.principal, found.found.requiredScopes, found.found.label);
+      await runSubscriptionHook("unsubscribe", uri, found.found, context);
+    }
     return {};
   });
+
+  // McpServer switches listChanged on for tools, resources and prompts as it installs their handlers. The lists
+  // are fixed when the isolate starts and no list_changed notification is ever sent, so say that instead.
+  low.registerCapabilities({ tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, prompts: { listChanged: false } });
 
   return server;
 }
 
-/** A refused subscription answers with the hook's safe message; anything unexpected with a generic one. */
-async function runHook(run: () => Promise<void>, uri: string, owner: string, correlationId: string): Promise<void> {
+/**
+ * Runs a resource module's read or subscription hook: its McpErrors (e.g. -32002) pass as they are, a handled
+ * failure answers with its safe message, anything unexpected with a generic one and a correlation id.
+ */
+async function guarded<T>(run: () => Promise<T>, what: string, owner: string, correlationId: string): Promise<T> {
   try {
-    await run();
+    return await run();
   } catch (error) {
     if (error instanceof McpError) throw error;
     if (error instanceof ToolFailure) throw new McpError(ErrorCode.InvalidParams, error.message);
-    logError("subscription hook failed", { resource: owner, correlationId, error });
-    throw new McpError(ErrorCode.InternalError, `Could not change the subscription to ${uri} (correlation id ${correlationId}). Try again.`);
+    logError("resource handler failed", { resource: owner, correlationId, error });
+    throw new McpError(ErrorCode.InternalError, `${what} (correlation id ${correlationId}). Try again.`);
   }
 }
 

@@ -2,13 +2,17 @@
  * The spec:// resources (URIs in uris.ts): the active contract of the session's selected project, contract
  * documents and verdicts by project and version, and the subscribable latest verdict of a project. Reads go
  * to the caller's own organization only; handled failures become JSON-RPC errors whose message says what to do.
+ * A URI that matches a template but names nothing the caller can reach (a project of another organization, an
+ * unknown one, a version or snapshot that does not exist) is answered with -32002 (resource not found), for reads
+ * and subscriptions alike, and with the same words whether the project exists elsewhere or nowhere.
  */
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext, CapabilityContext, ResourceContents } from "../../mcp/context";
 import { ToolFailure } from "../../mcp/context";
+import { resourceNotFound } from "../../mcp/resource-lookup";
 import { readContentText, readVerdictBody } from "../store/client";
 import type { ContractRecord, SnapshotRecord } from "../store/records";
-import { checkProjectAccess, projectRestriction, requireProjectStatus, selectedProject, storeOf } from "./access";
+import { cannotVerify, checkProjectAccess, projectRestriction, requireProjectStatus, selectedProject, storeOf } from "./access";
 import { contractLabel, resolveContract } from "./conformance";
 import { activeContractChangedBy, forgetProjectSubscriber, recordProjectSubscriber, subscribeToActiveContract, unsubscribeFromActiveContract } from "./subscriptions";
 import {
@@ -31,22 +35,29 @@ const LISTED_TOTAL = 200;
 
 type Context = CallContext;
 
-/** Turns handled failures into JSON-RPC errors with their safe message. */
-async function asResourceError<T>(work: () => Promise<T>): Promise<T> {
+/** Failures (by `cannotVerify` reason) that mean the URI names no resource the caller can reach. */
+const NOT_FOUND_REASONS = new Set(["invalid_project_name", "project_not_allowed", "unknown_project", "unknown_contract", "unknown_snapshot", "invalid_resource_variable"]);
+
+/** Turns handled failures into JSON-RPC errors with their safe message: -32002 when `uri` names nothing. */
+async function asResourceError<T>(uri: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ToolFailure) throw new McpError(ErrorCode.InvalidParams, error.message);
+    if (error instanceof ToolFailure) {
+      if (NOT_FOUND_REASONS.has(String(error.meta.cannotVerify))) throw resourceNotFound(uri, error.message);
+      throw new McpError(ErrorCode.InvalidParams, error.message);
+    }
     throw error;
   }
 }
 
-function notFound(message: string): ToolFailure {
+/** The resource exists but cannot be served now; the message says what to do instead. */
+function cannotServe(message: string): ToolFailure {
   return new ToolFailure("invalid-input", message);
 }
 
 function positiveInteger(text: string | undefined, what: string): number {
-  if (text === undefined || !/^[1-9]\d{0,15}$/.test(text)) throw notFound(`Invalid ${what} "${String(text).slice(0, 40)}": use a positive whole number.`);
+  if (text === undefined || !/^[1-9]\d{0,15}$/.test(text)) throw cannotVerify("invalid_resource_variable", `Invalid ${what} "${String(text).slice(0, 40)}": use a positive whole number.`, "invalid-input");
   return Number(text);
 }
 
@@ -56,6 +67,20 @@ function projectVariable(context: Context, variables: Record<string, string>): s
   return project;
 }
 
+/** {version} of the contract template: undefined for "active", else the version number. */
+function contractVersion(variables: Record<string, string>): number | undefined {
+  return variables.version === "active" ? undefined : positiveInteger(variables.version, "contract version");
+}
+
+/** The snapshot {snapshot} of `project` names, or a not-found failure. */
+async function snapshotOf(context: Context, project: string, variables: Record<string, string>): Promise<SnapshotRecord> {
+  await requireProjectStatus(context, project);
+  const id = positiveInteger(variables.snapshot, "snapshot id");
+  const snapshot = await storeOf(context).getSnapshot(project, id);
+  if (!snapshot) throw cannotVerify("unknown_snapshot", `Project "${project}" has no snapshot ${id}: spec_snapshots_list shows its snapshots.`, "invalid-input");
+  return snapshot;
+}
+
 export function documentMimeType(format: ContractRecord["format"]): string {
   return format === "yaml" ? "application/yaml" : "application/json";
 }
@@ -63,17 +88,17 @@ export function documentMimeType(format: ContractRecord["format"]): string {
 async function contractDocument(context: Context, contract: ContractRecord): Promise<ResourceContents> {
   const download = `GET /api/v1/projects/${contract.project}/contracts/${contract.version}/document`;
   if (contract.size > MAX_RESOURCE_DOCUMENT_BYTES) {
-    throw notFound(`Contract ${contractLabel(contract)} of "${contract.project}" is ${contract.size} bytes, more than the ${MAX_RESOURCE_DOCUMENT_BYTES} bytes served as a resource: download it with ${download}.`);
+    throw cannotServe(`Contract ${contractLabel(contract)} of "${contract.project}" is ${contract.size} bytes, more than the ${MAX_RESOURCE_DOCUMENT_BYTES} bytes served as a resource: download it with ${download}.`);
   }
   const text = await readContentText(context.env, context.principal.organizationId, contract.contentHash);
-  if (text === null) throw notFound(`The stored document of contract ${contractLabel(contract)} of "${contract.project}" cannot be read: upload the contract again.`);
+  if (text === null) throw cannotServe(`The stored document of contract ${contractLabel(contract)} of "${contract.project}" cannot be read: upload the contract again.`);
   return { text, mimeType: documentMimeType(contract.format) };
 }
 
 async function verdictOfSnapshot(context: Context, project: string, snapshot: SnapshotRecord, extra: Record<string, unknown> = {}): Promise<ResourceContents> {
   const record = snapshot.verdictId === null ? null : await storeOf(context).getVerdict(project, snapshot.verdictId);
   const verdict = record ? await readVerdictBody(context.env, context.principal.organizationId, record.verdictHash) : null;
-  if (!verdict) throw notFound(`The verdict of snapshot ${snapshot.id} of "${project}" cannot be read: call check_api_conformance to check the snapshot again.`);
+  if (!verdict) throw cannotServe(`The verdict of snapshot ${snapshot.id} of "${project}" cannot be read: call check_api_conformance to check the snapshot again.`);
   return {
     mimeType: "application/json",
     text: JSON.stringify({ project, snapshot, contractVersion: snapshot.contractVersion, ...extra, verdict }, null, 2),
@@ -95,10 +120,10 @@ export function registerSpecResources(ctx: CapabilityContext): void {
     mimeType: "application/json",
     requiredScopes: READ,
     read: (context) =>
-      asResourceError(async () => {
+      asResourceError(ACTIVE_CONTRACT_URI, async () => {
         const project = await selectedProject(context);
         if (project === undefined) {
-          throw notFound(
+          throw cannotServe(
             `No project is selected for this session, so there is no active contract to show: call spec_project_select first, or read ${contractUri("<project>", "active")} directly (spec_projects_list shows the projects).`,
           );
         }
@@ -106,8 +131,8 @@ export function registerSpecResources(ctx: CapabilityContext): void {
         const status = await requireProjectStatus(context, project);
         return contractDocument(context, await resolveContract(context, project, undefined, status.activeContract));
       }),
-    subscribe: (context) => subscribeToActiveContract(context),
-    unsubscribe: (context) => unsubscribeFromActiveContract(context),
+    subscribe: (context) => asResourceError(ACTIVE_CONTRACT_URI, () => subscribeToActiveContract(context)),
+    unsubscribe: (context) => asResourceError(ACTIVE_CONTRACT_URI, () => unsubscribeFromActiveContract(context)),
     changedBy: (project, view) => activeContractChangedBy(project, view),
   });
 
@@ -130,22 +155,25 @@ export function registerSpecResources(ctx: CapabilityContext): void {
       }
       return items.slice(0, LISTED_TOTAL);
     },
-    read: (_uri, variables, context) =>
-      asResourceError(async () => {
+    read: (uri, variables, context) =>
+      asResourceError(uri, async () => {
         const project = projectVariable(context, variables);
         const status = await requireProjectStatus(context, project);
-        const version = variables.version === "active" ? undefined : positiveInteger(variables.version, "contract version");
-        return contractDocument(context, await resolveContract(context, project, version, status.activeContract));
+        return contractDocument(context, await resolveContract(context, project, contractVersion(variables), status.activeContract));
       }),
-    // Only "active" changes; a numbered version is immutable, so subscribing to one records nothing.
-    async subscribe(_uri, variables, context) {
-      const project = projectVariable(context, variables);
-      if (variables.version === "active") await recordProjectSubscriber(context, project);
-      else await requireProjectStatus(context, project);
-    },
-    async unsubscribe(_uri, variables, context) {
-      if (variables.version === "active") await forgetProjectSubscriber(context, projectVariable(context, variables));
-    },
+    // Only "active" changes; a numbered version is immutable, so subscribing to one only checks that it exists.
+    subscribe: (uri, variables, context) =>
+      asResourceError(uri, async () => {
+        const project = projectVariable(context, variables);
+        const version = contractVersion(variables);
+        if (version === undefined) return recordProjectSubscriber(context, project);
+        await requireProjectStatus(context, project);
+        await resolveContract(context, project, version, null);
+      }),
+    unsubscribe: (uri, variables, context) =>
+      asResourceError(uri, async () => {
+        if (variables.version === "active") await forgetProjectSubscriber(context, projectVariable(context, variables));
+      }),
   });
 
   // Registered before the {snapshot} template so that ".../verdicts/latest" is this resource.
@@ -164,18 +192,18 @@ export function registerSpecResources(ctx: CapabilityContext): void {
         .slice(0, LISTED_TOTAL)
         .map((project) => ({ uri: latestVerdictUri(project.name), name: `${project.name} latest verdict`, title: `${project.name}: latest verdict` }));
     },
-    read: (_uri, variables, context) =>
-      asResourceError(async () => {
+    read: (uri, variables, context) =>
+      asResourceError(uri, async () => {
         const project = projectVariable(context, variables);
         const status = await requireProjectStatus(context, project);
         if (!status.latestSnapshot) {
-          throw notFound(`Project "${project}" has no snapshot yet: upload one from CI (POST /api/v1/projects/${project}/snapshots). Subscribe to this resource to hear when it arrives.`);
+          throw cannotServe(`Project "${project}" has no snapshot yet: upload one from CI (POST /api/v1/projects/${project}/snapshots). Subscribe to this resource to hear when it arrives.`);
         }
         const build = status.lastBuildFailed && status.latestFailedBuild ? { lastBuildFailed: { commit: status.latestFailedBuild.commit, recordedAt: status.latestFailedBuild.recordedAt } } : {};
         return verdictOfSnapshot(context, project, status.latestSnapshot, build);
       }),
-    subscribe: (_uri, variables, context) => recordProjectSubscriber(context, projectVariable(context, variables)),
-    unsubscribe: (_uri, variables, context) => forgetProjectSubscriber(context, projectVariable(context, variables)),
+    subscribe: (uri, variables, context) => asResourceError(uri, () => recordProjectSubscriber(context, projectVariable(context, variables))),
+    unsubscribe: (uri, variables, context) => asResourceError(uri, () => forgetProjectSubscriber(context, projectVariable(context, variables))),
   });
 
   ctx.registerResourceTemplate({
@@ -196,14 +224,12 @@ export function registerSpecResources(ctx: CapabilityContext): void {
       }
       return items.slice(0, LISTED_TOTAL);
     },
-    read: (_uri, variables, context) =>
-      asResourceError(async () => {
+    read: (uri, variables, context) =>
+      asResourceError(uri, async () => {
         const project = projectVariable(context, variables);
-        await requireProjectStatus(context, project);
-        const id = positiveInteger(variables.snapshot, "snapshot id");
-        const snapshot = await storeOf(context).getSnapshot(project, id);
-        if (!snapshot) throw notFound(`Project "${project}" has no snapshot ${id}: spec_snapshots_list shows its snapshots.`);
-        return verdictOfSnapshot(context, project, snapshot);
+        return verdictOfSnapshot(context, project, await snapshotOf(context, project, variables));
       }),
+    // A snapshot's verdict never changes: subscribing only checks that the snapshot exists.
+    subscribe: (uri, variables, context) => asResourceError(uri, async () => void (await snapshotOf(context, projectVariable(context, variables), variables))),
   });
 }

@@ -2,11 +2,16 @@
  * Verdict subscriptions inside workerd: resources/subscribe records the session in the organization's
  * ContractStore, unsubscribe removes it, a CI upload notifies the session on its standalone SSE stream, and
  * sessions that no longer hold the subscription (unsubscribed in the session, ended) are dropped at the next upload.
+ * Only URIs naming a resource the caller can reach are accepted, a session holds a bounded number, and an unknown
+ * resource is answered with -32002 (issue 9, item 8).
  * The same flow with a real SDK client over wrangler dev: test/node/contracts-subscription.test.ts.
  */
-import { SELF } from "cloudflare:test";
+import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { contractStore } from "../../../src/contracts/store/client";
+import { sessionObjectName } from "../../../src/contracts/mcp/subscriptions";
+import { MAX_RESOURCE_URI_LENGTH, RESOURCE_NOT_FOUND } from "../../../src/mcp/resource-lookup";
+import { MAX_SUBSCRIPTIONS_PER_SESSION } from "../../../src/mcp/subscription-list";
 import { MCP_URL } from "../helpers";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
 import { connectAgent, request, restToken, uploadContract, uploadSnapshot, workerEnv, type Agent } from "./helpers";
@@ -100,5 +105,124 @@ describe("latest-verdict subscriptions", () => {
     expect(after).toContain(kept.session);
     expect(after).not.toContain(ghost);
     expect(after).not.toContain(ended.session);
+  });
+});
+
+/** The URIs the session's own storage holds (what resources/subscribe kept). */
+async function heldUris(agent: Agent): Promise<string[]> {
+  const stub = env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(sessionObjectName(agent.session)));
+  return runInDurableObject(stub, async (_instance, state) => (await state.storage.get<string[]>("arbiter:subscriptions")) ?? []);
+}
+
+describe("what may be subscribed to", () => {
+  let snapshotId: number;
+  beforeAll(async () => {
+    snapshotId = (await uploadSnapshot(ci, "orders", conformingSnapshot(), "sub0003")).snapshot.id;
+  });
+
+  it("answers an unknown resource with -32002 for subscribe and read, keeping nothing", async () => {
+    const agent = await connectAgent("ana");
+    for (const uri of ["file:///etc/passwd", "spec://projects/orders", "spec://nothing/here", "graphql://schema/extra"]) {
+      for (const method of ["resources/subscribe", "resources/read"]) {
+        const reply = await request(agent, method, { uri });
+        expect(reply.error, `${method} ${uri}`).toMatchObject({ code: RESOURCE_NOT_FOUND, data: { uri } });
+        expect(reply.error.message, `${method} ${uri}`).toMatch(/Resource not found: no resource of this server has the URI .* resources\/list and resources\/templates\/list/);
+      }
+    }
+    expect(await heldUris(agent)).toEqual([]);
+  });
+
+  it("answers -32002 for template URIs that name nothing of the caller's: unknown project, version, snapshot", async () => {
+    const agent = await connectAgent("ana");
+    const cases: Array<[string, RegExp]> = [
+      ["spec://projects/ghost/verdicts/latest", /no project "ghost"/],
+      ["spec://projects/ghost/contracts/active", /no project "ghost"/],
+      ["spec://projects/orders/contracts/99", /no contract version 99/],
+      ["spec://projects/orders/contracts/banana", /Invalid contract version "banana"/],
+      ["spec://projects/orders/verdicts/999999", /no snapshot 999999/],
+      ["spec://projects/Bad%20Name/verdicts/latest", /Invalid project name/],
+    ];
+    for (const [uri, message] of cases) {
+      for (const method of ["resources/subscribe", "resources/read"]) {
+        const reply = await request(agent, method, { uri });
+        expect(reply.error?.code, `${method} ${uri}`).toBe(RESOURCE_NOT_FOUND);
+        expect(reply.error.message, `${method} ${uri}`).toMatch(message);
+      }
+    }
+    expect(await heldUris(agent)).toEqual([]);
+    expect(await subscribers("ghost")).toEqual([]);
+  });
+
+  it("accepts the template URIs of the caller's own project, and the listed resources", async () => {
+    const agent = await connectAgent("ana");
+    const uris = ["spec://projects/orders/contracts/1", "spec://projects/orders/contracts/active", `spec://projects/orders/verdicts/${snapshotId}`, LATEST, "graphql://schema"];
+    for (const uri of uris) expect((await request(agent, "resources/subscribe", { uri })).error, uri).toBeUndefined();
+    expect(await heldUris(agent)).toEqual(uris);
+    expect(await subscribers()).toContain(agent.session);
+  });
+
+  it("refuses another organization's project exactly as one that exists nowhere", async () => {
+    const gus = await connectAgent("gus");
+    const refusal = async (project: string, tail: string) => {
+      const uri = `spec://projects/${project}/${tail}`;
+      const reply = await request(gus, "resources/subscribe", { uri });
+      return JSON.stringify(reply.error).replaceAll(project, "<project>");
+    };
+    for (const tail of ["verdicts/latest", "contracts/active", "contracts/1", `verdicts/${snapshotId}`]) {
+      const acmes = await refusal("orders", tail);
+      expect(acmes, tail).toContain(String(RESOURCE_NOT_FOUND));
+      expect(acmes, tail).toBe(await refusal("nowhere", tail));
+    }
+    expect(await heldUris(gus)).toEqual([]);
+    expect(await subscribers()).not.toContain(gus.session);
+    expect(await contractStore(workerEnv, "globex").subscribers("orders")).toEqual([]);
+  });
+
+  it("refuses a URI longer than the bound without storing it, naming the bound", async () => {
+    const agent = await connectAgent("ana");
+    const justOver = `spec://projects/orders/verdicts/${"1".repeat(MAX_RESOURCE_URI_LENGTH)}`;
+    for (const method of ["resources/subscribe", "resources/read"]) {
+      const reply = await request(agent, method, { uri: justOver });
+      expect(reply.error?.code, method).toBe(-32602);
+      expect(reply.error.message, method).toMatch(new RegExp(`${justOver.length} characters long; this server's resource URIs are at most ${MAX_RESOURCE_URI_LENGTH}`));
+      expect(reply.error.message.length, method).toBeLessThan(400);
+    }
+    // The probe's 900 KB URI: refused (by this bound or an earlier one), never kept.
+    const huge = `spec://projects/orders/verdicts/${"x".repeat(900 * 1024)}`;
+    const reply = await request(agent, "resources/subscribe", { uri: huge });
+    expect(reply.error).toBeDefined();
+    expect(JSON.stringify(reply.error).length).toBeLessThan(2000);
+    expect(await heldUris(agent)).toEqual([]);
+  });
+
+  it(`holds at most ${MAX_SUBSCRIPTIONS_PER_SESSION} subscriptions per session; the next is refused naming the limit`, async () => {
+    // Enough contract versions of "orders" that a session can name 33 distinct resources.
+    for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_SESSION + 8; i++) await uploadContract(ci, "orders", ordersContract(`Orders v${i + 2}`));
+    const agent = await connectAgent("ana");
+    const uri = (version: number) => `spec://projects/orders/contracts/${version}`;
+    for (let version = 1; version <= MAX_SUBSCRIPTIONS_PER_SESSION; version++) {
+      expect((await request(agent, "resources/subscribe", { uri: uri(version) })).error, uri(version)).toBeUndefined();
+    }
+    const over = await request(agent, "resources/subscribe", { uri: uri(MAX_SUBSCRIPTIONS_PER_SESSION + 1) });
+    expect(over.error?.code).toBe(-32600);
+    expect(over.error.message).toMatch(new RegExp(`already holds ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions, the most one session may hold: unsubscribe`));
+    // Also for a URI that records the session elsewhere: nothing is recorded.
+    expect((await request(agent, "resources/subscribe", { uri: LATEST })).error?.code).toBe(-32600);
+    expect(await subscribers()).not.toContain(agent.session);
+    // Subscribing again to a held URI is not a new subscription; freeing a place makes room.
+    expect((await request(agent, "resources/subscribe", { uri: uri(1) })).error).toBeUndefined();
+    expect((await request(agent, "resources/unsubscribe", { uri: uri(1) })).error).toBeUndefined();
+    expect((await request(agent, "resources/subscribe", { uri: uri(MAX_SUBSCRIPTIONS_PER_SESSION + 1) })).error).toBeUndefined();
+    expect(await heldUris(agent)).toHaveLength(MAX_SUBSCRIPTIONS_PER_SESSION);
+  });
+
+  it(`keeps the bound under ${MAX_SUBSCRIPTIONS_PER_SESSION + 8} concurrent subscribes of one session`, async () => {
+    const agent = await connectAgent("ana");
+    const replies = await Promise.all(
+      Array.from({ length: MAX_SUBSCRIPTIONS_PER_SESSION + 8 }, (_, i) => request(agent, "resources/subscribe", { uri: `spec://projects/orders/contracts/${i + 1}` })),
+    );
+    expect(replies.filter((reply) => reply.error === undefined)).toHaveLength(MAX_SUBSCRIPTIONS_PER_SESSION);
+    expect(replies.filter((reply) => reply.error?.code === -32600)).toHaveLength(8);
+    expect(await heldUris(agent)).toHaveLength(MAX_SUBSCRIPTIONS_PER_SESSION);
   });
 });

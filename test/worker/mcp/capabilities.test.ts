@@ -1,0 +1,46 @@
+/**
+ * What initialize advertises is what the server does (issue 9, item 9): resources/subscribe works, so
+ * `resources.subscribe` is true; the tool, resource and prompt lists are fixed when the isolate starts and no
+ * notifications/.../list_changed is ever sent, so every `listChanged` is false. Checked on the wire (a raw
+ * initialize through the Worker) and as a real SDK client sees it.
+ */
+import { SELF } from "cloudflare:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { MCP_URL, mcpPost, obtainTokens, readRpc } from "../helpers";
+
+const ADVERTISED = {
+  tools: { listChanged: false },
+  resources: { subscribe: true, listChanged: false },
+  prompts: { listChanged: false },
+  logging: {},
+};
+
+let token: string;
+beforeAll(async () => {
+  token = (await obtainTokens({ user: "ana", scope: "orders.read contracts.read" })).tokens.access_token;
+});
+
+describe("initialize capabilities", () => {
+  it("advertise exactly what the server does, on the wire", async () => {
+    const response = await mcpPost(token, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    expect(response.status).toBe(200);
+    const [reply] = await readRpc(response);
+    expect(reply!.result.capabilities).toStrictEqual(ADVERTISED);
+  });
+
+  it("are what a real SDK client sees", async () => {
+    const client = new Client({ name: "capabilities-test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
+      fetch: (input, init) => SELF.fetch(input, init),
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
+    await client.connect(transport);
+    try {
+      expect(client.getServerCapabilities()).toStrictEqual(ADVERTISED);
+    } finally {
+      await client.close();
+    }
+  });
+});
