@@ -6,9 +6,9 @@
  * prompts/list) read nothing and need no scope: they stay open, as discovery must.
  * The session checks the same scopes again (server.ts, pipeline.ts).
  */
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { AuditKind } from "../audit/record";
 import { missingScopes, type Catalog } from "./catalog";
+import { resourceLookup } from "./resource-lookup";
 
 export interface ScopeRefusal {
   /** The JSON-RPC id of the refused request (undefined for a notification, which gets no answer). */
@@ -32,21 +32,18 @@ interface Needed {
   arguments: unknown;
 }
 
-const templateMatchers = new WeakMap<Catalog, Array<{ uriTemplate: string; matcher: UriTemplate; required: readonly string[] }>>();
+const lookups = new WeakMap<Catalog, ReturnType<typeof resourceLookup>>();
 
-/** The resource a URI names, as the SDK resolves resources/read: an exact resource first, then the templates in order. */
+/** The resource a URI names, resolved exactly as the session resolves it (resource-lookup.ts). */
 function resourceNeeds(catalog: Catalog, uri: string): Omit<Needed, "kind" | "arguments"> | undefined {
-  const resource = catalog.resources.get(uri);
-  if (resource) return { target: resource.uri, what: resource.uri, required: resource.requiredScopes };
-  let matchers = templateMatchers.get(catalog);
-  if (!matchers) {
-    matchers = [...catalog.resourceTemplates.values()].map((template) => ({ uriTemplate: template.uriTemplate, matcher: new UriTemplate(template.uriTemplate), required: template.requiredScopes }));
-    templateMatchers.set(catalog, matchers);
+  let lookup = lookups.get(catalog);
+  if (!lookup) {
+    lookup = resourceLookup(catalog);
+    lookups.set(catalog, lookup);
   }
-  for (const { uriTemplate, matcher, required } of matchers) {
-    if (matcher.match(uri)) return { target: uriTemplate, what: uriTemplate, required };
-  }
-  return undefined;
+  const found = lookup(uri);
+  if (!("found" in found)) return undefined;
+  return { target: found.found.label, what: found.found.label, required: found.found.requiredScopes };
 }
 
 function needsOf(catalog: Catalog, method: string, params: Record<string, unknown>): Needed | undefined {
