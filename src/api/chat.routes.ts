@@ -11,6 +11,8 @@ import type { CallContext, SessionState } from "../mcp/context";
 import { pipelineDepsFor } from "../mcp/deps";
 import { runToolCall, type ToolCallResult } from "../mcp/pipeline";
 import { getCatalog } from "../mcp/registry";
+import { readBodyLimited } from "../contracts/store/body";
+import { bodyTruncated, tooLarge } from "./contracts-http";
 import { apiError } from "./errors";
 import type { ApiRoute } from "./router";
 
@@ -35,11 +37,16 @@ const noSession: SessionState = {
 async function readText(request: Request): Promise<string | Response> {
   const invalid = (message: string) => apiError(400, "invalid_request", `${message} Send JSON such as {"text": "paid orders"}.`);
   if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("application/json")) return invalid("The body must be JSON (Content-Type: application/json).");
-  const raw = await request.text();
-  if (new TextEncoder().encode(raw).byteLength > MAX_BODY_BYTES) return apiError(413, "payload_too_large", `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+  // Read with the limit applied while reading, and a body that breaks off answered as such (not thrown as a 500).
+  const read = await readBodyLimited(request, MAX_BODY_BYTES);
+  if (!read.ok) {
+    if (read.reason === "too_large") return tooLarge(MAX_BODY_BYTES);
+    if (read.reason === "truncated") return bodyTruncated(read);
+    if (read.reason === "length_mismatch") return apiError(400, "invalid_body", "The request body is longer than its Content-Length.");
+  }
   let body: unknown;
   try {
-    body = JSON.parse(raw);
+    body = JSON.parse(read.ok ? new TextDecoder().decode(read.bytes) : "");
   } catch {
     return invalid("The body is not valid JSON.");
   }

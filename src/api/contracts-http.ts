@@ -8,6 +8,14 @@ import type { Principal } from "../mcp/context";
 import { describeZodIssues } from "../mcp/pipeline";
 import { apiError } from "./errors";
 
+/** The answer to a body that ended before its Content-Length (or whose connection broke while it was read). */
+export function bodyTruncated(read: { received: number; declared?: number }): Response {
+  const declared = read.declared === undefined ? "" : ` of the ${read.declared} its Content-Length declares`;
+  return apiError(400, "body_truncated", `The request body was truncated: it ended after ${read.received} bytes${declared}. Nothing was stored; send the whole body again.`, {
+    details: { receivedBytes: read.received, ...(read.declared === undefined ? {} : { declaredBytes: read.declared }) },
+  });
+}
+
 export function tooLarge(limit: number, what = "request body"): Response {
   return apiError(413, "payload_too_large", `The ${what} is larger than the limit of ${limit} bytes (${(limit / 1048576).toFixed(0)} MiB). Nothing was stored.`, {
     details: { limitBytes: limit },
@@ -20,7 +28,8 @@ export async function readJsonBody<S extends z.ZodType>(request: Request, limit:
   if (!read.ok) {
     if (read.reason === "too_large") return { response: tooLarge(limit) };
     if (read.reason === "empty") return { response: apiError(400, "empty_body", "The request body is empty: send a JSON object.") };
-    return { response: apiError(400, "invalid_body", "The request body is shorter or longer than its Content-Length.") };
+    if (read.reason === "truncated") return { response: bodyTruncated(read) };
+    return { response: apiError(400, "invalid_body", "The request body is longer than its Content-Length.") };
   }
   let value: unknown;
   try {

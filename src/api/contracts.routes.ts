@@ -30,7 +30,7 @@ import { renderVerdictMarkdown } from "../contracts/markdown";
 import type { DocumentProblem } from "../contracts/types";
 import { uploadContract, uploadSnapshot } from "../contracts/store/uploads";
 import { logWarn } from "../web/log";
-import { checkProject, json, pageQuery, positiveInt, readJsonBody, storeFailure, tooLarge, unknownProject } from "./contracts-http";
+import { bodyTruncated, checkProject, json, pageQuery, positiveInt, readJsonBody, storeFailure, tooLarge, unknownProject } from "./contracts-http";
 import { apiError } from "./errors";
 import type { ApiRequest, ApiRoute } from "./router";
 
@@ -88,7 +88,8 @@ async function readDocument(request: Request): Promise<{ holder: { bytes?: Uint8
   if (read.ok) return { holder: { bytes: read.bytes } };
   if (read.reason === "too_large") return { response: tooLarge(MAX_DOCUMENT_BYTES, "document") };
   if (read.reason === "empty") return { response: apiError(400, "empty_body", "The request body is empty: send the OpenAPI document (JSON or YAML) as the body.") };
-  return { response: apiError(400, "invalid_body", "The request body is shorter or longer than its Content-Length.") };
+  if (read.reason === "truncated") return { response: bodyTruncated(read) };
+  return { response: apiError(400, "invalid_body", "The request body is longer than its Content-Length.") };
 }
 
 function projectRoute(method: string, suffix: string, requiredScopes: readonly string[], handle: (input: ApiRequest & { project: string; url: URL }) => Promise<Response>): ApiRoute {

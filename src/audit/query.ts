@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { Env } from "../env";
-import { AUDIT_OUTCOMES, canonicalJson, type AuditOutcome } from "./record";
+import { AUDIT_KINDS, AUDIT_OUTCOMES, canonicalJson, type AuditOutcome } from "./record";
 import { auditStoresIn } from "./sink";
 import type { AuditPage, AuditPosition, AuditQuery } from "./store";
 
@@ -26,7 +26,7 @@ export const auditFilterFields = {
     .max(300)
     .optional()
     .describe('Only events for this tool name (e.g. "whoami"), REST route (e.g. "GET /api/v1/audit/events") or OAuth event ("grant", "revoke", "ci_key_created", "ci_key_revoked")'),
-  kind: z.enum(["tool", "route", "oauth"]).optional().describe("Only tool calls, REST calls (route) or OAuth events"),
+  kind: z.enum(AUDIT_KINDS).optional().describe("Only tool calls, REST calls (route), OAuth events, or refused resource and prompt requests"),
   outcome: z.enum(AUDIT_OUTCOMES).optional().describe("Only events with this outcome"),
   correlationId: z.string().min(1).max(100).optional().describe("The one event with this correlation id (error messages quote it)"),
   limit: z.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE).describe(`Events per page, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`),

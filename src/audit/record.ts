@@ -14,7 +14,9 @@ export const AUDIT_OUTCOMES = [
 ] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
-export type AuditKind = "tool" | "route" | "oauth";
+/** Tool calls, REST calls (route), OAuth events, and refused resource reads/subscriptions and prompt requests. */
+export const AUDIT_KINDS = ["tool", "route", "oauth", "resource", "prompt"] as const;
+export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 export interface AuditRecord {
   correlationId: string;

@@ -8,7 +8,7 @@ import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import type { Env } from "../env";
 import { getAuditPolicy, retentionMsFor } from "./policy";
-import { AUDIT_OUTCOMES, type AuditRecord } from "./record";
+import { AUDIT_KINDS, AUDIT_OUTCOMES, type AuditRecord } from "./record";
 
 /** Cleanup never runs more often than this, however records are spread. */
 export const MIN_CLEANUP_SPACING_MS = 60 * 60 * 1000;
@@ -19,7 +19,7 @@ const storedRecord = z.object({
   organizationId: z.string().min(1).max(100),
   userId: z.string().max(300),
   clientId: z.string().max(2048),
-  kind: z.enum(["tool", "route", "oauth"]),
+  kind: z.enum(AUDIT_KINDS),
   target: z.string().min(1).max(300),
   argumentsDigest: z.string().max(80),
   durationMs: z.number().int().min(0),

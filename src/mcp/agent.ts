@@ -11,10 +11,11 @@ import { pipelineDepsFor } from "./deps";
 import { getCatalog } from "./registry";
 import { decodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
 import { announceChange, createArbiterServer, type Extra } from "./server";
+import { sameOwner, type SessionOwner } from "./session-owner";
 
 /** Props stored with the session when it is created: the owner, to which every later request must match. */
 export interface SessionProps extends Record<string, unknown> {
-  owner: { organizationId: string; userId: string; clientId: string };
+  owner: SessionOwner;
 }
 
 export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
@@ -36,10 +37,25 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
   private owner: SessionProps["owner"] | undefined;
 
   override async onStart(props?: SessionProps): Promise<void> {
-    const stored = await this.ctx.storage.get<SessionProps["owner"]>("arbiter:owner");
-    if (!stored && props?.owner) await this.ctx.storage.put("arbiter:owner", props.owner);
-    this.owner = stored ?? props?.owner;
+    let owner = await this.ctx.storage.get<SessionOwner>("arbiter:owner");
+    // Only a session that is not initialized yet takes its owner from the request: an initialized session
+    // without a recorded owner (none should exist) stays ownerless, so it answers no one.
+    if (!owner && props?.owner && !(await this.getInitializeRequest())) {
+      owner = props.owner;
+      await this.ctx.storage.put("arbiter:owner", owner);
+    }
+    this.owner = owner;
     await super.onStart(props);
+  }
+
+  /**
+   * Called over RPC by the /mcp front in place of getInitializeRequest() (see session-owner.ts): the initialize
+   * request only for the session's owner, nothing (as for an unknown session) for anyone else.
+   */
+  async initializeRequestFor(caller: SessionOwner): Promise<Awaited<ReturnType<McpAgent["getInitializeRequest"]>>> {
+    const owner = this.owner ?? (await this.ctx.storage.get<SessionOwner>("arbiter:owner"));
+    if (!owner || !sameOwner(owner, caller)) return undefined;
+    return this.getInitializeRequest();
   }
 
   async init(): Promise<void> {}
@@ -48,8 +64,9 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
     const header = extra.requestInfo?.headers[PRINCIPAL_HEADER];
     const principal = decodePrincipal(Array.isArray(header) ? header[0] : header);
     if (!principal) throw new McpError(ErrorCode.InvalidRequest, "This request carries no verified identity. Reconnect through /mcp with an OAuth token.");
+    // The front already answers other callers as for an unknown session; this is the second line of defence.
     const owner = this.owner;
-    if (owner && (owner.organizationId !== principal.organizationId || owner.userId !== principal.userId || owner.clientId !== principal.clientId)) {
+    if (!owner || !sameOwner(owner, principal)) {
       throw new McpError(ErrorCode.InvalidRequest, "This MCP session belongs to another user or client. Start a new session (initialize without Mcp-Session-Id).");
     }
     return principal;

@@ -1,57 +1,94 @@
 /**
  * The /mcp protected resource handler, in front of the session Durable Objects. It runs after the OAuth
  * resource server has validated the token, and:
- *  - refuses tools/call for a tool whose scopes the token lacks with the RFC 6750 403 step-up challenge,
- *    before any session is touched (the pipeline checks again, for clients that ignore HTTP);
+ *  - reads the body within MAX_MCP_BODY_BYTES, answering a body that breaks off before its Content-Length
+ *    with 400 (not a 500), and refuses what breaks the message bounds (message-bounds.ts) before any session;
+ *  - refuses every message that needs a scope the token lacks (tools/call, resources/read,
+ *    resources/subscribe, prompts/get) with the RFC 6750 403 step-up challenge, before any session is
+ *    touched (the session checks again);
  *  - strips the Authorization header (tokens never reach the session) and any client-sent principal header,
  *    and attaches the verified principal of this request;
- *  - records the session owner in the props of a new session.
+ *  - records the session owner in the props of a new session, and lets McpAgent's front see only sessions the
+ *    caller owns (session-owner.ts): any other session id is answered as an unknown one.
  */
 import { insufficientScope, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
 import { auditRecordOf, newCorrelationId } from "../audit/record";
 import { recordAudit } from "../audit/sink";
+import { readBodyLimited } from "../contracts/store/body";
 import type { Env } from "../env";
 import type { GrantProps } from "../oauth/servers";
+import { logWarn } from "../web/log";
 import { ArbiterMcpAgent, type SessionProps } from "./agent";
-import { missingScopes } from "./catalog";
 import type { Principal } from "./context";
+import { checkMessageBounds, MAX_MCP_BODY_BYTES } from "./message-bounds";
 import { encodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
 import { getCatalog } from "./registry";
+import { ownerGuardedNamespace, ownerOf } from "./session-owner";
+import { scopeRefusals, type ScopeRefusal } from "./step-up";
 
-/** Requests larger than this are refused before parsing (4 MiB, the same bound McpAgent applies). */
-export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
+export { MAX_MCP_BODY_BYTES } from "./message-bounds";
 
 const agentHandler = ArbiterMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
 
-function jsonRpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, { status });
+function jsonRpcError(status: number, code: number, message: string, data?: Record<string, unknown>): Response {
+  return Response.json({ jsonrpc: "2.0", id: null, error: { code, message, ...(data ? { data } : {}) } }, { status });
 }
 
-interface ScopedCall {
-  tool: string;
-  arguments: unknown;
-  missing: string[];
-}
-
-/** The tools/call messages in a (possibly batched) JSON-RPC body whose tool needs scopes the caller lacks. */
-function refusedCalls(body: unknown, granted: readonly string[]): ScopedCall[] {
-  const messages = Array.isArray(body) ? body : [body];
-  const tools = getCatalog().tools;
-  const refused: ScopedCall[] = [];
-  for (const message of messages) {
-    if (message && typeof message === "object" && (message as { method?: unknown }).method === "tools/call") {
-      const params = (message as { params?: { name?: unknown; arguments?: unknown } }).params;
-      const tool = typeof params?.name === "string" ? tools.get(params.name) : undefined;
-      const missing = tool ? missingScopes(granted, tool.requiredScopes) : [];
-      if (tool && missing.length > 0) refused.push({ tool: tool.name, arguments: params?.arguments, missing });
+/** The body of a POST as text, or the answer to a body that is too large, empty or truncated. */
+async function readMcpBody(request: Request): Promise<{ text: string } | { response: Response }> {
+  const read = await readBodyLimited(request, MAX_MCP_BODY_BYTES);
+  if (read.ok) return { text: new TextDecoder().decode(read.bytes) };
+  switch (read.reason) {
+    case "too_large":
+      return { response: jsonRpcError(413, -32000, `Request body too large: the limit is ${MAX_MCP_BODY_BYTES} bytes.`) };
+    case "empty":
+      return { response: jsonRpcError(400, -32700, "Parse error: the body is empty. Send one JSON-RPC message (or a batch) as JSON.") };
+    case "length_mismatch":
+      return { response: jsonRpcError(400, -32700, "Parse error: the body is longer than its Content-Length. Send the message with a correct Content-Length.") };
+    case "truncated": {
+      // Usually the client went away mid-body: nobody may read this answer, so the operator's log says it too.
+      logWarn("mcp request body truncated", { receivedBytes: read.received, declaredBytes: read.declared });
+      const declared = read.declared === undefined ? "" : ` of the ${read.declared} its Content-Length declares`;
+      return {
+        response: jsonRpcError(400, -32700, `Parse error: the request body was truncated: it ended after ${read.received} bytes${declared}. Send the whole message again.`, {
+          receivedBytes: read.received,
+          ...(read.declared === undefined ? {} : { declaredBytes: read.declared }),
+        }),
+      };
     }
   }
-  return refused;
 }
 
-/** The step-up refusal happens before the session, so it leaves its own audit record here. */
-async function auditRefusals(env: Env, principal: Principal, refused: readonly ScopedCall[]): Promise<void> {
-  for (const call of refused) {
+/**
+ * The 403 step-up answer: the challenge names every scope the client should ask for (what it holds plus what
+ * is missing); the body is a JSON-RPC error per request of the POST, for clients that ignore status codes.
+ */
+function stepUpResponse(auth: OAuthResourceContext<GrantProps>["auth"], body: unknown, refused: readonly ScopeRefusal[]): Response {
+  const missing = [...new Set(refused.flatMap((refusal) => refusal.missing))];
+  const challenge = insufficientScope(auth, [...new Set([...auth.scope, ...missing])], `This request needs the scope ${missing.join(" ")}`);
+  const byId = new Map(refused.filter((refusal) => refusal.id !== undefined).map((refusal) => [refusal.id, refusal]));
+  const errorFor = (id: string | number | null, refusal: ScopeRefusal | undefined) => ({
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: -32600,
+      message: refusal?.message ?? `Not processed: another message of this batch needs the OAuth scope ${missing.join(", ")}, which this token lacks.`,
+      data: { missingScopes: refusal?.missing ?? missing },
+    },
+  });
+  let payload: unknown;
+  if (Array.isArray(body)) {
+    const ids = body.map((message) => (message && typeof message === "object" ? (message as { id?: unknown }).id : undefined)).filter((id): id is string | number => typeof id === "string" || typeof id === "number");
+    payload = ids.map((id) => errorFor(id, byId.get(id)));
+  } else {
+    payload = errorFor(refused[0]!.id ?? null, refused[0]);
+  }
+  return new Response(JSON.stringify(payload), { status: 403, headers: challenge.headers });
+}
+
+/** The step-up refusal happens before the session, so it leaves its own audit record here: one per refused message. */
+async function auditRefusals(env: Env, principal: Principal, refused: readonly ScopeRefusal[]): Promise<void> {
+  for (const refusal of refused) {
     const started = Date.now();
     await recordAudit(
       env,
@@ -59,12 +96,12 @@ async function auditRefusals(env: Env, principal: Principal, refused: readonly S
         {
           correlationId: newCorrelationId(),
           caller: principal,
-          kind: "tool",
-          target: call.tool,
-          arguments: call.arguments,
+          kind: refusal.kind,
+          target: refusal.target,
+          arguments: refusal.arguments,
           startedMs: started,
           outcome: "rejected-by-policy",
-          reason: `missing scope ${call.missing.join(" ")} (HTTP 403 step-up)`,
+          reason: `${refusal.method}: missing scope ${refusal.missing.join(" ")} (HTTP 403 step-up)`,
         },
         started,
       ),
@@ -90,23 +127,21 @@ export const mcpResourceHandler = {
 
     let body: string | undefined;
     if (request.method === "POST") {
-      const declared = Number(request.headers.get("content-length") ?? "0");
-      if (declared > MAX_MCP_BODY_BYTES) return jsonRpcError(413, -32000, `Request body too large: the limit is ${MAX_MCP_BODY_BYTES} bytes.`);
-      body = await request.text();
-      if (new TextEncoder().encode(body).byteLength > MAX_MCP_BODY_BYTES) {
-        return jsonRpcError(413, -32000, `Request body too large: the limit is ${MAX_MCP_BODY_BYTES} bytes.`);
-      }
+      const read = await readMcpBody(request);
+      if ("response" in read) return read.response;
+      body = read.text;
       let parsed: unknown;
       try {
         parsed = JSON.parse(body);
       } catch {
         return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON.");
       }
-      const refused = refusedCalls(parsed, principal.scopes);
+      const outOfBounds = checkMessageBounds(parsed);
+      if (outOfBounds) return jsonRpcError(400, -32600, outOfBounds.message, { limit: outOfBounds.bound, max: outOfBounds.limit, actual: outOfBounds.actual });
+      const refused = scopeRefusals(parsed, getCatalog(), principal.scopes);
       if (refused.length > 0) {
-        const missing = [...new Set(refused.flatMap((call) => call.missing))];
         await auditRefusals(env, principal, refused);
-        return insufficientScope(auth, [...new Set([...auth.scope, ...missing])], `This tool needs the scope ${missing.join(" ")}`);
+        return stepUpResponse(auth, parsed, refused);
       }
     }
 
@@ -115,10 +150,9 @@ export const mcpResourceHandler = {
     headers.delete(PRINCIPAL_HEADER);
     headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));
     const forwarded = new Request(request.url, { method: request.method, headers, body });
-    const sessionProps: SessionProps = {
-      owner: { organizationId: principal.organizationId, userId: principal.userId, clientId: principal.clientId },
-    };
+    const owner = ownerOf(principal);
+    const sessionProps: SessionProps = { owner };
     (ctx as unknown as { props: SessionProps }).props = sessionProps;
-    return agentHandler.fetch(forwarded, env, ctx);
+    return agentHandler.fetch(forwarded, { ...env, MCP_OBJECT: ownerGuardedNamespace(env.MCP_OBJECT, owner) }, ctx);
   },
 };

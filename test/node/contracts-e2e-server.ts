@@ -21,8 +21,8 @@ function base64url(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString("base64url");
 }
 
-/** Register a public client, sign in as `user` with the development sign-in, approve `scope`, get a REST token. */
-export async function restTokenOverHttp(base: string, user: string, scope: string): Promise<string> {
+/** Register a public client, sign in as `user` with the development sign-in, approve `scope`, get a REST token (or one for `resource`). */
+export async function restTokenOverHttp(base: string, user: string, scope: string, resource = `${base}/api`): Promise<string> {
   const registration = await fetch(`${base}/oauth/register`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -40,7 +40,6 @@ export async function restTokenOverHttp(base: string, user: string, scope: strin
   await send("/signin/dev", { method: "POST", body: new URLSearchParams({ user, return: "/" }), headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: base } });
   const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
   const challenge = base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
-  const resource = `${base}/api`;
   const authorize = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: "https://client.example/callback", code_challenge: challenge, code_challenge_method: "S256", state: "s", resource, scope });
   const page = await send(`/authorize?${authorize}`);
   let location = page.headers.get("location");

@@ -71,6 +71,33 @@ describe("MCP SDK client over OAuth", () => {
   });
 });
 
+describe("MCP SDK client stepping up for a resource", () => {
+  it("steps up when resources/read needs a scope the token lacks (the same 403 challenge as tools/call)", async () => {
+    // Consent without contracts.read first; the step-up consent then grants everything offered.
+    const untick = ["contracts.read"];
+    const provider = new HeadlessUserProvider(server.url, "ana", undefined, untick);
+    const url = new URL(`${server.url}/mcp`);
+    const client = new Client({ name: "arbiter-e2e", version: "1.0.0" });
+    const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    await expect(client.connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    await first.finishAuth(provider.takeCode());
+    const transport = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    await client.connect(transport);
+    const before = await client.callTool({ name: "whoami", arguments: {} });
+    expect((before.structuredContent as { scopes: string[] }).scopes).not.toContain("contracts.read");
+
+    untick.length = 0;
+    const refused = await client.readResource({ uri: "spec://projects/orders/verdicts/latest" }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(UnauthorizedError);
+    expect(provider.authorizationUrls.at(-1)!.searchParams.get("scope")!.split(" ")).toContain("contracts.read");
+    await transport.finishAuth(provider.takeCode());
+
+    // Past the scope check now: the resource itself answers (this fresh server has no project "orders").
+    await expect(client.readResource({ uri: "spec://projects/orders/verdicts/latest" })).rejects.toThrow(/no project "orders"/);
+    await client.close();
+  });
+});
+
 describe("MCP Inspector CLI", () => {
   it("lists the tools with a bearer token", async () => {
     const { provider, client } = await connectedClient("mia");

@@ -29,7 +29,13 @@ export type BodyRead =
   | { ok: true; bytes: Uint8Array }
   | { ok: false; reason: "too_large"; limit: number }
   | { ok: false; reason: "empty" }
-  | { ok: false; reason: "length_mismatch" };
+  /** More bytes arrived than the Content-Length declares. */
+  | { ok: false; reason: "length_mismatch" }
+  /**
+   * The body ended before its Content-Length was reached, or the connection broke while it was read (the
+   * runtime then fails the read: "Network connection lost"). `declared` is absent for a chunked body.
+   */
+  | { ok: false; reason: "truncated"; received: number; declared?: number };
 
 export async function readBodyLimited(request: Request, limit: number): Promise<BodyRead> {
   const declaredHeader = request.headers.get("content-length");
@@ -45,8 +51,15 @@ export async function readBodyLimited(request: Request, limit: number): Promise<
   const target = sized ? new Uint8Array(declared) : undefined;
   const pieces: Uint8Array[] = [];
   let received = 0;
+  const truncated = (): BodyRead => ({ ok: false, reason: "truncated", received, ...(sized ? { declared } : {}) });
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      return truncated();
+    }
+    const { done, value } = chunk;
     if (done) break;
     if (received + value.byteLength > (target ? target.byteLength : limit)) {
       pieces.length = 0;
@@ -57,8 +70,8 @@ export async function readBodyLimited(request: Request, limit: number): Promise<
     else pieces.push(value);
     received += value.byteLength;
   }
-  if (received === 0) return { ok: false, reason: "empty" };
-  if (target) return received === target.byteLength ? { ok: true, bytes: target } : { ok: false, reason: "length_mismatch" };
+  if (received === 0 && !sized) return { ok: false, reason: "empty" };
+  if (target) return received === target.byteLength ? { ok: true, bytes: target } : truncated();
   const joined = new Uint8Array(received);
   let offset = 0;
   for (const piece of pieces.splice(0)) {

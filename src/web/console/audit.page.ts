@@ -4,7 +4,7 @@
  * form is a GET form: it changes nothing. Times in the form are UTC.
  */
 import { AuditQueryError, auditQueryInput, listAuditEvents, type AuditEventsPage } from "../../audit/query";
-import { AUDIT_OUTCOMES, type AuditOutcome, type AuditRecord } from "../../audit/record";
+import { AUDIT_KINDS, AUDIT_OUTCOMES, type AuditOutcome, type AuditRecord } from "../../audit/record";
 import { describeZodIssues } from "../../mcp/pipeline";
 import { html, type SafeHtml } from "../html";
 import { badge, emptyState, problem, scrollTable, time, type BadgeTone } from "./components";
@@ -93,7 +93,7 @@ function filterForm(filters: Filters): SafeHtml {
 <div><label for="f-user">User <span class="hint">e.g. ana, or ci-key:&lt;id&gt;</span></label><input type="text" id="f-user" name="user" value="${filters.user}"></div>
 <div><label for="f-client">Client <span class="hint">OAuth client id or ci-key:&lt;id&gt;</span></label><input type="text" id="f-client" name="client" value="${filters.client}"></div>
 <div><label for="f-target">Tool, route or event <span class="hint">e.g. whoami, POST /api/v1/keys, revoke</span></label><input type="text" id="f-target" name="target" value="${filters.target}"></div>
-${selectField("f-kind", "kind", "Kind", ["tool", "route", "oauth"], filters.kind)}
+${selectField("f-kind", "kind", "Kind", AUDIT_KINDS, filters.kind)}
 ${selectField("f-outcome", "outcome", "Outcome", AUDIT_OUTCOMES, filters.outcome)}
 </div>
 <div class="actions"><button type="submit" class="primary">Apply filters</button><a class="button" href="/admin/audit">Clear filters</a></div>

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { conformingSnapshot, GOOD_ORDER, ordersContract, violatingSnapshot } from "./fixtures";
 import { callTool, connectAgent, request, restToken, text, uploadContract, uploadSnapshot, workerEnv, type Agent } from "./helpers";
 import { contractStore } from "../../../src/contracts/store/client";
+import { mcpPost } from "../helpers";
 
 let ana: Agent;
 let gus: Agent;
@@ -75,10 +76,11 @@ describe("cross-organization access over MCP", () => {
     expect(await contractStore(workerEnv, "globex").subscribers("acme-only")).toEqual([]);
   });
 
-  it("a session belongs to its owner: another organization's token cannot use it", async () => {
-    const reply = await request({ token: gus.token, session: ana.session }, "tools/call", { name: "spec_projects_list", arguments: {} });
-    const refusal = JSON.stringify(reply.error ?? reply.result);
-    expect(refusal).toMatch(/belongs to another user or client/);
+  it("a session belongs to its owner: another organization's token gets the unknown-session answer", async () => {
+    const res = await mcpPost(gus.token, { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "spec_projects_list", arguments: {} } }, { "mcp-session-id": ana.session, "mcp-protocol-version": "2025-11-25" });
+    expect(res.status).toBe(404);
+    const refusal = await res.text();
+    expect(JSON.parse(refusal)).toMatchObject({ error: { code: -32001, message: "Session not found" } });
     expect(refusal).not.toContain("acme-only");
   });
 });

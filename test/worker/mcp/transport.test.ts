@@ -77,11 +77,12 @@ describe("sessions", () => {
     expect(res.status).toBe(404);
   });
 
-  it("a session cannot be used by another user", async () => {
+  it("a session cannot be used by another user: it is answered as an unknown session (session-ownership.test.ts has every method)", async () => {
     const session = await initializeSession(token);
     const other = (await obtainTokens({ user: "gus", scope: "orders.read" })).tokens.access_token;
-    const reply = await rpc(other, session, "tools/call", { name: "whoami", arguments: {} });
-    expect(reply.error?.message ?? JSON.stringify(reply.result)).toMatch(/belongs to another user/);
+    const res = await mcpPost(other, { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "whoami", arguments: {} } }, { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { code: -32001, message: "Session not found" } });
   });
 });
 

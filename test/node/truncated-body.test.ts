@@ -1,0 +1,75 @@
+/**
+ * A client that sends less than its Content-Length and goes away (issue 9, item 10), over real TCP against
+ * wrangler dev: the Worker's body read then fails ("Network connection lost"). That must be answered as a
+ * truncated body (400, audited as invalid input), never as a 500 logged as "api route threw" or "unhandled
+ * error". Nobody reads the answer (the client is gone), so the test checks what the operator sees: the log and
+ * the audit trail. The pool cannot produce this failure (test/worker/mcp/truncated-body.test.ts covers a body
+ * that merely ends early).
+ */
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
+import { restTokenOverHttp } from "./contracts-e2e-server";
+
+let server: WranglerDev;
+let mcp: string;
+let rest: string;
+let auditor: string;
+
+beforeAll(async () => {
+  server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } });
+  mcp = await restTokenOverHttp(server.url, "ana", "orders.read", `${server.url}/mcp`);
+  rest = await restTokenOverHttp(server.url, "ana", "orders.search contracts.read contracts.write");
+  auditor = await restTokenOverHttp(server.url, "ana", "audit.read");
+}, 180_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** Sends the head and 6 bytes of a body that declares 100, then drops the connection. */
+function sendShortThenDrop(path: string, headers: string[]): Promise<void> {
+  return new Promise((done) => {
+    const socket = connect(server.port, "127.0.0.1");
+    socket.on("error", () => done());
+    socket.on("close", () => done());
+    const head = [`POST ${path} HTTP/1.1`, `Host: localhost:${server.port}`, "Content-Length: 100", "Content-Type: application/json", ...headers].join("\r\n");
+    socket.write(`${head}\r\n\r\n{"a":1`);
+    setTimeout(() => socket.destroy(), 1_000);
+  });
+}
+
+async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`never saw ${what}; wrangler log tail:\n${server.logs().slice(-3000)}`);
+}
+
+const errorLines = () => server.logs().split("\n").filter((line) => /"level":"error"|api route threw|unhandled error/.test(line));
+
+describe("a body cut short by the client going away", () => {
+  it("POST /mcp is handled as a truncated body: a warning, no error", async () => {
+    await sendShortThenDrop("/mcp", [`Authorization: Bearer ${mcp}`, "Accept: application/json, text/event-stream"]);
+    const line = await eventually(async () => server.logs().split("\n").find((l) => l.includes("mcp request body truncated")), "the truncation warning");
+    expect(line).toContain('"receivedBytes":6');
+    expect(line).toContain('"declaredBytes":100');
+    expect(errorLines()).toEqual([]);
+  });
+
+  it.each([
+    ["POST /api/v1/projects/:project/contracts", "/api/v1/projects/orders/contracts"],
+    ["POST /api/chat", "/chat"],
+  ])("%s is audited as invalid input (body_truncated), not as an error", async (target, path) => {
+    await sendShortThenDrop(path, [`Authorization: Bearer ${rest}`]);
+    const record = await eventually(async () => {
+      const response = await fetch(`${server.url}/api/v1/audit/events?${new URLSearchParams({ target })}`, { headers: { Authorization: `Bearer ${auditor}` } });
+      const { events } = (await response.json()) as { events: Array<{ outcome: string; reason: string }> };
+      return events[0];
+    }, `the audit record of ${target}`);
+    expect(record).toMatchObject({ outcome: "invalid-input", reason: "body_truncated" });
+    expect(errorLines()).toEqual([]);
+  });
+});
