@@ -27,12 +27,14 @@ import { contractStore, readVerdictBody, streamContent } from "../contracts/stor
 import { onActiveContractChanged, onVerdictStored } from "../contracts/store/events";
 import { MAX_BUILD_BODY_BYTES, MAX_DOCUMENT_BYTES, MAX_LOG_EXCERPT_CHARS, MAX_PROBLEMS_SHOWN } from "../contracts/store/limits";
 import { renderVerdictMarkdown } from "../contracts/markdown";
+import type { Verdict } from "../contracts/types";
 import type { DocumentProblem } from "../contracts/types";
 import { uploadContract, uploadSnapshot } from "../contracts/store/uploads";
 import { logWarn } from "../web/log";
 import { checkProject, json, pageQuery, positiveInt, readJsonBody, storeFailure, tooLarge, unknownProject } from "./contracts-http";
 import { apiError } from "./errors";
 import type { ApiRequest, ApiRoute } from "./router";
+import { reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
 
 const READ = ["contracts.read"] as const;
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
@@ -148,13 +150,24 @@ export const contractRoutes: ApiRoute[] = [
   projectRoute("POST", "/contracts", ["contracts.write"], async (input) => {
     const query = z.object({ label: labelText.optional() }).safeParse(queryObject(input.url, ["label"]));
     if (!query.success) return invalidQuery(query.error);
+    const formats = requestedFormats(input.url);
+    if ("response" in formats) return formats.response;
     const body = await readDocument(input.request);
     if ("response" in body) return body.response;
     const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
     const result = await uploadContract(input.env, who, input.project, query.data.label ?? null, body.holder.bytes!);
     if (!result.ok) return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
     await announceActiveContract(input, result.contract.version);
-    return json(
+    const report = {
+      subject: "contract" as const,
+      project: input.project,
+      contractVersion: contractName(result.contract),
+      title: `contract ${contractName(result.contract)}`,
+      verdict: result.verdict,
+      ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL),
+    };
+    return verdictAnswer(
+      formats.choice,
       {
         project: input.project,
         projectCreated: result.projectCreated,
@@ -162,8 +175,9 @@ export const contractRoutes: ApiRoute[] = [
         contentReused: result.contentReused,
         verdictId: result.verdictRecord.id,
         verdict: result.verdict,
-        markdown: renderVerdictMarkdown(result.verdict, { project: input.project, contractVersion: contractName(result.contract) }),
+        markdown: renderVerdictMarkdown(result.verdict, report),
       },
+      report,
       201,
     );
   }),
@@ -206,6 +220,8 @@ export const contractRoutes: ApiRoute[] = [
   projectRoute("POST", "/snapshots", ["snapshots.write"], async (input) => {
     const query = snapshotQuery.safeParse(queryObject(input.url, ["commit", "branch", "runUrl"]));
     if (!query.success) return invalidQuery(query.error);
+    const formats = requestedFormats(input.url);
+    if ("response" in formats) return formats.response;
     // Refuse early, before reading a large body, when there is nothing to check against.
     if (!(await store(input).getActiveContract(input.project))) return unknownProject(input.project);
     const body = await readDocument(input.request);
@@ -219,7 +235,16 @@ export const contractRoutes: ApiRoute[] = [
     } catch (error) {
       logWarn("verdict hook failed", { correlationId: input.correlationId, error });
     }
-    return json(
+    const report = {
+      subject: "snapshot" as const,
+      project: input.project,
+      contractVersion: contractName(result.contract),
+      title: `snapshot #${result.snapshot.id} (commit ${result.snapshot.commit})`,
+      verdict: result.verdict,
+      ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL),
+    };
+    return verdictAnswer(
+      formats.choice,
       {
         project: input.project,
         snapshot: result.snapshot,
@@ -227,12 +252,9 @@ export const contractRoutes: ApiRoute[] = [
         contentReused: result.contentReused,
         verdictId: result.verdictRecord.id,
         verdict: result.verdict,
-        markdown: renderVerdictMarkdown(result.verdict, {
-          project: input.project,
-          contractVersion: contractName(result.contract),
-          snapshot: `#${result.snapshot.id} (commit ${result.snapshot.commit})`,
-        }),
+        markdown: renderVerdictMarkdown(result.verdict, report),
       },
+      report,
       201,
     );
   }),
@@ -296,17 +318,44 @@ export const contractRoutes: ApiRoute[] = [
   projectRoute("GET", "/verdicts/:id", READ, async (input) => {
     const id = positiveInt(input.params.id, "verdict id");
     if ("response" in id) return id.response;
+    const formats = requestedFormats(input.url);
+    if ("response" in formats) return formats.response;
     const record = await store(input).getVerdict(input.project, id.value);
     if (!record) return apiError(404, "unknown_verdict", `Project "${input.project}" has no verdict ${id.value}.`);
-    return json({ record, verdict: await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash) });
+    const verdict = await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash);
+    if (!verdict) return json({ record, verdict });
+    const report = {
+      subject: record.subject,
+      project: input.project,
+      contractVersion: `v${record.contractVersion}`,
+      title: record.subject === "snapshot" ? `snapshot #${record.snapshotId}` : `contract v${record.contractVersion}`,
+      verdict,
+      ...reportFacts(input.url, input.project, record.id, input.env.PUBLIC_URL),
+    };
+    return verdictAnswer(formats.choice, { record, verdict }, report);
   }),
 ];
 
-async function snapshotWithVerdict(input: ApiRequest & { project: string }, id: number): Promise<Response> {
+async function snapshotWithVerdict(input: ApiRequest & { project: string; url: URL }, id: number): Promise<Response> {
   const snapshot = await store(input).getSnapshot(input.project, id);
   if (!snapshot) return apiError(404, "unknown_snapshot", `Project "${input.project}" has no snapshot ${id}.`);
+  const formats = requestedFormats(input.url);
+  if ("response" in formats) return formats.response;
   const record = snapshot.verdictId ? await store(input).getVerdict(input.project, snapshot.verdictId) : null;
-  return json({ snapshot, verdict: record ? await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash) : null });
+  const verdict = record ? await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash) : null;
+  if (!record || !verdict) {
+    if (formats.choice.single && formats.choice.single !== "json") return apiError(404, "no_verdict", `Snapshot ${id} of project "${input.project}" has no stored verdict to render as ${formats.choice.single}.`);
+    return json({ snapshot, verdict });
+  }
+  const report = {
+    subject: "snapshot" as const,
+    project: input.project,
+    contractVersion: `v${record.contractVersion}`,
+    title: `snapshot #${snapshot.id} (commit ${snapshot.commit})`,
+    verdict,
+    ...reportFacts(input.url, input.project, record.id, input.env.PUBLIC_URL),
+  };
+  return verdictAnswer(formats.choice, { snapshot, verdict }, report);
 }
 
 function contractName(contract: { version: number; label: string | null }): string {
