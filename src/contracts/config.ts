@@ -26,6 +26,8 @@ export interface ConformanceConfig {
   readonly frameworkStatusCodes: ReadonlySet<string>;
   /** Validated options of each enabled constitution rule. */
   readonly constitution: ReadonlyMap<string, unknown>;
+  /** Whether a contract version that breaks clients of the active one becomes active on upload. */
+  readonly breakingChanges: "warn" | "refuse";
 }
 
 const severitySetting = z.enum(["error", "warning", "info", "off"]);
@@ -43,6 +45,10 @@ const conformanceFileSchema = z.object({
     )
     .default([]),
   frameworkStatusCodes: z.array(z.string().regex(/^[1-5](\d\d|XX)$/i, "a status code such as 422 or 5XX")).default([]),
+  contractEvolution: z
+    .object({ $comment: z.string().optional(), breakingChanges: z.enum(["warn", "refuse"]).default("warn") })
+    .strict()
+    .default({ breakingChanges: "warn" }),
 });
 
 const constitutionFileSchema = z.object({
@@ -103,6 +109,7 @@ export function loadConformanceConfig(files: PolicyFiles): ConformanceConfig {
     exemptions: Object.freeze(exemptions),
     frameworkStatusCodes: new Set(conformance.frameworkStatusCodes.map((code) => code.toUpperCase())),
     constitution: options,
+    breakingChanges: conformance.contractEvolution.breakingChanges,
   });
 }
 
