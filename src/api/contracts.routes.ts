@@ -25,7 +25,7 @@ import { z } from "zod";
 import { contractStore, readVerdictBody, streamContent } from "../contracts/store/client";
 import { onActiveContractChanged, onVerdictStored } from "../contracts/store/events";
 import { MAX_BUILD_BODY_BYTES, MAX_LOG_EXCERPT_CHARS } from "../contracts/store/limits";
-import { getConformanceConfig } from "../contracts/config";
+import { breakingChangesPolicy, getConformanceConfig } from "../contracts/config";
 import { renderVerdictMarkdown } from "../contracts/markdown";
 import { compareContracts } from "../contracts/services/drafts";
 import { uploadContract, uploadSnapshot } from "../contracts/store/uploads";
@@ -323,7 +323,7 @@ async function snapshotWithVerdict(input: ApiRequest & { project: string; url: U
 
 /** Under the "refuse" policy, activating a version that breaks clients of the active one needs ?allowBreaking=true. */
 async function breakingActivation(input: ApiRequest & { project: string }, version: number, allowBreaking: boolean): Promise<Response | null> {
-  if (getConformanceConfig().breakingChanges !== "refuse") return null;
+  if (breakingChangesPolicy(getConformanceConfig(), input.principal.organizationId) !== "refuse") return null;
   const active = await store(input).getActiveContract(input.project);
   if (!active || active.version === version) return null;
   const comparison = await compareContracts(input.env, input.principal.organizationId, input.project, active.version, { version });
@@ -343,7 +343,7 @@ async function breakingActivation(input: ApiRequest & { project: string }, versi
 }
 
 function inactiveBecauseBreaking(project: string, version: number): string {
-  return `Stored but not activated: it breaks clients of the active version and policies/conformance.json sets contractEvolution.breakingChanges to "refuse". Activate it after review with POST /api/v1/projects/${project}/contracts/${version}/activate?allowBreaking=true.`;
+  return `Stored but not activated: it breaks clients of the active version and this organization's policy (policies/conformance.json contractEvolution) is "refuse". Activate it after review with POST /api/v1/projects/${project}/contracts/${version}/activate?allowBreaking=true.`;
 }
 
 function contractName(contract: { version: number; label: string | null }): string {

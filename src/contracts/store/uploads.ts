@@ -5,7 +5,7 @@
  * once parsed) and the parsed document; for a snapshot the active contract is loaded only after the snapshot's
  * bytes are stored, so the peak holds two parsed documents and one set of bytes, never two texts.
  */
-import { getConformanceConfig } from "../config";
+import { breakingChangesPolicy, getConformanceConfig } from "../config";
 import { checkConformance, checkConstitution, compareContractVersions } from "../engine";
 import type { DocumentProblem, OpenApiDocument, Verdict } from "../types";
 import { contractStore, encodeVerdict, readContent, storeContent } from "./client";
@@ -71,7 +71,7 @@ export async function uploadContract(env: Parameters<typeof readContent>[0], who
       if (!previous) return { ok: false, code: "missing_content", message: `The stored document of the active contract version ${active.version} cannot be read; upload it again before its successor.` };
       change = { comparedWithVersion: active.version, verdict: compareContractVersions(previous, parsed.document, config) };
     }
-    const activate = change === null || change.verdict.approved || config.breakingChanges === "warn";
+    const activate = change === null || change.verdict.approved || breakingChangesPolicy(config, who.organizationId) === "warn";
     const stored = await store.recordContract(
       { project, label, document: { contentHash: content.hash, size: content.size, ...parsed.facts }, uploadedBy: who.uploadedBy, activate },
       encodeVerdict(verdict),
