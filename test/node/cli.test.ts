@@ -104,7 +104,7 @@ describe("bin/arbiter.mjs", () => {
       expect(help.stderr).toBe("");
       expect(help.status).toBe(0);
       expect(help.stdout).toContain("Usage:\n  arbiter snapshot <openapi-file> --project <name>");
-      expect(help.stdout).toContain("Exit codes: 0 approved (build-failed: recorded), 1 rejected, 2 could not verify.");
+      expect(help.stdout).toContain("Exit codes: 0 approved (build-failed: recorded; diff: nothing breaks), 1 rejected (diff: breaking changes),\n2 could not verify.");
       const noCommand = alone([]);
       expect(noCommand.status).toBe(2);
       expect(noCommand.stdout).toContain("Usage:");
