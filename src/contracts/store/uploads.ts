@@ -48,8 +48,12 @@ export type ContractUpload =
   | { ok: false; code: "invalid_document"; problems: DocumentProblem[] }
   | StoreFailure;
 
-/** Concurrent contract uploads to one project each compare with the active version; a loser compares again. */
-const MAX_COMPARISON_ATTEMPTS = 3;
+/**
+ * Concurrent contract uploads to one project each compare with the active version; one whose comparison went
+ * stale (another version was activated meanwhile) compares again. Every retry means another upload landed, so
+ * this bound is only reached by more concurrent uploads of one project than it allows.
+ */
+const MAX_COMPARISON_ATTEMPTS = 16;
 
 /**
  * Validates and stores a contract version, checks it against the constitution and compares it with the active
