@@ -25,6 +25,11 @@ Usage:
                    [--junit <file>] [--markdown <file>] [--json <file>]
   arbiter contract <openapi-file> --project <name> [--label <text>] [--markdown <file>] [--json <file>]
   arbiter build-failed --project <name> [--commit <sha>] [--branch <name>] [--run-url <url>] [--log-file <file>]
+  arbiter check <openapi-file> --project <name> [--contract-version <n>]     a local build's document, not stored
+  arbiter diff [<contract-file>] --project <name> [--from <n>] [--to <n>]     what a contract change breaks
+
+  Every command that gets a verdict takes --format <fmt> (print that format instead of the summary) and
+  --out-<fmt> <file> (write it; several at once), <fmt> one of json, markdown, junit, sarif, github.
 
   arbiter login --server <url> [--scope <scope>]... [--resource api|mcp] [--no-browser] [--timeout <sec>]
   arbiter token [--server <url>] [--resource api|mcp]
@@ -50,9 +55,13 @@ Options (flags win over environment variables):
   --commit <sha>     Commit of the build        (default: GITHUB_SHA, CI_COMMIT_SHA)
   --branch <name>    Branch of the build        (default: GITHUB_HEAD_REF or GITHUB_REF_NAME, CI_COMMIT_REF_NAME)
   --run-url <url>    Link to the CI run         (default: built from GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID)
-  --junit <file>     Write the verdict as JUnit XML (one test case per violation)
-  --markdown <file>  Write the verdict as Markdown (for a pull-request comment)
-  --json <file>      Write the server's answer as JSON
+  --format <fmt>     Print the verdict as json, markdown, junit, sarif or github (workflow commands) on stdout
+  --out-<fmt> <file> Write the verdict in that format to <file>: --out-json (the server's whole answer),
+                     --out-markdown, --out-junit, --out-sarif, --out-github; repeatable across formats
+  --junit, --markdown, --json <file>   The same as --out-junit, --out-markdown, --out-json
+  --artifact <path>  SARIF: the document's path in the repository (default: the file given)
+  --contract-version <n>  check: the contract version to check against (default: the active one)
+  --from <n>, --to <n>    diff: the version clients rely on (default: active) and a stored version to compare
   --log-file <file>  build-failed: the build log; its last 64 KiB are sent
   --timeout <sec>    Give up after this many seconds (default 120; login: time to finish in the browser, 300)
   --scope <scope>    login: ask for these scopes instead of the defaults (repeat, or separate by spaces)
@@ -60,7 +69,8 @@ Options (flags win over environment variables):
   --no-browser       login: only print the URL to open
   -h, --help         Show this help;  --version  Show the version
 
-Exit codes: 0 approved (build-failed: recorded), 1 rejected, 2 could not verify.
+Exit codes: 0 approved (build-failed: recorded; diff: nothing breaks), 1 rejected (diff: breaking changes),
+2 could not verify.
 login, token, logout: 0 done, 2 failed (the message says why).
 `;
 
@@ -88,6 +98,16 @@ function options(argv) {
         junit: { type: "string" },
         markdown: { type: "string" },
         json: { type: "string" },
+        format: { type: "string" },
+        "out-json": { type: "string" },
+        "out-markdown": { type: "string" },
+        "out-junit": { type: "string" },
+        "out-sarif": { type: "string" },
+        "out-github": { type: "string" },
+        artifact: { type: "string" },
+        "contract-version": { type: "string" },
+        from: { type: "string" },
+        to: { type: "string" },
         "log-file": { type: "string" },
         timeout: { type: "string" },
         scope: { type: "string", multiple: true },
@@ -208,30 +228,6 @@ function query(entries) {
 
 // ---- reports ------------------------------------------------------------------------------------------------
 
-function xml(text) {
-  return String(text)
-    .replace(/[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd]/gu, "")
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
-}
-
-export function junitXml(project, verdict, subject) {
-  const violations = verdict.violations ?? [];
-  const failures = violations.filter((v) => v.severity === "error").length;
-  const cases = violations.map((v) => {
-    const name = xml(`${v.rule}: ${v.location}`);
-    const classname = xml(`arbiter.${project}.${v.rule}`);
-    if (v.severity === "error") return `    <testcase name="${name}" classname="${classname}">\n      <failure message="${xml(v.message)}" type="${xml(v.rule)}">${xml(`${v.location}\n${v.message}`)}</failure>\n    </testcase>`;
-    return `    <testcase name="${name}" classname="${classname}">\n      <system-out>${xml(`${v.severity}: ${v.message}`)}</system-out>\n    </testcase>`;
-  });
-  if (cases.length === 0) cases.push(`    <testcase name="${xml(`${subject} conforms`)}" classname="${xml(`arbiter.${project}`)}"/>`);
-  const tests = Math.max(1, violations.length);
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="arbiter" tests="${tests}" failures="${failures}" errors="0">\n  <testsuite name="${xml(`arbiter ${project}: ${subject}`)}" tests="${tests}" failures="${failures}" errors="0" skipped="0">\n${cases.join("\n")}\n  </testsuite>\n</testsuites>\n`;
-}
-
 function plural(count, word) {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
@@ -246,13 +242,6 @@ export function summaryText(heading, verdict, limit = 50) {
   return lines.join("\n");
 }
 
-/** Used when the server's answer carries no Markdown (older servers). */
-function fallbackMarkdown(heading, verdict) {
-  const cell = (text) => String(text).replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
-  const rows = (verdict.violations ?? []).map((v) => `| ${v.severity} | \`${cell(v.rule)}\` | \`${cell(v.location)}\` | ${cell(v.message)} |`);
-  return [`### ${heading}: ${verdict.approved ? "approved" : "rejected"}`, "", rows.length ? "| Severity | Rule | Location | Message |\n| --- | --- | --- | --- |\n" + rows.join("\n") : "No violations.", ""].join("\n");
-}
-
 function write(path, text, what) {
   try {
     writeFileSync(path, text);
@@ -261,10 +250,37 @@ function write(path, text, what) {
   }
 }
 
-function writeReports(values, project, heading, subject, answer) {
-  if (values.junit) write(values.junit, junitXml(project, answer.verdict, subject), "JUnit report");
-  if (values.markdown) write(values.markdown, answer.markdown ?? fallbackMarkdown(heading, answer.verdict), "Markdown report");
-  if (values.json) write(values.json, `${JSON.stringify(answer, null, 2)}\n`, "JSON answer");
+const FORMATS = ["json", "markdown", "junit", "sarif", "github"];
+
+/** Which formats to print and to write: --format, --out-<fmt>, and the older --junit/--markdown/--json. */
+function reportChoice(values) {
+  const files = {};
+  for (const format of FORMATS) if (values[`out-${format}`]) files[format] = values[`out-${format}`];
+  for (const format of ["junit", "markdown", "json"]) if (values[format] && !files[format]) files[format] = values[format];
+  if (values.format !== undefined && !FORMATS.includes(values.format)) fail(`--format ${values.format} is not one of ${FORMATS.join(", ")}.`);
+  const wanted = new Set(Object.keys(files));
+  if (values.format) wanted.add(values.format);
+  wanted.delete("json");
+  return { files, print: values.format, formats: [...wanted] };
+}
+
+/** The query members that ask the server to render the reports (one round trip for every format). */
+function reportQuery(choice, values, file) {
+  const artifact = values.artifact ?? (file && file !== "-" ? file : undefined);
+  return { ...(choice.formats.length ? { formats: choice.formats.join(",") } : {}), ...(artifact ? { artifact } : {}) };
+}
+
+function reportText(format, answer) {
+  if (format === "json") return `${JSON.stringify(answer, null, 2)}\n`;
+  const report = answer.reports?.[format];
+  if (report === undefined) fail(`The server sent no ${format} report: it may be older than this CLI.`);
+  return typeof report === "string" ? report : `${JSON.stringify(report, null, 2)}\n`;
+}
+
+/** Prints the summary (or --format) and writes each --out-<fmt> file. */
+function deliver(choice, heading, answer, out) {
+  out(choice.print ? reportText(choice.print, answer).trimEnd() : summaryText(heading, answer.verdict));
+  for (const [format, path] of Object.entries(choice.files)) write(path, reportText(format, answer), `${format} report`);
 }
 
 // ---- commands -----------------------------------------------------------------------------------------------
@@ -274,11 +290,11 @@ async function snapshot(values, positionals, env, out) {
   if (!config.commit) fail("No commit: pass --commit (GITHUB_SHA is used on GitHub Actions).");
   const file = positionals[0];
   const bytes = readInput(file);
-  const answer = await request(config, "POST", projectPath(config, `/snapshots${query({ commit: config.commit, branch: config.branch, runUrl: config.runUrl })}`), bytes, contentTypeOf(file, bytes));
+  const choice = reportChoice(values);
+  const answer = await request(config, "POST", projectPath(config, `/snapshots${query({ commit: config.commit, branch: config.branch, runUrl: config.runUrl, ...reportQuery(choice, values, file) })}`), bytes, contentTypeOf(file, bytes));
   const s = answer.snapshot;
   const heading = `Arbiter: ${config.project} snapshot #${s.id} (commit ${s.commit}) against contract v${answer.contract.version}${answer.contract.label ? ` (${answer.contract.label})` : ""}`;
-  out(summaryText(heading, answer.verdict));
-  writeReports(values, config.project, heading, `snapshot ${s.commit}`, answer);
+  deliver(choice, heading, answer, out);
   return answer.verdict.approved ? EXIT.approved : EXIT.rejected;
 }
 
@@ -286,11 +302,47 @@ async function contract(values, positionals, env, out) {
   const config = await settings(values, env);
   const file = positionals[0];
   const bytes = readInput(file);
-  const answer = await request(config, "POST", projectPath(config, `/contracts${query({ label: values.label })}`), bytes, contentTypeOf(file, bytes));
+  const choice = reportChoice(values);
+  const answer = await request(config, "POST", projectPath(config, `/contracts${query({ label: values.label, ...reportQuery(choice, values, file) })}`), bytes, contentTypeOf(file, bytes));
   const c = answer.contract;
-  const heading = `Arbiter: ${config.project} contract v${c.version}${c.label ? ` (${c.label})` : ""} is now active; constitution check`;
-  out(summaryText(heading, answer.verdict));
-  writeReports(values, config.project, heading, `contract v${c.version}`, answer);
+  const state = answer.activated === false ? "is stored but NOT active (it breaks clients of the active version; see below)" : "is now active";
+  const heading = `Arbiter: ${config.project} contract v${c.version}${c.label ? ` (${c.label})` : ""} ${state}; constitution check`;
+  deliver(choice, heading, answer, out);
+  const change = answer.breakingChanges;
+  if (change && !choice.print) out(summaryText(`Changes for clients of v${change.comparedWithVersion}: ${plural(change.count, "breaking change")}`, change));
+  if (answer.activation) out(answer.activation);
+  return answer.verdict.approved ? EXIT.approved : EXIT.rejected;
+}
+
+function versionOption(values, name) {
+  const text = values[name];
+  if (text === undefined) return undefined;
+  if (!/^[1-9]\d{0,14}$/.test(text)) fail(`--${name} must be a contract version number such as 3, got "${text}".`);
+  return text;
+}
+
+async function check(values, positionals, env, out) {
+  const config = await settings(values, env);
+  const file = positionals[0];
+  const bytes = readInput(file);
+  const choice = reportChoice(values);
+  const answer = await request(config, "POST", projectPath(config, `/drafts${query({ contractVersion: versionOption(values, "contract-version"), ...reportQuery(choice, values, file) })}`), bytes, contentTypeOf(file, bytes));
+  const heading = `Arbiter: ${config.project} draft ${file} against contract v${answer.contract.version}${answer.contract.label ? ` (${answer.contract.label})` : ""} (not stored; CI's snapshot is the verdict of record)`;
+  deliver(choice, heading, answer, out);
+  return answer.verdict.approved ? EXIT.approved : EXIT.rejected;
+}
+
+async function diff(values, positionals, env, out) {
+  const config = await settings(values, env);
+  const file = positionals[0];
+  const to = versionOption(values, "to");
+  if ((file === undefined) === (to === undefined)) fail("Compare either an edited contract file (arbiter diff FILE) or a stored version (--to <n>), not both and not neither.");
+  const bytes = file === undefined ? undefined : readInput(file);
+  const choice = reportChoice(values);
+  const path = projectPath(config, `/contracts/compare${query({ from: versionOption(values, "from"), to, ...reportQuery(choice, values, file) })}`);
+  const answer = await request(config, "POST", path, bytes, bytes ? contentTypeOf(file, bytes) : undefined);
+  const heading = `Arbiter: ${config.project} ${to ? `v${to}` : file} for clients of v${answer.from.version}: ${plural(answer.breakingChanges.count, "breaking change")}`;
+  deliver(choice, heading, answer, out);
   return answer.verdict.approved ? EXIT.approved : EXIT.rejected;
 }
 
@@ -741,7 +793,7 @@ async function logout(values, _positionals, env, out) {
   return EXIT.approved;
 }
 
-const COMMANDS = { snapshot, contract, "build-failed": buildFailed, login, token, logout };
+const COMMANDS = { snapshot, contract, check, diff, "build-failed": buildFailed, login, token, logout };
 const SIGN_IN_COMMANDS = new Set(["login", "token", "logout"]);
 
 export async function main(argv = process.argv.slice(2), env = process.env, out = (line) => console.log(line), err = (line) => console.error(line)) {

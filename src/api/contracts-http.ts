@@ -1,12 +1,14 @@
 /** Request parsing and error answers shared by the contracts, snapshots, builds and CI key routes. */
 import type { z } from "zod";
+import type { DocumentProblem, Verdict } from "../contracts/types";
 import { readBodyLimited } from "../contracts/store/body";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../contracts/store/limits";
+import { DEFAULT_PAGE_SIZE, MAX_DOCUMENT_BYTES, MAX_PAGE_SIZE, MAX_PROBLEMS_SHOWN } from "../contracts/store/limits";
 import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../contracts/store/names";
 import type { StoreFailure } from "../contracts/store/records";
 import type { Principal } from "../mcp/context";
 import { describeZodIssues } from "../mcp/pipeline";
 import { apiError } from "./errors";
+import type { ApiRequest, ApiRoute } from "./router";
 
 /** The answer to a body that ended before its Content-Length (or whose connection broke while it was read). */
 export function bodyTruncated(read: { received: number; declared?: number }): Response {
@@ -71,6 +73,7 @@ export function storeFailure(failure: StoreFailure, project: string): Response {
     case "unknown_key":
       return apiError(404, failure.code, failure.message);
     case "missing_content":
+    case "busy":
       return apiError(409, failure.code, failure.message);
   }
 }
@@ -97,4 +100,68 @@ export function positiveInt(value: string | undefined, name: string): { value: n
 
 export function json(data: unknown, status = 200): Response {
   return Response.json(data, { status, headers: { "Cache-Control": "no-store" } });
+}
+
+export function queryObject(url: URL, names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = url.searchParams.get(name);
+    if (value !== null) out[name] = value;
+  }
+  return out;
+}
+
+export function invalidQuery(error: z.ZodError): Response {
+  return apiError(400, "invalid_query", `Invalid query parameters: ${error.issues.map((i) => `${i.path.join(".") || "(query)"}: ${i.message}`).join("; ")}`);
+}
+
+export function invalidDocument(problems: DocumentProblem[]): Response {
+  const shown = problems.slice(0, MAX_PROBLEMS_SHOWN);
+  const first = shown[0];
+  return apiError(
+    422,
+    "invalid_document",
+    `The document is not a valid OpenAPI document (${problems.length} problem${problems.length === 1 ? "" : "s"}${first ? `, first: ${first.path || "(document)"}: ${first.message}` : ""}). Nothing was stored; fix the document and upload it again.`,
+    { details: { problems: shown, totalProblems: problems.length } },
+  );
+}
+
+/** Reads an uploaded document into a holder that the upload path can clear once the bytes are stored. */
+export async function readDocument(request: Request): Promise<{ holder: { bytes?: Uint8Array } } | { response: Response }> {
+  const read = await readBodyLimited(request, MAX_DOCUMENT_BYTES);
+  if (read.ok) return { holder: { bytes: read.bytes } };
+  if (read.reason === "too_large") return { response: tooLarge(MAX_DOCUMENT_BYTES, "document") };
+  if (read.reason === "empty") return { response: apiError(400, "empty_body", "The request body is empty: send the OpenAPI document (JSON or YAML) as the body.") };
+  if (read.reason === "truncated") return { response: bodyTruncated(read) };
+  return { response: apiError(400, "invalid_body", "The request body is longer than its Content-Length.") };
+}
+
+export function projectRoute(method: string, suffix: string, requiredScopes: readonly string[], handle: (input: ApiRequest & { project: string; url: URL }) => Promise<Response>): ApiRoute {
+  return {
+    method,
+    path: `/api/v1/projects/:project${suffix}`,
+    requiredScopes,
+    async handle(input) {
+      const checked = checkProject(input.principal, input.params.project);
+      if ("response" in checked) return checked.response;
+      return handle({ ...input, project: checked.project, url: new URL(input.request.url) });
+    },
+  };
+}
+
+/** Error-severity findings of a contract comparison: the changes that break clients of the older version. */
+export function breakingCount(verdict: Verdict): number {
+  return verdict.violations.filter((violation) => violation.severity === "error").length;
+}
+
+/** The `breakingChanges` member of an answer: the version compared with, the counts and the findings. */
+export function changeSummary(comparedWithVersion: number, verdict: Verdict) {
+  return {
+    comparedWithVersion,
+    approved: verdict.approved,
+    count: breakingCount(verdict),
+    totalViolations: verdict.totalViolations,
+    violations: verdict.violations,
+    summary: verdict.summary,
+  };
 }

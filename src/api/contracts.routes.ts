@@ -22,17 +22,18 @@
  *   GET  /api/v1/projects/:project/verdicts/:id                   contracts.read
  */
 import { z } from "zod";
-import { readBodyLimited } from "../contracts/store/body";
 import { contractStore, readVerdictBody, streamContent } from "../contracts/store/client";
 import { onActiveContractChanged, onVerdictStored } from "../contracts/store/events";
-import { MAX_BUILD_BODY_BYTES, MAX_DOCUMENT_BYTES, MAX_LOG_EXCERPT_CHARS, MAX_PROBLEMS_SHOWN } from "../contracts/store/limits";
+import { MAX_BUILD_BODY_BYTES, MAX_LOG_EXCERPT_CHARS } from "../contracts/store/limits";
+import { breakingChangesPolicy, getConformanceConfig } from "../contracts/config";
 import { renderVerdictMarkdown } from "../contracts/markdown";
-import type { DocumentProblem } from "../contracts/types";
+import { compareContracts } from "../contracts/services/drafts";
 import { uploadContract, uploadSnapshot } from "../contracts/store/uploads";
 import { logWarn } from "../web/log";
-import { bodyTruncated, checkProject, json, pageQuery, positiveInt, readJsonBody, storeFailure, tooLarge, unknownProject } from "./contracts-http";
+import { breakingCount, changeSummary, invalidDocument, invalidQuery, json, pageQuery, positiveInt, projectRoute, queryObject, readDocument, readJsonBody, storeFailure, unknownProject } from "./contracts-http";
 import { apiError } from "./errors";
 import type { ApiRequest, ApiRoute } from "./router";
+import { reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
 
 const READ = ["contracts.read"] as const;
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
@@ -57,53 +58,6 @@ const snapshotQuery = z.object({ commit: commitText, branch: branchText.optional
 const buildBody = z
   .object({ commit: commitText, branch: branchText.optional(), runUrl: runUrlText.optional(), log: z.string().max(1024 * 1024).optional().describe("The build log or its end") })
   .strict();
-
-function queryObject(url: URL, names: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of names) {
-    const value = url.searchParams.get(name);
-    if (value !== null) out[name] = value;
-  }
-  return out;
-}
-
-function invalidQuery(error: z.ZodError): Response {
-  return apiError(400, "invalid_query", `Invalid query parameters: ${error.issues.map((i) => `${i.path.join(".") || "(query)"}: ${i.message}`).join("; ")}`);
-}
-
-function invalidDocument(problems: DocumentProblem[]): Response {
-  const shown = problems.slice(0, MAX_PROBLEMS_SHOWN);
-  const first = shown[0];
-  return apiError(
-    422,
-    "invalid_document",
-    `The document is not a valid OpenAPI document (${problems.length} problem${problems.length === 1 ? "" : "s"}${first ? `, first: ${first.path || "(document)"}: ${first.message}` : ""}). Nothing was stored; fix the document and upload it again.`,
-    { details: { problems: shown, totalProblems: problems.length } },
-  );
-}
-
-/** Reads an uploaded document into a holder that the upload path can clear once the bytes are stored. */
-async function readDocument(request: Request): Promise<{ holder: { bytes?: Uint8Array } } | { response: Response }> {
-  const read = await readBodyLimited(request, MAX_DOCUMENT_BYTES);
-  if (read.ok) return { holder: { bytes: read.bytes } };
-  if (read.reason === "too_large") return { response: tooLarge(MAX_DOCUMENT_BYTES, "document") };
-  if (read.reason === "empty") return { response: apiError(400, "empty_body", "The request body is empty: send the OpenAPI document (JSON or YAML) as the body.") };
-  if (read.reason === "truncated") return { response: bodyTruncated(read) };
-  return { response: apiError(400, "invalid_body", "The request body is longer than its Content-Length.") };
-}
-
-function projectRoute(method: string, suffix: string, requiredScopes: readonly string[], handle: (input: ApiRequest & { project: string; url: URL }) => Promise<Response>): ApiRoute {
-  return {
-    method,
-    path: `/api/v1/projects/:project${suffix}`,
-    requiredScopes,
-    async handle(input) {
-      const checked = checkProject(input.principal, input.params.project);
-      if ("response" in checked) return checked.response;
-      return handle({ ...input, project: checked.project, url: new URL(input.request.url) });
-    },
-  };
-}
 
 const store = (input: ApiRequest) => contractStore(input.env, input.principal.organizationId);
 
@@ -149,22 +103,40 @@ export const contractRoutes: ApiRoute[] = [
   projectRoute("POST", "/contracts", ["contracts.write"], async (input) => {
     const query = z.object({ label: labelText.optional() }).safeParse(queryObject(input.url, ["label"]));
     if (!query.success) return invalidQuery(query.error);
+    const formats = requestedFormats(input.url);
+    if ("response" in formats) return formats.response;
     const body = await readDocument(input.request);
     if ("response" in body) return body.response;
     const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
     const result = await uploadContract(input.env, who, input.project, query.data.label ?? null, body.holder.bytes!);
     if (!result.ok) return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
-    await announceActiveContract(input, result.contract.version);
-    return json(
+    if (result.contract.active) await announceActiveContract(input, result.contract.version);
+    const change = result.change;
+    if (change) input.note(`${breakingCount(change.verdict)} breaking changes vs v${change.comparedWithVersion}`);
+    const report = {
+      subject: "contract" as const,
+      project: input.project,
+      contractVersion: contractName(result.contract),
+      title: `contract ${contractName(result.contract)}`,
+      verdict: result.verdict,
+      ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL),
+    };
+    const changelog = change ? renderVerdictMarkdown(change.verdict, { project: input.project, subject: "contract-change", title: `v${change.comparedWithVersion} → ${contractName(result.contract)}` }) : "";
+    return verdictAnswer(
+      formats.choice,
       {
         project: input.project,
         projectCreated: result.projectCreated,
         contract: result.contract,
+        activated: result.contract.active,
+        ...(result.contract.active ? {} : { activation: inactiveBecauseBreaking(input.project, result.contract.version) }),
         contentReused: result.contentReused,
         verdictId: result.verdictRecord.id,
         verdict: result.verdict,
-        markdown: renderVerdictMarkdown(result.verdict, { project: input.project, contractVersion: contractName(result.contract) }),
+        breakingChanges: change ? changeSummary(change.comparedWithVersion, change.verdict) : null,
+        markdown: renderVerdictMarkdown(result.verdict, report) + (changelog ? `\n${changelog.replace(/^## /, "### ")}` : ""),
       },
+      report,
       201,
     );
   }),
@@ -197,6 +169,10 @@ export const contractRoutes: ApiRoute[] = [
   projectRoute("POST", "/contracts/:version/activate", ["contracts.write"], async (input) => {
     const version = positiveInt(input.params.version, "version");
     if ("response" in version) return version.response;
+    const query = z.object({ allowBreaking: z.enum(["true", "false"]).optional() }).safeParse(queryObject(input.url, ["allowBreaking"]));
+    if (!query.success) return invalidQuery(query.error);
+    const refused = await breakingActivation(input, version.value, query.data.allowBreaking === "true");
+    if (refused) return refused;
     const result = await store(input).activateContract(input.project, version.value);
     if (!result.ok) return storeFailure(result, input.project);
     await announceActiveContract(input, result.contract.version);
@@ -207,6 +183,8 @@ export const contractRoutes: ApiRoute[] = [
   projectRoute("POST", "/snapshots", ["snapshots.write"], async (input) => {
     const query = snapshotQuery.safeParse(queryObject(input.url, ["commit", "branch", "runUrl"]));
     if (!query.success) return invalidQuery(query.error);
+    const formats = requestedFormats(input.url);
+    if ("response" in formats) return formats.response;
     // Refuse early, before reading a large body, when there is nothing to check against.
     if (!(await store(input).getActiveContract(input.project))) return unknownProject(input.project);
     const body = await readDocument(input.request);
@@ -220,7 +198,16 @@ export const contractRoutes: ApiRoute[] = [
     } catch (error) {
       logWarn("verdict hook failed", { correlationId: input.correlationId, error });
     }
-    return json(
+    const report = {
+      subject: "snapshot" as const,
+      project: input.project,
+      contractVersion: contractName(result.contract),
+      title: `snapshot #${result.snapshot.id} (commit ${result.snapshot.commit})`,
+      verdict: result.verdict,
+      ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL),
+    };
+    return verdictAnswer(
+      formats.choice,
       {
         project: input.project,
         snapshot: result.snapshot,
@@ -228,12 +215,9 @@ export const contractRoutes: ApiRoute[] = [
         contentReused: result.contentReused,
         verdictId: result.verdictRecord.id,
         verdict: result.verdict,
-        markdown: renderVerdictMarkdown(result.verdict, {
-          project: input.project,
-          contractVersion: contractName(result.contract),
-          snapshot: `#${result.snapshot.id} (commit ${result.snapshot.commit})`,
-        }),
+        markdown: renderVerdictMarkdown(result.verdict, report),
       },
+      report,
       201,
     );
   }),
@@ -297,17 +281,69 @@ export const contractRoutes: ApiRoute[] = [
   projectRoute("GET", "/verdicts/:id", READ, async (input) => {
     const id = positiveInt(input.params.id, "verdict id");
     if ("response" in id) return id.response;
+    const formats = requestedFormats(input.url);
+    if ("response" in formats) return formats.response;
     const record = await store(input).getVerdict(input.project, id.value);
     if (!record) return apiError(404, "unknown_verdict", `Project "${input.project}" has no verdict ${id.value}.`);
-    return json({ record, verdict: await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash) });
+    const verdict = await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash);
+    if (!verdict) return json({ record, verdict });
+    const report = {
+      subject: record.subject,
+      project: input.project,
+      contractVersion: `v${record.contractVersion}`,
+      title: record.subject === "snapshot" ? `snapshot #${record.snapshotId}` : `contract v${record.contractVersion}`,
+      verdict,
+      ...reportFacts(input.url, input.project, record.id, input.env.PUBLIC_URL),
+    };
+    return verdictAnswer(formats.choice, { record, verdict }, report);
   }),
 ];
 
-async function snapshotWithVerdict(input: ApiRequest & { project: string }, id: number): Promise<Response> {
+async function snapshotWithVerdict(input: ApiRequest & { project: string; url: URL }, id: number): Promise<Response> {
   const snapshot = await store(input).getSnapshot(input.project, id);
   if (!snapshot) return apiError(404, "unknown_snapshot", `Project "${input.project}" has no snapshot ${id}.`);
+  const formats = requestedFormats(input.url);
+  if ("response" in formats) return formats.response;
   const record = snapshot.verdictId ? await store(input).getVerdict(input.project, snapshot.verdictId) : null;
-  return json({ snapshot, verdict: record ? await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash) : null });
+  const verdict = record ? await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash) : null;
+  if (!record || !verdict) {
+    if (formats.choice.single && formats.choice.single !== "json") return apiError(404, "no_verdict", `Snapshot ${id} of project "${input.project}" has no stored verdict to render as ${formats.choice.single}.`);
+    return json({ snapshot, verdict });
+  }
+  const report = {
+    subject: "snapshot" as const,
+    project: input.project,
+    contractVersion: `v${record.contractVersion}`,
+    title: `snapshot #${snapshot.id} (commit ${snapshot.commit})`,
+    verdict,
+    ...reportFacts(input.url, input.project, record.id, input.env.PUBLIC_URL),
+  };
+  return verdictAnswer(formats.choice, { snapshot, verdict }, report);
+}
+
+/** Under the "refuse" policy, activating a version that breaks clients of the active one needs ?allowBreaking=true. */
+async function breakingActivation(input: ApiRequest & { project: string }, version: number, allowBreaking: boolean): Promise<Response | null> {
+  if (breakingChangesPolicy(getConformanceConfig(), input.principal.organizationId) !== "refuse") return null;
+  const active = await store(input).getActiveContract(input.project);
+  if (!active || active.version === version) return null;
+  const comparison = await compareContracts(input.env, input.principal.organizationId, input.project, active.version, { version });
+  if (!comparison.ok) return comparison.code === "invalid_document" ? invalidDocument(comparison.problems) : storeFailure(comparison, input.project);
+  const count = breakingCount(comparison.verdict);
+  if (count === 0) return null;
+  if (allowBreaking) {
+    input.note(`activated with ${count} breaking changes vs v${active.version} (allowBreaking)`);
+    return null;
+  }
+  return apiError(
+    409,
+    "breaking_changes",
+    `Contract version ${version} breaks clients of the active version ${active.version} (${count} breaking change${count === 1 ? "" : "s"}) and this organization's policy refuses that: review them, then activate with ?allowBreaking=true.`,
+    { details: { breakingChanges: changeSummary(active.version, comparison.verdict) } },
+  );
+}
+
+function inactiveBecauseBreaking(project: string, version: number): string {
+  return `Stored but not activated: it breaks clients of the active version and this organization's policy (policies/conformance.json contractEvolution) is "refuse". Activate it after review with POST /api/v1/projects/${project}/contracts/${version}/activate?allowBreaking=true.`;
 }
 
 function contractName(contract: { version: number; label: string | null }): string {

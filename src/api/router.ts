@@ -27,6 +27,11 @@ export interface ApiRequest {
   ctx: ExecutionContext;
   /** Also in the audit record and the X-Correlation-Id header. */
   correlationId: string;
+  /**
+   * Adds a short, safe fact to the audit record's reason of a successful request (a count, a digest): never a
+   * payload, a token or document text.
+   */
+  note(fact: string): void;
 }
 
 export interface ApiRoute {
@@ -149,8 +154,12 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
         : apiError(404, "not_found", `No API route ${request.method} ${path}. See the README for the REST API.`);
       return { response, target, params, reason: pathMatched ? "method not allowed" : "no such route" };
     }
-    const response = await route.handle({ request, env, principal, params, ctx, correlationId });
-    return { response, target, params, reason: response.ok ? "" : await errorCodeOf(response) };
+    const notes: string[] = [];
+    const note = (fact: string) => {
+      if (notes.length < 4) notes.push(fact.replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 120));
+    };
+    const response = await route.handle({ request, env, principal, params, ctx, correlationId, note });
+    return { response, target, params, reason: response.ok ? notes.join("; ") : await errorCodeOf(response) };
   }
 
   return {

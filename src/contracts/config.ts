@@ -11,6 +11,7 @@ import { compileOperationPattern, isOperationPattern, type OperationPattern } fr
 import type { Severity } from "./types";
 
 export type SeveritySetting = Severity | "off";
+export type BreakingChangesPolicy = "warn" | "refuse";
 
 export interface Exemption {
   /** A rule id, or "*" for every rule. */
@@ -26,6 +27,9 @@ export interface ConformanceConfig {
   readonly frameworkStatusCodes: ReadonlySet<string>;
   /** Validated options of each enabled constitution rule. */
   readonly constitution: ReadonlyMap<string, unknown>;
+  /** Whether a contract version that breaks clients of the active one becomes active on upload (see breakingChangesPolicy). */
+  readonly breakingChanges: BreakingChangesPolicy;
+  readonly breakingChangesByOrganization: ReadonlyMap<string, BreakingChangesPolicy>;
 }
 
 const severitySetting = z.enum(["error", "warning", "info", "off"]);
@@ -43,6 +47,14 @@ const conformanceFileSchema = z.object({
     )
     .default([]),
   frameworkStatusCodes: z.array(z.string().regex(/^[1-5](\d\d|XX)$/i, "a status code such as 422 or 5XX")).default([]),
+  contractEvolution: z
+    .object({
+      $comment: z.string().optional(),
+      breakingChanges: z.enum(["warn", "refuse"]).default("warn"),
+      organizations: z.record(z.string(), z.enum(["warn", "refuse"])).default({}),
+    })
+    .strict()
+    .default({ breakingChanges: "warn", organizations: {} }),
 });
 
 const constitutionFileSchema = z.object({
@@ -103,7 +115,14 @@ export function loadConformanceConfig(files: PolicyFiles): ConformanceConfig {
     exemptions: Object.freeze(exemptions),
     frameworkStatusCodes: new Set(conformance.frameworkStatusCodes.map((code) => code.toUpperCase())),
     constitution: options,
+    breakingChanges: conformance.contractEvolution.breakingChanges,
+    breakingChangesByOrganization: new Map(Object.entries(conformance.contractEvolution.organizations)),
   });
+}
+
+/** What an organization's policy does with a contract version that breaks clients of the active one. */
+export function breakingChangesPolicy(config: ConformanceConfig, organizationId: string): BreakingChangesPolicy {
+  return config.breakingChangesByOrganization.get(organizationId) ?? config.breakingChanges;
 }
 
 let cached: ConformanceConfig | undefined;

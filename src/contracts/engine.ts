@@ -118,6 +118,34 @@ function runConstitution(index: DocumentIndex, config: ConformanceConfig): Verdi
  * of the snapshot on top).
  */
 export function checkConformance(contract: OpenApiDocument, snapshot: OpenApiDocument, config: ConformanceConfig): Verdict {
+  const { verdict, snapshotIndex } = runConformanceRules(contract, snapshot, config);
+  return mergeVerdicts([verdict, runConstitution(snapshotIndex, config)], RULE_ORDER);
+}
+
+/**
+ * What a new contract version breaks for clients of the previous one: the conformance rules with the previous
+ * version as the contract (what clients rely on) and the new one as the implementation (what they will get),
+ * with the configured severities, except that an added operation is reported as info (no client of the previous
+ * version calls it) and the constitution is left to the contract's own verdict.
+ */
+export function compareContractVersions(previous: OpenApiDocument, next: OpenApiDocument, config: ConformanceConfig): Verdict {
+  return runConformanceRules(previous, next, evolutionConfig(config)).verdict;
+}
+
+const evolutionConfigs = new WeakMap<ConformanceConfig, ConformanceConfig>();
+
+function evolutionConfig(config: ConformanceConfig): ConformanceConfig {
+  let derived = evolutionConfigs.get(config);
+  if (!derived) {
+    const severities = new Map(config.severities);
+    if (isEnabled(config, "undocumented-operation")) severities.set("undocumented-operation", "info");
+    derived = Object.freeze({ ...config, severities, constitution: new Map() });
+    evolutionConfigs.set(config, derived);
+  }
+  return derived;
+}
+
+function runConformanceRules(contract: OpenApiDocument, snapshot: OpenApiDocument, config: ConformanceConfig): { verdict: Verdict; snapshotIndex: DocumentIndex } {
   const contractIndex = indexDocument(contract);
   const snapshotIndex = indexDocument(snapshot);
   const differ = new SchemaDiffer(
@@ -154,7 +182,7 @@ export function checkConformance(contract: OpenApiDocument, snapshot: OpenApiDoc
     current = rule.id;
     rule.check(context);
   }
-  return mergeVerdicts([buildVerdict(raw, RULE_ORDER, config), runConstitution(snapshotIndex, config)], RULE_ORDER);
+  return { verdict: buildVerdict(raw, RULE_ORDER, config), snapshotIndex };
 }
 
 /** Verdict of one document (a contract upload or a snapshot) against the constitution alone. */

@@ -2,6 +2,7 @@
  * A verdict as Markdown, for a pull-request comment or a CI summary. Everything from documents (paths, messages)
  * is escaped so a path template cannot inject Markdown or HTML into the comment.
  */
+import { subjectNoun, type ReportSubject } from "./formats/report";
 import type { Severity, Verdict } from "./types";
 
 const SEVERITY_LABEL: Record<Severity, string> = { error: "Error", warning: "Warning", info: "Info" };
@@ -25,26 +26,59 @@ function code(text: string): string {
   return `${fence}${longest > 0 ? " " : ""}${clean}${longest > 0 ? " " : ""}${fence}`;
 }
 
-export function renderVerdictMarkdown(verdict: Verdict, context: { project: string; contractVersion?: string; snapshot?: string }): string {
+export interface MarkdownContext {
+  project: string;
+  contractVersion?: string;
+  /** Kept for callers that name a snapshot directly; `title` is the general form. */
+  snapshot?: string;
+  /** What was checked; decides the words ("the implementation snapshot", "the draft", "the contract"). */
+  subject?: ReportSubject;
+  title?: string;
+  /** Where the full verdict can be read; linked when the listing is cut. */
+  link?: string;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
+
+export function renderVerdictMarkdown(verdict: Verdict, context: MarkdownContext): string {
+  const subject = context.subject ?? "snapshot";
   const lines: string[] = [];
   const outcome = verdict.approved ? "✅ Approved" : "❌ Rejected";
-  lines.push(`## Arbiter conformance: ${outcome}`, "");
+  const heading = subject === "contract-change" ? "Arbiter contract changelog" : "Arbiter conformance";
+  lines.push(`## ${heading}: ${outcome}`, "");
   const facts = [`Project: ${code(context.project)}`];
   if (context.contractVersion) facts.push(`contract ${code(context.contractVersion)}`);
-  if (context.snapshot) facts.push(`snapshot ${code(context.snapshot)}`);
+  if (context.title) facts.push(code(context.title));
+  else if (context.snapshot) facts.push(`snapshot ${code(context.snapshot)}`);
   lines.push(facts.join(" · "), "");
   if (verdict.totalViolations === 0) {
-    lines.push("The implementation matches the contract: no violations.");
+    lines.push(NO_VIOLATIONS[subject]);
     return lines.join("\n") + "\n";
   }
-  const errors = verdict.violations.filter((violation) => violation.severity === "error").length;
-  lines.push(`${verdict.totalViolations} violation${verdict.totalViolations === 1 ? "" : "s"}, ${errors} of them error${errors === 1 ? "" : "s"} (errors reject the snapshot).`, "");
+  const counts = { error: 0, warning: 0, info: 0 };
+  for (const violation of verdict.violations) counts[violation.severity]++;
+  const parts = [plural(counts.error, "error"), plural(counts.warning, "warning"), `${counts.info} info`];
+  lines.push(`${plural(verdict.totalViolations, "violation")}: ${parts.join(", ")}. ${verdict.approved ? "No errors, so it is approved." : `Errors reject ${subjectNoun(subject)}.`}`, "");
   lines.push("| Rule | Severity | Count |", "| --- | --- | ---: |");
   for (const entry of verdict.summary) lines.push(`| ${code(entry.rule)} | ${SEVERITY_LABEL[entry.severity]} | ${entry.count} |`);
   lines.push("", "| Severity | Rule | Location | Message |", "| --- | --- | --- | --- |");
   for (const violation of verdict.violations.slice(0, MAX_LISTED)) {
     lines.push(`| ${SEVERITY_LABEL[violation.severity]} | ${code(violation.rule)} | ${code(violation.location)} | ${escapeMarkdown(violation.message)} |`);
   }
-  if (verdict.violations.length > MAX_LISTED) lines.push("", `… and ${verdict.violations.length - MAX_LISTED} more (see the full verdict).`);
+  if (verdict.violations.length > MAX_LISTED) {
+    const rest = verdict.violations.length - MAX_LISTED;
+    const where = context.link ? `: [read the full verdict](${encodeURI(context.link)})` : ": the JSON answer lists every violation";
+    lines.push("", `The first ${MAX_LISTED} violations are listed here; ${rest} more are not${where}.`);
+  }
   return lines.join("\n") + "\n";
 }
+
+const NO_VIOLATIONS: Record<ReportSubject, string> = {
+  snapshot: "The implementation matches the contract: no violations.",
+  draft: "The draft matches the contract: no violations.",
+  exchanges: "Every recorded exchange matches the contract: no violations.",
+  contract: "The contract meets the organization's constitution: no violations.",
+  "contract-change": "The new contract version breaks nothing that clients of the previous version rely on.",
+};

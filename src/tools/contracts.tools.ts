@@ -6,12 +6,14 @@ import { registerSpecPrompts } from "../contracts/mcp/prompt";
 import { registerSpecResources } from "../contracts/mcp/resources";
 import type { CapabilityContext } from "../mcp/context";
 import { registerConformanceTool } from "./contracts-conformance";
+import { registerDraftTools } from "./contracts-drafts";
 import { registerPayloadTool } from "./contracts-payload";
 import { registerSpecProjectTools } from "./contracts-projects";
 
 export function registerContractTools(ctx: CapabilityContext): void {
   registerSpecProjectTools(ctx);
   registerConformanceTool(ctx);
+  registerDraftTools(ctx);
   registerPayloadTool(ctx);
   registerSpecResources(ctx);
   registerSpecPrompts(ctx);

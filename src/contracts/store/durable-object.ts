@@ -13,6 +13,7 @@ import {
   getActiveContract,
   getBuild,
   getContract,
+  getContractChangeHash,
   getProject,
   getSnapshot,
   getVerdict,
@@ -106,13 +107,32 @@ export class ContractStore extends DurableObject<Env> {
     return projectStatus(this.sql, name);
   }
 
-  async recordContract(input: Omit<ContractInput, "verdict">, verdict: VerdictBody): Promise<StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean }>> {
+  /**
+   * `change` is the comparison with `change.comparedWithVersion`, which must still be the active version when the
+   * write happens: if another upload activated a version in between, the answer is `stale_comparison` and the
+   * caller compares again, so no version is ever recorded as compared with a version it was not compared with.
+   */
+  async recordContract(
+    input: Omit<ContractInput, "verdict" | "change">,
+    verdict: VerdictBody,
+    change?: { comparedWithVersion: number; verdict: VerdictBody },
+  ): Promise<StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean }> | { ok: false; code: "stale_comparison"; message: string }> {
     const verdictInput = await this.storeVerdictBody(verdict);
+    const changeInput = change ? { comparedWithVersion: change.comparedWithVersion, verdict: await this.storeVerdictBody(change.verdict) } : undefined;
     return this.ctx.storage.transactionSync(() => {
       if (!getBlob(this.sql, input.document.contentHash)) return { ok: false as const, code: "missing_content" as const, message: "The document content was not stored completely; upload it again." };
+      const active = getActiveContract(this.sql, input.project);
+      if ((active?.version ?? null) !== (change?.comparedWithVersion ?? null)) {
+        return { ok: false as const, code: "stale_comparison" as const, message: "The active contract changed while this upload was being compared with it." };
+      }
       putSmallBlob(this.sql, verdictInput.verdictHash, verdict.json);
-      return { ok: true as const, ...insertContract(this.sql, { ...input, verdict: verdictInput }) };
+      if (change && changeInput) putSmallBlob(this.sql, changeInput.verdict.verdictHash, change.verdict.json);
+      return { ok: true as const, ...insertContract(this.sql, { ...input, verdict: verdictInput, ...(changeInput ? { change: changeInput } : {}) }) };
     });
+  }
+
+  contractChangeHash(project: string, version: number): string | null {
+    return getContractChangeHash(this.sql, project, version);
   }
 
   activateContract(project: string, version: number): StoreResult<{ contract: ContractRecord }> {

@@ -6,6 +6,7 @@
 import { getBlob } from "./blob-table";
 import type {
   BuildRecord,
+  ContractChangeSummary,
   ContractRecord,
   DocumentFacts,
   DocumentFormat,
@@ -139,8 +140,22 @@ function page<T>(rows: T[], limit: number, idOf: (item: T) => number): Page<T> {
 
 const CONTRACT_SELECT = `
   SELECT c.*, (p.active_contract_id = c.id) AS is_active,
-         (SELECT id FROM verdicts WHERE subject = 'contract' AND contract_id = c.id) AS verdict_id
-  FROM contracts c JOIN projects p ON p.name = c.project`;
+         (SELECT id FROM verdicts WHERE subject = 'contract' AND contract_id = c.id) AS verdict_id,
+         pc.version AS change_compared_version, ch.approved AS change_approved, ch.error_count AS change_errors,
+         ch.total_violations AS change_total, ch.verdict_hash AS change_verdict_hash
+  FROM contracts c JOIN projects p ON p.name = c.project
+  LEFT JOIN contract_changes ch ON ch.contract_id = c.id
+  LEFT JOIN contracts pc ON pc.id = ch.compared_contract_id`;
+
+function toChange(row: Row): ContractChangeSummary | null {
+  if (row.change_compared_version === null || row.change_compared_version === undefined) return null;
+  return {
+    comparedWithVersion: num(row.change_compared_version),
+    approved: num(row.change_approved) === 1,
+    breakingChanges: num(row.change_errors),
+    totalViolations: num(row.change_total),
+  };
+}
 
 function toContract(row: Row): ContractRecord {
   return {
@@ -152,7 +167,14 @@ function toContract(row: Row): ContractRecord {
     uploadedBy: str(row.uploaded_by),
     uploadedAt: str(row.uploaded_at),
     verdictId: optNum(row.verdict_id),
+    changes: toChange(row),
   };
+}
+
+/** The stored breaking-changes verdict of a contract version: its hash in the blob store, or null. */
+export function getContractChangeHash(sql: SqlStorage, project: string, version: number): string | null {
+  const row = sql.exec(`${CONTRACT_SELECT} WHERE c.project = ? AND c.version = ?`, project, version).toArray()[0];
+  return row ? optStr(row.change_verdict_hash) : null;
 }
 
 export function getContract(sql: SqlStorage, project: string, version: number): ContractRecord | null {
@@ -179,9 +201,16 @@ export interface ContractInput {
   document: DocumentFacts;
   uploadedBy: string;
   verdict: VerdictInput;
+  /** The comparison with the version active at upload, when there was one. */
+  change?: { comparedWithVersion: number; verdict: VerdictInput };
+  /** False when policy keeps a breaking version inactive; the project's first version is always activated. */
+  activate: boolean;
 }
 
-/** Creates the project on its first contract, appends the version, records its verdict and makes it active. */
+/**
+ * Creates the project on its first contract, appends the version, records its verdict (and its comparison with
+ * the version active until now), and makes it active unless `activate` is false.
+ */
 export function insertContract(sql: SqlStorage, input: ContractInput): { contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean } {
   const now = new Date().toISOString();
   if (!getBlob(sql, input.document.contentHash)) throw new Error("document content is not stored");
@@ -205,7 +234,23 @@ export function insertContract(sql: SqlStorage, input: ContractInput): { contrac
   );
   const contractId = num(sql.exec<{ id: number }>("SELECT last_insert_rowid() AS id").one().id);
   const verdictId = insertVerdict(sql, input.project, "contract", contractId, null, input.verdict, now);
-  sql.exec("UPDATE projects SET active_contract_id = ? WHERE name = ?", contractId, input.project);
+  if (input.change) {
+    const compared = sql.exec<{ id: number }>("SELECT id FROM contracts WHERE project = ? AND version = ?", input.project, input.change.comparedWithVersion).one();
+    const change = input.change.verdict;
+    if (!getBlob(sql, change.verdictHash)) throw new Error("change verdict body is not stored");
+    sql.exec(
+      `INSERT INTO contract_changes (contract_id, compared_contract_id, approved, total_violations, error_count, verdict_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      contractId,
+      compared.id,
+      change.approved ? 1 : 0,
+      change.totalViolations,
+      change.errorCount,
+      change.verdictHash,
+      now,
+    );
+  }
+  const active = sql.exec<{ id: number | null }>("SELECT active_contract_id AS id FROM projects WHERE name = ?", input.project).one().id;
+  if (input.activate || active === null) sql.exec("UPDATE projects SET active_contract_id = ? WHERE name = ?", contractId, input.project);
   return { contract: getContract(sql, input.project, version)!, verdict: getVerdict(sql, input.project, verdictId)!, projectCreated };
 }
 

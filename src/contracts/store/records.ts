@@ -38,6 +38,17 @@ export interface ContractRecord extends DocumentFacts {
   uploadedBy: string;
   uploadedAt: string;
   verdictId: number | null;
+  /** What this version breaks for clients of the version that was active when it was uploaded (null for the first). */
+  changes: ContractChangeSummary | null;
+}
+
+export interface ContractChangeSummary {
+  comparedWithVersion: number;
+  /** False when at least one change is an error: it breaks clients of the compared version. */
+  approved: boolean;
+  /** Error-severity changes: the breaking ones. */
+  breakingChanges: number;
+  totalViolations: number;
 }
 
 export interface SnapshotRecord extends DocumentFacts {
@@ -111,6 +122,7 @@ export type StoreFailure =
   | { ok: false; code: "no_active_contract"; message: string }
   | { ok: false; code: "unknown_contract"; message: string }
   | { ok: false; code: "missing_content"; message: string }
-  | { ok: false; code: "unknown_key"; message: string };
+  | { ok: false; code: "unknown_key"; message: string }
+  | { ok: false; code: "busy"; message: string };
 
 export type StoreResult<T> = ({ ok: true } & T) | StoreFailure;

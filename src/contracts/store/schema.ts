@@ -14,6 +14,7 @@
  *   verdicts       one per contract upload (constitution) and per snapshot (conformance + constitution)
  *   ci_keys        CI keys: only the SHA-256 of the secret is kept
  *   subscribers    MCP sessions that want to hear about a project's latest verdict
+ *   contract_changes  per contract version: what it breaks for clients of the version active at its upload
  *   counters       the sequence that orders snapshots and builds of a project in time
  */
 export const CHUNK_BYTES = 1024 * 1024;
@@ -110,6 +111,15 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      session_id TEXT NOT NULL,
      subscribed_at TEXT NOT NULL,
      PRIMARY KEY (project, session_id)
+   )`,
+  `CREATE TABLE IF NOT EXISTS contract_changes (
+     contract_id INTEGER PRIMARY KEY,
+     compared_contract_id INTEGER NOT NULL,
+     approved INTEGER NOT NULL,
+     total_violations INTEGER NOT NULL,
+     error_count INTEGER NOT NULL,
+     verdict_hash TEXT NOT NULL,
+     created_at TEXT NOT NULL
    )`,
   `CREATE TABLE IF NOT EXISTS counters (
      name TEXT PRIMARY KEY,

@@ -5,8 +5,8 @@
  * once parsed) and the parsed document; for a snapshot the active contract is loaded only after the snapshot's
  * bytes are stored, so the peak holds two parsed documents and one set of bytes, never two texts.
  */
-import { getConformanceConfig } from "../config";
-import { checkConformance, checkConstitution } from "../engine";
+import { breakingChangesPolicy, getConformanceConfig } from "../config";
+import { checkConformance, checkConstitution, compareContractVersions } from "../engine";
 import type { DocumentProblem, OpenApiDocument, Verdict } from "../types";
 import { contractStore, encodeVerdict, readContent, storeContent } from "./client";
 import { parseDocumentBytes } from "./parse-upload";
@@ -28,22 +28,64 @@ export async function loadStoredDocument(env: Parameters<typeof readContent>[0],
   return parsed.ok ? parsed.document : null;
 }
 
+/** What the new version breaks for clients of the version that was active when it was uploaded. */
+export interface ContractChange {
+  comparedWithVersion: number;
+  verdict: Verdict;
+}
+
 export type ContractUpload =
-  | { ok: true; contract: ContractRecord; verdictRecord: VerdictRecord; verdict: Verdict; projectCreated: boolean; contentReused: boolean }
+  | {
+      ok: true;
+      contract: ContractRecord;
+      verdictRecord: VerdictRecord;
+      verdict: Verdict;
+      projectCreated: boolean;
+      contentReused: boolean;
+      /** Null for a project's first version. */
+      change: ContractChange | null;
+    }
   | { ok: false; code: "invalid_document"; problems: DocumentProblem[] }
   | StoreFailure;
 
+/**
+ * Concurrent contract uploads to one project each compare with the active version; one whose comparison went
+ * stale (another version was activated meanwhile) compares again. Every retry means another upload landed, so
+ * this bound is only reached by more concurrent uploads of one project than it allows.
+ */
+const MAX_COMPARISON_ATTEMPTS = 16;
+
+/**
+ * Validates and stores a contract version, checks it against the constitution and compares it with the active
+ * version. It becomes active unless the policy (conformance.json contractEvolution.breakingChanges = "refuse")
+ * keeps a version with breaking changes inactive.
+ */
 export async function uploadContract(env: Parameters<typeof readContent>[0], who: Uploader, project: string, label: string | null, bytes: Uint8Array): Promise<ContractUpload> {
   const parsed = parseDocumentBytes(bytes);
   if (!parsed.ok) return { ok: false, code: "invalid_document", problems: parsed.problems };
-  const verdict = checkConstitution(parsed.document, getConformanceConfig());
+  const config = getConformanceConfig();
+  const verdict = checkConstitution(parsed.document, config);
   const content = await storeContent(env, who.organizationId, bytes);
-  const stored = await contractStore(env, who.organizationId).recordContract(
-    { project, label, document: { contentHash: content.hash, size: content.size, ...parsed.facts }, uploadedBy: who.uploadedBy },
-    encodeVerdict(verdict),
-  );
-  if (!stored.ok) return stored;
-  return { ok: true, contract: stored.contract, verdictRecord: stored.verdict, verdict, projectCreated: stored.projectCreated, contentReused: content.reused };
+  const store = contractStore(env, who.organizationId);
+  for (let attempt = 0; attempt < MAX_COMPARISON_ATTEMPTS; attempt++) {
+    const active = await store.getActiveContract(project);
+    let change: ContractChange | null = null;
+    if (active) {
+      const previous = await loadStoredDocument(env, who.organizationId, active.contentHash);
+      if (!previous) return { ok: false, code: "missing_content", message: `The stored document of the active contract version ${active.version} cannot be read; upload it again before its successor.` };
+      change = { comparedWithVersion: active.version, verdict: compareContractVersions(previous, parsed.document, config) };
+    }
+    const activate = change === null || change.verdict.approved || breakingChangesPolicy(config, who.organizationId) === "warn";
+    const stored = await store.recordContract(
+      { project, label, document: { contentHash: content.hash, size: content.size, ...parsed.facts }, uploadedBy: who.uploadedBy, activate },
+      encodeVerdict(verdict),
+      change ? { comparedWithVersion: change.comparedWithVersion, verdict: encodeVerdict(change.verdict) } : undefined,
+    );
+    if (!stored.ok && stored.code === "stale_comparison") continue;
+    if (!stored.ok) return stored;
+    return { ok: true, contract: stored.contract, verdictRecord: stored.verdict, verdict, projectCreated: stored.projectCreated, contentReused: content.reused, change };
+  }
+  return { ok: false, code: "busy", message: `Other contract versions of "${project}" were being uploaded at the same time; upload this one again.` };
 }
 
 export interface SnapshotMeta {

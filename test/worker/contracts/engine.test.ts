@@ -132,4 +132,14 @@ describe("renderVerdictMarkdown", () => {
     expect(hostile).toContain("`` GET /a\\|b`c ``");
     expect(renderVerdictMarkdown({ approved: true, totalViolations: 0, violations: [], summary: [] }, { project: "p" })).toContain("no violations");
   });
+
+  it("says plainly how many violations of each severity, and links the full verdict when the listing is cut", () => {
+    const violations = Array.from({ length: 203 }, (_, i) => ({ rule: "x", severity: (i < 2 ? "warning" : "error") as "warning" | "error", location: `GET /p${i}`, message: "m" }));
+    const verdict = { approved: false, totalViolations: 203, violations, summary: [{ rule: "x", severity: "error" as const, count: 203 }] };
+    const markdown = renderVerdictMarkdown(verdict, { project: "p", subject: "snapshot", title: "snapshot #3", link: "https://arbiter.example/api/v1/projects/p/verdicts/9" });
+    expect(markdown).toContain("203 violations: 201 errors, 2 warnings, 0 info. Errors reject the implementation snapshot.");
+    expect(markdown).toContain("The first 200 violations are listed here; 3 more are not: [read the full verdict](https://arbiter.example/api/v1/projects/p/verdicts/9).");
+    const contract = renderVerdictMarkdown({ approved: true, totalViolations: 0, violations: [], summary: [] }, { project: "p", subject: "contract" });
+    expect(contract).not.toContain("implementation");
+  });
 });

@@ -26,6 +26,8 @@ const CALLS: Record<string, { valid: Record<string, unknown>; invalid: Record<st
   spec_snapshots_list: { valid: { project: "audited" }, invalid: { project: "audited", limit: -1 } },
   spec_contract_get: { valid: { project: "audited" }, invalid: { project: "audited", version: "latest!" } },
   check_api_conformance: { valid: { project: "audited" }, invalid: { project: "audited", snapshot: "first" } },
+  check_api_draft: { valid: { project: "audited", document: conformingSnapshot() }, invalid: { project: "audited", document: 42 } },
+  compare_contract_versions: { valid: { project: "audited", to: 1 }, invalid: { project: "audited", to: "first" } },
   validate_response_payload: {
     valid: { project: "audited", method: "GET", path: "/orders/ord_1001", status: 200, payload: GOOD_ORDER },
     invalid: { project: "audited", method: "GET", path: "/orders/ord_1001", status: "two hundred", payload: GOOD_ORDER },

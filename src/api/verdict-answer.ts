@@ -1,0 +1,34 @@
+/**
+ * How verdict-bearing REST routes answer in the format CI asks for: `?format=sarif` (or json, markdown, junit,
+ * github) answers with that document alone; `?formats=sarif,junit` adds a `reports` member to the usual JSON
+ * answer, so the CLI gets several formats from one upload. `?artifact=path/openapi.yaml` names the document's
+ * path in the repository for SARIF locations.
+ */
+import { embeddedReports, FORMAT_MEDIA_TYPE, formatChoice, renderReport, type FormatChoice, type VerdictReport } from "../contracts/formats";
+import { json } from "./contracts-http";
+import { apiError } from "./errors";
+
+/** Read before any work is done, so a mistyped format refuses the request instead of storing an upload. */
+export function requestedFormats(url: URL): { choice: Extract<FormatChoice, { ok: true }> } | { response: Response } {
+  const choice = formatChoice(url);
+  if (!choice.ok) return { response: apiError(400, "invalid_query", `Invalid query parameters: ${choice.message}`) };
+  return { choice };
+}
+
+/** Facts every report of a request shares: the SARIF artifact path and where the verdict can be read again. */
+export function reportFacts(url: URL, project: string, verdictId: number | undefined, publicUrl: string): Pick<VerdictReport, "artifactPath" | "link"> {
+  const artifact = url.searchParams.get("artifact");
+  const base = publicUrl.replace(/\/+$/, "");
+  return {
+    ...(artifact ? { artifactPath: artifact.slice(0, 500) } : {}),
+    ...(verdictId === undefined ? {} : { link: `${base}/api/v1/projects/${encodeURIComponent(project)}/verdicts/${verdictId}` }),
+  };
+}
+
+export function verdictAnswer(choice: Extract<FormatChoice, { ok: true }>, body: Record<string, unknown>, report: VerdictReport, status = 200): Response {
+  if (choice.single && choice.single !== "json") {
+    return new Response(renderReport(choice.single, report), { status, headers: { "Content-Type": FORMAT_MEDIA_TYPE[choice.single], "Cache-Control": "no-store" } });
+  }
+  const reports = embeddedReports(choice.embedded, report);
+  return json(reports ? { ...body, reports } : body, status);
+}

@@ -1,0 +1,41 @@
+/**
+ * A verdict as JUnit XML, the format every CI system shows as test results: one test case per violation
+ * (errors as failures, warnings and infos as passing cases with their text in system-out), or one passing
+ * case when there is nothing to report.
+ */
+import type { VerdictReport } from "./report";
+
+/** Escapes text for XML attribute values and character data; drops characters XML 1.0 cannot carry. */
+export function xmlText(text: string): string {
+  return text
+    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;");
+}
+
+export function renderJunit(report: VerdictReport): string {
+  const { verdict, project } = report;
+  const failures = verdict.violations.filter((violation) => violation.severity === "error").length;
+  const cases = verdict.violations.map((violation) => {
+    const attributes = `name="${xmlText(`${violation.rule}: ${violation.location}`)}" classname="${xmlText(`arbiter.${project}.${violation.rule}`)}"`;
+    if (violation.severity === "error") {
+      return `    <testcase ${attributes}>\n      <failure message="${xmlText(violation.message)}" type="${xmlText(violation.rule)}">${xmlText(`${violation.location}\n${violation.message}`)}</failure>\n    </testcase>`;
+    }
+    return `    <testcase ${attributes}>\n      <system-out>${xmlText(`${violation.severity}: ${violation.message}`)}</system-out>\n    </testcase>`;
+  });
+  if (cases.length === 0) cases.push(`    <testcase name="${xmlText(`${report.title} conforms`)}" classname="${xmlText(`arbiter.${project}`)}"/>`);
+  const tests = Math.max(1, verdict.violations.length);
+  const counts = `tests="${tests}" failures="${failures}" errors="0"`;
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<testsuites name="arbiter" ${counts}>`,
+    `  <testsuite name="${xmlText(`arbiter ${project}: ${report.title}`)}" ${counts} skipped="0">`,
+    ...cases,
+    `  </testsuite>`,
+    `</testsuites>`,
+    ``,
+  ].join("\n");
+}
