@@ -37,7 +37,7 @@ export function renderVerdictMarkdown(verdict: Verdict, context: { project: stri
     lines.push("The implementation matches the contract: no violations.");
     return lines.join("\n") + "\n";
   }
-  const errors = verdict.violations.filter((violation) => violation.severity === "error").length;
+  const errors = verdict.summary.reduce((sum, entry) => sum + (entry.severity === "error" ? entry.count : 0), 0);
   lines.push(`${verdict.totalViolations} violation${verdict.totalViolations === 1 ? "" : "s"}, ${errors} of them error${errors === 1 ? "" : "s"} (errors reject the snapshot).`, "");
   lines.push("| Rule | Severity | Count |", "| --- | --- | ---: |");
   for (const entry of verdict.summary) lines.push(`| ${code(entry.rule)} | ${SEVERITY_LABEL[entry.severity]} | ${entry.count} |`);
@@ -45,6 +45,7 @@ export function renderVerdictMarkdown(verdict: Verdict, context: { project: stri
   for (const violation of verdict.violations.slice(0, MAX_LISTED)) {
     lines.push(`| ${SEVERITY_LABEL[violation.severity]} | ${code(violation.rule)} | ${code(violation.location)} | ${escapeMarkdown(violation.message)} |`);
   }
-  if (verdict.violations.length > MAX_LISTED) lines.push("", `… and ${verdict.violations.length - MAX_LISTED} more (see the full verdict).`);
+  const listed = Math.min(MAX_LISTED, verdict.violations.length);
+  if (verdict.totalViolations > listed) lines.push("", `… and ${verdict.totalViolations - listed} more (see the full verdict).`);
   return lines.join("\n") + "\n";
 }

@@ -2,12 +2,15 @@
  * What an upload may cost, over the REST upload in the real Worker: a 5,000-link `$ref` chain and a fan-out past
  * the reference limit are refused with a 422 naming the limit; a wide fan-out under the limit and a "diamond"
  * (two properties referring to the same next schema, 40 levels deep: 2^40 paths to the bottom) are accepted with
- * a bounded verdict. Before the fixes the chain was accepted after seconds of resolution and the diamond
- * snapshot listed one violation per path (measured in Node: 262,145 violations at 18 levels, out of memory at 60).
+ * a bounded verdict, and so is one shared schema changed under 2,000 operations (200,000 violations, counted,
+ * MAX_LISTED_PER_RULE listed). Before the fixes the chain was accepted after seconds of resolution, the diamond
+ * snapshot listed one violation per path (measured in Node: 262,145 violations at 18 levels, out of memory at 60),
+ * and 5,000 operations over one changed 100-property schema needed 200 MB for a 0.7 MB upload.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_DOCUMENT_REFERENCES, MAX_REF_CHAIN_LINKS } from "../../../src/contracts/ref-resolver";
 import { MAX_CHANGES_PER_SCHEMA } from "../../../src/contracts/rules/support/schema-diff";
+import { MAX_LISTED_PER_RULE } from "../../../src/contracts/verdict";
 import { callJson, restToken } from "./api-helpers";
 
 let developer: string;
@@ -43,6 +46,13 @@ function fanOut(width: number, leafType = "string"): string {
     schemas[`S${index}`] = { type: "object", properties };
   }
   return document(schemas, Array.from({ length: 20 }, (_, index) => `S${index}`));
+}
+
+/** `operations` operations answering the same 100-property schema, each property of type `type`. */
+function shared(operations: number, type: string): string {
+  const properties: Record<string, unknown> = {};
+  for (let index = 0; index < 100; index++) properties[`p${index}`] = { type };
+  return document({ Shared: { type: "object", properties } }, Array.from({ length: operations }, () => "Shared"));
 }
 
 function diamond(levels: number, leafType: string): string {
@@ -87,5 +97,22 @@ describe("what an upload may cost", () => {
     const types = snapshot.body.verdict.violations.filter((violation: { rule: string }) => violation.rule === "response-type");
     expect(types).toHaveLength(MAX_CHANGES_PER_SCHEMA);
     expect(types[0].location).toMatch(/schema(\/properties\/(left|right)){40}$/);
+  });
+
+  it("lists a bounded number of violations per rule when one shared schema changes under 2,000 operations, and counts them all", async () => {
+    expect((await callJson(developer, "POST", "/projects/shared/contracts", shared(2000, "string"))).status).toBe(201);
+    const snapshot = await callJson(developer, "POST", "/projects/shared/snapshots?commit=5aa", shared(2000, "integer"));
+    expect(snapshot.status).toBe(201);
+    const verdict = snapshot.body.verdict;
+    expect(verdict.approved).toBe(false);
+    // The constitution adds one warning per operation (no security declared): counted and listed the same way.
+    expect(verdict.summary).toContainEqual({ rule: "response-type", severity: "error", count: 200_000 });
+    const total = verdict.summary.reduce((sum: number, entry: { count: number }) => sum + entry.count, 0);
+    expect(verdict.totalViolations).toBe(total);
+    expect(verdict.violations.filter((violation: { rule: string }) => violation.rule === "response-type")).toHaveLength(MAX_LISTED_PER_RULE);
+    expect(verdict.violations.length).toBeLessThanOrEqual(MAX_LISTED_PER_RULE * verdict.summary.length);
+    expect(snapshot.body.snapshot).toMatchObject({ approved: false, totalViolations: total });
+    expect(snapshot.body.markdown).toContain(`${total} violations, 200000 of them errors`);
+    expect(snapshot.body.markdown).toMatch(/… and \d+ more \(see the full verdict\)/);
   });
 });
