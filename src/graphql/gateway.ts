@@ -13,8 +13,6 @@ import type { ResolvedUpstream } from "./upstream";
 import { describeUpstreamErrors, splitUpstreamErrors, type UpstreamError } from "./upstream-errors";
 
 export type Fetcher = (request: Request) => Promise<Response>;
-export type { UpstreamError } from "./upstream-errors";
-export { describeUpstreamErrors } from "./upstream-errors";
 
 export interface UpstreamAnswer {
   data: Record<string, unknown>;

@@ -21,7 +21,7 @@ export interface SplitErrors {
   logged: string[];
 }
 
-export const MAX_ERRORS_REPORTED = 10;
+const MAX_ERRORS_REPORTED = 10;
 /** Characters of one upstream message kept in the log. */
 export const MAX_LOGGED_ERROR_TEXT = 200;
 const MAX_PATH_SEGMENTS = 20;
