@@ -20,6 +20,7 @@ import { parseDocumentBytes } from "../src/contracts/store/parse-upload";
 import { CHUNK_BYTES } from "../src/contracts/store/schema";
 import type { OpenApiDocument } from "../src/contracts/types";
 import { githubText, mutatedCopy } from "./github-fixture";
+import { chainText, diamondText, fanOutText } from "./reference-fixtures";
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
@@ -124,6 +125,37 @@ function validated(documentText: string): OpenApiDocument {
 
 const config = loadConformanceConfig({ "conformance.json": { rules: {} }, "constitution.json": { rules: {} } });
 
+const kilobytes = (text: string) => `${Math.round(new TextEncoder().encode(text).byteLength / 1024)} KB`;
+
+/**
+ * Documents built to make reference resolution explode (reference-fixtures.ts), each timed beside JSON.parse of the
+ * same text: the upload's parse and validation (parseDocumentBytes), and the verdict for the diamond.
+ */
+function referenceRows(paired: (measured: Paired) => string): [string, string, string][] {
+  const rounds = 15;
+  const ms = (value: number) => value.toFixed(value < 1 ? 3 : 1);
+  const chain = chainText(5000);
+  const chainBytes = new TextEncoder().encode(chain);
+  const chainRefused = parseDocumentBytes(chainBytes);
+  if (chainRefused.ok) throw new Error("the 5,000-link chain was accepted");
+  const chainParse = pairedWithParse(rounds, chain, () => undefined, () => parseDocumentBytes(chainBytes));
+  const fanOut = fanOutText(400, 200);
+  const fanOutBytes = new TextEncoder().encode(fanOut);
+  if (!parseDocumentBytes(fanOutBytes).ok) throw new Error("the fan-out was refused");
+  const fanOutParse = pairedWithParse(rounds, fanOut, () => undefined, () => parseDocumentBytes(fanOutBytes));
+  const diamondContract = diamondText(40, "string");
+  const diamondSnapshot = diamondText(40, "integer");
+  const diamondViolations = checkConformance(validated(diamondContract), validated(diamondSnapshot), config).totalViolations;
+  const diamond = pairedWithParse(rounds, diamondSnapshot, () => [validated(diamondContract), validated(diamondSnapshot)] as const, ([contract, snapshot]) => checkConformance(contract, snapshot, config));
+  return [
+    [`parse + validate a 5,000-link $ref chain (${kilobytes(chain)}; refused at the 32-link limit; 9.4 s before linear resolution)`, `${ms(chainParse.ms)} ms`, paired(chainParse)],
+    [`parse + validate a fan-out: 400 schemas x 200 $refs to the same 200 schemas (${kilobytes(fanOut)}, 80,000 $refs; accepted)`, `${ms(fanOutParse.ms)} ms`, paired(fanOutParse)],
+    [`verdict on a 40-level diamond, 2^40 paths to one changed type (${kilobytes(diamondSnapshot)}; ${diamondViolations} violations listed; out of memory before)`, `${ms(diamond.ms)} ms`, paired(diamond)],
+  ];
+}
+
+const pairedNote = (measured: Paired, target = "") => `${measured.ratio.toFixed(2)} x JSON.parse (per-round; middle half ${measured.low.toFixed(2)}-${measured.high.toFixed(2)})${target}`;
+
 function memoryChild(): void {
   const text = githubText();
   const contract = JSON.parse(text) as OpenApiDocument;
@@ -197,7 +229,7 @@ async function main(): Promise<void> {
   const ratio = (a: number, b: number) => (a / b).toFixed(2);
   const ms = (value: number) => value.toFixed(value < 1 ? 3 : 1);
   const verdictRatio = verdictCold.ratio;
-  const paired = (measured: Paired, target = "") => `${measured.ratio.toFixed(2)} x JSON.parse (per-round; middle half ${measured.low.toFixed(2)}-${measured.high.toFixed(2)})${target}`;
+  const paired = pairedNote;
 
   const rows: [string, string, string][] = [
     ["JSON.parse of the document (baseline)", `${ms(jsonParse)} ms`, "1.00"],
@@ -213,6 +245,7 @@ async function main(): Promise<void> {
     [`payload warm: ours (${firstResult.approved ? "valid" : "invalid"} example)`, `${ms(oursWarm)} ms`, `${ratio(oursWarm, bareWarm)} x bare Validator (target <= 1.5)`],
     ["payload warm: bare @cfworker Validator", `${ms(bareWarm)} ms`, "1.00"],
     ["payload warm: ajv (compiled code; not allowed in Workers)", `${ms(ajvWarm)} ms`, `${ratio(ajvWarm, bareWarm)} x bare Validator`],
+    ...referenceRows(paired),
   ];
   const memoryRows: [string, string][] = memory
     ? [
@@ -266,5 +299,13 @@ async function main(): Promise<void> {
   writeFileSync(new URL("../BENCHMARKS.md", import.meta.url), report);
 }
 
+/** `npm run bench -- --only=references`: the reference rows alone, printed (BENCHMARKS.md is left as it is). */
+function referencesOnly(): void {
+  const rows = referenceRows(pairedNote);
+  const header = `Run ${new Date().toISOString()} on ${execFileSync("nproc", { encoding: "utf8" }).trim()} CPU(s), Node ${process.version}. Load average at start: ${loadavg().map((value) => value.toFixed(1)).join(" ")}.`;
+  console.log([header, "", "| Measurement | Median | Ratio |", "| --- | ---: | --- |", ...rows.map(([name, value, note]) => `| ${name} | ${value} | ${note} |`)].join("\n"));
+}
+
 if (process.argv.includes("--memory-child")) memoryChild();
+else if (process.argv.includes("--only=references")) referencesOnly();
 else await main();

@@ -235,10 +235,14 @@ function plural(count, word) {
 export function summaryText(heading, verdict, limit = 50) {
   const violations = verdict.violations ?? [];
   const counts = { error: 0, warning: 0, info: 0 };
-  for (const v of violations) counts[v.severity] = (counts[v.severity] ?? 0) + 1;
+  // The server lists at most 500 violations per rule; its summary and totalViolations count all of them.
+  if (Array.isArray(verdict.summary) && verdict.summary.length > 0) for (const s of verdict.summary) counts[s.severity] = (counts[s.severity] ?? 0) + s.count;
+  else for (const v of violations) counts[v.severity] = (counts[v.severity] ?? 0) + 1;
+  const total = Math.max(violations.length, typeof verdict.totalViolations === "number" ? verdict.totalViolations : 0);
   const lines = [`${heading}: ${verdict.approved ? "APPROVED" : "REJECTED"}`, `  ${plural(counts.error, "error")}, ${plural(counts.warning, "warning")}, ${counts.info} info`];
-  for (const v of violations.slice(0, limit)) lines.push(`  ${v.severity.toUpperCase().padEnd(7)} ${v.rule}  ${v.location}\n          ${v.message}`);
-  if (violations.length > limit) lines.push(`  ... and ${violations.length - limit} more (see the JUnit or Markdown report)`);
+  const shown = violations.slice(0, limit);
+  for (const v of shown) lines.push(`  ${v.severity.toUpperCase().padEnd(7)} ${v.rule}  ${v.location}\n          ${v.message}`);
+  if (total > shown.length) lines.push(`  ... and ${total - shown.length} more (see the JUnit or Markdown report)`);
   return lines.join("\n");
 }
 

@@ -4,7 +4,8 @@
  * It is not a full meta-schema validation (that would cost more than the check itself on a 13 MB document);
  * it refuses what would make a verdict wrong or impossible, each problem with its JSON pointer.
  */
-import { isRecord, pointerOf, RefResolver } from "./normalize-pointer";
+import { isRecord, pointerOf } from "./normalize-pointer";
+import { MAX_DOCUMENT_REFERENCES, RefResolver, tooManyReferences } from "./ref-resolver";
 import type { DocumentProblem } from "./types";
 
 export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace", "query"] as const;
@@ -94,6 +95,7 @@ export function checkOpenApiStructure(value: unknown, mayShareNodes = true): Str
 class StructureWalker {
   readonly tokens: (string | number)[] = [];
   readonly referenceProblems: { at: (string | number)[]; message: string }[] = [];
+  private references = 0;
 
   constructor(
     readonly resolver: RefResolver,
@@ -102,7 +104,7 @@ class StructureWalker {
     private readonly problems: Problems,
   ) {}
 
-  /** False when the value cannot be used at all (too deep or containing itself). */
+  /** False when the value cannot be used at all (too deep, containing itself, or holding too many references). */
   walk(value: unknown, data: boolean): boolean {
     if (typeof value !== "object" || value === null) return true;
     const tokens = this.tokens;
@@ -140,7 +142,7 @@ class StructureWalker {
     const tokens = this.tokens;
     if (!data) {
       const ref = record.$ref;
-      if (typeof ref === "string") this.checkReference(ref);
+      if (typeof ref === "string" && !this.checkReference(ref)) return false;
     }
     const parent = tokens.length > 0 ? tokens[tokens.length - 1] : undefined;
     const namesProperties = parent === "properties" || parent === "patternProperties";
@@ -161,13 +163,19 @@ class StructureWalker {
     return true;
   }
 
-  private checkReference(ref: string): void {
+  /** False when the document holds more references than an upload may resolve (the walk stops there). */
+  private checkReference(ref: string): boolean {
+    if (++this.references > MAX_DOCUMENT_REFERENCES) {
+      this.problems.add([...this.tokens, "$ref"], tooManyReferences());
+      return false;
+    }
     if (!ref.startsWith("#")) {
       this.referenceProblems.push({ at: [...this.tokens, "$ref"], message: `external $ref "${ref}" is not allowed: bundle the document into one file first (for example \`redocly bundle\`)` });
-      return;
+      return true;
     }
     const result = this.resolver.resolveRef(ref);
     if (!result.ok) this.referenceProblems.push({ at: [...this.tokens, "$ref"], message: result.reason });
+    return true;
   }
 }
 

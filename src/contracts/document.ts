@@ -41,7 +41,10 @@ function parseJson(text: string): { value: unknown } | { problem: string } {
 
 function parseYamlText(text: string): { value: unknown } | { problem: string } {
   try {
-    return { value: parseYaml(text, { maxAliasCount: YAML_MAX_ALIAS_COUNT, uniqueKeys: true, prettyErrors: true, version: "1.2" }) };
+    // logLevel "error": the parser's warnings (unknown tags such as !!js/function, whose values are read as plain
+    // strings, which is what an OpenAPI document means) would otherwise go to console.warn with a stack trace,
+    // once per tag per upload. Errors still throw and are answered below.
+    return { value: parseYaml(text, { maxAliasCount: YAML_MAX_ALIAS_COUNT, uniqueKeys: true, prettyErrors: true, version: "1.2", logLevel: "error" }) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/alias/i.test(message)) {

@@ -19,7 +19,7 @@ import {
 } from "./rules/support/operation-parts";
 import { SchemaDiffer } from "./rules/support/schema-diff";
 import { escapeToken, isRecord } from "./normalize-pointer";
-import { buildVerdict, mergeVerdicts, type RawViolation } from "./verdict";
+import { mergeVerdicts, ViolationCollector } from "./verdict";
 import type { OpenApiDocument, Verdict } from "./types";
 
 const RULE_ORDER = allRules.map((rule) => rule.id);
@@ -104,12 +104,12 @@ function isEnabled(config: ConformanceConfig, id: string): boolean {
 }
 
 function runConstitution(index: DocumentIndex, config: ConformanceConfig): Verdict {
-  const raw: RawViolation[] = [];
+  const collector = new ViolationCollector(config);
   for (const rule of constitutionRules) {
     if (!isEnabled(config, rule.id) || !config.constitution.has(rule.id)) continue;
-    rule.check({ document: index, report: (location, message) => raw.push({ rule: rule.id, location, message }) }, config.constitution.get(rule.id));
+    rule.check({ document: index, report: (location, message) => collector.report(rule.id, location, message) }, config.constitution.get(rule.id));
   }
-  return buildVerdict(raw, RULE_ORDER, config);
+  return collector.verdict(RULE_ORDER);
 }
 
 /**
@@ -154,7 +154,7 @@ function runConformanceRules(contract: OpenApiDocument, snapshot: OpenApiDocumen
   );
   const responses = memoisePerPair((pair) => compareResponses(pair, contractIndex, snapshotIndex, differ));
   const requests = memoisePerPair((pair) => compareRequestBodies(pair, contractIndex, snapshotIndex, differ));
-  const raw: RawViolation[] = [];
+  const collector = new ViolationCollector(config);
   let current = "";
   const matching = matchOperations(contractIndex, snapshotIndex);
   const identity = differ.identity;
@@ -175,14 +175,14 @@ function runConformanceRules(contract: OpenApiDocument, snapshot: OpenApiDocumen
     requestBodies: (pair) => requests(pair).bodies,
     requestMediaTypeGaps: (pair) => requests(pair).gaps,
     schemaChanges: (contractSchema, snapshotSchema, direction) => differ.diff(contractSchema, snapshotSchema, direction),
-    report: (location, message) => raw.push({ rule: current, location, message }),
+    report: (location, message) => collector.report(current, location, message),
   };
   for (const rule of conformanceRules) {
     if (!isEnabled(config, rule.id)) continue;
     current = rule.id;
     rule.check(context);
   }
-  return { verdict: buildVerdict(raw, RULE_ORDER, config), snapshotIndex };
+  return { verdict: collector.verdict(RULE_ORDER), snapshotIndex };
 }
 
 /** Verdict of one document (a contract upload or a snapshot) against the constitution alone. */

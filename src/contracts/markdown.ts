@@ -57,8 +57,9 @@ export function renderVerdictMarkdown(verdict: Verdict, context: MarkdownContext
     lines.push(NO_VIOLATIONS[subject]);
     return lines.join("\n") + "\n";
   }
+  // Counts come from the summary: the listing keeps at most a few hundred violations per rule, the summary all.
   const counts = { error: 0, warning: 0, info: 0 };
-  for (const violation of verdict.violations) counts[violation.severity]++;
+  for (const entry of verdict.summary) counts[entry.severity] += entry.count;
   const parts = [plural(counts.error, "error"), plural(counts.warning, "warning"), `${counts.info} info`];
   lines.push(`${plural(verdict.totalViolations, "violation")}: ${parts.join(", ")}. ${verdict.approved ? "No errors, so it is approved." : `Errors reject ${subjectNoun(subject)}.`}`, "");
   lines.push("| Rule | Severity | Count |", "| --- | --- | ---: |");
@@ -67,10 +68,10 @@ export function renderVerdictMarkdown(verdict: Verdict, context: MarkdownContext
   for (const violation of verdict.violations.slice(0, MAX_LISTED)) {
     lines.push(`| ${SEVERITY_LABEL[violation.severity]} | ${code(violation.rule)} | ${code(violation.location)} | ${escapeMarkdown(violation.message)} |`);
   }
-  if (verdict.violations.length > MAX_LISTED) {
-    const rest = verdict.violations.length - MAX_LISTED;
-    const where = context.link ? `: [read the full verdict](${encodeURI(context.link)})` : ": the JSON answer lists every violation";
-    lines.push("", `The first ${MAX_LISTED} violations are listed here; ${rest} more are not${where}.`);
+  const listed = Math.min(MAX_LISTED, verdict.violations.length);
+  if (verdict.totalViolations > listed) {
+    const where = context.link ? `: [read the full verdict](${encodeURI(context.link)})` : "";
+    lines.push("", `The first ${listed} violations are listed here; ${verdict.totalViolations - listed} more are not${where}.`);
   }
   return lines.join("\n") + "\n";
 }

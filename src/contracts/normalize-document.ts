@@ -4,7 +4,8 @@
  * and its effective security. Indexes are cached per document object, so a document checked twice is indexed once.
  */
 import { keepLayout } from "./keep-layout";
-import { escapeToken, isRecord, RefResolver } from "./normalize-pointer";
+import { escapeToken, isRecord } from "./normalize-pointer";
+import { RefResolver } from "./ref-resolver";
 import type { OpenApiDocument } from "./types";
 
 export interface IndexedParameter {

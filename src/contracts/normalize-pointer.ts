@@ -1,9 +1,7 @@
 /**
- * JSON Pointer helpers and the in-document `$ref` resolver. Refs are URI fragments holding a JSON Pointer
- * (RFC 6901 inside RFC 3986): a component named "a/b c" is referenced as "#/components/schemas/a~1b%20c".
+ * JSON Pointer helpers, used by the in-document `$ref` resolver (ref-resolver.ts). Refs are URI fragments holding a
+ * JSON Pointer (RFC 6901 inside RFC 3986): a component named "a/b c" is referenced as "#/components/schemas/a~1b%20c".
  */
-
-import { keepLayout } from "./keep-layout";
 
 /** Escapes one reference token: "~" -> "~0", "/" -> "~1". */
 export function escapeToken(token: string): string {
@@ -67,54 +65,3 @@ export function valueAt(root: unknown, tokens: readonly string[]): unknown {
   }
   return current;
 }
-
-export type RefResolution = { ok: true; value: unknown; tokens: string[] } | { ok: false; reason: string };
-
-/**
- * Resolves internal `$ref`s of one document, following chains of pure references. Results are cached per ref
- * string, so resolving the same component thousands of times costs one lookup each.
- */
-export class RefResolver {
-  private readonly cache = new Map<string, RefResolution>();
-
-  constructor(readonly root: unknown) {}
-
-  /** How many distinct `$ref` strings have been resolved (and cached) so far. */
-  get resolvedCount(): number {
-    return this.cache.size;
-  }
-
-  resolveRef(ref: string): RefResolution {
-    const cached = this.cache.get(ref);
-    if (cached) return cached;
-    const result = this.follow(ref, undefined);
-    this.cache.set(ref, result);
-    return result;
-  }
-
-  /** `seen` holds the references already followed in this chain (none for the first). */
-  private follow(ref: string, seen: Set<string> | undefined): RefResolution {
-    if (seen?.has(ref)) return { ok: false, reason: `$ref cycle: ${[...seen, ref].join(" -> ")}` };
-    const tokens = refTokens(ref);
-    if (!tokens) return { ok: false, reason: `$ref "${ref}" points outside this document; external references are not allowed` };
-    const value = valueAt(this.root, tokens);
-    if (value === undefined) return { ok: false, reason: `$ref "${ref}" does not resolve to anything in this document` };
-    if (isRecord(value) && typeof value.$ref === "string") {
-      const chain = seen ?? new Set<string>();
-      chain.add(ref);
-      return this.follow(value.$ref, chain);
-    }
-    return { ok: true, value, tokens };
-  }
-
-  /** The object itself, or the target of its `$ref` (undefined when the ref is broken). */
-  deref(value: unknown): unknown {
-    if (isRecord(value) && typeof value.$ref === "string") {
-      const result = this.resolveRef(value.$ref);
-      return result.ok ? result.value : undefined;
-    }
-    return value;
-  }
-}
-
-keepLayout(new RefResolver({}));

@@ -9,7 +9,8 @@
  * - `allOf` members are merged, a single-member `allOf` (NestJS, Swashbuckle wrapping a `$ref`) is that member;
  * - an object or array type is implied by `properties` or `items`.
  */
-import { isRecord, type RefResolver } from "./normalize-pointer";
+import { isRecord } from "./normalize-pointer";
+import type { RefResolver } from "./ref-resolver";
 
 export interface SchemaView {
   /** The resolved schema object (after following references). */

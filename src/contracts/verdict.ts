@@ -1,6 +1,7 @@
 /**
  * Builds a verdict from reported violations: applies configured severities and exemptions, orders violations by
  * rule registry order then location, and summarises by rule. `approved` is true when no violation is an error.
+ * A verdict lists at most MAX_LISTED_PER_RULE violations of each rule; its counts cover all of them.
  */
 import type { ConformanceConfig } from "./config";
 import type { RuleSummary, Severity, Verdict, Violation } from "./types";
@@ -18,36 +19,60 @@ function operationOf(location: string): [string, string] | undefined {
   return match ? [match[1] ?? "", match[2] ?? ""] : undefined;
 }
 
-function isExempt(config: ConformanceConfig, violation: RawViolation): boolean {
+function isExempt(config: ConformanceConfig, rule: string, location: string): boolean {
   if (config.exemptions.length === 0) return false;
-  const operation = operationOf(violation.location);
+  const operation = operationOf(location);
   if (!operation) return false;
-  return config.exemptions.some((exemption) => (exemption.rule === "*" || exemption.rule === violation.rule) && exemption.operation.matches(operation[0], operation[1]));
+  return config.exemptions.some((exemption) => (exemption.rule === "*" || exemption.rule === rule) && exemption.operation.matches(operation[0], operation[1]));
+}
+
+/**
+ * Violations one rule lists in a verdict; `totalViolations`, `summary` and `approved` count every one. One shared
+ * schema changed in a snapshot of 5,000 operations is one violation per operation and changed property: 500,000
+ * of them from a 0.7 MB upload needed 200 MB (110 MB of verdict JSON), past a Worker's 128 MB. Listing a bounded
+ * number per rule keeps every rule that fired visible.
+ */
+export const MAX_LISTED_PER_RULE = 500;
+
+/**
+ * Takes violations as rules report them: applies configured severities and exemptions at once, counts every
+ * effective violation, keeps at most MAX_LISTED_PER_RULE of each rule, and builds the verdict.
+ */
+export class ViolationCollector {
+  private readonly listed: Violation[] = [];
+  private readonly counts = new Map<string, { severity: Severity; count: number }>();
+  private total = 0;
+  private errors = false;
+
+  constructor(private readonly config: ConformanceConfig) {}
+
+  report(rule: string, location: string, message: string): void {
+    const severity = this.config.severities.get(rule);
+    if (severity === undefined || severity === "off") return;
+    if (isExempt(this.config, rule, location)) return;
+    this.total++;
+    if (severity === "error") this.errors = true;
+    const entry = this.counts.get(rule);
+    if (entry) entry.count++;
+    else this.counts.set(rule, { severity, count: 1 });
+    if ((entry?.count ?? 1) <= MAX_LISTED_PER_RULE) this.listed.push({ rule, severity, location, message });
+  }
+
+  verdict(ruleOrder: readonly string[]): Verdict {
+    const order = new Map(ruleOrder.map((id, index) => [id, index]));
+    const violations = this.listed;
+    violations.sort((a, b) => (order.get(a.rule) ?? 0) - (order.get(b.rule) ?? 0) || (a.location < b.location ? -1 : a.location > b.location ? 1 : 0));
+    // Summary in the order rules first reported, as the listed violations before (rules report in registry order).
+    const summary: RuleSummary[] = [...this.counts].map(([rule, { severity, count }]) => ({ rule, severity, count }));
+    summary.sort((a, b) => (order.get(a.rule) ?? 0) - (order.get(b.rule) ?? 0));
+    return { approved: !this.errors, totalViolations: this.total, violations, summary };
+  }
 }
 
 export function buildVerdict(raw: readonly RawViolation[], ruleOrder: readonly string[], config: ConformanceConfig): Verdict {
-  const order = new Map(ruleOrder.map((id, index) => [id, index]));
-  const violations: Violation[] = [];
-  for (const entry of raw) {
-    const severity = config.severities.get(entry.rule);
-    if (severity === undefined || severity === "off") continue;
-    if (isExempt(config, entry)) continue;
-    violations.push({ rule: entry.rule, severity, location: entry.location, message: entry.message });
-  }
-  violations.sort((a, b) => (order.get(a.rule) ?? 0) - (order.get(b.rule) ?? 0) || (a.location < b.location ? -1 : a.location > b.location ? 1 : 0));
-  const counts = new Map<string, { severity: Severity; count: number }>();
-  for (const violation of violations) {
-    const entry = counts.get(violation.rule);
-    if (entry) entry.count++;
-    else counts.set(violation.rule, { severity: violation.severity, count: 1 });
-  }
-  const summary: RuleSummary[] = [...counts].map(([rule, { severity, count }]) => ({ rule, severity, count }));
-  return {
-    approved: !violations.some((violation) => violation.severity === "error"),
-    totalViolations: violations.length,
-    violations,
-    summary,
-  };
+  const collector = new ViolationCollector(config);
+  for (const entry of raw) collector.report(entry.rule, entry.location, entry.message);
+  return collector.verdict(ruleOrder);
 }
 
 /** Several verdicts as one (a snapshot's conformance and its constitution). */
@@ -57,7 +82,7 @@ export function mergeVerdicts(verdicts: readonly Verdict[], ruleOrder: readonly 
   const summary = verdicts.flatMap((verdict) => verdict.summary).sort((a, b) => (order.get(a.rule) ?? 0) - (order.get(b.rule) ?? 0));
   return {
     approved: verdicts.every((verdict) => verdict.approved),
-    totalViolations: violations.length,
+    totalViolations: verdicts.reduce((sum, verdict) => sum + verdict.totalViolations, 0),
     violations,
     summary,
   };

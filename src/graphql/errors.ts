@@ -2,7 +2,9 @@ import type { GatewayOutcome } from "./types";
 
 /**
  * A handled failure of an upstream call: the message is safe to show (no upstream internals), `outcome`
- * goes to the audit record. The tool layer rethrows it as ToolFailure.
+ * goes to the audit record. The tool layer rethrows it as ToolFailure (message and meta reach the client).
+ * `operatorDetail` is the upstream's own error text, already redacted and bounded: only the gateway's log line
+ * holds it.
  */
 export class GatewayFailure extends Error {
   override readonly name = "GatewayFailure";
@@ -10,6 +12,7 @@ export class GatewayFailure extends Error {
     readonly outcome: GatewayOutcome,
     message: string,
     readonly meta: Record<string, unknown> = {},
+    readonly operatorDetail: readonly string[] = [],
   ) {
     super(message);
   }

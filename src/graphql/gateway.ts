@@ -2,34 +2,30 @@
  * The gateway: sends one allowlisted operation to an upstream and turns the answer into data or a safe
  * GatewayFailure. User input travels only as `variables`; the query text is the operation file's. The timeout
  * aborts the upstream request (the upstream sees its connection closed); the answer is read with a size
- * cap; HTTP errors, malformed bodies, network failures and GraphQL errors become messages that name what
- * happened without upstream internals (no bodies, stack traces or URLs).
+ * cap; HTTP errors, redirects (never followed), malformed bodies, network failures and GraphQL errors become
+ * messages that name what happened without upstream internals (no bodies, upstream error text, stack traces or
+ * URLs). The upstream's error text goes only to the operator's log, redacted (upstream-errors.ts).
  */
 import { GatewayFailure } from "./errors";
 import { logWarn } from "../web/log";
 import type { GraphqlOperation } from "./catalog";
 import type { ResolvedUpstream } from "./upstream";
+import { describeUpstreamErrors, splitUpstreamErrors, type UpstreamError } from "./upstream-errors";
 
 export type Fetcher = (request: Request) => Promise<Response>;
 
-export interface UpstreamError {
-  message: string;
-  path?: Array<string | number>;
-}
-
 export interface UpstreamAnswer {
   data: Record<string, unknown>;
-  /** Non-empty for partial answers. */
+  /** Non-empty for partial answers: failed paths with fixed messages, safe to show. */
   errors: UpstreamError[];
+  /** The upstream's own messages for the same errors, redacted and bounded: for the operator's log only. */
+  loggedErrors: string[];
 }
 
 export interface GatewayLimits {
   timeoutMs: number;
   maxResponseBytes: number;
 }
-
-const MAX_ERRORS_REPORTED = 10;
-const MAX_ERROR_TEXT = 200;
 
 export function formatSeconds(ms: number): string {
   const seconds = ms / 1000;
@@ -67,42 +63,40 @@ async function readCapped(response: Response, maxBytes: number): Promise<string>
   return new TextDecoder().decode(bytes);
 }
 
-/** One line, bounded: an upstream's error text is shown, its stack traces and extensions are not. */
-function summariseErrors(errors: unknown): UpstreamError[] {
-  if (!Array.isArray(errors)) return [];
-  return errors.slice(0, MAX_ERRORS_REPORTED).map((error) => {
-    const raw = error && typeof error === "object" ? (error as { message?: unknown; path?: unknown }) : {};
-    const message = typeof raw.message === "string" && raw.message.trim() ? raw.message.split("\n")[0]!.trim().slice(0, MAX_ERROR_TEXT) : "unspecified error";
-    const path = Array.isArray(raw.path) && raw.path.every((p) => typeof p === "string" || typeof p === "number") ? (raw.path as Array<string | number>).slice(0, 20) : undefined;
-    return path ? { message, path } : { message };
-  });
-}
-
-export function describeUpstreamErrors(errors: readonly UpstreamError[]): string {
-  return errors.map((error) => (error.path ? `${error.message} (at ${error.path.join(".")})` : error.message)).join("; ");
-}
-
-function httpFailure(status: number, body: string): GatewayFailure {
-  if (status === 400 || status === 422) {
-    // GraphQL over HTTP answers request errors (the upstream refusing the operation) with 4xx and `errors`.
-    try {
-      const errors = summariseErrors((JSON.parse(body) as { errors?: unknown }).errors);
-      if (errors.length) {
-        return new GatewayFailure("upstream-error", `The order API refused the operation: ${describeUpstreamErrors(errors)}. Its schema may not match policies/graphql/schema.graphql; tell the operator.`);
-      }
-    } catch {
-      // not GraphQL: fall through to the status message
-    }
+/** The GraphQL `errors` of a non-2xx body, or undefined when it is not a GraphQL result. */
+function graphqlErrorsIn(body: string, secrets: readonly string[]): ReturnType<typeof splitUpstreamErrors> | undefined {
+  try {
+    const errors = splitUpstreamErrors((JSON.parse(body) as { errors?: unknown } | null)?.errors, secrets);
+    return errors.shown.length ? errors : undefined;
+  } catch {
+    return undefined;
   }
-  if (status === 401 || status === 403) return new GatewayFailure("upstream-error", `The order API refused Arbiter's credentials (HTTP ${status}). The operator must check this organization's upstream credential.`);
-  if (status === 404) return new GatewayFailure("upstream-error", "The order API endpoint was not found (HTTP 404). The operator must check this organization's upstream endpoint.");
-  if (status === 429) return new GatewayFailure("upstream-error", "The order API is limiting requests (HTTP 429). Retry in a moment.");
-  if (status >= 500) return new GatewayFailure("upstream-error", `The order API failed (HTTP ${status}). Retry later; if it keeps failing, tell the operator.`);
-  return new GatewayFailure("upstream-error", `The order API answered HTTP ${status}, which is not a GraphQL result.`);
 }
 
-function interpret(status: number, body: string): UpstreamAnswer {
-  if (status < 200 || status > 299) throw httpFailure(status, body);
+function httpFailure(status: number, body: string, secrets: readonly string[]): GatewayFailure {
+  // GraphQL over HTTP answers request errors (the upstream refusing the operation) with 4xx and `errors`: 400 and
+  // 422 name their classes and paths, other statuses keep their own message. Their text goes only to the log.
+  const errors = status >= 400 && status <= 499 ? graphqlErrorsIn(body, secrets) : undefined;
+  if (errors && (status === 400 || status === 422)) {
+    return new GatewayFailure("upstream-error", `The order API refused the operation (HTTP ${status}): ${describeUpstreamErrors(errors.shown)}. Its schema may not match policies/graphql/schema.graphql; tell the operator.`, {}, errors.logged);
+  }
+  return statusFailure(status, errors?.logged ?? []);
+}
+
+function statusFailure(status: number, detail: readonly string[]): GatewayFailure {
+  const failure = (message: string) => new GatewayFailure("upstream-error", message, {}, detail);
+  if (status >= 300 && status <= 399) {
+    return failure(`The order API answered with a redirect (HTTP ${status}), which Arbiter does not follow. The operator must set this organization's upstream endpoint to the final URL.`);
+  }
+  if (status === 401 || status === 403) return failure(`The order API refused Arbiter's credentials (HTTP ${status}). The operator must check this organization's upstream credential.`);
+  if (status === 404) return failure("The order API endpoint was not found (HTTP 404). The operator must check this organization's upstream endpoint.");
+  if (status === 429) return failure("The order API is limiting requests (HTTP 429). Retry in a moment.");
+  if (status >= 500) return failure(`The order API failed (HTTP ${status}). Retry later; if it keeps failing, tell the operator.`);
+  return failure(`The order API answered HTTP ${status}, which is not a GraphQL result.`);
+}
+
+function interpret(status: number, body: string, secrets: readonly string[]): UpstreamAnswer {
+  if (status < 200 || status > 299) throw httpFailure(status, body, secrets);
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -113,13 +107,15 @@ function interpret(status: number, body: string): UpstreamAnswer {
     throw new GatewayFailure("upstream-error", "The order API answered JSON that is not a GraphQL result (no data, no errors).");
   }
   const result = parsed as { data?: unknown; errors?: unknown };
-  const errors = summariseErrors(result.errors);
+  const errors = splitUpstreamErrors(result.errors, secrets);
   const hasData = result.data !== null && typeof result.data === "object" && !Array.isArray(result.data);
   if (!hasData) {
-    if (errors.length) throw new GatewayFailure("upstream-error", `The order API reported errors and no data: ${describeUpstreamErrors(errors)}`);
+    if (errors.shown.length) {
+      throw new GatewayFailure("upstream-error", `The order API reported errors and no data: ${describeUpstreamErrors(errors.shown)}. Retry later; if it keeps failing, tell the operator.`, {}, errors.logged);
+    }
     throw new GatewayFailure("upstream-error", "The order API answered JSON that is not a GraphQL result (no data, no errors).");
   }
-  return { data: result.data as Record<string, unknown>, errors };
+  return { data: result.data as Record<string, unknown>, errors: errors.shown, loggedErrors: errors.logged };
 }
 
 /**
@@ -153,6 +149,9 @@ export async function executeOnUpstream(
       headers: upstream.headers,
       body: JSON.stringify({ query: operation.upstreamQuery, operationName: operation.name, variables }),
       signal: controller.signal,
+      // A redirect is an upstream error, never followed: the target (another host, a metadata address) would
+      // receive the operation and the organization's credential.
+      redirect: "manual",
     });
     const exchange = (async () => {
       const response = await upstream.fetcher(request);
@@ -160,8 +159,10 @@ export async function executeOnUpstream(
     })();
     exchange.catch(() => undefined);
     const { status, body } = await Promise.race([exchange, aborted]);
-    const answer = interpret(status, body);
-    if (answer.errors.length) logWarn("graphql upstream partial answer", { organizationId, operation: operation.name, errors: answer.errors.length });
+    const answer = interpret(status, body, upstream.secrets);
+    if (answer.errors.length) {
+      logWarn("graphql upstream partial answer", { organizationId, operation: operation.name, errors: answer.errors.length, upstreamErrors: answer.loggedErrors });
+    }
     return answer;
   } catch (error) {
     if (timedOut) {
@@ -169,7 +170,12 @@ export async function executeOnUpstream(
       throw new GatewayFailure("timeout", `upstream timed out after ${formatSeconds(limits.timeoutMs)} s`, { timeoutMs: limits.timeoutMs });
     }
     if (error instanceof GatewayFailure) {
-      logWarn("graphql upstream failure", { organizationId, operation: operation.name, reason: error.message.slice(0, 120) });
+      logWarn("graphql upstream failure", {
+        organizationId,
+        operation: operation.name,
+        reason: error.message.slice(0, 120),
+        ...(error.operatorDetail.length ? { upstreamErrors: error.operatorDetail } : {}),
+      });
       throw error;
     }
     if (error instanceof TooLarge) {

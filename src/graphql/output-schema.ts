@@ -62,7 +62,7 @@ export function objectSchema(tree: SelectionTree, rules: MaskingRules): z.ZodObj
 export const upstreamErrorsSchema = z
   .array(
     z.object({
-      message: z.string().describe("What the upstream reported"),
+      message: z.string().describe("The class of error (access denied, not found, ...); the upstream's own text is never shown"),
       path: z.array(z.union([z.string(), z.number()])).optional().describe("Where in the result, e.g. [\"orders\", 3, \"total\"]"),
     }),
   )

@@ -16,6 +16,8 @@ export interface ResolvedUpstream {
   endpoint: string;
   headers: Record<string, string>;
   fetcher: Fetcher;
+  /** The credential sent upstream, so that an upstream echoing it in an error message cannot get it logged. */
+  secrets: string[];
 }
 
 /** Endpoint used for the in-process demo and as the URL of service-binding requests. */
@@ -41,6 +43,7 @@ export function demoUpstream(catalog: GraphqlCatalog, organizationId: string): R
     endpoint: DEMO_ENDPOINT,
     headers: baseHeaders(),
     fetcher: demoUpstreamFor(catalog.schema).fetcherFor(organizationId),
+    secrets: [],
   };
 }
 
@@ -53,7 +56,12 @@ export function resolveUpstream(catalog: GraphqlCatalog, organizationId: string,
     if (!binding || typeof binding.fetch !== "function") throw notConfigured(`service binding ${entry.serviceBinding} is missing`);
     const service = binding as { fetch(request: Request): Promise<Response> };
     const path = envValue(env, entry.endpointVar);
-    return withCredentials({ kind: "service", endpoint: typeof path === "string" && path ? new URL(path, SERVICE_ENDPOINT).href : SERVICE_ENDPOINT, headers, fetcher: (request) => service.fetch(request) }, entry, organizationId, env);
+    return withCredentials(
+      { kind: "service", endpoint: typeof path === "string" && path ? new URL(path, SERVICE_ENDPOINT).href : SERVICE_ENDPOINT, headers, fetcher: (request) => service.fetch(request), secrets: [] },
+      entry,
+      organizationId,
+      env,
+    );
   }
 
   const configured = envValue(env, entry.endpointVar);
@@ -65,7 +73,7 @@ export function resolveUpstream(catalog: GraphqlCatalog, organizationId: string,
     throw notConfigured(`${entry.endpointVar} is not a URL`);
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw notConfigured(`${entry.endpointVar} must be an http(s) URL`);
-  return withCredentials({ kind: "http", endpoint: url.href, headers, fetcher: fetcher ?? ((request) => fetch(request)) }, entry, organizationId, env);
+  return withCredentials({ kind: "http", endpoint: url.href, headers, fetcher: fetcher ?? ((request) => fetch(request)), secrets: [] }, entry, organizationId, env);
 }
 
 function withCredentials(
@@ -79,6 +87,7 @@ function withCredentials(
     const secret = envValue(env, entry.credentialSecret);
     if (typeof secret === "string" && secret !== "") {
       upstream.headers[entry.credentialHeader] = entry.credentialScheme ? `${entry.credentialScheme} ${secret}` : secret;
+      upstream.secrets.push(secret);
     } else {
       // Some upstreams need no credential (a loopback server in development); say which secret is unset, never a value.
       logWarn("graphql upstream credential not set", { organizationId, secret: entry.credentialSecret });

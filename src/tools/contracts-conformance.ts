@@ -67,7 +67,7 @@ export function registerConformanceTool(ctx: CapabilityContext): void {
           approved: verdict.approved,
           totalViolations: verdict.totalViolations,
           violations: verdict.violations.slice(0, MAX_VIOLATIONS_RETURNED),
-          omittedViolations: Math.max(0, verdict.violations.length - MAX_VIOLATIONS_RETURNED),
+          omittedViolations: Math.max(0, verdict.totalViolations - Math.min(verdict.violations.length, MAX_VIOLATIONS_RETURNED)),
           summary: verdict.summary,
           contract: { version: contract.version, label: contract.label },
           snapshot: { id: snapshot.id, commit: snapshot.commit, branch: snapshot.branch, runUrl: snapshot.runUrl, uploadedAt: snapshot.uploadedAt },

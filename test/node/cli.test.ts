@@ -145,4 +145,13 @@ describe("bin/arbiter.mjs", () => {
     expect(text).not.toContain("GET /r50");
     expect(text).toContain("... and 10 more");
   });
+
+  it("counts from the summary when the server listed fewer violations than it found", async () => {
+    const { summaryText } = await load();
+    const listed = Array.from({ length: 500 }, (_, i): Violation => ({ rule: "response-type", severity: "error", location: `GET /r${i}`, message: `type ${i}` }));
+    const bounded: Verdict = { approved: false, totalViolations: 200_000, violations: listed, summary: [{ rule: "response-type", severity: "error", count: 200_000 }] };
+    const text = summaryText("Arbiter: orders", bounded, 50);
+    expect(text).toContain("200000 errors, 0 warnings, 0 info");
+    expect(text).toContain("... and 199950 more");
+  });
 });

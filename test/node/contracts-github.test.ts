@@ -12,6 +12,7 @@ import { parseOpenApiDocument } from "../../src/contracts/document";
 import { checkConformance } from "../../src/contracts/engine";
 import { escapeToken } from "../../src/contracts/normalize-pointer";
 import { createPayloadValidator } from "../../src/contracts/payload";
+import { MAX_DOCUMENT_REFERENCES, RefResolver } from "../../src/contracts/ref-resolver";
 import { convertToJsonSchema } from "../../src/contracts/payload-schema";
 import type { OpenApiDocument } from "../../src/contracts/types";
 
@@ -33,6 +34,29 @@ function conformanceOnly() {
 }
 
 describe("GitHub's REST API description", () => {
+  it("parses within the reference limits, with room to spare (10,460 $refs of 100,000; no reference to a reference)", () => {
+    expect(parseOpenApiDocument(text).ok).toBe(true);
+    const refs: string[] = [];
+    const walk = (value: unknown): void => {
+      if (typeof value !== "object" || value === null) return;
+      const ref = (value as { $ref?: unknown }).$ref;
+      if (typeof ref === "string") refs.push(ref);
+      for (const child of Object.values(value)) walk(child);
+    };
+    const document = JSON.parse(text) as Json;
+    walk(document);
+    expect(refs.length).toBeGreaterThan(10_000);
+    expect(refs.length).toBeLessThan(MAX_DOCUMENT_REFERENCES / 5);
+    // Every target is a value, never another reference: GitHub uses none of the 32 links a chain may have.
+    const resolver = new RefResolver(document);
+    for (const ref of new Set(refs)) {
+      const tokens = ref.slice(2).split("/").map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
+      const target = tokens.reduce<unknown>((node, token) => (node as Json)?.[token], document) as Json;
+      expect(typeof target?.$ref, ref).not.toBe("string");
+      expect(resolver.resolveRef(ref).ok).toBe(true);
+    }
+  });
+
   it("checked against an unchanged copy: no violations", () => {
     const copy = JSON.parse(text) as OpenApiDocument;
     const verdict = checkConformance(contract, copy, conformanceOnly());

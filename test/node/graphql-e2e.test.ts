@@ -7,7 +7,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { obtainAccessToken, startLoopbackUpstream, startWranglerDev, type LoopbackUpstream, type WranglerDev } from "./graphql-support";
+import { obtainAccessToken, startCountingServer, startLoopbackUpstream, startWranglerDev, type LoopbackUpstream, type WranglerDev } from "./graphql-support";
 
 const UPSTREAM_SECRET = "e2e-upstream-secret-789";
 
@@ -22,13 +22,16 @@ type Order = { id: string; customerName: string; status: string };
 describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstream)", () => {
   let upstream: LoopbackUpstream;
   let worker: WranglerDev;
+  let redirectTarget: Awaited<ReturnType<typeof startCountingServer>>;
   beforeAll(async () => {
-    upstream = await startLoopbackUpstream();
+    redirectTarget = await startCountingServer();
+    upstream = await startLoopbackUpstream({ redirectTo: redirectTarget.url });
     worker = await startWranglerDev({ GRAPHQL_UPSTREAM_URL_GLOBEX: upstream.url(), GRAPHQL_UPSTREAM_TOKEN_GLOBEX: UPSTREAM_SECRET });
   });
   afterAll(async () => {
     await worker?.stop();
     await upstream?.close();
+    await redirectTarget?.close();
   });
 
   it("a real MCP client lists and calls both tools on acme's demo data", async () => {
@@ -74,6 +77,21 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
       expect(failed.isError).toBe(true);
       expect((failed.content as Array<{ text: string }>)[0]!.text).toMatch(/^The order API failed \(HTTP 500\)/);
       expect(JSON.stringify(failed)).not.toMatch(/hunter2|db\.js|127\.0\.0\.1/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("does not follow a redirect from the upstream: upstream-error, and the redirect's target is never contacted", async () => {
+    const token = await obtainAccessToken(worker.base, "gus", "orders.read");
+    const client = await connect(worker.base, token);
+    try {
+      const result = await client.callTool({ name: "orders_get_by_id", arguments: { id: "ord_5004" } });
+      expect(result.isError).toBe(true);
+      expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/^The order API answered with a redirect \(HTTP 302\), which Arbiter does not follow\./);
+      expect(JSON.stringify(result)).not.toContain(redirectTarget.url);
+      expect(upstream.requests.at(-1)!.body.variables).toEqual({ id: "ord_5004" });
+      expect(redirectTarget.hits()).toBe(0);
     } finally {
       await client.close();
     }

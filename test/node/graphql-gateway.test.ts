@@ -82,7 +82,7 @@ describe("gateway over real HTTP", () => {
 
   it("returns partial data with the GraphQL error named", async () => {
     const result = await runGovernedOperation(catalog, op("GetOrderById"), { id: "ord_5003" }, { principal: member, env: env("/graphql") });
-    expect(result.structuredContent).toEqual({ orderById: null, errors: [{ message: "inventory service down", path: ["orderById"] }] });
+    expect(result.structuredContent).toEqual({ orderById: null, errors: [{ message: "the order API reported an error", path: ["orderById"] }] });
     expect(result.meta.partial).toBe(true);
   });
 

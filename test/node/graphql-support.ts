@@ -32,7 +32,8 @@ export function readPolicyFolder(root: string): Record<string, unknown> {
 // ---------------------------------------------------------------------------------------------------------
 // A real GraphQL upstream on loopback (node:http + graphql-js over policies/graphql/schema.graphql), with
 // scripted misbehaviour chosen by the URL path (/slow/graphql, /500/graphql, ...) or by the order id asked
-// for (ord_5000 slow, ord_5001 500, ord_5002 malformed, ord_5003 resolver error -> partial data).
+// for (ord_5000 slow, ord_5001 500, ord_5002 malformed, ord_5003 resolver error -> partial data, ord_5004 a 302
+// to `redirectTo`).
 
 
 export const REMOTE_ORDERS = [
@@ -57,7 +58,7 @@ export interface LoopbackUpstream {
 
 const SLOW_ANSWER_MS = 20_000;
 
-export async function startLoopbackUpstream(): Promise<LoopbackUpstream> {
+export async function startLoopbackUpstream(options: { redirectTo?: string } = {}): Promise<LoopbackUpstream> {
   const schema = buildSchema(readFileSync(join(process.cwd(), "policies/graphql/schema.graphql"), "utf8"));
   const root = {
     orders: ({ status, limit }: { status?: string; limit?: number }) => REMOTE_ORDERS.filter((o) => !status || o.status === status).slice(0, limit ?? 20),
@@ -84,7 +85,7 @@ export async function startLoopbackUpstream(): Promise<LoopbackUpstream> {
       requests.push(seen);
       const byPath = (req.url ?? "").split("/")[1];
       const id = body.variables?.id;
-      const mode = byPath && byPath !== "graphql" ? byPath : id === "ord_5000" ? "slow" : id === "ord_5001" ? "500" : id === "ord_5002" ? "malformed" : "normal";
+      const mode = byPath && byPath !== "graphql" ? byPath : id === "ord_5000" ? "slow" : id === "ord_5001" ? "500" : id === "ord_5002" ? "malformed" : id === "ord_5004" ? "redirect" : "normal";
       res.on("close", () => {
         if (!res.writableFinished) closedEarly.push(seen);
       });
@@ -96,6 +97,10 @@ export async function startLoopbackUpstream(): Promise<LoopbackUpstream> {
       }
       if (mode === "500") {
         res.writeHead(500, { "Content-Type": "text/plain" }).end("Internal error at /srv/orders/db.js:42 password=hunter2");
+        return;
+      }
+      if (mode === "redirect") {
+        res.writeHead(302, { Location: options.redirectTo ?? "http://127.0.0.1:9/graphql" }).end();
         return;
       }
       if (mode === "malformed") {
@@ -134,6 +139,26 @@ export async function startLoopbackUpstream(): Promise<LoopbackUpstream> {
     },
     async close() {
       for (const timer of timers) clearTimeout(timer);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A server that answers every request with a GraphQL order and counts the requests it got. */
+export async function startCountingServer(): Promise<{ url: string; hits(): number; close(): Promise<void> }> {
+  let hits = 0;
+  const server = createServer((req, res) => {
+    hits++;
+    req.resume();
+    res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ data: { orderById: REMOTE_ORDERS[0] } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/graphql`,
+    hits: () => hits,
+    async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

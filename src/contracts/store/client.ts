@@ -91,7 +91,8 @@ export function encodeVerdict(verdict: Verdict): { approved: boolean; totalViola
   return {
     approved: verdict.approved,
     totalViolations: verdict.totalViolations,
-    errorCount: verdict.violations.filter((v) => v.severity === "error").length,
+    // From the summary: it counts every violation, the list holds at most MAX_LISTED_PER_RULE of each rule.
+    errorCount: verdict.summary.reduce((sum, entry) => sum + (entry.severity === "error" ? entry.count : 0), 0),
     json: new TextEncoder().encode(JSON.stringify(verdict)),
   };
 }

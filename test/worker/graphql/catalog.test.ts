@@ -24,7 +24,7 @@ const ERRORS = {
   items: {
     type: "object",
     properties: {
-      message: { type: "string", description: "What the upstream reported" },
+      message: { type: "string", description: "The class of error (access denied, not found, ...); the upstream's own text is never shown" },
       path: { type: "array", description: 'Where in the result, e.g. ["orders", 3, "total"]', items: { type: ["string", "number"] } },
     },
     required: ["message"],

@@ -3,7 +3,7 @@
  * upstream receives (operation text, variables, credential; never the client's token), and how timeouts,
  * HTTP errors, malformed bodies, GraphQL errors, partial data, oversize answers and wrong shapes come out.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { getGraphqlCatalog } from "../../../src/graphql/bundled";
 import { loadGraphqlCatalog, type GraphqlCatalog } from "../../../src/graphql/catalog";
 import type { GovernedOptions } from "../../../src/graphql/run-operation";
@@ -12,7 +12,7 @@ import { runToolCall } from "../../../src/mcp/pipeline";
 import { getPolicy } from "../../../src/policy/load";
 import { orderToolRegistrar } from "../../../src/tools/orders.tools";
 import { OPS, policyFilesWith } from "./fixtures";
-import { callContext, envWithUpstreams, principal, recordingDeps, scriptedUpstream } from "./upstream-harness";
+import { callContext, envWithUpstreams, LEAKED_IN_ERRORS, principal, recordingDeps, scriptedUpstream } from "./upstream-harness";
 
 function toolsFor(catalog: GraphqlCatalog, fetcher: GovernedOptions["fetcher"]) {
   return buildCatalog([orderToolRegistrar(catalog, { fetcher, cache: null })], getPolicy().scopeNames).tools;
@@ -80,19 +80,46 @@ describe("gateway to a configured upstream", () => {
     expect(network.audit.outcome).toBe("upstream-error");
   });
 
-  it("names GraphQL errors without their extensions, and returns partial data with the errors", async () => {
+  it("names GraphQL errors by class without their text or extensions, and returns partial data with the failed paths", async () => {
     state.mode = "errors-only";
     const failed = await call("orders_search", {});
     expect(failed.result.isError).toBe(true);
-    expect(failed.result.content[0]!.text).toContain("The order API reported errors and no data: Database unavailable");
-    expect(JSON.stringify(failed.result)).not.toContain("stacktrace");
+    expect(failed.result.content[0]!.text).toContain("The order API reported errors and no data: the order API reported an error. Retry later");
+    expect(JSON.stringify(failed.result)).not.toMatch(/stacktrace|Database unavailable/);
 
     state.mode = "partial";
     const partial = await call("orders_get_by_id", { id: "ord_1002" });
     expect(partial.result.isError).toBeUndefined();
-    expect(partial.result.structuredContent).toEqual({ orderById: null, errors: [{ message: "total could not be computed", path: ["orderById", "total"] }] });
+    expect(partial.result.structuredContent).toEqual({ orderById: null, errors: [{ message: "the order API reported an error", path: ["orderById", "total"] }] });
+    expect(JSON.stringify(partial.result)).not.toContain("could not be computed");
     expect(partial.result._meta.partial).toBe(true);
     expect(partial.audit.outcome).toBe("ok");
+  });
+
+  it("keeps the upstream's error text out of the tool result, and logs it with the credentials redacted", async () => {
+    state.mode = "leaky-errors";
+    const warned: string[] = [];
+    vi.spyOn(console, "warn").mockImplementation((...args: unknown[]) => void warned.push(args.map(String).join(" ")));
+    const { result, audit } = await call("orders_get_by_id", { id: "ord_1002" });
+    vi.restoreAllMocks();
+    expect(result.structuredContent).toEqual({ orderById: null, errors: [{ message: "access denied", path: ["orderById"] }] });
+    const shown = JSON.stringify(result);
+    for (const secret of [...LEAKED_IN_ERRORS, "permission denied"]) expect(shown).not.toContain(secret);
+    expect(JSON.stringify(audit)).not.toContain("permission denied");
+    const line = warned.find((entry) => entry.includes("graphql upstream partial answer"));
+    expect(JSON.parse(line!).upstreamErrors).toEqual(["permission denied: key [redacted] lacks orders:read ([redacted]"]);
+    for (const secret of LEAKED_IN_ERRORS) expect(warned.join("\n")).not.toContain(secret);
+  });
+
+  it("sends the upstream request with redirect: manual and answers a 3xx as an upstream error without its Location", async () => {
+    state.mode = "redirect";
+    state.seen = [];
+    const { result, audit } = await call("orders_get_by_id", { id: "ord_1002" });
+    expect(state.seen[0]!.redirect).toBe("manual");
+    expect(result.isError).toBe(true);
+    expect(result.content[0]!.text).toMatch(/^The order API answered with a redirect \(HTTP 302\), which Arbiter does not follow\./);
+    expect(JSON.stringify(result)).not.toContain("169.254");
+    expect(audit.outcome).toBe("upstream-error");
   });
 
   it("refuses an answer that does not match the operation's shape, and drops fields it did not select", async () => {

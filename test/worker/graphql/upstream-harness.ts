@@ -16,12 +16,17 @@ import type { PipelineDeps } from "../../../src/mcp/pipeline";
 import { unlimited } from "../../../src/ratelimit/hook";
 import { bundledPolicyFiles } from "../../../src/policy/files";
 
-export type UpstreamMode = "ok" | "http-500" | "http-401" | "malformed" | "errors-only" | "partial" | "hang" | "huge" | "network" | "wrong-shape" | "extra-fields";
+export type UpstreamMode = "ok" | "http-500" | "http-401" | "malformed" | "errors-only" | "partial" | "leaky-errors" | "redirect" | "hang" | "huge" | "network" | "wrong-shape" | "extra-fields";
+
+/** What the "leaky-errors" upstream's messages carry: its own credential and an API key. */
+export const LEAKED_IN_ERRORS = ["acme-upstream-secret-123", "sk_live_9f8e7d6c5b4a39281706f5e4d3c2b1a0"];
 
 export interface SeenRequest {
   url: string;
   headers: Record<string, string>;
   body: { query: string; operationName: string; variables: Record<string, unknown> };
+  /** The request's redirect mode: "manual" means the runtime hands a 3xx back instead of following it. */
+  redirect: string;
   aborted: () => boolean;
 }
 
@@ -30,7 +35,7 @@ export function scriptedUpstream() {
   const state = { mode: "ok" as UpstreamMode, seen: [] as SeenRequest[] };
   const fetcher: Fetcher = async (request) => {
     const body = (await request.clone().json()) as SeenRequest["body"];
-    state.seen.push({ url: request.url, headers: Object.fromEntries(request.headers), body, aborted: () => request.signal.aborted });
+    state.seen.push({ url: request.url, headers: Object.fromEntries(request.headers), body, redirect: request.redirect, aborted: () => request.signal.aborted });
     const organization = new URL(request.url).hostname.split(".")[1] ?? "unknown";
     switch (state.mode) {
       case "http-500":
@@ -43,6 +48,13 @@ export function scriptedUpstream() {
         return Response.json({ data: null, errors: [{ message: "Database unavailable", extensions: { stacktrace: ["at Db.connect (db.js:1)"] } }] });
       case "partial":
         return Response.json({ data: { orderById: null }, errors: [{ message: "total could not be computed", path: ["orderById", "total"] }] });
+      case "leaky-errors":
+        return Response.json({
+          data: { orderById: null },
+          errors: [{ message: `permission denied: key ${LEAKED_IN_ERRORS[0]} lacks orders:read (api_key=${LEAKED_IN_ERRORS[1]})`, path: ["orderById"], extensions: { code: "FORBIDDEN" } }],
+        });
+      case "redirect":
+        return new Response(null, { status: 302, headers: { Location: "http://169.254.169.254/latest/meta-data/" } });
       case "hang":
         return new Promise<Response>((_, reject) => request.signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))));
       case "huge":

@@ -2,7 +2,8 @@
  * The parts of a matched operation pair that several rules look at (responses by status code, request and
  * response bodies by media type family), with the schema differences computed once per pair.
  */
-import { escapeToken, isRecord, type RefResolver } from "../../normalize-pointer";
+import { escapeToken, isRecord } from "../../normalize-pointer";
+import type { RefResolver } from "../../ref-resolver";
 import type { IndexedOperation } from "../../normalize-document";
 import { mediaTypeFamily, pickMediaType } from "./media-types";
 import type { SchemaChange } from "./schema-diff";

@@ -44,6 +44,14 @@ const BLOCKING: ReadonlySet<SchemaChangeKind> = new Set(["type", "enum", "nullab
 const NONE: readonly SchemaChange[] = Object.freeze([]);
 const MAX_DEPTH = 64;
 
+/**
+ * Differences one compared schema reports. Memoised pairs share their lists, but each parent copies its
+ * children's: a schema whose two properties refer to the same next schema, 40 levels deep, has 2^40 paths to a
+ * difference at the bottom, and listing each one ran a 2 KB upload out of memory. Past the bound, one change of
+ * each kind is kept first, so every rule that the full list would fire still fires and the approval is the same.
+ */
+export const MAX_CHANGES_PER_SCHEMA = 100;
+
 export class SchemaDiffer {
   /** Differences per pair of resolved schemas and direction, so a component used by many operations costs one. */
   private readonly results = new ProvisionalMemo<readonly SchemaChange[]>(NONE);
@@ -87,7 +95,7 @@ export class SchemaDiffer {
     this.results.begin(key);
     let changes: readonly SchemaChange[] = NONE;
     try {
-      changes = this.compareViews(viewSchema(contractSchema, this.contract), viewSchema(snapshotSchema, this.snapshot), direction, depth);
+      changes = bounded(this.compareViews(viewSchema(contractSchema, this.contract), viewSchema(snapshotSchema, this.snapshot), direction, depth));
     } finally {
       this.results.end(key, changes, changes.length === 0);
     }
@@ -197,6 +205,21 @@ export class SchemaDiffer {
     }
     return changes.length === 0 ? NONE : changes;
   }
+}
+
+/** At most MAX_CHANGES_PER_SCHEMA changes, in their order: the first of each kind, then the others as they come. */
+function bounded(changes: readonly SchemaChange[]): readonly SchemaChange[] {
+  if (changes.length <= MAX_CHANGES_PER_SCHEMA) return changes;
+  const kept = new Set<number>();
+  const kinds = new Set<SchemaChangeKind>();
+  changes.forEach((change, index) => {
+    if (!kinds.has(change.kind)) {
+      kinds.add(change.kind);
+      kept.add(index);
+    }
+  });
+  for (let index = 0; index < changes.length && kept.size < MAX_CHANGES_PER_SCHEMA; index++) kept.add(index);
+  return changes.filter((_, index) => kept.has(index));
 }
 
 function isObject(value: unknown): value is object {

@@ -12,7 +12,8 @@
  * near-identical copy it is most of the verdict's time.
  */
 import { keepLayout } from "../../keep-layout";
-import { isRecord, RefResolver } from "../../normalize-pointer";
+import { isRecord } from "../../normalize-pointer";
+import { RefResolver } from "../../ref-resolver";
 import type { SchemaReader } from "../../normalize-schema";
 import { ReferenceMemo } from "./reference-memo";
 
