@@ -6,6 +6,7 @@ import { registerSpecPrompts } from "../contracts/mcp/prompt";
 import { registerSpecResources } from "../contracts/mcp/resources";
 import type { CapabilityContext } from "../mcp/context";
 import { registerConformanceTool } from "./contracts-conformance";
+import { registerExchangeTools } from "./contracts-exchanges";
 import { registerPayloadTool } from "./contracts-payload";
 import { registerSpecProjectTools } from "./contracts-projects";
 
@@ -13,6 +14,7 @@ export function registerContractTools(ctx: CapabilityContext): void {
   registerSpecProjectTools(ctx);
   registerConformanceTool(ctx);
   registerPayloadTool(ctx);
+  registerExchangeTools(ctx);
   registerSpecResources(ctx);
   registerSpecPrompts(ctx);
 }
