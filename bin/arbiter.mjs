@@ -17,9 +17,13 @@ Usage:
   arbiter snapshot <openapi-file> --project <name> [--commit <sha>] [--branch <name>] [--run-url <url>]
                    [--junit <file>] [--markdown <file>] [--json <file>]
   arbiter contract <openapi-file> --project <name> [--label <text>] [--markdown <file>] [--json <file>]
+  arbiter exchanges <har-or-ndjson-file> --project <name> [--commit <sha>] [--branch <name>] [--run-url <url>]
+                    [--contract-version <n>] [--junit <file>] [--markdown <file>] [--json <file>]
   arbiter build-failed --project <name> [--commit <sha>] [--branch <name>] [--run-url <url>] [--log-file <file>]
 
   <openapi-file> is JSON or YAML; "-" reads standard input.
+  <har-or-ndjson-file> is the traffic integration tests recorded: a HAR 1.2 file, or NDJSON (.ndjson / .jsonl),
+  one {method, url or path, status, requestHeaders?, requestBody?, responseHeaders?, responseBody?} per line.
 
 Options (flags win over environment variables):
   --url <url>        Arbiter server, e.g. https://arbiter.example.com           (ARBITER_URL)
@@ -32,6 +36,7 @@ Options (flags win over environment variables):
   --markdown <file>  Write the verdict as Markdown (for a pull-request comment)
   --json <file>      Write the server's answer as JSON
   --log-file <file>  build-failed: the build log; its last 64 KiB are sent
+  --contract-version <n>  exchanges: check against this contract version (default: the active one)
   --timeout <sec>    Give up after this many seconds (default 120)
   -h, --help         Show this help;  --version  Show the version
 
@@ -62,6 +67,7 @@ function options(argv) {
         markdown: { type: "string" },
         json: { type: "string" },
         "log-file": { type: "string" },
+        "contract-version": { type: "string" },
         timeout: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
@@ -249,6 +255,30 @@ async function contract(values, positionals, env, out) {
   return answer.verdict.approved ? EXIT.approved : EXIT.rejected;
 }
 
+/** Recorded traffic: HAR (JSON) or NDJSON by extension; anything else lets the server tell from the content. */
+function recordingType(path) {
+  if (/\.(ndjson|jsonl)$/i.test(path)) return "application/x-ndjson";
+  if (/\.(har|json)$/i.test(path)) return "application/json";
+  return "application/octet-stream";
+}
+
+async function exchanges(values, positionals, env, out) {
+  const config = settings(values, env);
+  const version = values["contract-version"];
+  if (version !== undefined && !/^[1-9]\d{0,14}$/.test(version)) fail("--contract-version must be a contract version number such as 3.");
+  const file = positionals[0];
+  if (!file) fail("Name the recorded traffic to check (a HAR file or NDJSON, or - for standard input).");
+  const bytes = readInput(file);
+  const path = projectPath(config, `/exchanges${query({ contractVersion: version, commit: config.commit, branch: config.branch, runUrl: config.runUrl })}`);
+  const answer = await request(config, "POST", path, bytes, recordingType(file));
+  const run = answer.run;
+  const heading = `Arbiter: ${config.project} recorded traffic run #${run.id} (${plural(run.exchangeCount, "exchange")}${run.commit ? `, commit ${run.commit}` : ""}) against contract v${answer.contract.version}${answer.contract.label ? ` (${answer.contract.label})` : ""}`;
+  out(summaryText(heading, answer.verdict));
+  if (answer.verdict.totalViolations > (answer.verdict.violations ?? []).length) out(`  (${answer.verdict.totalViolations} violations in all; the first ${answer.verdict.violations.length} are listed)`);
+  writeReports(values, config.project, heading, `recorded traffic run ${run.id}`, answer);
+  return answer.verdict.approved ? EXIT.approved : EXIT.rejected;
+}
+
 const LOG_TAIL_BYTES = 64 * 1024;
 
 async function buildFailed(values, _positionals, env, out) {
@@ -266,7 +296,7 @@ async function buildFailed(values, _positionals, env, out) {
   return EXIT.approved;
 }
 
-const COMMANDS = { snapshot, contract, "build-failed": buildFailed };
+const COMMANDS = { snapshot, contract, exchanges, "build-failed": buildFailed };
 
 export async function main(argv = process.argv.slice(2), env = process.env, out = (line) => console.log(line), err = (line) => console.error(line)) {
   try {
