@@ -28,20 +28,41 @@ export interface ExchangeValidator {
 
 type Report = (rule: string, location: string, message: string) => void;
 
-/** Collects findings: all are counted, the first MAX_EXCHANGE_VIOLATIONS_LISTED are listed. */
+interface Listed {
+  position: number;
+  order: number;
+  violation: Violation;
+}
+
+/**
+ * Collects findings: all are counted, the first MAX_EXCHANGE_VIOLATIONS_LISTED in exchange order are listed.
+ * Exchanges are checked grouped by operation, not in upload order, so findings arrive out of order; once twice
+ * the cap is held, everything past the cap in exchange order is dropped (it can never move back in front, since
+ * later findings only add to what precedes it), which keeps memory bounded whatever the upload holds.
+ */
 class Findings {
-  readonly listed: Violation[] = [];
-  readonly counts = new Map<string, number>();
-  total = 0;
+  private listed: Listed[] = [];
+  private readonly counts = new Map<string, number>();
+  private total = 0;
+  private order = 0;
+  position = 0;
+
   readonly report: Report = (rule, location, message) => {
     this.total++;
     this.counts.set(rule, (this.counts.get(rule) ?? 0) + 1);
-    if (this.listed.length < MAX_EXCHANGE_VIOLATIONS_LISTED) this.listed.push({ rule, severity: exchangeRuleSeverity(rule), location, message });
+    this.listed.push({ position: this.position, order: this.order++, violation: { rule, severity: exchangeRuleSeverity(rule), location, message } });
+    if (this.listed.length >= 2 * MAX_EXCHANGE_VIOLATIONS_LISTED) this.prune();
   };
 
+  private prune(): void {
+    this.listed.sort((a, b) => a.position - b.position || a.order - b.order);
+    this.listed.length = Math.min(this.listed.length, MAX_EXCHANGE_VIOLATIONS_LISTED);
+  }
+
   verdict(): Verdict {
+    this.prune();
     const summary: RuleSummary[] = EXCHANGE_RULE_IDS.filter((id) => this.counts.has(id)).map((id) => ({ rule: id, severity: exchangeRuleSeverity(id), count: this.counts.get(id) ?? 0 }));
-    return { approved: !summary.some((entry) => entry.severity === "error"), totalViolations: this.total, violations: this.listed, summary };
+    return { approved: !summary.some((entry) => entry.severity === "error"), totalViolations: this.total, violations: this.listed.map((entry) => entry.violation), summary };
   }
 }
 
@@ -64,6 +85,14 @@ function queryOf(target: string): URLSearchParams {
   return new URLSearchParams(at < 0 ? "" : target.slice(at + 1).split("#")[0]);
 }
 
+/**
+ * Parameter schemas are small and mostly shared between operations (GitHub's owner and repo appear in hundreds),
+ * so their validators are keyed by the schema's text: one validator per distinct schema, not per operation.
+ */
+function parameterKey(schema: unknown): string {
+  return `param:${JSON.stringify(schema)}`;
+}
+
 /** One exchange against its operation. */
 class ExchangeCheck {
   private readonly at: string;
@@ -80,8 +109,9 @@ class ExchangeCheck {
     this.at = `${operation.label}#exchange/${position}`;
   }
 
-  private schemaFindings(rule: string, key: string, schema: unknown, direction: Direction, value: unknown, where: string, what: string): void {
-    const checked = this.schemas.check(`${this.documentKey}\n${this.operation.label}\n${key}`, this.index.document, this.index.version, schema, direction, value);
+  /** `shared`: the key names the schema itself, not a part of this operation (parameters shared by operations). */
+  private schemaFindings(rule: string, key: string, schema: unknown, direction: Direction, value: unknown, where: string, what: string, shared = false): void {
+    const checked = this.schemas.check(shared ? `${this.documentKey}\n${key}` : `${this.documentKey}\n${this.operation.label}\n${key}`, this.index.document, this.index.version, schema, direction, value);
     if (!checked.ok) {
       if ("tooDeep" in checked) this.report(rule, `${this.at}${where}`, `${what} nests too deeply to be validated`);
       else this.report("exchange-schema-unusable", `${this.at}${where}`, `the contract's schema for ${what} cannot be used, so it was not checked: ${checked.unusable}`);
@@ -112,7 +142,7 @@ class ExchangeCheck {
       if (parameter.schema === undefined) continue;
       const value = typedValue(values, parameter.schema, this.index.resolver);
       if (value === undefined) continue;
-      this.schemaFindings("exchange-request-invalid", `param:${parameter.in}:${parameter.name}`, parameter.schema, "request", value, where, `${parameter.in} parameter "${parameter.name}"`);
+      this.schemaFindings("exchange-request-invalid", parameterKey(parameter.schema), parameter.schema, "request", value, where, `${parameter.in} parameter "${parameter.name}"`, true);
     }
     this.checkRequestBody();
   }
@@ -208,18 +238,30 @@ export function createExchangeValidator(): ExchangeValidator {
     validate(document, documentKey, exchanges) {
       const index = indexDocument(document);
       const findings = new Findings();
+      // Grouped by operation, so an operation's validators are built (or fetched) once per upload even when the
+      // upload touches more operations than the cache holds.
+      const groups = new Map<IndexedOperation, number[]>();
       exchanges.forEach((exchange, position) => {
         const path = pathOf(exchange.target);
         const operation = findOperation(index, exchange.method, path);
-        if (!operation) {
-          const base = index.basePath ? ` (the server base path ${index.basePath} may be left out or included)` : "";
-          findings.report("undocumented-operation", `${exchange.method} ${path}#exchange/${position}`, `no operation of the contract matches ${exchange.method} ${path}${base}: document it, or check the recorded method and path`);
+        if (operation) {
+          const group = groups.get(operation);
+          if (group) group.push(position);
+          else groups.set(operation, [position]);
           return;
         }
-        const check = new ExchangeCheck(index, documentKey, schemas, operation, exchange, position, findings.report);
-        check.checkRequest();
-        check.checkResponse();
+        findings.position = position;
+        const base = index.basePath ? ` (the server base path ${index.basePath} may be left out or included)` : "";
+        findings.report("undocumented-operation", `${exchange.method} ${path}#exchange/${position}`, `no operation of the contract matches ${exchange.method} ${path}${base}: document it, or check the recorded method and path`);
       });
+      for (const [operation, positions] of groups) {
+        for (const position of positions) {
+          findings.position = position;
+          const check = new ExchangeCheck(index, documentKey, schemas, operation, exchanges[position]!, position, findings.report);
+          check.checkRequest();
+          check.checkResponse();
+        }
+      }
       return findings.verdict();
     },
   };

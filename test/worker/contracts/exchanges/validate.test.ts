@@ -116,6 +116,20 @@ describe("recorded exchanges against a contract", () => {
     expect(verdict.totalViolations).toBe(1200);
     expect(verdict.summary).toEqual([{ rule: "undocumented-operation", severity: "error", count: 1200 }]);
   });
+
+  it("lists the first violations in exchange order though operations are checked together", () => {
+    // Alternating operations: checked grouped by operation, listed by exchange index, capped after pruning.
+    const verdict = check(har(Array.from({ length: 2500 }, (_, i) =>
+      i % 2 === 0 ? { method: "GET", url: `/orders/ord_${i}`, status: 200, responseBody: { ...GOOD_ORDER, total: -1 } } : { method: "GET", url: `/orders?limit=${1000 + i}`, status: 200, responseHeaders: { "X-Total-Count": "1" }, responseBody: [] },
+    )));
+    expect(verdict.totalViolations).toBe(2500);
+    expect(verdict.violations).toHaveLength(1000);
+    expect(verdict.violations.map((v) => Number(/#exchange\/(\d+)\//.exec(v.location)?.[1]))).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+    expect(verdict.summary).toEqual([
+      { rule: "exchange-request-invalid", severity: "error", count: 1250 },
+      { rule: "exchange-response-invalid", severity: "error", count: 1250 },
+    ]);
+  });
 });
 
 describe("reading uploads", () => {
