@@ -5,6 +5,8 @@
  * over REST (with ?format=), in the MCP tool spec_exchanges_latest and on the console, never to another organization.
  */
 import { Validator } from "@cfworker/json-schema";
+import { env } from "cloudflare:test";
+import { auditStoresIn } from "../../../src/audit/sink";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_EXCHANGES } from "../../../src/contracts/exchanges/exchange";
 import sarifSchema from "../../fixtures/sarif/sarif-2.1.0.schema.json";
@@ -123,6 +125,23 @@ describe("POST /projects/:project/exchanges", () => {
     const big = await upload(JSON.stringify({ method: "GET", path: "/orders/ord_1", status: 200, responseBody: "x".repeat(1024 * 1024 + 10) }), "", "application/x-ndjson");
     expect(big.status).toBe(413);
     expect(big.body.error).toMatchObject({ code: "exchange_body_too_large", details: { pointer: "/lines/1/responseBody" } });
+  });
+
+  it("refuses a recording over 15 MiB with 413 before reading it", async () => {
+    const response = await call(ci, "POST", "/projects/traffic/exchanges", new Uint8Array(15 * 1024 * 1024 + 1), { "Content-Type": "application/json" });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as any).error.message).toContain("The recording is larger than the limit");
+  });
+
+  it("leaves one audit record with the count and digest, never the traffic", async () => {
+    const response = await call(ci, "POST", "/projects/traffic/exchanges?commit=dddd444", JSON.stringify(conformingHar()), { "Content-Type": "application/json" });
+    expect(response.status).toBe(201);
+    const answer = (await response.json()) as any;
+    const correlationId = response.headers.get("x-correlation-id")!;
+    const { events } = await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", { correlationId, limit: 5 });
+    expect(events).toHaveLength(1);
+    expect(events[0]!.reason).toBe(`5 exchanges (har), 0 errors, upload ${answer.run.uploadDigest.slice(0, 23)}`);
+    expect(JSON.stringify(events[0])).not.toContain("key-12345678");
   });
 
   it("needs snapshots.write to upload and a known project", async () => {

@@ -91,6 +91,30 @@ describe("recorded exchanges against a contract", () => {
     expect(verdict.violations[0]?.message).toBe("status 500 is not declared for GET /orders/{id} (it declares 200, 404; nor 5XX or default)");
   });
 
+  it("reports request bodies of an undeclared content type, or where the contract declares none", () => {
+    const upload = har([
+      { method: "POST", url: "/orders", status: 201, requestHeaders: { "Idempotency-Key": "key-12345678" }, requestBody: "x", responseBody: GOOD_ORDER },
+      { method: "GET", url: "/orders/ord_1", status: 200, requestBody: { q: 1 }, responseBody: GOOD_ORDER },
+    ]) as { log: { entries: Array<Record<string, any>> } };
+    upload.log.entries[0]!.request.postData = { mimeType: "text/csv", text: "total,status" };
+    const verdict = check(upload);
+    expect(findings(verdict)).toEqual([
+      ["exchange-content-type-undocumented", "POST /orders#exchange/0/request/header/content-type"],
+      ["exchange-content-type-undocumented", "GET /orders/{id}#exchange/1/request/body"],
+    ]);
+    expect(verdict.violations[0]?.message).toBe("the request body is text/csv, which the contract does not declare for POST /orders (it declares application/json)");
+  });
+
+  it("warns instead of failing when the contract's schema cannot be used", () => {
+    const contract = exchangeContract() as { paths: Record<string, any> };
+    contract.paths["/orders/{id}"].get.parameters[0].schema = { type: "string", pattern: "([unclosed" };
+    const parsed = parseExchanges(JSON.stringify(har([{ method: "GET", url: "/orders/ord_1", status: 200, responseBody: GOOD_ORDER }])), "application/json");
+    if (!parsed.ok) throw new Error("not parsed");
+    const verdict = createExchangeValidator().validate(contract, "unusable", parsed.exchanges);
+    expect(verdict.approved).toBe(true);
+    expect(verdict.violations).toEqual([{ rule: "exchange-schema-unusable", severity: "warning", location: "GET /orders/{id}#exchange/0/request/path/id", message: expect.stringContaining('the contract\'s schema for path parameter "id" cannot be used') }]);
+  });
+
   it("reports exchanges whose path matches no operation as undocumented-operation with the path", () => {
     const verdict = check(har([{ method: "GET", url: "https://api.example.com/v1/invoices/7?x=1", status: 200, responseBody: {} }, { method: "DELETE", url: "/orders/ord_1", status: 204 }]));
     expect(findings(verdict)).toEqual([
