@@ -48,7 +48,7 @@ export function pathParameterValues(template: string, path: string, basePath: st
   for (const candidate of candidates) {
     const parts = segmentsOf(candidate);
     if (parts.length !== wanted.length) continue;
-    const values: Record<string, string> = {};
+    const values: Record<string, string> = Object.create(null) as Record<string, string>;
     if (wanted.every((segment, position) => bindSegment(segment, parts[position] ?? "", values))) return values;
   }
   return undefined;

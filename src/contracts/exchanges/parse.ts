@@ -61,7 +61,8 @@ function headerValue(value: unknown): string | undefined {
 
 /** HAR headers ([{ name, value }]) or an NDJSON object ({ name: value }) -> lower-case names; repeats joined. */
 function readHeaders(raw: unknown, pointer: string, problems: Problems): Record<string, string> {
-  const headers: Record<string, string> = {};
+  // No prototype: a header named "constructor" or "__proto__" is just a header.
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
   const add = (name: string, value: string) => {
     const key = name.toLowerCase();
     headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
@@ -172,9 +173,18 @@ function readHar(document: Record<string, unknown>, problems: Problems): Recorde
 // ---- NDJSON -------------------------------------------------------------------------------------------------
 
 /** An NDJSON body is text, or any JSON value (taken as that JSON). */
-function ndjsonBody(raw: unknown, pointer: string): string | undefined {
+function ndjsonBody(raw: unknown, pointer: string, problems: Problems): string | undefined {
   if (raw === undefined || raw === null) return undefined;
-  return checkedBody(typeof raw === "string" ? raw : JSON.stringify(raw), pointer);
+  if (typeof raw === "string") return checkedBody(raw, pointer);
+  let text: string;
+  try {
+    text = JSON.stringify(raw);
+  } catch {
+    // Only a value nested beyond the engine's stack gets here (JSON.parse accepted it).
+    problems.add(pointer, "the body nests too deeply to be read");
+    return undefined;
+  }
+  return checkedBody(text, pointer);
 }
 
 function ndjsonLine(value: unknown, pointer: string, problems: Problems): RecordedExchange | undefined {
@@ -191,9 +201,9 @@ function ndjsonLine(value: unknown, pointer: string, problems: Problems): Record
   const responseHeaders = readHeaders(value.responseHeaders, `${pointer}/responseHeaders`, problems);
   if (!method || target === undefined || !status) return undefined;
   const exchange: RecordedExchange = { method, target, status, requestHeaders, responseHeaders };
-  const requestBody = ndjsonBody(value.requestBody, `${pointer}/requestBody`);
+  const requestBody = ndjsonBody(value.requestBody, `${pointer}/requestBody`, problems);
   if (requestBody !== undefined) exchange.requestBody = requestBody;
-  const responseBody = ndjsonBody(value.responseBody, `${pointer}/responseBody`);
+  const responseBody = ndjsonBody(value.responseBody, `${pointer}/responseBody`, problems);
   if (responseBody !== undefined) exchange.responseBody = responseBody;
   // A body given as a JSON value is JSON even when the line names no content type.
   const requestType = requestHeaders["content-type"] ?? (requestBody !== undefined && typeof value.requestBody !== "string" ? "application/json" : undefined);

@@ -123,7 +123,7 @@ class ExchangeCheck {
   checkRequest(): void {
     const { exchange, operation } = this;
     const path = pathOf(exchange.target);
-    const pathValues = pathParameterValues(operation.path, path, this.index.basePath) ?? {};
+    const pathValues = pathParameterValues(operation.path, path, this.index.basePath) ?? (Object.create(null) as Record<string, string>);
     const query = queryOf(exchange.target);
     for (const parameter of operation.parameters) {
       const where = `/request/${parameter.in}/${escapeToken(parameter.name)}`;

@@ -105,6 +105,25 @@ describe("recorded exchanges against a contract", () => {
     expect(verdict.violations[0]?.message).toBe("the request body is text/csv, which the contract does not declare for POST /orders (it declares application/json)");
   });
 
+  it("reads header names such as constructor and __proto__ as plain names", () => {
+    const contract = exchangeContract() as { paths: Record<string, any> };
+    contract.paths["/things/{id}"] = {
+      get: {
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer" } }, { name: "Constructor", in: "header", required: true, schema: { type: "string" } }],
+        // JSON.parse makes "__proto__" an own key, as a parsed contract has it.
+        responses: { "200": { description: "ok", headers: JSON.parse('{"__proto__": {"required": true, "schema": {"type": "string"}}}') } },
+      },
+    };
+    const parsed = parseExchanges(JSON.stringify({ method: "GET", path: "/things/x", status: 200 }), "application/x-ndjson");
+    if (!parsed.ok) throw new Error("not parsed");
+    const verdict = createExchangeValidator().validate(contract, "names", parsed.exchanges);
+    expect(findings(verdict)).toEqual([
+      ["exchange-request-invalid", "GET /things/{id}#exchange/0/request/path/id"],
+      ["exchange-request-invalid", "GET /things/{id}#exchange/0/request/header/Constructor"],
+      ["exchange-header-missing", "GET /things/{id}#exchange/0/response/header/__proto__"],
+    ]);
+  });
+
   it("warns instead of failing when the contract's schema cannot be used", () => {
     const contract = exchangeContract() as { paths: Record<string, any> };
     contract.paths["/orders/{id}"].get.parameters[0].schema = { type: "string", pattern: "([unclosed" };
