@@ -3,6 +3,8 @@
  * with baselines measured in the same run: JSON.parse of the same text, and ajv / a bare @cfworker/json-schema
  * Validator for payload validation. Prints a table and writes BENCHMARKS.md. Timings are medians; the targets
  * are ratios, because absolute numbers depend on the machine (and on what else runs on it).
+ * `BENCH_ONLY=exchanges npm run bench` runs only the recorded-traffic rows and prints them (BENCHMARKS.md is
+ * left as it is).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpus, loadavg } from "node:os";
@@ -14,11 +16,14 @@ import { loadConformanceConfig } from "../src/contracts/config";
 import { parseOpenApiDocument } from "../src/contracts/document";
 import { checkConformance } from "../src/contracts/engine";
 import { indexDocument } from "../src/contracts/normalize-document";
+import { parseExchanges } from "../src/contracts/exchanges/parse";
+import { createExchangeValidator } from "../src/contracts/exchanges/validate";
 import { createPayloadValidator } from "../src/contracts/payload";
 import { convertToJsonSchema } from "../src/contracts/payload-schema";
 import { parseDocumentBytes } from "../src/contracts/store/parse-upload";
 import { CHUNK_BYTES } from "../src/contracts/store/schema";
 import type { OpenApiDocument } from "../src/contracts/types";
+import { githubExchanges, harOf } from "./github-exchanges";
 import { githubText, mutatedCopy } from "./github-fixture";
 import { chainText, diamondText, fanOutText } from "./reference-fixtures";
 
@@ -178,6 +183,55 @@ function memoryChild(): void {
   }));
 }
 
+const EXCHANGE_COUNT = 1000;
+
+/**
+ * Recorded traffic: 1,000 exchanges of GitHub's API built from its examples (bench/github-exchanges.ts), read from
+ * a HAR file and validated request and response, beside the per-payload figure: the same 1,000 response payloads
+ * through validate_response_payload's validator (already parsed, as MCP arguments arrive).
+ */
+function exchangeRows(text: string): [string, string, string][] {
+  const document = JSON.parse(text) as OpenApiDocument;
+  const exchanges = githubExchanges(document, EXCHANGE_COUNT);
+  const operations = new Set(exchanges.map((exchange) => `${exchange.method} ${exchange.url}`)).size;
+  const harText = harOf(exchanges);
+  const parsed = parseExchanges(harText, "application/json");
+  if (!parsed.ok) throw new Error(`the benchmark HAR was refused: ${JSON.stringify(parsed).slice(0, 300)}`);
+  const rounds = 7;
+  const read = time(rounds, () => undefined, () => parseExchanges(harText, "application/json"));
+  const cold = time(5, () => createExchangeValidator(), (validator) => validator.validate(document, "bench", parsed.exchanges));
+  const warmValidator = createExchangeValidator();
+  const verdict = warmValidator.validate(document, "bench", parsed.exchanges);
+  const warm = time(rounds, () => undefined, () => warmValidator.validate(document, "bench", parsed.exchanges));
+  const payloads = exchanges.map((exchange) => ({ method: exchange.method, path: new URL(exchange.url).pathname, status: exchange.status, payload: exchange.responseBody }));
+  const payloadValidator = createPayloadValidator();
+  for (const input of payloads) payloadValidator.validate(document, "bench", input);
+  const allPayloads = time(rounds, () => undefined, () => {
+    for (const input of payloads) payloadValidator.validate(document, "bench", input);
+  });
+  // The per-payload figure of the payload rows above: one operation, its validator cached.
+  const operation = (document as Record<string, any>).paths["/repos/{owner}/{repo}"].get;
+  const exampleRef = operation.responses["200"].content["application/json"].examples["default-response"].$ref as string;
+  const single = { method: "GET", path: "/repos/octocat/hello-world", status: 200, payload: (document as Record<string, any>).components.examples[exampleRef.split("/").pop() as string].value };
+  const singleValidator = createPayloadValidator();
+  const perPayload = perOperation(2000, () => singleValidator.validate(document, "bench", single));
+  const rate = (ms: number, count = EXCHANGE_COUNT) => `${Math.round((count * 1000) / ms).toLocaleString("en-US")}/s`;
+  const ms = (value: number) => value.toFixed(value < 1 ? 3 : 1);
+  return [
+    [`${EXCHANGE_COUNT} recorded exchanges of GitHub (${operations} operations, HAR ${(harText.length / 1e6).toFixed(1)} MB): read the HAR`, `${ms(read)} ms`, `${rate(read)} exchanges`],
+    [`${EXCHANGE_COUNT} exchanges validated, request + response, warm (${verdict.totalViolations} violations: GitHub's examples vs its schemas)`, `${ms(warm)} ms`, `${rate(warm)} exchanges; ${(warm / EXCHANGE_COUNT / perPayload).toFixed(2)} x the per-payload time`],
+    [`${EXCHANGE_COUNT} exchanges validated, cold (every validator built inside the timed part)`, `${ms(cold)} ms`, `${rate(cold)} exchanges`],
+    ["per-payload figure: one payload through validate_response_payload's validator, warm (GET /repos/{owner}/{repo})", `${ms(perPayload)} ms`, `${rate(perPayload, 1)} payloads; 1.00`],
+    [`the same ${EXCHANGE_COUNT} response payloads through that validator, second pass (${operations} operations exceed its 500-validator cache: most are rebuilt)`, `${ms(allPayloads)} ms`, `${rate(allPayloads)} payloads`],
+  ];
+}
+
+async function exchangesOnly(): Promise<void> {
+  const header = `Run ${new Date().toISOString()} on ${execFileSync("nproc", { encoding: "utf8" }).trim()} CPU(s), ${cpus()[0]?.model ?? "unknown"}, Node ${process.version}. Load average at start: ${loadavg().map((value) => value.toFixed(1)).join(" ")}.`;
+  const rows = exchangeRows(githubText());
+  console.log(`${header}\n\n| Measurement | Median | Rate |\n| --- | ---: | --- |\n${rows.map(([name, value, note]) => `| ${name} | ${value} | ${note} |`).join("\n")}`);
+}
+
 async function main(): Promise<void> {
   const text = githubText();
   const bytes = new TextEncoder().encode(text);
@@ -246,6 +300,7 @@ async function main(): Promise<void> {
     ["payload warm: bare @cfworker Validator", `${ms(bareWarm)} ms`, "1.00"],
     ["payload warm: ajv (compiled code; not allowed in Workers)", `${ms(ajvWarm)} ms`, `${ratio(ajvWarm, bareWarm)} x bare Validator`],
     ...referenceRows(paired),
+    ...exchangeRows(text),
   ];
   const memoryRows: [string, string][] = memory
     ? [
@@ -284,6 +339,9 @@ async function main(): Promise<void> {
     "resolved inside the timed part. \"Warm\" reuses the two documents' indexes. Verdict ratios are taken per round,",
     "against a JSON.parse of the same text timed in that round just before, and the median is reported with the middle",
     "half of the rounds; the other ratios divide two medians.",
+    "The recorded-traffic rows validate 1,000 exchanges of GitHub's API built from its examples (bench/github-exchanges.ts),",
+    "read from a HAR file, request and response, in exchanges per second beside the per-payload figure (README \"Tests and",
+    "benchmark\"); `BENCH_ONLY=exchanges npm run bench` runs only them.",
     "",
     header,
     "",
@@ -306,6 +364,10 @@ function referencesOnly(): void {
   console.log([header, "", "| Measurement | Median | Ratio |", "| --- | ---: | --- |", ...rows.map(([name, value, note]) => `| ${name} | ${value} | ${note} |`)].join("\n"));
 }
 
+const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length) ?? process.env.BENCH_ONLY;
 if (process.argv.includes("--memory-child")) memoryChild();
-else if (process.argv.includes("--only=references")) referencesOnly();
+// One row group alone (BENCHMARKS.md untouched): --only=references or --only=exchanges (BENCH_ONLY=... also works).
+else if (only === "references") referencesOnly();
+else if (only === "exchanges") await exchangesOnly();
+else if (only) throw new Error(`--only=${only} is not a row group: use references or exchanges, or leave it out for every row`);
 else await main();

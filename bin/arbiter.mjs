@@ -25,6 +25,8 @@ Usage:
                    [--junit <file>] [--markdown <file>] [--json <file>]
   arbiter contract <openapi-file> --project <name> [--label <text>] [--markdown <file>] [--json <file>]
   arbiter build-failed --project <name> [--commit <sha>] [--branch <name>] [--run-url <url>] [--log-file <file>]
+  arbiter exchanges <har-or-ndjson-file> --project <name> [--commit <sha>] [--branch <name>] [--run-url <url>]
+                    [--contract-version <n>]                                  recorded traffic from integration tests
   arbiter check <openapi-file> --project <name> [--contract-version <n>]     a local build's document, not stored
   arbiter diff [<contract-file>] --project <name> [--from <n>] [--to <n>]     what a contract change breaks
 
@@ -36,6 +38,8 @@ Usage:
   arbiter logout [--server <url>] [--resource api|mcp]
 
   <openapi-file> is JSON or YAML; "-" reads standard input.
+  <har-or-ndjson-file> is the traffic integration tests recorded: a HAR 1.2 file, or NDJSON (.ndjson / .jsonl),
+  one {method, url or path, status, requestHeaders?, requestBody?, responseHeaders?, responseBody?} per line.
 
 Signing in on your own machine (CI uses a CI key instead):
   login    Opens the server's sign-in and consent page in your browser (the URL is always printed, so it also
@@ -60,7 +64,7 @@ Options (flags win over environment variables):
                      --out-markdown, --out-junit, --out-sarif, --out-github; repeatable across formats
   --junit, --markdown, --json <file>   The same as --out-junit, --out-markdown, --out-json
   --artifact <path>  SARIF: the document's path in the repository (default: the file given)
-  --contract-version <n>  check: the contract version to check against (default: the active one)
+  --contract-version <n>  check, exchanges: the contract version to check against (default: the active one)
   --from <n>, --to <n>    diff: the version clients rely on (default: active) and a stored version to compare
   --log-file <file>  build-failed: the build log; its last 64 KiB are sent
   --timeout <sec>    Give up after this many seconds (default 120; login: time to finish in the browser, 300)
@@ -323,6 +327,28 @@ function versionOption(values, name) {
   if (text === undefined) return undefined;
   if (!/^[1-9]\d{0,14}$/.test(text)) fail(`--${name} must be a contract version number such as 3, got "${text}".`);
   return text;
+}
+
+/** Recorded traffic: HAR (JSON) or NDJSON by extension; anything else lets the server tell from the content. */
+function recordingType(path) {
+  if (/\.(ndjson|jsonl)$/i.test(path)) return "application/x-ndjson";
+  if (/\.(har|json)$/i.test(path)) return "application/json";
+  return "application/octet-stream";
+}
+
+async function exchanges(values, positionals, env, out) {
+  const config = await settings(values, env);
+  const file = positionals[0];
+  if (!file) fail("Name the recorded traffic to check (a HAR file or NDJSON, or - for standard input).");
+  const bytes = readInput(file);
+  const choice = reportChoice(values);
+  const path = projectPath(config, `/exchanges${query({ contractVersion: versionOption(values, "contract-version"), commit: config.commit, branch: config.branch, runUrl: config.runUrl, ...reportQuery(choice, values, file) })}`);
+  const answer = await request(config, "POST", path, bytes, recordingType(file));
+  const run = answer.run;
+  const heading = `Arbiter: ${config.project} recorded traffic run #${run.id} (${plural(run.exchangeCount, "exchange")}${run.commit ? `, commit ${run.commit}` : ""}) against contract v${answer.contract.version}${answer.contract.label ? ` (${answer.contract.label})` : ""}`;
+  deliver(choice, heading, answer, out);
+  if (!choice.print && answer.verdict.totalViolations > (answer.verdict.violations ?? []).length) out(`  (${answer.verdict.totalViolations} violations in all; the first ${answer.verdict.violations.length} are listed)`);
+  return answer.verdict.approved ? EXIT.approved : EXIT.rejected;
 }
 
 async function check(values, positionals, env, out) {
@@ -797,7 +823,7 @@ async function logout(values, _positionals, env, out) {
   return EXIT.approved;
 }
 
-const COMMANDS = { snapshot, contract, check, diff, "build-failed": buildFailed, login, token, logout };
+const COMMANDS = { snapshot, contract, exchanges, check, diff, "build-failed": buildFailed, login, token, logout };
 const SIGN_IN_COMMANDS = new Set(["login", "token", "logout"]);
 
 export async function main(argv = process.argv.slice(2), env = process.env, out = (line) => console.log(line), err = (line) => console.error(line)) {

@@ -38,9 +38,9 @@ import { reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
 const READ = ["contracts.read"] as const;
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
 
-const commitText = z.string().min(1).max(200).regex(/^[^\s\u0000-\u001f\u007f]+$/, "no spaces or control characters").describe("The commit the build ran on");
-const branchText = z.string().min(1).max(255).regex(noControl, "no control characters").describe("The branch the build ran on");
-const runUrlText = z
+export const commitText = z.string().min(1).max(200).regex(/^[^\s\u0000-\u001f\u007f]+$/, "no spaces or control characters").describe("The commit the build ran on");
+export const branchText = z.string().min(1).max(255).regex(noControl, "no control characters").describe("The branch the build ran on");
+export const runUrlText = z
   .string()
   .max(2048)
   .refine((value) => {

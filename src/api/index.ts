@@ -7,6 +7,7 @@ import { chatRoutes } from "./chat.routes";
 import { ciKeyRoutes } from "./cikeys.routes";
 import { connectedClientRoutes } from "./clients.routes";
 import { contractRoutes } from "./contracts.routes";
+import { exchangeRoutes } from "./exchanges.routes";
 import { identityRoutes } from "./identity.routes";
 import { specCheckRoutes } from "./spec-checks.routes";
 import { createApiHandler } from "./router";
@@ -14,4 +15,4 @@ import { createApiHandler } from "./router";
 // Called per request, after this module is initialised, so the servers can be built from both handlers.
 const oauthHelpers = (env: Env) => getOAuthServers(env, { mcp: mcpResourceHandler, api: apiResourceHandler }).authorizationServer.getOAuthApi(env);
 
-export const apiResourceHandler = createApiHandler([...identityRoutes, ...auditRoutes, ...chatRoutes, ...ciKeyRoutes, ...specCheckRoutes, ...contractRoutes, ...connectedClientRoutes(oauthHelpers)]);
+export const apiResourceHandler = createApiHandler([...identityRoutes, ...auditRoutes, ...chatRoutes, ...ciKeyRoutes, ...specCheckRoutes, ...contractRoutes, ...exchangeRoutes, ...connectedClientRoutes(oauthHelpers)]);

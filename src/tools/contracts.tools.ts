@@ -7,6 +7,7 @@ import { registerSpecResources } from "../contracts/mcp/resources";
 import type { CapabilityContext } from "../mcp/context";
 import { registerConformanceTool } from "./contracts-conformance";
 import { registerDraftTools } from "./contracts-drafts";
+import { registerExchangeTools } from "./contracts-exchanges";
 import { registerPayloadTool } from "./contracts-payload";
 import { registerSpecProjectTools } from "./contracts-projects";
 
@@ -15,6 +16,7 @@ export function registerContractTools(ctx: CapabilityContext): void {
   registerConformanceTool(ctx);
   registerDraftTools(ctx);
   registerPayloadTool(ctx);
+  registerExchangeTools(ctx);
   registerSpecResources(ctx);
   registerSpecPrompts(ctx);
 }

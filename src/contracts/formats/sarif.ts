@@ -4,6 +4,7 @@
  * operation and JSON pointer the violation names, and physically, in the document's file, because code
  * scanning refuses results without a file. https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html
  */
+import { EXCHANGE_RULES } from "../exchanges/rules";
 import { rulesById } from "../rules";
 import type { Severity, Violation } from "../types";
 import { subjectNoun, type VerdictReport } from "./report";
@@ -36,8 +37,22 @@ function helpUriOf(enforces: string): { helpUri?: string } {
   }
 }
 
+/** Recorded-traffic findings are not conformance rules; their purposes live in their own catalogue. */
+const exchangeRulesById = new Map(EXCHANGE_RULES.map((rule) => [rule.id, rule]));
+
 function descriptorOf(ruleId: string, observed: Severity): ReportingDescriptor {
   const rule = rulesById.get(ruleId);
+  const exchangeRule = rule ? undefined : exchangeRulesById.get(ruleId);
+  if (exchangeRule) {
+    return {
+      id: exchangeRule.id,
+      name: pascalName(exchangeRule.id),
+      shortDescription: { text: exchangeRule.purpose },
+      fullDescription: { text: `${exchangeRule.purpose} (recorded-traffic check, severity ${exchangeRule.severity}).` },
+      help: { text: `${exchangeRule.purpose} See the Arbiter README, "Recorded traffic".` },
+      defaultConfiguration: { level: LEVEL[exchangeRule.severity] },
+    };
+  }
   if (!rule) {
     return {
       id: ruleId,

@@ -48,7 +48,7 @@ function invalidDocument(problems: DocumentProblem[], what: string): SpecCheckFa
   };
 }
 
-async function contractVersion(env: Env, organizationId: string, project: string, version: number | undefined): Promise<ContractRecord | SpecCheckFailure> {
+export async function contractVersion(env: Env, organizationId: string, project: string, version: number | undefined): Promise<ContractRecord | SpecCheckFailure> {
   const store = contractStore(env, organizationId);
   if (version === undefined) {
     const active = await store.getActiveContract(project);
@@ -64,12 +64,12 @@ async function contractVersion(env: Env, organizationId: string, project: string
     : { ok: false, code: "unknown_project", message: `There is no project "${project}" in your organization: a project is created by its first contract upload.` };
 }
 
-async function storedDocument(env: Env, organizationId: string, contract: ContractRecord): Promise<OpenApiDocument | SpecCheckFailure> {
+export async function storedDocument(env: Env, organizationId: string, contract: ContractRecord): Promise<OpenApiDocument | SpecCheckFailure> {
   const document = await loadStoredDocument(env, organizationId, contract.contentHash);
   return document ?? { ok: false, code: "missing_content", message: `The stored document of contract version ${contract.version} cannot be read; upload it again.` };
 }
 
-const isFailure = (value: unknown): value is SpecCheckFailure => typeof value === "object" && value !== null && (value as { ok?: unknown }).ok === false;
+export const isFailure = (value: unknown): value is SpecCheckFailure => typeof value === "object" && value !== null && (value as { ok?: unknown }).ok === false;
 
 /** The verdict of a draft against the active contract (or `version`), exactly as a snapshot upload computes it. */
 export async function checkDraft(env: Env, organizationId: string, project: string, bytes: Uint8Array, version?: number): Promise<DraftVerdict | SpecCheckFailure> {

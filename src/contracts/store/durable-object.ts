@@ -7,6 +7,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../env";
 import { completeBlob, getBlob, putChunk, putSmallBlob, readChunk, readSmallBlob, type BlobInfo } from "./blob-table";
+import { getExchangeRun, getLatestExchangeRun, insertExchangeRun, listExchangeRuns, type ExchangeRunInput } from "./exchange-table";
 import { insertKey, getKey, getKeyWithHash, listKeys, revokeKey, type NewKey } from "./key-table";
 import {
   activateContract,
@@ -35,6 +36,7 @@ import type {
   BuildRecord,
   CiKeyRecord,
   ContractRecord,
+  ExchangeRunRecord,
   Page,
   ProjectRecord,
   ProjectStatus,
@@ -199,6 +201,31 @@ export class ContractStore extends DurableObject<Env> {
 
   listVerdicts(project: string, limit: number, before: number | null): Page<VerdictRecord> {
     return listVerdicts(this.sql, project, limit, before);
+  }
+
+  // ---- recorded traffic -----------------------------------------------------------------------------------
+
+  async recordExchangeRun(input: Omit<ExchangeRunInput, "verdict">, verdict: VerdictBody): Promise<StoreResult<{ run: ExchangeRunRecord }>> {
+    const verdictInput = await this.storeVerdictBody(verdict);
+    return this.ctx.storage.transactionSync(() => {
+      if (!getProject(this.sql, input.project)) return { ok: false as const, code: "unknown_project" as const, message: `There is no project "${input.project}".` };
+      putSmallBlob(this.sql, verdictInput.verdictHash, verdict.json);
+      const run = insertExchangeRun(this.sql, { ...input, verdict: verdictInput });
+      if (!run) return { ok: false as const, code: "unknown_contract" as const, message: `Project "${input.project}" has no contract version ${input.contractVersion}.` };
+      return { ok: true as const, run };
+    });
+  }
+
+  getExchangeRun(project: string, id: number): ExchangeRunRecord | null {
+    return getExchangeRun(this.sql, project, id);
+  }
+
+  latestExchangeRun(project: string): ExchangeRunRecord | null {
+    return getLatestExchangeRun(this.sql, project);
+  }
+
+  listExchangeRuns(project: string, limit: number, before: number | null): Page<ExchangeRunRecord> {
+    return listExchangeRuns(this.sql, project, limit, before);
   }
 
   // ---- CI keys ----------------------------------------------------------------------------------------------

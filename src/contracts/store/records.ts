@@ -66,6 +66,27 @@ export interface SnapshotRecord extends DocumentFacts {
   totalViolations: number | null;
 }
 
+/** One upload of recorded traffic checked against a contract version. The exchanges are not stored. */
+export interface ExchangeRunRecord {
+  id: number;
+  project: string;
+  contractVersion: number;
+  format: "har" | "ndjson";
+  exchangeCount: number;
+  /** sha256 of the uploaded file, so a team can tell which recording was checked. */
+  uploadDigest: string;
+  approved: boolean;
+  totalViolations: number;
+  errorCount: number;
+  /** Content hash of the verdict body in the blob store. */
+  verdictHash: string;
+  commit: string | null;
+  branch: string | null;
+  runUrl: string | null;
+  uploadedBy: string;
+  uploadedAt: string;
+}
+
 export interface BuildRecord {
   id: number;
   project: string;

@@ -15,8 +15,10 @@
  *   ci_keys        CI keys: only the SHA-256 of the secret is kept
  *   subscribers    MCP sessions that want to hear about a project's latest verdict
  *   contract_changes  per contract version: what it breaks for clients of the version active at its upload
- *   counters       the sequence that orders snapshots and builds of a project in time
+ *   exchange_runs  every upload of recorded traffic (HAR / NDJSON): counts, digest and verdict, not the exchanges
+ *   counters       the sequence that orders snapshots, builds and traffic runs of a project in time
  */
+
 export const CHUNK_BYTES = 1024 * 1024;
 
 export const SCHEMA_STATEMENTS: readonly string[] = [
@@ -121,6 +123,25 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      verdict_hash TEXT NOT NULL,
      created_at TEXT NOT NULL
    )`,
+  `CREATE TABLE IF NOT EXISTS exchange_runs (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     project TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     contract_id INTEGER NOT NULL,
+     format TEXT NOT NULL,
+     exchange_count INTEGER NOT NULL,
+     upload_digest TEXT NOT NULL,
+     approved INTEGER NOT NULL,
+     total_violations INTEGER NOT NULL,
+     error_count INTEGER NOT NULL,
+     verdict_hash TEXT NOT NULL,
+     commit_sha TEXT,
+     branch TEXT,
+     run_url TEXT,
+     uploaded_by TEXT NOT NULL,
+     uploaded_at TEXT NOT NULL
+   )`,
+  `CREATE INDEX IF NOT EXISTS exchange_runs_by_project ON exchange_runs (project, id)`,
   `CREATE TABLE IF NOT EXISTS counters (
      name TEXT PRIMARY KEY,
      value INTEGER NOT NULL

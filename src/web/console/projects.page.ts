@@ -1,6 +1,6 @@
 /** Projects of the organization with their active contract and latest verdict (from the ContractStore). */
 import { contractStore } from "../../contracts/store/client";
-import type { ProjectStatus, VerdictRecord } from "../../contracts/store/records";
+import type { ExchangeRunRecord, ProjectStatus, VerdictRecord } from "../../contracts/store/records";
 import { html, type SafeHtml } from "../html";
 import { badge, emptyState, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
@@ -14,7 +14,15 @@ function verdictCell(verdict: VerdictRecord | undefined): SafeHtml {
 <br><span class="muted">${verdict.errorCount} ${verdict.errorCount === 1 ? "error" : "errors"}, ${verdict.totalViolations} ${verdict.totalViolations === 1 ? "violation" : "violations"}; ${time(verdict.createdAt)}</span>`;
 }
 
-function row(status: ProjectStatus, verdict: VerdictRecord | undefined): SafeHtml {
+/** The latest upload of recorded traffic (HAR / NDJSON from integration tests) and its verdict. */
+function trafficCell(run: ExchangeRunRecord | null): SafeHtml {
+  if (!run) return html`<span class="muted">none recorded</span>`;
+  return html`${run.approved ? badge("ok", "approved") : badge("bad", "rejected")}
+<br><span>${run.exchangeCount} ${run.exchangeCount === 1 ? "exchange" : "exchanges"} against contract v${run.contractVersion}${run.commit ? html` at <span class="mono">${run.commit.slice(0, 12)}</span>` : ""}</span>
+<br><span class="muted">${run.errorCount} ${run.errorCount === 1 ? "error" : "errors"}, ${run.totalViolations} ${run.totalViolations === 1 ? "violation" : "violations"}; ${time(run.uploadedAt)}</span>`;
+}
+
+function row(status: ProjectStatus, verdict: VerdictRecord | undefined, traffic: ExchangeRunRecord | null): SafeHtml {
   const contract = status.activeContract;
   const snapshot = status.latestSnapshot;
   return html`<tr>
@@ -22,6 +30,7 @@ function row(status: ProjectStatus, verdict: VerdictRecord | undefined): SafeHtm
 <td>${contract ? html`v${contract.version}${contract.label ? html` <span class="mono">${contract.label}</span>` : ""}<br><span class="muted">OpenAPI ${contract.openapiVersion}, ${contract.operationCount} operations; ${time(contract.uploadedAt)}</span>` : html`<span class="muted">none active</span>`}</td>
 <td>${snapshot ? html`<span class="mono">${snapshot.commit.slice(0, 12)}</span>${snapshot.branch ? html` on <span class="mono">${snapshot.branch}</span>` : ""}<br>${time(snapshot.uploadedAt)}` : html`<span class="muted">none</span>`}</td>
 <td>${verdictCell(verdict)}</td>
+<td>${trafficCell(traffic)}</td>
 <td>${status.lastBuildFailed && status.latestFailedBuild ? badge("bad", "last build failed") : snapshot ? badge("neutral", "built") : badge("neutral", "no builds")}</td>
 </tr>`;
 }
@@ -31,8 +40,8 @@ export async function projectsPage(context: ConsoleContext): Promise<Response> {
   const projects = await store.listProjects(null);
   const rows = await Promise.all(
     projects.map(async (project) => {
-      const [status, verdicts] = await Promise.all([store.projectStatus(project.name), store.listVerdicts(project.name, 1, null)]);
-      return status ? row(status, verdicts.items[0]) : html``;
+      const [status, verdicts, traffic] = await Promise.all([store.projectStatus(project.name), store.listVerdicts(project.name, 1, null), store.latestExchangeRun(project.name)]);
+      return status ? row(status, verdicts.items[0], traffic) : html``;
     }),
   );
   const body = html`<h1>Projects</h1>
@@ -40,7 +49,7 @@ export async function projectsPage(context: ConsoleContext): Promise<Response> {
 ${
   projects.length === 0
     ? emptyState("No projects yet", html`A project appears when its first contract is uploaded: <span class="mono">POST /api/v1/projects/{project}/contracts</span> with a token or CI key carrying <span class="mono">contracts.write</span>.`)
-    : scrollTable("Projects", ["Project", "Active contract", "Latest snapshot", "Latest verdict", "Build"], rows)
+    : scrollTable("Projects", ["Project", "Active contract", "Latest snapshot", "Latest verdict", "Recorded traffic", "Build"], rows)
 }`;
   return consoleResponse(context.frame("Projects", "projects"), body);
 }

@@ -51,6 +51,13 @@ export async function uploadSnapshot(token: string, project: string, document: o
   return result.body;
 }
 
+/** Recorded traffic (a HAR object or NDJSON text) uploaded from CI. */
+export async function uploadExchanges(token: string, project: string, recording: object | string, contentType = "application/json"): Promise<any> {
+  const result = await post(token, `/projects/${project}/exchanges`, typeof recording === "string" ? recording : JSON.stringify(recording), contentType);
+  if (result.status !== 201) throw new Error(`exchanges upload failed: ${result.status} ${JSON.stringify(result.body)}`);
+  return result.body;
+}
+
 export async function recordFailedBuild(token: string, project: string, commit: string, log: string, details: { branch?: string; runUrl?: string } = {}): Promise<any> {
   const result = await post(token, `/projects/${project}/builds`, JSON.stringify({ commit, log, ...details }), "application/json");
   if (result.status !== 201) throw new Error(`build record failed: ${result.status} ${JSON.stringify(result.body)}`);

@@ -11,7 +11,7 @@ import { auditStoresIn } from "../../../src/audit/sink";
 import { getPolicy } from "../../../src/policy/load";
 import { rateLimiterFor } from "../../../src/ratelimit/limiter";
 import { conformingSnapshot, GOOD_ORDER, ordersContract } from "../contracts-mcp/fixtures";
-import { restToken, uploadContract, uploadSnapshot } from "../contracts-mcp/helpers";
+import { restToken, uploadContract, uploadExchanges, uploadSnapshot } from "../contracts-mcp/helpers";
 import { initializeSession, mcpPost, obtainTokens, rpc, type TokenSet } from "../helpers";
 
 /** Valid and invalid arguments for every tool. Add an entry when you add a tool. */
@@ -28,6 +28,7 @@ const CALLS: Record<string, { valid: Record<string, unknown>; invalid: Record<st
   check_api_conformance: { valid: { project: "audited" }, invalid: { project: "audited", snapshot: "first" } },
   check_api_draft: { valid: { project: "audited", document: conformingSnapshot() }, invalid: { project: "audited", document: 42 } },
   compare_contract_versions: { valid: { project: "audited", to: 1 }, invalid: { project: "audited", to: "first" } },
+  spec_exchanges_latest: { valid: { project: "audited" }, invalid: { project: "audited", run: 1 } },
   validate_response_payload: {
     valid: { project: "audited", method: "GET", path: "/orders/ord_1001", status: 200, payload: GOOD_ORDER },
     invalid: { project: "audited", method: "GET", path: "/orders/ord_1001", status: "two hundred", payload: GOOD_ORDER },
@@ -71,6 +72,7 @@ describe("audit trail of tool calls", () => {
     const ci = await restToken("ana");
     await uploadContract(ci, "audited", ordersContract());
     await uploadSnapshot(ci, "audited", conformingSnapshot(), "c0ffee1");
+    await uploadExchanges(ci, "audited", `${JSON.stringify({ method: "GET", path: "/orders/ord_1001", status: 200, responseBody: GOOD_ORDER })}\n`, "application/x-ndjson");
     ({ tokens } = await obtainTokens({ user: "ana", scope: mcpScopes().join(" ") }));
     session = await initializeSession(tokens.access_token);
   });

@@ -1,0 +1,132 @@
+/**
+ * Recorded traffic (README "Recorded traffic"): CI uploads the HTTP exchanges its integration tests recorded,
+ * as a HAR 1.2 file or NDJSON, and gets a verdict on whether real requests and responses conform to the
+ * contract; the latest run per project is what the console and the MCP tool spec_exchanges_latest show.
+ *
+ *   POST /api/v1/projects/:project/exchanges?contractVersion=&commit=&branch=&runUrl=   snapshots.write
+ *   GET  /api/v1/projects/:project/exchanges                                             contracts.read
+ *   GET  /api/v1/projects/:project/exchanges/latest                                      contracts.read
+ *   GET  /api/v1/projects/:project/exchanges/:id                                         contracts.read
+ *
+ * Every verdict route takes ?format= / ?formats= (verdict-answer.ts).
+ */
+import { z } from "zod";
+import { MAX_EXCHANGES_UPLOAD_BYTES } from "../contracts/exchanges/exchange";
+import { renderVerdictMarkdown } from "../contracts/markdown";
+import { recordExchanges, type ExchangesFailure } from "../contracts/services/exchanges";
+import { contractStore, readVerdictBody } from "../contracts/store/client";
+import { readBodyLimited } from "../contracts/store/body";
+import type { ExchangeRunRecord } from "../contracts/store/records";
+import type { Verdict } from "../contracts/types";
+import { invalidQuery, json, pageQuery, positiveInt, projectRoute, queryObject, tooLarge, unknownProject } from "./contracts-http";
+import { branchText, commitText, runUrlText } from "./contracts.routes";
+import { apiError } from "./errors";
+import type { ApiRequest, ApiRoute } from "./router";
+import { reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
+
+const READ = ["contracts.read"] as const;
+
+const uploadQuery = z.object({
+  contractVersion: z.string().regex(/^[1-9]\d{0,14}$/, "a contract version number such as 3").optional().describe("Check against this version instead of the active one"),
+  commit: commitText.optional(),
+  branch: branchText.optional(),
+  runUrl: runUrlText.optional(),
+});
+
+const store = (input: ApiRequest) => contractStore(input.env, input.principal.organizationId);
+
+function failure(result: ExchangesFailure, project: string): Response {
+  switch (result.code) {
+    case "invalid_exchanges":
+      return apiError(422, result.code, result.message, { details: { problems: result.problems } });
+    case "too_many_exchanges":
+      return apiError(422, result.code, result.message, { details: { count: result.count } });
+    case "exchange_body_too_large":
+      return apiError(413, result.code, result.message, { details: { pointer: result.pointer, bytes: result.bytes } });
+    case "unknown_project":
+      return unknownProject(project);
+    case "no_active_contract":
+    case "unknown_contract":
+    case "unknown_key":
+      return apiError(404, result.code, result.message);
+    case "invalid_document":
+    case "missing_content":
+    case "busy":
+      return apiError(409, result.code, result.message);
+  }
+}
+
+function runTitle(run: ExchangeRunRecord): string {
+  return `recorded traffic run #${run.id} (${run.exchangeCount} exchange${run.exchangeCount === 1 ? "" : "s"}${run.commit ? `, commit ${run.commit}` : ""})`;
+}
+
+function report(input: ApiRequest & { project: string; url: URL }, run: ExchangeRunRecord, verdict: Verdict) {
+  const base = input.env.PUBLIC_URL.replace(/\/+$/, "");
+  return {
+    subject: "exchanges" as const,
+    project: input.project,
+    contractVersion: `v${run.contractVersion}`,
+    title: runTitle(run),
+    verdict,
+    ...reportFacts(input.url, input.project, undefined, input.env.PUBLIC_URL),
+    link: `${base}/api/v1/projects/${encodeURIComponent(input.project)}/exchanges/${run.id}`,
+  };
+}
+
+async function runWithVerdict(input: ApiRequest & { project: string; url: URL }, run: ExchangeRunRecord | null, missing: () => Response): Promise<Response> {
+  const formats = requestedFormats(input.url);
+  if ("response" in formats) return formats.response;
+  if (!run) return missing();
+  const verdict = await readVerdictBody(input.env, input.principal.organizationId, run.verdictHash);
+  if (!verdict) return apiError(404, "no_verdict", `The verdict of recorded traffic run ${run.id} of "${input.project}" cannot be read: upload the recording again.`);
+  return verdictAnswer(formats.choice, { project: input.project, run, verdict }, report(input, run, verdict));
+}
+
+export const exchangeRoutes: ApiRoute[] = [
+  projectRoute("POST", "/exchanges", ["snapshots.write"], async (input) => {
+    const query = uploadQuery.safeParse(queryObject(input.url, ["contractVersion", "commit", "branch", "runUrl"]));
+    if (!query.success) return invalidQuery(query.error);
+    const formats = requestedFormats(input.url);
+    if ("response" in formats) return formats.response;
+    const read = await readBodyLimited(input.request, MAX_EXCHANGES_UPLOAD_BYTES);
+    if (!read.ok) {
+      if (read.reason === "too_large") return tooLarge(MAX_EXCHANGES_UPLOAD_BYTES, "recording");
+      if (read.reason === "empty") return apiError(400, "empty_body", "The request body is empty: send a HAR 1.2 file (Content-Type application/json) or NDJSON exchanges (application/x-ndjson).");
+      return apiError(400, "invalid_body", "The request body is shorter or longer than its Content-Length.");
+    }
+    const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
+    const meta = { commit: query.data.commit ?? null, branch: query.data.branch ?? null, runUrl: query.data.runUrl ?? null };
+    const version = query.data.contractVersion === undefined ? undefined : Number(query.data.contractVersion);
+    const result = await recordExchanges(input.env, who, input.project, read.bytes, input.request.headers.get("content-type") ?? undefined, meta, version);
+    if (!result.ok) return failure(result, input.project);
+    const { run, verdict } = result;
+    input.note(`${run.exchangeCount} exchanges (${run.format}), ${run.errorCount} errors, upload ${run.uploadDigest.slice(0, 23)}`);
+    const rendered = report(input, run, verdict);
+    return verdictAnswer(
+      formats.choice,
+      { project: input.project, run, contract: { version: result.contract.version, label: result.contract.label }, verdict, markdown: renderVerdictMarkdown(verdict, rendered) },
+      rendered,
+      201,
+    );
+  }),
+  projectRoute("GET", "/exchanges", READ, async (input) => {
+    const page = pageQuery(input.url);
+    if ("response" in page) return page.response;
+    if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+    const { items, nextBefore } = await store(input).listExchangeRuns(input.project, page.limit, page.before);
+    return json({ runs: items, nextBefore });
+  }),
+  projectRoute("GET", "/exchanges/latest", READ, async (input) => {
+    if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+    const run = await store(input).latestExchangeRun(input.project);
+    return runWithVerdict(input, run, () =>
+      apiError(404, "no_exchanges", `Project "${input.project}" has no recorded traffic yet: upload a HAR file or NDJSON from CI (POST /api/v1/projects/${input.project}/exchanges, or arbiter exchanges FILE.har).`),
+    );
+  }),
+  projectRoute("GET", "/exchanges/:id", READ, async (input) => {
+    const id = positiveInt(input.params.id, "run id");
+    if ("response" in id) return id.response;
+    const run = await store(input).getExchangeRun(input.project, id.value);
+    return runWithVerdict(input, run, () => apiError(404, "unknown_exchange_run", `Project "${input.project}" has no recorded traffic run ${id.value}.`));
+  }),
+];

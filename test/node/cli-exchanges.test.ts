@@ -1,0 +1,92 @@
+/**
+ * `arbiter exchanges` against a real `wrangler dev` of this Worker: recorded traffic from a HAR file or NDJSON is
+ * checked against the project's contract, and the exit code is what CI fails on (0 approved, 1 rejected on a
+ * real payload violation, 2 could not check), with the JUnit report naming the exchange and pointer.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
+import { conformingHar, exchangeContract, GOOD_ORDER, har } from "../worker/contracts/exchanges/fixtures";
+import { restTokenOverHttp } from "./contracts-e2e-server";
+
+const CLI = resolve(import.meta.dirname, "../../bin/arbiter.mjs");
+const work = mkdtempSync(join(tmpdir(), "arbiter-exchanges-"));
+
+let server: WranglerDev;
+let token: string;
+
+function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
+    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
+    child.once("error", fail);
+    child.once("close", (code) => done({ code, stdout, stderr }));
+  });
+}
+
+function file(name: string, content: string): string {
+  const path = join(work, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+const ciEnv = () => ({ ARBITER_URL: server.url, ARBITER_TOKEN: token, ARBITER_PROJECT: "traffic" });
+
+beforeAll(async () => {
+  server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } });
+  token = await restTokenOverHttp(server.url, "ana", "contracts.read contracts.write snapshots.write");
+  const contract = await fetch(`${server.url}/api/v1/projects/traffic/contracts`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(exchangeContract()) });
+  expect(contract.status).toBe(201);
+}, 180_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe("arbiter exchanges against wrangler dev", () => {
+  it("exits 0 when the recorded traffic conforms", async () => {
+    const run = await runCli(["exchanges", file("ok.har", JSON.stringify(conformingHar())), "--commit", "aaaa111"], ciEnv());
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("recorded traffic run #1 (5 exchanges, commit aaaa111) against contract v1: APPROVED");
+  });
+
+  it("exits 1 on a real payload violation and names the exchange and pointer in the summary and JUnit", async () => {
+    const junit = join(work, "traffic.xml");
+    const recording = har([
+      { method: "GET", url: "https://api.example.com/v1/orders/ord_1", status: 200, responseBody: GOOD_ORDER },
+      { method: "GET", url: "https://api.example.com/v1/orders/ord_2", status: 200, responseBody: { ...GOOD_ORDER, total: "12.50" } },
+    ]);
+    const run = await runCli(["exchanges", file("bad.har", JSON.stringify(recording)), "--commit", "bbbb222", "--junit", junit], ciEnv());
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("REJECTED");
+    expect(run.stdout).toContain("exchange-response-invalid  GET /orders/{id}#exchange/1/response/body/total");
+    expect(readFileSync(junit, "utf8")).toContain('failures="1"');
+  });
+
+  it("reads NDJSON by its extension", async () => {
+    const line = JSON.stringify({ method: "GET", path: "/orders/ord_1", status: 500, responseBody: { oops: true } });
+    const run = await runCli(["exchanges", file("traffic.ndjson", `${line}\n`)], ciEnv());
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("exchange-status-undocumented");
+  });
+
+  it("exits 2 when it cannot check: a malformed HAR, a bad --contract-version, an unknown project", async () => {
+    const malformed = await runCli(["exchanges", file("broken.har", JSON.stringify({ log: { entries: [{ request: {} }] } }))], ciEnv());
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain("invalid_exchanges");
+    expect(malformed.stderr).toContain("/log/entries/0/response");
+    const version = await runCli(["exchanges", file("v.har", JSON.stringify(conformingHar())), "--contract-version", "latest"], ciEnv());
+    expect(version.code).toBe(2);
+    expect(version.stderr).toContain("--contract-version");
+    const unknown = await runCli(["exchanges", file("u.har", JSON.stringify(conformingHar())), "--project", "nothing"], ciEnv());
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown_project");
+  });
+});
