@@ -4,7 +4,8 @@
  * string carries "42", the schema says integer) before it is validated. Arrays come from repeated query keys or
  * a comma-separated value; object-valued parameters (deepObject and the like) are not read and not checked.
  */
-import { isRecord, type RefResolver } from "../normalize-pointer";
+import { isRecord } from "../normalize-pointer";
+import type { RefResolver } from "../ref-resolver";
 
 function decode(part: string): string {
   try {
