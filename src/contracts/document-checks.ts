@@ -4,6 +4,7 @@
  * It is not a full meta-schema validation (that would cost more than the check itself on a 13 MB document);
  * it refuses what would make a verdict wrong or impossible, each problem with its JSON pointer.
  */
+import { findUnknownFields } from "./fixed-fields";
 import { isRecord, pointerOf, RefResolver } from "./normalize-pointer";
 import type { DocumentProblem } from "./types";
 
@@ -63,6 +64,7 @@ export function checkOpenApiStructure(value: unknown, mayShareNodes = true): Str
     if (typeof value.info.version !== "string") problems.add(["info", "version"], "`info.version` is required and must be a string (quote numbers in YAML)");
   }
   if (value.servers !== undefined) checkServers(value.servers, problems);
+  for (const unknown of findUnknownFields(value, version, MAX_PROBLEMS)) problems.add(unknown.tokens, unknown.message);
 
   let operationCount = 0;
   if (value.paths === undefined) {

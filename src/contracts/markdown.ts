@@ -25,20 +25,26 @@ function code(text: string): string {
   return `${fence}${longest > 0 ? " " : ""}${clean}${longest > 0 ? " " : ""}${fence}`;
 }
 
+/**
+ * Without `snapshot` the verdict is a contract's own (the constitution checked at upload): there is no
+ * implementation in it, so the text speaks of the contract and its constitution only.
+ */
 export function renderVerdictMarkdown(verdict: Verdict, context: { project: string; contractVersion?: string; snapshot?: string }): string {
   const lines: string[] = [];
+  const ofSnapshot = context.snapshot !== undefined;
   const outcome = verdict.approved ? "✅ Approved" : "❌ Rejected";
-  lines.push(`## Arbiter conformance: ${outcome}`, "");
+  lines.push(`## Arbiter ${ofSnapshot ? "conformance" : "constitution check of the contract"}: ${outcome}`, "");
   const facts = [`Project: ${code(context.project)}`];
   if (context.contractVersion) facts.push(`contract ${code(context.contractVersion)}`);
   if (context.snapshot) facts.push(`snapshot ${code(context.snapshot)}`);
   lines.push(facts.join(" · "), "");
   if (verdict.totalViolations === 0) {
-    lines.push("The implementation matches the contract: no violations.");
+    lines.push(ofSnapshot ? "The implementation matches the contract: no violations." : "The contract follows the organization's constitution: no violations.");
     return lines.join("\n") + "\n";
   }
   const errors = verdict.violations.filter((violation) => violation.severity === "error").length;
-  lines.push(`${verdict.totalViolations} violation${verdict.totalViolations === 1 ? "" : "s"}, ${errors} of them error${errors === 1 ? "" : "s"} (errors reject the snapshot).`, "");
+  const consequence = ofSnapshot ? "errors reject the snapshot" : "errors mark the contract not approved; it is stored and active all the same";
+  lines.push(`${verdict.totalViolations} violation${verdict.totalViolations === 1 ? "" : "s"}, ${errors} of them error${errors === 1 ? "" : "s"} (${consequence}).`, "");
   lines.push("| Rule | Severity | Count |", "| --- | --- | ---: |");
   for (const entry of verdict.summary) lines.push(`| ${code(entry.rule)} | ${SEVERITY_LABEL[entry.severity]} | ${entry.count} |`);
   lines.push("", "| Severity | Rule | Location | Message |", "| --- | --- | --- | --- |");

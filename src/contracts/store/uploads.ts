@@ -33,9 +33,34 @@ export type ContractUpload =
   | { ok: false; code: "invalid_document"; problems: DocumentProblem[] }
   | StoreFailure;
 
-export async function uploadContract(env: Parameters<typeof readContent>[0], who: Uploader, project: string, label: string | null, bytes: Uint8Array): Promise<ContractUpload> {
+export interface ContractUploadOptions {
+  /** The uploader says a contract without operations is intended (a 3.1 document of webhooks or components). */
+  allowEmpty?: boolean;
+}
+
+/**
+ * A contract without operations is almost always a typo (`path:` for `paths:`, `gett:` for `get:`) that would be
+ * stored, made active and then blame every snapshot for undocumented operations; it is refused unless intended.
+ */
+function emptyContractProblem(document: OpenApiDocument): DocumentProblem {
+  const where = document.paths === undefined ? "the document has no `paths`" : "`paths` holds no operation";
+  return {
+    path: document.paths === undefined ? "" : "/paths",
+    message: `the contract declares no operations (${where}). If that is intended (a 3.1 document of webhooks or components only), upload it again with ?allowEmpty=true; otherwise check the spelling of \`paths\` and of the methods (get, post, ...).`,
+  };
+}
+
+export async function uploadContract(
+  env: Parameters<typeof readContent>[0],
+  who: Uploader,
+  project: string,
+  label: string | null,
+  bytes: Uint8Array,
+  options: ContractUploadOptions = {},
+): Promise<ContractUpload> {
   const parsed = parseDocumentBytes(bytes);
   if (!parsed.ok) return { ok: false, code: "invalid_document", problems: parsed.problems };
+  if (parsed.facts.operationCount === 0 && options.allowEmpty !== true) return { ok: false, code: "invalid_document", problems: [emptyContractProblem(parsed.document)] };
   const verdict = checkConstitution(parsed.document, getConformanceConfig());
   const content = await storeContent(env, who.organizationId, bytes);
   const stored = await contractStore(env, who.organizationId).recordContract(
