@@ -30,6 +30,8 @@ import type { ConformanceRule, ConstitutionRule, Rule } from "./rule";
 import { schemaFormat } from "./schema-format";
 import { writeOperationProblemJson } from "./write-operation-problem-json";
 import { securityRequirements } from "./security-requirements";
+import { securitySchemeFlows } from "./security-scheme-flows";
+import { securityScopesFewer } from "./security-scopes-fewer";
 import { undocumentedOperation } from "./undocumented-operation";
 import { undocumentedStatusCode } from "./undocumented-status-code";
 
@@ -98,6 +100,8 @@ export const conformanceRules: readonly ConformanceRule[] = frozenRules([
   responseOptionalNullability,
   schemaFormat,
   securityRequirements,
+  securityScopesFewer,
+  securitySchemeFlows,
 ]);
 
 export const constitutionRules: readonly ConstitutionRule<unknown>[] = frozenRules([
