@@ -20,6 +20,8 @@ import { requestBodyRequiredProperty } from "./request-body-required-property";
 import { requestBodySchema } from "./request-body-schema";
 import { responseEnum } from "./response-enum";
 import { responseEnumUnconstrained } from "./response-enum-unconstrained";
+import { responseHeaderMissing } from "./response-header-missing";
+import { responseHeaderSchema } from "./response-header-schema";
 import { responseMediaType } from "./response-media-type";
 import { responseNullability } from "./response-nullability";
 import { responseOptionalNullability } from "./response-optional-nullability";
@@ -98,6 +100,8 @@ export const conformanceRules: readonly ConformanceRule[] = frozenRules([
   responseEnumUnconstrained,
   responseNullability,
   responseOptionalNullability,
+  responseHeaderMissing,
+  responseHeaderSchema,
   schemaFormat,
   securityRequirements,
   securityScopesFewer,
