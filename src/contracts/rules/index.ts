@@ -29,6 +29,8 @@ import { responsePropertyOptional } from "./response-property-optional";
 import { responseRequiredProperty } from "./response-required-property";
 import { responseType } from "./response-type";
 import type { ConformanceRule, ConstitutionRule, Rule } from "./rule";
+import { schemaAlternatives } from "./schema-alternatives";
+import { schemaAlternativesUndecided } from "./schema-alternatives-undecided";
 import { schemaFormat } from "./schema-format";
 import { writeOperationProblemJson } from "./write-operation-problem-json";
 import { securityRequirements } from "./security-requirements";
@@ -103,6 +105,8 @@ export const conformanceRules: readonly ConformanceRule[] = frozenRules([
   responseHeaderMissing,
   responseHeaderSchema,
   schemaFormat,
+  schemaAlternatives,
+  schemaAlternativesUndecided,
   securityRequirements,
   securityScopesFewer,
   securitySchemeFlows,
