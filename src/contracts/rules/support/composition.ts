@@ -53,6 +53,7 @@ interface Alternative {
   ownProperties: ReadonlySet<string>;
   refName: string | undefined;
   discriminatorValues: ReadonlySet<string>;
+  /** The view of `effective`. */
   view: SchemaView;
 }
 
@@ -120,16 +121,42 @@ function selects(target: string, raw: unknown): boolean {
   return target === raw.$ref || (!target.includes("/") && target === refNameOf(raw));
 }
 
+/**
+ * Where a view's alternatives are written, relative to the schema: its own "/oneOf" (or "/anyOf"), or the
+ * allOf member that holds them ("/allOf/1/oneOf"); with the list as written, so indexes count the members a
+ * reader sees (a `{type: "null"}` member included).
+ */
+function alternativesLocation(view: SchemaView, reader: SchemaReader): { base: string; list: readonly unknown[] } | undefined {
+  const keyword = view.alternativesKeyword;
+  const source = view.source;
+  if (!keyword || !source || !view.alternatives) return undefined;
+  const member = view.alternatives[0];
+  const own = source[keyword];
+  if (Array.isArray(own) && own.includes(member)) return { base: `/${keyword}`, list: own };
+  if (Array.isArray(source.allOf)) {
+    for (let index = 0; index < source.allOf.length; index++) {
+      const part = resolveSchema(source.allOf[index], reader);
+      const list = isRecord(part) ? part[keyword] : undefined;
+      if (Array.isArray(list) && list.includes(member)) return { base: `/allOf/${index}/${keyword}`, list };
+    }
+  }
+  return { base: `/${keyword}`, list: view.alternatives };
+}
+
 function alternativesOf(view: SchemaView, reader: SchemaReader): Alternative[] {
   const mapping = discriminatorMapping(view);
   if (!view.alternatives) {
     return [{ index: -1, raw: view.source, effective: view.source, ownProperties: new Set(view.properties.keys()), refName: undefined, discriminatorValues: new Set(), view }];
   }
-  return view.alternatives.map((raw, index) => {
+  const written = alternativesLocation(view, reader)?.list ?? view.alternatives;
+  return view.alternatives.map((raw, position) => {
+    const found = written.indexOf(raw);
+    const index = found >= 0 ? found : position;
     const values = new Set<string>();
     for (const [value, target] of mapping ?? []) if (selects(target, raw)) values.add(value);
-    const memberView = viewSchema(raw, reader);
-    return { index, raw, effective: effectiveMember(view.source, view.alternativesKeyword, raw), ownProperties: new Set(memberView.properties.keys()), refName: refNameOf(raw), discriminatorValues: values, view: memberView };
+    const effective = effectiveMember(view.source, view.alternativesKeyword, raw);
+    const ownProperties = new Set(viewSchema(raw, reader).properties.keys());
+    return { index, raw, effective, ownProperties, refName: refNameOf(raw), discriminatorValues: values, view: viewSchema(effective, reader) };
   });
 }
 
@@ -153,14 +180,24 @@ function sharesDiscriminatorValue(a: Alternative, b: Alternative): boolean {
 
 /**
  * The other side's alternative that is this one by identity: the same structure (as it applies, then as the
- * member is written, so a change beside oneOf does not hide the pairing), discriminator value or component name.
+ * member is written, so a change beside oneOf does not hide the pairing), discriminator value, component name,
+ * or for unnamed alternatives the same place in lists of the same length.
  */
-function identityPartner(source: Alternative, targets: readonly Alternative[], sameStructure: (source: Alternative, target: Alternative) => boolean, sameMember: (source: Alternative, target: Alternative) => boolean): Alternative | undefined {
+function identityPartner(
+  source: Alternative,
+  sourcesLength: number,
+  targets: readonly Alternative[],
+  sameStructure: (source: Alternative, target: Alternative) => boolean,
+  sameMember: (source: Alternative, target: Alternative) => boolean,
+): Alternative | undefined {
   return (
     targets.find((target) => sameStructure(source, target)) ??
     targets.find((target) => sameMember(source, target)) ??
     targets.find((target) => sharesDiscriminatorValue(source, target)) ??
-    (source.refName !== undefined ? targets.find((target) => target.refName === source.refName) : undefined)
+    (source.refName !== undefined ? targets.find((target) => target.refName === source.refName) : undefined) ??
+    // Inline alternatives have no name: with as many on both sides, the one at the same place (a reordering
+    // still passes, as another alternative then covers it).
+    (source.index >= 0 && targets.length === sourcesLength ? targets.find((target) => target.index === source.index && target.refName === undefined && source.refName === undefined) : undefined)
   );
 }
 
@@ -204,6 +241,8 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
     changes.push(change);
   };
   const keyword = contract.alternativesKeyword;
+  /** Where the contract's alternatives are written ("" when the contract has none). */
+  const base = alternativesLocation(contract, host.contract)?.base ?? "";
   const contractAlternatives = alternativesOf(contract, host.contract);
   const snapshotAlternatives = alternativesOf(snapshot, host.snapshot);
   const discriminatorChanges: SchemaChange[] = [];
@@ -214,7 +253,7 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
   if (narrowed && contractAlternatives.length > 1 && snapshotAlternatives.length > 1) {
     add({
       kind: "alternatives-undecided",
-      pointer: `/${keyword}`,
+      pointer: base,
       message:
         direction === "request"
           ? "the contract uses anyOf where the implementation uses oneOf: a value matching several alternatives is refused by the implementation, and whether the alternatives overlap cannot be decided here"
@@ -248,33 +287,32 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
     if (contractAlternative.index < 0) return change;
     const property = /^\/properties\/([^/]+)/.exec(change.pointer)?.[1];
     if (property !== undefined && !contractAlternative.ownProperties.has(unescapeToken(property)) && contract.properties.has(unescapeToken(property))) return change;
-    return { ...change, pointer: `/${keyword}/${contractAlternative.index}${change.pointer}` };
+    return { ...change, pointer: `${base}/${contractAlternative.index}${change.pointer}` };
   };
   const isBlocking = (found: readonly SchemaChange[]): boolean => found.some((change) => host.blocking(change));
 
   for (const source of sources) {
-    const partner = identityPartner(source, targets, sameStructure, sameMember);
+    const partner = identityPartner(source, sources.length, targets, sameStructure, sameMember);
     if (partner && sameStructure(source, partner)) continue;
+    if (constrainsNothing(source.view)) {
+      // The schema diff lets an undeclared type pass (generators leave types out), so "covered" would mean
+      // nothing here: only an alternative that constrains nothing either certainly covers it.
+      if (targets.some((target) => constrainsNothing(target.view))) continue;
+      const sourceSide = direction === "response" ? "implementation" : "contract";
+      add({
+        kind: "alternatives-undecided",
+        pointer: direction === "request" && source.index >= 0 ? `${base}/${source.index}` : base,
+        message: `the ${sourceSide}'s ${describeAlternative(source, direction === "response" ? snapshot.alternativesKeyword : keyword)} constrains no type, so whether the other side's alternatives cover it cannot be decided`,
+      });
+      continue;
+    }
     const partnerChanges = partner ? pairChanges(source, partner) : undefined;
     if (partner && partnerChanges && !isBlocking(partnerChanges)) {
       for (const change of partnerChanges) add(place(contractSideOf(source, partner), change));
       continue;
     }
     // Not (or not unchanged) its identity partner: covered if any alternative accepts all of it.
-    const covering = targets.find((target) => target !== partner && !isBlocking(pairChanges(source, target)));
-    if (covering) {
-      if (!constrainsNothing(source.view) || constrainsNothing(covering.view)) continue;
-    }
-    const sourceSide = direction === "response" ? "implementation" : "contract";
-    if (constrainsNothing(source.view) && targets.some((target) => !constrainsNothing(target.view))) {
-      const contractAlternative = direction === "request" ? source : undefined;
-      add({
-        kind: "alternatives-undecided",
-        pointer: contractAlternative && contractAlternative.index >= 0 ? `/${keyword}/${contractAlternative.index}` : keyword ? `/${keyword}` : "",
-        message: `the ${sourceSide}'s ${describeAlternative(source, direction === "response" ? snapshot.alternativesKeyword : keyword)} constrains no type, so whether the other side's alternatives cover it cannot be decided`,
-      });
-      continue;
-    }
+    if (targets.some((target) => target !== partner && !isBlocking(pairChanges(source, target)))) continue;
     if (partner && partnerChanges) {
       // The same alternative on both sides, changed: its differences, at its own index.
       for (const change of partnerChanges) add(place(contractSideOf(source, partner), change));
@@ -284,13 +322,13 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
       const accepted = targets.map((target) => describeAlternative(target, snapshot.alternativesKeyword)).join(", ");
       add({
         kind: "alternative-removed",
-        pointer: source.index >= 0 ? `/${keyword}/${source.index}` : "",
+        pointer: source.index >= 0 ? `${base}/${source.index}` : "",
         message: `the contract's ${describeAlternative(source, keyword)} is accepted by none of the implementation's alternatives (${accepted}), so clients sending it are refused${closest(source)}`,
       });
     } else {
       add({
         kind: "alternative-added",
-        pointer: keyword ? `/${keyword}` : "",
+        pointer: base,
         message: `the implementation's ${describeAlternative(source, snapshot.alternativesKeyword)} fits none of the contract's alternatives, so it may return values the contract does not allow${closest(source)}`,
       });
     }
