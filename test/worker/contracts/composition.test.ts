@@ -58,4 +58,13 @@ describe("oneOf/anyOf findings name the right alternative and the right schema",
       { location: "GET /x#/responses/200/content/application~1json/schema/allOf/1/oneOf/1/properties/b", message: "type is string in the contract but integer" },
     ]);
   });
+
+  it("merges allOf members into one schema, keeping both definitions of a property two members define", () => {
+    const doc = (schema: unknown) => openapi({ "/x": { get: { responses: responses({ "200": schema }) } } });
+    const contract = doc({ type: "object", properties: { a: { type: "string" } } });
+    expectValid("response-type", contract, doc({ allOf: [{ type: "object", properties: { a: { description: "base" } } }, { properties: { a: { type: "string" } } }] }));
+    expectViolations("response-type", contract, doc({ allOf: [{ type: "object", properties: { a: { description: "base" } } }, { properties: { a: { type: "integer" } } }] }), [
+      { location: "GET /x#/responses/200/content/application~1json/schema/properties/a", message: "type is string in the contract but integer in the implementation" },
+    ]);
+  });
 });
