@@ -100,6 +100,8 @@ const CHILDREN: { readonly [K in Kind]?: Readonly<Record<string, Child>> } = {
   oauthFlows: { implicit: { one: "oauthFlow" }, password: { one: "oauthFlow" }, clientCredentials: { one: "oauthFlow" }, authorizationCode: { one: "oauthFlow" } },
 };
 
+const PATH_ITEM_MAP: Child = { map: "pathItem" };
+
 export interface UnknownField {
   tokens: (string | number)[];
   message: string;
@@ -162,18 +164,20 @@ class FixedFieldWalker {
     private readonly limit: number,
   ) {}
 
+  /** Runs once per upload over every non-schema object: for-in and push/pop, no closures or entry arrays. */
   check(value: unknown, kind: Kind): void {
     if (!isRecord(value) || this.found.length >= this.limit) return;
     // A Reference object (or a 3.0/3.1 path item $ref with siblings) is not a fixed-field object.
     if (typeof value.$ref === "string" && kind !== "pathItem") return;
     const allowed = allowedFields(kind, this.minor);
-    for (const key of Object.keys(value)) {
+    const children = CHILDREN[kind];
+    for (const key in value) {
       if (key.startsWith("x-")) continue;
       if (!allowed.has(key)) {
         this.report(key, kind, allowed);
         continue;
       }
-      const child = CHILDREN[kind]?.[key];
+      const child = children?.[key];
       if (child === undefined) continue;
       this.tokens.push(key);
       this.follow(value[key], child);
@@ -183,25 +187,27 @@ class FixedFieldWalker {
 
   private follow(value: unknown, child: Child): void {
     if ("one" in child) return this.check(value, child.one);
+    const tokens = this.tokens;
     if ("list" in child) {
       if (!Array.isArray(value)) return;
-      value.forEach((item, index) => this.at(index, () => this.check(item, child.list)));
+      for (let index = 0; index < value.length; index++) {
+        tokens.push(index);
+        this.check(value[index], child.list);
+        tokens.pop();
+      }
       return;
     }
     if (!isRecord(value)) return;
-    for (const [key, entry] of Object.entries(value)) {
+    for (const key in value) {
       if (key.startsWith("x-")) continue;
-      if ("map" in child) this.at(key, () => this.check(entry, child.map));
-      else if ("responses" in child) this.at(key, () => this.check(entry, "response"));
+      const entry = value[key];
+      tokens.push(key);
+      if ("map" in child) this.check(entry, child.map);
+      else if ("responses" in child) this.check(entry, "response");
       // A Callback object maps expressions to path items.
-      else this.at(key, () => (isRecord(entry) && typeof entry.$ref !== "string" ? this.follow(entry, { map: "pathItem" }) : undefined));
+      else if (isRecord(entry) && typeof entry.$ref !== "string") this.follow(entry, PATH_ITEM_MAP);
+      tokens.pop();
     }
-  }
-
-  private at(token: string | number, run: () => void): void {
-    this.tokens.push(token);
-    run();
-    this.tokens.pop();
   }
 
   private report(key: string, kind: Kind, allowed: ReadonlySet<string>): void {
