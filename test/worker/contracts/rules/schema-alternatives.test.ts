@@ -63,4 +63,17 @@ describe("schema-alternatives", () => {
       { location: `POST /pets${RESPONSE}/discriminator/mapping`, message: 'status 200: the implementation may return discriminator value "hound", which the contract does not map (it maps "cat", "dog")' },
     ]);
   });
+
+  it("reports alternatives in parameters and response headers too", () => {
+    const withParameter = (schema: unknown) => openapi({ "/pets": { get: { parameters: [{ name: "id", in: "query", schema }], responses: responses({ "204": null }) } } });
+    // (Alternatives that only name a type are a type union, which parameter-schema compares.)
+    const named = { type: "string", enum: ["latest"] };
+    expectViolations("schema-alternatives", withParameter({ oneOf: [named, { type: "integer" }] }), withParameter({ oneOf: [named] }), [
+      { location: "GET /pets#/parameters/query/id/schema/oneOf/1", message: 'query parameter "id": the contract\'s oneOf alternative 1 is accepted by none of the implementation\'s alternatives (schema)' },
+    ]);
+    const withHeader = (schema: unknown) => openapi({ "/pets": { get: { responses: { "200": { description: "ok", headers: { "X-Next": { schema } } } } } } });
+    expectViolations("schema-alternatives", withHeader({ oneOf: [named, { type: "integer" }] }), withHeader({ oneOf: [named, { type: "integer" }, { type: "boolean" }] }), [
+      { location: "GET /pets#/responses/200/headers/X-Next/schema/oneOf", message: 'status 200: response header "X-Next": the implementation\'s oneOf alternative 2 fits none of the contract\'s alternatives' },
+    ]);
+  });
 });
