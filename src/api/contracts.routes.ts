@@ -5,7 +5,7 @@
  *
  *   GET  /api/v1/projects                                         contracts.read
  *   GET  /api/v1/projects/:project                                contracts.read   status: active contract, latest snapshot, last failed build
- *   POST /api/v1/projects/:project/contracts?label=               contracts.write  new version, made active; constitution verdict
+ *   POST /api/v1/projects/:project/contracts?label=&allowEmpty=   contracts.write  new version, made active; constitution verdict
  *   GET  /api/v1/projects/:project/contracts                      contracts.read
  *   GET  /api/v1/projects/:project/contracts/active               contracts.read
  *   GET  /api/v1/projects/:project/contracts/:version             contracts.read
@@ -53,6 +53,7 @@ export const runUrlText = z
   }, "an http(s) URL such as https://github.com/acme/orders/actions/runs/1")
   .describe("Link to the CI run");
 const labelText = z.string().min(1).max(100).regex(noControl, "no control characters").describe("Free label, e.g. the Spec Kit feature folder 003-orders");
+const allowEmptyFlag = z.enum(["true", "false"]).describe("true: a contract without operations is intended (webhooks or components only)");
 
 const snapshotQuery = z.object({ commit: commitText, branch: branchText.optional(), runUrl: runUrlText.optional() });
 const buildBody = z
@@ -101,14 +102,14 @@ export const contractRoutes: ApiRoute[] = [
 
   // ---- contracts ------------------------------------------------------------------------------------------
   projectRoute("POST", "/contracts", ["contracts.write"], async (input) => {
-    const query = z.object({ label: labelText.optional() }).safeParse(queryObject(input.url, ["label"]));
+    const query = z.object({ label: labelText.optional(), allowEmpty: allowEmptyFlag.optional() }).safeParse(queryObject(input.url, ["label", "allowEmpty"]));
     if (!query.success) return invalidQuery(query.error);
     const formats = requestedFormats(input.url);
     if ("response" in formats) return formats.response;
     const body = await readDocument(input.request);
     if ("response" in body) return body.response;
     const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
-    const result = await uploadContract(input.env, who, input.project, query.data.label ?? null, body.holder.bytes!);
+    const result = await uploadContract(input.env, who, input.project, query.data.label ?? null, body.holder.bytes!, { allowEmpty: query.data.allowEmpty === "true" });
     if (!result.ok) return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
     if (result.contract.active) await announceActiveContract(input, result.contract.version);
     const change = result.change;

@@ -4,6 +4,7 @@
  * It is not a full meta-schema validation (that would cost more than the check itself on a 13 MB document);
  * it refuses what would make a verdict wrong or impossible, each problem with its JSON pointer.
  */
+import { findUnknownFields } from "./fixed-fields";
 import { isRecord, pointerOf } from "./normalize-pointer";
 import { MAX_DOCUMENT_REFERENCES, RefResolver, tooManyReferences } from "./ref-resolver";
 import type { DocumentProblem } from "./types";
@@ -35,12 +36,20 @@ export interface StructureResult {
   resolver?: RefResolver;
 }
 
+export interface DocumentCheckOptions {
+  /**
+   * "ignore" for documents read back from storage: they were valid when stored, and a document stored before the
+   * unknown-field check existed must stay readable (a snapshot is then compared with it as before).
+   */
+  unknownFields?: "refuse" | "ignore";
+}
+
 /**
  * Checks `value` (already parsed from JSON or YAML). `mayShareNodes`: the value may reach one object from two
  * places, or contain itself (YAML anchors and aliases do that); JSON.parse output never does, so JSON skips the
  * cycle bookkeeping.
  */
-export function checkOpenApiStructure(value: unknown, mayShareNodes = true): StructureResult {
+export function checkOpenApiStructure(value: unknown, mayShareNodes = true, options: DocumentCheckOptions = {}): StructureResult {
   const problems = new Problems();
   if (!isRecord(value)) {
     problems.add([], "an OpenAPI document is an object with `openapi`, `info` and `paths`");
@@ -64,6 +73,7 @@ export function checkOpenApiStructure(value: unknown, mayShareNodes = true): Str
     if (typeof value.info.version !== "string") problems.add(["info", "version"], "`info.version` is required and must be a string (quote numbers in YAML)");
   }
   if (value.servers !== undefined) checkServers(value.servers, problems);
+  if (options.unknownFields !== "ignore") for (const unknown of findUnknownFields(value, version, MAX_PROBLEMS)) problems.add(unknown.tokens, unknown.message);
 
   let operationCount = 0;
   if (value.paths === undefined) {

@@ -4,7 +4,7 @@
  * expanding into gigabytes.
  */
 import { parse as parseYaml } from "yaml";
-import { checkOpenApiStructure } from "./document-checks";
+import { checkOpenApiStructure, type DocumentCheckOptions } from "./document-checks";
 import { adoptResolver } from "./normalize-document";
 import { isRecord } from "./normalize-pointer";
 import type { DocumentProblem, ParsedDocument } from "./types";
@@ -59,7 +59,7 @@ function firstLine(message: string): string {
 }
 
 /** Parses JSON or YAML text and checks that it is an OpenAPI 3.0/3.1/3.2 document the engine can use. */
-export function parseOpenApiDocument(text: string): ParsedDocument {
+export function parseOpenApiDocument(text: string, options: DocumentCheckOptions = {}): ParsedDocument {
   if (typeof text !== "string" || text.trim() === "") {
     return refuse([{ path: "", message: "the document is empty: send the OpenAPI document as JSON or YAML text" }]);
   }
@@ -71,7 +71,7 @@ export function parseOpenApiDocument(text: string): ParsedDocument {
   }
   let structure;
   try {
-    structure = checkOpenApiStructure(parsed.value, format === "yaml");
+    structure = checkOpenApiStructure(parsed.value, format === "yaml", options);
   } catch (error) {
     // Stack exhaustion on pathological input is the only way to get here; the depth limit should prevent it.
     if (error instanceof RangeError) return refuse([{ path: "", message: "the document nests too deeply to be read" }]);

@@ -43,10 +43,12 @@ function plural(count: number, word: string): string {
 }
 
 export function renderVerdictMarkdown(verdict: Verdict, context: MarkdownContext): string {
-  const subject = context.subject ?? "snapshot";
+  // Without a subject, a verdict that names no snapshot is a contract's own (its constitution check at upload).
+  const subject = context.subject ?? (context.snapshot ? "snapshot" : "contract");
   const lines: string[] = [];
+  const ofSnapshot = context.snapshot !== undefined;
   const outcome = verdict.approved ? "✅ Approved" : "❌ Rejected";
-  const heading = subject === "contract-change" ? "Arbiter contract changelog" : "Arbiter conformance";
+  const heading = subject === "contract-change" ? "Arbiter contract changelog" : subject === "contract" ? "Arbiter constitution check of the contract" : "Arbiter conformance";
   lines.push(`## ${heading}: ${outcome}`, "");
   const facts = [`Project: ${code(context.project)}`];
   if (context.contractVersion) facts.push(`contract ${code(context.contractVersion)}`);
@@ -61,7 +63,7 @@ export function renderVerdictMarkdown(verdict: Verdict, context: MarkdownContext
   const counts = { error: 0, warning: 0, info: 0 };
   for (const entry of verdict.summary) counts[entry.severity] += entry.count;
   const parts = [plural(counts.error, "error"), plural(counts.warning, "warning"), `${counts.info} info`];
-  lines.push(`${plural(verdict.totalViolations, "violation")}: ${parts.join(", ")}. ${verdict.approved ? "No errors, so it is approved." : `Errors reject ${subjectNoun(subject)}.`}`, "");
+  lines.push(`${plural(verdict.totalViolations, "violation")}: ${parts.join(", ")}. ${consequence(subject, verdict.approved)}`, "");
   lines.push("| Rule | Severity | Count |", "| --- | --- | ---: |");
   for (const entry of verdict.summary) lines.push(`| ${code(entry.rule)} | ${SEVERITY_LABEL[entry.severity]} | ${entry.count} |`);
   lines.push("", "| Severity | Rule | Location | Message |", "| --- | --- | --- | --- |");
@@ -76,10 +78,16 @@ export function renderVerdictMarkdown(verdict: Verdict, context: MarkdownContext
   return lines.join("\n") + "\n";
 }
 
+function consequence(subject: ReportSubject, approved: boolean): string {
+  if (approved) return "No errors, so it is approved.";
+  if (subject === "contract") return "Errors mark the contract not approved; it is stored and active all the same.";
+  return `Errors reject ${subjectNoun(subject)}.`;
+}
+
 const NO_VIOLATIONS: Record<ReportSubject, string> = {
   snapshot: "The implementation matches the contract: no violations.",
   draft: "The draft matches the contract: no violations.",
   exchanges: "Every recorded exchange matches the contract: no violations.",
-  contract: "The contract meets the organization's constitution: no violations.",
+  contract: "The contract follows the organization's constitution: no violations.",
   "contract-change": "The new contract version breaks nothing that clients of the previous version rely on.",
 };

@@ -130,12 +130,34 @@ function isNullOnly(view: SchemaView): boolean {
   return view.nullable && view.types !== undefined && view.types.size === 0 && view.alternatives === undefined;
 }
 
+const bothSchemas = new WeakMap<object, WeakMap<object, object>>();
+
+/**
+ * A property two allOf members both define holds both definitions: `{ allOf: [first, second] }`, built once per
+ * pair of objects so comparisons memoised by object stay memoised. Keeping only the first would drop the
+ * second's constraints without a word.
+ */
+function bothDefinitions(first: unknown, second: unknown): unknown {
+  if (first === second || !isRecord(first) || !isRecord(second)) return first;
+  let bySecond = bothSchemas.get(first);
+  if (!bySecond) {
+    bySecond = new WeakMap();
+    bothSchemas.set(first, bySecond);
+  }
+  let merged = bySecond.get(second);
+  if (!merged) {
+    merged = { allOf: [first, second] };
+    bySecond.set(second, merged);
+  }
+  return merged;
+}
+
 /** Folds `member` into `target` as allOf does: constraints add up. */
 function mergeInto(target: MutableView, member: SchemaView): void {
   target.types = intersectTypes(target.types, member.types);
   target.format ??= member.format;
   target.enumValues ??= member.enumValues ? [...member.enumValues] : undefined;
-  for (const [name, schema] of member.properties) if (!target.properties.has(name)) target.properties.set(name, schema);
+  for (const [name, schema] of member.properties) target.properties.set(name, target.properties.has(name) ? bothDefinitions(target.properties.get(name), schema) : schema);
   for (const name of member.required) target.required.add(name);
   target.requiredDeclared ||= member.requiredDeclared;
   target.items ??= member.items;

@@ -20,6 +20,8 @@ import { requestBodyRequiredProperty } from "./request-body-required-property";
 import { requestBodySchema } from "./request-body-schema";
 import { responseEnum } from "./response-enum";
 import { responseEnumUnconstrained } from "./response-enum-unconstrained";
+import { responseHeaderMissing } from "./response-header-missing";
+import { responseHeaderSchema } from "./response-header-schema";
 import { responseMediaType } from "./response-media-type";
 import { responseNullability } from "./response-nullability";
 import { responseOptionalNullability } from "./response-optional-nullability";
@@ -27,9 +29,13 @@ import { responsePropertyOptional } from "./response-property-optional";
 import { responseRequiredProperty } from "./response-required-property";
 import { responseType } from "./response-type";
 import type { ConformanceRule, ConstitutionRule, Rule } from "./rule";
+import { schemaAlternatives } from "./schema-alternatives";
+import { schemaAlternativesUndecided } from "./schema-alternatives-undecided";
 import { schemaFormat } from "./schema-format";
 import { writeOperationProblemJson } from "./write-operation-problem-json";
 import { securityRequirements } from "./security-requirements";
+import { securitySchemeFlows } from "./security-scheme-flows";
+import { securityScopesFewer } from "./security-scopes-fewer";
 import { undocumentedOperation } from "./undocumented-operation";
 import { undocumentedStatusCode } from "./undocumented-status-code";
 
@@ -96,8 +102,14 @@ export const conformanceRules: readonly ConformanceRule[] = frozenRules([
   responseEnumUnconstrained,
   responseNullability,
   responseOptionalNullability,
+  responseHeaderMissing,
+  responseHeaderSchema,
   schemaFormat,
+  schemaAlternatives,
+  schemaAlternativesUndecided,
   securityRequirements,
+  securityScopesFewer,
+  securitySchemeFlows,
 ]);
 
 export const constitutionRules: readonly ConstitutionRule<unknown>[] = frozenRules([

@@ -3,7 +3,11 @@ import { describeParameter, pairParameters } from "./support/parameters";
 
 const KINDS = new Set(["type", "enum", "nullable"]);
 
-/** A parameter's schema in the implementation accepts every value the contract allows (type, enum, null). */
+/**
+ * A parameter's schema in the implementation accepts every value the contract allows (type, enum, null).
+ * The comparison is the schema diff's (rules/support/schema-diff.ts, change kinds type, enum, nullable);
+ * parameters are paired in rules/support/parameters.ts. This rule reports those findings.
+ */
 export const parameterSchema: ConformanceRule = {
   kind: "conformance",
   id: "parameter-schema",

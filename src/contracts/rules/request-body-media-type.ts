@@ -1,6 +1,10 @@
 import { locate, type ConformanceRule } from "./rule";
 
-/** Every request media type family the contract accepts is accepted by the implementation. */
+/**
+ * Every request media type family the contract accepts is accepted by the implementation.
+ * Media types are paired by family in rules/support/operation-parts.ts (pairMediaTypes, with media-types.ts); this
+ * rule reports the gaps.
+ */
 export const requestBodyMediaType: ConformanceRule = {
   kind: "conformance",
   id: "request-body-media-type",

@@ -1,7 +1,11 @@
 import type { ConformanceRule } from "./rule";
 import { reportResponseChanges } from "./support/response-changes";
 
-/** Response enum values stay within the contract's values. */
+/**
+ * Response enum values stay within the contract's values.
+ * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "enum"); this rule reports it
+ * through rules/support/response-changes.ts.
+ */
 export const responseEnum: ConformanceRule = {
   kind: "conformance",
   id: "response-enum",

@@ -1,7 +1,11 @@
 import type { ConformanceRule } from "./rule";
 import { reportResponseChanges } from "./support/response-changes";
 
-/** The implementation returns null only where the contract allows it. */
+/**
+ * The implementation returns null only where the contract allows it.
+ * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "nullable"); this rule reports it
+ * through rules/support/response-changes.ts.
+ */
 export const responseNullability: ConformanceRule = {
   kind: "conformance",
   id: "response-nullability",

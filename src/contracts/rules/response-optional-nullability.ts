@@ -17,6 +17,8 @@ function isProblemDetails(mediaType: string): boolean {
  * Null the contract does not allow, in a response property that neither side requires. Kept apart from
  * response-nullability (an error) because generators such as ASP.NET Core mark every reference-typed member
  * nullable; the standard members of a problem+json body are not reported at all (see PROBLEM_DETAILS_MEMBERS).
+ * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "nullable-optional"); this rule
+ * reports it through rules/support/response-changes.ts and leaves out the problem details members.
  */
 export const responseOptionalNullability: ConformanceRule = {
   kind: "conformance",

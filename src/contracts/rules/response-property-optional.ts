@@ -1,7 +1,12 @@
 import type { ConformanceRule } from "./rule";
 import { reportResponseChanges } from "./support/response-changes";
 
-/** A property the contract requires in a response is required by the implementation too (when it declares required properties at all). */
+/**
+ * A property the contract requires in a response is required by the implementation too (when it declares required
+ * properties at all).
+ * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "required-optional"); this rule
+ * reports it through rules/support/response-changes.ts.
+ */
 export const responsePropertyOptional: ConformanceRule = {
   kind: "conformance",
   id: "response-property-optional",

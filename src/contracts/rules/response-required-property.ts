@@ -1,7 +1,11 @@
 import type { ConformanceRule } from "./rule";
 import { reportResponseChanges } from "./support/response-changes";
 
-/** A property the contract requires in a response is declared by the implementation. */
+/**
+ * A property the contract requires in a response is declared by the implementation.
+ * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "required-missing"); this rule
+ * reports it through rules/support/response-changes.ts.
+ */
 export const responseRequiredProperty: ConformanceRule = {
   kind: "conformance",
   id: "response-required-property",

@@ -1,7 +1,11 @@
 import type { ConformanceRule } from "./rule";
 import { reportResponseChanges } from "./support/response-changes";
 
-/** Response property types are those of the contract. */
+/**
+ * Response property types are those of the contract.
+ * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "type"); this rule reports it
+ * through rules/support/response-changes.ts.
+ */
 export const responseType: ConformanceRule = {
   kind: "conformance",
   id: "response-type",

@@ -4,6 +4,7 @@ import { describeParameter, pairParameters } from "./support/parameters";
 /**
  * A `format` both sides declare differs (int32 vs int64, date vs date-time). A format only one side declares is
  * not reported: generators add formats a hand-written contract leaves out.
+ * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "format"); this rule reports it.
  */
 export const schemaFormat: ConformanceRule = {
   kind: "conformance",

@@ -3,6 +3,7 @@
  * scripts/ can run the very same code in Node.
  */
 import { parseOpenApiDocument } from "../document";
+import type { DocumentCheckOptions } from "../document-checks";
 import type { DocumentProblem, OpenApiDocument } from "../types";
 import type { DocumentFacts } from "./records";
 
@@ -11,14 +12,14 @@ export type ParsedUpload =
   | { ok: false; problems: DocumentProblem[] };
 
 /** UTF-8 bytes -> validated OpenAPI document (JSON or YAML), or the list of what is wrong. */
-export function parseDocumentBytes(bytes: Uint8Array): ParsedUpload {
+export function parseDocumentBytes(bytes: Uint8Array, options: DocumentCheckOptions = {}): ParsedUpload {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     return { ok: false, problems: [{ path: "", message: "the document is not valid UTF-8 text: save it as UTF-8 JSON or YAML" }] };
   }
-  const parsed = parseOpenApiDocument(text);
+  const parsed = parseOpenApiDocument(text, options);
   if (!parsed.ok) return { ok: false, problems: parsed.problems };
   return { ok: true, document: parsed.document, facts: { format: parsed.format, openapiVersion: parsed.openapiVersion, operationCount: parsed.operationCount } };
 }

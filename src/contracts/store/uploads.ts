@@ -24,7 +24,7 @@ export interface Uploader {
 export async function loadStoredDocument(env: Parameters<typeof readContent>[0], organizationId: string, contentHash: string): Promise<OpenApiDocument | null> {
   const bytes = await readContent(env, organizationId, contentHash);
   if (!bytes) return null;
-  const parsed = parseDocumentBytes(bytes);
+  const parsed = parseDocumentBytes(bytes, { unknownFields: "ignore" });
   return parsed.ok ? parsed.document : null;
 }
 
@@ -48,6 +48,23 @@ export type ContractUpload =
   | { ok: false; code: "invalid_document"; problems: DocumentProblem[] }
   | StoreFailure;
 
+export interface ContractUploadOptions {
+  /** The uploader says a contract without operations is intended (a 3.1 document of webhooks or components). */
+  allowEmpty?: boolean;
+}
+
+/**
+ * A contract without operations is almost always a typo (`path:` for `paths:`, `gett:` for `get:`) that would be
+ * stored, made active and then blame every snapshot for undocumented operations; it is refused unless intended.
+ */
+function emptyContractProblem(document: OpenApiDocument): DocumentProblem {
+  const where = document.paths === undefined ? "the document has no `paths`" : "`paths` holds no operation";
+  return {
+    path: document.paths === undefined ? "" : "/paths",
+    message: `the contract declares no operations (${where}). If that is intended (a 3.1 document of webhooks or components only), upload it again with ?allowEmpty=true; otherwise check the spelling of \`paths\` and of the methods (get, post, ...).`,
+  };
+}
+
 /**
  * Concurrent contract uploads to one project each compare with the active version; one whose comparison went
  * stale (another version was activated meanwhile) compares again. Every retry means another upload landed, so
@@ -60,9 +77,17 @@ const MAX_COMPARISON_ATTEMPTS = 16;
  * version. It becomes active unless the policy (conformance.json contractEvolution.breakingChanges = "refuse")
  * keeps a version with breaking changes inactive.
  */
-export async function uploadContract(env: Parameters<typeof readContent>[0], who: Uploader, project: string, label: string | null, bytes: Uint8Array): Promise<ContractUpload> {
+export async function uploadContract(
+  env: Parameters<typeof readContent>[0],
+  who: Uploader,
+  project: string,
+  label: string | null,
+  bytes: Uint8Array,
+  options: ContractUploadOptions = {},
+): Promise<ContractUpload> {
   const parsed = parseDocumentBytes(bytes);
   if (!parsed.ok) return { ok: false, code: "invalid_document", problems: parsed.problems };
+  if (parsed.facts.operationCount === 0 && options.allowEmpty !== true) return { ok: false, code: "invalid_document", problems: [emptyContractProblem(parsed.document)] };
   const config = getConformanceConfig();
   const verdict = checkConstitution(parsed.document, config);
   const content = await storeContent(env, who.organizationId, bytes);

@@ -10,12 +10,15 @@
  */
 import { escapeToken } from "../../normalize-pointer";
 import { resolveSchema, viewSchema, type SchemaReader, type SchemaView } from "../../normalize-schema";
+import { BLOCKING_COMPOSITION_CHANGES, compareComposition, type CompositionChangeKind, type CompositionHost } from "./composition";
 import { ProvisionalMemo } from "./provisional-memo";
 import { StructuralIdentity } from "./structural-identity";
 
 export type Direction = "request" | "response";
 
 export type SchemaChangeKind =
+  /** oneOf/anyOf alternatives and discriminators: see composition.ts. */
+  | CompositionChangeKind
   | "type"
   | "format"
   | "enum"
@@ -58,12 +61,20 @@ export class SchemaDiffer {
   private readonly pairIds = new WeakMap<object, number>();
   private nextId = 1;
   readonly identity: StructuralIdentity;
+  private readonly composition: CompositionHost;
 
   constructor(
     private readonly contract: SchemaReader,
     private readonly snapshot: SchemaReader,
   ) {
     this.identity = new StructuralIdentity(contract, snapshot);
+    this.composition = {
+      contract,
+      snapshot,
+      compare: (contractSchema, snapshotSchema, direction, depth) => this.compare(contractSchema, snapshotSchema, direction, depth),
+      identical: (contractSchema, snapshotSchema) => this.identity.schemas(contractSchema, snapshotSchema),
+      blocking: (change) => BLOCKING.has(change.kind) || BLOCKING_COMPOSITION_CHANGES.has(change.kind),
+    };
   }
 
   diff(contractSchema: unknown, snapshotSchema: unknown, direction: Direction): readonly SchemaChange[] {
@@ -177,32 +188,11 @@ export class SchemaDiffer {
     }
   }
 
-  /**
-   * oneOf/anyOf: in a response each implementation alternative must fit some contract alternative; in a request
-   * each contract alternative must be accepted by some implementation alternative. The closest alternative's
-   * differences are reported when none fits.
-   */
+  /** oneOf/anyOf on either side: compared by the values each side accepts, in composition.ts. */
   private compareAlternatives(contract: SchemaView, snapshot: SchemaView, direction: Direction, depth: number): readonly SchemaChange[] {
-    const contractAlternatives = contract.alternatives ?? [contract.source];
-    const snapshotAlternatives = snapshot.alternatives ?? [snapshot.source];
     const changes: SchemaChange[] = [];
     compareNullability(contract, snapshot, direction, changes);
-    const sources = direction === "response" ? snapshotAlternatives : contractAlternatives;
-    const targets = direction === "response" ? contractAlternatives : snapshotAlternatives;
-    for (const source of sources) {
-      let best: { changes: readonly SchemaChange[]; index: number } | undefined;
-      for (let index = 0; index < targets.length; index++) {
-        const target = targets[index];
-        const found = direction === "response" ? this.compare(target, source, direction, depth + 1) : this.compare(source, target, direction, depth + 1);
-        const blocking = found.filter((change) => BLOCKING.has(change.kind)).length;
-        if (!best || blocking < best.changes.filter((change) => BLOCKING.has(change.kind)).length) best = { changes: found, index };
-        if (blocking === 0) break;
-      }
-      if (!best) continue;
-      const contractIndex = direction === "response" ? best.index : contractAlternatives.indexOf(source);
-      const prefix = contract.alternatives ? `/${contract.alternativesKeyword}/${contractIndex}` : "";
-      for (const change of best.changes) changes.push({ ...change, pointer: prefix + change.pointer });
-    }
+    changes.push(...compareComposition(this.composition, contract, snapshot, direction, depth));
     return changes.length === 0 ? NONE : changes;
   }
 }

@@ -48,7 +48,7 @@ function fieldKind(walker: number, key: string): number {
     case GENERIC:
       return key === "$ref" ? IGNORE : GENERIC;
     case RESPONSE:
-      // headers and links are compared exactly although no rule reads them yet.
+      // headers (read by the response-header rules) and links are compared exactly.
       return key === "content" ? CONTENT : key === "$ref" || key === "description" ? IGNORE : GENERIC;
     case PARAMETER:
       switch (key) {

@@ -1,0 +1,25 @@
+import { describe, it } from "vitest";
+import { expectValid, expectViolations, openapi, responses } from "../harness";
+
+const schemes = { components: { securitySchemes: { Bearer: { type: "http", scheme: "bearer" }, Key: { type: "apiKey", in: "header", name: "X-Api-Key" } } } };
+const op = (security?: unknown[]) => openapi({ "/orders": { get: { ...(security ? { security } : {}), responses: responses({ "200": null }) } } }, schemes);
+
+describe("security-scopes-fewer", () => {
+  it("accepts the same scopes, more scopes (security-requirements reports those) and anonymous sides (also security-requirements')", () => {
+    expectValid("security-scopes-fewer", op([{ Bearer: ["read", "admin"] }]), op([{ Bearer: ["admin", "read"] }]));
+    expectValid("security-scopes-fewer", op([{ Bearer: ["read"] }]), op([{ Bearer: ["read", "admin"] }]));
+    expectValid("security-scopes-fewer", op([{ Bearer: ["read"] }]), op());
+    expectValid("security-scopes-fewer", op(), op([{ Bearer: ["read"] }]));
+  });
+
+  it("warns when the implementation checks fewer scopes than the contract, naming the scopes left unchecked", () => {
+    expectViolations("security-scopes-fewer", op([{ Bearer: ["read", "admin"] }]), op([{ Bearer: ["read"] }]), [
+      { location: "GET /orders#/security", message: "the contract requires bearer token with scopes read admin but the implementation only requires bearer token with scopes read: scopes admin are not checked" },
+    ]);
+    // Of two implementation alternatives, the identical one counts: no warning.
+    expectValid("security-scopes-fewer", op([{ Bearer: ["read"] }]), op([{ Bearer: [] }, { Bearer: ["read"] }]));
+    expectViolations("security-scopes-fewer", op([{ Bearer: ["read"] }, { Key: [] }]), op([{ Bearer: [] }, { Key: [] }]), [
+      { location: "GET /orders#/security", message: "scopes read are not checked" },
+    ]);
+  });
+});
