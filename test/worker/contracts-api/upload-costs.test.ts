@@ -112,7 +112,7 @@ describe("what an upload may cost", () => {
     expect(verdict.violations.filter((violation: { rule: string }) => violation.rule === "response-type")).toHaveLength(MAX_LISTED_PER_RULE);
     expect(verdict.violations.length).toBeLessThanOrEqual(MAX_LISTED_PER_RULE * verdict.summary.length);
     expect(snapshot.body.snapshot).toMatchObject({ approved: false, totalViolations: total });
-    expect(snapshot.body.markdown).toContain(`${total} violations, 200000 of them errors`);
-    expect(snapshot.body.markdown).toMatch(/… and \d+ more \(see the full verdict\)/);
+    expect(snapshot.body.markdown).toContain(`${total} violations: 200000 errors, 2000 warnings, 0 info.`);
+    expect(snapshot.body.markdown).toMatch(/The first 200 violations are listed here; \d+ more are not: \[read the full verdict\]/);
   });
 });

@@ -134,8 +134,9 @@ describe("renderVerdictMarkdown", () => {
   });
 
   it("says plainly how many violations of each severity, and links the full verdict when the listing is cut", () => {
-    const violations = Array.from({ length: 203 }, (_, i) => ({ rule: "x", severity: (i < 2 ? "warning" : "error") as "warning" | "error", location: `GET /p${i}`, message: "m" }));
-    const verdict = { approved: false, totalViolations: 203, violations, summary: [{ rule: "x", severity: "error" as const, count: 203 }] };
+    const violations = Array.from({ length: 203 }, (_, i) => ({ rule: i < 2 ? "w" : "x", severity: (i < 2 ? "warning" : "error") as "warning" | "error", location: `GET /p${i}`, message: "m" }));
+    const summary = [{ rule: "w", severity: "warning" as const, count: 2 }, { rule: "x", severity: "error" as const, count: 201 }];
+    const verdict = { approved: false, totalViolations: 203, violations, summary };
     const markdown = renderVerdictMarkdown(verdict, { project: "p", subject: "snapshot", title: "snapshot #3", link: "https://arbiter.example/api/v1/projects/p/verdicts/9" });
     expect(markdown).toContain("203 violations: 201 errors, 2 warnings, 0 info. Errors reject the implementation snapshot.");
     expect(markdown).toContain("The first 200 violations are listed here; 3 more are not: [read the full verdict](https://arbiter.example/api/v1/projects/p/verdicts/9).");
