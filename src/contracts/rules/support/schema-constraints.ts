@@ -197,6 +197,9 @@ export function constraintChanges(contract: SchemaView, snapshot: SchemaView, di
   // Request: only the implementation's constraints can refuse; response: only the contract's can be broken.
   const binding = direction === "request" ? snapshotConstraints : contractConstraints;
   if (!binding) return [];
+  // A side that lists its values is bound by that list, which the enum rules compare: its other constraints add
+  // nothing, and reporting them too would report one change twice.
+  if ((direction === "request" ? snapshot : contract).enumValues !== undefined) return [];
   const flowing = direction === "request" ? contract : snapshot;
   const types = flowing.types ?? (direction === "request" ? snapshot.types : contract.types);
   const integers = types !== undefined && types.has("integer") && !types.has("number");

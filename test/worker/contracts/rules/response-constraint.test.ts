@@ -36,6 +36,11 @@ describe("response-constraint", () => {
     expectValid("response-constraint", contract, get({ type: "object", properties: { ...order.properties, reference: { type: "string", enum: ["ORD00001", "ORD00002"] } } }));
   });
 
+  it("leaves a contract that lists its values to the enum rules (one violation per change)", () => {
+    const status = (schema: unknown) => get({ type: "object", properties: { status: schema } });
+    expectValid("response-constraint", status({ type: "string", enum: ["open", "paid"], maxLength: 4 }), status({ type: "string", enum: ["open", "paid", "refunded"] }));
+  });
+
   it("ignores writeOnly properties, which responses never include", () => {
     expectValid("response-constraint", contract, get({ ...order, properties: { ...order.properties, secret: { type: "string", writeOnly: true } } }));
   });
