@@ -2,8 +2,9 @@
  * Compares a contract schema with an implementation schema in one direction and lists what differs, each with a
  * pointer relative to the schema. One diff feeds several rules (type, format, enum, nullability, value
  * constraints, required properties), so the traversal is shared; keyword-level logic that has a rule of its own
- * lives beside this file (format-lattice.ts, schema-constraints.ts); results are memoised per pair of resolved schema objects, which makes a component
- * referenced by hundreds of operations cost one comparison, and ends recursion for recursive schemas.
+ * lives beside this file (format-lattice.ts, schema-constraints.ts). Results are memoised per pair of resolved
+ * schema objects, which makes a component referenced by hundreds of operations cost one comparison, and ends
+ * recursion for recursive schemas.
  *
  * Direction "response": the implementation produces, clients read; everything it may send must be allowed by the
  * contract. Direction "request": clients send, the implementation reads; everything the contract allows must be
