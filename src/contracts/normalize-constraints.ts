@@ -4,7 +4,6 @@
  * and 3.1's numeric `exclusiveMinimum: 5` are the same bound. The form is told by the value, not by the declared
  * version, so a 3.0 document that writes the 3.1 form (or the reverse) still means what it says.
  */
-import { isRecord, type RefResolver } from "./normalize-pointer";
 
 export interface Bound {
   value: number;
@@ -119,25 +118,4 @@ export function mergeConstraints(a: ValueConstraints | undefined, b: ValueConstr
     minProperties: larger(a.minProperties, b.minProperties),
     maxProperties: smaller(a.maxProperties, b.maxProperties),
   };
-}
-
-/** readOnly / writeOnly of a property schema: on the property itself (a `$ref` sibling too), its target, or an allOf member. */
-export function propertyFlag(raw: unknown, flag: "readOnly" | "writeOnly", resolver: RefResolver): boolean {
-  const resolve = (ref: string): unknown => {
-    const target = resolver.resolveRef(ref);
-    return target.ok ? target.value : undefined;
-  };
-  let current = raw;
-  for (let hops = 0; hops < 16 && isRecord(current); hops++) {
-    if (current[flag] === true) return true;
-    if (Array.isArray(current.allOf)) {
-      for (const member of current.allOf) {
-        const target = isRecord(member) && typeof member.$ref === "string" ? resolve(member.$ref) : member;
-        if (isRecord(target) && target[flag] === true) return true;
-      }
-    }
-    if (typeof current.$ref !== "string") return false;
-    current = resolve(current.$ref);
-  }
-  return false;
 }

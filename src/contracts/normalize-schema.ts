@@ -228,3 +228,24 @@ function buildView(schema: Record<string, unknown>, reader: SchemaReader, depth:
   }
   return view;
 }
+
+/** readOnly / writeOnly of a property schema: on the property itself (a `$ref` sibling too), its target, or an allOf member. */
+export function propertyFlag(raw: unknown, flag: "readOnly" | "writeOnly", resolver: RefResolver): boolean {
+  const resolve = (ref: string): unknown => {
+    const target = resolver.resolveRef(ref);
+    return target.ok ? target.value : undefined;
+  };
+  let current = raw;
+  for (let hops = 0; hops < 16 && isRecord(current); hops++) {
+    if (current[flag] === true) return true;
+    if (Array.isArray(current.allOf)) {
+      for (const member of current.allOf) {
+        const target = isRecord(member) && typeof member.$ref === "string" ? resolve(member.$ref) : member;
+        if (isRecord(target) && target[flag] === true) return true;
+      }
+    }
+    if (typeof current.$ref !== "string") return false;
+    current = resolve(current.$ref);
+  }
+  return false;
+}

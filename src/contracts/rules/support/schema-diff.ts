@@ -10,9 +10,8 @@
  * contract. Direction "request": clients send, the implementation reads; everything the contract allows must be
  * accepted. readOnly properties exist only in responses and writeOnly ones only in requests.
  */
-import { propertyFlag } from "../../normalize-constraints";
 import { escapeToken } from "../../normalize-pointer";
-import { resolveSchema, viewSchema, type SchemaReader, type SchemaView } from "../../normalize-schema";
+import { propertyFlag, resolveSchema, viewSchema, type SchemaReader, type SchemaView } from "../../normalize-schema";
 import { formatChange } from "./format-lattice";
 import { ProvisionalMemo } from "./provisional-memo";
 import { constraintChanges } from "./schema-constraints";
