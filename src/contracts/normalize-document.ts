@@ -13,6 +13,10 @@ export interface IndexedParameter {
   in: string;
   required: boolean;
   schema: unknown;
+  /** The schema came from `content` (a serialised media type), not from `schema` with a style. */
+  viaContent: boolean;
+  /** The Parameter Object itself (references followed): style, explode, allowEmptyValue. */
+  definition: Record<string, unknown>;
   /** Logical pointer inside the operation: parameters are addressed by location and name. */
   pointer: string;
 }
@@ -95,7 +99,8 @@ function readParameters(list: unknown, resolver: RefResolver, into: Map<string, 
     // Header names are case-insensitive (RFC 9110); everything else is matched exactly.
     const name = location === "header" ? parameter.name.toLowerCase() : parameter.name;
     let schema = parameter.schema;
-    if (schema === undefined && isRecord(parameter.content)) {
+    const viaContent = schema === undefined && isRecord(parameter.content);
+    if (viaContent && isRecord(parameter.content)) {
       const first = Object.values(parameter.content)[0];
       schema = isRecord(first) ? first.schema : undefined;
     }
@@ -104,6 +109,8 @@ function readParameters(list: unknown, resolver: RefResolver, into: Map<string, 
       in: location,
       required: parameter.required === true,
       schema,
+      viaContent,
+      definition: parameter,
       pointer: `#/parameters/${escapeToken(location)}/${escapeToken(parameter.name)}`,
     });
   }

@@ -7,8 +7,13 @@
  *   mean "nullable";
  * - `type: ["integer", "string"]` with a `pattern` (ASP.NET Core's numbers that may arrive as strings) is integer;
  * - `allOf` members are merged, a single-member `allOf` (NestJS, Swashbuckle wrapping a `$ref`) is that member;
- * - an object or array type is implied by `properties` or `items`.
+ * - an object or array type is implied by `properties` or `items`;
+ * - an `enum` (or `const`) that lists no null refuses null, whatever `nullable` or `type` say beside it (OpenAPI
+ *   3.0.3 says so for `nullable`; JSON Schema for `type`): GitHub's `nullable: true` enums without null;
+ * - bounds, lengths and counts are read into one form (normalize-constraints.ts), 3.0 boolean exclusive bounds
+ *   and 3.1 numeric ones alike.
  */
+import { mergeConstraints, readConstraints, type ValueConstraints } from "./normalize-constraints";
 import { isRecord } from "./normalize-pointer";
 import type { RefResolver } from "./ref-resolver";
 
@@ -30,6 +35,8 @@ export interface SchemaView {
   /** The non-null alternatives of a oneOf/anyOf with more than one member. */
   alternatives: readonly unknown[] | undefined;
   alternativesKeyword: "oneOf" | "anyOf" | undefined;
+  /** Bounds, lengths, counts, multipleOf, patterns, uniqueItems; undefined when the schema sets none. */
+  constraints: ValueConstraints | undefined;
 }
 
 export interface SchemaReader {
@@ -51,6 +58,7 @@ const EMPTY_VIEW: SchemaView = Object.freeze({
   additionalProperties: undefined,
   alternatives: undefined,
   alternativesKeyword: undefined,
+  constraints: undefined,
 });
 
 /** Keywords that only annotate: a `$ref` with nothing but these beside it is a plain reference in any version. */
@@ -100,6 +108,7 @@ interface MutableView {
   additionalProperties: unknown;
   alternatives: unknown[] | undefined;
   alternativesKeyword: "oneOf" | "anyOf" | undefined;
+  constraints: ValueConstraints | undefined;
 }
 
 function ownTypes(schema: Record<string, unknown>): { types: Set<string> | undefined; nullable: boolean } {
@@ -162,6 +171,7 @@ function mergeInto(target: MutableView, member: SchemaView): void {
   target.requiredDeclared ||= member.requiredDeclared;
   target.items ??= member.items;
   target.additionalProperties ??= member.additionalProperties;
+  target.constraints = mergeConstraints(target.constraints, member.constraints);
   if (!target.alternatives && member.alternatives) {
     target.alternatives = [...member.alternatives];
     target.alternativesKeyword = member.alternativesKeyword;
@@ -183,10 +193,11 @@ function buildView(schema: Record<string, unknown>, reader: SchemaReader, depth:
     additionalProperties: schema.additionalProperties,
     alternatives: undefined,
     alternativesKeyword: undefined,
+    constraints: readConstraints(schema),
   };
   const enumerated = Array.isArray(schema.enum) ? schema.enum : "const" in schema ? [schema.const] : undefined;
   if (enumerated) {
-    if (enumerated.includes(null)) view.nullable = true;
+    view.nullable = enumerated.includes(null);
     view.enumValues = enumerated.filter((value) => value !== null);
     if (view.enumValues.length === 0) view.types = new Set();
   }
@@ -232,9 +243,32 @@ function buildView(schema: Record<string, unknown>, reader: SchemaReader, depth:
       }
     }
   }
+  // The schema's own enum decides, also over a nullable allOf/anyOf beside it: null must be one of its values.
+  if (enumerated && !enumerated.includes(null)) view.nullable = false;
   if (!view.types) {
     if (view.properties.size > 0) view.types = new Set(["object"]);
     else if (view.items !== undefined) view.types = new Set(["array"]);
   }
   return view;
+}
+
+/** readOnly / writeOnly of a property schema: on the property itself (a `$ref` sibling too), its target, or an allOf member. */
+export function propertyFlag(raw: unknown, flag: "readOnly" | "writeOnly", resolver: RefResolver): boolean {
+  const resolve = (ref: string): unknown => {
+    const target = resolver.resolveRef(ref);
+    return target.ok ? target.value : undefined;
+  };
+  let current = raw;
+  for (let hops = 0; hops < 16 && isRecord(current); hops++) {
+    if (current[flag] === true) return true;
+    if (Array.isArray(current.allOf)) {
+      for (const member of current.allOf) {
+        const target = isRecord(member) && typeof member.$ref === "string" ? resolve(member.$ref) : member;
+        if (isRecord(target) && target[flag] === true) return true;
+      }
+    }
+    if (typeof current.$ref !== "string") return false;
+    current = resolve(current.$ref);
+  }
+  return false;
 }

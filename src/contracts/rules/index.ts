@@ -9,15 +9,21 @@ import { missingOperation } from "./missing-operation";
 import { missingStatusCode } from "./missing-status-code";
 import { operationIdPattern } from "./operation-id-pattern";
 import { operationSecurity } from "./operation-security";
+import { parameterAllowEmptyValue } from "./parameter-allow-empty-value";
+import { parameterConstraint } from "./parameter-constraint";
+import { parameterDefault } from "./parameter-default";
 import { parameterMissing } from "./parameter-missing";
 import { parameterNewRequired } from "./parameter-new-required";
 import { parameterRequired } from "./parameter-required";
 import { parameterSchema } from "./parameter-schema";
+import { parameterStyle } from "./parameter-style";
+import { requestBodyConstraint } from "./request-body-constraint";
 import { requestBodyMediaType } from "./request-body-media-type";
 import { requestBodyPropertyMissing } from "./request-body-property-missing";
 import { requestBodyRequired } from "./request-body-required";
 import { requestBodyRequiredProperty } from "./request-body-required-property";
 import { requestBodySchema } from "./request-body-schema";
+import { responseConstraint } from "./response-constraint";
 import { responseEnum } from "./response-enum";
 import { responseEnumUnconstrained } from "./response-enum-unconstrained";
 import { responseHeaderMissing } from "./response-header-missing";
@@ -89,11 +95,16 @@ export const conformanceRules: readonly ConformanceRule[] = frozenRules([
   parameterNewRequired,
   parameterRequired,
   parameterSchema,
+  parameterConstraint,
+  parameterDefault,
+  parameterStyle,
+  parameterAllowEmptyValue,
   requestBodyMediaType,
   requestBodyRequired,
   requestBodyRequiredProperty,
   requestBodyPropertyMissing,
   requestBodySchema,
+  requestBodyConstraint,
   responseMediaType,
   responseRequiredProperty,
   responsePropertyOptional,
@@ -104,6 +115,7 @@ export const conformanceRules: readonly ConformanceRule[] = frozenRules([
   responseOptionalNullability,
   responseHeaderMissing,
   responseHeaderSchema,
+  responseConstraint,
   schemaFormat,
   schemaAlternatives,
   schemaAlternativesUndecided,

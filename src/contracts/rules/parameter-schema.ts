@@ -4,7 +4,9 @@ import { describeParameter, pairParameters } from "./support/parameters";
 const KINDS = new Set(["type", "enum", "nullable"]);
 
 /**
- * A parameter's schema in the implementation accepts every value the contract allows (type, enum, null).
+ * A parameter's schema in the implementation accepts every value the contract allows (type, enum, null). A
+ * parameter written with a style (query, path, header, cookie with `schema`) is text on the wire and never
+ * carries JSON null, so nullability is compared only for parameters described by `content`.
  * The comparison is the schema diff's (rules/support/schema-diff.ts, change kinds type, enum, nullable);
  * parameters are paired in rules/support/parameters.ts. This rule reports those findings.
  */
@@ -17,8 +19,9 @@ export const parameterSchema: ConformanceRule = {
   check(context) {
     for (const pair of context.comparedPairs) {
       for (const [contract, snapshot] of pairParameters(pair).both) {
+        const carriesNull = contract.viaContent && snapshot.viaContent;
         for (const change of context.schemaChanges(contract.schema, snapshot.schema, "request")) {
-          if (!KINDS.has(change.kind)) continue;
+          if (!KINDS.has(change.kind) || (change.kind === "nullable" && !carriesNull)) continue;
           context.report(locate(pair.contract, `${contract.pointer}/schema${change.pointer}`), `${describeParameter(contract)}: ${change.message}`);
         }
       }

@@ -2,15 +2,16 @@ import type { ConformanceRule } from "./rule";
 import { reportResponseChanges } from "./support/response-changes";
 
 /**
- * A property the contract requires in a response is required by the implementation too (when it declares required
- * properties at all).
+ * A property the contract requires in a response is required by the implementation too, when the implementation
+ * declares required properties at all: one that lists them and leaves this one out says it may omit it (an
+ * implementation with no `required` list says nothing, as many generators write none).
  * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "required-optional"); this rule
  * reports it through rules/support/response-changes.ts.
  */
 export const responsePropertyOptional: ConformanceRule = {
   kind: "conformance",
   id: "response-property-optional",
-  defaultSeverity: "warning",
+  defaultSeverity: "error",
   purpose: "A property the contract requires in a response is required by the implementation too (when it declares required properties at all).",
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-required-property-became-not-required)",
   check(context) {

@@ -2,15 +2,17 @@ import { locate, type ConformanceRule } from "./rule";
 import { describeParameter, pairParameters } from "./support/parameters";
 
 /**
- * A `format` both sides declare differs (int32 vs int64, date vs date-time). A format only one side declares is
- * not reported: generators add formats a hand-written contract leaves out.
+ * A `format` that constrains values (support/format-lattice.ts holds the list and the logic) is not narrower in
+ * the implementation's requests (int64 -> int32, uri-reference -> uri) nor wider or different in its responses.
+ * Annotation-only formats (float, double, byte, binary, password, custom ones) and formats only one side
+ * declares are not reported: they cannot change which values are accepted, or generators add and drop them.
  * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "format"); this rule reports it.
  */
 export const schemaFormat: ConformanceRule = {
   kind: "conformance",
   id: "schema-format",
-  defaultSeverity: "warning",
-  purpose: "Formats declared on both sides agree, in parameters, request bodies and response bodies.",
+  defaultSeverity: "error",
+  purpose: "Formats that constrain values are not narrower in requests nor wider in responses (parameters and bodies).",
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-parameter-type-changed with format)",
   check(context) {
     for (const pair of context.comparedPairs) {

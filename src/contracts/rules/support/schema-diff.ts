@@ -1,17 +1,21 @@
 /**
  * Compares a contract schema with an implementation schema in one direction and lists what differs, each with a
- * pointer relative to the schema. One diff feeds several rules (type, enum, nullability, required properties),
- * so the traversal is shared; results are memoised per pair of resolved schema objects, which makes a component
- * referenced by hundreds of operations cost one comparison, and ends recursion for recursive schemas.
+ * pointer relative to the schema. One diff feeds several rules (type, format, enum, nullability, value
+ * constraints, required properties), so the traversal is shared; keyword-level logic that has a rule of its own
+ * lives beside this file (format-lattice.ts, schema-constraints.ts). Results are memoised per pair of resolved
+ * schema objects, which makes a component referenced by hundreds of operations cost one comparison, and ends
+ * recursion for recursive schemas.
  *
  * Direction "response": the implementation produces, clients read; everything it may send must be allowed by the
  * contract. Direction "request": clients send, the implementation reads; everything the contract allows must be
- * accepted.
+ * accepted. readOnly properties exist only in responses and writeOnly ones only in requests.
  */
 import { escapeToken } from "../../normalize-pointer";
-import { resolveSchema, viewSchema, type SchemaReader, type SchemaView } from "../../normalize-schema";
+import { propertyFlag, resolveSchema, viewSchema, type SchemaReader, type SchemaView } from "../../normalize-schema";
 import { BLOCKING_COMPOSITION_CHANGES, compareComposition, type CompositionChangeKind, type CompositionHost } from "./composition";
+import { formatChange } from "./format-lattice";
 import { ProvisionalMemo } from "./provisional-memo";
+import { constraintChanges } from "./schema-constraints";
 import { StructuralIdentity } from "./structural-identity";
 
 export type Direction = "request" | "response";
@@ -20,7 +24,10 @@ export type SchemaChangeKind =
   /** oneOf/anyOf alternatives and discriminators: see composition.ts. */
   | CompositionChangeKind
   | "type"
+  /** A format that constrains values (format-lattice.ts) and is narrower (request) or wider (response). */
   | "format"
+  /** A bound, length, count, multipleOf, pattern or uniqueItems that breaks clients (schema-constraints.ts). */
+  | "constraint"
   | "enum"
   /** response: the contract limits the values to an enum, the implementation declares no limit. */
   | "enum-unconstrained"
@@ -119,10 +126,12 @@ export class SchemaDiffer {
     const typeChange = compareTypes(contract, snapshot, direction);
     if (typeChange) return [typeChange];
     compareNullability(contract, snapshot, direction, changes);
-    if (contract.format && snapshot.format && contract.format !== snapshot.format) {
-      changes.push({ kind: "format", pointer: "", message: `format is "${contract.format}" in the contract but "${snapshot.format}" in the implementation` });
-    }
+    const format = formatChange(contract.format, snapshot.format, direction);
+    if (format !== undefined) changes.push({ kind: "format", pointer: "", message: format });
     compareEnums(contract, snapshot, direction, changes);
+    if (contract.constraints || snapshot.constraints) {
+      for (const message of constraintChanges(contract, snapshot, direction)) changes.push({ kind: "constraint", pointer: "", message });
+    }
     if (contract.properties.size > 0 || snapshot.properties.size > 0) this.compareProperties(contract, snapshot, direction, depth, changes);
     if (contract.items !== undefined && snapshot.items !== undefined) this.nest(contract.items, snapshot.items, direction, depth, "/items", changes);
     if (isObject(contract.additionalProperties) && isObject(snapshot.additionalProperties)) {
@@ -139,8 +148,22 @@ export class SchemaDiffer {
 
   private compareProperties(contract: SchemaView, snapshot: SchemaView, direction: Direction, depth: number, changes: SchemaChange[]): void {
     const snapshotDeclaresProperties = snapshot.properties.size > 0;
+    // readOnly properties exist only in responses and writeOnly ones only in requests: in the other direction
+    // they are neither required nor compared.
+    const absentFlag = direction === "response" ? "writeOnly" : "readOnly";
+    const contractAbsent = (name: string): boolean => {
+      const raw = contract.properties.get(name);
+      return raw !== undefined && propertyFlag(raw, absentFlag, this.contract.resolver);
+    };
+    const snapshotAbsent = (name: string): boolean => {
+      const raw = snapshot.properties.get(name);
+      return raw !== undefined && propertyFlag(raw, absentFlag, this.snapshot.resolver);
+    };
+    /** Properties already reported as absent on one side: their schemas are not compared as well. */
+    const settled = new Set<string>();
     if (direction === "response") {
       for (const name of contract.required) {
+        if (contractAbsent(name)) continue;
         const pointer = `/properties/${escapeToken(name)}`;
         if (!snapshot.properties.has(name)) {
           // A name both sides require without declaring it (GitHub's docker metadata requires "tags" but
@@ -148,35 +171,60 @@ export class SchemaDiffer {
           if (snapshotDeclaresProperties && !snapshot.required.has(name)) {
             changes.push({ kind: "required-missing", pointer, message: `required property "${name}" is missing from the implementation's response` });
           }
+        } else if (snapshotAbsent(name)) {
+          settled.add(name);
+          changes.push({ kind: "required-missing", pointer, message: `required property "${name}" is writeOnly in the implementation, so its responses never include it` });
         } else if (snapshot.requiredDeclared && !snapshot.required.has(name)) {
           changes.push({ kind: "required-optional", pointer, message: `property "${name}" is required by the contract but optional in the implementation, so it may be omitted` });
         }
       }
     } else {
       for (const name of snapshot.required) {
-        if (!contract.required.has(name)) {
-          const defined = contract.properties.has(name);
-          changes.push({
-            kind: "required-added",
-            pointer: `/properties/${escapeToken(name)}`,
-            message: defined
+        // A readOnly property the implementation requires is required of its responses only.
+        if (snapshotAbsent(name)) continue;
+        const readOnlyInContract = contractAbsent(name);
+        if (contract.required.has(name) && !readOnlyInContract) continue;
+        changes.push({
+          kind: "required-added",
+          pointer: `/properties/${escapeToken(name)}`,
+          message: readOnlyInContract
+            ? `the implementation requires property "${name}", which the contract marks readOnly, so clients do not send it`
+            : contract.properties.has(name)
               ? `the implementation requires property "${name}", which the contract makes optional`
               : `the implementation requires property "${name}", which the contract does not define`,
-          });
-        }
+        });
       }
-      if (snapshotDeclaresProperties && snapshot.additionalProperties === undefined) {
-        for (const name of contract.properties.keys()) {
-          if (!snapshot.properties.has(name)) {
-            changes.push({ kind: "property-missing", pointer: `/properties/${escapeToken(name)}`, message: `the implementation does not accept property "${name}" that the contract defines` });
+      const closed = snapshotDeclaresProperties && snapshot.additionalProperties === undefined;
+      for (const name of contract.properties.keys()) {
+        if (contractAbsent(name)) continue;
+        const pointer = `/properties/${escapeToken(name)}`;
+        if (snapshot.properties.has(name)) {
+          if (snapshotAbsent(name)) {
+            settled.add(name);
+            changes.push({ kind: "property-missing", pointer, message: `the implementation marks property "${name}" readOnly, so it ignores the value clients send` });
           }
+        } else if (closed && !snapshot.required.has(name)) {
+          // A property the implementation requires is one it knows, declared or not.
+          changes.push({ kind: "property-missing", pointer, message: `the implementation does not accept property "${name}" that the contract defines` });
         }
       }
     }
     for (const [name, contractProperty] of contract.properties) {
-      const snapshotProperty = snapshot.properties.get(name);
-      if (snapshotProperty === undefined) continue;
+      if (settled.has(name) || contractAbsent(name)) continue;
       const pointer = `/properties/${escapeToken(name)}`;
+      let snapshotProperty = snapshot.properties.get(name);
+      if (snapshotProperty === undefined) {
+        if (!snapshot.required.has(name)) continue;
+        // Required but not declared by the implementation: its value is whatever additionalProperties allows.
+        if (isObject(snapshot.additionalProperties)) snapshotProperty = snapshot.additionalProperties;
+        else {
+          const declared = viewSchema(contractProperty, this.contract).types;
+          if (direction === "response" && snapshot.additionalProperties !== false && declared && declared.size > 0) {
+            changes.push({ kind: "type", pointer, message: `the implementation requires property "${name}" but does not define it, so it may return any value where the contract says ${describeTypes(declared)}` });
+          }
+          continue;
+        }
+      }
       // ASP.NET Core (and other generators) mark every C# reference-typed member nullable while the serializer
       // omits nulls; for a property neither side requires, "may be null" is told apart so it can be reported
       // with a lower severity (rule response-optional-nullability) than null in a required property.
@@ -252,6 +300,11 @@ function compareEnums(contract: SchemaView, snapshot: SchemaView, direction: Dir
   if (direction === "response") {
     if (!contract.enumValues) return;
     if (!snapshot.enumValues) {
+      // A single allowed value (const, or 3.0's one-value enum) is a promise, not a list generators leave out.
+      if (contract.enumValues.length === 1) {
+        changes.push({ kind: "enum", pointer: "", message: `the contract fixes the value to ${JSON.stringify(contract.enumValues[0])} but the implementation declares no such limit, so it may return others` });
+        return;
+      }
       changes.push({ kind: "enum-unconstrained", pointer: "", message: `the contract limits the values to ${JSON.stringify(contract.enumValues)} but the implementation declares no such limit, so it may return others` });
       return;
     }

@@ -2,8 +2,9 @@
  * Structural identity of OpenAPI fragments from two documents: operations, their parameters, request bodies,
  * responses and schemas. Two fragments are identical when every rule would read the same thing from both, so an
  * identical operation pair can skip the pair rules. What is ignored is only what no rule reads: annotations
- * (descriptions, summaries, examples, titles, operationIds, tags) and extensions ("x-..."). Names are always
- * compared: status codes in `responses` ("default" included), media types in `content`, property names.
+ * (descriptions, summaries, examples, titles, operationIds, tags) and extensions ("x-..."); a schema's `default`
+ * counts. Names are always compared: status codes in `responses` ("default" included), media types in `content`,
+ * property names.
  * Anything this file does not model is compared exactly, which can only make more pairs go through the rules.
  *
  * References compare by what they point to, memoised per pair of `$ref` strings (the same text on both sides is
@@ -116,7 +117,6 @@ function schemaFieldKind(key: string): number {
     case "$ref":
     case "example":
     case "title":
-    case "default":
       return IGNORE;
     case "items":
     case "allOf":
@@ -133,6 +133,8 @@ function schemaFieldKind(key: string): number {
     case "const":
     case "pattern":
     case "discriminator":
+    // A parameter's default is what a client that omits it gets (rule parameter-default).
+    case "default":
       return DATA;
     case "patternProperties":
     case "$defs":
@@ -150,7 +152,7 @@ function isExtension(key: string): boolean {
 }
 
 /** Exact equality of JSON data. */
-function sameData(a: unknown, b: unknown): boolean {
+export function sameData(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Array.isArray(a)) {

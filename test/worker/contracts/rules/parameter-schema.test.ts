@@ -31,6 +31,19 @@ describe("parameter-schema", () => {
     expectValid("parameter-schema", contract, snapshot);
   });
 
+  it("never compares null for parameters written with a style (text on the wire), only for those described by content", () => {
+    const list = (parameters: unknown[]) => openapi({ "/alerts": { get: { parameters, responses: responses({ "200": null }) } } });
+    // GitHub's code-scanning alert state: nullable: true with an enum that lists no null, which does not accept null.
+    const state = { type: "string", nullable: true, enum: ["open", "dismissed", "fixed"] };
+    expectValid("parameter-schema", list([{ name: "state", in: "query", schema: state }, { name: "X-Trace", in: "header", schema: { type: "string", nullable: true } }]), openapi({
+      "/alerts": { get: { parameters: [{ name: "state", in: "query", schema: { type: "string", enum: ["open", "dismissed", "fixed"] } }, { name: "X-Trace", in: "header", schema: { type: "string" } }], responses: responses({ "200": null }) } },
+    }, {}, "3.1.0"));
+    const filter = (schema: unknown) => list([{ name: "filter", in: "query", content: { "application/json": { schema } } }]);
+    expectViolations("parameter-schema", filter({ type: "object", nullable: true }), filter({ type: "object" }), [
+      { location: "GET /alerts#/parameters/query/filter/schema", message: "query parameter \"filter\": the contract allows null here but the implementation does not accept it" },
+    ]);
+  });
+
   it("reports a changed type, a removed enum value and a narrowed number", () => {
     const snapshot = openapi({
       "/orders/{orderId}": {

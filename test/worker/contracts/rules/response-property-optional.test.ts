@@ -1,4 +1,4 @@
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectValid, expectViolations, openapi, responses } from "../harness";
 
 const get = (schema: unknown) => openapi({ "/orders": { get: { responses: responses({ "200": schema }) } } });
@@ -10,9 +10,14 @@ describe("response-property-optional", () => {
     expectValid("response-property-optional", contract, get({ type: "object", properties: { id: { type: "string" }, total: { type: "number" } } }));
   });
 
-  it("reports a contract-required property the implementation declares optional", () => {
-    expectViolations("response-property-optional", contract, get({ type: "object", required: ["id"], properties: { id: { type: "string" }, total: { type: "number" } } }), [
+  it("is satisfied by a writeOnly contract property the implementation leaves optional (responses never include it)", () => {
+    expectValid("response-property-optional", get({ type: "object", required: ["id", "pin"], properties: { id: { type: "string" }, pin: { type: "string", writeOnly: true } } }), get({ type: "object", required: ["id"], properties: { id: { type: "string" }, pin: { type: "string" } } }));
+  });
+
+  it("reports, as an error, a contract-required property the implementation declares optional", () => {
+    const [violation] = expectViolations("response-property-optional", contract, get({ type: "object", required: ["id"], properties: { id: { type: "string" }, total: { type: "number" } } }), [
       { location: "GET /orders#/responses/200/content/application~1json/schema/properties/total", message: "may be omitted" },
     ]);
+    expect(violation?.severity).toBe("error");
   });
 });

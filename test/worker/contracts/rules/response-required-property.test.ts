@@ -9,6 +9,19 @@ describe("response-required-property", () => {
     expectValid("response-required-property", contract, get({ $ref: "#/components/schemas/Order" }, { components: { schemas: { Line: { type: "object", properties: { sku: { type: "string" } } }, Order: { allOf: [{ type: "object", properties: { id: { type: "string" } } }, { type: "object", properties: { total: { type: "number" }, lines: { type: "array", items: { $ref: "#/components/schemas/Line" } } } }] } } } }));
   });
 
+  it("does not expect writeOnly properties in a response: they exist only in requests", () => {
+    const account = (schema: unknown) => get(schema);
+    const contractAccount = account({ type: "object", required: ["id", "password"], properties: { id: { type: "string" }, password: { type: "string", writeOnly: true } } });
+    expectValid("response-required-property", contractAccount, account({ type: "object", required: ["id"], properties: { id: { type: "string" }, email: { type: "string" } } }));
+  });
+
+  it("reports a required property the implementation marks writeOnly (never returned)", () => {
+    const account = (schema: unknown) => get(schema);
+    expectViolations("response-required-property", account({ type: "object", required: ["id", "token"], properties: { id: { type: "string" }, token: { type: "string" } } }), account({ type: "object", required: ["id", "token"], properties: { id: { type: "string" }, token: { type: "string", writeOnly: true } } }), [
+      { location: "GET /orders/{id}#/responses/200/content/application~1json/schema/properties/token", message: "status 200: required property \"token\" is writeOnly in the implementation, so its responses never include it" },
+    ]);
+  });
+
   it("reports required properties missing from the implementation, inside arrays too", () => {
     expectViolations("response-required-property", contract, get({ type: "object", properties: { id: { type: "string" }, lines: { type: "array", items: { type: "object", properties: { name: { type: "string" } } } } } }), [
       { location: "GET /orders/{id}#/responses/200/content/application~1json/schema/properties/lines/items/properties/sku", message: "status 200: required property \"sku\" is missing" },

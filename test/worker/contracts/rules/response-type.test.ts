@@ -9,6 +9,17 @@ describe("response-type", () => {
     expectValid("response-type", contract, get({ type: "object", properties: { count: { type: ["integer", "string"], pattern: "^-?(?:0|[1-9]\\d*)$", format: "int32" }, total: { type: "integer" }, tags: { type: "array", items: { type: "string" } } } }, "3.1.0"));
   });
 
+  it("compares a property the implementation requires without declaring it against its additionalProperties, or reports it as untyped", () => {
+    const counted = get({ type: "object", required: ["count"], properties: { count: { type: "integer" } } });
+    expectValid("response-type", counted, get({ type: "object", required: ["count"], properties: { total: { type: "number" } }, additionalProperties: { type: "integer" } }));
+    expectViolations("response-type", counted, get({ type: "object", required: ["count"], properties: { total: { type: "number" } }, additionalProperties: { type: "string" } }), [
+      { location: "GET /orders#/responses/200/content/application~1json/schema/properties/count", message: "status 200: type is integer in the contract but string in the implementation" },
+    ]);
+    expectViolations("response-type", counted, get({ type: "object", required: ["count"], properties: { total: { type: "number" } } }), [
+      { location: "GET /orders#/responses/200/content/application~1json/schema/properties/count", message: "status 200: the implementation requires property \"count\" but does not define it, so it may return any value where the contract says integer" },
+    ]);
+  });
+
   it("reports changed types at any depth, and a recursive schema terminates", () => {
     const recursive = { components: { schemas: { Node: { type: "object", properties: { id: { type: "string" }, children: { type: "array", items: { $ref: "#/components/schemas/Node" } } } } } } };
     expectViolations("response-type", contract, get({ type: "object", properties: { count: { type: "string" }, total: { type: "number" }, tags: { type: "array", items: { type: "integer" } } } }), [

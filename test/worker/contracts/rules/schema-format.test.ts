@@ -22,6 +22,48 @@ describe("schema-format", () => {
     }));
   });
 
+  it("accepts a wider request format and a narrower response format; annotation-only and one-sided formats stay quiet", () => {
+    const both = (parameterFormat: string, linkFormat: string, amountFormat: string) =>
+      openapi({
+        "/orders/{id}": {
+          get: {
+            parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer", format: parameterFormat } }],
+            responses: responses({ "200": { type: "object", properties: { link: { type: "string", format: linkFormat }, amount: { type: "number", format: amountFormat } } } }),
+          },
+        },
+      });
+    // Request int32 -> int64 accepts more; response uri-reference -> uri returns less; double -> float is an annotation.
+    expectValid("schema-format", both("int32", "uri-reference", "double"), both("int64", "uri", "float"));
+    // Annotation-only formats (byte, password, custom) compare with nothing.
+    expectValid("schema-format", both("int64", "uri", "double"), both("int64", "x-custom-link", "decimal"));
+  });
+
+  it("reports a narrower request format and a wider response format", () => {
+    const both = (parameterFormat: string, emailFormat: string) =>
+      openapi({
+        "/orders/{id}": {
+          post: {
+            parameters: [{ name: "id", in: "path", required: true, schema: { type: "string", format: parameterFormat } }],
+            requestBody: { content: { "application/json": { schema: { type: "object", properties: { contact: { type: "string", format: emailFormat } } } } } },
+            responses: responses({ "200": { type: "object", properties: { contact: { type: "string", format: emailFormat } } } }),
+          },
+        },
+      });
+    expectViolations("schema-format", both("uri-reference", "email"), both("uri", "hostname"), [
+      { location: "POST /orders/{id}#/parameters/path/id/schema", message: "path parameter \"id\": format is \"uri-reference\" in the contract but \"uri\" in the implementation, so it refuses values the contract allows" },
+      { location: "POST /orders/{id}#/requestBody/content/application~1json/schema/properties/contact", message: "format is \"email\" in the contract but \"hostname\" in the implementation, so it refuses values the contract allows" },
+      { location: "POST /orders/{id}#/responses/200/content/application~1json/schema/properties/contact", message: "format is \"email\" in the contract but \"hostname\" in the implementation, so it may return values the contract does not allow" },
+    ]);
+  });
+
+  it("reports a response integer format wider than the contract's", () => {
+    const get = (format: string) => openapi({ "/orders": { get: { responses: responses({ "200": { type: "object", properties: { count: { type: "integer", format } } } }) } } });
+    expectValid("schema-format", get("int64"), get("int32"));
+    expectViolations("schema-format", get("int32"), get("int64"), [
+      { location: "GET /orders#/responses/200/content/application~1json/schema/properties/count", message: "format is \"int32\" in the contract but \"int64\" in the implementation, so it may return values the contract does not allow" },
+    ]);
+  });
+
   it("reports formats that differ in parameters and bodies", () => {
     expectViolations("schema-format", contract, openapi({
       "/orders/{id}": {
