@@ -5,7 +5,7 @@ import { describeParameter, pairParameters } from "./support/parameters";
  * A parameter's value constraints in the implementation accept every value the contract allows: no raised
  * minimum or lowered maximum (3.0 boolean and 3.1 numeric exclusive bounds alike), no new or coarser multipleOf,
  * no raised minLength/minItems, lowered maxLength/maxItems, new uniqueItems, or added or changed pattern. Header,
- * query, path and cookie parameters alike. The comparison is support/schema-constraints.ts; this rule reports
+ * query, path and cookie parameters alike. The comparison is rules/support/schema-constraints.ts; this rule reports
  * the changes it finds in parameters.
  */
 export const parameterConstraint: ConformanceRule = {

@@ -3,7 +3,7 @@ import { locate, type ConformanceRule } from "./rule";
 /**
  * The implementation's request body schema accepts every value the contract allows as far as bounds, lengths,
  * item and property counts, multipleOf, uniqueItems and patterns go, at any depth. The comparison is
- * support/schema-constraints.ts; this rule reports the changes it finds in request bodies.
+ * rules/support/schema-constraints.ts; this rule reports the changes it finds in request bodies.
  */
 export const requestBodyConstraint: ConformanceRule = {
   kind: "conformance",

@@ -4,7 +4,7 @@ import { reportResponseChanges } from "./support/response-changes";
 /**
  * Response values stay within the contract's bounds, lengths, item and property counts, multipleOf, uniqueItems
  * and patterns: a lowered minimum, a raised maximum, a dropped or changed constraint are reported, at any depth.
- * The comparison is support/schema-constraints.ts; this rule reports the changes it finds in response bodies.
+ * The comparison is rules/support/schema-constraints.ts; this rule reports the changes it finds in response bodies.
  */
 export const responseConstraint: ConformanceRule = {
   kind: "conformance",
