@@ -64,6 +64,6 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
     if (!(await this.getInitializeRequest())) return false;
     // The owner is read from storage when this call is the first thing the object does since it was evicted.
     const owner = this.owner ?? (await this.ctx.storage.get<SessionProps["owner"]>("arbiter:owner"));
-    return announceChange(await this.server, getCatalog(), { session: this.sessionState, organizationId: owner?.organizationId ?? "" }, change);
+    return announceChange(await this.server, getCatalog(), { session: this.sessionState, organizationId: owner?.organizationId ?? "", userId: owner?.userId ?? "", env: this.env }, change);
   }
 }

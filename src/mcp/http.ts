@@ -17,6 +17,8 @@ import { missingScopes } from "./catalog";
 import type { Principal } from "./context";
 import { encodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
 import { getCatalog } from "./registry";
+import { mcpEraOf } from "./era";
+import { serveStateless } from "./v2/handler";
 
 /** Requests larger than this are refused before parsing (4 MiB, the same bound McpAgent applies). */
 export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
@@ -89,6 +91,7 @@ export const mcpResourceHandler = {
     const principal = principalFromGrant(props, auth);
 
     let body: string | undefined;
+    let parsed: unknown;
     if (request.method === "POST") {
       const declared = Number(request.headers.get("content-length") ?? "0");
       if (declared > MAX_MCP_BODY_BYTES) return jsonRpcError(413, -32000, `Request body too large: the limit is ${MAX_MCP_BODY_BYTES} bytes.`);
@@ -96,7 +99,6 @@ export const mcpResourceHandler = {
       if (new TextEncoder().encode(body).byteLength > MAX_MCP_BODY_BYTES) {
         return jsonRpcError(413, -32000, `Request body too large: the limit is ${MAX_MCP_BODY_BYTES} bytes.`);
       }
-      let parsed: unknown;
       try {
         parsed = JSON.parse(body);
       } catch {
@@ -113,6 +115,10 @@ export const mcpResourceHandler = {
     const headers = new Headers(request.headers);
     headers.delete("authorization");
     headers.delete(PRINCIPAL_HEADER);
+    // 2026-07-28 requests (per-request envelope, no session) go to the stateless lane; the rest to McpAgent.
+    if ((await mcpEraOf(request, parsed, MAX_MCP_BODY_BYTES)) === "2026-07-28") {
+      return serveStateless(new Request(request.url, { method: request.method, headers, body, signal: request.signal }), parsed, env, principal);
+    }
     headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));
     const forwarded = new Request(request.url, { method: request.method, headers, body });
     const sessionProps: SessionProps = {

@@ -14,6 +14,7 @@
  *   verdicts       one per contract upload (constitution) and per snapshot (conformance + constitution)
  *   ci_keys        CI keys: only the SHA-256 of the secret is kept
  *   subscribers    MCP sessions that want to hear about a project's latest verdict
+ *   default_projects  each user's default project (spec_project_select), for both MCP protocol eras
  *   counters       the sequence that orders snapshots and builds of a project in time
  */
 export const CHUNK_BYTES = 1024 * 1024;
@@ -110,6 +111,11 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      session_id TEXT NOT NULL,
      subscribed_at TEXT NOT NULL,
      PRIMARY KEY (project, session_id)
+   )`,
+  `CREATE TABLE IF NOT EXISTS default_projects (
+     user_id TEXT PRIMARY KEY,
+     project TEXT NOT NULL,
+     set_at TEXT NOT NULL
    )`,
   `CREATE TABLE IF NOT EXISTS counters (
      name TEXT PRIMARY KEY,
