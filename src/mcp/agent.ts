@@ -3,6 +3,7 @@
  * `agents`). Deliberately thin: the server is built by createArbiterServer from the catalog, so moving to
  * createMcpHandler / SDK v2 touches this file and server.ts only.
  */
+import type { Connection, ConnectionContext } from "agents";
 import { McpAgent } from "agents/mcp";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Env } from "../env";
@@ -11,6 +12,7 @@ import { pipelineDepsFor } from "./deps";
 import { getCatalog } from "./registry";
 import { decodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
 import { announceChange, createArbiterServer, type Extra } from "./server";
+import { primingFrame } from "./sse-priming";
 
 /** Props stored with the session when it is created: the owner, to which every later request must match. */
 export interface SessionProps extends Record<string, unknown> {
@@ -43,6 +45,12 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
   }
 
   async init(): Promise<void> {}
+
+  /** A POST's SSE stream starts with a priming event (id + retry), before any message of the request. */
+  override async onConnect(connection: Connection, context: ConnectionContext): Promise<void> {
+    if (context.request.headers.get("cf-mcp-method") === "POST") connection.send(primingFrame(connection.id));
+    return super.onConnect(connection, context);
+  }
 
   private principalOf(extra: Extra): Principal {
     const header = extra.requestInfo?.headers[PRINCIPAL_HEADER];
