@@ -4,6 +4,7 @@
  * Last-Event-ID and have the stream's events replayed. The id names the stream the way McpAgent's event store
  * does (`<streamId>:<16 hex digits>`), at sequence 0: resuming from it replays every event of the stream.
  * The frame travels as McpAgent's own bridge message, which the Worker writes verbatim onto the SSE response.
+ * `data:` has no space: the same empty data to an SSE parser, and skipped by line splitters that look for "data: ".
  */
 export const SSE_RETRY_MS = 1000;
 
@@ -13,5 +14,5 @@ export function primingEventId(streamId: string): string {
 
 /** The bridge message (WebSocket frame from the session object to the Worker) that writes the priming event. */
 export function primingFrame(streamId: string): string {
-  return JSON.stringify({ type: "cf_mcp_agent_event", event: `retry: ${SSE_RETRY_MS}\nid: ${primingEventId(streamId)}\ndata: \n\n` });
+  return JSON.stringify({ type: "cf_mcp_agent_event", event: `retry: ${SSE_RETRY_MS}\nid: ${primingEventId(streamId)}\ndata:\n\n` });
 }

@@ -31,8 +31,18 @@ export function authInfoOf(principal: Principal): { token: string; clientId: str
   return { token: "verified-by-front", clientId: principal.clientId, scopes: [...principal.scopes], extra: { principal } };
 }
 
+function withHostHeader(request: Request): Request {
+  if (request.headers.has("host")) return request;
+  const headers = new Headers(request.headers);
+  headers.set("host", new URL(request.url).host);
+  return new Request(request, { headers });
+}
+
 /** Serves one 2026-07-28 request (`request` has no Authorization header; `parsedBody` is its parsed body). */
-export async function serveStateless(request: Request, parsedBody: unknown, env: Env, principal: Principal): Promise<Response> {
+export async function serveStateless(incoming: Request, parsedBody: unknown, env: Env, principal: Principal): Promise<Response> {
+  // The front checked Host and Origin already (web/origin-guard.ts); the handler repeats a Host check that needs
+  // the header, which a Request built inside the runtime does not carry.
+  const request = withHostHeader(incoming);
   if (isListen(parsedBody)) {
     const headers = new Headers(request.headers);
     headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));

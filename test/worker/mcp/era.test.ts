@@ -33,6 +33,11 @@ const rows: Row[] = [
   { what: "server/discover probe of a negotiating client", headers: { "mcp-protocol-version": MODERN, "mcp-method": "server/discover" }, body: { jsonrpc: "2.0", id: 5, method: "server/discover", params: { _meta: envelope } }, era: "2026-07-28" },
   { what: "subscriptions/listen", headers: { "mcp-protocol-version": MODERN, "mcp-method": "subscriptions/listen" }, body: { jsonrpc: "2.0", id: "listen:1", method: "subscriptions/listen", params: { _meta: envelope, notifications: {} } }, era: "2026-07-28" },
   { what: "envelope claim naming an unknown revision (the stateless lane answers unsupported version)", body: { jsonrpc: "2.0", id: 6, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2099-01-01" } } }, era: "2026-07-28" },
+  { what: "a body that is not JSON-RPC, without any 2026-07-28 signal (the session lane answers as before)", body: { hello: "world" }, era: "2025-11-25" },
+  { what: "an empty object body and no headers", body: {}, era: "2025-11-25" },
+  { what: "an envelope inside a session (Mcp-Session-Id wins: 2026-07-28 has no sessions)", headers: { "mcp-session-id": "abc" }, body: { jsonrpc: "2.0", id: 8, method: "tools/list", params: { _meta: envelope } }, era: "2025-11-25" },
+  { what: "a 2026-07-28 request with a malformed envelope (the stateless lane answers -32602)", headers: { "mcp-protocol-version": MODERN }, body: { jsonrpc: "2.0", id: 10, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN } } }, era: "2026-07-28" },
+  { what: "a batch with a 2026-07-28 element (the stateless lane refuses it)", body: [{ jsonrpc: "2.0", id: 11, method: "tools/list", params: { _meta: envelope } }], era: "2026-07-28" },
   { what: "modern header without the envelope (the stateless lane answers -32602)", headers: { "mcp-protocol-version": MODERN }, body: { jsonrpc: "2.0", id: 7, method: "tools/list" }, era: "2026-07-28" },
 ];
 
