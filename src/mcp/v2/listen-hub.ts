@@ -4,7 +4,8 @@
  * as long as the client keeps reading). Each user gets their own SDK v2 handler, so its in-memory change bus
  * reaches only that user's streams: a change announced for the organization is published to each user whose
  * view it changes (spec://active/contract follows the user's default project). Bounded per user and per
- * organization; refusals are JSON-RPC errors that say what to do.
+ * organization (a user's entry goes when their last stream closes); a stream may follow only resources its caller
+ * could read (listen-filter.ts). Refusals are JSON-RPC errors that say what to do.
  */
 import { DurableObject } from "cloudflare:workers";
 import { createMcpHandler } from "agents/mcp/server";
@@ -14,6 +15,7 @@ import { pipelineDepsFor } from "../deps";
 import { decodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
 import { getCatalog } from "../registry";
 import { authInfoOf, STATELESS_HANDLER_OPTIONS } from "./handler";
+import { listenRefusal } from "./listen-filter";
 import { createStatelessServer } from "./server";
 
 /** Open listen streams one user may hold (one per client window is the normal case). */
@@ -21,7 +23,11 @@ export const MAX_LISTENS_PER_USER = 8;
 /** Users of one organization with open listen streams at the same time. */
 export const MAX_LISTENING_USERS = 500;
 
-type UserHandler = ReturnType<typeof createMcpHandler>;
+interface UserListens {
+  handler: ReturnType<typeof createMcpHandler>;
+  /** Streams of this user still open; the entry goes when the last one closes. */
+  open: number;
+}
 
 const NO_STATE: SessionState = { get: async () => undefined, put: async () => {} };
 
@@ -30,20 +36,57 @@ function refusal(id: unknown, code: number, message: string): Response {
 }
 
 export class ListenHub extends DurableObject<Env> {
-  private readonly users = new Map<string, UserHandler>();
+  private readonly users = new Map<string, UserListens>();
 
-  private handlerFor(userId: string): UserHandler {
-    let handler = this.users.get(userId);
-    if (!handler) {
+  private listensOf(userId: string): UserListens {
+    let listens = this.users.get(userId);
+    if (!listens) {
       const env = this.env;
       const deps = pipelineDepsFor(env);
-      handler = createMcpHandler(
+      const handler = createMcpHandler(
         ({ authInfo }) => createStatelessServer(getCatalog(), { env, principal: (authInfo?.extra as { principal: Principal }).principal, ...deps }),
         { ...STATELESS_HANDLER_OPTIONS, maxSubscriptions: MAX_LISTENS_PER_USER },
       );
-      this.users.set(userId, handler);
+      listens = { handler, open: 0 };
+      this.users.set(userId, listens);
     }
-    return handler;
+    return listens;
+  }
+
+  /** Counts the stream as open until its body ends or the client goes away, then forgets an idle user. */
+  private tracked(userId: string, listens: UserListens, response: Response): Response {
+    if (!response.body || !response.headers.get("content-type")?.includes("text/event-stream")) {
+      if (listens.open === 0) this.users.delete(userId);
+      return response;
+    }
+    listens.open++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      listens.open--;
+      if (listens.open === 0 && this.users.get(userId) === listens) this.users.delete(userId);
+    };
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            release();
+            controller.close();
+          } else controller.enqueue(value);
+        } catch (error) {
+          release();
+          controller.error(error);
+        }
+      },
+      async cancel(reason) {
+        release();
+        await reader.cancel(reason).catch(() => undefined);
+      },
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
   }
 
   /** A subscriptions/listen request forwarded by the Worker (principal verified there, in the internal header). */
@@ -52,13 +95,17 @@ export class ListenHub extends DurableObject<Env> {
     const body: unknown = await request.json().catch(() => null);
     const id = (body as { id?: unknown } | null)?.id;
     if (!principal) return refusal(id, -32600, "This request carries no verified identity. Send it to /mcp with an OAuth token.");
+    const refused = listenRefusal(getCatalog(), principal, (body as { params?: unknown } | null)?.params);
+    if (refused) return refusal(id, -32602, refused);
     if (!this.users.has(principal.userId) && this.users.size >= MAX_LISTENING_USERS) {
       return refusal(id, -32603, `Subscription limit reached: ${MAX_LISTENING_USERS} users of this organization are listening already. Retry later.`);
     }
     const headers = new Headers(request.headers);
     headers.delete(PRINCIPAL_HEADER);
     const forwarded = new Request(request.url, { method: "POST", headers, body: JSON.stringify(body), signal: request.signal });
-    return this.handlerFor(principal.userId).fetch(forwarded, { authInfo: authInfoOf(principal), parsedBody: body });
+    const listens = this.listensOf(principal.userId);
+    const response = await listens.handler.fetch(forwarded, { authInfo: authInfoOf(principal), parsedBody: body });
+    return this.tracked(principal.userId, listens, response);
   }
 
   /**
@@ -68,7 +115,7 @@ export class ListenHub extends DurableObject<Env> {
    */
   async announce(organizationId: string, change: ResourceChange): Promise<number> {
     const catalog = getCatalog();
-    for (const [userId, handler] of this.users) {
+    for (const [userId, { handler }] of this.users) {
       for (const uri of change.changed) {
         const resource = catalog.resources.get(uri);
         if (resource?.changedBy && !(await resource.changedBy(change.topic, { session: NO_STATE, organizationId, userId, env: this.env }))) continue;

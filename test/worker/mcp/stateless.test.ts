@@ -66,4 +66,25 @@ describe("2026-07-28 stateless lane", () => {
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32602);
   });
+
+  it("holds subscriptions/listen to resources the caller could read, and acknowledges an allowed one on the stream", async () => {
+    const latest = "spec://projects/orders/verdicts/latest";
+    const noContracts = (await obtainTokens({ user: "ana", scope: "orders.read" })).tokens.access_token;
+    const refused = await modernPost(noContracts, "subscriptions/listen", { notifications: { resourceSubscriptions: [latest] } });
+    expect(((await refused.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32602, message: expect.stringMatching(/needs contracts.read/) });
+
+    const reader = (await obtainTokens({ user: "ana", scope: "contracts.read" })).tokens.access_token;
+    const unknown = await modernPost(reader, "subscriptions/listen", { notifications: { resourceSubscriptions: ["test://nothing"] } });
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toMatch(/no resource test:\/\/nothing/);
+
+    const stream = await modernPost(reader, "subscriptions/listen", { notifications: { resourceSubscriptions: [latest] } });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toContain("text/event-stream");
+    const body = stream.body!.getReader();
+    let text = "";
+    while (!text.includes("\n\n")) text += new TextDecoder().decode((await body.read()).value);
+    await body.cancel();
+    const first = JSON.parse(/data: (.*)/.exec(text)![1]!) as { method: string; params: { notifications: unknown } };
+    expect(first).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { notifications: { resourceSubscriptions: [latest] } } });
+  });
 });
