@@ -3,7 +3,8 @@
  * Mcp-Session-Id, the GET stream and resources/subscribe) and a real SDK 2.x client pinned to 2026-07-28 (stateless
  * requests, subscriptions/listen). Both list and call tools and read resources; the default project one sets is
  * the other's (it is kept per user, not per session); after a CI upload over REST the 1.x session hears about the
- * new verdict on its subscription and the 2.x client on its listen stream.
+ * new verdict on its subscription and the 2.x client on its listen stream, which also hears when the user's default
+ * project gets a new active contract (spec://active/contract).
  */
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -108,8 +109,8 @@ describe("one /mcp URL, two protocol eras", () => {
       expect(JSON.stringify(invalid.content)).toMatch(/Invalid arguments for spec_project_select/);
 
       await legacy.subscribeResource({ uri: LATEST });
-      const listen = await modern.listen({ resourceSubscriptions: [LATEST] });
-      expect(listen.honoredFilter).toEqual({ resourceSubscriptions: [LATEST] });
+      const listen = await modern.listen({ resourceSubscriptions: [LATEST, ACTIVE] });
+      expect(listen.honoredFilter).toEqual({ resourceSubscriptions: [LATEST, ACTIVE] });
 
       const uploaded = await upload("snapshots", contract, "?commit=eras001&branch=main");
       expect(uploaded.verdict.approved).toBe(true);
@@ -121,6 +122,11 @@ describe("one /mcp URL, two protocol eras", () => {
       expect(verdict).toMatchObject({ project: "orders", snapshot: { commit: "eras001" } });
       const check = await modern.callTool({ name: "check_api_conformance", arguments: {} });
       expect(check.structuredContent).toMatchObject({ approved: true, snapshot: { commit: "eras001" } });
+
+      // A new active contract of the user's default project changes spec://active/contract on the listen stream.
+      await upload("contracts", contract, "?label=eras-2");
+      await modernLog.received(2);
+      expect(modernLog.updates).toEqual([LATEST, ACTIVE]);
       await listen.close();
     } finally {
       await legacyTransport.terminateSession().catch(() => undefined);
