@@ -1,12 +1,15 @@
 import type { AuditLog } from "./audit/store";
 import type { ContractStore } from "./contracts/store/durable-object";
 import type { ArbiterMcpAgent } from "./mcp/agent";
+import type { ListenHub } from "./mcp/v2/listen-hub";
 import type { RateLimitCoordinator } from "./ratelimit/coordinator";
 
 /** Bindings and vars of the Worker, as wrangler.toml declares them. Secrets are optional strings. */
 export interface Env {
   MCP_OBJECT: DurableObjectNamespace<ArbiterMcpAgent>;
   CONTRACT_STORE: DurableObjectNamespace<ContractStore>;
+  /** Open subscriptions/listen streams of 2026-07-28 clients, one object per organization. */
+  LISTEN_HUB: DurableObjectNamespace<ListenHub>;
   OAUTH_KV: KVNamespace;
   RATE_LIMIT_KV: KVNamespace;
   /** Rate-limit coordinators, one per (organization, client). */

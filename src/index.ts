@@ -21,6 +21,7 @@ import { logError } from "./web/log";
 import { forbidden, foreignOriginOrHost } from "./web/origin-guard";
 
 export { ArbiterMcpAgent } from "./mcp/agent";
+export { ListenHub } from "./mcp/v2/listen-hub";
 export { RateLimitCoordinator } from "./ratelimit/coordinator";
 export { AuditLog } from "./audit/store";
 export { ContractStore } from "./contracts/store/durable-object";

@@ -3,6 +3,7 @@
  * `agents`). Deliberately thin: the server is built by createArbiterServer from the catalog, so moving to
  * createMcpHandler / SDK v2 touches this file and server.ts only.
  */
+import type { Connection, ConnectionContext } from "agents";
 import { McpAgent } from "agents/mcp";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Env } from "../env";
@@ -12,6 +13,7 @@ import { getCatalog } from "./registry";
 import { decodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
 import { announceChange, createArbiterServer, type Extra } from "./server";
 import { sameOwner, type SessionOwner } from "./session-owner";
+import { primingFrame } from "./sse-priming";
 
 /** Props stored with the session when it is created: the owner, to which every later request must match. */
 export interface SessionProps extends Record<string, unknown> {
@@ -60,6 +62,12 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
 
   async init(): Promise<void> {}
 
+  /** A POST's SSE stream starts with a priming event (id + retry), before any message of the request. */
+  override async onConnect(connection: Connection, context: ConnectionContext): Promise<void> {
+    if (context.request.headers.get("cf-mcp-method") === "POST") connection.send(primingFrame(connection.id));
+    return super.onConnect(connection, context);
+  }
+
   private principalOf(extra: Extra): Principal {
     const header = extra.requestInfo?.headers[PRINCIPAL_HEADER];
     const principal = decodePrincipal(Array.isArray(header) ? header[0] : header);
@@ -81,6 +89,6 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
     if (!(await this.getInitializeRequest())) return false;
     // The owner is read from storage when this call is the first thing the object does since it was evicted.
     const owner = this.owner ?? (await this.ctx.storage.get<SessionProps["owner"]>("arbiter:owner"));
-    return announceChange(await this.server, getCatalog(), { session: this.sessionState, organizationId: owner?.organizationId ?? "" }, change);
+    return announceChange(await this.server, getCatalog(), { session: this.sessionState, organizationId: owner?.organizationId ?? "", userId: owner?.userId ?? "", env: this.env }, change);
   }
 }

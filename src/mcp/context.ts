@@ -101,7 +101,7 @@ export interface ResourceDefinition {
   /** Optional: runs after a session unsubscribed from this resource. */
   unsubscribe?(context: CallContext): Promise<void>;
   /**
-   * For a resource whose content depends on the session (such as its selected project): whether a change
+   * For a resource whose content depends on the session's user (such as their default project): whether a change
    * announced for `topic` changes what this session reads here. Without it, every announced change does.
    */
   changedBy?(topic: string, view: SessionView): Promise<boolean>;
@@ -110,8 +110,10 @@ export interface ResourceDefinition {
 /** What an announcement of a change can look at in a session: no caller is involved, the change came from elsewhere. */
 export interface SessionView {
   session: SessionState;
-  /** The organization the session belongs to. */
+  /** The organization and user the session belongs to. */
   organizationId: string;
+  userId: string;
+  env: Env;
 }
 
 /**

@@ -25,6 +25,8 @@ import { encodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
 import { getCatalog } from "./registry";
 import { ownerGuardedNamespace, ownerOf } from "./session-owner";
 import { scopeRefusals, type ScopeRefusal } from "./step-up";
+import { mcpEraOf } from "./era";
+import { serveStateless } from "./v2/handler";
 
 export { MAX_MCP_BODY_BYTES } from "./message-bounds";
 
@@ -126,11 +128,11 @@ export const mcpResourceHandler = {
     const principal = principalFromGrant(props, auth);
 
     let body: string | undefined;
+    let parsed: unknown;
     if (request.method === "POST") {
       const read = await readMcpBody(request);
       if ("response" in read) return read.response;
       body = read.text;
-      let parsed: unknown;
       try {
         parsed = JSON.parse(body);
       } catch {
@@ -148,6 +150,10 @@ export const mcpResourceHandler = {
     const headers = new Headers(request.headers);
     headers.delete("authorization");
     headers.delete(PRINCIPAL_HEADER);
+    // 2026-07-28 requests (per-request envelope, no session) go to the stateless lane; the rest to McpAgent.
+    if ((await mcpEraOf(request, parsed, MAX_MCP_BODY_BYTES)) === "2026-07-28") {
+      return serveStateless(new Request(request.url, { method: request.method, headers, body, signal: request.signal }), parsed, env, principal);
+    }
     headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));
     const forwarded = new Request(request.url, { method: request.method, headers, body });
     const owner = ownerOf(principal);

@@ -10,7 +10,15 @@ export const READ_SCOPES = ["contracts.read"] as const;
 export const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
 export const projectName = z.string().regex(PROJECT_NAME_PATTERN, PROJECT_NAME_RULE).describe("Project name, e.g. orders-api (spec_projects_list shows them)");
-export const optionalProject = projectName.optional().describe("Project name; default: the project selected for this session with spec_project_select");
+/**
+ * `x-mcp-header` (SEP-2243): 2026-07-28 clients also send the project as the `Mcp-Param-Project` HTTP header, so
+ * gateways and logs can see which project a call is about without parsing the body; the SDK rejects a header that
+ * disagrees with the body. 2025-11-25 clients ignore the keyword.
+ */
+export const optionalProject = projectName
+  .optional()
+  .describe("Project name; default: your default project, set with spec_project_select")
+  .meta({ "x-mcp-header": "Project" });
 export const contractVersion = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe("A contract version number (spec_contracts_list shows them)");
 export const snapshotId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe("A snapshot id (spec_snapshots_list shows them)");
 export const pageLimit = z.number().int().min(1).max(100).default(20).describe("How many entries to return, newest first (1-100, default 20)");

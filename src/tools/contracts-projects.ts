@@ -40,11 +40,11 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
     name: "spec_projects_list",
     title: "List API projects",
     description:
-      "Lists your organization's API projects with contracts (spec arbitration): active contract version, number of contracts and snapshots, latest snapshot, and which project this session has selected.",
+      "Lists your organization's API projects with contracts (spec arbitration): active contract version, number of contracts and snapshots, latest snapshot, and which one is your default project.",
     inputSchema: z.object({}).strict(),
     outputSchema: z.object({
       projects: z.array(projectRecord).describe("The projects, by name"),
-      selectedProject: z.string().nullable().describe("The project selected for this session, if any"),
+      selectedProject: z.string().nullable().describe("Your default project (spec_project_select), if any"),
     }),
     annotations: readOnly,
     requiredScopes: READ_SCOPES,
@@ -60,9 +60,9 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
 
   ctx.registerTool({
     name: "spec_project_select",
-    title: "Select the session's API project",
+    title: "Select your default API project",
     description:
-      "Selects the API project this session works on. check_api_conformance, validate_response_payload and the other spec tools then default to it, and the resource spec://active/contract shows its active contract. Call it at the start of spec-driven work.",
+      "Sets your default API project (kept per user, so it holds across sessions and for stateless 2026-07-28 clients). check_api_conformance, validate_response_payload and the other spec tools then default to it, and the resource spec://active/contract shows its active contract. Call it at the start of spec-driven work.",
     inputSchema: z.object({ project: projectName }).strict(),
     outputSchema: z.object({
       project: z.string().describe("The selected project"),

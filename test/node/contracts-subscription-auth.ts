@@ -28,15 +28,22 @@ function base64url(bytes: Buffer): string {
   return bytes.toString("base64").replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-export async function obtainToken(base: string, options: { user: string; scope: string; resource: string }): Promise<string> {
+/** Registers a public client (DCR) with these redirect URIs; returns its client id. */
+export async function registerClient(base: string, redirectUris: string[] = [REDIRECT_URI]): Promise<string> {
   const registration = await fetch(`${base}/oauth/register`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ client_name: "E2E client", redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none", grant_types: ["authorization_code"], response_types: ["code"] }),
+    body: JSON.stringify({ client_name: "E2E client", redirect_uris: redirectUris, token_endpoint_auth_method: "none", grant_types: ["authorization_code"], response_types: ["code"] }),
   });
   if (registration.status !== 201) throw new Error(`registration failed: ${registration.status} ${await registration.text()}`);
-  const client = (await registration.json()) as { client_id: string };
+  return ((await registration.json()) as { client_id: string }).client_id;
+}
 
+/**
+ * What a user does in the browser for `authorizeUrl`: signs in with the development sign-in and approves the
+ * consent page (the requested scopes, or the ones the page preselects). Returns the redirect to the client.
+ */
+export async function approveAuthorization(base: string, user: string, authorizeUrl: string): Promise<string | null> {
   const jar = new CookieJar();
   const browser = async (path: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
@@ -47,14 +54,33 @@ export async function obtainToken(base: string, options: { user: string; scope: 
   };
   const form = (fields: URLSearchParams) => ({ method: "POST", body: fields, headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: base } });
 
-  const signIn = await browser("/signin/dev", form(new URLSearchParams({ user: options.user, return: "/" })));
+  const signIn = await browser("/signin/dev", form(new URLSearchParams({ user, return: "/" })));
   if (signIn.status >= 400) throw new Error(`dev sign-in failed: ${signIn.status}`);
 
+  const page = await browser(authorizeUrl);
+  let location = page.headers.get("location");
+  if (page.status === 200) {
+    const html = await page.text();
+    const handle = /name="handle" value="([^"]+)"/.exec(html)?.[1]?.replace(/&#(\d+);/g, (_m, code) => String.fromCharCode(Number(code)));
+    if (!handle) throw new Error("no consent handle on the consent page");
+    const approval = new URLSearchParams({ handle, decision: "approve" });
+    const requested = new URL(authorizeUrl, base).searchParams.get("scope");
+    const scopes = requested ? requested.split(" ") : [...html.matchAll(/name="scope" value="([^"]+)"[^>]*checked/g)].map((match) => match[1]!);
+    for (const scope of scopes) approval.append("scope", scope);
+    location = (await browser("/authorize", form(approval))).headers.get("location");
+  } else if (page.status >= 400) {
+    throw new Error(`authorize failed: ${page.status}`);
+  }
+  return location;
+}
+
+export async function obtainToken(base: string, options: { user: string; scope: string; resource: string }): Promise<string> {
+  const clientId = await registerClient(base);
   const verifier = base64url(randomBytes(32));
   const challenge = base64url(createHash("sha256").update(verifier).digest());
   const authorize = new URLSearchParams({
     response_type: "code",
-    client_id: client.client_id,
+    client_id: clientId,
     redirect_uri: REDIRECT_URI,
     code_challenge: challenge,
     code_challenge_method: "S256",
@@ -62,23 +88,14 @@ export async function obtainToken(base: string, options: { user: string; scope: 
     resource: options.resource,
     scope: options.scope,
   });
-  const page = await browser(`/authorize?${authorize}`);
-  let location = page.headers.get("location");
-  if (page.status === 200) {
-    const html = await page.text();
-    const handle = /name="handle" value="([^"]+)"/.exec(html)?.[1]?.replace(/&#(\d+);/g, (_m, code) => String.fromCharCode(Number(code)));
-    if (!handle) throw new Error("no consent handle on the consent page");
-    const approval = new URLSearchParams({ handle, decision: "approve" });
-    for (const scope of options.scope.split(" ")) approval.append("scope", scope);
-    location = (await browser("/authorize", form(approval))).headers.get("location");
-  }
+  const location = await approveAuthorization(base, options.user, `/authorize?${authorize}`);
   const code = location ? new URL(location).searchParams.get("code") : null;
   if (!code) throw new Error(`no authorization code (redirect: ${location})`);
 
   const token = await fetch(`${base}/oauth/token`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, client_id: client.client_id, code_verifier: verifier, resource: options.resource }),
+    body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier, resource: options.resource }),
   });
   if (token.status !== 200) throw new Error(`token exchange failed: ${token.status} ${await token.text()}`);
   return ((await token.json()) as { access_token: string }).access_token;

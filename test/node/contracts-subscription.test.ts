@@ -3,7 +3,7 @@
  * initialize) subscribes to a project's latest verdict; CI uploads a snapshot over REST; the client receives
  * notifications/resources/updated for that URI and reads the new verdict. A second client that unsubscribed
  * receives nothing for the same upload. Then the active contract: sessions subscribed to spec://active/contract
- * (for their selected project) or to .../contracts/active hear about a contract upload or activation.
+ * (for their user's default project) or to .../contracts/active hear about a contract upload or activation.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -36,6 +36,8 @@ const violating = { ...contract, paths: { "/orders": contract.paths["/orders"] }
 let server: WranglerDev;
 let ci: string;
 let mcpTokenAna: string;
+let mcpTokenDev: string;
+let mcpTokenMia: string;
 
 async function upload(kind: "contracts" | "snapshots", document: object, query = "", project = "orders"): Promise<any> {
   const response = await fetch(`${server.url}/api/v1/projects/${project}/${kind}${query}`, {
@@ -71,6 +73,8 @@ beforeAll(async () => {
   server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } });
   ci = await obtainToken(server.url, { user: "ana", scope: "contracts.read contracts.write snapshots.write", resource: `${server.url}/api` });
   mcpTokenAna = await obtainToken(server.url, { user: "ana", scope: "contracts.read", resource: `${server.url}/mcp` });
+  mcpTokenDev = await obtainToken(server.url, { user: "dev", scope: "contracts.read", resource: `${server.url}/mcp` });
+  mcpTokenMia = await obtainToken(server.url, { user: "mia", scope: "contracts.read", resource: `${server.url}/mcp` });
   await upload("contracts", contract);
 });
 
@@ -121,12 +125,14 @@ describe("verdict subscription with a real MCP client", () => {
     }
   });
 
-  it("announces a new active contract to sessions following it: spec://active/contract for the selected project, .../contracts/active", async () => {
+  it("announces a new active contract to sessions following it: spec://active/contract for the user's default project, .../contracts/active", async () => {
     await upload("contracts", contract, "", "billing");
-    const follower = await connect(mcpTokenAna); // selects orders; spec://active/contract and .../contracts/active
+    // The default project is per user (2026-07-28 clients have no session), so the sessions that follow
+    // different defaults belong to different users of the organization.
+    const follower = await connect(mcpTokenAna); // ana selects orders; spec://active/contract and .../contracts/active
     const verdictOnly = await connect(mcpTokenAna); // the latest verdict of orders only
-    const elsewhere = await connect(mcpTokenAna); // selects billing; spec://active/contract
-    const unselected = await connect(mcpTokenAna);
+    const elsewhere = await connect(mcpTokenDev); // dev selects billing; spec://active/contract
+    const unselected = await connect(mcpTokenMia); // mia has no default project
     const sessions = [follower, verdictOnly, elsewhere, unselected];
     try {
       await expect(unselected.client.subscribeResource({ uri: ACTIVE })).rejects.toThrow(/spec_project_select first/);
@@ -149,7 +155,7 @@ describe("verdict subscription with a real MCP client", () => {
       await verdictOnly.updatesReceived(1);
       expect(verdictOnly.updates).toEqual([LATEST]);
 
-      // spec://active/contract moves with the selected project.
+      // spec://active/contract moves with the user's default project.
       await elsewhere.client.callTool({ name: "spec_project_select", arguments: { project: "orders" } });
       await follower.client.unsubscribeResource({ uri: ORDERS_ACTIVE });
       await activate(uploaded.contract.version - 1);

@@ -4,21 +4,14 @@
  * not there. A principal restricted to some projects (principal.projects) is held to them. Failures are
  * ToolFailures whose message says what to do next; `meta.cannotVerify` names the case for clients.
  */
+import type { Env } from "../../env";
 import type { CallContext, Principal } from "../../mcp/context";
 import { ToolFailure } from "../../mcp/context";
 import { contractStore, type ContractStoreStub } from "../store/client";
 import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../store/names";
 import type { ProjectStatus } from "../store/records";
 
-/** Session state key of the selected project (kept with the organization it belongs to). */
-const SELECTED_PROJECT_KEY = "spec.selectedProject";
-
-interface SelectedProject {
-  organizationId: string;
-  project: string;
-}
-
-type Context = Pick<CallContext, "principal" | "session" | "env">;
+type Context = Pick<CallContext, "principal" | "env">;
 
 export function cannotVerify(
   reason: string,
@@ -45,24 +38,27 @@ export function checkProjectAccess(principal: Principal, project: string): void 
   }
 }
 
+/**
+ * The caller's default project (set by spec_project_select): per user within the organization, not per MCP
+ * session, so that 2026-07-28 clients (which have no session) and 2025-11-25 sessions see the same default.
+ */
 export async function selectedProject(context: Context): Promise<string | undefined> {
-  return selectedProjectIn(context.session, context.principal.organizationId);
+  return defaultProjectOf(context.env, context.principal.organizationId, context.principal.userId);
 }
 
-/** The project `session` selected within `organizationId`, if any (also usable without a caller). */
-export async function selectedProjectIn(session: CallContext["session"], organizationId: string): Promise<string | undefined> {
-  const stored = await session.get<SelectedProject>(SELECTED_PROJECT_KEY);
-  return stored && stored.organizationId === organizationId ? stored.project : undefined;
+/** The default project of `userId` in `organizationId`, if any (also usable without a caller). */
+export async function defaultProjectOf(env: Env, organizationId: string, userId: string): Promise<string | undefined> {
+  return (await contractStore(env, organizationId).defaultProject(userId)) ?? undefined;
 }
 
 export async function rememberSelectedProject(context: Context, project: string): Promise<void> {
-  await context.session.put(SELECTED_PROJECT_KEY, { organizationId: context.principal.organizationId, project } satisfies SelectedProject);
+  await storeOf(context).setDefaultProject(context.principal.userId, project);
 }
 
 export const NO_PROJECT_MESSAGE =
-  "No project was given and none is selected for this session: pass `project`, or call spec_project_select first (spec_projects_list shows your organization's projects).";
+  "No project was given and you have no default project: pass `project`, or call spec_project_select first to set your default (spec_projects_list shows your organization's projects).";
 
-/** The explicit project, else the session's selected one; checked against the principal's restriction. */
+/** The explicit project, else the caller's default one; checked against the principal's restriction. */
 export async function resolveProjectName(context: Context, explicit: string | undefined): Promise<string> {
   const project = explicit ?? (await selectedProject(context));
   if (project === undefined) throw cannotVerify("no_project_selected", NO_PROJECT_MESSAGE, "invalid-input");

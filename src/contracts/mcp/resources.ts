@@ -114,9 +114,9 @@ export function registerSpecResources(ctx: CapabilityContext): void {
   ctx.registerResource({
     name: "active-contract",
     uri: ACTIVE_CONTRACT_URI,
-    title: "Active contract of the selected project",
+    title: "Active contract of your default project",
     description:
-      "The OpenAPI document of the active contract of the project selected for this session (spec_project_select). Read it before writing code: the contract is the source of truth for paths, parameters, status codes and schemas. Subscribe to it to hear when the project gets a new active contract.",
+      "The OpenAPI document of the active contract of your default project (set with spec_project_select; kept per user, in both protocol eras). Read it before writing code: the contract is the source of truth for paths, parameters, status codes and schemas. Subscribe to it to hear when the project gets a new active contract.",
     mimeType: "application/json",
     requiredScopes: READ,
     read: (context) =>
@@ -124,7 +124,7 @@ export function registerSpecResources(ctx: CapabilityContext): void {
         const project = await selectedProject(context);
         if (project === undefined) {
           throw cannotServe(
-            `No project is selected for this session, so there is no active contract to show: call spec_project_select first, or read ${contractUri("<project>", "active")} directly (spec_projects_list shows the projects).`,
+            `You have no default project, so there is no active contract to show: call spec_project_select first, or read ${contractUri("<project>", "active")} directly (spec_projects_list shows the projects).`,
           );
         }
         checkProjectAccess(context.principal, project);

@@ -6,14 +6,16 @@
  * (`streamable-http:<sessionId>`) is asked to announce the change: it sends notifications/resources/updated for
  * the URIs it subscribed to, and answers whether it still follows the project. Sessions that no longer do
  * (unsubscribed, ended, never completed, or moved spec://active/contract to another project) are removed then.
+ * 2026-07-28 clients have no session: the same change goes to the organization's ListenHub, which publishes it
+ * on their open subscriptions/listen streams.
  */
 import { getAgentByName } from "agents";
 import type { Env } from "../../env";
-import type { CallContext, SessionView } from "../../mcp/context";
+import type { CallContext, ResourceChange, SessionView } from "../../mcp/context";
 import { subscribedUris } from "../../mcp/subscription-list";
 import { logWarn } from "../../web/log";
 import { contractStore } from "../store/client";
-import { cannotVerify, checkProjectAccess, requireProjectStatus, selectedProject, selectedProjectIn, storeOf } from "./access";
+import { cannotVerify, checkProjectAccess, defaultProjectOf, requireProjectStatus, selectedProject, storeOf } from "./access";
 import { ACTIVE_CONTRACT_URI, urisChangedByNewActiveContract, urisChangedByNewVerdict, urisFollowingProject } from "./uris";
 
 type Context = Pick<CallContext, "principal" | "session" | "env" | "sessionId">;
@@ -39,7 +41,7 @@ export async function recordProjectSubscriber(context: Context, project: string)
 export async function forgetProjectSubscriber(context: Context, project: string): Promise<void> {
   if (!context.sessionId) return;
   checkProjectAccess(context.principal, project);
-  if (await followsProject({ session: context.session, organizationId: context.principal.organizationId }, project)) return;
+  if (await followsProject({ session: context.session, organizationId: context.principal.organizationId, userId: context.principal.userId, env: context.env }, project)) return;
   await storeOf(context).unsubscribe(project, context.sessionId);
 }
 
@@ -56,7 +58,7 @@ async function followsProject(view: SessionView, project: string): Promise<boole
 export async function subscribeToActiveContract(context: Context): Promise<void> {
   const project = await selectedProject(context);
   if (project === undefined) {
-    throw cannotVerify("no_project_selected", "spec://active/contract follows the project selected for this session, and none is: call spec_project_select first, then subscribe.", "invalid-input");
+    throw cannotVerify("no_project_selected", "spec://active/contract follows your default project, and you have none: call spec_project_select first, then subscribe.", "invalid-input");
   }
   await recordProjectSubscriber(context, project);
 }
@@ -74,7 +76,7 @@ export async function followSelectedProject(context: Context, project: string): 
 
 /** Whether a change of `project` changes spec://active/contract for the session in `view`. */
 export async function activeContractChangedBy(project: string, view: SessionView): Promise<boolean> {
-  return (await selectedProjectIn(view.session, view.organizationId)) === project;
+  return (await defaultProjectOf(view.env, view.organizationId, view.userId)) === project;
 }
 
 export interface NotificationReport {
@@ -95,8 +97,9 @@ async function announceToProjectSubscribers(env: Env, organizationId: string, pr
     return report;
   }
   const change = { topic: project, changed, watched: urisFollowingProject(project) };
-  await Promise.all(
-    sessions.map(async (sessionId) => {
+  await Promise.all([
+    announceToListeners(env, organizationId, change, what),
+    ...sessions.map(async (sessionId) => {
       try {
         const session = await getAgentByName(env.MCP_OBJECT, sessionObjectName(sessionId));
         if (await session.announceChange(change)) {
@@ -111,8 +114,17 @@ async function announceToProjectSubscribers(env: Env, organizationId: string, pr
         logWarn("could not notify a project subscriber", { organizationId, project, ...what, error });
       }
     }),
-  );
+  ]);
   return report;
+}
+
+/** 2026-07-28 clients follow changes on subscriptions/listen streams, held by the organization's ListenHub. */
+async function announceToListeners(env: Env, organizationId: string, change: ResourceChange, what: Record<string, unknown>): Promise<void> {
+  try {
+    await env.LISTEN_HUB.get(env.LISTEN_HUB.idFromName(organizationId)).announce(organizationId, change);
+  } catch (error) {
+    logWarn("could not notify listen streams", { organizationId, project: change.topic, ...what, error });
+  }
 }
 
 /** A snapshot verdict was stored: its project's latest-verdict resources changed. */

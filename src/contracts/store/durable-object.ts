@@ -46,6 +46,7 @@ import type {
 } from "./records";
 import { SCHEMA_STATEMENTS } from "./schema";
 import { addSubscriber, listSubscribers, removeSubscriber } from "./subscriber-table";
+import { getDefaultProject, setDefaultProject } from "./default-project-table";
 import { sha256Hex } from "./hash";
 
 /** A verdict as the upload path hands it over: summary numbers plus the serialised body. */
@@ -262,5 +263,15 @@ export class ContractStore extends DurableObject<Env> {
 
   subscribers(project: string): string[] {
     return listSubscribers(this.sql, project);
+  }
+
+  // ---- Per-user default project ------------------------------------------------------------------------------
+
+  defaultProject(userId: string): string | null {
+    return getDefaultProject(this.sql, userId);
+  }
+
+  setDefaultProject(userId: string, project: string): void {
+    setDefaultProject(this.sql, userId, project);
   }
 }

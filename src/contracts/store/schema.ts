@@ -16,6 +16,7 @@
  *   subscribers    MCP sessions that want to hear about a project's latest verdict
  *   contract_changes  per contract version: what it breaks for clients of the version active at its upload
  *   exchange_runs  every upload of recorded traffic (HAR / NDJSON): counts, digest and verdict, not the exchanges
+ *   default_projects  each user's default project (spec_project_select), for both MCP protocol eras
  *   counters       the sequence that orders snapshots, builds and traffic runs of a project in time
  */
 
@@ -142,6 +143,11 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      uploaded_at TEXT NOT NULL
    )`,
   `CREATE INDEX IF NOT EXISTS exchange_runs_by_project ON exchange_runs (project, id)`,
+  `CREATE TABLE IF NOT EXISTS default_projects (
+     user_id TEXT PRIMARY KEY,
+     project TEXT NOT NULL,
+     set_at TEXT NOT NULL
+   )`,
   `CREATE TABLE IF NOT EXISTS counters (
      name TEXT PRIMARY KEY,
      value INTEGER NOT NULL

@@ -1,5 +1,5 @@
 /**
- * Project tools, session selection and the spec:// resources and prompt through MCP.
+ * Project tools, the per-user default project and the spec:// resources and prompt through MCP.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
@@ -40,10 +40,10 @@ describe("project tools", () => {
     expect(older.structuredContent.snapshots[0]).toMatchObject({ commit: "aaa0001", approved: true });
   });
 
-  it("spec://active/contract needs a selected project and says how to select one", async () => {
+  it("spec://active/contract needs a default project and says how to set one", async () => {
     const fresh = await connectAgent("ana");
     const reply = await request(fresh, "resources/read", { uri: "spec://active/contract" });
-    expect(reply.error?.message).toMatch(/No project is selected.*spec_project_select/);
+    expect(reply.error?.message).toMatch(/no default project.*spec_project_select/);
   });
 
   it("selecting a project makes it the default of the tools and of spec://active/contract", async () => {
@@ -72,11 +72,15 @@ describe("project tools", () => {
     expect(got.structuredContent).toMatchObject({ contract: { version: 2, active: true }, resource: "spec://projects/orders/contracts/2" });
     expect(JSON.parse(got.structuredContent.document)).toEqual(ordersContract("Orders 2"));
 
-    // Switching projects switches the defaults; the selection is per session.
+    // Switching projects switches the defaults. The default is the user's (2026-07-28 clients have no session):
+    // another session of the same user follows it, another user of the organization has none.
     await callTool(session, "spec_project_select", { project: "billing" });
     const billing = await request(session, "resources/read", { uri: "spec://active/contract" });
     expect(JSON.parse(billing.result.contents[0].text).info.title).toBe("Billing");
-    expect((await request(agent, "resources/read", { uri: "spec://active/contract" })).error).toBeDefined();
+    const sameUser = await request(agent, "resources/read", { uri: "spec://active/contract" });
+    expect(JSON.parse(sameUser.result.contents[0].text).info.title).toBe("Billing");
+    const otherUser = await connectAgent("dev");
+    expect((await request(otherUser, "resources/read", { uri: "spec://active/contract" })).error?.message).toMatch(/no default project/);
   });
 
   it("refuses to select a project that does not exist", async () => {

@@ -1,0 +1,55 @@
+/**
+ * The 2026-07-28 lane of /mcp: stateless requests served by createMcpHandler (agents/mcp/server, SDK v2), one
+ * server per request built from the catalog for the verified principal. It runs behind the same front as the
+ * session lane (http.ts: OAuth token verified, Origin/Host checked, body bounded, 403 step-up), so the
+ * handler's own Origin check is turned off and CORS is left to the front. subscriptions/listen requests are
+ * long-lived streams and go to the organization's ListenHub, which keeps them open and feeds them changes.
+ */
+import { createMcpHandler } from "agents/mcp/server";
+import type { Env } from "../../env";
+import type { Principal } from "../context";
+import { pipelineDepsFor } from "../deps";
+import { encodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
+import { getCatalog } from "../registry";
+import { createStatelessServer } from "./server";
+
+export const LISTEN_METHOD = "subscriptions/listen";
+
+/** Options shared by the Worker's handler and the ListenHub's: the front already did Origin, Host and CORS. */
+export const STATELESS_HANDLER_OPTIONS = {
+  legacy: "reject",
+  allowedOriginHostnames: "*",
+  corsOptions: false,
+} as const;
+
+function isListen(parsedBody: unknown): boolean {
+  return typeof parsedBody === "object" && parsedBody !== null && (parsedBody as { method?: unknown }).method === LISTEN_METHOD;
+}
+
+/** The SDK v2 AuthInfo for a principal the front verified; the token itself never goes past the front. */
+export function authInfoOf(principal: Principal): { token: string; clientId: string; scopes: string[]; extra: { principal: Principal } } {
+  return { token: "verified-by-front", clientId: principal.clientId, scopes: [...principal.scopes], extra: { principal } };
+}
+
+function withHostHeader(request: Request): Request {
+  if (request.headers.has("host")) return request;
+  const headers = new Headers(request.headers);
+  headers.set("host", new URL(request.url).host);
+  return new Request(request, { headers });
+}
+
+/** Serves one 2026-07-28 request (`request` has no Authorization header; `parsedBody` is its parsed body). */
+export async function serveStateless(incoming: Request, parsedBody: unknown, env: Env, principal: Principal): Promise<Response> {
+  // The front checked Host and Origin already (web/origin-guard.ts); the handler repeats a Host check that needs
+  // the header, which a Request built inside the runtime does not carry.
+  const request = withHostHeader(incoming);
+  if (isListen(parsedBody)) {
+    const headers = new Headers(request.headers);
+    headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));
+    const hub = env.LISTEN_HUB.get(env.LISTEN_HUB.idFromName(principal.organizationId));
+    return hub.fetch(new Request(request.url, { method: "POST", headers, body: JSON.stringify(parsedBody), signal: request.signal }));
+  }
+  const deps = pipelineDepsFor(env);
+  const handler = createMcpHandler(() => createStatelessServer(getCatalog(), { env, principal, ...deps }), STATELESS_HANDLER_OPTIONS);
+  return handler.fetch(request, { authInfo: authInfoOf(principal), parsedBody });
+}

@@ -1,0 +1,127 @@
+/**
+ * ListenHub: one Durable Object per organization that holds the open subscriptions/listen streams of its
+ * 2026-07-28 clients (a stateless Worker request cannot outlive itself; a stream served from here stays open
+ * as long as the client keeps reading). Each user gets their own SDK v2 handler, so its in-memory change bus
+ * reaches only that user's streams: a change announced for the organization is published to each user whose
+ * view it changes (spec://active/contract follows the user's default project). Bounded per user and per
+ * organization (a user's entry goes when their last stream closes); a stream may follow only resources its caller
+ * could read (listen-filter.ts). Refusals are JSON-RPC errors that say what to do.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { createMcpHandler } from "agents/mcp/server";
+import type { Env } from "../../env";
+import type { Principal, ResourceChange, SessionState } from "../context";
+import { pipelineDepsFor } from "../deps";
+import { decodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
+import { getCatalog } from "../registry";
+import { authInfoOf, STATELESS_HANDLER_OPTIONS } from "./handler";
+import { listenRefusal } from "./listen-filter";
+import { createStatelessServer } from "./server";
+
+/** Open listen streams one user may hold (one per client window is the normal case). */
+export const MAX_LISTENS_PER_USER = 8;
+/** Users of one organization with open listen streams at the same time. */
+export const MAX_LISTENING_USERS = 500;
+
+interface UserListens {
+  handler: ReturnType<typeof createMcpHandler>;
+  /** Streams of this user still open; the entry goes when the last one closes. */
+  open: number;
+}
+
+const NO_STATE: SessionState = { get: async () => undefined, put: async () => {} };
+
+function refusal(id: unknown, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error: { code, message } });
+}
+
+export class ListenHub extends DurableObject<Env> {
+  private readonly users = new Map<string, UserListens>();
+
+  private listensOf(userId: string): UserListens {
+    let listens = this.users.get(userId);
+    if (!listens) {
+      const env = this.env;
+      const deps = pipelineDepsFor(env);
+      const handler = createMcpHandler(
+        ({ authInfo }) => createStatelessServer(getCatalog(), { env, principal: (authInfo?.extra as { principal: Principal }).principal, ...deps }),
+        { ...STATELESS_HANDLER_OPTIONS, maxSubscriptions: MAX_LISTENS_PER_USER },
+      );
+      listens = { handler, open: 0 };
+      this.users.set(userId, listens);
+    }
+    return listens;
+  }
+
+  /** Counts the stream as open until its body ends or the client goes away, then forgets an idle user. */
+  private tracked(userId: string, listens: UserListens, response: Response): Response {
+    if (!response.body || !response.headers.get("content-type")?.includes("text/event-stream")) {
+      if (listens.open === 0) this.users.delete(userId);
+      return response;
+    }
+    listens.open++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      listens.open--;
+      if (listens.open === 0 && this.users.get(userId) === listens) this.users.delete(userId);
+    };
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            release();
+            controller.close();
+          } else controller.enqueue(value);
+        } catch (error) {
+          release();
+          controller.error(error);
+        }
+      },
+      async cancel(reason) {
+        release();
+        await reader.cancel(reason).catch(() => undefined);
+      },
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  }
+
+  /** A subscriptions/listen request forwarded by the Worker (principal verified there, in the internal header). */
+  override async fetch(request: Request): Promise<Response> {
+    const principal = decodePrincipal(request.headers.get(PRINCIPAL_HEADER));
+    const body: unknown = await request.json().catch(() => null);
+    const id = (body as { id?: unknown } | null)?.id;
+    if (!principal) return refusal(id, -32600, "This request carries no verified identity. Send it to /mcp with an OAuth token.");
+    const refused = listenRefusal(getCatalog(), principal, (body as { params?: unknown } | null)?.params);
+    if (refused) return refusal(id, -32602, refused);
+    if (!this.users.has(principal.userId) && this.users.size >= MAX_LISTENING_USERS) {
+      return refusal(id, -32603, `Subscription limit reached: ${MAX_LISTENING_USERS} users of this organization are listening already. Retry later.`);
+    }
+    const headers = new Headers(request.headers);
+    headers.delete(PRINCIPAL_HEADER);
+    const forwarded = new Request(request.url, { method: "POST", headers, body: JSON.stringify(body), signal: request.signal });
+    const listens = this.listensOf(principal.userId);
+    const response = await listens.handler.fetch(forwarded, { authInfo: authInfoOf(principal), parsedBody: body });
+    return this.tracked(principal.userId, listens, response);
+  }
+
+  /**
+   * Publishes `change` on the listen streams of this organization: each changed URI to each user whose view of
+   * it changed (a resource with `changedBy` decides per user). Streams that did not ask for a URI get nothing
+   * (the SDK filters by each stream's resourceSubscriptions). Returns how many users were considered.
+   */
+  async announce(organizationId: string, change: ResourceChange): Promise<number> {
+    const catalog = getCatalog();
+    for (const [userId, { handler }] of this.users) {
+      for (const uri of change.changed) {
+        const resource = catalog.resources.get(uri);
+        if (resource?.changedBy && !(await resource.changedBy(change.topic, { session: NO_STATE, organizationId, userId, env: this.env }))) continue;
+        handler.notify.resourceUpdated(uri);
+      }
+    }
+    return this.users.size;
+  }
+}

@@ -1,0 +1,90 @@
+// The 2026-07-28 lane of /mcp at the handler level (SELF.fetch into the Worker): served without a session, behind
+// the same front as the session lane (403 step-up, foreign Origin refused, body bound), and every tools/call goes
+// through the pipeline (one audit record with the pipeline's outcome).
+import { SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { MCP_URL, obtainTokens } from "../helpers";
+
+const MODERN = "2026-07-28";
+const envelope = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+
+async function modernPost(token: string, method: string, params: Record<string, unknown> = {}, extra: Record<string, string> = {}): Promise<Response> {
+  const named = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined;
+  const name: Record<string, string> = named === undefined ? {} : { "Mcp-Name": named };
+  return SELF.fetch(MCP_URL, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": MODERN,
+      "Mcp-Method": method,
+      ...name,
+      ...extra,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: envelope } }),
+  });
+}
+
+
+describe("2026-07-28 stateless lane", () => {
+  it("answers tools/list and tools/call without a session", async () => {
+    const { tokens } = await obtainTokens({ user: "ana", scope: "orders.read contracts.read" });
+    const listed = await modernPost(tokens.access_token, "tools/list");
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get("mcp-session-id")).toBeNull();
+    const tools = ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name);
+    expect(tools).toContain("whoami");
+    const called = await modernPost(tokens.access_token, "tools/call", { name: "whoami", arguments: {} });
+    expect(called.status).toBe(200);
+    const result = ((await called.json()) as { result: { structuredContent: { organization: { id: string } }; _meta: { correlationId: string } } }).result;
+    expect(result.structuredContent).toMatchObject({ organization: { id: "acme" } });
+    expect(result._meta.correlationId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("steps up with HTTP 403 before serving a tool whose scope the token lacks", async () => {
+    const { tokens } = await obtainTokens({ user: "ana", scope: "contracts.read" });
+    const refused = await modernPost(tokens.access_token, "tools/call", { name: "audit_events_list", arguments: {} });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("www-authenticate") ?? "").toContain('error="insufficient_scope"');
+  });
+
+  it("refuses a foreign Origin and a request without a token like the session lane", async () => {
+    const { tokens } = await obtainTokens({ user: "ana", scope: "contracts.read" });
+    expect((await modernPost(tokens.access_token, "tools/list", {}, { Origin: "https://evil.example" })).status).toBe(403);
+    const anonymous = await SELF.fetch(MCP_URL, { method: "POST", headers: { "Content-Type": "application/json", "MCP-Protocol-Version": MODERN }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: envelope } }) });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it("answers a 2026-07-28 request with a malformed envelope with -32602, not the session lane's errors", async () => {
+    const { tokens } = await obtainTokens({ user: "ana", scope: "contracts.read" });
+    const response = await SELF.fetch(MCP_URL, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${tokens.access_token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN } } }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32602);
+  });
+
+  it("holds subscriptions/listen to resources the caller could read, and acknowledges an allowed one on the stream", async () => {
+    const latest = "spec://projects/orders/verdicts/latest";
+    const noContracts = (await obtainTokens({ user: "ana", scope: "orders.read" })).tokens.access_token;
+    const refused = await modernPost(noContracts, "subscriptions/listen", { notifications: { resourceSubscriptions: [latest] } });
+    expect(((await refused.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32602, message: expect.stringMatching(/needs contracts.read/) });
+
+    const reader = (await obtainTokens({ user: "ana", scope: "contracts.read" })).tokens.access_token;
+    const unknown = await modernPost(reader, "subscriptions/listen", { notifications: { resourceSubscriptions: ["test://nothing"] } });
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toMatch(/no resource test:\/\/nothing/);
+
+    const stream = await modernPost(reader, "subscriptions/listen", { notifications: { resourceSubscriptions: [latest] } });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toContain("text/event-stream");
+    const body = stream.body!.getReader();
+    let text = "";
+    while (!text.includes("\n\n")) text += new TextDecoder().decode((await body.read()).value);
+    await body.cancel();
+    const first = JSON.parse(/data: (.*)/.exec(text)![1]!) as { method: string; params: { notifications: unknown } };
+    expect(first).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { notifications: { resourceSubscriptions: [latest] } } });
+  });
+});
