@@ -11,6 +11,7 @@ import { handleAuthorize } from "./auth/authorize";
 import { handleSignInRoutes } from "./auth/routes";
 import { SessionSecretMissing } from "./auth/session";
 import { mcpResourceHandler } from "./mcp/http";
+import { guardRegistration } from "./oauth/registration-guard";
 import { getOAuthServers, OAUTH_PATHS } from "./oauth/servers";
 import { getPolicy } from "./policy/load";
 import { errorPage } from "./web/html";
@@ -53,6 +54,7 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
     return servers.api.fetch(new Request(rewritten, request), env, ctx);
   }
   if (path === OAUTH_PATHS.authorize) return handleAuthorize(request, env, servers);
+  if (path === OAUTH_PATHS.register) return guardRegistration(request, (checked) => servers.authorizationServer.fetch(checked, env, ctx));
   if (path === "/admin" || path.startsWith("/admin/")) return handleConsole(request, env, servers.authorizationServer.getOAuthApi(env));
 
   const signIn = await handleSignInRoutes(request, env);

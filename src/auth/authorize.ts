@@ -5,6 +5,7 @@
  */
 import {
   AuthorizationError,
+  authorizationErrorRedirect,
   CimdFetchError,
   type AuthRequest,
   type OAuthHelpers,
@@ -17,7 +18,10 @@ import { errorPage, html, htmlHeaders, page } from "../web/html";
 import type { GrantProps, OAuthServers } from "../oauth/servers";
 import { grantUserId } from "../oauth/servers";
 import { rememberGrantHolder } from "../oauth/grant-holders";
+import { displayClientName, displayText } from "../oauth/client-display-name";
+import { postedFromThisSite } from "../web/origin-guard";
 import { consentPage } from "./consent-page";
+import { invalidScopeDescription, unknownScopes } from "./unknown-scopes";
 import type { Identity } from "./identity";
 import { currentIdentity, sessionSecret } from "./session";
 
@@ -88,6 +92,13 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
   try {
     if (request.method === "GET") {
       const authRequest = await oauth.parseAuthRequest(request);
+      // Before sign-in: a scope the catalogue does not define is the client's mistake, not the member's to
+      // approve. The redirect URI is the registered one parseAuthRequest has just validated.
+      const unknown = unknownScopes(authRequest.scope, policy.scopeNames);
+      if (unknown.length > 0) {
+        const location = authorizationErrorRedirect(authRequest, "invalid_scope", invalidScopeDescription(unknown));
+        return new Response(null, { status: 302, headers: { Location: location, "Cache-Control": "no-store" } });
+      }
       const identity = await currentIdentity(request, env);
       if (!identity) {
         const url = new URL(request.url);
@@ -108,7 +119,8 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
         return complete(env, oauth, authRequest, identity, offered, new Headers());
       }
 
-      const details = await oauth.describeConsent(authRequest);
+      const described = await oauth.describeConsent(authRequest);
+      const details = { ...described, clientName: displayClientName(described.clientName) ?? displayText(described.clientId) };
       const consent = await oauth.beginConsent(authRequest);
       const body = consentPage(
         {
@@ -128,6 +140,11 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
     }
 
     if (request.method === "POST") {
+      // A page on another site could post this form in a signed-in browser; the consent handle's binding
+      // cookie alone would ride along. Only this deployment's own consent page may answer.
+      if (!postedFromThisSite(request, env)) {
+        return errorPage(403, "Approval refused", "This answer to a consent page was sent from another site, so nothing was granted or denied. Start connecting again from your app.");
+      }
       const identity = await currentIdentity(request, env);
       if (!identity) return errorPage(401, "Signed out", "Your session ended before you answered. Start connecting again from your app.");
       const form = await request.formData();

@@ -12,6 +12,7 @@ import type { Env } from "../env";
 import { logWarn } from "../web/log";
 import { listGrantHolders } from "./grant-holders";
 import { grantUserId } from "./servers";
+import { displayClientName } from "./client-display-name";
 
 export interface ConnectedGrant {
   grantId: string;
@@ -54,7 +55,8 @@ async function clientNames(oauth: OAuthHelpers, clientIds: Iterable<string>): Pr
   await Promise.all(
     [...new Set(clientIds)].map(async (clientId) => {
       try {
-        names.set(clientId, (await oauth.lookupClient(clientId))?.clientName ?? null);
+        // Self-chosen names: bidi and control characters neutralised before any page or API answer shows them.
+        names.set(clientId, displayClientName((await oauth.lookupClient(clientId))?.clientName) ?? null);
       } catch (error) {
         // A Client ID Metadata Document that cannot be fetched right now: show the id only.
         logWarn("client lookup failed", { error });

@@ -15,6 +15,7 @@ import { looksLikeCiKey, validateCiKey } from "../contracts/cikeys";
 import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
 import { logWarn } from "../web/log";
+import { registrationRefusal } from "./registration-policy";
 
 /** What completeAuthorization stores with a grant (encrypted) and every request sees as ctx.props. */
 export interface GrantProps {
@@ -66,6 +67,12 @@ export function getOAuthServers(
     tokenEndpoint: OAUTH_PATHS.token,
     clientRegistrationEndpoint: OAUTH_PATHS.register,
     clientIdMetadataDocumentEnabled: true,
+    // Bounds and exact, canonical redirect URIs for every dynamic registration (registration-policy.ts). The
+    // route checks first for clearer errors (registration-guard.ts); this hook holds even if routing changes.
+    clientRegistrationCallback: ({ clientMetadata }) => {
+      const refusal = registrationRefusal(clientMetadata);
+      return refusal ? { ...refusal, status: 400 } : undefined;
+    },
     scopesSupported: [...policy.scopeNames],
     accessTokenTTL: 3600,
     // A refresh token only for grants that include offline_access, as the scope says. It also keeps

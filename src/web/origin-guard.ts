@@ -1,6 +1,7 @@
 /**
  * DNS-rebinding protection for /mcp: the Host must be this deployment's, and a browser Origin, when sent,
  * must be on an allowed hostname. McpAgent does not check either.
+ * Also the one check that a browser form post (consent, console) came from this deployment's own pages.
  */
 import type { Env } from "../env";
 import { devSignInEnabled } from "../env";
@@ -38,4 +39,15 @@ function hostnameOf(value: string): string | undefined {
 
 export function forbidden(reason: string): Response {
   return Response.json({ error: "forbidden", error_description: `${reason}. Connect to this server's public URL.` }, { status: 403 });
+}
+
+/**
+ * A form post from this deployment's own pages: its Origin is PUBLIC_URL's origin or the origin the request
+ * arrived on; without an Origin header, only a browser-declared same-origin request (Sec-Fetch-Site) passes.
+ * Browsers send Origin on every POST, so a post with neither header did not come from one of our pages.
+ */
+export function postedFromThisSite(request: Request, env: Env): boolean {
+  const origin = request.headers.get("origin");
+  if (origin === null) return request.headers.get("sec-fetch-site") === "same-origin";
+  return origin === new URL(env.PUBLIC_URL).origin || origin === new URL(request.url).origin;
 }

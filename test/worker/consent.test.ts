@@ -2,8 +2,10 @@
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { CIMD_BIDI_CLIENT_ID } from "../fixtures/cimd-documents";
 import {
   BASE,
+  MCP_URL,
   CookieJar,
   authorizeUrl,
   browserFetch,
@@ -30,11 +32,14 @@ function checkboxes(html: string): { checked: string[]; all: string[] } {
   return { checked, all };
 }
 
-async function approve(jar: CookieJar, html: string, scopes: string[]): Promise<Response> {
+async function approve(jar: CookieJar, html: string, scopes: string[], headers: Record<string, string> = FORM): Promise<Response> {
   const form = new URLSearchParams({ handle: consentHandle(html), decision: "approve" });
   for (const scope of scopes) form.append("scope", scope);
-  return browserFetch(jar, "/authorize", { method: "POST", body: form, headers: FORM });
+  return browserFetch(jar, "/authorize", { method: "POST", body: form, headers });
 }
+
+/** The characters a bidi or control-character attack needs; none may reach a page. */
+const UNSAFE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B\u200E\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/;
 
 describe("sign-in before consent", () => {
   it("sends a signed-out browser to sign-in and back to the same authorization request", async () => {
@@ -239,3 +244,139 @@ async function oauthHelpers() {
   const { apiResourceHandler } = await import("../../src/api");
   return getOAuthServers(env, { mcp: mcpResourceHandler, api: apiResourceHandler }).authorizationServer.getOAuthApi(env);
 }
+
+describe("where the consent answer comes from", () => {
+  const FORM_ONLY = { "Content-Type": "application/x-www-form-urlencoded" };
+
+  it("refuses an approval posted from another site's Origin: 403 page, no code, and the page still works after", async () => {
+    const client = await registerClient();
+    const { jar, page, verifier } = await openConsent("ana", client, "orders.read");
+    const html = await page.text();
+    const crossSite = await approve(jar, html, ["orders.read"], { ...FORM_ONLY, Origin: "https://evil.example" });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.headers.get("location")).toBeNull();
+    expect(crossSite.headers.get("content-type")).toContain("text/html");
+    expect(await crossSite.text()).toMatch(/sent from another site, so nothing was granted/);
+    // The handle was not consumed: the member's own answer from this site still completes the grant.
+    const sameSite = await approve(jar, html, ["orders.read"]);
+    expect(sameSite.status).toBe(302);
+    const code = new URL(sameSite.headers.get("location")!).searchParams.get("code")!;
+    expect((await exchangeCode(client, code, verifier)).status).toBe(200);
+  });
+
+  it("refuses an approval with Sec-Fetch-Site: cross-site and no Origin, and one with neither header", async () => {
+    const client = await registerClient();
+    const { jar, page } = await openConsent("ana", client, "orders.read");
+    const html = await page.text();
+    for (const headers of [{ ...FORM_ONLY, "Sec-Fetch-Site": "cross-site" }, { ...FORM_ONLY, "Sec-Fetch-Site": "same-site" }, FORM_ONLY]) {
+      const res = await approve(jar, html, ["orders.read"], headers);
+      expect(res.status).toBe(403);
+      expect(res.headers.get("location")).toBeNull();
+    }
+  });
+
+  it("accepts a same-origin answer declared by Sec-Fetch-Site alone", async () => {
+    const client = await registerClient();
+    const { jar, page } = await openConsent("ana", client, "orders.read");
+    const res = await approve(jar, await page.text(), ["orders.read"], { ...FORM_ONLY, "Sec-Fetch-Site": "same-origin" });
+    expect(res.status).toBe(302);
+    expect(new URL(res.headers.get("location")!).searchParams.get("code")).toBeTruthy();
+  });
+
+  it("refuses a cross-site Deny too (a foreign page cannot end the member's consent either)", async () => {
+    const client = await registerClient();
+    const { jar, page } = await openConsent("ana", client);
+    const form = new URLSearchParams({ handle: consentHandle(await page.text()), decision: "deny" });
+    const res = await browserFetch(jar, "/authorize", { method: "POST", body: form, headers: { ...FORM_ONLY, Origin: "https://evil.example" } });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe("unknown scopes", () => {
+  function errorRedirect(res: Response): URL {
+    expect(res.status).toBe(302);
+    return new URL(res.headers.get("location")!);
+  }
+
+  it("sends a request for a scope that does not exist back to the client with invalid_scope, before sign-in", async () => {
+    const client = await registerClient();
+    const { challenge } = await pkcePair();
+    const res = await browserFetch(new CookieJar(), authorizeUrl(client, challenge, { scope: "orders.raed", state: "keep-me" }));
+    const location = errorRedirect(res);
+    expect(`${location.origin}${location.pathname}`).toBe("https://client.example/callback");
+    expect(location.searchParams.get("error")).toBe("invalid_scope");
+    expect(location.searchParams.get("state")).toBe("keep-me");
+    expect(location.searchParams.get("iss")).toBe(BASE);
+    expect(location.searchParams.get("error_description")).toMatch(/^Unknown scope: orders\.raed\. /);
+    expect(location.searchParams.get("code")).toBeNull();
+  });
+
+  it("refuses known and unknown scopes together, naming only the unknown ones, also when signed in", async () => {
+    const client = await registerClient();
+    const { page } = await openConsent("ana", client, "orders.read bogus.one contracts.read bogus.two");
+    const location = errorRedirect(page);
+    expect(location.searchParams.get("error")).toBe("invalid_scope");
+    expect(location.searchParams.get("error_description")).toMatch(/^Unknown scopes: bogus\.one, bogus\.two\. /);
+    expect(location.searchParams.get("state")).toBe("state-123");
+  });
+
+  it("bounds and cleans the names it echoes: scope-token characters only, each cut, at most five listed", async () => {
+    const client = await registerClient();
+    const hostile = ['<script>"x"\\', "\u202Eevil", "a".repeat(500), "s4", "s5", "s6", "s7"].join(" ");
+    const { page } = await openConsent("ana", client, hostile);
+    const description = errorRedirect(page).searchParams.get("error_description")!;
+    expect(description).toMatch(/^[\x20\x21\x23-\x5B\x5D-\x7E]+$/);
+    expect(description).toContain("<script>x, evil, ");
+    expect(description).toContain(`${"a".repeat(64)}..., s4, s5 and 2 more.`);
+    expect(description.length).toBeLessThan(300);
+  });
+
+  it("keeps today's page for scopes that exist but the role cannot grant, or that belong to the other resource", async () => {
+    const client = await registerClient();
+    const { page } = await openConsent("mia", client, "orders.read orders.pii keys.admin");
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(checkboxes(html).all).toEqual(["orders.read"]);
+    expect(html).toMatch(/Your role cannot grant:.*orders\.pii.*keys\.admin/s);
+  });
+
+  it("shows an error page, never a redirect, when the redirect URI is not the client's", async () => {
+    const client = await registerClient();
+    const { challenge } = await pkcePair();
+    const res = await browserFetch(new CookieJar(), authorizeUrl(client, challenge, { scope: "orders.raed", redirectUri: "https://evil.example/callback" }));
+    expect(res.status).toBe(400);
+    expect(res.headers.get("location")).toBeNull();
+  });
+});
+
+describe("client names on the consent page", () => {
+  it("neutralises bidi overrides and control characters in a registered name", async () => {
+    const client = await registerClient({ client_name: "\u202Eelgoog\u202C Drive\u2066\u200F\u0007 Sync" });
+    const { page } = await openConsent("ana", client);
+    const html = await page.text();
+    expect(html).toContain('<span id="client-name">elgoog Drive Sync</span>');
+    expect(html).toContain("<title>Authorize elgoog Drive Sync");
+    expect(html).not.toMatch(UNSAFE);
+  });
+
+  it("falls back to the client id when nothing printable is left of the name", async () => {
+    const client = await registerClient({ client_name: "\u202E\u2066\u200E" });
+    const { page } = await openConsent("ana", client);
+    expect(await page.text()).toContain(`<span id="client-name">${client.client_id}</span>`);
+  });
+
+  it("gives a CIMD client's published name the same treatment, cut to 200 characters", async () => {
+    const jar = new CookieJar();
+    await devSignIn(jar, "ana");
+    const { challenge } = await pkcePair();
+    const url = `${BASE}/authorize?${new URLSearchParams({ response_type: "code", client_id: CIMD_BIDI_CLIENT_ID, redirect_uri: "https://bidi.arbiter-test.example/callback", code_challenge: challenge, code_challenge_method: "S256", state: "s", resource: MCP_URL })}`;
+    const page = await browserFetch(jar, url);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const shown = /<span id="client-name">([^<]*)<\/span>/.exec(html)![1]!;
+    expect(shown.startsWith("evil.example Helper App zzz")).toBe(true);
+    expect([...shown].length).toBe(201);
+    expect(shown.endsWith("\u2026")).toBe(true);
+    expect(html).not.toMatch(UNSAFE);
+  });
+});

@@ -10,6 +10,7 @@ import { html, type SafeHtml } from "../html";
 import { badge, emptyState, problem, scrollTable, time, type BadgeTone } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
+import { displayText } from "../../oauth/client-display-name";
 
 const PAGE_SIZE = 25;
 
@@ -105,7 +106,7 @@ function eventRow(event: AuditRecord): SafeHtml {
 <td>${badge(OUTCOME_TONE[event.outcome] ?? "neutral", event.outcome)}</td>
 <td><span class="muted">${event.kind}</span><br><span class="mono">${event.target}</span></td>
 <td class="mono">${event.userId}</td>
-<td class="mono">${event.clientId}</td>
+<td class="mono">${displayText(event.clientId)}</td>
 <td>${event.reason || html`<span class="muted">none</span>`}</td>
 <td class="mono">${event.correlationId}</td>
 </tr>`;

@@ -1,16 +1,17 @@
 /** Connected clients: the live OAuth grants of the organization's members, each with a Revoke form. */
 import { listConnectedGrants, type ConnectedGrant } from "../../oauth/connected-clients";
+import { displayText } from "../../oauth/client-display-name";
 import { html, type SafeHtml } from "../html";
 import { badge, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
 
 function clientLabel(grant: ConnectedGrant): SafeHtml {
-  return html`<strong>${grant.clientName ?? "Unnamed client"}</strong><br><span class="mono muted">${grant.clientId}</span>`;
+  return html`<strong>${grant.clientName ?? "Unnamed client"}</strong><br><span class="mono muted">${displayText(grant.clientId)}</span>`;
 }
 
 function row(context: ConsoleContext, grant: ConnectedGrant): SafeHtml {
-  const who = `${grant.clientName ?? grant.clientId} for ${grant.userName}`;
+  const who = `${grant.clientName ?? displayText(grant.clientId)} for ${grant.userName}`;
   return html`<tr>
 <td>${clientLabel(grant)}</td>
 <td>${grant.userName}<br><span class="mono muted">${grant.userId}</span></td>

@@ -10,6 +10,7 @@
  */
 import type { Env } from "../../env";
 import { readCookie, SESSION_COOKIE, sessionSecret } from "../../auth/session";
+import { postedFromThisSite } from "../origin-guard";
 
 export const CSRF_FIELD = "csrf";
 
@@ -31,15 +32,9 @@ export async function csrfToken(request: Request, env: Env): Promise<string> {
   return tokenFor(readCookie(request, SESSION_COOKIE) ?? "", sessionSecret(env));
 }
 
-function sameOrigin(request: Request, env: Env): boolean {
-  const origin = request.headers.get("origin");
-  if (origin === null) return request.headers.get("sec-fetch-site") === "same-origin";
-  return origin === new URL(env.PUBLIC_URL).origin || origin === new URL(request.url).origin;
-}
-
 /** Why a form post must be refused, or undefined when it passes both checks. */
 export async function csrfRefusal(request: Request, env: Env, submitted: unknown): Promise<string | undefined> {
-  if (!sameOrigin(request, env)) return "The form was sent from another site (its Origin is not this server).";
+  if (!postedFromThisSite(request, env)) return "The form was sent from another site (its Origin is not this server).";
   const session = readCookie(request, SESSION_COOKIE);
   if (typeof submitted !== "string" || !session) return "The form carries no valid security token.";
   const expected = encoder.encode(await tokenFor(session, sessionSecret(env)));

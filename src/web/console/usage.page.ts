@@ -15,6 +15,7 @@ import { html, type SafeHtml } from "../html";
 import { badge, emptyState, scrollTable } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
+import { displayText } from "../../oauth/client-display-name";
 
 interface KnownClient {
   clientId: string;
@@ -61,7 +62,7 @@ function usageRow(client: KnownClient, usage: QuotaUsage): SafeHtml {
   const used = usage.remaining === null ? null : usage.limit - usage.remaining;
   const status = tone(usage);
   return html`<tr>
-<td><strong>${client.label}</strong><br><span class="mono muted">${client.clientId}</span></td>
+<td><strong>${client.label}</strong><br><span class="mono muted">${displayText(client.clientId)}</span></td>
 <td class="mono">${usage.target === REST_RATE_LIMIT_TARGET ? "REST API" : usage.target}</td>
 <td>${used === null ? "unknown" : `${used} of ${usage.limit}`} <span class="muted">per ${usage.windowSeconds} s</span></td>
 <td>${usage.remaining ?? "unknown"}</td>
