@@ -14,6 +14,8 @@ export const scopesFileSchema = z.object({
 
 export const organizationsFileSchema = z.object({
   $comment: z.string().optional(),
+  /** false: tools/list leaves out tools whose scopes the caller's role can never grant. true: list them all. */
+  listToolsBeyondRole: z.boolean().default(false),
   roles: z.record(z.string().regex(/^[a-z][a-z0-9_-]*$/), z.object({
     description: z.string().min(1),
     grantable: z.array(scopeName),
