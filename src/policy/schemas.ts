@@ -8,6 +8,8 @@ export const scopesFileSchema = z.object({
   scopes: z.record(scopeName, z.object({
     description: z.string().min(1),
     resources: z.array(resourceName).min(1),
+    /** Why granting it deserves a second look (personal data, writes, administration); shown on the consent page. */
+    sensitive: z.string().min(1).optional(),
   })),
   baseline: z.object({ mcp: z.array(scopeName), api: z.array(scopeName) }),
 });
