@@ -3,12 +3,12 @@ import { listConnectedGrants, type ConnectedGrant } from "../../oauth/connected-
 import { displayText } from "../../oauth/client-display-name";
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from "../../oauth/servers";
 import { html, type SafeHtml } from "../html";
-import { badge, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
+import { badge, code, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
 
 function clientLabel(grant: ConnectedGrant): SafeHtml {
-  return html`<strong>${grant.clientName ?? "Unnamed client"}</strong><br><span class="mono muted">${displayText(grant.clientId)}</span>`;
+  return html`<strong>${grant.clientName ?? "Unnamed client"}</strong><br><span class="muted">${code(displayText(grant.clientId))}</span>`;
 }
 
 /** The grant's end and what decides it (see grantLifetime): a member should not read "no expiry" for a 10-minute code. */
@@ -30,8 +30,8 @@ function row(context: ConsoleContext, grant: ConnectedGrant): SafeHtml {
   const who = `${grant.clientName ?? displayText(grant.clientId)} for ${grant.userName}`;
   return html`<tr>
 <td>${clientLabel(grant)}</td>
-<td>${grant.userName}<br><span class="mono muted">${grant.userId}</span></td>
-<td>${grant.scopes.length ? grant.scopes.map((scope) => html`<span class="mono">${scope}</span> `) : html`<span class="muted">none</span>`}</td>
+<td>${grant.userName}<br><span class="muted">${code(grant.userId)}</span></td>
+<td>${grant.scopes.length ? grant.scopes.map((scope) => html`${code(scope)} `) : html`<span class="muted">none</span>`}</td>
 <td>${time(grant.createdAt)}</td>
 <td>${expiryCell(grant)}</td>
 <td>${badge("ok", "active")}</td>
