@@ -132,7 +132,7 @@ export async function auditPage(context: ConsoleContext): Promise<Response> {
     ? html``
     : page.events.length === 0
       ? emptyState(filtered ? "No events match these filters" : "No events yet", filtered ? "Widen the time range or clear a filter." : "Tool calls, REST calls and OAuth events of your organization appear here.")
-      : scrollTable("Audit events", ["Time", "Outcome", "What", "User", "Client", "Reason", "Correlation id"], page.events.map(eventRow));
+      : scrollTable("Audit events", ["Time", "Outcome", "What", "User", "Client", "Reason", "Correlation id"], page.events.map(eventRow), { wide: true });
   const body = html`<h1>Audit trail</h1>
 <p class="lead">Every tool call, REST call and OAuth event of ${context.organizationName} (grants, revocations, CI keys), newest first.</p>
 ${filterForm(filters)}

@@ -18,16 +18,16 @@ function slug(label: string): string {
 
 /**
  * A table that scrolls inside its own labelled, focusable region, so the page never scrolls sideways at
- * 375 px. The hint under it (shown on narrow screens, where the table is wider than the screen) says so;
- * the region points at it with aria-describedby.
+ * 375 px. The hint under it (shown on narrow screens, where the table is wider than the screen, and at every
+ * width for a `wide` table such as the audit trail's) says so; the region points at it with aria-describedby.
  */
-export function scrollTable(label: string, head: readonly (string | SafeHtml)[], rows: SafeHtml[], options: { compact?: boolean } = {}): SafeHtml {
+export function scrollTable(label: string, head: readonly (string | SafeHtml)[], rows: SafeHtml[], options: { compact?: boolean; wide?: boolean } = {}): SafeHtml {
   const hint = `${slug(label)}-scroll-hint`;
   return html`<div class="table-wrap${options.compact ? " compact" : ""}" role="region" aria-label="${label}" aria-describedby="${hint}" tabindex="0"><table>
 <thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
 <tbody>${rows}</tbody>
 </table></div>
-<p class="scroll-hint" id="${hint}"><span aria-hidden="true">↔ </span>Swipe or scroll the table sideways to see every column.</p>`;
+<p class="scroll-hint${options.wide ? " always" : ""}" id="${hint}"><span aria-hidden="true">↔ </span>Swipe or scroll the table sideways to see every column.</p>`;
 }
 
 /**

@@ -42,6 +42,7 @@ header.top .who a{color:#fff;font-weight:600;margin-left:.5rem}
 .ident{white-space:nowrap;overflow-wrap:normal;word-break:normal}
 .scroll-hint{display:none;margin:-.6rem 0 1rem;font-size:.85rem;color:var(--muted)}
 @media (max-width:48rem){.scroll-hint{display:block}}
+.scroll-hint.always{display:block}
 .table-wrap.compact table{min-width:0}
 td.reason{min-width:14rem}
 .event-meta{display:block;font-size:.85rem;color:var(--muted)}
