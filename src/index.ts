@@ -58,7 +58,7 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
   if (path === OAUTH_PATHS.register) return guardRegistration(request, (checked) => servers.authorizationServer.fetch(checked, env, ctx));
   if (path === "/admin" || path.startsWith("/admin/")) return handleConsole(request, env, servers.authorizationServer.getOAuthApi(env));
 
-  const signIn = await handleSignInRoutes(request, env);
+  const signIn = await handleSignInRoutes(request, env, (clientId) => servers.authorizationServer.getOAuthApi(env).lookupClient(clientId));
   if (signIn) return signIn;
 
   // Token revocation (RFC 7009) is served by the library; the wrapper audits what it actually revoked.

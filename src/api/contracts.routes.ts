@@ -24,6 +24,7 @@
 import { z } from "zod";
 import { contractStore, readVerdictBody, streamContent } from "../contracts/store/client";
 import { onActiveContractChanged, onVerdictStored } from "../contracts/store/events";
+import { snapshotTitle } from "../contracts/store/records";
 import { MAX_BUILD_BODY_BYTES, MAX_LOG_EXCERPT_CHARS } from "../contracts/store/limits";
 import { breakingChangesPolicy, getConformanceConfig } from "../contracts/config";
 import { renderVerdictMarkdown } from "../contracts/markdown";
@@ -203,7 +204,7 @@ export const contractRoutes: ApiRoute[] = [
       subject: "snapshot" as const,
       project: input.project,
       contractVersion: contractName(result.contract),
-      title: `snapshot #${result.snapshot.id} (commit ${result.snapshot.commit})`,
+      title: snapshotTitle(result.snapshot),
       verdict: result.verdict,
       ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL),
     };
@@ -288,11 +289,12 @@ export const contractRoutes: ApiRoute[] = [
     if (!record) return apiError(404, "unknown_verdict", `Project "${input.project}" has no verdict ${id.value}.`);
     const verdict = await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash);
     if (!verdict) return json({ record, verdict });
+    const snapshot = record.snapshotId === null ? null : await store(input).getSnapshot(input.project, record.snapshotId);
     const report = {
       subject: record.subject,
       project: input.project,
       contractVersion: `v${record.contractVersion}`,
-      title: record.subject === "snapshot" ? `snapshot #${record.snapshotId}` : `contract v${record.contractVersion}`,
+      title: snapshot ? snapshotTitle(snapshot) : record.subject === "snapshot" ? `snapshot id ${record.snapshotId}` : `contract v${record.contractVersion}`,
       verdict,
       ...reportFacts(input.url, input.project, record.id, input.env.PUBLIC_URL),
     };
@@ -315,7 +317,7 @@ async function snapshotWithVerdict(input: ApiRequest & { project: string; url: U
     subject: "snapshot" as const,
     project: input.project,
     contractVersion: `v${record.contractVersion}`,
-    title: `snapshot #${snapshot.id} (commit ${snapshot.commit})`,
+    title: snapshotTitle(snapshot),
     verdict,
     ...reportFacts(input.url, input.project, record.id, input.env.PUBLIC_URL),
   };

@@ -16,7 +16,7 @@ import { newCorrelationId } from "../audit/record";
 import { recordAudit } from "../audit/sink";
 import { errorPage, html, htmlHeaders, page } from "../web/html";
 import type { GrantProps, OAuthServers } from "../oauth/servers";
-import { grantUserId } from "../oauth/servers";
+import { ACCESS_TOKEN_TTL_SECONDS, grantUserId, REFRESH_TOKEN_TTL_SECONDS } from "../oauth/servers";
 import { rememberGrantHolder } from "../oauth/grant-holders";
 import { displayClientName, displayText } from "../oauth/client-display-name";
 import { postedFromThisSite } from "../web/origin-guard";
@@ -119,6 +119,11 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
         return complete(env, oauth, authRequest, identity, offered, new Headers());
       }
 
+      // Everything else the role may grant here, unticked: one page instead of one per step-up. offline_access
+      // stays the client's to ask for (only a client that stores refresh tokens benefits from one).
+      const alsoGrantable = grantable.filter((scope) => !requested.includes(scope) && scope !== "offline_access");
+      const here = new URL(request.url);
+      const switchAccountHref = `/signout?return=${encodeURIComponent(here.pathname + here.search)}`;
       const described = await oauth.describeConsent(authRequest);
       const details = { ...described, clientName: displayClientName(described.clientName) ?? displayText(described.clientId) };
       const consent = await oauth.beginConsent(authRequest);
@@ -129,9 +134,11 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
           identity,
           organizationName: policy.organizations[identity.organizationId]?.name ?? identity.organizationId,
           offered,
-          alsoGrantable: [],
+          alsoGrantable,
           refused,
           resourceLabel: resource === "mcp" ? "MCP server (/mcp)" : "REST API (/api, /chat)",
+          switchAccountHref,
+          lifetime: { accessTokenSeconds: ACCESS_TOKEN_TTL_SECONDS, refreshTokenSeconds: REFRESH_TOKEN_TTL_SECONDS },
         },
         policy,
       );

@@ -5,12 +5,14 @@
 import { getPolicy } from "../policy/load";
 import { errorPage, html, htmlResponse } from "../web/html";
 import { safeReturnTo, type SignInCompletion, type SignInMethod } from "./identity";
+import { requestingAppNote } from "./requesting-app-note";
+import type { RequestingApp } from "./requesting-app";
 
 export const devSignIn: SignInMethod = {
   id: "dev",
   label: "Development sign-in",
-  async begin(_request, returnTo) {
-    return htmlResponse("Development sign-in", devSignInForm(returnTo));
+  async begin(_request, returnTo, app) {
+    return htmlResponse("Development sign-in", devSignInForm(returnTo, app));
   },
   async complete(request): Promise<SignInCompletion> {
     const form = await request.formData();
@@ -27,11 +29,12 @@ export const devSignIn: SignInMethod = {
   },
 };
 
-export function devSignInForm(returnTo: string) {
+export function devSignInForm(returnTo: string, app?: RequestingApp) {
   const policy = getPolicy();
   const users = Object.entries(policy.devUsers);
   return html`<div class="card">
 <h1>Sign in</h1>
+${requestingAppNote(app)}
 <p class="dev" role="note">Development sign-in: for local use only. Anyone can pick any user here. A deployment turns this off and signs users in with the organization's OpenID Connect provider.</p>
 <form method="post" action="/signin/dev">
 <input type="hidden" name="return" value="${returnTo}">

@@ -1,3 +1,5 @@
+import type { RequestingApp } from "./requesting-app";
+
 /** A signed-in member of an organization, whichever sign-in method established it. */
 export interface Identity {
   /** Stable id within the organization (dev user key, or the OIDC `sub`). */
@@ -22,8 +24,8 @@ export type SignInCompletion =
 export interface SignInMethod {
   readonly id: Identity["method"];
   readonly label: string;
-  /** Starts sign-in: a form to show or a redirect to the identity provider. */
-  begin(request: Request, returnTo: string): Promise<Response>;
+  /** Starts sign-in: a form to show (naming `app`, the application that asked, when known) or a redirect to the identity provider. */
+  begin(request: Request, returnTo: string, app?: RequestingApp): Promise<Response>;
   /** Finishes sign-in from the form post or the provider's callback. */
   complete(request: Request): Promise<SignInCompletion>;
 }

@@ -3,6 +3,8 @@ import type { Env } from "../env";
 import { errorPage, html, htmlResponse } from "../web/html";
 import { safeReturnTo, type SignInMethod } from "./identity";
 import { signInMethods } from "./methods";
+import { requestingApp, type ClientLookup } from "./requesting-app";
+import { requestingAppNote } from "./requesting-app-note";
 import { clearSessionCookie, sealSession, sessionCookie, sessionSecret } from "./session";
 
 /** A form post from this deployment's own pages (its public origin, or the origin the request arrived on). */
@@ -21,12 +23,18 @@ async function finish(method: SignInMethod, request: Request, env: Env): Promise
   return new Response(null, { status: 303, headers });
 }
 
-/** Handles /signin, /signin/<method>, /signin/<method>/callback and /signout; undefined for other paths. */
-export async function handleSignInRoutes(request: Request, env: Env): Promise<Response | undefined> {
+/**
+ * Handles /signin, /signin/<method>, /signin/<method>/callback and /signout; undefined for other paths.
+ * `lookupClient` (the authorization server's) lets the sign-in page name the application that asked.
+ */
+export async function handleSignInRoutes(request: Request, env: Env, lookupClient?: ClientLookup): Promise<Response | undefined> {
   const url = new URL(request.url);
   const path = url.pathname;
   if (path === "/signout") {
-    return new Response(null, { status: 303, headers: { Location: "/", "Set-Cookie": clearSessionCookie() } });
+    // With ?return= (the consent page's "Not you?"), sign in again and come back to the same request.
+    const back = url.searchParams.get("return");
+    const location = back ? `/signin?return=${encodeURIComponent(safeReturnTo(back))}` : "/";
+    return new Response(null, { status: 303, headers: { Location: location, "Set-Cookie": clearSessionCookie(), "Cache-Control": "no-store" } });
   }
   if (path !== "/signin" && !path.startsWith("/signin/")) return undefined;
   const methods = signInMethods(env);
@@ -36,19 +44,19 @@ export async function handleSignInRoutes(request: Request, env: Env): Promise<Re
     if (methods.length === 0) {
       return errorPage(503, "Sign-in is not configured", "This deployment has no sign-in method. The operator sets OIDC_ISSUER, OIDC_CLIENT_ID and the OIDC_CLIENT_SECRET secret (see the README).");
     }
-    if (methods.length === 1 && methods[0]) return methods[0].begin(request, returnTo);
+    if (methods.length === 1 && methods[0]) return methods[0].begin(request, returnTo, await requestingApp(returnTo, lookupClient));
     return new Response(null, { status: 302, headers: { Location: `/signin/choose?return=${encodeURIComponent(returnTo)}` } });
   }
 
   if (path === "/signin/choose") {
-    return htmlResponse("Sign in", html`<div class="card"><h1>Sign in to Arbiter</h1><ul>${methods.map((m) => html`<li><a href="/signin/${m.id}?return=${encodeURIComponent(returnTo)}">${m.label}</a></li>`)}</ul></div>`);
+    return htmlResponse("Sign in", html`<div class="card"><h1>Sign in to Arbiter</h1>${requestingAppNote(await requestingApp(returnTo, lookupClient))}<ul>${methods.map((m) => html`<li><a href="/signin/${m.id}?return=${encodeURIComponent(returnTo)}">${m.label}</a></li>`)}</ul></div>`);
   }
 
   const [, , id, step] = path.split("/");
   const method = methods.find((m) => m.id === id);
   if (!method) return errorPage(404, "Unknown sign-in method", "That sign-in method is not enabled on this deployment.", html`<p><a href="/signin">Choose a sign-in method</a></p>`);
 
-  if (request.method === "GET" && step === undefined) return method.begin(request, returnTo);
+  if (request.method === "GET" && step === undefined) return method.begin(request, returnTo, await requestingApp(returnTo, lookupClient));
   if (request.method === "POST" && step === undefined) {
     if (!sameOrigin(request, env)) return errorPage(403, "Sign-in refused", "The sign-in form was posted from another site.");
     return finish(method, request, env);

@@ -27,6 +27,8 @@ import { MAX_RESOURCE_URI_LENGTH, resourceLookup, resourceNotFound, type Resourc
 import { addSubscribedUri, MAX_SUBSCRIPTIONS_PER_SESSION, removeSubscribedUri, subscribedUris } from "./subscription-list";
 import { runToolCall, type PipelineDeps } from "./pipeline";
 import { logError } from "../web/log";
+import { getPolicy } from "../policy/load";
+import { toolsListableFor } from "./tool-visibility";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -97,7 +99,10 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
   const low = server.server;
   const listing = toolListing(catalog);
 
-  low.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
+  low.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const listable = new Set(toolsListableFor(catalog.tools.values(), runtime.principalOf(extra).role, getPolicy()).map((tool) => tool.name));
+    return { tools: listing.filter((tool) => listable.has(tool.name)) };
+  });
   low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = catalog.tools.get(request.params.name);
     if (!tool) {

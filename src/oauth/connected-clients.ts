@@ -11,7 +11,7 @@ import { recordAudit } from "../audit/sink";
 import type { Env } from "../env";
 import { logWarn } from "../web/log";
 import { listGrantHolders } from "./grant-holders";
-import { grantUserId } from "./servers";
+import { AUTHORIZATION_CODE_TTL_SECONDS, grantUserId } from "./servers";
 import { displayClientName } from "./client-display-name";
 
 export interface ConnectedGrant {
@@ -24,7 +24,25 @@ export interface ConnectedGrant {
   clientName: string | null;
   scopes: string[];
   createdAt: string;
+  /** When the grant stops working unless renewed; null only if the library recorded no expiry at all. */
   expiresAt: string | null;
+  /** What `expiresAt` is: see `grantLifetime`. */
+  expiry: GrantExpiry;
+}
+
+/**
+ * What ends a grant. The library gives a grant an expiry only when its authorization code is exchanged: the
+ * refresh token's (30 days, only with offline_access) or, with no refresh token, the access token's (1 hour,
+ * after which the client must ask the member again). Before the exchange the stored grant has no expiry, yet
+ * it lapses with its code after 10 minutes; showing that as "no expiry" was wrong.
+ */
+export type GrantExpiry = "refresh-token" | "access-token" | "unredeemed-code";
+
+const isoSeconds = (seconds: number | undefined) => (seconds === undefined ? null : new Date(seconds * 1000).toISOString());
+
+export function grantLifetime(grant: Pick<GrantSummary, "createdAt" | "expiresAt" | "scope">): { expiresAt: string | null; expiry: GrantExpiry } {
+  if (grant.expiresAt === undefined) return { expiresAt: isoSeconds(grant.createdAt + AUTHORIZATION_CODE_TTL_SECONDS), expiry: "unredeemed-code" };
+  return { expiresAt: isoSeconds(grant.expiresAt), expiry: grant.scope.includes("offline_access") ? "refresh-token" : "access-token" };
 }
 
 /** Who revokes: from a verified session or token. `clientId` is the console's id or the REST client. */
@@ -67,8 +85,6 @@ async function clientNames(oauth: OAuthHelpers, clientIds: Iterable<string>): Pr
   return names;
 }
 
-const isoSeconds = (seconds: number | undefined) => (seconds === undefined ? null : new Date(seconds * 1000).toISOString());
-
 /** Live grants of the organization's members, newest first. */
 export async function listConnectedGrants(env: Env, oauth: OAuthHelpers, organizationId: string): Promise<ConnectedGrant[]> {
   const holders = await listGrantHolders(env, organizationId);
@@ -86,7 +102,7 @@ export async function listConnectedGrants(env: Env, oauth: OAuthHelpers, organiz
         clientName: names.get(grant.clientId) ?? null,
         scopes: [...grant.scope],
         createdAt: isoSeconds(grant.createdAt) ?? "",
-        expiresAt: isoSeconds(grant.expiresAt),
+        ...grantLifetime(grant),
       })),
     )
     .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.grantId.localeCompare(b.grantId)));
@@ -119,7 +135,7 @@ export async function revokeConnectedGrant(env: Env, oauth: OAuthHelpers, admin:
     clientName: names.get(grant.clientId) ?? null,
     scopes: [...grant.scope],
     createdAt: isoSeconds(grant.createdAt) ?? "",
-    expiresAt: isoSeconds(grant.expiresAt),
+    ...grantLifetime(grant),
   };
   await recordAudit(env, {
     correlationId: newCorrelationId(),

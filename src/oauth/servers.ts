@@ -27,6 +27,16 @@ export interface GrantProps {
   projects?: string[];
 }
 
+/** Every access token lasts an hour; a client keeps access longer only with a refresh token. */
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+/** A refresh token (granted only with offline_access) lasts 30 days; the library's default, stated here so pages can say it. */
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+/**
+ * An authorization code must be redeemed within 10 minutes (fixed by the OAuth library). Until then its grant
+ * has no expiry of its own: the library sets one at the code exchange (the refresh token's, or the access token's).
+ */
+export const AUTHORIZATION_CODE_TTL_SECONDS = 600;
+
 export const OAUTH_PATHS = {
   authorize: "/authorize",
   token: "/oauth/token",
@@ -74,7 +84,8 @@ export function getOAuthServers(
       return refusal ? { ...refusal, status: 400 } : undefined;
     },
     scopesSupported: [...policy.scopeNames],
-    accessTokenTTL: 3600,
+    accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
     // A refresh token only for grants that include offline_access, as the scope says. It also keeps
     // step-up working: a client holding a refresh token tries it first, and a refresh can never widen scopes.
     tokenExchangeCallback: ({ grantType, scope }) =>

@@ -19,6 +19,8 @@ export interface Policy {
   readonly baseline: Readonly<Record<ProtectedResourceName, readonly string[]>>;
   readonly roles: OrganizationsFile["roles"];
   readonly organizations: OrganizationsFile["organizations"];
+  /** tools/list shows tools the caller's role can never be granted (organizations.json; default false). */
+  readonly listToolsBeyondRole: boolean;
   readonly devUsers: DevUsersFile["users"];
 }
 
@@ -69,6 +71,7 @@ export function loadPolicy(files: PolicyFiles): Policy {
     baseline: scopesFile.baseline,
     roles: orgFile.roles,
     organizations: orgFile.organizations,
+    listToolsBeyondRole: orgFile.listToolsBeyondRole,
     devUsers: devFile.users,
   });
 }

@@ -8,12 +8,16 @@ export const scopesFileSchema = z.object({
   scopes: z.record(scopeName, z.object({
     description: z.string().min(1),
     resources: z.array(resourceName).min(1),
+    /** Why granting it deserves a second look (personal data, writes, administration); shown on the consent page. */
+    sensitive: z.string().min(1).optional(),
   })),
   baseline: z.object({ mcp: z.array(scopeName), api: z.array(scopeName) }),
 });
 
 export const organizationsFileSchema = z.object({
   $comment: z.string().optional(),
+  /** false: tools/list leaves out tools whose scopes the caller's role can never grant. true: list them all. */
+  listToolsBeyondRole: z.boolean().default(false),
   roles: z.record(z.string().regex(/^[a-z][a-z0-9_-]*$/), z.object({
     description: z.string().min(1),
     grantable: z.array(scopeName),

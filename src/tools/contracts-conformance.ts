@@ -8,6 +8,7 @@ import { resolveProjectName } from "../contracts/mcp/access";
 import { contractLabel, runConformanceCheck } from "../contracts/mcp/conformance";
 import { latestVerdictUri } from "../contracts/mcp/uris";
 import { renderVerdictMarkdown } from "../contracts/markdown";
+import { snapshotTitle } from "../contracts/store/records";
 import type { CapabilityContext } from "../mcp/context";
 import { contractVersion, optionalProject, READ_SCOPES, readOnly, ruleSummary, snapshotId, violation } from "./contracts-fields";
 
@@ -42,7 +43,7 @@ export function registerConformanceTool(ctx: CapabilityContext): void {
       summary: z.array(ruleSummary).describe("Violations counted by rule"),
       contract: z.object({ version: z.number(), label: z.string().nullable() }).describe("The contract version checked against"),
       snapshot: z
-        .object({ id: z.number(), commit: z.string(), branch: z.string().nullable(), runUrl: z.string().nullable(), uploadedAt: z.string() })
+        .object({ id: z.number(), number: z.number().describe("Its number in the project (1 = the first)"), commit: z.string(), branch: z.string().nullable(), runUrl: z.string().nullable(), uploadedAt: z.string() })
         .describe("The snapshot checked"),
       source: z.enum(["stored", "computed"]).describe("stored: the verdict recorded when CI uploaded the snapshot; computed: checked now against another contract version"),
       resource: z.string().describe("Subscribe to this resource to hear about the next verdict"),
@@ -56,7 +57,7 @@ export function registerConformanceTool(ctx: CapabilityContext): void {
       const markdown = renderVerdictMarkdown(verdict, {
         project,
         contractVersion: contractLabel(contract),
-        snapshot: `#${snapshot.id} (commit ${snapshot.commit})`,
+        title: snapshotTitle(snapshot),
       });
       const nextStep = verdict.approved
         ? "The implementation conforms to the contract."
@@ -70,7 +71,7 @@ export function registerConformanceTool(ctx: CapabilityContext): void {
           omittedViolations: Math.max(0, verdict.totalViolations - Math.min(verdict.violations.length, MAX_VIOLATIONS_RETURNED)),
           summary: verdict.summary,
           contract: { version: contract.version, label: contract.label },
-          snapshot: { id: snapshot.id, commit: snapshot.commit, branch: snapshot.branch, runUrl: snapshot.runUrl, uploadedAt: snapshot.uploadedAt },
+          snapshot: { id: snapshot.id, number: snapshot.number, commit: snapshot.commit, branch: snapshot.branch, runUrl: snapshot.runUrl, uploadedAt: snapshot.uploadedAt },
           source: outcome.source,
           resource: latestVerdictUri(project),
         },

@@ -44,7 +44,8 @@ export const contractRecord = z.object({
 });
 
 export const snapshotRecord = z.object({
-  id: z.number().describe("Snapshot id"),
+  id: z.number().describe("Snapshot id, unique in the organization: what the tools and routes take"),
+  number: z.number().describe("The snapshot's number in its project: 1 for the first, 2 for the second, ..."),
   project: z.string().describe("Project name"),
   commit: z.string().describe("Commit the build ran on"),
   branch: z.string().nullable().describe("Branch the build ran on"),

@@ -17,6 +17,7 @@ import { documentMimeType } from "../contracts/mcp/resources";
 import { ACTIVE_CONTRACT_URI, contractUri, latestVerdictUri } from "../contracts/mcp/uris";
 import { followSelectedProject } from "../contracts/mcp/subscriptions";
 import { readContentText } from "../contracts/store/client";
+import { snapshotTitle } from "../contracts/store/records";
 import type { CapabilityContext } from "../mcp/context";
 import { ToolFailure } from "../mcp/context";
 import {
@@ -67,7 +68,7 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
     outputSchema: z.object({
       project: z.string().describe("The selected project"),
       activeContract: z.object({ version: z.number(), label: z.string().nullable() }).nullable().describe("The project's active contract"),
-      latestSnapshot: z.object({ id: z.number(), commit: z.string(), approved: z.boolean().nullable() }).nullable().describe("The newest snapshot from CI"),
+      latestSnapshot: z.object({ id: z.number(), number: z.number().describe("Its number in the project (1 = the first)"), commit: z.string(), approved: z.boolean().nullable() }).nullable().describe("The newest snapshot from CI"),
       lastBuildFailed: z.boolean().describe("True when a failed build was recorded after the latest snapshot"),
       resources: z.object({ activeContract: z.string(), latestVerdict: z.string() }).describe("Resources to read (and subscribe to)"),
     }),
@@ -83,13 +84,13 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
       const structuredContent = {
         project,
         activeContract: active ? { version: active.version, label: active.label } : null,
-        latestSnapshot: latest ? { id: latest.id, commit: latest.commit, approved: latest.approved } : null,
+        latestSnapshot: latest ? { id: latest.id, number: latest.number, commit: latest.commit, approved: latest.approved } : null,
         lastBuildFailed: status.lastBuildFailed,
         resources: { activeContract: ACTIVE_CONTRACT_URI, latestVerdict: latestVerdictUri(project) },
       };
       const text =
         `Selected project "${project}". Active contract: ${active ? contractLabel(active) : "none"}. ` +
-        `Latest snapshot: ${latest ? `#${latest.id} (commit ${latest.commit})` : "none yet"}. ` +
+        `Latest snapshot: ${latest ? snapshotTitle(latest) : "none yet"}. ` +
         `Read ${ACTIVE_CONTRACT_URI} (or call spec_contract_get) before writing code; call check_api_conformance before calling a task done.`;
       return { structuredContent, text };
     },

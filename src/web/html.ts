@@ -49,6 +49,9 @@ label.scope{display:flex;gap:.6rem;align-items:flex-start;padding:.5rem 0;border
 label.scope:last-child{border-bottom:0}
 label.scope input{margin-top:.3rem;width:1.15rem;height:1.15rem;flex:none}
 .scope-name{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9rem}
+.badge-sensitive{display:inline-block;padding:0 .45rem;border-radius:999px;font-size:.75rem;font-weight:600;background:#fdecec;color:#8a1c1c;border:1px solid #e09a9a;white-space:nowrap}
+.why{color:#8a1c1c;font-size:.875rem}
+.hint{color:var(--muted);font-size:.875rem}
 .actions{display:flex;gap:.75rem;flex-wrap:wrap;margin-top:1rem}
 button,.button{font:inherit;border-radius:8px;padding:.6rem 1.1rem;border:1px solid var(--line);background:#fff;color:var(--fg);cursor:pointer;min-height:44px}
 button.primary,.button.primary{background:var(--accent);border-color:var(--accent);color:var(--accent-fg)}

@@ -79,7 +79,8 @@ export class HeadlessUserProvider implements OAuthClientProvider {
       const page = await response.text();
       const handle = /name="handle" value="([^"]+)"/.exec(page)?.[1];
       if (!handle) throw new Error(`expected the consent page, got: ${page.slice(0, 300)}`);
-      const offered = [...page.matchAll(/name="scope" value="([^"]+)" checked/g)].map((m) => m[1]!);
+      // The requested scopes the role may grant; the user ticks the sensitive ones too (they are never pre-ticked).
+      const offered = [...page.matchAll(/name="scope" value="([^"]+)" data-requested/g)].map((m) => m[1]!);
       this.consentPagesSeen.push(offered);
       const form = new URLSearchParams({ handle, decision: "approve" });
       for (const scope of offered) if (!this.untick.includes(scope)) form.append("scope", scope);

@@ -102,6 +102,39 @@ describe("consent in a real browser", () => {
     await context.close();
   });
 
+  it("names the app on the sign-in page, marks sensitive scopes unticked, states the lifetime, and Not you? switches account (1280 and 375 px)", async () => {
+    for (const width of [1280, 375]) {
+      const { url } = await registerAndAuthorizeUrl("orders.read orders.pii offline_access");
+      const context = await browser.newContext({ viewport: { width, height: 800 } });
+      const page = await context.newPage();
+      await page.goto(url);
+      await page.locator("#requesting-app").filter({ hasText: "Sign in to continue to Browser Test Client" }).waitFor({ state: "visible" });
+      await expectAccessible(page, `sign-in page at ${width} px`);
+      await page.getByRole("radio", { name: /Mia Member/ }).check();
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("heading", { name: /Allow Browser Test Client/ }).waitFor({ state: "visible" });
+      // Mia (member) may not grant orders.pii; Not you? lets Ana (admin) sign in to the same request.
+      await page.getByRole("link", { name: /Not you\?/ }).click();
+      await page.getByRole("radio", { name: /Ana Admin/ }).check();
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByText("Signed in as Ana Admin").waitFor({ state: "visible" });
+      await expectAccessible(page, `consent page at ${width} px`);
+      await expectFitsNarrowScreen(page, `consent page at ${width} px`);
+      const pii = page.getByRole("checkbox", { name: /orders\.pii/ });
+      expect(await pii.isChecked()).toBe(false);
+      expect(await page.getByRole("checkbox", { name: /orders\.read/ }).isChecked()).toBe(true);
+      await page.getByText("Sensitive: personal data: customer names unmasked.").waitFor({ state: "visible" });
+      const badge = page.locator("label.scope", { has: pii }).locator(".badge-sensitive");
+      expect(await badge.textContent()).toBe("sensitive");
+      expect((await badge.evaluate((el) => el.getClientRects().length))).toBe(1);
+      expect(await page.locator("#grant-lifetime").textContent()).toContain("stays connected for up to 30 days");
+      await pii.check();
+      await page.getByRole("button", { name: "Allow" }).click();
+      await page.waitForURL(/\/callback\?/);
+      await context.close();
+    }
+  });
+
   it("Deny returns access_denied to the client", async () => {
     const { url } = await registerAndAuthorizeUrl("orders.read");
     const context = await browser.newContext();

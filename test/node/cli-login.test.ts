@@ -84,6 +84,8 @@ async function answerInBrowser(url: URL, user: RegExp, decision: "Allow" | "Deny
     await page.getByRole("radio", { name: user }).check();
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: /Allow Arbiter CLI to use Arbiter/ }).waitFor({ state: "visible" });
+    // Sensitive scopes the CLI asks for (contracts.write, snapshots.write) are never pre-ticked: the user ticks them.
+    for (const box of await page.locator("input[name=scope][data-requested]").all()) await box.check();
     await page.getByRole("button", { name: decision }).click();
     await page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/);
     return await page.locator("body").innerText();

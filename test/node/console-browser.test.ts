@@ -2,7 +2,9 @@
 // an administrator signs in, creates a CI key and CI uploads a snapshot with it, revokes the key (the next
 // upload is refused), revokes a member's connected MCP client (its token stops working), and finds all of it
 // in the audit trail. A member without the admin role is refused. Every console page passes axe-core (no
-// serious or critical violation) and has no horizontal page scroll at 375 px.
+// serious or critical violation) and has no horizontal page scroll at 375 px. With every page populated, each
+// page is checked at 1280 and 375 px: axe, no page scroll, no identifier (scope, rule id, event name, client
+// id, commit, time) broken across lines, and at 375 px a visible hint under tables wider than the screen.
 import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -50,6 +52,50 @@ async function expectFitsNarrowScreen(page: Page, what: string) {
 async function checkPage(page: Page, what: string) {
   await expectAccessible(page, what);
   await expectFitsNarrowScreen(page, what);
+}
+
+/**
+ * No identifier in a table cell (or a rule heading) is broken across lines: every `.ident` (and <time>) has one line box, and so
+ * does each leaf element whose whole text is one of `known` (which must be on the page as an identifier).
+ */
+async function expectIdentifiersWhole(page: Page, what: string, known: string[] = []) {
+  const found = await page.evaluate((names) => {
+    const cells = [...document.querySelectorAll(".table-wrap td, .rule-group h3")];
+    const idents = cells.flatMap((cell) => [...cell.querySelectorAll(".ident, time")]);
+    const leaves = cells.flatMap((cell) => [...cell.querySelectorAll("*")].filter((el) => el.children.length === 0));
+    const lines = (el: Element) => el.getClientRects().length;
+    return {
+      identCount: idents.length,
+      broken: idents.filter((el) => lines(el) > 1).map((el) => `${el.textContent} (${lines(el)} lines)`),
+      missing: names.filter((name) => !idents.some((el) => el.textContent?.trim() === name)),
+      knownBroken: names.filter((name) => leaves.some((el) => el.textContent?.trim() === name && lines(el) > 1)),
+    };
+  }, known);
+  expect(found.identCount, `${what}: identifiers are marked`).toBeGreaterThan(0);
+  expect(found.missing, `${what}: identifiers shown as such`).toEqual([]);
+  expect(found.knownBroken, `${what}: known identifiers on one line`).toEqual([]);
+  expect(found.broken, `${what}: identifiers on one line`).toEqual([]);
+}
+
+/** At 375 px, every table wider than its region shows the scroll hint the region points at; at 1280 px none is needed. */
+async function expectScrollHints(page: Page, what: string) {
+  const regions = await page.evaluate(() =>
+    [...document.querySelectorAll(".table-wrap")].map((region) => {
+      const hint = document.getElementById(region.getAttribute("aria-describedby") ?? "");
+      return {
+        label: region.getAttribute("aria-label"),
+        focusable: region.getAttribute("tabindex") === "0" && region.getAttribute("role") === "region",
+        overflows: region.scrollWidth > region.clientWidth,
+        hintVisible: !!hint && hint.getClientRects().length > 0,
+      };
+    }),
+  );
+  for (const region of regions) {
+    expect(region.label, `${what}: table region labelled`).toBeTruthy();
+    expect(region.focusable, `${what}: ${region.label} is a focusable region`).toBe(true);
+    if (region.overflows) expect(region.hintVisible, `${what}: ${region.label} scrolls and says so`).toBe(true);
+  }
+  return regions;
 }
 
 function uploadSnapshot(key: string, commit: string): Promise<Response> {
@@ -165,6 +211,70 @@ describe("admin console in a real browser", () => {
     await events.getByRole("row").filter({ hasText: "POST /api/v1/projects/:project/snapshots" }).waitFor({ state: "visible" });
     await context.close();
   }, 120_000);
+
+  it("shows every populated page whole at 1280 and 375 px: axe, no page scroll, identifiers on one line, scroll hints", async () => {
+    const admin = await obtainToken(server.url, { user: "ana", scope: "contracts.write snapshots.write contracts.read keys.admin", resource: `${server.url}/api` });
+    const rest = (method: string, path: string, body: unknown, type = "application/json") =>
+      fetch(`${server.url}/api/v1${path}`, { method, headers: { Authorization: `Bearer ${admin}`, "Content-Type": type }, body: typeof body === "string" ? body : JSON.stringify(body) });
+    expect((await rest("POST", "/projects/orders-service/contracts?label=001-orders-search", CONTRACT)).status).toBe(201);
+    const wider = structuredClone(CONTRACT) as { paths: Record<string, unknown> };
+    wider.paths["/orders"] = { get: { operationId: "searchOrders", responses: { "200": { description: "ok" } } } };
+    expect((await rest("POST", "/projects/orders-service/contracts?label=002-orders-search", wider)).status).toBe(201);
+    expect((await rest("POST", "/projects/orders-service/contracts?label=003-orders-narrow", CONTRACT)).status).toBe(201);
+    const implementation = structuredClone(wider) as { paths: Record<string, unknown> };
+    implementation.paths["/orders/{id}/refunds"] = { post: { operationId: "refundOrder", responses: { "201": { description: "created" } } } };
+    const snapshot = await rest("POST", "/projects/orders-service/snapshots?commit=0123456789abcdef0123&branch=feature/long-branch-name", implementation);
+    expect(snapshot.status).toBe(201);
+    const { snapshot: stored } = (await snapshot.json()) as { snapshot: { verdictId: number } };
+    expect((await rest("POST", "/projects/orders-service/builds", { commit: "fedcba9876543210", branch: "main", log: "error TS2304: Cannot find name 'orderz'. The build stopped after the first error in src/orders/search.ts" })).status).toBe(201);
+    expect((await rest("POST", "/keys", { name: "orders-service GitHub Actions", projects: ["orders-service"], scopes: ["snapshots.write", "contracts.read"] })).status).toBe(201);
+    await obtainToken(server.url, { user: "mia", scope: "orders.read orders.search contracts.read", resource: `${server.url}/mcp` });
+
+    const pages: Array<{ path: string; heading: string | RegExp; known?: string[] }> = [
+      { path: "/admin", heading: "Acme Commerce" },
+      { path: "/admin/clients", heading: "Connected clients", known: ["orders.search", "contracts.read"] },
+      { path: "/admin/keys", heading: "CI keys", known: ["snapshots.write", "orders-service"] },
+      { path: "/admin/projects", heading: "Projects", known: ["orders-service", "003-orders-narrow"] },
+      { path: "/admin/projects/orders-service", heading: "orders-service", known: ["001-orders-search", "feature/long-branch-name"] },
+      { path: `/admin/projects/orders-service/verdicts/${stored.verdictId}`, heading: /^Verdict \d+ of orders-service$/, known: ["undocumented-operation", "POST /orders/{id}/refunds"] },
+      { path: "/admin/projects/orders-service/contracts/3/changes", heading: /changes since v2/, known: ["missing-operation", "GET /orders"] },
+      { path: "/admin/audit", heading: "Audit trail", known: ["ci_key_created"] },
+      { path: "/admin/usage", heading: "Rate limits" },
+    ];
+    for (const width of [1280, 375]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      const page = await context.newPage();
+      await page.goto(`${server.url}/admin`);
+      await signIn(page, /Ana Admin/);
+      for (const { path, heading, known } of pages) {
+        await page.goto(`${server.url}${path}`);
+        await page.getByRole("heading", { level: 1, name: heading }).waitFor({ state: "visible" });
+        const what = `${path} at ${width} px`;
+        await checkPage(page, what);
+        await expectIdentifiersWhole(page, what, known);
+        const regions = await expectScrollHints(page, what);
+        if (width === 375 && path === "/admin/audit") expect(regions.some((r) => r.overflows && r.hintVisible), `${what}: the audit table scrolls, with its hint`).toBe(true);
+      }
+      // Audit reasons are cut at a word with an ellipsis; the full text is in the title.
+      await page.goto(`${server.url}/admin/audit`);
+      const cut = page.locator("td.reason span[title]").first();
+      if ((await cut.count()) > 0) {
+        const [shown, full] = [await cut.textContent(), await cut.getAttribute("title")];
+        expect(shown!.endsWith("\u2026")).toBe(true);
+        expect(full!.startsWith(shown!.slice(0, -1))).toBe(true);
+        expect(full![shown!.length - 1]).toMatch(/\s|[,.;:]/);
+      }
+      // On a phone the overview's first column holds outcome, event, time and user: all inside the screen.
+      if (width === 375) {
+        await page.goto(`${server.url}/admin`);
+        const first = page.getByRole("region", { name: "Recent audit events" }).locator("tbody tr").first().locator("td").first();
+        const box = await first.boundingBox();
+        expect(box!.x + box!.width, "the overview's first column fits a phone").toBeLessThanOrEqual(375);
+        await first.locator("time").waitFor({ state: "visible" });
+      }
+      await context.close();
+    }
+  }, 240_000);
 
   it("refuses a member without the admin role", async () => {
     const context = await browser.newContext({ viewport: { width: 375, height: 800 } });

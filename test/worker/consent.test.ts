@@ -26,10 +26,15 @@ async function openConsent(user: string, client: RegisteredClient, scope?: strin
   return { jar, page, verifier, challenge };
 }
 
-function checkboxes(html: string): { checked: string[]; all: string[] } {
-  const all = [...html.matchAll(/type="checkbox" name="scope" value="([^"]+)"/g)].map((m) => m[1]!);
-  const checked = [...html.matchAll(/name="scope" value="([^"]+)" checked/g)].map((m) => m[1]!);
-  return { checked, all };
+/** `requested`: boxes for scopes the client asked for; `more`: the rest the role may grant; `checked`: ticked ones. */
+function checkboxes(html: string): { checked: string[]; requested: string[]; more: string[]; all: string[] } {
+  const inputs = [...html.matchAll(/<input type="checkbox" name="scope" value="([^"]+)"([^>]*)>/g)].map((m) => ({ scope: m[1]!, attributes: m[2]! }));
+  return {
+    checked: inputs.filter((i) => / checked/.test(i.attributes)).map((i) => i.scope),
+    requested: inputs.filter((i) => / data-requested/.test(i.attributes)).map((i) => i.scope),
+    more: inputs.filter((i) => !/ data-requested/.test(i.attributes)).map((i) => i.scope),
+    all: inputs.map((i) => i.scope),
+  };
 }
 
 async function approve(jar: CookieJar, html: string, scopes: string[], headers: Record<string, string> = FORM): Promise<Response> {
@@ -122,7 +127,8 @@ describe("consent page", () => {
     const client = await registerClient();
     const { jar, page, verifier } = await openConsent("mia", client, "orders.read orders.search orders.pii");
     const html = await page.text();
-    expect(checkboxes(html).all).toEqual(["orders.read", "orders.search"]);
+    expect(checkboxes(html).requested).toEqual(["orders.read", "orders.search"]);
+    expect(checkboxes(html).more).toEqual(["contracts.read"]);
     expect(html).toMatch(/Your role cannot grant:.*orders\.pii/s);
     const approved = await approve(jar, html, ["orders.read", "orders.pii", "keys.admin"]);
     expect(approved.status).toBe(302);
@@ -135,7 +141,7 @@ describe("consent page", () => {
     const client = await registerClient();
     const { jar, page, verifier } = await openConsent("ana", client, "orders.read orders.search orders.pii");
     const html = await page.text();
-    expect(checkboxes(html).checked).toEqual(["orders.read", "orders.search", "orders.pii"]);
+    expect(checkboxes(html).requested).toEqual(["orders.read", "orders.search", "orders.pii"]);
     const approved = await approve(jar, html, ["orders.read", "orders.search"]);
     const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
     const tokens = (await (await exchangeCode(client, code, verifier)).json()) as { scope: string };
@@ -336,7 +342,7 @@ describe("unknown scopes", () => {
     const { page } = await openConsent("mia", client, "orders.read orders.pii keys.admin");
     expect(page.status).toBe(200);
     const html = await page.text();
-    expect(checkboxes(html).all).toEqual(["orders.read"]);
+    expect(checkboxes(html).requested).toEqual(["orders.read"]);
     expect(html).toMatch(/Your role cannot grant:.*orders\.pii.*keys\.admin/s);
   });
 
@@ -380,3 +386,88 @@ describe("client names on the consent page", () => {
     expect(html).not.toMatch(UNSAFE);
   });
 });
+
+describe("sensitive scopes, more scopes, lifetime and switching account", () => {
+  it("marks personal-data, write and admin scopes as sensitive with the reason, and never ticks them", async () => {
+    const client = await registerClient();
+    const { page } = await openConsent("ana", client, "orders.read orders.search orders.pii contracts.write audit.read");
+    const html = await page.text();
+    const boxes = checkboxes(html);
+    expect(boxes.requested).toEqual(["orders.read", "orders.search", "orders.pii", "contracts.write", "audit.read"]);
+    expect(boxes.checked).toEqual(["orders.read", "orders.search"]);
+    const text = visible(html);
+    expect(text).toContain("orders.pii sensitive");
+    expect(text).toContain("Sensitive: personal data: customer names unmasked. Not ticked for you");
+    expect(text).toContain("Sensitive: changes data: contract versions and which is active.");
+    expect(text).toContain("Sensitive: administration: the whole organization's audit trail.");
+    expect(html).toMatch(/value="orders\.pii" data-requested aria-describedby="why-orders\.pii">/);
+    expect(text).not.toMatch(/orders\.search sensitive/);
+  });
+
+  it("offers, unticked, every other scope the role may grant for the resource, and grants the ticked ones at once", async () => {
+    const client = await registerClient();
+    const { jar, page, verifier } = await openConsent("ana", client, "orders.read contracts.read");
+    const html = await page.text();
+    const boxes = checkboxes(html);
+    expect(boxes.checked).toEqual(["orders.read", "contracts.read"]);
+    // MCP scopes an administrator may grant; REST-only scopes (keys.admin, snapshots.write) and offline_access are not offered.
+    expect(boxes.more).toEqual(["orders.search", "orders.pii", "orders.write", "contracts.write", "audit.read"]);
+    expect(visible(html)).toContain("More permissions your role may grant");
+    const approved = await approve(jar, html, ["orders.read", "contracts.read", "orders.search", "audit.read", "orders.pii"]);
+    const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
+    const tokens = (await (await exchangeCode(client, code, verifier)).json()) as { scope: string };
+    expect(tokens.scope.split(" ").sort()).toEqual(["audit.read", "contracts.read", "orders.pii", "orders.read", "orders.search"]);
+
+    const member = await openConsent("mia", await registerClient(), "orders.read");
+    expect(checkboxes(await member.page.text()).more).toEqual(["orders.search", "contracts.read"]);
+  });
+
+  it("states how long the grant lasts, with and without offline_access", async () => {
+    const client = await registerClient();
+    const short = visible(await (await openConsent("mia", client, "orders.read")).page.text());
+    expect(short).toContain("How long: each access token lasts 1 hour. No refresh token is issued (the app did not ask for offline_access): access ends after 1 hour and the app must ask you again.");
+    const long = visible(await (await openConsent("mia", client, "orders.read offline_access")).page.text());
+    expect(long).toContain("With offline_access the app also gets a refresh token and stays connected for up to 30 days without asking you again.");
+  });
+
+  it("\"Not you?\" signs out and back in to the same authorization request", async () => {
+    const client = await registerClient();
+    const jar = new CookieJar();
+    const { page } = await openConsent("mia", client, "orders.read", jar);
+    const html = await page.text();
+    const href = decode(/id="switch-account" href="([^"]+)"/.exec(html)![1]!);
+    const signedOut = await browserFetch(jar, href);
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.get("set-cookie")).toMatch(/__Host-arbiter-session=;.*Max-Age=0/);
+    const signin = new URL(signedOut.headers.get("location")!, BASE);
+    expect(signin.pathname).toBe("/signin");
+    const returnTo = signin.searchParams.get("return")!;
+    expect(returnTo).toMatch(/^\/authorize\?/);
+    expect(new URL(returnTo, BASE).searchParams.get("client_id")).toBe(client.client_id);
+    // Signed out: the authorization request now goes to sign-in; another user signs in and sees their own page.
+    expect((await browserFetch(jar, returnTo)).status).toBe(302);
+    const back = await devSignIn(jar, "ana", returnTo);
+    expect(back.headers.get("location")).toBe(returnTo);
+    const again = await browserFetch(jar, returnTo);
+    expect(visible(await again.text())).toContain("Signed in as Ana Admin");
+  });
+
+  it("names the application on the sign-in page, from its registration and never from the URL", async () => {
+    const client = await registerClient({ client_name: "Claude Desktop Test" });
+    const { challenge } = await pkcePair();
+    const url = new URL(authorizeUrl(client, challenge));
+    const signin = await browserFetch(new CookieJar(), `/signin?return=${encodeURIComponent(url.pathname + url.search)}`);
+    const text = visible(await signin.text());
+    expect(text).toContain("Sign in to continue to Claude Desktop Test (a name the app chose for itself, not verified), which asks to use Arbiter for you.");
+    const unknown = await browserFetch(new CookieJar(), `/signin?return=${encodeURIComponent("/authorize?client_id=nobody&client_name=Google")}`);
+    expect(await unknown.text()).not.toContain("requesting-app");
+  });
+});
+
+function decode(value: string): string {
+  return value.replace(/&#(\d+);/g, (_m, code) => String.fromCharCode(Number(code))).replace(/&amp;/g, "&");
+}
+
+function visible(html: string): string {
+  return decode(html.replace(/<[^>]+>/g, " ")).replace(/\s+/g, " ");
+}

@@ -122,7 +122,7 @@ export async function exchangeCode(client: RegisteredClient, code: string, verif
 
 /**
  * The whole dance for a public client: register (unless given), sign in as `user`, approve consent with
- * `approve` scopes (default: everything offered), exchange the code. Returns the tokens.
+ * `approve` scopes (default: every requested scope the role may grant, ticked or not), exchange the code. Returns the tokens.
  */
 export async function obtainTokens(options: { user?: string; scope?: string; approve?: string[]; resource?: string; client?: RegisteredClient } = {}): Promise<{ tokens: TokenSet; client: RegisteredClient; jar: CookieJar }> {
   const client = options.client ?? (await registerClient());
@@ -135,7 +135,8 @@ export async function obtainTokens(options: { user?: string; scope?: string; app
   if (page.status === 200) {
     const body = await page.text();
     const handle = consentHandle(body);
-    const offered = [...body.matchAll(/name="scope" value="([^"]+)" checked/g)].map((m) => m[1]!);
+    // The member approves what the client asked for and the role may grant, sensitive scopes included.
+    const offered = [...body.matchAll(/name="scope" value="([^"]+)" data-requested/g)].map((m) => m[1]!);
     const form = new URLSearchParams({ handle, decision: "approve" });
     for (const scope of options.approve ?? offered) form.append("scope", scope);
     const approved = await browserFetch(jar, "/authorize", { method: "POST", body: form, headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE } });

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { CapabilityContext } from "../../mcp/context";
 import { PROJECT_NAME_PATTERN, PROJECT_NAME_RULE } from "../store/names";
+import { snapshotTitle } from "../store/records";
 import { checkProjectAccess, requireProjectStatus } from "./access";
 import { contractLabel } from "./conformance";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -36,7 +37,7 @@ export function registerSpecPrompts(ctx: CapabilityContext): void {
             ? `The active contract is ${contractLabel(contract)} (OpenAPI ${contract.openapiVersion}, ${contract.operationCount} operations).`
             : "The project has no active contract yet: ask for one to be uploaded before writing code.",
           snapshot
-            ? `The latest snapshot from CI is #${snapshot.id} (commit ${snapshot.commit}): ${snapshot.approved === null ? "not checked" : snapshot.approved ? "approved" : `rejected with ${snapshot.totalViolations} violation(s)`}.`
+            ? `The latest snapshot from CI is ${snapshotTitle(snapshot)}: ${snapshot.approved === null ? "not checked" : snapshot.approved ? "approved" : `rejected with ${snapshot.totalViolations} violation(s)`}.`
             : "CI has not uploaded a snapshot yet.",
           status.lastBuildFailed && status.latestFailedBuild ? `The last build failed at ${status.latestFailedBuild.commit}: fix the build first.` : "",
         ]

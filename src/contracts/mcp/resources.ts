@@ -11,7 +11,7 @@ import type { CallContext, CapabilityContext, ResourceContents } from "../../mcp
 import { ToolFailure } from "../../mcp/context";
 import { resourceNotFound } from "../../mcp/resource-lookup";
 import { readContentText, readVerdictBody } from "../store/client";
-import type { ContractRecord, SnapshotRecord } from "../store/records";
+import { snapshotTitle, type ContractRecord, type SnapshotRecord } from "../store/records";
 import { cannotVerify, checkProjectAccess, projectRestriction, requireProjectStatus, selectedProject, storeOf } from "./access";
 import { contractLabel, resolveContract } from "./conformance";
 import { activeContractChangedBy, forgetProjectSubscriber, recordProjectSubscriber, subscribeToActiveContract, unsubscribeFromActiveContract } from "./subscriptions";
@@ -218,7 +218,7 @@ export function registerSpecResources(ctx: CapabilityContext): void {
       for (const project of await visibleProjects(context)) {
         const { items: snapshots } = await storeOf(context).listSnapshots(project, LISTED_PER_PROJECT, null);
         for (const snapshot of snapshots) {
-          items.push({ uri: verdictUri(project, snapshot.id), name: `${project} verdict ${snapshot.id}`, title: `${project}: verdict of snapshot ${snapshot.id} (commit ${snapshot.commit})` });
+          items.push({ uri: verdictUri(project, snapshot.id), name: `${project} verdict ${snapshot.id}`, title: `${project}: verdict of ${snapshotTitle(snapshot)}` });
         }
         if (items.length >= LISTED_TOTAL) break;
       }

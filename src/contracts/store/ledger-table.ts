@@ -264,7 +264,8 @@ export function activateContract(sql: SqlStorage, project: string, version: numb
 // ---- snapshots ------------------------------------------------------------------------------------------
 
 const SNAPSHOT_SELECT = `
-  SELECT s.*, c.version AS contract_version, v.id AS verdict_id, v.approved AS approved, v.total_violations AS total_violations
+  SELECT s.*, c.version AS contract_version, v.id AS verdict_id, v.approved AS approved, v.total_violations AS total_violations,
+         (SELECT COUNT(*) FROM snapshots earlier WHERE earlier.project = s.project AND earlier.id <= s.id) AS number
   FROM snapshots s
   JOIN contracts c ON c.id = s.contract_id
   LEFT JOIN verdicts v ON v.subject = 'snapshot' AND v.snapshot_id = s.id`;
@@ -272,6 +273,7 @@ const SNAPSHOT_SELECT = `
 function toSnapshot(row: Row): SnapshotRecord {
   return {
     id: num(row.id),
+    number: num(row.number),
     project: str(row.project),
     commit: str(row.commit_sha),
     branch: optStr(row.branch),

@@ -42,6 +42,11 @@ export interface ContractRecord extends DocumentFacts {
   changes: ContractChangeSummary | null;
 }
 
+/** How answers name a snapshot: its number in the project and its id, e.g. "snapshot 1 of shop (id 2, commit abc123)". */
+export function snapshotTitle(snapshot: Pick<SnapshotRecord, "id" | "number" | "project" | "commit">): string {
+  return `snapshot ${snapshot.number} of ${snapshot.project} (id ${snapshot.id}, commit ${snapshot.commit})`;
+}
+
 export interface ContractChangeSummary {
   comparedWithVersion: number;
   /** False when at least one change is an error: it breaks clients of the compared version. */
@@ -52,7 +57,10 @@ export interface ContractChangeSummary {
 }
 
 export interface SnapshotRecord extends DocumentFacts {
+  /** Unique in the organization (ids count across all its projects); what routes and tools take. */
   id: number;
+  /** 1 for the project's first snapshot, 2 for its second...: what a person counts. */
+  number: number;
   project: string;
   commit: string;
   branch: string | null;

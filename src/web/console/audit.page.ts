@@ -7,7 +7,7 @@ import { AuditQueryError, auditQueryInput, listAuditEvents, type AuditEventsPage
 import { AUDIT_KINDS, AUDIT_OUTCOMES, type AuditOutcome, type AuditRecord } from "../../audit/record";
 import { describeZodIssues } from "../../mcp/pipeline";
 import { html, type SafeHtml } from "../html";
-import { badge, emptyState, problem, scrollTable, time, type BadgeTone } from "./components";
+import { badge, code, emptyState, problem, scrollTable, shortened, time, type BadgeTone } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
 import { displayText } from "../../oauth/client-display-name";
@@ -104,11 +104,11 @@ function eventRow(event: AuditRecord): SafeHtml {
   return html`<tr>
 <td>${time(event.time)}</td>
 <td>${badge(OUTCOME_TONE[event.outcome] ?? "neutral", event.outcome)}</td>
-<td><span class="muted">${event.kind}</span><br><span class="mono">${event.target}</span></td>
-<td class="mono">${event.userId}</td>
-<td class="mono">${displayText(event.clientId)}</td>
-<td>${event.reason || html`<span class="muted">none</span>`}</td>
-<td class="mono">${event.correlationId}</td>
+<td><span class="muted">${event.kind}</span><br>${code(event.target)}</td>
+<td>${code(event.userId)}</td>
+<td>${code(displayText(event.clientId))}</td>
+<td class="reason">${event.reason ? shortened(event.reason, 80) : html`<span class="muted">none</span>`}</td>
+<td>${code(event.correlationId)}</td>
 </tr>`;
 }
 
@@ -132,7 +132,7 @@ export async function auditPage(context: ConsoleContext): Promise<Response> {
     ? html``
     : page.events.length === 0
       ? emptyState(filtered ? "No events match these filters" : "No events yet", filtered ? "Widen the time range or clear a filter." : "Tool calls, REST calls and OAuth events of your organization appear here.")
-      : scrollTable("Audit events", ["Time", "Outcome", "What", "User", "Client", "Reason", "Correlation id"], page.events.map(eventRow));
+      : scrollTable("Audit events", ["Time", "Outcome", "What", "User", "Client", "Reason", "Correlation id"], page.events.map(eventRow), { wide: true });
   const body = html`<h1>Audit trail</h1>
 <p class="lead">Every tool call, REST call and OAuth event of ${context.organizationName} (grants, revocations, CI keys), newest first.</p>
 ${filterForm(filters)}

@@ -1,23 +1,39 @@
 /** Connected clients: the live OAuth grants of the organization's members, each with a Revoke form. */
 import { listConnectedGrants, type ConnectedGrant } from "../../oauth/connected-clients";
 import { displayText } from "../../oauth/client-display-name";
+import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from "../../oauth/servers";
 import { html, type SafeHtml } from "../html";
-import { badge, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
+import { badge, code, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
 
 function clientLabel(grant: ConnectedGrant): SafeHtml {
-  return html`<strong>${grant.clientName ?? "Unnamed client"}</strong><br><span class="mono muted">${displayText(grant.clientId)}</span>`;
+  return html`<strong>${grant.clientName ?? "Unnamed client"}</strong><br><span class="muted">${code(displayText(grant.clientId))}</span>`;
 }
+
+/** The grant's end and what decides it (see grantLifetime): a member should not read "no expiry" for a 10-minute code. */
+function expiryCell(grant: ConnectedGrant): SafeHtml {
+  const when = grant.expiresAt ? time(grant.expiresAt) : html`<span class="muted">not recorded</span>`;
+  const why =
+    grant.expiry === "refresh-token"
+      ? `refresh token (offline_access) for ${days(REFRESH_TOKEN_TTL_SECONDS)} days; each access token lasts ${hours(ACCESS_TOKEN_TTL_SECONDS)}`
+      : grant.expiry === "access-token"
+        ? `no refresh token: ends when its access token does (${hours(ACCESS_TOKEN_TTL_SECONDS)})`
+        : "code not redeemed yet: lapses unless the app redeems it";
+  return html`${when}<br><span class="muted" data-expiry="${grant.expiry}">${why}</span>`;
+}
+
+const days = (seconds: number) => Math.round(seconds / 86400);
+const hours = (seconds: number) => (seconds === 3600 ? "1 hour" : `${Math.round(seconds / 3600)} hours`);
 
 function row(context: ConsoleContext, grant: ConnectedGrant): SafeHtml {
   const who = `${grant.clientName ?? displayText(grant.clientId)} for ${grant.userName}`;
   return html`<tr>
 <td>${clientLabel(grant)}</td>
-<td>${grant.userName}<br><span class="mono muted">${grant.userId}</span></td>
-<td>${grant.scopes.length ? grant.scopes.map((scope) => html`<span class="mono">${scope}</span> `) : html`<span class="muted">none</span>`}</td>
+<td>${grant.userName}<br><span class="muted">${code(grant.userId)}</span></td>
+<td>${grant.scopes.length ? grant.scopes.map((scope) => html`${code(scope)} `) : html`<span class="muted">none</span>`}</td>
 <td>${time(grant.createdAt)}</td>
-<td>${grant.expiresAt ? time(grant.expiresAt) : html`<span class="muted">no expiry</span>`}</td>
+<td>${expiryCell(grant)}</td>
 <td>${badge("ok", "active")}</td>
 <td><form class="inline" method="post" action="/admin/clients/revoke">${csrfInput(context.csrf)}
 <input type="hidden" name="user" value="${grant.userId}"><input type="hidden" name="grant" value="${grant.grantId}">

@@ -7,7 +7,7 @@ import { listCiKeys, type PresentedCiKey } from "../../contracts/cikey-admin";
 import { contractStore } from "../../contracts/store/client";
 import { getPolicy } from "../../policy/load";
 import { html, type SafeHtml } from "../html";
-import { badge, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
+import { badge, code, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
 
@@ -27,9 +27,9 @@ const STATUS_TONE = { active: "ok", revoked: "bad", expired: "warn" } as const;
 
 function keyRow(context: ConsoleContext, key: PresentedCiKey): SafeHtml {
   return html`<tr>
-<td><strong>${key.name}</strong><br><span class="mono muted">${key.id}</span></td>
-<td>${key.projects.includes("*") ? html`<em>all projects</em>` : key.projects.map((p) => html`<span class="mono">${p}</span> `)}</td>
-<td>${key.scopes.map((s) => html`<span class="mono">${s}</span> `)}</td>
+<td><strong>${key.name}</strong><br><span class="muted">${code(key.id)}</span></td>
+<td>${key.projects.includes("*") ? html`<em>all projects</em>` : key.projects.map((p) => html`${code(p)} `)}</td>
+<td>${key.scopes.map((s) => html`${code(s)} `)}</td>
 <td>${time(key.createdAt)}<br><span class="muted">by ${key.createdBy}</span></td>
 <td>${key.expiresAt ? time(key.expiresAt) : html`<span class="muted">no expiry</span>`}</td>
 <td>${badge(STATUS_TONE[key.status], key.status)}${key.revokedAt ? html`<br><span class="muted">${time(key.revokedAt)}</span>` : ""}</td>
@@ -53,12 +53,12 @@ function createForm(context: ConsoleContext, projects: string[], values: KeyForm
 <input type="text" id="key-name" name="name" required maxlength="80" value="${values.name}"></div>
 <fieldset><legend>Projects</legend>
 <label class="check"><input type="checkbox" name="project" value="*"${values.allProjects ? html` checked` : ""}> All projects of ${context.organizationName}</label>
-${projects.map((p) => html`<label class="check"><input type="checkbox" name="project" value="${p}"${values.projects.includes(p) ? html` checked` : ""}> <span class="mono">${p}</span></label>`)}
+${projects.map((p) => html`<label class="check"><input type="checkbox" name="project" value="${p}"${values.projects.includes(p) ? html` checked` : ""}> ${code(p)}</label>`)}
 <div class="field"><label for="key-other-projects">Other projects <span class="hint">Comma-separated names, for projects that have no contract yet</span></label>
 <input type="text" id="key-other-projects" name="otherProjects" value="${values.otherProjects}"></div>
 </fieldset>
 <fieldset><legend>Scopes</legend>
-${scopes.map((s) => html`<label class="check"><input type="checkbox" name="scope" value="${s}"${values.scopes.includes(s) ? html` checked` : ""}> <span class="mono">${s}</span> <span class="muted">${getPolicy().scopes[s]?.description ?? ""}</span></label>`)}
+${scopes.map((s) => html`<label class="check"><input type="checkbox" name="scope" value="${s}"${values.scopes.includes(s) ? html` checked` : ""}> ${code(s)} <span class="muted">${getPolicy().scopes[s]?.description ?? ""}</span></label>`)}
 </fieldset>
 <div class="field"><label for="key-expiry">Expires on <span class="hint">Optional; the key stops working at 00:00 UTC that day</span></label>
 <input type="date" id="key-expiry" name="expiresOn" value="${values.expiresOn}"></div>

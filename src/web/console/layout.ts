@@ -38,7 +38,21 @@ header.top .who a{color:#fff;font-weight:600;margin-left:.5rem}
 .table-wrap table{min-width:42rem}
 .table-wrap th{background:#f0f2f5;font-size:.85rem;text-transform:uppercase;letter-spacing:.02em;color:#3b414b}
 .table-wrap td,.table-wrap th{padding:.55rem .65rem}
-.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem;word-break:break-all}
+.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem;overflow-wrap:normal;word-break:normal}
+.ident{white-space:nowrap;overflow-wrap:normal;word-break:normal}
+.scroll-hint{display:none;margin:-.6rem 0 1rem;font-size:.85rem;color:var(--muted)}
+@media (max-width:48rem){.scroll-hint{display:block}}
+.scroll-hint.always{display:block}
+.table-wrap.compact table{min-width:0}
+td.reason{min-width:14rem}
+.event-meta{display:block;font-size:.85rem;color:var(--muted)}
+pre.markdown{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f7f9;color:var(--fg);border:1px solid var(--line);max-height:32rem;overflow:auto}
+.downloads{display:flex;flex-wrap:wrap;gap:.5rem 1rem;padding:0;list-style:none}
+.rule-group{margin:1rem 0}
+.rule-group h3{font-size:1rem;margin:.5rem 0;display:flex;gap:.5rem;align-items:baseline;flex-wrap:wrap}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:.5rem 0 1rem}
+dl.facts dt{font-weight:600}
+dl.facts dd{margin:0}
 .empty{border:1px dashed #aab1bc;border-radius:8px;padding:1.25rem;text-align:center;background:var(--card)}
 .empty p{margin:.25rem 0;color:var(--muted)}
 .empty strong{display:block}

@@ -3,8 +3,9 @@ import { listAuditEvents } from "../../audit/query";
 import { listCiKeys } from "../../contracts/cikey-admin";
 import { contractStore } from "../../contracts/store/client";
 import { listConnectedGrants } from "../../oauth/connected-clients";
+import { displayText } from "../../oauth/client-display-name";
 import { html, type SafeHtml } from "../html";
-import { badge, emptyState, scrollTable, time } from "./components";
+import { badge, code, emptyState, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
 
@@ -35,10 +36,12 @@ ${
     ? emptyState("No activity yet", "Tool calls, REST calls and OAuth events will appear here.")
     : scrollTable(
         "Recent audit events",
-        ["Time", "Outcome", "What", "User", "Client"],
+        ["Event", "Client"],
         recent.events.map(
-          (e) => html`<tr><td>${time(e.time)}</td><td>${badge(e.outcome === "ok" ? "ok" : e.outcome === "invalid-input" || e.outcome === "rate-limited" ? "warn" : "bad", e.outcome)}</td><td class="mono">${e.target}</td><td class="mono">${e.userId}</td><td class="mono">${e.clientId}</td></tr>`,
+          // What matters on a phone sits in the first column: outcome, what, when and who; the client follows.
+          (e) => html`<tr><td>${badge(e.outcome === "ok" ? "ok" : e.outcome === "invalid-input" || e.outcome === "rate-limited" ? "warn" : "bad", e.outcome)} ${code(e.target)}<span class="event-meta">${time(e.time)} · ${code(e.userId)}</span></td><td>${code(displayText(e.clientId))}</td></tr>`,
         ),
+        { compact: true },
       )
 }
 </section>`;

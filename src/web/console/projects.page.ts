@@ -1,16 +1,26 @@
-/** Projects of the organization with their active contract and latest verdict (from the ContractStore). */
+/** Projects of the organization with their active contract and latest verdict (from the ContractStore); each leads to its page. */
 import { contractStore } from "../../contracts/store/client";
 import type { ExchangeRunRecord, ProjectStatus, VerdictRecord } from "../../contracts/store/records";
 import { html, type SafeHtml } from "../html";
-import { badge, emptyState, scrollTable, time } from "./components";
+import { badge, code, emptyState, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
+import { projectHref, verdictHref } from "./verdict.page";
+import { outcomeBadge } from "./verdict-view";
 
-function verdictCell(verdict: VerdictRecord | undefined): SafeHtml {
+function verdictCell(status: ProjectStatus, verdict: VerdictRecord | undefined): SafeHtml {
   if (!verdict) return html`<span class="muted">no verdict yet</span>`;
-  const what = verdict.subject === "snapshot" ? `snapshot #${verdict.snapshotId ?? "?"} against contract v${verdict.contractVersion}` : `contract v${verdict.contractVersion} against the constitution`;
-  return html`${verdict.approved ? badge("ok", "approved") : badge("bad", "rejected")}
-<br><span>${what}</span>
+  const project = status.project.name;
+  const snapshot = status.latestSnapshot?.id === verdict.snapshotId ? status.latestSnapshot : null;
+  const what =
+    verdict.subject === "snapshot"
+      ? snapshot
+        ? `snapshot ${snapshot.number} (id ${snapshot.id}) against contract v${verdict.contractVersion}`
+        : `snapshot id ${verdict.snapshotId ?? "?"} against contract v${verdict.contractVersion}`
+      : `contract v${verdict.contractVersion} against the constitution`;
+  const operations = status.activeContract?.version === verdict.contractVersion ? status.activeContract.operationCount : undefined;
+  return html`${outcomeBadge(verdict.approved, operations)}
+<br><a href="${verdictHref(project, verdict.id)}">${what}</a>
 <br><span class="muted">${verdict.errorCount} ${verdict.errorCount === 1 ? "error" : "errors"}, ${verdict.totalViolations} ${verdict.totalViolations === 1 ? "violation" : "violations"}; ${time(verdict.createdAt)}</span>`;
 }
 
@@ -18,7 +28,7 @@ function verdictCell(verdict: VerdictRecord | undefined): SafeHtml {
 function trafficCell(run: ExchangeRunRecord | null): SafeHtml {
   if (!run) return html`<span class="muted">none recorded</span>`;
   return html`${run.approved ? badge("ok", "approved") : badge("bad", "rejected")}
-<br><span>${run.exchangeCount} ${run.exchangeCount === 1 ? "exchange" : "exchanges"} against contract v${run.contractVersion}${run.commit ? html` at <span class="mono">${run.commit.slice(0, 12)}</span>` : ""}</span>
+<br><span>${run.exchangeCount} ${run.exchangeCount === 1 ? "exchange" : "exchanges"} against contract v${run.contractVersion}${run.commit ? html` at ${code(run.commit.slice(0, 12))}` : ""}</span>
 <br><span class="muted">${run.errorCount} ${run.errorCount === 1 ? "error" : "errors"}, ${run.totalViolations} ${run.totalViolations === 1 ? "violation" : "violations"}; ${time(run.uploadedAt)}</span>`;
 }
 
@@ -26,10 +36,10 @@ function row(status: ProjectStatus, verdict: VerdictRecord | undefined, traffic:
   const contract = status.activeContract;
   const snapshot = status.latestSnapshot;
   return html`<tr>
-<td><strong class="mono">${status.project.name}</strong><br><span class="muted">${status.project.contractCount} contract ${status.project.contractCount === 1 ? "version" : "versions"}, ${status.project.snapshotCount} ${status.project.snapshotCount === 1 ? "snapshot" : "snapshots"}</span></td>
-<td>${contract ? html`v${contract.version}${contract.label ? html` <span class="mono">${contract.label}</span>` : ""}<br><span class="muted">OpenAPI ${contract.openapiVersion}, ${contract.operationCount} operations; ${time(contract.uploadedAt)}</span>` : html`<span class="muted">none active</span>`}</td>
-<td>${snapshot ? html`<span class="mono">${snapshot.commit.slice(0, 12)}</span>${snapshot.branch ? html` on <span class="mono">${snapshot.branch}</span>` : ""}<br>${time(snapshot.uploadedAt)}` : html`<span class="muted">none</span>`}</td>
-<td>${verdictCell(verdict)}</td>
+<td><a href="${projectHref(status.project.name)}"><strong>${code(status.project.name)}</strong></a><br><span class="muted">${status.project.contractCount} contract ${status.project.contractCount === 1 ? "version" : "versions"}, ${status.project.snapshotCount} ${status.project.snapshotCount === 1 ? "snapshot" : "snapshots"}</span></td>
+<td>${contract ? html`${code(`v${contract.version}`)}${contract.label ? html` ${code(contract.label)}` : ""}<br><span class="muted">OpenAPI ${contract.openapiVersion}, ${contract.operationCount} operations; ${time(contract.uploadedAt)}</span>` : html`<span class="muted">none active</span>`}</td>
+<td>${snapshot ? html`${code(snapshot.commit.slice(0, 12))}${snapshot.branch ? html` on ${code(snapshot.branch)}` : ""}<br>${time(snapshot.uploadedAt)}` : html`<span class="muted">none</span>`}</td>
+<td>${verdictCell(status, verdict)}</td>
 <td>${trafficCell(traffic)}</td>
 <td>${status.lastBuildFailed && status.latestFailedBuild ? badge("bad", "last build failed") : snapshot ? badge("neutral", "built") : badge("neutral", "no builds")}</td>
 </tr>`;
@@ -45,10 +55,10 @@ export async function projectsPage(context: ConsoleContext): Promise<Response> {
     }),
   );
   const body = html`<h1>Projects</h1>
-<p class="lead">API contracts of ${context.organizationName} and how the latest build conforms to them.</p>
+<p class="lead">API contracts of ${context.organizationName} and how the latest build conforms to them. Open a project for its contract versions, snapshots, verdicts and failed builds.</p>
 ${
   projects.length === 0
-    ? emptyState("No projects yet", html`A project appears when its first contract is uploaded: <span class="mono">POST /api/v1/projects/{project}/contracts</span> with a token or CI key carrying <span class="mono">contracts.write</span>.`)
+    ? emptyState("No projects yet", html`A project appears when its first contract is uploaded: <span class="ident mono">POST /api/v1/projects/{project}/contracts</span> with a token or CI key carrying <span class="ident mono">contracts.write</span>.`)
     : scrollTable("Projects", ["Project", "Active contract", "Latest snapshot", "Latest verdict", "Recorded traffic", "Build"], rows)
 }`;
   return consoleResponse(context.frame("Projects", "projects"), body);

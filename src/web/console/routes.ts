@@ -19,6 +19,7 @@ import { CSRF_FIELD, csrfRefusal } from "./csrf";
 import { keysPage, type KeyFormValues } from "./keys.page";
 import { overviewPage } from "./overview.page";
 import { projectsPage } from "./projects.page";
+import { matchProjectRoute } from "./project-routes";
 import { usagePage } from "./usage.page";
 
 /** Console forms are a few fields; anything larger is not one of them. */
@@ -114,7 +115,7 @@ async function readForm(request: Request): Promise<FormData | undefined> {
 /** Serves /admin and /admin/...; `oauth` are the authorization server's helpers (grants, clients). */
 export async function handleConsole(request: Request, env: Env, oauth: OAuthHelpers): Promise<Response> {
   const path = new URL(request.url).pathname.replace(/\/+$/, "") || "/";
-  const page = Object.hasOwn(PAGES, path) ? PAGES[path] : undefined;
+  const page = Object.hasOwn(PAGES, path) ? PAGES[path] : matchProjectRoute(path);
   const action = Object.hasOwn(ACTIONS, path) ? ACTIONS[path] : undefined;
   if (!page && !action) return errorPage(404, "Not found", "There is no such page in the admin console.", html`<p><a href="/admin">Admin console</a></p>`);
 

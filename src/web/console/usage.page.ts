@@ -12,7 +12,7 @@ import { rateLimiterFor, type QuotaUsage } from "../../ratelimit/limiter";
 import { getRateLimitPolicy, quotaFor } from "../../ratelimit/policy";
 import { REST_RATE_LIMIT_TARGET } from "../../api/router";
 import { html, type SafeHtml } from "../html";
-import { badge, emptyState, scrollTable } from "./components";
+import { badge, code, emptyState, scrollTable } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
 import { displayText } from "../../oauth/client-display-name";
@@ -62,8 +62,8 @@ function usageRow(client: KnownClient, usage: QuotaUsage): SafeHtml {
   const used = usage.remaining === null ? null : usage.limit - usage.remaining;
   const status = tone(usage);
   return html`<tr>
-<td><strong>${client.label}</strong><br><span class="mono muted">${displayText(client.clientId)}</span></td>
-<td class="mono">${usage.target === REST_RATE_LIMIT_TARGET ? "REST API" : usage.target}</td>
+<td><strong>${client.label}</strong><br><span class="muted">${code(displayText(client.clientId))}</span></td>
+<td>${code(usage.target === REST_RATE_LIMIT_TARGET ? "REST API" : usage.target)}</td>
 <td>${used === null ? "unknown" : `${used} of ${usage.limit}`} <span class="muted">per ${usage.windowSeconds} s</span></td>
 <td>${usage.remaining ?? "unknown"}</td>
 <td>${usage.resetsInSeconds === null ? "unknown" : `${usage.resetsInSeconds} s`}</td>
@@ -97,7 +97,7 @@ ${rows.length === 0 ? emptyState("No open windows", "No client of your organizat
 ${scrollTable(
   "Quotas per client",
   ["Tool", "Calls per window", "Window"],
-  quotas.map((q) => html`<tr><td class="mono">${q.target === REST_RATE_LIMIT_TARGET ? "REST API (all routes)" : q.target}</td><td>${q.limit}</td><td>${q.windowSeconds} s</td></tr>`),
+  quotas.map((q) => html`<tr><td>${code(q.target === REST_RATE_LIMIT_TARGET ? "REST API (all routes)" : q.target)}</td><td>${q.limit}</td><td>${q.windowSeconds} s</td></tr>`),
 )}
 </section>`;
   return consoleResponse(context.frame("Rate limits", "usage"), body);

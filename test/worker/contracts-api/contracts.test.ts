@@ -85,7 +85,7 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     expect(bad.body.snapshot).toMatchObject({ approved: false, totalViolations: bad.body.verdict.totalViolations });
     expect(bad.body.markdown).toContain("Rejected");
     expect(bad.body.markdown).toContain("missing-operation");
-    expect(bad.body.markdown).toContain(`#${bad.body.snapshot.id} (commit 2222222)`);
+    expect(bad.body.markdown).toContain(`of orders (id ${bad.body.snapshot.id}, commit 2222222)`);
     expect(ok.body.markdown).toContain("Approved");
 
     const fetched = await callJson(developer, "GET", `/projects/orders/snapshots/${bad.body.snapshot.id}`);

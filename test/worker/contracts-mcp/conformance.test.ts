@@ -66,7 +66,8 @@ describe("check_api_conformance", () => {
 
   it("checks a given snapshot", async () => {
     const first = await callTool(agent, "check_api_conformance", { project: "orders", snapshot: 1 });
-    expect(first.structuredContent).toMatchObject({ approved: true, snapshot: { id: 1, commit: "c0ffee1" } });
+    expect(first.structuredContent).toMatchObject({ approved: true, snapshot: { id: 1, number: 1, commit: "c0ffee1" } });
+    expect(text(first)).toContain("snapshot 1 of orders (id 1, commit c0ffee1)");
   });
 
   it("checks against a given contract version, computing the verdict when the snapshot was checked against another", async () => {

@@ -35,7 +35,7 @@ async function consentAndCode(jar: CookieJar, authorize: string, expectedRedirec
   expect(page.status).toBe(200);
   const body = await page.text();
   const form = new URLSearchParams({ handle: consentHandle(body), decision: "approve" });
-  for (const m of body.matchAll(/name="scope" value="([^"]+)" checked/g)) form.append("scope", m[1]!);
+  for (const m of body.matchAll(/name="scope" value="([^"]+)" data-requested/g)) form.append("scope", m[1]!);
   const approved = await browserFetch(jar, "/authorize", { method: "POST", body: form, headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE } });
   expect(approved.status).toBe(302);
   const location = new URL(approved.headers.get("location")!);

@@ -1,0 +1,49 @@
+// tools/list leaves out tools whose scopes the caller's role can never grant (policies/organizations.json);
+// `listToolsBeyondRole: true` keeps listing them. Tools the role could grant but the token lacks stay listed.
+import { describe, expect, it } from "vitest";
+import { getCatalog } from "../../../src/mcp/registry";
+import { toolsListableFor } from "../../../src/mcp/tool-visibility";
+import { bundledPolicyFiles } from "../../../src/policy/files";
+import { getPolicy, loadPolicy } from "../../../src/policy/load";
+import { initializeSession, obtainTokens, rpc } from "../helpers";
+
+const names = (tools: Array<{ name: string }>) => tools.map((t) => t.name);
+
+describe("toolsListableFor", () => {
+  const tools = [...getCatalog().tools.values()];
+
+  it("drops a member's tools that need a scope no member can be granted", () => {
+    const listed = names(toolsListableFor(tools, "member", getPolicy()));
+    expect(listed).not.toContain("audit_events_list");
+    expect(listed).toEqual(expect.arrayContaining(["whoami", "orders_search", "check_api_conformance"]));
+    expect(listed.length).toBeLessThan(tools.length);
+  });
+
+  it("lists everything to an administrator, and only scope-free tools to an unknown role", () => {
+    expect(names(toolsListableFor(tools, "admin", getPolicy()))).toEqual(names(tools));
+    const none = toolsListableFor(tools, "constructor", getPolicy());
+    expect(none.every((tool) => tool.requiredScopes.length === 0)).toBe(true);
+    expect(names(none)).toContain("whoami");
+  });
+
+  it("lists every tool when organizations.json sets listToolsBeyondRole", () => {
+    const files = { ...bundledPolicyFiles, "organizations.json": { ...(bundledPolicyFiles["organizations.json"] as object), listToolsBeyondRole: true } };
+    const policy = loadPolicy(files);
+    expect(policy.listToolsBeyondRole).toBe(true);
+    expect(names(toolsListableFor(tools, "member", policy))).toEqual(names(tools));
+    expect(getPolicy().listToolsBeyondRole).toBe(false);
+  });
+});
+
+describe("tools/list over /mcp", () => {
+  it("a member does not see audit_events_list; an administrator does", async () => {
+    const member = (await obtainTokens({ user: "mia", scope: "orders.read contracts.read" })).tokens.access_token;
+    const memberTools = names((await rpc(member, await initializeSession(member), "tools/list")).result.tools);
+    expect(memberTools).not.toContain("audit_events_list");
+    // Grantable to a member but not granted to this token: still listed, step-up gets it.
+    expect(memberTools).toContain("orders_search");
+
+    const admin = (await obtainTokens({ user: "ana", scope: "orders.read contracts.read" })).tokens.access_token;
+    expect(names((await rpc(admin, await initializeSession(admin), "tools/list")).result.tools)).toContain("audit_events_list");
+  });
+});
