@@ -17,7 +17,7 @@ import type { GrantProps } from "../oauth/servers";
 import type { RateLimiter } from "../ratelimit/hook";
 import { rateLimiterFor } from "../ratelimit/limiter";
 import { logError } from "../web/log";
-import { apiError } from "./errors";
+import { apiError, problemCode } from "./errors";
 
 export interface ApiRequest {
   request: Request;
@@ -70,13 +70,9 @@ function match(pattern: string, path: string): Record<string, string> | undefine
   return params;
 }
 
-/** The stable error code of one of our JSON error answers (its `error.code`), else the status. */
+/** The stable error code of one of our error answers, else the status. */
 async function errorCodeOf(response: Response): Promise<string> {
-  if ((response.headers.get("content-type") ?? "").includes("application/json")) {
-    const body = (await response.clone().json().catch(() => null)) as { error?: { code?: unknown } } | null;
-    if (typeof body?.error?.code === "string") return body.error.code.slice(0, 64);
-  }
-  return `HTTP ${response.status}`;
+  return (await problemCode(response))?.slice(0, 64) ?? `HTTP ${response.status}`;
 }
 
 /** What a caller lacking `missing` can do about it: CI keys come from an admin and never carry admin scopes. */
