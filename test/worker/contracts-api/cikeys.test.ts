@@ -165,12 +165,12 @@ describe("CI keys", () => {
   it("are unauthenticated without a bearer token", async () => {
     const response = await SELF.fetch("http://localhost:8787/api/v1/keys");
     expect(response.status).toBe(401);
-    // As the README says: the OAuth layer's RFC 6750 challenge, no JSON body.
+    // The OAuth layer's RFC 6750 challenge, and a problem+json body saying what to send.
     expect(response.headers.get("www-authenticate")).toMatch(/^Bearer realm="OAuth"/);
-    expect(await response.text()).toBe("");
+    expect(((await response.json()) as { code: string }).code).toBe("missing_token");
     const badKey = await call("arb_ci_acme_0123456789abcdef_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "GET", "/keys");
     expect(badKey.status).toBe(401);
     expect(badKey.headers.get("www-authenticate")).toContain('error="invalid_token"');
-    expect(await badKey.text()).toBe("");
+    expect(((await badKey.json()) as { detail: string }).detail).toContain("The CI key is unknown, revoked or expired");
   });
 });
