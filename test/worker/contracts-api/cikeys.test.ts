@@ -135,7 +135,7 @@ describe("CI keys", () => {
     const challenge = response.headers.get("www-authenticate") ?? "";
     expect(challenge).toMatch(/^Bearer realm="OAuth", error="insufficient_scope", scope="contracts\.read contracts\.write keys\.admin", resource_metadata="[^"]+", error_description="This route needs the scope keys\.admin"$/);
     // ...while the body has the one REST error shape, naming the scope and what to do.
-    expect(response.headers.get("content-type")).toContain("application/json");
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
     const body = (await response.json()) as { error: { code: string; message: string; correlationId: string; details: unknown } };
     expect(body.error.code).toBe("insufficient_scope");
     expect(body.error.message).toContain("needs the scope keys.admin");
