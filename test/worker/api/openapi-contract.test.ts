@@ -13,7 +13,7 @@ import { getConformanceConfig } from "../../../src/contracts/config";
 import { checkConformance, checkConstitution } from "../../../src/contracts/engine";
 import type { Verdict } from "../../../src/contracts/types";
 import { BASE } from "../helpers";
-import { restToken } from "../contracts-api/api-helpers";
+import { callJson, contractProblems, restToken } from "../contracts-api/api-helpers";
 
 const document = contract as Record<string, unknown>;
 
@@ -78,5 +78,24 @@ describe("GET /api/v1/openapi.json", () => {
   it("needs a credential like every /api path", async () => {
     const response = await SELF.fetch(`${BASE}/api/v1/openapi.json`);
     expect(response.status).toBe(401);
+  });
+});
+
+describe("real answers against the contract (the REST tests' callJson)", () => {
+  it("accepts what the contract allows and names what it does not", () => {
+    expect(contractProblems("GET", "/api/v1/projects", 200, "application/json", { projects: [] })).toEqual([]);
+    expect(contractProblems("GET", "/api/v1/projects", 200, "application/json", { projects: "none" }).join(" ")).toMatch(/projects/);
+    expect(contractProblems("GET", "/api/v1/projects", 418, "application/json", {})).toEqual(["the contract declares no 418 for GET /api/v1/projects"]);
+    expect(contractProblems("GET", "/api/v1/projects", 404, "application/json", {}).join(" ")).toMatch(/declares no 404|answered application\/json/);
+    expect(contractProblems("GET", "/api/v1/keys", 400, "application/json", {})[0]).toContain("the contract declares application/problem+json");
+    expect(contractProblems("GET", "/api/v1/nothing", 200, "application/json", {})).toEqual(["the contract has no operation GET /api/v1/nothing"]);
+  });
+
+  it("callJson fails a test whose answer the contract does not allow, unless it opts out with a reason", async () => {
+    const token = await restToken("ana", "contracts.read");
+    await expect(callJson(token, "GET", "/not-a-route")).rejects.toThrow(/does not allow/);
+    expect((await callJson(token, "GET", "/not-a-route", undefined, undefined, { unchecked: "an unknown route is not in any contract" })).status).toBe(404);
+    const errorAnswer = await callJson(token, "GET", "/projects?limit=0");
+    expect(errorAnswer.status).toBe(400);
   });
 });
