@@ -12,6 +12,8 @@ async function expectProblem(response: Response, status: number, code: string): 
   const body = (await response.json()) as Record<string, any>;
   expect(body).toMatchObject({ type: `urn:arbiter:problem:${code}`, status, code, title: expect.any(String), detail: expect.any(String) });
   expect(body.error).toMatchObject({ code, message: body.detail });
+  const correlationId = response.headers.get("x-correlation-id");
+  if (correlationId) expect(body).toMatchObject({ correlationId, instance: `urn:uuid:${correlationId}`, error: { correlationId } });
   return body;
 }
 
@@ -23,6 +25,12 @@ beforeAll(async () => {
 const get = (path: string, init: RequestInit = {}) => SELF.fetch(`${BASE}${path}`, { ...init, headers: { Authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
 
 describe("REST errors through the Worker", () => {
+  it("every problem names its occurrence (the correlation id) in the body", async () => {
+    const response = await get("/api/v1/nothing-here");
+    expect(response.headers.get("x-correlation-id")).toMatch(/^[0-9a-f-]{36}$/);
+    await expectProblem(response, 404, "not_found");
+  });
+
   it("the router's 404, 405 and 403", async () => {
     await expectProblem(await get("/api/v1/nothing-here"), 404, "not_found");
     await expectProblem(await get("/api/v1/whoami", { method: "DELETE" }), 405, "method_not_allowed");
