@@ -209,8 +209,10 @@ async function request(config, method, path, body, contentType) {
     data = undefined;
   }
   if (response.ok && data) return data;
-  if (response.status === 401 && config.fromLogin) fail(`Arbiter refused the token from "arbiter login" (401): it was revoked or is not for the REST API. Run "arbiter login --server ${config.base}" again.`);
-  if (response.status === 401) fail("Arbiter refused the credentials (401): the CI key is unknown, revoked or expired, or the token is not for the REST API. Ask an organization admin for a new key.");
+  // The server's 401 body says which of these it was (problem+json `detail`).
+  const said = response.status === 401 && typeof data?.detail === "string" ? ` Arbiter says: ${printable(data.detail)}` : "";
+  if (response.status === 401 && config.fromLogin) fail(`Arbiter refused the token from "arbiter login" (401): it was revoked or is not for the REST API. Run "arbiter login --server ${config.base}" again.${said}`);
+  if (response.status === 401) fail(`Arbiter refused the credentials (401): the CI key is unknown, revoked or expired, or the token is not for the REST API. Ask an organization admin for a new key.${said}`);
   const error = data?.error;
   if (error?.message) {
     const problems = Array.isArray(error.details?.problems) ? `\n${error.details.problems.slice(0, 20).map((p) => `  - ${p.path || "(document)"}: ${p.message}`).join("\n")}` : "";

@@ -13,6 +13,7 @@ import { SessionSecretMissing } from "./auth/session";
 import { mcpResourceHandler } from "./mcp/http";
 import { guardRegistration } from "./oauth/registration-guard";
 import { getOAuthServers, OAUTH_PATHS } from "./oauth/servers";
+import { withUnauthorizedBody } from "./oauth/unauthorized-body";
 import { getPolicy } from "./policy/load";
 import { errorPage } from "./web/html";
 import { handleConsole } from "./web/console/routes";
@@ -43,16 +44,16 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
   if (path === "/mcp" || path.startsWith("/mcp/") || path === `${PROTECTED_RESOURCE_METADATA}/mcp`) {
     const refusal = path.startsWith("/mcp") ? foreignOriginOrHost(request, env) : undefined;
     if (refusal) return forbidden(refusal);
-    return servers.mcp.fetch(request, env, ctx);
+    return withUnauthorizedBody(request, await servers.mcp.fetch(request, env, ctx), "mcp");
   }
   if (path === "/api" || path.startsWith("/api/") || path === `${PROTECTED_RESOURCE_METADATA}/api`) {
-    return servers.api.fetch(request, env, ctx);
+    return withUnauthorizedBody(request, await servers.api.fetch(request, env, ctx), "api");
   }
   if (path === "/chat") {
     // /chat belongs to the REST resource; it is served there as /api/chat.
     const rewritten = new URL(request.url);
     rewritten.pathname = "/api/chat";
-    return servers.api.fetch(new Request(rewritten, request), env, ctx);
+    return withUnauthorizedBody(request, await servers.api.fetch(new Request(rewritten, request), env, ctx), "api");
   }
   if (path === OAUTH_PATHS.authorize) return handleAuthorize(request, env, servers);
   if (path === OAUTH_PATHS.register) return guardRegistration(request, (checked) => servers.authorizationServer.fetch(checked, env, ctx));

@@ -1,5 +1,6 @@
 import { AuditQueryError, auditFilterFields, auditQueryInput, listAuditEvents } from "../audit/query";
-import { describeZodIssues } from "../mcp/pipeline";
+import { humaniseIssues } from "../validation/humanise";
+import { limitQuery } from "./contracts-http";
 import { apiError } from "./errors";
 import type { ApiRoute } from "./router";
 
@@ -22,10 +23,13 @@ export const auditRoutes: ApiRoute[] = [
     path: "/api/v1/audit/events",
     requiredScopes: ["audit.read"],
     async handle({ request, env, principal }) {
+      // `limit` is checked as on every list route; the cursor of this list is `cursor`, not `before`.
+      const limit = limitQuery(new URL(request.url));
+      if ("response" in limit) return limit.response;
       const { input, problem } = readParameters(new URL(request.url));
       if (!input) return apiError(400, "invalid_request", problem ?? "Unreadable query.");
       const parsed = auditQueryInput.safeParse(input);
-      if (!parsed.success) return apiError(400, "invalid_request", `Invalid query: ${describeZodIssues(parsed.error)}`);
+      if (!parsed.success) return apiError(400, "invalid_request", `Invalid query: ${humaniseIssues(parsed.error, { where: "query" })}.`);
       try {
         const page = await listAuditEvents(env, principal.organizationId, parsed.data);
         return Response.json(page, { headers: { "Cache-Control": "no-store" } });

@@ -7,7 +7,7 @@
 import { createCiKey, createCiKeyRequest, listCiKeys, revokeCiKey, type KeyAdministrator } from "../contracts/cikey-admin";
 import { MAX_JSON_BODY_BYTES } from "../contracts/store/limits";
 import type { Principal } from "../mcp/context";
-import { json, readJsonBody } from "./contracts-http";
+import { json, readJsonBody, unpagedLimit } from "./contracts-http";
 import { apiError } from "./errors";
 import type { ApiRoute } from "./router";
 
@@ -35,8 +35,11 @@ export const ciKeyRoutes: ApiRoute[] = [
     method: "GET",
     path: "/api/v1/keys",
     requiredScopes: ["keys.admin"],
-    async handle({ env, principal }) {
-      return json({ keys: await listCiKeys(env, principal.organizationId) });
+    async handle({ request, env, principal }) {
+      const limit = unpagedLimit(new URL(request.url));
+      if ("response" in limit) return limit.response;
+      const keys = await listCiKeys(env, principal.organizationId);
+      return json({ keys: limit.limit === null ? keys : keys.slice(0, limit.limit) });
     },
   },
   {

@@ -8,7 +8,7 @@
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
 import { listConnectedGrants, revokeConnectedGrant } from "../oauth/connected-clients";
-import { json } from "./contracts-http";
+import { json, unpagedLimit } from "./contracts-http";
 import { apiError } from "./errors";
 import type { ApiRoute } from "./router";
 
@@ -19,9 +19,11 @@ export function connectedClientRoutes(oauthFor: (env: Env) => OAuthHelpers): Api
       method: "GET",
       path: "/api/v1/clients",
       requiredScopes: ["clients.admin"],
-      async handle({ env, principal }) {
+      async handle({ request, env, principal }) {
+        const limit = unpagedLimit(new URL(request.url));
+        if ("response" in limit) return limit.response;
         const grants = await listConnectedGrants(env, oauthFor(env), principal.organizationId);
-        return json({ organizationId: principal.organizationId, grants });
+        return json({ organizationId: principal.organizationId, grants: limit.limit === null ? grants : grants.slice(0, limit.limit) });
       },
     },
     {

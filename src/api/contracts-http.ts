@@ -6,7 +6,7 @@ import { DEFAULT_PAGE_SIZE, MAX_DOCUMENT_BYTES, MAX_PAGE_SIZE, MAX_PROBLEMS_SHOW
 import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../contracts/store/names";
 import type { StoreFailure } from "../contracts/store/records";
 import type { Principal } from "../mcp/context";
-import { describeZodIssues } from "../mcp/pipeline";
+import { humaniseIssues } from "../validation/humanise";
 import { apiError } from "./errors";
 import type { ApiRequest, ApiRoute } from "./router";
 
@@ -40,7 +40,7 @@ export async function readJsonBody<S extends z.ZodType>(request: Request, limit:
     return { response: apiError(400, "invalid_json", "The request body is not valid UTF-8 JSON.") };
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) return { response: apiError(400, "invalid_request", `Invalid request body: ${describeZodIssues(parsed.error)}`) };
+  if (!parsed.success) return { response: apiError(400, "invalid_request", `Invalid request body: ${humaniseIssues(parsed.error, { where: "body" })}.`) };
   return { data: parsed.data };
 }
 
@@ -78,17 +78,34 @@ export function storeFailure(failure: StoreFailure, project: string): Response {
   }
 }
 
-/** `?limit=` and `?before=` of list routes. */
-export function pageQuery(url: URL): { limit: number; before: number | null } | { response: Response } {
+/**
+ * `?limit=` of every list route, validated the same way everywhere: null when absent. Lists that do not page
+ * (projects, keys, clients) answer everything by default and at most `limit` items when it is given.
+ */
+export function limitQuery(url: URL): { limit: number | null } | { response: Response } {
   const limitText = url.searchParams.get("limit");
-  const beforeText = url.searchParams.get("before");
-  const limit = limitText === null ? DEFAULT_PAGE_SIZE : Number(limitText);
+  if (limitText === null) return { limit: null };
+  const limit = /^\d{1,6}$/.test(limitText) ? Number(limitText) : Number.NaN;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-    return { response: apiError(400, "invalid_query", `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`) };
+    return { response: apiError(400, "invalid_query", `Invalid query parameters: limit must be an integer from 1 to ${MAX_PAGE_SIZE}, got "${limitText.slice(0, 20)}"; pass ?limit=<1-${MAX_PAGE_SIZE}> or leave it out.`) };
   }
+  return { limit };
+}
+
+/** `?limit=` and `?before=` of the paged list routes (contracts, snapshots, builds, verdicts). */
+export function pageQuery(url: URL): { limit: number; before: number | null } | { response: Response } {
+  const limit = limitQuery(url);
+  if ("response" in limit) return limit;
+  const beforeText = url.searchParams.get("before");
   const before = beforeText === null ? null : Number(beforeText);
-  if (before !== null && (!Number.isInteger(before) || before < 1)) return { response: apiError(400, "invalid_query", "before must be a positive integer (the nextBefore of the previous page).") };
-  return { limit, before };
+  if (before !== null && (!Number.isInteger(before) || before < 1)) return { response: apiError(400, "invalid_query", "Invalid query parameters: before must be a positive integer (the nextBefore of the previous page); pass ?before=<nextBefore>.") };
+  return { limit: limit.limit ?? DEFAULT_PAGE_SIZE, before };
+}
+
+/** `?limit=` of a list that does not page: validated like every list's, and `before` refused rather than ignored. */
+export function unpagedLimit(url: URL): { limit: number | null } | { response: Response } {
+  if (url.searchParams.has("before")) return { response: apiError(400, "invalid_query", "Invalid query parameters: this list is not paged (it answers every item), so before does not apply: leave it out.") };
+  return limitQuery(url);
 }
 
 /** A positive integer path parameter such as a version or an id. */
@@ -111,8 +128,9 @@ export function queryObject(url: URL, names: readonly string[]): Record<string, 
   return out;
 }
 
-export function invalidQuery(error: z.ZodError): Response {
-  return apiError(400, "invalid_query", `Invalid query parameters: ${error.issues.map((i) => `${i.path.join(".") || "(query)"}: ${i.message}`).join("; ")}`);
+/** A refused query string, in plain words: "commit is required: pass ?commit=<sha>". */
+export function invalidQuery(error: z.ZodError, placeholders: Record<string, string> = {}): Response {
+  return apiError(400, "invalid_query", `Invalid query parameters: ${humaniseIssues(error, { where: "query", placeholders })}.`);
 }
 
 export function invalidDocument(problems: DocumentProblem[]): Response {

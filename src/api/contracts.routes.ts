@@ -31,7 +31,7 @@ import { renderVerdictMarkdown } from "../contracts/markdown";
 import { compareContracts } from "../contracts/services/drafts";
 import { uploadContract, uploadSnapshot } from "../contracts/store/uploads";
 import { logWarn } from "../web/log";
-import { breakingCount, changeSummary, invalidDocument, invalidQuery, json, pageQuery, positiveInt, projectRoute, queryObject, readDocument, readJsonBody, storeFailure, unknownProject } from "./contracts-http";
+import { breakingCount, changeSummary, invalidDocument, invalidQuery, json, pageQuery, positiveInt, projectRoute, queryObject, readDocument, readJsonBody, storeFailure, unknownProject, unpagedLimit } from "./contracts-http";
 import { apiError } from "./errors";
 import type { ApiRequest, ApiRoute } from "./router";
 import { reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
@@ -56,6 +56,7 @@ export const runUrlText = z
 const labelText = z.string().min(1).max(100).regex(noControl, "no control characters").describe("Free label, e.g. the Spec Kit feature folder 003-orders");
 const allowEmptyFlag = z.enum(["true", "false"]).describe("true: a contract without operations is intended (webhooks or components only)");
 
+const SNAPSHOT_PLACEHOLDERS = { commit: "<sha>", branch: "<name>", runUrl: "<url of the CI run>" };
 const snapshotQuery = z.object({ commit: commitText, branch: branchText.optional(), runUrl: runUrlText.optional() });
 const buildBody = z
   .object({ commit: commitText, branch: branchText.optional(), runUrl: runUrlText.optional(), log: z.string().max(1024 * 1024).optional().describe("The build log or its end") })
@@ -92,8 +93,11 @@ export const contractRoutes: ApiRoute[] = [
     path: "/api/v1/projects",
     requiredScopes: READ,
     async handle(input) {
+      const limit = unpagedLimit(new URL(input.request.url));
+      if ("response" in limit) return limit.response;
       const only = input.principal.projects && !input.principal.projects.includes("*") ? [...input.principal.projects] : null;
-      return json({ projects: await store(input).listProjects(only) });
+      const projects = await store(input).listProjects(only);
+      return json({ projects: limit.limit === null ? projects : projects.slice(0, limit.limit) });
     },
   },
   projectRoute("GET", "", READ, async (input) => {
@@ -184,7 +188,7 @@ export const contractRoutes: ApiRoute[] = [
   // ---- snapshots ------------------------------------------------------------------------------------------
   projectRoute("POST", "/snapshots", ["snapshots.write"], async (input) => {
     const query = snapshotQuery.safeParse(queryObject(input.url, ["commit", "branch", "runUrl"]));
-    if (!query.success) return invalidQuery(query.error);
+    if (!query.success) return invalidQuery(query.error, SNAPSHOT_PLACEHOLDERS);
     const formats = requestedFormats(input.url);
     if ("response" in formats) return formats.response;
     // Refuse early, before reading a large body, when there is nothing to check against.

@@ -9,10 +9,14 @@ import { connectedClientRoutes } from "./clients.routes";
 import { contractRoutes } from "./contracts.routes";
 import { exchangeRoutes } from "./exchanges.routes";
 import { identityRoutes } from "./identity.routes";
+import { openApiRoutes } from "./openapi.route";
 import { specCheckRoutes } from "./spec-checks.routes";
 import { createApiHandler } from "./router";
 
 // Called per request, after this module is initialised, so the servers can be built from both handlers.
 const oauthHelpers = (env: Env) => getOAuthServers(env, { mcp: mcpResourceHandler, api: apiResourceHandler }).authorizationServer.getOAuthApi(env);
 
-export const apiResourceHandler = createApiHandler([...identityRoutes, ...auditRoutes, ...chatRoutes, ...ciKeyRoutes, ...specCheckRoutes, ...contractRoutes, ...exchangeRoutes, ...connectedClientRoutes(oauthHelpers)]);
+/** Every REST route; route-docs.ts describes each for the contract check (test/worker/api/openapi-contract.test.ts). */
+export const apiRoutes = [...identityRoutes, ...openApiRoutes, ...auditRoutes, ...chatRoutes, ...ciKeyRoutes, ...specCheckRoutes, ...contractRoutes, ...exchangeRoutes, ...connectedClientRoutes(oauthHelpers)];
+
+export const apiResourceHandler = createApiHandler(apiRoutes);

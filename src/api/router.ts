@@ -17,7 +17,7 @@ import type { GrantProps } from "../oauth/servers";
 import type { RateLimiter } from "../ratelimit/hook";
 import { rateLimiterFor } from "../ratelimit/limiter";
 import { logError } from "../web/log";
-import { apiError } from "./errors";
+import { apiError, PROBLEM_CONTENT_TYPE, problemCode } from "./errors";
 
 export interface ApiRequest {
   request: Request;
@@ -70,13 +70,9 @@ function match(pattern: string, path: string): Record<string, string> | undefine
   return params;
 }
 
-/** The stable error code of one of our JSON error answers (its `error.code`), else the status. */
+/** The stable error code of one of our error answers, else the status. */
 async function errorCodeOf(response: Response): Promise<string> {
-  if ((response.headers.get("content-type") ?? "").includes("application/json")) {
-    const body = (await response.clone().json().catch(() => null)) as { error?: { code?: unknown } } | null;
-    if (typeof body?.error?.code === "string") return body.error.code.slice(0, 64);
-  }
-  return `HTTP ${response.status}`;
+  return (await problemCode(response))?.slice(0, 64) ?? `HTTP ${response.status}`;
 }
 
 /** What a caller lacking `missing` can do about it: CI keys come from an admin and never carry admin scopes. */
@@ -96,6 +92,21 @@ function scopeRefusal(auth: OAuthResourceAuth, principal: Principal, missing: re
   const credential = principal.clientId.startsWith(CI_KEY_CLIENT_PREFIX) ? "CI key" : "access token";
   const message = `This route needs ${scopes}, which your ${credential} does not carry. ${scopeNextStep(principal, missing, scopes)}`;
   return apiError(403, "insufficient_scope", message, { correlationId, headers: { "WWW-Authenticate": challenge }, details: { missingScopes: [...missing] } });
+}
+
+/**
+ * Every problem answer names its occurrence: the request's correlation id (also in X-Correlation-Id and the audit
+ * record) as `correlationId` and as the RFC 9457 `instance`, so a person can quote it from the body alone.
+ */
+async function withOccurrence(response: Response, correlationId: string): Promise<Response> {
+  if (!(response.headers.get("content-type") ?? "").startsWith(PROBLEM_CONTENT_TYPE)) return new Response(response.body, response);
+  const problem = (await response.json().catch(() => null)) as Record<string, unknown> | null;
+  if (!problem || typeof problem !== "object") return new Response(null, response);
+  const compatibility = problem.error && typeof problem.error === "object" ? { error: { ...(problem.error as object), correlationId } } : {};
+  const body = { ...problem, instance: `urn:uuid:${correlationId}`, correlationId, ...compatibility };
+  const headers = new Headers(response.headers);
+  headers.delete("Content-Length");
+  return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers });
 }
 
 interface Handled {
@@ -196,7 +207,7 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
           }),
         )
         .catch((error: unknown) => logError("audit sink failed", { correlationId, error }));
-      const response = new Response(handled.response.body, handled.response);
+      const response = await withOccurrence(handled.response, correlationId);
       response.headers.set("X-Correlation-Id", correlationId);
       return response;
     },

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { checkDraft, compareContracts, type SpecCheckFailure } from "../contracts/services/drafts";
 import { contractStore, readVerdictBody } from "../contracts/store/client";
 import { changeSummary, invalidDocument, invalidQuery, positiveInt, projectRoute, queryObject, readDocument, storeFailure } from "./contracts-http";
-import { apiError } from "./errors";
+import { apiError, problemCode } from "./errors";
 import type { ApiRoute } from "./router";
 import { reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
 
@@ -67,8 +67,7 @@ export const specCheckRoutes: ApiRoute[] = [
     } else {
       const body = await readDocument(input.request);
       if ("response" in body) {
-        const code = ((await body.response.clone().json()) as { error?: { code?: string } }).error?.code;
-        return code === "empty_body" ? apiError(400, "empty_body", "Send the edited contract (JSON or YAML) as the body, or name a stored version with ?to=<version>.") : body.response;
+        return (await problemCode(body.response)) === "empty_body" ? apiError(400, "empty_body", "Send the edited contract (JSON or YAML) as the body, or name a stored version with ?to=<version>.") : body.response;
       }
       to = { bytes: body.holder.bytes! };
     }

@@ -4,6 +4,7 @@
  * expanding into gigabytes.
  */
 import { parse as parseYaml } from "yaml";
+import { describeYamlError } from "./yaml-error";
 import { checkOpenApiStructure, type DocumentCheckOptions } from "./document-checks";
 import { adoptResolver } from "./normalize-document";
 import { isRecord } from "./normalize-pointer";
@@ -50,7 +51,7 @@ function parseYamlText(text: string): { value: unknown } | { problem: string } {
     if (/alias/i.test(message)) {
       return { problem: `YAML uses too many aliases (at most ${YAML_MAX_ALIAS_COUNT} are allowed; alias bombs are refused): ${firstLine(message)}` };
     }
-    return { problem: `not valid YAML: ${firstLine(message)}` };
+    return { problem: describeYamlError(text, error) };
   }
 }
 

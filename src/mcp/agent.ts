@@ -5,7 +5,8 @@
  */
 import type { Connection, ConnectionContext } from "agents";
 import { McpAgent } from "agents/mcp";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { protocolError } from "./protocol-error";
 import type { Env } from "../env";
 import type { Principal, ResourceChange, SessionState } from "./context";
 import { pipelineDepsFor } from "./deps";
@@ -71,11 +72,11 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
   private principalOf(extra: Extra): Principal {
     const header = extra.requestInfo?.headers[PRINCIPAL_HEADER];
     const principal = decodePrincipal(Array.isArray(header) ? header[0] : header);
-    if (!principal) throw new McpError(ErrorCode.InvalidRequest, "This request carries no verified identity. Reconnect through /mcp with an OAuth token.");
+    if (!principal) throw protocolError(ErrorCode.InvalidRequest, "This request carries no verified identity. Reconnect through /mcp with an OAuth token.");
     // The front already answers other callers as for an unknown session; this is the second line of defence.
     const owner = this.owner;
     if (!owner || !sameOwner(owner, principal)) {
-      throw new McpError(ErrorCode.InvalidRequest, "This MCP session belongs to another user or client. Start a new session (initialize without Mcp-Session-Id).");
+      throw protocolError(ErrorCode.InvalidRequest, "This MCP session belongs to another user or client. Start a new session (initialize without Mcp-Session-Id).");
     }
     return principal;
   }

@@ -122,43 +122,71 @@ export function principalFromGrant(props: GrantProps, auth: { scope: readonly st
   };
 }
 
+/**
+ * Every non-2xx answer of /mcp is JSON with a JSON-RPC error body: McpAgent's transport answers some refusals
+ * (a wrong Accept or Content-Type, a bad method) as text/plain or with no content type at all.
+ */
+async function withJsonRpcError(response: Response): Promise<Response> {
+  if (response.ok || response.status === 101) return response;
+  const type = response.headers.get("content-type") ?? "";
+  if (/^application\/json\b/i.test(type)) return response;
+  const text = await response.text().catch(() => "");
+  const headers = new Headers(response.headers);
+  headers.set("Content-Type", "application/json");
+  headers.delete("Content-Length");
+  try {
+    const parsed = JSON.parse(text) as { jsonrpc?: unknown };
+    if (parsed && parsed.jsonrpc === "2.0") return new Response(text, { status: response.status, headers });
+  } catch {
+    // Not JSON: wrapped below.
+  }
+  const said = text.replace(/[\u0000-\u001f\u007f]+/g, " ").trim().slice(0, 300);
+  const message = said || `${response.status} ${response.statusText || "refused"}`.trim();
+  const body = { jsonrpc: "2.0", id: null, error: { code: response.status === 404 ? -32001 : -32000, message } };
+  return new Response(JSON.stringify(body), { status: response.status, headers });
+}
+
 export const mcpResourceHandler = {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    const { props, auth } = ctx as unknown as OAuthResourceContext<GrantProps>;
-    const principal = principalFromGrant(props, auth);
-
-    let body: string | undefined;
-    let parsed: unknown;
-    if (request.method === "POST") {
-      const read = await readMcpBody(request);
-      if ("response" in read) return read.response;
-      body = read.text;
-      try {
-        parsed = JSON.parse(body);
-      } catch {
-        return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON.");
-      }
-      const outOfBounds = checkMessageBounds(parsed);
-      if (outOfBounds) return jsonRpcError(400, -32600, outOfBounds.message, { limit: outOfBounds.bound, max: outOfBounds.limit, actual: outOfBounds.actual });
-      const refused = scopeRefusals(parsed, getCatalog(), principal.scopes);
-      if (refused.length > 0) {
-        await auditRefusals(env, principal, refused);
-        return stepUpResponse(auth, parsed, refused);
-      }
-    }
-
-    const headers = new Headers(request.headers);
-    headers.delete("authorization");
-    headers.delete(PRINCIPAL_HEADER);
-    // 2026-07-28 requests (per-request envelope, no session) go to the stateless lane; the rest to McpAgent.
-    if ((await mcpEraOf(request, parsed, MAX_MCP_BODY_BYTES)) === "2026-07-28") {
-      return serveStateless(new Request(request.url, { method: request.method, headers, body, signal: request.signal }), parsed, env, principal);
-    }
-    headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));
-    const forwarded = new Request(request.url, { method: request.method, headers, body });
-    const owner = ownerOf(principal);
-    const sessionProps: SessionProps = { owner };
-    (ctx as unknown as { props: SessionProps }).props = sessionProps;
-    return agentHandler.fetch(forwarded, { ...env, MCP_OBJECT: ownerGuardedNamespace(env.MCP_OBJECT, owner) }, ctx);
+    return withJsonRpcError(await serveMcp(request, env, ctx));
   },
 };
+
+async function serveMcp(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const { props, auth } = ctx as unknown as OAuthResourceContext<GrantProps>;
+  const principal = principalFromGrant(props, auth);
+
+  let body: string | undefined;
+  let parsed: unknown;
+  if (request.method === "POST") {
+    const read = await readMcpBody(request);
+    if ("response" in read) return read.response;
+    body = read.text;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON.");
+    }
+    const outOfBounds = checkMessageBounds(parsed);
+    if (outOfBounds) return jsonRpcError(400, -32600, outOfBounds.message, { limit: outOfBounds.bound, max: outOfBounds.limit, actual: outOfBounds.actual });
+    const refused = scopeRefusals(parsed, getCatalog(), principal.scopes);
+    if (refused.length > 0) {
+      await auditRefusals(env, principal, refused);
+      return stepUpResponse(auth, parsed, refused);
+    }
+  }
+
+  const headers = new Headers(request.headers);
+  headers.delete("authorization");
+  headers.delete(PRINCIPAL_HEADER);
+  // 2026-07-28 requests (per-request envelope, no session) go to the stateless lane; the rest to McpAgent.
+  if ((await mcpEraOf(request, parsed, MAX_MCP_BODY_BYTES)) === "2026-07-28") {
+    return serveStateless(new Request(request.url, { method: request.method, headers, body, signal: request.signal }), parsed, env, principal);
+  }
+  headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));
+  const forwarded = new Request(request.url, { method: request.method, headers, body });
+  const owner = ownerOf(principal);
+  const sessionProps: SessionProps = { owner };
+  (ctx as unknown as { props: SessionProps }).props = sessionProps;
+  return agentHandler.fetch(forwarded, { ...env, MCP_OBJECT: ownerGuardedNamespace(env.MCP_OBJECT, owner) }, ctx);
+}

@@ -8,6 +8,7 @@ import { auditRecordOf, newCorrelationId, type AuditOutcome, type AuditSink } fr
 import type { RateLimiter } from "../ratelimit/hook";
 import { missingScopes } from "./catalog";
 import { ToolFailure, type CallContext, type ToolDefinition } from "./context";
+import { humaniseIssues } from "../validation/humanise";
 import { logError } from "../web/log";
 
 export interface ToolCallResult {
@@ -23,12 +24,9 @@ export interface PipelineDeps {
   rateLimiter: RateLimiter;
 }
 
-/** Names the fields zod rejected, e.g. `status: Invalid option: expected one of "PAID"|"PENDING"`. */
+/** Names the fields zod rejected in plain words, e.g. `status must be one of PAID, PENDING` (validation/humanise.ts). */
 export function describeZodIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.length ? issue.path.map(String).join(".") : "(arguments)"}: ${issue.message}`)
-    .join("; ");
+  return humaniseIssues(error);
 }
 
 function errorResult(message: string, meta: Record<string, unknown>): ToolCallResult {

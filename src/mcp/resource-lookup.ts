@@ -6,6 +6,7 @@
  */
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { protocolError } from "./protocol-error";
 import type { Catalog } from "./catalog";
 import type { ResourceDefinition, ResourceTemplateDefinition } from "./context";
 
@@ -42,5 +43,5 @@ export function resourceLookup(catalog: Catalog): (uri: string) => ResourceLooku
 
 /** The -32002 answer; `detail` says what is missing and where to look. `data.uri` as the specification's example has it. */
 export function resourceNotFound(uri: string, detail: string): McpError {
-  return new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${detail}`, { uri });
+  return protocolError(RESOURCE_NOT_FOUND, `Resource not found: ${detail}`, { uri });
 }

@@ -19,6 +19,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import { protocolError } from "./protocol-error";
 import { z } from "zod";
 import type { Env } from "../env";
 import { missingScopes, type Catalog } from "./catalog";
@@ -73,7 +74,7 @@ function callContext(extra: Extra, runtime: ServerRuntime): Omit<CallContext, "c
 function requireScopes(principal: Principal, required: readonly string[], what: string): void {
   const missing = missingScopes(principal.scopes, required);
   if (missing.length > 0) {
-    throw new McpError(ErrorCode.InvalidRequest, `Insufficient scope: ${what} needs ${missing.join(", ")}. Reconnect and grant it on the consent page.`);
+    throw protocolError(ErrorCode.InvalidRequest, `Insufficient scope: ${what} needs ${missing.join(", ")}. Reconnect and grant it on the consent page.`);
   }
 }
 
@@ -106,7 +107,7 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
   low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = catalog.tools.get(request.params.name);
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}". Call tools/list to see the tools this server offers.`);
+      throw protocolError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}". Call tools/list to see the tools this server offers.`);
     }
     return runToolCall(tool, request.params.arguments, callContext(extra, runtime), runtime);
   });
@@ -117,7 +118,7 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
     const found = lookup(uri);
     if ("found" in found) return found.found;
     if ("tooLong" in found) {
-      throw new McpError(ErrorCode.InvalidParams, `The resource URI is ${found.tooLong} characters long; this server's resource URIs are at most ${MAX_RESOURCE_URI_LENGTH}. resources/list and resources/templates/list show them.`);
+      throw protocolError(ErrorCode.InvalidParams, `The resource URI is ${found.tooLong} characters long; this server's resource URIs are at most ${MAX_RESOURCE_URI_LENGTH}. resources/list and resources/templates/list show them.`);
     }
     throw resourceNotFound(uri, `no resource of this server has the URI "${uri}" and none of its resource templates matches it. resources/list and resources/templates/list show what there is.`);
   };
@@ -171,7 +172,7 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
       const context = callContext(extra, runtime);
       requireScopes(context.principal, prompt.requiredScopes, `prompt ${prompt.name}`);
       const parsed = prompt.argsSchema.safeParse(args ?? {});
-      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${prompt.name}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+      if (!parsed.success) throw protocolError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${prompt.name}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
       const messages = await prompt.build(parsed.data, { ...context, correlationId: crypto.randomUUID() });
       return { description: prompt.description, messages: messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: m.text } })) };
     }) as never);
@@ -201,7 +202,7 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
     // The place is taken before the hook records the session elsewhere, so the bound holds under concurrency.
     const added = await addSubscribedUri(runtime.session, uri);
     if (added === "full") {
-      throw new McpError(
+      throw protocolError(
         ErrorCode.InvalidRequest,
         `This session already holds ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions, the most one session may hold: unsubscribe (resources/unsubscribe) from one it no longer needs, or open another session.`,
       );
@@ -243,9 +244,9 @@ async function guarded<T>(run: () => Promise<T>, what: string, owner: string, co
     return await run();
   } catch (error) {
     if (error instanceof McpError) throw error;
-    if (error instanceof ToolFailure) throw new McpError(ErrorCode.InvalidParams, error.message);
+    if (error instanceof ToolFailure) throw protocolError(ErrorCode.InvalidParams, error.message);
     logError("resource handler failed", { resource: owner, correlationId, error });
-    throw new McpError(ErrorCode.InternalError, `${what} (correlation id ${correlationId}). Try again.`);
+    throw protocolError(ErrorCode.InternalError, `${what} (correlation id ${correlationId}). Try again.`);
   }
 }
 

@@ -16,6 +16,7 @@ import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
 import { logWarn } from "../web/log";
 import { registrationRefusal } from "./registration-policy";
+import { describeRefusedToken, invalidToken } from "./token-refusal";
 
 /** What completeAuthorization stores with a grant (encrypted) and every request sees as ctx.props. */
 export interface GrantProps {
@@ -95,7 +96,13 @@ export function getOAuthServers(
       logWarn("oauth error", { code, status, category: internal.category, reason: internal.reason });
     },
   });
-  const local = () => (resource: string, token: string) => authorizationServer.validateToken(resource, token, env);
+  const names = { mcpResource, apiResource };
+  // A refused token gets an OAuthError naming why (the other resource's token, a CI key on /mcp): the library
+  // answers it with its usual 401 challenge, and unauthorized-body.ts turns the description into the body.
+  const refuse = async (env: Env, resource: string, token: string): Promise<never> => {
+    throw invalidToken(await describeRefusedToken(authorizationServer.getOAuthApi(env), names, resource, token));
+  };
+  const local = (env: Env) => async (resource: string, token: string) => (await authorizationServer.validateToken(resource, token, env)) ?? refuse(env, resource, token);
   const servers: OAuthServers = {
     issuer,
     mcpResource,
@@ -111,7 +118,8 @@ export function getOAuthServers(
       resourceMetadata: { resource: apiResource, authorization_servers: [issuer], resource_name: "Arbiter REST API" },
       requiredScopes: [...policy.baseline.api],
       // The REST resource also accepts CI keys (recognised by their prefix); /mcp never does.
-      validateToken: (env) => (resource, token) => (looksLikeCiKey(token) ? validateCiKey(env, token, apiResource) : local()(resource, token)),
+      validateToken: (env) => async (resource, token) =>
+        looksLikeCiKey(token) ? ((await validateCiKey(env, token, apiResource)) ?? refuse(env, resource, token)) : local(env)(resource, token),
       handler: handlers.api,
     }),
   };

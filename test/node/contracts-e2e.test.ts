@@ -161,6 +161,7 @@ describe("bin/arbiter.mjs against wrangler dev", () => {
     const badKey = await runCli(["snapshot", file("k.json", JSON.stringify(contract)), "--commit", "d3"], { ...ciEnv(), ARBITER_TOKEN: `${acmeKey.slice(0, -1)}${acmeKey.endsWith("A") ? "B" : "A"}` });
     expect(badKey.code).toBe(2);
     expect(badKey.stderr).toContain("401");
+    expect(badKey.stderr).toContain("Arbiter says: The CI key is unknown, revoked or expired");
     expect(badKey.stderr).not.toContain(acmeKey.slice(-20));
 
     const closed = `http://127.0.0.1:${new URL(server.url).port === "9" ? 10 : 9}`;

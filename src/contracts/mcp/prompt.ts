@@ -9,7 +9,8 @@ import { PROJECT_NAME_PATTERN, PROJECT_NAME_RULE } from "../store/names";
 import { snapshotTitle } from "../store/records";
 import { checkProjectAccess, requireProjectStatus } from "./access";
 import { contractLabel } from "./conformance";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { protocolError } from "../../mcp/protocol-error";
 import { ToolFailure } from "../../mcp/context";
 import { contractUri, latestVerdictUri } from "./uris";
 
@@ -44,7 +45,7 @@ export function registerSpecPrompts(ctx: CapabilityContext): void {
           .filter(Boolean)
           .join(" ");
       } catch (error) {
-        if (error instanceof ToolFailure) throw new McpError(ErrorCode.InvalidParams, error.message);
+        if (error instanceof ToolFailure) throw protocolError(ErrorCode.InvalidParams, error.message);
         throw error;
       }
       const project = args.project;

@@ -6,7 +6,8 @@
  * unknown one, a version or snapshot that does not exist) is answered with -32002 (resource not found), for reads
  * and subscriptions alike, and with the same words whether the project exists elsewhere or nowhere.
  */
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { protocolError } from "../../mcp/protocol-error";
 import type { CallContext, CapabilityContext, ResourceContents } from "../../mcp/context";
 import { ToolFailure } from "../../mcp/context";
 import { resourceNotFound } from "../../mcp/resource-lookup";
@@ -45,7 +46,7 @@ async function asResourceError<T>(uri: string, work: () => Promise<T>): Promise<
   } catch (error) {
     if (error instanceof ToolFailure) {
       if (NOT_FOUND_REASONS.has(String(error.meta.cannotVerify))) throw resourceNotFound(uri, error.message);
-      throw new McpError(ErrorCode.InvalidParams, error.message);
+      throw protocolError(ErrorCode.InvalidParams, error.message);
     }
     throw error;
   }

@@ -1,5 +1,10 @@
 /** Helpers for the CI API tests: REST calls with a bearer token (OAuth or CI key) against the real Worker. */
 import { SELF } from "cloudflare:test";
+import contract from "../../../src/api/openapi.json";
+import { indexDocument } from "../../../src/contracts/normalize-document";
+import { createPayloadValidator } from "../../../src/contracts/payload";
+import { findOperation, findResponseKey } from "../../../src/contracts/payload-route";
+import type { OpenApiDocument } from "../../../src/contracts/types";
 import { API_RESOURCE, BASE, obtainTokens } from "../helpers";
 
 export const API = `${BASE}/api/v1`;
@@ -18,14 +23,49 @@ export function call(token: string, method: string, path: string, body?: BodyIni
   });
 }
 
-export async function callJson<T = any>(token: string, method: string, path: string, body?: BodyInit | object, headers?: Record<string, string>): Promise<{ status: number; body: T }> {
+/**
+ * Every answer callJson receives is checked against Arbiter's own REST contract (src/api/openapi.json) with the
+ * payload validator: its status must be declared for the operation, its content type among that response's
+ * media types, and a JSON body must match the schema. A test that sends what the contract does not describe on
+ * purpose opts out with `{ unchecked: "<reason>" }`.
+ */
+const restContract = contract as OpenApiDocument;
+const contractIndex = indexDocument(restContract);
+const payloads = createPayloadValidator();
+
+export function contractProblems(method: string, url: string, status: number, contentType: string | null, payload: unknown): string[] {
+  const path = new URL(url, BASE).pathname;
+  const operation = findOperation(contractIndex, method, path);
+  if (!operation) return [`the contract has no operation ${method} ${path}`];
+  const responseKey = findResponseKey(operation, status);
+  if (!responseKey) return [`the contract declares no ${status} for ${operation.label}`];
+  const declared = Object.keys(((operation.operation.responses as Record<string, { content?: Record<string, unknown> }>)[responseKey]?.content) ?? {});
+  const mediaType = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (declared.length && !declared.includes(mediaType)) return [`${operation.label} ${status} answered ${mediaType || "no content type"}; the contract declares ${declared.join(", ")}`];
+  if (!/json$/.test(mediaType) || typeof payload === "string") return [];
+  const verdict = payloads.validate(restContract, "arbiter-rest", { method, path, status, payload, contentType: mediaType });
+  return verdict.approved ? [] : [...verdict.violations.map((v) => v.message), ...verdict.errors.slice(0, 10).map((e) => `${e.pointer || "(body)"}: ${e.message}`)];
+}
+
+export async function callJson<T = any>(
+  token: string,
+  method: string,
+  path: string,
+  body?: BodyInit | object,
+  headers?: Record<string, string>,
+  options: { unchecked?: string } = {},
+): Promise<{ status: number; body: T }> {
   const response = await call(token, method, path, body, headers);
   const text = await response.text();
   let parsed: unknown = text;
   try {
     parsed = JSON.parse(text);
   } catch {
-    // Non-JSON answers (401 challenges) are returned as text.
+    // Non-JSON answers (Markdown, JUnit) are returned as text.
+  }
+  if (!options.unchecked) {
+    const problems = contractProblems(method, `${API}${path}`, response.status, response.headers.get("content-type"), parsed);
+    if (problems.length) throw new Error(`${method} ${path} answered ${response.status}, which src/api/openapi.json does not allow:\n  ${problems.join("\n  ")}\n${text.slice(0, 500)}`);
   }
   return { status: response.status, body: parsed as T };
 }

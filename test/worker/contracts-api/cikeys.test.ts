@@ -135,7 +135,7 @@ describe("CI keys", () => {
     const challenge = response.headers.get("www-authenticate") ?? "";
     expect(challenge).toMatch(/^Bearer realm="OAuth", error="insufficient_scope", scope="contracts\.read contracts\.write keys\.admin", resource_metadata="[^"]+", error_description="This route needs the scope keys\.admin"$/);
     // ...while the body has the one REST error shape, naming the scope and what to do.
-    expect(response.headers.get("content-type")).toContain("application/json");
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
     const body = (await response.json()) as { error: { code: string; message: string; correlationId: string; details: unknown } };
     expect(body.error.code).toBe("insufficient_scope");
     expect(body.error.message).toContain("needs the scope keys.admin");
@@ -165,12 +165,12 @@ describe("CI keys", () => {
   it("are unauthenticated without a bearer token", async () => {
     const response = await SELF.fetch("http://localhost:8787/api/v1/keys");
     expect(response.status).toBe(401);
-    // As the README says: the OAuth layer's RFC 6750 challenge, no JSON body.
+    // The OAuth layer's RFC 6750 challenge, and a problem+json body saying what to send.
     expect(response.headers.get("www-authenticate")).toMatch(/^Bearer realm="OAuth"/);
-    expect(await response.text()).toBe("");
+    expect(((await response.json()) as { code: string }).code).toBe("missing_token");
     const badKey = await call("arb_ci_acme_0123456789abcdef_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "GET", "/keys");
     expect(badKey.status).toBe(401);
     expect(badKey.headers.get("www-authenticate")).toContain('error="invalid_token"');
-    expect(await badKey.text()).toBe("");
+    expect(((await badKey.json()) as { detail: string }).detail).toContain("The CI key is unknown, revoked or expired");
   });
 });

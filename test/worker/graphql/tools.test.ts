@@ -76,7 +76,7 @@ describe("order tools over MCP", () => {
 
     const limit = await client.call("orders_search", { limit: 500 });
     expect(limit.isError).toBe(true);
-    expect(limit.content[0].text).toMatch(/limit: .*50/);
+    expect(limit.content[0].text).toContain("limit must be at most 50");
 
     for (const id of ["1002", "ORD-1002", "ord_1002; { orders { id } }"]) {
       const result = await client.call("orders_get_by_id", { id });
@@ -85,7 +85,7 @@ describe("order tools over MCP", () => {
     }
     const extra = await client.call("orders_get_by_id", { id: "ord_1002", query: "{ orders { customerName } }" });
     expect(extra.isError).toBe(true);
-    expect(extra.content[0].text).toMatch(/Unrecognized key.*query/);
+    expect(extra.content[0].text).toContain("has unknown field query: remove it");
   });
 
   it("masks customer names unless the token holds orders.pii", async () => {
