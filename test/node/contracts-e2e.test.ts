@@ -117,7 +117,7 @@ describe("bin/arbiter.mjs against wrangler dev", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("APPROVED");
     expect(run.stdout).toContain("commit aaaa111");
-    expect(readFileSync(junit, "utf8")).toMatch(/<testsuite name="arbiter orders: snapshot #1 \(commit aaaa111\)" tests="1" failures="0"/);
+    expect(readFileSync(junit, "utf8")).toMatch(/<testsuite name="arbiter orders: snapshot 1 of orders \(id 1, commit aaaa111\)" tests="1" failures="0"/);
     expect(readFileSync(markdown, "utf8")).toContain("Approved");
     const latest = await api(acmeKey, "GET", "/projects/orders/snapshots/latest");
     expect(latest.body.snapshot).toMatchObject({ commit: "aaaa111", branch: "main", runUrl: "https://github.com/acme/orders/actions/runs/42" });
