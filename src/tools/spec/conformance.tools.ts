@@ -56,6 +56,7 @@ export function registerConformanceTool(ctx: CapabilityContext): void {
       const { verdict, contract, snapshot } = outcome;
       const markdown = renderVerdictMarkdown(verdict, {
         project,
+        subject: "snapshot",
         contractVersion: contractLabel(contract),
         title: snapshotTitle(snapshot),
       });
