@@ -6,6 +6,7 @@
  * revoked or past their expiry.
  */
 import type { OAuthResourceTokenValidation } from "@cloudflare/workers-oauth-provider";
+import { base64url } from "jose";
 import type { Env } from "../env";
 import type { GrantProps } from "../oauth/servers";
 import { getPolicy } from "../policy/load";
@@ -36,16 +37,10 @@ export function parseCiKey(token: string): ParsedCiKey | null {
   return match ? { organizationId: match[1]!, id: match[2]! } : null;
 }
 
-function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
 /** A fresh key for `organizationId`: the id to store, the key to show once and the hash to keep. */
 export async function generateCiKey(organizationId: string): Promise<{ id: string; key: string; secretHash: string }> {
   const id = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
-  const key = `${CI_KEY_PREFIX}${organizationId}_${id}_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
+  const key = `${CI_KEY_PREFIX}${organizationId}_${id}_${base64url.encode(crypto.getRandomValues(new Uint8Array(32)))}`;
   return { id, key, secretHash: await sha256Hex(new TextEncoder().encode(key)) };
 }
 
