@@ -2,7 +2,7 @@
 import type { Env } from "../env";
 import { mcpResourceHandler } from "../mcp/http";
 import { getOAuthServers } from "../oauth/servers";
-import { specChangeNotifier } from "../tools/spec/subscriptions";
+import { specChangeNotifier } from "../tools/spec-arbitration/subscriptions";
 import { auditRoutes } from "./audit.routes";
 import { chatRoutes } from "./chat.routes";
 import { ciKeyRoutes } from "./cikeys.routes";
