@@ -1,7 +1,7 @@
-// The layering rule of the README's "Architecture notes": only the named adapter files under src/ import `agents`
-// or an MCP SDK; tool groups, services, storage and the REST API see the capability interface only.
+// The layering rules of the README's "Architecture notes": only the named adapter files under src/ import `agents`
+// or an MCP SDK; the contract engine, its services and its storage import no transport; src/lib/ is a leaf.
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -40,6 +40,13 @@ export function specifiersOf(source: string): string[] {
   return found;
 }
 
+/** The src/ files that `file` imports by relative path, as paths from the repository root. */
+function localImportsOf(file: string): string[] {
+  return specifiersOf(readFileSync(join(root, file), "utf8"))
+    .filter((specifier) => specifier.startsWith("."))
+    .map((specifier) => relative(root, join(root, dirname(file), specifier)).split("\\").join("/"));
+}
+
 function filesImportingSdk(): string[] {
   return sourceFiles(join(root, "src"))
     .filter((file) => specifiersOf(readFileSync(join(root, file), "utf8")).some((specifier) => SDK_SPECIFIER.test(specifier)))
@@ -73,5 +80,28 @@ describe("imports of agents and the MCP SDKs", () => {
     expect(notes, "README.md has a '## Architecture notes' section").toBeDefined();
     const named = [...notes!.matchAll(/`(src\/[^`]+\.ts)`/g)].map((match) => match[1]!);
     for (const file of SDK_ADAPTERS) expect(named, `README's Architecture notes name ${file}`).toContain(file);
+  });
+});
+
+describe("layers", () => {
+  it("keeps the contract engine, its services and its storage free of any transport", () => {
+    const transports = /^src\/(mcp|tools|api|web|oauth)(\/|$)/;
+    const crossings = sourceFiles(join(root, "src", "contracts")).flatMap((file) =>
+      localImportsOf(file)
+        .filter((target) => transports.test(target))
+        .map((target) => `${file} -> ${target}`),
+    );
+    // The store reports changes to an injected ContractChangeListener (src/contracts/store/events.ts); services fail
+    // with SpecFailure, which the MCP surface maps. Neither needs to import a transport.
+    expect(crossings).toEqual([]);
+  });
+
+  it("keeps src/lib/ a leaf that imports nothing else of src/", () => {
+    const crossings = sourceFiles(join(root, "src", "lib")).flatMap((file) =>
+      localImportsOf(file)
+        .filter((target) => !target.startsWith("src/lib/"))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(crossings).toEqual([]);
   });
 });
