@@ -23,7 +23,7 @@
  */
 import { z } from "zod";
 import { contractStore, readVerdictBody, streamContent } from "../contracts/store/client";
-import { onActiveContractChanged, onVerdictStored } from "../contracts/store/events";
+import type { ContractChangeListener } from "../contracts/store/events";
 import { snapshotTitle } from "../contracts/store/records";
 import { MAX_BUILD_BODY_BYTES, MAX_LOG_EXCERPT_CHARS } from "../contracts/store/limits";
 import { breakingChangesPolicy, getConformanceConfig } from "../contracts/config";
@@ -64,10 +64,10 @@ const buildBody = z
 
 const store = (input: ApiRequest) => contractStore(input.env, input.principal.organizationId);
 
-/** Tells MCP sessions subscribed to the project that its active contract changed; the change is stored either way. */
-async function announceActiveContract(input: ApiRequest & { project: string }, version: number): Promise<void> {
+/** Tells whoever listens (MCP subscribers) that the project's active contract changed; the change is stored either way. */
+async function announceActiveContract(changes: ContractChangeListener, input: ApiRequest & { project: string }, version: number): Promise<void> {
   try {
-    await onActiveContractChanged(input.env, input.principal.organizationId, input.project, version);
+    await changes.activeContractChanged(input.env, input.principal.organizationId, input.project, version);
   } catch (error) {
     logWarn("active contract hook failed", { correlationId: input.correlationId, error });
   }
@@ -87,224 +87,227 @@ async function documentResponse(input: ApiRequest, contentHash: string, format: 
   });
 }
 
-export const contractRoutes: ApiRoute[] = [
-  {
-    method: "GET",
-    path: "/api/v1/projects",
-    requiredScopes: READ,
-    async handle(input) {
-      const limit = unpagedLimit(new URL(input.request.url));
-      if ("response" in limit) return limit.response;
-      const only = input.principal.projects && !input.principal.projects.includes("*") ? [...input.principal.projects] : null;
-      const projects = await store(input).listProjects(only);
-      return json({ projects: limit.limit === null ? projects : projects.slice(0, limit.limit) });
+/** The contract routes; `changes` hears of each stored verdict and each new active contract (MCP announces them). */
+export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
+  return [
+    {
+      method: "GET",
+      path: "/api/v1/projects",
+      requiredScopes: READ,
+      async handle(input) {
+        const limit = unpagedLimit(new URL(input.request.url));
+        if ("response" in limit) return limit.response;
+        const only = input.principal.projects && !input.principal.projects.includes("*") ? [...input.principal.projects] : null;
+        const projects = await store(input).listProjects(only);
+        return json({ projects: limit.limit === null ? projects : projects.slice(0, limit.limit) });
+      },
     },
-  },
-  projectRoute("GET", "", READ, async (input) => {
-    const status = await store(input).projectStatus(input.project);
-    return status ? json(status) : unknownProject(input.project);
-  }),
+    projectRoute("GET", "", READ, async (input) => {
+      const status = await store(input).projectStatus(input.project);
+      return status ? json(status) : unknownProject(input.project);
+    }),
 
-  // ---- contracts ------------------------------------------------------------------------------------------
-  projectRoute("POST", "/contracts", ["contracts.write"], async (input) => {
-    const query = z.object({ label: labelText.optional(), allowEmpty: allowEmptyFlag.optional() }).safeParse(queryObject(input.url, ["label", "allowEmpty"]));
-    if (!query.success) return invalidQuery(query.error);
-    const formats = requestedFormats(input.url);
-    if ("response" in formats) return formats.response;
-    const body = await readDocument(input.request);
-    if ("response" in body) return body.response;
-    const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
-    const result = await uploadContract(input.env, who, input.project, query.data.label ?? null, body.holder.bytes!, { allowEmpty: query.data.allowEmpty === "true" });
-    if (!result.ok) return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
-    if (result.contract.active) await announceActiveContract(input, result.contract.version);
-    const change = result.change;
-    if (change) input.note(`${breakingCount(change.verdict)} breaking changes vs v${change.comparedWithVersion}`);
-    const report = {
-      subject: "contract" as const,
-      project: input.project,
-      contractVersion: contractName(result.contract),
-      title: `contract ${contractName(result.contract)}`,
-      verdict: result.verdict,
-      ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL),
-    };
-    const changelog = change ? renderVerdictMarkdown(change.verdict, { project: input.project, subject: "contract-change", title: `v${change.comparedWithVersion} → ${contractName(result.contract)}` }) : "";
-    return verdictAnswer(
-      formats.choice,
-      {
+    // ---- contracts ------------------------------------------------------------------------------------------
+    projectRoute("POST", "/contracts", ["contracts.write"], async (input) => {
+      const query = z.object({ label: labelText.optional(), allowEmpty: allowEmptyFlag.optional() }).safeParse(queryObject(input.url, ["label", "allowEmpty"]));
+      if (!query.success) return invalidQuery(query.error);
+      const formats = requestedFormats(input.url);
+      if ("response" in formats) return formats.response;
+      const body = await readDocument(input.request);
+      if ("response" in body) return body.response;
+      const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
+      const result = await uploadContract(input.env, who, input.project, query.data.label ?? null, body.holder.bytes!, { allowEmpty: query.data.allowEmpty === "true" });
+      if (!result.ok) return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
+      if (result.contract.active) await announceActiveContract(changes, input, result.contract.version);
+      const change = result.change;
+      if (change) input.note(`${breakingCount(change.verdict)} breaking changes vs v${change.comparedWithVersion}`);
+      const report = {
+        subject: "contract" as const,
         project: input.project,
-        projectCreated: result.projectCreated,
-        contract: result.contract,
-        activated: result.contract.active,
-        ...(result.contract.active ? {} : { activation: inactiveBecauseBreaking(input.project, result.contract.version) }),
-        contentReused: result.contentReused,
-        verdictId: result.verdictRecord.id,
+        contractVersion: contractName(result.contract),
+        title: `contract ${contractName(result.contract)}`,
         verdict: result.verdict,
-        breakingChanges: change ? changeSummary(change.comparedWithVersion, change.verdict) : null,
-        markdown: renderVerdictMarkdown(result.verdict, report) + (changelog ? `\n${changelog.replace(/^## /, "### ")}` : ""),
-      },
-      report,
-      201,
-    );
-  }),
-  projectRoute("GET", "/contracts", READ, async (input) => {
-    const page = pageQuery(input.url);
-    if ("response" in page) return page.response;
-    if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
-    const { items, nextBefore } = await store(input).listContracts(input.project, page.limit, page.before);
-    return json({ contracts: items, nextBefore });
-  }),
-  projectRoute("GET", "/contracts/active", READ, async (input) => {
-    const contract = await store(input).getActiveContract(input.project);
-    return contract ? json({ contract }) : unknownProject(input.project);
-  }),
-  projectRoute("GET", "/contracts/:version", READ, async (input) => {
-    const version = positiveInt(input.params.version, "version");
-    if ("response" in version) return version.response;
-    const contract = await store(input).getContract(input.project, version.value);
-    if (!contract) return apiError(404, "unknown_contract", `Project "${input.project}" has no contract version ${version.value}.`);
-    const verdict = contract.verdictId ? await store(input).getVerdict(input.project, contract.verdictId) : null;
-    return json({ contract, verdict: verdict ? await readVerdictBody(input.env, input.principal.organizationId, verdict.verdictHash) : null });
-  }),
-  projectRoute("GET", "/contracts/:version/document", READ, async (input) => {
-    const version = positiveInt(input.params.version, "version");
-    if ("response" in version) return version.response;
-    const contract = await store(input).getContract(input.project, version.value);
-    if (!contract) return apiError(404, "unknown_contract", `Project "${input.project}" has no contract version ${version.value}.`);
-    return documentResponse(input, contract.contentHash, contract.format, `${input.project}-contract-v${contract.version}`);
-  }),
-  projectRoute("POST", "/contracts/:version/activate", ["contracts.write"], async (input) => {
-    const version = positiveInt(input.params.version, "version");
-    if ("response" in version) return version.response;
-    const query = z.object({ allowBreaking: z.enum(["true", "false"]).optional() }).safeParse(queryObject(input.url, ["allowBreaking"]));
-    if (!query.success) return invalidQuery(query.error);
-    const refused = await breakingActivation(input, version.value, query.data.allowBreaking === "true");
-    if (refused) return refused;
-    const result = await store(input).activateContract(input.project, version.value);
-    if (!result.ok) return storeFailure(result, input.project);
-    await announceActiveContract(input, result.contract.version);
-    return json({ contract: result.contract });
-  }),
+        ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL),
+      };
+      const changelog = change ? renderVerdictMarkdown(change.verdict, { project: input.project, subject: "contract-change", title: `v${change.comparedWithVersion} → ${contractName(result.contract)}` }) : "";
+      return verdictAnswer(
+        formats.choice,
+        {
+          project: input.project,
+          projectCreated: result.projectCreated,
+          contract: result.contract,
+          activated: result.contract.active,
+          ...(result.contract.active ? {} : { activation: inactiveBecauseBreaking(input.project, result.contract.version) }),
+          contentReused: result.contentReused,
+          verdictId: result.verdictRecord.id,
+          verdict: result.verdict,
+          breakingChanges: change ? changeSummary(change.comparedWithVersion, change.verdict) : null,
+          markdown: renderVerdictMarkdown(result.verdict, report) + (changelog ? `\n${changelog.replace(/^## /, "### ")}` : ""),
+        },
+        report,
+        201,
+      );
+    }),
+    projectRoute("GET", "/contracts", READ, async (input) => {
+      const page = pageQuery(input.url);
+      if ("response" in page) return page.response;
+      if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+      const { items, nextBefore } = await store(input).listContracts(input.project, page.limit, page.before);
+      return json({ contracts: items, nextBefore });
+    }),
+    projectRoute("GET", "/contracts/active", READ, async (input) => {
+      const contract = await store(input).getActiveContract(input.project);
+      return contract ? json({ contract }) : unknownProject(input.project);
+    }),
+    projectRoute("GET", "/contracts/:version", READ, async (input) => {
+      const version = positiveInt(input.params.version, "version");
+      if ("response" in version) return version.response;
+      const contract = await store(input).getContract(input.project, version.value);
+      if (!contract) return apiError(404, "unknown_contract", `Project "${input.project}" has no contract version ${version.value}.`);
+      const verdict = contract.verdictId ? await store(input).getVerdict(input.project, contract.verdictId) : null;
+      return json({ contract, verdict: verdict ? await readVerdictBody(input.env, input.principal.organizationId, verdict.verdictHash) : null });
+    }),
+    projectRoute("GET", "/contracts/:version/document", READ, async (input) => {
+      const version = positiveInt(input.params.version, "version");
+      if ("response" in version) return version.response;
+      const contract = await store(input).getContract(input.project, version.value);
+      if (!contract) return apiError(404, "unknown_contract", `Project "${input.project}" has no contract version ${version.value}.`);
+      return documentResponse(input, contract.contentHash, contract.format, `${input.project}-contract-v${contract.version}`);
+    }),
+    projectRoute("POST", "/contracts/:version/activate", ["contracts.write"], async (input) => {
+      const version = positiveInt(input.params.version, "version");
+      if ("response" in version) return version.response;
+      const query = z.object({ allowBreaking: z.enum(["true", "false"]).optional() }).safeParse(queryObject(input.url, ["allowBreaking"]));
+      if (!query.success) return invalidQuery(query.error);
+      const refused = await breakingActivation(input, version.value, query.data.allowBreaking === "true");
+      if (refused) return refused;
+      const result = await store(input).activateContract(input.project, version.value);
+      if (!result.ok) return storeFailure(result, input.project);
+      await announceActiveContract(changes, input, result.contract.version);
+      return json({ contract: result.contract });
+    }),
 
-  // ---- snapshots ------------------------------------------------------------------------------------------
-  projectRoute("POST", "/snapshots", ["snapshots.write"], async (input) => {
-    const query = snapshotQuery.safeParse(queryObject(input.url, ["commit", "branch", "runUrl"]));
-    if (!query.success) return invalidQuery(query.error, SNAPSHOT_PLACEHOLDERS);
-    const formats = requestedFormats(input.url);
-    if ("response" in formats) return formats.response;
-    // Refuse early, before reading a large body, when there is nothing to check against.
-    if (!(await store(input).getActiveContract(input.project))) return unknownProject(input.project);
-    const body = await readDocument(input.request);
-    if ("response" in body) return body.response;
-    const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
-    const meta = { commit: query.data.commit, branch: query.data.branch ?? null, runUrl: query.data.runUrl ?? null };
-    const result = await uploadSnapshot(input.env, who, input.project, meta, body.holder);
-    if (!result.ok) return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
-    try {
-      await onVerdictStored(input.env, input.principal.organizationId, input.project, result.snapshot.id);
-    } catch (error) {
-      logWarn("verdict hook failed", { correlationId: input.correlationId, error });
-    }
-    const report = {
-      subject: "snapshot" as const,
-      project: input.project,
-      contractVersion: contractName(result.contract),
-      title: snapshotTitle(result.snapshot),
-      verdict: result.verdict,
-      ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL),
-    };
-    return verdictAnswer(
-      formats.choice,
-      {
+    // ---- snapshots ------------------------------------------------------------------------------------------
+    projectRoute("POST", "/snapshots", ["snapshots.write"], async (input) => {
+      const query = snapshotQuery.safeParse(queryObject(input.url, ["commit", "branch", "runUrl"]));
+      if (!query.success) return invalidQuery(query.error, SNAPSHOT_PLACEHOLDERS);
+      const formats = requestedFormats(input.url);
+      if ("response" in formats) return formats.response;
+      // Refuse early, before reading a large body, when there is nothing to check against.
+      if (!(await store(input).getActiveContract(input.project))) return unknownProject(input.project);
+      const body = await readDocument(input.request);
+      if ("response" in body) return body.response;
+      const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
+      const meta = { commit: query.data.commit, branch: query.data.branch ?? null, runUrl: query.data.runUrl ?? null };
+      const result = await uploadSnapshot(input.env, who, input.project, meta, body.holder);
+      if (!result.ok) return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
+      try {
+        await changes.verdictStored(input.env, input.principal.organizationId, input.project, result.snapshot.id);
+      } catch (error) {
+        logWarn("verdict hook failed", { correlationId: input.correlationId, error });
+      }
+      const report = {
+        subject: "snapshot" as const,
         project: input.project,
-        snapshot: result.snapshot,
-        contract: { version: result.contract.version, label: result.contract.label },
-        contentReused: result.contentReused,
-        verdictId: result.verdictRecord.id,
+        contractVersion: contractName(result.contract),
+        title: snapshotTitle(result.snapshot),
         verdict: result.verdict,
-        markdown: renderVerdictMarkdown(result.verdict, report),
-      },
-      report,
-      201,
-    );
-  }),
-  projectRoute("GET", "/snapshots", READ, async (input) => {
-    const page = pageQuery(input.url);
-    if ("response" in page) return page.response;
-    if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
-    const { items, nextBefore } = await store(input).listSnapshots(input.project, page.limit, page.before);
-    return json({ snapshots: items, nextBefore });
-  }),
-  projectRoute("GET", "/snapshots/latest", READ, async (input) => {
-    const status = await store(input).projectStatus(input.project);
-    if (!status) return unknownProject(input.project);
-    if (!status.latestSnapshot) return apiError(404, "no_snapshot", `Project "${input.project}" has no snapshot yet: upload one from CI (POST /api/v1/projects/${input.project}/snapshots).`);
-    return snapshotWithVerdict(input, status.latestSnapshot.id);
-  }),
-  projectRoute("GET", "/snapshots/:id", READ, async (input) => {
-    const id = positiveInt(input.params.id, "snapshot id");
-    if ("response" in id) return id.response;
-    return snapshotWithVerdict(input, id.value);
-  }),
-  projectRoute("GET", "/snapshots/:id/document", READ, async (input) => {
-    const id = positiveInt(input.params.id, "snapshot id");
-    if ("response" in id) return id.response;
-    const snapshot = await store(input).getSnapshot(input.project, id.value);
-    if (!snapshot) return apiError(404, "unknown_snapshot", `Project "${input.project}" has no snapshot ${id.value}.`);
-    return documentResponse(input, snapshot.contentHash, snapshot.format, `${input.project}-snapshot-${snapshot.id}`);
-  }),
+        ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL),
+      };
+      return verdictAnswer(
+        formats.choice,
+        {
+          project: input.project,
+          snapshot: result.snapshot,
+          contract: { version: result.contract.version, label: result.contract.label },
+          contentReused: result.contentReused,
+          verdictId: result.verdictRecord.id,
+          verdict: result.verdict,
+          markdown: renderVerdictMarkdown(result.verdict, report),
+        },
+        report,
+        201,
+      );
+    }),
+    projectRoute("GET", "/snapshots", READ, async (input) => {
+      const page = pageQuery(input.url);
+      if ("response" in page) return page.response;
+      if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+      const { items, nextBefore } = await store(input).listSnapshots(input.project, page.limit, page.before);
+      return json({ snapshots: items, nextBefore });
+    }),
+    projectRoute("GET", "/snapshots/latest", READ, async (input) => {
+      const status = await store(input).projectStatus(input.project);
+      if (!status) return unknownProject(input.project);
+      if (!status.latestSnapshot) return apiError(404, "no_snapshot", `Project "${input.project}" has no snapshot yet: upload one from CI (POST /api/v1/projects/${input.project}/snapshots).`);
+      return snapshotWithVerdict(input, status.latestSnapshot.id);
+    }),
+    projectRoute("GET", "/snapshots/:id", READ, async (input) => {
+      const id = positiveInt(input.params.id, "snapshot id");
+      if ("response" in id) return id.response;
+      return snapshotWithVerdict(input, id.value);
+    }),
+    projectRoute("GET", "/snapshots/:id/document", READ, async (input) => {
+      const id = positiveInt(input.params.id, "snapshot id");
+      if ("response" in id) return id.response;
+      const snapshot = await store(input).getSnapshot(input.project, id.value);
+      if (!snapshot) return apiError(404, "unknown_snapshot", `Project "${input.project}" has no snapshot ${id.value}.`);
+      return documentResponse(input, snapshot.contentHash, snapshot.format, `${input.project}-snapshot-${snapshot.id}`);
+    }),
 
-  // ---- builds ---------------------------------------------------------------------------------------------
-  projectRoute("POST", "/builds", ["snapshots.write"], async (input) => {
-    const body = await readJsonBody(input.request, MAX_BUILD_BODY_BYTES, buildBody);
-    if ("response" in body) return body.response;
-    const { commit, branch, runUrl, log } = body.data;
-    const result = await store(input).recordBuild({
-      project: input.project,
-      commit,
-      branch: branch ?? null,
-      runUrl: runUrl ?? null,
-      logExcerpt: logExcerpt(log ?? ""),
-      recordedBy: input.principal.userId,
-    });
-    return result.ok ? json({ project: input.project, build: result.build }, 201) : storeFailure(result, input.project);
-  }),
-  projectRoute("GET", "/builds", READ, async (input) => {
-    const page = pageQuery(input.url);
-    if ("response" in page) return page.response;
-    if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
-    const { items, nextBefore } = await store(input).listBuilds(input.project, page.limit, page.before);
-    return json({ builds: items, nextBefore });
-  }),
+    // ---- builds ---------------------------------------------------------------------------------------------
+    projectRoute("POST", "/builds", ["snapshots.write"], async (input) => {
+      const body = await readJsonBody(input.request, MAX_BUILD_BODY_BYTES, buildBody);
+      if ("response" in body) return body.response;
+      const { commit, branch, runUrl, log } = body.data;
+      const result = await store(input).recordBuild({
+        project: input.project,
+        commit,
+        branch: branch ?? null,
+        runUrl: runUrl ?? null,
+        logExcerpt: logExcerpt(log ?? ""),
+        recordedBy: input.principal.userId,
+      });
+      return result.ok ? json({ project: input.project, build: result.build }, 201) : storeFailure(result, input.project);
+    }),
+    projectRoute("GET", "/builds", READ, async (input) => {
+      const page = pageQuery(input.url);
+      if ("response" in page) return page.response;
+      if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+      const { items, nextBefore } = await store(input).listBuilds(input.project, page.limit, page.before);
+      return json({ builds: items, nextBefore });
+    }),
 
-  // ---- verdicts -------------------------------------------------------------------------------------------
-  projectRoute("GET", "/verdicts", READ, async (input) => {
-    const page = pageQuery(input.url);
-    if ("response" in page) return page.response;
-    if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
-    const { items, nextBefore } = await store(input).listVerdicts(input.project, page.limit, page.before);
-    return json({ verdicts: items, nextBefore });
-  }),
-  projectRoute("GET", "/verdicts/:id", READ, async (input) => {
-    const id = positiveInt(input.params.id, "verdict id");
-    if ("response" in id) return id.response;
-    const formats = requestedFormats(input.url);
-    if ("response" in formats) return formats.response;
-    const record = await store(input).getVerdict(input.project, id.value);
-    if (!record) return apiError(404, "unknown_verdict", `Project "${input.project}" has no verdict ${id.value}.`);
-    const verdict = await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash);
-    if (!verdict) return json({ record, verdict });
-    const snapshot = record.snapshotId === null ? null : await store(input).getSnapshot(input.project, record.snapshotId);
-    const report = {
-      subject: record.subject,
-      project: input.project,
-      contractVersion: `v${record.contractVersion}`,
-      title: snapshot ? snapshotTitle(snapshot) : record.subject === "snapshot" ? `snapshot id ${record.snapshotId}` : `contract v${record.contractVersion}`,
-      verdict,
-      ...reportFacts(input.url, input.project, record.id, input.env.PUBLIC_URL),
-    };
-    return verdictAnswer(formats.choice, { record, verdict }, report);
-  }),
-];
+    // ---- verdicts -------------------------------------------------------------------------------------------
+    projectRoute("GET", "/verdicts", READ, async (input) => {
+      const page = pageQuery(input.url);
+      if ("response" in page) return page.response;
+      if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+      const { items, nextBefore } = await store(input).listVerdicts(input.project, page.limit, page.before);
+      return json({ verdicts: items, nextBefore });
+    }),
+    projectRoute("GET", "/verdicts/:id", READ, async (input) => {
+      const id = positiveInt(input.params.id, "verdict id");
+      if ("response" in id) return id.response;
+      const formats = requestedFormats(input.url);
+      if ("response" in formats) return formats.response;
+      const record = await store(input).getVerdict(input.project, id.value);
+      if (!record) return apiError(404, "unknown_verdict", `Project "${input.project}" has no verdict ${id.value}.`);
+      const verdict = await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash);
+      if (!verdict) return json({ record, verdict });
+      const snapshot = record.snapshotId === null ? null : await store(input).getSnapshot(input.project, record.snapshotId);
+      const report = {
+        subject: record.subject,
+        project: input.project,
+        contractVersion: `v${record.contractVersion}`,
+        title: snapshot ? snapshotTitle(snapshot) : record.subject === "snapshot" ? `snapshot id ${record.snapshotId}` : `contract v${record.contractVersion}`,
+        verdict,
+        ...reportFacts(input.url, input.project, record.id, input.env.PUBLIC_URL),
+      };
+      return verdictAnswer(formats.choice, { record, verdict }, report);
+    }),
+  ];
+}
 
 async function snapshotWithVerdict(input: ApiRequest & { project: string; url: URL }, id: number): Promise<Response> {
   const snapshot = await store(input).getSnapshot(input.project, id);

@@ -2,6 +2,7 @@
 import type { Env } from "../env";
 import { mcpResourceHandler } from "../mcp/http";
 import { getOAuthServers } from "../oauth/servers";
+import { specChangeNotifier } from "../tools/spec-arbitration/subscriptions";
 import { auditRoutes } from "./audit.routes";
 import { chatRoutes } from "./chat.routes";
 import { ciKeyRoutes } from "./cikeys.routes";
@@ -17,6 +18,6 @@ import { createApiHandler } from "./router";
 const oauthHelpers = (env: Env) => getOAuthServers(env, { mcp: mcpResourceHandler, api: apiResourceHandler }).authorizationServer.getOAuthApi(env);
 
 /** Every REST route; route-docs.ts describes each for the contract check (test/worker/api/openapi-contract.test.ts). */
-export const apiRoutes = [...identityRoutes, ...openApiRoutes, ...auditRoutes, ...chatRoutes, ...ciKeyRoutes, ...specCheckRoutes, ...contractRoutes, ...exchangeRoutes, ...connectedClientRoutes(oauthHelpers)];
+export const apiRoutes = [...identityRoutes, ...openApiRoutes, ...auditRoutes, ...chatRoutes, ...ciKeyRoutes, ...specCheckRoutes, ...contractRoutes(specChangeNotifier), ...exchangeRoutes, ...connectedClientRoutes(oauthHelpers)];
 
 export const apiResourceHandler = createApiHandler(apiRoutes);

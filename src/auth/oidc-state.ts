@@ -5,6 +5,8 @@
  * verifier come only from the cookie.
  */
 import { base64url } from "jose";
+import { readCookie } from "../lib/cookies";
+import { openSealed, sealValue } from "../lib/sealed";
 
 export const OIDC_FLOW_COOKIE = "__Host-arbiter-oidc";
 export const OIDC_FLOW_TTL_SECONDS = 600;
@@ -16,10 +18,6 @@ export interface OidcFlow {
   returnTo: string;
   /** The issuer the attempt started with: a changed configuration invalidates attempts in flight. */
   issuer: string;
-}
-
-interface SealedFlow extends OidcFlow {
-  exp: number;
 }
 
 const encoder = new TextEncoder();
@@ -36,39 +34,23 @@ export function newFlow(issuer: string, returnTo: string): OidcFlow {
   return { state: randomToken(), nonce: randomToken(), codeVerifier: randomToken(48), returnTo, issuer };
 }
 
-async function flowKey(secret: string): Promise<CryptoKey> {
-  return crypto.subtle.importKey("raw", encoder.encode(`arbiter-oidc-flow:${secret}`), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
-}
+const FLOW_SEAL_PURPOSE = "arbiter-oidc-flow";
 
 export async function sealFlow(flow: OidcFlow, secret: string, now = Date.now()): Promise<string> {
-  const sealed: SealedFlow = { ...flow, exp: Math.floor(now / 1000) + OIDC_FLOW_TTL_SECONDS };
-  const body = base64url.encode(JSON.stringify(sealed));
-  const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await flowKey(secret), encoder.encode(body)));
-  return `${body}.${base64url.encode(signature)}`;
+  return sealValue(flow, { purpose: FLOW_SEAL_PURPOSE, secret }, OIDC_FLOW_TTL_SECONDS, now);
 }
 
 /** The flow if the value is authentic and unexpired; undefined otherwise. */
 export async function openFlow(value: string, secret: string, now = Date.now()): Promise<OidcFlow | undefined> {
-  const [body, signature, extra] = value.split(".");
-  if (!body || !signature || extra !== undefined) return undefined;
-  try {
-    if (!(await crypto.subtle.verify("HMAC", await flowKey(secret), new Uint8Array(base64url.decode(signature)), encoder.encode(body)))) return undefined;
-    const sealed = JSON.parse(new TextDecoder().decode(base64url.decode(body))) as Partial<SealedFlow>;
-    if (typeof sealed.exp !== "number" || sealed.exp * 1000 <= now) return undefined;
-    const { state, nonce, codeVerifier, returnTo, issuer } = sealed;
-    if (typeof state !== "string" || typeof nonce !== "string" || typeof codeVerifier !== "string" || typeof returnTo !== "string" || typeof issuer !== "string") return undefined;
-    return { state, nonce, codeVerifier, returnTo, issuer };
-  } catch {
-    return undefined;
-  }
+  const sealed = await openSealed(value, { purpose: FLOW_SEAL_PURPOSE, secret }, now);
+  if (!sealed) return undefined;
+  const { state, nonce, codeVerifier, returnTo, issuer } = sealed;
+  if (typeof state !== "string" || typeof nonce !== "string" || typeof codeVerifier !== "string" || typeof returnTo !== "string" || typeof issuer !== "string") return undefined;
+  return { state, nonce, codeVerifier, returnTo, issuer };
 }
 
 export function readFlowCookie(request: Request): string | undefined {
-  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-    const index = part.indexOf("=");
-    if (index > 0 && part.slice(0, index).trim() === OIDC_FLOW_COOKIE) return part.slice(index + 1).trim();
-  }
-  return undefined;
+  return readCookie(request, OIDC_FLOW_COOKIE);
 }
 
 export function flowCookie(value: string): string {

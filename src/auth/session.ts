@@ -4,6 +4,8 @@
  */
 import type { Env } from "../env";
 import { devSignInEnabled } from "../env";
+import { readCookie } from "../lib/cookies";
+import { openSealed, sealValue } from "../lib/sealed";
 import type { Identity } from "./identity";
 
 export const SESSION_COOKIE = "__Host-arbiter-session";
@@ -22,56 +24,14 @@ export function sessionSecret(env: Env): string {
   throw new SessionSecretMissing("SESSION_SECRET is not set (or shorter than 32 characters): run `wrangler secret put SESSION_SECRET`.");
 }
 
-const encoder = new TextEncoder();
-
-function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function fromBase64url(value: string): Uint8Array {
-  return Uint8Array.from(atob(value.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
-}
-
-async function hmacKey(secret: string): Promise<CryptoKey> {
-  return crypto.subtle.importKey("raw", encoder.encode(`arbiter-session:${secret}`), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
-}
-
-interface SessionPayload extends Identity {
-  exp: number;
-}
+const SESSION_SEAL_PURPOSE = "arbiter-session";
 
 export async function sealSession(identity: Identity, secret: string, now = Date.now()): Promise<string> {
-  const payload: SessionPayload = { ...identity, exp: Math.floor(now / 1000) + SESSION_TTL_SECONDS };
-  const body = base64url(encoder.encode(JSON.stringify(payload)));
-  const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(body)));
-  return `${body}.${base64url(signature)}`;
+  return sealValue(identity, { purpose: SESSION_SEAL_PURPOSE, secret }, SESSION_TTL_SECONDS, now);
 }
 
 export async function openSession(value: string, secret: string, now = Date.now()): Promise<Identity | undefined> {
-  const [body, signature, extra] = value.split(".");
-  if (!body || !signature || extra !== undefined) return undefined;
-  try {
-    const ok = await crypto.subtle.verify("HMAC", await hmacKey(secret), fromBase64url(signature), encoder.encode(body));
-    if (!ok) return undefined;
-    const payload = JSON.parse(new TextDecoder().decode(fromBase64url(body))) as SessionPayload;
-    if (typeof payload.exp !== "number" || payload.exp * 1000 <= now) return undefined;
-    const { exp: _exp, ...identity } = payload;
-    return identity;
-  } catch {
-    return undefined;
-  }
-}
-
-export function readCookie(request: Request, name: string): string | undefined {
-  const header = request.headers.get("cookie");
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const index = part.indexOf("=");
-    if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
-  }
-  return undefined;
+  return (await openSealed(value, { purpose: SESSION_SEAL_PURPOSE, secret }, now)) as Identity | undefined;
 }
 
 export async function currentIdentity(request: Request, env: Env): Promise<Identity | undefined> {

@@ -3,13 +3,10 @@
  * `arb_ci_<organization>_<id>_<secret>`: the organization and id say where to look it up (they are not
  * secret), the 256-bit secret is shown once and only its SHA-256 (of the whole key) is stored. Keys are
  * accepted by the REST resource only (never /mcp), limited to their projects and scopes, and refused once
- * revoked or past their expiry.
+ * revoked or past their expiry. The OAuth provider's check of a presented key is in
+ * src/oauth/ci-key-validation.ts.
  */
-import type { OAuthResourceTokenValidation } from "@cloudflare/workers-oauth-provider";
-import type { Env } from "../env";
-import type { GrantProps } from "../oauth/servers";
-import { getPolicy } from "../policy/load";
-import { contractStore } from "./store/client";
+import { base64url } from "jose";
 import { sha256Hex } from "./store/hash";
 
 export const CI_KEY_PREFIX = "arb_ci_";
@@ -36,47 +33,9 @@ export function parseCiKey(token: string): ParsedCiKey | null {
   return match ? { organizationId: match[1]!, id: match[2]! } : null;
 }
 
-function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
 /** A fresh key for `organizationId`: the id to store, the key to show once and the hash to keep. */
 export async function generateCiKey(organizationId: string): Promise<{ id: string; key: string; secretHash: string }> {
   const id = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
-  const key = `${CI_KEY_PREFIX}${organizationId}_${id}_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
+  const key = `${CI_KEY_PREFIX}${organizationId}_${id}_${base64url.encode(crypto.getRandomValues(new Uint8Array(32)))}`;
   return { id, key, secretHash: await sha256Hex(new TextEncoder().encode(key)) };
-}
-
-function sameHash(a: string, b: string): boolean {
-  const left = new TextEncoder().encode(a);
-  const right = new TextEncoder().encode(b);
-  return left.byteLength === right.byteLength && crypto.subtle.timingSafeEqual(left, right);
-}
-
-/**
- * Validates a CI key for the REST resource. Returns what the resource server needs (props, audience, scopes,
- * client id `ci-key:<id>`), or null for anything not valid now: malformed, unknown organization or key,
- * wrong secret, revoked, expired.
- */
-export async function validateCiKey(env: Env, token: string, apiResource: string, now = Date.now()): Promise<OAuthResourceTokenValidation<GrantProps> | null> {
-  const parsed = parseCiKey(token);
-  if (!parsed || !(parsed.organizationId in getPolicy().organizations)) return null;
-  const stored = await contractStore(env, parsed.organizationId).keyForValidation(parsed.id);
-  if (!stored) return null;
-  if (!sameHash(stored.secretHash, await sha256Hex(new TextEncoder().encode(token)))) return null;
-  const { key } = stored;
-  if (key.revokedAt) return null;
-  const expiresAt = key.expiresAt ? Date.parse(key.expiresAt) : undefined;
-  if (expiresAt !== undefined && expiresAt <= now) return null;
-  const clientId = `${CI_KEY_CLIENT_PREFIX}${key.id}`;
-  return {
-    props: { organizationId: parsed.organizationId, userId: clientId, role: "ci", name: key.name, projects: [...key.projects] },
-    audience: apiResource,
-    scope: [...key.scopes],
-    clientId,
-    userId: clientId,
-    ...(expiresAt !== undefined ? { expiresAt: Math.floor(expiresAt / 1000) } : {}),
-  };
 }

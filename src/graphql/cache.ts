@@ -6,6 +6,7 @@
  * Note: the Cache API is per data centre, and has no effect on *.workers.dev hostnames.
  */
 import { canonicalJson } from "../audit/record";
+import { sha256Hex } from "../lib/sha256";
 import { logWarn } from "../web/log";
 
 export interface ResponseCache {
@@ -20,11 +21,6 @@ export interface CacheKeyParts {
   upstreamKind: string;
   operation: string;
   variables: Record<string, unknown>;
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** A URL (the Cache API keys by request URL); every varying part is encoded or hashed. */

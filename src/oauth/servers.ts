@@ -11,7 +11,8 @@ import {
   OAuthResourceServer,
   type OAuthResourceHandler,
 } from "@cloudflare/workers-oauth-provider";
-import { looksLikeCiKey, validateCiKey } from "../contracts/cikeys";
+import { looksLikeCiKey } from "../contracts/cikeys";
+import { validateCiKey } from "./ci-key-validation";
 import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
 import { logWarn } from "../web/log";

@@ -9,22 +9,18 @@
  * end up in history and logs).
  */
 import type { Env } from "../../env";
-import { readCookie, SESSION_COOKIE, sessionSecret } from "../../auth/session";
+import { base64url } from "jose";
+import { SESSION_COOKIE, sessionSecret } from "../../auth/session";
+import { readCookie } from "../../lib/cookies";
 import { postedFromThisSite } from "../origin-guard";
 
 export const CSRF_FIELD = "csrf";
 
 const encoder = new TextEncoder();
 
-function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
 async function tokenFor(sessionValue: string, secret: string): Promise<string> {
   const key = await crypto.subtle.importKey("raw", encoder.encode(`arbiter-console-csrf:${secret}`), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return base64url(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(sessionValue))));
+  return base64url.encode(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(sessionValue))));
 }
 
 /** The token for the session this request carries (callers have already checked the session is valid). */

@@ -4,21 +4,21 @@
  * the user and organization that set it.
  */
 import { describe, expect, it } from "vitest";
-import { checkProjectAccess, rememberSelectedProject, resolveProjectName, selectedProject } from "../../../src/contracts/mcp/access";
+import { checkProjectAccess, rememberSelectedProject, resolveProjectName, selectedProject } from "../../../src/contracts/services/project-access";
+import { SpecFailure } from "../../../src/contracts/services/failure";
 import type { Principal } from "../../../src/mcp/context";
-import { ToolFailure } from "../../../src/mcp/context";
 import { workerEnv } from "./helpers";
 
 const principal = (extra: Partial<Principal> = {}): Principal => ({ organizationId: "acme", userId: "ana", clientId: "c", role: "admin", scopes: ["contracts.read"], ...extra });
 
-function failureOf(work: () => unknown): ToolFailure {
+function failureOf(work: () => unknown): SpecFailure {
   try {
     work();
   } catch (error) {
-    if (error instanceof ToolFailure) return error;
+    if (error instanceof SpecFailure) return error;
     throw error;
   }
-  throw new Error("expected a ToolFailure");
+  throw new Error("expected a SpecFailure");
 }
 
 describe("project access", () => {

@@ -9,7 +9,7 @@
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { contractStore } from "../../../src/contracts/store/client";
-import { sessionObjectName } from "../../../src/contracts/mcp/subscriptions";
+import { sessionObjectName } from "../../../src/mcp/announce";
 import { MAX_RESOURCE_URI_LENGTH, RESOURCE_NOT_FOUND } from "../../../src/mcp/resource-lookup";
 import { MAX_SUBSCRIPTIONS_PER_SESSION } from "../../../src/mcp/subscription-list";
 import { MCP_URL } from "../helpers";

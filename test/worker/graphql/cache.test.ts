@@ -10,7 +10,7 @@ import { loadGraphqlCatalog } from "../../../src/graphql/catalog";
 import { buildCatalog } from "../../../src/mcp/catalog";
 import { runToolCall } from "../../../src/mcp/pipeline";
 import { getPolicy } from "../../../src/policy/load";
-import { orderToolRegistrar } from "../../../src/tools/orders.tools";
+import { orderToolRegistrar } from "../../../src/tools/orders/tools";
 import { OPS, policyFilesWith } from "./fixtures";
 import { callContext, envWithUpstreams, principal, recordingDeps, scriptedUpstream } from "./upstream-harness";
 

@@ -11,15 +11,15 @@ import {
   resolveProjectName,
   selectedProject,
   storeOf,
-} from "../contracts/mcp/access";
-import { contractLabel, resolveContract } from "../contracts/mcp/conformance";
-import { documentMimeType } from "../contracts/mcp/resources";
-import { ACTIVE_CONTRACT_URI, contractUri, latestVerdictUri } from "../contracts/mcp/uris";
-import { followSelectedProject } from "../contracts/mcp/subscriptions";
-import { readContentText } from "../contracts/store/client";
-import { snapshotTitle } from "../contracts/store/records";
-import type { CapabilityContext } from "../mcp/context";
-import { ToolFailure } from "../mcp/context";
+} from "../../contracts/services/project-access";
+import { contractLabel, resolveContract } from "../../contracts/services/conformance";
+import { documentMimeType } from "./resources";
+import { ACTIVE_CONTRACT_URI, contractUri, latestVerdictUri } from "./uris";
+import { followSelectedProject } from "./subscriptions";
+import { readContentText } from "../../contracts/store/client";
+import { snapshotTitle } from "../../contracts/store/records";
+import type { CapabilityContext } from "../../mcp/context";
+import { ToolFailure } from "../../mcp/context";
 import {
   contractRecord,
   contractVersion,
@@ -31,7 +31,7 @@ import {
   READ_SCOPES,
   readOnly,
   snapshotRecord,
-} from "./contracts-fields";
+} from "./fields";
 
 /** A contract document returned by spec_contract_get (larger ones: REST download). */
 export const MAX_TOOL_DOCUMENT_BYTES = 1024 * 1024;

@@ -6,15 +6,16 @@
  * unknown one, a version or snapshot that does not exist) is answered with -32002 (resource not found), for reads
  * and subscriptions alike, and with the same words whether the project exists elsewhere or nowhere.
  */
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { protocolError } from "../../mcp/protocol-error";
+import { invalidParams } from "../../mcp/protocol-error";
 import type { CallContext, CapabilityContext, ResourceContents } from "../../mcp/context";
 import { ToolFailure } from "../../mcp/context";
 import { resourceNotFound } from "../../mcp/resource-lookup";
-import { readContentText, readVerdictBody } from "../store/client";
-import { snapshotTitle, type ContractRecord, type SnapshotRecord } from "../store/records";
-import { cannotVerify, checkProjectAccess, projectRestriction, requireProjectStatus, selectedProject, storeOf } from "./access";
-import { contractLabel, resolveContract } from "./conformance";
+import { readContentText, readVerdictBody } from "../../contracts/store/client";
+import { snapshotTitle, type ContractRecord, type SnapshotRecord } from "../../contracts/store/records";
+import { cannotVerify } from "../../contracts/services/failure";
+import { checkProjectAccess, projectRestriction, requireProjectStatus, selectedProject, storeOf } from "../../contracts/services/project-access";
+import { contractLabel, resolveContract } from "../../contracts/services/conformance";
+import { asToolFailure } from "./failures";
 import { activeContractChangedBy, forgetProjectSubscriber, recordProjectSubscriber, subscribeToActiveContract, unsubscribeFromActiveContract } from "./subscriptions";
 import {
   ACTIVE_CONTRACT_URI,
@@ -43,10 +44,11 @@ const NOT_FOUND_REASONS = new Set(["invalid_project_name", "project_not_allowed"
 async function asResourceError<T>(uri: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
-  } catch (error) {
+  } catch (thrown) {
+    const error = asToolFailure(thrown);
     if (error instanceof ToolFailure) {
       if (NOT_FOUND_REASONS.has(String(error.meta.cannotVerify))) throw resourceNotFound(uri, error.message);
-      throw protocolError(ErrorCode.InvalidParams, error.message);
+      throw invalidParams(error.message);
     }
     throw error;
   }

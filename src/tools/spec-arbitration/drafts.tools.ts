@@ -4,13 +4,14 @@
  * the previous version, for stored versions or an edited contract). Neither stores anything.
  */
 import { z } from "zod";
-import { cannotVerify, resolveProjectName } from "../contracts/mcp/access";
-import { contractLabel } from "../contracts/mcp/conformance";
-import { renderVerdictMarkdown } from "../contracts/markdown";
-import { checkDraft, compareContracts, MAX_MCP_DRAFT_BYTES, type SpecCheckFailure } from "../contracts/services/drafts";
-import type { CapabilityContext } from "../mcp/context";
-import { MAX_VIOLATIONS_RETURNED } from "./contracts-conformance";
-import { contractVersion, optionalProject, READ_SCOPES, readOnly, ruleSummary, violation } from "./contracts-fields";
+import { cannotVerify } from "../../contracts/services/failure";
+import { resolveProjectName } from "../../contracts/services/project-access";
+import { contractLabel } from "../../contracts/services/conformance";
+import { renderVerdictMarkdown } from "../../contracts/markdown";
+import { checkDraft, compareContracts, MAX_MCP_DRAFT_BYTES, type SpecCheckFailure } from "../../contracts/services/drafts";
+import type { CapabilityContext } from "../../mcp/context";
+import { MAX_VIOLATIONS_RETURNED } from "./conformance.tools";
+import { contractVersion, optionalProject, READ_SCOPES, readOnly, ruleSummary, violation } from "./fields";
 
 const MAX_MIB = MAX_MCP_DRAFT_BYTES / (1024 * 1024);
 

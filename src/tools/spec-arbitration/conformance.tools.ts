@@ -4,13 +4,13 @@
  * isError only when the check cannot run, with the next step in the message.
  */
 import { z } from "zod";
-import { resolveProjectName } from "../contracts/mcp/access";
-import { contractLabel, runConformanceCheck } from "../contracts/mcp/conformance";
-import { latestVerdictUri } from "../contracts/mcp/uris";
-import { renderVerdictMarkdown } from "../contracts/markdown";
-import { snapshotTitle } from "../contracts/store/records";
-import type { CapabilityContext } from "../mcp/context";
-import { contractVersion, optionalProject, READ_SCOPES, readOnly, ruleSummary, snapshotId, violation } from "./contracts-fields";
+import { resolveProjectName } from "../../contracts/services/project-access";
+import { contractLabel, runConformanceCheck } from "../../contracts/services/conformance";
+import { latestVerdictUri } from "./uris";
+import { renderVerdictMarkdown } from "../../contracts/markdown";
+import { snapshotTitle } from "../../contracts/store/records";
+import type { CapabilityContext } from "../../mcp/context";
+import { contractVersion, optionalProject, READ_SCOPES, readOnly, ruleSummary, snapshotId, violation } from "./fields";
 
 /** Violations returned in structuredContent; the rest are counted (the Markdown lists fewer still). */
 export const MAX_VIOLATIONS_RETURNED = 500;

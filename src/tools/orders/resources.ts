@@ -2,11 +2,11 @@
  * Read-only context for agents using the order tools: the allowed schema subset, the access policy as
  * enforced, and example outputs on demo data. All three are generated from the loaded policy.
  */
-import { accessPolicyDocument } from "../graphql/access-policy";
-import { getGraphqlCatalog } from "../graphql/bundled";
-import type { GraphqlCatalog } from "../graphql/catalog";
-import { ordersExamplesDocument } from "../graphql/examples";
-import type { CapabilityContext, Registrar } from "../mcp/context";
+import { accessPolicyDocument } from "../../graphql/access-policy";
+import { getGraphqlCatalog } from "../../graphql/bundled";
+import type { GraphqlCatalog } from "../../graphql/catalog";
+import { ordersExamplesDocument } from "../../graphql/examples";
+import type { CapabilityContext, Registrar } from "../../mcp/context";
 
 export function orderResourceRegistrar(catalog: GraphqlCatalog): Registrar {
   return (ctx) => {

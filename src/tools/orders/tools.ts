@@ -3,11 +3,11 @@
  * enabled operation, with the operation's scopes, annotations and derived input/output schemas. Adding an
  * operation file and its policy adds a tool; nothing here names a particular operation.
  */
-import { ToolFailure, type CapabilityContext, type Registrar } from "../mcp/context";
-import { GatewayFailure } from "../graphql/errors";
-import { getGraphqlCatalog } from "../graphql/bundled";
-import { enabledOperations, type GraphqlCatalog } from "../graphql/catalog";
-import { runGovernedOperation, type GovernedOptions } from "../graphql/run-operation";
+import { ToolFailure, type CapabilityContext, type Registrar } from "../../mcp/context";
+import { GatewayFailure } from "../../graphql/errors";
+import { getGraphqlCatalog } from "../../graphql/bundled";
+import { enabledOperations, type GraphqlCatalog } from "../../graphql/catalog";
+import { runGovernedOperation, type GovernedOptions } from "../../graphql/run-operation";
 
 /** A registrar for the tools of `catalog`; `options` lets tests inject a fetcher or a cache. */
 export function orderToolRegistrar(catalog: GraphqlCatalog, options: GovernedOptions = {}): Registrar {

@@ -1,8 +1,8 @@
 /** The ask_orders prompt: a question answered with the order tools only, never other sources or personal data. */
 import { z } from "zod";
-import { getGraphqlCatalog } from "../graphql/bundled";
-import { enabledOperations, type GraphqlCatalog } from "../graphql/catalog";
-import type { CapabilityContext, Registrar } from "../mcp/context";
+import { getGraphqlCatalog } from "../../graphql/bundled";
+import { enabledOperations, type GraphqlCatalog } from "../../graphql/catalog";
+import type { CapabilityContext, Registrar } from "../../mcp/context";
 
 const questionField = z.string().min(1).max(2000).describe("The user's question about orders, e.g. \"Which orders are paid?\" or \"What is in order ord_1002?\"");
 

@@ -4,12 +4,12 @@
  * contract gives no JSON schema is approved: false with a missing-schema violation (a normal result).
  */
 import { z } from "zod";
-import { resolveProjectName } from "../contracts/mcp/access";
-import { contractLabel } from "../contracts/mcp/conformance";
-import { validatePayload } from "../contracts/mcp/payload-validation";
-import type { CapabilityContext } from "../mcp/context";
-import { ToolFailure } from "../mcp/context";
-import { contractVersion, optionalProject, READ_SCOPES, readOnly, violation } from "./contracts-fields";
+import { resolveProjectName } from "../../contracts/services/project-access";
+import { contractLabel } from "../../contracts/services/conformance";
+import { validatePayload } from "../../contracts/services/payload-validation";
+import type { CapabilityContext } from "../../mcp/context";
+import { ToolFailure } from "../../mcp/context";
+import { contractVersion, optionalProject, READ_SCOPES, readOnly, violation } from "./fields";
 
 /** Payloads given as JSON text longer than this are refused (the whole tool call travels in one message). */
 export const MAX_PAYLOAD_TEXT_CHARS = 4 * 1024 * 1024;

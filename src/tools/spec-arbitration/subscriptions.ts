@@ -7,23 +7,21 @@
  * the URIs it subscribed to, and answers whether it still follows the project. Sessions that no longer do
  * (unsubscribed, ended, never completed, or moved spec://active/contract to another project) are removed then.
  * 2026-07-28 clients have no session: the same change goes to the organization's ListenHub, which publishes it
- * on their open subscriptions/listen streams.
+ * on their open subscriptions/listen streams. `specChangeNotifier` is the store's change listener that does this
+ * (injected into the REST routes by src/api/index.ts).
  */
-import { getAgentByName } from "agents";
+import { cannotVerify } from "../../contracts/services/failure";
+import { checkProjectAccess, defaultProjectOf, requireProjectStatus, selectedProject, storeOf } from "../../contracts/services/project-access";
+import { contractStore } from "../../contracts/store/client";
+import type { ContractChangeListener } from "../../contracts/store/events";
 import type { Env } from "../../env";
+import { announceToListenStreams, announceToSession } from "../../mcp/announce";
 import type { CallContext, ResourceChange, SessionView } from "../../mcp/context";
 import { subscribedUris } from "../../mcp/subscription-list";
 import { logWarn } from "../../web/log";
-import { contractStore } from "../store/client";
-import { cannotVerify, checkProjectAccess, defaultProjectOf, requireProjectStatus, selectedProject, storeOf } from "./access";
 import { ACTIVE_CONTRACT_URI, urisChangedByNewActiveContract, urisChangedByNewVerdict, urisFollowingProject } from "./uris";
 
 type Context = Pick<CallContext, "principal" | "session" | "env" | "sessionId">;
-
-/** The Durable Object name of a Streamable HTTP session (the naming McpAgent.serve uses). */
-export function sessionObjectName(sessionId: string): string {
-  return `streamable-http:${sessionId}`;
-}
 
 export async function recordProjectSubscriber(context: Context, project: string): Promise<void> {
   if (!context.sessionId) {
@@ -101,8 +99,7 @@ async function announceToProjectSubscribers(env: Env, organizationId: string, pr
     announceToListeners(env, organizationId, change, what),
     ...sessions.map(async (sessionId) => {
       try {
-        const session = await getAgentByName(env.MCP_OBJECT, sessionObjectName(sessionId));
-        if (await session.announceChange(change)) {
+        if (await announceToSession(env, sessionId, change)) {
           report.notified++;
         } else {
           await store.unsubscribe(project, sessionId);
@@ -121,7 +118,7 @@ async function announceToProjectSubscribers(env: Env, organizationId: string, pr
 /** 2026-07-28 clients follow changes on subscriptions/listen streams, held by the organization's ListenHub. */
 async function announceToListeners(env: Env, organizationId: string, change: ResourceChange, what: Record<string, unknown>): Promise<void> {
   try {
-    await env.LISTEN_HUB.get(env.LISTEN_HUB.idFromName(organizationId)).announce(organizationId, change);
+    await announceToListenStreams(env, organizationId, change);
   } catch (error) {
     logWarn("could not notify listen streams", { organizationId, project: change.topic, ...what, error });
   }
@@ -136,3 +133,13 @@ export function notifyVerdictSubscribers(env: Env, organizationId: string, proje
 export function notifyActiveContractSubscribers(env: Env, organizationId: string, project: string, version: number): Promise<NotificationReport> {
   return announceToProjectSubscribers(env, organizationId, project, urisChangedByNewActiveContract(project), { contractVersion: version });
 }
+
+/** The store's change listener: announces stored verdicts and new active contracts to their followers. */
+export const specChangeNotifier: ContractChangeListener = {
+  async verdictStored(env, organizationId, project, snapshotId) {
+    await notifyVerdictSubscribers(env, organizationId, project, snapshotId);
+  },
+  async activeContractChanged(env, organizationId, project, version) {
+    await notifyActiveContractSubscribers(env, organizationId, project, version);
+  },
+};

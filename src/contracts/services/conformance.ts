@@ -1,20 +1,20 @@
 /**
- * The conformance check behind check_api_conformance: decides whether the check can run (project, contract,
+ * The conformance check behind check_api_conformance (and anything else that asks for a verdict): decides whether the check can run (project, contract,
  * snapshot, build state, readable documents) and returns the verdict. The verdict stored at upload is reused when
  * the snapshot was checked against the very contract version asked for; otherwise (another version, or the active
  * contract changed since) the engine runs on the stored documents. A rejected implementation is a normal outcome;
- * only "cannot verify" cases throw, each with the next step.
+ * only "cannot verify" cases throw (SpecFailure), each with the next step.
  */
-import type { CallContext } from "../../mcp/context";
 import { getConformanceConfig } from "../config";
 import { checkConformance } from "../engine";
 import { readVerdictBody } from "../store/client";
 import type { BuildRecord, ContractRecord, SnapshotRecord } from "../store/records";
 import type { Verdict } from "../types";
-import { cannotVerify, requireProjectStatus, storeOf } from "./access";
 import { loadDocument } from "./documents";
+import { cannotVerify } from "./failure";
+import { requireProjectStatus, storeOf, type SpecCaller } from "./project-access";
 
-type Context = Pick<CallContext, "principal" | "session" | "env">;
+type Context = SpecCaller;
 
 export interface ConformanceRequest {
   project: string;

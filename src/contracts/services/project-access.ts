@@ -1,37 +1,41 @@
 /**
- * Which project an MCP call is about, and whether the caller may touch it. The organization always comes from the
+ * Which project a spec call is about, and whether the caller may touch it. The organization always comes from the
  * verified principal (its ContractStore is the only one reached), so another organization's projects are simply
  * not there. A principal restricted to some projects (principal.projects) is held to them. Failures are
- * ToolFailures whose message says what to do next; `meta.cannotVerify` names the case for clients.
+ * SpecFailures whose message says what to do next; their code names the case for clients.
  */
 import type { Env } from "../../env";
-import type { CallContext, Principal } from "../../mcp/context";
-import { ToolFailure } from "../../mcp/context";
 import { contractStore, type ContractStoreStub } from "../store/client";
 import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../store/names";
 import type { ProjectStatus } from "../store/records";
+import { cannotVerify, type SpecFailure } from "./failure";
 
-type Context = Pick<CallContext, "principal" | "env">;
-
-export function cannotVerify(
-  reason: string,
-  message: string,
-  outcome: "invalid-input" | "error" | "rejected-by-policy" = "error",
-  meta: Record<string, unknown> = {},
-): ToolFailure {
-  return new ToolFailure(outcome, message, { cannotVerify: reason, ...meta });
+/** The part of a verified principal the spec services read (any transport's principal has it). */
+export interface SpecPrincipal {
+  organizationId: string;
+  userId: string;
+  /** Only for CI keys: the projects this principal may touch (["*"] = every project). Absent = no restriction. */
+  projects?: readonly string[];
 }
+
+/** Who is calling, and the Worker's bindings: all a spec service needs. */
+export interface SpecCaller {
+  principal: SpecPrincipal;
+  env: Env;
+}
+
+type Context = SpecCaller;
 
 export function storeOf(context: Context): ContractStoreStub {
   return contractStore(context.env, context.principal.organizationId);
 }
 
 /** The projects a restricted principal may see, or null for all. */
-export function projectRestriction(principal: Principal): string[] | null {
+export function projectRestriction(principal: SpecPrincipal): string[] | null {
   return principal.projects && !principal.projects.includes("*") ? [...principal.projects] : null;
 }
 
-export function checkProjectAccess(principal: Principal, project: string): void {
+export function checkProjectAccess(principal: SpecPrincipal, project: string): void {
   if (!isProjectName(project)) throw cannotVerify("invalid_project_name", `Invalid project name "${project.slice(0, 80)}": ${PROJECT_NAME_RULE}.`, "invalid-input");
   if (!projectAllowed(principal.projects, project)) {
     throw cannotVerify("project_not_allowed", `This connection may only use the projects ${(principal.projects ?? []).join(", ")}; "${project}" is not one of them.`, "rejected-by-policy");
@@ -66,7 +70,7 @@ export async function resolveProjectName(context: Context, explicit: string | un
   return project;
 }
 
-export function unknownProjectFailure(project: string): ToolFailure {
+export function unknownProjectFailure(project: string): SpecFailure {
   return cannotVerify(
     "unknown_project",
     `There is no project "${project}" in your organization. Call spec_projects_list to see the projects; a project is created by its first contract upload (POST /api/v1/projects/${project}/contracts with scope contracts.write).`,

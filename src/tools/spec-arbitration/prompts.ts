@@ -5,13 +5,13 @@
  */
 import { z } from "zod";
 import type { CapabilityContext } from "../../mcp/context";
-import { PROJECT_NAME_PATTERN, PROJECT_NAME_RULE } from "../store/names";
-import { snapshotTitle } from "../store/records";
-import { checkProjectAccess, requireProjectStatus } from "./access";
-import { contractLabel } from "./conformance";
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { protocolError } from "../../mcp/protocol-error";
+import { PROJECT_NAME_PATTERN, PROJECT_NAME_RULE } from "../../contracts/store/names";
+import { snapshotTitle } from "../../contracts/store/records";
+import { checkProjectAccess, requireProjectStatus } from "../../contracts/services/project-access";
+import { contractLabel } from "../../contracts/services/conformance";
+import { invalidParams } from "../../mcp/protocol-error";
 import { ToolFailure } from "../../mcp/context";
+import { asToolFailure } from "./failures";
 import { contractUri, latestVerdictUri } from "./uris";
 
 const argsSchema = z.object({
@@ -44,8 +44,9 @@ export function registerSpecPrompts(ctx: CapabilityContext): void {
         ]
           .filter(Boolean)
           .join(" ");
-      } catch (error) {
-        if (error instanceof ToolFailure) throw protocolError(ErrorCode.InvalidParams, error.message);
+      } catch (thrown) {
+        const error = asToolFailure(thrown);
+        if (error instanceof ToolFailure) throw invalidParams(error.message);
         throw error;
       }
       const project = args.project;

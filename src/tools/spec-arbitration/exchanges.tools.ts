@@ -4,10 +4,11 @@
  * responses conform, not only the generated document. Read-only; the exchanges themselves are never stored.
  */
 import { z } from "zod";
-import { cannotVerify, requireProjectStatus, resolveProjectName, storeOf } from "../contracts/mcp/access";
-import { readVerdictBody } from "../contracts/store/client";
-import type { CapabilityContext } from "../mcp/context";
-import { optionalProject, READ_SCOPES, readOnly, ruleSummary, violation } from "./contracts-fields";
+import { cannotVerify } from "../../contracts/services/failure";
+import { requireProjectStatus, resolveProjectName, storeOf } from "../../contracts/services/project-access";
+import { readVerdictBody } from "../../contracts/store/client";
+import type { CapabilityContext } from "../../mcp/context";
+import { optionalProject, READ_SCOPES, readOnly, ruleSummary, violation } from "./fields";
 
 const exchangeRun = z.object({
   id: z.number().describe("Run id"),

@@ -3,15 +3,15 @@
  * keyed by organization, contract content hash, operation, response entry and media type, so repeated validation
  * against the same contract version and operation reuses the built validator (the engine's buildCount shows it).
  */
-import type { CallContext } from "../../mcp/context";
 import { createPayloadValidator } from "../payload";
 import type { ContractRecord } from "../store/records";
 import type { PayloadCheckInput, PayloadVerdict } from "../types";
-import { cannotVerify, requireProjectStatus } from "./access";
 import { contractLabel, resolveContract } from "./conformance";
 import { documentKey, loadDocument } from "./documents";
+import { cannotVerify } from "./failure";
+import { requireProjectStatus, type SpecCaller } from "./project-access";
 
-type Context = Pick<CallContext, "principal" | "session" | "env">;
+type Context = SpecCaller;
 
 const validator = createPayloadValidator();
 

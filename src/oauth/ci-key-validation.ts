@@ -1,0 +1,43 @@
+/**
+ * The REST resource server's check of a presented CI key (format and storage in src/contracts/cikeys.ts): the
+ * OAuth side of CI keys, so that the contracts folder does not import the provider's types.
+ */
+import type { OAuthResourceTokenValidation } from "@cloudflare/workers-oauth-provider";
+import { CI_KEY_CLIENT_PREFIX, parseCiKey } from "../contracts/cikeys";
+import { contractStore } from "../contracts/store/client";
+import { sha256Hex } from "../contracts/store/hash";
+import type { Env } from "../env";
+import { getPolicy } from "../policy/load";
+import type { GrantProps } from "./servers";
+
+function sameHash(a: string, b: string): boolean {
+  const left = new TextEncoder().encode(a);
+  const right = new TextEncoder().encode(b);
+  return left.byteLength === right.byteLength && crypto.subtle.timingSafeEqual(left, right);
+}
+
+/**
+ * Validates a CI key for the REST resource. Returns what the resource server needs (props, audience, scopes,
+ * client id `ci-key:<id>`), or null for anything not valid now: malformed, unknown organization or key,
+ * wrong secret, revoked, expired.
+ */
+export async function validateCiKey(env: Env, token: string, apiResource: string, now = Date.now()): Promise<OAuthResourceTokenValidation<GrantProps> | null> {
+  const parsed = parseCiKey(token);
+  if (!parsed || !(parsed.organizationId in getPolicy().organizations)) return null;
+  const stored = await contractStore(env, parsed.organizationId).keyForValidation(parsed.id);
+  if (!stored) return null;
+  if (!sameHash(stored.secretHash, await sha256Hex(new TextEncoder().encode(token)))) return null;
+  const { key } = stored;
+  if (key.revokedAt) return null;
+  const expiresAt = key.expiresAt ? Date.parse(key.expiresAt) : undefined;
+  if (expiresAt !== undefined && expiresAt <= now) return null;
+  const clientId = `${CI_KEY_CLIENT_PREFIX}${key.id}`;
+  return {
+    props: { organizationId: parsed.organizationId, userId: clientId, role: "ci", name: key.name, projects: [...key.projects] },
+    audience: apiResource,
+    scope: [...key.scopes],
+    clientId,
+    userId: clientId,
+    ...(expiresAt !== undefined ? { expiresAt: Math.floor(expiresAt / 1000) } : {}),
+  };
+}
