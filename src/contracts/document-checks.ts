@@ -5,12 +5,13 @@
  * it refuses what would make a verdict wrong or impossible, each problem with its JSON pointer.
  */
 import { findUnknownFields } from "./fixed-fields";
+import { walkDocument } from "./document-walk";
 import { isRecord, pointerOf } from "./normalize-pointer";
-import { MAX_DOCUMENT_REFERENCES, RefResolver, tooManyReferences } from "./ref-resolver";
+import type { RefResolver } from "./ref-resolver";
 import type { DocumentProblem } from "./types";
 
+export { MAX_DOCUMENT_DEPTH } from "./document-walk";
 export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace", "query"] as const;
-export const MAX_DOCUMENT_DEPTH = 200;
 const MAX_PROBLEMS = 50;
 const STATUS_KEY = /^(default|[1-5](\d\d|XX))$/i;
 const PARAMETER_LOCATIONS = new Set(["query", "header", "path", "cookie", "querystring"]);
@@ -55,9 +56,9 @@ export function checkOpenApiStructure(value: unknown, mayShareNodes = true, opti
     problems.add([], "an OpenAPI document is an object with `openapi`, `info` and `paths`");
     return { problems: problems.finish(), openapiVersion: "", operationCount: 0 };
   }
-  const walker = new StructureWalker(new RefResolver(value), mayShareNodes ? new Set() : undefined, problems);
   // Nesting, cycles created by YAML anchors, and every $ref resolved, in one pass over the whole value.
-  if (!walker.walk(value, false)) return { problems: problems.finish(), openapiVersion: "", operationCount: 0 };
+  const walked = walkDocument(value, mayShareNodes, problems);
+  if (!walked.usable) return { problems: problems.finish(), openapiVersion: "", operationCount: 0 };
 
   const version = typeof value.openapi === "string" ? value.openapi : "";
   if (typeof value.swagger === "string") {
@@ -92,101 +93,8 @@ export function checkOpenApiStructure(value: unknown, mayShareNodes = true, opti
   if (value.components !== undefined && !isRecord(value.components)) problems.add(["components"], "`components` must be an object");
 
   // Reference problems were found during the walk; they are listed after the structural ones.
-  for (const { at, message } of walker.referenceProblems) problems.add(at, message);
-  return { problems: problems.finish(), openapiVersion: version, operationCount, resolver: walker.resolver };
-}
-
-/**
- * Depth-first walk over the whole value: nesting depth, self-containing values, and every `$ref` resolved as it
- * is met (its location is copied only when it fails). Example values are payload data: a "$ref" key inside them
- * is not a reference, so `data` turns reference checks off below them. Runs once per upload over every node of
- * a document (13 MB for GitHub's), so it iterates with for-in and allocates nothing per node.
- */
-class StructureWalker {
-  readonly tokens: (string | number)[] = [];
-  readonly referenceProblems: { at: (string | number)[]; message: string }[] = [];
-  private references = 0;
-
-  constructor(
-    readonly resolver: RefResolver,
-    /** The objects on the current path; undefined when the value cannot share nodes (JSON). */
-    private readonly ancestors: Set<object> | undefined,
-    private readonly problems: Problems,
-  ) {}
-
-  /** False when the value cannot be used at all (too deep, containing itself, or holding too many references). */
-  walk(value: unknown, data: boolean): boolean {
-    if (typeof value !== "object" || value === null) return true;
-    const tokens = this.tokens;
-    if (tokens.length > MAX_DOCUMENT_DEPTH) {
-      this.problems.add(tokens.slice(0, 20), `the document nests deeper than ${MAX_DOCUMENT_DEPTH} levels`);
-      return false;
-    }
-    const ancestors = this.ancestors;
-    if (ancestors !== undefined) {
-      if (ancestors.has(value)) {
-        this.problems.add(tokens, "the document contains itself (a recursive YAML alias); use $ref for recursive structures");
-        return false;
-      }
-      ancestors.add(value);
-    }
-    const fine = Array.isArray(value) ? this.items(value, data) : this.fields(value as Record<string, unknown>, data);
-    ancestors?.delete(value);
-    return fine;
-  }
-
-  private items(list: unknown[], data: boolean): boolean {
-    const tokens = this.tokens;
-    for (let index = 0; index < list.length; index++) {
-      const item = list[index];
-      if (typeof item !== "object" || item === null) continue;
-      tokens.push(index);
-      const fine = this.walk(item, data);
-      tokens.pop();
-      if (!fine) return false;
-    }
-    return true;
-  }
-
-  private fields(record: Record<string, unknown>, data: boolean): boolean {
-    const tokens = this.tokens;
-    if (!data) {
-      const ref = record.$ref;
-      if (typeof ref === "string" && !this.checkReference(ref)) return false;
-    }
-    const parent = tokens.length > 0 ? tokens[tokens.length - 1] : undefined;
-    const namesProperties = parent === "properties" || parent === "patternProperties";
-    for (const key in record) {
-      const child = record[key];
-      // Most values are strings, numbers and booleans: nothing to check below them.
-      if (typeof child !== "object" || child === null) continue;
-      let childData = data;
-      if (!data && !namesProperties) {
-        if (key === "example" || (key === "value" && tokens.length > 1 && tokens[tokens.length - 2] === "examples")) childData = true;
-        else if (key === "examples" && !isRecord(child)) childData = true; // JSON Schema `examples` array
-      }
-      tokens.push(key);
-      const fine = this.walk(child, childData);
-      tokens.pop();
-      if (!fine) return false;
-    }
-    return true;
-  }
-
-  /** False when the document holds more references than an upload may resolve (the walk stops there). */
-  private checkReference(ref: string): boolean {
-    if (++this.references > MAX_DOCUMENT_REFERENCES) {
-      this.problems.add([...this.tokens, "$ref"], tooManyReferences());
-      return false;
-    }
-    if (!ref.startsWith("#")) {
-      this.referenceProblems.push({ at: [...this.tokens, "$ref"], message: `external $ref "${ref}" is not allowed: bundle the document into one file first (for example \`redocly bundle\`)` });
-      return true;
-    }
-    const result = this.resolver.resolveRef(ref);
-    if (!result.ok) this.referenceProblems.push({ at: [...this.tokens, "$ref"], message: result.reason });
-    return true;
-  }
+  for (const { at, message } of walked.referenceProblems) problems.add(at, message);
+  return { problems: problems.finish(), openapiVersion: version, operationCount, resolver: walked.resolver };
 }
 
 function checkServers(servers: unknown, problems: Problems): void {

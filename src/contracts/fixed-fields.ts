@@ -107,15 +107,16 @@ export interface UnknownField {
   message: string;
 }
 
-const allowedCache = new Map<string, ReadonlySet<string>>();
+/** Per minor version, per kind: looked up once per object of every upload, so keyed without building a string. */
+const allowedCache: readonly Map<Kind, ReadonlySet<string>>[] = [new Map(), new Map()];
 
 function allowedFields(kind: Kind, minor: Minor): ReadonlySet<string> {
-  const key = `${kind}:${minor}`;
-  let allowed = allowedCache.get(key);
+  const cache = allowedCache[minor] as Map<Kind, ReadonlySet<string>>;
+  let allowed = cache.get(kind);
   if (!allowed) {
     const object: FixedObject = OBJECTS[kind];
     allowed = new Set(minor === 1 ? [...object.fields, ...(object.added31 ?? [])] : object.fields);
-    allowedCache.set(key, allowed);
+    cache.set(kind, allowed);
   }
   return allowed;
 }

@@ -3,7 +3,7 @@
  * rule registry order then location, and summarises by rule. `approved` is true when no violation is an error.
  * A verdict lists at most MAX_LISTED_PER_RULE violations of each rule; its counts cover all of them.
  */
-import type { ConformanceConfig } from "./config";
+import type { ConformanceConfig, Exemption } from "./config";
 import type { RuleSummary, Severity, Verdict, Violation } from "./types";
 
 export interface RawViolation {
@@ -19,11 +19,11 @@ function operationOf(location: string): [string, string] | undefined {
   return match ? [match[1] ?? "", match[2] ?? ""] : undefined;
 }
 
-function isExempt(config: ConformanceConfig, rule: string, location: string): boolean {
-  if (config.exemptions.length === 0) return false;
+function isExempt(exemptions: readonly Exemption[], location: string): boolean {
+  if (exemptions.length === 0) return false;
   const operation = operationOf(location);
   if (!operation) return false;
-  return config.exemptions.some((exemption) => (exemption.rule === "*" || exemption.rule === rule) && exemption.operation.matches(operation[0], operation[1]));
+  return exemptions.some((exemption) => exemption.operation.matches(operation[0], operation[1]));
 }
 
 /**
@@ -44,12 +44,27 @@ export class ViolationCollector {
   private total = 0;
   private errors = false;
 
+  /**
+   * The exemptions that name each rule (or "*"): most rules have none, so their violations (thousands, from a
+   * constitution rule on a large document) skip reading the operation out of the location.
+   */
+  private readonly exemptionsByRule = new Map<string, readonly Exemption[]>();
+
   constructor(private readonly config: ConformanceConfig) {}
+
+  private exemptionsOf(rule: string): readonly Exemption[] {
+    let exemptions = this.exemptionsByRule.get(rule);
+    if (exemptions === undefined) {
+      exemptions = this.config.exemptions.filter((exemption) => exemption.rule === "*" || exemption.rule === rule);
+      this.exemptionsByRule.set(rule, exemptions);
+    }
+    return exemptions;
+  }
 
   report(rule: string, location: string, message: string): void {
     const severity = this.config.severities.get(rule);
     if (severity === undefined || severity === "off") return;
-    if (isExempt(this.config, rule, location)) return;
+    if (isExempt(this.exemptionsOf(rule), location)) return;
     this.total++;
     if (severity === "error") this.errors = true;
     const entry = this.counts.get(rule);

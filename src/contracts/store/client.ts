@@ -7,6 +7,7 @@
 import type { Env } from "../../env";
 import type { Verdict } from "../types";
 import type { ContractStore } from "./durable-object";
+export { encodeVerdict } from "./encode-verdict";
 import { sha256Hex } from "./hash";
 import { CHUNK_BYTES } from "./schema";
 
@@ -87,12 +88,3 @@ export async function readVerdictBody(env: Env, organizationId: string, verdictH
   return bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as Verdict) : null;
 }
 
-export function encodeVerdict(verdict: Verdict): { approved: boolean; totalViolations: number; errorCount: number; json: Uint8Array } {
-  return {
-    approved: verdict.approved,
-    totalViolations: verdict.totalViolations,
-    // From the summary: it counts every violation, the list holds at most MAX_LISTED_PER_RULE of each rule.
-    errorCount: verdict.summary.reduce((sum, entry) => sum + (entry.severity === "error" ? entry.count : 0), 0),
-    json: new TextEncoder().encode(JSON.stringify(verdict)),
-  };
-}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { stringify as toYaml } from "yaml";
 import { checkOpenApiStructure } from "../../../src/contracts/document-checks";
 import { parseOpenApiDocument } from "../../../src/contracts/document";
 import { indexDocument } from "../../../src/contracts/normalize-document";
@@ -102,6 +103,33 @@ describe("parseOpenApiDocument", () => {
     const looped: Record<string, unknown> = { ...minimal };
     looped["x-loop"] = { again: looped };
     expect(checkOpenApiStructure(looped, true).problems[0]).toEqual({ path: "/x-loop/again", message: expect.stringContaining("contains itself") });
+  });
+
+  it("names the same places in JSON (walked without keeping a path) as in YAML (walked keeping one)", () => {
+    const broken = {
+      ...minimal,
+      paths: {
+        "/orders/{id}": {
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }, { $ref: "#/components/parameters/Gone" }],
+          get: { responses: { "200": { description: "ok", content: { "application/json": { schema: { allOf: [{ type: "object" }, { $ref: "other.json#/A" }] }, examples: { one: { value: { $ref: "not a reference: example data" } } } } } } } },
+        },
+      },
+      components: { schemas: { A: { type: "object", properties: { $ref: { type: "string" }, b: { $ref: "#/components/schemas/Missing" } } } } },
+    };
+    const expected = [
+      { path: "/paths/~1orders~1{id}/parameters/1/$ref", message: expect.stringContaining("does not resolve") },
+      { path: "/paths/~1orders~1{id}/get/responses/200/content/application~1json/schema/allOf/1/$ref", message: expect.stringContaining("external $ref") },
+      { path: "/components/schemas/A/properties/b/$ref", message: expect.stringContaining("does not resolve") },
+    ];
+    expect(problems(JSON.stringify(broken))).toEqual(expected);
+    expect(problems(toYaml(broken))).toEqual(expected);
+
+    let deep: unknown = { type: "string" };
+    for (let index = 0; index < 120; index++) deep = { type: "array", items: [deep] };
+    const tooDeep = { ...minimal, components: { schemas: { Deep: deep } } };
+    const firstTwenty = `/components/schemas/Deep${"/items/0".repeat(8)}/items`;
+    expect(problems(JSON.stringify(tooDeep))).toEqual([{ path: firstTwenty, message: expect.stringContaining("nests deeper than 200 levels") }]);
+    expect(problems(toYaml(tooDeep))).toEqual([{ path: firstTwenty, message: expect.stringContaining("nests deeper than 200 levels") }]);
   });
 
   it("refuses documents nested deeper than the limit instead of overflowing the stack", () => {
