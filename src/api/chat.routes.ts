@@ -11,7 +11,7 @@ import type { CallContext, SessionState } from "../mcp/context";
 import { pipelineDepsFor } from "../mcp/deps";
 import { runToolCall, type ToolCallResult } from "../mcp/pipeline";
 import { getCatalog } from "../mcp/registry";
-import { readBodyLimited } from "../contracts/store/body";
+import { readBodyLimited } from "../lib/body";
 import { bodyTruncated, tooLarge } from "./contracts-http";
 import { apiError } from "./errors";
 import type { ApiRoute } from "./router";

@@ -1,7 +1,7 @@
 /** Request parsing and error answers shared by the contracts, snapshots, builds and CI key routes. */
 import type { z } from "zod";
 import type { DocumentProblem, Verdict } from "../contracts/types";
-import { readBodyLimited } from "../contracts/store/body";
+import { readBodyLimited } from "../lib/body";
 import { DEFAULT_PAGE_SIZE, MAX_DOCUMENT_BYTES, MAX_PAGE_SIZE, MAX_PROBLEMS_SHOWN } from "../contracts/store/limits";
 import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../contracts/store/names";
 import type { StoreFailure } from "../contracts/store/records";

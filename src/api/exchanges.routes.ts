@@ -15,7 +15,7 @@ import { MAX_EXCHANGES_UPLOAD_BYTES } from "../contracts/exchanges/exchange";
 import { renderVerdictMarkdown } from "../contracts/markdown";
 import { recordExchanges, type ExchangesFailure } from "../contracts/services/exchanges";
 import { contractStore, readVerdictBody } from "../contracts/store/client";
-import { readBodyLimited } from "../contracts/store/body";
+import { readBodyLimited } from "../lib/body";
 import type { ExchangeRunRecord } from "../contracts/store/records";
 import type { Verdict } from "../contracts/types";
 import { invalidQuery, json, pageQuery, positiveInt, projectRoute, queryObject, tooLarge, unknownProject } from "./contracts-http";

@@ -3,6 +3,7 @@
  * grant, remember consent, complete the grant. The OAuth library validates the request, binds the consent
  * handle to the browser and keeps the request server-side; this module decides who and which scopes.
  */
+import { readUrlEncodedForm, unreadableFormMessage } from "../lib/form";
 import {
   AuthorizationError,
   authorizationErrorRedirect,
@@ -154,7 +155,9 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
       }
       const identity = await currentIdentity(request, env);
       if (!identity) return errorPage(401, "Signed out", "Your session ended before you answered. Start connecting again from your app.");
-      const form = await request.formData();
+      const read = await readUrlEncodedForm(request);
+      if (!read.ok) return errorPage(400, "Unreadable answer", `${unreadableFormMessage(read.reason)} Nothing was granted or denied.`);
+      const form = read.form;
       const handle = String(form.get("handle") ?? "");
       if (form.get("decision") !== "approve") {
         const denied = await oauth.denyConsent(request, handle);

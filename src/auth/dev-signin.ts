@@ -2,6 +2,7 @@
  * DEVELOPMENT sign-in: pick one of the users in policies/dev-users.json. Enabled only when
  * ARBITER_DEV_SIGN_IN=true (npm start and the tests set it; the deploy configuration does not).
  */
+import { readUrlEncodedForm, unreadableFormMessage } from "../lib/form";
 import { getPolicy } from "../policy/load";
 import { errorPage, html, htmlResponse } from "../web/html";
 import { safeReturnTo, type SignInCompletion, type SignInMethod } from "./identity";
@@ -15,7 +16,9 @@ export const devSignIn: SignInMethod = {
     return htmlResponse("Development sign-in", devSignInForm(returnTo, app));
   },
   async complete(request): Promise<SignInCompletion> {
-    const form = await request.formData();
+    const read = await readUrlEncodedForm(request);
+    if (!read.ok) return { response: errorPage(400, "Unreadable sign-in", unreadableFormMessage(read.reason), html`<p><a href="/signin/dev">Back to sign-in</a></p>`) };
+    const form = read.form;
     const key = String(form.get("user") ?? "");
     const returnTo = safeReturnTo(String(form.get("return") ?? "/"));
     const user = Object.hasOwn(getPolicy().devUsers, key) ? getPolicy().devUsers[key] : undefined;

@@ -14,7 +14,7 @@
 import { insufficientScope, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
 import { auditRecordOf, newCorrelationId } from "../audit/record";
 import { recordAudit } from "../audit/sink";
-import { readBodyLimited } from "../contracts/store/body";
+import { readBodyLimited } from "../lib/body";
 import type { Env } from "../env";
 import type { GrantProps } from "../oauth/servers";
 import { logWarn } from "../web/log";

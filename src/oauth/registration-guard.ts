@@ -4,7 +4,7 @@
  * relative URI with a bare "Invalid redirect URI"; checked here first, every refusal names the URI and the
  * rule. A body the guard cannot read as a JSON object goes on unchanged, and the library answers it.
  */
-import { readBodyLimited } from "../contracts/store/body";
+import { readBodyLimited } from "../lib/body";
 import { logWarn } from "../web/log";
 import { registrationRefusal } from "./registration-policy";
 

@@ -28,12 +28,12 @@ afterAll(async () => {
 });
 
 /** Sends the head and 6 bytes of a body that declares 100, then drops the connection. */
-function sendShortThenDrop(path: string, headers: string[]): Promise<void> {
+function sendShortThenDrop(path: string, headers: string[], contentType = "application/json"): Promise<void> {
   return new Promise((done) => {
     const socket = connect(server.port, "127.0.0.1");
     socket.on("error", () => done());
     socket.on("close", () => done());
-    const head = [`POST ${path} HTTP/1.1`, `Host: localhost:${server.port}`, "Content-Length: 100", "Content-Type: application/json", ...headers].join("\r\n");
+    const head = [`POST ${path} HTTP/1.1`, `Host: localhost:${server.port}`, "Content-Length: 100", `Content-Type: ${contentType}`, ...headers].join("\r\n");
     socket.write(`${head}\r\n\r\n{"a":1`);
     setTimeout(() => socket.destroy(), 1_000);
   });
@@ -70,6 +70,26 @@ describe("a body cut short by the client going away", () => {
       return events[0];
     }, `the audit record of ${target}`);
     expect(record).toMatchObject({ outcome: "invalid-input", reason: "body_truncated" });
+    expect(errorLines()).toEqual([]);
+  });
+
+  it.each([
+    ["the development sign-in form", "/signin/dev", false],
+    ["the consent form", "/authorize", true],
+  ])("%s is answered as an unreadable form, not an unhandled error", async (_what, path, signedIn) => {
+    const form = "application/x-www-form-urlencoded";
+    const headers = [`Origin: ${server.url}`];
+    if (signedIn) {
+      const signIn = await fetch(`${server.url}/signin/dev`, { method: "POST", redirect: "manual", headers: { Origin: server.url, "Content-Type": form }, body: new URLSearchParams({ user: "ana", return: "/" }) });
+      const cookie = signIn.headers.getSetCookie().map((header) => header.split(";")[0]).join("; ");
+      expect(cookie).not.toBe("");
+      headers.push(`Cookie: ${cookie}`);
+    }
+    const before = server.logs().length;
+    await sendShortThenDrop(path, headers, form);
+    await new Promise((r) => setTimeout(r, 1_500));
+    // wrangler's own proxy reports the dropped connection: the request did reach the Worker.
+    expect(server.logs().slice(before)).toContain(`${path} (failed after 1 attempt): Network connection lost`);
     expect(errorLines()).toEqual([]);
   });
 });

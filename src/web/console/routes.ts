@@ -7,7 +7,7 @@
  */
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { createCiKey, createCiKeyRequest, revokeCiKey } from "../../contracts/cikey-admin";
-import { readBodyLimited } from "../../contracts/store/body";
+import { readBodyLimited } from "../../lib/body";
 import type { Env } from "../../env";
 import { describeZodIssues } from "../../mcp/pipeline";
 import { CONSOLE_CLIENT_ID, revokeConnectedGrant } from "../../oauth/connected-clients";
