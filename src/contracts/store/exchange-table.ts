@@ -4,15 +4,12 @@
  * credentials and personal data); the digest of the upload is. Callers run the writes inside `transactionSync`.
  */
 import { getBlob } from "./blob-table";
-import { nextSequence } from "./ledger-table";
+import { nextSequence, optStr, page, type VerdictInput } from "./ledger-table";
 import type { ExchangeRunRecord, Page } from "./records";
-import type { VerdictInput } from "./ledger-table";
 
 type Row = Record<string, SqlStorageValue>;
 
 const SELECT = `SELECT r.*, c.version AS contract_version FROM exchange_runs r JOIN contracts c ON c.id = r.contract_id`;
-
-const optStr = (value: SqlStorageValue | undefined): string | null => (value === null || value === undefined ? null : String(value));
 
 function toRun(row: Row): ExchangeRunRecord {
   return {
@@ -90,6 +87,5 @@ export function listExchangeRuns(sql: SqlStorage, project: string, limit: number
     .exec(`${SELECT} WHERE r.project = ? AND r.id < ? ORDER BY r.id DESC LIMIT ?`, project, before ?? Number.MAX_SAFE_INTEGER, limit + 1)
     .toArray()
     .map(toRun);
-  const items = rows.slice(0, limit);
-  return { items, nextBefore: rows.length > limit && items.length > 0 ? items[items.length - 1]!.id : null };
+  return page(rows, limit, (run) => run.id);
 }

@@ -21,7 +21,7 @@ type Row = Record<string, SqlStorageValue>;
 type Cell = SqlStorageValue | undefined;
 
 const str = (value: Cell): string => String(value);
-const optStr = (value: Cell): string | null => (value === null || value === undefined ? null : String(value));
+export const optStr = (value: Cell): string | null => (value === null || value === undefined ? null : String(value));
 const num = (value: Cell): number => Number(value);
 const optNum = (value: Cell): number | null => (value === null || value === undefined ? null : Number(value));
 
@@ -131,7 +131,8 @@ export function listVerdicts(sql: SqlStorage, project: string, limit: number, be
   return page(rows, limit, (v) => v.id);
 }
 
-function page<T>(rows: T[], limit: number, idOf: (item: T) => number): Page<T> {
+/** The first `limit` of `rows` (one more was fetched to tell whether another page follows) and the cursor. */
+export function page<T>(rows: T[], limit: number, idOf: (item: T) => number): Page<T> {
   const items = rows.slice(0, limit);
   return { items, nextBefore: rows.length > limit && items.length > 0 ? idOf(items[items.length - 1]!) : null };
 }

@@ -7,7 +7,7 @@
  */
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { createCiKey, createCiKeyRequest, revokeCiKey } from "../../contracts/cikey-admin";
-import { readBodyLimited } from "../../lib/body";
+import { readUrlEncodedForm } from "../../lib/form";
 import type { Env } from "../../env";
 import { describeZodIssues } from "../../mcp/pipeline";
 import { CONSOLE_CLIENT_ID, revokeConnectedGrant } from "../../oauth/connected-clients";
@@ -41,7 +41,7 @@ const PAGES: Record<string, (context: ConsoleContext) => Promise<Response>> = {
   "/admin/usage": usagePage,
 };
 
-const ACTIONS: Record<string, (context: ConsoleContext, form: FormData) => Promise<Response>> = {
+const ACTIONS: Record<string, (context: ConsoleContext, form: URLSearchParams) => Promise<Response>> = {
   "/admin/clients/revoke": revokeGrantAction,
   "/admin/keys": createKeyAction,
   "/admin/keys/revoke": revokeKeyAction,
@@ -60,13 +60,13 @@ function administrator(context: ConsoleContext) {
   return { organizationId: context.organizationId, userId: context.admin.subject, role: context.admin.role, clientId: CONSOLE_CLIENT_ID };
 }
 
-async function revokeGrantAction(context: ConsoleContext, form: FormData): Promise<Response> {
+async function revokeGrantAction(context: ConsoleContext, form: URLSearchParams): Promise<Response> {
   const result = await revokeConnectedGrant(context.env, context.oauth, administrator(context), String(form.get("user") ?? ""), String(form.get("grant") ?? ""));
   if (!result.ok) return clientsPage(context, { error: result.message, status: result.status });
   return seeOther("/admin/clients?done=grant-revoked");
 }
 
-function keyFormValues(form: FormData): KeyFormValues {
+function keyFormValues(form: URLSearchParams): KeyFormValues {
   const ticked = form.getAll("project").map(String);
   return {
     name: String(form.get("name") ?? ""),
@@ -78,7 +78,7 @@ function keyFormValues(form: FormData): KeyFormValues {
   };
 }
 
-async function createKeyAction(context: ConsoleContext, form: FormData): Promise<Response> {
+async function createKeyAction(context: ConsoleContext, form: URLSearchParams): Promise<Response> {
   const values = keyFormValues(form);
   const others = values.otherProjects.split(",").map((p) => p.trim()).filter(Boolean);
   const projects = values.allProjects ? ["*"] : [...new Set([...values.projects, ...others])];
@@ -92,24 +92,11 @@ async function createKeyAction(context: ConsoleContext, form: FormData): Promise
   return keysPage(context, { created: { key: created.key, secret: created.secret } });
 }
 
-async function revokeKeyAction(context: ConsoleContext, form: FormData): Promise<Response> {
+async function revokeKeyAction(context: ConsoleContext, form: URLSearchParams): Promise<Response> {
   const id = String(form.get("id") ?? "");
   const wasRevoked = await revokeCiKey(context.env, administrator(context), id);
   if (!wasRevoked.ok) return keysPage(context, { error: wasRevoked.message, status: wasRevoked.status });
   return seeOther(wasRevoked.revokedNow ? "/admin/keys?done=key-revoked" : "/admin/keys?done=key-already-revoked");
-}
-
-async function readForm(request: Request): Promise<FormData | undefined> {
-  if (!(request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded")) return undefined;
-  const read = await readBodyLimited(request, MAX_FORM_BYTES);
-  if (!read.ok) return read.reason === "empty" ? new FormData() : undefined;
-  try {
-    const form = new FormData();
-    for (const [name, value] of new URLSearchParams(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(read.bytes))) form.append(name, value);
-    return form;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Serves /admin and /admin/...; `oauth` are the authorization server's helpers (grants, clients). */
@@ -129,7 +116,8 @@ export async function handleConsole(request: Request, env: Env, oauth: OAuthHelp
   }
   if (request.method !== "POST" || !action) return errorPage(405, "Method not allowed", "Use the forms of the admin console.", html`<p><a href="/admin">Admin console</a></p>`);
 
-  const form = await readForm(request);
+  const read = await readUrlEncodedForm(request, MAX_FORM_BYTES);
+  const form = read.ok ? read.form : undefined;
   if (!form) return errorPage(400, "Unreadable form", "The form could not be read. Reload the page and try again.", html`<p><a href="${path}">Back</a></p>`);
   const refusal = await csrfRefusal(request, env, form.get(CSRF_FIELD));
   if (refusal) return errorPage(403, "Request refused", `${refusal} Nothing was changed. Reload the console page and try again.`, html`<p><a href="/admin">Admin console</a></p>`);
