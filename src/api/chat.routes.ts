@@ -1,8 +1,9 @@
 /**
  * POST /chat (served as /api/chat): the demo of the original example. Understands "paid orders" / "pedidos
  * pagos" (any status word from policy) and an order id, calls the SAME order tools through the SAME
- * pipeline as MCP clients (scopes, rate limits, audit, masking all apply), and summarises the result as
- * chat messages; otherwise answers with examples of what to ask.
+ * governed core as MCP clients (scopes, rate limits, audit, masking all apply), and summarises the result as
+ * chat messages; otherwise answers with examples of what to ask. One request leaves one audit record with one
+ * correlation id (the body's, the X-Correlation-Id header's): the tool call's when it made one, else the route's.
  */
 import { getGraphqlCatalog } from "../graphql/bundled";
 import { isPortuguese, understand } from "../graphql/chat-intent";
@@ -68,7 +69,7 @@ export const chatRoutes: ApiRoute[] = [
     path: "/api/chat",
     // Each tool checks its own scope in the pipeline; a refusal is answered as a chat message.
     requiredScopes: [],
-    async handle({ request, env, principal }) {
+    async handle({ request, env, principal, correlationId, delegateAudit }) {
       const text = await readText(request);
       if (text instanceof Response) return text;
       const pt = isPortuguese(text);
@@ -79,7 +80,7 @@ export const chatRoutes: ApiRoute[] = [
       const intent = understand(text, getGraphqlCatalog().normalisers.get("OrderStatus"));
       if (intent.kind === "help") {
         messages.push({ role: "assistant", content: helpText(pt) });
-        return Response.json({ correlationId: crypto.randomUUID(), messages }, { headers: { "Cache-Control": "no-store" } });
+        return Response.json({ correlationId, messages }, { headers: { "Cache-Control": "no-store" } });
       }
 
       const toolName = intent.kind === "search" ? SEARCH_TOOL : ORDER_TOOL;
@@ -94,9 +95,10 @@ export const chatRoutes: ApiRoute[] = [
             : pt ? `Consultando o pedido ${intent.id} via tool ${toolName}...` : `Looking up order ${intent.id} via tool ${toolName}...`,
       });
 
-      const context: Omit<CallContext, "correlationId"> = { principal, env, session: noSession, signal: request.signal, async progress() {} };
+      // One request, one record: the tool call's, under this request's correlation id (X-Correlation-Id).
+      const context: CallContext = { principal, correlationId, env, session: noSession, signal: request.signal, async progress() {} };
+      delegateAudit();
       const result: ToolCallResult = await runToolCall(tool, args, context, pipelineDepsFor(env));
-      const correlationId = String(result._meta.correlationId ?? crypto.randomUUID());
       if (result.isError || !result.structuredContent) {
         messages.push({ role: "assistant", content: result.content[0]?.text ?? "The tool failed." });
       } else {

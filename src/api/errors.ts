@@ -5,6 +5,9 @@
  * (`type` is the same reason as a URI). `error` repeats the pre-problem+json shape for one release so existing
  * clients keep working (README "REST errors"); new clients read the top-level members.
  */
+import { Failure, kindForStatus } from "../core/failure";
+import { failureAsProblem } from "../core/failure-mapping";
+
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
 /** The problem type URI of a code: stable, and unique per code (RFC 9457 §3.1.1 allows a non-dereferenceable URI). */
@@ -32,23 +35,36 @@ export function statusTitle(status: number): string {
   return STATUS_TITLES[status] ?? (status >= 500 ? "Server Error" : "Client Error");
 }
 
-export function apiError(status: number, code: string, message: string, extra: { correlationId?: string; headers?: HeadersInit; details?: unknown } = {}): Response {
-  const headers = new Headers(extra.headers);
+/**
+ * The REST answer to a Failure of the governed core, from the one mapping (src/core/failure-mapping.ts). The router
+ * adds the request's correlation id to every problem body (withOccurrence in router.ts).
+ */
+export function failureProblem(failure: Failure, extraHeaders: Record<string, string> = {}): Response {
+  const shape = failureAsProblem(failure);
+  const headers = new Headers({ ...shape.headers, ...extraHeaders });
   headers.set("Cache-Control", "no-store");
   headers.set("Content-Type", PROBLEM_CONTENT_TYPE);
-  const correlation = extra.correlationId ? { correlationId: extra.correlationId } : {};
-  const details = extra.details === undefined ? {} : { details: extra.details };
+  const details = shape.details === undefined ? {} : { details: shape.details };
   const problem = {
-    type: problemType(code),
-    title: statusTitle(status),
-    status,
-    detail: message,
-    code,
-    ...correlation,
+    type: problemType(shape.code),
+    title: statusTitle(shape.status),
+    status: shape.status,
+    detail: shape.message,
+    code: shape.code,
     ...details,
-    error: { code, message, ...correlation, ...details },
+    error: { code: shape.code, message: shape.message, ...details },
   };
-  return new Response(JSON.stringify(problem), { status, headers });
+  return new Response(JSON.stringify(problem), { status: shape.status, headers });
+}
+
+/**
+ * A REST handler's failure answer, described by its status and code: the Failure of the kind that status stands
+ * for, answered through the same mapping as everything else.
+ */
+export function apiError(status: number, code: string, message: string, extra: { headers?: Record<string, string>; details?: Record<string, unknown> } = {}): Response {
+  const failure = new Failure(kindForStatus(status), message, extra.details ?? {}, code);
+  if (failure.status !== status) throw new Error(`apiError: status ${status} has no failure kind (src/core/failure.ts)`);
+  return failureProblem(failure, extra.headers);
 }
 
 /** The stable `code` of one of our error answers (problem+json or the compatibility member), if it is one. */

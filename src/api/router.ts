@@ -1,23 +1,24 @@
 /**
  * The REST API protected resource (`${PUBLIC_URL}/api`): /api/v1/... and /chat (served here as /api/chat).
- * Every request, in this order: route match -> scope check (403 step-up challenge) -> rate limit per client
- * (429 with Retry-After, before the handler runs) -> handler. Each request leaves exactly one audit record,
- * whatever the answer, and carries its correlation id in `X-Correlation-Id`.
+ * The REST adapter of the governed core (src/core/governed.ts): route match, then the core's steps in order,
+ * scope check (403 with the step-up challenge) -> rate limit per client (429 with Retry-After, before the
+ * handler runs) -> handler -> audit. Each request leaves exactly one audit record, whatever the answer, and
+ * carries its correlation id in `X-Correlation-Id`, in every problem body and in the audit record.
  */
 import { insufficientScope, type OAuthResourceAuth, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
 import { outcomeForStatus } from "../audit/http-outcome";
-import { auditRecordOf, newCorrelationId, type AuditSink } from "../audit/record";
+import type { AuditSink } from "../audit/record";
 import { auditSinkFor } from "../audit/sink";
 import { CI_KEY_CLIENT_PREFIX, CI_KEY_SCOPES } from "../contracts/cikeys";
+import { CORRELATION_HEADER, newCorrelationId } from "../core/correlation";
+import { Failure } from "../core/failure";
+import { governed, type GovernedOperation } from "../core/governed";
+import { principalFromGrant, type Principal } from "../core/principal";
 import type { Env } from "../env";
-import { missingScopes } from "../mcp/catalog";
-import type { Principal } from "../mcp/context";
-import { principalFromGrant } from "../mcp/http";
 import type { GrantProps } from "../oauth/servers";
 import type { RateLimiter } from "../ratelimit/hook";
 import { rateLimiterFor } from "../ratelimit/limiter";
-import { logError } from "../web/log";
-import { apiError, PROBLEM_CONTENT_TYPE, problemCode } from "./errors";
+import { failureProblem, PROBLEM_CONTENT_TYPE, problemCode } from "./errors";
 
 export interface ApiRequest {
   request: Request;
@@ -32,6 +33,11 @@ export interface ApiRequest {
    * payload, a token or document text.
    */
   note(fact: string): void;
+  /**
+   * Says that the handler runs one operation through the governed core with this request's correlation id (a tool
+   * call) and that its audit record stands for the request: the router then writes none of its own.
+   */
+  delegateAudit(): void;
 }
 
 export interface ApiRoute {
@@ -82,16 +88,23 @@ function scopeNextStep(principal: Principal, missing: readonly string[], scopes:
   return keyCanCarry ? `Ask your organization admin for a CI key with ${scopes} and retry.` : `CI keys cannot carry ${scopes}: use an OAuth access token with ${scopes}.`;
 }
 
-/**
- * 403 for a missing scope: the body in our one error shape, the step-up challenge exactly as the OAuth library
- * builds it (clients following RFC 6750 and the MCP authorization spec read the header, not the body).
- */
-function scopeRefusal(auth: OAuthResourceAuth, principal: Principal, missing: readonly string[], correlationId: string): Response {
+/** How REST words a scope refusal: it names the credential (access token or CI key) and how to get the scope. */
+function scopeMessage(principal: Principal, missing: readonly string[]): string {
   const scopes = `${missing.length === 1 ? "the scope" : "the scopes"} ${missing.join(" ")}`;
-  const challenge = insufficientScope(auth, [...new Set([...auth.scope, ...missing])], `This route needs ${scopes}`).headers.get("WWW-Authenticate") ?? "";
   const credential = principal.clientId.startsWith(CI_KEY_CLIENT_PREFIX) ? "CI key" : "access token";
-  const message = `This route needs ${scopes}, which your ${credential} does not carry. ${scopeNextStep(principal, missing, scopes)}`;
-  return apiError(403, "insufficient_scope", message, { correlationId, headers: { "WWW-Authenticate": challenge }, details: { missingScopes: [...missing] } });
+  return `This route needs ${scopes}, which your ${credential} does not carry. ${scopeNextStep(principal, missing, scopes)}`;
+}
+
+/**
+ * A Failure of the core as the REST answer: the problem body from the one mapping, plus, for a missing scope, the
+ * step-up challenge exactly as the OAuth library builds it (clients following RFC 6750 and the MCP authorization
+ * spec read the header, not the body).
+ */
+function failureAnswer(failure: Failure, auth: OAuthResourceAuth): Response {
+  if (failure.kind !== "insufficient_scope") return failureProblem(failure);
+  const missing = failure.details.missingScopes as string[];
+  const challenge = insufficientScope(auth, [...new Set([...auth.scope, ...missing])], `This route needs ${missing.length === 1 ? "the scope" : "the scopes"} ${missing.join(" ")}`).headers.get("WWW-Authenticate") ?? "";
+  return failureProblem(new Failure(failure.kind, failure.message, { missingScopes: missing }, failure.code), { "WWW-Authenticate": challenge });
 }
 
 /**
@@ -109,106 +122,61 @@ async function withOccurrence(response: Response, correlationId: string): Promis
   return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers });
 }
 
-interface Handled {
-  response: Response;
-  target: string;
-  params: Record<string, string>;
-  reason: string;
+/** The route a request names, its path parameters, and whether some route has its path (405 rather than 404). */
+function routeOf(routes: readonly ApiRoute[], method: string, path: string): { route: ApiRoute | undefined; params: Record<string, string>; pathMatched: boolean } {
+  let pathMatched = false;
+  for (const candidate of routes) {
+    const found = match(candidate.path, path);
+    if (!found) continue;
+    pathMatched = true;
+    if (candidate.method === method) return { route: candidate, params: found, pathMatched };
+  }
+  return { route: undefined, params: {}, pathMatched };
 }
 
 export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandlerOptions = {}) {
   const limiterFor = options.rateLimiter ?? ((env: Env) => rateLimiterFor(env));
   const auditFor = options.audit ?? auditSinkFor;
 
-  async function dispatch(request: Request, env: Env, ctx: ExecutionContext, principal: Principal, correlationId: string): Promise<Handled> {
-    const { auth } = ctx as unknown as OAuthResourceContext<GrantProps>;
-    const path = new URL(request.url).pathname.replace(/\/+$/, "") || "/";
-    let route: ApiRoute | undefined;
-    let params: Record<string, string> = {};
-    let pathMatched = false;
-    for (const candidate of routes) {
-      const found = match(candidate.path, path);
-      if (!found) continue;
-      pathMatched = true;
-      if (candidate.method !== request.method) continue;
-      route = candidate;
-      params = found;
-      break;
-    }
-    const target = route ? `${route.method} ${route.path}` : `${request.method} ${path.slice(0, 150)}`;
-
-    if (route) {
-      const missing = missingScopes(principal.scopes, route.requiredScopes);
-      if (missing.length > 0) {
-        const response = scopeRefusal(auth, principal, missing, correlationId);
-        return { response, target, params, reason: `missing scope ${missing.join(" ")}` };
-      }
-    }
-
-    const decision = await limiterFor(env).check({ organizationId: principal.organizationId, clientId: principal.clientId, target: REST_RATE_LIMIT_TARGET });
-    if (!decision.allowed) {
-      const storeDown = decision.cause === "store-unavailable";
-      const message = storeDown
-        ? `The rate limiter cannot read this client's quota right now and the REST API fails closed. Retry after ${decision.retryAfterSeconds} s.`
-        : `Rate limit reached: the REST API allows ${decision.limit} requests per ${decision.windowSeconds} s for this client. Retry after ${decision.retryAfterSeconds} s.`;
-      const response = apiError(429, "rate_limited", message, {
-        correlationId,
-        headers: { "Retry-After": String(decision.retryAfterSeconds) },
-        details: { limit: decision.limit, windowSeconds: decision.windowSeconds, retryAfter: decision.retryAfterSeconds },
-      });
-      return { response, target, params, reason: storeDown ? "rate limiter store unavailable (fail closed)" : `limit ${decision.limit}/${decision.windowSeconds}s` };
-    }
-
-    if (!route) {
-      const response = pathMatched
-        ? apiError(405, "method_not_allowed", `${request.method} is not supported on ${path}.`)
-        : apiError(404, "not_found", `No API route ${request.method} ${path}. See the README for the REST API.`);
-      return { response, target, params, reason: pathMatched ? "method not allowed" : "no such route" };
-    }
+  async function serve(request: Request, env: Env, ctx: ExecutionContext, correlationId: string): Promise<Response> {
+    const { props, auth } = ctx as unknown as OAuthResourceContext<GrantProps>;
+    const principal = principalFromGrant(props, auth);
+    const url = new URL(request.url);
+    const path = url.pathname.replace(/\/+$/, "") || "/";
+    const { route, params, pathMatched } = routeOf(routes, request.method, path);
+    const query = Object.fromEntries(url.searchParams);
+    const operation: GovernedOperation = {
+      kind: "route",
+      target: route ? `${route.method} ${route.path}` : `${request.method} ${path.slice(0, 150)}`,
+      label: "the REST API",
+      requiredScopes: route?.requiredScopes ?? [],
+      rateLimit: { target: REST_RATE_LIMIT_TARGET, unit: "requests" },
+      scopeMessage: (missing) => scopeMessage(principal, missing),
+    };
+    const args = { ...(Object.keys(params).length ? { params } : {}), ...(Object.keys(query).length ? { query } : {}) };
     const notes: string[] = [];
+    let delegated = false;
     const note = (fact: string) => {
       if (notes.length < 4) notes.push(fact.replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 120));
     };
-    const response = await route.handle({ request, env, principal, params, ctx, correlationId, note });
-    return { response, target, params, reason: response.ok ? notes.join("; ") : await errorCodeOf(response) };
+    const outcome = await governed(operation, { principal, correlationId, arguments: args, deps: { rateLimiter: limiterFor(env), audit: auditFor(env) } }, {
+      handler: async () => {
+        if (!route) {
+          if (pathMatched) throw new Failure("method_not_allowed", `${request.method} is not supported on ${path}.`).auditedAs("method not allowed");
+          throw new Failure("not_found", `No API route ${request.method} ${path}. See the README for the REST API.`).auditedAs("no such route");
+        }
+        return route.handle({ request, env, principal, params, ctx, correlationId, note, delegateAudit: () => (delegated = true) });
+      },
+      settle: async (response) => (delegated ? null : { outcome: outcomeForStatus(response.status), reason: response.ok ? notes.join("; ") : await errorCodeOf(response) }),
+    });
+    return outcome.ok ? outcome.value : failureAnswer(outcome.failure, auth);
   }
 
   return {
     async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-      const { props, auth } = ctx as unknown as OAuthResourceContext<GrantProps>;
-      const principal = principalFromGrant(props, auth);
       const correlationId = newCorrelationId();
-      const started = Date.now();
-      let handled: Handled;
-      try {
-        handled = await dispatch(request, env, ctx, principal, correlationId);
-      } catch (error) {
-        logError("api route threw", { correlationId, error });
-        handled = {
-          response: apiError(500, "internal_error", "Arbiter hit an unexpected error. Try again; if it persists, give the correlation id to your administrator.", { correlationId }),
-          target: `${request.method} ${new URL(request.url).pathname.slice(0, 150)}`,
-          params: {},
-          reason: "unexpected failure",
-        };
-      }
-      const query = Object.fromEntries(new URL(request.url).searchParams);
-      const args = { ...(Object.keys(handled.params).length ? { params: handled.params } : {}), ...(Object.keys(query).length ? { query } : {}) };
-      await auditFor(env)
-        .record(
-          await auditRecordOf({
-            correlationId,
-            caller: principal,
-            kind: "route",
-            target: handled.target,
-            arguments: args,
-            startedMs: started,
-            outcome: outcomeForStatus(handled.response.status),
-            reason: handled.reason,
-          }),
-        )
-        .catch((error: unknown) => logError("audit sink failed", { correlationId, error }));
-      const response = await withOccurrence(handled.response, correlationId);
-      response.headers.set("X-Correlation-Id", correlationId);
+      const response = await withOccurrence(await serve(request, env, ctx, correlationId), correlationId);
+      response.headers.set(CORRELATION_HEADER, correlationId);
       return response;
     },
   };

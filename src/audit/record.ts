@@ -85,9 +85,7 @@ export async function auditRecordOf(call: AuditedCall, nowMs = Date.now()): Prom
   };
 }
 
-export function newCorrelationId(): string {
-  return crypto.randomUUID();
-}
+export { newCorrelationId } from "../core/correlation";
 
 /** The structured log line every audit record produces. */
 export function logAuditRecord(record: AuditRecord, stored: boolean | undefined = undefined): void {

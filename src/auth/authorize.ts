@@ -13,8 +13,8 @@ import {
 } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
 import { getPolicy, grantableScopes, type Policy, type ProtectedResourceName } from "../policy/load";
-import { newCorrelationId } from "../audit/record";
-import { recordAudit } from "../audit/sink";
+import { auditSinkFor } from "../audit/sink";
+import { recordEvent } from "../core/governed";
 import { errorPage, html, htmlHeaders, page } from "../web/html";
 import type { GrantProps, OAuthServers } from "../oauth/servers";
 import { ACCESS_TOKEN_TTL_SECONDS, grantUserId, REFRESH_TOKEN_TTL_SECONDS } from "../oauth/servers";
@@ -69,17 +69,9 @@ async function complete(env: Env, oauth: OAuthHelpers, authRequest: AuthRequest,
   // The library lists grants per user only; the admin console finds the organization's users here.
   await rememberGrantHolder(env, identity);
   // Stored in the organization's audit trail (and logged); a storage failure never blocks the sign-in.
-  await recordAudit(env, {
-    correlationId: newCorrelationId(),
-    time: new Date().toISOString(),
-    organizationId: identity.organizationId,
-    userId: identity.subject,
-    clientId: authRequest.clientId,
-    kind: "oauth",
+  await recordEvent(auditSinkFor(env), {
+    caller: { organizationId: identity.organizationId, userId: identity.subject, clientId: authRequest.clientId },
     target: "grant",
-    argumentsDigest: "",
-    durationMs: 0,
-    outcome: "ok",
     reason: `granted ${scope.join(" ") || "(no scopes)"}`,
   });
   headers.set("Location", redirectTo);

@@ -5,8 +5,8 @@
  * surface did it). The secret is returned to the caller once and never recorded.
  */
 import { z } from "zod";
-import { newCorrelationId } from "../audit/record";
-import { recordAudit } from "../audit/sink";
+import { auditSinkFor } from "../audit/sink";
+import { recordEvent } from "../core/governed";
 import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
 import { CI_KEY_SCOPES, generateCiKey } from "./cikeys";
@@ -56,19 +56,7 @@ export const presentCiKey = (key: CiKeyRecord, now = Date.now()): PresentedCiKey
 
 async function recordKeyEvent(env: Env, actor: KeyAdministrator, event: "ci_key_created" | "ci_key_revoked", key: CiKeyRecord, started: number): Promise<void> {
   const what = event === "ci_key_created" ? `created key ${key.id} for projects ${key.projects.join(",")} with ${key.scopes.join(" ")}` : `revoked key ${key.id}`;
-  await recordAudit(env, {
-    correlationId: newCorrelationId(),
-    time: new Date(started).toISOString(),
-    organizationId: actor.organizationId,
-    userId: actor.userId,
-    clientId: actor.clientId,
-    kind: "oauth",
-    target: event,
-    argumentsDigest: "",
-    durationMs: Date.now() - started,
-    outcome: "ok",
-    reason: what.slice(0, 500),
-  });
+  await recordEvent(auditSinkFor(env), { caller: actor, target: event, startedMs: started, reason: what });
 }
 
 /** Creates a key; the secret is in the answer once. Records `ci_key_created`. */

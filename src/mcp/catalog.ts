@@ -66,7 +66,4 @@ export function buildCatalog(registrars: readonly Registrar[], knownScopes: read
   return { tools, resources, resourceTemplates, prompts };
 }
 
-export function missingScopes(granted: readonly string[], required: readonly string[]): string[] {
-  const have = new Set(granted);
-  return required.filter((scope) => !have.has(scope));
-}
+export { missingScopes } from "../core/principal";

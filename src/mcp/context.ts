@@ -5,19 +5,11 @@
  */
 import type { z } from "zod";
 import type { AuditOutcome } from "../audit/record";
+import { Failure, kindForOutcome } from "../core/failure";
+import type { Principal } from "../core/principal";
 import type { Env } from "../env";
 
-/** Who is calling, as established by the OAuth token (or CI key) on this very request. */
-export interface Principal {
-  organizationId: string;
-  userId: string;
-  /** OAuth client id, or `ci-key:<id>` for a CI key. */
-  clientId: string;
-  role: string;
-  scopes: readonly string[];
-  /** Only for CI keys: the projects this principal may touch (["*"] = every project). Absent = no restriction. */
-  projects?: readonly string[];
-}
+export type { Principal } from "../core/principal";
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -47,17 +39,18 @@ export interface CallContext {
 }
 
 /**
- * A handled failure: the caller gets `isError: true` with `message` (safe to show), the audit record gets
+ * A handled failure described by its audit outcome: the governed core's Failure (src/core/failure.ts), so the
+ * caller gets `isError: true` (or the JSON-RPC error) with `message` (safe to show) and the audit record gets
  * `outcome`. Anything else a handler throws is mapped to a generic message with outcome `error`.
  */
-export class ToolFailure extends Error {
+export class ToolFailure extends Failure {
   override readonly name = "ToolFailure";
-  constructor(
-    readonly outcome: Exclude<AuditOutcome, "ok">,
-    message: string,
-    readonly meta: Record<string, unknown> = {},
-  ) {
-    super(message);
+  constructor(outcome: Exclude<AuditOutcome, "ok">, message: string, meta: Record<string, unknown> = {}) {
+    super(kindForOutcome(outcome), message, meta);
+  }
+
+  get meta(): Record<string, unknown> {
+    return this.details;
   }
 }
 

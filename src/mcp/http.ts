@@ -12,14 +12,15 @@
  *    caller owns (session-owner.ts): any other session id is answered as an unknown one.
  */
 import { insufficientScope, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
-import { auditRecordOf, newCorrelationId } from "../audit/record";
-import { recordAudit } from "../audit/sink";
+import { CORRELATION_HEADER, newCorrelationId } from "../core/correlation";
+import { refuse } from "../core/governed";
+import { principalFromGrant, type Principal } from "../core/principal";
 import { readBodyLimited } from "../lib/body";
 import type { Env } from "../env";
 import type { GrantProps } from "../oauth/servers";
 import { logWarn } from "../web/log";
 import { ArbiterMcpAgent, type SessionProps } from "./agent";
-import type { Principal } from "./context";
+import { pipelineDepsFor } from "./deps";
 import { checkMessageBounds, MAX_MCP_BODY_BYTES } from "./message-bounds";
 import { encodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
 import { getCatalog } from "./registry";
@@ -29,6 +30,7 @@ import { mcpEraOf } from "./era";
 import { serveStateless } from "./v2/handler";
 
 export { MAX_MCP_BODY_BYTES } from "./message-bounds";
+export { principalFromGrant } from "../core/principal";
 
 const agentHandler = ArbiterMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
 
@@ -74,7 +76,7 @@ function stepUpResponse(auth: OAuthResourceContext<GrantProps>["auth"], body: un
     id,
     error: {
       code: -32600,
-      message: refusal?.message ?? `Not processed: another message of this batch needs the OAuth scope ${missing.join(", ")}, which this token lacks.`,
+      message: refusal?.failure.message ?? `Not processed: another message of this batch needs the OAuth scope ${missing.join(", ")}, which this token lacks.`,
       data: { missingScopes: refusal?.missing ?? missing },
     },
   });
@@ -88,38 +90,12 @@ function stepUpResponse(auth: OAuthResourceContext<GrantProps>["auth"], body: un
   return new Response(JSON.stringify(payload), { status: 403, headers: challenge.headers });
 }
 
-/** The step-up refusal happens before the session, so it leaves its own audit record here: one per refused message. */
-async function auditRefusals(env: Env, principal: Principal, refused: readonly ScopeRefusal[]): Promise<void> {
+/** The step-up refusal is the core's scope step run before the session: each refused message is audited by the core. */
+async function auditRefusals(env: Env, principal: Principal, correlationId: string, refused: readonly ScopeRefusal[]): Promise<void> {
+  const deps = pipelineDepsFor(env);
   for (const refusal of refused) {
-    const started = Date.now();
-    await recordAudit(
-      env,
-      await auditRecordOf(
-        {
-          correlationId: newCorrelationId(),
-          caller: principal,
-          kind: refusal.kind,
-          target: refusal.target,
-          arguments: refusal.arguments,
-          startedMs: started,
-          outcome: "rejected-by-policy",
-          reason: `${refusal.method}: missing scope ${refusal.missing.join(" ")} (HTTP 403 step-up)`,
-        },
-        started,
-      ),
-    );
+    await refuse(refusal.operation, { principal, correlationId, arguments: refusal.arguments, deps }, refusal.failure, (reason) => `${refusal.method}: ${reason} (HTTP 403 step-up)`);
   }
-}
-
-export function principalFromGrant(props: GrantProps, auth: { scope: readonly string[]; clientId?: string }): Principal {
-  return {
-    organizationId: props.organizationId,
-    userId: props.userId,
-    clientId: auth.clientId ?? "unknown",
-    role: props.role,
-    scopes: [...auth.scope],
-    ...(props.projects ? { projects: [...props.projects] } : {}),
-  };
 }
 
 /**
@@ -146,13 +122,22 @@ async function withJsonRpcError(response: Response): Promise<Response> {
   return new Response(JSON.stringify(body), { status: response.status, headers });
 }
 
+/** The answer with this request's correlation id in X-Correlation-Id (a WebSocket upgrade is passed as it is). */
+function withCorrelationId(response: Response, correlationId: string): Response {
+  if (response.status === 101) return response;
+  const answer = new Response(response.body, response);
+  answer.headers.set(CORRELATION_HEADER, correlationId);
+  return answer;
+}
+
 export const mcpResourceHandler = {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    return withJsonRpcError(await serveMcp(request, env, ctx));
+    const correlationId = newCorrelationId();
+    return withCorrelationId(await withJsonRpcError(await serveMcp(request, env, ctx, correlationId)), correlationId);
   },
 };
 
-async function serveMcp(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, correlationId: string): Promise<Response> {
   const { props, auth } = ctx as unknown as OAuthResourceContext<GrantProps>;
   const principal = principalFromGrant(props, auth);
 
@@ -169,9 +154,9 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext): Prom
     }
     const outOfBounds = checkMessageBounds(parsed);
     if (outOfBounds) return jsonRpcError(400, -32600, outOfBounds.message, { limit: outOfBounds.bound, max: outOfBounds.limit, actual: outOfBounds.actual });
-    const refused = scopeRefusals(parsed, getCatalog(), principal.scopes);
+    const refused = scopeRefusals(parsed, getCatalog(), principal);
     if (refused.length > 0) {
-      await auditRefusals(env, principal, refused);
+      await auditRefusals(env, principal, correlationId, refused);
       return stepUpResponse(auth, parsed, refused);
     }
   }
@@ -179,9 +164,10 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext): Prom
   const headers = new Headers(request.headers);
   headers.delete("authorization");
   headers.delete(PRINCIPAL_HEADER);
+  headers.set(CORRELATION_HEADER, correlationId);
   // 2026-07-28 requests (per-request envelope, no session) go to the stateless lane; the rest to McpAgent.
   if ((await mcpEraOf(request, parsed, MAX_MCP_BODY_BYTES)) === "2026-07-28") {
-    return serveStateless(new Request(request.url, { method: request.method, headers, body, signal: request.signal }), parsed, env, principal);
+    return serveStateless(new Request(request.url, { method: request.method, headers, body, signal: request.signal }), parsed, env, principal, correlationId);
   }
   headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));
   const forwarded = new Request(request.url, { method: request.method, headers, body });

@@ -5,8 +5,6 @@
  * of this server is that long, and refusing it early keeps oversized strings out of matching and storage.
  */
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { protocolError } from "./protocol-error";
 import type { Catalog } from "./catalog";
 import type { ResourceDefinition, ResourceTemplateDefinition } from "./context";
 
@@ -39,9 +37,4 @@ export function resourceLookup(catalog: Catalog): (uri: string) => ResourceLooku
     }
     return { unknown: true };
   };
-}
-
-/** The -32002 answer; `detail` says what is missing and where to look. `data.uri` as the specification's example has it. */
-export function resourceNotFound(uri: string, detail: string): McpError {
-  return protocolError(RESOURCE_NOT_FOUND, `Resource not found: ${detail}`, { uri });
 }

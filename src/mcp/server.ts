@@ -1,8 +1,10 @@
 /**
- * Wires the catalog onto an SDK v1 McpServer. This is the one file that knows the SDK's server API:
- * tools/list and tools/call are answered here (every call through runToolCall), so are the resource methods
- * (one lookup decides what a URI names, for read and subscribe alike), prompts are registered with scope checks,
- * resource subscriptions are kept in the session, and initialize advertises only what this file makes true.
+ * Wires the catalog onto an SDK v1 McpServer (the 2025-11-25 session lane). This is the one file that knows that
+ * SDK's server API: tools/list and tools/call are answered here (every call through runToolCall), so are the
+ * resource methods (one lookup decides what a URI names, for read and subscribe alike) and prompts; reads,
+ * subscription changes and prompt gets go through the governed core (governed-capabilities.ts) like tool calls,
+ * and their Failures become JSON-RPC errors here. Subscriptions are kept in the session, and initialize
+ * advertises only what this file makes true.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
@@ -12,7 +14,6 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
@@ -21,13 +22,17 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { protocolError } from "./protocol-error";
 import { z } from "zod";
+import { CORRELATION_HEADER, forwardedCorrelationId } from "../core/correlation";
+import { Failure } from "../core/failure";
+import { failureAsJsonRpcError } from "../core/failure-mapping";
+import type { Governed } from "../core/governed";
+import { changeSubscription, getPrompt, readResource, resolvedTarget } from "./governed-capabilities";
 import type { Env } from "../env";
 import { missingScopes, type Catalog } from "./catalog";
-import { ToolFailure, type CallContext, type Principal, type ResourceChange, type SessionView, type SessionState } from "./context";
-import { MAX_RESOURCE_URI_LENGTH, resourceLookup, resourceNotFound, type ResourceTarget } from "./resource-lookup";
+import type { CallContext, Principal, ResourceChange, SessionView, SessionState } from "./context";
+import { resourceLookup, type ResourceTarget } from "./resource-lookup";
 import { addSubscribedUri, MAX_SUBSCRIPTIONS_PER_SESSION, removeSubscribedUri, subscribedUris } from "./subscription-list";
 import { runToolCall, type PipelineDeps } from "./pipeline";
-import { logError } from "../web/log";
 import { getPolicy } from "../policy/load";
 import { toolsListableFor } from "./tool-visibility";
 
@@ -53,10 +58,11 @@ export interface ServerRuntime extends PipelineDeps {
   principalOf(extra: Extra): Principal;
 }
 
-function callContext(extra: Extra, runtime: ServerRuntime): Omit<CallContext, "correlationId"> {
+function callContext(extra: Extra, runtime: ServerRuntime): CallContext {
   const progressToken = extra._meta?.progressToken;
   return {
     principal: runtime.principalOf(extra),
+    correlationId: forwardedCorrelationId(extra.requestInfo?.headers[CORRELATION_HEADER.toLowerCase()]),
     env: runtime.env,
     session: runtime.session,
     ...(extra.sessionId === undefined ? {} : { sessionId: extra.sessionId }),
@@ -71,11 +77,11 @@ function callContext(extra: Extra, runtime: ServerRuntime): Omit<CallContext, "c
   };
 }
 
-function requireScopes(principal: Principal, required: readonly string[], what: string): void {
-  const missing = missingScopes(principal.scopes, required);
-  if (missing.length > 0) {
-    throw protocolError(ErrorCode.InvalidRequest, `Insufficient scope: ${what} needs ${missing.join(", ")}. Reconnect and grant it on the consent page.`);
-  }
+/** The value of a governed operation, or its Failure thrown as the JSON-RPC error SDK 1.x sends. */
+function answered<T>(outcome: Governed<T>, correlationId: string): T {
+  if (outcome.ok) return outcome.value;
+  const error = failureAsJsonRpcError(outcome.failure, correlationId);
+  throw protocolError(error.code, error.message, error.data);
 }
 
 export function toolListing(catalog: Catalog) {
@@ -114,13 +120,10 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
 
   const lookup = resourceLookup(catalog);
   /** The catalog entry `uri` names, or the JSON-RPC error that says why there is none. */
-  const resolve = (uri: string): ResourceTarget => {
-    const found = lookup(uri);
-    if ("found" in found) return found.found;
-    if ("tooLong" in found) {
-      throw protocolError(ErrorCode.InvalidParams, `The resource URI is ${found.tooLong} characters long; this server's resource URIs are at most ${MAX_RESOURCE_URI_LENGTH}. resources/list and resources/templates/list show them.`);
-    }
-    throw resourceNotFound(uri, `no resource of this server has the URI "${uri}" and none of its resource templates matches it. resources/list and resources/templates/list show what there is.`);
+  const resolve = (uri: string, correlationId: string): ResourceTarget => {
+    const target = resolvedTarget(lookup(uri), uri);
+    if (target instanceof Failure) return answered({ ok: false, failure: target }, correlationId);
+    return target;
   };
 
   // The resource methods are answered here rather than by McpServer.registerResource: its read answers an
@@ -137,7 +140,7 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
       if (!template.list) continue;
       const context = callContext(extra, runtime);
       if (missingScopes(context.principal.scopes, template.requiredScopes).length > 0) continue;
-      const items = await template.list({ ...context, correlationId: crypto.randomUUID() });
+      const items = await template.list(context);
       resources.push(...items.map((item) => ({ title: template.title, description: template.description, ...item, mimeType: template.mimeType })));
     }
     return { resources };
@@ -153,66 +156,43 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
   }));
   low.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const uri = request.params.uri;
-    const target = resolve(uri);
     const context = callContext(extra, runtime);
-    requireScopes(context.principal, target.requiredScopes, target.label);
-    const correlationId = crypto.randomUUID();
-    const call = { ...context, correlationId };
-    const contents = await guarded(
-      () => (target.kind === "resource" ? target.resource.read(call) : target.template.read(uri, target.variables, call)),
-      `Could not read ${uri}`,
-      target.name,
-      correlationId,
-    );
+    const contents = answered(await readResource(resolve(uri, context.correlationId), uri, context, runtime), context.correlationId);
     return { contents: [{ uri, mimeType: contents.mimeType, text: contents.text }] };
   });
 
   for (const prompt of catalog.prompts.values()) {
     server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: prompt.argsSchema.shape as never }, (async (args: unknown, extra: Extra) => {
       const context = callContext(extra, runtime);
-      requireScopes(context.principal, prompt.requiredScopes, `prompt ${prompt.name}`);
-      const parsed = prompt.argsSchema.safeParse(args ?? {});
-      if (!parsed.success) throw protocolError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${prompt.name}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-      const messages = await prompt.build(parsed.data, { ...context, correlationId: crypto.randomUUID() });
+      const messages = answered(await getPrompt(prompt, args, context, runtime), context.correlationId);
       return { description: prompt.description, messages: messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: m.text } })) };
     }) as never);
   }
 
-  // Resources and templates that want to know about subscriptions (e.g. to record the session where the change
-  // happens, or to refuse a URI whose template matches but that names nothing, such as an unknown project).
-  const runSubscriptionHook = async (kind: "subscribe" | "unsubscribe", uri: string, target: ResourceTarget, context: Omit<CallContext, "correlationId">) => {
-    const correlationId = crypto.randomUUID();
-    const call = { ...context, correlationId };
-    const what = `Could not change the subscription to ${uri}`;
-    if (target.kind === "resource") {
-      const hook = target.resource[kind];
-      if (hook) await guarded(() => hook.call(target.resource, call), what, target.name, correlationId);
-    } else {
-      const hook = target.template[kind];
-      if (hook) await guarded(() => hook.call(target.template, uri, target.variables, call), what, target.name, correlationId);
-    }
-  };
-
-  // Only what exists and the caller may read can be subscribed to, and a session holds a bounded number.
+  // Only what exists and the caller may read can be subscribed to, and a session holds a bounded number. The
+  // place is taken before the module's hook records the session elsewhere, so the bound holds under concurrency.
   low.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     const uri = request.params.uri;
-    const target = resolve(uri);
     const context = callContext(extra, runtime);
-    requireScopes(context.principal, target.requiredScopes, target.label);
-    // The place is taken before the hook records the session elsewhere, so the bound holds under concurrency.
-    const added = await addSubscribedUri(runtime.session, uri);
-    if (added === "full") {
-      throw protocolError(
-        ErrorCode.InvalidRequest,
-        `This session already holds ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions, the most one session may hold: unsubscribe (resources/unsubscribe) from one it no longer needs, or open another session.`,
-      );
-    }
-    try {
-      await runSubscriptionHook("subscribe", uri, target, context);
-    } catch (error) {
-      if (added === "added") await removeSubscribedUri(runtime.session, uri);
-      throw error;
-    }
+    const target = resolve(uri, context.correlationId);
+    const outcome = await changeSubscription("resources/subscribe", target, uri, context, runtime, async (runHook) => {
+      const added = await addSubscribedUri(runtime.session, uri);
+      if (added === "full") {
+        throw new Failure(
+          "forbidden",
+          `This session already holds ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions, the most one session may hold: unsubscribe (resources/unsubscribe) from one it no longer needs, or open another session.`,
+          { limit: MAX_SUBSCRIPTIONS_PER_SESSION },
+          "too_many_subscriptions",
+        );
+      }
+      try {
+        await runHook();
+      } catch (error) {
+        if (added === "added") await removeSubscribedUri(runtime.session, uri);
+        throw error;
+      }
+    });
+    answered(outcome, context.correlationId);
     return {};
   });
   low.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
@@ -222,8 +202,7 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
     const found = lookup(uri);
     if ("found" in found) {
       const context = callContext(extra, runtime);
-      requireScopes(context.principal, found.found.requiredScopes, found.found.label);
-      await runSubscriptionHook("unsubscribe", uri, found.found, context);
+      answered(await changeSubscription("resources/unsubscribe", found.found, uri, context, runtime), context.correlationId);
     }
     return {};
   });
@@ -233,21 +212,6 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
   low.registerCapabilities({ tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, prompts: { listChanged: false } });
 
   return server;
-}
-
-/**
- * Runs a resource module's read or subscription hook: its McpErrors (e.g. -32002) pass as they are, a handled
- * failure answers with its safe message, anything unexpected with a generic one and a correlation id.
- */
-async function guarded<T>(run: () => Promise<T>, what: string, owner: string, correlationId: string): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof McpError) throw error;
-    if (error instanceof ToolFailure) throw protocolError(ErrorCode.InvalidParams, error.message);
-    logError("resource handler failed", { resource: owner, correlationId, error });
-    throw protocolError(ErrorCode.InternalError, `${what} (correlation id ${correlationId}). Try again.`);
-  }
 }
 
 /**

@@ -6,8 +6,8 @@
  * its stored metadata must name the same organization.
  */
 import type { GrantSummary, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
-import { newCorrelationId } from "../audit/record";
-import { recordAudit } from "../audit/sink";
+import { auditSinkFor } from "../audit/sink";
+import { recordEvent } from "../core/governed";
 import type { Env } from "../env";
 import { logWarn } from "../web/log";
 import { listGrantHolders } from "./grant-holders";
@@ -137,18 +137,11 @@ export async function revokeConnectedGrant(env: Env, oauth: OAuthHelpers, admin:
     createdAt: isoSeconds(grant.createdAt) ?? "",
     ...grantLifetime(grant),
   };
-  await recordAudit(env, {
-    correlationId: newCorrelationId(),
-    time: new Date(started).toISOString(),
-    organizationId: admin.organizationId,
-    userId: admin.userId,
-    clientId: grant.clientId,
-    kind: "oauth",
+  await recordEvent(auditSinkFor(env), {
+    caller: { organizationId: admin.organizationId, userId: admin.userId, clientId: grant.clientId },
     target: "revoke",
-    argumentsDigest: "",
-    durationMs: Date.now() - started,
-    outcome: "ok",
-    reason: `grant ${grant.id} of ${memberId} revoked by an administrator (${admin.clientId === CONSOLE_CLIENT_ID ? "admin console" : "REST API"})`.slice(0, 500),
+    startedMs: started,
+    reason: `grant ${grant.id} of ${memberId} revoked by an administrator (${admin.clientId === CONSOLE_CLIENT_ID ? "admin console" : "REST API"})`,
   });
   return { ok: true, grant: revoked };
 }

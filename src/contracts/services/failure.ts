@@ -1,20 +1,20 @@
 /**
  * The one failure type of the spec services (project access, conformance check, payload validation): "cannot
  * verify" cases whose message says what to do next. Transport-free on purpose: the MCP surface maps it to a
- * tool failure (src/tools/spec-arbitration/failures.ts), and any other caller to its own answer. `code` names
+ * tool result or JSON-RPC error through the core's failure mapping (src/core/failure-mapping.ts). `code` names
  * the case for clients (an MCP result's `_meta.cannotVerify`); `details` are safe extra facts for the caller.
  */
+import { Failure, type FailureKind } from "../../core/failure";
+
 export type SpecFailureOutcome = "invalid-input" | "error" | "rejected-by-policy";
 
-export class SpecFailure extends Error {
+const KINDS: Record<SpecFailureOutcome, FailureKind> = { "invalid-input": "invalid_input", error: "cannot_verify", "rejected-by-policy": "forbidden" };
+
+/** A Failure of the governed core whose details name the case as `cannotVerify` (what MCP clients read). */
+export class SpecFailure extends Failure {
   override readonly name = "SpecFailure";
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly outcome: SpecFailureOutcome = "error",
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
+  constructor(code: string, message: string, outcome: SpecFailureOutcome = "error", details: Record<string, unknown> = {}) {
+    super(KINDS[outcome], message, { cannotVerify: code, ...details }, code);
   }
 }
 

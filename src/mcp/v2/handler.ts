@@ -6,6 +6,7 @@
  * long-lived streams and go to the organization's ListenHub, which keeps them open and feeds them changes.
  */
 import { createMcpHandler } from "agents/mcp/server";
+import { CORRELATION_HEADER } from "../../core/correlation";
 import type { Env } from "../../env";
 import type { Principal } from "../context";
 import { pipelineDepsFor } from "../deps";
@@ -27,8 +28,8 @@ function isListen(parsedBody: unknown): boolean {
 }
 
 /** The SDK v2 AuthInfo for a principal the front verified; the token itself never goes past the front. */
-export function authInfoOf(principal: Principal): { token: string; clientId: string; scopes: string[]; extra: { principal: Principal } } {
-  return { token: "verified-by-front", clientId: principal.clientId, scopes: [...principal.scopes], extra: { principal } };
+export function authInfoOf(principal: Principal, correlationId: string): { token: string; clientId: string; scopes: string[]; extra: { principal: Principal; correlationId: string } } {
+  return { token: "verified-by-front", clientId: principal.clientId, scopes: [...principal.scopes], extra: { principal, correlationId } };
 }
 
 function withHostHeader(request: Request): Request {
@@ -39,17 +40,18 @@ function withHostHeader(request: Request): Request {
 }
 
 /** Serves one 2026-07-28 request (`request` has no Authorization header; `parsedBody` is its parsed body). */
-export async function serveStateless(incoming: Request, parsedBody: unknown, env: Env, principal: Principal): Promise<Response> {
+export async function serveStateless(incoming: Request, parsedBody: unknown, env: Env, principal: Principal, correlationId: string): Promise<Response> {
   // The front checked Host and Origin already (web/origin-guard.ts); the handler repeats a Host check that needs
   // the header, which a Request built inside the runtime does not carry.
   const request = withHostHeader(incoming);
   if (isListen(parsedBody)) {
     const headers = new Headers(request.headers);
     headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));
+    headers.set(CORRELATION_HEADER, correlationId);
     const hub = env.LISTEN_HUB.get(env.LISTEN_HUB.idFromName(principal.organizationId));
     return hub.fetch(new Request(request.url, { method: "POST", headers, body: JSON.stringify(parsedBody), signal: request.signal }));
   }
   const deps = pipelineDepsFor(env);
-  const handler = createMcpHandler(() => createStatelessServer(getCatalog(), { env, principal, ...deps }), STATELESS_HANDLER_OPTIONS);
-  return handler.fetch(request, { authInfo: authInfoOf(principal), parsedBody });
+  const handler = createMcpHandler(() => createStatelessServer(getCatalog(), { env, principal, correlationId, ...deps }), STATELESS_HANDLER_OPTIONS);
+  return handler.fetch(request, { authInfo: authInfoOf(principal, correlationId), parsedBody });
 }

@@ -10,12 +10,16 @@
 import { DurableObject } from "cloudflare:workers";
 import { createMcpHandler } from "agents/mcp/server";
 import type { Env } from "../../env";
+import { CORRELATION_HEADER, forwardedCorrelationId } from "../../core/correlation";
+import { Failure } from "../../core/failure";
+import { failureAsJsonRpcError } from "../../core/failure-mapping";
+import { governed } from "../../core/governed";
 import type { Principal, ResourceChange, SessionState } from "../context";
 import { pipelineDepsFor } from "../deps";
 import { decodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
 import { getCatalog } from "../registry";
 import { authInfoOf, STATELESS_HANDLER_OPTIONS } from "./handler";
-import { listenRefusal } from "./listen-filter";
+import { listenOperation } from "./listen-filter";
 import { createStatelessServer } from "./server";
 
 /** Open listen streams one user may hold (one per client window is the normal case). */
@@ -31,8 +35,8 @@ interface UserListens {
 
 const NO_STATE: SessionState = { get: async () => undefined, put: async () => {} };
 
-function refusal(id: unknown, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error: { code, message } });
+function refusal(id: unknown, error: { code: number; message: string; data?: Record<string, unknown> }): Response {
+  return Response.json({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error });
 }
 
 export class ListenHub extends DurableObject<Env> {
@@ -44,7 +48,10 @@ export class ListenHub extends DurableObject<Env> {
       const env = this.env;
       const deps = pipelineDepsFor(env);
       const handler = createMcpHandler(
-        ({ authInfo }) => createStatelessServer(getCatalog(), { env, principal: (authInfo?.extra as { principal: Principal }).principal, ...deps }),
+        ({ authInfo }) => {
+          const { principal, correlationId } = authInfo?.extra as { principal: Principal; correlationId: string };
+          return createStatelessServer(getCatalog(), { env, principal, correlationId, ...deps });
+        },
         { ...STATELESS_HANDLER_OPTIONS, maxSubscriptions: MAX_LISTENS_PER_USER },
       );
       listens = { handler, open: 0 };
@@ -89,23 +96,33 @@ export class ListenHub extends DurableObject<Env> {
     return new Response(body, { status: response.status, headers: response.headers });
   }
 
-  /** A subscriptions/listen request forwarded by the Worker (principal verified there, in the internal header). */
+  /**
+   * A subscriptions/listen request forwarded by the Worker (principal verified there, in the internal header),
+   * opened through the governed core: the filter's scopes, the listen quota, one audit record for the opening.
+   */
   override async fetch(request: Request): Promise<Response> {
     const principal = decodePrincipal(request.headers.get(PRINCIPAL_HEADER));
+    const correlationId = forwardedCorrelationId(request.headers.get(CORRELATION_HEADER));
     const body: unknown = await request.json().catch(() => null);
     const id = (body as { id?: unknown } | null)?.id;
-    if (!principal) return refusal(id, -32600, "This request carries no verified identity. Send it to /mcp with an OAuth token.");
-    const refused = listenRefusal(getCatalog(), principal, (body as { params?: unknown } | null)?.params);
-    if (refused) return refusal(id, -32602, refused);
-    if (!this.users.has(principal.userId) && this.users.size >= MAX_LISTENING_USERS) {
-      return refusal(id, -32603, `Subscription limit reached: ${MAX_LISTENING_USERS} users of this organization are listening already. Retry later.`);
-    }
-    const headers = new Headers(request.headers);
-    headers.delete(PRINCIPAL_HEADER);
-    const forwarded = new Request(request.url, { method: "POST", headers, body: JSON.stringify(body), signal: request.signal });
-    const listens = this.listensOf(principal.userId);
-    const response = await listens.handler.fetch(forwarded, { authInfo: authInfoOf(principal), parsedBody: body });
-    return this.tracked(principal.userId, listens, response);
+    if (!principal) return refusal(id, { code: -32600, message: "This request carries no verified identity. Send it to /mcp with an OAuth token." });
+    const operation = listenOperation(getCatalog(), (body as { params?: unknown } | null)?.params);
+    if (operation instanceof Failure) return refusal(id, failureAsJsonRpcError(operation, correlationId));
+    const call = { principal, correlationId, arguments: (body as { params?: unknown } | null)?.params, deps: pipelineDepsFor(this.env) };
+    const opened = await governed(operation, call, {
+      handler: async () => {
+        if (!this.users.has(principal.userId) && this.users.size >= MAX_LISTENING_USERS) {
+          throw new Failure("unavailable", `Subscription limit reached: ${MAX_LISTENING_USERS} users of this organization are listening already. Retry later.`, { limit: MAX_LISTENING_USERS });
+        }
+        const headers = new Headers(request.headers);
+        headers.delete(PRINCIPAL_HEADER);
+        const forwarded = new Request(request.url, { method: "POST", headers, body: JSON.stringify(body), signal: request.signal });
+        const listens = this.listensOf(principal.userId);
+        const response = await listens.handler.fetch(forwarded, { authInfo: authInfoOf(principal, correlationId), parsedBody: body });
+        return this.tracked(principal.userId, listens, response);
+      },
+    });
+    return opened.ok ? opened.value : refusal(id, failureAsJsonRpcError(opened.failure, correlationId));
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * Wires the catalog onto an SDK v2 McpServer (protocol 2026-07-28, stateless): the twin of ../server.ts for the
  * other era. One server per request, built for that request's verified principal; every tools/call goes
- * through runToolCall exactly as in the session lane, and resources and prompts keep their scope checks.
+ * through runToolCall, and every resource read and prompt get through the governed core
+ * (governed-capabilities.ts), exactly as in the session lane; their Failures become SDK 2.x ProtocolErrors here.
  * Nothing here outlives the request: subscriptions are served by subscriptions/listen (listen-hub.ts).
  */
 import { McpServer, ProtocolError, ProtocolErrorCode, ResourceTemplate, type ServerContext } from "@modelcontextprotocol/server";
@@ -9,8 +10,13 @@ import { z } from "zod";
 import type { Env } from "../../env";
 import { logError } from "../../web/log";
 import { missingScopes, type Catalog } from "../catalog";
-import { ToolFailure, type CallContext, type Principal, type SessionState, type ToolDefinition } from "../context";
+import { Failure } from "../../core/failure";
+import { failureAsJsonRpcError } from "../../core/failure-mapping";
+import type { Governed } from "../../core/governed";
+import type { CallContext, Principal, SessionState, ToolDefinition } from "../context";
+import { getPrompt, readResource } from "../governed-capabilities";
 import { runToolCall, type PipelineDeps } from "../pipeline";
+import type { ResourceTarget } from "../resource-lookup";
 import { SERVER_INFO, SERVER_INSTRUCTIONS } from "../server";
 import { jsonOnlySchema } from "./json-schema";
 
@@ -18,6 +24,8 @@ export interface StatelessRuntime extends PipelineDeps {
   env: Env;
   /** The principal of this very request (the OAuth token checked by the front in http.ts). */
   principal: Principal;
+  /** This request's correlation id, made by the front (also in its X-Correlation-Id header). */
+  correlationId: string;
 }
 
 /** What a 2026-07-28 server advertises: resource subscriptions are delivered on subscriptions/listen streams. */
@@ -38,10 +46,11 @@ function requestScopedState(): SessionState {
   };
 }
 
-function callContext(ctx: ServerContext, runtime: StatelessRuntime, session: SessionState): Omit<CallContext, "correlationId"> {
+function callContext(ctx: ServerContext, runtime: StatelessRuntime, session: SessionState): CallContext {
   const progressToken = ctx.mcpReq._meta?.progressToken;
   return {
     principal: runtime.principal,
+    correlationId: runtime.correlationId,
     env: runtime.env,
     session,
     signal: ctx.mcpReq.signal,
@@ -55,33 +64,21 @@ function callContext(ctx: ServerContext, runtime: StatelessRuntime, session: Ses
   };
 }
 
-function requireScopes(principal: Principal, required: readonly string[], what: string): void {
-  const missing = missingScopes(principal.scopes, required);
-  if (missing.length > 0) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `Insufficient scope: ${what} needs ${missing.join(", ")}. Reconnect and grant it on the consent page.`);
-  }
+/** The value of a governed operation, or its Failure thrown as the JSON-RPC error SDK 2.x sends. */
+function answered<T>(outcome: Governed<T>, correlationId: string): T {
+  if (outcome.ok) return outcome.value;
+  const error = failureAsJsonRpcError(outcome.failure, correlationId);
+  throw new ProtocolError(error.code, error.message, error.data);
 }
 
-/**
- * Capability modules report handled failures as ToolFailure or as SDK v1 McpError (the session lane's type);
- * both become a v2 ProtocolError with the same code and safe message. Anything else gets a generic message.
- */
-function asProtocolError(error: unknown, what: string): ProtocolError {
-  if (error instanceof ProtocolError) return error;
-  if (error instanceof ToolFailure) return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
-  if (error instanceof Error && typeof (error as { code?: unknown }).code === "number") {
-    return new ProtocolError((error as unknown as { code: number }).code, error.message.replace(/^MCP error -?\d+: /, ""));
-  }
-  const correlationId = crypto.randomUUID();
-  logError("stateless MCP handler failed", { what, correlationId, error });
-  return new ProtocolError(ProtocolErrorCode.InternalError, `${what} failed: internal error (correlation id ${correlationId}). Try again.`);
-}
-
-async function guarded<T>(what: string, work: () => Promise<T>): Promise<T> {
+/** A listing a template makes (no quota, no audit: listings read nothing behind a scope); its Failures answered as errors. */
+async function listed<T>(work: () => Promise<T>, correlationId: string): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw asProtocolError(error, what);
+    if (!(error instanceof Failure)) logError("resource listing failed", { correlationId, error });
+    const failure = error instanceof Failure ? error : new Failure("internal", "Listing the resources failed: internal error. Try again.");
+    return answered({ ok: false, failure }, correlationId);
   }
 }
 
@@ -111,54 +108,43 @@ export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntim
   for (const tool of catalog.tools.values()) registerTool(server, tool, runtime);
 
   for (const resource of catalog.resources.values()) {
-    server.registerResource(resource.name, resource.uri, { title: resource.title, description: resource.description, mimeType: resource.mimeType }, (uri, ctx) =>
-      guarded(resource.uri, async () => {
-        const context = callContext(ctx, runtime, session);
-        requireScopes(context.principal, resource.requiredScopes, resource.uri);
-        const contents = await resource.read({ ...context, correlationId: crypto.randomUUID() });
-        return { contents: [{ uri: uri.href, mimeType: contents.mimeType, text: contents.text }] };
-      }),
-    );
+    const target: ResourceTarget = { kind: "resource", resource, name: resource.name, requiredScopes: resource.requiredScopes, label: resource.uri };
+    server.registerResource(resource.name, resource.uri, { title: resource.title, description: resource.description, mimeType: resource.mimeType }, async (uri, ctx) => {
+      const context = callContext(ctx, runtime, session);
+      const contents = answered(await readResource(target, uri.href, context, runtime), context.correlationId);
+      return { contents: [{ uri: uri.href, mimeType: contents.mimeType, text: contents.text }] };
+    });
   }
 
   for (const template of catalog.resourceTemplates.values()) {
     const list = template.list;
     const sdkTemplate = new ResourceTemplate(template.uriTemplate, {
       list: list
-        ? (ctx) =>
-            guarded(template.uriTemplate, async () => {
-              const context = callContext(ctx, runtime, session);
-              if (missingScopes(context.principal.scopes, template.requiredScopes).length > 0) return { resources: [] };
-              const items = await list({ ...context, correlationId: crypto.randomUUID() });
-              return { resources: items.map((item) => ({ ...item, mimeType: template.mimeType })) };
-            })
+        ? async (ctx) => {
+            const context = callContext(ctx, runtime, session);
+            if (missingScopes(context.principal.scopes, template.requiredScopes).length > 0) return { resources: [] };
+            const items = await listed(() => list(context), context.correlationId);
+            return { resources: items.map((item) => ({ ...item, mimeType: template.mimeType })) };
+          }
         : undefined,
     });
-    server.registerResource(template.name, sdkTemplate, { title: template.title, description: template.description, mimeType: template.mimeType }, (uri, variables, ctx) =>
-      guarded(template.uriTemplate, async () => {
-        const context = callContext(ctx, runtime, session);
-        requireScopes(context.principal, template.requiredScopes, template.uriTemplate);
-        const contents = await template.read(uri.href, flatten(variables), { ...context, correlationId: crypto.randomUUID() });
-        return { contents: [{ uri: uri.href, mimeType: contents.mimeType, text: contents.text }] };
-      }),
-    );
+    server.registerResource(template.name, sdkTemplate, { title: template.title, description: template.description, mimeType: template.mimeType }, async (uri, variables, ctx) => {
+      const context = callContext(ctx, runtime, session);
+      const target: ResourceTarget = { kind: "template", template, variables: flatten(variables), name: template.name, requiredScopes: template.requiredScopes, label: template.uriTemplate };
+      const contents = answered(await readResource(target, uri.href, context, runtime), context.correlationId);
+      return { contents: [{ uri: uri.href, mimeType: contents.mimeType, text: contents.text }] };
+    });
   }
 
   for (const prompt of catalog.prompts.values()) {
     server.registerPrompt(
       prompt.name,
       { title: prompt.title, description: prompt.description, argsSchema: prompt.argsSchema as never },
-      (async (args: unknown, ctx: ServerContext) =>
-        guarded(`prompt ${prompt.name}`, async () => {
-          const context = callContext(ctx, runtime, session);
-          requireScopes(context.principal, prompt.requiredScopes, `prompt ${prompt.name}`);
-          const parsed = prompt.argsSchema.safeParse(args ?? {});
-          if (!parsed.success) {
-            throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for prompt ${prompt.name}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-          }
-          const messages = await prompt.build(parsed.data, { ...context, correlationId: crypto.randomUUID() });
-          return { description: prompt.description, messages: messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: m.text } })) };
-        })) as never,
+      (async (args: unknown, ctx: ServerContext) => {
+        const context = callContext(ctx, runtime, session);
+        const messages = answered(await getPrompt(prompt, args, context, runtime), context.correlationId);
+        return { description: prompt.description, messages: messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: m.text } })) };
+      }) as never,
     );
   }
 

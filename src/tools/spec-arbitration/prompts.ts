@@ -9,9 +9,7 @@ import { PROJECT_NAME_PATTERN, PROJECT_NAME_RULE } from "../../contracts/store/n
 import { snapshotTitle } from "../../contracts/store/records";
 import { checkProjectAccess, requireProjectStatus } from "../../contracts/services/project-access";
 import { contractLabel } from "../../contracts/services/conformance";
-import { invalidParams } from "../../mcp/protocol-error";
-import { ToolFailure } from "../../mcp/context";
-import { asToolFailure } from "./failures";
+import { Failure } from "../../core/failure";
 import { contractUri, latestVerdictUri } from "./uris";
 
 const argsSchema = z.object({
@@ -44,9 +42,9 @@ export function registerSpecPrompts(ctx: CapabilityContext): void {
         ]
           .filter(Boolean)
           .join(" ");
-      } catch (thrown) {
-        const error = asToolFailure(thrown);
-        if (error instanceof ToolFailure) throw invalidParams(error.message);
+      } catch (error) {
+        // The project's state cannot be read (unknown project, no access): the prompt's arguments are what is wrong.
+        if (error instanceof Failure) throw new Failure("invalid_input", error.message, error.details, error.code);
         throw error;
       }
       const project = args.project;

@@ -6,16 +6,15 @@
  * unknown one, a version or snapshot that does not exist) is answered with -32002 (resource not found), for reads
  * and subscriptions alike, and with the same words whether the project exists elsewhere or nowhere.
  */
-import { invalidParams } from "../../mcp/protocol-error";
+import { Failure } from "../../core/failure";
 import type { CallContext, CapabilityContext, ResourceContents } from "../../mcp/context";
 import { ToolFailure } from "../../mcp/context";
-import { resourceNotFound } from "../../mcp/resource-lookup";
+import { resourceNotFound } from "../../mcp/governed-capabilities";
 import { readContentText, readVerdictBody } from "../../contracts/store/client";
 import { snapshotTitle, type ContractRecord, type SnapshotRecord } from "../../contracts/store/records";
 import { cannotVerify } from "../../contracts/services/failure";
 import { checkProjectAccess, projectRestriction, requireProjectStatus, selectedProject, storeOf } from "../../contracts/services/project-access";
 import { contractLabel, resolveContract } from "../../contracts/services/conformance";
-import { asToolFailure } from "./failures";
 import { activeContractChangedBy, forgetProjectSubscriber, recordProjectSubscriber, subscribeToActiveContract, unsubscribeFromActiveContract } from "./subscriptions";
 import {
   ACTIVE_CONTRACT_URI,
@@ -40,17 +39,18 @@ type Context = CallContext;
 /** Failures (by `cannotVerify` reason) that mean the URI names no resource the caller can reach. */
 const NOT_FOUND_REASONS = new Set(["invalid_project_name", "project_not_allowed", "unknown_project", "unknown_contract", "unknown_snapshot", "invalid_resource_variable"]);
 
-/** Turns handled failures into JSON-RPC errors with their safe message: -32002 when `uri` names nothing. */
+/**
+ * Handled failures of a read or subscription as the resource failures they are, with their safe message:
+ * not found (-32002) when `uri` names nothing the caller can reach, invalid input (-32602) otherwise.
+ */
 async function asResourceError<T>(uri: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
-  } catch (thrown) {
-    const error = asToolFailure(thrown);
-    if (error instanceof ToolFailure) {
-      if (NOT_FOUND_REASONS.has(String(error.meta.cannotVerify))) throw resourceNotFound(uri, error.message);
-      throw invalidParams(error.message);
-    }
-    throw error;
+  } catch (error) {
+    if (!(error instanceof Failure)) throw error;
+    const reason = String(error.details.cannotVerify ?? error.code);
+    if (NOT_FOUND_REASONS.has(reason)) throw resourceNotFound(uri, error.message, reason);
+    throw new Failure("invalid_input", error.message, error.details, error.code);
   }
 }
 

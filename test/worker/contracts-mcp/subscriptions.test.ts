@@ -166,7 +166,9 @@ describe("what may be subscribed to", () => {
     const refusal = async (project: string, tail: string) => {
       const uri = `spec://projects/${project}/${tail}`;
       const reply = await request(gus, "resources/subscribe", { uri });
-      return JSON.stringify(reply.error).replaceAll(project, "<project>");
+      // Each answer names its own request's correlation id; everything else must be the same.
+      expect(reply.error.data.correlationId).toMatch(/^[0-9a-f-]{36}$/);
+      return JSON.stringify({ ...reply.error, data: { ...reply.error.data, correlationId: "<id>" } }).replaceAll(project, "<project>");
     };
     for (const tail of ["verdicts/latest", "contracts/active", "contracts/1", `verdicts/${snapshotId}`]) {
       const acmes = await refusal("orders", tail);

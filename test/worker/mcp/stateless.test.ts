@@ -70,8 +70,11 @@ describe("2026-07-28 stateless lane", () => {
   it("holds subscriptions/listen to resources the caller could read, and acknowledges an allowed one on the stream", async () => {
     const latest = "spec://projects/orders/verdicts/latest";
     const noContracts = (await obtainTokens({ user: "ana", scope: "orders.read" })).tokens.access_token;
+    // A listen stream needs what a read of its URIs needs: stepped up before the hub, like resources/subscribe.
     const refused = await modernPost(noContracts, "subscriptions/listen", { notifications: { resourceSubscriptions: [latest] } });
-    expect(((await refused.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32602, message: expect.stringMatching(/needs contracts.read/) });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("WWW-Authenticate")).toMatch(/insufficient_scope/);
+    expect(((await refused.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32600, message: expect.stringMatching(/needs the OAuth scope "contracts.read"/) });
 
     const reader = (await obtainTokens({ user: "ana", scope: "contracts.read" })).tokens.access_token;
     const unknown = await modernPost(reader, "subscriptions/listen", { notifications: { resourceSubscriptions: ["test://nothing"] } });

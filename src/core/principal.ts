@@ -1,0 +1,35 @@
+/**
+ * Who is calling: the first step of every governed operation. The principal comes from the OAuth token (or CI key)
+ * the resource server verified on this very request, never from anything the client sends beside it.
+ */
+import type { GrantProps } from "../oauth/servers";
+
+/** Who is calling, as established by the OAuth token (or CI key) on this very request. */
+export interface Principal {
+  organizationId: string;
+  userId: string;
+  /** OAuth client id, or `ci-key:<id>` for a CI key. */
+  clientId: string;
+  role: string;
+  scopes: readonly string[];
+  /** Only for CI keys: the projects this principal may touch (["*"] = every project). Absent = no restriction. */
+  projects?: readonly string[];
+}
+
+/** The principal of a request the OAuth resource server admitted: its grant's props and the token's scopes and client. */
+export function principalFromGrant(props: GrantProps, auth: { scope: readonly string[]; clientId?: string }): Principal {
+  return {
+    organizationId: props.organizationId,
+    userId: props.userId,
+    clientId: auth.clientId ?? "unknown",
+    role: props.role,
+    scopes: [...auth.scope],
+    ...(props.projects ? { projects: [...props.projects] } : {}),
+  };
+}
+
+/** The scopes of `required` that `granted` lacks. */
+export function missingScopes(granted: readonly string[], required: readonly string[]): string[] {
+  const have = new Set(granted);
+  return required.filter((scope) => !have.has(scope));
+}

@@ -1,0 +1,86 @@
+/**
+ * Resources, resource templates, prompts and subscriptions through the governed core, written once for both
+ * protocol eras: each era's server file (server.ts for 2025-11-25 sessions, v2/server.ts for 2026-07-28) resolves
+ * the request, calls one of these, and turns a Failure into its SDK's JSON-RPC error with failureAsJsonRpcError.
+ * A resource read, a subscription change and a prompt get each pass scope check, rate limit, input validation and
+ * audit exactly like a tool call; the operations built here are also the ones the HTTP step-up answer audits
+ * (step-up.ts), so a refusal before the session and one inside it leave the same record.
+ */
+import { Failure } from "../core/failure";
+import { governed, type GovernanceDeps, type Governed, type GovernedOperation } from "../core/governed";
+import type { CallContext, PromptDefinition, PromptMessage, ResourceContents } from "./context";
+import { MAX_RESOURCE_URI_LENGTH, type ResourceLookup, type ResourceTarget } from "./resource-lookup";
+
+export type ResourceAction = "resources/read" | "resources/subscribe" | "resources/unsubscribe" | "subscriptions/listen";
+
+/** The rate-limit bucket every subscription change shares (resources/subscribe, resources/unsubscribe, subscriptions/listen). */
+export const SUBSCRIPTIONS_RATE_LIMIT_TARGET = "subscriptions";
+
+/**
+ * A resource or template as the core governs it: audited under its URI (template); a read counts against the quota
+ * `resource:<name>`, a subscription change against the `subscriptions` one.
+ */
+export function resourceOperation(target: Pick<ResourceTarget, "name" | "label" | "requiredScopes">, action: ResourceAction = "resources/read"): GovernedOperation {
+  const rateLimit = action === "resources/read" ? { target: `resource:${target.name}`, unit: "reads" } : { target: SUBSCRIPTIONS_RATE_LIMIT_TARGET, unit: "subscription changes" };
+  return { kind: "resource", target: target.label, label: target.label, requiredScopes: target.requiredScopes, rateLimit };
+}
+
+/** A prompt as the core governs it: audited under its name, quota `prompt:<name>`. */
+export function promptOperation(prompt: Pick<PromptDefinition, "name" | "requiredScopes">): GovernedOperation {
+  return { kind: "prompt", target: prompt.name, label: `the prompt ${prompt.name}`, requiredScopes: prompt.requiredScopes, rateLimit: { target: `prompt:${prompt.name}`, unit: "requests" } };
+}
+
+/** What a resource URI names, or the Failure that says why it names nothing (-32002 or an over-long URI). */
+export function resolvedTarget(found: ResourceLookup, uri: string): ResourceTarget | Failure {
+  if ("found" in found) return found.found;
+  if ("tooLong" in found) {
+    return new Failure("invalid_input", `The resource URI is ${found.tooLong} characters long; this server's resource URIs are at most ${MAX_RESOURCE_URI_LENGTH}. resources/list and resources/templates/list show them.`);
+  }
+  return resourceNotFound(uri, `no resource of this server has the URI "${uri}" and none of its resource templates matches it. resources/list and resources/templates/list show what there is.`);
+}
+
+/** Resource not found (JSON-RPC -32002 in both eras); `detail` says what is missing and where to look. */
+export function resourceNotFound(uri: string, detail: string, code = "resource_not_found"): Failure {
+  return new Failure("not_found", `Resource not found: ${detail}`, { uri }, code);
+}
+
+const settledAs = (action: ResourceAction) => () => ({ outcome: "ok" as const, reason: action });
+
+/** resources/read of one URI through the core. */
+export function readResource(target: ResourceTarget, uri: string, context: CallContext, deps: GovernanceDeps): Promise<Governed<ResourceContents>> {
+  return governed(resourceOperation(target), { principal: context.principal, correlationId: context.correlationId, arguments: { method: "resources/read", uri }, deps }, {
+    handler: () => (target.kind === "resource" ? target.resource.read(context) : target.template.read(uri, target.variables, context)),
+    settle: settledAs("resources/read"),
+  });
+}
+
+/**
+ * A subscription change through the core: `keep` does the era's own bookkeeping (the session's list, a listen
+ * stream) around the module's hook, which may refuse the URI by throwing.
+ */
+export function changeSubscription(
+  action: Exclude<ResourceAction, "resources/read">,
+  target: ResourceTarget,
+  uri: string,
+  context: CallContext,
+  deps: GovernanceDeps,
+  keep: (runHook: () => Promise<void>) => Promise<void> = (runHook) => runHook(),
+): Promise<Governed<void>> {
+  const hookName = action === "resources/unsubscribe" ? "unsubscribe" : "subscribe";
+  const runHook = async () => {
+    if (target.kind === "resource") await target.resource[hookName]?.call(target.resource, context);
+    else await target.template[hookName]?.call(target.template, uri, target.variables, context);
+  };
+  return governed(resourceOperation(target, action), { principal: context.principal, correlationId: context.correlationId, arguments: { method: action, uri }, deps }, {
+    handler: () => keep(runHook),
+    settle: settledAs(action),
+  });
+}
+
+/** prompts/get through the core: the arguments are validated against the prompt's schema by the core. */
+export function getPrompt(prompt: PromptDefinition, args: unknown, context: CallContext, deps: GovernanceDeps): Promise<Governed<PromptMessage[]>> {
+  return governed(promptOperation(prompt), { principal: context.principal, correlationId: context.correlationId, arguments: args, deps }, {
+    input: prompt.argsSchema,
+    handler: (parsed) => prompt.build(parsed as never, context),
+  });
+}
