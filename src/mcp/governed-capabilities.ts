@@ -6,6 +6,7 @@
  * audit exactly like a tool call; the operations built here are also the ones the HTTP step-up answer audits
  * (step-up.ts), so a refusal before the session and one inside it leave the same record.
  */
+import { z } from "zod";
 import { Failure } from "../core/failure";
 import { governed, type GovernanceDeps, type Governed, type GovernedOperation } from "../core/governed";
 import type { CallContext, PromptDefinition, PromptMessage, ResourceContents } from "./context";
@@ -75,6 +76,20 @@ export function changeSubscription(
     handler: () => keep(runHook),
     settle: settledAs(action),
   });
+}
+
+/**
+ * The argument schema a prompt is registered with in either SDK: the same names, descriptions and required flags
+ * (what prompts/list shows), but any string accepted, so the prompt's real constraints are checked by the core,
+ * where a refusal is audited. The SDK still refuses a missing required argument or a non-string on its own.
+ */
+export function promptArgsForSdk(prompt: PromptDefinition): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, field] of Object.entries(prompt.argsSchema.shape as Record<string, z.ZodType>)) {
+    const text = field.description === undefined ? z.string() : z.string().describe(field.description);
+    shape[name] = field.safeParse(undefined).success ? text.optional() : text;
+  }
+  return z.object(shape);
 }
 
 /** prompts/get through the core: the arguments are validated against the prompt's schema by the core. */

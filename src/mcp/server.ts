@@ -26,7 +26,7 @@ import { CORRELATION_HEADER, forwardedCorrelationId } from "../core/correlation"
 import { Failure } from "../core/failure";
 import { failureAsJsonRpcError } from "../core/failure-mapping";
 import type { Governed } from "../core/governed";
-import { changeSubscription, getPrompt, readResource, resolvedTarget } from "./governed-capabilities";
+import { changeSubscription, getPrompt, promptArgsForSdk, readResource, resolvedTarget } from "./governed-capabilities";
 import type { Env } from "../env";
 import { missingScopes, type Catalog } from "./catalog";
 import type { CallContext, Principal, ResourceChange, SessionView, SessionState } from "./context";
@@ -162,7 +162,7 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
   });
 
   for (const prompt of catalog.prompts.values()) {
-    server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: prompt.argsSchema.shape as never }, (async (args: unknown, extra: Extra) => {
+    server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: promptArgsForSdk(prompt).shape as never }, (async (args: unknown, extra: Extra) => {
       const context = callContext(extra, runtime);
       const messages = answered(await getPrompt(prompt, args, context, runtime), context.correlationId);
       return { description: prompt.description, messages: messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: m.text } })) };

@@ -14,7 +14,7 @@ import { Failure } from "../../core/failure";
 import { failureAsJsonRpcError } from "../../core/failure-mapping";
 import type { Governed } from "../../core/governed";
 import type { CallContext, Principal, SessionState, ToolDefinition } from "../context";
-import { getPrompt, readResource } from "../governed-capabilities";
+import { getPrompt, promptArgsForSdk, readResource } from "../governed-capabilities";
 import { runToolCall, type PipelineDeps } from "../pipeline";
 import type { ResourceTarget } from "../resource-lookup";
 import { SERVER_INFO, SERVER_INSTRUCTIONS } from "../server";
@@ -139,7 +139,7 @@ export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntim
   for (const prompt of catalog.prompts.values()) {
     server.registerPrompt(
       prompt.name,
-      { title: prompt.title, description: prompt.description, argsSchema: prompt.argsSchema as never },
+      { title: prompt.title, description: prompt.description, argsSchema: promptArgsForSdk(prompt) as never },
       (async (args: unknown, ctx: ServerContext) => {
         const context = callContext(ctx, runtime, session);
         const messages = answered(await getPrompt(prompt, args, context, runtime), context.correlationId);

@@ -1,0 +1,183 @@
+/**
+ * The governed core seen from outside (issue 11 item 2): resource reads, subscription changes and prompt gets are
+ * rate limited and audited like tool calls in both protocol eras; one correlation id per request, the same in the
+ * answer, its X-Correlation-Id header and the audit record; /chat leaves one record under the id its body and header
+ * show; every failure kind is answered by the one mapping with the same status, outcome and JSON-RPC code.
+ */
+import { env, SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { auditStoresIn } from "../../../src/audit/sink";
+import type { AuditQuery } from "../../../src/audit/store";
+import { FAILURE_CLASSES, Failure, type FailureKind } from "../../../src/core/failure";
+import { failureAsJsonRpcError, failureAsProblem, failureAsToolResult } from "../../../src/core/failure-mapping";
+import { apiError } from "../../../src/api/errors";
+import { getRateLimitPolicy, quotaFor } from "../../../src/ratelimit/policy";
+import { API_RESOURCE, BASE, MCP_URL, initializeSession, mcpPost, obtainTokens, readRpc } from "../helpers";
+
+const MODERN = "2026-07-28";
+const ACTIVE = "spec://active/contract";
+
+/** The organization's audit records matching `filter`, waiting (bounded) until at least `atLeast` are stored. */
+async function records(filter: Omit<AuditQuery, "limit">, atLeast = 1) {
+  const store = auditStoresIn(env.AUDIT_LOG)("acme");
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const page = await store.query("acme", { ...filter, limit: 100 });
+    if (page.events.length >= atLeast || Date.now() > deadline) return page.events;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function sessionCall(token: string, session: string, method: string, params: unknown, id: number) {
+  const response = await mcpPost(token, { jsonrpc: "2.0", id, method, params }, { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" });
+  const [message] = await readRpc(response);
+  return { response, message: message! };
+}
+
+async function modernCall(token: string, method: string, params: Record<string, unknown>, id: number) {
+  const named = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined;
+  const response = await SELF.fetch(MCP_URL, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": MODERN,
+      "Mcp-Method": method,
+      ...(named === undefined ? {} : { "Mcp-Name": named }),
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "core-test", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} } } }),
+  });
+  const [message] = await readRpc(response);
+  return { response, message: message! };
+}
+
+describe("resources and prompts are governed like tool calls", () => {
+  it("rate limits and audits resource reads in the session lane (2025-11-25)", async () => {
+    const quota = quotaFor(getRateLimitPolicy(), "acme", "resource:active-contract");
+    const { tokens, client } = await obtainTokens({ user: "ana", scope: "contracts.read" });
+    const session = await initializeSession(tokens.access_token);
+    for (let i = 0; i < quota.limit; i++) {
+      const { message } = await sessionCall(tokens.access_token, session, "resources/read", { uri: ACTIVE }, 10 + i);
+      // No default project yet: an in-band answer, but not the rate limit.
+      expect(message.error?.code ?? 0, JSON.stringify(message.error)).not.toBe(-32000);
+    }
+    const { message: refused } = await sessionCall(tokens.access_token, session, "resources/read", { uri: ACTIVE }, 99);
+    expect(refused.error.code).toBe(-32000);
+    expect(refused.error.message).toMatch(new RegExp(`^Rate limit reached: spec://active/contract allows ${quota.limit} reads per ${quota.windowSeconds} s for this client\\. Retry after \\d+ s`));
+    expect(refused.error.data).toMatchObject({ code: "rate_limited", limit: quota.limit, windowSeconds: quota.windowSeconds });
+    expect(refused.error.data.retryAfter).toBeGreaterThan(0);
+
+    const audited = await records({ clientId: client.client_id, kind: "resource" }, quota.limit + 1);
+    expect(audited).toHaveLength(quota.limit + 1);
+    expect(audited.every((record) => record.target === ACTIVE)).toBe(true);
+    expect(audited.filter((record) => record.outcome === "rate-limited")).toHaveLength(1);
+  });
+
+  it("rate limits and audits prompt gets in the stateless lane (2026-07-28)", async () => {
+    const quota = quotaFor(getRateLimitPolicy(), "acme", "prompt:spec_driven_task");
+    const { tokens, client } = await obtainTokens({ user: "mia", scope: "contracts.read" });
+    for (let i = 0; i < quota.limit; i++) {
+      const { message } = await modernCall(tokens.access_token, "prompts/get", { name: "spec_driven_task", arguments: { project: "orders" } }, 10 + i);
+      expect(message.error?.code ?? 0, JSON.stringify(message.error)).not.toBe(-32000);
+    }
+    const { response, message: refused } = await modernCall(tokens.access_token, "prompts/get", { name: "spec_driven_task", arguments: { project: "orders" } }, 99);
+    expect(refused.error.code).toBe(-32000);
+    expect(refused.error.message).toMatch(/^Rate limit reached: the prompt spec_driven_task allows \d+ requests per \d+ s for this client\. Retry after \d+ s/);
+    // The one correlation id: the header's is the error's and the refusal's audit record's.
+    const correlationId = response.headers.get("X-Correlation-Id");
+    expect(refused.error.data.correlationId).toBe(correlationId);
+    const [record] = await records({ correlationId: correlationId! });
+    expect(record).toMatchObject({ kind: "prompt", target: "spec_driven_task", outcome: "rate-limited", clientId: client.client_id });
+
+    const audited = await records({ clientId: client.client_id, kind: "prompt" }, quota.limit + 1);
+    expect(audited).toHaveLength(quota.limit + 1);
+  });
+
+  it("audits a refused argument of a prompt as invalid input, in both eras", async () => {
+    const { tokens, client } = await obtainTokens({ user: "ana", scope: "contracts.read" });
+    const session = await initializeSession(tokens.access_token);
+    const legacy = await sessionCall(tokens.access_token, session, "prompts/get", { name: "spec_driven_task", arguments: { project: "Not A Name!" } }, 5);
+    expect(legacy.message.error.code).toBe(-32602);
+    const modern = await modernCall(tokens.access_token, "prompts/get", { name: "spec_driven_task", arguments: { project: "Not A Name!" } }, 6);
+    expect(modern.message.error.code).toBe(-32602);
+    const audited = await records({ clientId: client.client_id, kind: "prompt", outcome: "invalid-input" }, 2);
+    expect(audited.map((record) => record.correlationId).sort()).toEqual([legacy.response.headers.get("X-Correlation-Id"), modern.response.headers.get("X-Correlation-Id")].sort());
+  });
+});
+
+describe("one correlation id per request", () => {
+  it("is the same in a tools/call result, its header and its audit record, in both eras", async () => {
+    const { tokens } = await obtainTokens({ user: "ana", scope: "orders.read" });
+    const session = await initializeSession(tokens.access_token);
+    const legacy = await sessionCall(tokens.access_token, session, "tools/call", { name: "whoami", arguments: {} }, 7);
+    const modern = await modernCall(tokens.access_token, "tools/call", { name: "whoami", arguments: {} }, 8);
+    for (const { response, message } of [legacy, modern]) {
+      const header = response.headers.get("X-Correlation-Id");
+      expect(header).toMatch(/^[0-9a-f-]{36}$/);
+      expect(message.result._meta.correlationId).toBe(header);
+      const audited = await records({ correlationId: header! });
+      expect(audited).toHaveLength(1);
+      expect(audited[0]).toMatchObject({ kind: "tool", target: "whoami", outcome: "ok" });
+    }
+    expect(legacy.response.headers.get("X-Correlation-Id")).not.toBe(modern.response.headers.get("X-Correlation-Id"));
+  });
+
+  it("replaces a correlation id the client sends with the request's own", async () => {
+    const { tokens } = await obtainTokens({ user: "ana", scope: "orders.read" });
+    const forged = "00000000-0000-4000-8000-000000000000";
+    const response = await mcpPost(tokens.access_token, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }, { "X-Correlation-Id": forged });
+    expect(response.headers.get("X-Correlation-Id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(response.headers.get("X-Correlation-Id")).not.toBe(forged);
+  });
+
+  it("gives /chat one audit record, under the id its body and its header show", async () => {
+    const token = (await obtainTokens({ user: "mia", scope: "orders.search orders.read", resource: API_RESOURCE })).tokens.access_token;
+    for (const [text, expected] of [
+      ["paid orders", { kind: "tool", target: "orders_search", outcome: "ok" }],
+      ["hello", { kind: "route", target: "POST /api/chat", outcome: "ok" }],
+    ] as const) {
+      const response = await SELF.fetch(`${BASE}/chat`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ text }) });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { correlationId: string };
+      expect(body.correlationId).toBe(response.headers.get("X-Correlation-Id"));
+      const audited = await records({ correlationId: body.correlationId });
+      // Give a second record the time to appear if one were written.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await records({ correlationId: body.correlationId })).toHaveLength(1);
+      expect(audited[0], text).toMatchObject(expected);
+    }
+  });
+});
+
+describe("one failure type, one mapping", () => {
+  it.each(Object.keys(FAILURE_CLASSES) as FailureKind[])("maps %s the same way on every surface", (kind) => {
+    const row = FAILURE_CLASSES[kind];
+    const failure = new Failure(kind, `what went wrong (${kind})`, kind === "rate_limited" ? { retryAfter: 7 } : {});
+    expect(failure.status).toBe(row.status);
+    expect(failure.outcome).toBe(row.outcome);
+
+    const tool = failureAsToolResult(failure, "c-1");
+    expect(tool).toMatchObject({ isError: true, _meta: { correlationId: "c-1" } });
+    expect(tool.content[0]!.text).toBe(`what went wrong (${kind}) (correlation id c-1)`);
+
+    const rpc = failureAsJsonRpcError(failure, "c-1");
+    expect(rpc.code).toBe(row.jsonRpcCode);
+    expect(rpc.data).toMatchObject({ code: kind, correlationId: "c-1" });
+
+    const problem = failureAsProblem(failure);
+    expect(problem.status).toBe(row.status);
+    expect(problem.code).toBe(kind);
+    expect(problem.headers["Retry-After"]).toBe(kind === "rate_limited" ? "7" : undefined);
+  });
+
+  it("answers a REST handler's status through the same mapping, and names a status with no kind", async () => {
+    for (const status of [400, 403, 404, 405, 409, 413, 422, 429, 500, 502, 503, 504]) {
+      const response = apiError(status, "some_code", "Something was wrong.");
+      expect(response.status).toBe(status);
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+      expect(await response.json()).toMatchObject({ status, code: "some_code", detail: "Something was wrong." });
+    }
+    expect(() => apiError(418, "teapot", "No.")).toThrow(/status 418 has no failure kind/);
+  });
+});
