@@ -14,7 +14,7 @@ export const AUDIT_OUTCOMES = [
 ] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
-/** Tool calls, REST calls (route), OAuth events, and refused resource reads/subscriptions and prompt requests. */
+/** Tool calls, REST calls (route), OAuth events, resource reads and subscription changes, prompt gets. */
 export const AUDIT_KINDS = ["tool", "route", "oauth", "resource", "prompt"] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 

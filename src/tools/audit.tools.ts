@@ -9,7 +9,7 @@ const auditEvent = z.object({
   organizationId: z.string().describe("The organization (always yours)"),
   userId: z.string().describe("The user the client acted for"),
   clientId: z.string().describe("The OAuth client or CI key (`ci-key:<id>`)"),
-  kind: z.enum(AUDIT_KINDS).describe("tool call, REST call (route), OAuth event, or a refused resource or prompt request"),
+  kind: z.enum(AUDIT_KINDS).describe("tool call, REST call (route), OAuth event, resource read or subscription change, or prompt get"),
   target: z.string().describe("Tool name, `METHOD /route`, or OAuth event name"),
   argumentsDigest: z.string().describe("sha256 of the canonical JSON of the arguments (never the arguments themselves), or empty"),
   durationMs: z.number().describe("How long it took, in milliseconds"),

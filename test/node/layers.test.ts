@@ -96,6 +96,23 @@ describe("layers", () => {
     expect(crossings).toEqual([]);
   });
 
+  it("keeps the governed core free of every surface: no transport, no tool group, no SDK", () => {
+    const surfaces = /^src\/(mcp|tools|api|web|auth|oauth|contracts|graphql)(\/|$)/;
+    const crossings = sourceFiles(join(root, "src", "core")).flatMap((file) => [
+      ...localImportsOf(file)
+        .filter((target) => surfaces.test(target) && !/^src\/(oauth\/servers|web\/log)$/.test(target))
+        .map((target) => `${file} -> ${target}`),
+      ...specifiersOf(readFileSync(join(root, file), "utf8"))
+        .filter((specifier) => SDK_SPECIFIER.test(specifier) || specifier.startsWith("@cloudflare/"))
+        .map((specifier) => `${file} -> ${specifier}`),
+    ]);
+    // Surfaces call the core (src/core/governed.ts) and map its Failure (src/core/failure-mapping.ts); the core
+    // knows only the principal, the audit sink, the rate limiter and the log (src/web/log.ts); src/oauth/servers.ts
+    // gives it GrantProps, a type.
+    expect(crossings).toEqual([]);
+    expect(sourceFiles(join(root, "src", "core")).length).toBeGreaterThan(0);
+  });
+
   it("keeps src/lib/ a leaf that imports nothing else of src/", () => {
     const crossings = sourceFiles(join(root, "src", "lib")).flatMap((file) =>
       localImportsOf(file)
