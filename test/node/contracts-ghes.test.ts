@@ -1,0 +1,178 @@
+/**
+ * Real consecutive GitHub Enterprise Server descriptions (@octokit/openapi ghes-3.17, 3.18, 3.19; OpenAPI 3.0.3,
+ * 11 MB, ~1,000 operations each) through the engine as a snapshot upload runs it: the bundled policies, the older
+ * version as the contract, the newer one as the implementation. Every compatibility finding (errors and
+ * warnings; constitution findings are about one document, not about a change) is listed here after being checked
+ * by hand against both documents' JSON, so a new false error, or a real one lost, fails this test.
+ * Runs in Node because the documents are too large to bundle into the workerd test pool.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import Ajv2020 from "ajv/dist/2020.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { getConformanceConfig } from "../../src/contracts/config";
+import { parseOpenApiDocument } from "../../src/contracts/document";
+import { checkConformance } from "../../src/contracts/engine";
+import { convertToJsonSchema } from "../../src/contracts/payload-schema";
+import { rulesById } from "../../src/contracts/rules/index";
+import type { OpenApiDocument, Verdict } from "../../src/contracts/types";
+
+const require = createRequire(import.meta.url);
+type Json = Record<string, any>;
+const VERSIONS = ["3.17", "3.18", "3.19"] as const;
+const documents = new Map<string, OpenApiDocument>();
+
+beforeAll(() => {
+  for (const version of VERSIONS) {
+    const parsed = parseOpenApiDocument(readFileSync(require.resolve(`@octokit/openapi/generated/ghes-${version}.json`), "utf8"));
+    if (!parsed.ok) throw new Error(`ghes-${version}: ${JSON.stringify(parsed.problems.slice(0, 5))}`);
+    documents.set(version, parsed.document);
+  }
+});
+
+function verdictOf(contract: string, implementation: string): Verdict {
+  return checkConformance(documents.get(contract) as OpenApiDocument, documents.get(implementation) as OpenApiDocument, getConformanceConfig());
+}
+
+/** Compatibility findings only, as "severity rule location", sorted. */
+function findings(verdict: Verdict): string[] {
+  return verdict.violations
+    .filter(({ rule }) => rulesById.get(rule)?.kind === "conformance")
+    .map(({ severity, rule, location }) => `${severity} ${rule} ${location}`)
+    .sort();
+}
+
+const added = (...operations: string[]) => operations.map((operation) => `error undocumented-operation ${operation}`);
+
+// 3.18 only adds operations: every other change between the two documents is in descriptions, examples and the
+// order of keys (checked with a structural diff of the two files, $refs followed).
+const ADDED_IN_3_18 = added(
+  "DELETE /enterprises/{enterprise}/properties/schema/{custom_property_name}",
+  "GET /enterprises/{enterprise}/properties/schema",
+  "GET /enterprises/{enterprise}/properties/schema/{custom_property_name}",
+  "GET /orgs/{org}/dependabot/repository-access",
+  "GET /orgs/{org}/dismissal-requests/secret-scanning",
+  "GET /repos/{owner}/{repo}/dismissal-requests/secret-scanning",
+  "GET /repos/{owner}/{repo}/dismissal-requests/secret-scanning/{alert_number}",
+  "PATCH /enterprises/{enterprise}/properties/schema",
+  "PATCH /orgs/{org}/dependabot/repository-access",
+  "PATCH /repos/{owner}/{repo}/dismissal-requests/secret-scanning/{alert_number}",
+  "POST /orgs/{org}/private-registries",
+  "PUT /enterprises/{enterprise}/properties/schema/organizations/{org}/{custom_property_name}/promote",
+  "PUT /enterprises/{enterprise}/properties/schema/{custom_property_name}",
+  "PUT /orgs/{org}/dependabot/repository-access/default-level",
+);
+
+const ADDED_IN_3_19 = added(
+  "DELETE /enterprises/{enterprise}/apps/organizations/{org}/installations/{installation_id}",
+  "DELETE /orgs/{org}/actions/permissions/self-hosted-runners/repositories/{repository_id}",
+  "DELETE /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by/{issue_id}",
+  "GET /enterprises/{enterprise}/actions/permissions/artifact-and-log-retention",
+  "GET /enterprises/{enterprise}/actions/permissions/fork-pr-contributor-approval",
+  "GET /enterprises/{enterprise}/actions/permissions/fork-pr-workflows-private-repos",
+  "GET /enterprises/{enterprise}/actions/permissions/self-hosted-runners",
+  "GET /enterprises/{enterprise}/apps/installable_organizations",
+  "GET /enterprises/{enterprise}/apps/installable_organizations/{org}/accessible_repositories",
+  "GET /enterprises/{enterprise}/apps/organizations/{org}/installations",
+  "GET /enterprises/{enterprise}/apps/organizations/{org}/installations/{installation_id}/repositories",
+  "GET /enterprises/{enterprise}/bypass-requests/push-rules",
+  "GET /enterprises/{enterprise}/bypass-requests/secret-scanning",
+  "GET /enterprises/{enterprise}/rulesets/{ruleset_id}/history",
+  "GET /enterprises/{enterprise}/rulesets/{ruleset_id}/history/{version_id}",
+  "GET /enterprises/{enterprise}/secret-scanning/pattern-configurations",
+  "GET /orgs/{org}/actions/permissions/artifact-and-log-retention",
+  "GET /orgs/{org}/actions/permissions/fork-pr-contributor-approval",
+  "GET /orgs/{org}/actions/permissions/fork-pr-workflows-private-repos",
+  "GET /orgs/{org}/actions/permissions/self-hosted-runners",
+  "GET /orgs/{org}/actions/permissions/self-hosted-runners/repositories",
+  "GET /orgs/{org}/dismissal-requests/code-scanning",
+  "GET /orgs/{org}/dismissal-requests/dependabot",
+  "GET /orgs/{org}/rulesets/{ruleset_id}/history",
+  "GET /orgs/{org}/rulesets/{ruleset_id}/history/{version_id}",
+  "GET /orgs/{org}/secret-scanning/pattern-configurations",
+  "GET /repos/{owner}/{repo}/actions/permissions/artifact-and-log-retention",
+  "GET /repos/{owner}/{repo}/actions/permissions/fork-pr-contributor-approval",
+  "GET /repos/{owner}/{repo}/actions/permissions/fork-pr-workflows-private-repos",
+  "GET /repos/{owner}/{repo}/dismissal-requests/code-scanning",
+  "GET /repos/{owner}/{repo}/dismissal-requests/code-scanning/{alert_number}",
+  "GET /repos/{owner}/{repo}/dismissal-requests/dependabot",
+  "GET /repos/{owner}/{repo}/dismissal-requests/dependabot/{alert_number}",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocking",
+  "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history",
+  "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history/{version_id}",
+  "PATCH /enterprises/{enterprise}/apps/organizations/{org}/installations/{installation_id}/repositories",
+  "PATCH /enterprises/{enterprise}/apps/organizations/{org}/installations/{installation_id}/repositories/add",
+  "PATCH /enterprises/{enterprise}/apps/organizations/{org}/installations/{installation_id}/repositories/remove",
+  "PATCH /enterprises/{enterprise}/secret-scanning/pattern-configurations",
+  "PATCH /orgs/{org}/secret-scanning/pattern-configurations",
+  "PATCH /repos/{owner}/{repo}/dismissal-requests/code-scanning/{alert_number}",
+  "PATCH /repos/{owner}/{repo}/dismissal-requests/dependabot/{alert_number}",
+  "POST /enterprises/{enterprise}/apps/organizations/{org}/installations",
+  "POST /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by",
+  "PUT /enterprises/{enterprise}/actions/permissions/artifact-and-log-retention",
+  "PUT /enterprises/{enterprise}/actions/permissions/fork-pr-contributor-approval",
+  "PUT /enterprises/{enterprise}/actions/permissions/fork-pr-workflows-private-repos",
+  "PUT /enterprises/{enterprise}/actions/permissions/self-hosted-runners",
+  "PUT /orgs/{org}/actions/permissions/artifact-and-log-retention",
+  "PUT /orgs/{org}/actions/permissions/fork-pr-contributor-approval",
+  "PUT /orgs/{org}/actions/permissions/fork-pr-workflows-private-repos",
+  "PUT /orgs/{org}/actions/permissions/self-hosted-runners",
+  "PUT /orgs/{org}/actions/permissions/self-hosted-runners/repositories",
+  "PUT /orgs/{org}/actions/permissions/self-hosted-runners/repositories/{repository_id}",
+  "PUT /repos/{owner}/{repo}/actions/permissions/artifact-and-log-retention",
+  "PUT /repos/{owner}/{repo}/actions/permissions/fork-pr-contributor-approval",
+  "PUT /repos/{owner}/{repo}/actions/permissions/fork-pr-workflows-private-repos",
+);
+
+const SETUP_OPTIONS = "#/requestBody/content/application~1json/schema/properties/code_scanning_default_setup_options";
+const DETACHED_IDS = "DELETE /orgs/{org}/code-security/configurations/detach#/requestBody/content/application~1json/schema/properties/selected_repository_ids";
+
+// 3.19's real narrowings of request bodies, besides the added operations:
+// - code_scanning_default_setup_options was `$ref: code-scanning-default-setup-options` (a nullable object) and
+//   is now `allOf: [that $ref, {type: object, properties: {allow_advanced}}]`. The second member has `type:
+//   object` and no `nullable`, and allOf needs every member to accept the value, so null, accepted by 3.18, is
+//   refused (OpenAPI 3.0.3: nullable only widens the `type` of its own Schema Object; "other Schema Object
+//   constraints ... may disallow the use of null"). Checked below with ajv on the converted schemas too.
+// - selected_repository_ids gained minItems 1 and maxItems 250.
+const NARROWED_IN_3_19 = [
+  `error request-body-schema PATCH /enterprises/{enterprise}/code-security/configurations/{configuration_id}${SETUP_OPTIONS}`,
+  `error request-body-schema PATCH /orgs/{org}/code-security/configurations/{configuration_id}${SETUP_OPTIONS}`,
+  `error request-body-constraint ${DETACHED_IDS}`,
+  `error request-body-constraint ${DETACHED_IDS}`,
+];
+
+describe("consecutive GitHub Enterprise Server versions, older as the contract", () => {
+  it("3.17 -> 3.18: only the 14 added operations, no other finding", () => {
+    expect(findings(verdictOf("3.17", "3.18"))).toEqual([...ADDED_IN_3_18].sort());
+  });
+
+  it("3.18 -> 3.19: the 59 added operations and the request bodies 3.19 really narrows, no other finding", () => {
+    const verdict = verdictOf("3.18", "3.19");
+    expect(findings(verdict)).toEqual([...ADDED_IN_3_19, ...NARROWED_IN_3_19].sort());
+    const messages = verdict.violations.filter(({ location }) => location === DETACHED_IDS).map(({ message }) => message);
+    expect(messages).toEqual([
+      "the implementation sets minItems 1, which the contract does not, so it refuses values the contract allows",
+      "the implementation sets maxItems 250, which the contract does not, so it refuses values the contract allows",
+    ]);
+  });
+
+  it("the null that 3.19 refuses in code_scanning_default_setup_options is refused by ajv on the converted schemas too", () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    const accepts = (version: string, value: unknown): boolean => {
+      const document = documents.get(version) as Json;
+      const schema = document.paths["/orgs/{org}/code-security/configurations/{configuration_id}"].patch.requestBody.content["application/json"].schema;
+      return ajv.validate(convertToJsonSchema(document, schema, "3.0", "request").schema, { code_scanning_default_setup_options: value });
+    };
+    expect([accepts("3.18", null), accepts("3.19", null)]).toEqual([true, false]);
+    expect([accepts("3.18", { runner_type: "standard" }), accepts("3.19", { runner_type: "standard" })]).toEqual([true, true]);
+  });
+
+  it("3.17 -> 3.19 (a skipped version): the union of both steps", () => {
+    expect(findings(verdictOf("3.17", "3.19"))).toEqual([...ADDED_IN_3_18, ...ADDED_IN_3_19, ...NARROWED_IN_3_19].sort());
+  });
+
+  it("each version against itself: no finding of any kind, constitution aside", () => {
+    for (const version of VERSIONS) expect(findings(verdictOf(version, version)), version).toEqual([]);
+  });
+});
