@@ -16,22 +16,37 @@ import { checkConformance } from "../../src/contracts/engine";
 import { convertToJsonSchema } from "../../src/contracts/payload-schema";
 import { rulesById } from "../../src/contracts/rules/index";
 import type { OpenApiDocument, Verdict } from "../../src/contracts/types";
+import { restyleAs31, type RestyleOptions } from "./fixtures/restyle-openapi";
 
 const require = createRequire(import.meta.url);
 type Json = Record<string, any>;
 const VERSIONS = ["3.17", "3.18", "3.19"] as const;
 const documents = new Map<string, OpenApiDocument>();
 
+function parsed(name: string, text: string): OpenApiDocument {
+  const result = parseOpenApiDocument(text);
+  if (!result.ok) throw new Error(`${name}: ${JSON.stringify(result.problems.slice(0, 5))}`);
+  return result.document;
+}
+
 beforeAll(() => {
-  for (const version of VERSIONS) {
-    const parsed = parseOpenApiDocument(readFileSync(require.resolve(`@octokit/openapi/generated/ghes-${version}.json`), "utf8"));
-    if (!parsed.ok) throw new Error(`ghes-${version}: ${JSON.stringify(parsed.problems.slice(0, 5))}`);
-    documents.set(version, parsed.document);
-  }
+  for (const version of VERSIONS) documents.set(version, parsed(`ghes-${version}`, readFileSync(require.resolve(`@octokit/openapi/generated/ghes-${version}.json`), "utf8")));
 });
 
+/** A version, or a version restyled ("3.19 as anyOf+wrapped"), parsed and validated once. */
+function documentOf(name: string): OpenApiDocument {
+  let document = documents.get(name);
+  if (!document) {
+    const [version, style] = name.split(" as ") as [string, string];
+    const options: RestyleOptions = { nullable: style.startsWith("anyOf") ? "anyOf" : "type-list", wrapReferences: style.endsWith("+wrapped") };
+    document = parsed(name, JSON.stringify(restyleAs31(documentOf(version) as Json, options)));
+    documents.set(name, document);
+  }
+  return document;
+}
+
 function verdictOf(contract: string, implementation: string): Verdict {
-  return checkConformance(documents.get(contract) as OpenApiDocument, documents.get(implementation) as OpenApiDocument, getConformanceConfig());
+  return checkConformance(documentOf(contract), documentOf(implementation), getConformanceConfig());
 }
 
 /** Compatibility findings only, as "severity rule location", sorted. */
@@ -174,5 +189,21 @@ describe("consecutive GitHub Enterprise Server versions, older as the contract",
 
   it("each version against itself: no finding of any kind, constitution aside", () => {
     for (const version of VERSIONS) expect(findings(verdictOf(version, version)), version).toEqual([]);
+  });
+});
+
+// The same documents written as OpenAPI 3.1 by other generators (fixtures/restyle-openapi.ts): .NET 9 type
+// lists, FastAPI `anyOf: [X, {type: "null"}]` with NestJS single-member allOf around every reference. An equal
+// pair written in two styles gives no finding, and a restyled implementation gives the findings of the original.
+describe("GitHub Enterprise Server descriptions restyled as OpenAPI 3.1", () => {
+  it("3.19 against its 3.1 copies, both ways: no finding (warnings included)", () => {
+    for (const style of ["3.19 as type-list", "3.19 as anyOf+wrapped"]) {
+      expect(findings(verdictOf("3.19", style)), style).toEqual([]);
+      expect(findings(verdictOf(style, "3.19")), style).toEqual([]);
+    }
+  });
+
+  it("3.18 -> 3.19 restyled: the same findings as 3.18 -> 3.19", () => {
+    expect(findings(verdictOf("3.18", "3.19 as anyOf+wrapped"))).toEqual([...ADDED_IN_3_19, ...NARROWED_IN_3_19].sort());
   });
 });
