@@ -109,6 +109,25 @@ describe("oneOf/anyOf findings name the right alternative and the right schema",
     ]);
   });
 
+  it("pairs an alternative written as allOf: [$ref] (NestJS) with its component by name, so its change is reported inside it", () => {
+    const cat = { type: "object", required: ["meow"], properties: { meow: { type: "string" } } };
+    const dog = (bark: string) => ({ type: "object", required: ["bark"], properties: { bark: { type: bark } } });
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    const doc = (alternatives: unknown[], bark: string) =>
+      openapi({ "/pets": { post: { requestBody: { content: { "application/json": { schema: { oneOf: alternatives } } } }, responses: responses({ "200": { oneOf: alternatives } }) } } }, { components: { schemas: { Cat: cat, Dog: dog(bark) } } });
+    const plain = (bark: string) => doc([ref("Cat"), ref("Dog")], bark);
+    const wrapped = (bark: string) => doc([{ allOf: [ref("Cat")] }, { allOf: [ref("Dog")] }], bark);
+    expectValid("schema-alternatives", plain("boolean"), wrapped("boolean"));
+    expectValid("schema-alternatives", plain("boolean"), wrapped("string"));
+    expectValid("schema-alternatives", wrapped("string"), plain("boolean"));
+    expectViolations("response-type", plain("boolean"), wrapped("string"), [
+      { location: "POST /pets#/responses/200/content/application~1json/schema/oneOf/1/properties/bark", message: "status 200: type is boolean in the contract but string in the implementation" },
+    ]);
+    expectViolations("request-body-schema", wrapped("string"), plain("boolean"), [
+      { location: "POST /pets#/requestBody/content/application~1json/schema/oneOf/1/properties/bark", message: "type is string in the contract but boolean in the implementation" },
+    ]);
+  });
+
   it("merges allOf members into one schema, keeping both definitions of a property two members define", () => {
     const doc = (schema: unknown) => openapi({ "/x": { get: { responses: responses({ "200": schema }) } } });
     const contract = doc({ type: "object", properties: { a: { type: "string" } } });

@@ -167,9 +167,19 @@ function effectiveMember(source: Record<string, unknown>, found: AlternativesHol
   return merged;
 }
 
+/**
+ * The `$ref` an alternative is written as, also behind a single-member allOf (NestJS and Swashbuckle write
+ * `allOf: [$ref]`), so a wrapped alternative pairs with its component by name and the discriminator selects it.
+ */
+function memberRef(raw: unknown): string | undefined {
+  const member = isRecord(raw) && raw.$ref === undefined && Array.isArray(raw.allOf) && raw.allOf.length === 1 ? raw.allOf[0] : raw;
+  return isRecord(member) && typeof member.$ref === "string" ? member.$ref : undefined;
+}
+
 function refNameOf(raw: unknown): string | undefined {
-  if (!isRecord(raw) || typeof raw.$ref !== "string") return undefined;
-  const tokens = raw.$ref.split("/");
+  const ref = memberRef(raw);
+  if (ref === undefined) return undefined;
+  const tokens = ref.split("/");
   return unescapeToken(tokens[tokens.length - 1] ?? "");
 }
 
@@ -184,15 +194,16 @@ function discriminatorMapping(view: SchemaView): Map<string, string> | undefined
   const mapped = new Set(mapping.values());
   for (const member of view.alternatives ?? []) {
     const name = refNameOf(member);
-    const ref = isRecord(member) ? member.$ref : undefined;
+    const ref = memberRef(member);
     if (name !== undefined && typeof ref === "string" && !mapped.has(ref) && !mapped.has(name) && !mapping.has(name)) mapping.set(name, ref);
   }
   return mapping;
 }
 
 function selects(target: string, raw: unknown): boolean {
-  if (!isRecord(raw) || typeof raw.$ref !== "string") return false;
-  return target === raw.$ref || (!target.includes("/") && target === refNameOf(raw));
+  const ref = memberRef(raw);
+  if (ref === undefined) return false;
+  return target === ref || (!target.includes("/") && target === refNameOf(raw));
 }
 
 /**
