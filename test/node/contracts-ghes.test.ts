@@ -206,4 +206,43 @@ describe("GitHub Enterprise Server descriptions restyled as OpenAPI 3.1", () => 
   it("3.18 -> 3.19 restyled: the same findings as 3.18 -> 3.19", () => {
     expect(findings(verdictOf("3.18", "3.19 as anyOf+wrapped"))).toEqual([...ADDED_IN_3_19, ...NARROWED_IN_3_19].sort());
   });
+
+  it("3.19 with breaking changes, plain and restyled as the implementation: the same findings", () => {
+    const mutated = structuredClone(documentOf("3.19")) as Json;
+    const schemas = Object.values(mutated.components.schemas as Json) as Json[];
+    // Shared components (each reaches many operations): a string property becomes an integer, a required integer
+    // becomes nullable. Inline request bodies: an enum value removed, a new required property.
+    for (const schema of schemas.filter((candidate) => candidate.properties).slice(0, 40)) {
+      const name = Object.keys(schema.properties).find((key) => schema.properties[key].type === "string" && !schema.properties[key].enum && !schema.properties[key].format);
+      if (name) schema.properties[name] = { type: "integer" };
+    }
+    for (const schema of schemas.filter((candidate) => candidate.properties && Array.isArray(candidate.required)).slice(0, 40)) {
+      const name = schema.required.find((key: string) => schema.properties[key]?.type === "integer" && !schema.properties[key].nullable);
+      if (name) schema.properties[name] = { ...schema.properties[name], nullable: true };
+    }
+    let narrowed = 0;
+    let required = 0;
+    for (const item of Object.values(mutated.paths as Json)) {
+      for (const operation of Object.values(item as Json) as Json[]) {
+        const body = operation?.requestBody?.content?.["application/json"]?.schema;
+        if (!body?.properties) continue;
+        const enumerated = Object.keys(body.properties).find((key) => Array.isArray(body.properties[key].enum) && body.properties[key].enum.length > 2);
+        if (enumerated && narrowed < 6) {
+          body.properties[enumerated] = { ...body.properties[enumerated], enum: body.properties[enumerated].enum.slice(1) };
+          narrowed++;
+        } else if (!enumerated && required < 6) {
+          body.properties.arbiter_new = { type: "string" };
+          body.required = [...(body.required ?? []), "arbiter_new"];
+          required++;
+        }
+      }
+    }
+    expect([narrowed, required]).toEqual([6, 6]);
+    const text = JSON.stringify(mutated);
+    const plain = findings(checkConformance(documentOf("3.19"), parsed("mutated", text), getConformanceConfig()));
+    const restyled = findings(checkConformance(documentOf("3.19"), parsed("mutated as anyOf+wrapped", JSON.stringify(restyleAs31(JSON.parse(text) as Json, { nullable: "anyOf", wrapReferences: true }))), getConformanceConfig()));
+    const rules = new Set(plain.map((finding) => finding.split(" ")[1]));
+    expect([...rules].sort()).toEqual(["request-body-required-property", "request-body-schema", "response-nullability", "response-type"]);
+    expect(restyled).toEqual(plain);
+  });
 });
