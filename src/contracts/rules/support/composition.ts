@@ -17,7 +17,9 @@
  * Properties declared beside oneOf/anyOf belong to every alternative: each alternative is compared as the
  * enclosing schema and the member together (an allOf of both, built once per pair of objects), so a property
  * the enclosing schema defines is known inside each branch; differences in those shared properties are reported
- * once, at the enclosing schema.
+ * once, at the enclosing schema. The same holds behind wrappers that add nothing (a single-member allOf, a 3.1
+ * `anyOf: [X, {type: "null"}]`), so a schema and its wrapped forms compare equal; an alternative written as
+ * `allOf: [$ref]` is named after its component.
  */
 import { escapeToken, isRecord, unescapeToken } from "../../normalize-pointer";
 import { resolveSchema, viewSchema, type SchemaReader, type SchemaView } from "../../normalize-schema";
