@@ -59,6 +59,75 @@ describe("oneOf/anyOf findings name the right alternative and the right schema",
     ]);
   });
 
+  it("reads alternatives behind a wrapper (3.1 anyOf with null, a single-member allOf) with the properties beside them, like the plain schema", () => {
+    // A nullable Pet whose properties sit beside its oneOf, written four ways: a 3.1 type list, the FastAPI
+    // `anyOf: [$ref, {type: "null"}]`, a 3.0 `nullable` and the NestJS `nullable` + `allOf: [$ref]`.
+    const pet = (extra: Record<string, unknown>, required = ["kind"]) => ({
+      type: "object",
+      required,
+      properties: { kind: { type: "string" }, ...extra },
+      oneOf: [
+        { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
+        { type: "object", properties: { b: { type: "string" } }, required: ["b"] },
+      ],
+    });
+    const ref = { $ref: "#/components/schemas/Pet" };
+    const doc = (schema: unknown, petSchema: unknown, version: string) =>
+      openapi({ "/pets": { post: { requestBody: { content: { "application/json": { schema } } }, responses: responses({ "200": schema }) } } }, { components: { schemas: { Pet: petSchema } } }, version);
+    const styles = (extra: Record<string, unknown> = {}, required?: string[]) => ({
+      typeList: doc(ref, { ...pet(extra, required), type: ["object", "null"] }, "3.1.0"),
+      anyOfNull: doc({ anyOf: [ref, { type: "null" }] }, pet(extra, required), "3.1.0"),
+      nullable: doc(ref, { ...pet(extra, required), nullable: true }, "3.0.3"),
+      allOfWrapper: doc({ nullable: true, allOf: [ref] }, pet(extra, required), "3.0.3"),
+    });
+    const equal = Object.values(styles());
+    for (const rule of ["request-body-required-property", "request-body-property-missing", "response-required-property", "schema-alternatives", "schema-alternatives-undecided"]) {
+      for (const contract of equal) for (const snapshot of equal) expectValid(rule, contract, snapshot);
+    }
+    // A real change behind the wrapper is still found, once, as the enclosing schema's property, in both directions.
+    const optional = styles({ name: { type: "string" } });
+    const named = styles({ name: { type: "string" } }, ["kind", "name"]);
+    expectViolations("request-body-required-property", optional.anyOfNull, named.anyOfNull, [
+      { location: "POST /pets#/requestBody/content/application~1json/schema/properties/name", message: 'the implementation requires property "name", which the contract makes optional' },
+    ]);
+    expectViolations("response-required-property", named.allOfWrapper, styles().allOfWrapper, [
+      { location: "POST /pets#/responses/200/content/application~1json/schema/properties/name", message: 'status 200: required property "name" is missing from the implementation\'s response' },
+    ]);
+  });
+
+  it("places a change inside a wrapped alternative at the alternative as written: anyOf/0/oneOf/1", () => {
+    const pet = (bType: string) => ({
+      type: "object",
+      oneOf: [
+        { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
+        { type: "object", properties: { b: { type: bType } }, required: ["b"] },
+      ],
+    });
+    const doc = (bType: string) => openapi({ "/pets": { get: { responses: responses({ "200": { anyOf: [{ $ref: "#/components/schemas/Pet" }, { type: "null" }] } }) } } }, { components: { schemas: { Pet: pet(bType) } } }, "3.1.0");
+    expectViolations("response-type", doc("string"), doc("integer"), [
+      { location: "GET /pets#/responses/200/content/application~1json/schema/anyOf/0/oneOf/1/properties/b", message: "status 200: type is string in the contract but integer in the implementation" },
+    ]);
+  });
+
+  it("pairs an alternative written as allOf: [$ref] (NestJS) with its component by name, so its change is reported inside it", () => {
+    const cat = { type: "object", required: ["meow"], properties: { meow: { type: "string" } } };
+    const dog = (bark: string) => ({ type: "object", required: ["bark"], properties: { bark: { type: bark } } });
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    const doc = (alternatives: unknown[], bark: string) =>
+      openapi({ "/pets": { post: { requestBody: { content: { "application/json": { schema: { oneOf: alternatives } } } }, responses: responses({ "200": { oneOf: alternatives } }) } } }, { components: { schemas: { Cat: cat, Dog: dog(bark) } } });
+    const plain = (bark: string) => doc([ref("Cat"), ref("Dog")], bark);
+    const wrapped = (bark: string) => doc([{ allOf: [ref("Cat")] }, { allOf: [ref("Dog")] }], bark);
+    expectValid("schema-alternatives", plain("boolean"), wrapped("boolean"));
+    expectValid("schema-alternatives", plain("boolean"), wrapped("string"));
+    expectValid("schema-alternatives", wrapped("string"), plain("boolean"));
+    expectViolations("response-type", plain("boolean"), wrapped("string"), [
+      { location: "POST /pets#/responses/200/content/application~1json/schema/oneOf/1/properties/bark", message: "status 200: type is boolean in the contract but string in the implementation" },
+    ]);
+    expectViolations("request-body-schema", wrapped("string"), plain("boolean"), [
+      { location: "POST /pets#/requestBody/content/application~1json/schema/oneOf/1/properties/bark", message: "type is string in the contract but boolean in the implementation" },
+    ]);
+  });
+
   it("merges allOf members into one schema, keeping both definitions of a property two members define", () => {
     const doc = (schema: unknown) => openapi({ "/x": { get: { responses: responses({ "200": schema }) } } });
     const contract = doc({ type: "object", properties: { a: { type: "string" } } });

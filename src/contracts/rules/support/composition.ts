@@ -17,7 +17,9 @@
  * Properties declared beside oneOf/anyOf belong to every alternative: each alternative is compared as the
  * enclosing schema and the member together (an allOf of both, built once per pair of objects), so a property
  * the enclosing schema defines is known inside each branch; differences in those shared properties are reported
- * once, at the enclosing schema.
+ * once, at the enclosing schema. The same holds behind wrappers that add nothing (a single-member allOf, a 3.1
+ * `anyOf: [X, {type: "null"}]`), so a schema and its wrapped forms compare equal; an alternative written as
+ * `allOf: [$ref]` is named after its component.
  */
 import { escapeToken, isRecord, unescapeToken } from "../../normalize-pointer";
 import { resolveSchema, viewSchema, type SchemaReader, type SchemaView } from "../../normalize-schema";
@@ -60,25 +62,100 @@ interface Alternative {
 const ANNOTATIONS = new Set(["description", "summary", "title", "example", "examples", "deprecated", "externalDocs", "xml", "$comment", "default", "readOnly", "writeOnly"]);
 const effectiveCache = new WeakMap<object, WeakMap<object, object>>();
 
-/** The keywords beside oneOf/anyOf that constrain the value, or undefined when there are none. */
-function enclosingRest(source: Record<string, unknown>): Record<string, unknown> | undefined {
+/**
+ * The keywords beside oneOf/anyOf (and beside `wrapper`, the allOf a wrapper stands in) that constrain the
+ * value, or undefined when there are none.
+ */
+function enclosingRest(source: Record<string, unknown>, wrapper?: string): Record<string, unknown> | undefined {
   const rest: Record<string, unknown> = {};
   let constrains = false;
   for (const [key, value] of Object.entries(source)) {
-    if (key === "oneOf" || key === "anyOf" || key === "discriminator" || key === "nullable" || key.startsWith("x-")) continue;
+    if (key === "oneOf" || key === "anyOf" || key === wrapper || key === "discriminator" || key === "nullable" || key.startsWith("x-")) continue;
     rest[key] = value;
     if (!ANNOTATIONS.has(key)) constrains = true;
   }
   return constrains ? rest : undefined;
 }
 
+interface AlternativesHolder {
+  /** The schema whose own oneOf/anyOf list holds the alternatives. */
+  holder: Record<string, unknown>;
+  /** Where that list is, relative to the view's source: "/oneOf", "/anyOf/0/oneOf", "/allOf/1/oneOf". */
+  base: string;
+  /**
+   * What applies beside every alternative: the constraining keywords of the wrappers on the way and of the holder
+   * beside its list (none for a plain wrapper). Undefined where that is not safe to build (an allOf or a 3.1
+   * `$ref` beside the list, an allOf member holding it): the member is then compared alone, as before.
+   */
+  enclosing: Record<string, unknown>[] | undefined;
+}
+
 /**
- * The member as it applies: enclosing keywords and member together. Only where that is safe: the alternatives
- * are the source's own list and nothing else (an allOf, a 3.1 `$ref` beside them) contributes to the enclosing
- * schema; otherwise the member alone, as before.
+ * The one member a wrapper stands for, so a schema and its wrapped forms read alike: a single-member allOf
+ * (NestJS, Swashbuckle), or a oneOf/anyOf whose other members only allow null (3.1 `anyOf: [X, {type:
+ * "null"}]`, FastAPI).
  */
-function effectiveMember(source: Record<string, unknown> | undefined, keyword: "oneOf" | "anyOf" | undefined, member: unknown): unknown {
-  if (!source || !keyword || !Array.isArray(source[keyword]) || source.allOf !== undefined || source.$ref !== undefined || !isRecord(member)) return member;
+function wrappedMember(schema: Record<string, unknown>, reader: SchemaReader): { keyword: string; index: number; member: unknown } | undefined {
+  if (Array.isArray(schema.allOf)) return schema.allOf.length === 1 ? { keyword: "allOf", index: 0, member: schema.allOf[0] } : undefined;
+  for (const keyword of ["oneOf", "anyOf"]) {
+    const list = schema[keyword];
+    if (!Array.isArray(list)) continue;
+    const kept = list.map((member, index) => ({ member, index })).filter(({ member }) => !allowsOnlyNull(viewSchema(member, reader)));
+    if (kept.length === 1) return { keyword, ...(kept[0] as { member: unknown; index: number }) };
+  }
+  return undefined;
+}
+
+/** Only null is allowed (a `{type: "null"}` member). */
+function allowsOnlyNull(view: SchemaView): boolean {
+  return view.nullable && view.types !== undefined && view.types.size === 0 && view.alternatives === undefined;
+}
+
+/**
+ * Where the view's alternatives come from: the source's own list, the list behind wrappers (so `anyOf: [Pet,
+ * {type: "null"}]` and a nullable Pet give the same alternatives, Pet's properties beside its oneOf included), or
+ * an allOf member's list.
+ */
+function alternativesHolder(view: SchemaView, reader: SchemaReader): AlternativesHolder | undefined {
+  const keyword = view.alternativesKeyword;
+  const source = view.source;
+  if (!keyword || !source || !view.alternatives) return undefined;
+  const member = view.alternatives[0];
+  const wrappers: Record<string, unknown>[] = [];
+  let current: Record<string, unknown> = source;
+  let prefix = "";
+  for (let depth = 0; depth < 16; depth++) {
+    const own = current[keyword];
+    if (Array.isArray(own) && own.includes(member)) {
+      if (current.allOf !== undefined || current.$ref !== undefined) return { holder: current, base: `${prefix}/${keyword}`, enclosing: undefined };
+      const rest = enclosingRest(current);
+      return { holder: current, base: `${prefix}/${keyword}`, enclosing: rest ? [...wrappers, rest] : wrappers };
+    }
+    const inner = wrappedMember(current, reader);
+    const next = inner ? resolveSchema(inner.member, reader) : undefined;
+    if (!inner || !isRecord(next) || (current.$ref !== undefined && reader.version !== "3.0")) break;
+    const rest = enclosingRest(current, inner.keyword);
+    if (rest) wrappers.push(rest);
+    prefix = `${prefix}/${inner.keyword}/${inner.index}`;
+    current = next;
+  }
+  if (Array.isArray(source.allOf)) {
+    for (let index = 0; index < source.allOf.length; index++) {
+      const part = resolveSchema(source.allOf[index], reader);
+      const list = isRecord(part) ? part[keyword] : undefined;
+      if (isRecord(part) && Array.isArray(list) && list.includes(member)) return { holder: part, base: `/allOf/${index}/${keyword}`, enclosing: undefined };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The member as it applies: what encloses it (the holder's keywords beside the list, and those of the wrappers
+ * around it) and the member together, built once per source and member so comparisons memoised by object stay
+ * memoised. The member alone where `enclosing` is undefined.
+ */
+function effectiveMember(source: Record<string, unknown>, found: AlternativesHolder | undefined, member: unknown): unknown {
+  if (!found?.enclosing || !isRecord(member)) return member;
   let bySource = effectiveCache.get(source);
   if (!bySource) {
     bySource = new WeakMap();
@@ -86,16 +163,25 @@ function effectiveMember(source: Record<string, unknown> | undefined, keyword: "
   }
   let merged = bySource.get(member);
   if (!merged) {
-    const rest = enclosingRest(source);
-    merged = rest ? { allOf: [rest, member] } : member;
+    merged = found.enclosing.length > 0 ? { allOf: [...found.enclosing, member] } : member;
     bySource.set(member, merged);
   }
   return merged;
 }
 
+/**
+ * The `$ref` an alternative is written as, also behind a single-member allOf (NestJS and Swashbuckle write
+ * `allOf: [$ref]`), so a wrapped alternative pairs with its component by name and the discriminator selects it.
+ */
+function memberRef(raw: unknown): string | undefined {
+  const member = isRecord(raw) && raw.$ref === undefined && Array.isArray(raw.allOf) && raw.allOf.length === 1 ? raw.allOf[0] : raw;
+  return isRecord(member) && typeof member.$ref === "string" ? member.$ref : undefined;
+}
+
 function refNameOf(raw: unknown): string | undefined {
-  if (!isRecord(raw) || typeof raw.$ref !== "string") return undefined;
-  const tokens = raw.$ref.split("/");
+  const ref = memberRef(raw);
+  if (ref === undefined) return undefined;
+  const tokens = ref.split("/");
   return unescapeToken(tokens[tokens.length - 1] ?? "");
 }
 
@@ -110,51 +196,44 @@ function discriminatorMapping(view: SchemaView): Map<string, string> | undefined
   const mapped = new Set(mapping.values());
   for (const member of view.alternatives ?? []) {
     const name = refNameOf(member);
-    const ref = isRecord(member) ? member.$ref : undefined;
+    const ref = memberRef(member);
     if (name !== undefined && typeof ref === "string" && !mapped.has(ref) && !mapped.has(name) && !mapping.has(name)) mapping.set(name, ref);
   }
   return mapping;
 }
 
 function selects(target: string, raw: unknown): boolean {
-  if (!isRecord(raw) || typeof raw.$ref !== "string") return false;
-  return target === raw.$ref || (!target.includes("/") && target === refNameOf(raw));
+  const ref = memberRef(raw);
+  if (ref === undefined) return false;
+  return target === ref || (!target.includes("/") && target === refNameOf(raw));
 }
 
 /**
- * Where a view's alternatives are written, relative to the schema: its own "/oneOf" (or "/anyOf"), or the
- * allOf member that holds them ("/allOf/1/oneOf"); with the list as written, so indexes count the members a
- * reader sees (a `{type: "null"}` member included).
+ * Where a view's alternatives are written, relative to the schema: its own "/oneOf" (or "/anyOf"), the member
+ * a wrapper stands for ("/anyOf/0/oneOf"), or the allOf member that holds them ("/allOf/1/oneOf"); with the
+ * list as written, so indexes count the members a reader sees (a `{type: "null"}` member included).
  */
-function alternativesLocation(view: SchemaView, reader: SchemaReader): { base: string; list: readonly unknown[] } | undefined {
+function alternativesLocation(view: SchemaView, reader: SchemaReader, found = alternativesHolder(view, reader)): { base: string; list: readonly unknown[] } | undefined {
   const keyword = view.alternativesKeyword;
-  const source = view.source;
-  if (!keyword || !source || !view.alternatives) return undefined;
-  const member = view.alternatives[0];
-  const own = source[keyword];
-  if (Array.isArray(own) && own.includes(member)) return { base: `/${keyword}`, list: own };
-  if (Array.isArray(source.allOf)) {
-    for (let index = 0; index < source.allOf.length; index++) {
-      const part = resolveSchema(source.allOf[index], reader);
-      const list = isRecord(part) ? part[keyword] : undefined;
-      if (Array.isArray(list) && list.includes(member)) return { base: `/allOf/${index}/${keyword}`, list };
-    }
-  }
-  return { base: `/${keyword}`, list: view.alternatives };
+  if (!keyword || !view.alternatives) return undefined;
+  const list = found?.holder[keyword];
+  return found && Array.isArray(list) ? { base: found.base, list } : { base: `/${keyword}`, list: view.alternatives };
 }
 
 function alternativesOf(view: SchemaView, reader: SchemaReader): Alternative[] {
   const mapping = discriminatorMapping(view);
-  if (!view.alternatives) {
+  if (!view.alternatives || !view.source) {
     return [{ index: -1, raw: view.source, effective: view.source, ownProperties: new Set(view.properties.keys()), refName: undefined, discriminatorValues: new Set(), view }];
   }
-  const written = alternativesLocation(view, reader)?.list ?? view.alternatives;
+  const source = view.source;
+  const found = alternativesHolder(view, reader);
+  const written = alternativesLocation(view, reader, found)?.list ?? view.alternatives;
   return view.alternatives.map((raw, position) => {
-    const found = written.indexOf(raw);
-    const index = found >= 0 ? found : position;
+    const at = written.indexOf(raw);
+    const index = at >= 0 ? at : position;
     const values = new Set<string>();
     for (const [value, target] of mapping ?? []) if (selects(target, raw)) values.add(value);
-    const effective = effectiveMember(view.source, view.alternativesKeyword, raw);
+    const effective = effectiveMember(source, found, raw);
     const ownProperties = new Set(viewSchema(raw, reader).properties.keys());
     return { index, raw, effective, ownProperties, refName: refNameOf(raw), discriminatorValues: values, view: viewSchema(effective, reader) };
   });
