@@ -3,8 +3,10 @@
  * filters (one zod schema per field), opaque cursors bound to the query they continue, and the rule that
  * the organization always comes from the caller's token.
  */
+import { base64url } from "jose";
 import { z } from "zod";
 import type { Env } from "../env";
+import { sha256Hex } from "../lib/sha256";
 import { AUDIT_KINDS, AUDIT_OUTCOMES, canonicalJson, type AuditOutcome } from "./record";
 import { auditStoresIn } from "./sink";
 import type { AuditPage, AuditPosition, AuditQuery } from "./store";
@@ -54,22 +56,14 @@ export class AuditQueryError extends Error {
   }
 }
 
-function toBase64Url(text: string): string {
-  let binary = "";
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function fromBase64Url(value: string): string {
-  const binary = atob(value.replace(/-/g, "+").replace(/_/g, "/"));
-  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
-}
+/** Cursors are base64url JSON (jose's, the one base64url of the codebase): unchanged from before, so issued cursors stay valid. */
+const toBase64Url = (text: string): string => base64url.encode(text);
+const fromBase64Url = (value: string): string => new TextDecoder().decode(base64url.decode(value));
 
 /** Identifies the filters a cursor was issued for, so a cursor cannot silently continue another query. */
 async function fingerprint(input: ParsedInput): Promise<string> {
   const { cursor: _cursor, limit: _limit, organizationId: _org, ...filters } = input;
-  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonicalJson(filters))));
-  return Array.from(hash.slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
+  return (await sha256Hex(canonicalJson(filters))).slice(0, 16);
 }
 
 export async function encodeCursor(position: AuditPosition, input: ParsedInput): Promise<string> {

@@ -3,6 +3,7 @@
  * log line here; stored and queried per organization by the governance layer. It never holds a token,
  * a secret, a request body or a masked value: arguments appear only as a digest.
  */
+import { sha256Hex } from "../lib/sha256";
 export const AUDIT_OUTCOMES = [
   "ok",
   "invalid-input",
@@ -51,9 +52,7 @@ export function canonicalJson(value: unknown): string {
 
 export async function digestArguments(args: unknown): Promise<string> {
   if (args === undefined || (typeof args === "object" && args !== null && Object.keys(args).length === 0)) return "";
-  const bytes = new TextEncoder().encode(canonicalJson(args));
-  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return `sha256:${Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return `sha256:${await sha256Hex(canonicalJson(args))}`;
 }
 
 /** One call to audit: who, what, with which arguments (digested here, never stored), and how it ended. */
