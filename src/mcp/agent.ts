@@ -1,7 +1,7 @@
 /**
- * The MCP session host: one SQLite-backed Durable Object per Streamable HTTP session (McpAgent from
- * `agents`). Deliberately thin: the server is built by createArbiterServer from the catalog, so moving to
- * createMcpHandler / SDK v2 touches this file and server.ts only.
+ * The MCP session host of the 2025-11-25 lane: one SQLite-backed Durable Object per Streamable HTTP session
+ * (McpAgent from `agents`). Deliberately thin: the server is built by createArbiterServer from the catalog and
+ * every operation is governed by src/core; the 2026-07-28 lane (v2/) serves the same catalog without it.
  */
 import type { Connection, ConnectionContext } from "agents";
 import { McpAgent } from "agents/mcp";
