@@ -22,6 +22,7 @@ import {
 import { protocolError } from "./protocol-error";
 import { z } from "zod";
 import type { Env } from "../env";
+import { BENCH_BARE_TOOL, benchBareEnabled, benchBareResult } from "./bench-bare";
 import { missingScopes, type Catalog } from "./catalog";
 import { ToolFailure, type CallContext, type Principal, type ResourceChange, type SessionView, type SessionState } from "./context";
 import { MAX_RESOURCE_URI_LENGTH, resourceLookup, resourceNotFound, type ResourceTarget } from "./resource-lookup";
@@ -105,6 +106,8 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
     return { tools: listing.filter((tool) => listable.has(tool.name)) };
   });
   low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    // bench:mcp's ungoverned baseline, only with ARBITER_BENCH_BARE on a loopback PUBLIC_URL (bench-bare.ts).
+    if (request.params.name === BENCH_BARE_TOOL && benchBareEnabled(runtime.env)) return benchBareResult();
     const tool = catalog.tools.get(request.params.name);
     if (!tool) {
       throw protocolError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}". Call tools/list to see the tools this server offers.`);
