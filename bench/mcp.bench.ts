@@ -9,8 +9,9 @@
  *    with no scope check, rate limit or audit; on only because this script passes ARBITER_BENCH_BARE=true;
  *  - governed: `whoami`, the cheapest governed tool: scope check, rate-limit decision, its handler (which shows the
  *    remaining quota of every tool), one audit record.
- * Each round gets CLIENTS fresh OAuth clients (each its own token, obtained over HTTP with the development sign-in,
- * so no client reaches its quota), opens their sessions (2025-11-25), makes one unmeasured warm-up call per client,
+ * Each round takes CLIENTS OAuth clients (each its own token, obtained over HTTP with the development sign-in, and
+ * reused by later rounds only while no client can reach its quota), opens their sessions (2025-11-25), makes one
+ * unmeasured warm-up call per client,
  * then every client makes CALLS calls one after another, all clients at once: a bounded concurrent load. Bare and
  * governed rounds alternate in ABBA order (a shared machine's load drifts); ratios are taken per adjacent pair of
  * rounds and reported as the median with the range over the pairs.
@@ -247,6 +248,42 @@ function format(ms: number): string {
   return `${ms.toFixed(1)} ms`;
 }
 
+/** The shipped quota of `whoami` (policies/rate-limits.json default): calls per client per window. */
+const QUOTA = 30;
+const WINDOW_MS = 60_000;
+
+/**
+ * OAuth clients reused across rounds while their `whoami` quota allows: a governed round spends CALLS + 1 calls of
+ * each client's window (a window opens at a client's first call and lasts 60 s), a bare round spends none. Getting
+ * a token is a whole OAuth flow, so reuse keeps the rounds coming without changing what a round measures.
+ */
+class ClientPool {
+  private readonly clients: Array<{ token: string; windowStart: number; used: number }> = [];
+  constructor(private readonly obtain: () => Promise<string>) {}
+
+  /** `count` distinct clients that each have `governedCalls` calls left in their window (new ones when needed). */
+  async take(count: number, governedCalls: number): Promise<string[]> {
+    const now = Date.now();
+    const picked: Array<{ token: string; windowStart: number; used: number }> = [];
+    for (const client of this.clients) {
+      if (picked.length === count) break;
+      // The server opens the window at the client's first call, a few seconds after it was taken (sessions are
+      // opened first): 20 s of margin past the end of the window counted from here.
+      if (now >= client.windowStart + WINDOW_MS + 20_000) client.used = 0;
+      if (client.used + governedCalls <= QUOTA) picked.push(client);
+    }
+    const fresh = await inBatches(count - picked.length, 10, async () => ({ token: await this.obtain(), windowStart: 0, used: 0 }));
+    this.clients.push(...fresh);
+    picked.push(...fresh);
+    for (const client of picked) {
+      if (governedCalls === 0) continue;
+      if (client.used === 0) client.windowStart = now;
+      client.used += governedCalls;
+    }
+    return picked.map((client) => client.token);
+  }
+}
+
 const throughput = (result: RoundResult) => (result.latencies.length / result.wallMs) * 1000;
 
 async function main(): Promise<void> {
@@ -258,7 +295,7 @@ async function main(): Promise<void> {
   const results: RoundResult[] = [];
   const paired: PairedResult[] = [];
   try {
-    const tokenFor = () => obtainToken(dev.url, { user: "ana", scope: "orders.read", resource: `${dev.url}/mcp` });
+    const pool = new ClientPool(() => obtainToken(dev.url, { user: "ana", scope: "orders.read", resource: `${dev.url}/mcp` }));
     // ABBA: bare, governed, governed, bare, ... so neither row always runs first in a drifting machine. The eras
     // take turns round by round too, so both see the same stretch of the machine's load.
     const order: Array<{ era: Era; lane: Lane }> = [];
@@ -267,8 +304,7 @@ async function main(): Promise<void> {
       for (const era of ERAS) for (const lane of lanes) order.push({ era, lane });
     }
     for (const [index, { era, lane }] of order.entries()) {
-      // Fresh OAuth clients for every round: a governed round uses CALLS + 1 of each client's 30 calls per 60 s.
-      const tokens = await inBatches(CLIENTS, 10, () => tokenFor());
+      const tokens = await pool.take(CLIENTS, lane.tool === "whoami" ? CALLS + 1 : 0);
       const result = await runRound(dev.url, era, lane, tokens);
       results.push(result);
       console.log(
@@ -276,7 +312,7 @@ async function main(): Promise<void> {
           `${throughput(result).toFixed(0)} calls/s${result.failures ? ` (${result.failures} failed)` : ""}`,
       );
       if (index % 2 === 1 && withPaired) {
-        const pairedRound = await runPairedRound(dev.url, era, await inBatches(CLIENTS, 10, () => tokenFor()));
+        const pairedRound = await runPairedRound(dev.url, era, await pool.take(CLIENTS, CALLS + 1));
         paired.push(pairedRound);
         console.log(
           `  paired round ${era}: p50 bare ${format(quantile(pairedRound.bare, 0.5))} governed ${format(quantile(pairedRound.governed, 0.5))}, ` +
@@ -346,7 +382,7 @@ function report(results: RoundResult[], paired: PairedResult[], startedAt: Date,
     "Produced by `npm run bench:mcp` (bench/mcp.bench.ts), which rewrites only this section. One `wrangler dev` of the",
     "Worker on loopback serves every row; `bench_bare` exists only because the script passes `ARBITER_BENCH_BARE=true`",
     "with a loopback `PUBLIC_URL` (src/mcp/bench-bare.ts), and is answered by the same OAuth front and the same server",
-    `of its era as \`whoami\`. Each round: ${CLIENTS} fresh OAuth clients (sessions opened for 2025-11-25), one unmeasured warm-up`,
+    `of its era as \`whoami\`. Each round: ${CLIENTS} OAuth clients (reused only while none can reach its quota; new sessions for 2025-11-25), one unmeasured warm-up`,
     `call per client, then all ${CLIENTS} at once each making ${CALLS} sequential \`tools/call\`s. Latency is per call as the client sees`,
     "it; throughput is calls answered per second of the round's wall time. Rows alternate in ABBA order and the eras take",
     "turns; ratios are taken per adjacent pair of bare and governed rounds of one era (median, then range over the pairs).",

@@ -89,7 +89,8 @@ export async function runToolCall(
       return result;
     }
 
-    const output = await tool.handler(parsed.data, { ...context, correlationId });
+    // `quotas`: what the limiter reported with its decision for a tool with reportsQuotaOf (whoami; see deps.ts).
+    const output = await tool.handler(parsed.data, { ...context, correlationId, ...(decision.usage ? { quotas: decision.usage } : {}) });
     const checked = tool.outputSchema.safeParse(output.structuredContent);
     if (!checked.success) {
       outcome = "error";

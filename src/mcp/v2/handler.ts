@@ -63,7 +63,7 @@ export async function serveStateless(incoming: Request, parsedBody: unknown, env
     const hub = env.LISTEN_HUB.get(env.LISTEN_HUB.idFromName(principal.organizationId));
     return hub.fetch(new Request(request.url, { method: "POST", headers, body: JSON.stringify(parsedBody), signal: request.signal }));
   }
-  const deps = pipelineDepsFor(env);
+  const deps = pipelineDepsFor(env, "worker-request");
   const handler = createMcpHandler(() => withBenchBare(createStatelessServer(getCatalog(), { env, principal, ...deps }), env), STATELESS_HANDLER_OPTIONS);
   return handler.fetch(request, { authInfo: authInfoOf(principal), parsedBody });
 }
