@@ -8,7 +8,7 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpus, loadavg } from "node:os";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Validator } from "@cfworker/json-schema";
 import Ajv2020 from "ajv/dist/2020.js";
@@ -405,7 +405,7 @@ async function main(): Promise<void> {
   const report = [
     "# Benchmarks",
     "",
-    "Produced by `npm run bench` (bench/conformance.bench.ts), which overwrites this file. Inputs: GitHub's REST API",
+    "Produced by `npm run bench` (bench/conformance.bench.ts), which rewrites this file up to the `bench:mcp` section. Inputs: GitHub's REST API",
     "description from `@octokit/openapi` (13 MB JSON, 1223 operations) and a mutated copy (operations removed and added,",
     "404s removed, property types changed); the payload case is `GET /repos/{owner}/{repo}` with GitHub's own example.",
     "Baselines run in the same process: ratios matter, absolute times depend on the machine and its load. Each time is",
@@ -440,7 +440,12 @@ async function main(): Promise<void> {
     targets,
     "",
   ].join("\n");
-  writeFileSync(new URL("../BENCHMARKS.md", import.meta.url), report);
+  // The section of `npm run bench:mcp` (bench/mcp.bench.ts) and everything after it is carried over: this script
+  // owns only the part above it.
+  const path = new URL("../BENCHMARKS.md", import.meta.url);
+  const previous = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const mcpSection = previous.indexOf("<!-- bench:mcp start -->");
+  writeFileSync(path, mcpSection < 0 ? report : `${report.trimEnd()}\n\n${previous.slice(mcpSection)}`);
 }
 
 /** `npm run bench -- --only=upload`: the verdict and upload rows with their targets, printed (BENCHMARKS.md is left as it is). */

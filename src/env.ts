@@ -19,6 +19,8 @@ export interface Env {
   PUBLIC_URL: string;
   ARBITER_DEV_SIGN_IN?: string;
   ALLOWED_HOSTNAMES?: string;
+  /** Benchmark only (src/mcp/bench-bare.ts): "true" with a loopback PUBLIC_URL adds the ungoverned bench_bare tool. */
+  ARBITER_BENCH_BARE?: string;
   OIDC_ISSUER?: string;
   OIDC_CLIENT_ID?: string;
   OIDC_CLIENT_SECRET?: string;

@@ -2,7 +2,7 @@
  * The audit sink every caller uses: tool pipeline, REST router, OAuth events, CI key events. Each record
  * is scrubbed, stored in its organization's audit store and logged as one structured line with
  * `stored: true`, or, when storing fails, logged in full with `stored: false`. It never throws: the
- * caller always gets its result.
+ * caller always gets its result. MCP calls do not wait for the store (AfterAnswer, wired in src/mcp/deps.ts).
  */
 import type { Env } from "../env";
 import { logError } from "../web/log";
@@ -22,10 +22,29 @@ export function auditStoresIn(namespace: Env["AUDIT_LOG"]): (organizationId: str
   return (organizationId) => namespace.get(namespace.idFromName(organizationId));
 }
 
-export class StoringAuditSink implements AuditSink {
-  constructor(private readonly storeFor: AuditStoreLookup) {}
+/**
+ * How a sink whose store writes finish after the caller's answer keeps its host running until they do. A write
+ * handed to it has already started (the record is built and sent before the answer), and it never rejects: a
+ * failed write logs the full record.
+ */
+export type AfterAnswer = (write: Promise<void>) => void;
 
-  async record(input: AuditRecord): Promise<void> {
+export class StoringAuditSink implements AuditSink {
+  /** Without `afterAnswer`, record() resolves once the record is stored (or logged as not stored). */
+  constructor(
+    private readonly storeFor: AuditStoreLookup,
+    private readonly afterAnswer?: AfterAnswer,
+  ) {}
+
+  record(input: AuditRecord): Promise<void> {
+    // store() sends the record before its first await, so it is on its way when this returns, wait or not.
+    const writing = this.store(input);
+    if (!this.afterAnswer) return writing;
+    this.afterAnswer(writing);
+    return Promise.resolve();
+  }
+
+  private async store(input: AuditRecord): Promise<void> {
     const record = scrubAuditRecord(input);
     try {
       if (!record.organizationId) throw new Error("record has no organization");
@@ -40,8 +59,9 @@ export class StoringAuditSink implements AuditSink {
   }
 }
 
-export function auditSinkFor(env: Env): AuditSink {
-  return new StoringAuditSink(auditStoresIn(env.AUDIT_LOG));
+/** The stored audit trail; pass `afterAnswer` to let callers answer before the store has the record. */
+export function auditSinkFor(env: Env, afterAnswer?: AfterAnswer): AuditSink {
+  return new StoringAuditSink(auditStoresIn(env.AUDIT_LOG), afterAnswer);
 }
 
 /**

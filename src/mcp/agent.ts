@@ -32,7 +32,7 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
   server = createArbiterServer(getCatalog(), {
     env: this.env,
     session: this.sessionState,
-    ...pipelineDepsFor(this.env),
+    ...pipelineDepsFor(this.env, "session-object"),
     principalOf: (extra: Extra) => this.principalOf(extra),
   });
 

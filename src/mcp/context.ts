@@ -9,6 +9,7 @@ import type { AuditOutcome } from "../audit/record";
 import { Failure, kindForOutcome } from "../core/failure";
 import type { Principal } from "../core/principal";
 import type { Env } from "../env";
+import type { QuotaUsage } from "../ratelimit/hook";
 
 export type { Principal } from "../core/principal";
 
@@ -37,6 +38,8 @@ export interface CallContext {
   signal: AbortSignal;
   /** Sends notifications/progress when the client asked for it (a progressToken); otherwise does nothing. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** For a tool with `reportsQuotaOf`: the remaining quotas its own rate-limit decision reported (this call counted). */
+  quotas?: readonly QuotaUsage[];
 }
 
 /**
@@ -74,6 +77,11 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
   annotations: ToolAnnotations;
   /** Every scope the call needs; checked before anything else. */
   requiredScopes: readonly string[];
+  /**
+   * Optional, for a tool that shows quotas (whoami): the targets whose remaining quota its rate-limit decision
+   * reports in `context.quotas` (src/mcp/deps.ts asks for them), so showing them costs no second limiter call.
+   */
+  reportsQuotaOf?(): readonly string[];
   handler(input: z.infer<In>, context: CallContext): Promise<ToolResult<z.infer<Out>>>;
 }
 

@@ -1,9 +1,44 @@
-import { auditSinkFor } from "../audit/sink";
+import { waitUntil } from "cloudflare:workers";
+import { auditSinkFor, type AfterAnswer } from "../audit/sink";
 import type { Env } from "../env";
+import type { RateLimiter } from "../ratelimit/hook";
 import { rateLimiterFor } from "../ratelimit/limiter";
 import type { PipelineDeps } from "./pipeline";
+import { getCatalog } from "./registry";
+
+/**
+ * Where the pipeline runs, which decides whether a call waits for its audit record to be stored:
+ *  - "session-object": the 2025-11-25 session Durable Object. A Durable Object keeps running work that is still
+ *    pending after it answered, so the store's write simply continues; nothing is handed to its ctx.waitUntil,
+ *    which has no effect in a Durable Object in production, and under the vitest pool keeps each such write
+ *    in a list that is never drained;
+ *  - "worker-request": the 2026-07-28 stateless lane, in the Worker's own request: the write is kept alive with
+ *    that request's waitUntil (cloudflare:workers), since the request's work is cancelled once it has answered;
+ *  - "wait": the call waits for the store (/chat, the listen hub, tests that read the trail at once).
+ * In every case the record is built and sent before the answer, and a failed write logs the full record.
+ */
+export type PipelineHost = "session-object" | "worker-request" | "wait";
+
+const AFTER_ANSWER: Record<PipelineHost, AfterAnswer | undefined> = {
+  "session-object": (write) => void write,
+  "worker-request": (write) => waitUntil(write),
+  wait: undefined,
+};
+
+/**
+ * Asks the limiter to report, with its decision on a call, the quotas the called tool shows (`reportsQuotaOf`,
+ * whoami): read in the same coordinator call right after counting this one, instead of a second call.
+ */
+function reportingQuotas(limiter: RateLimiter): RateLimiter {
+  return {
+    check(subject) {
+      const report = getCatalog().tools.get(subject.target)?.reportsQuotaOf?.();
+      return limiter.check(report ? { ...subject, report } : subject);
+    },
+  };
+}
 
 /** The pipeline's hooks for this deployment: the KV-backed limiter and the stored audit trail. */
-export function pipelineDepsFor(env: Env): PipelineDeps {
-  return { audit: auditSinkFor(env), rateLimiter: rateLimiterFor(env) };
+export function pipelineDepsFor(env: Env, host: PipelineHost = "wait"): PipelineDeps {
+  return { audit: auditSinkFor(env, AFTER_ANSWER[host]), rateLimiter: reportingQuotas(rateLimiterFor(env)) };
 }

@@ -41,8 +41,10 @@ export async function runToolCall(tool: ToolDefinition, rawArguments: unknown, c
   const context: CallContext = { ...callContext, correlationId };
   const outcome = await governed(toolOperation(tool), { principal: context.principal, correlationId, arguments: rawArguments, deps }, {
     input: tool.inputSchema,
-    async handler(input) {
-      const output = await tool.handler(input, context);
+    async handler(input, decision) {
+      // `quotas`: what the limiter reported with its decision for a tool with reportsQuotaOf (whoami; see deps.ts).
+      const usage = decision?.allowed ? decision.usage : undefined;
+      const output = await tool.handler(input, usage ? { ...context, quotas: usage } : context);
       const checked = tool.outputSchema.safeParse(output.structuredContent);
       if (!checked.success) {
         logError("tool output failed its schema", { tool: tool.name, correlationId, issues: describeZodIssues(checked.error) });

@@ -28,6 +28,7 @@ import { failureAsJsonRpcError } from "../core/failure-mapping";
 import type { Governed } from "../core/governed";
 import { changeSubscription, getPrompt, promptArgsForSdk, readResource, resolvedTarget } from "./governed-capabilities";
 import type { Env } from "../env";
+import { BENCH_BARE_TOOL, benchBareEnabled, benchBareResult } from "./bench-bare";
 import { missingScopes, type Catalog } from "./catalog";
 import type { CallContext, Principal, ResourceChange, SessionView, SessionState } from "./context";
 import { resourceLookup, type ResourceTarget } from "./resource-lookup";
@@ -111,6 +112,8 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
     return { tools: listing.filter((tool) => listable.has(tool.name)) };
   });
   low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    // bench:mcp's ungoverned baseline, only with ARBITER_BENCH_BARE on a loopback PUBLIC_URL (bench-bare.ts).
+    if (request.params.name === BENCH_BARE_TOOL && benchBareEnabled(runtime.env)) return benchBareResult();
     const tool = catalog.tools.get(request.params.name);
     if (!tool) {
       throw protocolError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}". Call tools/list to see the tools this server offers.`);

@@ -20,6 +20,8 @@ export interface CoordinatorCheckRequest extends QuotaRequest {
   organizationId: string;
   clientId: string;
   onStoreFailure: StoreFailureMode;
+  /** Quotas whose remaining calls to report with an admitted decision (after counting it). */
+  report?: QuotaRequest[];
 }
 
 export interface CoordinatorUsageRequest {
@@ -48,6 +50,8 @@ function assertQuota(quota: QuotaRequest): void {
 
 export class RateLimitCoordinator extends DurableObject<Env> implements CoordinatorApi {
   private readonly counters: WindowCoordinator;
+  /** Counter keys by target: this object serves one (organization, client), so it holds one per tool at most. */
+  private readonly keys = new Map<string, Promise<string>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -56,15 +60,31 @@ export class RateLimitCoordinator extends DurableObject<Env> implements Coordina
 
   async check(request: CoordinatorCheckRequest): Promise<RateLimitDecision> {
     assertQuota(request);
-    const key = await counterKey(request.organizationId, request.clientId, request.target);
-    return this.counters.check(key, { limit: request.limit, windowSeconds: request.windowSeconds }, request.onStoreFailure);
+    const key = await this.keyOf(request.organizationId, request.clientId, request.target);
+    const decision = await this.counters.check(key, { limit: request.limit, windowSeconds: request.windowSeconds }, request.onStoreFailure);
+    if (!decision.allowed || !request.report?.length) return decision;
+    // Read after the decision, so the report counts this call; it is a snapshot, as usage() is.
+    const reports = await this.usage({ organizationId: request.organizationId, clientId: request.clientId, quotas: request.report });
+    return { ...decision, usage: request.report.map((quota, index) => ({ ...quota, remaining: reports[index]?.remaining ?? null, resetsInSeconds: reports[index]?.resetsInSeconds ?? null })) };
+  }
+
+  private keyOf(organizationId: string, clientId: string, target: string): Promise<string> {
+    const name = JSON.stringify([organizationId, clientId, target]);
+    let key = this.keys.get(name);
+    if (!key) {
+      // Targets come from the catalog and the REST family; the bound only guards against a misuse.
+      if (this.keys.size >= 1000) this.keys.clear();
+      key = counterKey(organizationId, clientId, target);
+      this.keys.set(name, key);
+    }
+    return key;
   }
 
   async usage(request: CoordinatorUsageRequest): Promise<TargetUsage[]> {
     return Promise.all(
       request.quotas.map(async (quota) => {
         assertQuota(quota);
-        const key = await counterKey(request.organizationId, request.clientId, quota.target);
+        const key = await this.keyOf(request.organizationId, request.clientId, quota.target);
         return { target: quota.target, ...(await this.counters.usage(key, { limit: quota.limit, windowSeconds: quota.windowSeconds })) };
       }),
     );

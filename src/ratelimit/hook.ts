@@ -4,10 +4,24 @@ export interface RateLimitSubject {
   clientId: string;
   /** Tool name, or a route family such as `rest`. */
   target: string;
+  /**
+   * Targets whose remaining quota the caller shows (whoami): reported with the decision, from the same
+   * coordinator turn (this call included), instead of a second round trip.
+   */
+  report?: readonly string[];
+}
+
+/** Remaining quota of one target; `remaining` and `resetsInSeconds` are null when the counter cannot be read. */
+export interface QuotaUsage {
+  target: string;
+  limit: number;
+  windowSeconds: number;
+  remaining: number | null;
+  resetsInSeconds: number | null;
 }
 
 export type RateLimitDecision =
-  | { allowed: true; limit?: number; remaining?: number }
+  | { allowed: true; limit?: number; remaining?: number; usage?: QuotaUsage[] }
   | {
       allowed: false;
       limit: number;

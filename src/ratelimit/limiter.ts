@@ -4,19 +4,16 @@
  * the policy's `onStoreFailure` when the coordinator itself cannot be reached.
  */
 import type { Env } from "../env";
-import type { CoordinatorApi, TargetUsage } from "./coordinator";
+import type { CoordinatorApi, QuotaRequest, TargetUsage } from "./coordinator";
 import { STORE_FAILURE_RETRY_SECONDS } from "./coordinator-core";
-import type { RateLimitDecision, RateLimiter, RateLimitSubject } from "./hook";
+import type { QuotaUsage, RateLimitDecision, RateLimiter, RateLimitSubject } from "./hook";
 import { coordinatorName } from "./keys";
 import { getRateLimitPolicy, quotaFor, storeFailureModeFor, type RateLimitPolicy } from "./policy";
 import { logWarn } from "../web/log";
 
 export type CoordinatorLookup = (organizationId: string, clientId: string) => CoordinatorApi;
 
-export interface QuotaUsage extends TargetUsage {
-  limit: number;
-  windowSeconds: number;
-}
+export type { QuotaUsage } from "./hook";
 
 export class CoordinatedRateLimiter implements RateLimiter {
   constructor(
@@ -27,33 +24,45 @@ export class CoordinatedRateLimiter implements RateLimiter {
   async check(subject: RateLimitSubject): Promise<RateLimitDecision> {
     const quota = quotaFor(this.policy, subject.organizationId, subject.target);
     const onStoreFailure = storeFailureModeFor(this.policy, subject.target);
+    const report = subject.report ? this.quotasOf(subject.organizationId, subject.report) : undefined;
     try {
-      return await this.coordinatorFor(subject.organizationId, subject.clientId).check({ ...subject, ...quota, onStoreFailure });
+      const { organizationId, clientId, target } = subject;
+      const decision = await this.coordinatorFor(organizationId, clientId).check({ organizationId, clientId, target, ...quota, onStoreFailure, ...(report ? { report } : {}) });
+      if (!decision.allowed || !report) return decision;
+      return { ...decision, usage: withQuotas(report, decision.usage) };
     } catch (error) {
       logWarn("rate-limit coordinator unavailable", { organizationId: subject.organizationId, target: subject.target, onStoreFailure, error });
-      if (onStoreFailure === "open") return { allowed: true, limit: quota.limit };
+      if (onStoreFailure === "open") return { allowed: true, limit: quota.limit, ...(report ? { usage: withQuotas(report, undefined) } : {}) };
       return { allowed: false, limit: quota.limit, windowSeconds: quota.windowSeconds, retryAfterSeconds: STORE_FAILURE_RETRY_SECONDS, cause: "store-unavailable" };
     }
   }
 
   /** Remaining quota per target without counting a call; `remaining` is null when it cannot be read. */
   async usage(subject: { organizationId: string; clientId: string }, targets: readonly string[]): Promise<QuotaUsage[]> {
-    const quotas = targets.map((target) => ({ target, ...quotaFor(this.policy, subject.organizationId, target) }));
-    let reports: TargetUsage[];
+    const quotas = this.quotasOf(subject.organizationId, targets);
+    let reports: TargetUsage[] | undefined;
     try {
-      reports = await this.coordinatorFor(subject.organizationId, subject.clientId).usage({ ...subject, quotas });
+      reports = await this.coordinatorFor(subject.organizationId, subject.clientId).usage({ organizationId: subject.organizationId, clientId: subject.clientId, quotas });
     } catch (error) {
       logWarn("rate-limit coordinator unavailable", { organizationId: subject.organizationId, error });
-      reports = quotas.map((quota) => ({ target: quota.target, remaining: null, resetsInSeconds: null }));
     }
-    return quotas.map((quota, index) => ({
-      target: quota.target,
-      limit: quota.limit,
-      windowSeconds: quota.windowSeconds,
-      remaining: reports[index]?.remaining ?? null,
-      resetsInSeconds: reports[index]?.resetsInSeconds ?? null,
-    }));
+    return withQuotas(quotas, reports);
   }
+
+  private quotasOf(organizationId: string, targets: readonly string[]): QuotaRequest[] {
+    return targets.map((target) => ({ target, ...quotaFor(this.policy, organizationId, target) }));
+  }
+}
+
+/** The policy's quotas beside what the coordinator reported; unknown (null) where it reported nothing. */
+function withQuotas(quotas: readonly QuotaRequest[], reports: readonly TargetUsage[] | undefined): QuotaUsage[] {
+  return quotas.map((quota, index) => ({
+    target: quota.target,
+    limit: quota.limit,
+    windowSeconds: quota.windowSeconds,
+    remaining: reports?.[index]?.remaining ?? null,
+    resetsInSeconds: reports?.[index]?.resetsInSeconds ?? null,
+  }));
 }
 
 /** Coordinators in a Durable Object namespace, one per (organization, client). */

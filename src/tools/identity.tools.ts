@@ -38,9 +38,12 @@ export function registerIdentityTools(ctx: CapabilityContext): void {
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     // Needs no scope: it shows only the caller's own grant, which is how a client finds out what it lacks.
     requiredScopes: [],
-    async handler(_input, { principal, env }) {
+    // The pipeline's rate-limit decision reports these (src/mcp/deps.ts), so the quotas cost no second limiter call.
+    reportsQuotaOf: () => [...getCatalog().tools.keys()],
+    async handler(_input, { principal, env, quotas }) {
       const org = getPolicy().organizations[principal.organizationId];
-      const usage = await rateLimiterFor(env).usage(principal, [...getCatalog().tools.keys()]);
+      // Without a report (a pipeline whose limiter is a stand-in, as in some tests), the limiter is asked directly.
+      const usage = quotas ?? (await rateLimiterFor(env).usage(principal, [...getCatalog().tools.keys()]));
       return {
         structuredContent: {
           organization: { id: principal.organizationId, name: org?.name ?? principal.organizationId },

@@ -114,7 +114,9 @@ async function startOnce(port: number, options: WranglerDevOptions): Promise<Wra
   let output = "";
   const append = (chunk: Buffer) => {
     output += chunk.toString();
-    if (output.length > LOG_LIMIT) output = output.slice(-LOG_LIMIT);
+    // Trimmed in steps, not on every chunk: a chatty Worker (one audit line per call under bench:mcp) would
+    // otherwise copy the whole buffer per line and steal CPU from the server being measured.
+    if (output.length > 2 * LOG_LIMIT) output = output.slice(-LOG_LIMIT);
   };
   child.stdout!.on("data", append);
   child.stderr!.on("data", append);

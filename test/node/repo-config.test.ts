@@ -21,6 +21,14 @@ describe("deploy configuration", () => {
     expect(readFileSync(join(root, "vitest.config.ts"), "utf8")).toContain('ARBITER_DEV_SIGN_IN: "true"');
   });
 
+  it("never turns on the benchmark's ungoverned tool outside bench:mcp", () => {
+    expect(toml).not.toContain("ARBITER_BENCH_BARE");
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    for (const [name, script] of Object.entries(pkg.scripts as Record<string, string>)) expect(script, name).not.toContain("ARBITER_BENCH_BARE");
+    expect(readFileSync(join(root, "vitest.config.ts"), "utf8")).not.toContain("ARBITER_BENCH_BARE");
+    expect(readFileSync(join(root, "bench", "mcp.bench.ts"), "utf8")).toContain('ARBITER_BENCH_BARE: "true"');
+  });
+
   it("keeps the pool-compatible date and the CIMD compatibility flag", () => {
     const date = /^compatibility_date\s*=\s*"(\d{4}-\d{2}-\d{2})"/m.exec(toml)![1]!;
     expect(date <= "2026-08-22").toBe(true);

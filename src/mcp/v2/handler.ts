@@ -5,13 +5,16 @@
  * handler's own Origin check is turned off and CORS is left to the front. subscriptions/listen requests are
  * long-lived streams and go to the organization's ListenHub, which keeps them open and feeds them changes.
  */
+import type { McpServer } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
 import { CORRELATION_HEADER } from "../../core/correlation";
 import type { Env } from "../../env";
+import { BENCH_BARE_TOOL, benchBareEnabled, benchBareResult } from "../bench-bare";
 import type { Principal } from "../context";
 import { pipelineDepsFor } from "../deps";
 import { encodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
 import { getCatalog } from "../registry";
+import { jsonOnlySchema } from "./json-schema";
 import { createStatelessServer } from "./server";
 
 export const LISTEN_METHOD = "subscriptions/listen";
@@ -39,6 +42,17 @@ function withHostHeader(request: Request): Request {
   return new Request(request, { headers });
 }
 
+/**
+ * bench:mcp's ungoverned baseline in this lane (bench-bare.ts): registered beside the catalog's tools, so it is
+ * served by the same handler and server, only when ARBITER_BENCH_BARE is on with a loopback PUBLIC_URL.
+ */
+function withBenchBare(server: McpServer, env: Env): McpServer {
+  if (!benchBareEnabled(env)) return server;
+  const anything = jsonOnlySchema({ type: "object" });
+  server.registerTool(BENCH_BARE_TOOL, { description: "Benchmark baseline: no scope check, rate limit or audit.", inputSchema: anything, outputSchema: anything }, (async () => benchBareResult()) as never);
+  return server;
+}
+
 /** Serves one 2026-07-28 request (`request` has no Authorization header; `parsedBody` is its parsed body). */
 export async function serveStateless(incoming: Request, parsedBody: unknown, env: Env, principal: Principal, correlationId: string): Promise<Response> {
   // The front checked Host and Origin already (web/origin-guard.ts); the handler repeats a Host check that needs
@@ -51,7 +65,7 @@ export async function serveStateless(incoming: Request, parsedBody: unknown, env
     const hub = env.LISTEN_HUB.get(env.LISTEN_HUB.idFromName(principal.organizationId));
     return hub.fetch(new Request(request.url, { method: "POST", headers, body: JSON.stringify(parsedBody), signal: request.signal }));
   }
-  const deps = pipelineDepsFor(env);
-  const handler = createMcpHandler(() => createStatelessServer(getCatalog(), { env, principal, correlationId, ...deps }), STATELESS_HANDLER_OPTIONS);
+  const deps = pipelineDepsFor(env, "worker-request");
+  const handler = createMcpHandler(() => withBenchBare(createStatelessServer(getCatalog(), { env, principal, correlationId, ...deps }), env), STATELESS_HANDLER_OPTIONS);
   return handler.fetch(request, { authInfo: authInfoOf(principal, correlationId), parsedBody });
 }

@@ -42,8 +42,18 @@ async function callTool(token: string, session: string, name: string, args: Reco
   return reply.result as { isError?: boolean; content: Array<{ text: string }>; structuredContent?: any; _meta: Record<string, any> };
 }
 
+/**
+ * The records of one call. A session answers before its record is stored (src/mcp/deps.ts), so this waits for
+ * the write to land instead of racing it.
+ */
 async function recordsOf(organizationId: string, correlationId: string): Promise<AuditRecord[]> {
-  return (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
+  const read = async () => (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const events = await read();
+    if (events.length > 0) return events;
+    await new Promise((done) => setTimeout(done, 20));
+  }
+  return read();
 }
 
 async function allRecords(organizationId: string): Promise<AuditRecord[]> {
@@ -131,6 +141,7 @@ describe("audit trail of tool calls", () => {
     const marker = "argument-value-that-must-not-be-stored-7f3a";
     const listed = await callTool(tokens.access_token, session, "audit_events_list", { userId: marker, limit: 1 });
     expect(listed.isError).toBeFalsy();
+    expect(await recordsOf("acme", listed._meta.correlationId)).toHaveLength(1);
     // A token where a name belongs: zod's message quotes unknown keys, the record must not.
     const smuggled = await callTool(tokens.access_token, session, "whoami", { [tokens.access_token]: 1 });
     expect(smuggled.isError).toBe(true);

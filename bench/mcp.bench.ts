@@ -1,0 +1,413 @@
+/**
+ * `npm run bench:mcp`: what governance costs on a real MCP `tools/call`, measured over ONE `wrangler dev` of this
+ * Worker (loopback only), in both protocol eras /mcp serves:
+ *  - 2025-11-25: a session (`initialize`, then `Mcp-Session-Id`), answered by the session Durable Object (McpAgent);
+ *  - 2026-07-28: stateless requests (the per-request `_meta` envelope, no session), answered by the Worker itself
+ *    (createMcpHandler, one SDK v2 server per request).
+ * Two rows per era, in the same run:
+ *  - bare: `bench_bare` (src/mcp/bench-bare.ts), answered by the same OAuth front and the same server of that era
+ *    with no scope check, rate limit or audit; on only because this script passes ARBITER_BENCH_BARE=true;
+ *  - governed: `whoami`, the cheapest governed tool: scope check, rate-limit decision, its handler (which shows the
+ *    remaining quota of every tool), one audit record.
+ * Each round takes CLIENTS OAuth clients (each its own token, obtained over HTTP with the development sign-in, and
+ * reused by later rounds only while no client can reach its quota), opens their sessions (2025-11-25), makes one
+ * unmeasured warm-up call per client,
+ * then every client makes CALLS calls one after another, all clients at once: a bounded concurrent load. Bare and
+ * governed rounds alternate in ABBA order (a shared machine's load drifts); ratios are taken per adjacent pair of
+ * rounds and reported as the median with the range over the pairs.
+ * With --paired, after every second round a round runs both tools in the same sessions, alternating call by call
+ * (both see the same load; under saturation that ratio shows queueing, not cost).
+ * Writes its section of BENCHMARKS.md (between the bench:mcp markers) and leaves the rest of the file alone.
+ *
+ * Options: --clients N (50), --calls N (20, at most 29: the shipped quota is 30 per 60 s per client), --rounds N
+ * (4 per row and era), --round-timeout-ms N (60000), --era 2025-11-25|2026-07-28 (both), --paired, --no-write.
+ */
+import { cpus, loadavg } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
+import { startWranglerDev } from "../test/helpers/wrangler-dev";
+import { obtainToken } from "../test/node/contracts-subscription-auth";
+
+const SESSION_ERA = "2025-11-25";
+const STATELESS_ERA = "2026-07-28";
+type Era = typeof SESSION_ERA | typeof STATELESS_ERA;
+
+function option(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  if (index < 0) return fallback;
+  const value = Number(process.argv[index + 1]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} needs a positive integer (got ${process.argv[index + 1]})`);
+  return value;
+}
+
+const CLIENTS = option("clients", 50);
+const CALLS = option("calls", 20);
+const ROUNDS = option("rounds", 4);
+const ROUND_TIMEOUT_MS = option("round-timeout-ms", 60_000);
+if (CALLS > 29) throw new Error("--calls must be at most 29: each session also makes one warm-up call and the quota is 30 per 60 s");
+
+interface Lane {
+  /** Row name in the report. */
+  name: string;
+  tool: string;
+  /** What the row runs, for the report. */
+  runs: string;
+}
+
+const LANES: Lane[] = [
+  { name: "bare", tool: "bench_bare", runs: "`bench_bare`: same OAuth front and server of its era, no scope check, rate limit or audit" },
+  { name: "governed", tool: "whoami", runs: "`whoami`: scope check, rate-limit decision, handler (quota of every tool), one audit record" },
+];
+
+function erasToRun(): Era[] {
+  const index = process.argv.indexOf("--era");
+  if (index < 0) return [SESSION_ERA, STATELESS_ERA];
+  const era = process.argv[index + 1];
+  if (era !== SESSION_ERA && era !== STATELESS_ERA) throw new Error(`--era needs ${SESSION_ERA} or ${STATELESS_ERA} (got ${era})`);
+  return [era];
+}
+const ERAS = erasToRun();
+
+interface Session {
+  call(tool: string, id: number): Promise<void>;
+}
+
+/** Reads a Streamable HTTP answer (JSON or SSE) and fails unless it is a successful tool result. */
+async function expectToolResult(response: Response, tool: string): Promise<void> {
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${tool}: HTTP ${response.status}: ${text.slice(0, 300)}`);
+  const json = response.headers.get("content-type")?.includes("text/event-stream")
+    ? text
+        .split("\n")
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).trim())
+        .filter(Boolean)
+        .at(-1)
+    : text;
+  const message = JSON.parse(json ?? "null") as { result?: { isError?: boolean; content?: Array<{ text?: string }> }; error?: { message: string } };
+  if (message?.error) throw new Error(`${tool}: JSON-RPC error ${message.error.message}`);
+  if (!message?.result || message.result.isError) throw new Error(`${tool}: tool error: ${message?.result?.content?.[0]?.text ?? text.slice(0, 300)}`);
+}
+
+const BASE_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+
+/** A 2025-11-25 session: initialize, notifications/initialized, then every call carries the Mcp-Session-Id. */
+async function openSessionEra(base: string, token: string): Promise<Session> {
+  const headers: Record<string, string> = { ...BASE_HEADERS, Authorization: `Bearer ${token}` };
+  const init = await fetch(`${base}/mcp`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: SESSION_ERA, capabilities: {}, clientInfo: { name: "bench-mcp", version: "1.0.0" } } }),
+  });
+  const sessionId = init.headers.get("mcp-session-id");
+  await init.text();
+  if (init.status !== 200 || !sessionId) throw new Error(`initialize failed: HTTP ${init.status}`);
+  const sessionHeaders = { ...headers, "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": SESSION_ERA };
+  const initialized = await fetch(`${base}/mcp`, { method: "POST", headers: sessionHeaders, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+  await initialized.text();
+  return {
+    async call(tool, id) {
+      const response = await fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: sessionHeaders,
+        body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: tool, arguments: {} } }),
+      });
+      await expectToolResult(response, tool);
+    },
+  };
+}
+
+/** A 2026-07-28 client: no handshake; every request carries the protocol envelope in `_meta` and its own headers. */
+function statelessClient(base: string, token: string): Session {
+  const envelope = {
+    "io.modelcontextprotocol/protocolVersion": STATELESS_ERA,
+    "io.modelcontextprotocol/clientInfo": { name: "bench-mcp", version: "1.0.0" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  return {
+    async call(tool, id) {
+      const response = await fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: { ...BASE_HEADERS, Authorization: `Bearer ${token}`, "MCP-Protocol-Version": STATELESS_ERA, "Mcp-Method": "tools/call", "Mcp-Name": tool },
+        body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: tool, arguments: {}, _meta: envelope } }),
+      });
+      await expectToolResult(response, tool);
+    },
+  };
+}
+
+async function openSession(base: string, token: string, era: Era): Promise<Session> {
+  return era === SESSION_ERA ? openSessionEra(base, token) : statelessClient(base, token);
+}
+
+async function inBatches<T>(count: number, width: number, make: (index: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, count) }, async () => {
+      while (next < count) {
+        const index = next++;
+        out[index] = await make(index);
+      }
+    }),
+  );
+  return out;
+}
+
+interface RoundResult {
+  era: Era;
+  lane: string;
+  latencies: number[];
+  wallMs: number;
+  failures: number;
+  timedOut: boolean;
+}
+
+function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/** The middle value, or the mean of the two middle values of an even count (rounds come in small even numbers). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return NaN;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+async function runRound(base: string, era: Era, lane: Lane, tokens: string[]): Promise<RoundResult> {
+  const sessions = await inBatches(tokens.length, 10, (index) => openSession(base, tokens[index]!, era));
+  await inBatches(sessions.length, 10, (index) => sessions[index]!.call(lane.tool, 1));
+  const latencies: number[] = [];
+  let failures = 0;
+  let firstError: unknown;
+  const deadline = performance.now() + ROUND_TIMEOUT_MS;
+  const start = performance.now();
+  await Promise.all(
+    sessions.map(async (session) => {
+      for (let call = 0; call < CALLS && performance.now() < deadline; call++) {
+        const began = performance.now();
+        try {
+          await session.call(lane.tool, call + 2);
+          latencies.push(performance.now() - began);
+        } catch (error) {
+          failures++;
+          firstError ??= error;
+        }
+      }
+    }),
+  );
+  const wallMs = performance.now() - start;
+  if (firstError) console.error(`  ${era} ${lane.name}: ${failures} failed calls, first: ${String(firstError).slice(0, 300)}`);
+  return { era, lane: lane.name, latencies: latencies.sort((a, b) => a - b), wallMs, failures, timedOut: latencies.length + failures < sessions.length * CALLS };
+}
+
+interface PairedResult {
+  era: Era;
+  bare: number[];
+  governed: number[];
+  failures: number;
+}
+
+/**
+ * Both tools in the same sessions at the same moments: each session alternates bare and governed calls (half
+ * the sessions start with each), so both rows see the same machine load, whatever else the machine is doing.
+ */
+async function runPairedRound(base: string, era: Era, tokens: string[]): Promise<PairedResult> {
+  const [bareLane, governedLane] = LANES as [Lane, Lane];
+  const sessions = await inBatches(tokens.length, 10, (index) => openSession(base, tokens[index]!, era));
+  await inBatches(sessions.length, 10, async (index) => {
+    await sessions[index]!.call(bareLane.tool, 1);
+    await sessions[index]!.call(governedLane.tool, 2);
+  });
+  const out: PairedResult = { era, bare: [], governed: [], failures: 0 };
+  let firstError: unknown;
+  const deadline = performance.now() + ROUND_TIMEOUT_MS;
+  await Promise.all(
+    sessions.map(async (session, index) => {
+      for (let call = 0; call < 2 * CALLS && performance.now() < deadline; call++) {
+        const governed = (call + index) % 2 === 1;
+        const began = performance.now();
+        try {
+          await session.call(governed ? governedLane.tool : bareLane.tool, call + 3);
+          (governed ? out.governed : out.bare).push(performance.now() - began);
+        } catch (error) {
+          out.failures++;
+          firstError ??= error;
+        }
+      }
+    }),
+  );
+  if (firstError) console.error(`  ${era} paired: ${out.failures} failed calls, first: ${String(firstError).slice(0, 300)}`);
+  out.bare.sort((a, b) => a - b);
+  out.governed.sort((a, b) => a - b);
+  return out;
+}
+
+function format(ms: number): string {
+  return `${ms.toFixed(1)} ms`;
+}
+
+/** The shipped quota of `whoami` (policies/rate-limits.json default): calls per client per window. */
+const QUOTA = 30;
+const WINDOW_MS = 60_000;
+
+/**
+ * OAuth clients reused across rounds while their `whoami` quota allows: a governed round spends CALLS + 1 calls of
+ * each client's window (a window opens at a client's first call and lasts 60 s), a bare round spends none. Getting
+ * a token is a whole OAuth flow, so reuse keeps the rounds coming without changing what a round measures.
+ */
+class ClientPool {
+  private readonly clients: Array<{ token: string; windowStart: number; used: number }> = [];
+  constructor(private readonly obtain: () => Promise<string>) {}
+
+  /** `count` distinct clients that each have `governedCalls` calls left in their window (new ones when needed). */
+  async take(count: number, governedCalls: number): Promise<string[]> {
+    const now = Date.now();
+    const picked: Array<{ token: string; windowStart: number; used: number }> = [];
+    for (const client of this.clients) {
+      if (picked.length === count) break;
+      // The server opens the window at the client's first call, a few seconds after it was taken (sessions are
+      // opened first): 20 s of margin past the end of the window counted from here.
+      if (now >= client.windowStart + WINDOW_MS + 20_000) client.used = 0;
+      if (client.used + governedCalls <= QUOTA) picked.push(client);
+    }
+    const fresh = await inBatches(count - picked.length, 10, async () => ({ token: await this.obtain(), windowStart: 0, used: 0 }));
+    this.clients.push(...fresh);
+    picked.push(...fresh);
+    for (const client of picked) {
+      if (governedCalls === 0) continue;
+      if (client.used === 0) client.windowStart = now;
+      client.used += governedCalls;
+    }
+    return picked.map((client) => client.token);
+  }
+}
+
+const throughput = (result: RoundResult) => (result.latencies.length / result.wallMs) * 1000;
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const load = loadavg().map((value) => value.toFixed(1)).join(" ");
+  const withPaired = process.argv.includes("--paired");
+  console.log(`bench:mcp: ${CLIENTS} clients x ${CALLS} calls, ${ROUNDS} rounds per row, protocol ${ERAS.join(" and ")}${withPaired ? ", paired rounds" : ""}`);
+  const dev = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", ARBITER_BENCH_BARE: "true" } });
+  const results: RoundResult[] = [];
+  const paired: PairedResult[] = [];
+  try {
+    const pool = new ClientPool(() => obtainToken(dev.url, { user: "ana", scope: "orders.read", resource: `${dev.url}/mcp` }));
+    // ABBA: bare, governed, governed, bare, ... so neither row always runs first in a drifting machine. The eras
+    // take turns round by round too, so both see the same stretch of the machine's load.
+    const order: Array<{ era: Era; lane: Lane }> = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const lanes = round % 2 === 0 ? [LANES[0]!, LANES[1]!] : [LANES[1]!, LANES[0]!];
+      for (const era of ERAS) for (const lane of lanes) order.push({ era, lane });
+    }
+    for (const [index, { era, lane }] of order.entries()) {
+      const tokens = await pool.take(CLIENTS, lane.tool === "whoami" ? CALLS + 1 : 0);
+      const result = await runRound(dev.url, era, lane, tokens);
+      results.push(result);
+      console.log(
+        `  round ${index + 1}/${order.length} ${era} ${lane.name.padEnd(8)} p50 ${format(quantile(result.latencies, 0.5))} p95 ${format(quantile(result.latencies, 0.95))} ` +
+          `${throughput(result).toFixed(0)} calls/s${result.failures ? ` (${result.failures} failed)` : ""}`,
+      );
+      if (index % 2 === 1 && withPaired) {
+        const pairedRound = await runPairedRound(dev.url, era, await pool.take(CLIENTS, CALLS + 1));
+        paired.push(pairedRound);
+        console.log(
+          `  paired round ${era}: p50 bare ${format(quantile(pairedRound.bare, 0.5))} governed ${format(quantile(pairedRound.governed, 0.5))}, ` +
+            `p95 bare ${format(quantile(pairedRound.bare, 0.95))} governed ${format(quantile(pairedRound.governed, 0.95))}`,
+        );
+      }
+    }
+  } finally {
+    await dev.stop();
+  }
+  report(results, paired, startedAt, load);
+}
+
+const range = (values: number[]) => `${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)}`;
+
+/** The rows and ratios of one era, as Markdown lines. */
+function eraReport(era: Era, results: RoundResult[], paired: PairedResult[]): string[] {
+  const byLane = (name: string) => results.filter((result) => result.era === era && result.lane === name);
+  const bare = byLane("bare");
+  const governed = byLane("governed");
+  // Pairs in run order: round i of each row ran next to each other.
+  const pairs = bare.map((b, index) => ({ b, g: governed[index]! })).filter((pair) => pair.g);
+  const p50Ratios = pairs.map(({ b, g }) => quantile(g.latencies, 0.5) / quantile(b.latencies, 0.5));
+  const p95Ratios = pairs.map(({ b, g }) => quantile(g.latencies, 0.95) / quantile(b.latencies, 0.95));
+  const tputRatios = pairs.map(({ b, g }) => throughput(g) / throughput(b));
+  const row = (lane: Lane) => {
+    const rounds = byLane(lane.name);
+    const p50s = rounds.map((r) => quantile(r.latencies, 0.5));
+    const p95s = rounds.map((r) => quantile(r.latencies, 0.95));
+    const tputs = rounds.map(throughput);
+    const failed = rounds.reduce((sum, r) => sum + r.failures, 0);
+    return `| ${lane.name} | ${lane.runs} | ${format(median(p50s))} (${p50s.map((v) => v.toFixed(1)).join(", ")}) | ${format(median(p95s))} (${p95s.map((v) => v.toFixed(1)).join(", ")}) | ${median(tputs).toFixed(0)} (${tputs.map((v) => v.toFixed(0)).join(", ")}) | ${failed} |`;
+  };
+  const eraPaired = paired.filter((round) => round.era === era);
+  const pairedP50 = eraPaired.map((round) => quantile(round.governed, 0.5) / quantile(round.bare, 0.5));
+  const pairedP95 = eraPaired.map((round) => quantile(round.governed, 0.95) / quantile(round.bare, 0.95));
+  const p50 = median(p50Ratios);
+  const tput = median(tputRatios);
+  const how = era === SESSION_ERA ? "sessions: `initialize`, then `Mcp-Session-Id`, served by the McpAgent Durable Object" : "stateless requests: `_meta` envelope, no session, served by createMcpHandler in the Worker";
+  return [
+    `### Protocol ${era} (${how})`,
+    "",
+    "| Row | What it runs | p50 median (per round) | p95 median (per round) | calls/s median (per round) | failed calls |",
+    "| --- | --- | ---: | ---: | ---: | ---: |",
+    ...LANES.map(row),
+    "",
+    `| Ratio governed / bare (${era}) | Median | Range over ${pairs.length} pairs | Target |`,
+    "| --- | ---: | ---: | --- |",
+    `| p50 latency | ${p50.toFixed(2)} | ${range(p50Ratios)} | <= 1.10 (${p50 <= 1.1 ? "met" : "not met"}) |`,
+    `| p95 latency | ${median(p95Ratios).toFixed(2)} | ${range(p95Ratios)} | |`,
+    `| throughput | ${tput.toFixed(2)} | ${range(tputRatios)} | >= 0.80 (${tput >= 0.8 ? "met" : "not met"}) |`,
+    ...(eraPaired.length === 0
+      ? []
+      : [
+          `| p50 latency, paired rounds | ${median(pairedP50).toFixed(2)} | ${range(pairedP50)} | |`,
+          `| p95 latency, paired rounds | ${median(pairedP95).toFixed(2)} | ${range(pairedP95)} | |`,
+        ]),
+    "",
+  ];
+}
+
+function report(results: RoundResult[], paired: PairedResult[], startedAt: Date, load: string): void {
+  const lines = [
+    "<!-- bench:mcp start -->",
+    "## Governed MCP call vs bare (`npm run bench:mcp`)",
+    "",
+    "Produced by `npm run bench:mcp` (bench/mcp.bench.ts), which rewrites only this section. One `wrangler dev` of the",
+    "Worker on loopback serves every row; `bench_bare` exists only because the script passes `ARBITER_BENCH_BARE=true`",
+    "with a loopback `PUBLIC_URL` (src/mcp/bench-bare.ts), and is answered by the same OAuth front and the same server",
+    `of its era as \`whoami\`. Each round: ${CLIENTS} OAuth clients (reused only while none can reach its quota; new sessions for 2025-11-25), one unmeasured warm-up`,
+    `call per client, then all ${CLIENTS} at once each making ${CALLS} sequential \`tools/call\`s. Latency is per call as the client sees`,
+    "it; throughput is calls answered per second of the round's wall time. Rows alternate in ABBA order and the eras take",
+    "turns; ratios are taken per adjacent pair of bare and governed rounds of one era (median, then range over the pairs).",
+    "The load generator runs on the same machine as workerd, so all rows share its CPU.",
+    "",
+    `Run ${startedAt.toISOString()} on ${cpus().length} CPU(s), ${cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version}. Load average at start: ${load}.`,
+    "",
+    ...ERAS.flatMap((era) => eraReport(era, results, paired)),
+    ...(paired.length === 0
+      ? []
+      : [
+          "Paired rounds: the same clients alternate `bench_bare` and `whoami` calls, so both tools are measured under the",
+          "same load at the same moments. Under this load a call's latency is mostly its wait in the saturated server's",
+          "queue, so this ratio stays near 1 whatever each call costs; the separate rounds' throughput ratio shows the cost.",
+          "",
+        ]),
+    "<!-- bench:mcp end -->",
+  ];
+  const section = lines.join("\n");
+  console.log(`\n${section}\n`);
+  if (process.argv.includes("--no-write")) return;
+  const path = new URL("../BENCHMARKS.md", import.meta.url);
+  const current = readFileSync(path, "utf8");
+  const marked = /<!-- bench:mcp start -->[\s\S]*?<!-- bench:mcp end -->/;
+  writeFileSync(path, marked.test(current) ? current.replace(marked, section) : `${current.trimEnd()}\n\n${section}\n`);
+}
+
+await main();

@@ -1,0 +1,29 @@
+/**
+ * The benchmark's baseline: a `tools/call` of `bench_bare` answered by the same session (same OAuth front, same
+ * McpAgent Durable Object, same transport) with no scope check, rate limit or audit. `npm run bench:mcp` compares
+ * it with the governed `whoami` to measure what governance costs.
+ *
+ * It exists only when ARBITER_BENCH_BARE is "true" AND PUBLIC_URL is a loopback URL: wrangler.toml never sets the
+ * variable (test/node/repo-config.test.ts checks it), and a deployment serves a public origin, so a deployed
+ * Worker cannot turn it on even with `--var`. It is not listed by tools/list, and it still needs a valid token.
+ */
+import type { Env } from "../env";
+
+export const BENCH_BARE_TOOL = "bench_bare";
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+export function benchBareEnabled(env: Pick<Env, "ARBITER_BENCH_BARE" | "PUBLIC_URL">): boolean {
+  if (env.ARBITER_BENCH_BARE !== "true") return false;
+  try {
+    return LOOPBACK_HOSTS.has(new URL(env.PUBLIC_URL).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** A constant answer shaped like a tool result (structured content and its JSON text). */
+export function benchBareResult() {
+  const structuredContent = { ok: true, tool: BENCH_BARE_TOOL };
+  return { content: [{ type: "text" as const, text: JSON.stringify(structuredContent, null, 2) }], structuredContent };
+}

@@ -1,0 +1,92 @@
+// The benchmark's ungoverned baseline tool exists only with ARBITER_BENCH_BARE=true and a loopback PUBLIC_URL.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { env } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { AuditRecord } from "../../../src/audit/record";
+import { BENCH_BARE_TOOL, benchBareEnabled } from "../../../src/mcp/bench-bare";
+import type { Env } from "../../../src/env";
+import { getCatalog } from "../../../src/mcp/registry";
+import { createArbiterServer } from "../../../src/mcp/server";
+import { serveStateless } from "../../../src/mcp/v2/handler";
+import { CoordinatedRateLimiter } from "../../../src/ratelimit/limiter";
+import { MCP_URL } from "../helpers";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const ENABLED = { ARBITER_BENCH_BARE: "true", PUBLIC_URL: "http://localhost:8787" };
+
+/** One 2026-07-28 tools/call through the stateless lane's handler, as the /mcp front hands it over. */
+async function statelessCall(workerEnv: Env, name: string) {
+  const body = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name, arguments: {}, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} } },
+  };
+  const request = new Request(MCP_URL, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name },
+    body: JSON.stringify(body),
+  });
+  const response = await serveStateless(request, body, workerEnv, { organizationId: "acme", userId: "ana", clientId: "c-stateless", role: "admin", scopes: [] }, crypto.randomUUID());
+  return (await response.json()) as { result?: { structuredContent?: unknown; isError?: boolean; content?: Array<{ text: string }> }; error?: { message: string } };
+}
+
+async function connect(workerEnv: Env) {
+  const records: AuditRecord[] = [];
+  const server = createArbiterServer(getCatalog(), {
+    env: workerEnv,
+    session: { get: async () => undefined, put: async () => undefined },
+    audit: { record: async (r) => void records.push(r) },
+    rateLimiter: { check: async () => ({ allowed: true }) },
+    principalOf: () => ({ organizationId: "acme", userId: "ana", clientId: "c", role: "admin", scopes: [] }),
+  });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  const client = new Client({ name: "bench-bare-test", version: "1.0.0" });
+  await client.connect(clientTransport);
+  return { client, records };
+}
+
+describe("bench_bare", () => {
+  it("is on only with ARBITER_BENCH_BARE=true and a loopback PUBLIC_URL", () => {
+    expect(benchBareEnabled({ ARBITER_BENCH_BARE: "true", PUBLIC_URL: "http://localhost:8787" })).toBe(true);
+    expect(benchBareEnabled({ ARBITER_BENCH_BARE: "true", PUBLIC_URL: "http://127.0.0.1:9000" })).toBe(true);
+    expect(benchBareEnabled({ ARBITER_BENCH_BARE: "true", PUBLIC_URL: "https://arbiter.example.com" })).toBe(false);
+    expect(benchBareEnabled({ ARBITER_BENCH_BARE: "true", PUBLIC_URL: "http://localhost.example.com" })).toBe(false);
+    expect(benchBareEnabled({ ARBITER_BENCH_BARE: "true", PUBLIC_URL: "not a url" })).toBe(false);
+    expect(benchBareEnabled({ ARBITER_BENCH_BARE: "1", PUBLIC_URL: "http://localhost:8787" })).toBe(false);
+    expect(benchBareEnabled({ PUBLIC_URL: "http://localhost:8787" })).toBe(false);
+  });
+
+  it("is an unknown tool in the Worker's own configuration", async () => {
+    const { client } = await connect(env);
+    await expect(client.callTool({ name: BENCH_BARE_TOOL, arguments: {} })).rejects.toThrow(/Unknown tool "bench_bare"/);
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain(BENCH_BARE_TOOL);
+  });
+
+  it("answers without the pipeline when enabled: no audit record, no limiter", async () => {
+    const { client, records } = await connect({ ...env, ...ENABLED });
+    const result = await client.callTool({ name: BENCH_BARE_TOOL, arguments: {} });
+    expect(result.structuredContent).toEqual({ ok: true, tool: BENCH_BARE_TOOL });
+    expect(records).toHaveLength(0);
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain(BENCH_BARE_TOOL);
+  });
+
+  it("is served by the 2026-07-28 lane's own handler when enabled, outside the pipeline, and unknown otherwise", async () => {
+    const log = vi.spyOn(console, "log");
+    const check = vi.spyOn(CoordinatedRateLimiter.prototype, "check");
+    const enabled = await statelessCall({ ...env, ...ENABLED }, BENCH_BARE_TOOL);
+    expect(enabled.result?.structuredContent).toEqual({ ok: true, tool: BENCH_BARE_TOOL });
+    expect(check).not.toHaveBeenCalled();
+    expect(log.mock.calls.some((call) => String(call[0]).includes('"event":"audit"'))).toBe(false);
+
+    const off = await statelessCall(env, BENCH_BARE_TOOL);
+    expect(off.result?.structuredContent).toBeUndefined();
+    expect(JSON.stringify(off)).toMatch(/bench_bare/);
+    expect(off.result?.isError ?? Boolean(off.error)).toBe(true);
+  });
+});
