@@ -11,12 +11,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_DOCUMENT_REFERENCES, MAX_REF_CHAIN_LINKS } from "../../../src/contracts/ref-resolver";
 import { MAX_CHANGES_PER_SCHEMA } from "../../../src/contracts/rules/support/schema-diff";
 import { MAX_LISTED_PER_RULE } from "../../../src/contracts/verdict";
-import { callJson, restToken } from "./api-helpers";
+import { callJson } from "./api-helpers";
+import { restPrincipal, type Caller } from "../harness";
 
-let developer: string;
+let developer: Caller;
 
 beforeAll(async () => {
-  developer = await restToken("dev", "contracts.read contracts.write snapshots.write");
+  developer = restPrincipal("dev", "contracts.read contracts.write snapshots.write");
 });
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
