@@ -1,5 +1,5 @@
 /**
- * Recorded traffic over REST (POST/GET /api/v1/projects/:project/exchanges) in the real Worker: HAR and NDJSON
+ * Recorded traffic over REST (POST/GET /api/v1/projects/:project/exchanges) at the REST handler (harness.ts): HAR and NDJSON
  * uploads checked against the stored contract, each finding located by operation, exchange index and pointer;
  * malformed and over-limit uploads refused with what is wrong; the run stored as the project's latest, visible
  * over REST (with ?format=), in the MCP tool spec_exchanges_latest and on the console, never to another organization.

@@ -1,5 +1,5 @@
 /**
- * The spec-driven loop without waiting for CI, over REST in the real Worker: drafts checked and never stored,
+ * The spec-driven loop without waiting for CI, over REST at the REST handler (harness.ts): drafts checked and never stored,
  * contract versions compared from the clients' point of view at upload (policy warn for acme, refuse for
  * globex), activation of a breaking version only with allowBreaking, and comparisons of stored or edited
  * contracts. Each answer is checked for its exact findings, and the store for what it (does not) hold.

@@ -1,5 +1,5 @@
 /**
- * What an upload may cost, over the REST upload in the real Worker: a 5,000-link `$ref` chain and a fan-out past
+ * What an upload may cost, over the REST upload at the REST handler (harness.ts): a 5,000-link `$ref` chain and a fan-out past
  * the reference limit are refused with a 422 naming the limit; a wide fan-out under the limit and a "diamond"
  * (two properties referring to the same next schema, 40 levels deep: 2^40 paths to the bottom) are accepted with
  * a bounded verdict, and so is one shared schema changed under 2,000 operations (200,000 violations, counted,

@@ -1,7 +1,7 @@
 /**
- * The order tools through the real Worker (OAuth, /mcp, McpAgent session, pipeline) on the embedded demo
- * upstream: listing, scope enforcement per tool, status normalisation and refusals, id checks, masking with
- * and without orders.pii, and tenant isolation between acme and globex.
+ * The order tools at the /mcp handler as a verified principal (harness.ts; McpAgent session, pipeline) on the
+ * embedded demo upstream: listing, scope enforcement per tool, status normalisation and refusals, id checks,
+ * masking with and without orders.pii, and tenant isolation between acme and globex.
  */
 import { describe, expect, it } from "vitest";
 import { mcpPrincipal } from "../harness";

@@ -2,7 +2,7 @@
  * What initialize advertises is what the server does (issue 9, item 9): resources/subscribe works, so
  * `resources.subscribe` is true; the tool, resource and prompt lists are fixed when the isolate starts and no
  * notifications/.../list_changed is ever sent, so every `listChanged` is false. Checked on the wire (a raw
- * initialize through the Worker) and as a real SDK client sees it.
+ * initialize at the /mcp handler) and as a real SDK client sees it.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";

@@ -1,6 +1,6 @@
 // An MCP session belongs to the organization, user and OAuth client that created it, on every method: anyone
 // else gets exactly the answer an unknown session id gets (McpAgent's 404 "Session not found"), and nothing
-// they send reaches the session (issue 9, item 1). Real Worker, real McpAgent Durable Objects.
+// they send reaches the session (issue 9, item 1). The /mcp handler (harness.ts: one principal per client), real McpAgent Durable Objects.
 import { beforeAll, describe, expect, it } from "vitest";
 import { fetchAs, mcpPrincipal, type Caller } from "../harness";
 import { MCP_URL, initializeSession, mcpPost, rpc } from "../helpers";
