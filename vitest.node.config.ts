@@ -2,6 +2,20 @@
 // the OpenID Connect provider on loopback, and checks over the repository itself.
 import { defineConfig } from "vitest/config";
 
+/**
+ * Files that share one `wrangler dev` (test/helpers/shared-wrangler-dev.ts says which files may): started once
+ * by the project's globalSetup instead of once per file. Every other file starts its own server (other vars,
+ * an upstream, its own port or logs, or assertions that need a server nobody else has used).
+ */
+const SHARED_WRANGLER_DEV = [
+  "test/node/conformance.test.ts",
+  "test/node/cli-login.test.ts",
+  "test/node/browser-consent.test.ts",
+  "test/node/cli-exchanges.test.ts",
+  "test/node/spec-loop-e2e.test.ts",
+  "test/node/e2e-mcp-clients.test.ts",
+];
+
 export default defineConfig({
   // Policy .graphql files are text modules in the Worker bundle (wrangler.toml rules); the same here.
   plugins: [
@@ -15,9 +29,19 @@ export default defineConfig({
     },
   ],
   test: {
-    include: ["test/node/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // One file at a time, across both projects: the e2e files each run a workerd, on 2 cores.
     fileParallelism: false,
+    projects: [
+      {
+        extends: true,
+        test: { name: "node-shared", include: SHARED_WRANGLER_DEV, globalSetup: ["test/helpers/shared-wrangler-dev.setup.ts"] },
+      },
+      {
+        extends: true,
+        test: { name: "node", include: ["test/node/**/*.test.ts"], exclude: SHARED_WRANGLER_DEV },
+      },
+    ],
   },
 });

@@ -7,9 +7,12 @@
  *   the policies, so tests never race the Worker's start-up).
  * - State: every instance persists to its own temporary directory, so runs never share KV or Durable Objects.
  * - Failure: the error carries the tail of wrangler's output, which usually says what went wrong.
+ * - Logs: kept in memory (logs()); with `logFile`, also appended to that file, so test files that share one
+ *   server started in vitest's globalSetup (shared-wrangler-dev.ts) can read them.
  * - Stop: the whole process group (npx -> wrangler -> workerd) is terminated, then killed if it lingers.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -24,6 +27,8 @@ export interface WranglerDevOptions {
   env?: string;
   /** How long to wait for readiness. */
   readyTimeoutMs?: number;
+  /** Also append everything wrangler prints to this file. */
+  logFile?: string;
 }
 
 export interface WranglerDev {
@@ -114,6 +119,7 @@ async function startOnce(port: number, options: WranglerDevOptions): Promise<Wra
   let output = "";
   const append = (chunk: Buffer) => {
     output += chunk.toString();
+    if (options.logFile) appendFileSync(options.logFile, chunk);
     // Trimmed in steps, not on every chunk: a chatty Worker (one audit line per call under bench:mcp) would
     // otherwise copy the whole buffer per line and steal CPU from the server being measured.
     if (output.length > 2 * LOG_LIMIT) output = output.slice(-LOG_LIMIT);

@@ -7,7 +7,8 @@ import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../helpers/browser";
-import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
+import { sharedWranglerDev } from "../helpers/shared-wrangler-dev";
+import type { WranglerDev } from "../helpers/wrangler-dev";
 
 let server: WranglerDev;
 let browser: Browser;
@@ -16,7 +17,7 @@ let callbackUrl: string;
 const received: URL[] = [];
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } }), launchBrowser()]);
+  [server, browser] = await Promise.all([sharedWranglerDev(), launchBrowser()]);
   callback = createServer((req, res) => {
     received.push(new URL(req.url ?? "/", callbackUrl));
     res.writeHead(200, { "Content-Type": "text/plain" }).end("client callback reached");

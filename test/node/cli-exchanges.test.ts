@@ -8,9 +8,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
+import { sharedWranglerDev } from "../helpers/shared-wrangler-dev";
+import type { WranglerDev } from "../helpers/wrangler-dev";
 import { conformingHar, exchangeContract, GOOD_ORDER, har } from "../worker/contracts/exchanges/fixtures";
-import { restTokenOverHttp } from "./contracts-e2e-server";
+import { obtainToken } from "../helpers/oauth-http";
 
 const CLI = resolve(import.meta.dirname, "../../bin/arbiter.mjs");
 const work = mkdtempSync(join(tmpdir(), "arbiter-exchanges-"));
@@ -39,8 +40,8 @@ function file(name: string, content: string): string {
 const ciEnv = () => ({ ARBITER_URL: server.url, ARBITER_TOKEN: token, ARBITER_PROJECT: "traffic" });
 
 beforeAll(async () => {
-  server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } });
-  token = await restTokenOverHttp(server.url, "ana", "contracts.read contracts.write snapshots.write");
+  server = await sharedWranglerDev();
+  token = await obtainToken(server.url, { user: "ana", scope: "contracts.read contracts.write snapshots.write", resource: `${server.url}/api` });
   const contract = await fetch(`${server.url}/api/v1/projects/traffic/contracts`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(exchangeContract()) });
   expect(contract.status).toBe(201);
 }, 180_000);

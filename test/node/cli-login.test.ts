@@ -14,7 +14,8 @@ import { join, resolve } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../helpers/browser";
-import { freePort, startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
+import { sharedWranglerDev } from "../helpers/shared-wrangler-dev";
+import { freePort, type WranglerDev } from "../helpers/wrangler-dev";
 
 const CLI = resolve(import.meta.dirname, "../../bin/arbiter.mjs");
 const SYSTEM_NODE = "/usr/bin/node";
@@ -109,7 +110,7 @@ async function whoami(token: string) {
 const mode = (path: string) => statSync(path).mode & 0o777;
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } }), launchBrowser()]);
+  [server, browser] = await Promise.all([sharedWranglerDev(), launchBrowser()]);
 }, 180_000);
 
 afterAll(async () => {

@@ -12,8 +12,9 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSuite, type Check, type SuiteLine, type SuiteRun } from "../conformance/run-suite";
-import { freePort, startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
-import { approveAuthorization, obtainToken, registerClient } from "./contracts-subscription-auth";
+import { sharedWranglerDev } from "../helpers/shared-wrangler-dev";
+import { freePort, type WranglerDev } from "../helpers/wrangler-dev";
+import { approveAuthorization, obtainToken, registerClient } from "../helpers/oauth-http";
 
 interface NotApplicable {
   scenarios: Record<string, string>;
@@ -76,7 +77,7 @@ let server: WranglerDev;
 let token: string;
 
 beforeAll(async () => {
-  server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } });
+  server = await sharedWranglerDev();
   // Every scope of the catalog's tools, so the scenarios that call tools/list's first tool reach it.
   token = await obtainToken(server.url, { user: "ana", scope: "orders.read orders.search orders.pii contracts.read audit.read", resource: `${server.url}/mcp` });
 });

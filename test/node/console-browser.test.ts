@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../helpers/browser";
 import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
-import { obtainToken } from "./contracts-subscription-auth";
+import { obtainToken } from "../helpers/oauth-http";
 
 let server: WranglerDev;
 let browser: Browser;

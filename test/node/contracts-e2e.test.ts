@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
-import { restTokenOverHttp } from "./contracts-e2e-server";
+import { obtainToken } from "../helpers/oauth-http";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const CLI = resolve(REPO, "bin/arbiter.mjs");
@@ -80,8 +80,8 @@ delete broken.paths["/orders/{id}"];
 
 beforeAll(async () => {
   server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } });
-  const ana = await restTokenOverHttp(server.url, "ana", "keys.admin contracts.read contracts.write snapshots.write");
-  const gus = await restTokenOverHttp(server.url, "gus", "keys.admin contracts.read contracts.write snapshots.write");
+  const ana = await obtainToken(server.url, { user: "ana", scope: "keys.admin contracts.read contracts.write snapshots.write", resource: `${server.url}/api` });
+  const gus = await obtainToken(server.url, { user: "gus", scope: "keys.admin contracts.read contracts.write snapshots.write", resource: `${server.url}/api` });
   expect((await api(ana, "POST", "/projects/orders/contracts", contract)).status).toBe(201);
   const created = await api(ana, "POST", "/keys", { name: "orders CI", projects: ["orders", "github"], scopes: ["contracts.read", "contracts.write", "snapshots.write"] });
   expect(created.status).toBe(201);

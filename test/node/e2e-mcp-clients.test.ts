@@ -8,13 +8,14 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HeadlessUserProvider } from "../helpers/headless-user";
-import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
+import { sharedWranglerDev } from "../helpers/shared-wrangler-dev";
+import type { WranglerDev } from "../helpers/wrangler-dev";
 
 const run = promisify(execFile);
 let server: WranglerDev;
 
 beforeAll(async () => {
-  server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } });
+  server = await sharedWranglerDev();
 });
 afterAll(async () => {
   await server?.stop();

@@ -7,7 +7,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { obtainAccessToken, startCountingServer, startLoopbackUpstream, startWranglerDev, type LoopbackUpstream, type WranglerDev } from "./graphql-support";
+import { obtainToken } from "../helpers/oauth-http";
+import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
+import { startCountingServer, startLoopbackUpstream, type LoopbackUpstream } from "./graphql-support";
 
 const UPSTREAM_SECRET = "e2e-upstream-secret-789";
 
@@ -26,7 +28,7 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
   beforeAll(async () => {
     redirectTarget = await startCountingServer();
     upstream = await startLoopbackUpstream({ redirectTo: redirectTarget.url });
-    worker = await startWranglerDev({ GRAPHQL_UPSTREAM_URL_GLOBEX: upstream.url(), GRAPHQL_UPSTREAM_TOKEN_GLOBEX: UPSTREAM_SECRET });
+    worker = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", GRAPHQL_UPSTREAM_URL_GLOBEX: upstream.url(), GRAPHQL_UPSTREAM_TOKEN_GLOBEX: UPSTREAM_SECRET } });
   });
   afterAll(async () => {
     await worker?.stop();
@@ -35,8 +37,8 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
   });
 
   it("a real MCP client lists and calls both tools on acme's demo data", async () => {
-    const token = await obtainAccessToken(worker.base, "ana", "orders.read orders.search");
-    const client = await connect(worker.base, token);
+    const token = await obtainToken(worker.url, { user: "ana", scope: "orders.read orders.search", resource: `${worker.url}/mcp` });
+    const client = await connect(worker.url, token);
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
       expect(names).toEqual(expect.arrayContaining(["orders_search", "orders_get_by_id"]));
@@ -58,8 +60,8 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
   });
 
   it("globex's configured upstream answers instead, with the credential from the Worker secret and never the client's token", async () => {
-    const token = await obtainAccessToken(worker.base, "gus", "orders.read orders.search");
-    const client = await connect(worker.base, token);
+    const token = await obtainToken(worker.url, { user: "gus", scope: "orders.read orders.search", resource: `${worker.url}/mcp` });
+    const client = await connect(worker.url, token);
     try {
       const before = upstream.requests.length;
       const search = await client.callTool({ name: "orders_search", arguments: {} });
@@ -83,8 +85,8 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
   });
 
   it("does not follow a redirect from the upstream: upstream-error, and the redirect's target is never contacted", async () => {
-    const token = await obtainAccessToken(worker.base, "gus", "orders.read");
-    const client = await connect(worker.base, token);
+    const token = await obtainToken(worker.url, { user: "gus", scope: "orders.read", resource: `${worker.url}/mcp` });
+    const client = await connect(worker.url, token);
     try {
       const result = await client.callTool({ name: "orders_get_by_id", arguments: { id: "ord_5004" } });
       expect(result.isError).toBe(true);
@@ -98,8 +100,8 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
   });
 
   it("times out a slow upstream after the 3 s default: the upstream connection is closed, the tool answers isError", async () => {
-    const token = await obtainAccessToken(worker.base, "gus", "orders.read");
-    const client = await connect(worker.base, token);
+    const token = await obtainToken(worker.url, { user: "gus", scope: "orders.read", resource: `${worker.url}/mcp` });
+    const client = await connect(worker.url, token);
     try {
       const closedBefore = upstream.closedEarly.length;
       const started = Date.now();
@@ -110,7 +112,7 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
       // The slow server answers only after 20 s; the tool answered long before, and the server saw the close.
       expect(waited).toBeLessThan(15_000);
       expect(await upstream.waitForEarlyClose(closedBefore + 1, 5_000)).toBe(true);
-      expect(worker.output()).toContain('"outcome":"timeout"');
+      expect(worker.logs()).toContain('"outcome":"timeout"');
     } finally {
       await client.close();
     }

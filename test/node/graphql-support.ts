@@ -1,13 +1,10 @@
 /**
  * Node-side support for the order-data tests: a policies/ folder read from disk into the same map the Worker
- * bundles, a real GraphQL upstream on loopback, wrangler dev of this Worker, and the OAuth dance over HTTP.
+ * bundles and a real GraphQL upstream on loopback. wrangler dev and tokens: test/helpers/wrangler-dev.ts, oauth-http.ts.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
-import { createServer as createNetServer, type AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import type { AddressInfo } from "node:net";
 import { join, relative, sep } from "node:path";
 import { buildSchema, graphql } from "graphql";
 
@@ -163,118 +160,4 @@ export async function startCountingServer(): Promise<{ url: string; hits(): numb
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// wrangler dev of this Worker, and the OAuth dance over HTTP (mirrors test/worker/helpers.ts).
-
-export async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-export interface WranglerDev {
-  base: string;
-  output(): string;
-  stop(): Promise<void>;
-}
-
-export async function startWranglerDev(vars: Record<string, string>): Promise<WranglerDev> {
-  const port = await freePort();
-  const inspector = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const persist = mkdtempSync(join(tmpdir(), "arbiter-e2e-"));
-  const args = ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(inspector), "--persist-to", persist, "--show-interactive-dev-session=false"];
-  for (const [key, value] of Object.entries({ ARBITER_DEV_SIGN_IN: "true", PUBLIC_URL: base, ...vars })) args.push("--var", `${key}:${value}`);
-  let log = "";
-  const child: ChildProcess = spawn("npx", args, {
-    cwd: process.cwd(),
-    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" },
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout?.on("data", (chunk: Buffer) => (log += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
-  const stop = async () => {
-    if (child.exitCode === null && child.pid) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      process.kill(-child.pid, "SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (child.exitCode === null) process.kill(-child.pid, "SIGKILL");
-    }
-    rmSync(persist, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 100_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) break;
-    try {
-      if ((await fetch(`${base}/health`)).ok) return { base, output: () => log, stop };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  await stop();
-  throw new Error(`wrangler dev did not start:\n${log.slice(-3000)}`);
-}
-
-class Cookies {
-  private jar = new Map<string, string>();
-  store(response: Response) {
-    for (const header of response.headers.getSetCookie()) {
-      const [pair] = header.split(";");
-      const index = pair!.indexOf("=");
-      this.jar.set(pair!.slice(0, index).trim(), pair!.slice(index + 1).trim());
-    }
-  }
-  header() {
-    return [...this.jar].map(([k, v]) => `${k}=${v}`).join("; ");
-  }
-}
-
-/** Register a public client, dev sign-in as `user`, approve `scope` on the consent page, exchange the code. */
-export async function obtainAccessToken(base: string, user: string, scope: string, resource = `${base}/mcp`): Promise<string> {
-  const redirect = "https://client.example/callback";
-  const registered = await fetch(`${base}/oauth/register`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ client_name: "E2E client", redirect_uris: [redirect], token_endpoint_auth_method: "none", grant_types: ["authorization_code"], response_types: ["code"] }),
-  });
-  if (registered.status !== 201) throw new Error(`registration: ${registered.status} ${await registered.text()}`);
-  const clientId = ((await registered.json()) as { client_id: string }).client_id;
-  const cookies = new Cookies();
-  const browser = async (url: string, init: RequestInit = {}) => {
-    const headers = new Headers(init.headers);
-    headers.set("Cookie", cookies.header());
-    const response = await fetch(url.startsWith("http") ? url : `${base}${url}`, { ...init, headers, redirect: "manual" });
-    cookies.store(response);
-    return response;
-  };
-  await browser("/signin/dev", { method: "POST", body: new URLSearchParams({ user, return: "/" }), headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: base } });
-  const verifier = randomBytes(32).toString("base64url");
-  const challenge = createHash("sha256").update(verifier).digest("base64url");
-  const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256", state: "s", resource, scope });
-  const page = await browser(`/authorize?${query}`);
-  let location = page.headers.get("location");
-  if (page.status === 200) {
-    const html = await page.text();
-    const handle = /name="handle" value="([^"]+)"/.exec(html)?.[1]?.replace(/&#(\d+);/g, (_m, code) => String.fromCharCode(Number(code)));
-    if (!handle) throw new Error("no consent handle");
-    const form = new URLSearchParams({ handle, decision: "approve" });
-    for (const granted of scope.split(" ")) form.append("scope", granted);
-    const approved = await browser("/authorize", { method: "POST", body: form, headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: base } });
-    location = approved.headers.get("location");
-  }
-  const code = location ? new URL(location).searchParams.get("code") : null;
-  if (!code) throw new Error(`no authorization code (redirect ${location})`);
-  const token = await fetch(`${base}/oauth/token`, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirect, client_id: clientId, code_verifier: verifier, resource }),
-  });
-  if (token.status !== 200) throw new Error(`token: ${token.status} ${await token.text()}`);
-  return ((await token.json()) as { access_token: string }).access_token;
 }

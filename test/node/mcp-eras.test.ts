@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
-import { obtainToken } from "./contracts-subscription-auth";
+import { obtainToken } from "../helpers/oauth-http";
 
 const LATEST = "spec://projects/orders/verdicts/latest";
 const ACTIVE = "spec://active/contract";

@@ -12,8 +12,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
-import { obtainToken } from "./contracts-subscription-auth";
+import { sharedWranglerDev } from "../helpers/shared-wrangler-dev";
+import type { WranglerDev } from "../helpers/wrangler-dev";
+import { obtainToken } from "../helpers/oauth-http";
 
 const CLI = resolve(import.meta.dirname, "../../bin/arbiter.mjs");
 const work = mkdtempSync(join(tmpdir(), "arbiter-loop-"));
@@ -68,7 +69,7 @@ async function tool(name: string, args: Record<string, unknown>): Promise<any> {
 }
 
 beforeAll(async () => {
-  server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } });
+  server = await sharedWranglerDev();
   ci = await obtainToken(server.url, { user: "dev", scope: "contracts.read contracts.write snapshots.write", resource: `${server.url}/api` });
   const mcp = await obtainToken(server.url, { user: "dev", scope: "contracts.read", resource: `${server.url}/mcp` });
   const upload = await runCli(["contract", file("v1.json", v1)]);

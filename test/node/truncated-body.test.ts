@@ -9,7 +9,7 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
-import { restTokenOverHttp } from "./contracts-e2e-server";
+import { obtainToken } from "../helpers/oauth-http";
 
 let server: WranglerDev;
 let mcp: string;
@@ -18,9 +18,9 @@ let auditor: string;
 
 beforeAll(async () => {
   server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } });
-  mcp = await restTokenOverHttp(server.url, "ana", "orders.read", `${server.url}/mcp`);
-  rest = await restTokenOverHttp(server.url, "ana", "orders.search contracts.read contracts.write");
-  auditor = await restTokenOverHttp(server.url, "ana", "audit.read");
+  mcp = await obtainToken(server.url, { user: "ana", scope: "orders.read", resource: `${server.url}/mcp` });
+  rest = await obtainToken(server.url, { user: "ana", scope: "orders.search contracts.read contracts.write", resource: `${server.url}/api` });
+  auditor = await obtainToken(server.url, { user: "ana", scope: "audit.read", resource: `${server.url}/api` });
 }, 180_000);
 
 afterAll(async () => {

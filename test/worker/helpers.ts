@@ -1,5 +1,10 @@
-/** Test helpers that drive the real Worker (SELF) through OAuth like a client and a browser would. */
+/**
+ * Test helpers that drive the real Worker (SELF) through OAuth like a client and a browser would. The MCP
+ * helpers (mcpPost, initializeSession, rpc) also take a verified principal from harness.ts, which skips OAuth
+ * and calls the /mcp handler directly.
+ */
 import { SELF } from "cloudflare:test";
+import { fetchAs, type Caller } from "./harness";
 
 export const BASE = "http://localhost:8787";
 export const MCP_URL = `${BASE}/mcp`;
@@ -152,18 +157,14 @@ export async function obtainTokens(options: { user?: string; scope?: string; app
   return { tokens: (await tokenResponse.json()) as TokenSet, client, jar };
 }
 
-/** A JSON-RPC POST to /mcp with the headers Streamable HTTP requires. */
-export async function mcpPost(token: string | undefined, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return SELF.fetch(MCP_URL, {
+/** A JSON-RPC POST to /mcp with the headers Streamable HTTP requires; without a caller, anonymous through SELF. */
+export async function mcpPost(token: Caller | undefined, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const init = {
     method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-      ...headers,
-    },
+    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
-  });
+  };
+  return token ? fetchAs(token, MCP_URL, init) : SELF.fetch(MCP_URL, init);
 }
 
 /** Reads the JSON-RPC messages of an SSE (or JSON) response. */
@@ -176,7 +177,7 @@ export async function readRpc(response: Response): Promise<Array<Record<string, 
     .map((line) => JSON.parse(line.slice(6)));
 }
 
-export async function initializeSession(token: string, protocolVersion = "2025-11-25"): Promise<string> {
+export async function initializeSession(token: Caller, protocolVersion = "2025-11-25"): Promise<string> {
   const response = await mcpPost(token, {
     jsonrpc: "2.0",
     id: 1,
@@ -191,7 +192,7 @@ export async function initializeSession(token: string, protocolVersion = "2025-1
   return sessionId;
 }
 
-export async function rpc(token: string, sessionId: string, method: string, params: unknown = {}, id = 2): Promise<Record<string, any>> {
+export async function rpc(token: Caller, sessionId: string, method: string, params: unknown = {}, id = 2): Promise<Record<string, any>> {
   const response = await mcpPost(token, { jsonrpc: "2.0", id, method, params }, { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" });
   const messages = await readRpc(response);
   const reply = messages.find((m) => m.id === id);

@@ -14,6 +14,7 @@ import { checkConformance, checkConstitution } from "../../../src/contracts/engi
 import type { Verdict } from "../../../src/contracts/types";
 import { BASE } from "../helpers";
 import { callJson, contractProblems, restToken } from "../contracts-api/api-helpers";
+import { restPrincipal } from "../harness";
 
 const document = contract as Record<string, unknown>;
 
@@ -92,7 +93,7 @@ describe("real answers against the contract (the REST tests' callJson)", () => {
   });
 
   it("callJson fails a test whose answer the contract does not allow, unless it opts out with a reason", async () => {
-    const token = await restToken("ana", "contracts.read");
+    const token = restPrincipal("ana", "contracts.read");
     await expect(callJson(token, "GET", "/not-a-route")).rejects.toThrow(/does not allow/);
     expect((await callJson(token, "GET", "/not-a-route", undefined, undefined, { unchecked: "an unknown route is not in any contract" })).status).toBe(404);
     const errorAnswer = await callJson(token, "GET", "/projects?limit=0");

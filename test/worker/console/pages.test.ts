@@ -3,7 +3,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { auditStoresIn } from "../../../src/audit/sink";
-import { callJson, restToken } from "../contracts-api/api-helpers";
+import { callJson } from "../contracts-api/api-helpers";
+import { restPrincipal } from "../harness";
 import { ordersContract, text } from "../contracts-api/fixtures";
 import { signedIn, visibleText } from "./console-helpers";
 
@@ -19,7 +20,7 @@ describe("empty states", () => {
 
 describe("projects", () => {
   it("lists each project with its active contract and latest verdict", async () => {
-    const token = await restToken("ana", "contracts.write snapshots.write contracts.read");
+    const token = restPrincipal("ana", "contracts.write snapshots.write contracts.read");
     expect((await callJson(token, "POST", "/projects/billing/contracts?label=001-billing", text(ordersContract()))).status).toBe(201);
     const rejected = structuredClone(ordersContract()) as { paths: Record<string, unknown> };
     delete rejected.paths["/orders/{id}"];
@@ -106,7 +107,7 @@ describe("audit trail", () => {
 
 describe("rate-limit usage", () => {
   it("shows the calls each client made in its current window", async () => {
-    const token = await restToken("ana", "contracts.read");
+    const token = restPrincipal("ana", "contracts.read");
     for (let i = 0; i < 3; i++) expect((await callJson(token, "GET", "/projects")).status).toBe(200);
     const page = await (await signedIn("ana")).get("/admin/usage");
     const rows = page.text.split("<tr>").filter((row) => row.includes(">REST API<"));

@@ -3,7 +3,8 @@
 // with severity and location, its Markdown as escaped text, and downloads (administrators of the same
 // organization only). A contract with no operations never shows a green "approved".
 import { beforeAll, describe, expect, it } from "vitest";
-import { callJson, restToken } from "../contracts-api/api-helpers";
+import { callJson } from "../contracts-api/api-helpers";
+import { restPrincipal } from "../harness";
 import { ordersContract, text } from "../contracts-api/fixtures";
 import { browserFetch, CookieJar } from "../helpers";
 import { signedIn, visibleText } from "./console-helpers";
@@ -12,7 +13,7 @@ let snapshotVerdict: number;
 let snapshotId: number;
 
 beforeAll(async () => {
-  const token = await restToken("ana", "contracts.write snapshots.write contracts.read");
+  const token = restPrincipal("ana", "contracts.write snapshots.write contracts.read");
   expect((await callJson(token, "POST", "/projects/shop/contracts?label=001-shop", text(ordersContract()))).status).toBe(201);
   // v2 drops GET /orders/{id}: a breaking change for clients of v1 (policy "warn": it becomes active).
   const smaller = structuredClone(ordersContract()) as { paths: Record<string, unknown> };

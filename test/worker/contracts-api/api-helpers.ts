@@ -1,24 +1,28 @@
-/** Helpers for the CI API tests: REST calls with a bearer token (OAuth or CI key) against the real Worker. */
-import { SELF } from "cloudflare:test";
+/**
+ * Helpers for the CI API tests: REST calls as a caller, either a bearer token (OAuth or CI key) through the real
+ * Worker, or a verified principal (harness.ts) handed straight to the REST handler.
+ */
 import contract from "../../../src/api/openapi.json";
 import { indexDocument } from "../../../src/contracts/normalize-document";
 import { createPayloadValidator } from "../../../src/contracts/payload";
 import { findOperation, findResponseKey } from "../../../src/contracts/payload-route";
 import type { OpenApiDocument } from "../../../src/contracts/types";
+import { fetchAs, type Caller } from "../harness";
 import { API_RESOURCE, BASE, obtainTokens } from "../helpers";
 
 export const API = `${BASE}/api/v1`;
 
+/** A real REST token, through sign-in, consent and the token endpoint (for tests of OAuth, tokens and the front door). */
 export async function restToken(user: string, scope: string): Promise<string> {
   const { tokens } = await obtainTokens({ user, scope, resource: API_RESOURCE });
   return tokens.access_token;
 }
 
-export function call(token: string, method: string, path: string, body?: BodyInit | object, headers: Record<string, string> = {}): Promise<Response> {
+export function call(token: Caller, method: string, path: string, body?: BodyInit | object, headers: Record<string, string> = {}): Promise<Response> {
   const isJson = body !== undefined && typeof body === "object" && !(body instanceof Uint8Array) && !(body instanceof ReadableStream) && !(body instanceof ArrayBuffer);
-  return SELF.fetch(`${API}${path}`, {
+  return fetchAs(token, `${API}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${token}`, ...(isJson ? { "Content-Type": "application/json" } : {}), ...headers },
+    headers: { ...(isJson ? { "Content-Type": "application/json" } : {}), ...headers },
     ...(body === undefined ? {} : { body: isJson ? JSON.stringify(body) : (body as BodyInit) }),
   });
 }
@@ -48,7 +52,7 @@ export function contractProblems(method: string, url: string, status: number, co
 }
 
 export async function callJson<T = any>(
-  token: string,
+  token: Caller,
   method: string,
   path: string,
   body?: BodyInit | object,
@@ -70,7 +74,7 @@ export async function callJson<T = any>(
   return { status: response.status, body: parsed as T };
 }
 
-export async function createKey(adminToken: string, spec: { name?: string; projects: string[]; scopes: string[]; expiresAt?: string }): Promise<{ id: string; secret: string }> {
+export async function createKey(adminToken: Caller, spec: { name?: string; projects: string[]; scopes: string[]; expiresAt?: string }): Promise<{ id: string; secret: string }> {
   const { status, body } = await callJson(adminToken, "POST", "/keys", { name: spec.name ?? "test key", ...spec });
   if (status !== 201) throw new Error(`key creation failed: ${status} ${JSON.stringify(body)}`);
   return { id: body.key.id, secret: body.secret };

@@ -3,13 +3,14 @@
  * no operations are refused; a contract that breaks the constitution is stored, made active and reported.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { callJson, restToken } from "./api-helpers";
+import { callJson } from "./api-helpers";
+import { restPrincipal, type Caller } from "../harness";
 import { conformingSnapshot, ordersContract, text } from "./fixtures";
 
-let developer: string;
+let developer: Caller;
 
 beforeAll(async () => {
-  developer = await restToken("dev", "contracts.read contracts.write snapshots.write");
+  developer = restPrincipal("dev", "contracts.read contracts.write snapshots.write");
 });
 
 type Paths = Record<string, Record<string, unknown>>;

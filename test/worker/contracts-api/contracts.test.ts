@@ -2,11 +2,12 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CHUNK_BYTES } from "../../../src/contracts/store/schema";
 import type { Env as WorkerEnv } from "../../../src/env";
-import { call, callJson, createKey, restToken } from "./api-helpers";
+import { call, callJson, createKey } from "./api-helpers";
+import { restPrincipal, type Caller } from "../harness";
 import { conformingSnapshot, ORDERS_CONTRACT_YAML, ordersContract, text, violatingSnapshot } from "./fixtures";
 
-let developer: string;
-let ana: string;
+let developer: Caller;
+let ana: Caller;
 
 async function sha256(bytes: string | Uint8Array): Promise<string> {
   const data = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
@@ -20,8 +21,8 @@ function storeOf(organization: string) {
 }
 
 beforeAll(async () => {
-  developer = await restToken("dev", "contracts.read contracts.write snapshots.write");
-  ana = await restToken("ana", "keys.admin contracts.read contracts.write snapshots.write");
+  developer = restPrincipal("dev", "contracts.read contracts.write snapshots.write");
+  ana = restPrincipal("ana", "keys.admin contracts.read contracts.write snapshots.write");
 });
 
 describe("contracts, snapshots, builds and verdicts over REST", () => {

@@ -1,5 +1,5 @@
 /**
- * Recorded traffic over REST (POST/GET /api/v1/projects/:project/exchanges) in the real Worker: HAR and NDJSON
+ * Recorded traffic over REST (POST/GET /api/v1/projects/:project/exchanges) at the REST handler (harness.ts): HAR and NDJSON
  * uploads checked against the stored contract, each finding located by operation, exchange index and pointer;
  * malformed and over-limit uploads refused with what is wrong; the run stored as the project's latest, visible
  * over REST (with ?format=), in the MCP tool spec_exchanges_latest and on the console, never to another organization.
@@ -11,12 +11,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_EXCHANGES } from "../../../src/contracts/exchanges/exchange";
 import sarifSchema from "../../fixtures/sarif/sarif-2.1.0.schema.json";
 import { signedIn } from "../console/console-helpers";
-import { callTool, connectAgent } from "../contracts-mcp/helpers";
+import { callTool, connectPrincipal } from "../contracts-mcp/helpers";
 import { conformingHar, exchangeContract, GOOD_ORDER, har, NEW_ORDER } from "../contracts/exchanges/fixtures";
-import { call, callJson, restToken } from "./api-helpers";
+import { call, callJson } from "./api-helpers";
+import { restPrincipal, type Caller } from "../harness";
 
-let ci: string;
-let reader: string;
+let ci: Caller;
+let reader: Caller;
 
 const upload = (body: unknown, query = "", contentType = "application/json", token = ci) =>
   callJson(token, "POST", `/projects/traffic/exchanges${query}`, typeof body === "string" ? body : JSON.stringify(body), { "Content-Type": contentType });
@@ -24,8 +25,8 @@ const upload = (body: unknown, query = "", contentType = "application/json", tok
 const locations = (body: any) => body.verdict.violations.map((v: { rule: string; location: string }) => [v.rule, v.location]);
 
 beforeAll(async () => {
-  ci = await restToken("ana", "contracts.read contracts.write snapshots.write");
-  reader = await restToken("ana", "contracts.read");
+  ci = restPrincipal("ana", "contracts.read contracts.write snapshots.write");
+  reader = restPrincipal("ana", "contracts.read");
   const contract = await callJson(ci, "POST", "/projects/traffic/contracts", JSON.stringify(exchangeContract()), { "Content-Type": "application/json" });
   expect(contract.status).toBe(201);
 });
@@ -183,7 +184,7 @@ describe("the stored run", () => {
   });
 
   it("is what spec_exchanges_latest returns over MCP", async () => {
-    const agent = await connectAgent("ana");
+    const agent = await connectPrincipal("ana");
     const result = await callTool(agent, "spec_exchanges_latest", { project: "traffic" });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ project: "traffic", run: { id: latestId, commit: "cccc333" }, approved: false, totalViolations: 1 });
@@ -199,13 +200,13 @@ describe("the stored run", () => {
   });
 
   it("is invisible to another organization", async () => {
-    const globex = await restToken("gus", "contracts.read contracts.write snapshots.write");
+    const globex = restPrincipal("gus", "contracts.read contracts.write snapshots.write");
     expect((await callJson(globex, "GET", "/projects/traffic/exchanges/latest")).status).toBe(404);
     expect((await callJson(globex, "GET", `/projects/traffic/exchanges/${latestId}`)).status).toBe(404);
     // Even with a project of the same name in its own organization, it sees only its own runs.
     expect((await callJson(globex, "POST", "/projects/traffic/contracts", JSON.stringify(exchangeContract()), { "Content-Type": "application/json" })).status).toBe(201);
     expect((await callJson(globex, "GET", "/projects/traffic/exchanges")).body.runs).toEqual([]);
-    const agent = await connectAgent("gus");
+    const agent = await connectPrincipal("gus");
     const result = await callTool(agent, "spec_exchanges_latest", { project: "traffic" });
     expect(result.isError).toBe(true);
     expect(result.content[0].text).toContain("no recorded traffic yet");

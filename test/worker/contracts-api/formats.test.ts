@@ -10,10 +10,11 @@ import { renderGithubActions } from "../../../src/contracts/formats/github-actio
 import { renderJunit } from "../../../src/contracts/formats/junit";
 import { artifactUri } from "../../../src/contracts/formats/sarif";
 import sarifSchema from "../../fixtures/sarif/sarif-2.1.0.schema.json";
-import { call, callJson, restToken } from "./api-helpers";
+import { call, callJson } from "./api-helpers";
+import { restPrincipal, type Caller } from "../harness";
 import { ordersContract, text, violatingSnapshot } from "./fixtures";
 
-let developer: string;
+let developer: Caller;
 
 function sarifValidator(): Validator {
   return new Validator(structuredClone(sarifSchema) as object, "4", false);
@@ -24,7 +25,7 @@ let snapshotId = 0;
 let verdictId = 0;
 
 beforeAll(async () => {
-  developer = await restToken("dev", "contracts.read contracts.write snapshots.write");
+  developer = restPrincipal("dev", "contracts.read contracts.write snapshots.write");
   const contract = await call(developer, "POST", "/projects/fmt/contracts", text(ordersContract()), { "Content-Type": "application/json" });
   expect(contract.status).toBe(201);
   const upload = await callJson(developer, "POST", "/projects/fmt/snapshots?commit=abc123", text(violatingSnapshot()), { "Content-Type": "application/json" });

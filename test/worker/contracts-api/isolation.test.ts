@@ -1,18 +1,19 @@
 // One organization never reaches another's projects, keys or documents: the organization comes from the token
 // or CI key only, so every route answers as if the other organization's data did not exist.
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, callJson, createKey, restToken } from "./api-helpers";
+import { call, callJson, createKey } from "./api-helpers";
+import { restPrincipal, type Caller } from "../harness";
 import { conformingSnapshot, ordersContract, text, violatingSnapshot } from "./fixtures";
 
-let ana: string;
-let gus: string;
+let ana: Caller;
+let gus: Caller;
 let gusKey: string;
 let snapshotId: number;
 let verdictId: number;
 
 beforeAll(async () => {
-  ana = await restToken("ana", "keys.admin contracts.read contracts.write snapshots.write");
-  gus = await restToken("gus", "keys.admin contracts.read contracts.write snapshots.write");
+  ana = restPrincipal("ana", "keys.admin contracts.read contracts.write snapshots.write");
+  gus = restPrincipal("gus", "keys.admin contracts.read contracts.write snapshots.write");
   expect((await callJson(ana, "POST", "/projects/orders/contracts?label=acme-only", text(ordersContract()))).status).toBe(201);
   const snapshot = await callJson(ana, "POST", "/projects/orders/snapshots?commit=acme1", text(violatingSnapshot()));
   snapshotId = snapshot.body.snapshot.id;

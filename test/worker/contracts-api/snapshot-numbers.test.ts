@@ -1,13 +1,14 @@
 // Snapshot ids count across the organization (one table for all its projects); each snapshot also carries its
 // number in its own project, and answers name both ("snapshot 1 of beta (id 2, ...)").
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, callJson, restToken } from "./api-helpers";
+import { call, callJson } from "./api-helpers";
+import { restPrincipal, type Caller } from "../harness";
 import { conformingSnapshot, ordersContract, text } from "./fixtures";
 
-let token: string;
+let token: Caller;
 
 beforeAll(async () => {
-  token = await restToken("dev", "contracts.read contracts.write snapshots.write");
+  token = restPrincipal("dev", "contracts.read contracts.write snapshots.write");
 });
 
 describe("snapshot numbers per project", () => {

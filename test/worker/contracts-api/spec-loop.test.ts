@@ -1,15 +1,16 @@
 /**
- * The spec-driven loop without waiting for CI, over REST in the real Worker: drafts checked and never stored,
+ * The spec-driven loop without waiting for CI, over REST at the REST handler (harness.ts): drafts checked and never stored,
  * contract versions compared from the clients' point of view at upload (policy warn for acme, refuse for
  * globex), activation of a breaking version only with allowBreaking, and comparisons of stored or edited
  * contracts. Each answer is checked for its exact findings, and the store for what it (does not) hold.
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { callJson, restToken } from "./api-helpers";
+import { callJson } from "./api-helpers";
+import { restPrincipal, type Caller } from "../harness";
 import { conformingSnapshot, ordersContract, text, violatingSnapshot } from "./fixtures";
 
-let dev: string;
-let gus: string;
+let dev: Caller;
+let gus: Caller;
 
 const json = { "Content-Type": "application/json" };
 
@@ -28,8 +29,8 @@ function auditReasons(spy: { mock: { calls: unknown[][] } }, target: string): st
 }
 
 beforeAll(async () => {
-  dev = await restToken("dev", "contracts.read contracts.write snapshots.write");
-  gus = await restToken("gus", "contracts.read contracts.write snapshots.write");
+  dev = restPrincipal("dev", "contracts.read contracts.write snapshots.write");
+  gus = restPrincipal("gus", "contracts.read contracts.write snapshots.write");
 });
 
 afterEach(() => vi.restoreAllMocks());

@@ -1,5 +1,5 @@
 /**
- * What an upload may cost, over the REST upload in the real Worker: a 5,000-link `$ref` chain and a fan-out past
+ * What an upload may cost, over the REST upload at the REST handler (harness.ts): a 5,000-link `$ref` chain and a fan-out past
  * the reference limit are refused with a 422 naming the limit; a wide fan-out under the limit and a "diamond"
  * (two properties referring to the same next schema, 40 levels deep: 2^40 paths to the bottom) are accepted with
  * a bounded verdict, and so is one shared schema changed under 2,000 operations (200,000 violations, counted,
@@ -11,12 +11,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_DOCUMENT_REFERENCES, MAX_REF_CHAIN_LINKS } from "../../../src/contracts/ref-resolver";
 import { MAX_CHANGES_PER_SCHEMA } from "../../../src/contracts/rules/support/schema-diff";
 import { MAX_LISTED_PER_RULE } from "../../../src/contracts/verdict";
-import { callJson, restToken } from "./api-helpers";
+import { callJson } from "./api-helpers";
+import { restPrincipal, type Caller } from "../harness";
 
-let developer: string;
+let developer: Caller;
 
 beforeAll(async () => {
-  developer = await restToken("dev", "contracts.read contracts.write snapshots.write");
+  developer = restPrincipal("dev", "contracts.read contracts.write snapshots.write");
 });
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

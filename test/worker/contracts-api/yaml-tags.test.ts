@@ -5,7 +5,8 @@
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseOpenApiDocument } from "../../../src/contracts/document";
-import { callJson, restToken } from "./api-helpers";
+import { callJson } from "./api-helpers";
+import { restPrincipal, type Caller } from "../harness";
 
 const TAGGED = `openapi: 3.0.3
 info:
@@ -24,10 +25,10 @@ paths:
           description: !!js/undefined ok
 `;
 
-let developer: string;
+let developer: Caller;
 
 beforeAll(async () => {
-  developer = await restToken("dev", "contracts.read contracts.write snapshots.write");
+  developer = restPrincipal("dev", "contracts.read contracts.write snapshots.write");
 });
 
 afterEach(() => {

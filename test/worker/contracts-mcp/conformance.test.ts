@@ -6,14 +6,14 @@ import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ContractStore } from "../../../src/contracts/store/durable-object";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
-import { callTool, connectAgent, recordFailedBuild, request, restToken, text, uploadContract, uploadSnapshot, workerEnv, type Agent } from "./helpers";
+import { callTool, connectPrincipal, recordFailedBuild, request, ciPrincipal, text, uploadContract, uploadSnapshot, workerEnv, type Agent, type Caller } from "./helpers";
 
-let ci: string;
+let ci: Caller;
 let agent: Agent;
 
 beforeAll(async () => {
-  ci = await restToken("ana");
-  agent = await connectAgent("ana");
+  ci = ciPrincipal("ana");
+  agent = await connectPrincipal("ana");
 });
 
 describe("check_api_conformance", () => {
@@ -99,7 +99,7 @@ describe("check_api_conformance when the check cannot run", () => {
   });
 
   it("no project given and none selected", async () => {
-    const fresh = await connectAgent("ana");
+    const fresh = await connectPrincipal("ana");
     const result = await callTool(fresh, "check_api_conformance", {});
     expectCannotVerify(result, "no_project_selected", /spec_project_select/);
   });

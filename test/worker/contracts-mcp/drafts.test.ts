@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_MCP_DRAFT_BYTES } from "../../../src/contracts/services/drafts";
-import { callTool, connectAgent, request, restToken, text, uploadContract, type Agent } from "./helpers";
+import { callTool, connectPrincipal, request, ciPrincipal, text, uploadContract, type Agent, type Caller } from "./helpers";
 
 const order = { type: "object", required: ["id", "total"], properties: { id: { type: "string" }, total: { type: "number" } } };
 const contract = {
@@ -26,12 +26,12 @@ const firstDraft = structuredClone(contract);
 (firstDraft.paths["/orders/{id}"].get.responses["200"].content["application/json"].schema.properties as Record<string, unknown>).total = { type: "string" };
 
 let agent: Agent;
-let ci: string;
+let ci: Caller;
 
 beforeAll(async () => {
-  ci = await restToken("dev");
+  ci = ciPrincipal("dev");
   await uploadContract(ci, "shop", contract);
-  agent = await connectAgent("dev");
+  agent = await connectPrincipal("dev");
 });
 
 describe("check_api_draft", () => {

@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { conformingSnapshot, GOOD_ORDER, ordersContract, violatingSnapshot } from "./fixtures";
-import { callTool, connectAgent, request, restToken, text, uploadContract, uploadSnapshot, workerEnv, type Agent } from "./helpers";
+import { callTool, connectPrincipal, request, ciPrincipal, text, uploadContract, uploadSnapshot, workerEnv, type Agent } from "./helpers";
 import { contractStore } from "../../../src/contracts/store/client";
 import { mcpPost } from "../helpers";
 
@@ -13,15 +13,15 @@ let ana: Agent;
 let gus: Agent;
 
 beforeAll(async () => {
-  const acmeCi = await restToken("ana");
+  const acmeCi = ciPrincipal("ana");
   await uploadContract(acmeCi, "orders", ordersContract("Acme Orders"));
   await uploadSnapshot(acmeCi, "orders", violatingSnapshot(), "acme001");
   await uploadContract(acmeCi, "acme-only", ordersContract("Acme only"));
-  const globexCi = await restToken("gus");
+  const globexCi = ciPrincipal("gus");
   await uploadContract(globexCi, "orders", ordersContract("Globex Orders"));
   await uploadSnapshot(globexCi, "orders", conformingSnapshot(), "globex01");
-  ana = await connectAgent("ana");
-  gus = await connectAgent("gus");
+  ana = await connectPrincipal("ana");
+  gus = await connectPrincipal("gus");
 });
 
 describe("cross-organization access over MCP", () => {

@@ -5,14 +5,14 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { GOOD_ORDER, ordersContract } from "./fixtures";
-import { callTool, connectAgent, restToken, text, uploadContract, type Agent } from "./helpers";
+import { callTool, connectPrincipal, ciPrincipal, text, uploadContract, type Agent, type Caller } from "./helpers";
 
-let ci: string;
+let ci: Caller;
 let agent: Agent;
 
 beforeAll(async () => {
-  ci = await restToken("ana");
-  agent = await connectAgent("ana");
+  ci = ciPrincipal("ana");
+  agent = await connectPrincipal("ana");
   await uploadContract(ci, "orders", ordersContract());
 });
 
@@ -139,7 +139,7 @@ describe("validate_response_payload", () => {
     expect((await list([]))._meta.payloadValidatorsBuilt).toBe(0);
 
     // Another session of the same organization (same isolate here) reuses it as well: the cache is module level.
-    const other = await connectAgent("ana");
+    const other = await connectPrincipal("ana");
     const third = await callTool(other, "validate_response_payload", { project: "orders", method: "GET", path: "/orders", status: 200, payload: [] });
     expect(third._meta.payloadValidatorsBuilt).toBe(0);
 

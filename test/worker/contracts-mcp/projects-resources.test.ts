@@ -3,14 +3,14 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
-import { callTool, connectAgent, request, restToken, text, uploadContract, uploadSnapshot, type Agent } from "./helpers";
+import { callTool, connectPrincipal, request, ciPrincipal, text, uploadContract, uploadSnapshot, type Agent, type Caller } from "./helpers";
 
-let ci: string;
+let ci: Caller;
 let agent: Agent;
 
 beforeAll(async () => {
-  ci = await restToken("ana");
-  agent = await connectAgent("ana");
+  ci = ciPrincipal("ana");
+  agent = await connectPrincipal("ana");
   await uploadContract(ci, "orders", ordersContract(), "001-orders");
   await uploadContract(ci, "orders", ordersContract("Orders 2"), "002-orders");
   await uploadSnapshot(ci, "orders", conformingSnapshot(), "aaa0001");
@@ -41,13 +41,13 @@ describe("project tools", () => {
   });
 
   it("spec://active/contract needs a default project and says how to set one", async () => {
-    const fresh = await connectAgent("ana");
+    const fresh = await connectPrincipal("ana");
     const reply = await request(fresh, "resources/read", { uri: "spec://active/contract" });
     expect(reply.error?.message).toMatch(/no default project.*spec_project_select/);
   });
 
   it("selecting a project makes it the default of the tools and of spec://active/contract", async () => {
-    const session = await connectAgent("ana");
+    const session = await connectPrincipal("ana");
     const selected = await callTool(session, "spec_project_select", { project: "orders" });
     expect(selected.structuredContent).toMatchObject({
       project: "orders",
@@ -79,7 +79,7 @@ describe("project tools", () => {
     expect(JSON.parse(billing.result.contents[0].text).info.title).toBe("Billing");
     const sameUser = await request(agent, "resources/read", { uri: "spec://active/contract" });
     expect(JSON.parse(sameUser.result.contents[0].text).info.title).toBe("Billing");
-    const otherUser = await connectAgent("dev");
+    const otherUser = await connectPrincipal("dev");
     expect((await request(otherUser, "resources/read", { uri: "spec://active/contract" })).error?.message).toMatch(/no default project/);
   });
 

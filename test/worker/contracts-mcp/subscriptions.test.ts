@@ -6,31 +6,32 @@
  * resource is answered with -32002 (issue 9, item 8).
  * The same flow with a real SDK client over wrangler dev: test/node/contracts-subscription.test.ts.
  */
-import { env, runInDurableObject, SELF } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { contractStore } from "../../../src/contracts/store/client";
 import { sessionObjectName } from "../../../src/mcp/announce";
 import { MAX_RESOURCE_URI_LENGTH, RESOURCE_NOT_FOUND } from "../../../src/mcp/resource-lookup";
 import { MAX_SUBSCRIPTIONS_PER_SESSION } from "../../../src/mcp/subscription-list";
+import { fetchAs } from "../harness";
 import { MCP_URL } from "../helpers";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
-import { connectAgent, request, restToken, uploadContract, uploadSnapshot, workerEnv, type Agent } from "./helpers";
+import { connectPrincipal, request, ciPrincipal, uploadContract, uploadSnapshot, workerEnv, type Agent, type Caller } from "./helpers";
 
 const LATEST = "spec://projects/orders/verdicts/latest";
-let ci: string;
+let ci: Caller;
 
 const subscribers = (project = "orders") => contractStore(workerEnv, "acme").subscribers(project);
 
 beforeAll(async () => {
-  ci = await restToken("ana");
+  ci = ciPrincipal("ana");
   await uploadContract(ci, "orders", ordersContract());
 });
 
 /** Opens the session's standalone SSE stream (GET /mcp) and collects the JSON-RPC messages it carries. */
 async function openStream(agent: Agent) {
-  const response = await SELF.fetch(MCP_URL, {
+  const response = await fetchAs(agent.token, MCP_URL, {
     method: "GET",
-    headers: { Authorization: `Bearer ${agent.token}`, Accept: "text/event-stream", "mcp-session-id": agent.session, "mcp-protocol-version": "2025-11-25" },
+    headers: { Accept: "text/event-stream", "mcp-session-id": agent.session, "mcp-protocol-version": "2025-11-25" },
   });
   expect(response.status).toBe(200);
   const reader = response.body!.getReader();
@@ -58,7 +59,7 @@ async function openStream(agent: Agent) {
 
 describe("latest-verdict subscriptions", () => {
   it("subscribing records the session in the ContractStore; unsubscribing removes it", async () => {
-    const agent = await connectAgent("ana");
+    const agent = await connectPrincipal("ana");
     expect((await request(agent, "resources/subscribe", { uri: LATEST })).error).toBeUndefined();
     expect(await subscribers()).toContain(agent.session);
     expect((await request(agent, "resources/unsubscribe", { uri: LATEST })).error).toBeUndefined();
@@ -66,14 +67,14 @@ describe("latest-verdict subscriptions", () => {
   });
 
   it("refuses a subscription to an unknown project, recording nothing", async () => {
-    const agent = await connectAgent("ana");
+    const agent = await connectPrincipal("ana");
     const reply = await request(agent, "resources/subscribe", { uri: "spec://projects/ghost/verdicts/latest" });
     expect(reply.error?.message).toMatch(/no project "ghost"/);
     expect(await subscribers("ghost")).toEqual([]);
   });
 
   it("a CI upload sends notifications/resources/updated on the subscribed session's stream", async () => {
-    const agent = await connectAgent("ana");
+    const agent = await connectPrincipal("ana");
     await request(agent, "resources/subscribe", { uri: LATEST });
     const stream = await openStream(agent);
     try {
@@ -89,14 +90,14 @@ describe("latest-verdict subscriptions", () => {
   });
 
   it("drops sessions that no longer hold the subscription, keeps those that do", async () => {
-    const kept = await connectAgent("ana");
+    const kept = await connectPrincipal("ana");
     await request(kept, "resources/subscribe", { uri: LATEST });
-    const ended = await connectAgent("ana");
+    const ended = await connectPrincipal("ana");
     await request(ended, "resources/subscribe", { uri: LATEST });
     const ghost = crypto.randomUUID();
     // A session id that is recorded but whose session never subscribed (or is gone).
     await contractStore(workerEnv, "acme").subscribe("orders", ghost);
-    const close = await SELF.fetch(MCP_URL, { method: "DELETE", headers: { Authorization: `Bearer ${ended.token}`, "mcp-session-id": ended.session, "mcp-protocol-version": "2025-11-25" } });
+    const close = await fetchAs(ended.token, MCP_URL, { method: "DELETE", headers: { "mcp-session-id": ended.session, "mcp-protocol-version": "2025-11-25" } });
     expect(close.status).toBeLessThan(300);
     expect(await subscribers()).toEqual(expect.arrayContaining([kept.session, ended.session, ghost]));
 
@@ -121,7 +122,7 @@ describe("what may be subscribed to", () => {
   });
 
   it("answers an unknown resource with -32002 for subscribe and read, keeping nothing", async () => {
-    const agent = await connectAgent("ana");
+    const agent = await connectPrincipal("ana");
     for (const uri of ["file:///etc/passwd", "spec://projects/orders", "spec://nothing/here", "graphql://schema/extra"]) {
       for (const method of ["resources/subscribe", "resources/read"]) {
         const reply = await request(agent, method, { uri });
@@ -133,7 +134,7 @@ describe("what may be subscribed to", () => {
   });
 
   it("answers -32002 for template URIs that name nothing of the caller's: unknown project, version, snapshot", async () => {
-    const agent = await connectAgent("ana");
+    const agent = await connectPrincipal("ana");
     const cases: Array<[string, RegExp]> = [
       ["spec://projects/ghost/verdicts/latest", /no project "ghost"/],
       ["spec://projects/ghost/contracts/active", /no project "ghost"/],
@@ -154,7 +155,7 @@ describe("what may be subscribed to", () => {
   });
 
   it("accepts the template URIs of the caller's own project, and the listed resources", async () => {
-    const agent = await connectAgent("ana");
+    const agent = await connectPrincipal("ana");
     const uris = ["spec://projects/orders/contracts/1", "spec://projects/orders/contracts/active", `spec://projects/orders/verdicts/${snapshotId}`, LATEST, "graphql://schema"];
     for (const uri of uris) expect((await request(agent, "resources/subscribe", { uri })).error, uri).toBeUndefined();
     expect(await heldUris(agent)).toEqual(uris);
@@ -162,7 +163,7 @@ describe("what may be subscribed to", () => {
   });
 
   it("refuses another organization's project exactly as one that exists nowhere", async () => {
-    const gus = await connectAgent("gus");
+    const gus = await connectPrincipal("gus");
     const refusal = async (project: string, tail: string) => {
       const uri = `spec://projects/${project}/${tail}`;
       const reply = await request(gus, "resources/subscribe", { uri });
@@ -181,7 +182,7 @@ describe("what may be subscribed to", () => {
   });
 
   it("refuses a URI longer than the bound without storing it, naming the bound", async () => {
-    const agent = await connectAgent("ana");
+    const agent = await connectPrincipal("ana");
     const justOver = `spec://projects/orders/verdicts/${"1".repeat(MAX_RESOURCE_URI_LENGTH)}`;
     for (const method of ["resources/subscribe", "resources/read"]) {
       const reply = await request(agent, method, { uri: justOver });
@@ -200,7 +201,7 @@ describe("what may be subscribed to", () => {
   it(`holds at most ${MAX_SUBSCRIPTIONS_PER_SESSION} subscriptions per session; the next is refused naming the limit`, async () => {
     // Enough contract versions of "orders" that a session can name 33 distinct resources.
     for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_SESSION + 8; i++) await uploadContract(ci, "orders", ordersContract(`Orders v${i + 2}`));
-    const agent = await connectAgent("ana");
+    const agent = await connectPrincipal("ana");
     const uri = (version: number) => `spec://projects/orders/contracts/${version}`;
     for (let version = 1; version <= MAX_SUBSCRIPTIONS_PER_SESSION; version++) {
       expect((await request(agent, "resources/subscribe", { uri: uri(version) })).error, uri(version)).toBeUndefined();
@@ -219,7 +220,7 @@ describe("what may be subscribed to", () => {
   });
 
   it(`keeps the bound under ${MAX_SUBSCRIPTIONS_PER_SESSION + 8} concurrent subscribes of one session`, async () => {
-    const agent = await connectAgent("ana");
+    const agent = await connectPrincipal("ana");
     const replies = await Promise.all(
       Array.from({ length: MAX_SUBSCRIPTIONS_PER_SESSION + 8 }, (_, i) => request(agent, "resources/subscribe", { uri: `spec://projects/orders/contracts/${i + 1}` })),
     );

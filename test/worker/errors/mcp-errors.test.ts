@@ -1,12 +1,12 @@
 /** JSON-RPC error messages carry no "MCP error" prefix, and every non-2xx /mcp answer is a JSON-RPC error in JSON. */
-import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MCP_URL, initializeSession, mcpPost, obtainTokens, rpc } from "../helpers";
+import { fetchAs, mcpPrincipal, type Caller } from "../harness";
+import { MCP_URL, initializeSession, mcpPost, rpc } from "../helpers";
 
-let token: string;
+let token: Caller;
 let sessionId: string;
 beforeAll(async () => {
-  token = (await obtainTokens({ user: "ana", scope: "orders.read contracts.read" })).tokens.access_token;
+  token = mcpPrincipal("ana", "orders.read contracts.read");
   sessionId = await initializeSession(token);
 });
 
@@ -49,13 +49,13 @@ describe("transport errors on /mcp", () => {
   });
 
   it("a method Streamable HTTP does not define", async () => {
-    const response = await SELF.fetch(MCP_URL, { method: "PUT", headers: { Authorization: `Bearer ${token}`, "mcp-session-id": sessionId } });
+    const response = await fetchAs(token, MCP_URL, { method: "PUT", headers: { "mcp-session-id": sessionId } });
     expect(response.status).toBeGreaterThanOrEqual(400);
     await expectJsonRpcError(response, response.status);
   });
 
   it("a GET without a session", async () => {
-    const response = await SELF.fetch(MCP_URL, { headers: { Authorization: `Bearer ${token}`, Accept: "text/event-stream" } });
+    const response = await fetchAs(token, MCP_URL, { headers: { Accept: "text/event-stream" } });
     expect(response.status).toBeGreaterThanOrEqual(400);
     await expectJsonRpcError(response, response.status);
   });

@@ -3,7 +3,8 @@ import { describe, expect, it, beforeAll } from "vitest";
 import { z } from "zod";
 import { parseOpenApiDocument } from "../../../src/contracts/document";
 import { humaniseIssues } from "../../../src/validation/humanise";
-import { callJson, restToken } from "../contracts-api/api-helpers";
+import { callJson } from "../contracts-api/api-helpers";
+import { restPrincipal, type Caller } from "../harness";
 import { ordersContract } from "../contracts-api/fixtures";
 
 function issuesOf(schema: z.ZodType, value: unknown): z.ZodError {
@@ -39,11 +40,11 @@ describe("humaniseIssues", () => {
 });
 
 describe("REST validation messages", () => {
-  let developer: string;
-  let admin: string;
+  let developer: Caller;
+  let admin: Caller;
   beforeAll(async () => {
-    developer = await restToken("ana", "contracts.read contracts.write snapshots.write");
-    admin = await restToken("ana", "keys.admin clients.admin audit.read contracts.read");
+    developer = restPrincipal("ana", "contracts.read contracts.write snapshots.write");
+    admin = restPrincipal("ana", "keys.admin clients.admin audit.read contracts.read");
     expect((await callJson(developer, "POST", "/projects/plain/contracts", JSON.stringify(ordersContract()))).status).toBe(201);
   });
 

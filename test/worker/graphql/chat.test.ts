@@ -1,6 +1,11 @@
-/** POST /chat: the demo answers through the same tools and pipeline (scopes, masking, tenant isolation). */
+/**
+ * POST /chat: the demo answers through the same tools and pipeline (scopes, masking, tenant isolation). The first
+ * test and the token test go through OAuth and the Worker's /chat; the others hand a verified principal to the
+ * REST handler (harness.ts).
+ */
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { fetchAs, isVerified, restPrincipal, type Caller } from "../harness";
 import { API_RESOURCE, BASE, obtainTokens } from "../helpers";
 
 type Chat = { correlationId: string; messages: Array<{ role: string; content: string }> };
@@ -9,15 +14,14 @@ async function apiToken(user: string, scope: string): Promise<string> {
   return (await obtainTokens({ user, scope, resource: API_RESOURCE })).tokens.access_token;
 }
 
-function chat(token: string | undefined, body: unknown, contentType = "application/json") {
-  return SELF.fetch(`${BASE}/chat`, {
-    method: "POST",
-    headers: { "Content-Type": contentType, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
+/** POST /chat: a token goes through the Worker's /chat; a verified principal to the REST handler, which serves /chat as /api/chat. */
+function chat(token: Caller | undefined, body: unknown, contentType = "application/json") {
+  const init = { method: "POST", headers: { "Content-Type": contentType }, body: typeof body === "string" ? body : JSON.stringify(body) };
+  if (token === undefined) return SELF.fetch(`${BASE}/chat`, init);
+  return fetchAs(token, isVerified(token) ? `${BASE}/api/chat` : `${BASE}/chat`, init);
 }
 
-async function ask(token: string, text: string): Promise<Chat> {
+async function ask(token: Caller, text: string): Promise<Chat> {
   const response = await chat(token, { text });
   expect(response.status).toBe(200);
   return (await response.json()) as Chat;
@@ -38,13 +42,13 @@ describe("POST /chat", () => {
   });
 
   it("answers 'paid orders' in English and shows names to a token holding orders.pii", async () => {
-    const reply = await ask(await apiToken("ana", "orders.search orders.pii"), "Show me the paid orders please");
+    const reply = await ask(restPrincipal("ana", "orders.search orders.pii"), "Show me the paid orders please");
     expect(reply.messages[2]!.content).toBe("Searching orders with status PAID via tool orders_search...");
     expect(reply.messages[3]!.content).toContain("- ord_1001: Ana - PAID - total 120.50 BRL");
   });
 
   it("answers an order id by calling orders_get_by_id", async () => {
-    const token = await apiToken("ana", "orders.read orders.pii");
+    const token = restPrincipal("ana", "orders.read orders.pii");
     const reply = await ask(token, "detalhe o pedido ord_1002");
     expect(reply.messages[2]!.content).toBe("Consultando o pedido ord_1002 via tool orders_get_by_id...");
     expect(reply.messages[3]!.content).toBe("Pedido ord_1002: Bruno - PENDING - total 89.90 BRL, 1 item(ns) (dados de demonstração).");
@@ -52,17 +56,17 @@ describe("POST /chat", () => {
   });
 
   it("applies the tools' scopes and tenant isolation", async () => {
-    const searchOnly = await apiToken("ana", "orders.search");
+    const searchOnly = restPrincipal("ana", "orders.search");
     const refused = await ask(searchOnly, "detalhe o pedido ord_1002");
     expect(refused.messages[3]!.content).toMatch(/^Insufficient scope: orders_get_by_id needs the OAuth scope "orders\.read"/);
     expect(refused.messages[3]!.content).toContain(refused.correlationId);
 
-    const gus = await apiToken("gus", "orders.read orders.pii");
+    const gus = restPrincipal("gus", "orders.read orders.pii");
     expect((await ask(gus, "detalhe o pedido ord_1002")).messages[3]!.content).toBe("Pedido ord_1002 não encontrado (dados de demonstração).");
   });
 
   it("answers with examples when it does not understand, and refuses bad bodies clearly", async () => {
-    const token = await apiToken("mia", "orders.search");
+    const token = restPrincipal("mia", "orders.search");
     const help = await ask(token, "hello there");
     expect(help.messages).toHaveLength(3);
     expect(help.messages[2]!.content).toContain('"show me paid orders"');

@@ -4,28 +4,29 @@ import { describe, expect, it } from "vitest";
 import { getGraphqlCatalog } from "../../../src/graphql/bundled";
 import { enabledOperations } from "../../../src/graphql/catalog";
 import { getRateLimitPolicy, quotaFor } from "../../../src/ratelimit/policy";
-import { initializeSession, obtainTokens, rpc } from "../helpers";
+import { mcpPrincipal, type Caller } from "../harness";
+import { initializeSession, rpc } from "../helpers";
 
-async function read(token: string, session: string, uri: string) {
+async function read(token: Caller, session: string, uri: string) {
   const reply = await rpc(token, session, "resources/read", { uri }, Math.floor(Math.random() * 1e6));
   return reply.result.contents[0] as { uri: string; mimeType: string; text: string };
 }
 
 describe("order resources and prompt", () => {
   it("lists the three resources and the prompt", async () => {
-    const { tokens } = await obtainTokens({ user: "mia", scope: "orders.read orders.search" });
-    const session = await initializeSession(tokens.access_token);
-    const resources = (await rpc(tokens.access_token, session, "resources/list")).result.resources.map((r: { uri: string }) => r.uri);
+    const token = mcpPrincipal("mia", "orders.read orders.search");
+    const session = await initializeSession(token);
+    const resources = (await rpc(token, session, "resources/list")).result.resources.map((r: { uri: string }) => r.uri);
     expect(resources).toEqual(expect.arrayContaining(["graphql://schema", "policies://access", "examples://orders"]));
-    const prompts = (await rpc(tokens.access_token, session, "prompts/list", {}, 3)).result.prompts as Array<{ name: string; arguments: Array<{ name: string; required: boolean }> }>;
+    const prompts = (await rpc(token, session, "prompts/list", {}, 3)).result.prompts as Array<{ name: string; arguments: Array<{ name: string; required: boolean }> }>;
     const ask = prompts.find((p) => p.name === "ask_orders")!;
     expect(ask.arguments).toEqual([expect.objectContaining({ name: "question", required: true })]);
   });
 
   it("graphql://schema is the SDL of only what the allowlisted operations touch", async () => {
-    const { tokens } = await obtainTokens({ user: "mia", scope: "orders.read" });
-    const session = await initializeSession(tokens.access_token);
-    const schema = await read(tokens.access_token, session, "graphql://schema");
+    const token = mcpPrincipal("mia", "orders.read");
+    const session = await initializeSession(token);
+    const schema = await read(token, session, "graphql://schema");
     expect(schema.mimeType).toBe("application/graphql");
     const subset = buildASTSchema(parse(schema.text));
     for (const operation of enabledOperations(getGraphqlCatalog())) expect(validate(subset, operation.document), operation.name).toEqual([]);
@@ -36,9 +37,9 @@ describe("order resources and prompt", () => {
   });
 
   it("policies://access is generated from the policy: scopes, quotas, timeouts, masked fields, audit fields", async () => {
-    const { tokens } = await obtainTokens({ user: "mia", scope: "orders.search" });
-    const session = await initializeSession(tokens.access_token);
-    const access = JSON.parse((await read(tokens.access_token, session, "policies://access")).text);
+    const token = mcpPrincipal("mia", "orders.search");
+    const session = await initializeSession(token);
+    const access = JSON.parse((await read(token, session, "policies://access")).text);
     const search = access.tools.find((t: { tool: string }) => t.tool === "orders_search");
     expect(search).toMatchObject({ requiredScopes: ["orders.search"], youMayCall: true, timeout: "3 s", quota: quotaFor(getRateLimitPolicy(), "acme", "orders_search") });
     const get = access.tools.find((t: { tool: string }) => t.tool === "orders_get_by_id");
@@ -51,9 +52,9 @@ describe("order resources and prompt", () => {
   });
 
   it("examples://orders runs the operations against the demo upstream, masked for the reader", async () => {
-    const masked = await obtainTokens({ user: "mia", scope: "orders.read" });
-    const session = await initializeSession(masked.tokens.access_token);
-    const doc = JSON.parse((await read(masked.tokens.access_token, session, "examples://orders")).text);
+    const masked = mcpPrincipal("mia", "orders.read");
+    const session = await initializeSession(masked);
+    const doc = JSON.parse((await read(masked, session, "examples://orders")).text);
     expect(doc.about).toMatch(/DEMO DATA/);
     const search = doc.examples.find((e: { tool: string }) => e.tool === "orders_search");
     expect(search.arguments).toEqual({ status: "paid", limit: 5 });
@@ -64,16 +65,16 @@ describe("order resources and prompt", () => {
     expect(get.structuredContent.orderById).toMatchObject({ id: "ord_1002", total: 89.9, status: "PENDING", customerName: "[masked]" });
     expect(get._meta.demoData).toBe(true);
 
-    const clear = await obtainTokens({ user: "ana", scope: "orders.read orders.pii" });
-    const adminSession = await initializeSession(clear.tokens.access_token);
-    const unmasked = JSON.parse((await read(clear.tokens.access_token, adminSession, "examples://orders")).text);
+    const clear = mcpPrincipal("ana", "orders.read orders.pii");
+    const adminSession = await initializeSession(clear);
+    const unmasked = JSON.parse((await read(clear, adminSession, "examples://orders")).text);
     expect(unmasked.examples.find((e: { tool: string }) => e.tool === "orders_get_by_id").structuredContent.orderById.customerName).toBe("Bruno");
   });
 
   it("ask_orders tells the model to use only the order tools, no other sources, no sensitive data", async () => {
-    const { tokens } = await obtainTokens({ user: "mia", scope: "orders.read" });
-    const session = await initializeSession(tokens.access_token);
-    const reply = await rpc(tokens.access_token, session, "prompts/get", { name: "ask_orders", arguments: { question: "Quais pedidos estão pagos?" } }, 9);
+    const token = mcpPrincipal("mia", "orders.read");
+    const session = await initializeSession(token);
+    const reply = await rpc(token, session, "prompts/get", { name: "ask_orders", arguments: { question: "Quais pedidos estão pagos?" } }, 9);
     const text = reply.result.messages[0].content.text as string;
     expect(reply.result.messages[0].role).toBe("user");
     expect(text).toContain("- orders_search: Search orders");
@@ -83,7 +84,7 @@ describe("order resources and prompt", () => {
     expect(text).not.toContain("orders_update_status");
     expect(text.endsWith("Question: Quais pedidos estão pagos?")).toBe(true);
 
-    const missing = await rpc(tokens.access_token, session, "prompts/get", { name: "ask_orders", arguments: {} }, 10);
+    const missing = await rpc(token, session, "prompts/get", { name: "ask_orders", arguments: {} }, 10);
     expect(missing.error.message).toMatch(/question/);
   });
 });

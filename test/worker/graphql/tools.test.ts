@@ -1,21 +1,22 @@
 /**
- * The order tools through the real Worker (OAuth, /mcp, McpAgent session, pipeline) on the embedded demo
- * upstream: listing, scope enforcement per tool, status normalisation and refusals, id checks, masking with
- * and without orders.pii, and tenant isolation between acme and globex.
+ * The order tools at the /mcp handler as a verified principal (harness.ts; McpAgent session, pipeline) on the
+ * embedded demo upstream: listing, scope enforcement per tool, status normalisation and refusals, id checks,
+ * masking with and without orders.pii, and tenant isolation between acme and globex.
  */
 import { describe, expect, it } from "vitest";
-import { initializeSession, mcpPost, obtainTokens, rpc } from "../helpers";
+import { mcpPrincipal } from "../harness";
+import { initializeSession, mcpPost, rpc } from "../helpers";
 
 type Order = { id: string; customerName: string; status: string; total: number };
 
 async function connect(user: string, scope: string) {
-  const { tokens } = await obtainTokens({ user, scope });
-  const session = await initializeSession(tokens.access_token);
+  const token = mcpPrincipal(user, scope);
+  const session = await initializeSession(token);
   let id = 10;
   return {
-    token: tokens.access_token,
+    token,
     session,
-    call: async (name: string, args: Record<string, unknown>) => (await rpc(tokens.access_token, session, "tools/call", { name, arguments: args }, id++)).result,
+    call: async (name: string, args: Record<string, unknown>) => (await rpc(token, session, "tools/call", { name, arguments: args }, id++)).result,
   };
 }
 

@@ -2,13 +2,13 @@
  * What initialize advertises is what the server does (issue 9, item 9): resources/subscribe works, so
  * `resources.subscribe` is true; the tool, resource and prompt lists are fixed when the isolate starts and no
  * notifications/.../list_changed is ever sent, so every `listChanged` is false. Checked on the wire (a raw
- * initialize through the Worker) and as a real SDK client sees it.
+ * initialize at the /mcp handler) and as a real SDK client sees it.
  */
-import { SELF } from "cloudflare:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MCP_URL, mcpPost, obtainTokens, readRpc } from "../helpers";
+import { fetchAs, mcpPrincipal, type Caller } from "../harness";
+import { MCP_URL, mcpPost, readRpc } from "../helpers";
 
 const ADVERTISED = {
   tools: { listChanged: false },
@@ -17,9 +17,9 @@ const ADVERTISED = {
   logging: {},
 };
 
-let token: string;
+let token: Caller;
 beforeAll(async () => {
-  token = (await obtainTokens({ user: "ana", scope: "orders.read contracts.read" })).tokens.access_token;
+  token = mcpPrincipal("ana", "orders.read contracts.read");
 });
 
 describe("initialize capabilities", () => {
@@ -33,8 +33,8 @@ describe("initialize capabilities", () => {
   it("are what a real SDK client sees", async () => {
     const client = new Client({ name: "capabilities-test", version: "1.0.0" });
     const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
-      fetch: (input, init) => SELF.fetch(input, init),
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      // The SDK client speaks to the /mcp handler as the verified principal (harness.ts).
+      fetch: (input, init) => fetchAs(token, input instanceof Request ? input.url : input, init),
     });
     await client.connect(transport);
     try {

@@ -3,8 +3,9 @@
  * rate limited and audited like tool calls in both protocol eras; one correlation id per request, the same in the
  * answer, its X-Correlation-Id header and the audit record; /chat leaves one record under the id its body and header
  * show; every failure kind is answered by the one mapping with the same status, outcome and JSON-RPC code.
+ * Runs at the handler (harness.ts) with verified principals: OAuth itself is tested elsewhere.
  */
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { auditStoresIn } from "../../../src/audit/sink";
 import type { AuditQuery } from "../../../src/audit/store";
@@ -12,7 +13,8 @@ import { FAILURE_CLASSES, Failure, type FailureKind } from "../../../src/core/fa
 import { failureAsJsonRpcError, failureAsProblem, failureAsToolResult } from "../../../src/core/failure-mapping";
 import { apiError } from "../../../src/api/errors";
 import { getRateLimitPolicy, quotaFor } from "../../../src/ratelimit/policy";
-import { API_RESOURCE, BASE, MCP_URL, initializeSession, mcpPost, obtainTokens, readRpc } from "../helpers";
+import { fetchAs, mcpPrincipal, restPrincipal, type Verified } from "../harness";
+import { MCP_URL, initializeSession, mcpPost, readRpc } from "../helpers";
 
 const MODERN = "2026-07-28";
 const ACTIVE = "spec://active/contract";
@@ -28,18 +30,17 @@ async function records(filter: Omit<AuditQuery, "limit">, atLeast = 1) {
   }
 }
 
-async function sessionCall(token: string, session: string, method: string, params: unknown, id: number) {
+async function sessionCall(token: Verified, session: string, method: string, params: unknown, id: number) {
   const response = await mcpPost(token, { jsonrpc: "2.0", id, method, params }, { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" });
   const [message] = await readRpc(response);
   return { response, message: message! };
 }
 
-async function modernCall(token: string, method: string, params: Record<string, unknown>, id: number) {
+async function modernCall(token: Verified, method: string, params: Record<string, unknown>, id: number) {
   const named = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined;
-  const response = await SELF.fetch(MCP_URL, {
+  const response = await fetchAs(token, MCP_URL, {
     method: "POST",
     headers: {
-      Authorization: `Bearer ${token}`,
       "Content-Type": "application/json",
       Accept: "application/json, text/event-stream",
       "MCP-Protocol-Version": MODERN,
@@ -55,20 +56,20 @@ async function modernCall(token: string, method: string, params: Record<string, 
 describe("resources and prompts are governed like tool calls", () => {
   it("rate limits and audits resource reads in the session lane (2025-11-25)", async () => {
     const quota = quotaFor(getRateLimitPolicy(), "acme", "resource:active-contract");
-    const { tokens, client } = await obtainTokens({ user: "ana", scope: "contracts.read" });
-    const session = await initializeSession(tokens.access_token);
+    const caller = mcpPrincipal("ana", "contracts.read");
+    const session = await initializeSession(caller);
     for (let i = 0; i < quota.limit; i++) {
-      const { message } = await sessionCall(tokens.access_token, session, "resources/read", { uri: ACTIVE }, 10 + i);
+      const { message } = await sessionCall(caller, session, "resources/read", { uri: ACTIVE }, 10 + i);
       // No default project yet: an in-band answer, but not the rate limit.
       expect(message.error?.code ?? 0, JSON.stringify(message.error)).not.toBe(-32000);
     }
-    const { message: refused } = await sessionCall(tokens.access_token, session, "resources/read", { uri: ACTIVE }, 99);
+    const { message: refused } = await sessionCall(caller, session, "resources/read", { uri: ACTIVE }, 99);
     expect(refused.error.code).toBe(-32000);
     expect(refused.error.message).toMatch(new RegExp(`^Rate limit reached: spec://active/contract allows ${quota.limit} reads per ${quota.windowSeconds} s for this client\\. Retry after \\d+ s`));
     expect(refused.error.data).toMatchObject({ code: "rate_limited", limit: quota.limit, windowSeconds: quota.windowSeconds });
     expect(refused.error.data.retryAfter).toBeGreaterThan(0);
 
-    const audited = await records({ clientId: client.client_id, kind: "resource" }, quota.limit + 1);
+    const audited = await records({ clientId: caller.auth.clientId, kind: "resource" }, quota.limit + 1);
     expect(audited).toHaveLength(quota.limit + 1);
     expect(audited.every((record) => record.target === ACTIVE)).toBe(true);
     expect(audited.filter((record) => record.outcome === "rate-limited")).toHaveLength(1);
@@ -76,42 +77,42 @@ describe("resources and prompts are governed like tool calls", () => {
 
   it("rate limits and audits prompt gets in the stateless lane (2026-07-28)", async () => {
     const quota = quotaFor(getRateLimitPolicy(), "acme", "prompt:spec_driven_task");
-    const { tokens, client } = await obtainTokens({ user: "mia", scope: "contracts.read" });
+    const caller = mcpPrincipal("mia", "contracts.read");
     for (let i = 0; i < quota.limit; i++) {
-      const { message } = await modernCall(tokens.access_token, "prompts/get", { name: "spec_driven_task", arguments: { project: "orders" } }, 10 + i);
+      const { message } = await modernCall(caller, "prompts/get", { name: "spec_driven_task", arguments: { project: "orders" } }, 10 + i);
       expect(message.error?.code ?? 0, JSON.stringify(message.error)).not.toBe(-32000);
     }
-    const { response, message: refused } = await modernCall(tokens.access_token, "prompts/get", { name: "spec_driven_task", arguments: { project: "orders" } }, 99);
+    const { response, message: refused } = await modernCall(caller, "prompts/get", { name: "spec_driven_task", arguments: { project: "orders" } }, 99);
     expect(refused.error.code).toBe(-32000);
     expect(refused.error.message).toMatch(/^Rate limit reached: the prompt spec_driven_task allows \d+ requests per \d+ s for this client\. Retry after \d+ s/);
     // The one correlation id: the header's is the error's and the refusal's audit record's.
     const correlationId = response.headers.get("X-Correlation-Id");
     expect(refused.error.data.correlationId).toBe(correlationId);
     const [record] = await records({ correlationId: correlationId! });
-    expect(record).toMatchObject({ kind: "prompt", target: "spec_driven_task", outcome: "rate-limited", clientId: client.client_id });
+    expect(record).toMatchObject({ kind: "prompt", target: "spec_driven_task", outcome: "rate-limited", clientId: caller.auth.clientId });
 
-    const audited = await records({ clientId: client.client_id, kind: "prompt" }, quota.limit + 1);
+    const audited = await records({ clientId: caller.auth.clientId, kind: "prompt" }, quota.limit + 1);
     expect(audited).toHaveLength(quota.limit + 1);
   });
 
   it("audits a refused argument of a prompt as invalid input, in both eras", async () => {
-    const { tokens, client } = await obtainTokens({ user: "ana", scope: "contracts.read" });
-    const session = await initializeSession(tokens.access_token);
-    const legacy = await sessionCall(tokens.access_token, session, "prompts/get", { name: "spec_driven_task", arguments: { project: "Not A Name!" } }, 5);
+    const caller = mcpPrincipal("ana", "contracts.read");
+    const session = await initializeSession(caller);
+    const legacy = await sessionCall(caller, session, "prompts/get", { name: "spec_driven_task", arguments: { project: "Not A Name!" } }, 5);
     expect(legacy.message.error.code).toBe(-32602);
-    const modern = await modernCall(tokens.access_token, "prompts/get", { name: "spec_driven_task", arguments: { project: "Not A Name!" } }, 6);
+    const modern = await modernCall(caller, "prompts/get", { name: "spec_driven_task", arguments: { project: "Not A Name!" } }, 6);
     expect(modern.message.error.code).toBe(-32602);
-    const audited = await records({ clientId: client.client_id, kind: "prompt", outcome: "invalid-input" }, 2);
+    const audited = await records({ clientId: caller.auth.clientId, kind: "prompt", outcome: "invalid-input" }, 2);
     expect(audited.map((record) => record.correlationId).sort()).toEqual([legacy.response.headers.get("X-Correlation-Id"), modern.response.headers.get("X-Correlation-Id")].sort());
   });
 });
 
 describe("one correlation id per request", () => {
   it("is the same in a tools/call result, its header and its audit record, in both eras", async () => {
-    const { tokens } = await obtainTokens({ user: "ana", scope: "orders.read" });
-    const session = await initializeSession(tokens.access_token);
-    const legacy = await sessionCall(tokens.access_token, session, "tools/call", { name: "whoami", arguments: {} }, 7);
-    const modern = await modernCall(tokens.access_token, "tools/call", { name: "whoami", arguments: {} }, 8);
+    const caller = mcpPrincipal("ana", "orders.read");
+    const session = await initializeSession(caller);
+    const legacy = await sessionCall(caller, session, "tools/call", { name: "whoami", arguments: {} }, 7);
+    const modern = await modernCall(caller, "tools/call", { name: "whoami", arguments: {} }, 8);
     for (const { response, message } of [legacy, modern]) {
       const header = response.headers.get("X-Correlation-Id");
       expect(header).toMatch(/^[0-9a-f-]{36}$/);
@@ -124,20 +125,20 @@ describe("one correlation id per request", () => {
   });
 
   it("replaces a correlation id the client sends with the request's own", async () => {
-    const { tokens } = await obtainTokens({ user: "ana", scope: "orders.read" });
+    const caller = mcpPrincipal("ana", "orders.read");
     const forged = "00000000-0000-4000-8000-000000000000";
-    const response = await mcpPost(tokens.access_token, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }, { "X-Correlation-Id": forged });
+    const response = await mcpPost(caller, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }, { "X-Correlation-Id": forged });
     expect(response.headers.get("X-Correlation-Id")).toMatch(/^[0-9a-f-]{36}$/);
     expect(response.headers.get("X-Correlation-Id")).not.toBe(forged);
   });
 
   it("gives /chat one audit record, under the id its body and its header show", async () => {
-    const token = (await obtainTokens({ user: "mia", scope: "orders.search orders.read", resource: API_RESOURCE })).tokens.access_token;
+    const caller = restPrincipal("mia", "orders.search orders.read");
     for (const [text, expected] of [
       ["paid orders", { kind: "tool", target: "orders_search", outcome: "ok" }],
       ["hello", { kind: "route", target: "POST /api/chat", outcome: "ok" }],
     ] as const) {
-      const response = await SELF.fetch(`${BASE}/chat`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ text }) });
+      const response = await fetchAs(caller, "/api/chat", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text }) });
       expect(response.status).toBe(200);
       const body = (await response.json()) as { correlationId: string };
       expect(body.correlationId).toBe(response.headers.get("X-Correlation-Id"));

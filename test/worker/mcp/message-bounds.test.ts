@@ -3,7 +3,8 @@
 // or a 200-ping batch overflows the session transport's per-stream state and is never answered.
 import { describe, expect, it } from "vitest";
 import { checkMessageBounds, MAX_BATCH_MESSAGES, MAX_JSONRPC_ID_CHARS } from "../../../src/mcp/message-bounds";
-import { initializeSession, mcpPost, obtainTokens, readRpc, rpc } from "../helpers";
+import { mcpPrincipal } from "../harness";
+import { initializeSession, mcpPost, readRpc, rpc } from "../helpers";
 
 const VERSION = { "mcp-protocol-version": "2025-11-25" };
 
@@ -36,7 +37,7 @@ describe("checkMessageBounds", () => {
 
 describe("POST /mcp over a bound", () => {
   it("a 16 KB id is answered at once with 400 -32600 naming the id limit, and the session still works", async () => {
-    const token = (await obtainTokens({ user: "ana", scope: "orders.read" })).tokens.access_token;
+    const token = mcpPrincipal("ana", "orders.read");
     const session = await initializeSession(token);
     const res = await answeredWithin(5_000, mcpPost(token, { jsonrpc: "2.0", id: "i".repeat(16 * 1024), method: "ping" }, { "mcp-session-id": session, ...VERSION }));
     expect(res.status).toBe(400);
@@ -47,7 +48,7 @@ describe("POST /mcp over a bound", () => {
   });
 
   it("a batch of 200 pings with 100-character ids is answered at once with 400 -32600 naming the batch limit", async () => {
-    const token = (await obtainTokens({ user: "ana", scope: "orders.read" })).tokens.access_token;
+    const token = mcpPrincipal("ana", "orders.read");
     const session = await initializeSession(token);
     const batch = Array.from({ length: 200 }, (_, i) => ({ jsonrpc: "2.0", id: String(i).padStart(100, "0"), method: "ping" }));
     const res = await answeredWithin(5_000, mcpPost(token, batch, { "mcp-session-id": session, ...VERSION }));
@@ -59,7 +60,7 @@ describe("POST /mcp over a bound", () => {
   });
 
   it("the worst case inside the bounds is answered in full: 25 pings with 256-character ids outside Latin-1", async () => {
-    const token = (await obtainTokens({ user: "ana", scope: "orders.read" })).tokens.access_token;
+    const token = mcpPrincipal("ana", "orders.read");
     const session = await initializeSession(token);
     const ids = Array.from({ length: MAX_BATCH_MESSAGES }, (_, i) => String(i).padEnd(MAX_JSONRPC_ID_CHARS, "中"));
     const res = await answeredWithin(5_000, mcpPost(token, ids.map((id) => ({ jsonrpc: "2.0", id, method: "ping" })), { "mcp-session-id": session, ...VERSION }));

@@ -1,26 +1,26 @@
 // An MCP session belongs to the organization, user and OAuth client that created it, on every method: anyone
 // else gets exactly the answer an unknown session id gets (McpAgent's 404 "Session not found"), and nothing
-// they send reaches the session (issue 9, item 1). Real Worker, real McpAgent Durable Objects.
-import { SELF } from "cloudflare:test";
+// they send reaches the session (issue 9, item 1). The /mcp handler (harness.ts: one principal per client), real McpAgent Durable Objects.
 import { beforeAll, describe, expect, it } from "vitest";
-import { MCP_URL, initializeSession, mcpPost, obtainTokens, rpc } from "../helpers";
+import { fetchAs, mcpPrincipal, type Caller } from "../harness";
+import { MCP_URL, initializeSession, mcpPost, rpc } from "../helpers";
 import { ordersContract, violatingSnapshot } from "../contracts-mcp/fixtures";
-import { restToken, uploadContract, uploadSnapshot } from "../contracts-mcp/helpers";
+import { ciPrincipal, uploadContract, uploadSnapshot } from "../contracts-mcp/helpers";
 
 const VERSION = { "mcp-protocol-version": "2025-11-25" };
 const LATEST = "spec://projects/orders/verdicts/latest";
 
-let owner: string;
-let otherOrganization: string;
-let otherClient: string;
-let ci: string;
+let owner: Caller;
+let otherOrganization: Caller;
+let otherClient: Caller;
+let ci: Caller;
 
 beforeAll(async () => {
-  owner = (await obtainTokens({ user: "ana", scope: "orders.read contracts.read" })).tokens.access_token;
-  otherOrganization = (await obtainTokens({ user: "gus", scope: "orders.read contracts.read" })).tokens.access_token;
+  owner = mcpPrincipal("ana", "orders.read contracts.read");
+  otherOrganization = mcpPrincipal("gus", "orders.read contracts.read");
   // The same user through a second OAuth client (its own registration).
-  otherClient = (await obtainTokens({ user: "ana", scope: "orders.read contracts.read" })).tokens.access_token;
-  ci = await restToken("ana");
+  otherClient = mcpPrincipal("ana", "orders.read contracts.read");
+  ci = ciPrincipal("ana");
   await uploadContract(ci, "orders", ordersContract());
 });
 
@@ -28,15 +28,15 @@ function unknownSessionId(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-type Attempt = (token: string, session: string) => Promise<Response>;
+type Attempt = (token: Caller, session: string) => Promise<Response>;
 
 const attempts: Record<string, Attempt> = {
   "POST ping": (token, session) => mcpPost(token, { jsonrpc: "2.0", id: 7, method: "ping" }, { "mcp-session-id": session, ...VERSION }),
   "POST tools/list": (token, session) => mcpPost(token, { jsonrpc: "2.0", id: 8, method: "tools/list" }, { "mcp-session-id": session, ...VERSION }),
   "POST a notification": (token, session) => mcpPost(token, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }, { "mcp-session-id": session, ...VERSION }),
   "POST resources/subscribe": (token, session) => mcpPost(token, { jsonrpc: "2.0", id: 9, method: "resources/subscribe", params: { uri: LATEST } }, { "mcp-session-id": session, ...VERSION }),
-  "GET the stream": (token, session) => SELF.fetch(MCP_URL, { method: "GET", headers: { Authorization: `Bearer ${token}`, Accept: "text/event-stream", "mcp-session-id": session, ...VERSION } }),
-  DELETE: (token, session) => SELF.fetch(MCP_URL, { method: "DELETE", headers: { Authorization: `Bearer ${token}`, "mcp-session-id": session, ...VERSION } }),
+  "GET the stream": (token, session) => fetchAs(token, MCP_URL, { method: "GET", headers: { Accept: "text/event-stream", "mcp-session-id": session, ...VERSION } }),
+  DELETE: (token, session) => fetchAs(token, MCP_URL, { method: "DELETE", headers: { "mcp-session-id": session, ...VERSION } }),
 };
 
 async function answer(response: Response): Promise<{ status: number; contentType: string | null; body: string }> {
@@ -44,7 +44,7 @@ async function answer(response: Response): Promise<{ status: number; contentType
 }
 
 /** Opens the session's standalone SSE stream and returns a reader of its JSON-RPC messages. */
-async function openStream(token: string, session: string) {
+async function openStream(token: Caller, session: string) {
   const response = await attempts["GET the stream"]!(token, session);
   expect(response.status).toBe(200);
   const reader = response.body!.getReader();

@@ -1,20 +1,21 @@
-// The 2026-07-28 lane of /mcp at the handler level (SELF.fetch into the Worker): served without a session, behind
+// The 2026-07-28 lane of /mcp at the handler level: served without a session, behind
 // the same front as the session lane (403 step-up, foreign Origin refused, body bound), and every tools/call goes
 // through the pipeline (one audit record with the pipeline's outcome).
+// Tests reach the handler as a verified principal (harness.ts); the front door (Origin, 401) goes through SELF with a real token.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { fetchAs, mcpPrincipal, type Caller } from "../harness";
 import { MCP_URL, obtainTokens } from "../helpers";
 
 const MODERN = "2026-07-28";
 const envelope = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
 
-async function modernPost(token: string, method: string, params: Record<string, unknown> = {}, extra: Record<string, string> = {}): Promise<Response> {
+async function modernPost(token: Caller, method: string, params: Record<string, unknown> = {}, extra: Record<string, string> = {}): Promise<Response> {
   const named = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined;
   const name: Record<string, string> = named === undefined ? {} : { "Mcp-Name": named };
-  return SELF.fetch(MCP_URL, {
+  return fetchAs(token, MCP_URL, {
     method: "POST",
     headers: {
-      Authorization: `Bearer ${token}`,
       "Content-Type": "application/json",
       Accept: "application/json, text/event-stream",
       "MCP-Protocol-Version": MODERN,
@@ -29,13 +30,13 @@ async function modernPost(token: string, method: string, params: Record<string, 
 
 describe("2026-07-28 stateless lane", () => {
   it("answers tools/list and tools/call without a session", async () => {
-    const { tokens } = await obtainTokens({ user: "ana", scope: "orders.read contracts.read" });
-    const listed = await modernPost(tokens.access_token, "tools/list");
+    const token = mcpPrincipal("ana", "orders.read contracts.read");
+    const listed = await modernPost(token, "tools/list");
     expect(listed.status).toBe(200);
     expect(listed.headers.get("mcp-session-id")).toBeNull();
     const tools = ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name);
     expect(tools).toContain("whoami");
-    const called = await modernPost(tokens.access_token, "tools/call", { name: "whoami", arguments: {} });
+    const called = await modernPost(token, "tools/call", { name: "whoami", arguments: {} });
     expect(called.status).toBe(200);
     const result = ((await called.json()) as { result: { structuredContent: { organization: { id: string } }; _meta: { correlationId: string } } }).result;
     expect(result.structuredContent).toMatchObject({ organization: { id: "acme" } });
@@ -43,8 +44,8 @@ describe("2026-07-28 stateless lane", () => {
   });
 
   it("steps up with HTTP 403 before serving a tool whose scope the token lacks", async () => {
-    const { tokens } = await obtainTokens({ user: "ana", scope: "contracts.read" });
-    const refused = await modernPost(tokens.access_token, "tools/call", { name: "audit_events_list", arguments: {} });
+    const token = mcpPrincipal("ana", "contracts.read");
+    const refused = await modernPost(token, "tools/call", { name: "audit_events_list", arguments: {} });
     expect(refused.status).toBe(403);
     expect(refused.headers.get("www-authenticate") ?? "").toContain('error="insufficient_scope"');
   });
@@ -57,10 +58,10 @@ describe("2026-07-28 stateless lane", () => {
   });
 
   it("answers a 2026-07-28 request with a malformed envelope with -32602, not the session lane's errors", async () => {
-    const { tokens } = await obtainTokens({ user: "ana", scope: "contracts.read" });
-    const response = await SELF.fetch(MCP_URL, {
+    const token = mcpPrincipal("ana", "contracts.read");
+    const response = await fetchAs(token, MCP_URL, {
       method: "POST",
-      headers: { Authorization: `Bearer ${tokens.access_token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list" },
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN } } }),
     });
     expect(response.status).toBe(400);
@@ -69,14 +70,14 @@ describe("2026-07-28 stateless lane", () => {
 
   it("holds subscriptions/listen to resources the caller could read, and acknowledges an allowed one on the stream", async () => {
     const latest = "spec://projects/orders/verdicts/latest";
-    const noContracts = (await obtainTokens({ user: "ana", scope: "orders.read" })).tokens.access_token;
+    const noContracts = mcpPrincipal("ana", "orders.read");
     // A listen stream needs what a read of its URIs needs: stepped up before the hub, like resources/subscribe.
     const refused = await modernPost(noContracts, "subscriptions/listen", { notifications: { resourceSubscriptions: [latest] } });
     expect(refused.status).toBe(403);
     expect(refused.headers.get("WWW-Authenticate")).toMatch(/insufficient_scope/);
     expect(((await refused.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32600, message: expect.stringMatching(/needs the OAuth scope "contracts.read"/) });
 
-    const reader = (await obtainTokens({ user: "ana", scope: "contracts.read" })).tokens.access_token;
+    const reader = mcpPrincipal("ana", "contracts.read");
     const unknown = await modernPost(reader, "subscriptions/listen", { notifications: { resourceSubscriptions: ["test://nothing"] } });
     expect(((await unknown.json()) as { error: { message: string } }).error.message).toMatch(/no resource test:\/\/nothing/);
 

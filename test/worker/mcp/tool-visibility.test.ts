@@ -5,7 +5,8 @@ import { getCatalog } from "../../../src/mcp/registry";
 import { toolsListableFor } from "../../../src/mcp/tool-visibility";
 import { bundledPolicyFiles } from "../../../src/policy/files";
 import { getPolicy, loadPolicy } from "../../../src/policy/load";
-import { initializeSession, obtainTokens, rpc } from "../helpers";
+import { mcpPrincipal } from "../harness";
+import { initializeSession, rpc } from "../helpers";
 
 const names = (tools: Array<{ name: string }>) => tools.map((t) => t.name);
 
@@ -37,13 +38,13 @@ describe("toolsListableFor", () => {
 
 describe("tools/list over /mcp", () => {
   it("a member does not see audit_events_list; an administrator does", async () => {
-    const member = (await obtainTokens({ user: "mia", scope: "orders.read contracts.read" })).tokens.access_token;
+    const member = mcpPrincipal("mia", "orders.read contracts.read");
     const memberTools = names((await rpc(member, await initializeSession(member), "tools/list")).result.tools);
     expect(memberTools).not.toContain("audit_events_list");
     // Grantable to a member but not granted to this token: still listed, step-up gets it.
     expect(memberTools).toContain("orders_search");
 
-    const admin = (await obtainTokens({ user: "ana", scope: "orders.read contracts.read" })).tokens.access_token;
+    const admin = mcpPrincipal("ana", "orders.read contracts.read");
     expect(names((await rpc(admin, await initializeSession(admin), "tools/list")).result.tools)).toContain("audit_events_list");
   });
 });

@@ -1,7 +1,8 @@
 /**
- * Tokens for end-to-end tests over a running server, obtained the way a client and a browser would: register a
- * public client (DCR), sign in with the development sign-in, approve the consent page, exchange the code with
- * PKCE. `resource` picks the audience: `${url}/mcp` for MCP, `${url}/api` for the REST API.
+ * The one way Node tests get a token over HTTP from a running server (wrangler dev), the way a client and a
+ * browser would: register a public client (DCR), sign in with the development sign-in, approve the consent
+ * page, exchange the code with PKCE. `resource` picks the audience: `${url}/mcp` for MCP, `${url}/api` for the
+ * REST API and /chat. Inside workerd the same dance is test/worker/helpers.ts (obtainTokens).
  */
 import { createHash, randomBytes } from "node:crypto";
 
