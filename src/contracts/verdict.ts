@@ -76,7 +76,9 @@ export class ViolationCollector {
   verdict(ruleOrder: readonly string[]): Verdict {
     const order = new Map(ruleOrder.map((id, index) => [id, index]));
     const violations = this.listed;
-    violations.sort((a, b) => (order.get(a.rule) ?? 0) - (order.get(b.rule) ?? 0) || (a.location < b.location ? -1 : a.location > b.location ? 1 : 0));
+    // Rules report one after another, so neighbours almost always share the rule: its order is looked up only
+    // when they do not (the same order as comparing the rules' positions every time).
+    violations.sort((a, b) => (a.rule === b.rule ? 0 : (order.get(a.rule) ?? 0) - (order.get(b.rule) ?? 0)) || (a.location < b.location ? -1 : a.location > b.location ? 1 : 0));
     // Summary in the order rules first reported, as the listed violations before (rules report in registry order).
     const summary: RuleSummary[] = [...this.counts].map(([rule, { severity, count }]) => ({ rule, severity, count }));
     summary.sort((a, b) => (order.get(a.rule) ?? 0) - (order.get(b.rule) ?? 0));

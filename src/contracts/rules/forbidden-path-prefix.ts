@@ -16,9 +16,11 @@ export const forbiddenPathPrefix: ConstitutionRule<z.infer<typeof options>> = {
   options,
   check(context, { prefixes }) {
     const normalized = prefixes.map((prefix) => canonicalPath(prefix));
+    const below = normalized.map((prefix) => (prefix === "/" ? "/" : `${prefix}/`));
+    const under = (path: string, index: number) => path === normalized[index] || path.startsWith(below[index] as string);
     for (const operation of context.document.operations) {
-      const candidates = [canonicalPath(operation.path), canonicalPath(context.document.basePath + operation.path)];
-      const hit = normalized.find((prefix) => candidates.some((path) => path === prefix || path.startsWith(prefix === "/" ? "/" : `${prefix}/`)));
+      // The index holds both canonical paths (the template, and with the server base path applied).
+      const hit = normalized.find((_, index) => under(operation.localPath, index) || under(operation.fullPath, index));
       if (hit !== undefined) context.report(locate(operation), `${operation.label} is under the forbidden prefix ${hit}: internal endpoints must not be part of the public API`);
     }
   },

@@ -17,7 +17,8 @@ export const operationSecurity: ConstitutionRule<z.infer<typeof options>> = {
   check(context, { except }) {
     const exceptions = except.map(compileOperationPattern);
     for (const operation of context.document.operations) {
-      if (exceptions.some((pattern) => pattern.matches(operation.method, operation.path))) continue;
+      // The index holds each operation's canonical path: no path is normalised again per pattern.
+      if (exceptions.some((pattern) => pattern.matchesCanonical(operation.method, operation.localPath))) continue;
       const security = operation.security ?? [];
       if (security.length === 0) context.report(locate(operation, "/security"), `${operation.label} declares no security requirement`);
       else if (security.some((requirement) => Object.keys(requirement).length === 0)) {

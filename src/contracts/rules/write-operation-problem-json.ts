@@ -3,6 +3,12 @@ import { locate, type ConstitutionRule } from "./rule";
 import { contentOf, responsesOf } from "./support/operation-parts";
 import { mediaTypeEssence } from "./support/media-types";
 
+/** /^([45]|default)/i: an error status (4XX, 5XX or default), tested without a regular expression per response. */
+function isErrorStatus(status: string): boolean {
+  const first = status.charCodeAt(0);
+  return first === 52 || first === 53 || (status.length >= 7 && status.slice(0, 7).toLowerCase() === "default");
+}
+
 const options = z.object({
   methods: z.array(z.string().regex(/^[A-Za-z]+$/, "an HTTP method such as POST")).min(1),
   mediaType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, "a media type such as application/problem+json"),
@@ -19,12 +25,29 @@ export const writeOperationProblemJson: ConstitutionRule<z.infer<typeof options>
   check(context, { methods, mediaType }) {
     const writes = new Set(methods.map((method) => method.toUpperCase()));
     const wanted = mediaTypeEssence(mediaType);
+    // A document names a handful of media types, each in hundreds of responses: each is read once.
+    const isWanted = new Map<string, boolean>();
+    const declaresIn = (response: unknown): boolean => {
+      for (const key in contentOf(response, context.document.resolver)) {
+        let wantedKey = isWanted.get(key);
+        if (wantedKey === undefined) {
+          wantedKey = mediaTypeEssence(key) === wanted;
+          isWanted.set(key, wantedKey);
+        }
+        if (wantedKey) return true;
+      }
+      return false;
+    };
     for (const operation of context.document.operations) {
       if (!writes.has(operation.method)) continue;
-      const declares = Object.entries(responsesOf(operation)).some(([status, response]) => {
-        if (!/^([45]|default)/i.test(status)) return false;
-        return Object.keys(contentOf(response, context.document.resolver)).some((key) => mediaTypeEssence(key) === wanted);
-      });
+      let declares = false;
+      const responses = responsesOf(operation);
+      for (const status in responses) {
+        if (isErrorStatus(status) && declaresIn(responses[status])) {
+          declares = true;
+          break;
+        }
+      }
       if (!declares) context.report(locate(operation, "/responses"), `${operation.label} declares no error response (4XX, 5XX or default) with ${mediaType}`);
     }
   },
