@@ -68,7 +68,26 @@ export class RefResolver {
   resolveRef(ref: string): RefResolution {
     const cached = this.cache.get(ref);
     if (cached) return cached.answer;
-    return this.follow(ref);
+    return this.direct(ref) ?? this.follow(ref);
+  }
+
+  /**
+   * The common case without the chain bookkeeping: a reference whose target is a value (or that fails on its
+   * own). Undefined when the target is itself a reference: `follow` walks the chain. What it caches is what
+   * `follow` would cache for a chain of one reference; each upload resolves thousands of distinct references.
+   */
+  private direct(ref: string): RefResolution | undefined {
+    const tokens = refTokens(ref);
+    let end: RefResolution;
+    if (!tokens) end = failure(`$ref "${ref}" points outside this document; external references are not allowed`);
+    else {
+      const value = valueAt(this.root, tokens);
+      if (value === undefined) end = failure(`$ref "${ref}" does not resolve to anything in this document`);
+      else if (isRecord(value) && typeof value.$ref === "string") return undefined;
+      else end = { ok: true, value, tokens };
+    }
+    this.cache.set(ref, { answer: end, end, links: 0 });
+    return end;
   }
 
   /** Walks the chain from `first` until a value, a failure, a cycle or a reference resolved before. */
