@@ -34,43 +34,63 @@ function isExempt(exemptions: readonly Exemption[], location: string): boolean {
  */
 export const MAX_LISTED_PER_RULE = 500;
 
+/** One rule's reports: its severity and exemptions looked up once, not at each of its (thousands of) violations. */
+export class RuleReports {
+  count = 0;
+  constructor(
+    private readonly collector: ViolationCollector,
+    readonly rule: string,
+    readonly severity: Severity,
+    private readonly exemptions: readonly Exemption[],
+  ) {}
+
+  report(location: string, message: string): void {
+    if (isExempt(this.exemptions, location)) return;
+    this.collector.count(this, location, message);
+  }
+}
+
 /**
  * Takes violations as rules report them: applies configured severities and exemptions at once, counts every
  * effective violation, keeps at most MAX_LISTED_PER_RULE of each rule, and builds the verdict.
  */
 export class ViolationCollector {
   private readonly listed: Violation[] = [];
-  private readonly counts = new Map<string, { severity: Severity; count: number }>();
+  /** Each rule that reported at least one violation, in the order rules first reported. */
+  private readonly reported: RuleReports[] = [];
+  private readonly byRule = new Map<string, RuleReports | null>();
   private total = 0;
   private errors = false;
 
-  /**
-   * The exemptions that name each rule (or "*"): most rules have none, so their violations (thousands, from a
-   * constitution rule on a large document) skip reading the operation out of the location.
-   */
-  private readonly exemptionsByRule = new Map<string, readonly Exemption[]>();
-
   constructor(private readonly config: ConformanceConfig) {}
 
-  private exemptionsOf(rule: string): readonly Exemption[] {
-    let exemptions = this.exemptionsByRule.get(rule);
-    if (exemptions === undefined) {
-      exemptions = this.config.exemptions.filter((exemption) => exemption.rule === "*" || exemption.rule === rule);
-      this.exemptionsByRule.set(rule, exemptions);
+  /**
+   * Where `rule` reports, or null when it is off. The exemptions that name it (or "*") are picked once: most
+   * rules have none, so their violations skip reading the operation out of the location.
+   */
+  forRule(rule: string): RuleReports | null {
+    let reports = this.byRule.get(rule);
+    if (reports === undefined) {
+      const severity = this.config.severities.get(rule);
+      reports =
+        severity === undefined || severity === "off"
+          ? null
+          : new RuleReports(this, rule, severity, this.config.exemptions.filter((exemption) => exemption.rule === "*" || exemption.rule === rule));
+      this.byRule.set(rule, reports);
     }
-    return exemptions;
+    return reports;
   }
 
   report(rule: string, location: string, message: string): void {
-    const severity = this.config.severities.get(rule);
-    if (severity === undefined || severity === "off") return;
-    if (isExempt(this.exemptionsOf(rule), location)) return;
+    this.forRule(rule)?.report(location, message);
+  }
+
+  /** A violation of `reports`' rule that no exemption covers. */
+  count(reports: RuleReports, location: string, message: string): void {
     this.total++;
-    if (severity === "error") this.errors = true;
-    const entry = this.counts.get(rule);
-    if (entry) entry.count++;
-    else this.counts.set(rule, { severity, count: 1 });
-    if ((entry?.count ?? 1) <= MAX_LISTED_PER_RULE) this.listed.push({ rule, severity, location, message });
+    if (reports.severity === "error") this.errors = true;
+    if (reports.count++ === 0) this.reported.push(reports);
+    if (reports.count <= MAX_LISTED_PER_RULE) this.listed.push({ rule: reports.rule, severity: reports.severity, location, message });
   }
 
   verdict(ruleOrder: readonly string[]): Verdict {
@@ -80,7 +100,7 @@ export class ViolationCollector {
     // when they do not (the same order as comparing the rules' positions every time).
     violations.sort((a, b) => (a.rule === b.rule ? 0 : (order.get(a.rule) ?? 0) - (order.get(b.rule) ?? 0)) || (a.location < b.location ? -1 : a.location > b.location ? 1 : 0));
     // Summary in the order rules first reported, as the listed violations before (rules report in registry order).
-    const summary: RuleSummary[] = [...this.counts].map(([rule, { severity, count }]) => ({ rule, severity, count }));
+    const summary: RuleSummary[] = this.reported.map(({ rule, severity, count }) => ({ rule, severity, count }));
     summary.sort((a, b) => (order.get(a.rule) ?? 0) - (order.get(b.rule) ?? 0));
     return { approved: !this.errors, totalViolations: this.total, violations, summary };
   }

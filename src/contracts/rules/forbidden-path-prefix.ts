@@ -20,7 +20,10 @@ export const forbiddenPathPrefix: ConstitutionRule<z.infer<typeof options>> = {
     const under = (path: string, index: number) => path === normalized[index] || path.startsWith(below[index] as string);
     for (const operation of context.document.operations) {
       // The index holds both canonical paths (the template, and with the server base path applied).
-      const hit = normalized.find((_, index) => under(operation.localPath, index) || under(operation.fullPath, index));
+      let hit: string | undefined;
+      for (let index = 0; index < normalized.length && hit === undefined; index++) {
+        if (under(operation.localPath, index) || under(operation.fullPath, index)) hit = normalized[index];
+      }
       if (hit !== undefined) context.report(locate(operation), `${operation.label} is under the forbidden prefix ${hit}: internal endpoints must not be part of the public API`);
     }
   },
