@@ -108,7 +108,7 @@ function runConstitution(index: DocumentIndex, config: ConformanceConfig): Verdi
   for (const rule of constitutionRules) {
     if (!isEnabled(config, rule.id) || !config.constitution.has(rule.id)) continue;
     const reports = collector.forRule(rule.id);
-    if (reports) rule.check({ document: index, report: (location, message) => reports.report(location, message) }, config.constitution.get(rule.id));
+    if (reports) rule.check({ document: index, report: reports.report }, config.constitution.get(rule.id));
   }
   return collector.verdict(RULE_ORDER);
 }

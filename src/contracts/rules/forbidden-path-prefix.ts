@@ -17,12 +17,15 @@ export const forbiddenPathPrefix: ConstitutionRule<z.infer<typeof options>> = {
   check(context, { prefixes }) {
     const normalized = prefixes.map((prefix) => canonicalPath(prefix));
     const below = normalized.map((prefix) => (prefix === "/" ? "/" : `${prefix}/`));
-    const under = (path: string, index: number) => path === normalized[index] || path.startsWith(below[index] as string);
     for (const operation of context.document.operations) {
-      // The index holds both canonical paths (the template, and with the server base path applied).
+      // The index holds both canonical paths (the template, and with the server base path applied). Written out
+      // without a helper: this runs for every operation of every upload, mostly before it is optimized.
+      const { localPath, fullPath } = operation;
       let hit: string | undefined;
       for (let index = 0; index < normalized.length && hit === undefined; index++) {
-        if (under(operation.localPath, index) || under(operation.fullPath, index)) hit = normalized[index];
+        const prefix = normalized[index] as string;
+        const start = below[index] as string;
+        if (localPath === prefix || localPath.startsWith(start) || fullPath === prefix || fullPath.startsWith(start)) hit = prefix;
       }
       if (hit !== undefined) context.report(locate(operation), `${operation.label} is under the forbidden prefix ${hit}: internal endpoints must not be part of the public API`);
     }

@@ -3,12 +3,6 @@ import { locate, type ConstitutionRule } from "./rule";
 import { contentOf, responsesOf } from "./support/operation-parts";
 import { mediaTypeEssence } from "./support/media-types";
 
-/** /^([45]|default)/i: an error status (4XX, 5XX or default), tested without a regular expression per response. */
-function isErrorStatus(status: string): boolean {
-  const first = status.charCodeAt(0);
-  return first === 52 || first === 53 || (status.length >= 7 && status.slice(0, 7).toLowerCase() === "default");
-}
-
 const options = z.object({
   methods: z.array(z.string().regex(/^[A-Za-z]+$/, "an HTTP method such as POST")).min(1),
   mediaType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, "a media type such as application/problem+json"),
@@ -43,7 +37,10 @@ export const writeOperationProblemJson: ConstitutionRule<z.infer<typeof options>
       let declares = false;
       const responses = responsesOf(operation);
       for (const status in responses) {
-        if (isErrorStatus(status) && declaresIn(responses[status])) {
+        // /^([45]|default)/i (4XX, 5XX or default), without a regular expression per response.
+        const first = status.charCodeAt(0);
+        const isError = first === 52 || first === 53 || (status.length >= 7 && status.slice(0, 7).toLowerCase() === "default");
+        if (isError && declaresIn(responses[status])) {
           declares = true;
           break;
         }
