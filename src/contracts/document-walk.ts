@@ -85,27 +85,15 @@ class TreeWalker {
       return true;
     }
     const record = value as Record<string, unknown>;
-    // The reference is checked before anything below the object, as when it was read by name first; reading it
-    // by name at every object cost a lookup in a cache keyed by the object's layout, and a parsed document has
-    // thousands of layouts. It is read by name only before the first object-valued field, which `$ref` (a
-    // string, normally the first key) almost always precedes.
-    let refChecked = data;
+    if (!data) {
+      const ref = record.$ref;
+      if (typeof ref === "string" && !this.checkReference(record, ref)) return false;
+    }
     const namesProperties = parent === "properties" || parent === "patternProperties";
     for (const key in record) {
       const child = record[key];
       // Most values are strings, numbers and booleans: nothing to check below them.
-      if (typeof child !== "object" || child === null) {
-        if (!refChecked && key === "$ref") {
-          refChecked = true;
-          if (typeof child === "string" && !this.checkReference(record, child)) return false;
-        }
-        continue;
-      }
-      if (!refChecked) {
-        refChecked = true;
-        const ref = record.$ref;
-        if (typeof ref === "string" && !this.checkReference(record, ref)) return false;
-      }
+      if (typeof child !== "object" || child === null) continue;
       const childData = data || (!namesProperties && holdsData(key, child, grandparent));
       if (!this.walk(child, childData, depth + 1, key, parent)) return false;
     }
