@@ -85,9 +85,9 @@ export function checkOpenApiStructure(value: unknown, mayShareNodes = true, opti
   } else if (!isRecord(value.paths)) {
     problems.add(["paths"], "`paths` must be an object keyed by path templates such as /orders/{id}");
   } else {
-    for (const [path, item] of Object.entries(value.paths)) {
+    for (const path in value.paths) {
       if (!path.startsWith("/")) problems.add(["paths", path], "path templates must start with /");
-      operationCount += checkPathItem(item, ["paths", path], minor, problems);
+      operationCount += checkPathItem(value.paths[path], ["paths", path], minor, problems);
     }
   }
   if (value.components !== undefined && !isRecord(value.components)) problems.add(["components"], "`components` must be an object");
@@ -110,70 +110,83 @@ function checkPathItem(item: unknown, at: (string | number)[], minor: number, pr
     return 0;
   }
   if (typeof item.$ref === "string") return 0;
-  if (item.parameters !== undefined) checkParameters(item.parameters, [...at, "parameters"], problems);
+  if (item.parameters !== undefined) checkParameters(item.parameters, at, problems);
   let count = 0;
   for (const method of HTTP_METHODS) {
     if (item[method] === undefined) continue;
     count++;
-    checkOperation(item[method], [...at, method], minor, problems);
+    checkOperation(item[method], at, method, minor, problems);
   }
   if (isRecord(item.additionalOperations)) {
     for (const [method, operation] of Object.entries(item.additionalOperations)) {
       count++;
-      checkOperation(operation, [...at, "additionalOperations", method], minor, problems);
+      checkOperation(operation, [...at, "additionalOperations"], method, minor, problems);
     }
   }
   return count;
 }
 
-function checkOperation(operation: unknown, at: (string | number)[], minor: number, problems: Problems): void {
-  if (!isRecord(operation)) return problems.add(at, "an operation must be an object");
+/**
+ * `parent` and `method` locate the operation; token arrays are built only for a problem (this runs for every
+ * operation of every upload, and almost every operation has none).
+ */
+function checkOperation(operation: unknown, parent: readonly (string | number)[], method: string, minor: number, problems: Problems): void {
+  const at = (...tokens: (string | number)[]) => [...parent, method, ...tokens];
+  if (!isRecord(operation)) return problems.add(at(), "an operation must be an object");
   if (operation.operationId !== undefined && typeof operation.operationId !== "string") {
-    problems.add([...at, "operationId"], "`operationId` must be a string");
+    problems.add(at("operationId"), "`operationId` must be a string");
   }
-  if (operation.parameters !== undefined) checkParameters(operation.parameters, [...at, "parameters"], problems);
+  if (operation.parameters !== undefined) checkParameters(operation.parameters, parent, problems, method);
   if (operation.requestBody !== undefined) {
     const body = operation.requestBody;
-    if (!isRecord(body)) problems.add([...at, "requestBody"], "`requestBody` must be an object");
+    if (!isRecord(body)) problems.add(at("requestBody"), "`requestBody` must be an object");
     else if (typeof body.$ref !== "string" && !isRecord(body.content)) {
-      problems.add([...at, "requestBody", "content"], "`requestBody.content` is required: a map of media types");
+      problems.add(at("requestBody", "content"), "`requestBody.content` is required: a map of media types");
     }
   }
   if (operation.responses === undefined) {
-    if (minor === 0) problems.add([...at, "responses"], "`responses` is required in OpenAPI 3.0");
+    if (minor === 0) problems.add(at("responses"), "`responses` is required in OpenAPI 3.0");
     return;
   }
-  if (!isRecord(operation.responses)) return problems.add([...at, "responses"], "`responses` must be an object keyed by status code");
-  for (const [status, response] of Object.entries(operation.responses)) {
+  const responses = operation.responses;
+  if (!isRecord(responses)) return problems.add(at("responses"), "`responses` must be an object keyed by status code");
+  for (const status in responses) {
     if (status.startsWith("x-")) continue;
     if (!STATUS_KEY.test(status)) {
-      problems.add([...at, "responses", status], `"${status}" is not a status code: use 200, 4XX or default`);
+      problems.add(at("responses", status), `"${status}" is not a status code: use 200, 4XX or default`);
       continue;
     }
+    const response = responses[status];
     if (!isRecord(response)) {
-      problems.add([...at, "responses", status], "a response must be an object");
+      problems.add(at("responses", status), "a response must be an object");
       continue;
     }
     if (typeof response.$ref === "string") continue;
     if (minor < 2 && typeof response.description !== "string") {
-      problems.add([...at, "responses", status, "description"], "`description` is required on every response");
+      problems.add(at("responses", status, "description"), "`description` is required on every response");
     }
     if (response.content !== undefined && !isRecord(response.content)) {
-      problems.add([...at, "responses", status, "content"], "`content` must be a map of media types");
+      problems.add(at("responses", status, "content"), "`content` must be a map of media types");
     }
   }
 }
 
-function checkParameters(parameters: unknown, at: (string | number)[], problems: Problems): void {
-  if (!Array.isArray(parameters)) return problems.add(at, "`parameters` must be an array");
-  parameters.forEach((parameter, index) => {
-    if (!isRecord(parameter)) return problems.add([...at, index], "a parameter must be an object");
-    if (typeof parameter.$ref === "string") return;
-    if (typeof parameter.name !== "string") problems.add([...at, index, "name"], "`name` is required on every parameter");
-    if (typeof parameter.in !== "string" || !PARAMETER_LOCATIONS.has(parameter.in)) {
-      problems.add([...at, index, "in"], "`in` must be one of query, header, path, cookie");
-    } else if (parameter.in === "path" && parameter.required !== true) {
-      problems.add([...at, index, "required"], "path parameters must have `required: true`");
+/** The `parameters` of the path item at `parent`, or of its operation `method`. */
+function checkParameters(parameters: unknown, parent: readonly (string | number)[], problems: Problems, method?: string): void {
+  const at = (...tokens: (string | number)[]) => (method === undefined ? [...parent, "parameters", ...tokens] : [...parent, method, "parameters", ...tokens]);
+  if (!Array.isArray(parameters)) return problems.add(at(), "`parameters` must be an array");
+  for (let index = 0; index < parameters.length; index++) {
+    const parameter: unknown = parameters[index];
+    if (!isRecord(parameter)) {
+      problems.add(at(index), "a parameter must be an object");
+      continue;
     }
-  });
+    if (typeof parameter.$ref === "string") continue;
+    if (typeof parameter.name !== "string") problems.add(at(index, "name"), "`name` is required on every parameter");
+    if (typeof parameter.in !== "string" || !PARAMETER_LOCATIONS.has(parameter.in)) {
+      problems.add(at(index, "in"), "`in` must be one of query, header, path, cookie");
+    } else if (parameter.in === "path" && parameter.required !== true) {
+      problems.add(at(index, "required"), "path parameters must have `required: true`");
+    }
+  }
 }

@@ -19,7 +19,7 @@ import {
 } from "./rules/support/operation-parts";
 import { SchemaDiffer } from "./rules/support/schema-diff";
 import { escapeToken, isRecord } from "./normalize-pointer";
-import { mergeVerdicts, ViolationCollector } from "./verdict";
+import { mergeVerdicts, ViolationCollector, type RuleReports } from "./verdict";
 import type { OpenApiDocument, Verdict } from "./types";
 
 const RULE_ORDER = allRules.map((rule) => rule.id);
@@ -107,7 +107,8 @@ function runConstitution(index: DocumentIndex, config: ConformanceConfig): Verdi
   const collector = new ViolationCollector(config);
   for (const rule of constitutionRules) {
     if (!isEnabled(config, rule.id) || !config.constitution.has(rule.id)) continue;
-    rule.check({ document: index, report: (location, message) => collector.report(rule.id, location, message) }, config.constitution.get(rule.id));
+    const reports = collector.forRule(rule.id);
+    if (reports) rule.check({ document: index, report: reports.report }, config.constitution.get(rule.id));
   }
   return collector.verdict(RULE_ORDER);
 }
@@ -155,7 +156,7 @@ function runConformanceRules(contract: OpenApiDocument, snapshot: OpenApiDocumen
   const responses = memoisePerPair((pair) => compareResponses(pair, contractIndex, snapshotIndex, differ));
   const requests = memoisePerPair((pair) => compareRequestBodies(pair, contractIndex, snapshotIndex, differ));
   const collector = new ViolationCollector(config);
-  let current = "";
+  let current: RuleReports | null = null;
   const matching = matchOperations(contractIndex, snapshotIndex);
   const identity = differ.identity;
   const securityIdentical =
@@ -175,11 +176,11 @@ function runConformanceRules(contract: OpenApiDocument, snapshot: OpenApiDocumen
     requestBodies: (pair) => requests(pair).bodies,
     requestMediaTypeGaps: (pair) => requests(pair).gaps,
     schemaChanges: (contractSchema, snapshotSchema, direction) => differ.diff(contractSchema, snapshotSchema, direction),
-    report: (location, message) => collector.report(current, location, message),
+    report: (location, message) => current?.report(location, message),
   };
   for (const rule of conformanceRules) {
     if (!isEnabled(config, rule.id)) continue;
-    current = rule.id;
+    current = collector.forRule(rule.id);
     rule.check(context);
   }
   return { verdict: collector.verdict(RULE_ORDER), snapshotIndex };

@@ -100,7 +100,39 @@ const CHILDREN: { readonly [K in Kind]?: Readonly<Record<string, Child>> } = {
   oauthFlows: { implicit: { one: "oauthFlow" }, password: { one: "oauthFlow" }, clientCredentials: { one: "oauthFlow" }, authorizationCode: { one: "oauthFlow" } },
 };
 
-const PATH_ITEM_MAP: Child = { map: "pathItem" };
+/**
+ * CHILDREN as the walker reads it: one Map per kind, each entry of one shape. The walker runs over every
+ * non-schema object of every upload; testing which variant of Child an entry is (`"one" in child`) on objects of
+ * five shapes, and looking fields up by name in the table's object literals, cost more than the walk itself.
+ */
+const ONE = 0;
+const LIST = 1;
+const MAP = 2;
+const RESPONSES = 3;
+const CALLBACKS = 4;
+
+interface Step {
+  readonly mode: number;
+  /** The kind of the value (ONE), of each item (LIST) or of each entry (MAP); unused for RESPONSES and CALLBACKS. */
+  readonly kind: Kind;
+}
+
+function stepOf(child: Child): Step {
+  if ("one" in child) return { mode: ONE, kind: child.one };
+  if ("list" in child) return { mode: LIST, kind: child.list };
+  if ("map" in child) return { mode: MAP, kind: child.map };
+  return "responses" in child ? { mode: RESPONSES, kind: "response" } : { mode: CALLBACKS, kind: "pathItem" };
+}
+
+const NO_STEPS: ReadonlyMap<string, Step> = new Map();
+const STEPS: ReadonlyMap<Kind, ReadonlyMap<string, Step>> = new Map(
+  Object.entries(CHILDREN).map(([kind, children]) => [kind as Kind, new Map(Object.entries(children).map(([field, child]) => [field, stepOf(child)]))]),
+);
+const PATH_ITEM_MAP: Step = { mode: MAP, kind: "pathItem" };
+
+function isExtension(key: string): boolean {
+  return key.charCodeAt(0) === 120 && key.charCodeAt(1) === 45;
+}
 
 export interface UnknownField {
   tokens: (string | number)[];
@@ -171,40 +203,39 @@ class FixedFieldWalker {
     // A Reference object (or a 3.0/3.1 path item $ref with siblings) is not a fixed-field object.
     if (typeof value.$ref === "string" && kind !== "pathItem") return;
     const allowed = allowedFields(kind, this.minor);
-    const children = CHILDREN[kind];
+    const steps = STEPS.get(kind) ?? NO_STEPS;
     for (const key in value) {
-      if (key.startsWith("x-")) continue;
+      if (isExtension(key)) continue;
       if (!allowed.has(key)) {
         this.report(key, kind, allowed);
         continue;
       }
-      const child = children?.[key];
-      if (child === undefined) continue;
+      const step = steps.get(key);
+      if (step === undefined) continue;
       this.tokens.push(key);
-      this.follow(value[key], child);
+      this.follow(value[key], step);
       this.tokens.pop();
     }
   }
 
-  private follow(value: unknown, child: Child): void {
-    if ("one" in child) return this.check(value, child.one);
+  private follow(value: unknown, step: Step): void {
+    if (step.mode === ONE) return this.check(value, step.kind);
     const tokens = this.tokens;
-    if ("list" in child) {
+    if (step.mode === LIST) {
       if (!Array.isArray(value)) return;
       for (let index = 0; index < value.length; index++) {
         tokens.push(index);
-        this.check(value[index], child.list);
+        this.check(value[index], step.kind);
         tokens.pop();
       }
       return;
     }
     if (!isRecord(value)) return;
     for (const key in value) {
-      if (key.startsWith("x-")) continue;
+      if (isExtension(key)) continue;
       const entry = value[key];
       tokens.push(key);
-      if ("map" in child) this.check(entry, child.map);
-      else if ("responses" in child) this.check(entry, "response");
+      if (step.mode !== CALLBACKS) this.check(entry, step.kind);
       // A Callback object maps expressions to path items.
       else if (isRecord(entry) && typeof entry.$ref !== "string") this.follow(entry, PATH_ITEM_MAP);
       tokens.pop();

@@ -32,6 +32,10 @@ export interface IndexedOperation {
   fullKey: string;
   /** Template only, parameters anonymised: "/orders/{}". */
   localKey: string;
+  /** canonicalPath(path): the template with parameters anonymised, no method ("/orders/{}"). */
+  localPath: string;
+  /** canonicalPath(basePath + path): what fullKey holds after the method ("/v1/orders/{}"). */
+  fullPath: string;
   operation: Record<string, unknown>;
   /** The path item's own parameters (shared by its operations), unresolved. */
   pathParameters: unknown;
@@ -141,6 +145,8 @@ class LazyOperation implements IndexedOperation {
     readonly path: string,
     readonly fullKey: string,
     readonly localKey: string,
+    readonly localPath: string,
+    readonly fullPath: string,
     readonly operation: Record<string, unknown>,
     readonly pathParameters: unknown,
     private readonly resolver: RefResolver,
@@ -208,7 +214,7 @@ class IndexBuilder {
     if (!isRecord(rawOperation)) return;
     const fullKey = `${upper} ${fullPath}`;
     const localKey = fullPath === localPath ? fullKey : `${upper} ${localPath}`;
-    const indexed = new LazyOperation(upper, path, fullKey, localKey, rawOperation, pathParameters, this.resolver, this.documentSecurity);
+    const indexed = new LazyOperation(upper, path, fullKey, localKey, localPath, fullPath, rawOperation, pathParameters, this.resolver, this.documentSecurity);
     this.operations.push(indexed);
     if (!this.byFullKey.has(fullKey)) this.byFullKey.set(fullKey, indexed);
     const sameLocal = this.byLocalKey.get(localKey);
@@ -217,7 +223,7 @@ class IndexBuilder {
   }
 }
 
-keepLayout(new LazyOperation("GET", "/", "GET /", "GET /", {}, undefined, new RefResolver({}), undefined));
+keepLayout(new LazyOperation("GET", "/", "GET /", "GET /", "/", "/", {}, undefined, new RefResolver({}), undefined));
 keepLayout(new IndexBuilder(new RefResolver({}), undefined));
 
 function buildIndex(document: OpenApiDocument): DocumentIndex {

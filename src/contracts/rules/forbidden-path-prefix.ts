@@ -16,9 +16,17 @@ export const forbiddenPathPrefix: ConstitutionRule<z.infer<typeof options>> = {
   options,
   check(context, { prefixes }) {
     const normalized = prefixes.map((prefix) => canonicalPath(prefix));
+    const below = normalized.map((prefix) => (prefix === "/" ? "/" : `${prefix}/`));
     for (const operation of context.document.operations) {
-      const candidates = [canonicalPath(operation.path), canonicalPath(context.document.basePath + operation.path)];
-      const hit = normalized.find((prefix) => candidates.some((path) => path === prefix || path.startsWith(prefix === "/" ? "/" : `${prefix}/`)));
+      // The index holds both canonical paths (the template, and with the server base path applied). Written out
+      // without a helper: this runs for every operation of every upload, mostly before it is optimized.
+      const { localPath, fullPath } = operation;
+      let hit: string | undefined;
+      for (let index = 0; index < normalized.length && hit === undefined; index++) {
+        const prefix = normalized[index] as string;
+        const start = below[index] as string;
+        if (localPath === prefix || localPath.startsWith(start) || fullPath === prefix || fullPath.startsWith(start)) hit = prefix;
+      }
       if (hit !== undefined) context.report(locate(operation), `${operation.label} is under the forbidden prefix ${hit}: internal endpoints must not be part of the public API`);
     }
   },

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { locate, type ConstitutionRule } from "./rule";
-import { compileOperationPattern, isOperationPattern } from "./support/operation-pattern";
+import { compileOperationPattern, isOperationPattern, type OperationPattern } from "./support/operation-pattern";
 
 const options = z.object({
   except: z.array(z.string().refine(isOperationPattern, "an operation pattern such as \"GET /health\" or \"* /public/**\"")).default([]),
@@ -17,7 +17,10 @@ export const operationSecurity: ConstitutionRule<z.infer<typeof options>> = {
   check(context, { except }) {
     const exceptions = except.map(compileOperationPattern);
     for (const operation of context.document.operations) {
-      if (exceptions.some((pattern) => pattern.matches(operation.method, operation.path))) continue;
+      // The index holds each operation's canonical path: no path is normalised again per pattern.
+      let excepted = false;
+      for (let index = 0; index < exceptions.length && !excepted; index++) excepted = (exceptions[index] as OperationPattern).matchesCanonical(operation.method, operation.localPath);
+      if (excepted) continue;
       const security = operation.security ?? [];
       if (security.length === 0) context.report(locate(operation, "/security"), `${operation.label} declares no security requirement`);
       else if (security.some((requirement) => Object.keys(requirement).length === 0)) {
