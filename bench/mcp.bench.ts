@@ -25,7 +25,7 @@
 import { cpus, loadavg } from "node:os";
 import { readFileSync, writeFileSync } from "node:fs";
 import { startWranglerDev } from "../test/helpers/wrangler-dev";
-import { obtainToken } from "../test/node/contracts-subscription-auth";
+import { obtainToken } from "../test/helpers/oauth-http";
 
 const SESSION_ERA = "2025-11-25";
 const STATELESS_ERA = "2026-07-28";
