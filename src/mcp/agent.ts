@@ -32,7 +32,7 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
   server = createArbiterServer(getCatalog(), {
     env: this.env,
     session: this.sessionState,
-    ...pipelineDepsFor(this.env, "session-object"),
+    ...pipelineDepsFor(this.env, "wait"), // the session lane waits for its audit record: see deps.ts
     principalOf: (extra: Extra) => this.principalOf(extra),
   });
 

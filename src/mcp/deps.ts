@@ -8,19 +8,17 @@ import { getCatalog } from "./registry";
 
 /**
  * Where the pipeline runs, which decides whether a call waits for its audit record to be stored:
- *  - "session-object": the 2025-11-25 session Durable Object. A Durable Object keeps running work that is still
- *    pending after it answered, so the store's write simply continues; nothing is handed to its ctx.waitUntil,
- *    which has no effect in a Durable Object in production, and under the vitest pool keeps each such write
- *    in a list that is never drained;
  *  - "worker-request": the 2026-07-28 stateless lane, in the Worker's own request: the write is kept alive with
  *    that request's waitUntil (cloudflare:workers), since the request's work is cancelled once it has answered;
- *  - "wait": the call waits for the store (/chat, the listen hub, tests that read the trail at once).
+ *  - "wait": the call waits for the store: the 2025-11-25 session Durable Object, /chat, the listen hub. The session
+ *    object waits on purpose: leaving its write pending after the answer (a Durable Object keeps running such work)
+ *    made the worker test suite stall (the full suite hung twice with it and passed without it, same tree), and
+ *    bench:mcp measured no throughput gain from it on a quiet machine (BENCHMARKS.md, notes on bench:mcp).
  * In every case the record is built and sent before the answer, and a failed write logs the full record.
  */
-export type PipelineHost = "session-object" | "worker-request" | "wait";
+export type PipelineHost = "worker-request" | "wait";
 
 const AFTER_ANSWER: Record<PipelineHost, AfterAnswer | undefined> = {
-  "session-object": (write) => void write,
   "worker-request": (write) => waitUntil(write),
   wait: undefined,
 };

@@ -2,8 +2,8 @@
  * MCP tool calls answer before their audit record is stored, without giving up a guarantee: the record is built
  * and sent to the store before the answer (exactly one per call), the write finishes after it, and when the write
  * fails the full record still goes to the log (stored: false). A sink without `afterAnswer` (/chat, the listen
- * hub) still waits. Both MCP lanes are wired that way in src/mcp/deps.ts; the last two tests follow a real call of
- * each lane through the Worker to its stored record.
+ * hub, the 2025-11-25 session lane) still waits: src/mcp/deps.ts wires each lane; the last two tests follow a real
+ * call of each lane through the Worker to its stored record.
  */
 import { env, SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
