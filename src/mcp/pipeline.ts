@@ -50,7 +50,9 @@ export async function runToolCall(tool: ToolDefinition, rawArguments: unknown, c
         logError("tool output failed its schema", { tool: tool.name, correlationId, issues: describeZodIssues(checked.error) });
         throw new Failure("internal", `${tool.name} failed: internal error.`).auditedAs("output did not match the tool's outputSchema");
       }
-      return output;
+      // What the output schema declares, and only that: the listing advertises the schema (additionalProperties:
+      // false), and clients such as SDK 1.x refuse a result that carries more.
+      return { ...output, structuredContent: checked.data };
     },
   });
   if (!outcome.ok) return failureAsToolResult(outcome.failure, correlationId);
