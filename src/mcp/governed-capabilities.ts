@@ -84,13 +84,20 @@ export function changeSubscription(
  * where a refusal is audited. The SDK still refuses a missing required argument or a non-string on its own.
  */
 export function promptArgsForSdk(prompt: PromptDefinition): z.ZodObject {
+  // The stateless lane builds a server per request: the schema is made once per prompt.
+  const made = sdkArgs.get(prompt);
+  if (made) return made;
   const shape: Record<string, z.ZodType> = {};
   for (const [name, field] of Object.entries(prompt.argsSchema.shape as Record<string, z.ZodType>)) {
     const text = field.description === undefined ? z.string() : z.string().describe(field.description);
     shape[name] = field.safeParse(undefined).success ? text.optional() : text;
   }
-  return z.object(shape);
+  const schema = z.object(shape);
+  sdkArgs.set(prompt, schema);
+  return schema;
 }
+
+const sdkArgs = new WeakMap<PromptDefinition, z.ZodObject>();
 
 /** prompts/get through the core: the arguments are validated against the prompt's schema by the core. */
 export function getPrompt(prompt: PromptDefinition, args: unknown, context: CallContext, deps: GovernanceDeps): Promise<Governed<PromptMessage[]>> {
