@@ -9,28 +9,24 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpus, loadavg } from "node:os";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { Validator } from "@cfworker/json-schema";
 import Ajv2020 from "ajv/dist/2020.js";
-import { getConformanceConfig, loadConformanceConfig } from "../src/contracts/config";
+import { getConformanceConfig } from "../src/contracts/config";
 import { parseOpenApiDocument } from "../src/contracts/document";
 import { checkConformance } from "../src/contracts/engine";
-import { indexDocument } from "../src/contracts/normalize-document";
 import { parseExchanges } from "../src/contracts/exchanges/parse";
 import { createExchangeValidator } from "../src/contracts/exchanges/validate";
 import { createPayloadValidator } from "../src/contracts/payload";
 import { convertToJsonSchema } from "../src/contracts/payload-schema";
-import { checkOpenApiStructure } from "../src/contracts/document-checks";
-import { findUnknownFields } from "../src/contracts/fixed-fields";
-import { encodeVerdict } from "../src/contracts/store/encode-verdict";
-import { sha256Hex } from "../src/contracts/store/hash";
 import { parseDocumentBytes } from "../src/contracts/store/parse-upload";
-import { bundledPolicyFiles } from "../src/policy/files";
-import { CHUNK_BYTES } from "../src/contracts/store/schema";
 import type { OpenApiDocument } from "../src/contracts/types";
 import { githubExchanges, harOf } from "./github-exchanges";
 import { githubText, mutatedCopy } from "./github-fixture";
 import { chainText, diamondText, fanOutText } from "./reference-fixtures";
+import { measureUpload, PairedTimer, pairedNote, uploadTableRows, uploadTargetLines, type Paired, type UploadMeasurements } from "./upload-rows";
+import { startWranglerDev } from "../test/helpers/wrangler-dev";
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
@@ -52,90 +48,7 @@ function time<T>(rounds: number, prepare: () => T, run: (input: T) => unknown): 
   return median(samples);
 }
 
-interface Paired {
-  /** Median milliseconds of the measured run. */
-  ms: number;
-  /** Median over rounds of run / JSON.parse, each JSON.parse timed in the same round, just before the run. */
-  ratio: number;
-  /** The middle half of those per-round ratios. */
-  low: number;
-  high: number;
-}
-
-/**
- * Like `time`, but each round also times JSON.parse of `baselineText` right before the run, and the ratio is taken
- * per round. A shared machine's load drifts within seconds; pairing keeps that drift out of the ratio, which a
- * ratio of two medians measured minutes apart does not.
- */
-function pairedWithParse<T>(rounds: number, baselineText: string, prepare: () => T, run: (input: T) => unknown): Paired {
-  const runs: number[] = [];
-  const ratios: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    gc();
-    const parseStart = performance.now();
-    JSON.parse(baselineText);
-    const parse = performance.now() - parseStart;
-    const input = prepare();
-    gc();
-    const start = performance.now();
-    run(input);
-    const elapsed = performance.now() - start;
-    runs.push(elapsed);
-    ratios.push(elapsed / parse);
-  }
-  const sorted = [...ratios].sort((a, b) => a - b);
-  const quarter = Math.floor(rounds / 4);
-  return { ms: median(runs), ratio: median(ratios), low: sorted[quarter] ?? NaN, high: sorted[rounds - 1 - quarter] ?? NaN };
-}
-
-/** Median over rounds of run / JSON.parse, async: `pairedWithParse` for runs that await (the upload hashes with WebCrypto). */
-async function pairedWithParseAsync<T>(rounds: number, baselineText: string, prepare: () => T, run: (input: T) => Promise<unknown>): Promise<Paired> {
-  const runs: number[] = [];
-  const ratios: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    gc();
-    const parseStart = performance.now();
-    JSON.parse(baselineText);
-    const parse = performance.now() - parseStart;
-    const input = prepare();
-    gc();
-    const start = performance.now();
-    await run(input);
-    const elapsed = performance.now() - start;
-    runs.push(elapsed);
-    ratios.push(elapsed / parse);
-  }
-  const sorted = [...ratios].sort((a, b) => a - b);
-  const quarter = Math.floor(rounds / 4);
-  return { ms: median(runs), ratio: median(ratios), low: sorted[quarter] ?? NaN, high: sorted[rounds - 1 - quarter] ?? NaN };
-}
-
-/**
- * A snapshot upload as store/uploads.ts uploadSnapshot runs it, with the Worker's own functions, everything but
- * the Durable Object RPCs and SQLite writes (they need workerd): parseDocumentBytes (UTF-8 decode, JSON.parse,
- * structural checks with the unknown-field check, every `$ref` resolved), sha256Hex (WebCrypto, as storeContent
- * computes the content address), the CHUNK_BYTES pieces storeContent sends (slice() copies, as there), then the
- * verdict with the bundled policies (getConformanceConfig(), constitution included) and encodeVerdict, as
- * recordSnapshot receives it. `readContract` is where uploadSnapshot reads the active contract back from storage:
- * given the stored bytes, it parses them as loadStoredDocument does (unknown fields ignored) inside the timed part.
- */
-async function snapshotUpload(bytes: Uint8Array<ArrayBuffer>, readContract: () => OpenApiDocument): Promise<number> {
-  const parsed = parseDocumentBytes(bytes);
-  if (!parsed.ok) throw new Error(`the snapshot was refused: ${parsed.problems[0]?.message}`);
-  const hash = await sha256Hex(bytes);
-  let stored = 0;
-  const chunkCount = Math.max(1, Math.ceil(bytes.byteLength / CHUNK_BYTES));
-  for (let index = 0; index < chunkCount; index++) stored += bytes.slice(index * CHUNK_BYTES, Math.min((index + 1) * CHUNK_BYTES, bytes.byteLength)).byteLength;
-  const verdict = checkConformance(readContract(), parsed.document, getConformanceConfig());
-  return hash.length + stored + encodeVerdict(verdict).json.byteLength;
-}
-
-/** The stored contract read back as loadStoredDocument does (stored documents skip the unknown-field check). */
-function storedDocument(bytes: Uint8Array): OpenApiDocument {
-  const parsed = parseDocumentBytes(bytes, { unknownFields: "ignore" });
-  if (!parsed.ok) throw new Error(`the stored contract was refused: ${parsed.problems[0]?.message}`);
-  return parsed.document;
-}
+const nodeClock = { now: () => performance.now(), gc };
 
 function perOperation(iterations: number, run: () => unknown): number {
   for (let index = 0; index < Math.min(200, iterations); index++) run();
@@ -154,8 +67,6 @@ function validated(documentText: string): OpenApiDocument {
 
 /** What uploads run: the bundled policies/conformance.json and policies/constitution.json. */
 const config = getConformanceConfig();
-/** The bundled conformance.json with the constitution emptied: only for the row labelled "constitution off". */
-const constitutionOff = loadConformanceConfig({ ...bundledPolicyFiles, "constitution.json": { rules: {} } });
 
 const kilobytes = (text: string) => `${Math.round(new TextEncoder().encode(text).byteLength / 1024)} KB`;
 
@@ -163,30 +74,28 @@ const kilobytes = (text: string) => `${Math.round(new TextEncoder().encode(text)
  * Documents built to make reference resolution explode (reference-fixtures.ts), each timed beside JSON.parse of the
  * same text: the upload's parse and validation (parseDocumentBytes), and the verdict for the diamond.
  */
-function referenceRows(paired: (measured: Paired) => string): [string, string, string][] {
-  const rounds = 15;
+async function referenceRows(paired: (measured: Paired) => string): Promise<[string, string, string][]> {
+  const timer = new PairedTimer(nodeClock, 15);
   const ms = (value: number) => value.toFixed(value < 1 ? 3 : 1);
   const chain = chainText(5000);
   const chainBytes = new TextEncoder().encode(chain);
   const chainRefused = parseDocumentBytes(chainBytes);
   if (chainRefused.ok) throw new Error("the 5,000-link chain was accepted");
-  const chainParse = pairedWithParse(rounds, chain, () => undefined, () => parseDocumentBytes(chainBytes));
+  const chainParse = await timer.measure(chain, () => undefined, () => parseDocumentBytes(chainBytes));
   const fanOut = fanOutText(400, 200);
   const fanOutBytes = new TextEncoder().encode(fanOut);
   if (!parseDocumentBytes(fanOutBytes).ok) throw new Error("the fan-out was refused");
-  const fanOutParse = pairedWithParse(rounds, fanOut, () => undefined, () => parseDocumentBytes(fanOutBytes));
+  const fanOutParse = await timer.measure(fanOut, () => undefined, () => parseDocumentBytes(fanOutBytes));
   const diamondContract = diamondText(40, "string");
   const diamondSnapshot = diamondText(40, "integer");
   const diamondViolations = checkConformance(validated(diamondContract), validated(diamondSnapshot), config).totalViolations;
-  const diamond = pairedWithParse(rounds, diamondSnapshot, () => [validated(diamondContract), validated(diamondSnapshot)] as const, ([contract, snapshot]) => checkConformance(contract, snapshot, config));
+  const diamond = await timer.measure(diamondSnapshot, () => [validated(diamondContract), validated(diamondSnapshot)] as const, ([contract, snapshot]) => checkConformance(contract, snapshot, config));
   return [
     [`parse + validate a 5,000-link $ref chain (${kilobytes(chain)}; refused at the 32-link limit; 9.4 s before linear resolution)`, `${ms(chainParse.ms)} ms`, paired(chainParse)],
     [`parse + validate a fan-out: 400 schemas x 200 $refs to the same 200 schemas (${kilobytes(fanOut)}, 80,000 $refs; accepted)`, `${ms(fanOutParse.ms)} ms`, paired(fanOutParse)],
     [`verdict on a 40-level diamond, 2^40 paths to one changed type (${kilobytes(diamondSnapshot)}; ${diamondViolations} violations listed; out of memory before)`, `${ms(diamond.ms)} ms`, paired(diamond)],
   ];
 }
-
-const pairedNote = (measured: Paired, target = "") => `${measured.ratio.toFixed(2)} x JSON.parse (per-round; middle half ${measured.low.toFixed(2)}-${measured.high.toFixed(2)})${target}`;
 
 function memoryChild(): void {
   const text = githubText();
@@ -259,75 +168,63 @@ async function exchangesOnly(): Promise<void> {
   console.log(`${header}\n\n| Measurement | Median | Rate |\n| --- | ---: | --- |\n${rows.map(([name, value, note]) => `| ${name} | ${value} | ${note} |`).join("\n")}`);
 }
 
-/**
- * The verdict and the whole snapshot upload on GitHub's description (the contract) against its mutated copy (the
- * snapshot), each round paired with JSON.parse of the same text, and the upload's parts on their own.
- */
-async function uploadRows(text: string): Promise<{ rows: [string, string, string][]; verdictCold: Paired; upload: Paired; uploadWithContract: Paired; verdictOff: Paired }> {
-  const contractBytes = new TextEncoder().encode(text);
-  const mutatedText = JSON.stringify(mutatedCopy(text), null, 2);
-  const snapshotBytes = new TextEncoder().encode(mutatedText);
-  const rounds = 15;
-  const ms = (value: number) => value.toFixed(value < 1 ? 3 : 1);
-  // As uploadSnapshot hands them to the verdict: the snapshot through parseDocumentBytes (unknown-field check on),
-  // the active contract read back as loadStoredDocument does; validation resolved every $ref once and the index
-  // reuses those resolutions. Indexes, comparisons and every rule run inside the timed part.
-  const asUploaded = () => {
-    const snapshot = parseDocumentBytes(snapshotBytes);
-    if (!snapshot.ok) throw new Error(`the mutated copy was refused: ${snapshot.problems[0]?.message}`);
-    return [storedDocument(contractBytes), snapshot.document] as const;
-  };
-  const [firstContract, firstSnapshot] = asUploaded();
-  const verdict = checkConformance(firstContract, firstSnapshot, config);
-  const verdictOffCount = checkConformance(storedDocument(contractBytes), asUploaded()[1], constitutionOff).totalViolations;
-  const verdictCold = pairedWithParse(rounds, text, asUploaded, ([contract, snapshot]) => checkConformance(contract, snapshot, config));
-  const verdictOff = pairedWithParse(rounds, text, asUploaded, ([contract, snapshot]) => checkConformance(contract, snapshot, constitutionOff));
-  const verdictFromBareParse = pairedWithParse(rounds, text, () => [JSON.parse(text) as OpenApiDocument, mutatedCopy(text) as OpenApiDocument] as const, ([contract, snapshot]) => checkConformance(contract, snapshot, config));
-  const [warmContract, warmSnapshot] = asUploaded();
-  checkConformance(warmContract, warmSnapshot, config);
-  const verdictWarm = pairedWithParse(rounds, text, () => undefined, () => checkConformance(warmContract, warmSnapshot, config));
-
-  // The whole upload: with the contract already parsed (as the verdict receives it), and with the contract's
-  // stored bytes parsed inside the timed part too (uploadSnapshot reads it back after storing the snapshot).
-  const upload = await pairedWithParseAsync(rounds, mutatedText, () => storedDocument(contractBytes), (contract) => snapshotUpload(snapshotBytes, () => contract));
-  const uploadWithContract = await pairedWithParseAsync(rounds, mutatedText, () => undefined, () => snapshotUpload(snapshotBytes, () => storedDocument(contractBytes)));
-
-  // Its parts, each on the snapshot's bytes and beside JSON.parse of the same text.
-  const decode = pairedWithParse(rounds, mutatedText, () => undefined, () => new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(snapshotBytes));
-  const parseBytes = pairedWithParse(rounds, mutatedText, () => undefined, () => parseDocumentBytes(snapshotBytes));
-  const structure = pairedWithParse(rounds, mutatedText, () => JSON.parse(mutatedText) as OpenApiDocument, (document) => checkOpenApiStructure(document, false, { unknownFields: "ignore" }));
-  const unknownFields = pairedWithParse(rounds, mutatedText, () => JSON.parse(mutatedText) as OpenApiDocument, (document) => findUnknownFields(document, String(document.openapi)));
-  const hash = await pairedWithParseAsync(rounds, mutatedText, () => undefined, () => sha256Hex(snapshotBytes));
-  const pieces = pairedWithParse(rounds, mutatedText, () => undefined, () => {
-    for (let offset = 0; offset < snapshotBytes.byteLength; offset += CHUNK_BYTES) snapshotBytes.slice(offset, offset + CHUNK_BYTES);
-  });
-  const index = pairedWithParse(rounds, text, () => storedDocument(contractBytes), (document) => indexDocument(document));
-  const encoded = pairedWithParse(rounds, text, () => undefined, () => encodeVerdict(verdict));
-
-  const counts = `${verdict.totalViolations} violations: ${verdict.summary.map((entry) => `${entry.count} ${entry.rule}`).join(", ")}`;
-  const rows: [string, string, string][] = [
-    [`verdict vs mutated copy as a snapshot upload runs it: bundled policies, constitution included (${counts}); documents as uploadSnapshot hands them over`, `${ms(verdictCold.ms)} ms`, pairedNote(verdictCold, " (target <= 0.50)")],
-    [`whole snapshot upload in the Worker's code path but the Durable Object RPCs: decode, parse, structural + unknown-field checks, SHA-256, 1 MiB pieces, the verdict above, encodeVerdict; contract already parsed`, `${ms(upload.ms)} ms`, pairedNote(upload, " of the snapshot (target <= 3)")],
-    ["the same upload, with the active contract's stored bytes parsed and validated inside the timed part too (uploadSnapshot reads it back after storing the snapshot)", `${ms(uploadWithContract.ms)} ms`, pairedNote(uploadWithContract, " of the snapshot")],
-    [`verdict, CONSTITUTION OFF (bundled conformance.json, constitution.json emptied; not what uploads run; ${verdictOffCount} violations)`, `${ms(verdictOff.ms)} ms`, pairedNote(verdictOff)],
-    ["verdict with the bundled policies, cold from bare JSON.parse (every $ref resolved inside the timed part)", `${ms(verdictFromBareParse.ms)} ms`, pairedNote(verdictFromBareParse)],
-    ["verdict with the bundled policies, warm (indexes cached)", `${ms(verdictWarm.ms)} ms`, pairedNote(verdictWarm)],
-    ["upload part: UTF-8 decode of the snapshot (TextDecoder, fatal)", `${ms(decode.ms)} ms`, pairedNote(decode)],
-    ["upload part: parseDocumentBytes of the snapshot (decode, JSON.parse, structural + unknown-field checks, $ref resolution)", `${ms(parseBytes.ms)} ms`, pairedNote(parseBytes)],
-    ["upload part: structural checks and $ref resolution alone (checkOpenApiStructure, unknown fields ignored)", `${ms(structure.ms)} ms`, pairedNote(structure)],
-    ["upload part: unknown-field check alone (findUnknownFields)", `${ms(unknownFields.ms)} ms`, pairedNote(unknownFields)],
-    ["upload part: SHA-256 content address (sha256Hex, WebCrypto)", `${ms(hash.ms)} ms`, pairedNote(hash)],
-    ["upload part: 1 MiB pieces (slice copies, as storeContent)", `${ms(pieces.ms)} ms`, pairedNote(pieces)],
-    ["upload part: encodeVerdict of the verdict above", `${ms(encoded.ms)} ms`, pairedNote(encoded)],
-    ["index one parsed document (operations, keys, parameters)", `${ms(index.ms)} ms`, pairedNote(index)],
-  ];
-  return { rows, verdictCold, upload, uploadWithContract, verdictOff };
+/** The verdict and upload measurements in both runtimes: Node (this process) and workerd (the Worker's runtime). */
+interface UploadRuns {
+  node: UploadMeasurements;
+  workerd: UploadMeasurements | { failed: string };
+  workerdVersion: string;
 }
 
-const uploadTargets = (measured: Awaited<ReturnType<typeof uploadRows>>) => [
-  `- Verdict as an upload runs it (bundled policies, constitution included) at most 0.5x JSON.parse: ${measured.verdictCold.ratio <= 0.5 ? "met" : "MISSED"} (${measured.verdictCold.ratio.toFixed(2)}x, middle half ${measured.verdictCold.low.toFixed(2)}-${measured.verdictCold.high.toFixed(2)}; constitution off: ${measured.verdictOff.ratio.toFixed(2)}x).`,
-  `- Whole snapshot upload at most 3x JSON.parse of the snapshot: ${measured.upload.ratio <= 3 ? "met" : "MISSED"} (${measured.upload.ratio.toFixed(2)}x, middle half ${measured.upload.low.toFixed(2)}-${measured.upload.high.toFixed(2)}, contract already parsed; ${measured.uploadWithContract.ratio.toFixed(2)}x with the contract read back and parsed too).`,
-];
+const UPLOAD_ROUNDS = 15;
+
+/**
+ * bench/upload-rows.ts inside workerd: bench/workerd/bench.worker.ts under `wrangler dev`, with V8's gc() exposed
+ * (MINIFLARE_WORKERD_V8_FLAGS), the two documents sent once, every round timed inside the Worker.
+ */
+async function measureInWorkerd(contractText: string, snapshotText: string): Promise<UploadMeasurements> {
+  const server = await startWranglerDev({ config: "bench/workerd/wrangler.toml", processEnv: { MINIFLARE_WORKERD_V8_FLAGS: "--expose-gc" }, readyTimeoutMs: 120_000 });
+  try {
+    for (const [side, body] of [["contract", contractText], ["snapshot", snapshotText]] as const) {
+      const sent = await fetch(`${server.url}/documents/${side}`, { method: "PUT", body });
+      if (!sent.ok) throw new Error(`PUT /documents/${side}: ${sent.status} ${await sent.text()}`);
+    }
+    const answer = await fetch(`${server.url}/measure?rounds=${UPLOAD_ROUNDS}`, { method: "POST", signal: AbortSignal.timeout(600_000) });
+    if (!answer.ok) throw new Error(`POST /measure: ${answer.status} ${await answer.text()}`);
+    return (await answer.json()) as UploadMeasurements;
+  } finally {
+    await server.stop();
+  }
+}
+
+function workerdVersion(): string {
+  const require = createRequire(import.meta.url);
+  return (JSON.parse(readFileSync(require.resolve("workerd/package.json"), "utf8")) as { version: string }).version;
+}
+
+async function uploadRuns(text: string): Promise<UploadRuns> {
+  const mutatedText = JSON.stringify(mutatedCopy(text), null, 2);
+  const node = await measureUpload(text, mutatedText, UPLOAD_ROUNDS, nodeClock);
+  let workerd: UploadRuns["workerd"];
+  try {
+    workerd = await measureInWorkerd(text, mutatedText);
+  } catch (error) {
+    workerd = { failed: (error as Error).message.split("\n").slice(0, 3).join(" ") };
+  }
+  return { node, workerd, workerdVersion: workerdVersion() };
+}
+
+const WORKERD = "workerd";
+const NODE = "Node";
+
+function uploadRowsOf(runs: UploadRuns): [string, string, string][] {
+  const workerd: [string, string, string][] = "failed" in runs.workerd ? [[`${WORKERD}: the upload rows could not run`, "-", `FAILED: ${runs.workerd.failed}`]] : uploadTableRows(runs.workerd, WORKERD);
+  return [...workerd, ...uploadTableRows(runs.node, NODE)];
+}
+
+function uploadTargetsOf(runs: UploadRuns): string[] {
+  const workerd = "failed" in runs.workerd ? [`- ${WORKERD}: NOT MEASURED (${runs.workerd.failed}).`] : uploadTargetLines(runs.workerd, `${WORKERD} (the Worker's runtime, where uploads run)`);
+  return [...workerd, ...uploadTargetLines(runs.node, NODE)];
+}
 
 async function main(): Promise<void> {
   const text = githubText();
@@ -335,7 +232,7 @@ async function main(): Promise<void> {
 
   const jsonParse = time(rounds, () => undefined, () => JSON.parse(text));
   const parseAndCheck = time(rounds, () => undefined, () => parseOpenApiDocument(text));
-  const upload = await uploadRows(text);
+  const upload = await uploadRuns(text);
 
   const self = fileURLToPath(import.meta.url);
   const child = spawnSync(process.execPath, ["--max-old-space-size=128", "--expose-gc", "--experimental-transform-types", "--no-warnings", "--import", new URL("./ts-resolve.mjs", import.meta.url).pathname, self, "--memory-child"], { encoding: "utf8" });
@@ -371,7 +268,7 @@ async function main(): Promise<void> {
 
   const rows: [string, string, string][] = [
     ["JSON.parse of the document (baseline)", `${ms(jsonParse)} ms`, "1.00"],
-    ...upload.rows,
+    ...uploadRowsOf(upload),
     ["parseOpenApiDocument of the contract's text (JSON.parse + structural + unknown-field checks, $ref resolution)", `${ms(parseAndCheck)} ms`, `${ratio(parseAndCheck, jsonParse)} x JSON.parse (ratio of medians)`],
     ["payload cold: ours (convert + build + validate)", `${ms(oursCold)} ms`, `${ratio(oursCold, ajvCold)} x ajv cold (target < 1)`],
     ["payload cold: ajv compile + validate", `${ms(ajvCold)} ms`, "1.00"],
@@ -379,7 +276,7 @@ async function main(): Promise<void> {
     [`payload warm: ours (${firstResult.approved ? "valid" : "invalid"} example)`, `${ms(oursWarm)} ms`, `${ratio(oursWarm, bareWarm)} x bare Validator (target <= 1.5)`],
     ["payload warm: bare @cfworker Validator", `${ms(bareWarm)} ms`, "1.00"],
     ["payload warm: ajv (compiled code; not allowed in Workers)", `${ms(ajvWarm)} ms`, `${ratio(ajvWarm, bareWarm)} x bare Validator`],
-    ...referenceRows(paired),
+    ...(await referenceRows(paired)),
     ...exchangeRows(text),
   ];
   const memoryRows: [string, string][] = memory
@@ -395,12 +292,12 @@ async function main(): Promise<void> {
   const table = ["| Measurement | Median | Ratio |", "| --- | ---: | --- |", ...rows.map(([name, value, note]) => `| ${name} | ${value} | ${note} |`)].join("\n");
   const memoryTable = ["| Memory (GitHub description, mutated copy) | Value |", "| --- | ---: |", ...memoryRows.map(([name, value]) => `| ${name} | ${value} |`)].join("\n");
   const targets = [
-    ...uploadTargets(upload),
+    ...uploadTargetsOf(upload),
     `- Payload cold path faster than ajv compile + validate: ${oursCold < ajvCold ? "met" : "MISSED"} (${ratio(oursCold, ajvCold)}x).`,
     `- Payload wrapper within 1.5x of a bare Validator: ${oursWarm <= bareWarm * 1.5 ? "met" : "MISSED"} (${ratio(oursWarm, bareWarm)}x).`,
     `- Peak memory: ${memory ? "the check ran with a 128 MB heap limit" : "the check did NOT fit in a 128 MB heap"}.`,
   ].join("\n");
-  const header = `Run ${date} on ${nproc} CPU(s), ${cpu}, Node ${process.version}. Load average at start: ${loadavg().map((value) => value.toFixed(1)).join(" ")}.`;
+  const header = `Run ${date} on ${nproc} CPU(s), ${cpu}, Node ${process.version}, workerd ${upload.workerdVersion}. Load average at start: ${loadavg().map((value) => value.toFixed(1)).join(" ")}.`;
   console.log(`${header}\n\n${table}\n\n${memoryTable}\n\n${targets}`);
   const report = [
     "# Benchmarks",
@@ -450,14 +347,14 @@ async function main(): Promise<void> {
 
 /** `npm run bench -- --only=upload`: the verdict and upload rows with their targets, printed (BENCHMARKS.md is left as it is). */
 async function uploadOnly(): Promise<void> {
-  const measured = await uploadRows(githubText());
-  const header = `Run ${new Date().toISOString()} on ${execFileSync("nproc", { encoding: "utf8" }).trim()} CPU(s), Node ${process.version}. Load average at start: ${loadavg().map((value) => value.toFixed(1)).join(" ")}.`;
-  console.log([header, "", "| Measurement | Median | Ratio |", "| --- | ---: | --- |", ...measured.rows.map(([name, value, note]) => `| ${name} | ${value} | ${note} |`), "", ...uploadTargets(measured)].join("\n"));
+  const measured = await uploadRuns(githubText());
+  const header = `Run ${new Date().toISOString()} on ${execFileSync("nproc", { encoding: "utf8" }).trim()} CPU(s), Node ${process.version}, workerd ${measured.workerdVersion}. Load average at start: ${loadavg().map((value) => value.toFixed(1)).join(" ")}.`;
+  console.log([header, "", "| Measurement | Median | Ratio |", "| --- | ---: | --- |", ...uploadRowsOf(measured).map(([name, value, note]) => `| ${name} | ${value} | ${note} |`), "", ...uploadTargetsOf(measured)].join("\n"));
 }
 
 /** `npm run bench -- --only=references`: the reference rows alone, printed (BENCHMARKS.md is left as it is). */
-function referencesOnly(): void {
-  const rows = referenceRows(pairedNote);
+async function referencesOnly(): Promise<void> {
+  const rows = await referenceRows(pairedNote);
   const header = `Run ${new Date().toISOString()} on ${execFileSync("nproc", { encoding: "utf8" }).trim()} CPU(s), Node ${process.version}. Load average at start: ${loadavg().map((value) => value.toFixed(1)).join(" ")}.`;
   console.log([header, "", "| Measurement | Median | Ratio |", "| --- | ---: | --- |", ...rows.map(([name, value, note]) => `| ${name} | ${value} | ${note} |`)].join("\n"));
 }
@@ -466,7 +363,7 @@ const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--onl
 if (process.argv.includes("--memory-child")) memoryChild();
 // One row group alone (BENCHMARKS.md untouched): --only=upload, --only=references or --only=exchanges (BENCH_ONLY=... also works).
 else if (only === "upload") await uploadOnly();
-else if (only === "references") referencesOnly();
+else if (only === "references") await referencesOnly();
 else if (only === "exchanges") await exchangesOnly();
 else if (only) throw new Error(`--only=${only} is not a row group: use upload, references or exchanges, or leave it out for every row`);
 else await main();

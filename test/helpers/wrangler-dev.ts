@@ -29,6 +29,10 @@ export interface WranglerDevOptions {
   readyTimeoutMs?: number;
   /** Also append everything wrangler prints to this file. */
   logFile?: string;
+  /** Another Worker's configuration (`--config`), relative to the repository. Default: wrangler.toml. */
+  config?: string;
+  /** Extra environment for wrangler (e.g. MINIFLARE_WORKERD_V8_FLAGS for the benchmark Worker). */
+  processEnv?: Record<string, string>;
 }
 
 export interface WranglerDev {
@@ -108,13 +112,14 @@ async function startOnce(port: number, options: WranglerDevOptions): Promise<Wra
   const vars = { PUBLIC_URL: url, ...options.vars };
   const args = ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistDir, "--show-interactive-dev-session=false", "--inspector-port", String(await freePort())];
   if (options.env) args.push("--env", options.env);
+  if (options.config) args.push("--config", options.config);
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
 
   const child = spawn("npx", args, {
     cwd: REPO_ROOT,
     detached: true, // own process group, so stop() reaches workerd too
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1", FORCE_COLOR: "0" },
+    env: { ...process.env, ...options.processEnv, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1", FORCE_COLOR: "0" },
   });
   let output = "";
   const append = (chunk: Buffer) => {

@@ -1,0 +1,211 @@
+/**
+ * The verdict and snapshot-upload measurements, written once and run in two runtimes: in Node by
+ * conformance.bench.ts, and inside workerd (the runtime a deployed Worker runs in) by workerd/bench.worker.ts.
+ * It imports only the Worker's own pure functions and Web APIs, so both runtimes run the very same code.
+ *
+ * Every measurement is paired: each round times JSON.parse of the same text just before the run, after a full
+ * GC, and takes that round's ratio. A shared machine's load drifts within seconds; pairing keeps the drift out of
+ * the ratio. workerd's clock advances in whole milliseconds, so the parts that take a few milliseconds are run
+ * `repeat` times inside the timed part and divided.
+ */
+import { getConformanceConfig, loadConformanceConfig } from "../src/contracts/config";
+import { checkOpenApiStructure } from "../src/contracts/document-checks";
+import { checkConformance } from "../src/contracts/engine";
+import { findUnknownFields } from "../src/contracts/fixed-fields";
+import { indexDocument } from "../src/contracts/normalize-document";
+import { encodeVerdict } from "../src/contracts/store/encode-verdict";
+import { sha256Hex } from "../src/contracts/store/hash";
+import { parseDocumentBytes } from "../src/contracts/store/parse-upload";
+import { CHUNK_BYTES } from "../src/contracts/store/schema";
+import type { OpenApiDocument } from "../src/contracts/types";
+import { bundledPolicyFiles } from "../src/policy/files";
+
+export interface Clock {
+  now(): number;
+  /** A full garbage collection (Node's and workerd's V8 both expose it with --expose-gc). */
+  gc(): void;
+}
+
+export interface Paired {
+  /** Median milliseconds of the measured run. */
+  ms: number;
+  /** Median over rounds of run / JSON.parse, each JSON.parse timed in the same round, just before the run. */
+  ratio: number;
+  /** The middle half of those per-round ratios. */
+  low: number;
+  high: number;
+}
+
+export interface UploadMeasurements {
+  /** What the verdict found: "3041 violations: 3 missing-operation, …". */
+  verdictCounts: string;
+  verdictOffCount: number;
+  verdictCold: Paired;
+  verdictOff: Paired;
+  verdictFromBareParse: Paired;
+  verdictWarm: Paired;
+  upload: Paired;
+  uploadWithContract: Paired;
+  decode: Paired;
+  parseBytes: Paired;
+  structure: Paired;
+  unknownFields: Paired;
+  hash: Paired;
+  pieces: Paired;
+  encoded: Paired;
+  index: Paired;
+}
+
+/** What uploads run: the bundled policies/conformance.json and policies/constitution.json. */
+const config = getConformanceConfig();
+/** The bundled conformance.json with the constitution emptied: only for the row labelled "constitution off". */
+const constitutionOff = loadConformanceConfig({ ...bundledPolicyFiles, "constitution.json": { rules: {} } });
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
+
+/** The stored contract read back as loadStoredDocument does (stored documents skip the unknown-field check). */
+export function storedDocument(bytes: Uint8Array): OpenApiDocument {
+  const parsed = parseDocumentBytes(bytes, { unknownFields: "ignore" });
+  if (!parsed.ok) throw new Error(`the stored contract was refused: ${parsed.problems[0]?.message}`);
+  return parsed.document;
+}
+
+/**
+ * A snapshot upload as store/uploads.ts uploadSnapshot runs it, with the Worker's own functions, everything but
+ * the Durable Object RPCs and SQLite writes: parseDocumentBytes (UTF-8 decode, JSON.parse, structural checks with
+ * the unknown-field check, every `$ref` resolved), sha256Hex (WebCrypto, as storeContent computes the content
+ * address), the CHUNK_BYTES pieces storeContent sends (slice() copies, as there), then the verdict with the
+ * bundled policies (constitution included) and encodeVerdict, as recordSnapshot receives it. `readContract` is
+ * where uploadSnapshot reads the active contract back from storage.
+ */
+export async function snapshotUpload(bytes: Uint8Array<ArrayBuffer>, readContract: () => OpenApiDocument): Promise<number> {
+  const parsed = parseDocumentBytes(bytes);
+  if (!parsed.ok) throw new Error(`the snapshot was refused: ${parsed.problems[0]?.message}`);
+  const hash = await sha256Hex(bytes);
+  let stored = 0;
+  const chunkCount = Math.max(1, Math.ceil(bytes.byteLength / CHUNK_BYTES));
+  for (let index = 0; index < chunkCount; index++) stored += bytes.slice(index * CHUNK_BYTES, Math.min((index + 1) * CHUNK_BYTES, bytes.byteLength)).byteLength;
+  const verdict = checkConformance(readContract(), parsed.document, config);
+  return hash.length + stored + encodeVerdict(verdict).json.byteLength;
+}
+
+export class PairedTimer {
+  constructor(
+    private readonly clock: Clock,
+    private readonly rounds: number,
+  ) {}
+
+  /** `run` is called `repeat` times inside the timed part (parts shorter than the clock's step need it). */
+  async measure<T>(baselineText: string, prepare: () => T, run: (input: T) => unknown, repeat = 1): Promise<Paired> {
+    const { clock } = this;
+    const runs: number[] = [];
+    const ratios: number[] = [];
+    for (let round = 0; round < this.rounds; round++) {
+      clock.gc();
+      const parseStart = clock.now();
+      JSON.parse(baselineText);
+      const parse = clock.now() - parseStart;
+      const input = prepare();
+      clock.gc();
+      const start = clock.now();
+      for (let time = 0; time < repeat; time++) await run(input);
+      const elapsed = (clock.now() - start) / repeat;
+      runs.push(elapsed);
+      ratios.push(elapsed / parse);
+    }
+    const sorted = [...ratios].sort((a, b) => a - b);
+    const quarter = Math.floor(this.rounds / 4);
+    return { ms: median(runs), ratio: median(ratios), low: sorted[quarter] ?? NaN, high: sorted[this.rounds - 1 - quarter] ?? NaN };
+  }
+}
+
+/**
+ * The verdict of `snapshotText` (GitHub's mutated copy) against `contractText` (GitHub's description) and the
+ * whole snapshot upload, each beside JSON.parse of the same text, and the upload's parts on their own. Verdict
+ * rows pair with the contract's text, upload rows with the snapshot's.
+ */
+export async function measureUpload(contractText: string, snapshotText: string, rounds: number, clock: Clock): Promise<UploadMeasurements> {
+  const timer = new PairedTimer(clock, rounds);
+  const contractBytes = new TextEncoder().encode(contractText);
+  const snapshotBytes = new TextEncoder().encode(snapshotText);
+  // As uploadSnapshot hands them to the verdict: the snapshot through parseDocumentBytes (unknown-field check on),
+  // the active contract read back as loadStoredDocument does; validation resolved every $ref once and the index
+  // reuses those resolutions. Indexes, comparisons and every rule run inside the timed part.
+  const asUploaded = () => {
+    const snapshot = parseDocumentBytes(snapshotBytes);
+    if (!snapshot.ok) throw new Error(`the mutated copy was refused: ${snapshot.problems[0]?.message}`);
+    return [storedDocument(contractBytes), snapshot.document] as const;
+  };
+  const [firstContract, firstSnapshot] = asUploaded();
+  const verdict = checkConformance(firstContract, firstSnapshot, config);
+  const verdictOffCount = checkConformance(storedDocument(contractBytes), asUploaded()[1], constitutionOff).totalViolations;
+  const verdictCold = await timer.measure(contractText, asUploaded, ([contract, snapshot]) => checkConformance(contract, snapshot, config));
+  const verdictOff = await timer.measure(contractText, asUploaded, ([contract, snapshot]) => checkConformance(contract, snapshot, constitutionOff));
+  const verdictFromBareParse = await timer.measure(contractText, () => [JSON.parse(contractText) as OpenApiDocument, JSON.parse(snapshotText) as OpenApiDocument] as const, ([contract, snapshot]) => checkConformance(contract, snapshot, config));
+  const [warmContract, warmSnapshot] = asUploaded();
+  checkConformance(warmContract, warmSnapshot, config);
+  const verdictWarm = await timer.measure(contractText, () => undefined, () => checkConformance(warmContract, warmSnapshot, config));
+
+  // The whole upload: with the contract already parsed (as the verdict receives it), and with the contract's
+  // stored bytes parsed inside the timed part too (uploadSnapshot reads it back after storing the snapshot).
+  const upload = await timer.measure(snapshotText, () => storedDocument(contractBytes), (contract) => snapshotUpload(snapshotBytes, () => contract));
+  const uploadWithContract = await timer.measure(snapshotText, () => undefined, () => snapshotUpload(snapshotBytes, () => storedDocument(contractBytes)));
+
+  // Its parts, each on the snapshot's bytes and beside JSON.parse of the same text.
+  const decode = await timer.measure(snapshotText, () => undefined, () => new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(snapshotBytes));
+  const parseBytes = await timer.measure(snapshotText, () => undefined, () => parseDocumentBytes(snapshotBytes));
+  const structure = await timer.measure(snapshotText, () => JSON.parse(snapshotText) as OpenApiDocument, (document) => checkOpenApiStructure(document, false, { unknownFields: "ignore" }));
+  const unknownFields = await timer.measure(snapshotText, () => JSON.parse(snapshotText) as OpenApiDocument, (document) => findUnknownFields(document, String(document.openapi)), 10);
+  const hash = await timer.measure(snapshotText, () => undefined, () => sha256Hex(snapshotBytes), 5);
+  const pieces = await timer.measure(
+    snapshotText,
+    () => undefined,
+    () => {
+      for (let offset = 0; offset < snapshotBytes.byteLength; offset += CHUNK_BYTES) snapshotBytes.slice(offset, offset + CHUNK_BYTES);
+    },
+    20,
+  );
+  // Indexes are cached per document: each repetition indexes its own freshly read contract.
+  const index = await timer.measure(contractText, () => Array.from({ length: 5 }, () => storedDocument(contractBytes)), (documents) => indexDocument(documents.pop() as OpenApiDocument), 5);
+  const encoded = await timer.measure(contractText, () => undefined, () => encodeVerdict(verdict), 20);
+
+  const verdictCounts = `${verdict.totalViolations} violations: ${verdict.summary.map((entry) => `${entry.count} ${entry.rule}`).join(", ")}`;
+  return { verdictCounts, verdictOffCount, verdictCold, verdictOff, verdictFromBareParse, verdictWarm, upload, uploadWithContract, decode, parseBytes, structure, unknownFields, hash, pieces, encoded, index };
+}
+
+export const pairedNote = (measured: Paired, target = "") => `${measured.ratio.toFixed(2)} x JSON.parse (per-round; middle half ${measured.low.toFixed(2)}-${measured.high.toFixed(2)})${target}`;
+
+const ms = (value: number) => value.toFixed(value < 1 ? 3 : 1);
+
+/** The table rows of one runtime's measurements; `where` names the runtime in the two target rows. */
+export function uploadTableRows(measured: UploadMeasurements, where: string): [string, string, string][] {
+  const m = measured;
+  return [
+    [`${where}: verdict vs mutated copy as a snapshot upload runs it: bundled policies, constitution included (${m.verdictCounts}); documents as uploadSnapshot hands them over`, `${ms(m.verdictCold.ms)} ms`, pairedNote(m.verdictCold, " (target <= 0.50)")],
+    [`${where}: whole snapshot upload in the Worker's code path but the Durable Object RPCs: decode, parse, structural + unknown-field checks, SHA-256, 1 MiB pieces, the verdict above, encodeVerdict; contract already parsed`, `${ms(m.upload.ms)} ms`, pairedNote(m.upload, " of the snapshot (target <= 3)")],
+    [`${where}: the same upload, with the active contract's stored bytes parsed and validated inside the timed part too (uploadSnapshot reads it back after storing the snapshot)`, `${ms(m.uploadWithContract.ms)} ms`, pairedNote(m.uploadWithContract, " of the snapshot")],
+    [`${where}: verdict, CONSTITUTION OFF (bundled conformance.json, constitution.json emptied; not what uploads run; ${m.verdictOffCount} violations)`, `${ms(m.verdictOff.ms)} ms`, pairedNote(m.verdictOff)],
+    [`${where}: verdict with the bundled policies, cold from bare JSON.parse (every $ref resolved inside the timed part)`, `${ms(m.verdictFromBareParse.ms)} ms`, pairedNote(m.verdictFromBareParse)],
+    [`${where}: verdict with the bundled policies, warm (indexes cached)`, `${ms(m.verdictWarm.ms)} ms`, pairedNote(m.verdictWarm)],
+    [`${where}: upload part: UTF-8 decode of the snapshot (TextDecoder, fatal)`, `${ms(m.decode.ms)} ms`, pairedNote(m.decode)],
+    [`${where}: upload part: parseDocumentBytes of the snapshot (decode, JSON.parse, structural + unknown-field checks, $ref resolution)`, `${ms(m.parseBytes.ms)} ms`, pairedNote(m.parseBytes)],
+    [`${where}: upload part: structural checks and $ref resolution alone (checkOpenApiStructure, unknown fields ignored)`, `${ms(m.structure.ms)} ms`, pairedNote(m.structure)],
+    [`${where}: upload part: unknown-field check alone (findUnknownFields; 10 runs per round)`, `${ms(m.unknownFields.ms)} ms`, pairedNote(m.unknownFields)],
+    [`${where}: upload part: SHA-256 content address (sha256Hex, WebCrypto; 5 runs per round)`, `${ms(m.hash.ms)} ms`, pairedNote(m.hash)],
+    [`${where}: upload part: 1 MiB pieces (slice copies, as storeContent; 20 runs per round)`, `${ms(m.pieces.ms)} ms`, pairedNote(m.pieces)],
+    [`${where}: upload part: encodeVerdict of the verdict above (20 runs per round)`, `${ms(m.encoded.ms)} ms`, pairedNote(m.encoded)],
+    [`${where}: index one parsed document (operations, keys, parameters; 5 documents per round)`, `${ms(m.index.ms)} ms`, pairedNote(m.index)],
+  ];
+}
+
+/** The two targets of the verdict issue, as met or MISSED in one runtime. */
+export function uploadTargetLines(measured: UploadMeasurements, where: string): string[] {
+  const { verdictCold, verdictOff, upload, uploadWithContract } = measured;
+  return [
+    `- ${where}: verdict as an upload runs it (bundled policies, constitution included) at most 0.5x JSON.parse: ${verdictCold.ratio <= 0.5 ? "met" : "MISSED"} (${verdictCold.ratio.toFixed(2)}x, middle half ${verdictCold.low.toFixed(2)}-${verdictCold.high.toFixed(2)}; constitution off: ${verdictOff.ratio.toFixed(2)}x).`,
+    `- ${where}: whole snapshot upload at most 3x JSON.parse of the snapshot: ${upload.ratio <= 3 ? "met" : "MISSED"} (${upload.ratio.toFixed(2)}x, middle half ${upload.low.toFixed(2)}-${upload.high.toFixed(2)}, contract already parsed; ${uploadWithContract.ratio.toFixed(2)}x with the contract read back and parsed too).`,
+  ];
+}
