@@ -196,14 +196,16 @@ async function measureInWorkerd(contractText: string, snapshotText: string): Pro
   }
 }
 
+/** The workerd that `wrangler dev` runs: wrangler's own dependency, which may differ from a top-level one. */
 function workerdVersion(): string {
-  const require = createRequire(import.meta.url);
-  return (JSON.parse(readFileSync(require.resolve("workerd/package.json"), "utf8")) as { version: string }).version;
+  const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));
+  return (JSON.parse(readFileSync(fromWrangler.resolve("workerd/package.json"), "utf8")) as { version: string }).version;
 }
 
 async function uploadRuns(text: string): Promise<UploadRuns> {
   const mutatedText = JSON.stringify(mutatedCopy(text), null, 2);
-  const node = await measureUpload(text, mutatedText, UPLOAD_ROUNDS, nodeClock);
+  const encoder = new TextEncoder();
+  const node = await measureUpload(encoder.encode(text), encoder.encode(mutatedText), UPLOAD_ROUNDS, nodeClock);
   let workerd: UploadRuns["workerd"];
   try {
     workerd = await measureInWorkerd(text, mutatedText);

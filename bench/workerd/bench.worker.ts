@@ -3,7 +3,7 @@
  * with `wrangler dev` (bench/workerd/wrangler.toml), sends it the two documents and runs bench/upload-rows.ts here,
  * the same code its Node rows run. It exists for the benchmark only and is never deployed.
  *
- * - `PUT /documents/contract` and `PUT /documents/snapshot`: the two documents' text, kept in memory.
+ * - `PUT /documents/contract` and `PUT /documents/snapshot`: the two documents, kept in memory as bytes.
  * - `POST /measure?rounds=N`: the measurements as JSON (UploadMeasurements).
  * - `GET /health`: 200, so the shared wrangler dev helper knows it is up.
  *
@@ -12,7 +12,7 @@
  */
 import { measureUpload } from "../upload-rows";
 
-const documents: { contract?: string; snapshot?: string } = {};
+const documents: { contract?: Uint8Array<ArrayBuffer>; snapshot?: Uint8Array<ArrayBuffer> } = {};
 
 function problem(status: number, detail: string): Response {
   return Response.json({ detail }, { status });
@@ -24,7 +24,7 @@ export default {
     if (url.pathname === "/health") return new Response("ok");
     const side = /^\/documents\/(contract|snapshot)$/.exec(url.pathname)?.[1] as "contract" | "snapshot" | undefined;
     if (side && request.method === "PUT") {
-      documents[side] = await request.text();
+      documents[side] = new Uint8Array(await request.arrayBuffer());
       return new Response(null, { status: 204 });
     }
     if (url.pathname === "/measure" && request.method === "POST") {

@@ -9,6 +9,7 @@
  * times the walk itself. YAML may reach one object from several places or contain itself; its walker keeps the
  * path and the objects on it as it goes.
  */
+import { keepLayout } from "./keep-layout";
 import { isRecord } from "./normalize-pointer";
 import { MAX_DOCUMENT_REFERENCES, RefResolver, tooManyReferences } from "./ref-resolver";
 
@@ -45,7 +46,7 @@ export function walkDocument(value: Record<string, unknown>, mayShareNodes: bool
     return { usable: walker.walk(value, false), resolver, referenceProblems: walker.referenceProblems };
   }
   const walker = new TreeWalker(resolver);
-  const usable = walker.walk(value, false, 0, undefined, undefined);
+  const usable = walker.walk(value, false, 0, undefined, undefined) && walker.resolveReferences();
   const found = walker.found;
   if (found.length === 0) return { usable, resolver, referenceProblems: [] };
   const paths = pathsOf(value, new Set(found.map((entry) => entry.node)));
@@ -63,11 +64,17 @@ export function walkDocument(value: Record<string, unknown>, mayShareNodes: bool
   return { usable, resolver, referenceProblems: located };
 }
 
-/** The walk for JSON (a tree): depth and the two keys above the object as arguments, no path kept. */
+/**
+ * The walk for JSON (a tree): depth and the two keys above the object as arguments, no path kept. References
+ * are collected as they are met and resolved after the walk: resolving reads the document by name (root,
+ * `components`, `schemas`), and inlined into the walk those reads tied its optimized code to this document's
+ * object layouts, which die with the document, so every upload walked in unoptimized code again.
+ */
 class TreeWalker {
   /** Objects with a problem, in walk order; the walk stops after a finding that makes the document unusable. */
   readonly found: { node: object; message: string; atRef: boolean }[] = [];
-  private references = 0;
+  /** Each `$ref` met, as its object followed by its text, in walk order. */
+  private readonly met: (object | string)[] = [];
 
   constructor(private readonly resolver: RefResolver) {}
 
@@ -85,15 +92,16 @@ class TreeWalker {
       return true;
     }
     const record = value as Record<string, unknown>;
-    if (!data) {
-      const ref = record.$ref;
-      if (typeof ref === "string" && !this.checkReference(record, ref)) return false;
-    }
     const namesProperties = parent === "properties" || parent === "patternProperties";
     for (const key in record) {
       const child = record[key];
-      // Most values are strings, numbers and booleans: nothing to check below them.
-      if (typeof child !== "object" || child === null) continue;
+      // Most values are strings, numbers and booleans: nothing to walk below them. A `$ref` is met here too,
+      // as one of the keys (reading `record.$ref` by name at each of 90,000 differently shaped objects costs
+      // a megamorphic lookup each).
+      if (typeof child !== "object" || child === null) {
+        if (key === "$ref" && !data && typeof child === "string" && !this.checkReference(record, child)) return false;
+        continue;
+      }
       const childData = data || (!namesProperties && holdsData(key, child, grandparent));
       if (!this.walk(child, childData, depth + 1, key, parent)) return false;
     }
@@ -101,16 +109,27 @@ class TreeWalker {
   }
 
   private checkReference(record: object, ref: string): boolean {
-    if (++this.references > MAX_DOCUMENT_REFERENCES) {
+    if (this.met.length >= 2 * MAX_DOCUMENT_REFERENCES) {
       this.found.push({ node: record, message: tooManyReferences(), atRef: true });
       return false;
     }
-    if (!ref.startsWith("#")) {
-      this.found.push({ node: record, message: externalReference(ref), atRef: true });
-      return true;
+    this.met.push(record, ref);
+    return true;
+  }
+
+  /** Resolves every reference met, in walk order; always true (unresolvable references are findings). */
+  resolveReferences(): boolean {
+    const met = this.met;
+    for (let index = 0; index < met.length; index += 2) {
+      const record = met[index] as object;
+      const ref = met[index + 1] as string;
+      if (!ref.startsWith("#")) {
+        this.found.push({ node: record, message: externalReference(ref), atRef: true });
+        continue;
+      }
+      const result = this.resolver.resolveRef(ref);
+      if (!result.ok) this.found.push({ node: record, message: result.reason, atRef: true });
     }
-    const result = this.resolver.resolveRef(ref);
-    if (!result.ok) this.found.push({ node: record, message: result.reason, atRef: true });
     return true;
   }
 }
@@ -185,16 +204,16 @@ class PathWalker {
 
   private fields(record: Record<string, unknown>, data: boolean): boolean {
     const tokens = this.tokens;
-    if (!data) {
-      const ref = record.$ref;
-      if (typeof ref === "string" && !this.checkReference(ref)) return false;
-    }
     const parent = tokens.length > 0 ? tokens[tokens.length - 1] : undefined;
     const grandparent = tokens.length > 1 ? tokens[tokens.length - 2] : undefined;
     const namesProperties = parent === "properties" || parent === "patternProperties";
     for (const key in record) {
       const child = record[key];
-      if (typeof child !== "object" || child === null) continue;
+      // The `$ref` where the JSON walker meets it, so both list reference problems in the same order.
+      if (typeof child !== "object" || child === null) {
+        if (key === "$ref" && !data && typeof child === "string" && !this.checkReference(child)) return false;
+        continue;
+      }
       const childData = data || (!namesProperties && holdsData(key, child, grandparent));
       tokens.push(key);
       const fine = this.walk(child, childData);
@@ -219,3 +238,7 @@ class PathWalker {
     return true;
   }
 }
+
+// The walkers' layouts outlive each upload (keep-layout.ts): the walk's optimized code is built for them.
+keepLayout(new TreeWalker(new RefResolver({})));
+keepLayout(new PathWalker(new RefResolver({}), { add: () => undefined }));

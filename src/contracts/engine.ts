@@ -5,7 +5,7 @@
 import type { ConformanceConfig } from "./config";
 import { indexDocument, matchOperations, type DocumentIndex, type OperationPair } from "./normalize-document";
 import { allRules, conformanceRules, constitutionRules } from "./rules/index";
-import type { ConformanceContext } from "./rules/rule";
+import type { ConformanceContext, ConstitutionContext } from "./rules/rule";
 import {
   contentOf,
   matchingStatusKey,
@@ -19,7 +19,8 @@ import {
 } from "./rules/support/operation-parts";
 import { SchemaDiffer } from "./rules/support/schema-diff";
 import { escapeToken, isRecord } from "./normalize-pointer";
-import { mergeVerdicts, ViolationCollector, type RuleReports } from "./verdict";
+import { keepLayout } from "./keep-layout";
+import { mergeVerdicts, RuleReports, ViolationCollector } from "./verdict";
 import type { OpenApiDocument, Verdict } from "./types";
 
 const RULE_ORDER = allRules.map((rule) => rule.id);
@@ -103,12 +104,29 @@ function isEnabled(config: ConformanceConfig, id: string): boolean {
   return severity !== undefined && severity !== "off";
 }
 
+/**
+ * What a constitution rule is handed. `report` is a method (the same function for every verdict), so a rule's
+ * optimized code that inlines it stays valid after the verdict's objects are gone.
+ */
+class ConstitutionRuleContext implements ConstitutionContext {
+  constructor(
+    readonly document: DocumentIndex,
+    private readonly reports: RuleReports,
+  ) {}
+
+  report(location: string, message: string): void {
+    this.reports.report(location, message);
+  }
+}
+
+keepLayout(new ConstitutionRuleContext(indexDocument({ openapi: "3.0.3", info: { title: "", version: "" }, paths: {} }), new RuleReports("", "error", [], [], [])));
+
 function runConstitution(index: DocumentIndex, config: ConformanceConfig): Verdict {
   const collector = new ViolationCollector(config);
   for (const rule of constitutionRules) {
     if (!isEnabled(config, rule.id) || !config.constitution.has(rule.id)) continue;
     const reports = collector.forRule(rule.id);
-    if (reports) rule.check({ document: index, report: reports.report }, config.constitution.get(rule.id));
+    if (reports) rule.check(new ConstitutionRuleContext(index, reports), config.constitution.get(rule.id));
   }
   return collector.verdict(RULE_ORDER);
 }
