@@ -2,7 +2,7 @@
 // local KV and SQLite-backed Durable Objects, against the Worker as wrangler.toml configures it.
 import { availableParallelism } from "node:os";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import { cimdDocuments } from "./test/fixtures/cimd-documents";
 
 /**
@@ -18,6 +18,20 @@ async function outbound(request: Request): Promise<Response> {
   return fetch(request);
 }
 
+/**
+ * Files that test pure code (the contract engine and its rules, policy loading, small libraries): they touch no
+ * storage and no binding, so they share one runtime per worker instead of starting one each. Starting a runtime
+ * and importing the modules is most of a file's time: these 56 files took about 100 s of the suite that way, and
+ * take a few seconds together. Everything else keeps a runtime (and storage) of its own per file.
+ */
+const SHARED_RUNTIME = [
+  "test/worker/contracts/**/*.test.ts",
+  "test/worker/policy.test.ts",
+  "test/worker/lib.test.ts",
+  "test/worker/log.test.ts",
+  "test/worker/graphql/catalog.test.ts",
+];
+
 export default defineConfig({
   plugins: [
     cloudflareTest({
@@ -29,7 +43,10 @@ export default defineConfig({
     }),
   ],
   test: {
-    include: ["test/worker/**/*.test.ts"],
+    projects: [
+      { extends: true, test: { name: "worker", include: ["test/worker/**/*.test.ts"], exclude: [...configDefaults.exclude, ...SHARED_RUNTIME] } },
+      { extends: true, test: { name: "worker-pure", include: SHARED_RUNTIME, isolate: false } },
+    ],
     testTimeout: 30_000,
     // Each file gets its own runtime (its own storage); most of a file's time is starting it and importing the
     // modules, which keeps neither the Node side nor workerd busy. vitest's default (cores - 1) runs one file at a
