@@ -26,6 +26,8 @@ import { encodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
 import { getCatalog } from "./registry";
 import { ownerGuardedNamespace, ownerOf } from "./session-owner";
 import { scopeRefusals, type ScopeRefusal } from "./step-up";
+import { unknownToolCalls } from "./unknown-tools";
+import { BENCH_BARE_TOOL, benchBareEnabled } from "./bench-bare";
 import { mcpEraOf } from "./era";
 import { serveStateless } from "./v2/handler";
 
@@ -89,6 +91,9 @@ function stepUpResponse(auth: OAuthResourceContext<GrantProps>["auth"], body: un
   }
   return new Response(JSON.stringify(payload), { status: 403, headers: challenge.headers });
 }
+
+const BENCH_BARE_ONLY: ReadonlySet<string> = new Set([BENCH_BARE_TOOL]);
+const NOTHING_ELSE: ReadonlySet<string> = new Set();
 
 /** The step-up refusal is the core's scope step run before the session: each refused message is audited by the core. */
 async function auditRefusals(env: Env, principal: Principal, correlationId: string, refused: readonly ScopeRefusal[]): Promise<void> {
@@ -158,6 +163,12 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
     if (refused.length > 0) {
       await auditRefusals(env, principal, correlationId, refused);
       return stepUpResponse(auth, parsed, refused);
+    }
+    // Calls of tools that do not exist are answered by the session or the SDK, but audited here (unknown-tools.ts).
+    const unknown = unknownToolCalls(parsed, getCatalog(), benchBareEnabled(env) ? BENCH_BARE_ONLY : NOTHING_ELSE);
+    if (unknown.length > 0) {
+      const deps = pipelineDepsFor(env);
+      for (const call of unknown) await refuse(call.operation, { principal, correlationId, arguments: call.arguments, deps }, call.failure);
     }
   }
 

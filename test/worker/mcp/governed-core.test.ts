@@ -151,6 +151,30 @@ describe("one correlation id per request", () => {
   });
 });
 
+describe("a call of a tool that does not exist", () => {
+  it("is answered as before and leaves one audit record, in both eras", async () => {
+    const caller = mcpPrincipal("ana", "orders.read");
+    const session = await initializeSession(caller);
+    const legacy = await sessionCall(caller, session, "tools/call", { name: "orders_delete_all", arguments: { confirm: true } }, 9);
+    const modern = await modernCall(caller, "tools/call", { name: "orders_delete_all", arguments: { confirm: true } }, 10);
+    for (const { response, message } of [legacy, modern]) {
+      expect(message.error?.code).toBe(-32602);
+      const audited = await records({ correlationId: response.headers.get("X-Correlation-Id")! });
+      expect(audited).toHaveLength(1);
+      expect(audited[0]).toMatchObject({ kind: "tool", target: "orders_delete_all", outcome: "invalid-input", reason: "tools/call: unknown tool" });
+    }
+  });
+
+  it("records a name that is not a tool name as such, never the client's text", async () => {
+    const caller = mcpPrincipal("ana", "orders.read");
+    const { response, message } = await modernCall(caller, "tools/call", { name: "<script>alert(1)</script>", arguments: {} }, 11);
+    expect(message.error).toBeDefined();
+    const [record] = await records({ correlationId: response.headers.get("X-Correlation-Id")! });
+    expect(record).toMatchObject({ kind: "tool", target: "(not a tool name)", outcome: "invalid-input" });
+    expect(JSON.stringify(record)).not.toContain("script");
+  });
+});
+
 describe("one failure type, one mapping", () => {
   it.each(Object.keys(FAILURE_CLASSES) as FailureKind[])("maps %s the same way on every surface", (kind) => {
     const row = FAILURE_CLASSES[kind];
