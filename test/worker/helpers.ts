@@ -167,6 +167,20 @@ export async function mcpPost(token: Caller | undefined, body: unknown, headers:
   return token ? fetchAs(token, MCP_URL, init) : SELF.fetch(MCP_URL, init);
 }
 
+export const MODERN_ERA = "2026-07-28";
+/** The per-request envelope a 2026-07-28 request carries in `params._meta`. */
+export const MODERN_ENVELOPE = { "io.modelcontextprotocol/protocolVersion": MODERN_ERA, "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+
+/**
+ * A 2026-07-28 (stateless) request to /mcp: the protocol version, method and name headers that era requires, and
+ * the per-request envelope in `params._meta`.
+ */
+export async function modernPost(token: Caller, method: string, params: Record<string, unknown> = {}, extra: Record<string, string> = {}, id = 1): Promise<Response> {
+  const named = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined;
+  const headers: Record<string, string> = { "MCP-Protocol-Version": MODERN_ERA, "Mcp-Method": method, ...(named === undefined ? {} : { "Mcp-Name": named }), ...extra };
+  return mcpPost(token, { jsonrpc: "2.0", id, method, params: { ...params, _meta: MODERN_ENVELOPE } }, headers);
+}
+
 /** Reads the JSON-RPC messages of an SSE (or JSON) response. */
 export async function readRpc(response: Response): Promise<Array<Record<string, any>>> {
   const text = await response.text();

@@ -14,9 +14,8 @@ import { failureAsJsonRpcError, failureAsProblem, failureAsToolResult } from "..
 import { apiError } from "../../../src/api/errors";
 import { getRateLimitPolicy, quotaFor } from "../../../src/ratelimit/policy";
 import { fetchAs, mcpPrincipal, restPrincipal, type Verified } from "../harness";
-import { MCP_URL, initializeSession, mcpPost, readRpc } from "../helpers";
+import { initializeSession, mcpPost, modernPost, readRpc } from "../helpers";
 
-const MODERN = "2026-07-28";
 const ACTIVE = "spec://active/contract";
 
 /** The organization's audit records matching `filter`, waiting (bounded) until at least `atLeast` are stored. */
@@ -37,18 +36,7 @@ async function sessionCall(token: Verified, session: string, method: string, par
 }
 
 async function modernCall(token: Verified, method: string, params: Record<string, unknown>, id: number) {
-  const named = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined;
-  const response = await fetchAs(token, MCP_URL, {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": MODERN,
-      "Mcp-Method": method,
-      ...(named === undefined ? {} : { "Mcp-Name": named }),
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "core-test", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} } } }),
-  });
+  const response = await modernPost(token, method, params, {}, id);
   const [message] = await readRpc(response);
   return { response, message: message! };
 }

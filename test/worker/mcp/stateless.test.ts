@@ -4,29 +4,8 @@
 // Tests reach the handler as a verified principal (harness.ts); the front door (Origin, 401) goes through SELF with a real token.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { fetchAs, mcpPrincipal, type Caller } from "../harness";
-import { MCP_URL, obtainTokens } from "../helpers";
-
-const MODERN = "2026-07-28";
-const envelope = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
-
-async function modernPost(token: Caller, method: string, params: Record<string, unknown> = {}, extra: Record<string, string> = {}): Promise<Response> {
-  const named = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined;
-  const name: Record<string, string> = named === undefined ? {} : { "Mcp-Name": named };
-  return fetchAs(token, MCP_URL, {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": MODERN,
-      "Mcp-Method": method,
-      ...name,
-      ...extra,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: envelope } }),
-  });
-}
-
+import { fetchAs, mcpPrincipal } from "../harness";
+import { MCP_URL, MODERN_ENVELOPE, MODERN_ERA, modernPost, obtainTokens } from "../helpers";
 
 describe("2026-07-28 stateless lane", () => {
   it("answers tools/list and tools/call without a session", async () => {
@@ -53,7 +32,7 @@ describe("2026-07-28 stateless lane", () => {
   it("refuses a foreign Origin and a request without a token like the session lane", async () => {
     const { tokens } = await obtainTokens({ user: "ana", scope: "contracts.read" });
     expect((await modernPost(tokens.access_token, "tools/list", {}, { Origin: "https://evil.example" })).status).toBe(403);
-    const anonymous = await SELF.fetch(MCP_URL, { method: "POST", headers: { "Content-Type": "application/json", "MCP-Protocol-Version": MODERN }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: envelope } }) });
+    const anonymous = await SELF.fetch(MCP_URL, { method: "POST", headers: { "Content-Type": "application/json", "MCP-Protocol-Version": MODERN_ERA }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_ENVELOPE } }) });
     expect(anonymous.status).toBe(401);
   });
 
@@ -61,8 +40,8 @@ describe("2026-07-28 stateless lane", () => {
     const token = mcpPrincipal("ana", "contracts.read");
     const response = await fetchAs(token, MCP_URL, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN } } }),
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": MODERN_ERA, "Mcp-Method": "tools/list" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN_ERA } } }),
     });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32602);
