@@ -8,9 +8,7 @@
 import { Failure } from "../core/failure";
 import type { GovernedOperation } from "../core/governed";
 import type { Catalog } from "./catalog";
-
-/** What a tool name may be (the catalog's names follow it; Claude and ChatGPT accept no other). */
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+import { TOOL_NAME_PATTERN } from "./context";
 const NOT_A_NAME = "(not a tool name)";
 
 export interface UnknownToolCall {
@@ -31,7 +29,7 @@ export function unknownToolCalls(body: unknown, catalog: Catalog, alsoServed: Re
     const fields = params && typeof params === "object" ? (params as { name?: unknown; arguments?: unknown }) : {};
     const name = fields.name;
     if (typeof name === "string" && (catalog.tools.has(name) || alsoServed.has(name))) continue;
-    const shown = typeof name === "string" && TOOL_NAME.test(name) ? name : NOT_A_NAME;
+    const shown = typeof name === "string" && TOOL_NAME_PATTERN.test(name) ? name : NOT_A_NAME;
     unknown.push({
       operation: { kind: "tool", target: shown, label: `the tool ${shown}`, requiredScopes: [], rateLimit: null },
       arguments: fields.arguments,
