@@ -18,6 +18,8 @@
  *   exchange_runs  every upload of recorded traffic (HAR / NDJSON): counts, digest and verdict, not the exchanges
  *   default_projects  each user's default project (spec_project_select), for both MCP protocol eras
  *   counters       the sequence that orders snapshots, builds and traffic runs of a project in time
+ *   contract_forms  content hash of a contract document -> the blob of its verdict form (verdict-form.ts) of one
+ *                  form version; written with the contract version, kept like the document it was made from
  */
 
 export const CHUNK_BYTES = 1024 * 1024;
@@ -147,6 +149,12 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      user_id TEXT PRIMARY KEY,
      project TEXT NOT NULL,
      set_at TEXT NOT NULL
+   )`,
+  `CREATE TABLE IF NOT EXISTS contract_forms (
+     content_hash TEXT NOT NULL,
+     form_version INTEGER NOT NULL,
+     form_hash TEXT NOT NULL,
+     PRIMARY KEY (content_hash, form_version)
    )`,
   `CREATE TABLE IF NOT EXISTS counters (
      name TEXT PRIMARY KEY,
