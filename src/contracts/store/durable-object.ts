@@ -46,7 +46,7 @@ import type {
   StoreResult,
   VerdictRecord,
 } from "./records";
-import { SCHEMA_STATEMENTS } from "./schema";
+import { PIECES_PER_CALL, SCHEMA_STATEMENTS } from "./schema";
 import { addSubscriber, listSubscribers, removeSubscriber } from "./subscriber-table";
 import { getDefaultProject, setDefaultProject } from "./default-project-table";
 import { sha256Hex } from "./hash";
@@ -95,12 +95,31 @@ export class ContractStore extends DurableObject<Env> {
     putChunk(this.sql, hash, index, bytes);
   }
 
+  /**
+   * Several consecutive pieces in one call and one transaction: a call's answer waits until its writes are durable,
+   * so one commit for several pieces instead of one each.
+   */
+  putDocumentPieces(hash: string, firstIndex: number, pieces: Uint8Array[]): void {
+    if (pieces.length > PIECES_PER_CALL) throw new RangeError(`at most ${PIECES_PER_CALL} pieces per call`);
+    this.ctx.storage.transactionSync(() => pieces.forEach((piece, offset) => putChunk(this.sql, hash, firstIndex + offset, piece)));
+  }
+
   completeDocument(hash: string, size: number, chunkCount: number): boolean {
     return this.ctx.storage.transactionSync(() => completeBlob(this.sql, hash, size, chunkCount));
   }
 
   readDocumentPiece(hash: string, index: number): Uint8Array | null {
     return readChunk(this.sql, hash, index);
+  }
+
+  /** Up to PIECES_PER_CALL consecutive pieces (fewer at the end; null when content or a piece is missing). */
+  readDocumentPieces(hash: string, firstIndex: number, count: number): Uint8Array[] | null {
+    const info = getBlob(this.sql, hash);
+    if (!info || count > PIECES_PER_CALL) return null;
+    const rows = this.sql
+      .exec<{ data: ArrayBuffer }>("SELECT data FROM blob_chunks WHERE hash = ? AND idx >= ? AND idx < ? ORDER BY idx", hash, firstIndex, Math.min(firstIndex + count, info.chunkCount))
+      .toArray();
+    return rows.length === Math.min(count, info.chunkCount - firstIndex) ? rows.map((row) => new Uint8Array(row.data)) : null;
   }
 
   /** The cheapest stored source of a document (form-table.ts). */

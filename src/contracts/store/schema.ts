@@ -24,6 +24,9 @@
 
 export const CHUNK_BYTES = 1024 * 1024;
 
+/** Pieces moved by one store call (4 MiB): under the RPC message limit, and a bounded extra copy on each side. */
+export const PIECES_PER_CALL = 4;
+
 export const SCHEMA_STATEMENTS: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS blobs (
      hash TEXT PRIMARY KEY,
