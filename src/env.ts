@@ -1,5 +1,5 @@
 import type { AuditLog } from "./audit/store";
-import type { ContractStore } from "./contracts/store/durable-object";
+import type { ContractStore } from "./spec/store/durable-object";
 import type { ArbiterMcpAgent } from "./mcp/agent";
 import type { ListenHub } from "./mcp/v2/listen-hub";
 import type { RateLimitCoordinator } from "./ratelimit/coordinator";

@@ -9,7 +9,7 @@ import { insufficientScope, type OAuthResourceAuth, type OAuthResourceContext } 
 import { outcomeForStatus } from "../audit/http-outcome";
 import type { AuditSink } from "../audit/record";
 import { auditSinkFor } from "../audit/sink";
-import { CI_KEY_CLIENT_PREFIX, CI_KEY_SCOPES } from "../contracts/cikeys";
+import { CI_KEY_CLIENT_PREFIX, CI_KEY_SCOPES } from "../oauth/cikeys";
 import { CORRELATION_HEADER, newCorrelationId } from "../core/correlation";
 import { Failure } from "../core/failure";
 import { governed, type GovernedOperation } from "../core/governed";

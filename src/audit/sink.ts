@@ -5,7 +5,7 @@
  * caller always gets its result. MCP calls do not wait for the store (AfterAnswer, wired in src/mcp/deps.ts).
  */
 import type { Env } from "../env";
-import { logError } from "../web/log";
+import { logError } from "../lib/log";
 import { logAuditRecord, type AuditRecord, type AuditSink } from "./record";
 import { scrubAuditRecord } from "./scrub";
 import type { AppendResult, AuditLog } from "./store";

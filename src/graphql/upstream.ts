@@ -6,7 +6,7 @@
  */
 import { GatewayFailure } from "./errors";
 import type { WorkerEnv as Env } from "./types";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 import type { GraphqlCatalog } from "./catalog";
 import { demoUpstreamFor } from "./demo-upstream";
 import type { Fetcher } from "./gateway";

@@ -18,7 +18,7 @@ import { principalFromGrant, type Principal } from "../core/principal";
 import { readBodyLimited } from "../lib/body";
 import type { Env } from "../env";
 import type { GrantProps } from "../oauth/servers";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 import { ArbiterMcpAgent, type SessionProps } from "./agent";
 import { pipelineDepsFor } from "./deps";
 import { checkMessageBounds, MAX_MCP_BODY_BYTES } from "./message-bounds";

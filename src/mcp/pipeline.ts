@@ -9,8 +9,8 @@ import { newCorrelationId } from "../core/correlation";
 import { Failure } from "../core/failure";
 import { failureAsToolResult } from "../core/failure-mapping";
 import { governed, type GovernanceDeps, type GovernedOperation } from "../core/governed";
-import { humaniseIssues } from "../validation/humanise";
-import { logError } from "../web/log";
+import { humaniseIssues } from "../lib/humanise";
+import { logError } from "../lib/log";
 import type { CallContext, ToolDefinition } from "./context";
 
 export interface ToolCallResult {
@@ -23,7 +23,7 @@ export interface ToolCallResult {
 
 export type PipelineDeps = GovernanceDeps;
 
-/** Names the fields zod rejected in plain words, e.g. `status must be one of PAID, PENDING` (validation/humanise.ts). */
+/** Names the fields zod rejected in plain words, e.g. `status must be one of PAID, PENDING` (src/lib/humanise.ts). */
 export function describeZodIssues(error: z.ZodError): string {
   return humaniseIssues(error);
 }

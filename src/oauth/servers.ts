@@ -11,11 +11,11 @@ import {
   OAuthResourceServer,
   type OAuthResourceHandler,
 } from "@cloudflare/workers-oauth-provider";
-import { looksLikeCiKey } from "../contracts/cikeys";
+import { looksLikeCiKey } from "./cikeys";
 import { validateCiKey } from "./ci-key-validation";
 import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 import { registrationRefusal } from "./registration-policy";
 import { describeRefusedToken, invalidToken } from "./token-refusal";
 

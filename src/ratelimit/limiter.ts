@@ -9,7 +9,7 @@ import { STORE_FAILURE_RETRY_SECONDS } from "./coordinator-core";
 import type { QuotaUsage, RateLimitDecision, RateLimiter, RateLimitSubject } from "./hook";
 import { coordinatorName } from "./keys";
 import { getRateLimitPolicy, quotaFor, storeFailureModeFor, type RateLimitPolicy } from "./policy";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 
 export type CoordinatorLookup = (organizationId: string, clientId: string) => CoordinatorApi;
 

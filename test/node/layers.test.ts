@@ -91,7 +91,7 @@ describe("layers", () => {
         .filter((target) => transports.test(target))
         .map((target) => `${file} -> ${target}`),
     );
-    // The store reports changes to an injected ContractChangeListener (src/contracts/store/events.ts); services fail
+    // The store reports changes to an injected ContractChangeListener (src/spec/store/events.ts); services fail
     // with SpecFailure, which the MCP surface maps. Neither needs to import a transport.
     expect(crossings).toEqual([]);
   });
@@ -107,7 +107,7 @@ describe("layers", () => {
         .map((specifier) => `${file} -> ${specifier}`),
     ]);
     // Surfaces call the core (src/core/governed.ts) and map its Failure (src/core/failure-mapping.ts); the core
-    // knows only the principal, the audit sink, the rate limiter and the log (src/web/log.ts); src/oauth/servers.ts
+    // knows only the principal, the audit sink, the rate limiter and the log (src/lib/log.ts); src/oauth/servers.ts
     // gives it GrantProps, a type.
     expect(crossings).toEqual([]);
     expect(sourceFiles(join(root, "src", "core")).length).toBeGreaterThan(0);

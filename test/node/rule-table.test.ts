@@ -1,10 +1,10 @@
 // The README's rule table is the registry as a reader sees it: every rule once, with its kind, default severity
-// and purpose exactly as src/contracts/rules/index.ts declares them. A rule added, renamed or re-graded without
+// and purpose exactly as src/engine/rules/index.ts declares them. A rule added, renamed or re-graded without
 // its row (or a row left behind) fails here, with the rows that differ.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { allRules } from "../../src/contracts/rules/index";
+import { allRules } from "../../src/engine/rules/index";
 
 const root = join(import.meta.dirname, "..", "..");
 

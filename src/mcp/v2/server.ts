@@ -8,7 +8,7 @@
 import { McpServer, ProtocolError, ProtocolErrorCode, ResourceTemplate, type ServerContext } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Env } from "../../env";
-import { logError } from "../../web/log";
+import { logError } from "../../lib/log";
 import { missingScopes, type Catalog } from "../catalog";
 import { Failure } from "../../core/failure";
 import { failureAsJsonRpcError } from "../../core/failure-mapping";

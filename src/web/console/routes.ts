@@ -6,7 +6,7 @@
  * new key once.
  */
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
-import { createCiKey, createCiKeyRequest, revokeCiKey } from "../../contracts/cikey-admin";
+import { createCiKey, createCiKeyRequest, revokeCiKey } from "../../oauth/cikey-admin";
 import { readUrlEncodedForm } from "../../lib/form";
 import type { Env } from "../../env";
 import { describeZodIssues } from "../../mcp/pipeline";

@@ -4,7 +4,7 @@
  * open after its grant was revoked). The numbers come from each client's coordinator (`usage()`, which counts
  * nothing), so they are exact even before the write-behind counter reaches KV.
  */
-import { listCiKeys } from "../../contracts/cikey-admin";
+import { listCiKeys } from "../../oauth/cikey-admin";
 import { listConnectedGrants } from "../../oauth/connected-clients";
 import { getCatalog } from "../../mcp/registry";
 import { counterKey } from "../../ratelimit/keys";

@@ -4,10 +4,10 @@
  * does not make a changed schema look identical, and only what no rule reads is ignored.
  */
 import { describe, expect, it } from "vitest";
-import { checkConformance } from "../../../src/contracts/engine";
-import { indexDocument } from "../../../src/contracts/normalize-document";
-import { StructuralIdentity } from "../../../src/contracts/rules/support/structural-identity";
-import type { OpenApiDocument } from "../../../src/contracts/types";
+import { checkConformance } from "../../../src/engine/engine";
+import { indexDocument } from "../../../src/engine/normalize-document";
+import { StructuralIdentity } from "../../../src/engine/rules/support/structural-identity";
+import type { OpenApiDocument } from "../../../src/engine/types";
 import { configFor, openapi } from "./harness";
 
 function identity(contract: OpenApiDocument, snapshot: OpenApiDocument): StructuralIdentity {

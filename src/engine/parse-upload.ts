@@ -2,10 +2,10 @@
  * Uploaded bytes -> validated OpenAPI document. Pure (no storage, no Workers types), so the memory script in
  * scripts/ can run the very same code in Node.
  */
-import { parseOpenApiDocument } from "../document";
-import type { DocumentCheckOptions } from "../document-checks";
-import type { DocumentProblem, OpenApiDocument } from "../types";
-import type { DocumentFacts } from "./records";
+import { parseOpenApiDocument } from "./document";
+import type { DocumentCheckOptions } from "./document-checks";
+import type { DocumentProblem, OpenApiDocument } from "./types";
+import type { DocumentFacts } from "../spec/store/records";
 
 export type ParsedUpload =
   | { ok: true; document: OpenApiDocument; facts: Omit<DocumentFacts, "contentHash" | "size"> }

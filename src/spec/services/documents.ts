@@ -6,8 +6,8 @@
  * on each use rather than pinned in an isolate whose memory other requests need.
  */
 import type { Env } from "../../env";
-import { loadStoredDocument } from "../store/uploads";
-import type { OpenApiDocument } from "../types";
+import { loadStoredDocument } from "./uploads";
+import type { OpenApiDocument } from "../../engine/types";
 
 const MAX_CACHED_BYTES = 8 * 1024 * 1024;
 const MAX_CACHED_DOCUMENTS = 16;

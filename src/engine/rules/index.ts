@@ -1,6 +1,6 @@
 /**
  * The registry: every rule, in the order verdicts list them. Adding a rule is adding its file and one entry
- * here (and a test file under test/worker/contracts/rules/). Frozen (the lists, every rule object, and the id
+ * here (and a test file under test/worker/engine/rules/). Frozen (the lists, every rule object, and the id
  * lookup) so nothing can add, reorder or alter rules at run time: verdicts depend on their ids and default severities.
  */
 import { forbiddenPathPrefix } from "./forbidden-path-prefix";

@@ -5,14 +5,14 @@
  * once parsed) and the parsed document; for a snapshot the active contract is loaded only after the snapshot's
  * bytes are stored, so the peak holds two parsed documents and one set of bytes, never two texts.
  */
-import { breakingChangesPolicy, getConformanceConfig } from "../config";
-import { checkConformance, checkConstitution, compareContractVersions } from "../engine";
-import type { DocumentProblem, OpenApiDocument, Verdict } from "../types";
-import { contractStore, encodeVerdict, readContent, storeContent } from "./client";
-import { parseDocumentBytes } from "./parse-upload";
-import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from "./records";
+import { breakingChangesPolicy, getConformanceConfig } from "../../engine/config";
+import { checkConformance, checkConstitution, compareContractVersions } from "../../engine/engine";
+import type { DocumentProblem, OpenApiDocument, Verdict } from "../../engine/types";
+import { contractStore, encodeVerdict, readContent, storeContent } from "../store/client";
+import { parseDocumentBytes } from "../../engine/parse-upload";
+import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from "../store/records";
 
-export { parseDocumentBytes } from "./parse-upload";
+export { parseDocumentBytes } from "../../engine/parse-upload";
 
 export interface Uploader {
   organizationId: string;

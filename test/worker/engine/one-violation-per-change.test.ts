@@ -4,10 +4,10 @@
  * that owns it, and semantically equal rewrites (3.0 vs 3.1, $ref vs inline) give none.
  */
 import { describe, expect, it } from "vitest";
-import { loadConformanceConfig } from "../../../src/contracts/config";
-import { parseOpenApiDocument } from "../../../src/contracts/document";
-import { checkConformance } from "../../../src/contracts/engine";
-import type { OpenApiDocument } from "../../../src/contracts/types";
+import { loadConformanceConfig } from "../../../src/engine/config";
+import { parseOpenApiDocument } from "../../../src/engine/document";
+import { checkConformance } from "../../../src/engine/engine";
+import type { OpenApiDocument } from "../../../src/engine/types";
 
 type Json = Record<string, any>;
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { stringify as toYaml } from "yaml";
-import { checkOpenApiStructure } from "../../../src/contracts/document-checks";
-import { parseOpenApiDocument } from "../../../src/contracts/document";
-import { indexDocument } from "../../../src/contracts/normalize-document";
+import { checkOpenApiStructure } from "../../../src/engine/document-checks";
+import { parseOpenApiDocument } from "../../../src/engine/document";
+import { indexDocument } from "../../../src/engine/normalize-document";
 
 const minimal = { openapi: "3.0.3", info: { title: "Orders", version: "1.0.0" }, paths: { "/orders": { get: { responses: { "200": { description: "ok" } } } } } };
 

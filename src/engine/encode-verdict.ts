@@ -2,7 +2,7 @@
  * A verdict as the store records it. Pure (no Workers types), so the benchmark times the very function an upload
  * runs.
  */
-import type { Verdict } from "../types";
+import type { Verdict } from "./types";
 
 export function encodeVerdict(verdict: Verdict): { approved: boolean; totalViolations: number; errorCount: number; json: Uint8Array } {
   return {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { getConformanceConfig, loadConformanceConfig } from "../../../src/contracts/config";
-import { parseOpenApiDocument } from "../../../src/contracts/document";
-import { checkConformance } from "../../../src/contracts/engine";
-import type { OpenApiDocument } from "../../../src/contracts/types";
+import { getConformanceConfig, loadConformanceConfig } from "../../../src/engine/config";
+import { parseOpenApiDocument } from "../../../src/engine/document";
+import { checkConformance } from "../../../src/engine/engine";
+import type { OpenApiDocument } from "../../../src/engine/types";
 import contractText from "./fixtures/orders-contract.yaml?raw";
 import aspNetText from "./fixtures/orders-aspnetcore.json?raw";
 import nestText from "./fixtures/orders-nestjs.json?raw";

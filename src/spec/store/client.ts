@@ -5,9 +5,9 @@
  * holds an extra copy of a 13 MB document.
  */
 import type { Env } from "../../env";
-import type { Verdict } from "../types";
+import type { Verdict } from "../../engine/types";
 import type { ContractStore } from "./durable-object";
-export { encodeVerdict } from "./encode-verdict";
+export { encodeVerdict } from "../../engine/encode-verdict";
 import { sha256Hex } from "./hash";
 import { CHUNK_BYTES } from "./schema";
 

@@ -3,11 +3,11 @@
  * configuration loader, and assert exactly which violations come out.
  */
 import { expect } from "vitest";
-import { loadConformanceConfig, type ConformanceConfig } from "../../../src/contracts/config";
-import { parseOpenApiDocument } from "../../../src/contracts/document";
-import { checkConformance, checkConstitution } from "../../../src/contracts/engine";
-import { conformanceRules } from "../../../src/contracts/rules/index";
-import type { OpenApiDocument, Violation } from "../../../src/contracts/types";
+import { loadConformanceConfig, type ConformanceConfig } from "../../../src/engine/config";
+import { parseOpenApiDocument } from "../../../src/engine/document";
+import { checkConformance, checkConstitution } from "../../../src/engine/engine";
+import { conformanceRules } from "../../../src/engine/rules/index";
+import type { OpenApiDocument, Violation } from "../../../src/engine/types";
 
 /** A minimal valid OpenAPI document; it is parsed and checked like an upload so fixtures stay valid. */
 export function openapi(paths: Record<string, unknown>, extra: Record<string, unknown> = {}, version = "3.0.3"): OpenApiDocument {

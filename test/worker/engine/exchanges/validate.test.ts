@@ -1,12 +1,12 @@
 /**
- * Recorded-traffic validation as a pure module (src/contracts/exchanges): reading HAR 1.2 and NDJSON, and each
+ * Recorded-traffic validation as a pure module (src/engine/exchanges): reading HAR 1.2 and NDJSON, and each
  * finding with its exact location (operation, exchange index, JSON pointer) and message.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_EXCHANGES } from "../../../../src/contracts/exchanges/exchange";
-import { parseExchanges } from "../../../../src/contracts/exchanges/parse";
-import { createExchangeValidator } from "../../../../src/contracts/exchanges/validate";
-import type { Verdict } from "../../../../src/contracts/types";
+import { MAX_EXCHANGES } from "../../../../src/engine/exchanges/exchange";
+import { parseExchanges } from "../../../../src/engine/exchanges/parse";
+import { createExchangeValidator } from "../../../../src/engine/exchanges/validate";
+import type { Verdict } from "../../../../src/engine/types";
 import { conformingHar, exchangeContract, GOOD_ORDER, har, NEW_ORDER } from "./fixtures";
 
 function check(upload: unknown, contentType = "application/json"): Verdict {

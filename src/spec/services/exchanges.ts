@@ -5,13 +5,13 @@
  * because recordings carry credentials and personal data.
  */
 import type { Env } from "../../env";
-import { MAX_EXCHANGE_BODY_BYTES, MAX_EXCHANGES, type ExchangeProblem, type ParsedExchanges } from "../exchanges/exchange";
-import { parseExchanges } from "../exchanges/parse";
-import { createExchangeValidator } from "../exchanges/validate";
+import { MAX_EXCHANGE_BODY_BYTES, MAX_EXCHANGES, type ExchangeProblem, type ParsedExchanges } from "../../engine/exchanges/exchange";
+import { parseExchanges } from "../../engine/exchanges/parse";
+import { createExchangeValidator } from "../../engine/exchanges/validate";
 import { contractStore, encodeVerdict } from "../store/client";
 import { sha256Hex } from "../store/hash";
 import type { ContractRecord, ExchangeRunRecord, StoreFailure } from "../store/records";
-import type { Verdict } from "../types";
+import type { Verdict } from "../../engine/types";
 import { contractVersion, isFailure, storedDocument, type SpecCheckFailure } from "./drafts";
 
 /**

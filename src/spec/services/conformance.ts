@@ -5,11 +5,11 @@
  * contract changed since) the engine runs on the stored documents. A rejected implementation is a normal outcome;
  * only "cannot verify" cases throw (SpecFailure), each with the next step.
  */
-import { getConformanceConfig } from "../config";
-import { checkConformance } from "../engine";
+import { getConformanceConfig } from "../../engine/config";
+import { checkConformance } from "../../engine/engine";
 import { readVerdictBody } from "../store/client";
 import type { BuildRecord, ContractRecord, SnapshotRecord } from "../store/records";
-import type { Verdict } from "../types";
+import type { Verdict } from "../../engine/types";
 import { loadDocument } from "./documents";
 import { cannotVerify } from "./failure";
 import { requireProjectStatus, storeOf, type SpecCaller } from "./project-access";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { getConformanceConfig, loadConformanceConfig } from "../../../src/contracts/config";
-import { checkConformance, checkConstitution } from "../../../src/contracts/engine";
-import { renderVerdictMarkdown } from "../../../src/contracts/markdown";
-import { allRules, conformanceRules, constitutionRules, rulesById } from "../../../src/contracts/rules/index";
-import { missingOperation } from "../../../src/contracts/rules/missing-operation";
+import { getConformanceConfig, loadConformanceConfig } from "../../../src/engine/config";
+import { checkConformance, checkConstitution } from "../../../src/engine/engine";
+import { renderVerdictMarkdown } from "../../../src/engine/markdown";
+import { allRules, conformanceRules, constitutionRules, rulesById } from "../../../src/engine/rules/index";
+import { missingOperation } from "../../../src/engine/rules/missing-operation";
 import { openapi, responses } from "./harness";
 
 const contract = openapi({

@@ -5,13 +5,13 @@
  * "latest", and never notifies anyone; only its digest is kept, in the caller's audit record.
  */
 import type { Env } from "../../env";
-import { getConformanceConfig } from "../config";
-import { checkConformance, compareContractVersions } from "../engine";
+import { getConformanceConfig } from "../../engine/config";
+import { checkConformance, compareContractVersions } from "../../engine/engine";
 import { contractStore } from "../store/client";
 import { sha256Hex } from "../store/hash";
 import type { ContractRecord } from "../store/records";
-import { loadStoredDocument, parseDocumentBytes } from "../store/uploads";
-import type { DocumentProblem, OpenApiDocument, Verdict } from "../types";
+import { loadStoredDocument, parseDocumentBytes } from "./uploads";
+import type { DocumentProblem, OpenApiDocument, Verdict } from "../../engine/types";
 
 /** Largest draft an MCP tool call may carry (the MCP message as a whole is limited to 4 MiB). */
 export const MAX_MCP_DRAFT_BYTES = 1024 * 1024;
