@@ -15,7 +15,7 @@ import { Failure } from "../core/failure";
 import { governed, type GovernedOperation } from "../core/governed";
 import { principalFromGrant, type Principal } from "../core/principal";
 import type { Env } from "../env";
-import type { GrantProps } from "../oauth/servers";
+import type { GrantProps } from "../oauth/grant-props";
 import type { RateLimiter } from "../ratelimit/hook";
 import { rateLimiterFor } from "../ratelimit/limiter";
 import { failureProblem, PROBLEM_CONTENT_TYPE, problemCode } from "./errors";

@@ -11,7 +11,7 @@
  * writeOnly property is not required and must not appear (and in a request the same holds for readOnly).
  */
 import { isRecord, refTokens, valueAt } from "./normalize-pointer";
-import type { Direction } from "./rules/support/schema-diff";
+import type { Direction } from "./rules/support/schema-change";
 
 export const WRITE_ONLY_MARK = "x-arbiter-forbidden-by-direction";
 

@@ -9,10 +9,9 @@
 import { GatewayFailure } from "./errors";
 import { logWarn } from "../lib/log";
 import type { GraphqlOperation } from "./catalog";
+import type { Fetcher } from "./types";
 import type { ResolvedUpstream } from "./upstream";
 import { describeUpstreamErrors, splitUpstreamErrors, type UpstreamError } from "./upstream-errors";
-
-export type Fetcher = (request: Request) => Promise<Response>;
 
 export interface UpstreamAnswer {
   data: Record<string, unknown>;

@@ -60,6 +60,7 @@ export function buildCatalog(registrars: readonly Registrar[], knownScopes: read
       checkScopes("prompt", prompt.name, prompt.requiredScopes);
       prompts.set(prompt.name, prompt as unknown as PromptDefinition);
     },
+    toolNames: () => [...tools.keys()],
   };
 
   for (const register of registrars) register(context);

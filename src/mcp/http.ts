@@ -17,7 +17,7 @@ import { refuse } from "../core/governed";
 import { principalFromGrant, type Principal } from "../core/principal";
 import { readBodyLimited } from "../lib/body";
 import type { Env } from "../env";
-import type { GrantProps } from "../oauth/servers";
+import type { GrantProps } from "../oauth/grant-props";
 import { logWarn } from "../lib/log";
 import { ArbiterMcpAgent, type SessionProps } from "./agent";
 import { pipelineDepsFor } from "./deps";

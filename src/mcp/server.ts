@@ -30,7 +30,8 @@ import { changeSubscription, getPrompt, promptArgsForSdk, readResource, resolved
 import type { Env } from "../env";
 import { BENCH_BARE_TOOL, benchBareEnabled, benchBareResult } from "./bench-bare";
 import { missingScopes, type Catalog } from "./catalog";
-import type { CallContext, Principal, ResourceChange, SessionView, SessionState } from "./context";
+import type { CallContext, Principal, SessionView, SessionState } from "./context";
+import type { ResourceChange } from "./resource-change";
 import { resourceLookup, type ResourceTarget } from "./resource-lookup";
 import { addSubscribedUri, MAX_SUBSCRIPTIONS_PER_SESSION, removeSubscribedUri, subscribedUris } from "./subscription-list";
 import { runToolCall, type PipelineDeps } from "./pipeline";

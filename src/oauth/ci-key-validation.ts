@@ -8,7 +8,7 @@ import { contractStore } from "../spec/store/client";
 import { sha256Hex } from "../spec/store/hash";
 import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
-import type { GrantProps } from "./servers";
+import type { GrantProps } from "./grant-props";
 
 function sameHash(a: string, b: string): boolean {
   const left = new TextEncoder().encode(a);

@@ -18,16 +18,7 @@ import { getPolicy } from "../policy/load";
 import { logWarn } from "../lib/log";
 import { registrationRefusal } from "./registration-policy";
 import { describeRefusedToken, invalidToken } from "./token-refusal";
-
-/** What completeAuthorization stores with a grant (encrypted) and every request sees as ctx.props. */
-export interface GrantProps {
-  organizationId: string;
-  userId: string;
-  role: string;
-  name: string;
-  /** Set for CI keys only: the projects the key may touch (["*"] = all of the organization's). */
-  projects?: string[];
-}
+import type { GrantProps } from "./grant-props";
 
 /** Every access token lasts an hour; a client keeps access longer only with a refresh token. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;

@@ -4,7 +4,7 @@
  * the policy's `onStoreFailure` when the coordinator itself cannot be reached.
  */
 import type { Env } from "../env";
-import type { CoordinatorApi, QuotaRequest, TargetUsage } from "./coordinator";
+import type { CoordinatorApi, QuotaRequest, TargetUsage } from "./coordinator-rpc";
 import { STORE_FAILURE_RETRY_SECONDS } from "./coordinator-core";
 import type { QuotaUsage, RateLimitDecision, RateLimiter, RateLimitSubject } from "./hook";
 import { coordinatorName } from "./keys";

@@ -8,7 +8,7 @@ import { Validator } from "@cfworker/json-schema";
 import { MAX_PAYLOAD_DEPTH, nestsDeeperThan } from "../payload";
 import { leafErrors } from "../payload-errors";
 import { convertToJsonSchema, SchemaConversionError } from "../payload-schema";
-import type { Direction } from "../rules/support/schema-diff";
+import type { Direction } from "../rules/support/schema-change";
 import type { OpenApiDocument, PayloadError } from "../types";
 
 const MAX_CACHED_VALIDATORS = 2000;

@@ -10,7 +10,7 @@ import { escapeToken, isRecord } from "../normalize-pointer";
 import { findOperation, findResponseKey } from "../payload-route";
 import { mediaTypeFamily, pickMediaType } from "../rules/support/media-types";
 import { contentOf, responsesOf } from "../rules/support/operation-parts";
-import type { Direction } from "../rules/support/schema-diff";
+import type { Direction } from "../rules/support/schema-change";
 import type { OpenApiDocument, RuleSummary, Verdict, Violation } from "../types";
 import { MAX_EXCHANGE_VIOLATIONS_LISTED, type RecordedExchange } from "./exchange";
 import { pathParameterValues, typedValue } from "./parameters";

@@ -1,6 +1,6 @@
 import { locate, type ConformanceRule } from "./rule";
 import { pairResponseHeaders } from "./support/response-headers";
-import type { SchemaChangeKind } from "./support/schema-diff";
+import type { SchemaChangeKind } from "./support/schema-change";
 
 /** oneOf/anyOf findings in a header are schema-alternatives' (and -undecided's), like everywhere else. */
 const ELSEWHERE: ReadonlySet<SchemaChangeKind> = new Set(["alternative-removed", "alternative-added", "discriminator", "alternatives-undecided"]);

@@ -7,7 +7,7 @@ import type { z } from "zod";
 import type { DocumentIndex, IndexedOperation, OperationMatching, OperationPair } from "../normalize-document";
 import type { Severity } from "../types";
 import type { BodyPair, MediaTypeGap } from "./support/operation-parts";
-import type { Direction, SchemaChange } from "./support/schema-diff";
+import type { Direction, SchemaChange } from "./support/schema-change";
 
 export interface RuleMeta {
   /** kebab-case, unique; what policies and violations call the rule. */

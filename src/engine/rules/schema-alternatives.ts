@@ -1,6 +1,6 @@
 import type { ConformanceRule } from "./rule";
 import { reportSchemaChanges } from "./support/every-schema-change";
-import type { SchemaChangeKind } from "./support/schema-diff";
+import type { SchemaChangeKind } from "./support/schema-change";
 
 const KINDS: ReadonlySet<SchemaChangeKind> = new Set(["alternative-removed", "alternative-added", "discriminator"]);
 

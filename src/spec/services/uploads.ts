@@ -8,7 +8,8 @@
 import { breakingChangesPolicy, getConformanceConfig } from "../../engine/config";
 import { checkConformance, checkConstitution, compareContractVersions } from "../../engine/engine";
 import type { DocumentProblem, OpenApiDocument, Verdict } from "../../engine/types";
-import { contractStore, encodeVerdict, readContent, storeContent } from "../store/client";
+import { encodeVerdict } from "../../engine/encode-verdict";
+import { contractStore, readContent, storeContent } from "../store/client";
 import { parseDocumentBytes } from "../../engine/parse-upload";
 import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from "../store/records";
 

@@ -6,12 +6,11 @@
  */
 import type { Env } from "../../env";
 import type { Verdict } from "../../engine/types";
-import type { ContractStore } from "./durable-object";
-export { encodeVerdict } from "../../engine/encode-verdict";
+import type { ContractStoreRpc } from "./rpc";
 import { sha256Hex } from "./hash";
 import { CHUNK_BYTES } from "./schema";
 
-export type ContractStoreStub = DurableObjectStub<ContractStore>;
+export type ContractStoreStub = DurableObjectStub<ContractStoreRpc>;
 
 export function contractStore(env: Env, organizationId: string): ContractStoreStub {
   return env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(organizationId));

@@ -48,17 +48,9 @@ import { SCHEMA_STATEMENTS } from "./schema";
 import { addSubscriber, listSubscribers, removeSubscriber } from "./subscriber-table";
 import { getDefaultProject, setDefaultProject } from "./default-project-table";
 import { sha256Hex } from "./hash";
+import type { ContractStoreRpc, VerdictBody } from "./rpc";
 
-/** A verdict as the upload path hands it over: summary numbers plus the serialised body. */
-export interface VerdictBody {
-  approved: boolean;
-  totalViolations: number;
-  errorCount: number;
-  /** UTF-8 JSON of the Verdict. */
-  json: Uint8Array;
-}
-
-export class ContractStore extends DurableObject<Env> {
+export class ContractStore extends DurableObject<Env> implements ContractStoreRpc {
   private readonly sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: Env) {

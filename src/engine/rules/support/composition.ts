@@ -23,17 +23,7 @@
  */
 import { escapeToken, isRecord, unescapeToken } from "../../normalize-pointer";
 import { resolveSchema, viewSchema, type SchemaReader, type SchemaView } from "../../normalize-schema";
-import type { Direction, SchemaChange } from "./schema-diff";
-
-export type CompositionChangeKind =
-  /** request: a contract alternative no implementation alternative accepts. */
-  | "alternative-removed"
-  /** response: an implementation alternative no contract alternative allows. */
-  | "alternative-added"
-  /** the discriminator's propertyName, or a value of its mapping, differs in the breaking direction. */
-  | "discriminator"
-  /** the comparison cannot decide whether the alternatives cover each other; the message says why. */
-  | "alternatives-undecided";
+import type { CompositionChangeKind, Direction, SchemaChange } from "./schema-change";
 
 /** What the schema diff lends this module: its (memoised) comparison, identity check and readers. */
 export interface CompositionHost {

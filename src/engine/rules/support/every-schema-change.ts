@@ -6,7 +6,7 @@
 import { locate, type ConformanceContext } from "../rule";
 import { describeParameter, pairParameters } from "./parameters";
 import { pairResponseHeaders } from "./response-headers";
-import type { SchemaChange, SchemaChangeKind } from "./schema-diff";
+import type { SchemaChange, SchemaChangeKind } from "./schema-change";
 
 export function reportSchemaChanges(context: ConformanceContext, kinds: ReadonlySet<SchemaChangeKind>): void {
   const report = (location: string, prefix: string, change: SchemaChange): void => {

@@ -6,7 +6,7 @@ import { escapeToken, isRecord } from "../../normalize-pointer";
 import type { RefResolver } from "../../ref-resolver";
 import type { IndexedOperation } from "../../normalize-document";
 import { mediaTypeFamily, pickMediaType } from "./media-types";
-import type { SchemaChange } from "./schema-diff";
+import type { SchemaChange } from "./schema-change";
 
 export function responsesOf(operation: IndexedOperation): Record<string, unknown> {
   return isRecord(operation.operation.responses) ? operation.operation.responses : {};

@@ -5,7 +5,7 @@
  */
 import { locate, type ConformanceContext } from "../rule";
 import type { BodyPair } from "./operation-parts";
-import type { SchemaChange, SchemaChangeKind } from "./schema-diff";
+import type { SchemaChange, SchemaChangeKind } from "./schema-change";
 
 export interface ResponseChangeOptions {
   /** Leaves out a change the rule knows to be harmless. */

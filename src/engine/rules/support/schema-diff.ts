@@ -12,43 +12,12 @@
  */
 import { escapeToken } from "../../normalize-pointer";
 import { propertyFlag, resolveSchema, viewSchema, type SchemaReader, type SchemaView } from "../../normalize-schema";
-import { BLOCKING_COMPOSITION_CHANGES, compareComposition, type CompositionChangeKind, type CompositionHost } from "./composition";
+import { BLOCKING_COMPOSITION_CHANGES, compareComposition, type CompositionHost } from "./composition";
 import { formatChange } from "./format-lattice";
 import { ProvisionalMemo } from "./provisional-memo";
 import { constraintChanges } from "./schema-constraints";
 import { StructuralIdentity } from "./structural-identity";
-
-export type Direction = "request" | "response";
-
-export type SchemaChangeKind =
-  /** oneOf/anyOf alternatives and discriminators: see composition.ts. */
-  | CompositionChangeKind
-  | "type"
-  /** A format that constrains values (format-lattice.ts) and is narrower (request) or wider (response). */
-  | "format"
-  /** A bound, length, count, multipleOf, pattern or uniqueItems that breaks clients (schema-constraints.ts). */
-  | "constraint"
-  | "enum"
-  /** response: the contract limits the values to an enum, the implementation declares no limit. */
-  | "enum-unconstrained"
-  | "nullable"
-  /** response: null the contract does not allow, in a property neither side requires. */
-  | "nullable-optional"
-  /** response: the contract requires a property the implementation does not declare. */
-  | "required-missing"
-  /** response: the contract requires a property the implementation declares as optional. */
-  | "required-optional"
-  /** request: the implementation requires a property the contract does not require. */
-  | "required-added"
-  /** request: the contract defines a property the implementation does not know. */
-  | "property-missing";
-
-export interface SchemaChange {
-  kind: SchemaChangeKind;
-  /** JSON pointer relative to the compared schema, e.g. "/properties/total". */
-  pointer: string;
-  message: string;
-}
+import type { Direction, SchemaChange, SchemaChangeKind } from "./schema-change";
 
 const BLOCKING: ReadonlySet<SchemaChangeKind> = new Set(["type", "enum", "nullable", "required-missing", "required-added"]);
 const NONE: readonly SchemaChange[] = Object.freeze([]);
