@@ -6,7 +6,7 @@
  */
 import { createCiKey, createCiKeyRequest, listCiKeys, revokeCiKey, type KeyAdministrator } from "../oauth/cikey-admin";
 import { MAX_JSON_BODY_BYTES } from "../spec/store/limits";
-import type { Principal } from "../mcp/context";
+import type { Principal } from "../core/principal";
 import { json, readJsonBody, unpagedLimit } from "./contracts-http";
 import { apiError } from "./errors";
 import type { ApiRoute } from "./router";

@@ -5,7 +5,7 @@ import { readBodyLimited } from "../lib/body";
 import { DEFAULT_PAGE_SIZE, MAX_DOCUMENT_BYTES, MAX_PAGE_SIZE, MAX_PROBLEMS_SHOWN } from "../spec/store/limits";
 import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../spec/store/names";
 import type { StoreFailure } from "../spec/store/records";
-import type { Principal } from "../mcp/context";
+import type { Principal } from "../core/principal";
 import { humaniseIssues } from "../lib/humanise";
 import { apiError } from "./errors";
 import type { ApiRequest, ApiRoute } from "./router";

@@ -9,7 +9,8 @@ import type { Env } from "../env";
 import type { GrantProps } from "../oauth/grant-props";
 import type { OAuthServers } from "../oauth/servers";
 import { OAUTH_PATHS } from "../oauth/servers";
-import { newCorrelationId, type AuditRecord } from "./record";
+import { type AuditRecord } from "./record";
+import { newCorrelationId } from "../core/correlation";
 import { recordAudit } from "./sink";
 
 interface Holder {

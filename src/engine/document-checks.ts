@@ -10,7 +10,6 @@ import { isRecord, pointerOf } from "./normalize-pointer";
 import type { RefResolver } from "./ref-resolver";
 import type { DocumentProblem } from "./types";
 
-export { MAX_DOCUMENT_DEPTH } from "./document-walk";
 export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace", "query"] as const;
 const MAX_PROBLEMS = 50;
 const STATUS_KEY = /^(default|[1-5](\d\d|XX))$/i;

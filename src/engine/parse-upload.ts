@@ -5,7 +5,17 @@
 import { parseOpenApiDocument } from "./document";
 import type { DocumentCheckOptions } from "./document-checks";
 import type { DocumentProblem, OpenApiDocument } from "./types";
-import type { DocumentFacts } from "../spec/store/records";
+
+export type DocumentFormat = "json" | "yaml";
+
+/** Facts about a stored OpenAPI document, taken when it was parsed at upload. */
+export interface DocumentFacts {
+  contentHash: string;
+  size: number;
+  format: DocumentFormat;
+  openapiVersion: string;
+  operationCount: number;
+}
 
 export type ParsedUpload =
   | { ok: true; document: OpenApiDocument; facts: Omit<DocumentFacts, "contentHash" | "size"> }

@@ -66,5 +66,3 @@ export function buildCatalog(registrars: readonly Registrar[], knownScopes: read
   for (const register of registrars) register(context);
   return { tools, resources, resourceTemplates, prompts };
 }
-
-export { missingScopes } from "../core/principal";

@@ -31,8 +31,6 @@ import { BENCH_BARE_TOOL, benchBareEnabled } from "./bench-bare";
 import { mcpEraOf } from "./era";
 import { serveStateless } from "./v2/handler";
 
-export { MAX_MCP_BODY_BYTES } from "./message-bounds";
-export { principalFromGrant } from "../core/principal";
 
 const agentHandler = ArbiterMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
 

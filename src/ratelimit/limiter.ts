@@ -13,7 +13,6 @@ import { logWarn } from "../lib/log";
 
 export type CoordinatorLookup = (organizationId: string, clientId: string) => CoordinatorApi;
 
-export type { QuotaUsage } from "./hook";
 
 export class CoordinatedRateLimiter implements RateLimiter {
   constructor(

@@ -9,7 +9,6 @@ import { renderJunit } from "./junit";
 import type { VerdictReport } from "./report";
 import { renderSarif } from "./sarif";
 
-export type { ReportSubject, VerdictReport } from "./report";
 
 export const VERDICT_FORMATS = ["json", "markdown", "junit", "sarif", "github"] as const;
 export type VerdictFormat = (typeof VERDICT_FORMATS)[number];

@@ -14,7 +14,8 @@ import { CORRELATION_HEADER, forwardedCorrelationId } from "../../core/correlati
 import { Failure } from "../../core/failure";
 import { failureAsJsonRpcError } from "../../core/failure-mapping";
 import { governed } from "../../core/governed";
-import type { Principal, SessionState } from "../context";
+import type { SessionState } from "../context";
+import type { Principal } from "../../core/principal";
 import type { ResourceChange } from "../resource-change";
 import type { ListenHubRpc } from "../session-rpc";
 import { pipelineDepsFor } from "../deps";

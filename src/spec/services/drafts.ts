@@ -10,7 +10,8 @@ import { checkConformance, compareContractVersions } from "../../engine/engine";
 import { contractStore } from "../store/client";
 import { sha256Hex } from "../store/hash";
 import type { ContractRecord } from "../store/records";
-import { loadStoredDocument, parseDocumentBytes } from "./uploads";
+import { loadStoredDocument } from "./uploads";
+import { parseDocumentBytes } from "../../engine/parse-upload";
 import type { DocumentProblem, OpenApiDocument, Verdict } from "../../engine/types";
 
 /** Largest draft an MCP tool call may carry (the MCP message as a whole is limited to 4 MiB). */

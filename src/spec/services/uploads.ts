@@ -13,7 +13,6 @@ import { contractStore, readContent, storeContent } from "../store/client";
 import { parseDocumentBytes } from "../../engine/parse-upload";
 import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from "../store/records";
 
-export { parseDocumentBytes } from "../../engine/parse-upload";
 
 export interface Uploader {
   organizationId: string;

@@ -4,18 +4,8 @@
  * verdict and the active-contract pointer change together or not at all.
  */
 import { getBlob } from "./blob-table";
-import type {
-  BuildRecord,
-  ContractChangeSummary,
-  ContractRecord,
-  DocumentFacts,
-  DocumentFormat,
-  Page,
-  ProjectRecord,
-  ProjectStatus,
-  SnapshotRecord,
-  VerdictRecord,
-} from "./records";
+import type { BuildRecord, ContractChangeSummary, ContractRecord, Page, ProjectRecord, ProjectStatus, SnapshotRecord, VerdictRecord } from "./records";
+import type { DocumentFacts, DocumentFormat } from "../../engine/parse-upload";
 
 type Row = Record<string, SqlStorageValue>;
 type Cell = SqlStorageValue | undefined;

@@ -3,16 +3,7 @@
  * MCP tools can do the same, so both surfaces describe a stored object identically.
  */
 
-export type DocumentFormat = "json" | "yaml";
-
-/** Facts about a stored OpenAPI document, taken when it was parsed at upload. */
-export interface DocumentFacts {
-  contentHash: string;
-  size: number;
-  format: DocumentFormat;
-  openapiVersion: string;
-  operationCount: number;
-}
+import type { DocumentFacts } from "../../engine/parse-upload";
 
 export interface VerdictRecord {
   id: number;

@@ -3,7 +3,7 @@
  * it replaced (/admin/projects/:project/contracts/:version/changes): what was checked, the outcome, the
  * violations grouped by rule, the Markdown report, and downloads of the documents and the verdict.
  */
-import type { VerdictReport } from "../../engine/formats";
+import type { VerdictReport } from "../../engine/formats/report";
 import { renderVerdictMarkdown } from "../../engine/markdown";
 import { contractStore, readVerdictBody } from "../../spec/store/client";
 import { snapshotTitle, type ContractRecord, type SnapshotRecord, type VerdictRecord } from "../../spec/store/records";

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { checkProjectAccess, rememberSelectedProject, resolveProjectName, selectedProject } from "../../../src/spec/services/project-access";
 import { SpecFailure } from "../../../src/spec/services/failure";
-import type { Principal } from "../../../src/mcp/context";
+import type { Principal } from "../../../src/core/principal";
 import { workerEnv } from "./helpers";
 
 const principal = (extra: Partial<Principal> = {}): Principal => ({ organizationId: "acme", userId: "ana", clientId: "c", role: "admin", scopes: ["contracts.read"], ...extra });
