@@ -46,7 +46,7 @@ describe("README rule table", () => {
 
 describe("rule files that only report shared findings", () => {
   it("say in their header which module holds the logic", () => {
-    const dir = join(root, "src", "contracts", "rules");
+    const dir = join(root, "src", "engine", "rules");
     const silent: string[] = [];
     for (const name of readdirSync(dir).filter((file) => file.endsWith(".ts") && file !== "rule.ts" && file !== "index.ts")) {
       const source = readFileSync(join(dir, name), "utf8");
