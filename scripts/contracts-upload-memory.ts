@@ -1,6 +1,6 @@
 /**
- * Memory of the snapshot upload path, measured in Node on the Worker's own code (src/contracts/store/uploads.ts
- * parseDocumentBytes, verdict-form.ts and the conformance engine), in the order uploadSnapshot runs it:
+ * Memory of the snapshot upload path, measured in Node on the Worker's own code (src/spec/services/uploads.ts
+ * parseDocumentBytes, src/spec/store/verdict-form.ts and the conformance engine), in the order uploadSnapshot runs it:
  *   body bytes -> decode + parse (text freed) -> 1 MiB pieces sent four per call, two calls in flight (8 sliced
  *   copies at most) while the contract's verdict form is read back -> bytes released -> form decoded ->
  *   checkConformance -> verdict JSON.
@@ -21,11 +21,11 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
-import { getConformanceConfig } from "../src/contracts/config";
-import { checkConformance } from "../src/contracts/engine";
-import { CHUNK_BYTES } from "../src/contracts/store/schema";
-import { parseDocumentBytes } from "../src/contracts/store/parse-upload";
-import { decodeVerdictForm, encodeVerdictForm } from "../src/contracts/store/verdict-form";
+import { getConformanceConfig } from "../src/engine/config";
+import { checkConformance } from "../src/engine/engine";
+import { CHUNK_BYTES } from "../src/spec/store/schema";
+import { parseDocumentBytes } from "../src/engine/parse-upload";
+import { decodeVerdictForm, encodeVerdictForm } from "../src/spec/store/verdict-form";
 
 const readBytes = process.argv.includes("--read=bytes");
 

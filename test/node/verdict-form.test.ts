@@ -1,5 +1,5 @@
 /**
- * A contract read back from its stored verdict form (src/contracts/store/verdict-form.ts) gives verdicts byte for
+ * A contract read back from its stored verdict form (src/spec/store/verdict-form.ts) gives verdicts byte for
  * byte equal to the contract read back from its uploaded bytes (parsed and validated again, as every upload did
  * before forms existed): on GitHub's description against a mutated copy, on the consecutive GHES pairs in both
  * directions (a snapshot verdict and a contract-evolution comparison), with the bundled policies. Runs in Node
@@ -8,11 +8,11 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { getConformanceConfig } from "../../src/contracts/config";
-import { checkConformance, compareContractVersions } from "../../src/contracts/engine";
-import { parseDocumentBytes } from "../../src/contracts/store/parse-upload";
-import { decodeVerdictForm, encodeVerdictForm } from "../../src/contracts/store/verdict-form";
-import type { OpenApiDocument } from "../../src/contracts/types";
+import { getConformanceConfig } from "../../src/engine/config";
+import { checkConformance, compareContractVersions } from "../../src/engine/engine";
+import { parseDocumentBytes } from "../../src/engine/parse-upload";
+import { decodeVerdictForm, encodeVerdictForm } from "../../src/spec/store/verdict-form";
+import type { OpenApiDocument } from "../../src/engine/types";
 import { githubText, mutatedCopy } from "../../bench/github-fixture";
 
 const require = createRequire(import.meta.url);
