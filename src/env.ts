@@ -1,6 +1,7 @@
 import type { AuditLog } from "./audit/store";
 import type { ContractStore } from "./contracts/store/durable-object";
 import type { ArbiterMcpAgent } from "./mcp/agent";
+import type { ToleranceCounter } from "./mcp/compat/counter-store";
 import type { ListenHub } from "./mcp/v2/listen-hub";
 import type { RateLimitCoordinator } from "./ratelimit/coordinator";
 
@@ -10,6 +11,8 @@ export interface Env {
   CONTRACT_STORE: DurableObjectNamespace<ContractStore>;
   /** Open subscriptions/listen streams of 2026-07-28 clients, one object per organization. */
   LISTEN_HUB: DurableObjectNamespace<ListenHub>;
+  /** Deviations of real clients tolerated at /mcp, counted per organization (src/mcp/compat/). */
+  TOLERANCE_COUNTER: DurableObjectNamespace<ToleranceCounter>;
   OAUTH_KV: KVNamespace;
   RATE_LIMIT_KV: KVNamespace;
   /** Rate-limit coordinators, one per (organization, client). */

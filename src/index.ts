@@ -23,6 +23,7 @@ import { forbidden, foreignOriginOrHost } from "./web/origin-guard";
 
 export { ArbiterMcpAgent } from "./mcp/agent";
 export { ListenHub } from "./mcp/v2/listen-hub";
+export { ToleranceCounter } from "./mcp/compat/counter-store";
 export { RateLimitCoordinator } from "./ratelimit/coordinator";
 export { AuditLog } from "./audit/store";
 export { ContractStore } from "./contracts/store/durable-object";
