@@ -11,6 +11,9 @@ import { handleAuthorize } from "./auth/authorize";
 import { handleSignInRoutes } from "./auth/routes";
 import { SessionSecretMissing } from "./auth/session";
 import { mcpResourceHandler } from "./mcp/http";
+import { OPENID_CONFIGURATION, openIdConfiguration, ROOT_RESOURCE_METADATA, rootResourceMetadata } from "./oauth/discovery-aliases";
+import { wrongOriginAnswer } from "./oauth/public-url-guard";
+import { refreshWideningRefusal } from "./oauth/refresh-scope";
 import { guardRegistration } from "./oauth/registration-guard";
 import { getOAuthServers, OAUTH_PATHS } from "./oauth/servers";
 import { withUnauthorizedBody } from "./oauth/unauthorized-body";
@@ -42,10 +45,21 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
   if (path === "/" && request.method === "GET") return landingPage(env);
   if (path === CLI_PATH) return serveCli(request);
 
-  if (path === "/mcp" || path.startsWith("/mcp/") || path === `${PROTECTED_RESOURCE_METADATA}/mcp`) {
-    const refusal = path.startsWith("/mcp") ? foreignOriginOrHost(request, env) : undefined;
+  if (path === "/mcp" || path.startsWith("/mcp/")) {
+    const refusal = foreignOriginOrHost(request, env);
     if (refusal) return forbidden(refusal);
+  }
+  const misdirected = wrongOriginAnswer(request, env);
+  if (misdirected) return misdirected;
+
+  if (path === "/mcp" || path.startsWith("/mcp/") || path === `${PROTECTED_RESOURCE_METADATA}/mcp`) {
     return withUnauthorizedBody(request, await servers.mcp.fetch(request, env, ctx), "mcp");
+  }
+  if (path === ROOT_RESOURCE_METADATA) return rootResourceMetadata(request, (rewritten) => servers.mcp.fetch(rewritten, env, ctx));
+  if (path === OPENID_CONFIGURATION) return openIdConfiguration(request, (rewritten) => servers.authorizationServer.fetch(rewritten, env, ctx));
+  if (path === OAUTH_PATHS.token) {
+    const widening = await refreshWideningRefusal(request, env);
+    if (widening) return widening;
   }
   if (path === "/api" || path.startsWith("/api/") || path === `${PROTECTED_RESOURCE_METADATA}/api`) {
     return withUnauthorizedBody(request, await servers.api.fetch(request, env, ctx), "api");
