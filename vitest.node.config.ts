@@ -14,6 +14,7 @@ const SHARED_WRANGLER_DEV = [
   "test/node/cli-exchanges.test.ts",
   "test/node/spec-loop-e2e.test.ts",
   "test/node/e2e-mcp-clients.test.ts",
+  "test/node/real-clients.test.ts",
 ];
 
 export default defineConfig({
