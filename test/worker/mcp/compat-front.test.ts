@@ -2,7 +2,9 @@
 // specification's errors the rules must leave in place, and the counts an organization administrator reads.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { auditStoresIn } from "../../../src/audit/sink";
 import type { Env } from "../../../src/env";
+import { getRateLimitPolicy, quotaFor } from "../../../src/ratelimit/policy";
 import { TOLERANCES } from "../../../src/mcp/compat/tolerances";
 import { fetchAs, mcpPrincipal, restPrincipal } from "../harness";
 import { initializeSession, MODERN_ENVELOPE, MODERN_ERA, mcpPost, readRpc } from "../helpers";
@@ -84,6 +86,30 @@ describe("tolerance sessionless-session-request (claude.ai, ChatGPT)", () => {
     expect(await whoamiOf(called)).toMatchObject({ userId: "ana", organization: { id: "acme" } });
     const refused = await mcpPost(mcpPrincipal("ana", "contracts.read"), { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "audit_events_list", arguments: {} } });
     expect(refused.status).toBe(403);
+  });
+
+  it("rate limits and audits session-less tools/call like any other (one record per call, the same correlation id)", async () => {
+    const quota = quotaFor(getRateLimitPolicy(), "acme", "whoami");
+    const caller = mcpPrincipal("ana", "orders.read contracts.read");
+    let refused: Record<string, any> | undefined;
+    let lastCorrelation: string | null = null;
+    for (let i = 0; i <= quota.limit; i++) {
+      const response = await mcpPost(caller, call(100 + i), { "mcp-protocol-version": "2025-11-25" });
+      lastCorrelation = response.headers.get("x-correlation-id");
+      const [message] = await readRpc(response);
+      if (i === quota.limit) refused = message?.result;
+    }
+    expect(refused?.isError).toBe(true);
+    expect(JSON.stringify(refused?.content)).toContain("Rate limit reached");
+    const store = auditStoresIn(workerEnv.AUDIT_LOG)("acme");
+    let events: Array<{ outcome: string; correlationId: string }> = [];
+    for (let wait = 0; wait < 50 && events.length < quota.limit + 1; wait++) {
+      events = (await store.query("acme", { clientId: caller.auth.clientId, limit: 100 })).events;
+      if (events.length < quota.limit + 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(events).toHaveLength(quota.limit + 1);
+    expect(events.filter((event) => event.outcome === "rate-limited")).toHaveLength(1);
+    expect(events.map((event) => event.correlationId)).toContain(lastCorrelation);
   });
 
   it("answers a notification without a session with 202, and still opens a session on initialize", async () => {
