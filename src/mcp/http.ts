@@ -19,8 +19,8 @@ import { refuse } from "../core/governed";
 import { principalFromGrant, type Principal } from "../core/principal";
 import { readBodyLimited } from "../lib/body";
 import type { Env } from "../env";
-import type { GrantProps } from "../oauth/servers";
-import { logWarn } from "../web/log";
+import type { GrantProps } from "../oauth/grant-props";
+import { logWarn } from "../lib/log";
 import { ArbiterMcpAgent, type SessionProps } from "./agent";
 import { pipelineDepsFor } from "./deps";
 import { checkMessageBounds, MAX_MCP_BODY_BYTES } from "./message-bounds";
@@ -39,8 +39,6 @@ import { recordTolerated } from "./compat/report";
 import type { ToleranceId } from "./compat/tolerances";
 import { withEveryServedVersion } from "./discover-versions";
 
-export { MAX_MCP_BODY_BYTES } from "./message-bounds";
-export { principalFromGrant } from "../core/principal";
 
 const agentHandler = ArbiterMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
 

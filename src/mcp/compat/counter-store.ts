@@ -7,20 +7,12 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../env";
+import type { ToleranceCount, ToleranceCounterRpc } from "./counter-rpc";
 
 export const MAX_ROWS = 500;
 export const OTHER_CLIENT = "(other)";
 
-export interface ToleranceCount {
-  rule: string;
-  client: string;
-  kind: string;
-  count: number;
-  firstSeen: string;
-  lastSeen: string;
-}
-
-export class ToleranceCounter extends DurableObject<Env> {
+export class ToleranceCounter extends DurableObject<Env> implements ToleranceCounterRpc {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.storage.sql.exec(
@@ -29,7 +21,7 @@ export class ToleranceCounter extends DurableObject<Env> {
   }
 
   /** Counts one tolerated request; true when this (rule, client, kind) was never seen before. */
-  record(rule: string, client: string, kind: string, at: string): boolean {
+  async record(rule: string, client: string, kind: string, at: string): Promise<boolean> {
     const sql = this.ctx.storage.sql;
     const known = sql.exec("SELECT 1 FROM tolerated WHERE rule = ? AND client = ? AND kind = ?", rule, client, kind).toArray().length > 0;
     const full = !known && (sql.exec("SELECT COUNT(*) AS n FROM tolerated").one().n as number) >= MAX_ROWS;
@@ -45,7 +37,7 @@ export class ToleranceCounter extends DurableObject<Env> {
     return !known && !full;
   }
 
-  list(): ToleranceCount[] {
+  async list(): Promise<ToleranceCount[]> {
     return this.ctx.storage.sql
       .exec("SELECT rule, client, kind, count, first_seen, last_seen FROM tolerated ORDER BY rule, count DESC, client, kind")
       .toArray()

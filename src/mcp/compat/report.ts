@@ -5,7 +5,7 @@
  * A failed count is logged and never changes the answer.
  */
 import type { Env } from "../../env";
-import { logInfo, logWarn } from "../../web/log";
+import { logInfo, logWarn } from "../../lib/log";
 import { toleranceById, type ToleranceId } from "./tolerances";
 
 export interface ToleratedRequest {
