@@ -2,12 +2,14 @@
  * ToleranceCounter: one SQLite-backed Durable Object per organization that counts the deviations the
  * compatibility front tolerated, per rule, client and request kind. The front records each tolerated request
  * after answering it (ctx.waitUntil); the first record of a (rule, client, kind) says so, which is when the
- * front logs it (once per client and request kind, not once per request). GET /api/v1/mcp/tolerances reads it.
+ * front logs it (once per client and request kind, not once per request). GET /api/v1/mcp/tolerances reads its
+ * report (the tolerance table and the counts).
  * Bounded: at most MAX_ROWS distinct rows; later new combinations are counted under the client "(other)".
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../env";
-import type { ToleranceCount, ToleranceCounterRpc } from "./counter-rpc";
+import type { ToleranceCount, ToleranceCounterRpc, ToleranceReport } from "./counter-rpc";
+import { TOLERANCES } from "./tolerances";
 
 export const MAX_ROWS = 500;
 export const OTHER_CLIENT = "(other)";
@@ -37,7 +39,11 @@ export class ToleranceCounter extends DurableObject<Env> implements ToleranceCou
     return !known && !full;
   }
 
-  async list(): Promise<ToleranceCount[]> {
+  async report(): Promise<ToleranceReport> {
+    return { tolerances: TOLERANCES, counts: this.counts() };
+  }
+
+  private counts(): ToleranceCount[] {
     return this.ctx.storage.sql
       .exec("SELECT rule, client, kind, count, first_seen, last_seen FROM tolerated ORDER BY rule, count DESC, client, kind")
       .toArray()

@@ -28,7 +28,3 @@ export async function recordTolerated(env: Env, tolerated: ToleratedRequest, now
     }
   }
 }
-
-export async function toleratedCounts(env: Env, organizationId: string) {
-  return env.TOLERANCE_COUNTER.get(env.TOLERANCE_COUNTER.idFromName(organizationId)).list();
-}

@@ -149,12 +149,13 @@ describe("counts and the tolerance table", () => {
   it("counts each tolerated request per rule, client and kind, for the organization's administrators", async () => {
     const token = mcpPrincipal("ana", "orders.read contracts.read");
     for (let i = 0; i < 2; i++) await mcpPost(token, call(10 + i), { "mcp-protocol-version": "2025-11-25", "User-Agent": "openai-mcp/1.0.0" });
-    const counts = await workerEnv.TOLERANCE_COUNTER.get(workerEnv.TOLERANCE_COUNTER.idFromName("acme")).list();
+    const { counts } = await workerEnv.TOLERANCE_COUNTER.get(workerEnv.TOLERANCE_COUNTER.idFromName("acme")).report();
     const row = counts.find((entry) => entry.rule === "sessionless-session-request" && entry.client === "openai-mcp/1.0.0" && entry.kind === "tools/call");
     expect(row?.count).toBeGreaterThanOrEqual(2);
     const api = await fetchAs(restPrincipal("ana", "audit.read"), "/api/v1/mcp/tolerances");
     expect(api.status).toBe(200);
-    const listed = (await api.json()) as { tolerances: Array<{ id: string }>; counts: Array<{ rule: string; client: string }> };
+    const listed = (await api.json()) as { tolerances: Array<{ id: string }>; counts: Array<{ rule: string; client: string; count: number }> };
     expect(listed.tolerances.map((tolerance) => tolerance.id)).toEqual(TOLERANCES.map((tolerance) => tolerance.id));
+    expect(listed.counts.find((entry) => entry.rule === "sessionless-session-request" && entry.client === "openai-mcp/1.0.0")?.count).toBeGreaterThanOrEqual(2);
   });
 });
