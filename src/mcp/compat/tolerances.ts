@@ -48,7 +48,7 @@ export const TOLERANCES: readonly Tolerance[] = Object.freeze([
     clients: "claude.ai connectors (User-Agent Claude-User), ChatGPT (openai-mcp)",
     source: "anthropics/claude-ai-mcp#975, anthropics/claude-ai-mcp#583, anthropics/claude-ai-mcp#99, modelcontextprotocol/ext-apps#647",
     action: "a 2025-era request without a session id that is not initialize is served on its own, statelessly, through the same governed front (token, scopes, rate limit, audit); a notification without a session gets 202",
-    safety: "it is served by the stateless lane, which serves the same catalog through the same governed core (token, scopes, rate limit, audit) as every other request; what needs a session (resource subscriptions, the GET stream) gets that lane's error; a request naming an unknown or ended session still gets 404",
+    safety: "the stateless lane serves the same catalog through the same governed core as every other request; what needs a session (resource subscriptions, the GET stream) gets that lane's error; a request naming an unknown or ended session still gets 404",
   },
   {
     id: "json-only-accept",

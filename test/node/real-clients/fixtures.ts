@@ -124,7 +124,7 @@ export const FIXTURES: ClientFixture[] = [
     sources: ["anthropics/claude-code#93290", "NateBJones-Projects/OB1#33"],
     tolerances: ["envelope-with-session-era-header", "json-only-accept"],
     userAgent: "Claude-User",
-    accept: "application/json",
+    accept: "*/*",
     discovery: [PRM, ASM],
     registration: { client_name: "Claude", redirect_uris: ["https://claude.ai/api/mcp/auth_callback"], ...PUBLIC_CLIENT },
     redirectUri: "https://claude.ai/api/mcp/auth_callback",
