@@ -32,6 +32,8 @@ export interface SchemaView {
   requiredDeclared: boolean;
   items: unknown;
   additionalProperties: unknown;
+  /** `additionalProperties: false`, or in 3.1 `unevaluatedProperties: false` (here or in an allOf member). */
+  closed: boolean;
   /** The non-null alternatives of a oneOf/anyOf with more than one member. */
   alternatives: readonly unknown[] | undefined;
   alternativesKeyword: "oneOf" | "anyOf" | undefined;
@@ -56,6 +58,7 @@ const EMPTY_VIEW: SchemaView = Object.freeze({
   requiredDeclared: false,
   items: undefined,
   additionalProperties: undefined,
+  closed: false,
   alternatives: undefined,
   alternativesKeyword: undefined,
   constraints: undefined,
@@ -106,6 +109,7 @@ interface MutableView {
   requiredDeclared: boolean;
   items: unknown;
   additionalProperties: unknown;
+  closed: boolean;
   alternatives: unknown[] | undefined;
   alternativesKeyword: "oneOf" | "anyOf" | undefined;
   constraints: ValueConstraints | undefined;
@@ -171,6 +175,7 @@ function mergeInto(target: MutableView, member: SchemaView): void {
   target.requiredDeclared ||= member.requiredDeclared;
   target.items ??= member.items;
   target.additionalProperties ??= member.additionalProperties;
+  target.closed ||= member.closed;
   target.constraints = mergeConstraints(target.constraints, member.constraints);
   if (!target.alternatives && member.alternatives) {
     target.alternatives = [...member.alternatives];
@@ -191,6 +196,7 @@ function buildView(schema: Record<string, unknown>, reader: SchemaReader, depth:
     requiredDeclared: Array.isArray(schema.required),
     items: Array.isArray(schema.items) ? undefined : schema.items,
     additionalProperties: schema.additionalProperties,
+    closed: schema.additionalProperties === false || (reader.version !== "3.0" && schema.unevaluatedProperties === false),
     alternatives: undefined,
     alternativesKeyword: undefined,
     constraints: readConstraints(schema),

@@ -15,6 +15,7 @@ import { propertyFlag, resolveSchema, viewSchema, type SchemaReader, type Schema
 import { BLOCKING_COMPOSITION_CHANGES, compareComposition, type CompositionChangeKind, type CompositionHost } from "./composition";
 import { formatChange } from "./format-lattice";
 import { ProvisionalMemo } from "./provisional-memo";
+import { additionalPropertiesChanges } from "./additional-properties";
 import { constraintChanges } from "./schema-constraints";
 import { StructuralIdentity } from "./structural-identity";
 
@@ -41,7 +42,19 @@ export type SchemaChangeKind =
   /** request: the implementation requires a property the contract does not require. */
   | "required-added"
   /** request: the contract defines a property the implementation does not know. */
-  | "property-missing";
+  | "property-missing"
+  /**
+   * A closed object (additionalProperties: false, or 3.1 unevaluatedProperties: false) meets properties the
+   * other side lets through: the implementation returns properties a closed contract forbids, or closes a
+   * request object the contract leaves open (additional-properties.ts).
+   */
+  | "closed-object"
+  /** The additional-properties schema is wider (response) or narrower (request), or one side has none (additional-properties.ts). */
+  | "additional-properties"
+  /** response: a property the contract returns is writeOnly in the implementation, so it is no longer returned. */
+  | "write-only"
+  /** request: a property the contract requires clients to send is readOnly in the implementation, which ignores it. */
+  | "read-only";
 
 export interface SchemaChange {
   kind: SchemaChangeKind;
@@ -137,6 +150,9 @@ export class SchemaDiffer {
     if (isObject(contract.additionalProperties) && isObject(snapshot.additionalProperties)) {
       this.nest(contract.additionalProperties, snapshot.additionalProperties, direction, depth, "/additionalProperties", changes);
     }
+    if (contract.closed || snapshot.closed || contract.additionalProperties !== snapshot.additionalProperties) {
+      additionalPropertiesChanges(this.composition, contract, snapshot, direction, changes);
+    }
     return changes.length === 0 ? NONE : changes;
   }
 
@@ -178,6 +194,11 @@ export class SchemaDiffer {
           changes.push({ kind: "required-optional", pointer, message: `property "${name}" is required by the contract but optional in the implementation, so it may be omitted` });
         }
       }
+      for (const name of snapshot.properties.keys()) {
+        if (contract.required.has(name) || !contract.properties.has(name) || contractAbsent(name) || !snapshotAbsent(name)) continue;
+        settled.add(name);
+        changes.push({ kind: "write-only", pointer: `/properties/${escapeToken(name)}`, message: `property "${name}" is writeOnly in the implementation, so its responses no longer include it while the contract returns it` });
+      }
     } else {
       for (const name of snapshot.required) {
         // A readOnly property the implementation requires is required of its responses only.
@@ -194,14 +215,15 @@ export class SchemaDiffer {
               : `the implementation requires property "${name}", which the contract does not define`,
         });
       }
-      const closed = snapshotDeclaresProperties && snapshot.additionalProperties === undefined;
+      const closed = snapshotDeclaresProperties && (snapshot.additionalProperties === undefined || snapshot.closed);
       for (const name of contract.properties.keys()) {
         if (contractAbsent(name)) continue;
         const pointer = `/properties/${escapeToken(name)}`;
         if (snapshot.properties.has(name)) {
           if (snapshotAbsent(name)) {
             settled.add(name);
-            changes.push({ kind: "property-missing", pointer, message: `the implementation marks property "${name}" readOnly, so it ignores the value clients send` });
+            if (contract.required.has(name)) changes.push({ kind: "read-only", pointer, message: `the contract requires clients to send property "${name}" but the implementation marks it readOnly, so it ignores (or refuses) the value` });
+            else changes.push({ kind: "property-missing", pointer, message: `the implementation marks property "${name}" readOnly, so it ignores the value clients send` });
           }
         } else if (closed && !snapshot.required.has(name)) {
           // A property the implementation requires is one it knows, declared or not.

@@ -77,3 +77,21 @@ describe("schema-alternatives", () => {
     ]);
   });
 });
+
+describe("schema-alternatives with nullable beside oneOf", () => {
+  const schemas = { Card: { type: "object", properties: { last4: { type: "string" } } }, Bank: { type: "object", properties: { iban: { type: "string" } } } };
+  const payment = (method: unknown) => openapi({ "/orders": { get: { responses: responses({ "200": { type: "object", required: ["method"], properties: { method } } }) } } }, components(schemas));
+  const nullableEither = payment({ nullable: true, oneOf: [ref("Card"), ref("Bank")] });
+
+  it("does not report null the contract allows when the implementation writes the oneOf with a single alternative (or wraps it)", () => {
+    expectValid("schema-alternatives", nullableEither, payment({ nullable: true, oneOf: [ref("Card")] }));
+    expectValid("schema-alternatives", nullableEither, payment({ nullable: true, allOf: [ref("Card")] }));
+    expectValid("schema-alternatives", payment({ nullable: true, type: "object", oneOf: [ref("Card"), ref("Bank")] }), payment({ nullable: true, type: "object", oneOf: [ref("Card")] }));
+  });
+
+  it("still reports a single implementation alternative the contract's alternatives do not cover", () => {
+    expectViolations("schema-alternatives", nullableEither, payment({ nullable: true, oneOf: [{ type: "string" }] }), [
+      { location: "GET /orders#/responses/200/content/application~1json/schema/properties/method/oneOf", message: "status 200: the implementation's schema fits none of the contract's alternatives" },
+    ]);
+  });
+});
