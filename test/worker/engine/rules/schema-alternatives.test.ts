@@ -95,3 +95,24 @@ describe("schema-alternatives with nullable beside oneOf", () => {
     ]);
   });
 });
+
+describe("schema-alternatives with direction", () => {
+  const response = (schema: unknown) => openapi({ "/pets": { get: { responses: responses({ "200": schema }) } } });
+  const request = (schema: unknown) => openapi({ "/pets": { post: { requestBody: { content: { "application/json": { schema } } }, responses: responses({ "204": null }) } } });
+  const openObject = { type: "object" };
+
+  it("approves a response alternative that an open contract alternative covers, and a request alternative added", () => {
+    expectValid("schema-alternatives", response({ oneOf: [cat, openObject] }), response({ oneOf: [cat, dog, bird] }));
+    expectValid("schema-alternatives", response({ anyOf: [{ type: "string" }, openObject] }), response({ anyOf: [{ type: "string" }, dog] }));
+    expectValid("schema-alternatives", request({ oneOf: [cat] }), request({ oneOf: [cat, dog] }));
+  });
+
+  it("reports a response alternative that admits values the contract refuses, and a request alternative removed", () => {
+    expectViolations("schema-alternatives", response({ oneOf: [cat, dog] }), response({ oneOf: [cat, dog, { type: "string" }] }), [
+      { location: "GET /pets#/responses/200/content/application~1json/schema/oneOf", message: "the implementation's oneOf alternative 2 fits none of the contract's alternatives, so it may return values the contract does not allow" },
+    ]);
+    expectViolations("schema-alternatives", request({ oneOf: [cat, dog, { type: "string" }] }), request({ oneOf: [cat, dog] }), [
+      { location: "POST /pets#/requestBody/content/application~1json/schema/oneOf/2", message: "the contract's oneOf alternative 2 is accepted by none of the implementation's alternatives" },
+    ]);
+  });
+});
