@@ -79,6 +79,9 @@ interface Definition {
 }
 
 const MAX_SCHEMA_DEPTH = 128;
+const NO_NAMES: readonly string[] = Object.freeze([]);
+/** Forbidden own property names per schema object (a document's objects, so the answer never changes) and direction. */
+const FORBIDDEN_BY_DIRECTION: Record<Direction, WeakMap<object, readonly string[]>> = { request: new WeakMap(), response: new WeakMap() };
 
 class Converter {
   readonly defs = new Map<string, Definition>();
@@ -164,12 +167,26 @@ class Converter {
     return propertyFlag(raw, this.absentFlag, this.resolver);
   }
 
+  /** The names of this object's own properties that are forbidden here, read once per schema object and direction. */
+  private ownForbidden(raw: Record<string, unknown>): readonly string[] {
+    const cache = FORBIDDEN_BY_DIRECTION[this.direction];
+    let names = cache.get(raw);
+    if (names === undefined) {
+      const found: string[] = [];
+      if (isRecord(raw.properties)) {
+        for (const [name, member] of Object.entries(raw.properties)) if (this.forbidden(member)) found.push(name);
+      }
+      names = found.length === 0 ? NO_NAMES : found;
+      cache.set(raw, names);
+    }
+    return names;
+  }
+
   /** Property names this object (its own properties, its allOf members' and a 3.1 `$ref` target's) forbids here. */
   private forbiddenNames(raw: Record<string, unknown>, into: Set<string>, depth: number): void {
     if (depth > 16) return;
-    if (isRecord(raw.properties)) {
-      for (const [name, member] of Object.entries(raw.properties)) if (this.forbidden(member)) into.add(name);
-    }
+    for (const name of this.ownForbidden(raw)) into.add(name);
+    if (!Array.isArray(raw.allOf) && (typeof raw.$ref !== "string" || this.openApi30 || depth === 0)) return;
     const parts: unknown[] = Array.isArray(raw.allOf) ? [...raw.allOf] : [];
     if (typeof raw.$ref === "string" && !this.openApi30 && depth > 0) parts.push(raw);
     for (const part of parts) {
@@ -234,9 +251,7 @@ class Converter {
     if (drop && Array.isArray(out.required)) out.required = out.required.filter((name) => !drop.has(String(name)));
     if (!isRecord(raw.properties) || !isRecord(out.properties)) return;
     const properties = out.properties as Record<string, unknown>;
-    for (const [name, member] of Object.entries(raw.properties)) {
-      if (this.forbidden(member)) setOwn(properties, name, { not: {}, [WRITE_ONLY_MARK]: this.absentFlag });
-    }
+    for (const name of this.ownForbidden(raw)) setOwn(properties, name, { not: {}, [WRITE_ONLY_MARK]: this.absentFlag });
   }
 
   private applyOpenApi30(raw: Record<string, unknown>, out: Record<string, unknown>): void {
