@@ -4,7 +4,8 @@ import type { AuditSink } from "../audit/record";
 import { auditSinkFor, type AfterAnswer } from "../audit/sink";
 import type { Env } from "../env";
 import type { RateLimiter } from "../ratelimit/hook";
-import { rateLimiterFor } from "../ratelimit/limiter";
+import { LeasedRateLimiter } from "../ratelimit/leases";
+import { coordinatorsIn, rateLimiterFor } from "../ratelimit/limiter";
 import type { PipelineDeps } from "./pipeline";
 import { getCatalog } from "./registry";
 
@@ -41,13 +42,31 @@ function reportingQuotas(limiter: RateLimiter): RateLimiter {
   };
 }
 
-/** The session lane's hooks: the KV-backed limiter and the session object's audit outbox. */
+/**
+ * The session lane's hooks: rate-limit leases held by the session object for its lifetime (ratelimit/leases.ts),
+ * and the session object's audit outbox. Call once per session object.
+ */
 export function sessionPipelineDeps(env: Env, outbox: AuditOutbox): PipelineDeps {
   const audit: AuditSink = { record: (record) => outbox.add(record) };
-  return { audit, rateLimiter: reportingQuotas(rateLimiterFor(env)) };
+  return { audit, rateLimiter: reportingQuotas(new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER))) };
+}
+
+/**
+ * The stateless lane's leases, one holder per isolate: a cache of decisions already granted (plain data, no I/O
+ * object shared between requests), keyed by the namespace binding so it never outlives the deployment it serves.
+ */
+const isolateLeases = new WeakMap<object, LeasedRateLimiter>();
+function isolateLimiter(env: Env): RateLimiter {
+  let limiter = isolateLeases.get(env.RATE_LIMITER);
+  if (!limiter) {
+    limiter = new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER));
+    isolateLeases.set(env.RATE_LIMITER, limiter);
+  }
+  return limiter;
 }
 
 /** The pipeline's hooks for this deployment: the KV-backed limiter and the stored audit trail. */
 export function pipelineDepsFor(env: Env, host: PipelineHost = "wait"): PipelineDeps {
-  return { audit: auditSinkFor(env, AFTER_ANSWER[host]), rateLimiter: reportingQuotas(rateLimiterFor(env)) };
+  const limiter = host === "worker-request" ? isolateLimiter(env) : rateLimiterFor(env);
+  return { audit: auditSinkFor(env, AFTER_ANSWER[host]), rateLimiter: reportingQuotas(limiter) };
 }

@@ -6,7 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { WindowCoordinator, type StoreFailureMode } from "./coordinator-core";
+import { WindowCoordinator, type LeaseGrant, type StoreFailureMode } from "./coordinator-core";
 import type { RateLimitDecision } from "./hook";
 import { counterKey } from "./keys";
 
@@ -24,6 +24,14 @@ export interface CoordinatorCheckRequest extends QuotaRequest {
   report?: QuotaRequest[];
 }
 
+export interface CoordinatorLeaseRequest extends CoordinatorCheckRequest {
+  /** Calls the holder asks for; the coordinator grants at most what the window has left. */
+  want: number;
+}
+
+/** A lease, and (when asked with `report`) the remaining quota of those targets right after granting it. */
+export type CoordinatorLease = LeaseGrant & { usage?: TargetUsage[] };
+
 export interface CoordinatorUsageRequest {
   organizationId: string;
   clientId: string;
@@ -40,6 +48,7 @@ export interface TargetUsage {
 export interface CoordinatorApi {
   check(request: CoordinatorCheckRequest): Promise<RateLimitDecision>;
   usage(request: CoordinatorUsageRequest): Promise<TargetUsage[]>;
+  lease(request: CoordinatorLeaseRequest): Promise<CoordinatorLease>;
 }
 
 function assertQuota(quota: QuotaRequest): void {
@@ -58,8 +67,24 @@ export class RateLimitCoordinator extends DurableObject<Env> implements Coordina
     this.counters = new WindowCoordinator({ kv: env.RATE_LIMIT_KV });
   }
 
+  /** One listing of this client's counters before the first decision (coordinator-core.ts loadAll). */
+  private async loaded(organizationId: string, clientId: string): Promise<void> {
+    await this.counters.loadAll(await counterKey(organizationId, clientId, ""));
+  }
+
+  async lease(request: CoordinatorLeaseRequest): Promise<CoordinatorLease> {
+    assertQuota(request);
+    if (!Number.isInteger(request.want) || request.want < 1) throw new TypeError("want must be a positive integer");
+    await this.loaded(request.organizationId, request.clientId);
+    const key = await this.keyOf(request.organizationId, request.clientId, request.target);
+    const grant = await this.counters.lease(key, { limit: request.limit, windowSeconds: request.windowSeconds }, request.want, request.onStoreFailure);
+    if (grant.windowEndsAt === undefined || !request.report?.length) return grant;
+    return { ...grant, usage: await this.usage({ organizationId: request.organizationId, clientId: request.clientId, quotas: request.report }) };
+  }
+
   async check(request: CoordinatorCheckRequest): Promise<RateLimitDecision> {
     assertQuota(request);
+    await this.loaded(request.organizationId, request.clientId);
     const key = await this.keyOf(request.organizationId, request.clientId, request.target);
     const decision = await this.counters.check(key, { limit: request.limit, windowSeconds: request.windowSeconds }, request.onStoreFailure);
     if (!decision.allowed || !request.report?.length) return decision;
@@ -81,6 +106,7 @@ export class RateLimitCoordinator extends DurableObject<Env> implements Coordina
   }
 
   async usage(request: CoordinatorUsageRequest): Promise<TargetUsage[]> {
+    await this.loaded(request.organizationId, request.clientId);
     return Promise.all(
       request.quotas.map(async (quota) => {
         assertQuota(quota);

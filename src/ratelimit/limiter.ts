@@ -11,7 +11,7 @@ import { coordinatorName } from "./keys";
 import { getRateLimitPolicy, quotaFor, storeFailureModeFor, type RateLimitPolicy } from "./policy";
 import { logWarn } from "../web/log";
 
-export type CoordinatorLookup = (organizationId: string, clientId: string) => CoordinatorApi;
+export type CoordinatorLookup = (organizationId: string, clientId: string) => Pick<CoordinatorApi, "check" | "usage">;
 
 export type { QuotaUsage } from "./hook";
 
@@ -55,7 +55,7 @@ export class CoordinatedRateLimiter implements RateLimiter {
 }
 
 /** The policy's quotas beside what the coordinator reported; unknown (null) where it reported nothing. */
-function withQuotas(quotas: readonly QuotaRequest[], reports: readonly TargetUsage[] | undefined): QuotaUsage[] {
+export function withQuotas(quotas: readonly QuotaRequest[], reports: readonly TargetUsage[] | undefined): QuotaUsage[] {
   return quotas.map((quota, index) => ({
     target: quota.target,
     limit: quota.limit,
@@ -66,7 +66,7 @@ function withQuotas(quotas: readonly QuotaRequest[], reports: readonly TargetUsa
 }
 
 /** Coordinators in a Durable Object namespace, one per (organization, client). */
-export function coordinatorsIn(namespace: Env["RATE_LIMITER"]): CoordinatorLookup {
+export function coordinatorsIn(namespace: Env["RATE_LIMITER"]): (organizationId: string, clientId: string) => CoordinatorApi {
   return (organizationId, clientId) => namespace.get(namespace.idFromName(coordinatorName(organizationId, clientId))) as unknown as CoordinatorApi;
 }
 
