@@ -6,6 +6,7 @@ import type { Env } from "../env";
 import type { RateLimiter } from "../ratelimit/hook";
 import { LeasedRateLimiter } from "../ratelimit/leases";
 import { coordinatorsIn, rateLimiterFor } from "../ratelimit/limiter";
+import { telemetryFor } from "../telemetry";
 import type { PipelineDeps } from "./pipeline";
 import { getCatalog } from "./registry";
 
@@ -48,7 +49,7 @@ function reportingQuotas(limiter: RateLimiter): RateLimiter {
  */
 export function sessionPipelineDeps(env: Env, outbox: AuditOutbox): PipelineDeps {
   const audit: AuditSink = { record: (record) => outbox.add(record) };
-  return { audit, rateLimiter: reportingQuotas(new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER))) };
+  return { audit, rateLimiter: reportingQuotas(new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER))), telemetry: telemetryFor(env) };
 }
 
 /**
@@ -68,5 +69,5 @@ function isolateLimiter(env: Env): RateLimiter {
 /** The pipeline's hooks for this deployment: the KV-backed limiter and the stored audit trail. */
 export function pipelineDepsFor(env: Env, host: PipelineHost = "wait"): PipelineDeps {
   const limiter = host === "worker-request" ? isolateLimiter(env) : rateLimiterFor(env);
-  return { audit: auditSinkFor(env, AFTER_ANSWER[host]), rateLimiter: reportingQuotas(limiter) };
+  return { audit: auditSinkFor(env, AFTER_ANSWER[host]), rateLimiter: reportingQuotas(limiter), telemetry: telemetryFor(env) };
 }

@@ -16,6 +16,7 @@
 import type { RateLimitDecision } from "./hook";
 import type { Quota } from "./policy";
 import { decide, parseWindowState, remainingIn, windowEnd, type WindowState } from "./window";
+import { withSpan } from "../telemetry/span";
 import { logWarn } from "../web/log";
 
 export type StoreFailureMode = "open" | "closed";
@@ -147,7 +148,7 @@ export class WindowCoordinator {
 
   private async list(prefix: string): Promise<void> {
     try {
-      const page = await this.kv.list!({ prefix });
+      const page = await withSpan("kv.list", "client", { "db.system": "cloudflare.kv", "db.operation.name": "list" }, () => this.kv.list!({ prefix }));
       if (!page.list_complete) return;
       for (const key of page.keys) {
         const entry = this.entryFor(key.name);
@@ -201,7 +202,7 @@ export class WindowCoordinator {
 
   private async load(key: string, entry: Entry): Promise<void> {
     try {
-      const text = await this.kv.get(key, "text");
+      const text = await withSpan("kv.get", "client", { "db.system": "cloudflare.kv", "db.operation.name": "get" }, () => this.kv.get(key, "text"));
       let parsed: unknown = null;
       if (text !== null) {
         try {

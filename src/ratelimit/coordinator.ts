@@ -9,6 +9,7 @@ import type { Env } from "../env";
 import { WindowCoordinator, type LeaseGrant, type StoreFailureMode } from "./coordinator-core";
 import type { RateLimitDecision } from "./hook";
 import { counterKey } from "./keys";
+import { telemetryFor } from "../telemetry";
 
 export interface QuotaRequest {
   target: string;
@@ -17,6 +18,8 @@ export interface QuotaRequest {
 }
 
 export interface CoordinatorCheckRequest extends QuotaRequest {
+  /** W3C traceparent of the caller's span (filled in by telemetry/stub.ts); the coordinator's spans continue it. */
+  traceparent?: string | undefined;
   organizationId: string;
   clientId: string;
   onStoreFailure: StoreFailureMode;
@@ -72,7 +75,18 @@ export class RateLimitCoordinator extends DurableObject<Env> implements Coordina
     await this.counters.loadAll(await counterKey(organizationId, clientId, ""));
   }
 
-  async lease(request: CoordinatorLeaseRequest): Promise<CoordinatorLease> {
+  /** Runs `work` as this object's span of the caller's trace, when the caller is traced and telemetry is on. */
+  private traced<T>(method: string, traceparent: string | undefined, work: () => Promise<T>): Promise<T> {
+    const telemetry = traceparent ? telemetryFor(this.env) : undefined;
+    if (!telemetry) return work();
+    return telemetry.span(`RateLimitCoordinator.${method}`, "server", { "rpc.system": "cloudflare.durable_object", "rpc.service": "RateLimitCoordinator", "rpc.method": method }, work, traceparent);
+  }
+
+  lease(request: CoordinatorLeaseRequest): Promise<CoordinatorLease> {
+    return this.traced("lease", request.traceparent, () => this.leaseNow(request));
+  }
+
+  private async leaseNow(request: CoordinatorLeaseRequest): Promise<CoordinatorLease> {
     assertQuota(request);
     if (!Number.isInteger(request.want) || request.want < 1) throw new TypeError("want must be a positive integer");
     await this.loaded(request.organizationId, request.clientId);
@@ -82,7 +96,11 @@ export class RateLimitCoordinator extends DurableObject<Env> implements Coordina
     return { ...grant, usage: await this.usage({ organizationId: request.organizationId, clientId: request.clientId, quotas: request.report }) };
   }
 
-  async check(request: CoordinatorCheckRequest): Promise<RateLimitDecision> {
+  check(request: CoordinatorCheckRequest): Promise<RateLimitDecision> {
+    return this.traced("check", request.traceparent, () => this.checkNow(request));
+  }
+
+  private async checkNow(request: CoordinatorCheckRequest): Promise<RateLimitDecision> {
     assertQuota(request);
     await this.loaded(request.organizationId, request.clientId);
     const key = await this.keyOf(request.organizationId, request.clientId, request.target);

@@ -106,6 +106,7 @@ export class LeasedRateLimiter implements RateLimiter {
         ...quota,
         onStoreFailure: storeFailureModeFor(this.policy, target),
         want: Math.min(MAX_LEASE, 2 ** Math.min(lease.taken, 6)),
+        traceparent: undefined,
         ...(report ? { report } : {}),
       });
     } catch (error) {

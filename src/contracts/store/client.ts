@@ -8,13 +8,14 @@ import type { Env } from "../../env";
 import type { Verdict } from "../types";
 import type { ContractStore } from "./durable-object";
 export { encodeVerdict } from "./encode-verdict";
+import { tracedStub } from "../../telemetry/stub";
 import { sha256Hex } from "./hash";
 import { CHUNK_BYTES } from "./schema";
 
 export type ContractStoreStub = DurableObjectStub<ContractStore>;
 
 export function contractStore(env: Env, organizationId: string): ContractStoreStub {
-  return env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(organizationId));
+  return tracedStub(env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(organizationId)), "ContractStore");
 }
 
 export interface StoredContent {
