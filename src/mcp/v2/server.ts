@@ -85,7 +85,8 @@ async function listed<T>(work: () => Promise<T>, correlationId: string): Promise
 const flatten = (variables: Record<string, string | string[]>) =>
   Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]));
 
-function registerTool(server: McpServer, tool: ToolDefinition, runtime: StatelessRuntime): void {
+/** Lists `tool` and answers its calls through runToolCall (the governed core). */
+export function registerGovernedTool(server: McpServer, tool: ToolDefinition, runtime: StatelessRuntime): void {
   server.registerTool(
     tool.name,
     {
@@ -105,7 +106,7 @@ export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntim
   const server = new McpServer(SERVER_INFO, { instructions: SERVER_INSTRUCTIONS, capabilities: STATELESS_CAPABILITIES });
   const session = requestScopedState();
 
-  for (const tool of catalog.tools.values()) registerTool(server, tool, runtime);
+  for (const tool of catalog.tools.values()) registerGovernedTool(server, tool, runtime);
 
   for (const resource of catalog.resources.values()) {
     const target: ResourceTarget = { kind: "resource", resource, name: resource.name, requiredScopes: resource.requiredScopes, label: resource.uri };
