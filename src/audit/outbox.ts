@@ -10,16 +10,12 @@
  *  - each row carries a delivery id (the object's id and the row's id), and the store ignores a delivery it already
  *    holds, so a batch stored just before an eviction, and drained again after it, is stored once.
  */
-import { logError } from "../web/log";
+import { logError } from "../lib/log";
 import { logAuditRecord, type AuditRecord } from "./record";
 import { scrubAuditRecord } from "./scrub";
-import type { AppendResult } from "./store";
+import type { AppendResult, AuditDelivery } from "./store-rpc";
 
-/** One outbox row as the audit store receives it. */
-export interface AuditDelivery {
-  deliveryId: string;
-  record: AuditRecord;
-}
+export type { AuditDelivery } from "./store-rpc";
 
 /** The part of an organization's audit store that draining needs (the Durable Object stub). */
 export interface AuditBatchAppender {

@@ -6,10 +6,10 @@
  */
 import type { Env } from "../env";
 import { tracedStub } from "../telemetry/stub";
-import { logError } from "../web/log";
+import { logError } from "../lib/log";
 import { logAuditRecord, type AuditRecord, type AuditSink } from "./record";
 import { scrubAuditRecord } from "./scrub";
-import type { AppendResult, AuditLog } from "./store";
+import type { AppendResult, AuditLogRpc } from "./store-rpc";
 
 /** The part of an organization's audit store that writing needs (the Durable Object stub). */
 export interface AuditAppender {
@@ -19,7 +19,7 @@ export interface AuditAppender {
 export type AuditStoreLookup = (organizationId: string) => AuditAppender;
 
 /** Audit stores in a Durable Object namespace, one per organization. */
-export function auditStoresIn(namespace: Env["AUDIT_LOG"]): (organizationId: string) => DurableObjectStub<AuditLog> {
+export function auditStoresIn(namespace: Env["AUDIT_LOG"]): (organizationId: string) => DurableObjectStub<AuditLogRpc> {
   return (organizationId) => tracedStub(namespace.get(namespace.idFromName(organizationId)), "AuditLog");
 }
 

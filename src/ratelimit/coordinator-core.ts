@@ -16,8 +16,8 @@
 import type { RateLimitDecision } from "./hook";
 import type { Quota } from "./policy";
 import { decide, parseWindowState, remainingIn, windowEnd, type WindowState } from "./window";
-import { withSpan } from "../telemetry/span";
-import { logWarn } from "../web/log";
+import { withSpan } from "../lib/telemetry/span";
+import { logWarn } from "../lib/log";
 
 export type StoreFailureMode = "open" | "closed";
 

@@ -10,49 +10,7 @@ import { WindowCoordinator, type LeaseGrant, type StoreFailureMode } from "./coo
 import type { RateLimitDecision } from "./hook";
 import { counterKey } from "./keys";
 import { telemetryFor } from "../telemetry";
-
-export interface QuotaRequest {
-  target: string;
-  limit: number;
-  windowSeconds: number;
-}
-
-export interface CoordinatorCheckRequest extends QuotaRequest {
-  /** W3C traceparent of the caller's span (filled in by telemetry/stub.ts); the coordinator's spans continue it. */
-  traceparent?: string | undefined;
-  organizationId: string;
-  clientId: string;
-  onStoreFailure: StoreFailureMode;
-  /** Quotas whose remaining calls to report with an admitted decision (after counting it). */
-  report?: QuotaRequest[];
-}
-
-export interface CoordinatorLeaseRequest extends CoordinatorCheckRequest {
-  /** Calls the holder asks for; the coordinator grants at most what the window has left. */
-  want: number;
-}
-
-/** A lease, and (when asked with `report`) the remaining quota of those targets right after granting it. */
-export type CoordinatorLease = LeaseGrant & { usage?: TargetUsage[] };
-
-export interface CoordinatorUsageRequest {
-  organizationId: string;
-  clientId: string;
-  quotas: QuotaRequest[];
-}
-
-export interface TargetUsage {
-  target: string;
-  remaining: number | null;
-  resetsInSeconds: number | null;
-}
-
-/** What the Worker side needs from a coordinator (the Durable Object stub, or a stand-in in tests). */
-export interface CoordinatorApi {
-  check(request: CoordinatorCheckRequest): Promise<RateLimitDecision>;
-  usage(request: CoordinatorUsageRequest): Promise<TargetUsage[]>;
-  lease(request: CoordinatorLeaseRequest): Promise<CoordinatorLease>;
-}
+import type { CoordinatorCheckRequest, CoordinatorLease, CoordinatorLeaseRequest, CoordinatorRpc, CoordinatorUsageRequest, QuotaRequest, TargetUsage } from "./coordinator-rpc";
 
 function assertQuota(quota: QuotaRequest): void {
   if (!Number.isInteger(quota.limit) || quota.limit < 1 || !Number.isInteger(quota.windowSeconds) || quota.windowSeconds < 1) {
@@ -60,7 +18,7 @@ function assertQuota(quota: QuotaRequest): void {
   }
 }
 
-export class RateLimitCoordinator extends DurableObject<Env> implements CoordinatorApi {
+export class RateLimitCoordinator extends DurableObject<Env> implements CoordinatorRpc {
   private readonly counters: WindowCoordinator;
   /** Counter keys by target: this object serves one (organization, client), so it holds one per tool at most. */
   private readonly keys = new Map<string, Promise<string>>();

@@ -14,12 +14,12 @@
  *   its quota (at most the unused leases, which the cap keeps small); never more. `leasedUnused()` says how many.
  * - When the coordinator cannot be reached, the policy's onStoreFailure decides, as CoordinatedRateLimiter does.
  */
-import type { CoordinatorApi, CoordinatorLease } from "./coordinator";
+import type { CoordinatorApi, CoordinatorLease } from "./coordinator-rpc";
 import { STORE_FAILURE_RETRY_SECONDS } from "./coordinator-core";
 import type { QuotaUsage, RateLimitDecision, RateLimiter, RateLimitSubject } from "./hook";
 import { withQuotas } from "./limiter";
 import { getRateLimitPolicy, quotaFor, storeFailureModeFor, type RateLimitPolicy } from "./policy";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 
 /** The largest lease, whatever the quota. */
 export const MAX_LEASE = 64;

@@ -5,11 +5,11 @@
  * buffer as plain data; each export's fetch belongs to the request that started it.
  */
 import { waitUntil } from "cloudflare:workers";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 import type { TelemetryConfig } from "./config";
-import { MetricsAggregator } from "./metrics";
+import { MetricsAggregator } from "../lib/telemetry/metrics";
 import { encodeMetrics, encodeSpans } from "./otlp";
-import type { FinishedSpan, SpanSink } from "./span";
+import type { FinishedSpan, SpanSink } from "../lib/telemetry/span";
 
 /** How long a batch gathers before it is sent. */
 export const BATCH_MS = 100;

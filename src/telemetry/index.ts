@@ -2,13 +2,13 @@
  * OpenTelemetry for the governed core: `telemetryFor(env)` is the operation tracer of this deployment, or
  * undefined when no OTLP endpoint is configured (config.ts), so a call without telemetry does no telemetry work.
  */
-import type { Attributes } from "./attributes";
+import type { Attributes } from "../lib/telemetry/attributes";
 import { telemetryConfigOf, type TelemetryEnv } from "./config";
 import { exporterFor, type OtlpExporter } from "./exporter";
-import { runInSpan, startSpan, type Span, type SpanKind } from "./span";
+import { runInSpan, startSpan, type Span, type SpanKind } from "../lib/telemetry/span";
 
-export type { Attributes } from "./attributes";
-export { countMetric, recordMetric, withSpan, currentSpan, type Span } from "./span";
+export type { Attributes } from "../lib/telemetry/attributes";
+export { countMetric, recordMetric, withSpan, currentSpan, type Span } from "../lib/telemetry/span";
 
 export interface Telemetry {
   /** Runs `work` as a span (the root of a trace unless a span is current), ended when `work` settles. */

@@ -2,9 +2,9 @@
  * OTLP/HTTP JSON encoding of spans and metric deltas (opentelemetry-proto, JSON mapping): ids as lowercase hex,
  * times as decimal nanosecond strings, 64-bit integers as strings, enums as numbers.
  */
-import type { Attributes } from "./attributes";
-import { HISTOGRAM_BOUNDS, METRIC_UNITS, type MetricsDelta } from "./metrics";
-import { SPAN_KIND, type FinishedSpan } from "./span";
+import type { Attributes } from "../lib/telemetry/attributes";
+import { HISTOGRAM_BOUNDS, METRIC_UNITS, type MetricsDelta } from "../lib/telemetry/metrics";
+import { SPAN_KIND, type FinishedSpan } from "../lib/telemetry/span";
 
 type AnyValue = { stringValue: string } | { boolValue: boolean } | { intValue: string } | { doubleValue: number };
 type KeyValue = { key: string; value: AnyValue };

@@ -3,7 +3,7 @@
  * telemetry, no cost), else a view whose method calls each run in a client span named `<Class>.<method>`, and
  * which hands the callee the caller's traceparent when the method takes one (`withTraceparent`).
  */
-import { currentSpan, withSpan } from "./span";
+import { currentSpan, withSpan } from "../lib/telemetry/span";
 
 const NOT_RPC = new Set<PropertyKey>(["fetch", "connect", "id", "name", "then", "dup"]);
 

@@ -7,7 +7,8 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AuditOutbox, type AuditBatchLookup } from "../../../src/audit/outbox";
-import { newCorrelationId, type AuditRecord } from "../../../src/audit/record";
+import type { AuditRecord } from "../../../src/audit/record";
+import { newCorrelationId } from "../../../src/core/correlation";
 import { auditStoresIn } from "../../../src/audit/sink";
 import type { ArbiterMcpAgent } from "../../../src/mcp/agent";
 import { initializeSession, obtainTokens, rpc } from "../helpers";
@@ -37,10 +38,12 @@ function record(overrides: Partial<AuditRecord> = {}): AuditRecord {
 
 const stored = async (correlationId: string) => (await auditStoresIn(env.AUDIT_LOG)(ORG).query(ORG, { correlationId, limit: 10 })).events;
 const noDrain = async () => undefined;
+/** The session object itself (the binding is typed by its RPC, runInDurableObject hands over the instance). */
+const sessionObject = (name: string) => env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(name)) as unknown as DurableObjectStub<ArbiterMcpAgent>;
 
 describe("audit outbox of a session object", () => {
   it("keeps the records of a batch interrupted by an eviction and stores each exactly once in the next instance", async () => {
-    const stub = env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName("streamable-http:outbox-eviction"));
+    const stub = sessionObject("streamable-http:outbox-eviction");
     const records = [record(), record({ target: "orders_search" }), record({ outcome: "invalid-input", reason: "bad status" })];
     const real = auditStoresIn(env.AUDIT_LOG);
     // The store commits the batch, then the object is evicted before the store's answer arrives.
@@ -76,7 +79,7 @@ describe("audit outbox of a session object", () => {
   it("logs every record in full (stored: false) when the store cannot be reached, and empties the outbox", async () => {
     const log = vi.spyOn(console, "log");
     vi.spyOn(console, "error").mockImplementation(() => undefined);
-    const stub = env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName("streamable-http:outbox-failure"));
+    const stub = sessionObject("streamable-http:outbox-failure");
     const records = [record(), record({ target: "orders_get_by_id" })];
     const down: AuditBatchLookup = () => ({
       appendBatch: async () => {

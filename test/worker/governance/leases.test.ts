@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { CoordinatorApi } from "../../../src/ratelimit/coordinator";
+import type { CoordinatorApi } from "../../../src/ratelimit/coordinator-rpc";
 import { WindowCoordinator, type CounterKv } from "../../../src/ratelimit/coordinator-core";
 import { counterKey } from "../../../src/ratelimit/keys";
 import { LeasedRateLimiter } from "../../../src/ratelimit/leases";
