@@ -2,6 +2,7 @@
  * The conformance engine: runs the registered rules over a contract and a snapshot (or one document for the
  * constitution) and returns a verdict. Pure: no I/O, no clock; documents are read, never modified.
  */
+import { countMetric, withSpan } from "../lib/telemetry/span";
 import type { ConformanceConfig } from "./config";
 import { indexDocument, matchOperations, type DocumentIndex, type OperationPair } from "./normalize-document";
 import { allRules, conformanceRules, constitutionRules } from "./rules/index";
@@ -147,8 +148,16 @@ function runConstitution(index: DocumentIndex, config: ConformanceConfig): Verdi
  * of the snapshot on top).
  */
 export function checkConformance(contract: OpenApiDocument, snapshot: OpenApiDocument, config: ConformanceConfig): Verdict {
-  const { verdict, snapshotIndex } = runConformanceRules(contract, snapshot, config);
-  return mergeVerdicts([verdict, runConstitution(snapshotIndex, config)], RULE_ORDER);
+  return withSpan("engine.verdict", "internal", { "arbiter.engine.phase": "verdict" }, (span) => {
+    const { verdict, snapshotIndex } = runConformanceRules(contract, snapshot, config);
+    const merged = mergeVerdicts([verdict, runConstitution(snapshotIndex, config)], RULE_ORDER);
+    if (span) {
+      const outcome = merged.approved ? "approved" : "rejected";
+      span.set({ "arbiter.verdict.outcome": outcome });
+      countMetric("arbiter.verdicts", { "arbiter.verdict.outcome": outcome });
+    }
+    return merged;
+  });
 }
 
 /**
