@@ -62,7 +62,8 @@ function withBenchBare(server: McpServer, env: Env, runtime: StatelessRuntime): 
 export async function serveSessionless(incoming: Request, parsedBody: unknown, env: Env, principal: Principal, correlationId: string): Promise<Response> {
   const request = withHostHeader(incoming);
   const deps = pipelineDepsFor(env, "worker-request");
-  const handler = createMcpHandler(() => withBenchBare(createStatelessServer(getCatalog(), { env, principal, correlationId, ...deps }), env), { ...STATELESS_HANDLER_OPTIONS, legacy: "stateless" });
+  const runtime: StatelessRuntime = { env, principal, correlationId, ...deps };
+  const handler = createMcpHandler(() => withBenchBare(createStatelessServer(getCatalog(), runtime), env, runtime), { ...STATELESS_HANDLER_OPTIONS, legacy: "stateless" });
   return handler.fetch(request, { authInfo: authInfoOf(principal, correlationId), parsedBody });
 }
 
