@@ -7,6 +7,7 @@
 import type { Env } from "../../env";
 import type { Verdict } from "../../engine/types";
 import type { ContractStoreRpc } from "./rpc";
+import { tracedStub } from "../../telemetry/stub";
 import { sha256Hex } from "./hash";
 import type { BlobInfo, ContentPieces } from "./blob-table";
 import { CHUNK_BYTES, PIECES_PER_CALL } from "./schema";
@@ -14,7 +15,7 @@ import { CHUNK_BYTES, PIECES_PER_CALL } from "./schema";
 export type ContractStoreStub = DurableObjectStub<ContractStoreRpc>;
 
 export function contractStore(env: Env, organizationId: string): ContractStoreStub {
-  return env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(organizationId));
+  return tracedStub(env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(organizationId)), "ContractStore");
 }
 
 export interface StoredContent {
