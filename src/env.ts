@@ -43,6 +43,11 @@ export interface Env {
   GRAPHQL_UPSTREAM_TOKEN_ACME?: string;
   GRAPHQL_UPSTREAM_URL_GLOBEX?: string;
   GRAPHQL_UPSTREAM_TOKEN_GLOBEX?: string;
+  /** OpenTelemetry (src/telemetry/config.ts): OTLP/HTTP base URL; telemetry is off when unset or empty. */
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  /** Secret: headers sent with each export, `name=value` pairs separated by commas. */
+  OTEL_EXPORTER_OTLP_HEADERS?: string;
+  OTEL_SERVICE_NAME?: string;
 }
 
 export function devSignInEnabled(env: Env): boolean {

@@ -11,6 +11,7 @@ import { handleAuthorize } from "./auth/authorize";
 import { handleSignInRoutes } from "./auth/routes";
 import { SessionSecretMissing } from "./auth/session";
 import { mcpResourceHandler } from "./mcp/http";
+import { getCatalog } from "./mcp/registry";
 import { OPENID_CONFIGURATION, openIdConfiguration, ROOT_RESOURCE_METADATA, rootResourceMetadata } from "./oauth/discovery-aliases";
 import { wrongOriginAnswer } from "./oauth/public-url-guard";
 import { refreshWideningRefusal } from "./oauth/refresh-scope";
@@ -72,7 +73,7 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
   }
   if (path === OAUTH_PATHS.authorize) return handleAuthorize(request, env, servers);
   if (path === OAUTH_PATHS.register) return guardRegistration(request, (checked) => servers.authorizationServer.fetch(checked, env, ctx));
-  if (path === "/admin" || path.startsWith("/admin/")) return handleConsole(request, env, servers.authorizationServer.getOAuthApi(env));
+  if (path === "/admin" || path.startsWith("/admin/")) return handleConsole(request, env, servers.authorizationServer.getOAuthApi(env), () => [...getCatalog().tools.keys()]);
 
   const signIn = await handleSignInRoutes(request, env, (clientId) => servers.authorizationServer.getOAuthApi(env).lookupClient(clientId));
   if (signIn) return signIn;
