@@ -188,11 +188,13 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       if (!query.success) throw invalidQuery(query.error, SNAPSHOT_PLACEHOLDERS);
       const formats = requestedFormats(input.url);
       // Refuse early, before reading a large body, when there is nothing to check against.
-      if (!(await store(input).getActiveContract(input.project))) throw unknownProject(input.project);
+      // The same answer then feeds the upload: the active version and where to read it.
+      const context = await store(input).uploadContext(input.project);
+      if (!context.active) throw unknownProject(input.project);
       const body = await readDocument(input.request);
       const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
       const meta = { commit: query.data.commit, branch: query.data.branch ?? null, runUrl: query.data.runUrl ?? null };
-      const result = await uploadSnapshot(input.env, who, input.project, meta, body.holder);
+      const result = await uploadSnapshot(input.env, who, input.project, meta, body.holder, context);
       if (!result.ok) throw result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
       try {
         await changes.verdictStored(input.env, input.principal.organizationId, input.project, result.snapshot.id);

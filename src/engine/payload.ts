@@ -119,7 +119,7 @@ export function createPayloadValidator(): PayloadValidator {
       }
       let entry: CachedValidator;
       try {
-        entry = validatorFor(`${documentKey}\n${operation.label}\n${responseKey}\n${found.mediaType}`, () => convertToJsonSchema(document, found.schema, index.version, "response").schema);
+        entry = validatorFor(`${documentKey}\n${operation.label}\n${responseKey}\n${found.mediaType}`, () => convertToJsonSchema(document, found.schema, index.version, "response", index.resolver).schema);
       } catch (error) {
         if (!(error instanceof SchemaConversionError) && !(error instanceof Error && /\$ref|schema URI/.test(error.message))) throw error;
         return rejected(
