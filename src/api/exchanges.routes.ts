@@ -43,6 +43,8 @@ function failure(result: ExchangesFailure, project: string): Response {
       return apiError(422, result.code, result.message, { details: { count: result.count } });
     case "exchange_body_too_large":
       return apiError(413, result.code, result.message, { details: { pointer: result.pointer, bytes: result.bytes } });
+    case "work_budget_exhausted":
+      return apiError(422, result.code, result.message, { details: { limit: result.limit } });
     case "unknown_project":
       return unknownProject(project);
     case "no_active_contract":
