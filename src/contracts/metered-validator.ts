@@ -152,8 +152,12 @@ function scanDuplicates(value: unknown, budget: WorkBudget): { cost: number; lon
           positions.set(id, position);
         }
       });
-      // The library's search stops at the first item that has a duplicate: (that index + 1) x length comparisons.
-      if (firstDuplicate >= 0) cost += (firstDuplicate + 1) * items.length;
+      // The library's search stops at the first item that has a duplicate: (that index + 1) x length comparisons,
+      // each a strict equality for scalars (about a thousand per unit) or a deep comparison for objects.
+      if (firstDuplicate >= 0) {
+        const pairs = (firstDuplicate + 1) * items.length;
+        cost += Math.ceil(node.some((item) => typeof item === "object" && item !== null) ? pairs / 10 : pairs / 1000);
+      }
       return idOf(`a${items.join(",")}`);
     }
     if (isRecord(node)) {

@@ -9,6 +9,7 @@ import { breakingChangesPolicy, getConformanceConfig } from "../config";
 import { checkConformance, checkConstitution, compareContractVersions } from "../engine";
 import type { DocumentProblem, OpenApiDocument, Verdict } from "../types";
 import { contractStore, encodeVerdict, readContent, storeContent } from "./client";
+import { unsafePatternProblems } from "../pattern-check";
 import { parseDocumentBytes } from "./parse-upload";
 import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from "./records";
 
@@ -88,6 +89,8 @@ export async function uploadContract(
   const parsed = parseDocumentBytes(bytes);
   if (!parsed.ok) return { ok: false, code: "invalid_document", problems: parsed.problems };
   if (parsed.facts.operationCount === 0 && options.allowEmpty !== true) return { ok: false, code: "invalid_document", problems: [emptyContractProblem(parsed.document)] };
+  const unsafePatterns = unsafePatternProblems(parsed.document);
+  if (unsafePatterns.length > 0) return { ok: false, code: "invalid_document", problems: unsafePatterns };
   const config = getConformanceConfig();
   const verdict = checkConstitution(parsed.document, config);
   const content = await storeContent(env, who.organizationId, bytes);
