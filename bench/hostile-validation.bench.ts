@@ -4,11 +4,11 @@
  * Before the fix each of these held the CPU for seconds (or forever); after it each is bounded.
  */
 import { performance } from "node:perf_hooks";
-import { createExchangeValidator } from "../src/contracts/exchanges/validate";
-import { parseExchanges } from "../src/contracts/exchanges/parse";
-import { createPayloadValidator } from "../src/contracts/payload";
-import type { OpenApiDocument } from "../src/contracts/types";
-import { WorkBudgetExhausted } from "../src/contracts/work-budget";
+import { createExchangeValidator } from "../src/engine/exchanges/validate";
+import { parseExchanges } from "../src/engine/exchanges/parse";
+import { createPayloadValidator } from "../src/engine/payload";
+import type { OpenApiDocument } from "../src/engine/types";
+import { WorkBudgetExhausted } from "../src/engine/work-budget";
 import { HOSTILE_CASES, ndjsonOf } from "./hostile-cases";
 
 const RUNS = Number(process.env.RUNS ?? 3);

@@ -4,7 +4,8 @@
  * answer, so the CLI gets several formats from one upload. `?artifact=path/openapi.yaml` names the document's
  * path in the repository for SARIF locations.
  */
-import { embeddedReports, FORMAT_MEDIA_TYPE, formatChoice, renderReport, type FormatChoice, type VerdictReport } from "../contracts/formats";
+import { embeddedReports, FORMAT_MEDIA_TYPE, formatChoice, renderReport, type FormatChoice } from "../engine/formats";
+import { type VerdictReport } from "../engine/formats/report";
 import { json } from "./contracts-http";
 import { apiError } from "./errors";
 

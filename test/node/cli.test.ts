@@ -1,14 +1,16 @@
 /**
  * bin/arbiter.mjs on its own: argument handling and exit codes that need no server, and the report writers
- * (JUnit XML escaping, the readable summary). The server round trips are in contracts-e2e.test.ts.
+ * (JUnit XML escaping, the readable summary). The server round trips are in contracts-e2e.test.ts; how the
+ * modules are joined into the one served file is in cli-bundle.test.ts.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { bundledCli, cliSourceFiles } from "../helpers/cli-sources";
 
 const CLI = resolve(import.meta.dirname, "../../bin/arbiter.mjs");
 
@@ -79,10 +81,13 @@ describe("bin/arbiter.mjs", () => {
     expect(run(["--version"]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
-  it("loads only Node built-ins (node: specifiers), statically or dynamically", () => {
-    const specifiers = moduleSpecifiers(readFileSync(CLI, "utf8"));
-    expect(specifiers).toEqual(expect.arrayContaining(["node:fs", "node:url", "node:util"]));
-    for (const specifier of specifiers) expect(specifier, "every module the CLI loads").toMatch(/^node:[a-z_/]+$/);
+  it("loads only Node built-ins (node: specifiers), statically or dynamically, besides its own modules", () => {
+    const served = moduleSpecifiers(bundledCli());
+    expect(served).toEqual(expect.arrayContaining(["node:fs", "node:url", "node:util"]));
+    for (const specifier of served) expect(specifier, "every module the served CLI loads").toMatch(/^node:[a-z_/]+$/);
+    for (const [path, source] of Object.entries(cliSourceFiles())) {
+      for (const specifier of moduleSpecifiers(source)) expect(specifier, `what bin/${path} loads`).toMatch(/^(node:[a-z_/]+|\.\.?\/[a-z/.-]+\.mjs)$/);
+    }
     // The scanner itself sees what it must: a package import, a dynamic import, a require, a computed one.
     expect(moduleSpecifiers('import a from "undici"; export * from "./x.mjs"; await import("yaml"); require("node:fs"); import(name);')).toEqual([
       "undici",
@@ -93,16 +98,17 @@ describe("bin/arbiter.mjs", () => {
     ]);
   });
 
-  it("runs from a copy alone in an empty temporary directory: nothing installed is needed", () => {
+  it("runs from a copy of the served file alone in an empty temporary directory: nothing installed is needed", () => {
     const dir = mkdtempSync(join(tmpdir(), "arbiter-cli-"));
     try {
       expect(nodeModulesAbove(dir), "a node_modules above the temporary directory would weaken this test").toEqual([]);
       const copy = join(dir, "arbiter.mjs");
-      copyFileSync(CLI, copy);
+      writeFileSync(copy, bundledCli());
       const alone = (args: string[]) => spawnSync(process.execPath, [copy, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? "" }, encoding: "utf8" });
       const help = alone(["--help"]);
       expect(help.stderr).toBe("");
       expect(help.status).toBe(0);
+      expect(help.stdout, "the served file's help is the sources' help").toBe(run(["--help"]).stdout);
       expect(help.stdout).toContain("Usage:\n  arbiter snapshot <openapi-file> --project <name>");
       expect(help.stdout).toContain("Exit codes: 0 approved (build-failed: recorded; diff: nothing breaks), 1 rejected (diff: breaking changes),\n2 could not verify.");
       const noCommand = alone([]);

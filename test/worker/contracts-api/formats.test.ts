@@ -6,9 +6,9 @@
 import { Validator } from "@cfworker/json-schema";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { beforeAll, describe, expect, it } from "vitest";
-import { renderGithubActions } from "../../../src/contracts/formats/github-actions";
-import { renderJunit } from "../../../src/contracts/formats/junit";
-import { artifactUri } from "../../../src/contracts/formats/sarif";
+import { renderGithubActions } from "../../../src/engine/formats/github-actions";
+import { renderJunit } from "../../../src/engine/formats/junit";
+import { artifactUri } from "../../../src/engine/formats/sarif";
 import sarifSchema from "../../fixtures/sarif/sarif-2.1.0.schema.json";
 import { call, callJson } from "./api-helpers";
 import { restPrincipal, type Caller } from "../harness";

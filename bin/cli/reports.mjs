@@ -1,0 +1,59 @@
+// The verdict as a readable summary and in the server-rendered formats (--format, --out-<fmt>).
+import { writeFileSync } from "node:fs";
+import { fail } from "./errors.mjs";
+import { plural } from "./text.mjs";
+
+export function summaryText(heading, verdict, limit = 50) {
+  const violations = verdict.violations ?? [];
+  const counts = { error: 0, warning: 0, info: 0 };
+  // The server lists at most 500 violations per rule; its summary and totalViolations count all of them.
+  if (Array.isArray(verdict.summary) && verdict.summary.length > 0) for (const s of verdict.summary) counts[s.severity] = (counts[s.severity] ?? 0) + s.count;
+  else for (const v of violations) counts[v.severity] = (counts[v.severity] ?? 0) + 1;
+  const total = Math.max(violations.length, typeof verdict.totalViolations === "number" ? verdict.totalViolations : 0);
+  const lines = [`${heading}: ${verdict.approved ? "APPROVED" : "REJECTED"}`, `  ${plural(counts.error, "error")}, ${plural(counts.warning, "warning")}, ${counts.info} info`];
+  const shown = violations.slice(0, limit);
+  for (const v of shown) lines.push(`  ${v.severity.toUpperCase().padEnd(7)} ${v.rule}  ${v.location}\n          ${v.message}`);
+  if (total > shown.length) lines.push(`  ... and ${total - shown.length} more (see the JUnit or Markdown report)`);
+  return lines.join("\n");
+}
+
+export function write(path, text, what) {
+  try {
+    writeFileSync(path, text);
+  } catch (error) {
+    fail(`Cannot write the ${what} to ${path}: ${error.message}`);
+  }
+}
+
+const FORMATS = ["json", "markdown", "junit", "sarif", "github"];
+
+/** Which formats to print and to write: --format, --out-<fmt>, and the older --junit/--markdown/--json. */
+export function reportChoice(values) {
+  const files = {};
+  for (const format of FORMATS) if (values[`out-${format}`]) files[format] = values[`out-${format}`];
+  for (const format of ["junit", "markdown", "json"]) if (values[format] && !files[format]) files[format] = values[format];
+  if (values.format !== undefined && !FORMATS.includes(values.format)) fail(`--format ${values.format} is not one of ${FORMATS.join(", ")}.`);
+  const wanted = new Set(Object.keys(files));
+  if (values.format) wanted.add(values.format);
+  wanted.delete("json");
+  return { files, print: values.format, formats: [...wanted] };
+}
+
+/** The query members that ask the server to render the reports (one round trip for every format). */
+export function reportQuery(choice, values, file) {
+  const artifact = values.artifact ?? (file && file !== "-" ? file : undefined);
+  return { ...(choice.formats.length ? { formats: choice.formats.join(",") } : {}), ...(artifact ? { artifact } : {}) };
+}
+
+function reportText(format, answer) {
+  if (format === "json") return `${JSON.stringify(answer, null, 2)}\n`;
+  const report = answer.reports?.[format];
+  if (report === undefined) fail(`The server sent no ${format} report: it may be older than this CLI.`);
+  return typeof report === "string" ? report : `${JSON.stringify(report, null, 2)}\n`;
+}
+
+/** Prints the summary (or --format) and writes each --out-<fmt> file. */
+export function deliver(choice, heading, answer, out) {
+  out(choice.print ? reportText(choice.print, answer).trimEnd() : summaryText(heading, answer.verdict));
+  for (const [format, path] of Object.entries(choice.files)) write(path, reportText(format, answer), `${format} report`);
+}
