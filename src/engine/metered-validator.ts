@@ -8,8 +8,10 @@
  * - `uniqueItems`: the library compares every pair of items. Duplicates are found first by hashing each value
  *   by its canonical form (linear); when no array of the value holds duplicates, uniqueItems cannot fail and a
  *   validator without it runs; otherwise the library's pairwise search is charged to the budget up front.
- * - composition and nesting: every subschema is reached through a `$ref` into `$defs`, and each lookup of one
- *   counts a unit (each error the run produces counts four), so nested oneOf/anyOf over a large value stops at the budget instead of running for minutes.
+ * - composition and nesting: every member of allOf/anyOf/oneOf, not/if/then/else and every items/contains
+ *   schema is reached through a `$ref` into `$defs`, and each lookup of one counts a unit (each error the run
+ *   produces counts four), so nested oneOf/anyOf over a large value stops at the budget instead of running for
+ *   minutes.
  * - `patternProperties`: the library tests property names with RegExp; only patterns with at most one
  *   quantifier are accepted (quadratic at worst) and property names longer than 256 characters are not checked
  *   against them ("cannot verify").
@@ -23,9 +25,18 @@ export const PATTERN_FORMAT_PREFIX = "arbiter-re2:";
 export const MAX_PATTERN_PROPERTY_NAME = 256;
 const ERROR_UNITS = 4;
 
-const SCHEMA_KEYWORDS = ["items", "contains", "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "propertyNames", "not", "if", "then", "else"];
-const LIST_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+/*
+ * Where work can multiply: alternatives and conditions validate the same value again per member, and `items` /
+ * `contains` once per element. These subschemas are metered (reached through a counted $ref); the others
+ * (properties and the like) visit each part of the value once per schema that applies there: linear in the value.
+ */
+const METERED_KEYWORDS = ["items", "contains", "not", "if", "then", "else"];
+const METERED_LIST_KEYWORDS = ["allOf", "anyOf", "oneOf"];
+const SCHEMA_KEYWORDS = ["additionalProperties", "unevaluatedProperties", "unevaluatedItems", "propertyNames"];
+const LIST_KEYWORDS = ["prefixItems"];
 const MAP_KEYWORDS = ["properties", "patternProperties", "dependentSchemas"];
+/** Below this many pairwise comparisons in all (the sum of n^2 over the value's arrays), uniqueItems stays as is. */
+const PAIRWISE_TOLERATED = 100_000;
 
 /** The budget of the validation running now (validation is synchronous, so one at a time per isolate). */
 let running: WorkBudget | undefined;
@@ -76,10 +87,15 @@ function prepare(converted: Record<string, unknown>, keepUniqueItems: boolean): 
   let counter = 0;
   const originalDefs = isRecord(converted.$defs) ? converted.$defs : {};
 
+  function plain(sub: unknown): unknown {
+    return isRecord(sub) ? rewrite(sub) : sub;
+  }
+
   function wrap(sub: unknown): unknown {
     if (!isRecord(sub)) return sub;
-    // A bare reference is counted when it is looked up; everything else becomes one.
+    // A bare reference is counted when it is looked up; a pattern's format check costs nothing to reach.
     if (typeof sub.$ref === "string" && Object.keys(sub).length === 1) return sub;
+    if (typeof sub.format === "string" && Object.keys(sub).length === 1) return sub;
     const name = `m${counter++}`;
     defs[name] = rewrite(sub);
     return { $ref: `#/$defs/${name}` };
@@ -105,11 +121,13 @@ function prepare(converted: Record<string, unknown>, keepUniqueItems: boolean): 
         if (quantifierCount(key) > 1) throw new UnusableSchema(`patternProperties pattern ${JSON.stringify(key)}: more than one quantifier is not supported in patternProperties (property names are matched by a backtracking engine)`);
       }
     }
-    for (const keyword of SCHEMA_KEYWORDS) if (out[keyword] !== undefined) out[keyword] = wrap(out[keyword]);
-    for (const keyword of LIST_KEYWORDS) if (Array.isArray(out[keyword])) out[keyword] = (out[keyword] as unknown[]).map(wrap);
+    for (const keyword of METERED_KEYWORDS) if (out[keyword] !== undefined) out[keyword] = wrap(out[keyword]);
+    for (const keyword of METERED_LIST_KEYWORDS) if (Array.isArray(out[keyword])) out[keyword] = (out[keyword] as unknown[]).map(wrap);
+    for (const keyword of SCHEMA_KEYWORDS) if (out[keyword] !== undefined) out[keyword] = plain(out[keyword]);
+    for (const keyword of LIST_KEYWORDS) if (Array.isArray(out[keyword])) out[keyword] = (out[keyword] as unknown[]).map(plain);
     for (const keyword of MAP_KEYWORDS) {
       const map = out[keyword];
-      if (isRecord(map)) out[keyword] = Object.fromEntries(Object.entries(map).map(([name, member]) => [name, wrap(member)]));
+      if (isRecord(map)) out[keyword] = Object.fromEntries(Object.entries(map).map(([name, member]) => [name, plain(member)]));
     }
     return out;
   }
@@ -124,9 +142,10 @@ function prepare(converted: Record<string, unknown>, keepUniqueItems: boolean): 
  * Canonical identity of every value (hash-consing): equal JSON values get the same number, so an array holds
  * duplicates exactly when two of its items share one. Linear in the value; `onArray` sees each array's items.
  */
-function scanDuplicates(value: unknown, budget: WorkBudget): { cost: number; longestKey: number } {
+function scanDuplicates(value: unknown, budget: WorkBudget): { cost: number; pairwise: number; longestKey: number } {
   const ids = new Map<string, number>();
   let cost = 0;
+  let pairwise = 0;
   let longestKey = 0;
   const idOf = (key: string) => {
     let id = ids.get(key);
@@ -140,6 +159,7 @@ function scanDuplicates(value: unknown, budget: WorkBudget): { cost: number; lon
     budget.spend(1);
     if (Array.isArray(node)) {
       const items = node.map(visit);
+      pairwise += items.length * items.length;
       const seen = new Set<number>();
       let firstDuplicate = -1;
       const positions = new Map<number, number>();
@@ -168,7 +188,7 @@ function scanDuplicates(value: unknown, budget: WorkBudget): { cost: number; lon
     return idOf(typeof node === "string" ? `s${node}` : `p${String(node)}`);
   };
   visit(value);
-  return { cost, longestKey };
+  return { cost, pairwise, longestKey };
 }
 
 export interface MeteredResult {
@@ -201,13 +221,14 @@ export class MeteredValidator {
       if (this.full.usesPatternProperties && scan.longestKey > MAX_PATTERN_PROPERTY_NAME) {
         throw new UnusableSchema(`a property name is longer than ${MAX_PATTERN_PROPERTY_NAME} characters, the limit for matching patternProperties, so the value cannot be verified`);
       }
-      if (this.full.usesUniqueItems && scan.cost === 0) {
+      if (this.full.usesUniqueItems && scan.cost === 0 && scan.pairwise > PAIRWISE_TOLERATED) {
         this.withoutUnique ??= (() => {
           const prepared = prepare(this.converted, false).schema;
           return { schema: prepared, lookup: dereference(prepared as Schema) };
         })();
         ({ schema, lookup } = this.withoutUnique);
       } else if (scan.cost > 0) budget.spend(scan.cost);
+      else if (this.full.usesUniqueItems) budget.spend(Math.ceil(scan.pairwise / 1000));
     }
     const metered = new Proxy(lookup, {
       get(target, key, receiver) {
