@@ -5,8 +5,8 @@
  */
 
 /*
- * Sizes: 5,000 recorded exchanges of GitHub's API (bench/github-exchanges.ts) spend about 500,000 units; the
- * upload budget is eight times that. The costliest units (schema visits that fail and produce errors) run at
+ * Sizes: 5,000 recorded exchanges of GitHub's API (bench/github-exchanges.ts) spend about 290,000 units; the
+ * upload budget is seven times that. The costliest units (schema visits that fail and produce errors) run at
  * roughly a thousand per millisecond on the 2-core benchmark machine, so a value's budget holds the isolate well
  * under a second, and an upload's is spent in slices between which other requests run (validate.ts).
  */
@@ -14,7 +14,7 @@
 /** One payload (validate_response_payload) or one part of a recorded exchange. */
 export const VALUE_WORK_UNITS = 500_000;
 /** One upload of recorded exchanges, all of its exchanges together. */
-export const UPLOAD_WORK_UNITS = 4_000_000;
+export const UPLOAD_WORK_UNITS = 2_000_000;
 
 export class WorkBudgetExhausted extends Error {
   override readonly name = "WorkBudgetExhausted";
