@@ -66,8 +66,11 @@ function quantifierCount(pattern: string): number {
   let inClass = false;
   for (let at = 0; at < pattern.length; at++) {
     const char = pattern[at];
-    if (char === "\\") at++;
-    else if (inClass) inClass = char !== "]";
+    if (char === "\\") {
+      // \p{...}, \u{...}, \k<...>: the braces are part of the escape, not a count.
+      at++;
+      if (pattern[at + 1] === "{") at = Math.max(at, pattern.indexOf("}", at));
+    } else if (inClass) inClass = char !== "]";
     else if (char === "[") inClass = true;
     else if (char === "*" || char === "+" || char === "{" || (char === "?" && pattern[at - 1] !== "(")) count++;
   }

@@ -22,6 +22,17 @@ import { RE2JS } from "re2js";
 const ECMA_SPACE = "\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}";
 const ANY = "\\x{0}-\\x{10FFFF}";
 const MAX_CACHED = 1000;
+/** ECMA-262 accepts General_Category long names; RE2 knows the short ones. */
+const CATEGORY_SHORT: Record<string, string> = {
+  Letter: "L", Uppercase_Letter: "Lu", Lowercase_Letter: "Ll", Titlecase_Letter: "Lt", Modifier_Letter: "Lm", Other_Letter: "Lo",
+  Mark: "M", Combining_Mark: "M", Nonspacing_Mark: "Mn", Spacing_Mark: "Mc", Enclosing_Mark: "Me",
+  Number: "N", Decimal_Number: "Nd", digit: "Nd", Letter_Number: "Nl", Other_Number: "No",
+  Punctuation: "P", punct: "P", Connector_Punctuation: "Pc", Dash_Punctuation: "Pd", Open_Punctuation: "Ps", Close_Punctuation: "Pe",
+  Initial_Punctuation: "Pi", Final_Punctuation: "Pf", Other_Punctuation: "Po",
+  Symbol: "S", Math_Symbol: "Sm", Currency_Symbol: "Sc", Modifier_Symbol: "Sk", Other_Symbol: "So",
+  Separator: "Z", Space_Separator: "Zs", Line_Separator: "Zl", Paragraph_Separator: "Zp",
+  Other: "C", Control: "Cc", cntrl: "Cc", Format: "Cf", Surrogate: "Cs", Private_Use: "Co", Unassigned: "Cn",
+};
 /** Longer patterns are refused: compiling is linear too, but a contract has no use for them. */
 export const MAX_PATTERN_LENGTH = 4096;
 
@@ -138,7 +149,7 @@ class Translator {
     this.at = end + 1;
     const [name, value] = body.includes("=") ? body.split("=") : [undefined, body];
     if (name !== undefined && !["Script", "sc", "General_Category", "gc"].includes(name)) this.refuse(`the Unicode property \\${kind}{${body}}`);
-    return `\\${kind}{${value}}`;
+    return `\\${kind}{${CATEGORY_SHORT[value ?? ""] ?? value}}`;
   }
 
   private characterClass(): string {

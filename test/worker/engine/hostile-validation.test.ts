@@ -48,7 +48,7 @@ describe("the four worst cases of issue 22", () => {
     const fits = createPayloadValidator().validate(document, "k", { method: "GET", path: `/files/${"x".repeat(60)}.json`, status: 200, payload: {} });
     expect(fits).toMatchObject({ approved: true, operation: expect.stringMatching(/^GET \/files\/\{p0\}/) });
     const refused = createPayloadValidator().validate(document, "k", packed!.payload);
-    expect(refused.violations.map((violation) => violation.rule)).toEqual(["unknown-operation"]);
+    expect(refused.violations.map((violation) => violation.rule)).toEqual(["undocumented-operation"]);
     const template = parseSegmentTemplate("{a}-{b}.{c}");
     expect(matchSegment(template, "x-y-z.tar.gz")).toEqual(["x", "y-z", "tar.gz"]);
     expect(matchSegment(parseSegmentTemplate("{a}{b}{c}"), "abcd")).toEqual(["a", "b", "cd"]);
