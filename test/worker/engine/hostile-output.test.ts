@@ -52,7 +52,7 @@ describe("document text in every format", () => {
   });
 
   it("Markdown: a huge verdict stays under GitHub's comment limit and links the full verdict", () => {
-    const many = Array.from({ length: 5000 }, (_, index) => ({ rule: "missing-operation", severity: "error" as const, location: `GET /orders/${"x".repeat(80)}/${index}`, message: `the operation is missing ${"y".repeat(60)}` }));
+    const many = Array.from({ length: 5000 }, (_, index) => ({ rule: "missing-operation", severity: "error" as const, location: `GET /orders/${"x".repeat(80)}/${index}`, message: `the operation is missing ${"y".repeat(300)}` }));
     const big = report(many);
     big.verdict.totalViolations = 7000;
     const markdown = renderReport("markdown", big);
