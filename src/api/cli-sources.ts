@@ -21,7 +21,9 @@ import loopback from "../../bin/cli/loopback.mjs";
 import oauth from "../../bin/cli/oauth.mjs";
 import options from "../../bin/cli/options.mjs";
 import reports from "../../bin/cli/reports.mjs";
+import scopes from "../../bin/cli/scopes.mjs";
 import settings from "../../bin/cli/settings.mjs";
+import suggest from "../../bin/cli/suggest.mjs";
 import text from "../../bin/cli/text.mjs";
 import type { CliSources } from "./cli-bundle";
 
@@ -44,6 +46,8 @@ export const CLI_SOURCES: CliSources = Object.freeze({
   "cli/oauth.mjs": oauth,
   "cli/options.mjs": options,
   "cli/reports.mjs": reports,
+  "cli/scopes.mjs": scopes,
   "cli/settings.mjs": settings,
+  "cli/suggest.mjs": suggest,
   "cli/text.mjs": text,
 });

@@ -21,6 +21,9 @@
  *   GET  /api/v1/projects/:project/verdicts                       contracts.read
  *   GET  /api/v1/projects/:project/verdicts/:id                   contracts.read
  */
+import { closestName } from "../lib/closest-name";
+import type { Verdict } from "../contracts/types";
+import { breakingStatement } from "../spec/breaking-statement";
 import { z } from "zod";
 import { contractStore, readVerdictBody, streamContent } from "../contracts/store/client";
 import type { ContractChangeListener } from "../contracts/store/events";
@@ -55,6 +58,8 @@ export const runUrlText = z
   .describe("Link to the CI run");
 const labelText = z.string().min(1).max(100).regex(noControl, "no control characters").describe("Free label, e.g. the Spec Kit feature folder 003-orders");
 const allowEmptyFlag = z.enum(["true", "false"]).describe("true: a contract without operations is intended (webhooks or components only)");
+
+const createFlag = z.enum(["true", "false"]).describe("true: create the project even when its name is one or two keystrokes from an existing project's");
 
 const SNAPSHOT_PLACEHOLDERS = { commit: "<sha>", branch: "<name>", runUrl: "<url of the CI run>" };
 const snapshotQuery = z.object({ commit: commitText, branch: branchText.optional(), runUrl: runUrlText.optional() });
@@ -109,8 +114,10 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
 
     // ---- contracts ------------------------------------------------------------------------------------------
     projectRoute("POST", "/contracts", ["contracts.write"], async (input) => {
-      const query = z.object({ label: labelText.optional(), allowEmpty: allowEmptyFlag.optional() }).safeParse(queryObject(input.url, ["label", "allowEmpty"]));
+      const query = z.object({ label: labelText.optional(), allowEmpty: allowEmptyFlag.optional(), create: createFlag.optional() }).safeParse(queryObject(input.url, ["label", "allowEmpty", "create"]));
       if (!query.success) return invalidQuery(query.error);
+      const typo = query.data.create === "true" ? null : await probableTypo(input);
+      if (typo) return typo;
       const formats = requestedFormats(input.url);
       if ("response" in formats) return formats.response;
       const body = await readDocument(input.request);
@@ -137,7 +144,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
           projectCreated: result.projectCreated,
           contract: result.contract,
           activated: result.contract.active,
-          ...(result.contract.active ? {} : { activation: inactiveBecauseBreaking(input.project, result.contract.version) }),
+          ...activationStatement(input, result.contract, change),
           contentReused: result.contentReused,
           verdictId: result.verdictRecord.id,
           verdict: result.verdict,
@@ -352,8 +359,36 @@ async function breakingActivation(input: ApiRequest & { project: string }, versi
   );
 }
 
-function inactiveBecauseBreaking(project: string, version: number): string {
-  return `Stored but not activated: it breaks clients of the active version and this organization's policy (policies/conformance.json contractEvolution) is "refuse". Activate it after review with POST /api/v1/projects/${project}/contracts/${version}/activate?allowBreaking=true.`;
+/**
+ * A contract upload creates its project when there is none. A name one or two keystrokes from a project the
+ * caller can see is much more likely a typo (`shpo` for `shop`) than a new API: refused with the closest name
+ * unless the upload says ?create=true.
+ */
+async function probableTypo(input: ApiRequest & { project: string }): Promise<Response | null> {
+  if (await store(input).getProject(input.project)) return null;
+  const visible = input.principal.projects && !input.principal.projects.includes("*") ? [...input.principal.projects] : null;
+  const suggestion = closestName(input.project, (await store(input).listProjects(visible)).map((p) => p.name));
+  if (!suggestion) return null;
+  return apiError(
+    404,
+    "unknown_project",
+    `There is no project "${input.project}"; did you mean "${suggestion}"? Nothing was stored. To create a new project "${input.project}", upload again with ?create=true (arbiter contract --create).`,
+    { details: { suggestion, nextStep: `POST /api/v1/projects/${input.project}/contracts?create=true` } },
+  );
+}
+
+/** `activation`: said whenever the upload breaks clients of the version it was compared with, or is not active. */
+function activationStatement(input: ApiRequest & { project: string }, contract: { version: number; active: boolean }, change: { comparedWithVersion: number; verdict: Verdict } | null): { activation?: string } {
+  if (!change) return {};
+  const statement = breakingStatement({
+    project: input.project,
+    version: contract.version,
+    comparedWithVersion: change.comparedWithVersion,
+    breakingChanges: breakingCount(change.verdict),
+    activated: contract.active,
+    policy: breakingChangesPolicy(getConformanceConfig(), input.principal.organizationId),
+  });
+  return statement ? { activation: statement } : {};
 }
 
 function contractName(contract: { version: number; label: string | null }): string {

@@ -122,7 +122,11 @@ describe("bin/arbiter.mjs", () => {
   it("exits 2 with a clear message on usage errors, before any network access", () => {
     const unknownFlag = run(["snapshot", "x.json", "--frobnicate"]);
     expect(unknownFlag.status).toBe(2);
-    expect(unknownFlag.stderr).toContain("--frobnicate");
+    expect(unknownFlag.stderr).toContain("Unknown option --frobnicate.\n");
+    const typo = run(["contract", "x.json", "--fial-on-breaking"]);
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toContain("Unknown option --fial-on-breaking. Did you mean --fail-on-breaking?");
+    expect(run(["check", "x.json", "--projcet", "shop"]).stderr).toContain("Did you mean --project?");
     const noUrl = run(["snapshot", "x.json"], { ARBITER_TOKEN: "t", ARBITER_PROJECT: "p" });
     expect(noUrl.status).toBe(2);
     expect(noUrl.stderr).toContain("ARBITER_URL");

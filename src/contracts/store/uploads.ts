@@ -98,7 +98,10 @@ export async function uploadContract(
     if (active) {
       const previous = await loadStoredDocument(env, who.organizationId, active.contentHash);
       if (!previous) return { ok: false, code: "missing_content", message: `The stored document of the active contract version ${active.version} cannot be read; upload it again before its successor.` };
-      change = { comparedWithVersion: active.version, verdict: compareContractVersions(previous, parsed.document, config) };
+      // Versions are numbered in upload order: this one becomes the next number (a concurrent upload makes
+      // the comparison stale and it is done again).
+      const next = ((await store.getProject(project))?.contractCount ?? active.version) + 1;
+      change = { comparedWithVersion: active.version, verdict: compareContractVersions(previous, parsed.document, config, { from: `v${active.version}`, to: `v${next}` }) };
     }
     const activate = change === null || change.verdict.approved || breakingChangesPolicy(config, who.organizationId) === "warn";
     const stored = await store.recordContract(
