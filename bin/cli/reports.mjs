@@ -1,6 +1,7 @@
 // The verdict as a readable summary and in the server-rendered formats (--format, --out-<fmt>).
 import { writeFileSync } from "node:fs";
 import { fail } from "./errors.mjs";
+import { repositoryPath } from "./repository.mjs";
 import { plural } from "./text.mjs";
 
 export function summaryText(heading, verdict, limit = 50) {
@@ -41,7 +42,7 @@ export function reportChoice(values) {
 
 /** The query members that ask the server to render the reports (one round trip for every format). */
 export function reportQuery(choice, values, file) {
-  const artifact = values.artifact ?? (file && file !== "-" ? file : undefined);
+  const artifact = values.artifact ?? repositoryPath(file);
   return { ...(choice.formats.length ? { formats: choice.formats.join(",") } : {}), ...(artifact ? { artifact } : {}) };
 }
 

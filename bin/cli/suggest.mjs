@@ -16,7 +16,7 @@ export function editDistance(a, b) {
 }
 
 export function closest(word, candidates) {
-  const allowed = word.length >= 6 ? 2 : 1;
+  const allowed = 1;
   let best;
   for (const candidate of candidates) {
     const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());

@@ -21,6 +21,7 @@ import loopback from "../../bin/cli/loopback.mjs";
 import oauth from "../../bin/cli/oauth.mjs";
 import options from "../../bin/cli/options.mjs";
 import reports from "../../bin/cli/reports.mjs";
+import repository from "../../bin/cli/repository.mjs";
 import scopes from "../../bin/cli/scopes.mjs";
 import settings from "../../bin/cli/settings.mjs";
 import suggest from "../../bin/cli/suggest.mjs";
@@ -46,6 +47,7 @@ export const CLI_SOURCES: CliSources = Object.freeze({
   "cli/oauth.mjs": oauth,
   "cli/options.mjs": options,
   "cli/reports.mjs": reports,
+  "cli/repository.mjs": repository,
   "cli/scopes.mjs": scopes,
   "cli/settings.mjs": settings,
   "cli/suggest.mjs": suggest,

@@ -37,7 +37,7 @@ import { logWarn } from "../web/log";
 import { breakingCount, changeSummary, invalidDocument, invalidQuery, json, pageQuery, positiveInt, projectRoute, queryObject, readDocument, readJsonBody, storeFailure, unknownProject, unpagedLimit } from "./contracts-http";
 import { apiError } from "./errors";
 import type { ApiRequest, ApiRoute } from "./router";
-import { reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
+import { bytesForLocations, reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
 
 const READ = ["contracts.read"] as const;
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
@@ -123,6 +123,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       const body = await readDocument(input.request);
       if ("response" in body) return body.response;
       const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
+      const located = bytesForLocations(formats.choice, body.holder.bytes);
       const result = await uploadContract(input.env, who, input.project, query.data.label ?? null, body.holder.bytes!, { allowEmpty: query.data.allowEmpty === "true" });
       if (!result.ok) return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
       if (result.contract.active) await announceActiveContract(changes, input, result.contract.version);
@@ -134,7 +135,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
         contractVersion: contractName(result.contract),
         title: `contract ${contractName(result.contract)}`,
         verdict: result.verdict,
-        ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL),
+        ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL, located),
       };
       const changelog = change ? renderVerdictMarkdown(change.verdict, { project: input.project, subject: "contract-change", title: `v${change.comparedWithVersion} → ${contractName(result.contract)}` }) : "";
       return verdictAnswer(
@@ -206,6 +207,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       if ("response" in body) return body.response;
       const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
       const meta = { commit: query.data.commit, branch: query.data.branch ?? null, runUrl: query.data.runUrl ?? null };
+      const located = bytesForLocations(formats.choice, body.holder.bytes);
       const result = await uploadSnapshot(input.env, who, input.project, meta, body.holder);
       if (!result.ok) return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
       try {
@@ -219,7 +221,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
         contractVersion: contractName(result.contract),
         title: snapshotTitle(result.snapshot),
         verdict: result.verdict,
-        ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL),
+        ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL, located),
       };
       return verdictAnswer(
         formats.choice,

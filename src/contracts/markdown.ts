@@ -2,6 +2,8 @@
  * A verdict as Markdown, for a pull-request comment or a CI summary. Everything from documents (paths, messages)
  * is escaped so a path template cannot inject Markdown or HTML into the comment.
  */
+import type { ViolationLocator } from "../engine/source-positions";
+import { artifactUri } from "./formats/sarif";
 import { subjectNoun, type ReportSubject } from "./formats/report";
 import type { Severity, Verdict } from "./types";
 
@@ -34,8 +36,11 @@ export interface MarkdownContext {
   /** What was checked; decides the words ("the implementation snapshot", "the draft", "the contract"). */
   subject?: ReportSubject;
   title?: string;
-  /** Where the full verdict can be read; linked when the listing is cut. */
+  /** Where the full verdict can be read (the console's verdict page). */
   link?: string;
+  /** With the uploaded file at hand: each violation's line in it, shown as `file:line` beside the location. */
+  locate?: ViolationLocator;
+  artifactPath?: string;
 }
 
 function plural(count: number, word: string): string {
@@ -68,12 +73,16 @@ export function renderVerdictMarkdown(verdict: Verdict, context: MarkdownContext
   for (const entry of verdict.summary) lines.push(`| ${code(entry.rule)} | ${SEVERITY_LABEL[entry.severity]} | ${entry.count} |`);
   lines.push("", "| Severity | Rule | Location | Message |", "| --- | --- | --- | --- |");
   for (const violation of verdict.violations.slice(0, MAX_LISTED)) {
-    lines.push(`| ${SEVERITY_LABEL[violation.severity]} | ${code(violation.rule)} | ${code(violation.location)} | ${escapeMarkdown(violation.message)} |`);
+    const region = context.locate?.(violation.location);
+    const line = region ? ` (${code(`${decodeURIComponent(artifactUri(context.artifactPath))}:${region.startLine}`)})` : "";
+    lines.push(`| ${SEVERITY_LABEL[violation.severity]} | ${code(violation.rule)} | ${code(violation.location)}${line} | ${escapeMarkdown(violation.message)} |`);
   }
   const listed = Math.min(MAX_LISTED, verdict.violations.length);
   if (verdict.totalViolations > listed) {
     const where = context.link ? `: [read the full verdict](${encodeURI(context.link)})` : "";
     lines.push("", `The first ${listed} violations are listed here; ${verdict.totalViolations - listed} more are not${where}.`);
+  } else if (context.link) {
+    lines.push("", `[Full verdict in the Arbiter console](${encodeURI(context.link)})`);
   }
   return lines.join("\n") + "\n";
 }

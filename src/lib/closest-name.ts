@@ -1,8 +1,8 @@
 /**
  * The closest of some names to a mistyped one, for "did you mean" answers: optimal string alignment distance
- * (insertions, deletions, substitutions and swaps of neighbours, so "shpo" is one step from "shop"), allowing one
- * step for short names and two from six characters on. (The CLI has its own copy in bin/cli/suggest.mjs: it
- * imports nothing from src/.)
+ * (insertions, deletions, substitutions and swaps of neighbours, so "shpo" is one step from "shop"), allowing
+ * one step: two already reach real distinct names ("constitutional" beside "unconstitutional"). (The CLI has
+ * its own copy in bin/cli/suggest.mjs: it imports nothing from src/.)
  */
 export function editDistance(a: string, b: string): number {
   const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
@@ -19,7 +19,7 @@ export function editDistance(a: string, b: string): number {
 }
 
 export function closestName(name: string, candidates: Iterable<string>): string | undefined {
-  const allowed = name.length >= 6 ? 2 : 1;
+  const allowed = 1;
   let best: { name: string; distance: number } | undefined;
   for (const candidate of candidates) {
     if (candidate === name) return undefined;
