@@ -25,7 +25,7 @@ async function outbound(request: Request): Promise<Response> {
  * take a few seconds together. Everything else keeps a runtime (and storage) of its own per file.
  */
 const SHARED_RUNTIME = [
-  "test/worker/contracts/**/*.test.ts",
+  "test/worker/engine/**/*.test.ts",
   "test/worker/policy.test.ts",
   "test/worker/lib.test.ts",
   "test/worker/log.test.ts",

@@ -8,16 +8,16 @@
  * the ratio. workerd's clock advances in whole milliseconds, so the parts that take a few milliseconds are run
  * `repeat` times inside the timed part and divided.
  */
-import { getConformanceConfig, loadConformanceConfig } from "../src/contracts/config";
-import { checkOpenApiStructure } from "../src/contracts/document-checks";
-import { checkConformance } from "../src/contracts/engine";
-import { findUnknownFields } from "../src/contracts/fixed-fields";
-import { indexDocument } from "../src/contracts/normalize-document";
-import { encodeVerdict } from "../src/contracts/store/encode-verdict";
-import { sha256Hex } from "../src/contracts/store/hash";
-import { parseDocumentBytes } from "../src/contracts/store/parse-upload";
-import { CHUNK_BYTES } from "../src/contracts/store/schema";
-import type { OpenApiDocument } from "../src/contracts/types";
+import { getConformanceConfig, loadConformanceConfig } from "../src/engine/config";
+import { checkOpenApiStructure } from "../src/engine/document-checks";
+import { checkConformance } from "../src/engine/engine";
+import { findUnknownFields } from "../src/engine/fixed-fields";
+import { indexDocument } from "../src/engine/normalize-document";
+import { encodeVerdict } from "../src/engine/encode-verdict";
+import { sha256Hex } from "../src/spec/store/hash";
+import { parseDocumentBytes } from "../src/engine/parse-upload";
+import { CHUNK_BYTES } from "../src/spec/store/schema";
+import type { OpenApiDocument } from "../src/engine/types";
 import { bundledPolicyFiles } from "../src/policy/files";
 
 export interface Clock {

@@ -1,5 +1,5 @@
 /**
- * Memory of the snapshot upload path, measured in Node on the Worker's own code (src/contracts/store/uploads.ts
+ * Memory of the snapshot upload path, measured in Node on the Worker's own code (src/spec/services/uploads.ts
  * parseDocumentBytes and the conformance engine), in the order uploadSnapshot runs it:
  *   body bytes -> decode + parse (text freed) -> 1 MiB pieces sent one at a time -> bytes released ->
  *   contract bytes read back -> parse -> checkConformance -> verdict JSON.
@@ -17,10 +17,10 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { getConformanceConfig } from "../src/contracts/config";
-import { checkConformance } from "../src/contracts/engine";
-import { CHUNK_BYTES } from "../src/contracts/store/schema";
-import { parseDocumentBytes } from "../src/contracts/store/parse-upload";
+import { getConformanceConfig } from "../src/engine/config";
+import { checkConformance } from "../src/engine/engine";
+import { CHUNK_BYTES } from "../src/spec/store/schema";
+import { parseDocumentBytes } from "../src/engine/parse-upload";
 
 const REPO = resolve(import.meta.dirname, "..");
 const GITHUB = resolve(REPO, "node_modules/@octokit/openapi/generated/api.github.com.json");

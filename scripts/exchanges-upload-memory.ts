@@ -9,9 +9,9 @@
  *
  * The argument is the number of exchanges (bench/github-exchanges.ts; 4,800 make a 14.5 MB HAR).
  */
-import { parseExchanges } from "../src/contracts/exchanges/parse";
-import { createExchangeValidator } from "../src/contracts/exchanges/validate";
-import { parseDocumentBytes } from "../src/contracts/store/parse-upload";
+import { parseExchanges } from "../src/engine/exchanges/parse";
+import { createExchangeValidator } from "../src/engine/exchanges/validate";
+import { parseDocumentBytes } from "../src/engine/parse-upload";
 import { githubExchanges, harOf } from "../bench/github-exchanges";
 import { githubText } from "../bench/github-fixture";
 const count = Number(process.argv[2]);

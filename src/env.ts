@@ -1,21 +1,22 @@
-import type { AuditLog } from "./audit/store";
-import type { ContractStore } from "./contracts/store/durable-object";
-import type { ArbiterMcpAgent } from "./mcp/agent";
-import type { ListenHub } from "./mcp/v2/listen-hub";
-import type { RateLimitCoordinator } from "./ratelimit/coordinator";
+// Durable Object bindings are typed by the RPC each object offers, never by its class: a class pulls in everything
+// it is built from, and every module reads Env.
+import type { AuditLogRpc } from "./audit/store-rpc";
+import type { McpSessionRpc, ListenHubRpc } from "./mcp/session-rpc";
+import type { CoordinatorRpc } from "./ratelimit/coordinator-rpc";
+import type { ContractStoreRpc } from "./spec/store/rpc";
 
 /** Bindings and vars of the Worker, as wrangler.toml declares them. Secrets are optional strings. */
 export interface Env {
-  MCP_OBJECT: DurableObjectNamespace<ArbiterMcpAgent>;
-  CONTRACT_STORE: DurableObjectNamespace<ContractStore>;
+  MCP_OBJECT: DurableObjectNamespace<McpSessionRpc>;
+  CONTRACT_STORE: DurableObjectNamespace<ContractStoreRpc>;
   /** Open subscriptions/listen streams of 2026-07-28 clients, one object per organization. */
-  LISTEN_HUB: DurableObjectNamespace<ListenHub>;
+  LISTEN_HUB: DurableObjectNamespace<ListenHubRpc>;
   OAUTH_KV: KVNamespace;
   RATE_LIMIT_KV: KVNamespace;
   /** Rate-limit coordinators, one per (organization, client). */
-  RATE_LIMITER: DurableObjectNamespace<RateLimitCoordinator>;
+  RATE_LIMITER: DurableObjectNamespace<CoordinatorRpc>;
   /** Audit trails, one per organization. */
-  AUDIT_LOG: DurableObjectNamespace<AuditLog>;
+  AUDIT_LOG: DurableObjectNamespace<AuditLogRpc>;
   PUBLIC_URL: string;
   ARBITER_DEV_SIGN_IN?: string;
   ALLOWED_HOSTNAMES?: string;

@@ -18,14 +18,14 @@ import { getPolicy } from "./policy/load";
 import { errorPage } from "./web/html";
 import { handleConsole } from "./web/console/routes";
 import { landingPage } from "./web/landing";
-import { logError } from "./web/log";
+import { logError } from "./lib/log";
 import { forbidden, foreignOriginOrHost } from "./web/origin-guard";
 
 export { ArbiterMcpAgent } from "./mcp/agent";
 export { ListenHub } from "./mcp/v2/listen-hub";
 export { RateLimitCoordinator } from "./ratelimit/coordinator";
 export { AuditLog } from "./audit/store";
-export { ContractStore } from "./contracts/store/durable-object";
+export { ContractStore } from "./spec/store/durable-object";
 
 const PROTECTED_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
 

@@ -1,5 +1,5 @@
 import { AuditQueryError, auditFilterFields, auditQueryInput, listAuditEvents } from "../audit/query";
-import { humaniseIssues } from "../validation/humanise";
+import { humaniseIssues } from "../lib/humanise";
 import { limitQuery } from "./contracts-http";
 import { apiError } from "./errors";
 import type { ApiRoute } from "./router";

@@ -2,11 +2,11 @@
  * CI key administration (scope keys.admin): create (the key is in the answer once and never again), list
  * (records only, never a secret or its hash) and revoke. Keys live in the organization's ContractStore, so a
  * revocation is seen by the very next request. The rules and the audit events are shared with the admin
- * console (src/contracts/cikey-admin.ts).
+ * console (src/oauth/cikey-admin.ts).
  */
-import { createCiKey, createCiKeyRequest, listCiKeys, revokeCiKey, type KeyAdministrator } from "../contracts/cikey-admin";
-import { MAX_JSON_BODY_BYTES } from "../contracts/store/limits";
-import type { Principal } from "../mcp/context";
+import { createCiKey, createCiKeyRequest, listCiKeys, revokeCiKey, type KeyAdministrator } from "../oauth/cikey-admin";
+import { MAX_JSON_BODY_BYTES } from "../spec/store/limits";
+import type { Principal } from "../core/principal";
 import { json, readJsonBody, unpagedLimit } from "./contracts-http";
 import { apiError } from "./errors";
 import type { ApiRoute } from "./router";

@@ -1,12 +1,12 @@
 /** Request parsing and error answers shared by the contracts, snapshots, builds and CI key routes. */
 import type { z } from "zod";
-import type { DocumentProblem, Verdict } from "../contracts/types";
+import type { DocumentProblem, Verdict } from "../engine/types";
 import { readBodyLimited } from "../lib/body";
-import { DEFAULT_PAGE_SIZE, MAX_DOCUMENT_BYTES, MAX_PAGE_SIZE, MAX_PROBLEMS_SHOWN } from "../contracts/store/limits";
-import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../contracts/store/names";
-import type { StoreFailure } from "../contracts/store/records";
-import type { Principal } from "../mcp/context";
-import { humaniseIssues } from "../validation/humanise";
+import { DEFAULT_PAGE_SIZE, MAX_DOCUMENT_BYTES, MAX_PAGE_SIZE, MAX_PROBLEMS_SHOWN } from "../spec/store/limits";
+import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../spec/store/names";
+import type { StoreFailure } from "../spec/store/records";
+import type { Principal } from "../core/principal";
+import { humaniseIssues } from "../lib/humanise";
 import { apiError } from "./errors";
 import type { ApiRequest, ApiRoute } from "./router";
 

@@ -11,13 +11,13 @@
  * Every verdict route takes ?format= / ?formats= (verdict-answer.ts).
  */
 import { z } from "zod";
-import { MAX_EXCHANGES_UPLOAD_BYTES } from "../contracts/exchanges/exchange";
-import { renderVerdictMarkdown } from "../contracts/markdown";
-import { recordExchanges, type ExchangesFailure } from "../contracts/services/exchanges";
-import { contractStore, readVerdictBody } from "../contracts/store/client";
+import { MAX_EXCHANGES_UPLOAD_BYTES } from "../engine/exchanges/exchange";
+import { renderVerdictMarkdown } from "../engine/markdown";
+import { recordExchanges, type ExchangesFailure } from "../spec/services/exchanges";
+import { contractStore, readVerdictBody } from "../spec/store/client";
 import { readBodyLimited } from "../lib/body";
-import type { ExchangeRunRecord } from "../contracts/store/records";
-import type { Verdict } from "../contracts/types";
+import type { ExchangeRunRecord } from "../spec/store/records";
+import type { Verdict } from "../engine/types";
 import { invalidQuery, json, pageQuery, positiveInt, projectRoute, queryObject, tooLarge, unknownProject } from "./contracts-http";
 import { branchText, commitText, runUrlText } from "./contracts.routes";
 import { apiError } from "./errors";

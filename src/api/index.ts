@@ -1,7 +1,6 @@
 /** Every REST route group, listed explicitly. */
 import type { Env } from "../env";
-import { mcpResourceHandler } from "../mcp/http";
-import { getOAuthServers } from "../oauth/servers";
+import { getAuthorizationServer } from "../oauth/servers";
 import { specChangeNotifier } from "../tools/spec-arbitration/subscriptions";
 import { auditRoutes } from "./audit.routes";
 import { chatRoutes } from "./chat.routes";
@@ -14,8 +13,8 @@ import { openApiRoutes } from "./openapi.route";
 import { specCheckRoutes } from "./spec-checks.routes";
 import { createApiHandler } from "./router";
 
-// Called per request, after this module is initialised, so the servers can be built from both handlers.
-const oauthHelpers = (env: Env) => getOAuthServers(env, { mcp: mcpResourceHandler, api: apiResourceHandler }).authorizationServer.getOAuthApi(env);
+/** The OAuth grants of a request's deployment, for the connected-clients routes. */
+const oauthHelpers = (env: Env) => getAuthorizationServer(env).getOAuthApi(env);
 
 /** Every REST route; route-docs.ts describes each for the contract check (test/worker/api/openapi-contract.test.ts). */
 export const apiRoutes = [...identityRoutes, ...openApiRoutes, ...auditRoutes, ...chatRoutes, ...ciKeyRoutes, ...specCheckRoutes, ...contractRoutes(specChangeNotifier), ...exchangeRoutes, ...connectedClientRoutes(oauthHelpers)];

@@ -5,8 +5,8 @@
  * are taken from the contract where it has them: the schemas are checked against real answers instead (the REST
  * tests' payload validation), the rest here. Used by the test that runs checkConformance(contract, snapshot).
  */
-import { CI_KEY_SCOPES } from "../contracts/cikeys";
-import type { OpenApiDocument } from "../contracts/types";
+import { CI_KEY_SCOPES } from "../oauth/cikeys";
+import type { OpenApiDocument } from "../engine/types";
 import type { RouteDoc } from "./route-docs";
 import type { ApiRoute } from "./router";
 

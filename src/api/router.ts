@@ -9,13 +9,13 @@ import { insufficientScope, type OAuthResourceAuth, type OAuthResourceContext } 
 import { outcomeForStatus } from "../audit/http-outcome";
 import type { AuditSink } from "../audit/record";
 import { auditSinkFor } from "../audit/sink";
-import { CI_KEY_CLIENT_PREFIX, CI_KEY_SCOPES } from "../contracts/cikeys";
+import { CI_KEY_CLIENT_PREFIX, CI_KEY_SCOPES } from "../oauth/cikeys";
 import { CORRELATION_HEADER, newCorrelationId } from "../core/correlation";
 import { Failure } from "../core/failure";
 import { governed, type GovernedOperation } from "../core/governed";
 import { principalFromGrant, type Principal } from "../core/principal";
 import type { Env } from "../env";
-import type { GrantProps } from "../oauth/servers";
+import type { GrantProps } from "../oauth/grant-props";
 import type { RateLimiter } from "../ratelimit/hook";
 import { rateLimiterFor } from "../ratelimit/limiter";
 import { failureProblem, PROBLEM_CONTENT_TYPE, problemCode } from "./errors";

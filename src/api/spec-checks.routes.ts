@@ -10,8 +10,8 @@
  * Every answer takes ?format= / ?formats= like the other verdict routes. A draft's audit record keeps its digest.
  */
 import { z } from "zod";
-import { checkDraft, compareContracts, type SpecCheckFailure } from "../contracts/services/drafts";
-import { contractStore, readVerdictBody } from "../contracts/store/client";
+import { checkDraft, compareContracts, type SpecCheckFailure } from "../spec/services/drafts";
+import { contractStore, readVerdictBody } from "../spec/store/client";
 import { changeSummary, invalidDocument, invalidQuery, positiveInt, projectRoute, queryObject, readDocument, storeFailure } from "./contracts-http";
 import { apiError, problemCode } from "./errors";
 import type { ApiRoute } from "./router";

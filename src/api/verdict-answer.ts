@@ -5,7 +5,8 @@
  * path in the repository for SARIF locations.
  */
 import { lazyLocator, MAX_LOCATED_BYTES } from "../engine/source-positions";
-import { embeddedReports, FORMAT_MEDIA_TYPE, formatChoice, renderReport, type FormatChoice, type VerdictReport } from "../contracts/formats";
+import { embeddedReports, FORMAT_MEDIA_TYPE, formatChoice, renderReport, type FormatChoice } from "../engine/formats";
+import { type VerdictReport } from "../engine/formats/report";
 import { json } from "./contracts-http";
 import { apiError } from "./errors";
 

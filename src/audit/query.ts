@@ -9,7 +9,7 @@ import type { Env } from "../env";
 import { sha256Hex } from "../lib/sha256";
 import { AUDIT_KINDS, AUDIT_OUTCOMES, canonicalJson, type AuditOutcome } from "./record";
 import { auditStoresIn } from "./sink";
-import type { AuditPage, AuditPosition, AuditQuery } from "./store";
+import type { AuditPage, AuditPosition, AuditQuery } from "./store-rpc";
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;

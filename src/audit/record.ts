@@ -84,7 +84,6 @@ export async function auditRecordOf(call: AuditedCall, nowMs = Date.now()): Prom
   };
 }
 
-export { newCorrelationId } from "../core/correlation";
 
 /** The structured log line every audit record produces. */
 export function logAuditRecord(record: AuditRecord, stored: boolean | undefined = undefined): void {

@@ -6,9 +6,11 @@
  */
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
-import type { GrantProps, OAuthServers } from "../oauth/servers";
+import type { GrantProps } from "../oauth/grant-props";
+import type { OAuthServers } from "../oauth/servers";
 import { OAUTH_PATHS } from "../oauth/servers";
-import { newCorrelationId, type AuditRecord } from "./record";
+import { type AuditRecord } from "./record";
+import { newCorrelationId } from "../core/correlation";
 import { recordAudit } from "./sink";
 
 interface Holder {

@@ -5,10 +5,10 @@
  * caller always gets its result. MCP calls do not wait for the store (AfterAnswer, wired in src/mcp/deps.ts).
  */
 import type { Env } from "../env";
-import { logError } from "../web/log";
+import { logError } from "../lib/log";
 import { logAuditRecord, type AuditRecord, type AuditSink } from "./record";
 import { scrubAuditRecord } from "./scrub";
-import type { AppendResult, AuditLog } from "./store";
+import type { AppendResult, AuditLogRpc } from "./store-rpc";
 
 /** The part of an organization's audit store that writing needs (the Durable Object stub). */
 export interface AuditAppender {
@@ -18,7 +18,7 @@ export interface AuditAppender {
 export type AuditStoreLookup = (organizationId: string) => AuditAppender;
 
 /** Audit stores in a Durable Object namespace, one per organization. */
-export function auditStoresIn(namespace: Env["AUDIT_LOG"]): (organizationId: string) => DurableObjectStub<AuditLog> {
+export function auditStoresIn(namespace: Env["AUDIT_LOG"]): (organizationId: string) => DurableObjectStub<AuditLogRpc> {
   return (organizationId) => namespace.get(namespace.idFromName(organizationId));
 }
 

@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { Env } from "../env";
 import { getAuditPolicy, retentionMsFor } from "./policy";
 import { AUDIT_KINDS, AUDIT_OUTCOMES, type AuditRecord } from "./record";
+import type { AppendResult, AuditLogRpc, AuditPage, AuditPosition, AuditQuery } from "./store-rpc";
 
 /** Cleanup never runs more often than this, however records are spread. */
 export const MIN_CLEANUP_SPACING_MS = 60 * 60 * 1000;
@@ -27,32 +28,6 @@ const storedRecord = z.object({
   reason: z.string().max(600),
 });
 
-/** Filters of one query, already validated; times in epoch milliseconds. */
-export interface AuditQuery {
-  from?: number;
-  to?: number;
-  userId?: string;
-  clientId?: string;
-  target?: string;
-  kind?: AuditRecord["kind"];
-  outcome?: AuditRecord["outcome"];
-  correlationId?: string;
-  limit: number;
-  /** Keyset position: return records strictly older than this one. */
-  after?: AuditPosition;
-}
-
-export interface AuditPosition {
-  timeMs: number;
-  seq: number;
-}
-
-export interface AuditPage {
-  events: AuditRecord[];
-  /** Position of the last event returned when more match; null on the last page. */
-  next: AuditPosition | null;
-}
-
 interface Row extends Record<string, SqlStorageValue> {
   seq: number;
   correlation_id: string;
@@ -69,10 +44,7 @@ interface Row extends Record<string, SqlStorageValue> {
   reason: string;
 }
 
-/** What append answers: refusals are values, not exceptions, so they are not logged as uncaught errors. */
-export type AppendResult = { stored: true } | { stored: false; problem: string };
-
-export class AuditLog extends DurableObject<Env> {
+export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
   private readonly sql: SqlStorage;
   private organization: string | undefined;
   private alarmKnownSet = false;

@@ -16,7 +16,8 @@ import { getPolicy, grantableScopes, type Policy, type ProtectedResourceName } f
 import { auditSinkFor } from "../audit/sink";
 import { recordEvent } from "../core/governed";
 import { errorPage, html, htmlHeaders, page } from "../web/html";
-import type { GrantProps, OAuthServers } from "../oauth/servers";
+import type { GrantProps } from "../oauth/grant-props";
+import type { OAuthServers } from "../oauth/servers";
 import { ACCESS_TOKEN_TTL_SECONDS, grantUserId, REFRESH_TOKEN_TTL_SECONDS } from "../oauth/servers";
 import { rememberGrantHolder } from "../oauth/grant-holders";
 import { displayClientName, displayText } from "../oauth/client-display-name";

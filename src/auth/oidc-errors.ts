@@ -3,7 +3,7 @@
  * into pages. Messages are safe to show: they never contain the client secret, codes or tokens.
  */
 import { errorPage, html, type SafeHtml } from "../web/html";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 
 export type OidcFailureKind =
   /** The operator's settings are wrong or incomplete. */

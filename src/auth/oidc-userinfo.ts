@@ -6,7 +6,7 @@
  */
 import type { ProviderMetadata } from "./oidc-discovery";
 import { OidcFailure } from "./oidc-errors";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 
 const FETCH_TIMEOUT_MS = 5_000;
 

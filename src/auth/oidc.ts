@@ -5,7 +5,7 @@
  */
 import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
-import { logInfo } from "../web/log";
+import { logInfo } from "../lib/log";
 import type { Identity, SignInCompletion, SignInMethod } from "./identity";
 import { readOidcConfig } from "./oidc-config";
 import { discoverProvider } from "./oidc-discovery";

@@ -12,8 +12,8 @@
 import type { z } from "zod";
 import { auditRecordOf, type AuditKind, type AuditOutcome, type AuditSink } from "../audit/record";
 import type { RateLimitDecision, RateLimiter } from "../ratelimit/hook";
-import { humaniseIssues } from "../validation/humanise";
-import { logError } from "../web/log";
+import { humaniseIssues } from "../lib/humanise";
+import { logError } from "../lib/log";
 import { newCorrelationId } from "./correlation";
 import { Failure } from "./failure";
 import { missingScopes, type Principal } from "./principal";

@@ -2,7 +2,6 @@
  * Who is calling: the first step of every governed operation. The principal comes from the OAuth token (or CI key)
  * the resource server verified on this very request, never from anything the client sends beside it.
  */
-import type { GrantProps } from "../oauth/servers";
 
 /** Who is calling, as established by the OAuth token (or CI key) on this very request. */
 export interface Principal {
@@ -16,8 +15,20 @@ export interface Principal {
   projects?: readonly string[];
 }
 
+/**
+ * What a verified grant says about its holder (the OAuth grant's props, or a CI key's): the core's own shape, so
+ * that it names no OAuth library type.
+ */
+export interface GrantedIdentity {
+  organizationId: string;
+  userId: string;
+  role: string;
+  /** Set for CI keys only: the projects the key may touch (["*"] = all of the organization's). */
+  projects?: readonly string[];
+}
+
 /** The principal of a request the OAuth resource server admitted: its grant's props and the token's scopes and client. */
-export function principalFromGrant(props: GrantProps, auth: { scope: readonly string[]; clientId?: string }): Principal {
+export function principalFromGrant(props: GrantedIdentity, auth: { scope: readonly string[]; clientId?: string }): Principal {
   return {
     organizationId: props.organizationId,
     userId: props.userId,

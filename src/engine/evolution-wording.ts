@@ -4,7 +4,7 @@
  * findings are worded that way: "v2 requires query parameter `tenant`, which v1 does not define", not "the
  * implementation requires ...". Pure text: the rules keep one wording each.
  */
-import type { Verdict } from "../contracts/types";
+import type { Verdict } from "./types";
 
 export interface EvolutionNames {
   /** The version clients rely on, e.g. "v1". */

@@ -5,7 +5,7 @@
  */
 import type { AuditRecord } from "../audit/record";
 import type { Env } from "../env";
-import type { Principal } from "../mcp/context";
+import type { Principal } from "../core/principal";
 import { getRateLimitPolicy, quotaFor } from "../ratelimit/policy";
 import { GRAPHQL_POLICY_FILES, type GraphqlCatalog } from "./catalog";
 import { formatSeconds } from "./gateway";

@@ -7,7 +7,7 @@
  */
 import { canonicalJson } from "../audit/record";
 import { sha256Hex } from "../lib/sha256";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 
 export interface ResponseCache {
   get(key: string): Promise<Record<string, unknown> | undefined>;

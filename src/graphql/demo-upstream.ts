@@ -8,7 +8,7 @@
  */
 import { graphql, type GraphQLSchema } from "graphql";
 import { demoOrdersFor, type DemoOrder } from "./demo-data";
-import type { Fetcher } from "./gateway";
+import type { Fetcher } from "./types";
 
 const MAX_LIST = 100;
 

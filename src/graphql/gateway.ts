@@ -7,12 +7,11 @@
  * URLs). The upstream's error text goes only to the operator's log, redacted (upstream-errors.ts).
  */
 import { GatewayFailure } from "./errors";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 import type { GraphqlOperation } from "./catalog";
+import type { Fetcher } from "./types";
 import type { ResolvedUpstream } from "./upstream";
 import { describeUpstreamErrors, splitUpstreamErrors, type UpstreamError } from "./upstream-errors";
-
-export type Fetcher = (request: Request) => Promise<Response>;
 
 export interface UpstreamAnswer {
   data: Record<string, unknown>;

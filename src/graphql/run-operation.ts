@@ -8,7 +8,8 @@ import type { Caller, WorkerEnv } from "./types";
 import { describeZodIssuesForUpstream } from "./output-check";
 import { cacheApiResponseCache, responseCacheKey, type ResponseCache } from "./cache";
 import type { GraphqlCatalog, GraphqlOperation } from "./catalog";
-import { executeOnUpstream, type Fetcher } from "./gateway";
+import { executeOnUpstream } from "./gateway";
+import type { Fetcher } from "./types";
 import { applyDataPolicy, maskingLevel } from "./masking";
 import { demoUpstream, resolveUpstream } from "./upstream";
 

@@ -23,5 +23,8 @@ export interface ToolHints {
   openWorldHint: boolean;
 }
 
+/** How a request reaches an upstream: a service binding's fetch, the global fetch, or the embedded demo. */
+export type Fetcher = (request: Request) => Promise<Response>;
+
 /** Handled failures; the tool layer turns them into ToolFailure with the same outcome and message. */
 export type GatewayOutcome = "timeout" | "upstream-error" | "error";

@@ -6,7 +6,7 @@
  * credential it was sent. None of it reaches a tool result, an error message or `structuredContent`.
  */
 import { scrubText } from "../audit/scrub";
-import { redactSecrets } from "../web/log";
+import { redactSecrets } from "../lib/log";
 
 export interface UpstreamError {
   /** A fixed description of the error class; never the upstream's text. */

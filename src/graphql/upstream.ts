@@ -6,10 +6,10 @@
  */
 import { GatewayFailure } from "./errors";
 import type { WorkerEnv as Env } from "./types";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 import type { GraphqlCatalog } from "./catalog";
 import { demoUpstreamFor } from "./demo-upstream";
-import type { Fetcher } from "./gateway";
+import type { Fetcher } from "./types";
 
 export interface ResolvedUpstream {
   kind: "demo" | "http" | "service";

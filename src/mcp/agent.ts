@@ -8,12 +8,15 @@ import { McpAgent } from "agents/mcp";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { protocolError } from "./protocol-error";
 import type { Env } from "../env";
-import type { Principal, ResourceChange, SessionState } from "./context";
+import type { SessionState } from "./context";
+import type { Principal } from "../core/principal";
+import type { ResourceChange } from "./resource-change";
+import type { McpSessionRpc, SessionOwner } from "./session-rpc";
 import { pipelineDepsFor } from "./deps";
 import { getCatalog } from "./registry";
 import { decodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
 import { announceChange, createArbiterServer, type Extra } from "./server";
-import { sameOwner, type SessionOwner } from "./session-owner";
+import { sameOwner } from "./session-owner";
 import { primingFrame } from "./sse-priming";
 
 /** Props stored with the session when it is created: the owner, to which every later request must match. */
@@ -21,7 +24,7 @@ export interface SessionProps extends Record<string, unknown> {
   owner: SessionOwner;
 }
 
-export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> {
+export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implements McpSessionRpc {
   private readonly sessionState: SessionState = {
     get: async <T>(key: string) => (await this.ctx.storage.get<T>(`arbiter:${key}`)) ?? undefined,
     put: async (key: string, value: unknown) => {

@@ -5,9 +5,10 @@
  * to the organization's ListenHub, which publishes it on their open subscriptions/listen streams. Tool groups name
  * the sessions and the change; only this file reaches the agents.
  */
-import { getAgentByName } from "agents";
+import { getAgentByName, type Agent } from "agents";
 import type { Env } from "../env";
-import type { ResourceChange } from "./context";
+import type { ResourceChange } from "./resource-change";
+import type { McpSessionRpc } from "./session-rpc";
 
 /** The Durable Object name of a Streamable HTTP session (the naming McpAgent.serve uses). */
 export function sessionObjectName(sessionId: string): string {
@@ -16,7 +17,10 @@ export function sessionObjectName(sessionId: string): string {
 
 /** Announces `change` to one session: false when the session no longer follows the change's topic. Throws when unreachable. */
 export async function announceToSession(env: Env, sessionId: string, change: ResourceChange): Promise<boolean> {
-  const session = await getAgentByName(env.MCP_OBJECT, sessionObjectName(sessionId));
+  // getAgentByName wants the namespace typed by an Agent (it calls the agent's own start-up RPC); the binding is
+  // typed by what Arbiter calls (session-rpc.ts), which the session class implements.
+  const sessions = env.MCP_OBJECT as unknown as DurableObjectNamespace<Agent<Env> & McpSessionRpc>;
+  const session = await getAgentByName(sessions, sessionObjectName(sessionId));
   return session.announceChange(change);
 }
 

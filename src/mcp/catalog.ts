@@ -60,10 +60,9 @@ export function buildCatalog(registrars: readonly Registrar[], knownScopes: read
       checkScopes("prompt", prompt.name, prompt.requiredScopes);
       prompts.set(prompt.name, prompt as unknown as PromptDefinition);
     },
+    toolNames: () => [...tools.keys()],
   };
 
   for (const register of registrars) register(context);
   return { tools, resources, resourceTemplates, prompts };
 }
-
-export { missingScopes } from "../core/principal";

@@ -11,7 +11,6 @@ import type { Principal } from "../core/principal";
 import type { Env } from "../env";
 import type { QuotaUsage } from "../ratelimit/hook";
 
-export type { Principal } from "../core/principal";
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -118,16 +117,6 @@ export interface SessionView {
   env: Env;
 }
 
-/**
- * A change announced to a session: `changed` are the URIs whose content changed, `watched` every URI through
- * which a session may follow `topic` (the changed ones included).
- */
-export interface ResourceChange {
-  topic: string;
-  changed: readonly string[];
-  watched: readonly string[];
-}
-
 export interface ResourceTemplateDefinition {
   name: string;
   /** RFC 6570 template, e.g. `spec://{project}/contract/{version}`. */
@@ -171,6 +160,11 @@ export interface CapabilityContext {
   registerResource(resource: ResourceDefinition): void;
   registerResourceTemplate(template: ResourceTemplateDefinition): void;
   registerPrompt<Args extends z.ZodObject>(prompt: PromptDefinition<Args>): void;
+  /**
+   * The names of every tool of the catalog being built. Complete once every registrar has run, so call it from a
+   * handler or a lazy field (reportsQuotaOf), not while registering.
+   */
+  toolNames(): readonly string[];
 }
 
 export type Registrar = (context: CapabilityContext) => void;

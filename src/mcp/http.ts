@@ -17,8 +17,8 @@ import { refuse } from "../core/governed";
 import { principalFromGrant, type Principal } from "../core/principal";
 import { readBodyLimited } from "../lib/body";
 import type { Env } from "../env";
-import type { GrantProps } from "../oauth/servers";
-import { logWarn } from "../web/log";
+import type { GrantProps } from "../oauth/grant-props";
+import { logWarn } from "../lib/log";
 import { ArbiterMcpAgent, type SessionProps } from "./agent";
 import { pipelineDepsFor } from "./deps";
 import { checkMessageBounds, MAX_MCP_BODY_BYTES } from "./message-bounds";
@@ -31,8 +31,6 @@ import { BENCH_BARE_TOOL, benchBareEnabled } from "./bench-bare";
 import { mcpEraOf } from "./era";
 import { serveStateless } from "./v2/handler";
 
-export { MAX_MCP_BODY_BYTES } from "./message-bounds";
-export { principalFromGrant } from "../core/principal";
 
 const agentHandler = ArbiterMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
 

@@ -4,13 +4,12 @@
  * check -> audit, and a Failure is mapped to the tool result by src/core/failure-mapping.ts. Tools never see the
  * raw request and cannot skip a step: the servers hand every tools/call here.
  */
-import type { z } from "zod";
 import { newCorrelationId } from "../core/correlation";
 import { Failure } from "../core/failure";
 import { failureAsToolResult } from "../core/failure-mapping";
 import { governed, type GovernanceDeps, type GovernedOperation } from "../core/governed";
-import { humaniseIssues } from "../validation/humanise";
-import { logError } from "../web/log";
+import { humaniseIssues } from "../lib/humanise";
+import { logError } from "../lib/log";
 import type { CallContext, ToolDefinition } from "./context";
 
 export interface ToolCallResult {
@@ -22,11 +21,6 @@ export interface ToolCallResult {
 }
 
 export type PipelineDeps = GovernanceDeps;
-
-/** Names the fields zod rejected in plain words, e.g. `status must be one of PAID, PENDING` (validation/humanise.ts). */
-export function describeZodIssues(error: z.ZodError): string {
-  return humaniseIssues(error);
-}
 
 /** A tool as the core governs it: its own quota, its scopes, audited under its name. */
 export function toolOperation(tool: ToolDefinition): GovernedOperation {
@@ -47,7 +41,7 @@ export async function runToolCall(tool: ToolDefinition, rawArguments: unknown, c
       const output = await tool.handler(input, usage ? { ...context, quotas: usage } : context);
       const checked = tool.outputSchema.safeParse(output.structuredContent);
       if (!checked.success) {
-        logError("tool output failed its schema", { tool: tool.name, correlationId, issues: describeZodIssues(checked.error) });
+        logError("tool output failed its schema", { tool: tool.name, correlationId, issues: humaniseIssues(checked.error) });
         throw new Failure("internal", `${tool.name} failed: internal error.`).auditedAs("output did not match the tool's outputSchema");
       }
       // What the output schema declares, and only that: the listing advertises the schema (additionalProperties:

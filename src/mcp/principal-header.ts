@@ -4,7 +4,7 @@
  * Per request (not per session) so that a step-up re-authorization takes effect on the next call.
  */
 import { base64url } from "jose";
-import type { Principal } from "./context";
+import type { Principal } from "../core/principal";
 
 export const PRINCIPAL_HEADER = "x-arbiter-principal";
 

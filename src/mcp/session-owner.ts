@@ -9,13 +9,7 @@
  * point, and the request never reaches the session's transport (no stream opened, nothing terminated).
  * It costs nothing: the ownership check replaces a call the front makes anyway.
  */
-import type { ArbiterMcpAgent } from "./agent";
-
-export interface SessionOwner {
-  organizationId: string;
-  userId: string;
-  clientId: string;
-}
+import type { McpSessionRpc, SessionOwner } from "./session-rpc";
 
 export function ownerOf(principal: SessionOwner): SessionOwner {
   return { organizationId: principal.organizationId, userId: principal.userId, clientId: principal.clientId };
@@ -25,8 +19,8 @@ export function sameOwner(a: SessionOwner, b: SessionOwner): boolean {
   return a.organizationId === b.organizationId && a.userId === b.userId && a.clientId === b.clientId;
 }
 
-type AgentNamespace = DurableObjectNamespace<ArbiterMcpAgent>;
-type AgentStub = DurableObjectStub<ArbiterMcpAgent>;
+type AgentNamespace = DurableObjectNamespace<McpSessionRpc>;
+type AgentStub = DurableObjectStub<McpSessionRpc>;
 
 /**
  * Everything else is passed through, methods called on the real object (native objects refuse another

@@ -1,14 +1,14 @@
 /**
- * The REST resource server's check of a presented CI key (format and storage in src/contracts/cikeys.ts): the
+ * The REST resource server's check of a presented CI key (format and storage in src/oauth/cikeys.ts): the
  * OAuth side of CI keys, so that the contracts folder does not import the provider's types.
  */
 import type { OAuthResourceTokenValidation } from "@cloudflare/workers-oauth-provider";
-import { CI_KEY_CLIENT_PREFIX, parseCiKey } from "../contracts/cikeys";
-import { contractStore } from "../contracts/store/client";
-import { sha256Hex } from "../contracts/store/hash";
+import { CI_KEY_CLIENT_PREFIX, parseCiKey } from "./cikeys";
+import { contractStore } from "../spec/store/client";
+import { sha256Hex } from "../spec/store/hash";
 import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
-import type { GrantProps } from "./servers";
+import type { GrantProps } from "./grant-props";
 
 function sameHash(a: string, b: string): boolean {
   const left = new TextEncoder().encode(a);

@@ -9,7 +9,7 @@ import type { GrantSummary, OAuthHelpers } from "@cloudflare/workers-oauth-provi
 import { auditSinkFor } from "../audit/sink";
 import { recordEvent } from "../core/governed";
 import type { Env } from "../env";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 import { listGrantHolders } from "./grant-holders";
 import { AUTHORIZATION_CODE_TTL_SECONDS, grantUserId } from "./servers";
 import { displayClientName } from "./client-display-name";

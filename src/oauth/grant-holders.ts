@@ -13,7 +13,7 @@
  */
 import type { Env } from "../env";
 import type { Identity } from "../auth/identity";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 
 const PREFIX = "arbiter:grant-holders:v1";
 

@@ -5,7 +5,7 @@
  * rule. A body the guard cannot read as a JSON object goes on unchanged, and the library answers it.
  */
 import { readBodyLimited } from "../lib/body";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 import { registrationRefusal } from "./registration-policy";
 
 /** The library's own limit for a registration body. */

@@ -11,23 +11,14 @@ import {
   OAuthResourceServer,
   type OAuthResourceHandler,
 } from "@cloudflare/workers-oauth-provider";
-import { looksLikeCiKey } from "../contracts/cikeys";
+import { looksLikeCiKey } from "./cikeys";
 import { validateCiKey } from "./ci-key-validation";
 import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 import { registrationRefusal } from "./registration-policy";
 import { describeRefusedToken, invalidToken } from "./token-refusal";
-
-/** What completeAuthorization stores with a grant (encrypted) and every request sees as ctx.props. */
-export interface GrantProps {
-  organizationId: string;
-  userId: string;
-  role: string;
-  name: string;
-  /** Set for CI keys only: the projects the key may touch (["*"] = all of the organization's). */
-  projects?: string[];
-}
+import type { GrantProps } from "./grant-props";
 
 /** Every access token lasts an hour; a client keeps access longer only with a refresh token. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -59,18 +50,19 @@ export function publicOrigin(env: Env): string {
   return url.origin;
 }
 
-let cached: { key: string; servers: OAuthServers } | undefined;
+let cachedAuthorizationServer: { key: string; server: OAuthAuthorizationServer<Env> } | undefined;
 
-export function getOAuthServers(
-  env: Env,
-  handlers: { mcp: OAuthResourceHandler<Env, GrantProps>; api: OAuthResourceHandler<Env, GrantProps> },
-): OAuthServers {
+/**
+ * The authorization server of this deployment, built once per issuer. It needs no resource handler, so a REST
+ * route that manages grants (connected clients) reaches it without importing the /mcp front.
+ */
+export function getAuthorizationServer(env: Env): OAuthAuthorizationServer<Env> {
   const issuer = publicOrigin(env);
-  if (cached?.key === issuer) return cached.servers;
+  if (cachedAuthorizationServer?.key === issuer) return cachedAuthorizationServer.server;
   const policy = getPolicy();
   const mcpResource = `${issuer}/mcp`;
   const apiResource = `${issuer}/api`;
-  const authorizationServer = new OAuthAuthorizationServer<Env>({
+  const server = new OAuthAuthorizationServer<Env>({
     issuer,
     resources: [mcpResource, apiResource],
     // Clients that omit `resource` (older MCP clients) get an MCP token.
@@ -97,6 +89,22 @@ export function getOAuthServers(
       logWarn("oauth error", { code, status, category: internal.category, reason: internal.reason });
     },
   });
+  cachedAuthorizationServer = { key: issuer, server };
+  return server;
+}
+
+let cached: { key: string; servers: OAuthServers } | undefined;
+
+export function getOAuthServers(
+  env: Env,
+  handlers: { mcp: OAuthResourceHandler<Env, GrantProps>; api: OAuthResourceHandler<Env, GrantProps> },
+): OAuthServers {
+  const issuer = publicOrigin(env);
+  if (cached?.key === issuer) return cached.servers;
+  const policy = getPolicy();
+  const mcpResource = `${issuer}/mcp`;
+  const apiResource = `${issuer}/api`;
+  const authorizationServer = getAuthorizationServer(env);
   const names = { mcpResource, apiResource };
   // A refused token gets an OAuthError naming why (the other resource's token, a CI key on /mcp): the library
   // answers it with its usual 401 challenge, and unauthorized-body.ts turns the description into the body.

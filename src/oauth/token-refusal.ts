@@ -4,7 +4,7 @@
  * is the library's, unchanged). It never repeats the token.
  */
 import { OAuthError, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
-import { looksLikeCiKey } from "../contracts/cikeys";
+import { looksLikeCiKey } from "./cikeys";
 
 export interface ResourceNames {
   mcpResource: string;

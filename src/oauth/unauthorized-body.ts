@@ -7,7 +7,7 @@
  *   /api:  application/problem+json  { type, title, status, detail, code, error, error_description }
  * `error` is the RFC 6750 code (`invalid_token`, `invalid_request`) or `missing_token` when no credential came.
  */
-import { looksLikeCiKey } from "../contracts/cikeys";
+import { looksLikeCiKey } from "./cikeys";
 import { PROBLEM_CONTENT_TYPE, problemType } from "../api/errors";
 
 export type ResourceKind = "mcp" | "api";

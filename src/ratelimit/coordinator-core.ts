@@ -16,7 +16,7 @@
 import type { RateLimitDecision } from "./hook";
 import type { Quota } from "./policy";
 import { decide, parseWindowState, remainingIn, windowEnd, type WindowState } from "./window";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 
 export type StoreFailureMode = "open" | "closed";
 

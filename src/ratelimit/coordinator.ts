@@ -9,38 +9,7 @@ import type { Env } from "../env";
 import { WindowCoordinator, type StoreFailureMode } from "./coordinator-core";
 import type { RateLimitDecision } from "./hook";
 import { counterKey } from "./keys";
-
-export interface QuotaRequest {
-  target: string;
-  limit: number;
-  windowSeconds: number;
-}
-
-export interface CoordinatorCheckRequest extends QuotaRequest {
-  organizationId: string;
-  clientId: string;
-  onStoreFailure: StoreFailureMode;
-  /** Quotas whose remaining calls to report with an admitted decision (after counting it). */
-  report?: QuotaRequest[];
-}
-
-export interface CoordinatorUsageRequest {
-  organizationId: string;
-  clientId: string;
-  quotas: QuotaRequest[];
-}
-
-export interface TargetUsage {
-  target: string;
-  remaining: number | null;
-  resetsInSeconds: number | null;
-}
-
-/** What the Worker side needs from a coordinator (the Durable Object stub, or a stand-in in tests). */
-export interface CoordinatorApi {
-  check(request: CoordinatorCheckRequest): Promise<RateLimitDecision>;
-  usage(request: CoordinatorUsageRequest): Promise<TargetUsage[]>;
-}
+import type { CoordinatorCheckRequest, CoordinatorRpc, CoordinatorUsageRequest, QuotaRequest, TargetUsage } from "./coordinator-rpc";
 
 function assertQuota(quota: QuotaRequest): void {
   if (!Number.isInteger(quota.limit) || quota.limit < 1 || !Number.isInteger(quota.windowSeconds) || quota.windowSeconds < 1) {
@@ -48,7 +17,7 @@ function assertQuota(quota: QuotaRequest): void {
   }
 }
 
-export class RateLimitCoordinator extends DurableObject<Env> implements CoordinatorApi {
+export class RateLimitCoordinator extends DurableObject<Env> implements CoordinatorRpc {
   private readonly counters: WindowCoordinator;
   /** Counter keys by target: this object serves one (organization, client), so it holds one per tool at most. */
   private readonly keys = new Map<string, Promise<string>>();

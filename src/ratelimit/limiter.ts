@@ -4,16 +4,15 @@
  * the policy's `onStoreFailure` when the coordinator itself cannot be reached.
  */
 import type { Env } from "../env";
-import type { CoordinatorApi, QuotaRequest, TargetUsage } from "./coordinator";
+import type { CoordinatorApi, QuotaRequest, TargetUsage } from "./coordinator-rpc";
 import { STORE_FAILURE_RETRY_SECONDS } from "./coordinator-core";
 import type { QuotaUsage, RateLimitDecision, RateLimiter, RateLimitSubject } from "./hook";
 import { coordinatorName } from "./keys";
 import { getRateLimitPolicy, quotaFor, storeFailureModeFor, type RateLimitPolicy } from "./policy";
-import { logWarn } from "../web/log";
+import { logWarn } from "../lib/log";
 
 export type CoordinatorLookup = (organizationId: string, clientId: string) => CoordinatorApi;
 
-export type { QuotaUsage } from "./hook";
 
 export class CoordinatedRateLimiter implements RateLimiter {
   constructor(

@@ -4,7 +4,7 @@
  * verdict is about the version active at upload; calling it "approved" after a new version became active misled
  * agents (check_api_conformance against the new version says rejected).
  */
-import type { SnapshotRecord } from "../contracts/store/records";
+import type { SnapshotRecord } from "./store/records";
 
 export type JudgedSnapshot = Pick<SnapshotRecord, "contractVersion" | "approved" | "totalViolations">;
 

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { getPolicy } from "../policy/load";
 import type { CapabilityContext } from "../mcp/context";
-import { getCatalog } from "../mcp/registry";
 import { rateLimiterFor } from "../ratelimit/limiter";
 
 const organizationField = z.object({
@@ -39,11 +38,11 @@ export function registerIdentityTools(ctx: CapabilityContext): void {
     // Needs no scope: it shows only the caller's own grant, which is how a client finds out what it lacks.
     requiredScopes: [],
     // The pipeline's rate-limit decision reports these (src/mcp/deps.ts), so the quotas cost no second limiter call.
-    reportsQuotaOf: () => [...getCatalog().tools.keys()],
+    reportsQuotaOf: () => ctx.toolNames(),
     async handler(_input, { principal, env, quotas }) {
       const org = getPolicy().organizations[principal.organizationId];
       // Without a report (a pipeline whose limiter is a stand-in, as in some tests), the limiter is asked directly.
-      const usage = quotas ?? (await rateLimiterFor(env).usage(principal, [...getCatalog().tools.keys()]));
+      const usage = quotas ?? (await rateLimiterFor(env).usage(principal, ctx.toolNames()));
       return {
         structuredContent: {
           organization: { id: principal.organizationId, name: org?.name ?? principal.organizationId },

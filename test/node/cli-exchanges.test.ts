@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sharedWranglerDev } from "../helpers/shared-wrangler-dev";
 import type { WranglerDev } from "../helpers/wrangler-dev";
-import { conformingHar, exchangeContract, GOOD_ORDER, har } from "../worker/contracts/exchanges/fixtures";
+import { conformingHar, exchangeContract, GOOD_ORDER, har } from "../worker/engine/exchanges/fixtures";
 import { obtainToken } from "../helpers/oauth-http";
 
 const CLI = resolve(import.meta.dirname, "../../bin/arbiter.mjs");

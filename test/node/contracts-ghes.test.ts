@@ -10,12 +10,12 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import Ajv2020 from "ajv/dist/2020.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getConformanceConfig } from "../../src/contracts/config";
-import { parseOpenApiDocument } from "../../src/contracts/document";
-import { checkConformance } from "../../src/contracts/engine";
-import { convertToJsonSchema } from "../../src/contracts/payload-schema";
-import { rulesById } from "../../src/contracts/rules/index";
-import type { OpenApiDocument, Verdict } from "../../src/contracts/types";
+import { getConformanceConfig } from "../../src/engine/config";
+import { parseOpenApiDocument } from "../../src/engine/document";
+import { checkConformance } from "../../src/engine/engine";
+import { convertToJsonSchema } from "../../src/engine/payload-schema";
+import { rulesById } from "../../src/engine/rules/index";
+import type { OpenApiDocument, Verdict } from "../../src/engine/types";
 import { restyleAs31, type RestyleOptions } from "./fixtures/restyle-openapi";
 
 const require = createRequire(import.meta.url);

@@ -1,10 +1,10 @@
 // The README's rule table is the registry as a reader sees it: every rule once, with its kind, default severity
-// and purpose exactly as src/contracts/rules/index.ts declares them. A rule added, renamed or re-graded without
+// and purpose exactly as src/engine/rules/index.ts declares them. A rule added, renamed or re-graded without
 // its row (or a row left behind) fails here, with the rows that differ.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { allRules } from "../../src/contracts/rules/index";
+import { allRules } from "../../src/engine/rules/index";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -46,7 +46,7 @@ describe("README rule table", () => {
 
 describe("rule files that only report shared findings", () => {
   it("say in their header which module holds the logic", () => {
-    const dir = join(root, "src", "contracts", "rules");
+    const dir = join(root, "src", "engine", "rules");
     const silent: string[] = [];
     for (const name of readdirSync(dir).filter((file) => file.endsWith(".ts") && file !== "rule.ts" && file !== "index.ts")) {
       const source = readFileSync(join(dir, name), "utf8");

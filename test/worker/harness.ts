@@ -22,7 +22,8 @@ import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloud
 import { apiResourceHandler } from "../../src/api";
 import type { Env } from "../../src/env";
 import { mcpResourceHandler } from "../../src/mcp/http";
-import { ACCESS_TOKEN_TTL_SECONDS, grantUserId, type GrantProps } from "../../src/oauth/servers";
+import type { GrantProps } from "../../src/oauth/grant-props";
+import { ACCESS_TOKEN_TTL_SECONDS, grantUserId } from "../../src/oauth/servers";
 import { getPolicy, grantableScopes, type ProtectedResourceName } from "../../src/policy/load";
 
 const workerEnv = env as unknown as Env;

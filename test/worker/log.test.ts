@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { logError, redactSecrets } from "../../src/web/log";
+import { logError, redactSecrets } from "../../src/lib/log";
 
 describe("structured logs", () => {
   it("redacts credentials that error messages carry", () => {

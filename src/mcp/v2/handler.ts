@@ -10,7 +10,7 @@ import { createMcpHandler } from "agents/mcp/server";
 import { CORRELATION_HEADER } from "../../core/correlation";
 import type { Env } from "../../env";
 import { BENCH_BARE_TOOL, benchBareEnabled, benchBareResult } from "../bench-bare";
-import type { Principal } from "../context";
+import type { Principal } from "../../core/principal";
 import { pipelineDepsFor } from "../deps";
 import { encodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
 import { getCatalog } from "../registry";

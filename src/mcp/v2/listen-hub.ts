@@ -14,7 +14,10 @@ import { CORRELATION_HEADER, forwardedCorrelationId } from "../../core/correlati
 import { Failure } from "../../core/failure";
 import { failureAsJsonRpcError } from "../../core/failure-mapping";
 import { governed } from "../../core/governed";
-import type { Principal, ResourceChange, SessionState } from "../context";
+import type { SessionState } from "../context";
+import type { Principal } from "../../core/principal";
+import type { ResourceChange } from "../resource-change";
+import type { ListenHubRpc } from "../session-rpc";
 import { pipelineDepsFor } from "../deps";
 import { decodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
 import { getCatalog } from "../registry";
@@ -39,7 +42,7 @@ function refusal(id: unknown, error: { code: number; message: string; data?: Rec
   return Response.json({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error });
 }
 
-export class ListenHub extends DurableObject<Env> {
+export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
   private readonly users = new Map<string, UserListens>();
 
   private listensOf(userId: string): UserListens {

@@ -8,12 +8,14 @@
 import { McpServer, ProtocolError, ProtocolErrorCode, ResourceTemplate, type ServerContext } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Env } from "../../env";
-import { logError } from "../../web/log";
-import { missingScopes, type Catalog } from "../catalog";
+import { logError } from "../../lib/log";
+import { type Catalog } from "../catalog";
+import { missingScopes } from "../../core/principal";
 import { Failure } from "../../core/failure";
 import { failureAsJsonRpcError } from "../../core/failure-mapping";
 import type { Governed } from "../../core/governed";
-import type { CallContext, Principal, SessionState, ToolDefinition } from "../context";
+import type { CallContext, SessionState, ToolDefinition } from "../context";
+import type { Principal } from "../../core/principal";
 import { getPrompt, promptArgsForSdk, readResource } from "../governed-capabilities";
 import { runToolCall, type PipelineDeps } from "../pipeline";
 import type { ResourceTarget } from "../resource-lookup";

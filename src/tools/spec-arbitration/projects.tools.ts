@@ -12,13 +12,13 @@ import {
   resolveProjectName,
   selectedProject,
   storeOf,
-} from "../../contracts/services/project-access";
-import { contractLabel, resolveContract } from "../../contracts/services/conformance";
+} from "../../spec/services/project-access";
+import { contractLabel, resolveContract } from "../../spec/services/conformance";
 import { documentMimeType } from "./resources";
 import { ACTIVE_CONTRACT_URI, contractUri, latestVerdictUri } from "./uris";
 import { followSelectedProject } from "./subscriptions";
-import { readContentText } from "../../contracts/store/client";
-import { snapshotTitle } from "../../contracts/store/records";
+import { readContentText } from "../../spec/store/client";
+import { snapshotTitle } from "../../spec/store/records";
 import type { CapabilityContext } from "../../mcp/context";
 import { ToolFailure } from "../../mcp/context";
 import {

@@ -10,15 +10,16 @@
  * on their open subscriptions/listen streams. `specChangeNotifier` is the store's change listener that does this
  * (injected into the REST routes by src/api/index.ts).
  */
-import { cannotVerify } from "../../contracts/services/failure";
-import { checkProjectAccess, defaultProjectOf, requireProjectStatus, selectedProject, storeOf } from "../../contracts/services/project-access";
-import { contractStore } from "../../contracts/store/client";
-import type { ContractChangeListener } from "../../contracts/store/events";
+import { cannotVerify } from "../../spec/services/failure";
+import { checkProjectAccess, defaultProjectOf, requireProjectStatus, selectedProject, storeOf } from "../../spec/services/project-access";
+import { contractStore } from "../../spec/store/client";
+import type { ContractChangeListener } from "../../spec/store/events";
 import type { Env } from "../../env";
 import { announceToListenStreams, announceToSession } from "../../mcp/announce";
-import type { CallContext, ResourceChange, SessionView } from "../../mcp/context";
+import type { CallContext, SessionView } from "../../mcp/context";
+import type { ResourceChange } from "../../mcp/resource-change";
 import { subscribedUris } from "../../mcp/subscription-list";
-import { logWarn } from "../../web/log";
+import { logWarn } from "../../lib/log";
 import { ACTIVE_CONTRACT_URI, urisChangedByNewActiveContract, urisChangedByNewVerdict, urisFollowingProject } from "./uris";
 
 type Context = Pick<CallContext, "principal" | "session" | "env" | "sessionId">;

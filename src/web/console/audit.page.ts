@@ -5,7 +5,7 @@
  */
 import { AuditQueryError, auditQueryInput, listAuditEvents, type AuditEventsPage } from "../../audit/query";
 import { AUDIT_KINDS, AUDIT_OUTCOMES, type AuditOutcome, type AuditRecord } from "../../audit/record";
-import { describeZodIssues } from "../../mcp/pipeline";
+import { humaniseIssues } from "../../lib/humanise";
 import { html, type SafeHtml } from "../html";
 import { badge, code, emptyState, problem, scrollTable, shortened, time, type BadgeTone } from "./components";
 import type { ConsoleContext } from "./context";
@@ -118,7 +118,7 @@ export async function auditPage(context: ConsoleContext): Promise<Response> {
   let page: AuditEventsPage | undefined;
   let error: string | undefined;
   const parsed = auditQueryInput.safeParse(queryInput(filters, cursor));
-  if (!parsed.success) error = `These filters cannot be used: ${describeZodIssues(parsed.error)}`;
+  if (!parsed.success) error = `These filters cannot be used: ${humaniseIssues(parsed.error)}`;
   else {
     try {
       page = await listAuditEvents(context.env, context.organizationId, parsed.data);

@@ -3,8 +3,8 @@
  * CI formats. Served under /admin (administrators of the session's organization only) because the console
  * session is a browser cookie, not a bearer token the REST document routes accept.
  */
-import { renderReport, FORMAT_MEDIA_TYPE, type VerdictFormat } from "../../contracts/formats";
-import { contractStore, streamContent } from "../../contracts/store/client";
+import { renderReport, FORMAT_MEDIA_TYPE, type VerdictFormat } from "../../engine/formats";
+import { contractStore, streamContent } from "../../spec/store/client";
 import type { ConsoleContext } from "./context";
 import { notFound } from "./components";
 import { loadVerdict } from "./verdict.page";

@@ -2,9 +2,9 @@
  * CI keys: the list with status badges and Revoke forms, and the creation form. The new key's secret is on
  * the page that answers the creation, once; the list never shows a secret or its hash.
  */
-import { CI_KEY_SCOPES } from "../../contracts/cikeys";
-import { listCiKeys, type PresentedCiKey } from "../../contracts/cikey-admin";
-import { contractStore } from "../../contracts/store/client";
+import { CI_KEY_SCOPES } from "../../oauth/cikeys";
+import { listCiKeys, type PresentedCiKey } from "../../oauth/cikey-admin";
+import { contractStore } from "../../spec/store/client";
 import { getPolicy } from "../../policy/load";
 import { html, type SafeHtml } from "../html";
 import { badge, code, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";

@@ -1,7 +1,7 @@
 /** The console's first page: counts with links to each section and the latest audit events. */
 import { listAuditEvents } from "../../audit/query";
-import { listCiKeys } from "../../contracts/cikey-admin";
-import { contractStore } from "../../contracts/store/client";
+import { listCiKeys } from "../../oauth/cikey-admin";
+import { contractStore } from "../../spec/store/client";
 import { listConnectedGrants } from "../../oauth/connected-clients";
 import { displayText } from "../../oauth/client-display-name";
 import { html, type SafeHtml } from "../html";

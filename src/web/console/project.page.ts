@@ -3,8 +3,8 @@
  * breaking changes against the version it replaced, the latest snapshots with their verdicts, and the failed
  * builds CI reported. Every verdict links to its page; every stored document can be downloaded.
  */
-import { contractStore } from "../../contracts/store/client";
-import type { BuildRecord, ContractRecord, SnapshotRecord, VerdictRecord } from "../../contracts/store/records";
+import { contractStore } from "../../spec/store/client";
+import type { BuildRecord, ContractRecord, SnapshotRecord, VerdictRecord } from "../../spec/store/records";
 import { html, type SafeHtml } from "../html";
 import { badge, code, emptyState, notFound, scrollTable, shortened, time } from "./components";
 import type { ConsoleContext } from "./context";

@@ -6,10 +6,10 @@
  * new key once.
  */
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
-import { createCiKey, createCiKeyRequest, revokeCiKey } from "../../contracts/cikey-admin";
+import { createCiKey, createCiKeyRequest, revokeCiKey } from "../../oauth/cikey-admin";
 import { readUrlEncodedForm } from "../../lib/form";
 import type { Env } from "../../env";
-import { describeZodIssues } from "../../mcp/pipeline";
+import { humaniseIssues } from "../../lib/humanise";
 import { CONSOLE_CLIENT_ID, revokeConnectedGrant } from "../../oauth/connected-clients";
 import { errorPage, html } from "../html";
 import { auditPage } from "./audit.page";
@@ -86,7 +86,7 @@ async function createKeyAction(context: ConsoleContext, form: URLSearchParams): 
   if (values.scopes.length === 0) return keysPage(context, { values, status: 400, error: "Choose at least one scope." });
   if (values.expiresOn && !/^\d{4}-\d{2}-\d{2}$/.test(values.expiresOn)) return keysPage(context, { values, status: 400, error: "Expires on: give a date as YYYY-MM-DD, or leave it empty." });
   const parsed = createCiKeyRequest.safeParse({ name: values.name, projects, scopes: values.scopes, ...(values.expiresOn ? { expiresAt: `${values.expiresOn}T00:00:00Z` } : {}) });
-  if (!parsed.success) return keysPage(context, { values, status: 400, error: `The key was not created: ${describeZodIssues(parsed.error)}` });
+  if (!parsed.success) return keysPage(context, { values, status: 400, error: `The key was not created: ${humaniseIssues(parsed.error)}` });
   const created = await createCiKey(context.env, administrator(context), parsed.data);
   if (!created.ok) return keysPage(context, { values, status: created.status, error: `The key was not created: ${created.message}` });
   return keysPage(context, { created: { key: created.key, secret: created.secret } });

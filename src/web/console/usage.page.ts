@@ -4,11 +4,12 @@
  * open after its grant was revoked). The numbers come from each client's coordinator (`usage()`, which counts
  * nothing), so they are exact even before the write-behind counter reaches KV.
  */
-import { listCiKeys } from "../../contracts/cikey-admin";
+import { listCiKeys } from "../../oauth/cikey-admin";
 import { listConnectedGrants } from "../../oauth/connected-clients";
 import { getCatalog } from "../../mcp/registry";
 import { counterKey } from "../../ratelimit/keys";
-import { rateLimiterFor, type QuotaUsage } from "../../ratelimit/limiter";
+import { rateLimiterFor } from "../../ratelimit/limiter";
+import { type QuotaUsage } from "../../ratelimit/hook";
 import { getRateLimitPolicy, quotaFor } from "../../ratelimit/policy";
 import { REST_RATE_LIMIT_TARGET } from "../../api/router";
 import { html, type SafeHtml } from "../html";

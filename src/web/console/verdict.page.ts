@@ -3,11 +3,11 @@
  * it replaced (/admin/projects/:project/contracts/:version/changes): what was checked, the outcome, the
  * violations grouped by rule, the Markdown report, and downloads of the documents and the verdict.
  */
-import type { VerdictReport } from "../../contracts/formats";
-import { renderVerdictMarkdown } from "../../contracts/markdown";
-import { contractStore, readVerdictBody } from "../../contracts/store/client";
-import { snapshotTitle, type ContractRecord, type SnapshotRecord, type VerdictRecord } from "../../contracts/store/records";
-import type { Verdict } from "../../contracts/types";
+import type { VerdictReport } from "../../engine/formats/report";
+import { renderVerdictMarkdown } from "../../engine/markdown";
+import { contractStore, readVerdictBody } from "../../spec/store/client";
+import { snapshotTitle, type ContractRecord, type SnapshotRecord, type VerdictRecord } from "../../spec/store/records";
+import type { Verdict } from "../../engine/types";
 import { html, type SafeHtml } from "../html";
 import { badge, code, notFound, time } from "./components";
 import type { ConsoleContext } from "./context";

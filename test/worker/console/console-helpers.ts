@@ -1,6 +1,6 @@
 /** Helpers for the admin console tests: a signed-in browser (cookie jar), its pages, CSRF tokens and forms. */
 import { env } from "cloudflare:test";
-import type { AuditQuery } from "../../../src/audit/store";
+import type { AuditQuery } from "../../../src/audit/store-rpc";
 import type { AuditRecord } from "../../../src/audit/record";
 import { auditStoresIn } from "../../../src/audit/sink";
 import { BASE, browserFetch, CookieJar, devSignIn } from "../helpers";

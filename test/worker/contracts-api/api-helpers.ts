@@ -3,10 +3,10 @@
  * Worker, or a verified principal (harness.ts) handed straight to the REST handler.
  */
 import contract from "../../../src/api/openapi.json";
-import { indexDocument } from "../../../src/contracts/normalize-document";
-import { createPayloadValidator } from "../../../src/contracts/payload";
-import { findOperation, findResponseKey } from "../../../src/contracts/payload-route";
-import type { OpenApiDocument } from "../../../src/contracts/types";
+import { indexDocument } from "../../../src/engine/normalize-document";
+import { createPayloadValidator } from "../../../src/engine/payload";
+import { findOperation, findResponseKey } from "../../../src/engine/payload-route";
+import type { OpenApiDocument } from "../../../src/engine/types";
 import { fetchAs, type Caller } from "../harness";
 import { API_RESOURCE, BASE, obtainTokens } from "../helpers";
 

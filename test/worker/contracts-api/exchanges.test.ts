@@ -8,11 +8,11 @@ import { Validator } from "@cfworker/json-schema";
 import { env } from "cloudflare:test";
 import { auditStoresIn } from "../../../src/audit/sink";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MAX_EXCHANGES } from "../../../src/contracts/exchanges/exchange";
+import { MAX_EXCHANGES } from "../../../src/engine/exchanges/exchange";
 import sarifSchema from "../../fixtures/sarif/sarif-2.1.0.schema.json";
 import { signedIn } from "../console/console-helpers";
 import { callTool, connectPrincipal } from "../contracts-mcp/helpers";
-import { conformingHar, exchangeContract, GOOD_ORDER, har, NEW_ORDER } from "../contracts/exchanges/fixtures";
+import { conformingHar, exchangeContract, GOOD_ORDER, har, NEW_ORDER } from "../engine/exchanges/fixtures";
 import { call, callJson } from "./api-helpers";
 import { restPrincipal, type Caller } from "../harness";
 

@@ -4,9 +4,9 @@
  * the user and organization that set it.
  */
 import { describe, expect, it } from "vitest";
-import { checkProjectAccess, rememberSelectedProject, resolveProjectName, selectedProject } from "../../../src/contracts/services/project-access";
-import { SpecFailure } from "../../../src/contracts/services/failure";
-import type { Principal } from "../../../src/mcp/context";
+import { checkProjectAccess, rememberSelectedProject, resolveProjectName, selectedProject } from "../../../src/spec/services/project-access";
+import { SpecFailure } from "../../../src/spec/services/failure";
+import type { Principal } from "../../../src/core/principal";
 import { workerEnv } from "./helpers";
 
 const principal = (extra: Partial<Principal> = {}): Principal => ({ organizationId: "acme", userId: "ana", clientId: "c", role: "admin", scopes: ["contracts.read"], ...extra });

@@ -1,8 +1,8 @@
 /** Validation messages in plain words, one `limit` rule on every list route, and YAML errors that show the line. */
 import { describe, expect, it, beforeAll } from "vitest";
 import { z } from "zod";
-import { parseOpenApiDocument } from "../../../src/contracts/document";
-import { humaniseIssues } from "../../../src/validation/humanise";
+import { parseOpenApiDocument } from "../../../src/engine/document";
+import { humaniseIssues } from "../../../src/lib/humanise";
 import { callJson } from "../contracts-api/api-helpers";
 import { restPrincipal, type Caller } from "../harness";
 import { ordersContract } from "../contracts-api/fixtures";

@@ -7,11 +7,12 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApiHandler, type ApiRoute } from "../../../src/api/router";
 import { getAuditPolicy, loadAuditPolicy, retentionMsFor } from "../../../src/audit/policy";
-import { newCorrelationId, type AuditRecord } from "../../../src/audit/record";
+import { type AuditRecord } from "../../../src/audit/record";
+import { newCorrelationId } from "../../../src/core/correlation";
 import { scrubText } from "../../../src/audit/scrub";
 import { auditStoresIn, StoringAuditSink } from "../../../src/audit/sink";
 import { MIN_CLEANUP_SPACING_MS } from "../../../src/audit/store";
-import type { Principal } from "../../../src/mcp/context";
+import type { Principal } from "../../../src/core/principal";
 import { runToolCall } from "../../../src/mcp/pipeline";
 import { getCatalog } from "../../../src/mcp/registry";
 import { unlimited } from "../../../src/ratelimit/hook";

@@ -6,7 +6,8 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { logAuditSink } from "../../../src/audit/record";
-import type { CallContext, Principal } from "../../../src/mcp/context";
+import type { CallContext } from "../../../src/mcp/context";
+import type { Principal } from "../../../src/core/principal";
 import { pipelineDepsFor } from "../../../src/mcp/deps";
 import { runToolCall } from "../../../src/mcp/pipeline";
 import { getCatalog } from "../../../src/mcp/registry";

@@ -8,10 +8,10 @@
 import { env as testEnv } from "cloudflare:test";
 import { buildSchema } from "graphql";
 import { DemoUpstream } from "../../../src/graphql/demo-upstream";
-import type { Fetcher } from "../../../src/graphql/gateway";
+import type { Fetcher } from "../../../src/graphql/types";
 import type { AuditRecord } from "../../../src/audit/record";
 import type { Env } from "../../../src/env";
-import type { Principal } from "../../../src/mcp/context";
+import type { Principal } from "../../../src/core/principal";
 import type { PipelineDeps } from "../../../src/mcp/pipeline";
 import { unlimited } from "../../../src/ratelimit/hook";
 import { bundledPolicyFiles } from "../../../src/policy/files";

@@ -8,7 +8,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { auditStoresIn } from "../../../src/audit/sink";
-import type { AuditQuery } from "../../../src/audit/store";
+import type { AuditQuery } from "../../../src/audit/store-rpc";
 import { FAILURE_CLASSES, Failure, type FailureKind } from "../../../src/core/failure";
 import { failureAsJsonRpcError, failureAsProblem, failureAsToolResult } from "../../../src/core/failure-mapping";
 import { apiError } from "../../../src/api/errors";

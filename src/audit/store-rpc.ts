@@ -1,0 +1,42 @@
+/**
+ * What an organization's audit store (the AuditLog Durable Object, store.ts) offers over RPC, and the values it
+ * takes and answers. Env types the AUDIT_LOG binding by this interface, so no caller imports the class.
+ */
+import type { AuditRecord } from "./record";
+
+/** Filters of one query, already validated; times in epoch milliseconds. */
+export interface AuditQuery {
+  from?: number;
+  to?: number;
+  userId?: string;
+  clientId?: string;
+  target?: string;
+  kind?: AuditRecord["kind"];
+  outcome?: AuditRecord["outcome"];
+  correlationId?: string;
+  limit: number;
+  /** Keyset position: return records strictly older than this one. */
+  after?: AuditPosition;
+}
+
+export interface AuditPosition {
+  timeMs: number;
+  seq: number;
+}
+
+export interface AuditPage {
+  events: AuditRecord[];
+  /** Position of the last event returned when more match; null on the last page. */
+  next: AuditPosition | null;
+}
+
+/** What append answers: refusals are values, not exceptions, so they are not logged as uncaught errors. */
+export type AppendResult = { stored: true } | { stored: false; problem: string };
+
+/** The audit store's RPC methods. */
+export interface AuditLogRpc extends Rpc.DurableObjectBranded {
+  /** Stores one record, or refuses a malformed one or one for another organization. */
+  append(input: AuditRecord): Promise<AppendResult>;
+  /** One page of the organization's records, newest first. */
+  query(organizationId: string, query: AuditQuery): Promise<AuditPage>;
+}

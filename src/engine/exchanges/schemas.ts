@@ -1,0 +1,64 @@
+/**
+ * JSON Schema validators for the parts of an exchange (parameters, request bodies, response bodies and headers),
+ * built with the same conversion as validate_response_payload (payload-schema.ts: OpenAPI 3.0/3.1 semantics,
+ * readOnly/writeOnly by direction) and kept in a bounded cache keyed by document, operation and part, so the
+ * thousandth exchange of an operation reuses the validator the first one built.
+ */
+import { Validator } from "@cfworker/json-schema";
+import { MAX_PAYLOAD_DEPTH, nestsDeeperThan } from "../payload";
+import { leafErrors } from "../payload-errors";
+import { convertToJsonSchema, SchemaConversionError } from "../payload-schema";
+import type { Direction } from "../rules/support/schema-change";
+import type { OpenApiDocument, PayloadError } from "../types";
+
+const MAX_CACHED_VALIDATORS = 2000;
+
+interface Entry {
+  validator: Validator;
+  schema: Record<string, unknown>;
+}
+
+export type SchemaCheck = { ok: true; errors: PayloadError[] } | { ok: false; unusable: string } | { ok: false; tooDeep: true };
+
+export class SchemaValidators {
+  private readonly cache = new Map<string, Entry | string>();
+  /** Validators built so far (cache misses). */
+  buildCount = 0;
+
+  private entry(key: string, document: OpenApiDocument, version: string, schema: unknown, direction: Direction): Entry | string {
+    const cached = this.cache.get(key);
+    if (cached !== undefined) {
+      // Recency: Map order is insertion order, so the first key is the least recently used.
+      this.cache.delete(key);
+      this.cache.set(key, cached);
+      return cached;
+    }
+    let built: Entry | string;
+    try {
+      const converted = convertToJsonSchema(document, schema, version, direction).schema;
+      built = { validator: new Validator(converted, "2020-12", false), schema: converted };
+      this.buildCount++;
+    } catch (error) {
+      if (!(error instanceof SchemaConversionError) && !(error instanceof Error && /\$ref|schema URI/.test(error.message))) throw error;
+      // Remembered as unusable, so a broken schema is reported without being converted again per exchange.
+      built = error.message.split("\n")[0] ?? "the schema cannot be converted";
+    }
+    this.cache.set(key, built);
+    if (this.cache.size > MAX_CACHED_VALIDATORS) this.cache.delete(this.cache.keys().next().value as string);
+    return built;
+  }
+
+  check(key: string, document: OpenApiDocument, version: string, schema: unknown, direction: Direction, value: unknown): SchemaCheck {
+    if (nestsDeeperThan(value, MAX_PAYLOAD_DEPTH)) return { ok: false, tooDeep: true };
+    const entry = this.entry(key, document, version, schema, direction);
+    if (typeof entry === "string") return { ok: false, unusable: entry };
+    try {
+      const result = entry.validator.validate(value);
+      return { ok: true, errors: result.valid ? [] : leafErrors(result.errors, entry.schema) };
+    } catch (error) {
+      // An invalid `pattern` in the contract surfaces only when a string reaches it.
+      if (!(error instanceof SyntaxError)) throw error;
+      return { ok: false, unusable: error.message };
+    }
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * A verdict as SARIF 2.1.0, the format GitHub code scanning imports: one result per violation, rule metadata
+ * (id, purpose, link, default level) from the rule registry, and each result located twice: logically, by the
+ * operation and JSON pointer the violation names, and physically, in the document's file, because code
+ * scanning refuses results without a file. https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html
+ */
+import { EXCHANGE_RULES } from "../exchanges/rules";
+import { rulesById } from "../rules";
+import type { ViolationLocator } from "../source-positions";
+import type { Severity, Violation } from "../types";
+import { subjectNoun, type VerdictReport } from "./report";
+
+export const SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json";
+const LEVEL: Record<Severity, "error" | "warning" | "note"> = { error: "error", warning: "warning", info: "note" };
+
+interface ReportingDescriptor {
+  id: string;
+  name: string;
+  shortDescription: { text: string };
+  fullDescription: { text: string };
+  helpUri?: string;
+  help: { text: string };
+  defaultConfiguration: { level: "error" | "warning" | "note" };
+}
+
+/** "create-order" -> "CreateOrder": SARIF's rule `name` is an identifier-like label. */
+function pascalName(id: string): string {
+  return id.replace(/(^|[^a-zA-Z0-9]+)([a-zA-Z0-9])/g, (_all, _sep, letter: string) => letter.toUpperCase());
+}
+
+/** `enforces` is a link, sometimes followed by the category it names: SARIF wants the bare URI. */
+function helpUriOf(enforces: string): { helpUri?: string } {
+  const first = enforces.split(/\s+/)[0] ?? "";
+  try {
+    return new URL(first).protocol === "https:" ? { helpUri: first } : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Recorded-traffic findings are not conformance rules; their purposes live in their own catalogue. */
+const exchangeRulesById = new Map(EXCHANGE_RULES.map((rule) => [rule.id, rule]));
+
+function descriptorOf(ruleId: string, observed: Severity): ReportingDescriptor {
+  const rule = rulesById.get(ruleId);
+  const exchangeRule = rule ? undefined : exchangeRulesById.get(ruleId);
+  if (exchangeRule) {
+    return {
+      id: exchangeRule.id,
+      name: pascalName(exchangeRule.id),
+      shortDescription: { text: exchangeRule.purpose },
+      fullDescription: { text: `${exchangeRule.purpose} (recorded-traffic check, severity ${exchangeRule.severity}).` },
+      help: { text: `${exchangeRule.purpose} See the Arbiter README, "Recorded traffic".` },
+      defaultConfiguration: { level: LEVEL[exchangeRule.severity] },
+    };
+  }
+  if (!rule) {
+    return {
+      id: ruleId,
+      name: pascalName(ruleId),
+      shortDescription: { text: ruleId },
+      fullDescription: { text: `Arbiter check ${ruleId}.` },
+      help: { text: `See the Arbiter README for ${ruleId}.` },
+      defaultConfiguration: { level: LEVEL[observed] },
+    };
+  }
+  return {
+    id: rule.id,
+    name: pascalName(rule.id),
+    shortDescription: { text: rule.purpose },
+    fullDescription: { text: `${rule.purpose} (${rule.kind} rule, default severity ${rule.defaultSeverity}).` },
+    ...helpUriOf(rule.enforces),
+    help: { text: `${rule.purpose} What it enforces: ${rule.enforces}` },
+    defaultConfiguration: { level: LEVEL[rule.defaultSeverity] },
+  };
+}
+
+/** "GET /orders/{id}#/responses/200" -> operation "GET /orders/{id}", pointer "/responses/200". */
+function splitLocation(location: string): { operation: string | null; pointer: string } {
+  const hash = location.indexOf("#");
+  const head = hash < 0 ? location : location.slice(0, hash);
+  const pointer = hash < 0 ? "" : location.slice(hash + 1);
+  return /^[A-Z]+ \//.test(head) ? { operation: head, pointer } : { operation: null, pointer: hash < 0 ? location : pointer };
+}
+
+function resultOf(violation: Violation, ruleIndex: number, artifactPath: string, locate: ViolationLocator | undefined) {
+  const { operation, pointer } = splitLocation(violation.location);
+  const region = locate?.(violation.location) ?? { startLine: 1 };
+  return {
+    ruleId: violation.rule,
+    ruleIndex,
+    level: LEVEL[violation.severity],
+    message: { text: violation.message },
+    locations: [
+      {
+        physicalLocation: { artifactLocation: { uri: artifactPath }, region },
+        logicalLocations: [
+          {
+            name: pointer || operation || violation.location,
+            fullyQualifiedName: violation.location,
+            kind: operation ? (pointer ? "member" : "function") : "object",
+          },
+        ],
+      },
+    ],
+    partialFingerprints: { "arbiterLocation/v1": `${violation.rule}|${violation.location}` },
+    properties: { ...(operation ? { operation } : {}), pointer },
+  };
+}
+
+/** Artifact paths are relative URI references into the repository: no scheme, no leading slash, no dot segments. */
+export function artifactUri(path: string | undefined): string {
+  const clean = (path ?? "").trim().replace(/\\/g, "/").replace(/^(\.\/)+/, "").replace(/^\/+/, "");
+  if (!clean || clean.split("/").some((segment) => segment === ".." || segment === ".") || /^[a-z][a-z0-9+.-]*:/i.test(clean)) return "openapi.json";
+  return clean.split("/").map((segment) => encodeURIComponent(segment)).join("/");
+}
+
+export function renderSarif(report: VerdictReport): Record<string, unknown> {
+  const ruleIds: string[] = [];
+  const indexOf = new Map<string, number>();
+  const observed = new Map<string, Severity>();
+  for (const violation of report.verdict.violations) {
+    if (!indexOf.has(violation.rule)) {
+      indexOf.set(violation.rule, ruleIds.length);
+      ruleIds.push(violation.rule);
+      observed.set(violation.rule, violation.severity);
+    }
+  }
+  const artifactPath = artifactUri(report.artifactPath);
+  return {
+    $schema: SARIF_SCHEMA_URI,
+    version: "2.1.0",
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: "Arbiter",
+            rules: ruleIds.map((id) => descriptorOf(id, observed.get(id) ?? "error")),
+          },
+        },
+        automationDetails: { id: `arbiter/${report.project}/${report.subject}/` },
+        artifacts: [{ location: { uri: artifactPath }, description: { text: `${subjectNoun(report.subject)} of project ${report.project}` } }],
+        results: report.verdict.violations.map((violation) => resultOf(violation, indexOf.get(violation.rule) ?? 0, artifactPath, report.locate)),
+        properties: {
+          project: report.project,
+          subject: report.subject,
+          title: report.title,
+          approved: report.verdict.approved,
+          ...(report.contractVersion ? { contractVersion: report.contractVersion } : {}),
+          ...(report.link ? { verdictUrl: report.link } : {}),
+        },
+      },
+    ],
+  };
+}

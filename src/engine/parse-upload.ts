@@ -1,0 +1,35 @@
+/**
+ * Uploaded bytes -> validated OpenAPI document. Pure (no storage, no Workers types), so the memory script in
+ * scripts/ can run the very same code in Node.
+ */
+import { parseOpenApiDocument } from "./document";
+import type { DocumentCheckOptions } from "./document-checks";
+import type { DocumentProblem, OpenApiDocument } from "./types";
+
+export type DocumentFormat = "json" | "yaml";
+
+/** Facts about a stored OpenAPI document, taken when it was parsed at upload. */
+export interface DocumentFacts {
+  contentHash: string;
+  size: number;
+  format: DocumentFormat;
+  openapiVersion: string;
+  operationCount: number;
+}
+
+export type ParsedUpload =
+  | { ok: true; document: OpenApiDocument; facts: Omit<DocumentFacts, "contentHash" | "size"> }
+  | { ok: false; problems: DocumentProblem[] };
+
+/** UTF-8 bytes -> validated OpenAPI document (JSON or YAML), or the list of what is wrong. */
+export function parseDocumentBytes(bytes: Uint8Array, options: DocumentCheckOptions = {}): ParsedUpload {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return { ok: false, problems: [{ path: "", message: "the document is not valid UTF-8 text: save it as UTF-8 JSON or YAML" }] };
+  }
+  const parsed = parseOpenApiDocument(text, options);
+  if (!parsed.ok) return { ok: false, problems: parsed.problems };
+  return { ok: true, document: parsed.document, facts: { format: parsed.format, openapiVersion: parsed.openapiVersion, operationCount: parsed.operationCount } };
+}

@@ -1,0 +1,41 @@
+/**
+ * What a rate-limit coordinator (the RateLimitCoordinator Durable Object, coordinator.ts) offers over RPC, and the
+ * values it takes and answers. Env types the RATE_LIMITER binding by CoordinatorRpc, so no caller imports the class.
+ */
+import type { StoreFailureMode } from "./coordinator-core";
+import type { RateLimitDecision } from "./hook";
+
+export interface QuotaRequest {
+  target: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface CoordinatorCheckRequest extends QuotaRequest {
+  organizationId: string;
+  clientId: string;
+  onStoreFailure: StoreFailureMode;
+  /** Quotas whose remaining calls to report with an admitted decision (after counting it). */
+  report?: QuotaRequest[];
+}
+
+export interface CoordinatorUsageRequest {
+  organizationId: string;
+  clientId: string;
+  quotas: QuotaRequest[];
+}
+
+export interface TargetUsage {
+  target: string;
+  remaining: number | null;
+  resetsInSeconds: number | null;
+}
+
+/** What the Worker side needs from a coordinator (the Durable Object stub, or a stand-in in tests). */
+export interface CoordinatorApi {
+  check(request: CoordinatorCheckRequest): Promise<RateLimitDecision>;
+  usage(request: CoordinatorUsageRequest): Promise<TargetUsage[]>;
+}
+
+/** The coordinator's RPC methods, as the RATE_LIMITER binding offers them. */
+export interface CoordinatorRpc extends CoordinatorApi, Rpc.DurableObjectBranded {}

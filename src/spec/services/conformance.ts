@@ -1,0 +1,115 @@
+/**
+ * The conformance check behind check_api_conformance (and anything else that asks for a verdict): decides whether the check can run (project, contract,
+ * snapshot, build state, readable documents) and returns the verdict. The verdict stored at upload is reused when
+ * the snapshot was checked against the very contract version asked for; otherwise (another version, or the active
+ * contract changed since) the engine runs on the stored documents. A rejected implementation is a normal outcome;
+ * only "cannot verify" cases throw (SpecFailure), each with the next step.
+ */
+import { getConformanceConfig } from "../../engine/config";
+import { checkConformance } from "../../engine/engine";
+import { readVerdictBody } from "../store/client";
+import type { BuildRecord, ContractRecord, SnapshotRecord } from "../store/records";
+import type { Verdict } from "../../engine/types";
+import { loadDocument } from "./documents";
+import { cannotVerify } from "./failure";
+import { requireProjectStatus, storeOf, type SpecCaller } from "./project-access";
+
+type Context = SpecCaller;
+
+export interface ConformanceRequest {
+  project: string;
+  /** A snapshot id; default: the latest snapshot. */
+  snapshotId?: number;
+  /** A contract version; default: the active contract. */
+  contractVersion?: number;
+}
+
+export interface ConformanceOutcome {
+  project: string;
+  contract: ContractRecord;
+  snapshot: SnapshotRecord;
+  verdict: Verdict;
+  /** "stored": the verdict recorded when CI uploaded the snapshot; "computed": checked now. */
+  source: "stored" | "computed";
+}
+
+const LOG_TAIL_CHARS = 1500;
+
+export function contractLabel(contract: Pick<ContractRecord, "version" | "label">): string {
+  return `v${contract.version}${contract.label ? ` (${contract.label})` : ""}`;
+}
+
+/**
+ * The log's end goes into the result's _meta, not the message: the message is also the audit record's reason,
+ * which must not carry build output (it may hold anything a build printed).
+ */
+function buildFailed(build: BuildRecord) {
+  return cannotVerify(
+    "build_failed",
+    // "last build failed at <commit>: fix the build first" is the promised wording; details only follow it.
+    `The last build failed at ${build.commit}: fix the build first, then let CI upload a new snapshot and check again.` +
+      (build.branch ? ` Branch: ${build.branch}.` : "") +
+      (build.runUrl ? ` CI run: ${build.runUrl}.` : "") +
+      ` The end of the build log is in this result's _meta.buildLogTail; the whole excerpt is at GET /api/v1/projects/${build.project}/builds.`,
+    "error",
+    { failedCommit: build.commit, buildLogTail: build.logExcerpt.trim().slice(-LOG_TAIL_CHARS) },
+  );
+}
+
+export async function resolveContract(context: Context, project: string, version: number | undefined, active: ContractRecord | null): Promise<ContractRecord> {
+  if (version === undefined) {
+    if (!active) {
+      throw cannotVerify(
+        "no_active_contract",
+        `Project "${project}" has no active contract, so there is nothing to check against: upload one (POST /api/v1/projects/${project}/contracts) or activate a version.`,
+      );
+    }
+    return active;
+  }
+  const contract = await storeOf(context).getContract(project, version);
+  if (!contract) throw cannotVerify("unknown_contract", `Project "${project}" has no contract version ${version}: call spec_contracts_list to see its versions.`, "invalid-input");
+  return contract;
+}
+
+async function storedVerdict(context: Context, snapshot: SnapshotRecord): Promise<Verdict | null> {
+  if (snapshot.verdictId === null) return null;
+  const record = await storeOf(context).getVerdict(snapshot.project, snapshot.verdictId);
+  return record ? readVerdictBody(context.env, context.principal.organizationId, record.verdictHash) : null;
+}
+
+export async function runConformanceCheck(context: Context, request: ConformanceRequest): Promise<ConformanceOutcome> {
+  const { project } = request;
+  const status = await requireProjectStatus(context, project);
+  const contract = await resolveContract(context, project, request.contractVersion, status.activeContract);
+
+  let snapshot: SnapshotRecord;
+  if (request.snapshotId === undefined) {
+    // The latest snapshot does not describe the current code when a later build failed.
+    if (status.lastBuildFailed && status.latestFailedBuild) throw buildFailed(status.latestFailedBuild);
+    if (!status.latestSnapshot) {
+      throw cannotVerify(
+        "no_snapshot",
+        `Project "${project}" has no snapshot yet: upload one from CI (the arbiter CLI, or POST /api/v1/projects/${project}/snapshots with the implementation's generated OpenAPI document), then check again.`,
+      );
+    }
+    snapshot = status.latestSnapshot;
+  } else {
+    const found = await storeOf(context).getSnapshot(project, request.snapshotId);
+    if (!found) throw cannotVerify("unknown_snapshot", `Project "${project}" has no snapshot ${request.snapshotId}: call spec_snapshots_list to see its snapshots.`, "invalid-input");
+    snapshot = found;
+  }
+
+  if (snapshot.contractVersion === contract.version) {
+    const verdict = await storedVerdict(context, snapshot);
+    if (verdict) return { project, contract, snapshot, verdict, source: "stored" };
+  }
+  const contractDocument = await loadDocument(context.env, context.principal.organizationId, contract);
+  if (!contractDocument) {
+    throw cannotVerify("document_unreadable", `The stored document of contract ${contractLabel(contract)} of "${project}" cannot be read: upload the contract again (POST /api/v1/projects/${project}/contracts).`);
+  }
+  const snapshotDocument = await loadDocument(context.env, context.principal.organizationId, snapshot);
+  if (!snapshotDocument) {
+    throw cannotVerify("document_unreadable", `The stored document of snapshot ${snapshot.id} (commit ${snapshot.commit}) of "${project}" cannot be read: let CI upload the snapshot again.`);
+  }
+  return { project, contract, snapshot, verdict: checkConformance(contractDocument, snapshotDocument, getConformanceConfig()), source: "computed" };
+}

@@ -1,0 +1,101 @@
+/**
+ * Recorded traffic (HAR 1.2 or NDJSON) checked against a contract version and recorded as the project's latest
+ * traffic verdict. Transport-free: REST (and any later MCP upload tool) maps the tagged failures to its answers.
+ * The exchanges are read, validated and dropped: only their count, the upload's digest and the verdict are kept,
+ * because recordings carry credentials and personal data.
+ */
+import type { Env } from "../../env";
+import { MAX_EXCHANGE_BODY_BYTES, MAX_EXCHANGES, type ExchangeProblem, type ParsedExchanges } from "../../engine/exchanges/exchange";
+import { parseExchanges } from "../../engine/exchanges/parse";
+import { createExchangeValidator } from "../../engine/exchanges/validate";
+import { encodeVerdict } from "../../engine/encode-verdict";
+import { contractStore } from "../store/client";
+import { sha256Hex } from "../store/hash";
+import type { ContractRecord, ExchangeRunRecord, StoreFailure } from "../store/records";
+import type { Verdict } from "../../engine/types";
+import { contractVersion, isFailure, storedDocument, type SpecCheckFailure } from "./drafts";
+
+/**
+ * One validator cache per isolate, keyed by organization and contract content hash (the stored bytes never change
+ * under a hash), so validators built for one upload serve the next against the same contract version.
+ */
+const validator = createExchangeValidator();
+
+export type ExchangesFailure =
+  | SpecCheckFailure
+  | { ok: false; code: "invalid_exchanges"; message: string; problems: ExchangeProblem[] }
+  | { ok: false; code: "too_many_exchanges"; message: string; count: number }
+  | { ok: false; code: "exchange_body_too_large"; message: string; pointer: string; bytes: number }
+  | StoreFailure;
+
+export interface ExchangesMeta {
+  commit: string | null;
+  branch: string | null;
+  runUrl: string | null;
+}
+
+export interface ExchangesChecked {
+  ok: true;
+  run: ExchangeRunRecord;
+  contract: ContractRecord;
+  verdict: Verdict;
+}
+
+function unreadable(parsed: Exclude<ParsedExchanges, { ok: true }>): ExchangesFailure {
+  switch (parsed.code) {
+    case "invalid_exchanges": {
+      const first = parsed.problems[0];
+      return {
+        ok: false,
+        code: "invalid_exchanges",
+        message: `The upload is not a readable HAR 1.2 file or NDJSON of exchanges (${parsed.problems.length}${parsed.problems.length >= 20 ? " or more" : ""} problem${parsed.problems.length === 1 ? "" : "s"}${first ? `, first: ${first.pointer || "(upload)"}: ${first.message}` : ""}). Nothing was stored; fix the file and upload it again.`,
+        problems: parsed.problems,
+      };
+    }
+    case "too_many_exchanges":
+      return { ok: false, code: "too_many_exchanges", count: parsed.count, message: `The upload holds ${parsed.count} exchanges, more than the ${MAX_EXCHANGES} accepted at once: split the recording and upload the parts one by one.` };
+    case "exchange_body_too_large":
+      return { ok: false, code: "exchange_body_too_large", pointer: parsed.pointer, bytes: parsed.bytes, message: `The body at ${parsed.pointer} is ${parsed.bytes} bytes, more than the ${MAX_EXCHANGE_BODY_BYTES} bytes accepted per body: leave that exchange out or shorten its body.` };
+  }
+}
+
+export async function recordExchanges(
+  env: Env,
+  who: { organizationId: string; uploadedBy: string },
+  project: string,
+  bytes: Uint8Array,
+  contentType: string | undefined,
+  meta: ExchangesMeta,
+  version?: number,
+): Promise<ExchangesChecked | ExchangesFailure> {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return unreadable({ ok: false, code: "invalid_exchanges", problems: [{ pointer: "", message: "the body is not valid UTF-8 text" }] });
+  }
+  const parsed = parseExchanges(text, contentType);
+  if (!parsed.ok) return unreadable(parsed);
+  const contract = await contractVersion(env, who.organizationId, project, version);
+  if (isFailure(contract)) return contract;
+  const document = await storedDocument(env, who.organizationId, contract);
+  if (isFailure(document)) return document;
+  const verdict = validator.validate(document, `${who.organizationId}\n${contract.contentHash}`, parsed.exchanges);
+  const stored = await contractStore(env, who.organizationId).recordExchangeRun(
+    {
+      project,
+      contractVersion: contract.version,
+      format: parsed.format,
+      exchangeCount: parsed.exchanges.length,
+      uploadDigest: await sha256Hex(bytes),
+      commit: meta.commit,
+      branch: meta.branch,
+      runUrl: meta.runUrl,
+      uploadedBy: who.uploadedBy,
+    },
+    // Counted from the summary: the verdict lists at most MAX_EXCHANGE_VIOLATIONS_LISTED violations.
+    { ...encodeVerdict(verdict), errorCount: verdict.summary.filter((entry) => entry.severity === "error").reduce((sum, entry) => sum + entry.count, 0) },
+  );
+  if (!stored.ok) return stored;
+  return { ok: true, run: stored.run, contract, verdict };
+}

@@ -1,0 +1,269 @@
+/**
+ * ContractStore: one SQLite-backed Durable Object per organization (named by the organization id, which
+ * always comes from the verified token or CI key). A single object serialises every write of the
+ * organization, so concurrent uploads to one project get distinct version numbers and ids and none is lost.
+ * The class is a thin RPC surface; the SQL lives in the *-table.ts modules. Use it through client.ts.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../../env";
+import { completeBlob, getBlob, putChunk, putSmallBlob, readChunk, readSmallBlob, type BlobInfo } from "./blob-table";
+import { getExchangeRun, getLatestExchangeRun, insertExchangeRun, listExchangeRuns, type ExchangeRunInput } from "./exchange-table";
+import { insertKey, getKey, getKeyWithHash, listKeys, revokeKey, type NewKey } from "./key-table";
+import {
+  activateContract,
+  getActiveContract,
+  getBuild,
+  getContract,
+  getContractChangeHash,
+  getProject,
+  getSnapshot,
+  getVerdict,
+  insertBuild,
+  insertContract,
+  insertSnapshot,
+  listBuilds,
+  listContracts,
+  listProjects,
+  listSnapshots,
+  listVerdicts,
+  projectStatus,
+  type BuildInput,
+  type ContractInput,
+  type SnapshotInput,
+  type VerdictInput,
+} from "./ledger-table";
+import type {
+  BuildRecord,
+  CiKeyRecord,
+  ContractRecord,
+  ExchangeRunRecord,
+  Page,
+  ProjectRecord,
+  ProjectStatus,
+  SnapshotRecord,
+  StoreResult,
+  VerdictRecord,
+} from "./records";
+import { SCHEMA_STATEMENTS } from "./schema";
+import { addSubscriber, listSubscribers, removeSubscriber } from "./subscriber-table";
+import { getDefaultProject, setDefaultProject } from "./default-project-table";
+import { sha256Hex } from "./hash";
+import type { ContractStoreRpc, VerdictBody } from "./rpc";
+
+export class ContractStore extends DurableObject<Env> implements ContractStoreRpc {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    ctx.blockConcurrencyWhile(async () => {
+      for (const statement of SCHEMA_STATEMENTS) this.sql.exec(statement);
+    });
+  }
+
+  private async storeVerdictBody(body: VerdictBody): Promise<VerdictInput> {
+    const verdictHash = await sha256Hex(body.json);
+    return { approved: body.approved, totalViolations: body.totalViolations, errorCount: body.errorCount, verdictHash };
+  }
+
+  // ---- content --------------------------------------------------------------------------------------------
+
+  blobInfo(hash: string): BlobInfo | null {
+    return getBlob(this.sql, hash);
+  }
+
+  putDocumentPiece(hash: string, index: number, bytes: Uint8Array): void {
+    putChunk(this.sql, hash, index, bytes);
+  }
+
+  completeDocument(hash: string, size: number, chunkCount: number): boolean {
+    return this.ctx.storage.transactionSync(() => completeBlob(this.sql, hash, size, chunkCount));
+  }
+
+  readDocumentPiece(hash: string, index: number): Uint8Array | null {
+    return readChunk(this.sql, hash, index);
+  }
+
+  readVerdictBody(hash: string): Uint8Array | null {
+    return readSmallBlob(this.sql, hash);
+  }
+
+  // ---- projects and contracts -------------------------------------------------------------------------------
+
+  listProjects(only: string[] | null): ProjectRecord[] {
+    return listProjects(this.sql, only);
+  }
+
+  getProject(name: string): ProjectRecord | null {
+    return getProject(this.sql, name);
+  }
+
+  projectStatus(name: string): ProjectStatus | null {
+    return projectStatus(this.sql, name);
+  }
+
+  /**
+   * `change` is the comparison with `change.comparedWithVersion`, which must still be the active version when the
+   * write happens: if another upload activated a version in between, the answer is `stale_comparison` and the
+   * caller compares again, so no version is ever recorded as compared with a version it was not compared with.
+   */
+  async recordContract(
+    input: Omit<ContractInput, "verdict" | "change">,
+    verdict: VerdictBody,
+    change?: { comparedWithVersion: number; verdict: VerdictBody },
+  ): Promise<StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean }> | { ok: false; code: "stale_comparison"; message: string }> {
+    const verdictInput = await this.storeVerdictBody(verdict);
+    const changeInput = change ? { comparedWithVersion: change.comparedWithVersion, verdict: await this.storeVerdictBody(change.verdict) } : undefined;
+    return this.ctx.storage.transactionSync(() => {
+      if (!getBlob(this.sql, input.document.contentHash)) return { ok: false as const, code: "missing_content" as const, message: "The document content was not stored completely; upload it again." };
+      const active = getActiveContract(this.sql, input.project);
+      if ((active?.version ?? null) !== (change?.comparedWithVersion ?? null)) {
+        return { ok: false as const, code: "stale_comparison" as const, message: "The active contract changed while this upload was being compared with it." };
+      }
+      putSmallBlob(this.sql, verdictInput.verdictHash, verdict.json);
+      if (change && changeInput) putSmallBlob(this.sql, changeInput.verdict.verdictHash, change.verdict.json);
+      return { ok: true as const, ...insertContract(this.sql, { ...input, verdict: verdictInput, ...(changeInput ? { change: changeInput } : {}) }) };
+    });
+  }
+
+  contractChangeHash(project: string, version: number): string | null {
+    return getContractChangeHash(this.sql, project, version);
+  }
+
+  activateContract(project: string, version: number): StoreResult<{ contract: ContractRecord }> {
+    return this.ctx.storage.transactionSync(() => {
+      if (!getProject(this.sql, project)) return { ok: false as const, code: "unknown_project" as const, message: `There is no project "${project}".` };
+      const contract = activateContract(this.sql, project, version);
+      if (!contract) return { ok: false as const, code: "unknown_contract" as const, message: `Project "${project}" has no contract version ${version}.` };
+      return { ok: true as const, contract };
+    });
+  }
+
+  getContract(project: string, version: number): ContractRecord | null {
+    return getContract(this.sql, project, version);
+  }
+
+  getActiveContract(project: string): ContractRecord | null {
+    return getActiveContract(this.sql, project);
+  }
+
+  listContracts(project: string, limit: number, before: number | null): Page<ContractRecord> {
+    return listContracts(this.sql, project, limit, before);
+  }
+
+  // ---- snapshots, builds, verdicts --------------------------------------------------------------------------
+
+  async recordSnapshot(input: Omit<SnapshotInput, "verdict">, verdict: VerdictBody): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord }>> {
+    const verdictInput = await this.storeVerdictBody(verdict);
+    return this.ctx.storage.transactionSync(() => {
+      if (!getProject(this.sql, input.project)) return { ok: false as const, code: "unknown_project" as const, message: `There is no project "${input.project}".` };
+      if (!getBlob(this.sql, input.document.contentHash)) return { ok: false as const, code: "missing_content" as const, message: "The document content was not stored completely; upload it again." };
+      putSmallBlob(this.sql, verdictInput.verdictHash, verdict.json);
+      const stored = insertSnapshot(this.sql, { ...input, verdict: verdictInput });
+      if (!stored) return { ok: false as const, code: "unknown_contract" as const, message: `Project "${input.project}" has no contract version ${input.contractVersion}.` };
+      return { ok: true as const, ...stored };
+    });
+  }
+
+  getSnapshot(project: string, id: number): SnapshotRecord | null {
+    return getSnapshot(this.sql, project, id);
+  }
+
+  listSnapshots(project: string, limit: number, before: number | null): Page<SnapshotRecord> {
+    return listSnapshots(this.sql, project, limit, before);
+  }
+
+  recordBuild(input: BuildInput): StoreResult<{ build: BuildRecord }> {
+    return this.ctx.storage.transactionSync(() => {
+      if (!getProject(this.sql, input.project)) return { ok: false as const, code: "unknown_project" as const, message: `There is no project "${input.project}".` };
+      return { ok: true as const, build: insertBuild(this.sql, input) };
+    });
+  }
+
+  getBuild(project: string, id: number): BuildRecord | null {
+    return getBuild(this.sql, project, id);
+  }
+
+  listBuilds(project: string, limit: number, before: number | null): Page<BuildRecord> {
+    return listBuilds(this.sql, project, limit, before);
+  }
+
+  getVerdict(project: string, id: number): VerdictRecord | null {
+    return getVerdict(this.sql, project, id);
+  }
+
+  listVerdicts(project: string, limit: number, before: number | null): Page<VerdictRecord> {
+    return listVerdicts(this.sql, project, limit, before);
+  }
+
+  // ---- recorded traffic -----------------------------------------------------------------------------------
+
+  async recordExchangeRun(input: Omit<ExchangeRunInput, "verdict">, verdict: VerdictBody): Promise<StoreResult<{ run: ExchangeRunRecord }>> {
+    const verdictInput = await this.storeVerdictBody(verdict);
+    return this.ctx.storage.transactionSync(() => {
+      if (!getProject(this.sql, input.project)) return { ok: false as const, code: "unknown_project" as const, message: `There is no project "${input.project}".` };
+      putSmallBlob(this.sql, verdictInput.verdictHash, verdict.json);
+      const run = insertExchangeRun(this.sql, { ...input, verdict: verdictInput });
+      if (!run) return { ok: false as const, code: "unknown_contract" as const, message: `Project "${input.project}" has no contract version ${input.contractVersion}.` };
+      return { ok: true as const, run };
+    });
+  }
+
+  getExchangeRun(project: string, id: number): ExchangeRunRecord | null {
+    return getExchangeRun(this.sql, project, id);
+  }
+
+  latestExchangeRun(project: string): ExchangeRunRecord | null {
+    return getLatestExchangeRun(this.sql, project);
+  }
+
+  listExchangeRuns(project: string, limit: number, before: number | null): Page<ExchangeRunRecord> {
+    return listExchangeRuns(this.sql, project, limit, before);
+  }
+
+  // ---- CI keys ----------------------------------------------------------------------------------------------
+
+  createKey(key: NewKey): CiKeyRecord {
+    return insertKey(this.sql, key);
+  }
+
+  getKey(id: string): CiKeyRecord | null {
+    return getKey(this.sql, id);
+  }
+
+  keyForValidation(id: string): { key: CiKeyRecord; secretHash: string } | null {
+    return getKeyWithHash(this.sql, id);
+  }
+
+  listKeys(): CiKeyRecord[] {
+    return listKeys(this.sql);
+  }
+
+  revokeKey(id: string, revokedBy: string): CiKeyRecord | null {
+    return revokeKey(this.sql, id, revokedBy);
+  }
+
+  // ---- MCP subscribers --------------------------------------------------------------------------------------
+
+  subscribe(project: string, sessionId: string): void {
+    addSubscriber(this.sql, project, sessionId);
+  }
+
+  unsubscribe(project: string, sessionId: string): void {
+    removeSubscriber(this.sql, project, sessionId);
+  }
+
+  subscribers(project: string): string[] {
+    return listSubscribers(this.sql, project);
+  }
+
+  // ---- Per-user default project ------------------------------------------------------------------------------
+
+  defaultProject(userId: string): string | null {
+    return getDefaultProject(this.sql, userId);
+  }
+
+  setDefaultProject(userId: string, project: string): void {
+    setDefaultProject(this.sql, userId, project);
+  }
+}
