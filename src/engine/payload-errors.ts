@@ -5,6 +5,7 @@
 import type { OutputUnit } from "@cfworker/json-schema";
 import { isRecord, unescapeToken } from "./normalize-pointer";
 import { WRITE_ONLY_MARK } from "./payload-schema";
+import { plainSchemaMessage } from "./plain-schema-message";
 import type { PayloadError } from "./types";
 
 /** Keywords that only say "something below failed"; the errors below them are reported instead. */
@@ -44,7 +45,19 @@ function schemaAt(root: unknown, keywordLocation: string): unknown {
   return current;
 }
 
-function describe(unit: OutputUnit, root: unknown, previous?: OutputUnit): PayloadError {
+/** The payload's value at an RFC 6901 pointer (undefined when it has none there). */
+function valueAt(payload: unknown, pointer: string): unknown {
+  if (pointer === "" || pointer === "/") return payload;
+  let current = payload;
+  for (const token of pointer.replace(/^\//, "").split("/").map((t) => unescapeToken(t))) {
+    if (Array.isArray(current) && /^\d+$/.test(token)) current = current[Number(token)];
+    else if (isRecord(current) && Object.hasOwn(current, token)) current = current[token];
+    else return undefined;
+  }
+  return current;
+}
+
+function describe(unit: OutputUnit, root: unknown, previous?: OutputUnit, payload?: unknown): PayloadError {
   const pointer = instancePointer(unit.instanceLocation);
   if (unit.keyword === "not") {
     const parent = schemaAt(root, unit.keywordLocation.replace(/\/not$/, ""));
@@ -61,10 +74,15 @@ function describe(unit: OutputUnit, root: unknown, previous?: OutputUnit): Paylo
     }
     return { pointer, keyword: "false", message: "no value is allowed here (the schema is false)" };
   }
-  return { pointer, keyword: unit.keyword, message: unit.error };
+  if (payload === NO_PAYLOAD) return { pointer, keyword: unit.keyword, message: unit.error };
+  const schema = schemaAt(root, unit.keywordLocation.replace(/\/[^/]*$/, ""));
+  return { pointer, keyword: unit.keyword, message: plainSchemaMessage(unit.keyword, schema, valueAt(payload, pointer), unit.error) };
 }
 
-function collect(errors: readonly OutputUnit[], root: unknown, into: PayloadError[]): void {
+/** Callers that cannot give the payload get the library's words. */
+const NO_PAYLOAD = Symbol("no payload");
+
+function collect(errors: readonly OutputUnit[], root: unknown, into: PayloadError[], payload: unknown): void {
   const skipped: string[] = [];
   for (let index = 0; index < errors.length; index++) {
     const unit = errors[index] as OutputUnit;
@@ -83,18 +101,19 @@ function collect(errors: readonly OutputUnit[], root: unknown, into: PayloadErro
       // When exactly one alternative has the right type (e.g. the non-null side of a nullable), its errors are
       // the useful ones; otherwise "matches none of the alternatives" is the leaf.
       const plausible = [...branches.values()].filter((list) => !list.some((candidate) => candidate.keyword === "type" && candidate.instanceLocation === unit.instanceLocation));
-      if (plausible.length === 1 && plausible[0]) collect(plausible[0], root, into);
-      else into.push(describe(unit, root));
+      if (plausible.length === 1 && plausible[0]) collect(plausible[0], root, into, payload);
+      else into.push(describe(unit, root, undefined, payload));
       continue;
     }
     if (CONTAINERS.has(unit.keyword)) continue;
-    into.push(describe(unit, root, errors[index - 1]));
+    into.push(describe(unit, root, errors[index - 1], payload));
   }
 }
 
-export function leafErrors(errors: readonly OutputUnit[], root: unknown): PayloadError[] {
+/** `payload` is the validated value: the messages then name what was expected and what was received. */
+export function leafErrors(errors: readonly OutputUnit[], root: unknown, payload: unknown = NO_PAYLOAD): PayloadError[] {
   const collected: PayloadError[] = [];
-  collect(errors, root, collected);
+  collect(errors, root, collected, payload);
   const seen = new Set<string>();
   return collected.filter((error) => {
     const key = `${error.pointer}\u0000${error.keyword}\u0000${error.message}`;

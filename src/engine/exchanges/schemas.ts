@@ -54,7 +54,7 @@ export class SchemaValidators {
     if (typeof entry === "string") return { ok: false, unusable: entry };
     try {
       const result = entry.validator.validate(value);
-      return { ok: true, errors: result.valid ? [] : leafErrors(result.errors, entry.schema) };
+      return { ok: true, errors: result.valid ? [] : leafErrors(result.errors, entry.schema, value) };
     } catch (error) {
       // An invalid `pattern` in the contract surfaces only when a string reaches it.
       if (!(error instanceof SyntaxError)) throw error;
