@@ -3,6 +3,7 @@
  * breaking changes against the version it replaced, the latest snapshots with their verdicts, and the failed
  * builds CI reported. Every verdict links to its page; every stored document can be downloaded.
  */
+import { verdictHistoryChart } from "./charts";
 import { contractStore } from "../../spec/store/client";
 import type { BuildRecord, ContractRecord, SnapshotRecord, VerdictRecord } from "../../spec/store/records";
 import { html, type SafeHtml } from "../html";
@@ -85,6 +86,7 @@ ${scrollTable("Contract versions", ["Version", "Active", "Operations", "Constitu
 ${contracts.nextBefore !== null ? html`<p class="muted">The ${CONTRACTS_SHOWN} newest versions are shown.</p>` : ""}
 </section>
 <section aria-labelledby="snapshots-heading"><h2 id="snapshots-heading">Latest snapshots</h2>
+${verdictHistoryChart(snapshots.items)}
 ${
   snapshots.items.length === 0
     ? emptyState("No snapshots yet", html`CI uploads one after each build: <span class="ident">POST /api/v1/projects/${project}/snapshots?commit=&lt;sha&gt;</span>.`)

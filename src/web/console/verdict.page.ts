@@ -3,6 +3,7 @@
  * it replaced (/admin/projects/:project/contracts/:version/changes): what was checked, the outcome, the
  * violations grouped by rule, the Markdown report, and downloads of the documents and the verdict.
  */
+import { violationsChart } from "./charts";
 import type { VerdictReport } from "../../engine/formats/report";
 import { renderVerdictMarkdown } from "../../engine/markdown";
 import { contractStore, readVerdictBody } from "../../spec/store/client";
@@ -112,6 +113,7 @@ ${snapshot?.runUrl && /^https?:\/\//.test(snapshot.runUrl) ? html`<dt>CI run</dt
 </dl>
 ${downloads(files)}
 <section aria-labelledby="violations-heading"><h2 id="violations-heading">Violations by rule</h2>
+${violationsChart(verdict.violations)}
 ${violationsByRule(verdict)}
 </section>
 <section aria-labelledby="markdown-heading"><h2 id="markdown-heading">Markdown report</h2>
