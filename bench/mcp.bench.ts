@@ -4,11 +4,14 @@
  *  - 2025-11-25: a session (`initialize`, then `Mcp-Session-Id`), answered by the session Durable Object (McpAgent);
  *  - 2026-07-28: stateless requests (the per-request `_meta` envelope, no session), answered by the Worker itself
  *    (createMcpHandler, one SDK v2 server per request).
- * Two rows per era, in the same run:
+ * Rows per era, in the same run:
  *  - bare: `bench_bare` (src/mcp/bench-bare.ts), answered by the same OAuth front and the same server of that era
  *    with no scope check, rate limit or audit; on only because this script passes ARBITER_BENCH_BARE=true;
  *  - governed: `whoami`, the cheapest governed tool: scope check, rate-limit decision, its handler (which shows the
- *    remaining quota of every tool), one audit record.
+ *    remaining quota of every tool), one audit record;
+ *  - noop: `bench_governed`, bench_bare's handler through the governed core: governance alone;
+ *  - telemetry: `whoami` on a second `wrangler dev` of the same Worker exporting OpenTelemetry to an OTLP/HTTP
+ *    receiver on loopback (this script's), compared with `whoami` with telemetry off (--no-telemetry leaves it out).
  * Each round takes CLIENTS OAuth clients (each its own token, obtained over HTTP with the development sign-in, and
  * reused by later rounds only while no client can reach its quota), opens their sessions (2025-11-25), makes one
  * unmeasured warm-up call per client,
@@ -51,11 +54,20 @@ interface Lane {
   tool: string;
   /** What the row runs, for the report. */
   runs: string;
+  /** The server it runs on: telemetry off (main) or on. */
+  server: "main" | "telemetry";
+  /** The row its ratios are taken against, and their targets (p50 at most, throughput at least). */
+  against?: { lane: string; p50: number; throughput: number };
 }
 
+const WITH_TELEMETRY = !process.argv.includes("--no-telemetry");
 const LANES: Lane[] = [
-  { name: "bare", tool: "bench_bare", runs: "`bench_bare`: same OAuth front and server of its era, no scope check, rate limit or audit" },
-  { name: "governed", tool: "whoami", runs: "`whoami`: scope check, rate-limit decision, handler (quota of every tool), one audit record" },
+  { name: "bare", tool: "bench_bare", server: "main", runs: "`bench_bare`: same OAuth front and server of its era, no scope check, rate limit or audit" },
+  { name: "governed", tool: "whoami", server: "main", runs: "`whoami`: scope check, rate-limit decision, handler (quota of every tool), one audit record", against: { lane: "bare", p50: 1.1, throughput: 0.8 } },
+  { name: "noop", tool: "bench_governed", server: "main", runs: "`bench_governed`: bench_bare's handler through the governed core (governance alone)", against: { lane: "bare", p50: 1.1, throughput: 0.85 } },
+  ...(WITH_TELEMETRY
+    ? [{ name: "telemetry", tool: "whoami", server: "telemetry" as const, runs: "`whoami` with OpenTelemetry exported (OTLP/HTTP to a loopback receiver)", against: { lane: "governed", p50: 1.05, throughput: 0.95 } }]
+    : []),
 ];
 
 function erasToRun(): Era[] {
@@ -258,30 +270,55 @@ const WINDOW_MS = 60_000;
  * a token is a whole OAuth flow, so reuse keeps the rounds coming without changing what a round measures.
  */
 class ClientPool {
-  private readonly clients: Array<{ token: string; windowStart: number; used: number }> = [];
+  /** Per client, its window of each governed tool (quotas are per tool). */
+  private readonly clients: Array<{ token: string; windows: Map<string, { start: number; used: number }> }> = [];
   constructor(private readonly obtain: () => Promise<string>) {}
 
-  /** `count` distinct clients that each have `governedCalls` calls left in their window (new ones when needed). */
-  async take(count: number, governedCalls: number): Promise<string[]> {
+  /** `count` distinct clients that each have `governedCalls` calls of `tool` left in their window (new ones when needed). */
+  async take(count: number, tool: string, governedCalls: number): Promise<string[]> {
     const now = Date.now();
-    const picked: Array<{ token: string; windowStart: number; used: number }> = [];
+    const picked: Array<(typeof this.clients)[number]> = [];
+    const windowOf = (client: (typeof this.clients)[number]) => {
+      let window = client.windows.get(tool);
+      if (!window) client.windows.set(tool, (window = { start: 0, used: 0 }));
+      return window;
+    };
     for (const client of this.clients) {
       if (picked.length === count) break;
+      const window = windowOf(client);
       // The server opens the window at the client's first call, a few seconds after it was taken (sessions are
       // opened first): 20 s of margin past the end of the window counted from here.
-      if (now >= client.windowStart + WINDOW_MS + 20_000) client.used = 0;
-      if (client.used + governedCalls <= QUOTA) picked.push(client);
+      if (now >= window.start + WINDOW_MS + 20_000) window.used = 0;
+      if (window.used + governedCalls <= QUOTA) picked.push(client);
     }
-    const fresh = await inBatches(count - picked.length, 10, async () => ({ token: await this.obtain(), windowStart: 0, used: 0 }));
+    const fresh = await inBatches(count - picked.length, 10, async () => ({ token: await this.obtain(), windows: new Map() }));
     this.clients.push(...fresh);
     picked.push(...fresh);
     for (const client of picked) {
       if (governedCalls === 0) continue;
-      if (client.used === 0) client.windowStart = now;
-      client.used += governedCalls;
+      const window = windowOf(client);
+      if (window.used === 0) window.start = now;
+      window.used += governedCalls;
     }
     return picked.map((client) => client.token);
   }
+}
+
+/** An OTLP/HTTP receiver on loopback for the telemetry row: accepts and counts exports. */
+async function startOtlpReceiver(): Promise<{ url: string; exports: () => number; close(): Promise<void> }> {
+  const { createServer } = await import("node:http");
+  let exports = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      exports++;
+      res.writeHead(200, { "Content-Type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, exports: () => exports, close: () => new Promise((done) => server.close(() => done())) };
 }
 
 const throughput = (result: RoundResult) => (result.latencies.length / result.wallMs) * 1000;
@@ -292,27 +329,31 @@ async function main(): Promise<void> {
   const withPaired = process.argv.includes("--paired");
   console.log(`bench:mcp: ${CLIENTS} clients x ${CALLS} calls, ${ROUNDS} rounds per row, protocol ${ERAS.join(" and ")}${withPaired ? ", paired rounds" : ""}`);
   const dev = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", ARBITER_BENCH_BARE: "true" } });
+  const receiver = WITH_TELEMETRY ? await startOtlpReceiver() : undefined;
+  const traced = receiver ? await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", ARBITER_BENCH_BARE: "true", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } }) : undefined;
   const results: RoundResult[] = [];
   const paired: PairedResult[] = [];
   try {
-    const pool = new ClientPool(() => obtainToken(dev.url, { user: "ana", scope: "orders.read", resource: `${dev.url}/mcp` }));
-    // ABBA: bare, governed, governed, bare, ... so neither row always runs first in a drifting machine. The eras
+    const poolOf = (url: string) => new ClientPool(() => obtainToken(url, { user: "ana", scope: "orders.read", resource: `${url}/mcp` }));
+    const pools = { main: poolOf(dev.url), telemetry: traced ? poolOf(traced.url) : undefined };
+    const urls = { main: dev.url, telemetry: traced?.url ?? dev.url };
+    // ABBA: the rows in one order, then the reverse, ... so no row always runs first in a drifting machine. The eras
     // take turns round by round too, so both see the same stretch of the machine's load.
     const order: Array<{ era: Era; lane: Lane }> = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const lanes = round % 2 === 0 ? [LANES[0]!, LANES[1]!] : [LANES[1]!, LANES[0]!];
+      const lanes = round % 2 === 0 ? [...LANES] : [...LANES].reverse();
       for (const era of ERAS) for (const lane of lanes) order.push({ era, lane });
     }
     for (const [index, { era, lane }] of order.entries()) {
-      const tokens = await pool.take(CLIENTS, lane.tool === "whoami" ? CALLS + 1 : 0);
-      const result = await runRound(dev.url, era, lane, tokens);
+      const tokens = await pools[lane.server]!.take(CLIENTS, lane.tool, lane.tool === "bench_bare" ? 0 : CALLS + 1);
+      const result = await runRound(urls[lane.server], era, lane, tokens);
       results.push(result);
       console.log(
         `  round ${index + 1}/${order.length} ${era} ${lane.name.padEnd(8)} p50 ${format(quantile(result.latencies, 0.5))} p95 ${format(quantile(result.latencies, 0.95))} ` +
           `${throughput(result).toFixed(0)} calls/s${result.failures ? ` (${result.failures} failed)` : ""}`,
       );
       if (index % 2 === 1 && withPaired) {
-        const pairedRound = await runPairedRound(dev.url, era, await pool.take(CLIENTS, CALLS + 1));
+        const pairedRound = await runPairedRound(dev.url, era, await pools.main.take(CLIENTS, "whoami", CALLS + 1));
         paired.push(pairedRound);
         console.log(
           `  paired round ${era}: p50 bare ${format(quantile(pairedRound.bare, 0.5))} governed ${format(quantile(pairedRound.governed, 0.5))}, ` +
@@ -320,8 +361,11 @@ async function main(): Promise<void> {
         );
       }
     }
+    if (receiver) console.log(`  telemetry: ${receiver.exports()} OTLP exports received`);
   } finally {
     await dev.stop();
+    await traced?.stop();
+    await receiver?.close();
   }
   report(results, paired, startedAt, load);
 }
@@ -331,13 +375,6 @@ const range = (values: number[]) => `${Math.min(...values).toFixed(2)}-${Math.ma
 /** The rows and ratios of one era, as Markdown lines. */
 function eraReport(era: Era, results: RoundResult[], paired: PairedResult[]): string[] {
   const byLane = (name: string) => results.filter((result) => result.era === era && result.lane === name);
-  const bare = byLane("bare");
-  const governed = byLane("governed");
-  // Pairs in run order: round i of each row ran next to each other.
-  const pairs = bare.map((b, index) => ({ b, g: governed[index]! })).filter((pair) => pair.g);
-  const p50Ratios = pairs.map(({ b, g }) => quantile(g.latencies, 0.5) / quantile(b.latencies, 0.5));
-  const p95Ratios = pairs.map(({ b, g }) => quantile(g.latencies, 0.95) / quantile(b.latencies, 0.95));
-  const tputRatios = pairs.map(({ b, g }) => throughput(g) / throughput(b));
   const row = (lane: Lane) => {
     const rounds = byLane(lane.name);
     const p50s = rounds.map((r) => quantile(r.latencies, 0.5));
@@ -346,11 +383,27 @@ function eraReport(era: Era, results: RoundResult[], paired: PairedResult[]): st
     const failed = rounds.reduce((sum, r) => sum + r.failures, 0);
     return `| ${lane.name} | ${lane.runs} | ${format(median(p50s))} (${p50s.map((v) => v.toFixed(1)).join(", ")}) | ${format(median(p95s))} (${p95s.map((v) => v.toFixed(1)).join(", ")}) | ${median(tputs).toFixed(0)} (${tputs.map((v) => v.toFixed(0)).join(", ")}) | ${failed} |`;
   };
+  /** Ratio rows of `lane` against its reference row, round by round (round i of each ran in the same group). */
+  const ratios = (lane: Lane) => {
+    const against = lane.against!;
+    const base = byLane(against.lane);
+    const pairs = byLane(lane.name)
+      .map((g, index) => ({ g, b: base[index]! }))
+      .filter((pair) => pair.b);
+    const p50Ratios = pairs.map(({ b, g }) => quantile(g.latencies, 0.5) / quantile(b.latencies, 0.5));
+    const p95Ratios = pairs.map(({ b, g }) => quantile(g.latencies, 0.95) / quantile(b.latencies, 0.95));
+    const tputRatios = pairs.map(({ b, g }) => throughput(g) / throughput(b));
+    const p50 = median(p50Ratios);
+    const tput = median(tputRatios);
+    return [
+      `| ${lane.name} / ${against.lane}: p50 latency | ${p50.toFixed(2)} | ${range(p50Ratios)} | <= ${against.p50.toFixed(2)} (${p50 <= against.p50 ? "met" : "not met"}) |`,
+      `| ${lane.name} / ${against.lane}: p95 latency | ${median(p95Ratios).toFixed(2)} | ${range(p95Ratios)} | |`,
+      `| ${lane.name} / ${against.lane}: throughput | ${tput.toFixed(2)} | ${range(tputRatios)} | >= ${against.throughput.toFixed(2)} (${tput >= against.throughput ? "met" : "not met"}) |`,
+    ];
+  };
   const eraPaired = paired.filter((round) => round.era === era);
   const pairedP50 = eraPaired.map((round) => quantile(round.governed, 0.5) / quantile(round.bare, 0.5));
   const pairedP95 = eraPaired.map((round) => quantile(round.governed, 0.95) / quantile(round.bare, 0.95));
-  const p50 = median(p50Ratios);
-  const tput = median(tputRatios);
   const how = era === SESSION_ERA ? "sessions: `initialize`, then `Mcp-Session-Id`, served by the McpAgent Durable Object" : "stateless requests: `_meta` envelope, no session, served by createMcpHandler in the Worker";
   return [
     `### Protocol ${era} (${how})`,
@@ -359,16 +412,14 @@ function eraReport(era: Era, results: RoundResult[], paired: PairedResult[]): st
     "| --- | --- | ---: | ---: | ---: | ---: |",
     ...LANES.map(row),
     "",
-    `| Ratio governed / bare (${era}) | Median | Range over ${pairs.length} pairs | Target |`,
+    `| Ratio (${era}) | Median | Range over ${ROUNDS} rounds | Target |`,
     "| --- | ---: | ---: | --- |",
-    `| p50 latency | ${p50.toFixed(2)} | ${range(p50Ratios)} | <= 1.10 (${p50 <= 1.1 ? "met" : "not met"}) |`,
-    `| p95 latency | ${median(p95Ratios).toFixed(2)} | ${range(p95Ratios)} | |`,
-    `| throughput | ${tput.toFixed(2)} | ${range(tputRatios)} | >= 0.80 (${tput >= 0.8 ? "met" : "not met"}) |`,
+    ...LANES.filter((lane) => lane.against).flatMap(ratios),
     ...(eraPaired.length === 0
       ? []
       : [
-          `| p50 latency, paired rounds | ${median(pairedP50).toFixed(2)} | ${range(pairedP50)} | |`,
-          `| p95 latency, paired rounds | ${median(pairedP95).toFixed(2)} | ${range(pairedP95)} | |`,
+          `| governed / bare: p50 latency, paired rounds | ${median(pairedP50).toFixed(2)} | ${range(pairedP50)} | |`,
+          `| governed / bare: p95 latency, paired rounds | ${median(pairedP95).toFixed(2)} | ${range(pairedP95)} | |`,
         ]),
     "",
   ];
@@ -380,12 +431,13 @@ function report(results: RoundResult[], paired: PairedResult[], startedAt: Date,
     "## Governed MCP call vs bare (`npm run bench:mcp`)",
     "",
     "Produced by `npm run bench:mcp` (bench/mcp.bench.ts), which rewrites only this section. One `wrangler dev` of the",
-    "Worker on loopback serves every row; `bench_bare` exists only because the script passes `ARBITER_BENCH_BARE=true`",
+    "Worker on loopback serves every row but `telemetry`, which a second one (the same Worker, exporting OpenTelemetry to",
+    "a receiver on loopback) serves; `bench_bare` and `bench_governed` exist only because the script passes `ARBITER_BENCH_BARE=true`",
     "with a loopback `PUBLIC_URL` (src/mcp/bench-bare.ts), and is answered by the same OAuth front and the same server",
     `of its era as \`whoami\`. Each round: ${CLIENTS} OAuth clients (reused only while none can reach its quota; new sessions for 2025-11-25), one unmeasured warm-up`,
     `call per client, then all ${CLIENTS} at once each making ${CALLS} sequential \`tools/call\`s. Latency is per call as the client sees`,
     "it; throughput is calls answered per second of the round's wall time. Rows alternate in ABBA order and the eras take",
-    "turns; ratios are taken per adjacent pair of bare and governed rounds of one era (median, then range over the pairs).",
+    "turns; ratios are taken per round group (each row's round i against its reference row's round i; median, then range).",
     "The load generator runs on the same machine as workerd, so all rows share its CPU.",
     "",
     `Run ${startedAt.toISOString()} on ${cpus().length} CPU(s), ${cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version}. Load average at start: ${load}.`,

@@ -1,4 +1,5 @@
 /** Request parsing and error answers shared by the contracts, snapshots, builds and CI key routes. */
+import { currentSpan, recordMetric } from "../lib/telemetry/span";
 import type { z } from "zod";
 import type { DocumentProblem, Verdict } from "../engine/types";
 import { readBodyLimited } from "../lib/body";
@@ -147,7 +148,12 @@ export function invalidDocument(problems: DocumentProblem[]): Response {
 /** Reads an uploaded document into a holder that the upload path can clear once the bytes are stored. */
 export async function readDocument(request: Request): Promise<{ holder: { bytes?: Uint8Array } } | { response: Response }> {
   const read = await readBodyLimited(request, MAX_DOCUMENT_BYTES);
-  if (read.ok) return { holder: { bytes: read.bytes } };
+  if (read.ok) {
+    // Uploads' sizes for the operator (src/telemetry): a span attribute and the arbiter.upload.size histogram.
+    currentSpan()?.set({ "arbiter.upload.bytes": read.bytes.byteLength });
+    recordMetric("arbiter.upload.size", { "arbiter.operation": new URL(request.url).pathname.split("/").at(-1) ?? "" }, read.bytes.byteLength);
+    return { holder: { bytes: read.bytes } };
+  }
   if (read.reason === "too_large") return { response: tooLarge(MAX_DOCUMENT_BYTES, "document") };
   if (read.reason === "empty") return { response: apiError(400, "empty_body", "The request body is empty: send the OpenAPI document (JSON or YAML) as the body.") };
   if (read.reason === "truncated") return { response: bodyTruncated(read) };

@@ -18,6 +18,7 @@ import type { Env } from "../env";
 import type { GrantProps } from "../oauth/grant-props";
 import type { RateLimiter } from "../ratelimit/hook";
 import { rateLimiterFor } from "../ratelimit/limiter";
+import { telemetryFor } from "../telemetry";
 import { failureProblem, PROBLEM_CONTENT_TYPE, problemCode } from "./errors";
 
 export interface ApiRequest {
@@ -159,7 +160,7 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
     const note = (fact: string) => {
       if (notes.length < 4) notes.push(fact.replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 120));
     };
-    const outcome = await governed(operation, { principal, correlationId, arguments: args, deps: { rateLimiter: limiterFor(env), audit: auditFor(env) } }, {
+    const outcome = await governed(operation, { principal, correlationId, arguments: args, deps: { rateLimiter: limiterFor(env), audit: auditFor(env), telemetry: telemetryFor(env) } }, {
       handler: async () => {
         if (!route) {
           if (pathMatched) throw new Failure("method_not_allowed", `${request.method} is not supported on ${path}.`).auditedAs("method not allowed");

@@ -5,6 +5,7 @@
  * caller always gets its result. MCP calls do not wait for the store (AfterAnswer, wired in src/mcp/deps.ts).
  */
 import type { Env } from "../env";
+import { tracedStub } from "../telemetry/stub";
 import { logError } from "../lib/log";
 import { logAuditRecord, type AuditRecord, type AuditSink } from "./record";
 import { scrubAuditRecord } from "./scrub";
@@ -19,7 +20,7 @@ export type AuditStoreLookup = (organizationId: string) => AuditAppender;
 
 /** Audit stores in a Durable Object namespace, one per organization. */
 export function auditStoresIn(namespace: Env["AUDIT_LOG"]): (organizationId: string) => DurableObjectStub<AuditLogRpc> {
-  return (organizationId) => namespace.get(namespace.idFromName(organizationId));
+  return (organizationId) => tracedStub(namespace.get(namespace.idFromName(organizationId)), "AuditLog");
 }
 
 /**

@@ -33,10 +33,18 @@ export interface AuditPage {
 /** What append answers: refusals are values, not exceptions, so they are not logged as uncaught errors. */
 export type AppendResult = { stored: true } | { stored: false; problem: string };
 
+/** One outbox row as the audit store receives it (outbox.ts): the record and its delivery id. */
+export interface AuditDelivery {
+  deliveryId: string;
+  record: AuditRecord;
+}
+
 /** The audit store's RPC methods. */
 export interface AuditLogRpc extends Rpc.DurableObjectBranded {
   /** Stores one record, or refuses a malformed one or one for another organization. */
   append(input: AuditRecord): Promise<AppendResult>;
+  /** Stores a batch of outbox deliveries (outbox.ts), one answer each; a delivery id already stored is not stored again. */
+  appendBatch(deliveries: AuditDelivery[]): Promise<AppendResult[]>;
   /** One page of the organization's records, newest first. */
   query(organizationId: string, query: AuditQuery): Promise<AuditPage>;
 }

@@ -8,6 +8,7 @@ import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import type { Env } from "../env";
 import { getAuditPolicy, retentionMsFor } from "./policy";
+import type { AuditDelivery } from "./store-rpc";
 import { AUDIT_KINDS, AUDIT_OUTCOMES, type AuditRecord } from "./record";
 import type { AppendResult, AuditLogRpc, AuditPage, AuditPosition, AuditQuery } from "./store-rpc";
 
@@ -70,12 +71,33 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     )`);
     this.sql.exec(`CREATE INDEX IF NOT EXISTS audit_events_by_time ON audit_events (time_ms, seq)`);
     this.sql.exec(`CREATE INDEX IF NOT EXISTS audit_events_by_correlation ON audit_events (correlation_id)`);
+    // Outbox deliveries (outbox.ts) carry an id, so one drained twice (an eviction mid-batch) is stored once.
+    const columns = this.sql.exec<{ name: string }>(`PRAGMA table_info(audit_events)`).toArray();
+    if (!columns.some((column) => column.name === "delivery_id")) this.sql.exec(`ALTER TABLE audit_events ADD COLUMN delivery_id TEXT`);
+    this.sql.exec(`CREATE UNIQUE INDEX IF NOT EXISTS audit_events_by_delivery ON audit_events (delivery_id)`);
     const owner = this.sql.exec<{ value: string }>(`SELECT value FROM audit_meta WHERE key = 'organization'`).toArray()[0];
     this.organization = owner?.value;
   }
 
   /** Stores one record, or refuses a malformed one or one for another organization (the sink logs it). */
   async append(input: AuditRecord): Promise<AppendResult> {
+    const result = this.insert(input, null);
+    if (result.stored) await this.ensureCleanupScheduled(Date.parse(input.time));
+    return result;
+  }
+
+  /**
+   * Stores a batch of outbox deliveries (one answer per delivery, in order). A delivery id already stored is
+   * answered as stored and not stored again.
+   */
+  async appendBatch(deliveries: AuditDelivery[]): Promise<AppendResult[]> {
+    const results = deliveries.map((delivery) => this.insert(delivery.record, typeof delivery.deliveryId === "string" ? delivery.deliveryId.slice(0, 300) : null));
+    const first = deliveries.find((_, index) => results[index]?.stored);
+    if (first) await this.ensureCleanupScheduled(Date.parse(first.record.time));
+    return results;
+  }
+
+  private insert(input: AuditRecord, deliveryId: string | null): AppendResult {
     const parsed = storedRecord.safeParse(input);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -90,8 +112,8 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     }
     const timeMs = Date.parse(record.time);
     this.sql.exec(
-      `INSERT INTO audit_events (correlation_id, time, time_ms, organization_id, user_id, client_id, kind, target, arguments_digest, duration_ms, outcome, reason)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO audit_events (correlation_id, time, time_ms, organization_id, user_id, client_id, kind, target, arguments_digest, duration_ms, outcome, reason, delivery_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       record.correlationId,
       new Date(timeMs).toISOString(),
       timeMs,
@@ -104,8 +126,8 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
       record.durationMs,
       record.outcome,
       record.reason,
+      deliveryId,
     );
-    await this.ensureCleanupScheduled(timeMs);
     return { stored: true };
   }
 

@@ -12,15 +12,19 @@
 import type { z } from "zod";
 import { auditRecordOf, type AuditKind, type AuditOutcome, type AuditSink } from "../audit/record";
 import type { RateLimitDecision, RateLimiter } from "../ratelimit/hook";
+import { withSpan, type Span, type Telemetry } from "../telemetry";
 import { humaniseIssues } from "../lib/humanise";
 import { logError } from "../lib/log";
 import { newCorrelationId } from "./correlation";
 import { Failure } from "./failure";
+import { decisionAttributes, operationAttributes, operationSpanName, settleOperation } from "./governed-telemetry";
 import { missingScopes, type Principal } from "./principal";
 
 export interface GovernanceDeps {
   audit: AuditSink;
   rateLimiter: RateLimiter;
+  /** OpenTelemetry (src/telemetry): absent when no OTLP endpoint is configured. */
+  telemetry?: Telemetry;
 }
 
 /** What an adapter is about to run, as the core governs and audits it. */
@@ -114,7 +118,7 @@ async function audit(operation: GovernedOperation, call: GovernedCall, startedMs
     outcome: settled.outcome,
     reason: settled.reason,
   });
-  await call.deps.audit.record(record).catch((error: unknown) => logError("audit sink failed", { correlationId: call.correlationId, error }));
+  await withSpan("audit.record", "internal", {}, () => call.deps.audit.record(record)).catch((error: unknown) => logError("audit sink failed", { correlationId: call.correlationId, error }));
 }
 
 /**
@@ -127,17 +131,27 @@ export async function refuse(operation: GovernedOperation, call: GovernedCall, f
 
 /** Runs one operation through every step; never throws (an unexpected error is an `internal` failure, logged). */
 export async function governed<In, T>(operation: GovernedOperation, call: GovernedCall, steps: GovernedSteps<In, T>): Promise<Governed<T>> {
+  const telemetry = call.deps.telemetry;
+  if (!telemetry) return governedSteps(operation, call, steps, undefined);
+  const attributes = operationAttributes(operation, call.principal.organizationId, call.correlationId);
+  return telemetry.span(operationSpanName(operation), "server", attributes, (span) => governedSteps(operation, call, steps, { telemetry, span }));
+}
+
+async function governedSteps<In, T>(operation: GovernedOperation, call: GovernedCall, steps: GovernedSteps<In, T>, traced: { telemetry: Telemetry; span: Span } | undefined): Promise<Governed<T>> {
   const started = Date.now();
   let settled: Settled | null = { outcome: "error", reason: "unexpected failure" };
+  let failed: Failure | undefined;
   try {
     const refused = scopeGate(operation, call.principal);
     if (refused) throw refused;
 
     let decision: RateLimitDecision | undefined;
     if (operation.rateLimit) {
-      decision = await call.deps.rateLimiter.check({ organizationId: call.principal.organizationId, clientId: call.principal.clientId, target: operation.rateLimit.target });
+      const subject = { organizationId: call.principal.organizationId, clientId: call.principal.clientId, target: operation.rateLimit.target };
+      decision = await (traced ? withSpan("ratelimit.decide", "internal", {}, () => call.deps.rateLimiter.check(subject)) : call.deps.rateLimiter.check(subject));
       if (!decision.allowed) throw rateLimitFailure(operation, operation.rateLimit.unit, decision);
     }
+    traced?.span.set(decisionAttributes(decision));
 
     let input = call.arguments as In;
     if (steps.input) {
@@ -151,10 +165,13 @@ export async function governed<In, T>(operation: GovernedOperation, call: Govern
     return { ok: true, value, decision };
   } catch (error) {
     const failure = error instanceof Failure ? error : unexpected(operation, call, error);
+    failed = failure;
     settled = { outcome: failure.outcome, reason: reasonOf(failure) };
+    if (traced && failure.kind === "rate_limited") traced.span.set({ "arbiter.ratelimit.decision": failure.code === "rate_limit_unavailable" ? "refused-store-unavailable" : "refused-quota" });
     return { ok: false, failure };
   } finally {
     if (settled) await audit(operation, call, started, settled);
+    if (traced) settleOperation(traced.telemetry, traced.span, operation, call.principal.organizationId, settled?.outcome ?? "ok", failed, Date.now() - started);
   }
 }
 

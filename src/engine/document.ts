@@ -3,6 +3,7 @@
  * accepted; YAML is parsed with a small alias budget so an alias bomb ("billion laughs") is refused instead of
  * expanding into gigabytes.
  */
+import { withSpan } from "../lib/telemetry/span";
 import { parse as parseYaml } from "yaml";
 import { describeYamlError } from "./yaml-error";
 import { checkOpenApiStructure, type DocumentCheckOptions } from "./document-checks";
@@ -65,14 +66,16 @@ export function parseOpenApiDocument(text: string, options: DocumentCheckOptions
     return refuse([{ path: "", message: "the document is empty: send the OpenAPI document as JSON or YAML text" }]);
   }
   const format: "json" | "yaml" = /^\s*[{[]/.test(text) ? "json" : "yaml";
-  const parsed = format === "json" ? parseJson(text) : parseYamlText(text);
+  // Engine phases are spans of a traced request (src/telemetry); untraced, withSpan only runs the function.
+  const parsed = withSpan("engine.parse", "internal", { "arbiter.engine.phase": "parse" }, () => (format === "json" ? parseJson(text) : parseYamlText(text)));
   if ("problem" in parsed) return refuse([{ path: "", message: parsed.problem }]);
   if (!isRecord(parsed.value)) {
     return refuse([{ path: "", message: "the document must be an object with `openapi`, `info` and `paths`" }]);
   }
   let structure;
   try {
-    structure = checkOpenApiStructure(parsed.value, format === "yaml", options);
+    const value = parsed.value;
+    structure = withSpan("engine.checks", "internal", { "arbiter.engine.phase": "checks" }, () => checkOpenApiStructure(value, format === "yaml", options));
   } catch (error) {
     // Stack exhaustion on pathological input is the only way to get here; the depth limit should prevent it.
     if (error instanceof RangeError) return refuse([{ path: "", message: "the document nests too deeply to be read" }]);

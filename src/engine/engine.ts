@@ -3,6 +3,7 @@
  * constitution) and returns a verdict. Pure: no I/O, no clock; documents are read, never modified.
  */
 import { verdictInVersionTerms, type EvolutionNames } from "./evolution-wording";
+import { countMetric, withSpan } from "../lib/telemetry/span";
 import type { ConformanceConfig } from "./config";
 import { indexDocument, matchOperations, type DocumentIndex, type OperationPair } from "./normalize-document";
 import { allRules, conformanceRules, constitutionRules } from "./rules/index";
@@ -18,7 +19,9 @@ import {
   type BodyPair,
   type MediaTypeGap,
 } from "./rules/support/operation-parts";
+import type { SchemaChange } from "./rules/support/schema-change";
 import { SchemaDiffer } from "./rules/support/schema-diff";
+import { promisesNothing } from "./rules/support/untyped-schema";
 import type { StructuralIdentity } from "./rules/support/structural-identity";
 import { escapeToken, isRecord } from "./normalize-pointer";
 import { keepLayout } from "./keep-layout";
@@ -26,6 +29,7 @@ import { mergeVerdicts, RuleReports, ViolationCollector } from "./verdict";
 import type { OpenApiDocument, Verdict } from "./types";
 
 const RULE_ORDER = allRules.map((rule) => rule.id);
+const NO_CHANGES: readonly SchemaChange[] = Object.freeze([]);
 
 interface BodyParts {
   bodies: BodyPair[];
@@ -51,13 +55,16 @@ function compareResponses(pair: OperationPair, contract: DocumentIndex, snapshot
     for (const [contractMediaType, snapshotMediaType] of pairs) {
       const contractSchema = schemaOf(contractContent[contractMediaType]);
       const snapshotSchema = schemaOf(snapshotContent[snapshotMediaType]);
-      if (contractSchema === undefined || snapshotSchema === undefined) continue;
+      if (contractSchema === undefined) continue;
+      const snapshotUntyped = promisesNothing(snapshotSchema, snapshot) && !promisesNothing(contractSchema, contract);
+      if (snapshotSchema === undefined && !snapshotUntyped) continue;
       bodies.push({
         pointer: `${pointerToContent(base, contractMediaType)}/schema`,
         status,
         contractMediaType,
         snapshotMediaType,
-        changes: differ.diff(contractSchema, snapshotSchema, "response"),
+        changes: snapshotSchema === undefined ? NO_CHANGES : differ.diff(contractSchema, snapshotSchema, "response"),
+        snapshotUntyped,
       });
     }
   }
@@ -78,12 +85,15 @@ function compareRequestBodies(pair: OperationPair, contract: DocumentIndex, snap
   for (const [contractMediaType, snapshotMediaType] of pairs) {
     const contractSchema = schemaOf(contractContent[contractMediaType]);
     const snapshotSchema = schemaOf(snapshotContent[snapshotMediaType]);
-    if (contractSchema === undefined || snapshotSchema === undefined) continue;
+    if (contractSchema === undefined) continue;
+    const snapshotUntyped = promisesNothing(snapshotSchema, snapshot) && !promisesNothing(contractSchema, contract);
+    if (snapshotSchema === undefined && !snapshotUntyped) continue;
     bodies.push({
       pointer: `${pointerToContent("/requestBody", contractMediaType)}/schema`,
       contractMediaType,
       snapshotMediaType,
-      changes: differ.diff(contractSchema, snapshotSchema, "request"),
+      changes: snapshotSchema === undefined ? NO_CHANGES : differ.diff(contractSchema, snapshotSchema, "request"),
+      snapshotUntyped,
     });
   }
   return { bodies, gaps };
@@ -139,8 +149,16 @@ function runConstitution(index: DocumentIndex, config: ConformanceConfig): Verdi
  * of the snapshot on top).
  */
 export function checkConformance(contract: OpenApiDocument, snapshot: OpenApiDocument, config: ConformanceConfig): Verdict {
-  const { verdict, snapshotIndex } = runConformanceRules(contract, snapshot, config);
-  return mergeVerdicts([verdict, runConstitution(snapshotIndex, config)], RULE_ORDER);
+  return withSpan("engine.verdict", "internal", { "arbiter.engine.phase": "verdict" }, (span) => {
+    const { verdict, snapshotIndex } = runConformanceRules(contract, snapshot, config);
+    const merged = mergeVerdicts([verdict, runConstitution(snapshotIndex, config)], RULE_ORDER);
+    if (span) {
+      const outcome = merged.approved ? "approved" : "rejected";
+      span.set({ "arbiter.verdict.outcome": outcome });
+      countMetric("arbiter.verdicts", { "arbiter.verdict.outcome": outcome });
+    }
+    return merged;
+  });
 }
 
 /**

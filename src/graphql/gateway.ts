@@ -7,6 +7,7 @@
  * URLs). The upstream's error text goes only to the operator's log, redacted (upstream-errors.ts).
  */
 import { GatewayFailure } from "./errors";
+import { currentSpan, withSpan } from "../lib/telemetry/span";
 import { logWarn } from "../lib/log";
 import type { GraphqlOperation } from "./catalog";
 import type { Fetcher } from "./types";
@@ -121,7 +122,27 @@ function interpret(status: number, body: string, secrets: readonly string[]): Up
  * Runs `operation` on `upstream`. `signal` is the caller's cancellation (the MCP request); the timeout is
  * the operation's. Both abort the upstream request itself.
  */
-export async function executeOnUpstream(
+export function executeOnUpstream(
+  upstream: ResolvedUpstream,
+  operation: Pick<GraphqlOperation, "name" | "upstreamQuery">,
+  variables: Record<string, unknown>,
+  limits: GatewayLimits,
+  signal: AbortSignal | undefined,
+  organizationId: string,
+): Promise<UpstreamAnswer> {
+  // A traced call sends its span upstream as W3C traceparent, so the upstream's own spans join the trace.
+  return withSpan("graphql.upstream", "client", { "graphql.operation.name": operation.name, "http.request.method": "POST" }, async (span) => {
+    const traced = span ? { ...upstream, headers: { ...upstream.headers, traceparent: span.traceparent() } } : upstream;
+    try {
+      return await exchange(traced, operation, variables, limits, signal, organizationId);
+    } catch (error) {
+      span?.set({ "error.type": error instanceof GatewayFailure ? error.outcome : "error" });
+      throw error;
+    }
+  });
+}
+
+async function exchange(
   upstream: ResolvedUpstream,
   operation: Pick<GraphqlOperation, "name" | "upstreamQuery">,
   variables: Record<string, unknown>,
@@ -154,6 +175,7 @@ export async function executeOnUpstream(
     });
     const exchange = (async () => {
       const response = await upstream.fetcher(request);
+      currentSpan()?.set({ "http.response.status_code": response.status });
       return { status: response.status, body: await readCapped(response, limits.maxResponseBytes) };
     })();
     exchange.catch(() => undefined);

@@ -12,7 +12,9 @@ import type { SessionState } from "./context";
 import type { Principal } from "../core/principal";
 import type { ResourceChange } from "./resource-change";
 import type { McpSessionRpc, SessionOwner } from "./session-rpc";
-import { pipelineDepsFor } from "./deps";
+import { AuditOutbox } from "../audit/outbox";
+import { auditStoresIn } from "../audit/sink";
+import { sessionPipelineDeps } from "./deps";
 import { getCatalog } from "./registry";
 import { decodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
 import { announceChange, createArbiterServer, type Extra } from "./server";
@@ -32,12 +34,39 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
     },
   };
 
+  /** Each call's audit record, kept in this object's storage until the drain below has stored it (outbox.ts). */
+  private readonly auditOutbox = new AuditOutbox(this.ctx.storage.sql, this.ctx.id.toString(), () => this.scheduleAuditDrain());
+  /** A drain is scheduled and has not started yet: the records added meanwhile go with it. */
+  private auditDrainScheduled = false;
+
   server = createArbiterServer(getCatalog(), {
     env: this.env,
     session: this.sessionState,
-    ...pipelineDepsFor(this.env, "wait"), // the session lane waits for its audit record: see deps.ts
+    ...sessionPipelineDeps(this.env, this.auditOutbox),
     principalOf: (extra: Extra) => this.principalOf(extra),
   });
+
+  /**
+   * The drain runs in an alarm of this object (agents' schedule(), stored in this object's SQLite), not as work
+   * left pending after the answer: see deps.ts for why. An eviction before or during it leaves the schedule and the
+   * rows in storage, so the next instance drains them.
+   */
+  private async scheduleAuditDrain(): Promise<void> {
+    if (this.auditDrainScheduled) return;
+    this.auditDrainScheduled = true;
+    try {
+      await this.schedule(0, "drainAuditOutbox", undefined, { idempotent: true });
+    } catch (error) {
+      this.auditDrainScheduled = false;
+      throw error;
+    }
+  }
+
+  /** Scheduled callback: stores the outbox's records in their organization's audit store (outbox.ts). */
+  async drainAuditOutbox(): Promise<void> {
+    this.auditDrainScheduled = false;
+    await this.auditOutbox.drain(auditStoresIn(this.env.AUDIT_LOG));
+  }
 
   /** The session's owner, fixed by the request that created it (props of later requests never replace it). */
   private owner: SessionProps["owner"] | undefined;

@@ -1,20 +1,27 @@
 import { waitUntil } from "cloudflare:workers";
+import type { AuditOutbox } from "../audit/outbox";
+import type { AuditSink } from "../audit/record";
 import { auditSinkFor, type AfterAnswer } from "../audit/sink";
 import type { Env } from "../env";
 import type { RateLimiter } from "../ratelimit/hook";
-import { rateLimiterFor } from "../ratelimit/limiter";
+import { LeasedRateLimiter } from "../ratelimit/leases";
+import { coordinatorsIn, rateLimiterFor } from "../ratelimit/limiter";
+import { telemetryFor } from "../telemetry";
 import type { PipelineDeps } from "./pipeline";
 import { getCatalog } from "./registry";
 
 /**
  * Where the pipeline runs, which decides whether a call waits for its audit record to be stored:
+ *  - the 2025-11-25 session Durable Object (sessionPipelineDeps): the record goes into the object's own outbox
+ *    before the answer and is drained to the audit store by an alarm after it (audit/outbox.ts). An alarm, not
+ *    work left pending: commit d237eba saw the full worker suite stall when the session object left its RPC to the
+ *    audit store running after the answer. Our reading: that RPC then belongs to no request or event of the object
+ *    any more, so nothing bounds or retries it, and the test runtime waits on it; an alarm is an event of its own,
+ *    which the runtime runs to completion, retries when it fails and re-runs after an eviction;
  *  - "worker-request": the 2026-07-28 stateless lane, in the Worker's own request: the write is kept alive with
  *    that request's waitUntil (cloudflare:workers), since the request's work is cancelled once it has answered;
- *  - "wait": the call waits for the store: the 2025-11-25 session Durable Object, /chat, the listen hub. The session
- *    object waits on purpose: leaving its write pending after the answer (a Durable Object keeps running such work)
- *    made the worker test suite stall (the full suite hung twice with it and passed without it, same tree), and
- *    bench:mcp measured no throughput gain from it on a quiet machine (BENCHMARKS.md, notes on bench:mcp).
- * In every case the record is built and sent before the answer, and a failed write logs the full record.
+ *  - "wait": the call waits for the store: /chat, the listen hub.
+ * In every case the record is built before the answer, and a failed write logs the full record.
  */
 export type PipelineHost = "worker-request" | "wait";
 
@@ -36,7 +43,31 @@ function reportingQuotas(limiter: RateLimiter): RateLimiter {
   };
 }
 
+/**
+ * The session lane's hooks: rate-limit leases held by the session object for its lifetime (ratelimit/leases.ts),
+ * and the session object's audit outbox. Call once per session object.
+ */
+export function sessionPipelineDeps(env: Env, outbox: AuditOutbox): PipelineDeps {
+  const audit: AuditSink = { record: (record) => outbox.add(record) };
+  return { audit, rateLimiter: reportingQuotas(new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER))), telemetry: telemetryFor(env) };
+}
+
+/**
+ * The stateless lane's leases, one holder per isolate: a cache of decisions already granted (plain data, no I/O
+ * object shared between requests), keyed by the namespace binding so it never outlives the deployment it serves.
+ */
+const isolateLeases = new WeakMap<object, LeasedRateLimiter>();
+function isolateLimiter(env: Env): RateLimiter {
+  let limiter = isolateLeases.get(env.RATE_LIMITER);
+  if (!limiter) {
+    limiter = new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER));
+    isolateLeases.set(env.RATE_LIMITER, limiter);
+  }
+  return limiter;
+}
+
 /** The pipeline's hooks for this deployment: the KV-backed limiter and the stored audit trail. */
 export function pipelineDepsFor(env: Env, host: PipelineHost = "wait"): PipelineDeps {
-  return { audit: auditSinkFor(env, AFTER_ANSWER[host]), rateLimiter: reportingQuotas(rateLimiterFor(env)) };
+  const limiter = host === "worker-request" ? isolateLimiter(env) : rateLimiterFor(env);
+  return { audit: auditSinkFor(env, AFTER_ANSWER[host]), rateLimiter: reportingQuotas(limiter), telemetry: telemetryFor(env) };
 }

@@ -28,7 +28,7 @@ import { failureAsJsonRpcError } from "../core/failure-mapping";
 import type { Governed } from "../core/governed";
 import { changeSubscription, getPrompt, promptArgsForSdk, readResource, resolvedTarget } from "./governed-capabilities";
 import type { Env } from "../env";
-import { BENCH_BARE_TOOL, benchBareEnabled, benchBareResult } from "./bench-bare";
+import { BENCH_BARE_TOOL, BENCH_GOVERNED_TOOL, benchBareEnabled, benchBareResult, benchGovernedTool } from "./bench-bare";
 import { type Catalog } from "./catalog";
 import { missingScopes } from "../core/principal";
 import type { CallContext, SessionView, SessionState } from "./context";
@@ -117,6 +117,7 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
   low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     // bench:mcp's ungoverned baseline, only with ARBITER_BENCH_BARE on a loopback PUBLIC_URL (bench-bare.ts).
     if (request.params.name === BENCH_BARE_TOOL && benchBareEnabled(runtime.env)) return benchBareResult();
+    if (request.params.name === BENCH_GOVERNED_TOOL && benchBareEnabled(runtime.env)) return runToolCall(benchGovernedTool, request.params.arguments, callContext(extra, runtime), runtime);
     const tool = catalog.tools.get(request.params.name);
     if (!tool) {
       throw protocolError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}". Call tools/list to see the tools this server offers.`);

@@ -16,6 +16,7 @@
 import type { RateLimitDecision } from "./hook";
 import type { Quota } from "./policy";
 import { decide, parseWindowState, remainingIn, windowEnd, type WindowState } from "./window";
+import { withSpan } from "../lib/telemetry/span";
 import { logWarn } from "../lib/log";
 
 export type StoreFailureMode = "open" | "closed";
@@ -23,8 +24,15 @@ export type StoreFailureMode = "open" | "closed";
 /** The part of a KV namespace the coordinator uses. */
 export interface CounterKv {
   get(key: string, type: "text"): Promise<string | null>;
-  put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void>;
+  put(key: string, value: string, options?: { expirationTtl?: number; metadata?: unknown }): Promise<void>;
+  /** One page of keys with their metadata (each counter's state rides in its metadata: see loadAll). */
+  list?(options: { prefix: string }): Promise<{ keys: Array<{ name: string; metadata?: unknown }>; list_complete: boolean }>;
 }
+
+/** What a lease (several calls decided at once, for a holder that decides them itself) gets. */
+export type LeaseGrant =
+  | { granted: number; limit: number; windowEndsAt: number; remaining: number }
+  | { granted: 0; limit: number; retryAfterSeconds: number; cause: "quota" | "store-unavailable"; windowEndsAt?: undefined };
 
 export interface CoordinatorOptions {
   kv: CounterKv;
@@ -62,6 +70,9 @@ export class WindowCoordinator {
   private readonly now: () => number;
   private readonly schedule: (delayMs: number, task: () => Promise<void>) => void;
   private readonly minWriteIntervalMs: number;
+  /** Set once a listing of every key of this coordinator was read: a key it did not hold has no counter. */
+  private complete = false;
+  private listing: Promise<void> | undefined;
 
   constructor(options: CoordinatorOptions) {
     this.kv = options.kv;
@@ -98,6 +109,62 @@ export class WindowCoordinator {
     return { allowed: true, limit: quota.limit, remaining: decision.remaining };
   }
 
+  /**
+   * Admits up to `want` calls at once against `quota` (counted now, used later by the holder), never more than
+   * the window has left. A grant of 0 says when to retry.
+   */
+  async lease(key: string, quota: Quota, want: number, onStoreFailure: StoreFailureMode): Promise<LeaseGrant> {
+    const entry = this.entryFor(key);
+    entry.windowSeconds = Math.max(entry.windowSeconds, quota.windowSeconds);
+    if (!(await this.ensureLoaded(key, entry, onStoreFailure))) {
+      return { granted: 0, limit: quota.limit, retryAfterSeconds: STORE_FAILURE_RETRY_SECONDS, cause: "store-unavailable" };
+    }
+    // No await from here to the return, as in check().
+    const now = this.now();
+    const first = decide(entry.state, quota, now);
+    if (!first.allowed) return { granted: 0, limit: quota.limit, retryAfterSeconds: first.retryAfterSeconds, cause: "quota" };
+    // At most a quarter of what the window has left (at least one): leases shrink as the window fills, so calls
+    // leased and then left unused by one holder stay few (leases.ts).
+    const left = quota.limit - first.state.count + 1;
+    const granted = Math.min(Math.max(1, Math.floor(want)), Math.max(1, Math.floor(left / 4)), left);
+    entry.state = { start: first.state.start, count: first.state.count - 1 + granted };
+    entry.dirty = true;
+    this.scheduleFlush(key, entry);
+    return { granted, limit: quota.limit, windowEndsAt: windowEnd(entry.state, quota), remaining: quota.limit - entry.state.count };
+  }
+
+  /**
+   * Reads every counter under `prefix` with one KV listing (the state rides in each key's metadata) instead of one
+   * read per key: a coordinator serves one (organization, client), and whoami shows all its quotas at once. Keys
+   * written before metadata was used, or a failed listing, fall back to one read per key.
+   */
+  loadAll(prefix: string): Promise<void> {
+    if (this.complete || !this.kv.list) return Promise.resolve();
+    this.listing ??= this.list(prefix).finally(() => {
+      this.listing = undefined;
+    });
+    return this.listing;
+  }
+
+  private async list(prefix: string): Promise<void> {
+    try {
+      const page = await withSpan("kv.list", "client", { "db.system": "cloudflare.kv", "db.operation.name": "list" }, () => this.kv.list!({ prefix }));
+      if (!page.list_complete) return;
+      for (const key of page.keys) {
+        const entry = this.entryFor(key.name);
+        if (entry.loaded || entry.loading) continue;
+        const state = parseWindowState(key.metadata);
+        if (state) {
+          entry.state = state;
+          entry.loaded = true;
+        }
+      }
+      this.complete = true;
+    } catch (error) {
+      logWarn("rate-limit counters could not be listed from KV", { prefix, error });
+    }
+  }
+
   /** Remaining calls for `key` without counting one; null when the counter cannot be read. */
   async usage(key: string, quota: Quota): Promise<UsageReport> {
     const entry = this.entryFor(key);
@@ -108,7 +175,8 @@ export class WindowCoordinator {
   private entryFor(key: string): Entry {
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { state: null, loaded: false, loading: undefined, windowSeconds: 0, dirty: false, flushScheduled: false, writing: false, lastWriteAt: Number.NEGATIVE_INFINITY };
+      // After a complete listing, a key not in it has no counter: nothing to read.
+      entry = { state: null, loaded: this.complete, loading: undefined, windowSeconds: 0, dirty: false, flushScheduled: false, writing: false, lastWriteAt: Number.NEGATIVE_INFINITY };
       this.entries.set(key, entry);
     }
     return entry;
@@ -134,7 +202,7 @@ export class WindowCoordinator {
 
   private async load(key: string, entry: Entry): Promise<void> {
     try {
-      const text = await this.kv.get(key, "text");
+      const text = await withSpan("kv.get", "client", { "db.system": "cloudflare.kv", "db.operation.name": "get" }, () => this.kv.get(key, "text"));
       let parsed: unknown = null;
       if (text !== null) {
         try {
@@ -176,7 +244,7 @@ export class WindowCoordinator {
     const quota = { limit: snapshot.count, windowSeconds: entry.windowSeconds };
     const ttl = Math.max(MIN_KV_TTL_SECONDS, Math.ceil((windowEnd(snapshot, quota) - now) / 1000));
     try {
-      await this.kv.put(key, JSON.stringify(snapshot), { expirationTtl: ttl });
+      await this.kv.put(key, JSON.stringify(snapshot), { expirationTtl: ttl, metadata: snapshot });
     } catch (error) {
       entry.dirty = true;
       logWarn("rate-limit counter could not be written to KV; retrying", { key, error });

@@ -2,7 +2,7 @@
  * What a rate-limit coordinator (the RateLimitCoordinator Durable Object, coordinator.ts) offers over RPC, and the
  * values it takes and answers. Env types the RATE_LIMITER binding by CoordinatorRpc, so no caller imports the class.
  */
-import type { StoreFailureMode } from "./coordinator-core";
+import type { LeaseGrant, StoreFailureMode } from "./coordinator-core";
 import type { RateLimitDecision } from "./hook";
 
 export interface QuotaRequest {
@@ -12,12 +12,22 @@ export interface QuotaRequest {
 }
 
 export interface CoordinatorCheckRequest extends QuotaRequest {
+  /** W3C traceparent of the caller's span (filled in by telemetry/stub.ts); the coordinator's spans continue it. */
+  traceparent?: string | undefined;
   organizationId: string;
   clientId: string;
   onStoreFailure: StoreFailureMode;
   /** Quotas whose remaining calls to report with an admitted decision (after counting it). */
   report?: QuotaRequest[];
 }
+
+export interface CoordinatorLeaseRequest extends CoordinatorCheckRequest {
+  /** Calls the holder asks for; the coordinator grants at most what the window has left (leases.ts). */
+  want: number;
+}
+
+/** A lease, and (when asked with `report`) the remaining quota of those targets right after granting it. */
+export type CoordinatorLease = LeaseGrant & { usage?: TargetUsage[] };
 
 export interface CoordinatorUsageRequest {
   organizationId: string;
@@ -35,6 +45,7 @@ export interface TargetUsage {
 export interface CoordinatorApi {
   check(request: CoordinatorCheckRequest): Promise<RateLimitDecision>;
   usage(request: CoordinatorUsageRequest): Promise<TargetUsage[]>;
+  lease(request: CoordinatorLeaseRequest): Promise<CoordinatorLease>;
 }
 
 /** The coordinator's RPC methods, as the RATE_LIMITER binding offers them. */

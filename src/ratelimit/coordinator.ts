@@ -6,10 +6,11 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { WindowCoordinator, type StoreFailureMode } from "./coordinator-core";
+import { WindowCoordinator, type LeaseGrant, type StoreFailureMode } from "./coordinator-core";
 import type { RateLimitDecision } from "./hook";
 import { counterKey } from "./keys";
-import type { CoordinatorCheckRequest, CoordinatorRpc, CoordinatorUsageRequest, QuotaRequest, TargetUsage } from "./coordinator-rpc";
+import { telemetryFor } from "../telemetry";
+import type { CoordinatorCheckRequest, CoordinatorLease, CoordinatorLeaseRequest, CoordinatorRpc, CoordinatorUsageRequest, QuotaRequest, TargetUsage } from "./coordinator-rpc";
 
 function assertQuota(quota: QuotaRequest): void {
   if (!Number.isInteger(quota.limit) || quota.limit < 1 || !Number.isInteger(quota.windowSeconds) || quota.windowSeconds < 1) {
@@ -27,8 +28,39 @@ export class RateLimitCoordinator extends DurableObject<Env> implements Coordina
     this.counters = new WindowCoordinator({ kv: env.RATE_LIMIT_KV });
   }
 
-  async check(request: CoordinatorCheckRequest): Promise<RateLimitDecision> {
+  /** One listing of this client's counters before the first decision (coordinator-core.ts loadAll). */
+  private async loaded(organizationId: string, clientId: string): Promise<void> {
+    await this.counters.loadAll(await counterKey(organizationId, clientId, ""));
+  }
+
+  /** Runs `work` as this object's span of the caller's trace, when the caller is traced and telemetry is on. */
+  private traced<T>(method: string, traceparent: string | undefined, work: () => Promise<T>): Promise<T> {
+    const telemetry = traceparent ? telemetryFor(this.env) : undefined;
+    if (!telemetry) return work();
+    return telemetry.span(`RateLimitCoordinator.${method}`, "server", { "rpc.system": "cloudflare.durable_object", "rpc.service": "RateLimitCoordinator", "rpc.method": method }, work, traceparent);
+  }
+
+  lease(request: CoordinatorLeaseRequest): Promise<CoordinatorLease> {
+    return this.traced("lease", request.traceparent, () => this.leaseNow(request));
+  }
+
+  private async leaseNow(request: CoordinatorLeaseRequest): Promise<CoordinatorLease> {
     assertQuota(request);
+    if (!Number.isInteger(request.want) || request.want < 1) throw new TypeError("want must be a positive integer");
+    await this.loaded(request.organizationId, request.clientId);
+    const key = await this.keyOf(request.organizationId, request.clientId, request.target);
+    const grant = await this.counters.lease(key, { limit: request.limit, windowSeconds: request.windowSeconds }, request.want, request.onStoreFailure);
+    if (grant.windowEndsAt === undefined || !request.report?.length) return grant;
+    return { ...grant, usage: await this.usage({ organizationId: request.organizationId, clientId: request.clientId, quotas: request.report }) };
+  }
+
+  check(request: CoordinatorCheckRequest): Promise<RateLimitDecision> {
+    return this.traced("check", request.traceparent, () => this.checkNow(request));
+  }
+
+  private async checkNow(request: CoordinatorCheckRequest): Promise<RateLimitDecision> {
+    assertQuota(request);
+    await this.loaded(request.organizationId, request.clientId);
     const key = await this.keyOf(request.organizationId, request.clientId, request.target);
     const decision = await this.counters.check(key, { limit: request.limit, windowSeconds: request.windowSeconds }, request.onStoreFailure);
     if (!decision.allowed || !request.report?.length) return decision;
@@ -50,6 +82,7 @@ export class RateLimitCoordinator extends DurableObject<Env> implements Coordina
   }
 
   async usage(request: CoordinatorUsageRequest): Promise<TargetUsage[]> {
+    await this.loaded(request.organizationId, request.clientId);
     return Promise.all(
       request.quotas.map(async (quota) => {
         assertQuota(quota);

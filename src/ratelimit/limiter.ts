@@ -9,9 +9,10 @@ import { STORE_FAILURE_RETRY_SECONDS } from "./coordinator-core";
 import type { QuotaUsage, RateLimitDecision, RateLimiter, RateLimitSubject } from "./hook";
 import { coordinatorName } from "./keys";
 import { getRateLimitPolicy, quotaFor, storeFailureModeFor, type RateLimitPolicy } from "./policy";
+import { tracedStub } from "../telemetry/stub";
 import { logWarn } from "../lib/log";
 
-export type CoordinatorLookup = (organizationId: string, clientId: string) => CoordinatorApi;
+export type CoordinatorLookup = (organizationId: string, clientId: string) => Pick<CoordinatorApi, "check" | "usage">;
 
 
 export class CoordinatedRateLimiter implements RateLimiter {
@@ -26,7 +27,7 @@ export class CoordinatedRateLimiter implements RateLimiter {
     const report = subject.report ? this.quotasOf(subject.organizationId, subject.report) : undefined;
     try {
       const { organizationId, clientId, target } = subject;
-      const decision = await this.coordinatorFor(organizationId, clientId).check({ organizationId, clientId, target, ...quota, onStoreFailure, ...(report ? { report } : {}) });
+      const decision = await this.coordinatorFor(organizationId, clientId).check({ organizationId, clientId, target, ...quota, onStoreFailure, traceparent: undefined, ...(report ? { report } : {}) });
       if (!decision.allowed || !report) return decision;
       return { ...decision, usage: withQuotas(report, decision.usage) };
     } catch (error) {
@@ -54,7 +55,7 @@ export class CoordinatedRateLimiter implements RateLimiter {
 }
 
 /** The policy's quotas beside what the coordinator reported; unknown (null) where it reported nothing. */
-function withQuotas(quotas: readonly QuotaRequest[], reports: readonly TargetUsage[] | undefined): QuotaUsage[] {
+export function withQuotas(quotas: readonly QuotaRequest[], reports: readonly TargetUsage[] | undefined): QuotaUsage[] {
   return quotas.map((quota, index) => ({
     target: quota.target,
     limit: quota.limit,
@@ -65,8 +66,8 @@ function withQuotas(quotas: readonly QuotaRequest[], reports: readonly TargetUsa
 }
 
 /** Coordinators in a Durable Object namespace, one per (organization, client). */
-export function coordinatorsIn(namespace: Env["RATE_LIMITER"]): CoordinatorLookup {
-  return (organizationId, clientId) => namespace.get(namespace.idFromName(coordinatorName(organizationId, clientId))) as unknown as CoordinatorApi;
+export function coordinatorsIn(namespace: Env["RATE_LIMITER"]): (organizationId: string, clientId: string) => CoordinatorApi {
+  return (organizationId, clientId) => tracedStub(namespace.get(namespace.idFromName(coordinatorName(organizationId, clientId))) as unknown as CoordinatorApi, "RateLimitCoordinator");
 }
 
 export function rateLimiterFor(env: Env, policy: RateLimitPolicy = getRateLimitPolicy()): CoordinatedRateLimiter {

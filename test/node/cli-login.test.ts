@@ -213,7 +213,7 @@ describe("arbiter login / token / logout against wrangler dev", () => {
     expect(again.url.searchParams.get("client_id")).toBe(clientId);
   });
 
-XX, async () => {
+  it("--scope asks for those scopes (plus offline_access) instead", async () => {
     const result = await login(config, /Ana Admin/, ["--scope", "orders.read orders.search"]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.url.searchParams.get("scope")).toBe("orders.read orders.search offline_access");

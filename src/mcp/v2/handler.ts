@@ -9,13 +9,13 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
 import { CORRELATION_HEADER } from "../../core/correlation";
 import type { Env } from "../../env";
-import { BENCH_BARE_TOOL, benchBareEnabled, benchBareResult } from "../bench-bare";
+import { BENCH_BARE_TOOL, benchBareEnabled, benchBareResult, benchGovernedTool } from "../bench-bare";
 import type { Principal } from "../../core/principal";
 import { pipelineDepsFor } from "../deps";
 import { encodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
 import { getCatalog } from "../registry";
 import { jsonOnlySchema } from "./json-schema";
-import { createStatelessServer } from "./server";
+import { createStatelessServer, registerGovernedTool, type StatelessRuntime } from "./server";
 
 export const LISTEN_METHOD = "subscriptions/listen";
 
@@ -46,11 +46,25 @@ function withHostHeader(request: Request): Request {
  * bench:mcp's ungoverned baseline in this lane (bench-bare.ts): registered beside the catalog's tools, so it is
  * served by the same handler and server, only when ARBITER_BENCH_BARE is on with a loopback PUBLIC_URL.
  */
-function withBenchBare(server: McpServer, env: Env): McpServer {
+function withBenchBare(server: McpServer, env: Env, runtime: StatelessRuntime): McpServer {
   if (!benchBareEnabled(env)) return server;
+  registerGovernedTool(server, benchGovernedTool, runtime);
   const anything = jsonOnlySchema({ type: "object" });
   server.registerTool(BENCH_BARE_TOOL, { description: "Benchmark baseline: no scope check, rate limit or audit.", inputSchema: anything, outputSchema: anything }, (async () => benchBareResult()) as never);
   return server;
+}
+
+/**
+ * Serves one 2025-era request that came without a session (the compatibility front's "sessionless-session-request",
+ * compat/tolerances.ts) with the SDK's stateless legacy serving: a fresh server from the same factory and the same
+ * governed core as the 2026-07-28 requests, answering this request only.
+ */
+export async function serveSessionless(incoming: Request, parsedBody: unknown, env: Env, principal: Principal, correlationId: string): Promise<Response> {
+  const request = withHostHeader(incoming);
+  const deps = pipelineDepsFor(env, "worker-request");
+  const runtime: StatelessRuntime = { env, principal, correlationId, ...deps };
+  const handler = createMcpHandler(() => withBenchBare(createStatelessServer(getCatalog(), runtime), env, runtime), { ...STATELESS_HANDLER_OPTIONS, legacy: "stateless" });
+  return handler.fetch(request, { authInfo: authInfoOf(principal, correlationId), parsedBody });
 }
 
 /** Serves one 2026-07-28 request (`request` has no Authorization header; `parsedBody` is its parsed body). */
@@ -66,6 +80,7 @@ export async function serveStateless(incoming: Request, parsedBody: unknown, env
     return hub.fetch(new Request(request.url, { method: "POST", headers, body: JSON.stringify(parsedBody), signal: request.signal }));
   }
   const deps = pipelineDepsFor(env, "worker-request");
-  const handler = createMcpHandler(() => withBenchBare(createStatelessServer(getCatalog(), { env, principal, correlationId, ...deps }), env), STATELESS_HANDLER_OPTIONS);
+  const runtime: StatelessRuntime = { env, principal, correlationId, ...deps };
+  const handler = createMcpHandler(() => withBenchBare(createStatelessServer(getCatalog(), runtime), env, runtime), STATELESS_HANDLER_OPTIONS);
   return handler.fetch(request, { authInfo: authInfoOf(principal, correlationId), parsedBody });
 }

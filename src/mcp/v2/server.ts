@@ -87,10 +87,15 @@ async function listed<T>(work: () => Promise<T>, correlationId: string): Promise
 const flatten = (variables: Record<string, string | string[]>) =>
   Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]));
 
-function registerTool(server: McpServer, tool: ToolDefinition, runtime: StatelessRuntime): void {
-  server.registerTool(
-    tool.name,
-    {
+/**
+ * What the listing shows of a tool, converted to JSON Schema once per isolate: a stateless request builds a server
+ * for itself, and converting every tool's zod schemas for each one was most of a request's own CPU.
+ */
+const listings = new WeakMap<ToolDefinition, Record<string, unknown>>();
+function listingOf(tool: ToolDefinition): Record<string, unknown> {
+  let listing = listings.get(tool);
+  if (!listing) {
+    listing = {
       title: tool.title,
       description: tool.description,
       // The listing shows the tool's own schemas; validation stays in runToolCall (so invalid input is audited).
@@ -98,16 +103,22 @@ function registerTool(server: McpServer, tool: ToolDefinition, runtime: Stateles
       outputSchema: jsonOnlySchema(z.toJSONSchema(tool.outputSchema, { io: "output" }) as Record<string, unknown>),
       annotations: { title: tool.title, ...tool.annotations },
       _meta: { requiredScopes: [...tool.requiredScopes] },
-    },
-    (async (args: unknown, ctx: ServerContext) => runToolCall(tool, args, callContext(ctx, runtime, requestScopedState()), runtime)) as never,
-  );
+    };
+    listings.set(tool, listing);
+  }
+  return listing;
+}
+
+/** Lists `tool` and answers its calls through runToolCall (the governed core). */
+export function registerGovernedTool(server: McpServer, tool: ToolDefinition, runtime: StatelessRuntime): void {
+  server.registerTool(tool.name, listingOf(tool) as never, (async (args: unknown, ctx: ServerContext) => runToolCall(tool, args, callContext(ctx, runtime, requestScopedState()), runtime)) as never);
 }
 
 export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntime): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: SERVER_INSTRUCTIONS, capabilities: STATELESS_CAPABILITIES });
   const session = requestScopedState();
 
-  for (const tool of catalog.tools.values()) registerTool(server, tool, runtime);
+  for (const tool of catalog.tools.values()) registerGovernedTool(server, tool, runtime);
 
   for (const resource of catalog.resources.values()) {
     const target: ResourceTarget = { kind: "resource", resource, name: resource.name, requiredScopes: resource.requiredScopes, label: resource.uri };

@@ -4,7 +4,8 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
-import { BENCH_BARE_TOOL, benchBareEnabled } from "../../../src/mcp/bench-bare";
+import { BENCH_BARE_TOOL, BENCH_GOVERNED_TOOL, benchBareEnabled } from "../../../src/mcp/bench-bare";
+import { LeasedRateLimiter } from "../../../src/ratelimit/leases";
 import type { Env } from "../../../src/env";
 import { getCatalog } from "../../../src/mcp/registry";
 import { createArbiterServer } from "../../../src/mcp/server";
@@ -79,14 +80,34 @@ describe("bench_bare", () => {
   it("is served by the 2026-07-28 lane's own handler when enabled, outside the pipeline, and unknown otherwise", async () => {
     const log = vi.spyOn(console, "log");
     const check = vi.spyOn(CoordinatedRateLimiter.prototype, "check");
+    const leased = vi.spyOn(LeasedRateLimiter.prototype, "check");
     const enabled = await statelessCall({ ...env, ...ENABLED }, BENCH_BARE_TOOL);
     expect(enabled.result?.structuredContent).toEqual({ ok: true, tool: BENCH_BARE_TOOL });
     expect(check).not.toHaveBeenCalled();
+    expect(leased).not.toHaveBeenCalled();
     expect(log.mock.calls.some((call) => String(call[0]).includes('"event":"audit"'))).toBe(false);
 
     const off = await statelessCall(env, BENCH_BARE_TOOL);
     expect(off.result?.structuredContent).toBeUndefined();
     expect(JSON.stringify(off)).toMatch(/bench_bare/);
     expect(off.result?.isError ?? Boolean(off.error)).toBe(true);
+  });
+
+  it("has a governed twin, bench_governed: the same answer through the core in both eras (rate-limit decision, audit record)", async () => {
+    const { client, records } = await connect({ ...env, ...ENABLED });
+    const session = await client.callTool({ name: BENCH_GOVERNED_TOOL, arguments: {} });
+    expect(session.structuredContent).toEqual({ ok: true, tool: BENCH_BARE_TOOL });
+    expect(records).toMatchObject([{ kind: "tool", target: BENCH_GOVERNED_TOOL, outcome: "ok" }]);
+    await expect(connect(env).then(({ client: off }) => off.callTool({ name: BENCH_GOVERNED_TOOL, arguments: {} }))).rejects.toThrow(/Unknown tool "bench_governed"/);
+
+    const log = vi.spyOn(console, "log");
+    const leased = vi.spyOn(LeasedRateLimiter.prototype, "check");
+    const stateless = await statelessCall({ ...env, ...ENABLED }, BENCH_GOVERNED_TOOL);
+    expect(stateless.result?.structuredContent).toEqual({ ok: true, tool: BENCH_BARE_TOOL });
+    expect(leased).toHaveBeenCalledTimes(1);
+    for (let attempt = 0; attempt < 50 && !log.mock.calls.some((call) => String(call[0]).includes(`"target":"${BENCH_GOVERNED_TOOL}"`)); attempt++) {
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    expect(log.mock.calls.some((call) => String(call[0]).includes('"event":"audit"') && String(call[0]).includes(`"target":"${BENCH_GOVERNED_TOOL}"`))).toBe(true);
   });
 });

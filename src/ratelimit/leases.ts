@@ -1,0 +1,157 @@
+/**
+ * Rate-limit leases: the limiter of a place that serves many calls of the same clients (a 2025-11-25 session
+ * object, a Worker isolate) takes several calls of a window at once from the (organization, client) coordinator
+ * and decides the calls itself, with no round trip, until the lease is used up or its window ends.
+ *
+ * - Never more than the quota: the coordinator counts a lease's calls when it grants them, and grants at most
+ *   what its window has left; the holder decides in memory with no await between the look and the take, so
+ *   100 concurrent calls against 30 admit exactly 30.
+ * - Leases start at one call and double with each lease a holder takes in a window, capped at a quarter of what
+ *   the window has left (and MAX_LEASE): a client that calls once leases one call; a busy one makes a round
+ *   trip every few calls instead of every call.
+ * - What this gives up: calls leased by a holder that then goes quiet (or is evicted) are not used by the
+ *   client's other holders in that window, so a client spread over several sessions may be admitted fewer than
+ *   its quota (at most the unused leases, which the cap keeps small); never more. `leasedUnused()` says how many.
+ * - When the coordinator cannot be reached, the policy's onStoreFailure decides, as CoordinatedRateLimiter does.
+ */
+import type { CoordinatorApi, CoordinatorLease } from "./coordinator-rpc";
+import { STORE_FAILURE_RETRY_SECONDS } from "./coordinator-core";
+import type { QuotaUsage, RateLimitDecision, RateLimiter, RateLimitSubject } from "./hook";
+import { withQuotas } from "./limiter";
+import { getRateLimitPolicy, quotaFor, storeFailureModeFor, type RateLimitPolicy } from "./policy";
+import { logWarn } from "../lib/log";
+
+/** The largest lease, whatever the quota. */
+export const MAX_LEASE = 64;
+
+export type LeaseLookup = (organizationId: string, clientId: string) => Pick<CoordinatorApi, "lease">;
+
+interface Lease {
+  left: number;
+  /** Epoch ms at which the leased window closes; the lease is void from then on. */
+  windowEndsAt: number;
+  /** Leases taken in this window (the next asks for twice as many calls). */
+  taken: number;
+  /** A refusal from the coordinator holds until then (the window is used up). */
+  refusedUntil: number;
+  refusal: Extract<RateLimitDecision, { allowed: false }> | undefined;
+  renewing: Promise<"granted" | "refused" | "failed"> | undefined;
+  /** The coordinator's remaining quota of the reported targets, as of the last lease. */
+  usage: QuotaUsage[] | undefined;
+}
+
+export class LeasedRateLimiter implements RateLimiter {
+  private readonly leases = new Map<string, Lease>();
+
+  constructor(
+    private readonly coordinatorFor: LeaseLookup,
+    private readonly policy: RateLimitPolicy = getRateLimitPolicy(),
+    private readonly now: () => number = () => Date.now(),
+  ) {}
+
+  async check(subject: RateLimitSubject): Promise<RateLimitDecision> {
+    const quota = quotaFor(this.policy, subject.organizationId, subject.target);
+    const key = leaseKey(subject.organizationId, subject.clientId, subject.target);
+    const lease = this.leaseOf(key);
+    for (;;) {
+      const now = this.now();
+      // From the look to the take there is no await: concurrent calls of one holder are decided one by one.
+      if (now >= lease.windowEndsAt) {
+        lease.left = 0;
+        lease.taken = 0;
+      }
+      if (lease.left > 0) {
+        lease.left--;
+        return { allowed: true, limit: quota.limit, remaining: this.remainingOf(subject, subject.target, lease.usage) ?? undefined, ...(subject.report ? { usage: this.report(subject, lease) } : {}) };
+      }
+      if (lease.refusal && now < lease.refusedUntil) return { ...lease.refusal, retryAfterSeconds: Math.max(1, Math.ceil((lease.refusedUntil - now) / 1000)) };
+      lease.renewing ??= this.renew(subject, lease).finally(() => {
+        lease.renewing = undefined;
+      });
+      const outcome = await lease.renewing;
+      if (outcome === "failed") return this.storeFailure(subject);
+      // "granted" or "refused": look again (another waiter may have taken the last leased call).
+    }
+  }
+
+  /** Calls leased and not used yet, over every lease still open (tests and diagnostics). */
+  leasedUnused(): number {
+    const now = this.now();
+    let unused = 0;
+    for (const lease of this.leases.values()) if (now < lease.windowEndsAt) unused += lease.left;
+    return unused;
+  }
+
+  private leaseOf(key: string): Lease {
+    let lease = this.leases.get(key);
+    if (!lease) {
+      // Keys are (organization, client, tool) of the clients this holder served; the bound guards its memory.
+      if (this.leases.size >= 5000) this.leases.clear();
+      lease = { left: 0, windowEndsAt: 0, taken: 0, refusedUntil: 0, refusal: undefined, renewing: undefined, usage: undefined };
+      this.leases.set(key, lease);
+    }
+    return lease;
+  }
+
+  private async renew(subject: RateLimitSubject, lease: Lease): Promise<"granted" | "refused" | "failed"> {
+    const { organizationId, clientId, target } = subject;
+    const quota = quotaFor(this.policy, organizationId, target);
+    const report = subject.report?.map((name) => ({ target: name, ...quotaFor(this.policy, organizationId, name) }));
+    let grant: CoordinatorLease;
+    try {
+      grant = await this.coordinatorFor(organizationId, clientId).lease({
+        organizationId,
+        clientId,
+        target,
+        ...quota,
+        onStoreFailure: storeFailureModeFor(this.policy, target),
+        want: Math.min(MAX_LEASE, 2 ** Math.min(lease.taken, 6)),
+        traceparent: undefined,
+        ...(report ? { report } : {}),
+      });
+    } catch (error) {
+      logWarn("rate-limit coordinator unavailable", { organizationId, target, error });
+      return "failed";
+    }
+    if (grant.windowEndsAt === undefined) {
+      lease.refusal =
+        grant.cause === "store-unavailable"
+          ? { allowed: false, limit: grant.limit, windowSeconds: quota.windowSeconds, retryAfterSeconds: grant.retryAfterSeconds, cause: "store-unavailable" }
+          : { allowed: false, limit: grant.limit, windowSeconds: quota.windowSeconds, retryAfterSeconds: grant.retryAfterSeconds, cause: "quota" };
+      // A store failure is not remembered: the next call asks again.
+      lease.refusedUntil = grant.cause === "quota" ? this.now() + grant.retryAfterSeconds * 1000 : 0;
+      return grant.cause === "quota" ? "refused" : "failed";
+    }
+    lease.left += grant.granted;
+    lease.windowEndsAt = grant.windowEndsAt;
+    lease.taken++;
+    lease.refusal = undefined;
+    if (report) lease.usage = withQuotas(report, grant.usage);
+    return "granted";
+  }
+
+  /** The reported targets' remaining quota: the coordinator's as of the last lease, plus what this holder still holds. */
+  private report(subject: RateLimitSubject, lease: Lease): QuotaUsage[] {
+    const base = lease.usage ?? withQuotas((subject.report ?? []).map((target) => ({ target, ...quotaFor(this.policy, subject.organizationId, target) })), undefined);
+    return base.map((usage) => ({ ...usage, remaining: this.remainingOf(subject, usage.target, base) }));
+  }
+
+  private remainingOf(subject: RateLimitSubject, target: string, usage: QuotaUsage[] | undefined): number | null {
+    const coordinator = usage?.find((entry) => entry.target === target)?.remaining;
+    if (coordinator === null || coordinator === undefined) return null;
+    const held = this.leases.get(leaseKey(subject.organizationId, subject.clientId, target));
+    return coordinator + (held && this.now() < held.windowEndsAt ? held.left : 0);
+  }
+
+  private storeFailure(subject: RateLimitSubject): RateLimitDecision {
+    const quota = quotaFor(this.policy, subject.organizationId, subject.target);
+    if (storeFailureModeFor(this.policy, subject.target) === "open") {
+      return { allowed: true, limit: quota.limit, ...(subject.report ? { usage: withQuotas(subject.report.map((target) => ({ target, ...quotaFor(this.policy, subject.organizationId, target) })), undefined) } : {}) };
+    }
+    return { allowed: false, limit: quota.limit, windowSeconds: quota.windowSeconds, retryAfterSeconds: STORE_FAILURE_RETRY_SECONDS, cause: "store-unavailable" };
+  }
+}
+
+function leaseKey(organizationId: string, clientId: string, target: string): string {
+  return JSON.stringify([organizationId, clientId, target]);
+}

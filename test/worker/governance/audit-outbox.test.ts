@@ -1,0 +1,116 @@
+/**
+ * The session lane's audit outbox (src/audit/outbox.ts, drained by src/mcp/agent.ts): a record is kept in the
+ * session object's own storage until the audit store has it, so it survives an eviction mid-batch and is stored
+ * exactly once; when the store fails it is logged in full; a real session call schedules the drain as an alarm of
+ * the session object (not as work left pending after the answer) and its record reaches the store.
+ */
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { AuditOutbox, type AuditBatchLookup } from "../../../src/audit/outbox";
+import type { AuditRecord } from "../../../src/audit/record";
+import { newCorrelationId } from "../../../src/core/correlation";
+import { auditStoresIn } from "../../../src/audit/sink";
+import type { ArbiterMcpAgent } from "../../../src/mcp/agent";
+import { initializeSession, obtainTokens, rpc } from "../helpers";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const ORG = "outbox-org";
+
+function record(overrides: Partial<AuditRecord> = {}): AuditRecord {
+  return {
+    correlationId: newCorrelationId(),
+    time: new Date().toISOString(),
+    organizationId: ORG,
+    userId: "ana",
+    clientId: "client-outbox",
+    kind: "tool",
+    target: "whoami",
+    argumentsDigest: "",
+    durationMs: 2,
+    outcome: "ok",
+    reason: "",
+    ...overrides,
+  };
+}
+
+const stored = async (correlationId: string) => (await auditStoresIn(env.AUDIT_LOG)(ORG).query(ORG, { correlationId, limit: 10 })).events;
+const noDrain = async () => undefined;
+/** The session object itself (the binding is typed by its RPC, runInDurableObject hands over the instance). */
+const sessionObject = (name: string) => env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(name)) as unknown as DurableObjectStub<ArbiterMcpAgent>;
+
+describe("audit outbox of a session object", () => {
+  it("keeps the records of a batch interrupted by an eviction and stores each exactly once in the next instance", async () => {
+    const stub = sessionObject("streamable-http:outbox-eviction");
+    const records = [record(), record({ target: "orders_search" }), record({ outcome: "invalid-input", reason: "bad status" })];
+    const real = auditStoresIn(env.AUDIT_LOG);
+    // The store commits the batch, then the object is evicted before the store's answer arrives.
+    const storesThenHangs: AuditBatchLookup = (organizationId) => ({
+      async appendBatch(deliveries) {
+        await real(organizationId).appendBatch(deliveries);
+        return new Promise(() => undefined);
+      },
+    });
+    await runInDurableObject(stub, async (_instance: ArbiterMcpAgent, state) => {
+      const outbox = new AuditOutbox(state.storage.sql, state.id.toString(), noDrain);
+      for (const item of records) await outbox.add(item);
+      void outbox.drain(storesThenHangs);
+      await new Promise((done) => setTimeout(done, 200));
+      expect(outbox.pending()).toBe(3);
+    });
+    for (const item of records) expect(await stored(item.correlationId)).toHaveLength(1);
+    await evictDurableObject(stub);
+
+    // The next instance runs what the alarm runs: the rows are still there, and the store takes each once.
+    await runInDurableObject(stub, async (instance: ArbiterMcpAgent, state) => {
+      expect(new AuditOutbox(state.storage.sql, state.id.toString(), noDrain).pending()).toBe(3);
+      await instance.drainAuditOutbox();
+      expect(new AuditOutbox(state.storage.sql, state.id.toString(), noDrain).pending()).toBe(0);
+    });
+    for (const item of records) {
+      const events = await stored(item.correlationId);
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({ target: item.target, outcome: item.outcome });
+    }
+  });
+
+  it("logs every record in full (stored: false) when the store cannot be reached, and empties the outbox", async () => {
+    const log = vi.spyOn(console, "log");
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const stub = sessionObject("streamable-http:outbox-failure");
+    const records = [record(), record({ target: "orders_get_by_id" })];
+    const down: AuditBatchLookup = () => ({
+      appendBatch: async () => {
+        throw new Error("Durable Object storage is unavailable");
+      },
+    });
+    await runInDurableObject(stub, async (_instance: ArbiterMcpAgent, state) => {
+      const outbox = new AuditOutbox(state.storage.sql, state.id.toString(), noDrain);
+      for (const item of records) await outbox.add(item);
+      expect(await outbox.drain(down)).toEqual({ stored: 0, logged: 2 });
+      expect(outbox.pending()).toBe(0);
+    });
+    for (const item of records) {
+      const lines = log.mock.calls.map((call) => String(call[0])).filter((line) => line.includes('"event":"audit"') && line.includes(item.correlationId));
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0]!)).toEqual({ level: "info", event: "audit", ...item, stored: false });
+      expect(await stored(item.correlationId)).toHaveLength(0);
+    }
+  });
+
+  it("drains a real session call's record through an alarm of the session object", async () => {
+    const { tokens, client } = await obtainTokens({ user: "ana", scope: "orders.read" });
+    const session = await initializeSession(tokens.access_token);
+    const reply = await rpc(tokens.access_token, session, "tools/call", { name: "whoami", arguments: {} }, 3);
+    const correlationId = reply.result._meta.correlationId as string;
+    let events: AuditRecord[] = [];
+    for (let attempt = 0; attempt < 100 && events.length === 0; attempt++) {
+      events = (await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", { correlationId, limit: 10 })).events;
+      if (events.length === 0) await new Promise((done) => setTimeout(done, 20));
+    }
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ target: "whoami", outcome: "ok", clientId: client.client_id });
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * Rate-limit leases (src/ratelimit/leases.ts) against the real coordinator Durable Objects and KV: exact under
+ * concurrency with far fewer round trips than calls, never more than the quota across holders (every call of the
+ * window is either admitted or still leased), and a new client's counters read with one KV listing instead of one
+ * read per tool.
+ */
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { CoordinatorApi } from "../../../src/ratelimit/coordinator-rpc";
+import { WindowCoordinator, type CounterKv } from "../../../src/ratelimit/coordinator-core";
+import { counterKey } from "../../../src/ratelimit/keys";
+import { LeasedRateLimiter } from "../../../src/ratelimit/leases";
+import { coordinatorsIn } from "../../../src/ratelimit/limiter";
+import { getRateLimitPolicy } from "../../../src/ratelimit/policy";
+import { getCatalog } from "../../../src/mcp/registry";
+
+const client = () => `client-${crypto.randomUUID()}`;
+
+/** The real coordinators, counting the lease round trips. */
+function countingCoordinators() {
+  const real = coordinatorsIn(env.RATE_LIMITER);
+  const counter = { leases: 0 };
+  const lookup = (organizationId: string, clientId: string): Pick<CoordinatorApi, "lease"> => ({
+    lease(request) {
+      counter.leases++;
+      return real(organizationId, clientId).lease(request);
+    },
+  });
+  return { lookup, counter };
+}
+
+/** KV that counts reads and listings. */
+class ListingKv implements CounterKv {
+  gets = 0;
+  lists = 0;
+  constructor(private readonly inner: KVNamespace) {}
+  get(key: string, type: "text") {
+    this.gets++;
+    return this.inner.get(key, type);
+  }
+  put(key: string, value: string, options?: { expirationTtl?: number; metadata?: unknown }) {
+    return this.inner.put(key, value, options);
+  }
+  async list(options: { prefix: string }) {
+    this.lists++;
+    const page = await this.inner.list(options);
+    return { keys: page.keys.map((key) => ({ name: key.name, metadata: key.metadata })), list_complete: page.list_complete };
+  }
+}
+
+describe("rate-limit leases", () => {
+  it("admits exactly 30 of 100 concurrent calls against a 30-per-window quota, in far fewer round trips", async () => {
+    const { lookup, counter } = countingCoordinators();
+    const limiter = new LeasedRateLimiter(lookup);
+    const subject = { organizationId: "acme", clientId: client(), target: "whoami" };
+    const decisions = await Promise.all(Array.from({ length: 100 }, () => limiter.check(subject)));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(30);
+    for (const refused of decisions.filter((d) => !d.allowed)) expect(refused).toMatchObject({ allowed: false, limit: 30, windowSeconds: 60, cause: "quota" });
+    expect(limiter.leasedUnused()).toBe(0);
+    expect(counter.leases).toBeLessThan(30);
+    // The window is used up: a later call is refused from the lease, without asking again.
+    const before = counter.leases;
+    expect(await limiter.check(subject)).toMatchObject({ allowed: false, cause: "quota" });
+    expect(counter.leases).toBe(before);
+  });
+
+  it("makes a round trip every few calls for one client's sequential calls", async () => {
+    const { lookup, counter } = countingCoordinators();
+    const limiter = new LeasedRateLimiter(lookup);
+    const subject = { organizationId: "acme", clientId: client(), target: "orders_search" };
+    for (let call = 0; call < 20; call++) expect((await limiter.check(subject)).allowed).toBe(true);
+    expect(counter.leases).toBeLessThanOrEqual(8);
+  });
+
+  it("never admits more than the quota across holders of one client: every call is admitted or still leased", async () => {
+    const { lookup } = countingCoordinators();
+    // Two holders stand for two session objects (or isolates) of one client.
+    const a = new LeasedRateLimiter(lookup);
+    const b = new LeasedRateLimiter(lookup);
+    const subject = { organizationId: "acme", clientId: client(), target: "whoami" };
+    const burst = (limiter: LeasedRateLimiter, calls: number) => Promise.all(Array.from({ length: calls }, () => limiter.check(subject)));
+    const [fromA, fromB] = await Promise.all([burst(a, 50), burst(b, 50)]);
+    const admitted = [...fromA, ...fromB].filter((d) => d.allowed).length;
+    expect(admitted).toBeLessThanOrEqual(30);
+    expect(admitted + a.leasedUnused() + b.leasedUnused()).toBe(30);
+  });
+
+  it("shows whoami its quotas with the decision, this call counted", async () => {
+    const { lookup } = countingCoordinators();
+    const limiter = new LeasedRateLimiter(lookup);
+    const report = [...getCatalog().tools.keys()];
+    const subject = { organizationId: "acme", clientId: client(), target: "whoami", report };
+    await limiter.check(subject);
+    const second = await limiter.check(subject);
+    expect(second.allowed && second.usage?.find((u) => u.target === "whoami")).toMatchObject({ limit: 30, remaining: 28 });
+    expect(second.allowed && second.usage?.find((u) => u.target === "orders_search")).toMatchObject({ limit: 30, remaining: 30 });
+  });
+
+  it("reads a client's counters of every tool with one KV listing, and restores them from it after a restart", async () => {
+    const organizationId = "acme";
+    const clientId = client();
+    const prefix = await counterKey(organizationId, clientId, "");
+    const quota = getRateLimitPolicy().default;
+    const tools = [...getCatalog().tools.keys()];
+    expect(tools.length).toBeGreaterThan(10);
+    const kv = new ListingKv(env.RATE_LIMIT_KV);
+    const first = new WindowCoordinator({ kv, minWriteIntervalMs: 0, schedule: (_delay, task) => void task() });
+    await first.loadAll(prefix);
+    for (const tool of tools) await first.usage(await counterKey(organizationId, clientId, tool), quota);
+    expect({ gets: kv.gets, lists: kv.lists }).toEqual({ gets: 0, lists: 1 });
+
+    // Counted calls are written with their state in the key's metadata; a new coordinator lists them back.
+    for (let call = 0; call < 3; call++) await first.check(await counterKey(organizationId, clientId, "whoami"), quota, "closed");
+    const key = await counterKey(organizationId, clientId, "whoami");
+    for (let attempt = 0; attempt < 100 && ((await env.RATE_LIMIT_KV.getWithMetadata(key)).metadata as { count?: number } | null)?.count !== 3; attempt++) {
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    const restarted = new ListingKv(env.RATE_LIMIT_KV);
+    const second = new WindowCoordinator({ kv: restarted });
+    await second.loadAll(prefix);
+    expect(await second.usage(key, quota)).toMatchObject({ remaining: 27 });
+    expect(restarted.gets).toBe(0);
+  });
+});
