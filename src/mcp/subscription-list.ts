@@ -15,19 +15,32 @@ export async function subscribedUris(session: SessionState): Promise<string[]> {
 }
 
 /**
- * Adds `uri` unless the session already holds it ("held") or holds the most it may ("full"). The read and the
- * write follow each other with no other I/O between them, so a Durable Object's input gate keeps two concurrent
- * subscribes of one session from both taking the last place.
+ * Changes of one session's list, one at a time. An input gate only holds back requests not yet delivered:
+ * concurrent subscribes that were all waiting on the same thing (a rate-limit lease being renewed, say) resume
+ * together, and each one's read and write would interleave with the others', so two could take the last place.
  */
-export async function addSubscribedUri(session: SessionState, uri: string): Promise<"added" | "held" | "full"> {
-  const current = await subscribedUris(session);
-  if (current.includes(uri)) return "held";
-  if (current.length >= MAX_SUBSCRIPTIONS_PER_SESSION) return "full";
-  await session.put(SUBSCRIPTIONS_KEY, [...current, uri]);
-  return "added";
+const pendingChanges = new WeakMap<SessionState, Promise<unknown>>();
+
+function oneAtATime<T>(session: SessionState, change: () => Promise<T>): Promise<T> {
+  const result = (pendingChanges.get(session) ?? Promise.resolve()).then(change, change);
+  pendingChanges.set(session, result.catch(() => undefined));
+  return result;
 }
 
-export async function removeSubscribedUri(session: SessionState, uri: string): Promise<void> {
-  const current = await subscribedUris(session);
-  if (current.includes(uri)) await session.put(SUBSCRIPTIONS_KEY, current.filter((entry) => entry !== uri));
+/** Adds `uri` unless the session already holds it ("held") or holds the most it may ("full"). */
+export function addSubscribedUri(session: SessionState, uri: string): Promise<"added" | "held" | "full"> {
+  return oneAtATime(session, async () => {
+    const current = await subscribedUris(session);
+    if (current.includes(uri)) return "held";
+    if (current.length >= MAX_SUBSCRIPTIONS_PER_SESSION) return "full";
+    await session.put(SUBSCRIPTIONS_KEY, [...current, uri]);
+    return "added";
+  });
+}
+
+export function removeSubscribedUri(session: SessionState, uri: string): Promise<void> {
+  return oneAtATime(session, async () => {
+    const current = await subscribedUris(session);
+    if (current.includes(uri)) await session.put(SUBSCRIPTIONS_KEY, current.filter((entry) => entry !== uri));
+  });
 }
