@@ -4,9 +4,16 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fail } from "./errors.mjs";
 import { postForm } from "./http.mjs";
-import { OFFLINE_ACCESS, oauthProblem, storedTokens } from "./oauth.mjs";
+import { oauthProblem, storedTokens } from "./oauth.mjs";
+import { OFFLINE_ACCESS, loginHint } from "./scopes.mjs";
 
-const RESOURCE_NAMES = ["api", "mcp"];
+/**
+ * Where the stored tokens of one server are kept apart: the REST API (CI commands), /chat (the same audience as
+ * the REST API, but its own token, so a /chat login with order scopes never replaces the REST token), and MCP.
+ */
+const RESOURCE_NAMES = ["api", "chat", "mcp"];
+/** The server's protected resource each slot's token is for (/chat is served by the REST API's audience). */
+export const RESOURCE_PATH = Object.freeze({ api: "api", chat: "api", mcp: "mcp" });
 
 // Renew a little before the expiry, so a token handed to a script does not expire on its way.
 const RENEW_BEFORE_MS = 60_000;
@@ -18,7 +25,10 @@ export function credentialsFile(env) {
   return join(base, "arbiter", "credentials.json");
 }
 
-/** { servers: { <origin>: { issuer, clientId, tokenEndpoint, revocationEndpoint, tokens: { api?, mcp? } } } } */
+/**
+ * { servers: { <origin>: { issuer, clientId, tokenEndpoint, revocationEndpoint, tokens: { api?, chat?, mcp? } } } };
+ * each token entry names the client it was issued to (older files: the server's clientId).
+ */
 export function loadCredentials(file) {
   let text;
   try {
@@ -70,7 +80,7 @@ export function serverOrigin(url, flag) {
 
 export function resourceNameOf(values) {
   const name = values.resource ?? "api";
-  if (!RESOURCE_NAMES.includes(name)) fail(`--resource must be api (the REST API and /chat) or mcp (the MCP server), not "${name}".`);
+  if (!RESOURCE_NAMES.includes(name)) fail(`--resource must be api (the REST API: the CI commands), chat (/chat) or mcp (the MCP server), not "${name}".`);
   return name;
 }
 
@@ -84,22 +94,20 @@ export function chosenServer(values, env, store) {
   fail(`Logged in to several servers (${known.join(", ")}): pass --server to choose one.`);
 }
 
-export const loginHint = (origin, resourceName) => `"arbiter login --server ${origin}${resourceName === "mcp" ? " --resource mcp" : ""}"`;
-
 /** The stored access token for `origin`, renewed with the refresh token when it has expired (or is about to). */
 export async function currentAccessToken(file, store, origin, resourceName) {
   const entry = store.servers[origin];
   const tokens = entry?.tokens?.[resourceName];
-  if (!tokens?.accessToken) fail(`Not logged in to ${origin}${resourceName === "mcp" ? " for MCP" : ""}: run ${loginHint(origin, resourceName)}.`);
+  if (!tokens?.accessToken) fail(`Not logged in to ${origin}${resourceName === "api" ? "" : ` for ${resourceName === "mcp" ? "MCP" : "/chat"}`}: run ${loginHint(origin, resourceName)}.`);
   if (!tokens.expiresAt || Date.parse(tokens.expiresAt) - Date.now() > RENEW_BEFORE_MS) return tokens.accessToken;
   if (!tokens.refreshToken) fail(`The token for ${origin} expired at ${tokens.expiresAt} and there is no refresh token (${OFFLINE_ACCESS} was not granted): run ${loginHint(origin, resourceName)} again.`);
   const started = Date.now();
-  const { status, data } = await postForm(entry.tokenEndpoint, { grant_type: "refresh_token", refresh_token: tokens.refreshToken, client_id: entry.clientId, resource: tokens.resource });
+  const { status, data } = await postForm(entry.tokenEndpoint, { grant_type: "refresh_token", refresh_token: tokens.refreshToken, client_id: tokens.clientId ?? entry.clientId, resource: tokens.resource });
   if (status !== 200) {
     if (data?.error === "invalid_grant" || data?.error === "invalid_client") fail(`The login to ${origin} has expired or was revoked (${data.error}): run ${loginHint(origin, resourceName)} again.`);
     fail(`The server refused to renew the token (${oauthProblem(status, data)}).`);
   }
-  entry.tokens[resourceName] = { resource: tokens.resource, ...storedTokens(data, started, tokens) };
+  entry.tokens[resourceName] = { resource: tokens.resource, ...(tokens.clientId ? { clientId: tokens.clientId } : {}), ...storedTokens(data, started, tokens) };
   saveCredentials(file, store);
   return entry.tokens[resourceName].accessToken;
 }

@@ -7,7 +7,8 @@ export const HELP = `arbiter ${VERSION}: spec arbitration for CI
 Usage:
   arbiter snapshot <openapi-file> --project <name> [--commit <sha>] [--branch <name>] [--run-url <url>]
                    [--junit <file>] [--markdown <file>] [--json <file>]
-  arbiter contract <openapi-file> --project <name> [--label <text>] [--markdown <file>] [--json <file>]
+  arbiter contract <openapi-file> --project <name> [--label <text>] [--create] [--fail-on-breaking]
+                   [--markdown <file>] [--json <file>]
   arbiter build-failed --project <name> [--commit <sha>] [--branch <name>] [--run-url <url>] [--log-file <file>]
   arbiter exchanges <har-or-ndjson-file> --project <name> [--commit <sha>] [--branch <name>] [--run-url <url>]
                     [--contract-version <n>]                                  recorded traffic from integration tests
@@ -17,9 +18,9 @@ Usage:
   Every command that gets a verdict takes --format <fmt> (print that format instead of the summary) and
   --out-<fmt> <file> (write it; several at once), <fmt> one of json, markdown, junit, sarif, github.
 
-  arbiter login --server <url> [--scope <scope>]... [--resource api|mcp] [--no-browser] [--timeout <sec>]
-  arbiter token [--server <url>] [--resource api|mcp] [--whoami]
-  arbiter logout [--server <url>] [--resource api|mcp]
+  arbiter login --server <url> [--scopes '<scope> ...'] [--resource api|chat|mcp] [--no-browser] [--timeout <sec>]
+  arbiter token [--server <url>] [--resource api|chat|mcp] [--whoami]
+  arbiter logout [--server <url>] [--resource api|chat|mcp]
 
   <openapi-file> is JSON or YAML; "-" reads standard input.
   <har-or-ndjson-file> is the traffic integration tests recorded: a HAR 1.2 file, or NDJSON (.ndjson / .jsonl),
@@ -30,15 +31,19 @@ Signing in on your own machine (CI uses a CI key instead):
            works where no browser can be opened) and stores the tokens in a file only you can read:
            $XDG_CONFIG_HOME/arbiter/credentials.json (default ~/.config/arbiter/credentials.json).
            Default scopes for the REST API: contracts.read contracts.write snapshots.write (what the commands
-           above need); for --resource mcp the MCP server's baseline. offline_access is always requested, so
-           the CLI gets a refresh token and can renew the token when it expires.
+           above need: tick the write scopes on the consent page); for --resource chat orders.read
+           orders.search; for --resource mcp the MCP server's baseline. offline_access is always requested, so
+           the CLI gets a refresh token and can renew the token when it expires. Each resource keeps its own
+           token (a /chat login never replaces the REST token). When a command needs a scope your token lacks,
+           it stops and prints the exact "arbiter login --scopes ..." to run.
   token    Prints a current access token for the REST API (or --resource mcp), renewing it when it has
            expired: TOKEN=$(arbiter token). snapshot, contract and build-failed use it when no --token is given.
            --whoami prints the user and organization the token acts for instead (login prints them too).
   logout   Revokes the tokens at the server and deletes the stored credentials.
 
 Options (flags win over environment variables):
-  --url <url>        Arbiter server, e.g. https://arbiter.example.com (--server is the same)  (ARBITER_URL)
+  --url <url>        Arbiter server, e.g. https://arbiter.example.com (--server is the same)  (ARBITER_URL);
+                     may be left out when you are logged in (arbiter login) to one server
   --token <token>    CI key (arb_ci_...) or OAuth access token for the REST API  (ARBITER_TOKEN)
   --project <name>   Project name                                               (ARBITER_PROJECT)
   --commit <sha>     Commit of the build        (default: GITHUB_SHA, CI_COMMIT_SHA)
@@ -53,8 +58,12 @@ Options (flags win over environment variables):
   --from <n>, --to <n>    diff: the version clients rely on (default: active) and a stored version to compare
   --log-file <file>  build-failed: the build log; its last 64 KiB are sent
   --timeout <sec>    Give up after this many seconds (default 120; login: time to finish in the browser, 300)
-  --scope <scope>    login: ask for these scopes instead of the defaults (repeat, or separate by spaces)
-  --resource <name>  api (the REST API and /chat, default) or mcp (an MCP token, for the Inspector and scripts)
+  --scopes <scopes>  login: ask for these scopes instead of the defaults (repeat, or separate by spaces; --scope
+                     is the same)
+  --resource <name>  api (the REST API, default), chat (/chat) or mcp (an MCP token, for the Inspector and scripts)
+  --create           contract: create the project even when its name is close to an existing one's (without it,
+                     "--project shpo" beside a project "shop" is refused with "did you mean")
+  --fail-on-breaking contract: exit 1 when the version breaks clients of the active one (CI)
   --no-browser       login: only print the URL to open
   -h, --help         Show this help;  --version  Show the version
 

@@ -2,6 +2,7 @@
 import { fail } from "./errors.mjs";
 import { VERSION } from "./help.mjs";
 import { OAUTH_TIMEOUT_MS, jsonBody, reach } from "./http.mjs";
+import { CLI_SCOPES, OFFLINE_ACCESS } from "./scopes.mjs";
 import { printable } from "./text.mjs";
 
 // The authorization-code flow with PKCE (S256) through the person's browser and a loopback redirect
@@ -10,10 +11,6 @@ import { printable } from "./text.mjs";
 // (RFC 7591, token_endpoint_auth_method none) and finds every endpoint in the server's metadata (RFC 9728 for
 // the protected resource, RFC 8414 for the authorization server).
 
-/** What this CLI's own commands need on the REST API: contract, snapshot and build-failed, and reading verdicts. */
-const CLI_SCOPES = Object.freeze({ api: ["contracts.read", "contracts.write", "snapshots.write"], mcp: [] });
-// Arbiter issues a refresh token only when the grant includes offline_access.
-export const OFFLINE_ACCESS = "offline_access";
 
 export function oauthProblem(status, data) {
   const code = typeof data?.error === "string" ? ` ${printable(data.error, 60)}` : "";
@@ -59,7 +56,8 @@ export async function discover(origin, resourceName) {
 }
 
 export function requestedScopes(values, resourceName, endpoints) {
-  const asked = values.scope?.length ? values.scope.flatMap((s) => s.split(/[\s,]+/)).filter(Boolean) : [...endpoints.baselineScopes, ...CLI_SCOPES[resourceName]];
+  const given = [...(values.scope ?? []), ...(values.scopes ?? [])];
+  const asked = given.length ? given.flatMap((s) => s.split(/[\s,]+/)).filter(Boolean) : [...(resourceName === "chat" ? [] : endpoints.baselineScopes), ...CLI_SCOPES[resourceName]];
   const scopes = [...new Set([...asked, OFFLINE_ACCESS])];
   const unknown = endpoints.scopesSupported ? scopes.filter((s) => !endpoints.scopesSupported.includes(s)) : [];
   if (unknown.length > 0) fail(`Unknown scope${unknown.length === 1 ? "" : "s"} ${unknown.map((s) => printable(s, 64)).join(", ")}: the server offers ${endpoints.scopesSupported.join(" ")}.`);

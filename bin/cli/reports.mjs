@@ -2,6 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { fail } from "./errors.mjs";
 import { logLines, terminalText } from "./safe-text.mjs";
+import { repositoryPath } from "./repository.mjs";
 import { plural } from "./text.mjs";
 
 export function summaryText(heading, verdict, limit = 50) {
@@ -43,7 +44,7 @@ export function reportChoice(values) {
 
 /** The query members that ask the server to render the reports (one round trip for every format). */
 export function reportQuery(choice, values, file) {
-  const artifact = values.artifact ?? (file && file !== "-" ? file : undefined);
+  const artifact = values.artifact ?? repositoryPath(file);
   return { ...(choice.formats.length ? { formats: choice.formats.join(",") } : {}), ...(artifact ? { artifact } : {}) };
 }
 

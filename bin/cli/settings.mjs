@@ -2,41 +2,61 @@
 import { readFileSync } from "node:fs";
 import { credentialsFile, currentAccessToken, loadCredentials } from "./credentials.mjs";
 import { fail } from "./errors.mjs";
+import { missingScopeAdvice } from "./scopes.mjs";
 
 function githubRunUrl(env) {
   if (env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) return `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
   return env.CI_JOB_URL || undefined;
 }
 
-export async function settings(values, env) {
+/** The server: --url / --server / ARBITER_URL, else (with no --token) the one server "arbiter login" stored. */
+function serverOf(values, env, token) {
   const url = values.url ?? values.server ?? env.ARBITER_URL;
-  const project = values.project ?? env.ARBITER_PROJECT;
-  if (!url) fail("No server: pass --url or set ARBITER_URL (e.g. https://arbiter.example.com).");
-  let base;
-  try {
-    base = new URL(url);
-  } catch {
-    fail(`--url / ARBITER_URL is not a URL: ${url}`);
+  if (url) {
+    try {
+      return new URL(url).origin;
+    } catch {
+      fail(`${values.url ? "--url" : values.server ? "--server" : "ARBITER_URL"} is not a URL: ${url}`);
+    }
   }
+  const logins = token ? [] : Object.keys(loadCredentials(credentialsFile(env)).servers);
+  if (logins.length === 1) return logins[0];
+  if (logins.length > 1) fail(`Logged in to several servers (${logins.join(", ")}): pass --server to choose one.`);
+  fail("No server: pass --server (or --url), or set ARBITER_URL (e.g. https://arbiter.example.com). After arbiter login to one server, commands use that one.");
+}
+
+/**
+ * `command` is what the person asked for (e.g. "arbiter contract") and `needs` the scopes its route requires: a
+ * login token that lacks one is stopped here with the exact login to run, before anything is sent.
+ */
+export async function settings(values, env, command = "This command", needs = []) {
+  const project = values.project ?? env.ARBITER_PROJECT;
   let token = values.token ?? env.ARBITER_TOKEN;
+  const base = serverOf(values, env, token);
   let fromLogin = false;
+  let granted = [];
   if (!token) {
     // On a person's machine: the REST token that "arbiter login" stored for this server, renewed if needed.
     const file = credentialsFile(env);
     const store = loadCredentials(file);
-    if (store.servers[base.origin]?.tokens?.api) {
-      token = await currentAccessToken(file, store, base.origin, "api");
+    if (store.servers[base]?.tokens?.api) {
+      token = await currentAccessToken(file, store, base, "api");
       fromLogin = true;
+      granted = String(store.servers[base].tokens.api.scope ?? "").split(" ").filter(Boolean);
+      const missing = needs.filter((scope) => !granted.includes(scope));
+      if (missing.length > 0) fail(missingScopeAdvice(base, command, missing, granted));
     }
   }
-  if (!token) fail(`No credentials: pass --token or set ARBITER_TOKEN (a CI key from your organization admin), or run "arbiter login --server ${base.origin}" on your own machine.`);
+  if (!token) fail(`No credentials: pass --token or set ARBITER_TOKEN (a CI key from your organization admin), or run "arbiter login --server ${base}" on your own machine.`);
   if (!project) fail("No project: pass --project or set ARBITER_PROJECT.");
   const timeout = values.timeout === undefined ? 120 : Number(values.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0) fail("--timeout must be a positive number of seconds.");
   return {
-    base: base.origin,
+    base,
     token,
     fromLogin,
+    granted,
+    command,
     project,
     commit: values.commit ?? env.GITHUB_SHA ?? env.CI_COMMIT_SHA,
     branch: values.branch ?? (env.GITHUB_HEAD_REF || env.GITHUB_REF_NAME || env.CI_COMMIT_REF_NAME || undefined),

@@ -23,7 +23,10 @@ import oauth from "../../bin/cli/oauth.mjs";
 import options from "../../bin/cli/options.mjs";
 import reports from "../../bin/cli/reports.mjs";
 import safeText from "../../bin/cli/safe-text.mjs";
+import repository from "../../bin/cli/repository.mjs";
+import scopes from "../../bin/cli/scopes.mjs";
 import settings from "../../bin/cli/settings.mjs";
+import suggest from "../../bin/cli/suggest.mjs";
 import text from "../../bin/cli/text.mjs";
 import type { CliSources } from "./cli-bundle";
 
@@ -48,6 +51,9 @@ export const CLI_SOURCES: CliSources = Object.freeze({
   "cli/options.mjs": options,
   "cli/reports.mjs": reports,
   "cli/safe-text.mjs": safeText,
+  "cli/repository.mjs": repository,
+  "cli/scopes.mjs": scopes,
   "cli/settings.mjs": settings,
+  "cli/suggest.mjs": suggest,
   "cli/text.mjs": text,
 });

@@ -21,6 +21,9 @@
  *   GET  /api/v1/projects/:project/verdicts                       contracts.read
  *   GET  /api/v1/projects/:project/verdicts/:id                   contracts.read
  */
+import { closestName } from "../lib/closest-name";
+import type { Verdict } from "../engine/types";
+import { breakingStatement } from "../spec/breaking-statement";
 import { Failure } from "../core/failure";
 import { z } from "zod";
 import { contractStore, readVerdictBody, streamContent } from "../spec/store/client";
@@ -34,7 +37,7 @@ import { uploadContract, uploadSnapshot } from "../spec/services/uploads";
 import { logWarn } from "../lib/log";
 import { breakingCount, changeSummary, invalidDocument, invalidQuery, json, pageQuery, positiveInt, projectRoute, queryObject, readDocument, readJsonBody, storeFailure, unknownProject, unpagedLimit } from "./contracts-http";
 import type { ApiRequest, ApiRoute } from "./router";
-import { reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
+import { bytesForLocations, reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
 
 const READ = ["contracts.read"] as const;
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
@@ -55,6 +58,8 @@ export const runUrlText = z
   .describe("Link to the CI run");
 const labelText = z.string().min(1).max(100).regex(noControl, "no control characters").describe("Free label, e.g. the Spec Kit feature folder 003-orders");
 const allowEmptyFlag = z.enum(["true", "false"]).describe("true: a contract without operations is intended (webhooks or components only)");
+
+const createFlag = z.enum(["true", "false"]).describe("true: create the project even when its name is one or two keystrokes from an existing project's");
 
 const SNAPSHOT_PLACEHOLDERS = { commit: "<sha>", branch: "<name>", runUrl: "<url of the CI run>" };
 const snapshotQuery = z.object({ commit: commitText, branch: branchText.optional(), runUrl: runUrlText.optional() });
@@ -109,11 +114,13 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
 
     // ---- contracts ------------------------------------------------------------------------------------------
     projectRoute("POST", "/contracts", ["contracts.write"], async (input) => {
-      const query = z.object({ label: labelText.optional(), allowEmpty: allowEmptyFlag.optional() }).safeParse(queryObject(input.url, ["label", "allowEmpty"]));
+      const query = z.object({ label: labelText.optional(), allowEmpty: allowEmptyFlag.optional(), create: createFlag.optional() }).safeParse(queryObject(input.url, ["label", "allowEmpty", "create"]));
       if (!query.success) throw invalidQuery(query.error);
+      if (query.data.create !== "true") await refuseProbableTypo(input);
       const formats = requestedFormats(input.url);
       const body = await readDocument(input.request);
       const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
+      const located = bytesForLocations(formats.choice, body.holder.bytes);
       const result = await uploadContract(input.env, who, input.project, query.data.label ?? null, body.holder.bytes!, { allowEmpty: query.data.allowEmpty === "true" });
       if (!result.ok) throw result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
       if (result.contract.active) await announceActiveContract(changes, input, result.contract.version);
@@ -125,7 +132,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
         contractVersion: contractName(result.contract),
         title: `contract ${contractName(result.contract)}`,
         verdict: result.verdict,
-        ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL),
+        ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL, located),
       };
       const changelog = change ? renderVerdictMarkdown(change.verdict, { project: input.project, subject: "contract-change", title: `v${change.comparedWithVersion} → ${contractName(result.contract)}` }) : "";
       return verdictAnswer(
@@ -135,7 +142,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
           projectCreated: result.projectCreated,
           contract: result.contract,
           activated: result.contract.active,
-          ...(result.contract.active ? {} : { activation: inactiveBecauseBreaking(input.project, result.contract.version) }),
+          ...activationStatement(input, result.contract, change),
           contentReused: result.contentReused,
           verdictId: result.verdictRecord.id,
           verdict: result.verdict,
@@ -194,6 +201,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       const body = await readDocument(input.request);
       const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
       const meta = { commit: query.data.commit, branch: query.data.branch ?? null, runUrl: query.data.runUrl ?? null };
+      const located = bytesForLocations(formats.choice, body.holder.bytes);
       const result = await uploadSnapshot(input.env, who, input.project, meta, body.holder, context);
       if (!result.ok) throw result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
       try {
@@ -207,7 +215,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
         contractVersion: contractName(result.contract),
         title: snapshotTitle(result.snapshot),
         verdict: result.verdict,
-        ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL),
+        ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL, located),
       };
       return verdictAnswer(
         formats.choice,
@@ -334,8 +342,36 @@ async function breakingActivation(input: ApiRequest & { project: string }, versi
   throw new Failure("conflict", `Contract version ${version} breaks clients of the active version ${active.version} (${count} breaking change${count === 1 ? "" : "s"}) and this organization's policy refuses that: review them, then activate with ?allowBreaking=true.`, { breakingChanges: changeSummary(active.version, comparison.verdict) }, "breaking_changes");
 }
 
-function inactiveBecauseBreaking(project: string, version: number): string {
-  return `Stored but not activated: it breaks clients of the active version and this organization's policy (policies/conformance.json contractEvolution) is "refuse". Activate it after review with POST /api/v1/projects/${project}/contracts/${version}/activate?allowBreaking=true.`;
+/**
+ * A contract upload creates its project when there is none. A name one keystroke from a project the caller can
+ * see is much more likely a typo (`shpo` for `shop`) than a new API: refused with the closest name
+ * unless the upload says ?create=true.
+ */
+async function refuseProbableTypo(input: ApiRequest & { project: string }): Promise<void> {
+  if (await store(input).getProject(input.project)) return;
+  const visible = input.principal.projects && !input.principal.projects.includes("*") ? [...input.principal.projects] : null;
+  const suggestion = closestName(input.project, (await store(input).listProjects(visible)).map((p) => p.name));
+  if (!suggestion) return;
+  throw new Failure(
+    "not_found",
+    `There is no project "${input.project}"; did you mean "${suggestion}"? Nothing was stored. To create a new project "${input.project}", upload again with ?create=true (arbiter contract --create).`,
+    { suggestion, nextStep: `POST /api/v1/projects/${input.project}/contracts?create=true` },
+    "unknown_project",
+  );
+}
+
+/** `activation`: said whenever the upload breaks clients of the version it was compared with, or is not active. */
+function activationStatement(input: ApiRequest & { project: string }, contract: { version: number; active: boolean }, change: { comparedWithVersion: number; verdict: Verdict } | null): { activation?: string } {
+  if (!change) return {};
+  const statement = breakingStatement({
+    project: input.project,
+    version: contract.version,
+    comparedWithVersion: change.comparedWithVersion,
+    breakingChanges: breakingCount(change.verdict),
+    activated: contract.active,
+    policy: breakingChangesPolicy(getConformanceConfig(), input.principal.organizationId),
+  });
+  return statement ? { activation: statement } : {};
 }
 
 function contractName(contract: { version: number; label: string | null }): string {

@@ -44,7 +44,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "DELETE /api/v1/clients/grants/:userId/:grantId": { operationId: "revokeConnectedClient", ok: [200, JSON_ONLY], errors: [400, 404] },
   "GET /api/v1/projects": { operationId: "listProjects", query: ["limit"], ok: [200, JSON_ONLY], errors: [400] },
   [`GET ${P}`]: { operationId: "getProject", ok: [200, JSON_ONLY], errors: [400, 404] },
-  [`POST ${P}/contracts`]: { operationId: "uploadContract", query: ["label", "allowEmpty", ...FORMAT_QUERY], body: DOCUMENT_MEDIA, ok: [201, VERDICT_MEDIA], errors: [400, 403, 409, 413, 422] },
+  [`POST ${P}/contracts`]: { operationId: "uploadContract", query: ["label", "allowEmpty", "create", ...FORMAT_QUERY], body: DOCUMENT_MEDIA, ok: [201, VERDICT_MEDIA], errors: [400, 403, 404, 409, 413, 422] },
   [`GET ${P}/contracts`]: { operationId: "listContracts", query: PAGE_QUERY, ok: [200, JSON_ONLY], errors: [400, 404] },
   [`GET ${P}/contracts/active`]: { operationId: "getActiveContract", ok: [200, JSON_ONLY], errors: [400, 404] },
   [`GET ${P}/contracts/:version`]: { operationId: "getContract", ok: [200, JSON_ONLY], errors: [400, 404] },

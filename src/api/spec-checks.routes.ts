@@ -15,7 +15,7 @@ import { checkDraft, compareContracts, type SpecCheckFailure } from "../spec/ser
 import { contractStore, readVerdictBody } from "../spec/store/client";
 import { changeSummary, invalidDocument, invalidQuery, positiveInt, projectRoute, queryObject, readDocument, storeFailure } from "./contracts-http";
 import type { ApiRoute } from "./router";
-import { reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
+import { bytesForLocations, reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
 
 const version = z
   .string()
@@ -43,7 +43,7 @@ export const specCheckRoutes: ApiRoute[] = [
     // Audit reasons drop long opaque strings (they look like credentials): 64 bits of the digest identify a draft.
     input.note(`draft ${shortDigest(result.digest)}`);
     const contract = `v${result.contract.version}${result.contract.label ? ` (${result.contract.label})` : ""}`;
-    const report = { subject: "draft" as const, project: input.project, contractVersion: contract, title: `draft ${result.digest.slice(0, 19)}`, verdict: result.verdict, ...reportFacts(input.url, input.project, undefined, input.env.PUBLIC_URL) };
+    const report = { subject: "draft" as const, project: input.project, contractVersion: contract, title: `draft ${result.digest.slice(0, 19)}`, verdict: result.verdict, ...reportFacts(input.url, input.project, undefined, input.env.PUBLIC_URL, bytesForLocations(formats.choice, body.holder.bytes)) };
     return verdictAnswer(formats.choice, {
       project: input.project,
       source: "draft",

@@ -5,6 +5,7 @@
  * path in the repository for SARIF locations.
  */
 import { Failure } from "../core/failure";
+import { lazyLocator, MAX_LOCATED_BYTES } from "../engine/source-positions";
 import { embeddedReports, FORMAT_MEDIA_TYPE, formatChoice, renderReport, type FormatChoice } from "../engine/formats";
 import { type VerdictReport } from "../engine/formats/report";
 import { json } from "./contracts-http";
@@ -16,14 +17,28 @@ export function requestedFormats(url: URL): { choice: Extract<FormatChoice, { ok
   return { choice };
 }
 
-/** Facts every report of a request shares: the SARIF artifact path and where the verdict can be read again. */
-export function reportFacts(url: URL, project: string, verdictId: number | undefined, publicUrl: string): Pick<VerdictReport, "artifactPath" | "link"> {
+/**
+ * The facts every rendered format shares: the file's repository path (?artifact=), the link to the verdict (the
+ * console's verdict page, which signs a person in; a REST URL answers 401 in a browser), and, when the uploaded
+ * bytes are at hand, where each violation sits in them.
+ */
+export function reportFacts(url: URL, project: string, verdictId: number | undefined, publicUrl: string, uploaded?: Uint8Array): Pick<VerdictReport, "artifactPath" | "link" | "locate"> {
   const artifact = url.searchParams.get("artifact");
   const base = publicUrl.replace(/\/+$/, "");
   return {
     ...(artifact ? { artifactPath: artifact.slice(0, 500) } : {}),
-    ...(verdictId === undefined ? {} : { link: `${base}/api/v1/projects/${encodeURIComponent(project)}/verdicts/${verdictId}` }),
+    ...(verdictId === undefined ? {} : { link: `${base}/admin/projects/${encodeURIComponent(project)}/verdicts/${verdictId}` }),
+    ...(uploaded ? { locate: lazyLocator(uploaded) } : {}),
   };
+}
+
+/**
+ * The uploaded bytes, kept for the locations only when a format that shows them was asked for and the file is
+ * small enough to parse again; otherwise nothing is kept, so the upload path can free the bytes as before.
+ */
+export function bytesForLocations(choice: Extract<FormatChoice, { ok: true }>, bytes: Uint8Array | undefined): Uint8Array | undefined {
+  const rendered = [...(choice.single ? [choice.single] : []), ...choice.embedded].some((format) => format === "sarif" || format === "github" || format === "markdown");
+  return rendered && bytes && bytes.byteLength <= MAX_LOCATED_BYTES ? bytes : undefined;
 }
 
 export function verdictAnswer(choice: Extract<FormatChoice, { ok: true }>, body: Record<string, unknown>, report: VerdictReport, status = 200): Response {

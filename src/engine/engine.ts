@@ -2,6 +2,7 @@
  * The conformance engine: runs the registered rules over a contract and a snapshot (or one document for the
  * constitution) and returns a verdict. Pure: no I/O, no clock; documents are read, never modified.
  */
+import { verdictInVersionTerms, type EvolutionNames } from "./evolution-wording";
 import { countMetric, withSpan } from "../lib/telemetry/span";
 import type { ConformanceConfig } from "./config";
 import { indexDocument, matchOperations, type DocumentIndex, type OperationPair } from "./normalize-document";
@@ -166,8 +167,9 @@ export function checkConformance(contract: OpenApiDocument, snapshot: OpenApiDoc
  * with the configured severities, except that an added operation is reported as info (no client of the previous
  * version calls it) and the constitution is left to the contract's own verdict.
  */
-export function compareContractVersions(previous: OpenApiDocument, next: OpenApiDocument, config: ConformanceConfig): Verdict {
-  return runConformanceRules(previous, next, evolutionConfig(config)).verdict;
+export function compareContractVersions(previous: OpenApiDocument, next: OpenApiDocument, config: ConformanceConfig, names?: EvolutionNames): Verdict {
+  const verdict = runConformanceRules(previous, next, evolutionConfig(config)).verdict;
+  return names ? verdictInVersionTerms(verdict, names) : verdict;
 }
 
 const evolutionConfigs = new WeakMap<ConformanceConfig, ConformanceConfig>();

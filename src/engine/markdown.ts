@@ -4,6 +4,8 @@
  * the comment; and the report stays under GitHub's comment limit, listing what fits and linking the rest.
  */
 import { clipped, markdownCode, markdownText } from "../lib/escape/markdown";
+import type { ViolationLocator } from "./source-positions";
+import { artifactUri } from "./formats/sarif";
 import { subjectNoun, type ReportSubject } from "./formats/report";
 import type { Severity, Verdict } from "./types";
 
@@ -25,8 +27,11 @@ export interface MarkdownContext {
   /** What was checked; decides the words ("the implementation snapshot", "the draft", "the contract"). */
   subject?: ReportSubject;
   title?: string;
-  /** Where the full verdict can be read; linked when the listing is cut. */
+  /** Where the full verdict can be read (the console's verdict page). */
   link?: string;
+  /** With the uploaded file at hand: each violation's line in it, shown as `file:line` beside the location. */
+  locate?: ViolationLocator;
+  artifactPath?: string;
 }
 
 function plural(count: number, word: string): string {
@@ -61,17 +66,21 @@ export function renderVerdictMarkdown(verdict: Verdict, context: MarkdownContext
   let size = lines.reduce((sum, line) => sum + line.length + 1, 0);
   let listed = 0;
   for (const violation of verdict.violations.slice(0, MAX_LISTED)) {
-    const row = `| ${SEVERITY_LABEL[violation.severity]} | ${code(violation.rule)} | ${code(violation.location)} | ${markdownText(clipped(violation.message, MAX_CELL))} |`;
+    const region = context.locate?.(violation.location);
+    const line = region ? ` (${code(`${decodeURIComponent(artifactUri(context.artifactPath))}:${region.startLine}`)})` : "";
+    const row = `| ${SEVERITY_LABEL[violation.severity]} | ${code(violation.rule)} | ${code(violation.location)}${line} | ${markdownText(clipped(violation.message, MAX_CELL))} |`;
     // Room is kept for the closing paragraph (a few hundred characters with the link).
     if (size + row.length + 1 > MAX_MARKDOWN_CHARS - 1000) break;
     lines.push(row);
     size += row.length + 1;
     listed++;
   }
+  const link = context.link ? encodeURI(context.link).replace(/\(/g, "%28").replace(/\)/g, "%29") : undefined;
   if (verdict.totalViolations > listed) {
-    const link = context.link ? encodeURI(context.link).replace(/\(/g, "%28").replace(/\)/g, "%29") : undefined;
     const where = link ? `: [read the full verdict](${link})` : " (the JSON verdict lists them)";
     lines.push("", `The first ${listed} violations are listed here; ${verdict.totalViolations - listed} more are not${where}.`);
+  } else if (link) {
+    lines.push("", `[Full verdict in the Arbiter console](${link})`);
   }
   return lines.join("\n") + "\n";
 }

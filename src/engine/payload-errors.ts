@@ -6,6 +6,7 @@ import type { OutputUnit } from "@cfworker/json-schema";
 import { PATTERN_FORMAT_PREFIX } from "./metered-validator";
 import { isRecord, unescapeToken } from "./normalize-pointer";
 import { WRITE_ONLY_MARK } from "./payload-schema";
+import { plainSchemaMessage } from "./plain-schema-message";
 import type { PayloadError } from "./types";
 
 /** Keywords that only say "something below failed"; the errors below them are reported instead. */
@@ -45,7 +46,19 @@ function schemaAt(root: unknown, keywordLocation: string): unknown {
   return current;
 }
 
-function describe(unit: OutputUnit, root: unknown, previous?: OutputUnit): PayloadError {
+/** The payload's value at an RFC 6901 pointer (undefined when it has none there). */
+function valueAt(payload: unknown, pointer: string): unknown {
+  if (pointer === "" || pointer === "/") return payload;
+  let current = payload;
+  for (const token of pointer.replace(/^\//, "").split("/").map((t) => unescapeToken(t))) {
+    if (Array.isArray(current) && /^\d+$/.test(token)) current = current[Number(token)];
+    else if (isRecord(current) && Object.hasOwn(current, token)) current = current[token];
+    else return undefined;
+  }
+  return current;
+}
+
+function describe(unit: OutputUnit, root: unknown, previous?: OutputUnit, payload?: unknown): PayloadError {
   const pointer = instancePointer(unit.instanceLocation);
   if (unit.keyword === "not") {
     const parent = schemaAt(root, unit.keywordLocation.replace(/\/not$/, ""));
@@ -64,8 +77,13 @@ function describe(unit: OutputUnit, root: unknown, previous?: OutputUnit): Paylo
   }
   // Patterns run as named formats (metered-validator.ts); the name holds the contract's pattern, not shown here.
   if (unit.keyword === "format" && unit.error.includes(`"${PATTERN_FORMAT_PREFIX}`)) return { pointer, keyword: "pattern", message: "String does not match pattern." };
-  return { pointer, keyword: unit.keyword, message: unit.error };
+  if (payload === NO_PAYLOAD) return { pointer, keyword: unit.keyword, message: unit.error };
+  const schema = schemaAt(root, unit.keywordLocation.replace(/\/[^/]*$/, ""));
+  return { pointer, keyword: unit.keyword, message: plainSchemaMessage(unit.keyword, schema, valueAt(payload, pointer), unit.error) };
 }
+
+/** Callers that cannot give the payload get the library's words. */
+const NO_PAYLOAD = Symbol("no payload");
 
 /**
  * The library lists a failing anyOf/oneOf right before the errors of its alternatives, which follow it as one run
@@ -83,7 +101,7 @@ function runEnd(errors: readonly OutputUnit[], start: number, unit: OutputUnit, 
   return end;
 }
 
-function collect(errors: readonly OutputUnit[], root: unknown, into: PayloadError[]): void {
+function collect(errors: readonly OutputUnit[], root: unknown, into: PayloadError[], payload: unknown): void {
   for (let index = 0; index < errors.length; index++) {
     const unit = errors[index] as OutputUnit;
     if (unit.keyword === "anyOf" || unit.keyword === "oneOf") {
@@ -100,19 +118,20 @@ function collect(errors: readonly OutputUnit[], root: unknown, into: PayloadErro
       // When exactly one alternative has the right type (e.g. the non-null side of a nullable), its errors are
       // the useful ones; otherwise "matches none of the alternatives" is the leaf.
       const plausible = [...branches.values()].filter((list) => !list.some((candidate) => candidate.keyword === "type" && candidate.instanceLocation === unit.instanceLocation));
-      if (plausible.length === 1 && plausible[0]) collect(plausible[0], root, into);
-      else into.push(describe(unit, root));
+      if (plausible.length === 1 && plausible[0]) collect(plausible[0], root, into, payload);
+      else into.push(describe(unit, root, undefined, payload));
       index = end - 1;
       continue;
     }
     if (CONTAINERS.has(unit.keyword)) continue;
-    into.push(describe(unit, root, errors[index - 1]));
+    into.push(describe(unit, root, errors[index - 1], payload));
   }
 }
 
-export function leafErrors(errors: readonly OutputUnit[], root: unknown): PayloadError[] {
+/** `payload` is the validated value: the messages then name what was expected and what was received. */
+export function leafErrors(errors: readonly OutputUnit[], root: unknown, payload: unknown = NO_PAYLOAD): PayloadError[] {
   const collected: PayloadError[] = [];
-  collect(errors, root, collected);
+  collect(errors, root, collected, payload);
   const seen = new Set<string>();
   return collected.filter((error) => {
     const key = `${error.pointer}\u0000${error.keyword}\u0000${error.message}`;

@@ -139,7 +139,7 @@ export function createPayloadValidator(): PayloadValidator {
           { operation: operation.label, responseKey },
         );
       }
-      const errors = result.valid ? [] : leafErrors(result.errors, result.schema);
+      const errors = result.valid ? [] : leafErrors(result.errors, result.schema, input.payload);
       return { approved: errors.length === 0, operation: operation.label, responseKey, errors, violations: [] };
     },
   };

@@ -43,6 +43,8 @@ p,li{color:var(--fg)}
 .muted{color:var(--muted)}
 code{background:#eef0f3;padding:.1rem .3rem;border-radius:4px;word-break:break-all}
 pre{background:#11141a;color:#f3f4f6;padding:.75rem;border-radius:8px;overflow-x:auto}
+pre code{background:none;color:inherit;padding:0;border-radius:0;word-break:normal;white-space:pre}
+pre:focus-visible{outline:3px solid #7aa2ff;outline-offset:2px}
 .notice{border-left:4px solid var(--warn-line);background:var(--warn-bg);padding:.75rem 1rem;border-radius:6px;margin:1rem 0}
 .dev{border-left:4px solid var(--dev-line);background:var(--dev-bg);padding:.75rem 1rem;border-radius:6px;margin:1rem 0;font-weight:600}
 fieldset{border:1px solid var(--line);border-radius:8px;padding:.75rem 1rem;margin:1rem 0}

@@ -21,7 +21,7 @@ ${devSignInEnabled(env) ? html`<p class="dev" role="note">Development mode: deve
 <p>Clients discover OAuth from <code>${origin}/.well-known/oauth-protected-resource/mcp</code>. CI and scripts use the REST API at <code>${origin}/api/v1/</code> with a token for that resource or a CI key.</p>
 <h2>From a terminal</h2>
 <p>Get the CLI (<a href="/cli/arbiter.mjs">/cli/arbiter.mjs</a>, Node 18.3+, no dependencies), sign in once in the browser, then print a REST API token for scripts:</p>
-<pre><code id="cli-login">curl -fsSO ${origin}/cli/arbiter.mjs
+<pre tabindex="0" role="region" aria-label="Terminal commands: get the CLI and sign in"><code id="cli-login">curl -fsSO ${origin}/cli/arbiter.mjs
 node arbiter.mjs login --server ${origin}
 TOKEN=$(node arbiter.mjs token)</code></pre>
 <h2>For administrators</h2>

@@ -32,7 +32,7 @@ interface StoredTokens {
   scope: string;
 }
 interface Credentials {
-  servers: Record<string, { issuer: string; clientId: string; tokenEndpoint: string; revocationEndpoint?: string; tokens: Partial<Record<"api" | "mcp", StoredTokens>> }>;
+  servers: Record<string, { issuer: string; clientId: string; tokenEndpoint: string; revocationEndpoint?: string; tokens: Partial<Record<"api" | "chat" | "mcp", StoredTokens>> }>;
 }
 
 /** A config directory of its own per scenario, so one scenario's file never hides another's. */
@@ -213,7 +213,7 @@ describe("arbiter login / token / logout against wrangler dev", () => {
     expect(again.url.searchParams.get("client_id")).toBe(clientId);
   });
 
-  it("--scope asks for those scopes (plus offline_access) instead, as the README's /chat example does", async () => {
+  it("--scope asks for those scopes (plus offline_access) instead", async () => {
     const result = await login(config, /Ana Admin/, ["--scope", "orders.read orders.search"]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.url.searchParams.get("scope")).toBe("orders.read orders.search offline_access");
@@ -225,6 +225,28 @@ describe("arbiter login / token / logout against wrangler dev", () => {
     });
     expect(chat.status).toBe(200);
     expect(JSON.stringify(await chat.json())).toContain("orders_search");
+  });
+
+  it("--resource chat keeps a /chat token beside the REST one, which keeps working for uploads", async () => {
+    const dir = configDir("chat-beside-rest");
+    expect((await login(dir, /Ana Admin/)).code).toBe(0);
+    const rest = readCredentials(dir).servers[server.url]!.tokens.api!.accessToken;
+    const chat = await login(dir, /Ana Admin/, ["--resource", "chat"]);
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.url.searchParams.get("scope")).toBe("orders.read orders.search offline_access");
+    expect(chat.url.searchParams.get("resource")).toBe(`${server.url}/api`);
+    const tokens = readCredentials(dir).servers[server.url]!.tokens;
+    expect(tokens.api!.accessToken, "the REST token is not replaced").toBe(rest);
+    expect((await runCli(["token", "--resource", "chat"], dir)).stdout.trim()).toBe(tokens.chat!.accessToken);
+    const answer = await fetch(`${server.url}/chat`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${tokens.chat!.accessToken}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ text: "me traga pedidos pagos" }),
+    });
+    expect(answer.status).toBe(200);
+    const me = await whoami(rest);
+    expect(me.status, "the REST token still works").toBe(200);
+    expect(me.body?.scopes).toEqual(expect.arrayContaining(["contracts.write", "snapshots.write"]));
   });
 
   it("refuses a scope the server does not offer before opening the browser", async () => {

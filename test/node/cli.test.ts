@@ -4,7 +4,7 @@
  * modules are joined into the one served file is in cli-bundle.test.ts.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -122,7 +122,11 @@ describe("bin/arbiter.mjs", () => {
   it("exits 2 with a clear message on usage errors, before any network access", () => {
     const unknownFlag = run(["snapshot", "x.json", "--frobnicate"]);
     expect(unknownFlag.status).toBe(2);
-    expect(unknownFlag.stderr).toContain("--frobnicate");
+    expect(unknownFlag.stderr).toContain("Unknown option --frobnicate.\n");
+    const typo = run(["contract", "x.json", "--fial-on-breaking"]);
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toContain("Unknown option --fial-on-breaking. Did you mean --fail-on-breaking?");
+    expect(run(["check", "x.json", "--projcet", "shop"]).stderr).toContain("Did you mean --project?");
     const noUrl = run(["snapshot", "x.json"], { ARBITER_TOKEN: "t", ARBITER_PROJECT: "p" });
     expect(noUrl.status).toBe(2);
     expect(noUrl.stderr).toContain("ARBITER_URL");
@@ -159,5 +163,25 @@ describe("bin/arbiter.mjs", () => {
     const text = summaryText("Arbiter: orders", bounded, 50);
     expect(text).toContain("200000 errors, 0 warnings, 0 info");
     expect(text).toContain("... and 199950 more");
+  });
+
+  it("names the uploaded file by its path from the git root for SARIF (--artifact wins), never an absolute path", async () => {
+    const { repositoryPath } = (await import(pathToFileURL(join(dirname(CLI), "cli/repository.mjs")).href)) as { repositoryPath(file: string, cwd?: string): string | undefined };
+    const repo = mkdtempSync(join(tmpdir(), "arbiter-repo-"));
+    try {
+      mkdirSync(join(repo, ".git"));
+      mkdirSync(join(repo, "services", "orders"), { recursive: true });
+      const inside = join(repo, "services", "orders", "openapi.yaml");
+      expect(repositoryPath(inside, tmpdir())).toBe("services/orders/openapi.yaml");
+      expect(repositoryPath("orders/openapi.yaml", join(repo, "services"))).toBe("services/orders/openapi.yaml");
+      expect(repositoryPath("-")).toBeUndefined();
+      // Outside any repository: relative to the working directory when inside it, else the file's name.
+      const loose = mkdtempSync(join(tmpdir(), "arbiter-loose-"));
+      expect(repositoryPath(join(loose, "api", "spec.json"), loose)).toBe("api/spec.json");
+      expect(repositoryPath(join(loose, "spec.json"), repo === loose ? "/" : join(loose, "elsewhere"))).toBe("spec.json");
+      rmSync(loose, { recursive: true, force: true });
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 });

@@ -291,3 +291,35 @@ describe("admin console in a real browser", () => {
     await context.close();
   });
 });
+
+describe("the landing page's \"From a terminal\" block", () => {
+  it("is readable (axe clean), keeps each command on one line and can be reached and scrolled by keyboard, at 1280 and 375 px", async () => {
+    for (const width of [1280, 375]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      const page = await context.newPage();
+      await page.goto(`${server.url}/`);
+      const what = `the landing page at ${width} px`;
+      await checkPage(page, what);
+      // The commands sit on the dark block itself: no light code background under light text (1.03:1 before).
+      const colours = await page.locator("#cli-login").evaluate((code) => ({ code: getComputedStyle(code).backgroundColor, block: getComputedStyle(code.parentElement!).backgroundColor }));
+      expect(colours.code, what).toBe("rgba(0, 0, 0, 0)");
+      // Three commands, three line boxes: nothing wraps inside a word (or at all).
+      expect(await page.locator("#cli-login").evaluate((code) => new Set([...code.getClientRects()].map((r) => Math.round(r.top))).size), what).toBe(3);
+      // Reachable by Tab, and the arrow keys scroll it when it is wider than the screen.
+      let focused = false;
+      for (let i = 0; i < 15 && !focused; i++) {
+        await page.keyboard.press("Tab");
+        focused = await page.evaluate(() => document.activeElement?.querySelector("#cli-login") !== null && document.activeElement?.tagName === "PRE");
+      }
+      expect(focused, `${what}: the block takes the keyboard focus`).toBe(true);
+      const overflows = await page.locator("pre:has(#cli-login)").evaluate((pre) => pre.scrollWidth > pre.clientWidth);
+      if (overflows) {
+        await page.keyboard.press("ArrowRight");
+        await page.keyboard.press("ArrowRight");
+        expect(await page.locator("pre:has(#cli-login)").evaluate((pre) => pre.scrollLeft), `${what}: arrow keys scroll the block`).toBeGreaterThan(0);
+      }
+      if (width === 375) expect(overflows, "at 375 px the commands are wider than the screen and scroll").toBe(true);
+      await context.close();
+    }
+  });
+});

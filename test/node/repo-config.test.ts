@@ -14,11 +14,23 @@ describe("deploy configuration", () => {
     expect(toml).not.toMatch(/^\[env\./m);
   });
 
-  it("turns development sign-in on only in npm start (and the tests)", () => {
+  it("turns development sign-in on only in npm start (and the tests)", async () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-    expect(pkg.scripts.start).toContain("--var ARBITER_DEV_SIGN_IN:true");
+    expect(pkg.scripts.start).toBe("node scripts/dev.mjs");
+    const { devArguments } = (await import("../../scripts/dev.mjs")) as { devArguments(argv: string[], env?: Record<string, string>): string[] };
+    expect(devArguments([]).join(" ")).toContain("--var ARBITER_DEV_SIGN_IN:true");
     expect(pkg.scripts["deploy:check"]).not.toContain("ARBITER_DEV_SIGN_IN");
     expect(readFileSync(join(root, "vitest.config.ts"), "utf8")).toContain('ARBITER_DEV_SIGN_IN: "true"');
+  });
+
+  it("npm start -- --port <n> runs on that port with PUBLIC_URL following it; a PUBLIC_URL of one's own wins", async () => {
+    const { devArguments } = (await import("../../scripts/dev.mjs")) as { devArguments(argv: string[], env?: Record<string, string>): string[] };
+    expect(devArguments([])).toEqual(["dev", "--port", "8787", "--var", "ARBITER_DEV_SIGN_IN:true", "--var", "PUBLIC_URL:http://localhost:8787"]);
+    expect(devArguments(["--port", "8900"])).toEqual(["dev", "--port", "8900", "--var", "ARBITER_DEV_SIGN_IN:true", "--var", "PUBLIC_URL:http://localhost:8900"]);
+    expect(devArguments(["--port=8901", "--ip", "0.0.0.0"])).toEqual(["dev", "--port", "8901", "--var", "ARBITER_DEV_SIGN_IN:true", "--var", "PUBLIC_URL:http://localhost:8901", "--ip", "0.0.0.0"]);
+    expect(devArguments([], { PORT: "8902" })).toContain("PUBLIC_URL:http://localhost:8902");
+    expect(devArguments(["--port", "8903", "--var", "PUBLIC_URL:https://arbiter.test"]).filter((a) => a.startsWith("PUBLIC_URL"))).toEqual(["PUBLIC_URL:https://arbiter.test"]);
+    expect(() => devArguments(["--port", "lots"])).toThrow('--port expects a port number (1-65535), got "lots".');
   });
 
   it("never turns on the benchmark's ungoverned tool outside bench:mcp", () => {

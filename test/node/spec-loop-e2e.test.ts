@@ -92,7 +92,7 @@ describe("the spec-driven loop", () => {
 
     const uploaded = await runCli(["contract", file("v2.json", v2), "--label", "amount"]);
     expect(uploaded.code, uploaded.stderr).toBe(0);
-    expect(uploaded.stdout).toContain("Changes for clients of v1:");
+    expect(uploaded.stdout).toMatch(/\d+ breaking changes? for clients of v1; v2 is active because this organization's policy warns/);
 
     const first = await tool("check_api_draft", { project: "shop", document: JSON.stringify(firstBuild) });
     expect(first).toMatchObject({ source: "draft", approved: false, contract: { version: 2 } });
@@ -110,10 +110,13 @@ describe("the spec-driven loop", () => {
     const junitPath = join(work, "draft.xml");
     const run = await runCli(["check", file("first-build.json", firstBuild), "--format", "github", "--out-sarif", sarifPath, "--out-junit", junitPath, "--artifact", "api/openapi.json"]);
     expect(run.code, run.stderr).toBe(1);
-    expect(run.stdout.split("\n")[0]).toMatch(/^::error title=response-required-property at GET \/orders\/\{id\}/);
+    // The annotation sits on the violation's line in the checked file (the same line the SARIF result carries).
+    expect(run.stdout.split("\n")[0]).toMatch(/^::error file=api\/openapi\.json,line=\d+,col=\d+,title=response-required-property at GET \/orders\/\{id\}/);
     const sarif = JSON.parse(readFileSync(sarifPath, "utf8"));
     expect(sarif.version).toBe("2.1.0");
     expect(sarif.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe("api/openapi.json");
+    const line = Number(/line=(\d+)/.exec(run.stdout)![1]);
+    expect(sarif.runs[0].results[0].locations[0].physicalLocation.region.startLine).toBe(line);
     const xml = readFileSync(junitPath, "utf8");
     expect(XMLValidator.validate(xml)).toBe(true);
     expect(Number(new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(xml).testsuites.failures)).toBeGreaterThan(0);

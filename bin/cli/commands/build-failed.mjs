@@ -7,7 +7,7 @@ import { readInput, settings } from "../settings.mjs";
 const LOG_TAIL_BYTES = 64 * 1024;
 
 export async function buildFailed(values, _positionals, env, out) {
-  const config = await settings(values, env);
+  const config = await settings(values, env, "arbiter build-failed", ["snapshots.write"]);
   if (!config.commit) fail("No commit: pass --commit (GITHUB_SHA is used on GitHub Actions).");
   let log = "";
   if (values["log-file"]) {

@@ -5,7 +5,7 @@ import { deliver, reportChoice, reportQuery } from "../reports.mjs";
 import { contentTypeOf, readInput, settings, versionOption } from "../settings.mjs";
 
 export async function check(values, positionals, env, out) {
-  const config = await settings(values, env);
+  const config = await settings(values, env, "arbiter check", ["contracts.read"]);
   const file = positionals[0];
   const bytes = readInput(file);
   const choice = reportChoice(values);

@@ -6,7 +6,7 @@ import { contentTypeOf, readInput, settings, versionOption } from "../settings.m
 import { plural } from "../text.mjs";
 
 export async function diff(values, positionals, env, out) {
-  const config = await settings(values, env);
+  const config = await settings(values, env, "arbiter diff", ["contracts.read"]);
   const file = positionals[0];
   const to = versionOption(values, "to");
   if ((file === undefined) === (to === undefined)) fail("Compare either an edited contract file (arbiter diff FILE) or a stored version (--to <n>), not both and not neither.");

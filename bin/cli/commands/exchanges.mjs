@@ -6,7 +6,7 @@ import { readInput, recordingType, settings, versionOption } from "../settings.m
 import { plural } from "../text.mjs";
 
 export async function exchanges(values, positionals, env, out) {
-  const config = await settings(values, env);
+  const config = await settings(values, env, "arbiter exchanges", ["snapshots.write"]);
   const file = positionals[0];
   if (!file) fail("Name the recorded traffic to check (a HAR file or NDJSON, or - for standard input).");
   const bytes = readInput(file);

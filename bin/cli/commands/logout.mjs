@@ -11,7 +11,7 @@ export async function revokeAll(entry, tokens) {
   for (const [value, hint] of [[tokens.refreshToken, "refresh_token"], [tokens.accessToken, "access_token"]]) {
     if (!value) continue;
     try {
-      const { status, data } = await postForm(entry.revocationEndpoint, { token: value, token_type_hint: hint, client_id: entry.clientId });
+      const { status, data } = await postForm(entry.revocationEndpoint, { token: value, token_type_hint: hint, client_id: tokens.clientId ?? entry.clientId });
       if (status !== 200) problems.push(`${hint}: ${oauthProblem(status, data)}`);
     } catch (error) {
       if (!(error instanceof Unverified)) throw error;

@@ -5,7 +5,7 @@ import { deliver, reportChoice, reportQuery } from "../reports.mjs";
 import { contentTypeOf, readInput, settings } from "../settings.mjs";
 
 export async function snapshot(values, positionals, env, out) {
-  const config = await settings(values, env);
+  const config = await settings(values, env, "arbiter snapshot", ["snapshots.write"]);
   if (!config.commit) fail("No commit: pass --commit (GITHUB_SHA is used on GitHub Actions).");
   const file = positionals[0];
   const bytes = readInput(file);

@@ -55,7 +55,7 @@ export class SchemaValidators {
     if (typeof entry === "string") return { ok: false, unusable: entry };
     try {
       const result = entry.validator.validate(value, new WorkBudget(VALUE_WORK_UNITS, "value", upload));
-      return { ok: true, errors: result.valid ? [] : leafErrors(result.errors, result.schema) };
+      return { ok: true, errors: result.valid ? [] : leafErrors(result.errors, result.schema, value) };
     } catch (error) {
       if (!(error instanceof UnusableSchema)) throw error;
       return { ok: false, unusable: error.message };

@@ -7,6 +7,7 @@
 import { workflowData, workflowProperty } from "../../lib/escape/workflow-command";
 import type { Severity } from "../types";
 import type { VerdictReport } from "./report";
+import { artifactUri } from "./sarif";
 
 /** GitHub shows at most 10 error and 10 warning annotations per step; a few more lines still help the log. */
 export const MAX_WORKFLOW_COMMANDS = 50;
@@ -17,9 +18,13 @@ export function renderGithubActions(report: VerdictReport): string {
   const { verdict } = report;
   const lines: string[] = [];
   const listed = verdict.violations.slice(0, MAX_WORKFLOW_COMMANDS);
+  // The same file and line as the SARIF results, so the annotation sits on the line that broke the contract.
+  const file = report.locate ? artifactUri(report.artifactPath) : undefined;
   for (const violation of listed) {
     const title = `${violation.rule} at ${violation.location}`;
-    lines.push(`::${COMMAND[violation.severity]} title=${workflowProperty(title)}::${workflowData(violation.message)}`);
+    const region = report.locate?.(violation.location);
+    const where = file && region ? `file=${workflowProperty(decodeURIComponent(file))},line=${region.startLine},col=${region.startColumn},` : "";
+    lines.push(`::${COMMAND[violation.severity]} ${where}title=${workflowProperty(title)}::${workflowData(violation.message)}`);
   }
   const errors = verdict.violations.filter((violation) => violation.severity === "error").length;
   const outcome = verdict.approved ? "approved" : "rejected";

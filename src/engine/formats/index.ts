@@ -37,6 +37,7 @@ export function renderReport(format: VerdictFormat, report: VerdictReport): stri
         ...(report.contractVersion ? { contractVersion: report.contractVersion } : {}),
         title: report.title,
         ...(report.link ? { link: report.link } : {}),
+        ...(report.locate ? { locate: report.locate, ...(report.artifactPath ? { artifactPath: report.artifactPath } : {}) } : {}),
       });
     case "junit":
       return renderJunit(report);

@@ -2,6 +2,7 @@
  * What every verdict format is fed: the verdict plus the facts that name what was checked. One shape for
  * snapshots, drafts, recorded traffic and contract changes, so each format is written once.
  */
+import type { ViolationLocator } from "../source-positions";
 import type { Verdict } from "../types";
 
 export type ReportSubject = "snapshot" | "draft" | "exchanges" | "contract" | "contract-change";
@@ -21,6 +22,8 @@ export interface VerdictReport {
    * GitHub code scanning drops results without one). Default "openapi.json".
    */
   artifactPath?: string;
+  /** The line and column of a violation in the uploaded file, when the file is at hand (uploads, drafts). */
+  locate?: ViolationLocator;
 }
 
 /** The word a report uses for what was compared with the contract. */

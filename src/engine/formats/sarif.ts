@@ -7,6 +7,7 @@
 import { sarifText } from "../../lib/escape/sarif";
 import { catalogEntry, canonicalRuleId } from "../rules/catalog";
 import { rulesById } from "../rules";
+import type { ViolationLocator } from "../source-positions";
 import type { Severity, Violation } from "../types";
 import { subjectNoun, type VerdictReport } from "./report";
 
@@ -82,8 +83,9 @@ function splitLocation(location: string): { operation: string | null; pointer: s
   return /^[A-Z]+ \//.test(head) ? { operation: head, pointer } : { operation: null, pointer: hash < 0 ? location : pointer };
 }
 
-function resultOf(violation: Violation, ruleIndex: number, artifactPath: string) {
+function resultOf(violation: Violation, ruleIndex: number, artifactPath: string, locate: ViolationLocator | undefined) {
   const { operation, pointer } = splitLocation(violation.location);
+  const region = locate?.(violation.location) ?? { startLine: 1 };
   return {
     ruleId: violation.rule,
     ruleIndex,
@@ -91,7 +93,7 @@ function resultOf(violation: Violation, ruleIndex: number, artifactPath: string)
     message: { text: sarifText(violation.message) },
     locations: [
       {
-        physicalLocation: { artifactLocation: { uri: artifactPath }, region: { startLine: 1 } },
+        physicalLocation: { artifactLocation: { uri: artifactPath }, region },
         logicalLocations: [
           {
             name: pointer || operation || violation.location,
@@ -140,7 +142,7 @@ export function renderSarif(report: VerdictReport): Record<string, unknown> {
         },
         automationDetails: { id: `arbiter/${report.project}/${report.subject}/` },
         artifacts: [{ location: { uri: artifactPath }, description: { text: `${subjectNoun(report.subject)} of project ${report.project}` } }],
-        results: violations.map((violation) => resultOf(violation, indexOf.get(violation.rule) ?? 0, artifactPath)),
+        results: violations.map((violation) => resultOf(violation, indexOf.get(violation.rule) ?? 0, artifactPath, report.locate)),
         properties: {
           project: report.project,
           subject: report.subject,

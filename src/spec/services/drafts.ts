@@ -115,5 +115,5 @@ export async function compareContracts(
   }
   const previous = await storedDocument(env, organizationId, from);
   if (isFailure(previous)) return previous;
-  return { ok: true, from, to: toRecord, verdict: compareContractVersions(previous, next, getConformanceConfig()), ...(digest ? { digest } : {}) };
+  return { ok: true, from, to: toRecord, verdict: compareContractVersions(previous, next, getConformanceConfig(), { from: `v${from.version}`, to: toRecord ? `v${toRecord.version}` : "the edited contract" }), ...(digest ? { digest } : {}) };
 }

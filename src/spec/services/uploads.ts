@@ -139,7 +139,9 @@ export async function uploadContract(
       if (turn.active) {
         const previous = turn.activeSource ? await readSource(env, who.organizationId, store, turn.activeSource, turn.active.contentHash) : null;
         if (!previous) return { ok: false, code: "missing_content", message: `The stored document of the active contract version ${turn.active.version} cannot be read; upload it again before its successor.` };
-        change = { comparedWithVersion: turn.active.version, verdict: compareContractVersions(previous, parsed.document, config) };
+        // Versions are numbered in upload order and this upload holds the project's turn: it becomes the next number.
+        const next = ((await store.getProject(project))?.contractCount ?? turn.active.version) + 1;
+        change = { comparedWithVersion: turn.active.version, verdict: compareContractVersions(previous, parsed.document, config, { from: `v${turn.active.version}`, to: `v${next}` }) };
       }
       const activate = change === null || change.verdict.approved || breakingChangesPolicy(config, who.organizationId) === "warn";
       const stored = await store.recordContract(

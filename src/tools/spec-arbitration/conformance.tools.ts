@@ -60,9 +60,10 @@ export function registerConformanceTool(ctx: CapabilityContext): void {
         contractVersion: contractLabel(contract),
         title: snapshotTitle(snapshot),
       });
+      const judged = `contract ${contractLabel(contract)}${contract.active ? ", the active one" : ", which is not the active contract"}`;
       const nextStep = verdict.approved
-        ? "The implementation conforms to the contract."
-        : "approved: false — the implementation does not conform. Fix the error-severity violations above, let CI upload a new snapshot, then call check_api_conformance again before calling the task done.";
+        ? `The implementation conforms to ${judged}.`
+        : `approved: false — the implementation does not conform to ${judged}. Fix the error-severity violations above, let CI upload a new snapshot, then call check_api_conformance again before calling the task done.`;
       return {
         structuredContent: {
           project,

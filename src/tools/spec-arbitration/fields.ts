@@ -54,7 +54,7 @@ export const snapshotRecord = z.object({
   uploadedBy: z.string().describe("Who uploaded it (user id or ci-key:<id>)"),
   uploadedAt: z.string().describe("Upload time (ISO 8601)"),
   verdictId: z.number().nullable().describe("The verdict recorded at upload"),
-  approved: z.boolean().nullable().describe("Whether the snapshot was approved at upload"),
+  approved: z.boolean().nullable().describe("Whether the snapshot was approved at upload, against contractVersion (which may no longer be the active contract)"),
   totalViolations: z.number().nullable().describe("Violations found at upload"),
   ...documentFacts,
 });

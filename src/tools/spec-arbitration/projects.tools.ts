@@ -3,6 +3,7 @@
  * session's project (other spec tools and spec://active/contract default to it), and read a contract document.
  */
 import { z } from "zod";
+import { snapshotVerdictStatement } from "../../spec/verdict-statement";
 import {
   checkProjectAccess,
   projectRestriction,
@@ -68,7 +69,17 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
     outputSchema: z.object({
       project: z.string().describe("The selected project"),
       activeContract: z.object({ version: z.number(), label: z.string().nullable() }).nullable().describe("The project's active contract"),
-      latestSnapshot: z.object({ id: z.number(), number: z.number().describe("Its number in the project (1 = the first)"), commit: z.string(), approved: z.boolean().nullable() }).nullable().describe("The newest snapshot from CI"),
+      latestSnapshot: z
+        .object({
+          id: z.number(),
+          number: z.number().describe("Its number in the project (1 = the first)"),
+          commit: z.string(),
+          approved: z.boolean().nullable().describe("Its verdict against contractVersion (null: not checked)"),
+          contractVersion: z.number().describe("The contract version that verdict was judged against"),
+          judgedAgainstActive: z.boolean().describe("False when another contract version is active now: approved then says nothing about the active contract; call check_api_conformance"),
+        })
+        .nullable()
+        .describe("The newest snapshot from CI"),
       lastBuildFailed: z.boolean().describe("True when a failed build was recorded after the latest snapshot"),
       resources: z.object({ activeContract: z.string(), latestVerdict: z.string() }).describe("Resources to read (and subscribe to)"),
     }),
@@ -81,16 +92,20 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
       await followSelectedProject(context, project);
       const active = status.activeContract;
       const latest = status.latestSnapshot;
+      const statement = latest ? snapshotVerdictStatement(latest, active?.version ?? null, project) : null;
       const structuredContent = {
         project,
         activeContract: active ? { version: active.version, label: active.label } : null,
-        latestSnapshot: latest ? { id: latest.id, number: latest.number, commit: latest.commit, approved: latest.approved } : null,
+        latestSnapshot:
+          latest && statement
+            ? { id: latest.id, number: latest.number, commit: latest.commit, approved: latest.approved, contractVersion: latest.contractVersion, judgedAgainstActive: statement.judgedAgainstActive }
+            : null,
         lastBuildFailed: status.lastBuildFailed,
         resources: { activeContract: ACTIVE_CONTRACT_URI, latestVerdict: latestVerdictUri(project) },
       };
       const text =
         `Selected project "${project}". Active contract: ${active ? contractLabel(active) : "none"}. ` +
-        `Latest snapshot: ${latest ? snapshotTitle(latest) : "none yet"}. ` +
+        `Latest snapshot: ${latest && statement ? `${snapshotTitle(latest)}, ${statement.outcome}.${statement.staleNote ? ` ${statement.staleNote}` : ""}` : "none yet."} ` +
         `Read ${ACTIVE_CONTRACT_URI} (or call spec_contract_get) before writing code; call check_api_conformance before calling a task done.`;
       return { structuredContent, text };
     },

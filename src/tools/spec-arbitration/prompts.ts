@@ -10,6 +10,7 @@ import { snapshotTitle } from "../../spec/store/records";
 import { checkProjectAccess, requireProjectStatus } from "../../spec/services/project-access";
 import { contractLabel } from "../../spec/services/conformance";
 import { Failure } from "../../core/failure";
+import { snapshotVerdictStatement } from "../../spec/verdict-statement";
 import { contractUri, latestVerdictUri } from "./uris";
 
 const argsSchema = z.object({
@@ -31,12 +32,13 @@ export function registerSpecPrompts(ctx: CapabilityContext): void {
         const status = await requireProjectStatus(context, args.project);
         const contract = status.activeContract;
         const snapshot = status.latestSnapshot;
+        const statement = snapshot ? snapshotVerdictStatement(snapshot, contract?.version ?? null, args.project) : null;
         state = [
           contract
             ? `The active contract is ${contractLabel(contract)} (OpenAPI ${contract.openapiVersion}, ${contract.operationCount} operations).`
             : "The project has no active contract yet: ask for one to be uploaded before writing code.",
-          snapshot
-            ? `The latest snapshot from CI is ${snapshotTitle(snapshot)}: ${snapshot.approved === null ? "not checked" : snapshot.approved ? "approved" : `rejected with ${snapshot.totalViolations} violation(s)`}.`
+          snapshot && statement
+            ? `The latest snapshot from CI is ${snapshotTitle(snapshot)}: ${statement.outcome}.${statement.staleNote ? ` ${statement.staleNote}` : ""}`
             : "CI has not uploaded a snapshot yet.",
           status.lastBuildFailed && status.latestFailedBuild ? `The last build failed at ${status.latestFailedBuild.commit}: fix the build first.` : "",
         ]

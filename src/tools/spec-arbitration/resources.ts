@@ -6,6 +6,7 @@
  * unknown one, a version or snapshot that does not exist) is answered with -32002 (resource not found), for reads
  * and subscriptions alike, and with the same words whether the project exists elsewhere or nowhere.
  */
+import { snapshotVerdictStatement } from "../../spec/verdict-statement";
 import { Failure } from "../../core/failure";
 import type { CallContext, CapabilityContext, ResourceContents } from "../../mcp/context";
 import { ToolFailure } from "../../mcp/context";
@@ -210,7 +211,9 @@ export function registerSpecResources(ctx: CapabilityContext): void {
           throw cannotServe(`Project "${project}" has no snapshot yet: upload one from CI (POST /api/v1/projects/${project}/snapshots). Subscribe to this resource to hear when it arrives.`);
         }
         const build = status.lastBuildFailed && status.latestFailedBuild ? { lastBuildFailed: { commit: status.latestFailedBuild.commit, recordedAt: status.latestFailedBuild.recordedAt } } : {};
-        return verdictOfSnapshot(context, project, status.latestSnapshot, build);
+        const statement = snapshotVerdictStatement(status.latestSnapshot, status.activeContract?.version ?? null, project);
+        const judged = { activeContractVersion: status.activeContract?.version ?? null, judgedAgainstActive: statement.judgedAgainstActive, ...(statement.staleNote ? { note: statement.staleNote } : {}) };
+        return verdictOfSnapshot(context, project, status.latestSnapshot, { ...judged, ...build });
       }),
     subscribe: (uri, variables, context) => asResourceError(uri, () => recordProjectSubscriber(context, projectVariable(context, variables))),
     unsubscribe: (uri, variables, context) => asResourceError(uri, () => forgetProjectSubscriber(context, projectVariable(context, variables))),

@@ -3,6 +3,7 @@
  * breaking changes against the version it replaced, the latest snapshots with their verdicts, and the failed
  * builds CI reported. Every verdict links to its page; every stored document can be downloaded.
  */
+import { verdictHistoryChart } from "./charts";
 import { contractStore } from "../../spec/store/client";
 import type { BuildRecord, ContractRecord, SnapshotRecord, VerdictRecord } from "../../spec/store/records";
 import { html, type SafeHtml } from "../html";
@@ -10,7 +11,7 @@ import { badge, code, emptyState, notFound, scrollTable, shortened, time } from 
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
 import { changesHref, projectHref, verdictHref } from "./verdict.page";
-import { outcomeBadge } from "./verdict-view";
+import { judgedLabel, notActiveNote, outcomeBadge } from "./verdict-view";
 
 const CONTRACTS_SHOWN = 50;
 const SNAPSHOTS_SHOWN = 20;
@@ -28,14 +29,14 @@ function contractRow(project: string, contract: ContractRecord, verdict: Verdict
 <td><strong>${code(`v${contract.version}`)}</strong>${contract.label ? html` ${code(contract.label)}` : ""}</td>
 <td>${contract.active ? badge("ok", "active") : html`<span class="muted">inactive</span>`}</td>
 <td>${contract.operationCount === 0 ? badge("warn", "0 operations") : contract.operationCount}</td>
-<td>${verdict ? html`${outcomeBadge(verdict.approved, contract.operationCount)} <a href="${verdictHref(project, verdict.id)}">Verdict ${verdict.id}</a>` : html`<span class="muted">none</span>`}</td>
+<td>${verdict ? html`${outcomeBadge(verdict.approved, contract.operationCount)} <a href="${verdictHref(project, verdict.id)}">Verdict ${verdict.id}</a><span class="event-meta">${judgedLabel({ kind: "constitution", contractVersion: contract.version })}</span>` : html`<span class="muted">none</span>`}</td>
 <td>${changesCell(project, contract)}</td>
 <td>${time(contract.uploadedAt)}<span class="event-meta">by ${code(contract.uploadedBy)}</span></td>
 <td><a href="${projectHref(project)}/contracts/${contract.version}/document" download>${contract.format.toUpperCase()}</a></td>
 </tr>`;
 }
 
-function snapshotRow(project: string, snapshot: SnapshotRecord, operations: Map<number, number>): SafeHtml {
+function snapshotRow(project: string, snapshot: SnapshotRecord, operations: Map<number, number>, activeVersion: number | undefined): SafeHtml {
   const verdict =
     snapshot.verdictId === null || snapshot.approved === null
       ? html`<span class="muted">not checked</span>`
@@ -43,8 +44,8 @@ function snapshotRow(project: string, snapshot: SnapshotRecord, operations: Map<
   return html`<tr>
 <td><strong>${code(`#${snapshot.number}`)}</strong><span class="event-meta">id ${code(snapshot.id)}</span></td>
 <td>${code(snapshot.commit.slice(0, 12))}${snapshot.branch ? html`<span class="event-meta">${code(snapshot.branch)}</span>` : ""}</td>
-<td>${code(`v${snapshot.contractVersion}`)}</td>
-<td>${verdict}</td>
+<td>${code(`v${snapshot.contractVersion}`)}${notActiveNote(snapshot.contractVersion, activeVersion)}</td>
+<td>${verdict}<span class="event-meta">${judgedLabel({ kind: "snapshot", number: snapshot.number, contractVersion: snapshot.contractVersion })}</span></td>
 <td>${time(snapshot.uploadedAt)}<span class="event-meta">by ${code(snapshot.uploadedBy)}</span></td>
 <td><a href="${projectHref(project)}/snapshots/${snapshot.id}/document" download>${snapshot.format.toUpperCase()}</a></td>
 </tr>`;
@@ -85,10 +86,11 @@ ${scrollTable("Contract versions", ["Version", "Active", "Operations", "Constitu
 ${contracts.nextBefore !== null ? html`<p class="muted">The ${CONTRACTS_SHOWN} newest versions are shown.</p>` : ""}
 </section>
 <section aria-labelledby="snapshots-heading"><h2 id="snapshots-heading">Latest snapshots</h2>
+${verdictHistoryChart(snapshots.items)}
 ${
   snapshots.items.length === 0
     ? emptyState("No snapshots yet", html`CI uploads one after each build: <span class="ident">POST /api/v1/projects/${project}/snapshots?commit=&lt;sha&gt;</span>.`)
-    : scrollTable("Latest snapshots", ["Snapshot", "Commit", "Contract", "Verdict", "Uploaded", "Document"], snapshots.items.map((s) => snapshotRow(project, s, operations)))
+    : scrollTable("Latest snapshots", ["Snapshot", "Commit", "Contract", "Verdict", "Uploaded", "Document"], snapshots.items.map((s) => snapshotRow(project, s, operations, active?.version)))
 }
 </section>
 <section aria-labelledby="builds-heading"><h2 id="builds-heading">Failed builds</h2>

@@ -1,46 +1,44 @@
 /** Projects of the organization with their active contract and latest verdict (from the ContractStore); each leads to its page. */
 import { contractStore } from "../../spec/store/client";
-import type { ExchangeRunRecord, ProjectStatus, VerdictRecord } from "../../spec/store/records";
+import type { ExchangeRunRecord, ProjectStatus, SnapshotRecord, VerdictRecord } from "../../spec/store/records";
 import { html, type SafeHtml } from "../html";
 import { badge, code, emptyState, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
 import { projectHref, verdictHref } from "./verdict.page";
-import { outcomeBadge } from "./verdict-view";
+import { judgedLabel, notActiveNote } from "./verdict-view";
 
-function verdictCell(status: ProjectStatus, verdict: VerdictRecord | undefined): SafeHtml {
-  if (!verdict) return html`<span class="muted">no verdict yet</span>`;
-  const project = status.project.name;
-  const snapshot = status.latestSnapshot?.id === verdict.snapshotId ? status.latestSnapshot : null;
-  const what =
-    verdict.subject === "snapshot"
-      ? snapshot
-        ? `snapshot ${snapshot.number} (id ${snapshot.id}) against contract v${verdict.contractVersion}`
-        : `snapshot id ${verdict.snapshotId ?? "?"} against contract v${verdict.contractVersion}`
-      : `contract v${verdict.contractVersion} against the constitution`;
-  const operations = status.activeContract?.version === verdict.contractVersion ? status.activeContract.operationCount : undefined;
-  return html`${outcomeBadge(verdict.approved, operations)}
-<br><a href="${verdictHref(project, verdict.id)}">${what}</a>
-<br><span class="muted">${verdict.errorCount} ${verdict.errorCount === 1 ? "error" : "errors"}, ${verdict.totalViolations} ${verdict.totalViolations === 1 ? "violation" : "violations"}; ${time(verdict.createdAt)}</span>`;
+/** The active contract's own verdict: its check against the constitution, named as such. */
+function constitutionCell(status: ProjectStatus, verdict: VerdictRecord | null): SafeHtml {
+  const contract = status.activeContract;
+  if (!contract || !verdict) return html``;
+  const outcome = contract.operationCount === 0 ? badge("warn", "no operations") : verdict.approved ? badge("ok", "constitution ok") : badge("bad", "breaks the constitution");
+  return html`<br>${outcome} <a href="${verdictHref(status.project.name, verdict.id)}">${judgedLabel({ kind: "constitution", contractVersion: contract.version })}</a>`;
 }
 
 /** The latest upload of recorded traffic (HAR / NDJSON from integration tests) and its verdict. */
-function trafficCell(run: ExchangeRunRecord | null): SafeHtml {
+function trafficCell(run: ExchangeRunRecord | null, activeVersion: number | undefined): SafeHtml {
   if (!run) return html`<span class="muted">none recorded</span>`;
   return html`${run.approved ? badge("ok", "approved") : badge("bad", "rejected")}
-<br><span>${run.exchangeCount} ${run.exchangeCount === 1 ? "exchange" : "exchanges"} against contract v${run.contractVersion}${run.commit ? html` at ${code(run.commit.slice(0, 12))}` : ""}</span>
+<br><span>${judgedLabel({ kind: "traffic", runId: run.id, contractVersion: run.contractVersion })}: ${run.exchangeCount} ${run.exchangeCount === 1 ? "exchange" : "exchanges"}${run.commit ? html` at ${code(run.commit.slice(0, 12))}` : ""}</span>${notActiveNote(run.contractVersion, activeVersion)}
 <br><span class="muted">${run.errorCount} ${run.errorCount === 1 ? "error" : "errors"}, ${run.totalViolations} ${run.totalViolations === 1 ? "violation" : "violations"}; ${time(run.uploadedAt)}</span>`;
 }
 
-function row(status: ProjectStatus, verdict: VerdictRecord | undefined, traffic: ExchangeRunRecord | null): SafeHtml {
+/** The latest snapshot's own verdict, named by the contract version it was judged against. */
+function snapshotVerdict(snapshot: SnapshotRecord, activeVersion: number | undefined): SafeHtml {
+  const judged = judgedLabel({ kind: "snapshot", number: snapshot.number, contractVersion: snapshot.contractVersion });
+  if (snapshot.approved === null || snapshot.verdictId === null) return html`<span class="muted">${judged}: not checked</span>`;
+  return html`${snapshot.approved ? badge("ok", "approved") : badge("bad", "rejected")} <a href="${verdictHref(snapshot.project, snapshot.verdictId)}">${judged}</a>${notActiveNote(snapshot.contractVersion, activeVersion)}`;
+}
+
+function row(status: ProjectStatus, constitution: VerdictRecord | null, traffic: ExchangeRunRecord | null): SafeHtml {
   const contract = status.activeContract;
   const snapshot = status.latestSnapshot;
   return html`<tr>
 <td><a href="${projectHref(status.project.name)}"><strong>${code(status.project.name)}</strong></a><br><span class="muted">${status.project.contractCount} contract ${status.project.contractCount === 1 ? "version" : "versions"}, ${status.project.snapshotCount} ${status.project.snapshotCount === 1 ? "snapshot" : "snapshots"}</span></td>
-<td>${contract ? html`${code(`v${contract.version}`)}${contract.label ? html` ${code(contract.label)}` : ""}<br><span class="muted">OpenAPI ${contract.openapiVersion}, ${contract.operationCount} operations; ${time(contract.uploadedAt)}</span>` : html`<span class="muted">none active</span>`}</td>
-<td>${snapshot ? html`${code(snapshot.commit.slice(0, 12))}${snapshot.branch ? html` on ${code(snapshot.branch)}` : ""}<br>${time(snapshot.uploadedAt)}` : html`<span class="muted">none</span>`}</td>
-<td>${verdictCell(status, verdict)}</td>
-<td>${trafficCell(traffic)}</td>
+<td>${contract ? html`${code(`v${contract.version}`)}${contract.label ? html` ${code(contract.label)}` : ""}<br><span class="muted">OpenAPI ${contract.openapiVersion}, ${contract.operationCount} operations; ${time(contract.uploadedAt)}</span>${constitutionCell(status, constitution)}` : html`<span class="muted">none active</span>`}</td>
+<td>${snapshot ? html`${code(snapshot.commit.slice(0, 12))}${snapshot.branch ? html` on ${code(snapshot.branch)}` : ""}<br>${snapshotVerdict(snapshot, contract?.version)}<br>${time(snapshot.uploadedAt)}` : html`<span class="muted">none</span>`}</td>
+<td>${trafficCell(traffic, contract?.version)}</td>
 <td>${status.lastBuildFailed && status.latestFailedBuild ? badge("bad", "last build failed") : snapshot ? badge("neutral", "built") : badge("neutral", "no builds")}</td>
 </tr>`;
 }
@@ -50,8 +48,10 @@ export async function projectsPage(context: ConsoleContext): Promise<Response> {
   const projects = await store.listProjects(null);
   const rows = await Promise.all(
     projects.map(async (project) => {
-      const [status, verdicts, traffic] = await Promise.all([store.projectStatus(project.name), store.listVerdicts(project.name, 1, null), store.latestExchangeRun(project.name)]);
-      return status ? row(status, verdicts.items[0], traffic) : html``;
+      const [status, traffic] = await Promise.all([store.projectStatus(project.name), store.latestExchangeRun(project.name)]);
+      if (!status) return html``;
+      const verdictId = status.activeContract?.verdictId ?? null;
+      return row(status, verdictId === null ? null : await store.getVerdict(project.name, verdictId), traffic);
     }),
   );
   const body = html`<h1>Projects</h1>
@@ -59,7 +59,7 @@ export async function projectsPage(context: ConsoleContext): Promise<Response> {
 ${
   projects.length === 0
     ? emptyState("No projects yet", html`A project appears when its first contract is uploaded: <span class="ident mono">POST /api/v1/projects/{project}/contracts</span> with a token or CI key carrying <span class="ident mono">contracts.write</span>.`)
-    : scrollTable("Projects", ["Project", "Active contract", "Latest snapshot", "Latest verdict", "Recorded traffic", "Build"], rows)
+    : scrollTable("Projects", ["Project", "Active contract and its constitution check", "Latest snapshot and its verdict", "Recorded traffic", "Build"], rows)
 }`;
   return consoleResponse(context.frame("Projects", "projects"), body);
 }

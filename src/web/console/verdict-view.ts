@@ -25,6 +25,35 @@ export function outcomeBadge(approved: boolean, operationCount: number | null | 
   return approved ? badge("ok", "approved") : badge("bad", "rejected");
 }
 
+/** What a verdict judged, in the words every console page uses for it. */
+export type JudgedSubject =
+  | { kind: "constitution"; contractVersion: number }
+  | { kind: "snapshot"; number: number | null; contractVersion: number }
+  | { kind: "draft"; contractVersion: number }
+  | { kind: "traffic"; runId: number; contractVersion: number };
+
+export function judgedLabel(subject: JudgedSubject): string {
+  switch (subject.kind) {
+    case "constitution":
+      return `contract v${subject.contractVersion} against the constitution`;
+    case "snapshot":
+      return `${subject.number === null ? "snapshot" : `snapshot ${subject.number}`} against contract v${subject.contractVersion}`;
+    case "draft":
+      return `draft against contract v${subject.contractVersion}`;
+    case "traffic":
+      return `recorded traffic run ${subject.runId} against contract v${subject.contractVersion}`;
+  }
+}
+
+/**
+ * Beside a snapshot or traffic verdict judged against another version than the active one: that verdict says
+ * nothing about the active contract. Empty when it was judged against the active version.
+ */
+export function notActiveNote(judgedVersion: number, activeVersion: number | null | undefined): SafeHtml {
+  if (activeVersion === null || activeVersion === undefined || activeVersion === judgedVersion) return html``;
+  return html` ${badge("warn", `v${activeVersion} is active`)}<span class="event-meta">not judged against v${activeVersion}: re-check, or wait for CI</span>`;
+}
+
 export function emptyContractNote(version: number): SafeHtml {
   return html`<p class="problem" role="note">Contract v${version} has no operations, so this verdict checked nothing: it is not an approval. Upload a contract that describes the API's operations.</p>`;
 }

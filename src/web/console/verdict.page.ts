@@ -3,6 +3,7 @@
  * it replaced (/admin/projects/:project/contracts/:version/changes): what was checked, the outcome, the
  * violations grouped by rule, the Markdown report, and downloads of the documents and the verdict.
  */
+import { violationsChart } from "./charts";
 import type { VerdictReport } from "../../engine/formats/report";
 import { renderVerdictMarkdown } from "../../engine/markdown";
 import { contractStore, readVerdictBody } from "../../spec/store/client";
@@ -12,7 +13,7 @@ import { html, type SafeHtml } from "../html";
 import { badge, code, notFound, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
-import { emptyContractNote, markdownBlock, outcomeBadge, violationsByRule } from "./verdict-view";
+import { emptyContractNote, judgedLabel, markdownBlock, outcomeBadge, violationsByRule } from "./verdict-view";
 
 const enc = encodeURIComponent;
 
@@ -99,6 +100,11 @@ export async function verdictPage(context: ConsoleContext, project: string, id: 
 ${contract?.operationCount === 0 ? emptyContractNote(contract.version) : ""}
 <dl class="facts">
 <dt>Outcome</dt><dd>${outcomeBadge(record.approved, contract?.operationCount)}</dd>
+<dt>Judged</dt><dd>${judgedLabel(record.subject === "snapshot" ? { kind: "snapshot", number: snapshot?.number ?? null, contractVersion: record.contractVersion } : { kind: "constitution", contractVersion: record.contractVersion })}${
+  record.subject === "snapshot" && contract && !contract.active
+    ? html` ${badge("warn", "not the active contract")}<span class="event-meta">v${record.contractVersion} is no longer active: this verdict says nothing about the active contract. Re-check the snapshot against it, or wait for CI's next snapshot.</span>`
+    : ""
+}</dd>
 <dt>Checked</dt><dd>${snapshot ? html`snapshot ${snapshot.number} of ${project} <span class="muted">(id ${snapshot.id})</span>, commit ${code(snapshot.commit)}${snapshot.branch ? html` on ${code(snapshot.branch)}` : ""}` : report.title}</dd>
 <dt>Contract</dt><dd>${contractName(contract, record.contractVersion)}${contract ? html` <span class="muted">${contract.operationCount} ${contract.operationCount === 1 ? "operation" : "operations"}</span>` : ""}</dd>
 <dt>Recorded</dt><dd>${time(record.createdAt)}</dd>
@@ -107,6 +113,7 @@ ${snapshot?.runUrl && /^https?:\/\//.test(snapshot.runUrl) ? html`<dt>CI run</dt
 </dl>
 ${downloads(files)}
 <section aria-labelledby="violations-heading"><h2 id="violations-heading">Violations by rule</h2>
+${violationsChart(verdict.violations)}
 ${violationsByRule(verdict)}
 </section>
 <section aria-labelledby="markdown-heading"><h2 id="markdown-heading">Markdown report</h2>

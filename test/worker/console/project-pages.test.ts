@@ -142,3 +142,24 @@ describe("downloads", () => {
     expect(signedOut.headers.get("location")).toContain("/signin?return=");
   });
 });
+
+describe("pictures", () => {
+  it("the project page draws the verdict history and the verdict page the violations by operation and rule, as escaped inline SVG", async () => {
+    const ana = await signedIn("ana");
+    const project = (await ana.get("/admin/projects/shop")).text;
+    const history = /<svg role="img"[\s\S]*?<\/svg>/.exec(project)?.[0] ?? "";
+    expect(history).toContain("<title");
+    expect(visibleText(history)).toContain("Verdict history of the latest snapshots");
+    expect(visibleText(history)).toMatch(/1 snapshots from #1 to #1: 0 approved, 1 rejected\. By contract version: v2: 0 approved, 1 rejected\./);
+    expect(history).toContain(`stroke="#b42318"`);
+    const verdict = (await ana.get(`/admin/projects/shop/verdicts/${snapshotVerdict}`)).text;
+    const bars = /<svg role="img"[\s\S]*?<\/svg>/.exec(verdict)?.[0] ?? "";
+    expect(visibleText(bars)).toContain("Violations by operation and rule");
+    expect(visibleText(bars)).toMatch(/GET \/orders\/\{id\} · undocumented-operation/);
+    // The hostile path from the snapshot is text in the picture, never markup.
+    expect(bars).not.toContain("<img");
+    expect(bars).toContain("&#60;img");
+    expect(project + verdict).not.toMatch(/<script/i);
+  });
+});
+

@@ -6,6 +6,7 @@
 import { Validator } from "@cfworker/json-schema";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import { renderGithubActions } from "../../../src/engine/formats/github-actions";
 import { renderJunit } from "../../../src/engine/formats/junit";
 import { artifactUri } from "../../../src/engine/formats/sarif";
@@ -72,7 +73,8 @@ describe("?format= on verdict routes", () => {
     const lines = (await github.text()).trimEnd().split("\n");
     expect(lines[0]).toMatch(/^::error title=missing-operation at GET \/orders\/\{id\}::/);
     expect(lines.at(-1)).toMatch(/^::error title=Arbiter verdict::Arbiter fmt%3A|^::error title=Arbiter verdict::Arbiter fmt: /);
-    expect(lines.at(-1)).toContain(`/api/v1/projects/fmt/verdicts/`);
+    // The full verdict opens in the console (which signs a person in), not at a REST URL that answers 401 in a browser.
+    expect(lines.at(-1)).toContain(`/admin/projects/fmt/verdicts/`);
 
     const approved = await call(developer, "POST", "/projects/fmt/contracts?format=sarif", text(ordersContract()), { "Content-Type": "application/json" });
     const log = (await approved.json()) as any;
@@ -141,5 +143,33 @@ describe("format details", () => {
     expect(artifactUri("https://example.com/x.json")).toBe("openapi.json");
     expect(artifactUri("specs/my api.yaml")).toBe("specs/my%20api.yaml");
     expect(artifactUri(undefined)).toBe("openapi.json");
+  });
+
+  it("locates each result at its line in the uploaded YAML, for SARIF and the GitHub annotations alike", async () => {
+    // The implementation names the path parameter differently and lacks the contract's 404 response.
+    const implementation = structuredClone(ordersContract()) as { paths: Record<string, Record<string, { parameters?: Array<{ name: string }>; responses: Record<string, unknown> }>> };
+    const byId = implementation.paths["/orders/{id}"]!;
+    for (const operation of Object.values(byId)) {
+      for (const parameter of operation.parameters ?? []) parameter.name = "orderId";
+      delete operation.responses["404"];
+    }
+    implementation.paths["/orders/{orderId}"] = byId;
+    delete implementation.paths["/orders/{id}"];
+    const yaml = stringify(implementation);
+    const headers = { "Content-Type": "application/yaml" };
+    const sarif = (await (await call(developer, "POST", "/projects/fmt/snapshots?commit=fed789&format=sarif&artifact=services/orders/openapi.yaml", yaml, headers)).json()) as any;
+    const results = sarif.runs[0].results as any[];
+    expect(results.length).toBeGreaterThan(0);
+    const lines = yaml.split("\n");
+    const responsesLine = lines.findIndex((line, i) => line.trim() === "responses:" && lines.slice(0, i).some((l) => l.includes("/orders/{orderId}"))) + 1;
+    for (const result of results) {
+      const location = result.locations[0].physicalLocation;
+      expect(location.artifactLocation.uri).toBe("services/orders/openapi.yaml");
+      expect(location.region.startLine, result.message.text).toBeGreaterThan(1);
+    }
+    const missing404 = results.find((r) => r.ruleId === "missing-status-code")!;
+    expect(missing404.locations[0].physicalLocation.region.startLine).toBe(responsesLine);
+    const github = await (await call(developer, "POST", "/projects/fmt/snapshots?commit=fed78a&format=github&artifact=services/orders/openapi.yaml", yaml, headers)).text();
+    expect(github).toContain(`::error file=services/orders/openapi.yaml,line=${responsesLine},col=`);
   });
 });
