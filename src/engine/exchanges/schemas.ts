@@ -55,7 +55,8 @@ export class SchemaValidators {
     if (typeof entry === "string") return { ok: false, unusable: entry };
     try {
       const result = entry.validator.validate(value, new WorkBudget(VALUE_WORK_UNITS, "value", upload));
-      return { ok: true, errors: result.valid ? [] : leafErrors(result.errors, result.schema, value) };
+      // No payload for the messages: recorded traffic's values never reach a stored finding (traffic-text.ts).
+      return { ok: true, errors: result.valid ? [] : leafErrors(result.errors, result.schema) };
     } catch (error) {
       if (!(error instanceof UnusableSchema)) throw error;
       return { ok: false, unusable: error.message };

@@ -43,7 +43,10 @@ describe("document text in every format", () => {
     expect(markdown).not.toMatch(/\r|\u001b|\u202E/);
     expect(lines.filter((line) => line.startsWith("#"))).toEqual(["## Arbiter conformance: ❌ Rejected"]);
     // Code spans are inert (no HTML, links or mentions inside them); everything outside them is escaped text.
-    const outsideCode = markdown.replace(/(`+)[^`]*?(?:`(?!`)[^`]*?)*?\1/g, "");
+    // The one link allowed is Arbiter's own, to the full verdict in the console (not document text).
+    const ownLink = /^\[Full verdict in the Arbiter console\]\(https:\/\/arbiter\.example\/[^\s()]*\)$/m;
+    expect(markdown).toMatch(ownLink);
+    const outsideCode = markdown.replace(ownLink, "").replace(/(`+)[^`]*?(?:`(?!`)[^`]*?)*?\1/g, "");
     expect(outsideCode).not.toMatch(/<img|<details|@octocat|https:\/\/evil|www\.evil|a@b|\]\(/);
     for (const line of lines.filter((line) => line.startsWith("| Error"))) expect(line.split(/(?<!\\)\|/).length).toBe(6);
     expect(lines.filter((line) => line.startsWith("| Error"))).toHaveLength(HOSTILE.length);
