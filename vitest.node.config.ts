@@ -14,6 +14,8 @@ const SHARED_WRANGLER_DEV = [
   "test/node/cli-exchanges.test.ts",
   "test/node/spec-loop-e2e.test.ts",
   "test/node/e2e-mcp-clients.test.ts",
+  "test/node/real-clients.test.ts",
+  "test/node/inspector-step-up.test.ts",
 ];
 
 export default defineConfig({

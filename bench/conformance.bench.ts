@@ -27,6 +27,7 @@ import { githubText, mutatedCopy } from "./github-fixture";
 import { chainText, diamondText, fanOutText } from "./reference-fixtures";
 import { measureUpload, PairedTimer, pairedNote, uploadTableRows, uploadTargetLines, type Paired, type UploadMeasurements } from "./upload-rows";
 import { startWranglerDev } from "../test/helpers/wrangler-dev";
+import { measureRestUpload, type RestMeasurements } from "./rest-upload";
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
@@ -228,6 +229,36 @@ function uploadTargetsOf(runs: UploadRuns): string[] {
   return [...workerd, ...uploadTargetLines(runs.node, NODE)];
 }
 
+const REST_ROUNDS = 7;
+
+/** The REST rows: GitHub's description as the stored active contract, a new mutated copy uploaded each round. */
+async function restRuns(text: string): Promise<RestMeasurements | { failed: string }> {
+  const mutated = mutatedCopy(text) as { info: { version: string } };
+  const snapshotOf = (round: number) => {
+    mutated.info.version = `bench-${round}`;
+    return JSON.stringify(mutated, null, 2);
+  };
+  try {
+    return await measureRestUpload(text, snapshotOf, REST_ROUNDS);
+  } catch (error) {
+    return { failed: (error as Error).message.split("\n").slice(0, 3).join(" ") };
+  }
+}
+
+function restRowsOf(rest: RestMeasurements | { failed: string }): [string, string, string][] {
+  if ("failed" in rest) return [["REST end to end: the rows could not run", "-", `FAILED: ${rest.failed}`]];
+  const ms = (value: number) => value.toFixed(1);
+  return [
+    [`REST end to end over wrangler dev (what CI waits for): POST /snapshots of a new 13 MB mutated copy with a CI key, GitHub's description the stored active contract (${rest.violations} violations), request sent to answer read; ${REST_ROUNDS} rounds`, `${ms(rest.large.ms)} ms`, pairedNote(rest.large, " of the snapshot, in Node (target <= 5)")],
+    [`REST end to end: a one-operation snapshot against a one-operation contract (store calls, not compute); ${3 * REST_ROUNDS} rounds`, `${ms(rest.small.ms)} ms`, `middle half ${ms(rest.small.low)}-${ms(rest.small.high)} ms`],
+  ];
+}
+
+function restTargetOf(rest: RestMeasurements | { failed: string }): string {
+  if ("failed" in rest) return `- REST end to end: NOT MEASURED (${rest.failed}).`;
+  return `- REST end to end (GitHub's 13 MB description, active contract stored) at most 5x JSON.parse of the snapshot: ${rest.large.ratio <= 5 ? "met" : "MISSED"} (${rest.large.ratio.toFixed(2)}x, middle half ${rest.large.low.toFixed(2)}-${rest.large.high.toFixed(2)}; ${rest.large.ms.toFixed(0)} ms median).`;
+}
+
 async function main(): Promise<void> {
   const text = githubText();
   const rounds = 7;
@@ -235,6 +266,7 @@ async function main(): Promise<void> {
   const jsonParse = time(rounds, () => undefined, () => JSON.parse(text));
   const parseAndCheck = time(rounds, () => undefined, () => parseOpenApiDocument(text));
   const upload = await uploadRuns(text);
+  const rest = await restRuns(text);
 
   const self = fileURLToPath(import.meta.url);
   const child = spawnSync(process.execPath, ["--max-old-space-size=128", "--expose-gc", "--experimental-transform-types", "--no-warnings", "--import", new URL("./ts-resolve.mjs", import.meta.url).pathname, self, "--memory-child"], { encoding: "utf8" });
@@ -271,6 +303,7 @@ async function main(): Promise<void> {
   const rows: [string, string, string][] = [
     ["JSON.parse of the document (baseline)", `${ms(jsonParse)} ms`, "1.00"],
     ...uploadRowsOf(upload),
+    ...restRowsOf(rest),
     ["parseOpenApiDocument of the contract's text (JSON.parse + structural + unknown-field checks, $ref resolution)", `${ms(parseAndCheck)} ms`, `${ratio(parseAndCheck, jsonParse)} x JSON.parse (ratio of medians)`],
     ["payload cold: ours (convert + build + validate)", `${ms(oursCold)} ms`, `${ratio(oursCold, ajvCold)} x ajv cold (target < 1)`],
     ["payload cold: ajv compile + validate", `${ms(ajvCold)} ms`, "1.00"],
@@ -295,6 +328,7 @@ async function main(): Promise<void> {
   const memoryTable = ["| Memory (GitHub description, mutated copy) | Value |", "| --- | ---: |", ...memoryRows.map(([name, value]) => `| ${name} | ${value} |`)].join("\n");
   const targets = [
     ...uploadTargetsOf(upload),
+    restTargetOf(rest),
     `- Payload cold path faster than ajv compile + validate: ${oursCold < ajvCold ? "met" : "MISSED"} (${ratio(oursCold, ajvCold)}x).`,
     `- Payload wrapper within 1.5x of a bare Validator: ${oursWarm <= bareWarm * 1.5 ? "met" : "MISSED"} (${ratio(oursWarm, bareWarm)}x).`,
     `- Peak memory: ${memory ? "the check ran with a 128 MB heap limit" : "the check did NOT fit in a 128 MB heap"}.`,
@@ -358,6 +392,13 @@ async function uploadOnly(): Promise<void> {
   console.log([header, "", "| Measurement | Median | Ratio |", "| --- | ---: | --- |", ...uploadRowsOf(measured).map(([name, value, note]) => `| ${name} | ${value} | ${note} |`), "", ...uploadTargetsOf(measured)].join("\n"));
 }
 
+/** `npm run bench -- --only=rest`: the REST end-to-end rows alone, printed (BENCHMARKS.md is left as it is). */
+async function restOnly(): Promise<void> {
+  const header = `Run ${new Date().toISOString()} on ${execFileSync("nproc", { encoding: "utf8" }).trim()} CPU(s), Node ${process.version}. Load average at start: ${loadavg().map((value) => value.toFixed(1)).join(" ")}.`;
+  const rest = await restRuns(githubText());
+  console.log([header, "", "| Measurement | Median | Ratio |", "| --- | ---: | --- |", ...restRowsOf(rest).map(([name, value, note]) => `| ${name} | ${value} | ${note} |`), "", restTargetOf(rest)].join("\n"));
+}
+
 /** `npm run bench -- --only=references`: the reference rows alone, printed (BENCHMARKS.md is left as it is). */
 async function referencesOnly(): Promise<void> {
   const rows = await referenceRows(pairedNote);
@@ -367,9 +408,10 @@ async function referencesOnly(): Promise<void> {
 
 const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length) ?? process.env.BENCH_ONLY;
 if (process.argv.includes("--memory-child")) memoryChild();
-// One row group alone (BENCHMARKS.md untouched): --only=upload, --only=references or --only=exchanges (BENCH_ONLY=... also works).
+// One row group alone (BENCHMARKS.md untouched): --only=upload, --only=rest, --only=references or --only=exchanges (BENCH_ONLY=... also works).
 else if (only === "upload") await uploadOnly();
 else if (only === "references") await referencesOnly();
+else if (only === "rest") await restOnly();
 else if (only === "exchanges") await exchangesOnly();
-else if (only) throw new Error(`--only=${only} is not a row group: use upload, references or exchanges, or leave it out for every row`);
+else if (only) throw new Error(`--only=${only} is not a row group: use upload, rest, references or exchanges, or leave it out for every row`);
 else await main();

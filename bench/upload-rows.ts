@@ -17,6 +17,7 @@ import { encodeVerdict } from "../src/engine/encode-verdict";
 import { sha256Hex } from "../src/spec/store/hash";
 import { parseDocumentBytes } from "../src/engine/parse-upload";
 import { CHUNK_BYTES } from "../src/spec/store/schema";
+import { decodeVerdictForm, encodeVerdictForm } from "../src/spec/store/verdict-form";
 import type { OpenApiDocument } from "../src/engine/types";
 import { bundledPolicyFiles } from "../src/policy/files";
 
@@ -37,6 +38,8 @@ export interface Paired {
 }
 
 export interface UploadMeasurements {
+  /** Size of the contract's verdict form. */
+  formBytes: number;
   /** What the verdict found: "3041 violations: 3 missing-operation, …". */
   verdictCounts: string;
   verdictOffCount: number;
@@ -46,6 +49,9 @@ export interface UploadMeasurements {
   verdictWarm: Paired;
   upload: Paired;
   uploadWithContract: Paired;
+  uploadWithContractBytes: Paired;
+  readForm: Paired;
+  readBytes: Paired;
   decode: Paired;
   parseBytes: Paired;
   structure: Paired;
@@ -66,7 +72,26 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 }
 
-/** The stored contract read back as loadStoredDocument does (stored documents skip the unknown-field check). */
+/** The active contract's verdict form, as a contract upload stores it beside the uploaded bytes. */
+export function verdictFormOf(contractBytes: Uint8Array): Uint8Array {
+  const parsed = parseDocumentBytes(contractBytes);
+  if (!parsed.ok) throw new Error(`the contract was refused: ${parsed.problems[0]?.message}`);
+  const form = encodeVerdictForm(parsed.document, parsed.facts.format);
+  if (!form) throw new Error("the contract has no verdict form");
+  return form;
+}
+
+/** The active contract read back as uploadSnapshot does: its verdict form decoded (verdict-form.ts). */
+export function formDocument(form: Uint8Array): OpenApiDocument {
+  const document = decodeVerdictForm(form);
+  if (!document) throw new Error("the verdict form does not decode");
+  return document;
+}
+
+/**
+ * The stored contract read back from its uploaded bytes, as loadStoredDocument does for a version stored before
+ * verdict forms existed (stored documents skip the unknown-field check).
+ */
 export function storedDocument(bytes: Uint8Array): OpenApiDocument {
   const parsed = parseDocumentBytes(bytes, { unknownFields: "ignore" });
   if (!parsed.ok) throw new Error(`the stored contract was refused: ${parsed.problems[0]?.message}`);
@@ -147,7 +172,11 @@ export async function measureUpload(contractBytes: Uint8Array<ArrayBuffer>, snap
   // The whole upload: with the contract already parsed (as the verdict receives it), and with the contract's
   // stored bytes parsed inside the timed part too (uploadSnapshot reads it back after storing the snapshot).
   const upload = await timer.measure(snapshotText, () => storedDocument(contractBytes), (contract) => snapshotUpload(snapshotBytes, () => contract));
-  const uploadWithContract = await timer.measure(snapshotText, () => undefined, () => snapshotUpload(snapshotBytes, () => storedDocument(contractBytes)));
+  const form = verdictFormOf(contractBytes);
+  const uploadWithContract = await timer.measure(snapshotText, () => undefined, () => snapshotUpload(snapshotBytes, () => formDocument(form)));
+  const uploadWithContractBytes = await timer.measure(snapshotText, () => undefined, () => snapshotUpload(snapshotBytes, () => storedDocument(contractBytes)));
+  const readForm = await timer.measure(contractText, () => undefined, () => formDocument(form));
+  const readBytes = await timer.measure(contractText, () => undefined, () => storedDocument(contractBytes));
 
   // Its parts, each on the snapshot's bytes and beside JSON.parse of the same text.
   const decode = await timer.measure(snapshotText, () => undefined, () => new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(snapshotBytes));
@@ -187,7 +216,7 @@ export async function measureUpload(contractBytes: Uint8Array<ArrayBuffer>, snap
   const encoded = await timer.measure(contractText, () => undefined, () => encodeVerdict(verdict), 20);
 
   const verdictCounts = `${verdict.totalViolations} violations: ${verdict.summary.map((entry) => `${entry.count} ${entry.rule}`).join(", ")}`;
-  return { verdictCounts, verdictOffCount, verdictCold, verdictOff, verdictFromBareParse, verdictWarm, upload, uploadWithContract, decode, parseBytes, structure, unknownFields, hash, pieces, encoded, index };
+  return { formBytes: form.byteLength, verdictCounts, verdictOffCount, verdictCold, verdictOff, verdictFromBareParse, verdictWarm, upload, uploadWithContract, uploadWithContractBytes, readForm, readBytes, decode, parseBytes, structure, unknownFields, hash, pieces, encoded, index };
 }
 
 export const pairedNote = (measured: Paired, target = "") => `${measured.ratio.toFixed(2)} x JSON.parse (per-round; middle half ${measured.low.toFixed(2)}-${measured.high.toFixed(2)})${target}`;
@@ -199,8 +228,11 @@ export function uploadTableRows(measured: UploadMeasurements, where: string): [s
   const m = measured;
   return [
     [`${where}: verdict vs mutated copy as a snapshot upload runs it: bundled policies, constitution included (${m.verdictCounts}); documents as uploadSnapshot hands them over`, `${ms(m.verdictCold.ms)} ms`, pairedNote(m.verdictCold, " (target <= 0.50)")],
-    [`${where}: whole snapshot upload in the Worker's code path but the Durable Object RPCs: decode, parse, structural + unknown-field checks, SHA-256, 1 MiB pieces, the verdict above, encodeVerdict; contract already parsed`, `${ms(m.upload.ms)} ms`, pairedNote(m.upload, " of the snapshot (target <= 3)")],
-    [`${where}: the same upload, with the active contract's stored bytes parsed and validated inside the timed part too (uploadSnapshot reads it back after storing the snapshot)`, `${ms(m.uploadWithContract.ms)} ms`, pairedNote(m.uploadWithContract, " of the snapshot")],
+    [`${where}: whole snapshot upload in the Worker's code path but the Durable Object RPCs: decode, parse, structural + unknown-field checks, SHA-256, 1 MiB pieces, the verdict above, encodeVerdict; contract already parsed`, `${ms(m.upload.ms)} ms`, pairedNote(m.upload, " of the snapshot")],
+    [`${where}: the same upload as it really runs, with the active contract read back inside the timed part: its verdict form decoded (ASCII decode + JSON.parse, no re-validation), as uploadSnapshot does`, `${ms(m.uploadWithContract.ms)} ms`, pairedNote(m.uploadWithContract, " of the snapshot (target <= 3)")],
+    [`${where}: the same upload, the active contract's uploaded bytes parsed and validated instead (a version stored before verdict forms, or how every upload read it before)`, `${ms(m.uploadWithContractBytes.ms)} ms`, pairedNote(m.uploadWithContractBytes, " of the snapshot")],
+    [`${where}: read back the active contract: decode its verdict form (${(m.formBytes / 1e6).toFixed(1)} MB of ASCII JSON)`, `${ms(m.readForm.ms)} ms`, pairedNote(m.readForm)],
+    [`${where}: read back the active contract: parse and validate its uploaded bytes (before)`, `${ms(m.readBytes.ms)} ms`, pairedNote(m.readBytes)],
     [`${where}: verdict, CONSTITUTION OFF (bundled conformance.json, constitution.json emptied; not what uploads run; ${m.verdictOffCount} violations)`, `${ms(m.verdictOff.ms)} ms`, pairedNote(m.verdictOff)],
     [`${where}: verdict with the bundled policies, cold from bare JSON.parse (every $ref resolved inside the timed part)`, `${ms(m.verdictFromBareParse.ms)} ms`, pairedNote(m.verdictFromBareParse)],
     [`${where}: verdict with the bundled policies, warm (indexes cached)`, `${ms(m.verdictWarm.ms)} ms`, pairedNote(m.verdictWarm)],
@@ -220,6 +252,6 @@ export function uploadTargetLines(measured: UploadMeasurements, where: string): 
   const { verdictCold, verdictOff, upload, uploadWithContract } = measured;
   return [
     `- ${where}: verdict as an upload runs it (bundled policies, constitution included) at most 0.5x JSON.parse: ${verdictCold.ratio <= 0.5 ? "met" : "MISSED"} (${verdictCold.ratio.toFixed(2)}x, middle half ${verdictCold.low.toFixed(2)}-${verdictCold.high.toFixed(2)}; constitution off: ${verdictOff.ratio.toFixed(2)}x).`,
-    `- ${where}: whole snapshot upload at most 3x JSON.parse of the snapshot: ${upload.ratio <= 3 ? "met" : "MISSED"} (${upload.ratio.toFixed(2)}x, middle half ${upload.low.toFixed(2)}-${upload.high.toFixed(2)}, contract already parsed; ${uploadWithContract.ratio.toFixed(2)}x with the contract read back and parsed too).`,
+    `- ${where}: whole snapshot upload, the active contract read back included, at most 3x JSON.parse of the snapshot: ${uploadWithContract.ratio <= 3 ? "met" : "MISSED"} (${uploadWithContract.ratio.toFixed(2)}x, middle half ${uploadWithContract.low.toFixed(2)}-${uploadWithContract.high.toFixed(2)}; ${upload.ratio.toFixed(2)}x with the contract already parsed; ${measured.uploadWithContractBytes.ratio.toFixed(2)}x reading its uploaded bytes as before).`,
   ];
 }

@@ -1,8 +1,11 @@
 /**
  * Memory of the snapshot upload path, measured in Node on the Worker's own code (src/spec/services/uploads.ts
- * parseDocumentBytes and the conformance engine), in the order uploadSnapshot runs it:
- *   body bytes -> decode + parse (text freed) -> 1 MiB pieces sent one at a time -> bytes released ->
- *   contract bytes read back -> parse -> checkConformance -> verdict JSON.
+ * parseDocumentBytes, src/spec/store/verdict-form.ts and the conformance engine), in the order uploadSnapshot runs it:
+ *   body bytes -> decode + parse (text freed) -> 1 MiB pieces sent four per call, two calls in flight (8 sliced
+ *   copies at most) while the contract's verdict form is read back -> bytes released -> form decoded ->
+ *   checkConformance -> verdict JSON.
+ * `--read=bytes` measures the read-back of a contract stored without a verdict form (its uploaded bytes parsed and
+ * validated again, as every upload did before forms existed) for comparison.
  * Workers give an isolate 128 MB (JavaScript heap plus ArrayBuffers). For each document this prints the live
  * heap + ArrayBuffer bytes at every step (after a GC, so it is what the step keeps alive), then finds by
  * bisection the smallest `--max-old-space-size` with which the whole path completes in a child Node: that
@@ -15,12 +18,16 @@
  * /copyN prefixes), e.g. `16 20`.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { getConformanceConfig } from "../src/engine/config";
 import { checkConformance } from "../src/engine/engine";
 import { CHUNK_BYTES } from "../src/spec/store/schema";
 import { parseDocumentBytes } from "../src/engine/parse-upload";
+import { decodeVerdictForm, encodeVerdictForm } from "../src/spec/store/verdict-form";
+
+const readBytes = process.argv.includes("--read=bytes");
 
 const REPO = resolve(import.meta.dirname, "..");
 const GITHUB = resolve(REPO, "node_modules/@octokit/openapi/generated/api.github.com.json");
@@ -48,29 +55,50 @@ function synthetic(targetMb: number): Uint8Array {
 }
 
 /** One snapshot upload where the contract is the same document (the heaviest case: two full documents). */
-function uploadPath(source: { bytes?: Uint8Array }, steps: Array<[string, number]> | undefined): number {
+function uploadPath(source: { bytes?: Uint8Array }, steps: Array<[string, number]> | undefined, readBack: () => Uint8Array): number {
   const mark = (step: string) => steps?.push([step, live()]);
   mark("body bytes held");
   const parsed = parseDocumentBytes(source.bytes!);
   if (!parsed.ok) throw new Error(`document refused: ${parsed.problems[0]?.message}`);
   mark("snapshot parsed (text freed)");
-  for (let offset = 0; offset < source.bytes!.byteLength; offset += CHUNK_BYTES) source.bytes!.slice(offset, offset + CHUNK_BYTES);
-  const contractBytes = source.bytes!.slice();
+  // Two calls of four pieces in flight: eight sliced copies alive at once, while the contract comes back.
+  const inFlight: Uint8Array[] = [];
+  for (let offset = 0; offset < Math.min(source.bytes!.byteLength, 8 * CHUNK_BYTES); offset += CHUNK_BYTES) inFlight.push(source.bytes!.slice(offset, offset + CHUNK_BYTES));
+  const contractBytes = readBack();
+  mark("pieces in flight; contract read back");
+  inFlight.length = 0;
   source.bytes = undefined;
-  mark("bytes stored; contract bytes read back");
-  const contract = parseDocumentBytes(contractBytes);
-  if (!contract.ok) throw new Error("contract refused");
-  mark("contract parsed");
-  const verdict = checkConformance(contract.document, parsed.document, getConformanceConfig());
+  mark("bytes stored and released");
+  const contractDocument = readBytes ? parseDocumentBytes(contractBytes, { unknownFields: "ignore" }) : { ok: true as const, document: decodeVerdictForm(contractBytes)! };
+  if (!contractDocument.ok || !contractDocument.document) throw new Error("contract refused");
+  mark(readBytes ? "contract parsed from its bytes" : "contract decoded from its form");
+  const verdict = checkConformance(contractDocument.document, parsed.document, getConformanceConfig());
   mark("verdict computed");
   const body = new TextEncoder().encode(JSON.stringify(verdict));
   mark("verdict serialised");
   return verdict.totalViolations + body.byteLength * 0;
 }
 
+/**
+ * What the store hands back for the active contract: the verdict form its upload wrote (made once by the parent
+ * and kept in a file, so making it is not part of the measured upload), or, with --read=bytes, the uploaded bytes.
+ */
+const formFile = (name: string) => resolve(tmpdir(), `arbiter-upload-memory-form-${name}.json`);
+
+function writeForm(name: string, bytes: Uint8Array): void {
+  const parsed = parseDocumentBytes(bytes);
+  if (!parsed.ok) throw new Error("document refused");
+  writeFileSync(formFile(name), encodeVerdictForm(parsed.document, parsed.facts.format)!);
+}
+
+function readStored(name: string): Uint8Array {
+  if (readBytes) return name === "github" ? new Uint8Array(readFileSync(GITHUB)) : synthetic(Number(name));
+  return new Uint8Array(readFileSync(formFile(name)));
+}
+
 function completes(name: string, heapMb: number): boolean {
   try {
-    execFileSync(process.execPath, [`--max-old-space-size=${heapMb}`, "--experimental-transform-types", "--no-warnings", "--import", "./bench/ts-resolve.mjs", "scripts/contracts-upload-memory.ts", "--child", name], { cwd: REPO, stdio: "pipe" });
+    execFileSync(process.execPath, [`--max-old-space-size=${heapMb}`, "--experimental-transform-types", "--no-warnings", "--import", "./bench/ts-resolve.mjs", "scripts/contracts-upload-memory.ts", "--child", name, ...(readBytes ? ["--read=bytes"] : [])], { cwd: REPO, stdio: "pipe" });
     return true;
   } catch {
     return false;
@@ -94,18 +122,19 @@ async function main(): Promise<void> {
   const [mode, arg] = process.argv.slice(2);
   if (mode === "--child") {
     const bytes = arg === "github" ? new Uint8Array(readFileSync(GITHUB)) : synthetic(Number(arg));
-    uploadPath({ bytes }, undefined);
+    uploadPath({ bytes }, undefined, () => readStored(arg!));
     console.log("ok");
     return;
   }
-  const cases = ["github", ...process.argv.slice(2)];
-  console.log(`Node ${process.version}; sizes are live JS heap + ArrayBuffers after GC (MB)\n`);
+  const cases = ["github", ...process.argv.slice(2).filter((arg) => !arg.startsWith("--"))];
+  console.log(`Node ${process.version}; the active contract read back from ${readBytes ? "its uploaded bytes (no verdict form)" : "its verdict form"}; sizes are live JS heap + ArrayBuffers after GC (MB)\n`);
   for (const name of cases) {
     const baseline = live();
     const holder: { bytes?: Uint8Array } = { bytes: name === "github" ? new Uint8Array(readFileSync(GITHUB)) : synthetic(Number(name)) };
     const size = holder.bytes!.byteLength;
+    writeForm(name, holder.bytes!);
     const steps: Array<[string, number]> = [];
-    uploadPath(holder, steps);
+    uploadPath(holder, steps, () => readStored(name));
     const peak = Math.max(...steps.map(([, value]) => value)) - baseline;
     console.log(`${name === "github" ? "api.github.com.json" : `synthetic ${name} MB`}: ${(size / MB).toFixed(1)} MiB document`);
     for (const [step, value] of steps) console.log(`  ${step.padEnd(40)} ${((value - baseline) / MB).toFixed(1).padStart(7)}`);

@@ -1,6 +1,7 @@
 // Durable Object bindings are typed by the RPC each object offers, never by its class: a class pulls in everything
 // it is built from, and every module reads Env.
 import type { AuditLogRpc } from "./audit/store-rpc";
+import type { ToleranceCounterRpc } from "./mcp/compat/counter-rpc";
 import type { McpSessionRpc, ListenHubRpc } from "./mcp/session-rpc";
 import type { CoordinatorRpc } from "./ratelimit/coordinator-rpc";
 import type { ContractStoreRpc } from "./spec/store/rpc";
@@ -11,6 +12,8 @@ export interface Env {
   CONTRACT_STORE: DurableObjectNamespace<ContractStoreRpc>;
   /** Open subscriptions/listen streams of 2026-07-28 clients, one object per organization. */
   LISTEN_HUB: DurableObjectNamespace<ListenHubRpc>;
+  /** Deviations of real clients tolerated at /mcp, counted per organization (src/mcp/compat/). */
+  TOLERANCE_COUNTER: DurableObjectNamespace<ToleranceCounterRpc>;
   OAUTH_KV: KVNamespace;
   RATE_LIMIT_KV: KVNamespace;
   /** Rate-limit coordinators, one per (organization, client). */

@@ -11,6 +11,10 @@ import { handleAuthorize } from "./auth/authorize";
 import { handleSignInRoutes } from "./auth/routes";
 import { SessionSecretMissing } from "./auth/session";
 import { mcpResourceHandler } from "./mcp/http";
+import { getCatalog } from "./mcp/registry";
+import { OPENID_CONFIGURATION, openIdConfiguration, ROOT_RESOURCE_METADATA, rootResourceMetadata } from "./oauth/discovery-aliases";
+import { wrongOriginAnswer } from "./oauth/public-url-guard";
+import { refreshWideningRefusal } from "./oauth/refresh-scope";
 import { guardRegistration } from "./oauth/registration-guard";
 import { getOAuthServers, OAUTH_PATHS } from "./oauth/servers";
 import { withUnauthorizedBody } from "./oauth/unauthorized-body";
@@ -23,6 +27,7 @@ import { forbidden, foreignOriginOrHost } from "./web/origin-guard";
 
 export { ArbiterMcpAgent } from "./mcp/agent";
 export { ListenHub } from "./mcp/v2/listen-hub";
+export { ToleranceCounter } from "./mcp/compat/counter-store";
 export { RateLimitCoordinator } from "./ratelimit/coordinator";
 export { AuditLog } from "./audit/store";
 export { ContractStore } from "./spec/store/durable-object";
@@ -41,10 +46,21 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
   if (path === "/" && request.method === "GET") return landingPage(env);
   if (path === CLI_PATH) return serveCli(request);
 
-  if (path === "/mcp" || path.startsWith("/mcp/") || path === `${PROTECTED_RESOURCE_METADATA}/mcp`) {
-    const refusal = path.startsWith("/mcp") ? foreignOriginOrHost(request, env) : undefined;
+  if (path === "/mcp" || path.startsWith("/mcp/")) {
+    const refusal = foreignOriginOrHost(request, env);
     if (refusal) return forbidden(refusal);
+  }
+  const misdirected = wrongOriginAnswer(request, env);
+  if (misdirected) return misdirected;
+
+  if (path === "/mcp" || path.startsWith("/mcp/") || path === `${PROTECTED_RESOURCE_METADATA}/mcp`) {
     return withUnauthorizedBody(request, await servers.mcp.fetch(request, env, ctx), "mcp");
+  }
+  if (path === ROOT_RESOURCE_METADATA) return rootResourceMetadata(request, (rewritten) => servers.mcp.fetch(rewritten, env, ctx));
+  if (path === OPENID_CONFIGURATION) return openIdConfiguration(request, (rewritten) => servers.authorizationServer.fetch(rewritten, env, ctx));
+  if (path === OAUTH_PATHS.token) {
+    const widening = await refreshWideningRefusal(request, env);
+    if (widening) return widening;
   }
   if (path === "/api" || path.startsWith("/api/") || path === `${PROTECTED_RESOURCE_METADATA}/api`) {
     return withUnauthorizedBody(request, await servers.api.fetch(request, env, ctx), "api");
@@ -57,7 +73,7 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
   }
   if (path === OAUTH_PATHS.authorize) return handleAuthorize(request, env, servers);
   if (path === OAUTH_PATHS.register) return guardRegistration(request, (checked) => servers.authorizationServer.fetch(checked, env, ctx));
-  if (path === "/admin" || path.startsWith("/admin/")) return handleConsole(request, env, servers.authorizationServer.getOAuthApi(env));
+  if (path === "/admin" || path.startsWith("/admin/")) return handleConsole(request, env, servers.authorizationServer.getOAuthApi(env), () => [...getCatalog().tools.keys()]);
 
   const signIn = await handleSignInRoutes(request, env, (clientId) => servers.authorizationServer.getOAuthApi(env).lookupClient(clientId));
   if (signIn) return signIn;

@@ -1,17 +1,25 @@
 /**
  * POST /chat (served as /api/chat): the demo of the original example. Understands "paid orders" / "pedidos
  * pagos" (any status word from policy) and an order id, calls the SAME order tools through the SAME
- * governed core as MCP clients (scopes, rate limits, audit, masking all apply), and summarises the result as
+ * governed core (src/core/governed.ts) as MCP clients, without the MCP front (scopes, rate limits, audit, masking
+ * all apply), and summarises the result as
  * chat messages; otherwise answers with examples of what to ask. One request leaves one audit record with one
  * correlation id (the body's, the X-Correlation-Id header's): the tool call's when it made one, else the route's.
  */
+import { auditSinkFor } from "../audit/sink";
+import { Failure, kindForOutcome } from "../core/failure";
+import { failureAsToolResult } from "../core/failure-mapping";
+import { governed, type GovernedOperation } from "../core/governed";
+import type { Principal } from "../core/principal";
+import type { Env } from "../env";
 import { getGraphqlCatalog } from "../graphql/bundled";
+import { enabledOperations, type GraphqlOperation } from "../graphql/catalog";
 import { isPortuguese, understand } from "../graphql/chat-intent";
 import { summariseOrder, summariseSearch } from "../graphql/chat-summary";
-import type { CallContext, SessionState } from "../mcp/context";
-import { pipelineDepsFor } from "../mcp/deps";
-import { runToolCall, type ToolCallResult } from "../mcp/pipeline";
-import { getCatalog } from "../mcp/registry";
+import { GatewayFailure } from "../graphql/errors";
+import { runGovernedOperation } from "../graphql/run-operation";
+import { logError } from "../lib/log";
+import { rateLimiterFor } from "../ratelimit/limiter";
 import { readBodyLimited } from "../lib/body";
 import { bodyTruncated, tooLarge } from "./contracts-http";
 import { apiError } from "./errors";
@@ -27,13 +35,39 @@ interface ChatMessage {
   content: string;
 }
 
-/** REST calls have no MCP session: nothing is kept between them. */
-const noSession: SessionState = {
-  async get() {
-    return undefined;
-  },
-  async put() {},
-};
+/** What a tool call answers the chat: the tool's structured result and whether it came from demo data, or the failure's text. */
+type ToolAnswer = { ok: true; structuredContent: Record<string, unknown>; demoData: boolean } | { ok: false; text: string };
+
+/**
+ * Runs an order tool through the governed core exactly as an MCP tools/call does: the tool's name as the audit
+ * target and quota, its scopes, its input schema, then the allowlisted operation and the tool's output schema. Its
+ * audit record, under this request's correlation id, stands for the request.
+ */
+async function callOrderTool(operation: GraphqlOperation, args: Record<string, unknown>, call: { principal: Principal; env: Env; correlationId: string; signal: AbortSignal }): Promise<ToolAnswer> {
+  const tool: GovernedOperation = { kind: "tool", target: operation.tool, label: operation.tool, requiredScopes: operation.scopes, rateLimit: { target: operation.tool, unit: "calls" } };
+  const deps = { audit: auditSinkFor(call.env), rateLimiter: rateLimiterFor(call.env) };
+  const outcome = await governed(tool, { principal: call.principal, correlationId: call.correlationId, arguments: args, deps }, {
+    input: operation.inputSchema,
+    async handler(input) {
+      let result;
+      try {
+        result = await runGovernedOperation(getGraphqlCatalog(), operation, input as Record<string, unknown>, { principal: call.principal, env: call.env, signal: call.signal });
+      } catch (error) {
+        // The gateway's handled failures carry a safe message and an audit outcome, as for the MCP tool.
+        if (error instanceof GatewayFailure) throw new Failure(kindForOutcome(error.outcome), error.message, error.meta);
+        throw error;
+      }
+      const checked = operation.outputSchema.safeParse(result.structuredContent);
+      if (!checked.success) {
+        logError("tool output failed its schema", { tool: operation.tool, correlationId: call.correlationId });
+        throw new Failure("internal", `${operation.tool} failed: internal error.`).auditedAs("output did not match the tool's outputSchema");
+      }
+      return { structuredContent: checked.data as Record<string, unknown>, demoData: result.meta.demoData };
+    },
+  });
+  if (!outcome.ok) return { ok: false, text: failureAsToolResult(outcome.failure, call.correlationId).content[0]!.text };
+  return { ok: true, ...outcome.value };
+}
 
 async function readText(request: Request): Promise<string | Response> {
   const invalid = (message: string) => apiError(400, "invalid_request", `${message} Send JSON such as {"text": "paid orders"}.`);
@@ -84,8 +118,8 @@ export const chatRoutes: ApiRoute[] = [
       }
 
       const toolName = intent.kind === "search" ? SEARCH_TOOL : ORDER_TOOL;
-      const tool = getCatalog().tools.get(toolName);
-      if (!tool) return apiError(503, "tool_unavailable", `The ${toolName} tool is not enabled on this server.`);
+      const operation = enabledOperations(getGraphqlCatalog()).find((candidate) => candidate.tool === toolName);
+      if (!operation) return apiError(503, "tool_unavailable", `The ${toolName} tool is not enabled on this server.`);
       const args = intent.kind === "search" ? { status: intent.status } : { id: intent.id };
       messages.push({
         role: "assistant",
@@ -96,16 +130,14 @@ export const chatRoutes: ApiRoute[] = [
       });
 
       // One request, one record: the tool call's, under this request's correlation id (X-Correlation-Id).
-      const context: CallContext = { principal, correlationId, env, session: noSession, signal: request.signal, async progress() {} };
       delegateAudit();
-      const result: ToolCallResult = await runToolCall(tool, args, context, pipelineDepsFor(env));
-      if (result.isError || !result.structuredContent) {
-        messages.push({ role: "assistant", content: result.content[0]?.text ?? "The tool failed." });
+      const result = await callOrderTool(operation, args, { principal, env, correlationId, signal: request.signal });
+      if (!result.ok) {
+        messages.push({ role: "assistant", content: result.text });
       } else {
-        const demo = result._meta.demoData === true;
         messages.push({
           role: "assistant",
-          content: intent.kind === "search" ? summariseSearch(result.structuredContent, intent.status, pt, demo) : summariseOrder(result.structuredContent, intent.id, pt, demo),
+          content: intent.kind === "search" ? summariseSearch(result.structuredContent, intent.status, pt, result.demoData) : summariseOrder(result.structuredContent, intent.id, pt, result.demoData),
         });
       }
       return Response.json({ correlationId, messages }, { headers: { "Cache-Control": "no-store" } });

@@ -194,12 +194,14 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       const formats = requestedFormats(input.url);
       if ("response" in formats) return formats.response;
       // Refuse early, before reading a large body, when there is nothing to check against.
-      if (!(await store(input).getActiveContract(input.project))) return unknownProject(input.project);
+      // The same answer then feeds the upload: the active version and where to read it.
+      const context = await store(input).uploadContext(input.project);
+      if (!context.active) return unknownProject(input.project);
       const body = await readDocument(input.request);
       if ("response" in body) return body.response;
       const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
       const meta = { commit: query.data.commit, branch: query.data.branch ?? null, runUrl: query.data.runUrl ?? null };
-      const result = await uploadSnapshot(input.env, who, input.project, meta, body.holder);
+      const result = await uploadSnapshot(input.env, who, input.project, meta, body.holder, context);
       if (!result.ok) return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
       try {
         await changes.verdictStored(input.env, input.principal.organizationId, input.project, result.snapshot.id);

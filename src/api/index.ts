@@ -9,6 +9,7 @@ import { connectedClientRoutes } from "./clients.routes";
 import { contractRoutes } from "./contracts.routes";
 import { exchangeRoutes } from "./exchanges.routes";
 import { identityRoutes } from "./identity.routes";
+import { mcpToleranceRoutes } from "./mcp-tolerances.routes";
 import { openApiRoutes } from "./openapi.route";
 import { specCheckRoutes } from "./spec-checks.routes";
 import { createApiHandler } from "./router";
@@ -17,6 +18,6 @@ import { createApiHandler } from "./router";
 const oauthHelpers = (env: Env) => getAuthorizationServer(env).getOAuthApi(env);
 
 /** Every REST route; route-docs.ts describes each for the contract check (test/worker/api/openapi-contract.test.ts). */
-export const apiRoutes = [...identityRoutes, ...openApiRoutes, ...auditRoutes, ...chatRoutes, ...ciKeyRoutes, ...specCheckRoutes, ...contractRoutes(specChangeNotifier), ...exchangeRoutes, ...connectedClientRoutes(oauthHelpers)];
+export const apiRoutes = [...identityRoutes, ...openApiRoutes, ...auditRoutes, ...mcpToleranceRoutes, ...chatRoutes, ...ciKeyRoutes, ...specCheckRoutes, ...contractRoutes(specChangeNotifier), ...exchangeRoutes, ...connectedClientRoutes(oauthHelpers)];
 
 export const apiResourceHandler = createApiHandler(apiRoutes);

@@ -35,6 +35,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     ok: [200, JSON_ONLY],
     errors: [400],
   },
+  "GET /api/v1/mcp/tolerances": { operationId: "listMcpTolerances", ok: [200, JSON_ONLY], errors: [] },
   "POST /api/chat": { operationId: "chat", body: JSON_ONLY, ok: [200, JSON_ONLY], errors: [400, 413, 503] },
   "POST /api/v1/keys": { operationId: "createCiKey", body: JSON_ONLY, ok: [201, JSON_ONLY], errors: [400, 403, 413] },
   "GET /api/v1/keys": { operationId: "listCiKeys", query: ["limit"], ok: [200, JSON_ONLY], errors: [400] },

@@ -33,8 +33,11 @@ export interface DocumentWalk {
 const tooDeep = () => `the document nests deeper than ${MAX_DOCUMENT_DEPTH} levels`;
 
 /** Whether the field `key` (not below `properties`) holds example data rather than OpenAPI objects. */
-function holdsData(key: string, child: object, grandparent: Token | undefined): boolean {
+function holdsData(key: string, child: object, parent: Token | undefined, grandparent: Token | undefined): boolean {
   if (key === "example" || (key === "value" && grandparent === "examples")) return true;
+  // JSON Schema values: a `$ref` member of an enum, const or default value is data (`default` under
+  // `responses` is the default Response Object).
+  if (key === "enum" || key === "const" || (key === "default" && parent !== "responses")) return true;
   return key === "examples" && !isRecord(child); // JSON Schema `examples` array
 }
 
@@ -99,10 +102,10 @@ class TreeWalker {
       // as one of the keys (reading `record.$ref` by name at each of 90,000 differently shaped objects costs
       // a megamorphic lookup each).
       if (typeof child !== "object" || child === null) {
-        if (key === "$ref" && !data && typeof child === "string" && !this.checkReference(record, child)) return false;
+        if ((key === "$ref" || key === "$dynamicRef") && !data && typeof child === "string" && !this.checkReference(record, key === "$ref" ? child : DYNAMIC)) return false;
         continue;
       }
-      const childData = data || (!namesProperties && holdsData(key, child, grandparent));
+      const childData = data || (!namesProperties && holdsData(key, child, parent, grandparent));
       if (!this.walk(child, childData, depth + 1, key, parent)) return false;
     }
     return true;
@@ -121,21 +124,33 @@ class TreeWalker {
   resolveReferences(): boolean {
     const met = this.met;
     for (let index = 0; index < met.length; index += 2) {
-      const record = met[index] as object;
+      const record = met[index] as Record<string, unknown>;
       const ref = met[index + 1] as string;
-      if (!ref.startsWith("#")) {
-        this.found.push({ node: record, message: externalReference(ref), atRef: true });
-        continue;
-      }
-      const result = this.resolver.resolveRef(ref);
-      if (!result.ok) this.found.push({ node: record, message: result.reason, atRef: true });
+      const problem = referenceProblem(this.resolver, record, ref === DYNAMIC);
+      if (problem !== undefined) this.found.push({ node: record, message: problem, atRef: ref !== DYNAMIC });
     }
     return true;
   }
 }
 
-function externalReference(ref: string): string {
-  return `external $ref "${ref}" is not allowed: bundle the document into one file first (for example \`redocly bundle\`)`;
+/** Marks a `$dynamicRef` among the references met (a `$ref` text never starts with a NUL). */
+const DYNAMIC = "\u0000$dynamicRef";
+
+/**
+ * Why a reference of `record` cannot be used, or undefined. `$ref`s resolve with 3.1 base URIs and anchors
+ * (ref-resolver.ts, schema-resources.ts); a `$dynamicRef` whose target depends on the dynamic scope is refused
+ * by name, never dropped.
+ */
+function referenceProblem(resolver: RefResolver, record: Record<string, unknown>, dynamic: boolean): string | undefined {
+  if (dynamic) {
+    const answer = resolver.dynamicRefOf(record);
+    if (answer === undefined) return undefined;
+    if (!answer.ok) return answer.reason;
+    const target = resolver.resolveRef(answer.ref);
+    return target.ok ? undefined : target.reason;
+  }
+  const result = resolver.resolveAt(record);
+  return result.ok ? undefined : result.reason;
 }
 
 /** The path of each of `targets` in a tree, found in one walk that stops once all are found. */
@@ -211,10 +226,10 @@ class PathWalker {
       const child = record[key];
       // The `$ref` where the JSON walker meets it, so both list reference problems in the same order.
       if (typeof child !== "object" || child === null) {
-        if (key === "$ref" && !data && typeof child === "string" && !this.checkReference(child)) return false;
+        if ((key === "$ref" || key === "$dynamicRef") && !data && typeof child === "string" && !this.checkReference(record, key === "$dynamicRef")) return false;
         continue;
       }
-      const childData = data || (!namesProperties && holdsData(key, child, grandparent));
+      const childData = data || (!namesProperties && holdsData(key, child, parent, grandparent));
       tokens.push(key);
       const fine = this.walk(child, childData);
       tokens.pop();
@@ -224,17 +239,14 @@ class PathWalker {
   }
 
   /** False when the document holds more references than an upload may resolve (the walk stops there). */
-  private checkReference(ref: string): boolean {
+  private checkReference(record: Record<string, unknown>, dynamic: boolean): boolean {
+    const keyword = dynamic ? "$dynamicRef" : "$ref";
     if (++this.references > MAX_DOCUMENT_REFERENCES) {
-      this.problems.add([...this.tokens, "$ref"], tooManyReferences());
+      this.problems.add([...this.tokens, keyword], tooManyReferences());
       return false;
     }
-    if (!ref.startsWith("#")) {
-      this.referenceProblems.push({ at: [...this.tokens, "$ref"], message: externalReference(ref) });
-      return true;
-    }
-    const result = this.resolver.resolveRef(ref);
-    if (!result.ok) this.referenceProblems.push({ at: [...this.tokens, "$ref"], message: result.reason });
+    const problem = referenceProblem(this.resolver, record, dynamic);
+    if (problem !== undefined) this.referenceProblems.push({ at: [...this.tokens, keyword], message: problem });
     return true;
   }
 }

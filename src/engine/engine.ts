@@ -18,7 +18,9 @@ import {
   type BodyPair,
   type MediaTypeGap,
 } from "./rules/support/operation-parts";
+import type { SchemaChange } from "./rules/support/schema-change";
 import { SchemaDiffer } from "./rules/support/schema-diff";
+import { promisesNothing } from "./rules/support/untyped-schema";
 import type { StructuralIdentity } from "./rules/support/structural-identity";
 import { escapeToken, isRecord } from "./normalize-pointer";
 import { keepLayout } from "./keep-layout";
@@ -26,6 +28,7 @@ import { mergeVerdicts, RuleReports, ViolationCollector } from "./verdict";
 import type { OpenApiDocument, Verdict } from "./types";
 
 const RULE_ORDER = allRules.map((rule) => rule.id);
+const NO_CHANGES: readonly SchemaChange[] = Object.freeze([]);
 
 interface BodyParts {
   bodies: BodyPair[];
@@ -51,13 +54,16 @@ function compareResponses(pair: OperationPair, contract: DocumentIndex, snapshot
     for (const [contractMediaType, snapshotMediaType] of pairs) {
       const contractSchema = schemaOf(contractContent[contractMediaType]);
       const snapshotSchema = schemaOf(snapshotContent[snapshotMediaType]);
-      if (contractSchema === undefined || snapshotSchema === undefined) continue;
+      if (contractSchema === undefined) continue;
+      const snapshotUntyped = promisesNothing(snapshotSchema, snapshot) && !promisesNothing(contractSchema, contract);
+      if (snapshotSchema === undefined && !snapshotUntyped) continue;
       bodies.push({
         pointer: `${pointerToContent(base, contractMediaType)}/schema`,
         status,
         contractMediaType,
         snapshotMediaType,
-        changes: differ.diff(contractSchema, snapshotSchema, "response"),
+        changes: snapshotSchema === undefined ? NO_CHANGES : differ.diff(contractSchema, snapshotSchema, "response"),
+        snapshotUntyped,
       });
     }
   }
@@ -78,12 +84,15 @@ function compareRequestBodies(pair: OperationPair, contract: DocumentIndex, snap
   for (const [contractMediaType, snapshotMediaType] of pairs) {
     const contractSchema = schemaOf(contractContent[contractMediaType]);
     const snapshotSchema = schemaOf(snapshotContent[snapshotMediaType]);
-    if (contractSchema === undefined || snapshotSchema === undefined) continue;
+    if (contractSchema === undefined) continue;
+    const snapshotUntyped = promisesNothing(snapshotSchema, snapshot) && !promisesNothing(contractSchema, contract);
+    if (snapshotSchema === undefined && !snapshotUntyped) continue;
     bodies.push({
       pointer: `${pointerToContent("/requestBody", contractMediaType)}/schema`,
       contractMediaType,
       snapshotMediaType,
-      changes: differ.diff(contractSchema, snapshotSchema, "request"),
+      changes: snapshotSchema === undefined ? NO_CHANGES : differ.diff(contractSchema, snapshotSchema, "request"),
+      snapshotUntyped,
     });
   }
   return { bodies, gaps };

@@ -8,8 +8,9 @@
  * - `type: ["integer", "string"]` with a `pattern` (ASP.NET Core's numbers that may arrive as strings) is integer;
  * - `allOf` members are merged, a single-member `allOf` (NestJS, Swashbuckle wrapping a `$ref`) is that member;
  * - an object or array type is implied by `properties` or `items`;
- * - an `enum` (or `const`) that lists no null refuses null, whatever `nullable` or `type` say beside it (OpenAPI
- *   3.0.3 says so for `nullable`; JSON Schema for `type`): GitHub's `nullable: true` enums without null;
+ * - an `enum` (or `const`) that lists no null refuses null, whatever `type` says beside it (JSON Schema), except
+ *   beside 3.0 `nullable: true`, which allows null as the generators that write it mean (GitHub's nullable
+ *   enums return null); payload validation reads it the same way;
  * - bounds, lengths and counts are read into one form (normalize-constraints.ts), 3.0 boolean exclusive bounds
  *   and 3.1 numeric ones alike.
  */
@@ -32,6 +33,8 @@ export interface SchemaView {
   requiredDeclared: boolean;
   items: unknown;
   additionalProperties: unknown;
+  /** `additionalProperties: false`, or in 3.1 `unevaluatedProperties: false` (here or in an allOf member). */
+  closed: boolean;
   /** The non-null alternatives of a oneOf/anyOf with more than one member. */
   alternatives: readonly unknown[] | undefined;
   alternativesKeyword: "oneOf" | "anyOf" | undefined;
@@ -56,6 +59,7 @@ const EMPTY_VIEW: SchemaView = Object.freeze({
   requiredDeclared: false,
   items: undefined,
   additionalProperties: undefined,
+  closed: false,
   alternatives: undefined,
   alternativesKeyword: undefined,
   constraints: undefined,
@@ -72,7 +76,7 @@ export function resolveSchema(raw: unknown, reader: SchemaReader): unknown {
   let current = raw;
   for (let hops = 0; hops < 64 && isRecord(current) && typeof current.$ref === "string"; hops++) {
     if (reader.version !== "3.0" && Object.keys(current).some((key) => !ANNOTATIONS.has(key) && !key.startsWith("x-"))) return current;
-    const target = reader.resolver.resolveRef(current.$ref);
+    const target = reader.resolver.resolveAt(current);
     if (!target.ok) return undefined;
     current = target.value;
   }
@@ -106,6 +110,7 @@ interface MutableView {
   requiredDeclared: boolean;
   items: unknown;
   additionalProperties: unknown;
+  closed: boolean;
   alternatives: unknown[] | undefined;
   alternativesKeyword: "oneOf" | "anyOf" | undefined;
   constraints: ValueConstraints | undefined;
@@ -171,6 +176,7 @@ function mergeInto(target: MutableView, member: SchemaView): void {
   target.requiredDeclared ||= member.requiredDeclared;
   target.items ??= member.items;
   target.additionalProperties ??= member.additionalProperties;
+  target.closed ||= member.closed;
   target.constraints = mergeConstraints(target.constraints, member.constraints);
   if (!target.alternatives && member.alternatives) {
     target.alternatives = [...member.alternatives];
@@ -191,19 +197,24 @@ function buildView(schema: Record<string, unknown>, reader: SchemaReader, depth:
     requiredDeclared: Array.isArray(schema.required),
     items: Array.isArray(schema.items) ? undefined : schema.items,
     additionalProperties: schema.additionalProperties,
+    closed: schema.additionalProperties === false || (reader.version !== "3.0" && schema.unevaluatedProperties === false),
     alternatives: undefined,
     alternativesKeyword: undefined,
     constraints: readConstraints(schema),
   };
   const enumerated = Array.isArray(schema.enum) ? schema.enum : "const" in schema ? [schema.const] : undefined;
+  // 3.0 `nullable: true` beside an enum that lists no null allows null, as the generators that write it mean
+  // (GitHub's `conclusion`, Swashbuckle and NSwag nullable enums all return null) and as payload validation
+  // reads it (payload-schema.ts); 3.0.3's text would refuse null there, which rejects those APIs' real answers.
+  const nullableKeyword = reader.version === "3.0" && schema.nullable === true;
   if (enumerated) {
-    view.nullable = enumerated.includes(null);
+    view.nullable = enumerated.includes(null) || nullableKeyword;
     view.enumValues = enumerated.filter((value) => value !== null);
     if (view.enumValues.length === 0) view.types = new Set();
   }
   // 3.1: "$ref" with constraints beside it is an intersection of the target and the siblings.
   if (typeof schema.$ref === "string") {
-    const target = reader.resolver.resolveRef(schema.$ref);
+    const target = reader.resolver.resolveAt(schema);
     if (target.ok) mergeInto(view, viewAt(target.value, reader, depth + 1));
   }
   if (Array.isArray(schema.allOf)) {
@@ -244,7 +255,7 @@ function buildView(schema: Record<string, unknown>, reader: SchemaReader, depth:
     }
   }
   // The schema's own enum decides, also over a nullable allOf/anyOf beside it: null must be one of its values.
-  if (enumerated && !enumerated.includes(null)) view.nullable = false;
+  if (enumerated && !enumerated.includes(null) && !nullableKeyword) view.nullable = false;
   if (!view.types) {
     if (view.properties.size > 0) view.types = new Set(["object"]);
     else if (view.items !== undefined) view.types = new Set(["array"]);
@@ -254,8 +265,8 @@ function buildView(schema: Record<string, unknown>, reader: SchemaReader, depth:
 
 /** readOnly / writeOnly of a property schema: on the property itself (a `$ref` sibling too), its target, or an allOf member. */
 export function propertyFlag(raw: unknown, flag: "readOnly" | "writeOnly", resolver: RefResolver): boolean {
-  const resolve = (ref: string): unknown => {
-    const target = resolver.resolveRef(ref);
+  const resolve = (record: Record<string, unknown>): unknown => {
+    const target = resolver.resolveAt(record);
     return target.ok ? target.value : undefined;
   };
   let current = raw;
@@ -263,12 +274,12 @@ export function propertyFlag(raw: unknown, flag: "readOnly" | "writeOnly", resol
     if (current[flag] === true) return true;
     if (Array.isArray(current.allOf)) {
       for (const member of current.allOf) {
-        const target = isRecord(member) && typeof member.$ref === "string" ? resolve(member.$ref) : member;
+        const target = isRecord(member) && typeof member.$ref === "string" ? resolve(member) : member;
         if (isRecord(target) && target[flag] === true) return true;
       }
     }
     if (typeof current.$ref !== "string") return false;
-    current = resolve(current.$ref);
+    current = resolve(current);
   }
   return false;
 }

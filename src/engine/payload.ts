@@ -87,12 +87,12 @@ export function createPayloadValidator(): PayloadValidator {
       const method = input.method.toUpperCase();
       const operation = findOperation(index, method, input.path);
       if (!operation) {
-        return rejected({ rule: "unknown-operation", severity: "error", location: `${method} ${input.path}`, message: `the contract has no operation ${method} ${input.path}: check the method and path (a template such as /orders/{id} or a concrete path)` });
+        return rejected({ rule: "undocumented-operation", severity: "error", location: `${method} ${input.path}`, message: `the contract has no operation ${method} ${input.path}: check the method and path (a template such as /orders/{id} or a concrete path)` });
       }
       const responseKey = findResponseKey(operation, input.status);
       if (responseKey === undefined) {
         return rejected(
-          { rule: "undocumented-status", severity: "error", location: `${operation.label}#/responses`, message: `the contract declares no response ${input.status} (nor ${String(input.status)[0]}XX or default) for ${operation.label}` },
+          { rule: "undocumented-status-code", severity: "error", location: `${operation.label}#/responses`, message: `the contract declares no response ${input.status} (nor ${String(input.status)[0]}XX or default) for ${operation.label}` },
           { operation: operation.label },
         );
       }
@@ -119,7 +119,7 @@ export function createPayloadValidator(): PayloadValidator {
       }
       let entry: CachedValidator;
       try {
-        entry = validatorFor(`${documentKey}\n${operation.label}\n${responseKey}\n${found.mediaType}`, () => convertToJsonSchema(document, found.schema, index.version, "response").schema);
+        entry = validatorFor(`${documentKey}\n${operation.label}\n${responseKey}\n${found.mediaType}`, () => convertToJsonSchema(document, found.schema, index.version, "response", index.resolver).schema);
       } catch (error) {
         if (!(error instanceof SchemaConversionError) && !(error instanceof Error && /\$ref|schema URI/.test(error.message))) throw error;
         return rejected(

@@ -6,6 +6,7 @@
  */
 import { keepLayout } from "./keep-layout";
 import { isRecord, refTokens, valueAt } from "./normalize-pointer";
+import { SchemaResources, type DynamicReference } from "./schema-resources";
 
 /**
  * References to references a chain may go through before it reaches a value. Generators alias a schema once or
@@ -41,6 +42,12 @@ function failure(reason: string): RefResolution {
   return { ok: false, reason };
 }
 
+/** Why a `$ref` that is not an in-document pointer (after `$id`, `$anchor` and base URIs are applied) is refused. */
+function notInDocument(ref: string): RefResolution {
+  if (ref.startsWith("#")) return failure(`$ref "${ref}" names an anchor that no $anchor (or $id) in this document defines: check the name, or use a JSON pointer ("#/components/schemas/...")`);
+  return failure(`external $ref "${ref}" is not allowed: it points to another document (no $id in this document names it); bundle the document into one file first (for example \`redocly bundle\`)`);
+}
+
 function chainTooLong(ref: string): RefResolution {
   return failure(`$ref "${ref}" goes through more than ${MAX_REF_CHAIN_LINKS} references to references before it reaches a value (at most ${MAX_REF_CHAIN_LINKS} are allowed): point it at the target directly`);
 }
@@ -57,8 +64,44 @@ function cycle(members: readonly string[]): RefResolution {
  */
 export class RefResolver {
   private readonly cache = new Map<string, Entry>();
+  /** 3.1+ identifiers ($id, $anchor), read on first use; null for 3.0 documents, which have none. */
+  private resources: SchemaResources | null | undefined;
 
   constructor(readonly root: unknown) {}
+
+  /** The document's 3.1 schema resources when it uses any ($id, $anchor, relative refs, $dynamicRef); else null. */
+  schemaResources(): SchemaResources | null {
+    if (this.resources === undefined) {
+      const root = this.root;
+      const version = isRecord(root) && typeof root.openapi === "string" ? root.openapi : "3.0";
+      this.resources = isRecord(root) && !version.startsWith("3.0") && !version.startsWith("2") ? new SchemaResources(root) : null;
+      if (this.resources && !this.resources.active) this.resources = null;
+    }
+    return this.resources;
+  }
+
+  /**
+   * The in-document reference `record.$ref` means: its own text, or in 3.1 the pointer its `$id` base and
+   * `$anchor`s make of it (schema-resources.ts). Every reader of a `$ref` found in the document goes through this.
+   */
+  refOf(record: Record<string, unknown>): string {
+    const resources = this.schemaResources();
+    return resources === null ? (record.$ref as string) : resources.refOf(record);
+  }
+
+  /** resolveRef of what `record.$ref` means where it is written. */
+  resolveAt(record: Record<string, unknown>): RefResolution {
+    return this.resolveRef(this.refOf(record));
+  }
+
+  /** What `record.$dynamicRef` resolves to, when its target cannot depend on the dynamic scope; undefined without one. */
+  dynamicRefOf(record: Record<string, unknown>): DynamicReference | undefined {
+    if (typeof record.$dynamicRef !== "string") return undefined;
+    const resources = this.schemaResources();
+    // null: a 3.0 document (no such keyword) or one without any $dynamicRef.
+    if (resources === null) return undefined;
+    return resources.dynamicRefOf(record);
+  }
 
   /** How many distinct `$ref` strings have been resolved (and cached) so far. */
   get resolvedCount(): number {
@@ -80,11 +123,11 @@ export class RefResolver {
   private direct(ref: string): RefResolution | string {
     const tokens = refTokens(ref);
     let end: RefResolution;
-    if (!tokens) end = failure(`$ref "${ref}" points outside this document; external references are not allowed`);
+    if (!tokens) end = notInDocument(ref);
     else {
       const value = valueAt(this.root, tokens);
       if (value === undefined) end = failure(`$ref "${ref}" does not resolve to anything in this document`);
-      else if (isRecord(value) && typeof value.$ref === "string") return value.$ref;
+      else if (isRecord(value) && typeof value.$ref === "string") return this.refOf(value);
       else end = { ok: true, value, tokens };
     }
     this.cache.set(ref, { answer: end, end, links: 0 });
@@ -119,7 +162,7 @@ export class RefResolver {
       chain.push(ref);
       const tokens = refTokens(ref);
       if (!tokens) {
-        end = failure(`$ref "${ref}" points outside this document; external references are not allowed`);
+        end = notInDocument(ref);
         break;
       }
       const value = valueAt(this.root, tokens);
@@ -128,7 +171,7 @@ export class RefResolver {
         break;
       }
       if (isRecord(value) && typeof value.$ref === "string") {
-        ref = value.$ref;
+        ref = this.refOf(value);
         continue;
       }
       end = { ok: true, value, tokens };
@@ -146,7 +189,7 @@ export class RefResolver {
   /** The object itself, or the target of its `$ref` (undefined when the ref is broken). */
   deref(value: unknown): unknown {
     if (isRecord(value) && typeof value.$ref === "string") {
-      const result = this.resolveRef(value.$ref);
+      const result = this.resolveAt(value);
       return result.ok ? result.value : undefined;
     }
     return value;

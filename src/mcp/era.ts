@@ -14,8 +14,12 @@ import { isLegacyRequest } from "@modelcontextprotocol/server";
 
 export type McpEra = "2025-11-25" | "2026-07-28";
 
-const ENVELOPE_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
-const SESSION_ERA_VERSIONS = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
+export const ENVELOPE_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+/** The versions the session lane negotiates with initialize (SDK 1.x's list), newest first. */
+export const SESSION_ERA_VERSION_LIST = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"] as const;
+export const SESSION_ERA_VERSIONS: ReadonlySet<string> = new Set(SESSION_ERA_VERSION_LIST);
+/** The versions the stateless lane serves (per-request envelope, no session). */
+export const MODERN_ERA_VERSIONS: ReadonlySet<string> = new Set(["2026-07-28"]);
 
 function claimsEnvelope(message: unknown): boolean {
   const meta = (message as { params?: { _meta?: unknown } } | null)?.params?._meta;

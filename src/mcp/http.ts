@@ -9,7 +9,9 @@
  *  - strips the Authorization header (tokens never reach the session) and any client-sent principal header,
  *    and attaches the verified principal of this request;
  *  - records the session owner in the props of a new session, and lets McpAgent's front see only sessions the
- *    caller owns (session-owner.ts): any other session id is answered as an unknown one.
+ *    caller owns (session-owner.ts): any other session id is answered as an unknown one;
+ *  - applies the compatibility front (compat/front.ts: the real clients' known deviations it tolerates, logged
+ *    and counted) before the era routing.
  */
 import { insufficientScope, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
 import { CORRELATION_HEADER, newCorrelationId } from "../core/correlation";
@@ -29,7 +31,13 @@ import { scopeRefusals, type ScopeRefusal } from "./step-up";
 import { unknownToolCalls } from "./unknown-tools";
 import { BENCH_BARE_TOOL, benchBareEnabled } from "./bench-bare";
 import { mcpEraOf } from "./era";
-import { serveStateless } from "./v2/handler";
+import { serveSessionless, serveStateless } from "./v2/handler";
+import { applyHeaderTolerances, sessionlessServing } from "./compat/front";
+import { asJsonAnswer } from "./compat/json-only";
+import { clientNameOf, requestKindOf } from "./compat/client-name";
+import { recordTolerated } from "./compat/report";
+import type { ToleranceId } from "./compat/tolerances";
+import { withEveryServedVersion } from "./discover-versions";
 
 
 const agentHandler = ArbiterMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
@@ -170,18 +178,39 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
     }
   }
 
-  const headers = new Headers(request.headers);
+  const front = applyHeaderTolerances(request.method, request.headers, parsed);
+  if ("refusal" in front) return jsonRpcError(front.refusal.status, -32600, front.refusal.message, front.refusal.data);
+  const { headers, jsonOnly } = front.decision;
+  const tolerated = [...front.decision.tolerated];
+  const reportTolerated = () => {
+    if (tolerated.length === 0) return;
+    const client = clientNameOf(parsed, request.headers.get("user-agent"), principal.clientId);
+    ctx.waitUntil(recordTolerated(env, { organizationId: principal.organizationId, client, kind: requestKindOf(request.method, parsed), rules: tolerated }));
+  };
+  const answer = async (response: Response) => {
+    reportTolerated();
+    const served = jsonOnly ? await asJsonAnswer(response, Array.isArray(parsed)) : response;
+    return withEveryServedVersion(served, parsed);
+  };
+
   headers.delete("authorization");
   headers.delete(PRINCIPAL_HEADER);
   headers.set(CORRELATION_HEADER, correlationId);
+  const routed = new Request(request.url, { method: request.method, headers });
   // 2026-07-28 requests (per-request envelope, no session) go to the stateless lane; the rest to McpAgent.
-  if ((await mcpEraOf(request, parsed, MAX_MCP_BODY_BYTES)) === "2026-07-28") {
-    return serveStateless(new Request(request.url, { method: request.method, headers, body, signal: request.signal }), parsed, env, principal, correlationId);
+  if ((await mcpEraOf(routed, parsed, MAX_MCP_BODY_BYTES)) === "2026-07-28") {
+    return answer(await serveStateless(new Request(request.url, { method: request.method, headers, body, signal: request.signal }), parsed, env, principal, correlationId));
+  }
+  const sessionless = sessionlessServing(request.method, headers, parsed);
+  if (sessionless !== "none") {
+    tolerated.push("sessionless-session-request" satisfies ToleranceId);
+    if (sessionless === "notifications-only") return answer(new Response(null, { status: 202 }));
+    return answer(await serveSessionless(new Request(request.url, { method: request.method, headers, body, signal: request.signal }), parsed, env, principal, correlationId));
   }
   headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));
   const forwarded = new Request(request.url, { method: request.method, headers, body });
   const owner = ownerOf(principal);
   const sessionProps: SessionProps = { owner };
   (ctx as unknown as { props: SessionProps }).props = sessionProps;
-  return agentHandler.fetch(forwarded, { ...env, MCP_OBJECT: ownerGuardedNamespace(env.MCP_OBJECT, owner) }, ctx);
+  return answer(await agentHandler.fetch(forwarded, { ...env, MCP_OBJECT: ownerGuardedNamespace(env.MCP_OBJECT, owner) }, ctx));
 }

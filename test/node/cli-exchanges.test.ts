@@ -67,7 +67,7 @@ describe("arbiter exchanges against wrangler dev", () => {
     const run = await runCli(["exchanges", file("bad.har", JSON.stringify(recording)), "--commit", "bbbb222", "--junit", junit], ciEnv());
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("REJECTED");
-    expect(run.stdout).toContain("exchange-response-invalid  GET /orders/{id}#exchange/1/response/body/total");
+    expect(run.stdout).toContain("response-invalid  GET /orders/{id}#exchange/1/response/body/total");
     expect(readFileSync(junit, "utf8")).toContain('failures="1"');
   });
 
@@ -75,7 +75,7 @@ describe("arbiter exchanges against wrangler dev", () => {
     const line = JSON.stringify({ method: "GET", path: "/orders/ord_1", status: 500, responseBody: { oops: true } });
     const run = await runCli(["exchanges", file("traffic.ndjson", `${line}\n`)], ciEnv());
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain("exchange-status-undocumented");
+    expect(run.stdout).toContain("undocumented-status-code");
   });
 
   it("exits 2 when it cannot check: a malformed HAR, a bad --contract-version, an unknown project", async () => {

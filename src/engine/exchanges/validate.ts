@@ -11,11 +11,16 @@ import { findOperation, findResponseKey } from "../payload-route";
 import { mediaTypeFamily, pickMediaType } from "../rules/support/media-types";
 import { contentOf, responsesOf } from "../rules/support/operation-parts";
 import type { Direction } from "../rules/support/schema-change";
-import type { OpenApiDocument, RuleSummary, Verdict, Violation } from "../types";
+import type { OpenApiDocument, RuleSummary, Severity, Verdict, Violation } from "../types";
 import { MAX_EXCHANGE_VIOLATIONS_LISTED, type RecordedExchange } from "./exchange";
 import { pathParameterValues, typedValue } from "./parameters";
-import { EXCHANGE_RULE_IDS, exchangeRuleSeverity } from "./rules";
 import { SchemaValidators } from "./schemas";
+import { TRAFFIC_RULES } from "../rules/catalog";
+
+const TRAFFIC_RULE_IDS = TRAFFIC_RULES.map((rule) => rule.id);
+const severities = new Map(TRAFFIC_RULES.map((rule) => [rule.id, rule.severity]));
+/** A traffic finding's severity, from the rule registry (src/engine/rules/catalog.ts). */
+const exchangeRuleSeverity = (id: string): Severity => severities.get(id) ?? "error";
 
 /** Header parameters OpenAPI says to ignore: the HTTP layer and the security schemes own them. */
 const IGNORED_HEADER_PARAMETERS = new Set(["accept", "content-type", "authorization"]);
@@ -61,7 +66,7 @@ class Findings {
 
   verdict(): Verdict {
     this.prune();
-    const summary: RuleSummary[] = EXCHANGE_RULE_IDS.filter((id) => this.counts.has(id)).map((id) => ({ rule: id, severity: exchangeRuleSeverity(id), count: this.counts.get(id) ?? 0 }));
+    const summary: RuleSummary[] = TRAFFIC_RULE_IDS.filter((id) => this.counts.has(id)).map((id) => ({ rule: id, severity: exchangeRuleSeverity(id), count: this.counts.get(id) ?? 0 }));
     return { approved: !summary.some((entry) => entry.severity === "error"), totalViolations: this.total, violations: this.listed.map((entry) => entry.violation), summary };
   }
 }
@@ -114,7 +119,7 @@ class ExchangeCheck {
     const checked = this.schemas.check(shared ? `${this.documentKey}\n${key}` : `${this.documentKey}\n${this.operation.label}\n${key}`, this.index.document, this.index.version, schema, direction, value);
     if (!checked.ok) {
       if ("tooDeep" in checked) this.report(rule, `${this.at}${where}`, `${what} nests too deeply to be validated`);
-      else this.report("exchange-schema-unusable", `${this.at}${where}`, `the contract's schema for ${what} cannot be used, so it was not checked: ${checked.unusable}`);
+      else this.report("schema-unusable", `${this.at}${where}`, `the contract's schema for ${what} cannot be used, so it was not checked: ${checked.unusable}`);
       return;
     }
     for (const error of checked.errors) this.report(rule, `${this.at}${where}${error.pointer}`, `${what}: ${error.message}`);
@@ -136,13 +141,13 @@ class ExchangeCheck {
         values = value === undefined ? [] : [value];
       } else continue; // Cookies are not read: recordings often strip them.
       if (values.length === 0) {
-        if (parameter.required) this.report("exchange-request-invalid", `${this.at}${where}`, `the required ${parameter.in} parameter "${parameter.name}" is missing`);
+        if (parameter.required) this.report("request-invalid", `${this.at}${where}`, `the required ${parameter.in} parameter "${parameter.name}" is missing`);
         continue;
       }
       if (parameter.schema === undefined) continue;
       const value = typedValue(values, parameter.schema, this.index.resolver);
       if (value === undefined) continue;
-      this.schemaFindings("exchange-request-invalid", parameterKey(parameter.schema), parameter.schema, "request", value, where, `${parameter.in} parameter "${parameter.name}"`, true);
+      this.schemaFindings("request-invalid", parameterKey(parameter.schema), parameter.schema, "request", value, where, `${parameter.in} parameter "${parameter.name}"`, true);
     }
     this.checkRequestBody();
   }
@@ -154,20 +159,20 @@ class ExchangeCheck {
     const declared = Object.keys(content);
     const body = exchange.requestBody;
     if (body === undefined || body === "") {
-      if (isRecord(requestBody) && requestBody.required === true) this.report("exchange-request-invalid", `${this.at}/request/body`, `the request body is required (${declared.join(", ") || "no content declared"}) but the exchange has none`);
+      if (isRecord(requestBody) && requestBody.required === true) this.report("request-invalid", `${this.at}/request/body`, `the request body is required (${declared.join(", ") || "no content declared"}) but the exchange has none`);
       return;
     }
     if (declared.length === 0) {
-      this.report("exchange-content-type-undocumented", `${this.at}/request/body`, `the request has a body${exchange.requestContentType ? ` (${exchange.requestContentType})` : ""}, but the contract declares no request body for ${operation.label}`);
+      this.report("undocumented-media-type", `${this.at}/request/body`, `the request has a body${exchange.requestContentType ? ` (${exchange.requestContentType})` : ""}, but the contract declares no request body for ${operation.label}`);
       return;
     }
     const contentType = exchange.requestContentType;
     const key = contentType ? pickMediaType(content, contentType) : declared.find(isJson);
     if (key === undefined) {
-      if (contentType) this.report("exchange-content-type-undocumented", `${this.at}/request/header/content-type`, `the request body is ${contentType}, which the contract does not declare for ${operation.label} (it declares ${declared.join(", ")})`);
+      if (contentType) this.report("undocumented-media-type", `${this.at}/request/header/content-type`, `the request body is ${contentType}, which the contract does not declare for ${operation.label} (it declares ${declared.join(", ")})`);
       return;
     }
-    this.checkBody("exchange-request-invalid", "request", `request:${key}`, content[key], contentType ?? key, body, "/request/body", "the request body");
+    this.checkBody("request-invalid", "request", `request:${key}`, content[key], contentType ?? key, body, "/request/body", "the request body");
   }
 
   checkResponse(): void {
@@ -175,7 +180,7 @@ class ExchangeCheck {
     const responseKey = findResponseKey(operation, exchange.status);
     if (responseKey === undefined) {
       const declared = Object.keys(responsesOf(operation)).filter((key) => !key.startsWith("x-"));
-      this.report("exchange-status-undocumented", `${this.at}/response/status`, `status ${exchange.status} is not declared for ${operation.label} (it declares ${declared.join(", ") || "no responses"}; nor ${String(exchange.status)[0]}XX or default)`);
+      this.report("undocumented-status-code", `${this.at}/response/status`, `status ${exchange.status} is not declared for ${operation.label} (it declares ${declared.join(", ") || "no responses"}; nor ${String(exchange.status)[0]}XX or default)`);
       return;
     }
     const response = this.index.resolver.deref(responsesOf(operation)[responseKey]);
@@ -185,16 +190,16 @@ class ExchangeCheck {
     const content = contentOf(response, this.index.resolver);
     const declared = Object.keys(content);
     if (declared.length === 0) {
-      this.report("exchange-content-type-undocumented", `${this.at}/response/body`, `the response has a body${exchange.responseContentType ? ` (${exchange.responseContentType})` : ""}, but the contract declares no content for response ${responseKey} of ${operation.label}`);
+      this.report("undocumented-media-type", `${this.at}/response/body`, `the response has a body${exchange.responseContentType ? ` (${exchange.responseContentType})` : ""}, but the contract declares no content for response ${responseKey} of ${operation.label}`);
       return;
     }
     const contentType = exchange.responseContentType;
     const key = contentType ? pickMediaType(content, contentType) : declared.find(isJson);
     if (key === undefined) {
-      if (contentType) this.report("exchange-content-type-undocumented", `${this.at}/response/header/content-type`, `the response body is ${contentType}, which the contract does not declare for response ${responseKey} of ${operation.label} (it declares ${declared.join(", ")})`);
+      if (contentType) this.report("undocumented-media-type", `${this.at}/response/header/content-type`, `the response body is ${contentType}, which the contract does not declare for response ${responseKey} of ${operation.label} (it declares ${declared.join(", ")})`);
       return;
     }
-    this.checkBody("exchange-response-invalid", "response", `response:${responseKey}:${key}`, content[key], contentType ?? key, body, "/response/body", `the response body (${responseKey})`);
+    this.checkBody("response-invalid", "response", `response:${responseKey}:${key}`, content[key], contentType ?? key, body, "/response/body", `the response body (${responseKey})`);
   }
 
   private checkResponseHeaders(response: unknown, responseKey: string): void {
@@ -207,12 +212,12 @@ class ExchangeCheck {
       const where = `/response/header/${escapeToken(name.toLowerCase())}`;
       const value = this.exchange.responseHeaders[name.toLowerCase()];
       if (value === undefined) {
-        if (header.required === true) this.report("exchange-header-missing", `${this.at}${where}`, `the response header "${name}" is required for response ${responseKey} but the response has none`);
+        if (header.required === true) this.report("response-header-missing", `${this.at}${where}`, `the response header "${name}" is required for response ${responseKey} but the response has none`);
         continue;
       }
       if (header.schema === undefined) continue;
       const typed = typedValue([value], header.schema, this.index.resolver);
-      if (typed !== undefined) this.schemaFindings("exchange-response-invalid", `header:${responseKey}:${name}`, header.schema, "response", typed, where, `response header "${name}"`);
+      if (typed !== undefined) this.schemaFindings("response-invalid", `header:${responseKey}:${name}`, header.schema, "response", typed, where, `response header "${name}"`);
     }
   }
 

@@ -4,7 +4,7 @@
  * operation and JSON pointer the violation names, and physically, in the document's file, because code
  * scanning refuses results without a file. https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html
  */
-import { EXCHANGE_RULES } from "../exchanges/rules";
+import { catalogEntry, canonicalRuleId } from "../rules/catalog";
 import { rulesById } from "../rules";
 import type { Severity, Violation } from "../types";
 import { subjectNoun, type VerdictReport } from "./report";
@@ -37,12 +37,11 @@ function helpUriOf(enforces: string): { helpUri?: string } {
   }
 }
 
-/** Recorded-traffic findings are not conformance rules; their purposes live in their own catalogue. */
-const exchangeRulesById = new Map(EXCHANGE_RULES.map((rule) => [rule.id, rule]));
-
-function descriptorOf(ruleId: string, observed: Severity): ReportingDescriptor {
-  const rule = rulesById.get(ruleId);
-  const exchangeRule = rule ? undefined : exchangeRulesById.get(ruleId);
+function descriptorOf(ruleId: string, observed: Severity, subject: VerdictReport["subject"]): ReportingDescriptor {
+  // A finding of recorded traffic is described by its traffic entry in the registry (an id shared with a verdict
+  // rule, such as undocumented-status-code, names the same problem found in traffic); an earlier id resolves.
+  const exchangeRule = subject === "exchanges" ? catalogEntry("traffic", ruleId) : undefined;
+  const rule = exchangeRule ? undefined : rulesById.get(canonicalRuleId(ruleId));
   if (exchangeRule) {
     return {
       id: exchangeRule.id,
@@ -117,7 +116,9 @@ export function renderSarif(report: VerdictReport): Record<string, unknown> {
   const ruleIds: string[] = [];
   const indexOf = new Map<string, number>();
   const observed = new Map<string, Severity>();
-  for (const violation of report.verdict.violations) {
+  // A verdict stored before a rule was renamed names its earlier id: results and rules use the current one.
+  const violations = report.verdict.violations.map((violation) => ({ ...violation, rule: canonicalRuleId(violation.rule) }));
+  for (const violation of violations) {
     if (!indexOf.has(violation.rule)) {
       indexOf.set(violation.rule, ruleIds.length);
       ruleIds.push(violation.rule);
@@ -133,12 +134,12 @@ export function renderSarif(report: VerdictReport): Record<string, unknown> {
         tool: {
           driver: {
             name: "Arbiter",
-            rules: ruleIds.map((id) => descriptorOf(id, observed.get(id) ?? "error")),
+            rules: ruleIds.map((id) => descriptorOf(id, observed.get(id) ?? "error", report.subject)),
           },
         },
         automationDetails: { id: `arbiter/${report.project}/${report.subject}/` },
         artifacts: [{ location: { uri: artifactPath }, description: { text: `${subjectNoun(report.subject)} of project ${report.project}` } }],
-        results: report.verdict.violations.map((violation) => resultOf(violation, indexOf.get(violation.rule) ?? 0, artifactPath)),
+        results: violations.map((violation) => resultOf(violation, indexOf.get(violation.rule) ?? 0, artifactPath)),
         properties: {
           project: report.project,
           subject: report.subject,

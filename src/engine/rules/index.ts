@@ -17,12 +17,15 @@ import { parameterNewRequired } from "./parameter-new-required";
 import { parameterRequired } from "./parameter-required";
 import { parameterSchema } from "./parameter-schema";
 import { parameterStyle } from "./parameter-style";
+import { propertyAccessMode } from "./property-access-mode";
 import { requestBodyConstraint } from "./request-body-constraint";
 import { requestBodyMediaType } from "./request-body-media-type";
 import { requestBodyPropertyMissing } from "./request-body-property-missing";
 import { requestBodyRequired } from "./request-body-required";
 import { requestBodyRequiredProperty } from "./request-body-required-property";
 import { requestBodySchema } from "./request-body-schema";
+import { requestBodySchemaMissing } from "./request-body-schema-missing";
+import { responseBodySchemaMissing } from "./response-body-schema-missing";
 import { responseConstraint } from "./response-constraint";
 import { responseEnum } from "./response-enum";
 import { responseEnumUnconstrained } from "./response-enum-unconstrained";
@@ -35,6 +38,7 @@ import { responsePropertyOptional } from "./response-property-optional";
 import { responseRequiredProperty } from "./response-required-property";
 import { responseType } from "./response-type";
 import type { ConformanceRule, ConstitutionRule, Rule } from "./rule";
+import { schemaAdditionalProperties } from "./schema-additional-properties";
 import { schemaAlternatives } from "./schema-alternatives";
 import { schemaAlternativesUndecided } from "./schema-alternatives-undecided";
 import { schemaFormat } from "./schema-format";
@@ -104,8 +108,10 @@ export const conformanceRules: readonly ConformanceRule[] = frozenRules([
   requestBodyRequiredProperty,
   requestBodyPropertyMissing,
   requestBodySchema,
+  requestBodySchemaMissing,
   requestBodyConstraint,
   responseMediaType,
+  responseBodySchemaMissing,
   responseRequiredProperty,
   responsePropertyOptional,
   responseType,
@@ -119,6 +125,8 @@ export const conformanceRules: readonly ConformanceRule[] = frozenRules([
   schemaFormat,
   schemaAlternatives,
   schemaAlternativesUndecided,
+  schemaAdditionalProperties,
+  propertyAccessMode,
   securityRequirements,
   securityScopesFewer,
   securitySchemeFlows,

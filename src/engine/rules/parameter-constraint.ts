@@ -7,6 +7,9 @@ import { describeParameter, pairParameters } from "./support/parameters";
  * no raised minLength/minItems, lowered maxLength/maxItems, new uniqueItems, or added or changed pattern. Header,
  * query, path and cookie parameters alike. The comparison is rules/support/schema-constraints.ts; this rule reports
  * the changes it finds in parameters.
+ *
+ * Both directions, and why only one is reported: parameters are requests, so a constraint the implementation
+ * loosens or drops accepts more and no client notices; one it adds or tightens refuses values clients may send.
  */
 export const parameterConstraint: ConformanceRule = {
   kind: "conformance",

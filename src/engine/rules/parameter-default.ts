@@ -14,7 +14,7 @@ function defaultOf(schema: unknown, resolver: RefResolver, version: string): { v
     const isReference = typeof current.$ref === "string";
     if ("default" in current && (!isReference || version !== "3.0")) return { value: current.default };
     if (!isReference) return undefined;
-    const target = resolver.resolveRef(current.$ref as string);
+    const target = resolver.resolveAt(current);
     if (!target.ok) return undefined;
     current = target.value;
   }

@@ -54,6 +54,19 @@ function withBenchBare(server: McpServer, env: Env, runtime: StatelessRuntime): 
   return server;
 }
 
+/**
+ * Serves one 2025-era request that came without a session (the compatibility front's "sessionless-session-request",
+ * compat/tolerances.ts) with the SDK's stateless legacy serving: a fresh server from the same factory and the same
+ * governed core as the 2026-07-28 requests, answering this request only.
+ */
+export async function serveSessionless(incoming: Request, parsedBody: unknown, env: Env, principal: Principal, correlationId: string): Promise<Response> {
+  const request = withHostHeader(incoming);
+  const deps = pipelineDepsFor(env, "worker-request");
+  const runtime: StatelessRuntime = { env, principal, correlationId, ...deps };
+  const handler = createMcpHandler(() => withBenchBare(createStatelessServer(getCatalog(), runtime), env, runtime), { ...STATELESS_HANDLER_OPTIONS, legacy: "stateless" });
+  return handler.fetch(request, { authInfo: authInfoOf(principal, correlationId), parsedBody });
+}
+
 /** Serves one 2026-07-28 request (`request` has no Authorization header; `parsedBody` is its parsed body). */
 export async function serveStateless(incoming: Request, parsedBody: unknown, env: Env, principal: Principal, correlationId: string): Promise<Response> {
   // The front checked Host and Origin already (web/origin-guard.ts); the handler repeats a Host check that needs

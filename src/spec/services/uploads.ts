@@ -1,17 +1,25 @@
 /**
  * The upload paths shared by REST (and any MCP tool that uploads): validate the document, store its bytes
  * content-addressed, compute the verdict, record it. Nothing is stored before the document has been parsed and
- * validated, so an invalid document leaves no trace. Memory: the caller's body buffer, the decoded text (freed
- * once parsed) and the parsed document; for a snapshot the active contract is loaded only after the snapshot's
- * bytes are stored, so the peak holds two parsed documents and one set of bytes, never two texts.
+ * validated, so an invalid document leaves no trace. The active contract is read back from its verdict form
+ * (verdict-form.ts: one ASCII decode and one JSON.parse, no re-validation), or from its uploaded bytes when it has
+ * none. Calls to the store: a small upload makes two (the context, then the record with its bytes inline); a large
+ * one adds its pieces, a few in flight at once, and the reads of the active version's pieces, overlapped with them.
+ * Memory: the caller's body buffer, the decoded text (freed once parsed) and the parsed document; for a snapshot the
+ * body is released once its pieces are stored, before the contract's form is decoded, so the peak holds two parsed
+ * documents and the form's bytes, never two texts of the full documents.
  */
 import { breakingChangesPolicy, getConformanceConfig } from "../../engine/config";
 import { checkConformance, checkConstitution, compareContractVersions } from "../../engine/engine";
 import type { DocumentProblem, OpenApiDocument, Verdict } from "../../engine/types";
 import { encodeVerdict } from "../../engine/encode-verdict";
-import { contractStore, readContent, storeContent } from "../store/client";
 import { parseDocumentBytes } from "../../engine/parse-upload";
+import { contractStore, prepareContent, readContent, readPieces, type ContractStoreStub } from "../store/client";
+import type { DocumentSource } from "../store/form-table";
+import { sha256Hex } from "../store/hash";
 import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from "../store/records";
+import type { UploadContext } from "../store/rpc";
+import { decodeVerdictForm, encodeVerdictForm } from "../store/verdict-form";
 
 
 export interface Uploader {
@@ -20,12 +28,38 @@ export interface Uploader {
   uploadedBy: string;
 }
 
-/** A stored document, parsed again (stored documents were valid when uploaded). */
-export async function loadStoredDocument(env: Parameters<typeof readContent>[0], organizationId: string, contentHash: string): Promise<OpenApiDocument | null> {
-  const bytes = await readContent(env, organizationId, contentHash);
-  if (!bytes) return null;
+/** A stored document from its source: a verdict form is decoded; uploaded bytes are parsed again (they were valid). */
+export function documentFromSource(source: Pick<DocumentSource, "kind">, bytes: Uint8Array): OpenApiDocument | null {
+  if (source.kind === "form") return decodeVerdictForm(bytes);
   const parsed = parseDocumentBytes(bytes, { unknownFields: "ignore" });
   return parsed.ok ? parsed.document : null;
+}
+
+async function readSource(
+  env: Parameters<typeof readContent>[0],
+  organizationId: string,
+  store: ContractStoreStub,
+  source: DocumentSource,
+  contentHash: string,
+  alreadyRead?: Uint8Array | null,
+): Promise<OpenApiDocument | null> {
+  const bytes = alreadyRead === undefined ? await readPieces(store, source) : alreadyRead;
+  const document = bytes ? documentFromSource(source, bytes) : null;
+  if (document || source.kind === "document") return document;
+  // A form that cannot be read (the store never writes one) must not hide the document: read the bytes.
+  return loadOriginal(env, organizationId, contentHash);
+}
+
+async function loadOriginal(env: Parameters<typeof readContent>[0], organizationId: string, contentHash: string): Promise<OpenApiDocument | null> {
+  const bytes = await readContent(env, organizationId, contentHash);
+  return bytes ? documentFromSource({ kind: "document" }, bytes) : null;
+}
+
+/** A stored document for reading: from its verdict form when it has one, else its bytes parsed again. */
+export async function loadStoredDocument(env: Parameters<typeof readContent>[0], organizationId: string, contentHash: string): Promise<OpenApiDocument | null> {
+  const store = contractStore(env, organizationId);
+  const source = await store.documentSource(contentHash);
+  return source ? readSource(env, organizationId, store, source, contentHash) : null;
 }
 
 /** What the new version breaks for clients of the version that was active when it was uploaded. */
@@ -66,16 +100,16 @@ function emptyContractProblem(document: OpenApiDocument): DocumentProblem {
 }
 
 /**
- * Concurrent contract uploads to one project each compare with the active version; one whose comparison went
- * stale (another version was activated meanwhile) compares again. Every retry means another upload landed, so
- * this bound is only reached by more concurrent uploads of one project than it allows.
+ * A comparison goes stale only when a turn's lease ran out or a version was activated by hand meanwhile
+ * (contract-queue.ts); the upload then takes a new turn. This bound is never reached by uploads alone.
  */
-const MAX_COMPARISON_ATTEMPTS = 16;
+const MAX_COMPARISON_ATTEMPTS = 8;
 
 /**
  * Validates and stores a contract version, checks it against the constitution and compares it with the active
  * version. It becomes active unless the policy (conformance.json contractEvolution.breakingChanges = "refuse")
- * keeps a version with breaking changes inactive.
+ * keeps a version with breaking changes inactive. Concurrent uploads to one project wait for their turn in the
+ * store (beginContractUpload), so each compares with its predecessor and none is refused.
  */
 export async function uploadContract(
   env: Parameters<typeof readContent>[0],
@@ -90,27 +124,40 @@ export async function uploadContract(
   if (parsed.facts.operationCount === 0 && options.allowEmpty !== true) return { ok: false, code: "invalid_document", problems: [emptyContractProblem(parsed.document)] };
   const config = getConformanceConfig();
   const verdict = checkConstitution(parsed.document, config);
-  const content = await storeContent(env, who.organizationId, bytes);
   const store = contractStore(env, who.organizationId);
+  const contentHash = await sha256Hex(bytes);
+  const formBytes = encodeVerdictForm(parsed.document, parsed.facts.format);
+  const [content, form] = await Promise.all([prepareContent(store, bytes, contentHash), formBytes ? sha256Hex(formBytes).then((hash) => prepareContent(store, formBytes, hash)) : null]);
   for (let attempt = 0; attempt < MAX_COMPARISON_ATTEMPTS; attempt++) {
-    const active = await store.getActiveContract(project);
-    let change: ContractChange | null = null;
-    if (active) {
-      const previous = await loadStoredDocument(env, who.organizationId, active.contentHash);
-      if (!previous) return { ok: false, code: "missing_content", message: `The stored document of the active contract version ${active.version} cannot be read; upload it again before its successor.` };
-      change = { comparedWithVersion: active.version, verdict: compareContractVersions(previous, parsed.document, config) };
+    const turn = await store.beginContractUpload(project);
+    let recorded = false;
+    try {
+      let change: ContractChange | null = null;
+      if (turn.active) {
+        const previous = turn.activeSource ? await readSource(env, who.organizationId, store, turn.activeSource, turn.active.contentHash) : null;
+        if (!previous) return { ok: false, code: "missing_content", message: `The stored document of the active contract version ${turn.active.version} cannot be read; upload it again before its successor.` };
+        change = { comparedWithVersion: turn.active.version, verdict: compareContractVersions(previous, parsed.document, config) };
+      }
+      const activate = change === null || change.verdict.approved || breakingChangesPolicy(config, who.organizationId) === "warn";
+      const stored = await store.recordContract(
+        turn.ticket,
+        { project, label, document: { contentHash, size: bytes.byteLength, ...parsed.facts }, uploadedBy: who.uploadedBy, activate },
+        encodeVerdict(verdict),
+        change ? { comparedWithVersion: change.comparedWithVersion, verdict: encodeVerdict(change.verdict) } : null,
+        content.pieces,
+        form?.pieces ?? null,
+      );
+      // The record call ended the turn, whatever it answered.
+      recorded = true;
+      if (!stored.ok && stored.code === "stale_comparison") continue;
+      if (!stored.ok) return stored;
+      return { ok: true, contract: stored.contract, verdictRecord: stored.verdict, verdict, projectCreated: stored.projectCreated, contentReused: stored.contentReused, change };
+    } finally {
+      // Harmless if the turn already ended: the store ignores a ticket that is not the current one.
+      if (!recorded) await store.endContractUpload(project, turn.ticket);
     }
-    const activate = change === null || change.verdict.approved || breakingChangesPolicy(config, who.organizationId) === "warn";
-    const stored = await store.recordContract(
-      { project, label, document: { contentHash: content.hash, size: content.size, ...parsed.facts }, uploadedBy: who.uploadedBy, activate },
-      encodeVerdict(verdict),
-      change ? { comparedWithVersion: change.comparedWithVersion, verdict: encodeVerdict(change.verdict) } : undefined,
-    );
-    if (!stored.ok && stored.code === "stale_comparison") continue;
-    if (!stored.ok) return stored;
-    return { ok: true, contract: stored.contract, verdictRecord: stored.verdict, verdict, projectCreated: stored.projectCreated, contentReused: content.reused, change };
   }
-  return { ok: false, code: "busy", message: `Other contract versions of "${project}" were being uploaded at the same time; upload this one again.` };
+  return { ok: false, code: "busy", message: `Contract versions of "${project}" were activated by hand while this one was being compared; upload it again.` };
 }
 
 export interface SnapshotMeta {
@@ -126,7 +173,8 @@ export type SnapshotUpload =
 
 /**
  * `bytesHolder.bytes` is released (set to undefined) once stored, so the body buffer can be collected before the
- * contract is loaded.
+ * contract is decoded. `context` is the store's answer the caller already has (the REST route asks for it before it
+ * reads the body, to refuse early when there is nothing to check against); without it, it is asked here.
  */
 export async function uploadSnapshot(
   env: Parameters<typeof readContent>[0],
@@ -134,21 +182,25 @@ export async function uploadSnapshot(
   project: string,
   meta: SnapshotMeta,
   bytesHolder: { bytes?: Uint8Array },
+  context?: UploadContext,
 ): Promise<SnapshotUpload> {
   const store = contractStore(env, who.organizationId);
   if (!bytesHolder.bytes) throw new Error("no snapshot bytes");
   // No local reference to the bytes: the holder is the only one, so clearing it frees them.
   const parsed = parseDocumentBytes(bytesHolder.bytes);
   if (!parsed.ok) return { ok: false, code: "invalid_document", problems: parsed.problems };
-  const contract = await store.getActiveContract(project);
+  const { active: contract, activeSource, projectExists } = context ?? (await store.uploadContext(project));
   if (!contract) {
-    return (await store.getProject(project))
+    return projectExists
       ? { ok: false, code: "no_active_contract", message: `Project "${project}" has no active contract: upload one with POST /api/v1/projects/${project}/contracts.` }
       : { ok: false, code: "unknown_project", message: `There is no project "${project}".` };
   }
-  const content = await storeContent(env, who.organizationId, bytesHolder.bytes);
+  const size = bytesHolder.bytes.byteLength;
+  const hash = await sha256Hex(bytesHolder.bytes);
+  // The snapshot's pieces go out while the contract's come in: both are waits on the store.
+  const [content, contractBytes] = await Promise.all([prepareContent(store, bytesHolder.bytes, hash), activeSource ? readPieces(store, activeSource) : null]);
   bytesHolder.bytes = undefined;
-  const contractDocument = await loadStoredDocument(env, who.organizationId, contract.contentHash);
+  const contractDocument = activeSource ? await readSource(env, who.organizationId, store, activeSource, contract.contentHash, contractBytes) : null;
   if (!contractDocument) return { ok: false, code: "missing_content", message: `The stored document of contract version ${contract.version} cannot be read; upload the contract again.` };
   const verdict = checkConformance(contractDocument, parsed.document, getConformanceConfig());
   const stored = await store.recordSnapshot(
@@ -158,11 +210,12 @@ export async function uploadSnapshot(
       commit: meta.commit,
       branch: meta.branch,
       runUrl: meta.runUrl,
-      document: { contentHash: content.hash, size: content.size, ...parsed.facts },
+      document: { contentHash: hash, size, ...parsed.facts },
       uploadedBy: who.uploadedBy,
     },
     encodeVerdict(verdict),
+    content.pieces,
   );
   if (!stored.ok) return stored;
-  return { ok: true, snapshot: stored.snapshot, verdictRecord: stored.verdict, verdict, contract, contentReused: content.reused };
+  return { ok: true, snapshot: stored.snapshot, verdictRecord: stored.verdict, verdict, contract, contentReused: stored.contentReused };
 }

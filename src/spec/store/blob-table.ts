@@ -76,3 +76,24 @@ export function readSmallBlob(sql: SqlStorage, hash: string): Uint8Array | null 
   }
   return out;
 }
+
+/**
+ * Content as a record call hands it over: its address and size, and its only piece when it fits in one (sent
+ * inline, so a small upload needs no separate piece call); larger content was sent piece by piece beforehand.
+ */
+export interface ContentPieces {
+  hash: string;
+  size: number;
+  chunkCount: number;
+  inline: Uint8Array | null;
+}
+
+/** Stores the inline piece (if any) and completes the content; false when pieces are missing. */
+export function completeContent(sql: SqlStorage, content: ContentPieces): boolean {
+  if (getBlob(sql, content.hash)) return true;
+  if (content.inline) {
+    if (content.chunkCount !== 1) throw new RangeError("only content of one piece is sent inline");
+    putChunk(sql, content.hash, 0, content.inline);
+  }
+  return completeBlob(sql, content.hash, content.size, content.chunkCount);
+}

@@ -6,7 +6,9 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../env";
-import { completeBlob, getBlob, putChunk, putSmallBlob, readChunk, readSmallBlob, type BlobInfo } from "./blob-table";
+import { completeBlob, completeContent, getBlob, putChunk, putSmallBlob, readChunk, readSmallBlob, type BlobInfo, type ContentPieces } from "./blob-table";
+import { ContractUploadQueue } from "./contract-queue";
+import { documentSource, putForm, type DocumentSource } from "./form-table";
 import { getExchangeRun, getLatestExchangeRun, insertExchangeRun, listExchangeRuns, type ExchangeRunInput } from "./exchange-table";
 import { insertKey, getKey, getKeyWithHash, listKeys, revokeKey, type NewKey } from "./key-table";
 import {
@@ -44,14 +46,15 @@ import type {
   StoreResult,
   VerdictRecord,
 } from "./records";
-import { SCHEMA_STATEMENTS } from "./schema";
+import { PIECES_PER_CALL, SCHEMA_STATEMENTS } from "./schema";
 import { addSubscriber, listSubscribers, removeSubscriber } from "./subscriber-table";
 import { getDefaultProject, setDefaultProject } from "./default-project-table";
 import { sha256Hex } from "./hash";
-import type { ContractStoreRpc, VerdictBody } from "./rpc";
+import type { ContractStoreRpc, UploadContext, VerdictBody } from "./rpc";
 
 export class ContractStore extends DurableObject<Env> implements ContractStoreRpc {
   private readonly sql: SqlStorage;
+  private readonly contractUploads = new ContractUploadQueue();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -76,12 +79,36 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     putChunk(this.sql, hash, index, bytes);
   }
 
+  /**
+   * Several consecutive pieces in one call and one transaction: a call's answer waits until its writes are durable,
+   * so one commit for several pieces instead of one each.
+   */
+  putDocumentPieces(hash: string, firstIndex: number, pieces: Uint8Array[]): void {
+    if (pieces.length > PIECES_PER_CALL) throw new RangeError(`at most ${PIECES_PER_CALL} pieces per call`);
+    this.ctx.storage.transactionSync(() => pieces.forEach((piece, offset) => putChunk(this.sql, hash, firstIndex + offset, piece)));
+  }
+
   completeDocument(hash: string, size: number, chunkCount: number): boolean {
     return this.ctx.storage.transactionSync(() => completeBlob(this.sql, hash, size, chunkCount));
   }
 
   readDocumentPiece(hash: string, index: number): Uint8Array | null {
     return readChunk(this.sql, hash, index);
+  }
+
+  /** Up to PIECES_PER_CALL consecutive pieces (fewer at the end; null when content or a piece is missing). */
+  readDocumentPieces(hash: string, firstIndex: number, count: number): Uint8Array[] | null {
+    const info = getBlob(this.sql, hash);
+    if (!info || count > PIECES_PER_CALL) return null;
+    const rows = this.sql
+      .exec<{ data: ArrayBuffer }>("SELECT data FROM blob_chunks WHERE hash = ? AND idx >= ? AND idx < ? ORDER BY idx", hash, firstIndex, Math.min(firstIndex + count, info.chunkCount))
+      .toArray();
+    return rows.length === Math.min(count, info.chunkCount - firstIndex) ? rows.map((row) => new Uint8Array(row.data)) : null;
+  }
+
+  /** The cheapest stored source of a document (form-table.ts). */
+  documentSource(contentHash: string): DocumentSource | null {
+    return documentSource(this.sql, contentHash);
   }
 
   readVerdictBody(hash: string): Uint8Array | null {
@@ -102,28 +129,58 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return projectStatus(this.sql, name);
   }
 
+  /** One call for what a snapshot upload reads before its verdict (it used to take four). */
+  uploadContext(project: string): UploadContext {
+    const active = getActiveContract(this.sql, project);
+    return { projectExists: active !== null || getProject(this.sql, project) !== null, active, activeSource: active ? documentSource(this.sql, active.contentHash) : null };
+  }
+
   /**
-   * `change` is the comparison with `change.comparedWithVersion`, which must still be the active version when the
-   * write happens: if another upload activated a version in between, the answer is `stale_comparison` and the
-   * caller compares again, so no version is ever recorded as compared with a version it was not compared with.
+   * Waits for this contract upload's turn in the project's queue (contract-queue.ts), then answers what it compares
+   * with. The turn ends with recordContract or endContractUpload, or by itself after the lease.
+   */
+  async beginContractUpload(project: string): Promise<UploadContext & { ticket: string }> {
+    const ticket = await this.contractUploads.take(project);
+    return { ticket, ...this.uploadContext(project) };
+  }
+
+  endContractUpload(project: string, ticket: string): void {
+    this.contractUploads.give(project, ticket);
+  }
+
+  /**
+   * Records a contract version and ends the upload's turn. `change` is the comparison with
+   * `change.comparedWithVersion`, which must still be the active version when the write happens (it is, unless the
+   * turn's lease ran out or a version was activated by hand meanwhile): otherwise the answer is `stale_comparison`
+   * and the caller takes a new turn, so no version is ever recorded as compared with a version it was not compared
+   * with. `content` is completed here, in the same transaction; `form` (its verdict form) when it is complete too.
    */
   async recordContract(
+    ticket: string | null,
     input: Omit<ContractInput, "verdict" | "change">,
     verdict: VerdictBody,
-    change?: { comparedWithVersion: number; verdict: VerdictBody },
-  ): Promise<StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean }> | { ok: false; code: "stale_comparison"; message: string }> {
-    const verdictInput = await this.storeVerdictBody(verdict);
-    const changeInput = change ? { comparedWithVersion: change.comparedWithVersion, verdict: await this.storeVerdictBody(change.verdict) } : undefined;
-    return this.ctx.storage.transactionSync(() => {
-      if (!getBlob(this.sql, input.document.contentHash)) return { ok: false as const, code: "missing_content" as const, message: "The document content was not stored completely; upload it again." };
-      const active = getActiveContract(this.sql, input.project);
-      if ((active?.version ?? null) !== (change?.comparedWithVersion ?? null)) {
-        return { ok: false as const, code: "stale_comparison" as const, message: "The active contract changed while this upload was being compared with it." };
-      }
-      putSmallBlob(this.sql, verdictInput.verdictHash, verdict.json);
-      if (change && changeInput) putSmallBlob(this.sql, changeInput.verdict.verdictHash, change.verdict.json);
-      return { ok: true as const, ...insertContract(this.sql, { ...input, verdict: verdictInput, ...(changeInput ? { change: changeInput } : {}) }) };
-    });
+    change: { comparedWithVersion: number; verdict: VerdictBody } | null,
+    content: ContentPieces,
+    form: ContentPieces | null,
+  ): Promise<StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean; contentReused: boolean }> | { ok: false; code: "stale_comparison"; message: string }> {
+    try {
+      const verdictInput = await this.storeVerdictBody(verdict);
+      const changeInput = change ? { comparedWithVersion: change.comparedWithVersion, verdict: await this.storeVerdictBody(change.verdict) } : undefined;
+      return this.ctx.storage.transactionSync(() => {
+        const contentReused = getBlob(this.sql, content.hash) !== null;
+        if (content.hash !== input.document.contentHash || !completeContent(this.sql, content)) return { ok: false as const, code: "missing_content" as const, message: "The document content was not stored completely; upload it again." };
+        const active = getActiveContract(this.sql, input.project);
+        if ((active?.version ?? null) !== (change?.comparedWithVersion ?? null)) {
+          return { ok: false as const, code: "stale_comparison" as const, message: "The active contract changed while this upload was being compared with it." };
+        }
+        if (form && completeContent(this.sql, form)) putForm(this.sql, content.hash, form.hash);
+        putSmallBlob(this.sql, verdictInput.verdictHash, verdict.json);
+        if (change && changeInput) putSmallBlob(this.sql, changeInput.verdict.verdictHash, change.verdict.json);
+        return { ok: true as const, ...insertContract(this.sql, { ...input, verdict: verdictInput, ...(changeInput ? { change: changeInput } : {}) }), contentReused };
+      });
+    } finally {
+      if (ticket) this.contractUploads.give(input.project, ticket);
+    }
   }
 
   contractChangeHash(project: string, version: number): string | null {
@@ -153,15 +210,21 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
 
   // ---- snapshots, builds, verdicts --------------------------------------------------------------------------
 
-  async recordSnapshot(input: Omit<SnapshotInput, "verdict">, verdict: VerdictBody): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord }>> {
+  /** Records a snapshot and its verdict; `content` (the snapshot's bytes) is completed in the same transaction. */
+  async recordSnapshot(
+    input: Omit<SnapshotInput, "verdict">,
+    verdict: VerdictBody,
+    content: ContentPieces,
+  ): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord; contentReused: boolean }>> {
     const verdictInput = await this.storeVerdictBody(verdict);
     return this.ctx.storage.transactionSync(() => {
       if (!getProject(this.sql, input.project)) return { ok: false as const, code: "unknown_project" as const, message: `There is no project "${input.project}".` };
-      if (!getBlob(this.sql, input.document.contentHash)) return { ok: false as const, code: "missing_content" as const, message: "The document content was not stored completely; upload it again." };
+      const contentReused = getBlob(this.sql, content.hash) !== null;
+      if (content.hash !== input.document.contentHash || !completeContent(this.sql, content)) return { ok: false as const, code: "missing_content" as const, message: "The document content was not stored completely; upload it again." };
       putSmallBlob(this.sql, verdictInput.verdictHash, verdict.json);
       const stored = insertSnapshot(this.sql, { ...input, verdict: verdictInput });
       if (!stored) return { ok: false as const, code: "unknown_contract" as const, message: `Project "${input.project}" has no contract version ${input.contractVersion}.` };
-      return { ok: true as const, ...stored };
+      return { ok: true as const, ...stored, contentReused };
     });
   }
 

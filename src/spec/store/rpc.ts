@@ -3,7 +3,8 @@
  * body it takes. Env types the CONTRACT_STORE binding by this interface, so no caller imports the class; the class
  * implements it, so the two cannot drift. Callers go through client.ts.
  */
-import type { BlobInfo } from "./blob-table";
+import type { BlobInfo, ContentPieces } from "./blob-table";
+import type { DocumentSource } from "./form-table";
 import type { ExchangeRunInput } from "./exchange-table";
 import type { NewKey } from "./key-table";
 import type { BuildInput, ContractInput, SnapshotInput } from "./ledger-table";
@@ -29,32 +30,56 @@ export interface VerdictBody {
   json: Uint8Array;
 }
 
+/** What an upload needs before it can compare: the project, its active version and where to read that version. */
+export interface UploadContext {
+  projectExists: boolean;
+  active: ContractRecord | null;
+  /** The active version's verdict form, or its uploaded bytes when it has none (inline when one piece). */
+  activeSource: DocumentSource | null;
+}
+
 /** The store's RPC methods (a stub answers each with a promise). */
 export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   blobInfo(hash: string): BlobInfo | null;
   putDocumentPiece(hash: string, index: number, bytes: Uint8Array): void;
+  /** Up to PIECES_PER_CALL consecutive pieces, written in one transaction (one commit). */
+  putDocumentPieces(hash: string, firstIndex: number, pieces: Uint8Array[]): void;
   completeDocument(hash: string, size: number, chunkCount: number): boolean;
   readDocumentPiece(hash: string, index: number): Uint8Array | null;
+  readDocumentPieces(hash: string, firstIndex: number, count: number): Uint8Array[] | null;
+  /** The cheapest stored source of a document: its verdict form, else its uploaded bytes (form-table.ts). */
+  documentSource(contentHash: string): DocumentSource | null;
   readVerdictBody(hash: string): Uint8Array | null;
   listProjects(only: string[] | null): ProjectRecord[];
   getProject(name: string): ProjectRecord | null;
   projectStatus(name: string): ProjectStatus | null;
+  /** One call for what a snapshot upload reads before its verdict. */
+  uploadContext(project: string): UploadContext;
+  /** Waits for this contract upload's turn in the project's queue (contract-queue.ts), then answers its context. */
+  beginContractUpload(project: string): Promise<UploadContext & { ticket: string }>;
+  /** Ends a turn that will not record (harmless when the turn already ended). */
+  endContractUpload(project: string, ticket: string): void;
   /**
-   * `change` is the comparison with `change.comparedWithVersion`, which must still be the active version when the
-   * write happens: if another upload activated a version in between, the answer is `stale_comparison` and the
-   * caller compares again, so no version is ever recorded as compared with a version it was not compared with.
+   * Records a contract version and ends the upload's turn. `change` is the comparison with
+   * `change.comparedWithVersion`, which must still be the active version when the write happens: otherwise the
+   * answer is `stale_comparison` and the caller takes a new turn. `content` (and `form`, the verdict form, when
+   * complete) are completed in the same transaction.
    */
   recordContract(
+    ticket: string | null,
     input: Omit<ContractInput, "verdict" | "change">,
     verdict: VerdictBody,
-    change?: { comparedWithVersion: number; verdict: VerdictBody },
-  ): Promise<StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean }> | { ok: false; code: "stale_comparison"; message: string }>;
+    change: { comparedWithVersion: number; verdict: VerdictBody } | null,
+    content: ContentPieces,
+    form: ContentPieces | null,
+  ): Promise<StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean; contentReused: boolean }> | { ok: false; code: "stale_comparison"; message: string }>;
   contractChangeHash(project: string, version: number): string | null;
   activateContract(project: string, version: number): StoreResult<{ contract: ContractRecord }>;
   getContract(project: string, version: number): ContractRecord | null;
   getActiveContract(project: string): ContractRecord | null;
   listContracts(project: string, limit: number, before: number | null): Page<ContractRecord>;
-  recordSnapshot(input: Omit<SnapshotInput, "verdict">, verdict: VerdictBody): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord }>>;
+  /** Records a snapshot and its verdict; `content` (the snapshot's bytes) is completed in the same transaction. */
+  recordSnapshot(input: Omit<SnapshotInput, "verdict">, verdict: VerdictBody, content: ContentPieces): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord; contentReused: boolean }>>;
   getSnapshot(project: string, id: number): SnapshotRecord | null;
   listSnapshots(project: string, limit: number, before: number | null): Page<SnapshotRecord>;
   recordBuild(input: BuildInput): StoreResult<{ build: BuildRecord }>;

@@ -18,9 +18,14 @@
  *   exchange_runs  every upload of recorded traffic (HAR / NDJSON): counts, digest and verdict, not the exchanges
  *   default_projects  each user's default project (spec_project_select), for both MCP protocol eras
  *   counters       the sequence that orders snapshots, builds and traffic runs of a project in time
+ *   contract_forms  content hash of a contract document -> the blob of its verdict form (verdict-form.ts) of one
+ *                  form version; written with the contract version, kept like the document it was made from
  */
 
 export const CHUNK_BYTES = 1024 * 1024;
+
+/** Pieces moved by one store call (4 MiB): under the RPC message limit, and a bounded extra copy on each side. */
+export const PIECES_PER_CALL = 4;
 
 export const SCHEMA_STATEMENTS: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS blobs (
@@ -147,6 +152,12 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      user_id TEXT PRIMARY KEY,
      project TEXT NOT NULL,
      set_at TEXT NOT NULL
+   )`,
+  `CREATE TABLE IF NOT EXISTS contract_forms (
+     content_hash TEXT NOT NULL,
+     form_version INTEGER NOT NULL,
+     form_hash TEXT NOT NULL,
+     PRIMARY KEY (content_hash, form_version)
    )`,
   `CREATE TABLE IF NOT EXISTS counters (
      name TEXT PRIMARY KEY,

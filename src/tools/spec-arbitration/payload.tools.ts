@@ -85,7 +85,7 @@ export function registerPayloadTool(ctx: CapabilityContext): void {
           }),
         )
         .describe("Leaf validation errors"),
-      violations: z.array(violation).describe("Why the payload could not be validated (missing-schema, unknown-operation, undocumented-status, ...)"),
+      violations: z.array(violation).describe("Why the payload could not be validated (missing-schema, undocumented-operation, undocumented-status-code, ...; src/engine/rules/catalog.ts)"),
     }),
     annotations: readOnly,
     requiredScopes: READ_SCOPES,

@@ -25,10 +25,12 @@ export interface ConsoleContext {
   /** The CSRF token of this session, for the forms of the page. */
   csrf: string;
   oauth: OAuthHelpers;
+  /** The names of every tool this deployment offers (the rate-limit targets beside REST's), from the composition. */
+  toolNames(): readonly string[];
   frame(title: string, section?: ConsoleSection): ConsoleFrame;
 }
 
-export async function consoleContext(request: Request, env: Env, oauth: OAuthHelpers): Promise<{ context: ConsoleContext } | { response: Response }> {
+export async function consoleContext(request: Request, env: Env, oauth: OAuthHelpers, toolNames: () => readonly string[]): Promise<{ context: ConsoleContext } | { response: Response }> {
   const url = new URL(request.url);
   const identity = await currentIdentity(request, env);
   if (!identity) {
@@ -60,6 +62,7 @@ export async function consoleContext(request: Request, env: Env, oauth: OAuthHel
       organizationName,
       csrf: await csrfToken(request, env),
       oauth,
+      toolNames,
       frame: (title, section) => ({ title, section, admin: identity, organizationName }),
     },
   };

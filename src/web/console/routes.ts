@@ -99,14 +99,17 @@ async function revokeKeyAction(context: ConsoleContext, form: URLSearchParams): 
   return seeOther(wasRevoked.revokedNow ? "/admin/keys?done=key-revoked" : "/admin/keys?done=key-already-revoked");
 }
 
-/** Serves /admin and /admin/...; `oauth` are the authorization server's helpers (grants, clients). */
-export async function handleConsole(request: Request, env: Env, oauth: OAuthHelpers): Promise<Response> {
+/**
+ * Serves /admin and /admin/...; `oauth` are the authorization server's helpers (grants, clients), `toolNames` the
+ * tools this deployment offers (src/index.ts hands both over, so the console imports neither front).
+ */
+export async function handleConsole(request: Request, env: Env, oauth: OAuthHelpers, toolNames: () => readonly string[]): Promise<Response> {
   const path = new URL(request.url).pathname.replace(/\/+$/, "") || "/";
   const page = Object.hasOwn(PAGES, path) ? PAGES[path] : matchProjectRoute(path);
   const action = Object.hasOwn(ACTIONS, path) ? ACTIONS[path] : undefined;
   if (!page && !action) return errorPage(404, "Not found", "There is no such page in the admin console.", html`<p><a href="/admin">Admin console</a></p>`);
 
-  const access = await consoleContext(request, env, oauth);
+  const access = await consoleContext(request, env, oauth, toolNames);
   if ("response" in access) return access.response;
   const { context } = access;
 

@@ -6,7 +6,6 @@
  */
 import { listCiKeys } from "../../oauth/cikey-admin";
 import { listConnectedGrants } from "../../oauth/connected-clients";
-import { getCatalog } from "../../mcp/registry";
 import { counterKey } from "../../ratelimit/keys";
 import { rateLimiterFor } from "../../ratelimit/limiter";
 import { type QuotaUsage } from "../../ratelimit/hook";
@@ -79,7 +78,7 @@ export async function usagePage(context: ConsoleContext): Promise<Response> {
   for (const key of keys) known.set(`ci-key:${key.id}`, { clientId: `ci-key:${key.id}`, label: `CI key "${key.name}"` });
   for (const clientId of await clientsWithCounters(context, [...known.values()])) if (!known.has(clientId)) known.set(clientId, { clientId, label: "Client without a live grant" });
 
-  const targets = [...getCatalog().tools.keys(), REST_RATE_LIMIT_TARGET];
+  const targets = [...context.toolNames(), REST_RATE_LIMIT_TARGET];
   const limiter = rateLimiterFor(context.env);
   const perClient = await Promise.all(
     [...known.values()].map(async (client) => ({ client, usage: await limiter.usage({ organizationId: context.organizationId, clientId: client.clientId }, targets) })),

@@ -56,12 +56,12 @@ describe("POST /projects/:project/exchanges", () => {
     expect(status).toBe(201);
     expect(body.verdict.approved).toBe(false);
     expect(locations(body)).toEqual([
-      ["exchange-response-invalid", "GET /orders/{id}#exchange/0/response/body/total"],
-      ["exchange-request-invalid", "POST /orders#exchange/1/request/body/total"],
-      ["exchange-request-invalid", "GET /orders#exchange/2/request/query/limit"],
-      ["exchange-status-undocumented", "GET /orders/{id}#exchange/3/response/status"],
+      ["response-invalid", "GET /orders/{id}#exchange/0/response/body/total"],
+      ["request-invalid", "POST /orders#exchange/1/request/body/total"],
+      ["request-invalid", "GET /orders#exchange/2/request/query/limit"],
+      ["undocumented-status-code", "GET /orders/{id}#exchange/3/response/status"],
       ["undocumented-operation", "GET /v1/refunds/r_1#exchange/4"],
-      ["exchange-request-invalid", "POST /orders#exchange/5/request/body/id"],
+      ["request-invalid", "POST /orders#exchange/5/request/body/id"],
     ]);
     const messages = body.verdict.violations.map((v: { message: string }) => v.message);
     expect(messages[0]).toMatch(/^the response body \(200\): .*number/i);
@@ -81,7 +81,7 @@ describe("POST /projects/:project/exchanges", () => {
       const { status, body } = await upload(lines, "", contentType);
       expect(status).toBe(201);
       expect(body.run.format).toBe("ndjson");
-      expect(locations(body)).toEqual([["exchange-response-invalid", "GET /orders/{id}#exchange/1/response/body"]]);
+      expect(locations(body)).toEqual([["response-invalid", "GET /orders/{id}#exchange/1/response/body"]]);
       expect(body.verdict.violations[0].message).toContain("status");
     }
   });
@@ -166,7 +166,7 @@ describe("the stored run", () => {
     const latest = await callJson(reader, "GET", "/projects/traffic/exchanges/latest");
     expect(latest.status).toBe(200);
     expect(latest.body.run).toMatchObject({ id: latestId, commit: "cccc333", approved: false });
-    expect(latest.body.verdict.violations).toEqual([expect.objectContaining({ rule: "exchange-response-invalid", location: "GET /orders/{id}#exchange/0/response/body/status" })]);
+    expect(latest.body.verdict.violations).toEqual([expect.objectContaining({ rule: "response-invalid", location: "GET /orders/{id}#exchange/0/response/body/status" })]);
     expect((await callJson(reader, "GET", `/projects/traffic/exchanges/${latestId}`)).body.run.id).toBe(latestId);
     const list = await callJson(reader, "GET", "/projects/traffic/exchanges?limit=2");
     expect(list.body.runs.map((run: { id: number }) => run.id)[0]).toBe(latestId);
@@ -176,10 +176,10 @@ describe("the stored run", () => {
     const log = await sarif.json() as any;
     const validator = new Validator(structuredClone(sarifSchema) as object, "4", false);
     expect(validator.validate(log).valid).toBe(true);
-    expect(log.runs[0].results[0].ruleId).toBe("exchange-response-invalid");
+    expect(log.runs[0].results[0].ruleId).toBe("response-invalid");
     expect(log.runs[0].tool.driver.rules[0].shortDescription.text).toContain("response body");
     const junit = await call(reader, "GET", `/projects/traffic/exchanges/${latestId}?format=junit`);
-    expect(await junit.text()).toContain("exchange-response-invalid");
+    expect(await junit.text()).toContain("response-invalid");
     expect((await callJson(reader, "GET", "/projects/traffic/exchanges/999999")).status).toBe(404);
   });
 

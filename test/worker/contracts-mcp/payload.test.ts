@@ -104,9 +104,9 @@ describe("validate_response_payload", () => {
     expect(html.structuredContent.violations[0].message).toMatch(/no JSON schema for text\/html .*\(it declares application\/json, application\/problem\+json\).*pass the content type the payload really has/);
   });
 
-  it("answers unknown-operation for a path the contract lacks", async () => {
+  it("answers undocumented-operation for a path the contract lacks", async () => {
     const result = await validate({ path: "/invoices/1", payload: {} });
-    expect(result.structuredContent.violations).toEqual([expect.objectContaining({ rule: "unknown-operation" })]);
+    expect(result.structuredContent.violations).toEqual([expect.objectContaining({ rule: "undocumented-operation" })]);
   });
 
   it("refuses a payload string that is not JSON, saying how to send it", async () => {

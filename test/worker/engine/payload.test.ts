@@ -99,8 +99,8 @@ describe("payload validation", () => {
     const validator = createPayloadValidator();
     expect(validator.validate(document, "v1", { method: "DELETE", path: "/orders/x", status: 204, payload: {} })).toMatchObject({ approved: false, responseKey: "204", violations: [{ rule: "missing-schema", location: "DELETE /orders/{id}#/responses/204" }] });
     expect(validator.validate(document, "v1", { method: "DELETE", path: "/orders/x", status: 409, payload: "busy" }).violations[0]?.rule).toBe("missing-schema");
-    expect(validator.validate(document, "v1", { method: "PATCH", path: "/orders/x", status: 200, payload: {} }).violations[0]).toMatchObject({ rule: "unknown-operation", message: expect.stringContaining("PATCH /orders/x") });
-    expect(validator.validate(document, "v1", { method: "POST", path: "/orders", status: 500, payload: {} }).violations[0]?.rule).toBe("undocumented-status");
+    expect(validator.validate(document, "v1", { method: "PATCH", path: "/orders/x", status: 200, payload: {} }).violations[0]).toMatchObject({ rule: "undocumented-operation", message: expect.stringContaining("PATCH /orders/x") });
+    expect(validator.validate(document, "v1", { method: "POST", path: "/orders", status: 500, payload: {} }).violations[0]?.rule).toBe("undocumented-status-code");
     expect(validator.validate(document, "v1", { method: "POST", path: "/orders", status: 201, payload: undefined }).violations[0]?.rule).toBe("payload-missing");
   });
 

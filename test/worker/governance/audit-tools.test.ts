@@ -155,11 +155,20 @@ describe("audit trail of tool calls", () => {
     expect(record).toMatchObject({ outcome: "invalid-input" });
     expect(record!.reason).toContain("[redacted]");
 
+    // A grant with offline_access holds a refresh token: the calls made under it must not record it either.
+    const refreshing = (await obtainTokens({ user: "ana", scope: "audit.read offline_access" })).tokens;
+    expect(refreshing.refresh_token).toEqual(expect.any(String));
+    const underRefreshing = await callTool(refreshing.access_token, await initializeSession(refreshing.access_token), "audit_events_list", { limit: 1 });
+    expect(underRefreshing.isError).toBeFalsy();
+
     const everything = JSON.stringify(await allRecords("acme"));
     expect(everything).toContain(smuggled._meta.correlationId);
+    expect(everything).toContain(underRefreshing._meta.correlationId);
     expect(everything).not.toContain(tokens.access_token);
     expect(everything).not.toContain(tokens.access_token.split(":")[2]!);
-    if (tokens.refresh_token) expect(everything).not.toContain(tokens.refresh_token);
+    expect(everything).not.toContain(refreshing.access_token);
+    expect(everything).not.toContain(refreshing.refresh_token!);
+    expect(everything).not.toContain(refreshing.refresh_token!.split(":")[2]!);
     expect(everything).not.toContain(marker);
     expect(everything).not.toMatch(/Bearer /i);
   });

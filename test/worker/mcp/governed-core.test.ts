@@ -36,7 +36,11 @@ async function sessionCall(token: Verified, session: string, method: string, par
 }
 
 async function modernCall(token: Verified, method: string, params: Record<string, unknown>, id: number) {
-  const response = await modernPost(token, method, params, {}, id);
+  return modernRequest(token, method, params, {}, id);
+}
+
+async function modernRequest(token: Verified, method: string, params: Record<string, unknown>, headers: Record<string, string>, id: number) {
+  const response = await modernPost(token, method, params, headers, id);
   const [message] = await readRpc(response);
   return { response, message: message! };
 }
@@ -164,24 +168,58 @@ describe("a call of a tool that does not exist", () => {
 });
 
 describe("one failure type, one mapping", () => {
-  it.each(Object.keys(FAILURE_CLASSES) as FailureKind[])("maps %s the same way on every surface", (kind) => {
-    const row = FAILURE_CLASSES[kind];
-    const failure = new Failure(kind, `what went wrong (${kind})`, kind === "rate_limited" ? { retryAfter: 7 } : {});
-    expect(failure.status).toBe(row.status);
-    expect(failure.outcome).toBe(row.outcome);
+  /**
+   * What each surface answers for each kind, written out here rather than read from FAILURE_CLASSES, so that a wrong
+   * entry in the mapping's table fails: REST status and Retry-After, JSON-RPC code (resources, prompts,
+   * subscriptions), audit outcome; a tool result is always isError with the message and the correlation id.
+   */
+  const EXPECTED: Record<FailureKind, { status: number; jsonRpcCode: number; outcome: string }> = {
+    invalid_input: { status: 400, jsonRpcCode: -32602, outcome: "invalid-input" },
+    unauthenticated: { status: 401, jsonRpcCode: -32600, outcome: "rejected-by-policy" },
+    insufficient_scope: { status: 403, jsonRpcCode: -32600, outcome: "rejected-by-policy" },
+    forbidden: { status: 403, jsonRpcCode: -32600, outcome: "rejected-by-policy" },
+    not_found: { status: 404, jsonRpcCode: -32002, outcome: "invalid-input" },
+    method_not_allowed: { status: 405, jsonRpcCode: -32601, outcome: "invalid-input" },
+    conflict: { status: 409, jsonRpcCode: -32602, outcome: "invalid-input" },
+    too_large: { status: 413, jsonRpcCode: -32602, outcome: "invalid-input" },
+    unprocessable: { status: 422, jsonRpcCode: -32602, outcome: "invalid-input" },
+    rate_limited: { status: 429, jsonRpcCode: -32000, outcome: "rate-limited" },
+    cannot_verify: { status: 409, jsonRpcCode: -32603, outcome: "error" },
+    upstream_error: { status: 502, jsonRpcCode: -32603, outcome: "upstream-error" },
+    unavailable: { status: 503, jsonRpcCode: -32603, outcome: "upstream-error" },
+    timeout: { status: 504, jsonRpcCode: -32603, outcome: "timeout" },
+    internal: { status: 500, jsonRpcCode: -32603, outcome: "error" },
+  };
 
-    const tool = failureAsToolResult(failure, "c-1");
-    expect(tool).toMatchObject({ isError: true, _meta: { correlationId: "c-1" } });
-    expect(tool.content[0]!.text).toBe(`what went wrong (${kind}) (correlation id c-1)`);
+  it("has an expected row for exactly the kinds there are", () => {
+    expect(Object.keys(EXPECTED).sort()).toEqual(Object.keys(FAILURE_CLASSES).sort());
+  });
+
+  it.each(Object.keys(EXPECTED) as FailureKind[])("answers %s as the fixed table says on every surface", (kind) => {
+    const expected = EXPECTED[kind];
+    const failure = new Failure(kind, `what went wrong (${kind})`, kind === "rate_limited" ? { retryAfter: 7 } : {});
+    expect(failure.outcome).toBe(expected.outcome);
+
+    expect(failureAsToolResult(failure, "c-1")).toEqual({
+      content: [{ type: "text", text: `what went wrong (${kind}) (correlation id c-1)` }],
+      isError: true,
+      _meta: { correlationId: "c-1", ...(kind === "rate_limited" ? { retryAfter: 7 } : {}) },
+    });
 
     const rpc = failureAsJsonRpcError(failure, "c-1");
-    expect(rpc.code).toBe(row.jsonRpcCode);
-    expect(rpc.data).toMatchObject({ code: kind, correlationId: "c-1" });
+    expect(rpc.code).toBe(expected.jsonRpcCode);
+    // Only an internal failure names the correlation id in the message; every one carries it in data.
+    expect(rpc.message).toBe(kind === "internal" ? `what went wrong (${kind}) (correlation id c-1)` : `what went wrong (${kind})`);
+    expect(rpc.data).toEqual({ code: kind, correlationId: "c-1", ...(kind === "rate_limited" ? { retryAfter: 7 } : {}) });
 
     const problem = failureAsProblem(failure);
-    expect(problem.status).toBe(row.status);
-    expect(problem.code).toBe(kind);
-    expect(problem.headers["Retry-After"]).toBe(kind === "rate_limited" ? "7" : undefined);
+    expect(problem).toEqual({
+      status: expected.status,
+      code: kind,
+      message: `what went wrong (${kind})`,
+      ...(kind === "rate_limited" ? { details: { retryAfter: 7 } } : {}),
+      headers: kind === "rate_limited" ? { "Retry-After": "7" } : {},
+    });
   });
 
   it("answers a REST handler's status through the same mapping, and names a status with no kind", async () => {
@@ -192,5 +230,73 @@ describe("one failure type, one mapping", () => {
       expect(await response.json()).toMatchObject({ status, code: "some_code", detail: "Something was wrong." });
     }
     expect(() => apiError(418, "teapot", "No.")).toThrow(/status 418 has no failure kind/);
+  });
+});
+
+describe("era parity: both MCP eras and REST answer the same failure with the same shape", () => {
+  type Case = { name: string; scope: string; tool: string; arguments: Record<string, unknown>; rest: string; code: string; outcome: string; status: number };
+  const CASES: Case[] = [
+    { name: "an unknown project", scope: "contracts.read", tool: "spec_contracts_list", arguments: { project: "nope" }, rest: "/api/v1/projects/nope/contracts", code: "unknown_project", outcome: "invalid-input", status: 404 },
+    { name: "a missing scope", scope: "orders.read", tool: "spec_contracts_list", arguments: { project: "nope" }, rest: "/api/v1/projects/nope/contracts", code: "insufficient_scope", outcome: "rejected-by-policy", status: 403 },
+    { name: "an invalid limit", scope: "contracts.read", tool: "spec_contracts_list", arguments: { project: "nope", limit: 0 }, rest: "/api/v1/projects/nope/contracts?limit=0", code: "invalid_input", outcome: "invalid-input", status: 400 },
+  ];
+  /**
+   * Where REST differs from MCP, each with its reason; anything else that differs fails. The two MCP eras may
+   * differ in nothing but the correlation id and the members listed in ERA_ONLY.
+   */
+  const REST_DIFFERENCES: Record<string, { code?: string; message: string }> = {
+    "an unknown project": { message: "each surface names its own next step (a tool to call, a route to POST to)" },
+    "a missing scope": { message: "REST names the credential (access token or CI key) and how to get the scope; MCP asks to reconnect and grant it" },
+    "an invalid limit": { code: "invalid_query", message: "REST names the query parameter as the client wrote it; MCP names the tool argument" },
+  };
+
+  /** _meta members only the 2026-07-28 era sends, and why. */
+  const ERA_ONLY: Record<string, string> = {
+    "io.modelcontextprotocol/serverInfo": "a stateless request has no initialize, so each result names the server",
+  };
+
+  /** An MCP answer (a tool result, or the JSON-RPC error of the HTTP step-up) without its correlation id. */
+  function withoutCorrelation(message: Record<string, any>, correlationId: string) {
+    const strip = (text: string) => text.replace(` (correlation id ${correlationId})`, "");
+    if (message.error) {
+      const { correlationId: _, ...data } = message.error.data ?? {};
+      return { isError: true, jsonRpcCode: message.error.code as number | undefined, text: strip(message.error.message), meta: data as Record<string, unknown> };
+    }
+    const { correlationId: _, ...meta } = message.result._meta as Record<string, unknown>;
+    return { isError: message.result.isError as boolean | undefined, jsonRpcCode: undefined, text: strip(message.result.content[0].text), meta };
+  }
+
+  it("keeps the listed differences to the cases there are", () => {
+    expect(Object.keys(REST_DIFFERENCES).sort()).toEqual(CASES.map((c) => c.name).sort());
+  });
+
+  it.each(CASES)("answers $name the same way in both eras, and as REST does but for the listed differences", async (c) => {
+    const mcp = mcpPrincipal("ana", c.scope);
+    const session = await initializeSession(mcp);
+    const legacy = await sessionCall(mcp, session, "tools/call", { name: c.tool, arguments: c.arguments }, 21);
+    const modern = await modernRequest(mcp, "tools/call", { name: c.tool, arguments: c.arguments }, { "Mcp-Param-Project": String(c.arguments.project) }, 22);
+    const rest = await fetchAs(restPrincipal("ana", c.scope), c.rest);
+
+    const legacyId = legacy.response.headers.get("X-Correlation-Id")!;
+    const modernId = modern.response.headers.get("X-Correlation-Id")!;
+    const legacyShape = withoutCorrelation(legacy.message, legacyId);
+    const modernShape = withoutCorrelation(modern.message, modernId);
+    for (const member of Object.keys(ERA_ONLY)) delete modernShape.meta[member];
+    expect(modernShape).toEqual(legacyShape);
+    expect(legacyShape.isError).toBe(true);
+    // A tool result names its code in _meta when it is more precise than the kind (the kind is the code otherwise).
+    expect(legacyShape.meta.code ?? c.code).toBe(c.code);
+
+    const problem = (await rest.json()) as { status: number; code: string; detail: string; correlationId: string };
+    const differs = REST_DIFFERENCES[c.name]!;
+    expect(rest.status).toBe(c.status);
+    expect(problem.status).toBe(c.status);
+    expect(problem.code).toBe(differs.code ?? c.code);
+    if (differs.message) expect(problem.detail).not.toBe(legacyShape.text);
+
+    for (const correlationId of [legacyId, modernId, problem.correlationId]) {
+      const [record] = await records({ correlationId });
+      expect(record?.outcome, `${c.name}: audit outcome of ${correlationId}`).toBe(c.outcome);
+    }
   });
 });

@@ -224,15 +224,14 @@ describe("every registered tool goes through the pipeline", () => {
     }
   });
 
-  it("every tool has a valid name, a title, accurate annotations and an output schema", () => {
+  it("every tool has a valid name, a title and annotations that fit its scopes", () => {
     for (const tool of getCatalog().tools.values()) {
       expect(tool.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
       expect(tool.name).toMatch(/^[a-z0-9_]+$/);
       expect(tool.title.length).toBeGreaterThan(0);
-      expect(typeof tool.annotations.readOnlyHint).toBe("boolean");
-      expect(typeof tool.annotations.destructiveHint).toBe("boolean");
+      // The hints' types are the compiler's business; what it cannot see is whether they fit what the tool does.
       if (tool.annotations.readOnlyHint) expect(tool.annotations.destructiveHint, tool.name).toBe(false);
-      expect(tool.outputSchema).toBeDefined();
+      if (tool.requiredScopes.some((scope) => /\.(write|admin)$/.test(scope))) expect(tool.annotations.readOnlyHint, `${tool.name} needs a write scope`).toBe(false);
     }
   });
 });

@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { BASE, MCP_URL, initializeSession, mcpPost, obtainTokens, rpc } from "../helpers";
+import { BASE, initializeSession, mcpPost, obtainTokens, rpc } from "../helpers";
 
 describe("smoke", () => {
   it("serves health", async () => {
@@ -22,6 +22,8 @@ describe("smoke", () => {
     expect(list.result.tools.map((t: { name: string }) => t.name)).toContain("whoami");
     const call = await rpc(tokens.access_token, session, "tools/call", { name: "whoami", arguments: {} }, 3);
     expect(call.result.structuredContent).toMatchObject({ organization: { id: "acme" }, userId: "ana", role: "admin" });
-    expect(MCP_URL).toBeTruthy();
+    // The token is bound to this server's /mcp resource: the scopes whoami reports are the ones granted for it.
+    expect(call.result.structuredContent.scopes).toEqual(expect.arrayContaining(["orders.read", "contracts.read"]));
+    expect(tokens.scope?.split(" ")).toEqual(expect.arrayContaining(["orders.read", "contracts.read"]));
   });
 });

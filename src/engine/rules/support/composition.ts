@@ -331,8 +331,12 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
   }
 
   const [sources, targets] = direction === "response" ? [snapshotAlternatives, contractAlternatives] : [contractAlternatives, snapshotAlternatives];
+  // Null at the top of an alternative is the enclosing schema's nullability, which the schema diff compares
+  // once beside this (compareNullability): a side without alternatives carries its `nullable` in its effective
+  // schema, while the other side's alternatives leave the enclosing `nullable` out, so comparing it again here
+  // reported "may return null" for `nullable: true` beside a oneOf that the implementation wrote with one member.
   const pairChanges = (source: Alternative, target: Alternative): readonly SchemaChange[] =>
-    direction === "response" ? host.compare(target.effective, source.effective, direction, depth + 1) : host.compare(source.effective, target.effective, direction, depth + 1);
+    withoutTopNullability(direction === "response" ? host.compare(target.effective, source.effective, direction, depth + 1) : host.compare(source.effective, target.effective, direction, depth + 1));
   const sameStructure = (source: Alternative, target: Alternative): boolean =>
     direction === "response" ? host.identical(resolveSchema(target.effective, host.contract), resolveSchema(source.effective, host.snapshot)) : host.identical(resolveSchema(source.effective, host.contract), resolveSchema(target.effective, host.snapshot));
   const sameMember = (source: Alternative, target: Alternative): boolean =>
@@ -403,4 +407,9 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
     }
   }
   return changes;
+}
+
+function withoutTopNullability(changes: readonly SchemaChange[]): readonly SchemaChange[] {
+  if (!changes.some((change) => change.kind === "nullable" && change.pointer === "")) return changes;
+  return changes.filter((change) => !(change.kind === "nullable" && change.pointer === ""));
 }

@@ -62,3 +62,16 @@ export function formatChange(contract: string | undefined, snapshot: string | un
   if (direction === "request") return within(contract, snapshot) ? undefined : `${difference}, so it refuses values the contract allows`;
   return within(snapshot, contract) ? undefined : `${difference}, so it may return values the contract does not allow`;
 }
+
+/**
+ * A string format the implementation adds to a path, query or header parameter whose values the contract leaves
+ * free (a string, or no type, with no format and no enum): the implementation then refuses values the contract
+ * lets clients send ("abc" for a uuid). Integer formats are left out: generators write int32/int64 on every
+ * integer, and "format only one side declares" is otherwise not a finding (see the top of this file).
+ */
+export function parameterFormatAdded(contract: { format: string | undefined; types: ReadonlySet<string> | undefined; enumValues: readonly unknown[] | undefined }, snapshot: { format: string | undefined }): string | undefined {
+  if (contract.format !== undefined || contract.enumValues !== undefined || snapshot.format === undefined) return undefined;
+  if (!isConstraintFormat(snapshot.format) || snapshot.format === "int32" || snapshot.format === "int64") return undefined;
+  if (contract.types !== undefined && !contract.types.has("string")) return undefined;
+  return `the implementation sets format "${snapshot.format}", which the contract leaves free, so it refuses values the contract allows`;
+}

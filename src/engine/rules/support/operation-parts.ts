@@ -46,6 +46,11 @@ export interface BodyPair {
   contractMediaType: string;
   snapshotMediaType: string;
   changes: readonly SchemaChange[];
+  /**
+   * The implementation declares the media type with no schema, or one that constrains nothing (`{}`), where the
+   * contract's schema does constrain the body (rules response-body-schema-missing, request-body-schema-missing).
+   */
+  snapshotUntyped: boolean;
 }
 
 export interface MediaTypeGap {

@@ -26,7 +26,19 @@ export type SchemaChangeKind =
   /** request: the implementation requires a property the contract does not require. */
   | "required-added"
   /** request: the contract defines a property the implementation does not know. */
-  | "property-missing";
+  | "property-missing"
+  /**
+   * A closed object (additionalProperties: false, or 3.1 unevaluatedProperties: false) meets properties the
+   * other side lets through: the implementation returns properties a closed contract forbids, or closes a
+   * request object the contract leaves open (additional-properties.ts).
+   */
+  | "closed-object"
+  /** The additional-properties schema is wider (response) or narrower (request), or one side has none (additional-properties.ts). */
+  | "additional-properties"
+  /** response: a property the contract returns is writeOnly in the implementation, so it is no longer returned. */
+  | "write-only"
+  /** request: a property the contract requires clients to send is readOnly in the implementation, which ignores it. */
+  | "read-only";
 
 export interface SchemaChange {
   kind: SchemaChangeKind;

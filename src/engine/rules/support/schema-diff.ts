@@ -12,6 +12,7 @@
  */
 import { escapeToken } from "../../normalize-pointer";
 import { propertyFlag, resolveSchema, viewSchema, type SchemaReader, type SchemaView } from "../../normalize-schema";
+import { additionalPropertiesChanges } from "./additional-properties";
 import { BLOCKING_COMPOSITION_CHANGES, compareComposition, type CompositionHost } from "./composition";
 import { formatChange } from "./format-lattice";
 import { ProvisionalMemo } from "./provisional-memo";
@@ -106,6 +107,9 @@ export class SchemaDiffer {
     if (isObject(contract.additionalProperties) && isObject(snapshot.additionalProperties)) {
       this.nest(contract.additionalProperties, snapshot.additionalProperties, direction, depth, "/additionalProperties", changes);
     }
+    if (contract.closed || snapshot.closed || contract.additionalProperties !== snapshot.additionalProperties) {
+      additionalPropertiesChanges(this.composition, contract, snapshot, direction, changes);
+    }
     return changes.length === 0 ? NONE : changes;
   }
 
@@ -147,6 +151,11 @@ export class SchemaDiffer {
           changes.push({ kind: "required-optional", pointer, message: `property "${name}" is required by the contract but optional in the implementation, so it may be omitted` });
         }
       }
+      for (const name of snapshot.properties.keys()) {
+        if (contract.required.has(name) || !contract.properties.has(name) || contractAbsent(name) || !snapshotAbsent(name)) continue;
+        settled.add(name);
+        changes.push({ kind: "write-only", pointer: `/properties/${escapeToken(name)}`, message: `property "${name}" is writeOnly in the implementation, so its responses no longer include it while the contract returns it` });
+      }
     } else {
       for (const name of snapshot.required) {
         // A readOnly property the implementation requires is required of its responses only.
@@ -163,14 +172,15 @@ export class SchemaDiffer {
               : `the implementation requires property "${name}", which the contract does not define`,
         });
       }
-      const closed = snapshotDeclaresProperties && snapshot.additionalProperties === undefined;
+      const closed = snapshotDeclaresProperties && (snapshot.additionalProperties === undefined || snapshot.closed);
       for (const name of contract.properties.keys()) {
         if (contractAbsent(name)) continue;
         const pointer = `/properties/${escapeToken(name)}`;
         if (snapshot.properties.has(name)) {
           if (snapshotAbsent(name)) {
             settled.add(name);
-            changes.push({ kind: "property-missing", pointer, message: `the implementation marks property "${name}" readOnly, so it ignores the value clients send` });
+            if (contract.required.has(name)) changes.push({ kind: "read-only", pointer, message: `the contract requires clients to send property "${name}" but the implementation marks it readOnly, so it ignores (or refuses) the value` });
+            else changes.push({ kind: "property-missing", pointer, message: `the implementation marks property "${name}" readOnly, so it ignores the value clients send` });
           }
         } else if (closed && !snapshot.required.has(name)) {
           // A property the implementation requires is one it knows, declared or not.

@@ -278,7 +278,7 @@ export class StructuralIdentity {
       const bValue = values[index++];
       if (followsRefs && key === "$ref") {
         const aValue = a[key];
-        if (typeof aValue !== "string" || typeof bValue !== "string" || !this.referenced(walker, aValue, bValue, depth)) {
+        if (typeof aValue !== "string" || typeof bValue !== "string" || !this.referenced(walker, this.contract.resolver.refOf(a), this.snapshot.resolver.refOf(b), depth)) {
           result = false;
           break;
         }
@@ -353,7 +353,7 @@ export class StructuralIdentity {
       const aRef = a.$ref;
       const bRef = b.$ref;
       if (aRef !== undefined || bRef !== undefined) {
-        if (typeof aRef !== "string" || typeof bRef !== "string" || !this.referenced(walker, aRef, bRef, depth)) return false;
+        if (typeof aRef !== "string" || typeof bRef !== "string" || !this.referenced(walker, this.contract.resolver.refOf(a), this.snapshot.resolver.refOf(b), depth)) return false;
         if (this.ignoreRefSiblings) return true;
       }
     }

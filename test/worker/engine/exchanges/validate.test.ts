@@ -32,9 +32,9 @@ describe("recorded exchanges against a contract", () => {
     ]));
     expect(verdict.approved).toBe(false);
     expect(verdict.violations).toEqual([
-      { rule: "exchange-response-invalid", severity: "error", location: "GET /orders/{id}#exchange/1/response/body/total", message: expect.stringMatching(/^the response body \(200\): .*0/) },
+      { rule: "response-invalid", severity: "error", location: "GET /orders/{id}#exchange/1/response/body/total", message: expect.stringMatching(/^the response body \(200\): .*0/) },
     ]);
-    expect(verdict.summary).toEqual([{ rule: "exchange-response-invalid", severity: "error", count: 1 }]);
+    expect(verdict.summary).toEqual([{ rule: "response-invalid", severity: "error", count: 1 }]);
   });
 
   it("rejects a request body violation, and a readOnly property sent in a request", () => {
@@ -43,15 +43,15 @@ describe("recorded exchanges against a contract", () => {
       { method: "POST", url: "/orders", status: 201, requestHeaders: { "Idempotency-Key": "key-12345678" }, requestBody: { ...NEW_ORDER, id: "ord_9" }, responseBody: GOOD_ORDER },
     ]));
     expect(findings(verdict)).toEqual([
-      ["exchange-request-invalid", "POST /orders#exchange/0/request/body/status"],
-      ["exchange-request-invalid", "POST /orders#exchange/1/request/body/id"],
+      ["request-invalid", "POST /orders#exchange/0/request/body/status"],
+      ["request-invalid", "POST /orders#exchange/1/request/body/id"],
     ]);
     expect(verdict.violations[1]?.message).toBe("the request body: property is readOnly: it must not appear in a request");
   });
 
   it("rejects a writeOnly property in a response", () => {
     const verdict = check(har([{ method: "GET", url: "/orders/ord_1", status: 200, responseBody: { ...GOOD_ORDER, secret: "x" } }]));
-    expect(findings(verdict)).toEqual([["exchange-response-invalid", "GET /orders/{id}#exchange/0/response/body/secret"]]);
+    expect(findings(verdict)).toEqual([["response-invalid", "GET /orders/{id}#exchange/0/response/body/secret"]]);
   });
 
   it("rejects missing required parameters and parameter values against their schemas", () => {
@@ -63,12 +63,12 @@ describe("recorded exchanges against a contract", () => {
       { method: "POST", url: "/orders", status: 201, requestHeaders: { "Idempotency-Key": "key-12345678" }, responseBody: GOOD_ORDER },
     ]));
     expect(findings(verdict)).toEqual([
-      ["exchange-request-invalid", "GET /orders#exchange/0/request/query/limit"],
-      ["exchange-request-invalid", "GET /orders#exchange/1/request/query/limit"],
-      ["exchange-request-invalid", "GET /orders#exchange/1/request/query/status/0"],
-      ["exchange-request-invalid", "POST /orders#exchange/2/request/header/Idempotency-Key"],
-      ["exchange-request-invalid", "GET /orders/{id}#exchange/3/request/path/id"],
-      ["exchange-request-invalid", "POST /orders#exchange/4/request/body"],
+      ["request-invalid", "GET /orders#exchange/0/request/query/limit"],
+      ["request-invalid", "GET /orders#exchange/1/request/query/limit"],
+      ["request-invalid", "GET /orders#exchange/1/request/query/status/0"],
+      ["request-invalid", "POST /orders#exchange/2/request/header/Idempotency-Key"],
+      ["request-invalid", "GET /orders/{id}#exchange/3/request/path/id"],
+      ["request-invalid", "POST /orders#exchange/4/request/body"],
     ]);
     expect(verdict.violations[0]?.message).toBe('the required query parameter "limit" is missing');
     expect(verdict.violations[5]?.message).toMatch(/^the request body is required/);
@@ -82,11 +82,11 @@ describe("recorded exchanges against a contract", () => {
       { method: "GET", url: "/orders/ord_1", status: 404, responseBody: { title: "missing" } },
     ]));
     expect(findings(verdict)).toEqual([
-      ["exchange-status-undocumented", "GET /orders/{id}#exchange/0/response/status"],
-      ["exchange-header-missing", "GET /orders#exchange/1/response/header/x-total-count"],
-      ["exchange-response-invalid", "GET /orders#exchange/2/response/header/x-total-count"],
-      ["exchange-content-type-undocumented", "GET /orders#exchange/2/response/header/content-type"],
-      ["exchange-content-type-undocumented", "GET /orders/{id}#exchange/3/response/body"],
+      ["undocumented-status-code", "GET /orders/{id}#exchange/0/response/status"],
+      ["response-header-missing", "GET /orders#exchange/1/response/header/x-total-count"],
+      ["response-invalid", "GET /orders#exchange/2/response/header/x-total-count"],
+      ["undocumented-media-type", "GET /orders#exchange/2/response/header/content-type"],
+      ["undocumented-media-type", "GET /orders/{id}#exchange/3/response/body"],
     ]);
     expect(verdict.violations[0]?.message).toBe("status 500 is not declared for GET /orders/{id} (it declares 200, 404; nor 5XX or default)");
   });
@@ -99,8 +99,8 @@ describe("recorded exchanges against a contract", () => {
     upload.log.entries[0]!.request.postData = { mimeType: "text/csv", text: "total,status" };
     const verdict = check(upload);
     expect(findings(verdict)).toEqual([
-      ["exchange-content-type-undocumented", "POST /orders#exchange/0/request/header/content-type"],
-      ["exchange-content-type-undocumented", "GET /orders/{id}#exchange/1/request/body"],
+      ["undocumented-media-type", "POST /orders#exchange/0/request/header/content-type"],
+      ["undocumented-media-type", "GET /orders/{id}#exchange/1/request/body"],
     ]);
     expect(verdict.violations[0]?.message).toBe("the request body is text/csv, which the contract does not declare for POST /orders (it declares application/json)");
   });
@@ -118,9 +118,9 @@ describe("recorded exchanges against a contract", () => {
     if (!parsed.ok) throw new Error("not parsed");
     const verdict = createExchangeValidator().validate(contract, "names", parsed.exchanges);
     expect(findings(verdict)).toEqual([
-      ["exchange-request-invalid", "GET /things/{id}#exchange/0/request/path/id"],
-      ["exchange-request-invalid", "GET /things/{id}#exchange/0/request/header/Constructor"],
-      ["exchange-header-missing", "GET /things/{id}#exchange/0/response/header/__proto__"],
+      ["request-invalid", "GET /things/{id}#exchange/0/request/path/id"],
+      ["request-invalid", "GET /things/{id}#exchange/0/request/header/Constructor"],
+      ["response-header-missing", "GET /things/{id}#exchange/0/response/header/__proto__"],
     ]);
   });
 
@@ -131,7 +131,7 @@ describe("recorded exchanges against a contract", () => {
     if (!parsed.ok) throw new Error("not parsed");
     const verdict = createExchangeValidator().validate(contract, "unusable", parsed.exchanges);
     expect(verdict.approved).toBe(true);
-    expect(verdict.violations).toEqual([{ rule: "exchange-schema-unusable", severity: "warning", location: "GET /orders/{id}#exchange/0/request/path/id", message: expect.stringContaining('the contract\'s schema for path parameter "id" cannot be used') }]);
+    expect(verdict.violations).toEqual([{ rule: "schema-unusable", severity: "warning", location: "GET /orders/{id}#exchange/0/request/path/id", message: expect.stringContaining('the contract\'s schema for path parameter "id" cannot be used') }]);
   });
 
   it("reports exchanges whose path matches no operation as undocumented-operation with the path", () => {
@@ -147,7 +147,7 @@ describe("recorded exchanges against a contract", () => {
       { method: "get", path: "/orders/ord_1", status: 200, responseBody: GOOD_ORDER },
       { method: "POST", url: "https://api.example.com/v1/orders", status: 201, requestHeaders: { "idempotency-key": "key-12345678" }, requestBody: NEW_ORDER, responseHeaders: { "Content-Type": "application/json" }, responseBody: JSON.stringify({ ...GOOD_ORDER, total: "12" }) },
     ].map((line) => JSON.stringify(line)).join("\n");
-    expect(findings(check(`${lines}\n`, "application/x-ndjson"))).toEqual([["exchange-response-invalid", "POST /orders#exchange/1/response/body/total"]]);
+    expect(findings(check(`${lines}\n`, "application/x-ndjson"))).toEqual([["response-invalid", "POST /orders#exchange/1/response/body/total"]]);
     // Without a content type the content decides.
     expect(findings(check(lines, "application/octet-stream"))).toHaveLength(1);
   });
@@ -169,8 +169,8 @@ describe("recorded exchanges against a contract", () => {
     expect(verdict.violations).toHaveLength(1000);
     expect(verdict.violations.map((v) => Number(/#exchange\/(\d+)\//.exec(v.location)?.[1]))).toEqual(Array.from({ length: 1000 }, (_, i) => i));
     expect(verdict.summary).toEqual([
-      { rule: "exchange-request-invalid", severity: "error", count: 1250 },
-      { rule: "exchange-response-invalid", severity: "error", count: 1250 },
+      { rule: "request-invalid", severity: "error", count: 1250 },
+      { rule: "response-invalid", severity: "error", count: 1250 },
     ]);
   });
 });

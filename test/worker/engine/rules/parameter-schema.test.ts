@@ -64,3 +64,20 @@ describe("parameter-schema", () => {
     ]);
   });
 });
+
+describe("parameter-schema for object-valued parameters", () => {
+  const filter = (schema: unknown, version = "3.0.3") =>
+    openapi({ "/orders": { get: { parameters: [{ name: "filter", in: "query", style: "deepObject", explode: true, schema }], responses: responses({ "200": null }) } } }, {}, version);
+  const contractFilter = { type: "object", required: ["from"], properties: { from: { type: "string" }, to: { type: "string" } } };
+
+  it("accepts the same required properties, also written through allOf or in 3.1", () => {
+    expectValid("parameter-schema", filter(contractFilter), filter({ allOf: [{ type: "object", properties: { from: { type: "string" }, to: { type: "string" } } }, { required: ["from"] }] }));
+    expectValid("parameter-schema", filter(contractFilter), filter({ ...contractFilter, required: [] }, "3.1.0"));
+  });
+
+  it("reports a property the implementation newly requires", () => {
+    expectViolations("parameter-schema", filter(contractFilter), filter({ ...contractFilter, required: ["from", "to"] }), [
+      { location: "GET /orders#/parameters/query/filter/schema/properties/to", message: "query parameter \"filter\": the implementation requires property \"to\", which the contract makes optional" },
+    ]);
+  });
+});

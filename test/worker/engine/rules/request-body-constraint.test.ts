@@ -55,3 +55,19 @@ describe("request-body-constraint", () => {
     ]);
   });
 });
+
+describe("request-body-constraint with uniqueItems, in both directions", () => {
+  const tags = (schema: Record<string, unknown>, version = "3.0.3", extra: Record<string, unknown> = {}) => post({ type: "object", properties: { tags: schema } }, version, extra);
+  const list = { type: "array", items: { type: "string" } };
+
+  it("accepts uniqueItems the contract sets and the implementation drops (it accepts more), and the same list behind a $ref in 3.1", () => {
+    expectValid("request-body-constraint", tags({ ...list, uniqueItems: true }), tags(list));
+    expectValid("request-body-constraint", tags({ ...list, uniqueItems: true }), tags({ $ref: "#/components/schemas/Tags" }, "3.1.0", { components: { schemas: { Tags: { ...list, uniqueItems: true } } } }));
+  });
+
+  it("reports uniqueItems turned on by the implementation for a request array", () => {
+    expectViolations("request-body-constraint", tags(list), tags({ ...list, uniqueItems: true }), [
+      { location: "POST /orders#/requestBody/content/application~1json/schema/properties/tags", message: "the implementation requires unique items (uniqueItems), which the contract does not" },
+    ]);
+  });
+});

@@ -27,3 +27,15 @@ describe("response-nullability in OpenAPI 3.0", () => {
     ]);
   });
 });
+
+describe("response-nullability across styles", () => {
+  it("reports a 3.1 type array gaining \"null\" as it reports 3.0 nullable appearing", () => {
+    const v31 = (type: unknown) => get({ type: "object", required: ["total"], properties: { total: { type } } }, "3.1.0");
+    const v30 = (nullable: boolean) => get({ type: "object", required: ["total"], properties: { total: { type: "number", ...(nullable ? { nullable: true } : {}) } } });
+    const expected = [{ location: "GET /orders#/responses/200/content/application~1json/schema/properties/total", message: "the implementation may return null where the contract does not allow null" }];
+    expectViolations("response-nullability", v31(["number"]), v31(["number", "null"]), expected);
+    expectViolations("response-nullability", v30(false), v30(true), expected);
+    expectViolations("response-nullability", v30(false), v31(["null", "number"]), expected);
+    expectValid("response-nullability", v30(true), v31(["number", "null"]));
+  });
+});

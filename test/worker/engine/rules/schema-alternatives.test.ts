@@ -77,3 +77,42 @@ describe("schema-alternatives", () => {
     ]);
   });
 });
+
+describe("schema-alternatives with nullable beside oneOf", () => {
+  const schemas = { Card: { type: "object", properties: { last4: { type: "string" } } }, Bank: { type: "object", properties: { iban: { type: "string" } } } };
+  const payment = (method: unknown) => openapi({ "/orders": { get: { responses: responses({ "200": { type: "object", required: ["method"], properties: { method } } }) } } }, components(schemas));
+  const nullableEither = payment({ nullable: true, oneOf: [ref("Card"), ref("Bank")] });
+
+  it("does not report null the contract allows when the implementation writes the oneOf with a single alternative (or wraps it)", () => {
+    expectValid("schema-alternatives", nullableEither, payment({ nullable: true, oneOf: [ref("Card")] }));
+    expectValid("schema-alternatives", nullableEither, payment({ nullable: true, allOf: [ref("Card")] }));
+    expectValid("schema-alternatives", payment({ nullable: true, type: "object", oneOf: [ref("Card"), ref("Bank")] }), payment({ nullable: true, type: "object", oneOf: [ref("Card")] }));
+  });
+
+  it("still reports a single implementation alternative the contract's alternatives do not cover", () => {
+    expectViolations("schema-alternatives", nullableEither, payment({ nullable: true, oneOf: [{ type: "string" }] }), [
+      { location: "GET /orders#/responses/200/content/application~1json/schema/properties/method/oneOf", message: "status 200: the implementation's schema fits none of the contract's alternatives" },
+    ]);
+  });
+});
+
+describe("schema-alternatives with direction", () => {
+  const response = (schema: unknown) => openapi({ "/pets": { get: { responses: responses({ "200": schema }) } } });
+  const request = (schema: unknown) => openapi({ "/pets": { post: { requestBody: { content: { "application/json": { schema } } }, responses: responses({ "204": null }) } } });
+  const openObject = { type: "object" };
+
+  it("approves a response alternative that an open contract alternative covers, and a request alternative added", () => {
+    expectValid("schema-alternatives", response({ oneOf: [cat, openObject] }), response({ oneOf: [cat, dog, bird] }));
+    expectValid("schema-alternatives", response({ anyOf: [{ type: "string" }, openObject] }), response({ anyOf: [{ type: "string" }, dog] }));
+    expectValid("schema-alternatives", request({ oneOf: [cat] }), request({ oneOf: [cat, dog] }));
+  });
+
+  it("reports a response alternative that admits values the contract refuses, and a request alternative removed", () => {
+    expectViolations("schema-alternatives", response({ oneOf: [cat, dog] }), response({ oneOf: [cat, dog, { type: "string" }] }), [
+      { location: "GET /pets#/responses/200/content/application~1json/schema/oneOf", message: "the implementation's oneOf alternative 2 fits none of the contract's alternatives, so it may return values the contract does not allow" },
+    ]);
+    expectViolations("schema-alternatives", request({ oneOf: [cat, dog, { type: "string" }] }), request({ oneOf: [cat, dog] }), [
+      { location: "POST /pets#/requestBody/content/application~1json/schema/oneOf/2", message: "the contract's oneOf alternative 2 is accepted by none of the implementation's alternatives" },
+    ]);
+  });
+});

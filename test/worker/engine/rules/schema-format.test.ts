@@ -78,3 +78,37 @@ describe("schema-format", () => {
     ]);
   });
 });
+
+describe("schema-format on text parameters the contract leaves free", () => {
+  const withParameters = (parameters: unknown[]) => openapi({ "/orders/{id}": { get: { parameters, responses: responses({ "200": null }) } } });
+  const free = withParameters([
+    { name: "id", in: "path", required: true, schema: { type: "string" } },
+    { name: "since", in: "query", schema: { type: "string" } },
+    { name: "X-Request-Id", in: "header", schema: {} },
+    { name: "count", in: "query", schema: { type: "integer" } },
+  ]);
+
+  it("accepts the same free parameters, integer formats generators add, and a format the contract already sets", () => {
+    expectValid("schema-format", free, withParameters([
+      { name: "id", in: "path", required: true, schema: { type: "string" } },
+      { name: "since", in: "query", schema: { type: "string", format: "password" } },
+      { name: "X-Request-Id", in: "header", schema: { type: "string" } },
+      { name: "count", in: "query", schema: { type: "integer", format: "int32" } },
+    ]));
+    const uuid = withParameters([{ name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } }]);
+    expectValid("schema-format", uuid, uuid);
+  });
+
+  it("reports a constraining format added to a path, query or header parameter", () => {
+    expectViolations("schema-format", free, withParameters([
+      { name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } },
+      { name: "since", in: "query", schema: { type: "string", format: "date-time" } },
+      { name: "x-request-id", in: "header", schema: { type: "string", format: "uuid" } },
+      { name: "count", in: "query", schema: { type: "integer" } },
+    ]), [
+      { location: "GET /orders/{id}#/parameters/header/X-Request-Id/schema", message: "header parameter \"X-Request-Id\": the implementation sets format \"uuid\", which the contract leaves free, so it refuses values the contract allows" },
+      { location: "GET /orders/{id}#/parameters/path/id/schema", message: "path parameter \"id\": the implementation sets format \"uuid\"" },
+      { location: "GET /orders/{id}#/parameters/query/since/schema", message: "query parameter \"since\": the implementation sets format \"date-time\"" },
+    ]);
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * A snapshot upload as CI really runs it: over REST against `wrangler dev` of the product Worker (workerd, SQLite
+ * Durable Objects, HTTP on loopback), with a CI key, GitHub's 13 MB description stored as the active contract, and
+ * a mutated copy uploaded as the snapshot. Each round uploads a snapshot whose bytes are new (its `info.version`
+ * names the round), so its pieces are really stored, and times the request from the first byte sent to the last
+ * byte of the answer read; JSON.parse of the same snapshot text is timed in this process just before, and the row
+ * reports the median of the per-round ratios with the middle half. A one-operation snapshot against a
+ * one-operation contract gives the small upload's latency (store calls, not compute).
+ */
+import { startWranglerDev } from "../test/helpers/wrangler-dev";
+import { obtainToken } from "../test/helpers/oauth-http";
+import type { Paired } from "./upload-rows";
+
+export interface RestMeasurements {
+  large: Paired;
+  /** The verdict's violation count of one large round (the same every round). */
+  violations: number;
+  small: { ms: number; low: number; high: number };
+}
+
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+
+function middle(values: number[]): { median: number; low: number; high: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const quarter = Math.floor(sorted.length / 4);
+  return { median: sorted[Math.floor(sorted.length / 2)] ?? NaN, low: sorted[quarter] ?? NaN, high: sorted[sorted.length - 1 - quarter] ?? NaN };
+}
+
+const small = (title: string, type: string) =>
+  JSON.stringify({
+    openapi: "3.1.0",
+    info: { title, version: "1" },
+    paths: { "/ping": { get: { operationId: "ping", responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object", properties: { ok: { type } } } } } } } } } },
+  });
+
+export async function measureRestUpload(contractText: string, snapshotOf: (round: number) => string, rounds: number): Promise<RestMeasurements> {
+  const server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" }, readyTimeoutMs: 120_000, ...(process.env.BENCH_REST_LOG ? { logFile: process.env.BENCH_REST_LOG } : {}) });
+  try {
+    const admin = await obtainToken(server.url, { user: "ana", scope: "keys.admin contracts.read contracts.write snapshots.write", resource: `${server.url}/api` });
+    const api = (token: string, method: string, path: string, body?: string) =>
+      fetch(`${server.url}/api/v1${path}`, { method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(120_000) });
+    const created = await api(admin, "POST", "/keys", JSON.stringify({ name: "bench CI", projects: ["github", "tiny"], scopes: ["contracts.write", "snapshots.write"] }));
+    if (created.status !== 201) throw new Error(`CI key: ${created.status} ${await created.text()}`);
+    const ci = ((await created.json()) as { secret: string }).secret;
+    for (const [project, document] of [["github", contractText], ["tiny", small("Tiny", "boolean")]] as const) {
+      const stored = await api(ci, "POST", `/projects/${project}/contracts`, document);
+      if (stored.status !== 201) throw new Error(`contract of ${project}: ${stored.status} ${(await stored.text()).slice(0, 300)}`);
+      await stored.arrayBuffer();
+    }
+
+    const runs: number[] = [];
+    const ratios: number[] = [];
+    let violations = 0;
+    // One unmeasured round first: workerd compiles the Worker's code paths on their first use.
+    for (let round = -1; round < rounds; round++) {
+      const text = snapshotOf(round + 1);
+      const body = new TextEncoder().encode(text);
+      gc();
+      const parseStart = performance.now();
+      JSON.parse(text);
+      const parse = performance.now() - parseStart;
+      gc();
+      const start = performance.now();
+      const answer = await fetch(`${server.url}/api/v1/projects/github/snapshots?commit=bench${round + 1}`, { method: "POST", headers: { Authorization: `Bearer ${ci}`, "Content-Type": "application/json" }, body, signal: AbortSignal.timeout(120_000) });
+      const answered = await answer.text();
+      const elapsed = performance.now() - start;
+      if (answer.status !== 201) throw new Error(`snapshot upload: ${answer.status} ${answered.slice(0, 300)}`);
+      const parsed = JSON.parse(answered) as { contentReused: boolean; verdict: { totalViolations: number } };
+      if (parsed.contentReused) throw new Error("the snapshot's bytes were already stored: each round must upload new bytes");
+      violations = parsed.verdict.totalViolations;
+      if (round < 0) continue;
+      runs.push(elapsed);
+      ratios.push(elapsed / parse);
+    }
+
+    const smallRuns: number[] = [];
+    for (let round = -1; round < 3 * rounds; round++) {
+      const start = performance.now();
+      const answer = await api(ci, "POST", `/projects/tiny/snapshots?commit=tiny${round + 1}`, small(`Tiny ${round + 1}`, "string"));
+      await answer.text();
+      if (answer.status !== 201) throw new Error(`small snapshot upload: ${answer.status}`);
+      if (round >= 0) smallRuns.push(performance.now() - start);
+    }
+    const large = middle(ratios);
+    const smallStats = middle(smallRuns);
+    return { large: { ms: middle(runs).median, ratio: large.median, low: large.low, high: large.high }, violations, small: { ms: smallStats.median, low: smallStats.low, high: smallStats.high } };
+  } finally {
+    await server.stop();
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * What an organization's ToleranceCounter (counter-store.ts) offers over RPC. Env types the TOLERANCE_COUNTER
+ * binding by this interface, so no caller imports the class. Its report carries the tolerance table too, so the REST
+ * route that shows it (src/api/mcp-tolerances.routes.ts) needs nothing from the MCP front but this binding.
+ */
+import type { Tolerance } from "./tolerances";
+
+export interface ToleranceCount {
+  rule: string;
+  client: string;
+  kind: string;
+  count: number;
+  firstSeen: string;
+  lastSeen: string;
+}
+
+export interface ToleranceCounterRpc extends Rpc.DurableObjectBranded {
+  /** Counts one tolerated request; true when this (rule, client, kind) was never seen before. */
+  record(rule: string, client: string, kind: string, at: string): Promise<boolean>;
+  /** The tolerance table and this organization's counts. */
+  report(): Promise<ToleranceReport>;
+}
+
+export interface ToleranceReport {
+  tolerances: readonly Tolerance[];
+  counts: ToleranceCount[];
+}

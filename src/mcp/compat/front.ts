@@ -1,0 +1,66 @@
+/**
+ * The compatibility front of /mcp: applies the tolerances of tolerances.ts, in that table's order, to a request
+ * whose token, body bounds and scopes the resource handler (../http.ts) has already checked, before the era
+ * routing. It returns the headers to forward and what was tolerated, or the answer to a conflict. Everything a
+ * rule does not match passes unchanged, so the lanes keep the specification's errors for it.
+ */
+import { readSingleValued, SINGLE_VALUED_MCP_HEADERS } from "./duplicate-header";
+import { BOTH_ACCEPTED, wantsJsonOnly } from "./json-only";
+import { sessionlessKind, type SessionlessKind } from "./sessionless";
+import type { ToleranceId } from "./tolerances";
+import { readVersionHeader } from "./version-header";
+
+export interface FrontDecision {
+  /** The request's headers as the lanes should see them. */
+  headers: Headers;
+  tolerated: ToleranceId[];
+  /** The client takes one JSON body, not an event stream: the answer is converted (json-only.ts). */
+  jsonOnly: boolean;
+}
+
+export type FrontOutcome = { decision: FrontDecision } | { refusal: { status: number; message: string; data: Record<string, unknown> } };
+
+export function applyHeaderTolerances(method: string, incoming: Headers, body: unknown): FrontOutcome {
+  const headers = new Headers(incoming);
+  const tolerated: ToleranceId[] = [];
+
+  for (const name of SINGLE_VALUED_MCP_HEADERS) {
+    const outcome = readSingleValued(name, headers.get(name));
+    if (outcome.kind === "conflict") {
+      return {
+        refusal: {
+          status: 400,
+          message: `Bad Request: the ${name} header was sent more than once with different values (${outcome.values.join(", ")}). Send it once, with one value.`,
+          data: { header: name, values: outcome.values },
+        },
+      };
+    }
+    if (outcome.kind === "collapsed") {
+      headers.set(name, outcome.value);
+      if (!tolerated.includes("duplicate-header")) tolerated.push("duplicate-header");
+    }
+  }
+
+  const version = readVersionHeader(headers.get("mcp-protocol-version"), headers.get("mcp-session-id"), method === "POST" ? body : undefined);
+  if (version.kind === "envelope-wins") {
+    headers.set("mcp-protocol-version", version.envelope);
+    tolerated.push("envelope-with-session-era-header");
+  } else if (version.kind === "session-version") {
+    // The session lane serves the version its initialize negotiated; without the header it assumes exactly that.
+    headers.delete("mcp-protocol-version");
+    tolerated.push("session-with-other-version-header");
+  }
+
+  const jsonOnly = method === "POST" && wantsJsonOnly(headers.get("accept"));
+  if (jsonOnly) {
+    headers.set("accept", BOTH_ACCEPTED);
+    tolerated.push("json-only-accept");
+  }
+  return { decision: { headers, tolerated, jsonOnly } };
+}
+
+/** For a request the era routing sends to the session lane: whether it is served without a session instead. */
+export function sessionlessServing(method: string, headers: Headers, body: unknown): SessionlessKind {
+  if (method !== "POST" || headers.has("mcp-session-id")) return "none";
+  return sessionlessKind(body);
+}

@@ -1,0 +1,161 @@
+// The compatibility front of /mcp (src/mcp/compat/): one test per tolerance that fails without its rule, the
+// specification's errors the rules must leave in place, and the counts an organization administrator reads.
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { auditStoresIn } from "../../../src/audit/sink";
+import type { Env } from "../../../src/env";
+import { getRateLimitPolicy, quotaFor } from "../../../src/ratelimit/policy";
+import { TOLERANCES } from "../../../src/mcp/compat/tolerances";
+import { fetchAs, mcpPrincipal, restPrincipal } from "../harness";
+import { initializeSession, MODERN_ENVELOPE, MODERN_ERA, mcpPost, readRpc } from "../helpers";
+
+const workerEnv = env as unknown as Env;
+const call = (id = 2) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "whoami", arguments: {} } });
+const modernCall = (meta: Record<string, unknown> = MODERN_ENVELOPE) => ({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "whoami", arguments: {}, _meta: meta } });
+
+async function whoamiOf(response: Response): Promise<Record<string, any> | undefined> {
+  const messages = await readRpc(response);
+  return messages.find((message) => message.id !== undefined)?.result?.structuredContent;
+}
+
+describe("tolerance envelope-with-session-era-header (claude.ai connectors)", () => {
+  it("serves a 2026-07-28 envelope whose header names 2025-11-25 by the envelope", async () => {
+    const token = mcpPrincipal("ana", "orders.read contracts.read");
+    const response = await mcpPost(token, modernCall(), { "MCP-Protocol-Version": "2025-11-25", "Mcp-Method": "tools/call", "Mcp-Name": "whoami" });
+    expect(response.status).toBe(200);
+    expect(await whoamiOf(response)).toMatchObject({ organization: { id: "acme" } });
+  });
+
+  it("keeps the spec's errors: an unknown header with an envelope, and an envelope naming an unsupported version", async () => {
+    const token = mcpPrincipal("ana", "orders.read contracts.read");
+    const unknownHeader = await mcpPost(token, modernCall(), { "MCP-Protocol-Version": "2031-01-01", "Mcp-Method": "tools/call", "Mcp-Name": "whoami" });
+    expect(unknownHeader.status).toBe(400);
+    const unsupported = await mcpPost(token, modernCall({ ...MODERN_ENVELOPE, "io.modelcontextprotocol/protocolVersion": "2099-01-01" }), { "MCP-Protocol-Version": "2025-11-25" });
+    const [error] = await readRpc(unsupported);
+    expect(error?.error?.message ?? "").toMatch(/version/i);
+    expect(error?.result).toBeUndefined();
+  });
+});
+
+describe("tolerance session-with-other-version-header (claude.ai after initialize)", () => {
+  it("reads a 2026-07-28 header on a session request as the session's negotiated version", async () => {
+    const token = mcpPrincipal("ana", "orders.read contracts.read");
+    const sessionId = await initializeSession(token);
+    const response = await mcpPost(token, call(), { "mcp-session-id": sessionId, "mcp-protocol-version": MODERN_ERA });
+    expect(response.status).toBe(200);
+    expect(await whoamiOf(response)).toMatchObject({ userId: "ana" });
+  });
+
+  it("still refuses an unknown version (400) and an unknown session (404)", async () => {
+    const token = mcpPrincipal("ana", "orders.read contracts.read");
+    const sessionId = await initializeSession(token);
+    expect((await mcpPost(token, call(), { "mcp-session-id": sessionId, "mcp-protocol-version": "2031-01-01" })).status).toBe(400);
+    expect((await mcpPost(token, call(), { "mcp-session-id": "no-such-session", "mcp-protocol-version": "2025-11-25" })).status).toBe(404);
+  });
+});
+
+describe("tolerance duplicate-header (proxies, Claude Code)", () => {
+  it("collapses identical comma-joined copies in both eras", async () => {
+    const token = mcpPrincipal("ana", "orders.read contracts.read");
+    const sessionId = await initializeSession(token);
+    const legacy = await mcpPost(token, call(), { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25, 2025-11-25" });
+    expect(legacy.status).toBe(200);
+    expect(await whoamiOf(legacy)).toMatchObject({ userId: "ana" });
+    const modern = await mcpPost(token, modernCall(), { "MCP-Protocol-Version": `${MODERN_ERA}, ${MODERN_ERA}`, "Mcp-Method": "tools/call", "Mcp-Name": "whoami" });
+    expect(modern.status).toBe(200);
+    expect(await whoamiOf(modern)).toMatchObject({ userId: "ana" });
+  });
+
+  it("answers conflicting copies with a clear 400 naming both", async () => {
+    const token = mcpPrincipal("ana", "orders.read contracts.read");
+    const response = await mcpPost(token, call(), { "mcp-protocol-version": "2025-11-25, 2025-06-18" });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { message: string } };
+    expect(body.error.message).toContain("2025-11-25, 2025-06-18");
+  });
+});
+
+describe("tolerance sessionless-session-request (claude.ai, ChatGPT)", () => {
+  it("serves tools/list and tools/call without a session id, governed (scopes: 403 step-up)", async () => {
+    const token = mcpPrincipal("ana", "orders.read contracts.read");
+    const listed = await mcpPost(token, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "mcp-protocol-version": "2025-11-25" });
+    expect(listed.status).toBe(200);
+    const [list] = await readRpc(listed);
+    expect((list?.result?.tools as Array<{ name: string }>).map((tool) => tool.name)).toContain("whoami");
+    const called = await mcpPost(token, call(), { "mcp-protocol-version": "2025-11-25" });
+    expect(await whoamiOf(called)).toMatchObject({ userId: "ana", organization: { id: "acme" } });
+    const refused = await mcpPost(mcpPrincipal("ana", "contracts.read"), { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "audit_events_list", arguments: {} } });
+    expect(refused.status).toBe(403);
+  });
+
+  it("rate limits and audits session-less tools/call like any other (one record per call, the same correlation id)", async () => {
+    const quota = quotaFor(getRateLimitPolicy(), "acme", "whoami");
+    const caller = mcpPrincipal("ana", "orders.read contracts.read");
+    let refused: Record<string, any> | undefined;
+    let lastCorrelation: string | null = null;
+    for (let i = 0; i <= quota.limit; i++) {
+      const response = await mcpPost(caller, call(100 + i), { "mcp-protocol-version": "2025-11-25" });
+      lastCorrelation = response.headers.get("x-correlation-id");
+      const [message] = await readRpc(response);
+      if (i === quota.limit) refused = message?.result;
+    }
+    expect(refused?.isError).toBe(true);
+    expect(JSON.stringify(refused?.content)).toContain("Rate limit reached");
+    const store = auditStoresIn(workerEnv.AUDIT_LOG)("acme");
+    let events: Array<{ outcome: string; correlationId: string }> = [];
+    for (let wait = 0; wait < 50 && events.length < quota.limit + 1; wait++) {
+      events = (await store.query("acme", { clientId: caller.auth.clientId, limit: 100 })).events;
+      if (events.length < quota.limit + 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(events).toHaveLength(quota.limit + 1);
+    expect(events.filter((event) => event.outcome === "rate-limited")).toHaveLength(1);
+    expect(events.map((event) => event.correlationId)).toContain(lastCorrelation);
+  });
+
+  it("answers a notification without a session with 202, and still opens a session on initialize", async () => {
+    const token = mcpPrincipal("ana", "orders.read contracts.read");
+    const notified = await mcpPost(token, { jsonrpc: "2.0", method: "notifications/initialized" });
+    expect(notified.status).toBe(202);
+    expect(await initializeSession(token)).toMatch(/\S/);
+  });
+});
+
+describe("tolerance json-only-accept (claude.ai, Claude Code)", () => {
+  for (const accept of ["*/*", "application/json"]) {
+    it(`answers Accept: ${accept} with one JSON body, in a session and without`, async () => {
+      const token = mcpPrincipal("ana", "orders.read contracts.read");
+      const init = await mcpPost(token, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "json-only", version: "1" } } }, { Accept: accept });
+      expect(init.status).toBe(200);
+      expect(init.headers.get("content-type")).toMatch(/^application\/json/);
+      const sessionId = init.headers.get("mcp-session-id")!;
+      expect(((await init.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe("2025-11-25");
+      const inSession = await mcpPost(token, call(), { Accept: accept, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" });
+      expect(inSession.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(((await inSession.json()) as { result: { structuredContent: unknown } }).result.structuredContent).toMatchObject({ userId: "ana" });
+    });
+  }
+});
+
+describe("server/discover", () => {
+  it("lists every version /mcp serves: 2026-07-28 and the session era's", async () => {
+    const token = mcpPrincipal("ana", "orders.read contracts.read");
+    const response = await mcpPost(token, { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: MODERN_ENVELOPE } }, { "MCP-Protocol-Version": MODERN_ERA, "Mcp-Method": "server/discover" });
+    const [answer] = await readRpc(response);
+    expect(answer?.result?.supportedVersions).toEqual(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"]);
+  });
+});
+
+describe("counts and the tolerance table", () => {
+  it("counts each tolerated request per rule, client and kind, for the organization's administrators", async () => {
+    const token = mcpPrincipal("ana", "orders.read contracts.read");
+    for (let i = 0; i < 2; i++) await mcpPost(token, call(10 + i), { "mcp-protocol-version": "2025-11-25", "User-Agent": "openai-mcp/1.0.0" });
+    const { counts } = await workerEnv.TOLERANCE_COUNTER.get(workerEnv.TOLERANCE_COUNTER.idFromName("acme")).report();
+    const row = counts.find((entry) => entry.rule === "sessionless-session-request" && entry.client === "openai-mcp/1.0.0" && entry.kind === "tools/call");
+    expect(row?.count).toBeGreaterThanOrEqual(2);
+    const api = await fetchAs(restPrincipal("ana", "audit.read"), "/api/v1/mcp/tolerances");
+    expect(api.status).toBe(200);
+    const listed = (await api.json()) as { tolerances: Array<{ id: string }>; counts: Array<{ rule: string; client: string; count: number }> };
+    expect(listed.tolerances.map((tolerance) => tolerance.id)).toEqual(TOLERANCES.map((tolerance) => tolerance.id));
+    expect(listed.counts.find((entry) => entry.rule === "sessionless-session-request" && entry.client === "openai-mcp/1.0.0")?.count).toBeGreaterThanOrEqual(2);
+  });
+});
