@@ -5,7 +5,8 @@
 import type { Env } from "./env";
 import { apiResourceHandler } from "./api";
 import { CLI_PATH, serveCli } from "./api/cli.route";
-import { apiError } from "./api/errors";
+import { failureProblem } from "./api/errors";
+import { Failure } from "./core/failure";
 import { withRevocationAudit } from "./audit/revocation";
 import { handleAuthorize } from "./auth/authorize";
 import { handleSignInRoutes } from "./auth/routes";
@@ -82,7 +83,7 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
   const fromAuthorizationServer = await withRevocationAudit(request, env, servers, (forwarded) => servers.authorizationServer.fetch(forwarded, env, ctx));
   if (fromAuthorizationServer.status !== 404 || path.startsWith("/.well-known/") || path.startsWith("/oauth/")) return fromAuthorizationServer;
   if (request.headers.get("accept")?.includes("text/html")) return errorPage(404, "Not found", "There is no page here.");
-  return apiError(404, "not_found", `Nothing is served at ${path}.`);
+  return failureProblem(new Failure("not_found", `Nothing is served at ${path}.`));
 }
 
 export default {
@@ -95,7 +96,7 @@ export default {
         return errorPage(503, "Server not configured", error.message);
       }
       logError("unhandled error", { path: new URL(request.url).pathname, error });
-      return apiError(500, "internal_error", "Arbiter hit an unexpected error. Try again; the operator can find it in the logs.");
+      return failureProblem(new Failure("internal", "Arbiter hit an unexpected error. Try again; the operator can find it in the logs.", {}, "internal_error"));
     }
   },
 } satisfies ExportedHandler<Env>;

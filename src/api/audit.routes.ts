@@ -1,7 +1,7 @@
+import { Failure } from "../core/failure";
 import { AuditQueryError, auditFilterFields, auditQueryInput, listAuditEvents } from "../audit/query";
 import { humaniseIssues } from "../lib/humanise";
 import { limitQuery } from "./contracts-http";
-import { apiError } from "./errors";
 import type { ApiRoute } from "./router";
 
 const KNOWN_PARAMETERS = Object.keys(auditFilterFields);
@@ -25,17 +25,16 @@ export const auditRoutes: ApiRoute[] = [
     async handle({ request, env, principal }) {
       // `limit` is checked as on every list route; the cursor of this list is `cursor`, not `before`.
       const limit = limitQuery(new URL(request.url));
-      if ("response" in limit) return limit.response;
       const { input, problem } = readParameters(new URL(request.url));
-      if (!input) return apiError(400, "invalid_request", problem ?? "Unreadable query.");
+      if (!input) throw new Failure("invalid_input", problem ?? "Unreadable query.", {}, "invalid_request");
       const parsed = auditQueryInput.safeParse(input);
-      if (!parsed.success) return apiError(400, "invalid_request", `Invalid query: ${humaniseIssues(parsed.error, { where: "query" })}.`);
+      if (!parsed.success) throw new Failure("invalid_input", `Invalid query: ${humaniseIssues(parsed.error, { where: "query" })}.`, {}, "invalid_request");
       try {
         const page = await listAuditEvents(env, principal.organizationId, parsed.data);
         return Response.json(page, { headers: { "Cache-Control": "no-store" } });
       } catch (error) {
         if (error instanceof AuditQueryError) {
-          return error.outcome === "rejected-by-policy" ? apiError(403, "forbidden", error.message) : apiError(400, "invalid_request", error.message);
+          throw error.outcome === "rejected-by-policy" ? new Failure("forbidden", error.message, {}, "forbidden") : new Failure("invalid_input", error.message, {}, "invalid_request");
         }
         throw error;
       }

@@ -22,7 +22,6 @@ import { logError } from "../lib/log";
 import { rateLimiterFor } from "../ratelimit/limiter";
 import { readBodyLimited } from "../lib/body";
 import { bodyTruncated, tooLarge } from "./contracts-http";
-import { apiError } from "./errors";
 import type { ApiRoute } from "./router";
 
 const MAX_BODY_BYTES = 8 * 1024;
@@ -69,25 +68,25 @@ async function callOrderTool(operation: GraphqlOperation, args: Record<string, u
   return { ok: true, ...outcome.value };
 }
 
-async function readText(request: Request): Promise<string | Response> {
-  const invalid = (message: string) => apiError(400, "invalid_request", `${message} Send JSON such as {"text": "paid orders"}.`);
-  if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("application/json")) return invalid("The body must be JSON (Content-Type: application/json).");
+async function readText(request: Request): Promise<string> {
+  const invalid = (message: string) => new Failure("invalid_input", `${message} Send JSON such as {"text": "paid orders"}.`, {}, "invalid_request");
+  if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("application/json")) throw invalid("The body must be JSON (Content-Type: application/json).");
   // Read with the limit applied while reading, and a body that breaks off answered as such (not thrown as a 500).
   const read = await readBodyLimited(request, MAX_BODY_BYTES);
   if (!read.ok) {
-    if (read.reason === "too_large") return tooLarge(MAX_BODY_BYTES);
-    if (read.reason === "truncated") return bodyTruncated(read);
-    if (read.reason === "length_mismatch") return apiError(400, "invalid_body", "The request body is longer than its Content-Length.");
+    if (read.reason === "too_large") throw tooLarge(MAX_BODY_BYTES);
+    if (read.reason === "truncated") throw bodyTruncated(read);
+    if (read.reason === "length_mismatch") throw new Failure("invalid_input", "The request body is longer than its Content-Length.", {}, "invalid_body");
   }
   let body: unknown;
   try {
     body = JSON.parse(read.ok ? new TextDecoder().decode(read.bytes) : "");
   } catch {
-    return invalid("The body is not valid JSON.");
+    throw invalid("The body is not valid JSON.");
   }
   const text = body && typeof body === "object" && !Array.isArray(body) ? (body as { text?: unknown }).text : undefined;
-  if (typeof text !== "string" || text.trim() === "") return invalid('"text" must be a non-empty string.');
-  if (text.length > MAX_TEXT) return invalid(`"text" must be at most ${MAX_TEXT} characters.`);
+  if (typeof text !== "string" || text.trim() === "") throw invalid('"text" must be a non-empty string.');
+  if (text.length > MAX_TEXT) throw invalid(`"text" must be at most ${MAX_TEXT} characters.`);
   return text;
 }
 
@@ -105,7 +104,6 @@ export const chatRoutes: ApiRoute[] = [
     requiredScopes: [],
     async handle({ request, env, principal, correlationId, delegateAudit }) {
       const text = await readText(request);
-      if (text instanceof Response) return text;
       const pt = isPortuguese(text);
       const messages: ChatMessage[] = [
         { role: "system", content: "Use only allowlisted tools. Do not return personal data. Answer objectively." },
@@ -119,7 +117,7 @@ export const chatRoutes: ApiRoute[] = [
 
       const toolName = intent.kind === "search" ? SEARCH_TOOL : ORDER_TOOL;
       const operation = enabledOperations(getGraphqlCatalog()).find((candidate) => candidate.tool === toolName);
-      if (!operation) return apiError(503, "tool_unavailable", `The ${toolName} tool is not enabled on this server.`);
+      if (!operation) throw new Failure("unavailable", `The ${toolName} tool is not enabled on this server.`, {}, "tool_unavailable");
       const args = intent.kind === "search" ? { status: intent.status } : { id: intent.id };
       messages.push({
         role: "assistant",

@@ -4,11 +4,11 @@
  * revocation is seen by the very next request. The rules and the audit events are shared with the admin
  * console (src/oauth/cikey-admin.ts).
  */
+import { Failure, kindForStatus } from "../core/failure";
 import { createCiKey, createCiKeyRequest, listCiKeys, revokeCiKey, type KeyAdministrator } from "../oauth/cikey-admin";
 import { MAX_JSON_BODY_BYTES } from "../spec/store/limits";
 import type { Principal } from "../core/principal";
 import { json, readJsonBody, unpagedLimit } from "./contracts-http";
-import { apiError } from "./errors";
 import type { ApiRoute } from "./router";
 
 const administrator = (principal: Principal): KeyAdministrator => ({
@@ -25,9 +25,8 @@ export const ciKeyRoutes: ApiRoute[] = [
     requiredScopes: ["keys.admin"],
     async handle({ request, env, principal }) {
       const body = await readJsonBody(request, MAX_JSON_BODY_BYTES, createCiKeyRequest);
-      if ("response" in body) return body.response;
       const created = await createCiKey(env, administrator(principal), body.data);
-      if (!created.ok) return apiError(created.status, created.code, created.message);
+      if (!created.ok) throw new Failure(kindForStatus(created.status), created.message, {}, created.code);
       return json({ key: created.key, secret: created.secret, notice: "Store this key now (e.g. as the ARBITER_TOKEN secret of your CI): it is not shown again." }, 201);
     },
   },
@@ -37,7 +36,6 @@ export const ciKeyRoutes: ApiRoute[] = [
     requiredScopes: ["keys.admin"],
     async handle({ request, env, principal }) {
       const limit = unpagedLimit(new URL(request.url));
-      if ("response" in limit) return limit.response;
       const keys = await listCiKeys(env, principal.organizationId);
       return json({ keys: limit.limit === null ? keys : keys.slice(0, limit.limit) });
     },
@@ -48,7 +46,7 @@ export const ciKeyRoutes: ApiRoute[] = [
     requiredScopes: ["keys.admin"],
     async handle({ env, principal, params }) {
       const revoked = await revokeCiKey(env, administrator(principal), params.id ?? "");
-      if (!revoked.ok) return apiError(revoked.status, revoked.code, revoked.message);
+      if (!revoked.ok) throw new Failure(kindForStatus(revoked.status), revoked.message, {}, revoked.code);
       return json({ key: revoked.key });
     },
   },

@@ -5,11 +5,11 @@
  *   GET    /api/v1/clients                           clients.admin   { organizationId, grants: [...] }
  *   DELETE /api/v1/clients/grants/:userId/:grantId   clients.admin   { grant }   (one `revoke` audit event)
  */
+import { Failure, kindForStatus } from "../core/failure";
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
 import { listConnectedGrants, revokeConnectedGrant } from "../oauth/connected-clients";
 import { json, unpagedLimit } from "./contracts-http";
-import { apiError } from "./errors";
 import type { ApiRoute } from "./router";
 
 /** The routes need the authorization server's helpers; the composition root supplies them (no import cycle). */
@@ -21,7 +21,6 @@ export function connectedClientRoutes(oauthFor: (env: Env) => OAuthHelpers): Api
       requiredScopes: ["clients.admin"],
       async handle({ request, env, principal }) {
         const limit = unpagedLimit(new URL(request.url));
-        if ("response" in limit) return limit.response;
         const grants = await listConnectedGrants(env, oauthFor(env), principal.organizationId);
         return json({ organizationId: principal.organizationId, grants: limit.limit === null ? grants : grants.slice(0, limit.limit) });
       },
@@ -38,7 +37,7 @@ export function connectedClientRoutes(oauthFor: (env: Env) => OAuthHelpers): Api
           params.userId ?? "",
           params.grantId ?? "",
         );
-        if (!result.ok) return apiError(result.status, result.code, result.message);
+        if (!result.ok) throw new Failure(kindForStatus(result.status), result.message, {}, result.code);
         return json({ grant: result.grant, revoked: true });
       },
     },

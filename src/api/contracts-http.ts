@@ -8,74 +8,66 @@ import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../spec/store/
 import type { StoreFailure } from "../spec/store/records";
 import type { Principal } from "../core/principal";
 import { humaniseIssues } from "../lib/humanise";
-import { apiError } from "./errors";
+import { Failure } from "../core/failure";
 import type { ApiRequest, ApiRoute } from "./router";
 
 /** The answer to a body that ended before its Content-Length (or whose connection broke while it was read). */
-export function bodyTruncated(read: { received: number; declared?: number }): Response {
+export function bodyTruncated(read: { received: number; declared?: number }): Failure {
   const declared = read.declared === undefined ? "" : ` of the ${read.declared} its Content-Length declares`;
-  return apiError(400, "body_truncated", `The request body was truncated: it ended after ${read.received} bytes${declared}. Nothing was stored; send the whole body again.`, {
-    details: { receivedBytes: read.received, ...(read.declared === undefined ? {} : { declaredBytes: read.declared }) },
-  });
+  return new Failure("invalid_input", `The request body was truncated: it ended after ${read.received} bytes${declared}. Nothing was stored; send the whole body again.`, { receivedBytes: read.received, ...(read.declared === undefined ? {} : { declaredBytes: read.declared }) }, "body_truncated");
 }
 
-export function tooLarge(limit: number, what = "request body"): Response {
-  return apiError(413, "payload_too_large", `The ${what} is larger than the limit of ${limit} bytes (${(limit / 1048576).toFixed(0)} MiB). Nothing was stored.`, {
-    details: { limitBytes: limit },
-  });
+export function tooLarge(limit: number, what = "request body"): Failure {
+  return new Failure("too_large", `The ${what} is larger than the limit of ${limit} bytes (${(limit / 1048576).toFixed(0)} MiB). Nothing was stored.`, { limitBytes: limit }, "payload_too_large");
 }
 
 /** Reads and validates a small JSON body; returns the data or the error response. */
-export async function readJsonBody<S extends z.ZodType>(request: Request, limit: number, schema: S): Promise<{ data: z.infer<S> } | { response: Response }> {
+export async function readJsonBody<S extends z.ZodType>(request: Request, limit: number, schema: S): Promise<{ data: z.infer<S> }> {
   const read = await readBodyLimited(request, limit);
   if (!read.ok) {
-    if (read.reason === "too_large") return { response: tooLarge(limit) };
-    if (read.reason === "empty") return { response: apiError(400, "empty_body", "The request body is empty: send a JSON object.") };
-    if (read.reason === "truncated") return { response: bodyTruncated(read) };
-    return { response: apiError(400, "invalid_body", "The request body is longer than its Content-Length.") };
+    if (read.reason === "too_large") throw tooLarge(limit);
+    if (read.reason === "empty") throw new Failure("invalid_input", "The request body is empty: send a JSON object.", {}, "empty_body");
+    if (read.reason === "truncated") throw bodyTruncated(read);
+    throw new Failure("invalid_input", "The request body is longer than its Content-Length.", {}, "invalid_body");
   }
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(read.bytes));
   } catch {
-    return { response: apiError(400, "invalid_json", "The request body is not valid UTF-8 JSON.") };
+    throw new Failure("invalid_input", "The request body is not valid UTF-8 JSON.", {}, "invalid_json");
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) return { response: apiError(400, "invalid_request", `Invalid request body: ${humaniseIssues(parsed.error, { where: "body" })}.`) };
+  if (!parsed.success) throw new Failure("invalid_input", `Invalid request body: ${humaniseIssues(parsed.error, { where: "body" })}.`, {}, "invalid_request");
   return { data: parsed.data };
 }
 
 /** Checks the `:project` parameter: a valid name the principal may touch (a CI key may be limited). */
-export function checkProject(principal: Principal, project: string | undefined): { project: string } | { response: Response } {
+export function checkProject(principal: Principal, project: string | undefined): { project: string } {
   if (!project || !isProjectName(project)) {
-    return { response: apiError(400, "invalid_project_name", `Invalid project name "${String(project).slice(0, 80)}": ${PROJECT_NAME_RULE}.`) };
+    throw new Failure("invalid_input", `Invalid project name "${String(project).slice(0, 80)}": ${PROJECT_NAME_RULE}.`, {}, "invalid_project_name");
   }
   if (!projectAllowed(principal.projects, project)) {
-    return {
-      response: apiError(403, "project_not_allowed", `This CI key may only be used for the projects ${(principal.projects ?? []).join(", ")}; ask an organization admin for a key that covers "${project}".`),
-    };
+    throw new Failure("forbidden", `This CI key may only be used for the projects ${(principal.projects ?? []).join(", ")}; ask an organization admin for a key that covers "${project}".`, {}, "project_not_allowed");
   }
   return { project };
 }
 
-export function unknownProject(project: string): Response {
+export function unknownProject(project: string): Failure {
   const nextStep = `POST /api/v1/projects/${project}/contracts`;
-  return apiError(404, "unknown_project", `There is no project "${project}" in your organization yet: upload a contract first: ${nextStep} (scope contracts.write) with the OpenAPI document as the body.`, {
-    details: { nextStep },
-  });
+  return new Failure("not_found", `There is no project "${project}" in your organization yet: upload a contract first: ${nextStep} (scope contracts.write) with the OpenAPI document as the body.`, { nextStep }, "unknown_project");
 }
 
-export function storeFailure(failure: StoreFailure, project: string): Response {
+export function storeFailure(failure: StoreFailure, project: string): Failure {
   switch (failure.code) {
     case "unknown_project":
       return unknownProject(project);
     case "no_active_contract":
     case "unknown_contract":
     case "unknown_key":
-      return apiError(404, failure.code, failure.message);
+      return new Failure("not_found", failure.message, {}, failure.code);
     case "missing_content":
     case "busy":
-      return apiError(409, failure.code, failure.message);
+      return new Failure("conflict", failure.message, {}, failure.code);
   }
 }
 
@@ -83,36 +75,35 @@ export function storeFailure(failure: StoreFailure, project: string): Response {
  * `?limit=` of every list route, validated the same way everywhere: null when absent. Lists that do not page
  * (projects, keys, clients) answer everything by default and at most `limit` items when it is given.
  */
-export function limitQuery(url: URL): { limit: number | null } | { response: Response } {
+export function limitQuery(url: URL): { limit: number | null } {
   const limitText = url.searchParams.get("limit");
   if (limitText === null) return { limit: null };
   const limit = /^\d{1,6}$/.test(limitText) ? Number(limitText) : Number.NaN;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-    return { response: apiError(400, "invalid_query", `Invalid query parameters: limit must be an integer from 1 to ${MAX_PAGE_SIZE}, got "${limitText.slice(0, 20)}"; pass ?limit=<1-${MAX_PAGE_SIZE}> or leave it out.`) };
+    throw new Failure("invalid_input", `Invalid query parameters: limit must be an integer from 1 to ${MAX_PAGE_SIZE}, got "${limitText.slice(0, 20)}"; pass ?limit=<1-${MAX_PAGE_SIZE}> or leave it out.`, {}, "invalid_query");
   }
   return { limit };
 }
 
 /** `?limit=` and `?before=` of the paged list routes (contracts, snapshots, builds, verdicts). */
-export function pageQuery(url: URL): { limit: number; before: number | null } | { response: Response } {
+export function pageQuery(url: URL): { limit: number; before: number | null } {
   const limit = limitQuery(url);
-  if ("response" in limit) return limit;
   const beforeText = url.searchParams.get("before");
   const before = beforeText === null ? null : Number(beforeText);
-  if (before !== null && (!Number.isInteger(before) || before < 1)) return { response: apiError(400, "invalid_query", "Invalid query parameters: before must be a positive integer (the nextBefore of the previous page); pass ?before=<nextBefore>.") };
+  if (before !== null && (!Number.isInteger(before) || before < 1)) throw new Failure("invalid_input", "Invalid query parameters: before must be a positive integer (the nextBefore of the previous page); pass ?before=<nextBefore>.", {}, "invalid_query");
   return { limit: limit.limit ?? DEFAULT_PAGE_SIZE, before };
 }
 
 /** `?limit=` of a list that does not page: validated like every list's, and `before` refused rather than ignored. */
-export function unpagedLimit(url: URL): { limit: number | null } | { response: Response } {
-  if (url.searchParams.has("before")) return { response: apiError(400, "invalid_query", "Invalid query parameters: this list is not paged (it answers every item), so before does not apply: leave it out.") };
+export function unpagedLimit(url: URL): { limit: number | null } {
+  if (url.searchParams.has("before")) throw new Failure("invalid_input", "Invalid query parameters: this list is not paged (it answers every item), so before does not apply: leave it out.", {}, "invalid_query");
   return limitQuery(url);
 }
 
 /** A positive integer path parameter such as a version or an id. */
-export function positiveInt(value: string | undefined, name: string): { value: number } | { response: Response } {
+export function positiveInt(value: string | undefined, name: string): { value: number } {
   const number = Number(value);
-  if (!value || !/^\d{1,15}$/.test(value) || number < 1) return { response: apiError(400, "invalid_path", `${name} must be a positive integer, got "${String(value).slice(0, 40)}".`) };
+  if (!value || !/^\d{1,15}$/.test(value) || number < 1) throw new Failure("invalid_input", `${name} must be a positive integer, got "${String(value).slice(0, 40)}".`, {}, "invalid_path");
   return { value: number };
 }
 
@@ -130,23 +121,18 @@ export function queryObject(url: URL, names: readonly string[]): Record<string, 
 }
 
 /** A refused query string, in plain words: "commit is required: pass ?commit=<sha>". */
-export function invalidQuery(error: z.ZodError, placeholders: Record<string, string> = {}): Response {
-  return apiError(400, "invalid_query", `Invalid query parameters: ${humaniseIssues(error, { where: "query", placeholders })}.`);
+export function invalidQuery(error: z.ZodError, placeholders: Record<string, string> = {}): Failure {
+  return new Failure("invalid_input", `Invalid query parameters: ${humaniseIssues(error, { where: "query", placeholders })}.`, {}, "invalid_query");
 }
 
-export function invalidDocument(problems: DocumentProblem[]): Response {
+export function invalidDocument(problems: DocumentProblem[]): Failure {
   const shown = problems.slice(0, MAX_PROBLEMS_SHOWN);
   const first = shown[0];
-  return apiError(
-    422,
-    "invalid_document",
-    `The document is not a valid OpenAPI document (${problems.length} problem${problems.length === 1 ? "" : "s"}${first ? `, first: ${first.path || "(document)"}: ${first.message}` : ""}). Nothing was stored; fix the document and upload it again.`,
-    { details: { problems: shown, totalProblems: problems.length } },
-  );
+  return new Failure("unprocessable", `The document is not a valid OpenAPI document (${problems.length} problem${problems.length === 1 ? "" : "s"}${first ? `, first: ${first.path || "(document)"}: ${first.message}` : ""}). Nothing was stored; fix the document and upload it again.`, { problems: shown, totalProblems: problems.length }, "invalid_document");
 }
 
 /** Reads an uploaded document into a holder that the upload path can clear once the bytes are stored. */
-export async function readDocument(request: Request): Promise<{ holder: { bytes?: Uint8Array } } | { response: Response }> {
+export async function readDocument(request: Request): Promise<{ holder: { bytes?: Uint8Array } }> {
   const read = await readBodyLimited(request, MAX_DOCUMENT_BYTES);
   if (read.ok) {
     // Uploads' sizes for the operator (src/telemetry): a span attribute and the arbiter.upload.size histogram.
@@ -154,10 +140,10 @@ export async function readDocument(request: Request): Promise<{ holder: { bytes?
     recordMetric("arbiter.upload.size", { "arbiter.operation": new URL(request.url).pathname.split("/").at(-1) ?? "" }, read.bytes.byteLength);
     return { holder: { bytes: read.bytes } };
   }
-  if (read.reason === "too_large") return { response: tooLarge(MAX_DOCUMENT_BYTES, "document") };
-  if (read.reason === "empty") return { response: apiError(400, "empty_body", "The request body is empty: send the OpenAPI document (JSON or YAML) as the body.") };
-  if (read.reason === "truncated") return { response: bodyTruncated(read) };
-  return { response: apiError(400, "invalid_body", "The request body is longer than its Content-Length.") };
+  if (read.reason === "too_large") throw tooLarge(MAX_DOCUMENT_BYTES, "document");
+  if (read.reason === "empty") throw new Failure("invalid_input", "The request body is empty: send the OpenAPI document (JSON or YAML) as the body.", {}, "empty_body");
+  if (read.reason === "truncated") throw bodyTruncated(read);
+  throw new Failure("invalid_input", "The request body is longer than its Content-Length.", {}, "invalid_body");
 }
 
 export function projectRoute(method: string, suffix: string, requiredScopes: readonly string[], handle: (input: ApiRequest & { project: string; url: URL }) => Promise<Response>): ApiRoute {
@@ -167,7 +153,6 @@ export function projectRoute(method: string, suffix: string, requiredScopes: rea
     requiredScopes,
     async handle(input) {
       const checked = checkProject(input.principal, input.params.project);
-      if ("response" in checked) return checked.response;
       return handle({ ...input, project: checked.project, url: new URL(input.request.url) });
     },
   };

@@ -21,6 +21,7 @@
  *   GET  /api/v1/projects/:project/verdicts                       contracts.read
  *   GET  /api/v1/projects/:project/verdicts/:id                   contracts.read
  */
+import { Failure } from "../core/failure";
 import { z } from "zod";
 import { contractStore, readVerdictBody, streamContent } from "../spec/store/client";
 import type { ContractChangeListener } from "../spec/store/events";
@@ -32,7 +33,6 @@ import { compareContracts } from "../spec/services/drafts";
 import { uploadContract, uploadSnapshot } from "../spec/services/uploads";
 import { logWarn } from "../lib/log";
 import { breakingCount, changeSummary, invalidDocument, invalidQuery, json, pageQuery, positiveInt, projectRoute, queryObject, readDocument, readJsonBody, storeFailure, unknownProject, unpagedLimit } from "./contracts-http";
-import { apiError } from "./errors";
 import type { ApiRequest, ApiRoute } from "./router";
 import { reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
 
@@ -75,7 +75,7 @@ async function announceActiveContract(changes: ContractChangeListener, input: Ap
 
 async function documentResponse(input: ApiRequest, contentHash: string, format: string, name: string): Promise<Response> {
   const content = await streamContent(input.env, input.principal.organizationId, contentHash);
-  if (!content) return apiError(404, "missing_content", "The stored document cannot be found.");
+  if (!content) throw new Failure("conflict", "The stored document cannot be read; upload it again.", {}, "missing_content");
   return new Response(content.body, {
     headers: {
       "Content-Type": format === "yaml" ? "application/yaml; charset=utf-8" : "application/json; charset=utf-8",
@@ -96,7 +96,6 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       requiredScopes: READ,
       async handle(input) {
         const limit = unpagedLimit(new URL(input.request.url));
-        if ("response" in limit) return limit.response;
         const only = input.principal.projects && !input.principal.projects.includes("*") ? [...input.principal.projects] : null;
         const projects = await store(input).listProjects(only);
         return json({ projects: limit.limit === null ? projects : projects.slice(0, limit.limit) });
@@ -104,20 +103,19 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
     },
     projectRoute("GET", "", READ, async (input) => {
       const status = await store(input).projectStatus(input.project);
-      return status ? json(status) : unknownProject(input.project);
+      if (!status) throw unknownProject(input.project);
+      return json(status);
     }),
 
     // ---- contracts ------------------------------------------------------------------------------------------
     projectRoute("POST", "/contracts", ["contracts.write"], async (input) => {
       const query = z.object({ label: labelText.optional(), allowEmpty: allowEmptyFlag.optional() }).safeParse(queryObject(input.url, ["label", "allowEmpty"]));
-      if (!query.success) return invalidQuery(query.error);
+      if (!query.success) throw invalidQuery(query.error);
       const formats = requestedFormats(input.url);
-      if ("response" in formats) return formats.response;
       const body = await readDocument(input.request);
-      if ("response" in body) return body.response;
       const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
       const result = await uploadContract(input.env, who, input.project, query.data.label ?? null, body.holder.bytes!, { allowEmpty: query.data.allowEmpty === "true" });
-      if (!result.ok) return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
+      if (!result.ok) throw result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
       if (result.contract.active) await announceActiveContract(changes, input, result.contract.version);
       const change = result.change;
       if (change) input.note(`${breakingCount(change.verdict)} breaking changes vs v${change.comparedWithVersion}`);
@@ -150,39 +148,36 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
     }),
     projectRoute("GET", "/contracts", READ, async (input) => {
       const page = pageQuery(input.url);
-      if ("response" in page) return page.response;
-      if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+      if (!(await store(input).getProject(input.project))) throw unknownProject(input.project);
       const { items, nextBefore } = await store(input).listContracts(input.project, page.limit, page.before);
       return json({ contracts: items, nextBefore });
     }),
     projectRoute("GET", "/contracts/active", READ, async (input) => {
       const contract = await store(input).getActiveContract(input.project);
-      return contract ? json({ contract }) : unknownProject(input.project);
+      if (!contract) throw unknownProject(input.project);
+      return json({ contract });
     }),
     projectRoute("GET", "/contracts/:version", READ, async (input) => {
       const version = positiveInt(input.params.version, "version");
-      if ("response" in version) return version.response;
       const contract = await store(input).getContract(input.project, version.value);
-      if (!contract) return apiError(404, "unknown_contract", `Project "${input.project}" has no contract version ${version.value}.`);
+      if (!contract) throw new Failure("not_found", `Project "${input.project}" has no contract version ${version.value}.`, {}, "unknown_contract");
       const verdict = contract.verdictId ? await store(input).getVerdict(input.project, contract.verdictId) : null;
       return json({ contract, verdict: verdict ? await readVerdictBody(input.env, input.principal.organizationId, verdict.verdictHash) : null });
     }),
     projectRoute("GET", "/contracts/:version/document", READ, async (input) => {
       const version = positiveInt(input.params.version, "version");
-      if ("response" in version) return version.response;
       const contract = await store(input).getContract(input.project, version.value);
-      if (!contract) return apiError(404, "unknown_contract", `Project "${input.project}" has no contract version ${version.value}.`);
+      if (!contract) throw new Failure("not_found", `Project "${input.project}" has no contract version ${version.value}.`, {}, "unknown_contract");
       return documentResponse(input, contract.contentHash, contract.format, `${input.project}-contract-v${contract.version}`);
     }),
     projectRoute("POST", "/contracts/:version/activate", ["contracts.write"], async (input) => {
       const version = positiveInt(input.params.version, "version");
-      if ("response" in version) return version.response;
       const query = z.object({ allowBreaking: z.enum(["true", "false"]).optional() }).safeParse(queryObject(input.url, ["allowBreaking"]));
-      if (!query.success) return invalidQuery(query.error);
+      if (!query.success) throw invalidQuery(query.error);
       const refused = await breakingActivation(input, version.value, query.data.allowBreaking === "true");
       if (refused) return refused;
       const result = await store(input).activateContract(input.project, version.value);
-      if (!result.ok) return storeFailure(result, input.project);
+      if (!result.ok) throw storeFailure(result, input.project);
       await announceActiveContract(changes, input, result.contract.version);
       return json({ contract: result.contract });
     }),
@@ -190,19 +185,17 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
     // ---- snapshots ------------------------------------------------------------------------------------------
     projectRoute("POST", "/snapshots", ["snapshots.write"], async (input) => {
       const query = snapshotQuery.safeParse(queryObject(input.url, ["commit", "branch", "runUrl"]));
-      if (!query.success) return invalidQuery(query.error, SNAPSHOT_PLACEHOLDERS);
+      if (!query.success) throw invalidQuery(query.error, SNAPSHOT_PLACEHOLDERS);
       const formats = requestedFormats(input.url);
-      if ("response" in formats) return formats.response;
       // Refuse early, before reading a large body, when there is nothing to check against.
       // The same answer then feeds the upload: the active version and where to read it.
       const context = await store(input).uploadContext(input.project);
-      if (!context.active) return unknownProject(input.project);
+      if (!context.active) throw unknownProject(input.project);
       const body = await readDocument(input.request);
-      if ("response" in body) return body.response;
       const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
       const meta = { commit: query.data.commit, branch: query.data.branch ?? null, runUrl: query.data.runUrl ?? null };
       const result = await uploadSnapshot(input.env, who, input.project, meta, body.holder, context);
-      if (!result.ok) return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
+      if (!result.ok) throw result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
       try {
         await changes.verdictStored(input.env, input.principal.organizationId, input.project, result.snapshot.id);
       } catch (error) {
@@ -233,34 +226,30 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
     }),
     projectRoute("GET", "/snapshots", READ, async (input) => {
       const page = pageQuery(input.url);
-      if ("response" in page) return page.response;
-      if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+      if (!(await store(input).getProject(input.project))) throw unknownProject(input.project);
       const { items, nextBefore } = await store(input).listSnapshots(input.project, page.limit, page.before);
       return json({ snapshots: items, nextBefore });
     }),
     projectRoute("GET", "/snapshots/latest", READ, async (input) => {
       const status = await store(input).projectStatus(input.project);
-      if (!status) return unknownProject(input.project);
-      if (!status.latestSnapshot) return apiError(404, "no_snapshot", `Project "${input.project}" has no snapshot yet: upload one from CI (POST /api/v1/projects/${input.project}/snapshots).`);
+      if (!status) throw unknownProject(input.project);
+      if (!status.latestSnapshot) throw new Failure("not_found", `Project "${input.project}" has no snapshot yet: upload one from CI (POST /api/v1/projects/${input.project}/snapshots).`, {}, "no_snapshot");
       return snapshotWithVerdict(input, status.latestSnapshot.id);
     }),
     projectRoute("GET", "/snapshots/:id", READ, async (input) => {
       const id = positiveInt(input.params.id, "snapshot id");
-      if ("response" in id) return id.response;
       return snapshotWithVerdict(input, id.value);
     }),
     projectRoute("GET", "/snapshots/:id/document", READ, async (input) => {
       const id = positiveInt(input.params.id, "snapshot id");
-      if ("response" in id) return id.response;
       const snapshot = await store(input).getSnapshot(input.project, id.value);
-      if (!snapshot) return apiError(404, "unknown_snapshot", `Project "${input.project}" has no snapshot ${id.value}.`);
+      if (!snapshot) throw new Failure("not_found", `Project "${input.project}" has no snapshot ${id.value}.`, {}, "unknown_snapshot");
       return documentResponse(input, snapshot.contentHash, snapshot.format, `${input.project}-snapshot-${snapshot.id}`);
     }),
 
     // ---- builds ---------------------------------------------------------------------------------------------
     projectRoute("POST", "/builds", ["snapshots.write"], async (input) => {
       const body = await readJsonBody(input.request, MAX_BUILD_BODY_BYTES, buildBody);
-      if ("response" in body) return body.response;
       const { commit, branch, runUrl, log } = body.data;
       const result = await store(input).recordBuild({
         project: input.project,
@@ -270,12 +259,12 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
         logExcerpt: logExcerpt(log ?? ""),
         recordedBy: input.principal.userId,
       });
-      return result.ok ? json({ project: input.project, build: result.build }, 201) : storeFailure(result, input.project);
+      if (!result.ok) throw storeFailure(result, input.project);
+      return json({ project: input.project, build: result.build }, 201);
     }),
     projectRoute("GET", "/builds", READ, async (input) => {
       const page = pageQuery(input.url);
-      if ("response" in page) return page.response;
-      if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+      if (!(await store(input).getProject(input.project))) throw unknownProject(input.project);
       const { items, nextBefore } = await store(input).listBuilds(input.project, page.limit, page.before);
       return json({ builds: items, nextBefore });
     }),
@@ -283,18 +272,15 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
     // ---- verdicts -------------------------------------------------------------------------------------------
     projectRoute("GET", "/verdicts", READ, async (input) => {
       const page = pageQuery(input.url);
-      if ("response" in page) return page.response;
-      if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+      if (!(await store(input).getProject(input.project))) throw unknownProject(input.project);
       const { items, nextBefore } = await store(input).listVerdicts(input.project, page.limit, page.before);
       return json({ verdicts: items, nextBefore });
     }),
     projectRoute("GET", "/verdicts/:id", READ, async (input) => {
       const id = positiveInt(input.params.id, "verdict id");
-      if ("response" in id) return id.response;
       const formats = requestedFormats(input.url);
-      if ("response" in formats) return formats.response;
       const record = await store(input).getVerdict(input.project, id.value);
-      if (!record) return apiError(404, "unknown_verdict", `Project "${input.project}" has no verdict ${id.value}.`);
+      if (!record) throw new Failure("not_found", `Project "${input.project}" has no verdict ${id.value}.`, {}, "unknown_verdict");
       const verdict = await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash);
       if (!verdict) return json({ record, verdict });
       const snapshot = record.snapshotId === null ? null : await store(input).getSnapshot(input.project, record.snapshotId);
@@ -313,13 +299,12 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
 
 async function snapshotWithVerdict(input: ApiRequest & { project: string; url: URL }, id: number): Promise<Response> {
   const snapshot = await store(input).getSnapshot(input.project, id);
-  if (!snapshot) return apiError(404, "unknown_snapshot", `Project "${input.project}" has no snapshot ${id}.`);
+  if (!snapshot) throw new Failure("not_found", `Project "${input.project}" has no snapshot ${id}.`, {}, "unknown_snapshot");
   const formats = requestedFormats(input.url);
-  if ("response" in formats) return formats.response;
   const record = snapshot.verdictId ? await store(input).getVerdict(input.project, snapshot.verdictId) : null;
   const verdict = record ? await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash) : null;
   if (!record || !verdict) {
-    if (formats.choice.single && formats.choice.single !== "json") return apiError(404, "no_verdict", `Snapshot ${id} of project "${input.project}" has no stored verdict to render as ${formats.choice.single}.`);
+    if (formats.choice.single && formats.choice.single !== "json") throw new Failure("not_found", `Snapshot ${id} of project "${input.project}" has no stored verdict to render as ${formats.choice.single}.`, {}, "no_verdict");
     return json({ snapshot, verdict });
   }
   const report = {
@@ -339,19 +324,14 @@ async function breakingActivation(input: ApiRequest & { project: string }, versi
   const active = await store(input).getActiveContract(input.project);
   if (!active || active.version === version) return null;
   const comparison = await compareContracts(input.env, input.principal.organizationId, input.project, active.version, { version });
-  if (!comparison.ok) return comparison.code === "invalid_document" ? invalidDocument(comparison.problems) : storeFailure(comparison, input.project);
+  if (!comparison.ok) throw comparison.code === "invalid_document" ? invalidDocument(comparison.problems) : storeFailure(comparison, input.project);
   const count = breakingCount(comparison.verdict);
   if (count === 0) return null;
   if (allowBreaking) {
     input.note(`activated with ${count} breaking changes vs v${active.version} (allowBreaking)`);
     return null;
   }
-  return apiError(
-    409,
-    "breaking_changes",
-    `Contract version ${version} breaks clients of the active version ${active.version} (${count} breaking change${count === 1 ? "" : "s"}) and this organization's policy refuses that: review them, then activate with ?allowBreaking=true.`,
-    { details: { breakingChanges: changeSummary(active.version, comparison.verdict) } },
-  );
+  throw new Failure("conflict", `Contract version ${version} breaks clients of the active version ${active.version} (${count} breaking change${count === 1 ? "" : "s"}) and this organization's policy refuses that: review them, then activate with ?allowBreaking=true.`, { breakingChanges: changeSummary(active.version, comparison.verdict) }, "breaking_changes");
 }
 
 function inactiveBecauseBreaking(project: string, version: number): string {

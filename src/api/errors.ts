@@ -5,7 +5,7 @@
  * (`type` is the same reason as a URI). `error` repeats the pre-problem+json shape for one release so existing
  * clients keep working (README "REST errors"); new clients read the top-level members.
  */
-import { Failure, kindForStatus } from "../core/failure";
+import type { Failure } from "../core/failure";
 import { failureAsProblem } from "../core/failure-mapping";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -55,16 +55,6 @@ export function failureProblem(failure: Failure, extraHeaders: Record<string, st
     error: { code: shape.code, message: shape.message, ...details },
   };
   return new Response(JSON.stringify(problem), { status: shape.status, headers });
-}
-
-/**
- * A REST handler's failure answer, described by its status and code: the Failure of the kind that status stands
- * for, answered through the same mapping as everything else.
- */
-export function apiError(status: number, code: string, message: string, extra: { headers?: Record<string, string>; details?: Record<string, unknown> } = {}): Response {
-  const failure = new Failure(kindForStatus(status), message, extra.details ?? {}, code);
-  if (failure.status !== status) throw new Error(`apiError: status ${status} has no failure kind (src/core/failure.ts)`);
-  return failureProblem(failure, extra.headers);
 }
 
 /** The stable `code` of one of our error answers (problem+json or the compatibility member), if it is one. */

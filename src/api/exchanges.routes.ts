@@ -10,6 +10,7 @@
  *
  * Every verdict route takes ?format= / ?formats= (verdict-answer.ts).
  */
+import { Failure } from "../core/failure";
 import { z } from "zod";
 import { MAX_EXCHANGES_UPLOAD_BYTES } from "../engine/exchanges/exchange";
 import { renderVerdictMarkdown } from "../engine/markdown";
@@ -20,7 +21,6 @@ import type { ExchangeRunRecord } from "../spec/store/records";
 import type { Verdict } from "../engine/types";
 import { invalidQuery, json, pageQuery, positiveInt, projectRoute, queryObject, tooLarge, unknownProject } from "./contracts-http";
 import { branchText, commitText, runUrlText } from "./contracts.routes";
-import { apiError } from "./errors";
 import type { ApiRequest, ApiRoute } from "./router";
 import { reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
 
@@ -35,24 +35,26 @@ const uploadQuery = z.object({
 
 const store = (input: ApiRequest) => contractStore(input.env, input.principal.organizationId);
 
-function failure(result: ExchangesFailure, project: string): Response {
+function failure(result: ExchangesFailure, project: string): Failure {
   switch (result.code) {
     case "invalid_exchanges":
-      return apiError(422, result.code, result.message, { details: { problems: result.problems } });
+      return new Failure("unprocessable", result.message, { problems: result.problems }, result.code);
     case "too_many_exchanges":
-      return apiError(422, result.code, result.message, { details: { count: result.count } });
+      return new Failure("unprocessable", result.message, { count: result.count }, result.code);
     case "exchange_body_too_large":
-      return apiError(413, result.code, result.message, { details: { pointer: result.pointer, bytes: result.bytes } });
+      return new Failure("too_large", result.message, { pointer: result.pointer, bytes: result.bytes }, result.code);
     case "unknown_project":
       return unknownProject(project);
     case "no_active_contract":
     case "unknown_contract":
     case "unknown_key":
-      return apiError(404, result.code, result.message);
+      return new Failure("not_found", result.message, {}, result.code);
     case "invalid_document":
+      // The same problem as an upload's invalid document, and the same answer (README "REST errors").
+      return new Failure("unprocessable", result.message, {}, result.code);
     case "missing_content":
     case "busy":
-      return apiError(409, result.code, result.message);
+      return new Failure("conflict", result.message, {}, result.code);
   }
 }
 
@@ -73,32 +75,30 @@ function report(input: ApiRequest & { project: string; url: URL }, run: Exchange
   };
 }
 
-async function runWithVerdict(input: ApiRequest & { project: string; url: URL }, run: ExchangeRunRecord | null, missing: () => Response): Promise<Response> {
+async function runWithVerdict(input: ApiRequest & { project: string; url: URL }, run: ExchangeRunRecord | null, missing: () => Failure): Promise<Response> {
   const formats = requestedFormats(input.url);
-  if ("response" in formats) return formats.response;
-  if (!run) return missing();
+  if (!run) throw missing();
   const verdict = await readVerdictBody(input.env, input.principal.organizationId, run.verdictHash);
-  if (!verdict) return apiError(404, "no_verdict", `The verdict of recorded traffic run ${run.id} of "${input.project}" cannot be read: upload the recording again.`);
+  if (!verdict) throw new Failure("not_found", `The verdict of recorded traffic run ${run.id} of "${input.project}" cannot be read: upload the recording again.`, {}, "no_verdict");
   return verdictAnswer(formats.choice, { project: input.project, run, verdict }, report(input, run, verdict));
 }
 
 export const exchangeRoutes: ApiRoute[] = [
   projectRoute("POST", "/exchanges", ["snapshots.write"], async (input) => {
     const query = uploadQuery.safeParse(queryObject(input.url, ["contractVersion", "commit", "branch", "runUrl"]));
-    if (!query.success) return invalidQuery(query.error);
+    if (!query.success) throw invalidQuery(query.error);
     const formats = requestedFormats(input.url);
-    if ("response" in formats) return formats.response;
     const read = await readBodyLimited(input.request, MAX_EXCHANGES_UPLOAD_BYTES);
     if (!read.ok) {
-      if (read.reason === "too_large") return tooLarge(MAX_EXCHANGES_UPLOAD_BYTES, "recording");
-      if (read.reason === "empty") return apiError(400, "empty_body", "The request body is empty: send a HAR 1.2 file (Content-Type application/json) or NDJSON exchanges (application/x-ndjson).");
-      return apiError(400, "invalid_body", "The request body is shorter or longer than its Content-Length.");
+      if (read.reason === "too_large") throw tooLarge(MAX_EXCHANGES_UPLOAD_BYTES, "recording");
+      if (read.reason === "empty") throw new Failure("invalid_input", "The request body is empty: send a HAR 1.2 file (Content-Type application/json) or NDJSON exchanges (application/x-ndjson).", {}, "empty_body");
+      throw new Failure("invalid_input", "The request body is shorter or longer than its Content-Length.", {}, "invalid_body");
     }
     const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
     const meta = { commit: query.data.commit ?? null, branch: query.data.branch ?? null, runUrl: query.data.runUrl ?? null };
     const version = query.data.contractVersion === undefined ? undefined : Number(query.data.contractVersion);
     const result = await recordExchanges(input.env, who, input.project, read.bytes, input.request.headers.get("content-type") ?? undefined, meta, version);
-    if (!result.ok) return failure(result, input.project);
+    if (!result.ok) throw failure(result, input.project);
     const { run, verdict } = result;
     input.note(`${run.exchangeCount} exchanges (${run.format}), ${run.errorCount} errors, upload ${run.uploadDigest.slice(0, 23)}`);
     const rendered = report(input, run, verdict);
@@ -111,22 +111,20 @@ export const exchangeRoutes: ApiRoute[] = [
   }),
   projectRoute("GET", "/exchanges", READ, async (input) => {
     const page = pageQuery(input.url);
-    if ("response" in page) return page.response;
-    if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+    if (!(await store(input).getProject(input.project))) throw unknownProject(input.project);
     const { items, nextBefore } = await store(input).listExchangeRuns(input.project, page.limit, page.before);
     return json({ runs: items, nextBefore });
   }),
   projectRoute("GET", "/exchanges/latest", READ, async (input) => {
-    if (!(await store(input).getProject(input.project))) return unknownProject(input.project);
+    if (!(await store(input).getProject(input.project))) throw unknownProject(input.project);
     const run = await store(input).latestExchangeRun(input.project);
     return runWithVerdict(input, run, () =>
-      apiError(404, "no_exchanges", `Project "${input.project}" has no recorded traffic yet: upload a HAR file or NDJSON from CI (POST /api/v1/projects/${input.project}/exchanges, or arbiter exchanges FILE.har).`),
+      new Failure("not_found", `Project "${input.project}" has no recorded traffic yet: upload a HAR file or NDJSON from CI (POST /api/v1/projects/${input.project}/exchanges, or arbiter exchanges FILE.har).`, {}, "no_exchanges"),
     );
   }),
   projectRoute("GET", "/exchanges/:id", READ, async (input) => {
     const id = positiveInt(input.params.id, "run id");
-    if ("response" in id) return id.response;
     const run = await store(input).getExchangeRun(input.project, id.value);
-    return runWithVerdict(input, run, () => apiError(404, "unknown_exchange_run", `Project "${input.project}" has no recorded traffic run ${id.value}.`));
+    return runWithVerdict(input, run, () => new Failure("not_found", `Project "${input.project}" has no recorded traffic run ${id.value}.`, {}, "unknown_exchange_run"));
   }),
 ];

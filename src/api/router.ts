@@ -166,7 +166,14 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
           if (pathMatched) throw new Failure("method_not_allowed", `${request.method} is not supported on ${path}.`).auditedAs("method not allowed");
           throw new Failure("not_found", `No API route ${request.method} ${path}. See the README for the REST API.`).auditedAs("no such route");
         }
-        return route.handle({ request, env, principal, params, ctx, correlationId, note, delegateAudit: () => (delegated = true) });
+        try {
+          return await route.handle({ request, env, principal, params, ctx, correlationId, note, delegateAudit: () => (delegated = true) });
+        } catch (error) {
+          // A handler raises its failure; the core maps it (one table, src/core/failure.ts). The audit record's
+          // reason is the failure's stable code, as for every REST error answer.
+          if (error instanceof Failure && error.auditReason === undefined) error.auditedAs(error.code.slice(0, 64));
+          throw error;
+        }
       },
       settle: async (response) => (delegated ? null : { outcome: outcomeForStatus(response.status), reason: response.ok ? notes.join("; ") : await errorCodeOf(response) }),
     });

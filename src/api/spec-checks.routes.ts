@@ -9,11 +9,11 @@
  *
  * Every answer takes ?format= / ?formats= like the other verdict routes. A draft's audit record keeps its digest.
  */
+import { Failure } from "../core/failure";
 import { z } from "zod";
 import { checkDraft, compareContracts, type SpecCheckFailure } from "../spec/services/drafts";
 import { contractStore, readVerdictBody } from "../spec/store/client";
 import { changeSummary, invalidDocument, invalidQuery, positiveInt, projectRoute, queryObject, readDocument, storeFailure } from "./contracts-http";
-import { apiError, problemCode } from "./errors";
 import type { ApiRoute } from "./router";
 import { reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
 
@@ -28,20 +28,18 @@ function shortDigest(digest: string): string {
   return digest.slice(0, "sha256:".length + 16);
 }
 
-function failure(result: SpecCheckFailure, project: string): Response {
+function failure(result: SpecCheckFailure, project: string): Failure {
   return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, project);
 }
 
 export const specCheckRoutes: ApiRoute[] = [
   projectRoute("POST", "/drafts", ["contracts.read"], async (input) => {
     const query = z.object({ contractVersion: version.optional() }).safeParse(queryObject(input.url, ["contractVersion"]));
-    if (!query.success) return invalidQuery(query.error);
+    if (!query.success) throw invalidQuery(query.error);
     const formats = requestedFormats(input.url);
-    if ("response" in formats) return formats.response;
     const body = await readDocument(input.request);
-    if ("response" in body) return body.response;
     const result = await checkDraft(input.env, input.principal.organizationId, input.project, body.holder.bytes!, query.data.contractVersion);
-    if (!result.ok) return failure(result, input.project);
+    if (!result.ok) throw failure(result, input.project);
     // Audit reasons drop long opaque strings (they look like credentials): 64 bits of the digest identify a draft.
     input.note(`draft ${shortDigest(result.digest)}`);
     const contract = `v${result.contract.version}${result.contract.label ? ` (${result.contract.label})` : ""}`;
@@ -58,21 +56,21 @@ export const specCheckRoutes: ApiRoute[] = [
 
   projectRoute("POST", "/contracts/compare", ["contracts.read"], async (input) => {
     const query = z.object({ from: version.optional(), to: version.optional() }).safeParse(queryObject(input.url, ["from", "to"]));
-    if (!query.success) return invalidQuery(query.error);
+    if (!query.success) throw invalidQuery(query.error);
     const formats = requestedFormats(input.url);
-    if ("response" in formats) return formats.response;
     let to: { version: number } | { bytes: Uint8Array };
     if (query.data.to !== undefined) {
       to = { version: query.data.to };
     } else {
-      const body = await readDocument(input.request);
-      if ("response" in body) {
-        return (await problemCode(body.response)) === "empty_body" ? apiError(400, "empty_body", "Send the edited contract (JSON or YAML) as the body, or name a stored version with ?to=<version>.") : body.response;
-      }
+      const body = await readDocument(input.request).catch((error: unknown) => {
+        // Without ?to=, the body is the edited contract: say so when there is none.
+        if (error instanceof Failure && error.code === "empty_body") throw new Failure("invalid_input", "Send the edited contract (JSON or YAML) as the body, or name a stored version with ?to=<version>.", {}, "empty_body");
+        throw error;
+      });
       to = { bytes: body.holder.bytes! };
     }
     const result = await compareContracts(input.env, input.principal.organizationId, input.project, query.data.from, to);
-    if (!result.ok) return failure(result, input.project);
+    if (!result.ok) throw failure(result, input.project);
     const summary = changeSummary(result.from.version, result.verdict);
     input.note(`${summary.count} breaking changes vs v${result.from.version}${result.digest ? ` (edited contract ${shortDigest(result.digest)})` : ""}`);
     const toName = result.to ? `v${result.to.version}` : "the edited contract";
@@ -88,18 +86,16 @@ export const specCheckRoutes: ApiRoute[] = [
 
   projectRoute("GET", "/contracts/:version/changes", ["contracts.read"], async (input) => {
     const parsed = positiveInt(input.params.version, "version");
-    if ("response" in parsed) return parsed.response;
     const formats = requestedFormats(input.url);
-    if ("response" in formats) return formats.response;
     const store = contractStore(input.env, input.principal.organizationId);
     const contract = await store.getContract(input.project, parsed.value);
-    if (!contract) return apiError(404, "unknown_contract", `Project "${input.project}" has no contract version ${parsed.value}.`);
+    if (!contract) throw new Failure("not_found", `Project "${input.project}" has no contract version ${parsed.value}.`, {}, "unknown_contract");
     const hash = await store.contractChangeHash(input.project, parsed.value);
     if (!contract.changes || !hash) {
-      return apiError(404, "no_comparison", `Contract version ${parsed.value} of "${input.project}" was not compared with another version (it was the project's first): compare any two with POST /api/v1/projects/${input.project}/contracts/compare?from=<a>&to=<b>.`);
+      throw new Failure("not_found", `Contract version ${parsed.value} of "${input.project}" was not compared with another version (it was the project's first): compare any two with POST /api/v1/projects/${input.project}/contracts/compare?from=<a>&to=<b>.`, {}, "no_comparison");
     }
     const verdict = await readVerdictBody(input.env, input.principal.organizationId, hash);
-    if (!verdict) return apiError(409, "missing_content", "The stored comparison cannot be read.");
+    if (!verdict) throw new Failure("conflict", "The stored comparison cannot be read.", {}, "missing_content");
     const report = { subject: "contract-change" as const, project: input.project, contractVersion: `v${contract.changes.comparedWithVersion}`, title: `v${contract.changes.comparedWithVersion} → v${contract.version}`, verdict, ...reportFacts(input.url, input.project, undefined, input.env.PUBLIC_URL) };
     return verdictAnswer(formats.choice, { project: input.project, contract, breakingChanges: changeSummary(contract.changes.comparedWithVersion, verdict) }, report);
   }),

@@ -4,15 +4,15 @@
  * answer, so the CLI gets several formats from one upload. `?artifact=path/openapi.yaml` names the document's
  * path in the repository for SARIF locations.
  */
+import { Failure } from "../core/failure";
 import { embeddedReports, FORMAT_MEDIA_TYPE, formatChoice, renderReport, type FormatChoice } from "../engine/formats";
 import { type VerdictReport } from "../engine/formats/report";
 import { json } from "./contracts-http";
-import { apiError } from "./errors";
 
 /** Read before any work is done, so a mistyped format refuses the request instead of storing an upload. */
-export function requestedFormats(url: URL): { choice: Extract<FormatChoice, { ok: true }> } | { response: Response } {
+export function requestedFormats(url: URL): { choice: Extract<FormatChoice, { ok: true }> } {
   const choice = formatChoice(url);
-  if (!choice.ok) return { response: apiError(400, "invalid_query", `Invalid query parameters: ${choice.message}`) };
+  if (!choice.ok) throw new Failure("invalid_input", `Invalid query parameters: ${choice.message}`, {}, "invalid_query");
   return { choice };
 }
 

@@ -32,7 +32,7 @@ import { unknownToolCalls } from "./unknown-tools";
 import { BENCH_BARE_TOOL, benchBareEnabled } from "./bench-bare";
 import { mcpEraOf } from "./era";
 import { serveSessionless, serveStateless } from "./v2/handler";
-import { applyHeaderTolerances, sessionlessServing } from "./compat/front";
+import { acceptJsonOnly, applyHeaderTolerances, sessionlessServing } from "./compat/front";
 import { asJsonAnswer } from "./compat/json-only";
 import { clientNameOf, requestKindOf } from "./compat/client-name";
 import { recordTolerated } from "./compat/report";
@@ -180,8 +180,9 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
 
   const front = applyHeaderTolerances(request.method, request.headers, parsed);
   if ("refusal" in front) return jsonRpcError(front.refusal.status, -32600, front.refusal.message, front.refusal.data);
-  const { headers, jsonOnly } = front.decision;
+  const { headers } = front.decision;
   const tolerated = [...front.decision.tolerated];
+  let jsonOnly = false;
   const reportTolerated = () => {
     if (tolerated.length === 0) return;
     const client = clientNameOf(parsed, request.headers.get("user-agent"), principal.clientId);
@@ -201,6 +202,7 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
   if ((await mcpEraOf(routed, parsed, MAX_MCP_BODY_BYTES)) === "2026-07-28") {
     return answer(await serveStateless(new Request(request.url, { method: request.method, headers, body, signal: request.signal }), parsed, env, principal, correlationId));
   }
+  jsonOnly = acceptJsonOnly(request.method, headers, tolerated);
   const sessionless = sessionlessServing(request.method, headers, parsed);
   if (sessionless !== "none") {
     tolerated.push("sessionless-session-request" satisfies ToleranceId);

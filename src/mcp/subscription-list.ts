@@ -15,13 +15,21 @@ export async function subscribedUris(session: SessionState): Promise<string[]> {
 }
 
 /**
- * Adds `uri` unless the session already holds it ("held") or holds the most it may ("full"). Changes of one
- * session's list run one after another: the input gate alone does not keep two concurrent subscribes from both
- * taking the last place when their continuations resume together (concurrent calls that waited on one shared
- * promise, such as a rate-limit lease, resume in the same turn and interleave their reads and writes).
+ * Changes of one session's list, one at a time. An input gate only holds back requests not yet delivered:
+ * concurrent subscribes that were all waiting on the same thing (a rate-limit lease being renewed, say) resume
+ * together, and each one's read and write would interleave with the others', so two could take the last place.
  */
+const pendingChanges = new WeakMap<SessionState, Promise<unknown>>();
+
+function oneAtATime<T>(session: SessionState, change: () => Promise<T>): Promise<T> {
+  const result = (pendingChanges.get(session) ?? Promise.resolve()).then(change, change);
+  pendingChanges.set(session, result.catch(() => undefined));
+  return result;
+}
+
+/** Adds `uri` unless the session already holds it ("held") or holds the most it may ("full"). */
 export function addSubscribedUri(session: SessionState, uri: string): Promise<"added" | "held" | "full"> {
-  return serialised(session, async () => {
+  return oneAtATime(session, async () => {
     const current = await subscribedUris(session);
     if (current.includes(uri)) return "held";
     if (current.length >= MAX_SUBSCRIPTIONS_PER_SESSION) return "full";
@@ -30,18 +38,8 @@ export function addSubscribedUri(session: SessionState, uri: string): Promise<"a
   });
 }
 
-const queues = new WeakMap<SessionState, Promise<unknown>>();
-
-/** Runs `change` after every change of `session`'s list that started before it. */
-function serialised<T>(session: SessionState, change: () => Promise<T>): Promise<T> {
-  const previous = queues.get(session) ?? Promise.resolve();
-  const next = previous.then(change, change);
-  queues.set(session, next.catch(() => undefined));
-  return next;
-}
-
 export function removeSubscribedUri(session: SessionState, uri: string): Promise<void> {
-  return serialised(session, async () => {
+  return oneAtATime(session, async () => {
     const current = await subscribedUris(session);
     if (current.includes(uri)) await session.put(SUBSCRIPTIONS_KEY, current.filter((entry) => entry !== uri));
   });

@@ -14,8 +14,6 @@ export interface FrontDecision {
   /** The request's headers as the lanes should see them. */
   headers: Headers;
   tolerated: ToleranceId[];
-  /** The client takes one JSON body, not an event stream: the answer is converted (json-only.ts). */
-  jsonOnly: boolean;
 }
 
 export type FrontOutcome = { decision: FrontDecision } | { refusal: { status: number; message: string; data: Record<string, unknown> } };
@@ -51,12 +49,19 @@ export function applyHeaderTolerances(method: string, incoming: Headers, body: u
     tolerated.push("session-with-other-version-header");
   }
 
-  const jsonOnly = method === "POST" && wantsJsonOnly(headers.get("accept"));
-  if (jsonOnly) {
-    headers.set("accept", BOTH_ACCEPTED);
-    tolerated.push("json-only-accept");
-  }
-  return { decision: { headers, tolerated, jsonOnly } };
+  return { decision: { headers, tolerated } };
+}
+
+/**
+ * For a request the session-era lanes serve (they refuse a POST that does not accept an event stream; the
+ * 2026-07-28 lane answers JSON-only clients itself): when the client takes JSON only, forward it accepting both,
+ * note the tolerance, and say that the answer must be converted to one JSON body (json-only.ts).
+ */
+export function acceptJsonOnly(method: string, headers: Headers, tolerated: ToleranceId[]): boolean {
+  if (method !== "POST" || !wantsJsonOnly(headers.get("accept"))) return false;
+  headers.set("accept", BOTH_ACCEPTED);
+  tolerated.push("json-only-accept");
+  return true;
 }
 
 /** For a request the era routing sends to the session lane: whether it is served without a session instead. */

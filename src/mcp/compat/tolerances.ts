@@ -54,7 +54,7 @@ export const TOLERANCES: readonly Tolerance[] = Object.freeze([
     id: "json-only-accept",
     clients: "claude.ai connectors and Claude Desktop, Claude Code and the Claude Agent SDK",
     source: "NateBJones-Projects/OB1#33, anthropics/claude-code#28414, homeassistant-ai/ha-mcp#750",
-    action: "a POST whose Accept is `*/*` or `application/json` without `text/event-stream` gets its answer as one JSON body instead of 406",
+    action: "a 2025-era POST whose Accept is `*/*` or `application/json` without `text/event-stream` gets its answer as one JSON body instead of 406 (the 2026-07-28 lane answers such a client itself)",
     safety: "a JSON body is what the client asked for; only mid-call progress notifications, which such a client could not read anyway, are left out",
   },
 ]);

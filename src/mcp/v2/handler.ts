@@ -60,10 +60,14 @@ function withBenchBare(server: McpServer, env: Env, runtime: StatelessRuntime): 
  * governed core as the 2026-07-28 requests, answering this request only.
  */
 export async function serveSessionless(incoming: Request, parsedBody: unknown, env: Env, principal: Principal, correlationId: string): Promise<Response> {
-  const request = withHostHeader(incoming);
+  return servedByFreshServer(withHostHeader(incoming), parsedBody, env, principal, correlationId, "stateless");
+}
+
+/** One request answered by a server built for it from the catalog, governed like every other. */
+function servedByFreshServer(request: Request, parsedBody: unknown, env: Env, principal: Principal, correlationId: string, legacy: "reject" | "stateless"): Promise<Response> {
   const deps = pipelineDepsFor(env, "worker-request");
   const runtime: StatelessRuntime = { env, principal, correlationId, ...deps };
-  const handler = createMcpHandler(() => withBenchBare(createStatelessServer(getCatalog(), runtime), env, runtime), { ...STATELESS_HANDLER_OPTIONS, legacy: "stateless" });
+  const handler = createMcpHandler(() => withBenchBare(createStatelessServer(getCatalog(), runtime), env, runtime), { ...STATELESS_HANDLER_OPTIONS, legacy });
   return handler.fetch(request, { authInfo: authInfoOf(principal, correlationId), parsedBody });
 }
 
@@ -79,8 +83,5 @@ export async function serveStateless(incoming: Request, parsedBody: unknown, env
     const hub = env.LISTEN_HUB.get(env.LISTEN_HUB.idFromName(principal.organizationId));
     return hub.fetch(new Request(request.url, { method: "POST", headers, body: JSON.stringify(parsedBody), signal: request.signal }));
   }
-  const deps = pipelineDepsFor(env, "worker-request");
-  const runtime: StatelessRuntime = { env, principal, correlationId, ...deps };
-  const handler = createMcpHandler(() => withBenchBare(createStatelessServer(getCatalog(), runtime), env, runtime), STATELESS_HANDLER_OPTIONS);
-  return handler.fetch(request, { authInfo: authInfoOf(principal, correlationId), parsedBody });
+  return servedByFreshServer(request, parsedBody, env, principal, correlationId, STATELESS_HANDLER_OPTIONS.legacy);
 }

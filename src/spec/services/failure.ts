@@ -6,9 +6,10 @@
  */
 import { Failure, type FailureKind } from "../../core/failure";
 
-export type SpecFailureOutcome = "invalid-input" | "error" | "rejected-by-policy";
+/** How a case is classed: it picks the core's failure kind, so every surface answers the case the same way. */
+export type SpecFailureOutcome = "invalid-input" | "not-found" | "error" | "rejected-by-policy";
 
-const KINDS: Record<SpecFailureOutcome, FailureKind> = { "invalid-input": "invalid_input", error: "cannot_verify", "rejected-by-policy": "forbidden" };
+const KINDS: Record<SpecFailureOutcome, FailureKind> = { "invalid-input": "invalid_input", "not-found": "not_found", error: "cannot_verify", "rejected-by-policy": "forbidden" };
 
 /** A Failure of the governed core whose details name the case as `cannotVerify` (what MCP clients read). */
 export class SpecFailure extends Failure {

@@ -74,7 +74,8 @@ export function unknownProjectFailure(project: string): SpecFailure {
   return cannotVerify(
     "unknown_project",
     `There is no project "${project}" in your organization. Call spec_projects_list to see the projects; a project is created by its first contract upload (POST /api/v1/projects/${project}/contracts with scope contracts.write).`,
-    "invalid-input",
+    // not_found, as REST answers it (404): the same case is the same kind on every surface.
+    "not-found",
   );
 }
 

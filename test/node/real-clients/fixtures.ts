@@ -122,7 +122,7 @@ export const FIXTURES: ClientFixture[] = [
   {
     client: "Claude Desktop (custom connector through claude.ai)",
     sources: ["anthropics/claude-code#93290", "NateBJones-Projects/OB1#33"],
-    tolerances: ["envelope-with-session-era-header", "json-only-accept"],
+    tolerances: ["envelope-with-session-era-header"],
     userAgent: "Claude-User",
     accept: "*/*",
     discovery: [PRM, ASM],

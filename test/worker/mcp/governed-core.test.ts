@@ -11,7 +11,6 @@ import { auditStoresIn } from "../../../src/audit/sink";
 import type { AuditQuery } from "../../../src/audit/store-rpc";
 import { FAILURE_CLASSES, Failure, type FailureKind } from "../../../src/core/failure";
 import { failureAsJsonRpcError, failureAsProblem, failureAsToolResult } from "../../../src/core/failure-mapping";
-import { apiError } from "../../../src/api/errors";
 import { getRateLimitPolicy, quotaFor } from "../../../src/ratelimit/policy";
 import { fetchAs, mcpPrincipal, restPrincipal, type Verified } from "../harness";
 import { initializeSession, mcpPost, modernPost, readRpc } from "../helpers";
@@ -220,16 +219,6 @@ describe("one failure type, one mapping", () => {
       ...(kind === "rate_limited" ? { details: { retryAfter: 7 } } : {}),
       headers: kind === "rate_limited" ? { "Retry-After": "7" } : {},
     });
-  });
-
-  it("answers a REST handler's status through the same mapping, and names a status with no kind", async () => {
-    for (const status of [400, 403, 404, 405, 409, 413, 422, 429, 500, 502, 503, 504]) {
-      const response = apiError(status, "some_code", "Something was wrong.");
-      expect(response.status).toBe(status);
-      expect(response.headers.get("content-type")).toBe("application/problem+json");
-      expect(await response.json()).toMatchObject({ status, code: "some_code", detail: "Something was wrong." });
-    }
-    expect(() => apiError(418, "teapot", "No.")).toThrow(/status 418 has no failure kind/);
   });
 });
 
