@@ -18,7 +18,7 @@ Usage:
   --out-<fmt> <file> (write it; several at once), <fmt> one of json, markdown, junit, sarif, github.
 
   arbiter login --server <url> [--scope <scope>]... [--resource api|mcp] [--no-browser] [--timeout <sec>]
-  arbiter token [--server <url>] [--resource api|mcp]
+  arbiter token [--server <url>] [--resource api|mcp] [--whoami]
   arbiter logout [--server <url>] [--resource api|mcp]
 
   <openapi-file> is JSON or YAML; "-" reads standard input.
@@ -34,6 +34,7 @@ Signing in on your own machine (CI uses a CI key instead):
            the CLI gets a refresh token and can renew the token when it expires.
   token    Prints a current access token for the REST API (or --resource mcp), renewing it when it has
            expired: TOKEN=$(arbiter token). snapshot, contract and build-failed use it when no --token is given.
+           --whoami prints the user and organization the token acts for instead (login prints them too).
   logout   Revokes the tokens at the server and deletes the stored credentials.
 
 Options (flags win over environment variables):

@@ -1,5 +1,6 @@
 // Requests to the server: deadlines, the REST call with its error messages, OAuth form posts.
 import { fail } from "./errors.mjs";
+import { terminalText } from "./safe-text.mjs";
 import { printable } from "./text.mjs";
 
 export const OAUTH_TIMEOUT_MS = 30_000;
@@ -34,8 +35,9 @@ export async function request(config, method, path, body, contentType) {
   if (response.status === 401) fail(`Arbiter refused the credentials (401): the CI key is unknown, revoked or expired, or the token is not for the REST API. Ask an organization admin for a new key.${said}`);
   const error = data?.error;
   if (error?.message) {
-    const problems = Array.isArray(error.details?.problems) ? `\n${error.details.problems.slice(0, 20).map((p) => `  - ${p.path || "(document)"}: ${p.message}`).join("\n")}` : "";
-    fail(`Arbiter answered ${response.status} ${error.code ?? ""}: ${error.message}${problems}`);
+    // Problems quote the uploaded document (paths, names): shown on stderr, where a terminal or a CI runner reads them.
+    const problems = Array.isArray(error.details?.problems) ? `\n${error.details.problems.slice(0, 20).map((p) => `  - ${terminalText(p.path || "(document)")}: ${terminalText(p.message)}`).join("\n")}` : "";
+    fail(`Arbiter answered ${response.status} ${terminalText(error.code ?? "")}: ${terminalText(error.message)}${problems}`);
   }
   const challenge = response.headers.get("www-authenticate");
   if (response.status === 403 && challenge) fail(`Arbiter refused the request (403): ${/error_description="([^"]*)"/.exec(challenge)?.[1] ?? "insufficient scope"}.`);

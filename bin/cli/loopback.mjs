@@ -27,10 +27,15 @@ export function listenForCallback(state, issuer) {
       return;
     }
     const query = url.searchParams;
-    let result;
     if (query.get("state") !== state) {
-      result = { error: "The browser's answer does not belong to the sign-in this command started (state mismatch), so it was ignored and nothing was stored. Run arbiter login again." };
-    } else if (query.has("iss") && query.get("iss") !== issuer) {
+      // Not the answer to this sign-in (another local process, or a stale tab): refuse it and keep waiting, so
+      // nothing but the real answer can end the login.
+      res.writeHead(400, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", Connection: "close" });
+      res.end(callbackPage(false, "This answer does not belong to the sign-in the Arbiter CLI is waiting for (state mismatch), so it was ignored; the CLI keeps waiting for its own."));
+      return;
+    }
+    let result;
+    if (query.has("iss") && query.get("iss") !== issuer) {
       result = { error: `The answer came from another authorization server (${printable(query.get("iss"))}, expected ${issuer}), so nothing was stored. Run arbiter login again.` };
     } else if (query.get("error") === "access_denied") {
       result = { error: "Access was denied in the browser (access_denied): nothing was stored. Run arbiter login again and choose Allow to sign in." };

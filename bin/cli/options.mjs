@@ -35,6 +35,7 @@ export function options(argv) {
         scope: { type: "string", multiple: true },
         resource: { type: "string" },
         "no-browser": { type: "boolean" },
+        whoami: { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },

@@ -1,6 +1,7 @@
 // The verdict as a readable summary and in the server-rendered formats (--format, --out-<fmt>).
 import { writeFileSync } from "node:fs";
 import { fail } from "./errors.mjs";
+import { logLines, terminalText } from "./safe-text.mjs";
 import { plural } from "./text.mjs";
 
 export function summaryText(heading, verdict, limit = 50) {
@@ -10,11 +11,12 @@ export function summaryText(heading, verdict, limit = 50) {
   if (Array.isArray(verdict.summary) && verdict.summary.length > 0) for (const s of verdict.summary) counts[s.severity] = (counts[s.severity] ?? 0) + s.count;
   else for (const v of violations) counts[v.severity] = (counts[v.severity] ?? 0) + 1;
   const total = Math.max(violations.length, typeof verdict.totalViolations === "number" ? verdict.totalViolations : 0);
-  const lines = [`${heading}: ${verdict.approved ? "APPROVED" : "REJECTED"}`, `  ${plural(counts.error, "error")}, ${plural(counts.warning, "warning")}, ${counts.info} info`];
+  // Headings name files, labels and commits; violations quote documents: every field is shown, never obeyed.
+  const lines = [`${terminalText(heading)}: ${verdict.approved ? "APPROVED" : "REJECTED"}`, `  ${plural(counts.error, "error")}, ${plural(counts.warning, "warning")}, ${counts.info} info`];
   const shown = violations.slice(0, limit);
-  for (const v of shown) lines.push(`  ${v.severity.toUpperCase().padEnd(7)} ${v.rule}  ${v.location}\n          ${v.message}`);
+  for (const v of shown) lines.push(`  ${terminalText(v.severity).toUpperCase().padEnd(7)} ${terminalText(v.rule)}  ${terminalText(v.location)}\n          ${terminalText(v.message)}`);
   if (total > shown.length) lines.push(`  ... and ${total - shown.length} more (see the JUnit or Markdown report)`);
-  return lines.join("\n");
+  return logLines(lines.join("\n"));
 }
 
 export function write(path, text, what) {

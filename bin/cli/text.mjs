@@ -1,10 +1,11 @@
 // Small text helpers shared by the commands.
+import { terminalText } from "./safe-text.mjs";
 
 export function plural(count, word) {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
-/** Text from the server made safe for a terminal: no control characters, bounded length. */
+/** Text from the server made safe for a terminal (safe-text.mjs), bounded length. */
 export function printable(text, limit = 300) {
-  return String(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").slice(0, limit);
+  return terminalText(String(text).slice(0, limit));
 }

@@ -17,10 +17,12 @@ import credentials from "../../bin/cli/credentials.mjs";
 import errors from "../../bin/cli/errors.mjs";
 import help from "../../bin/cli/help.mjs";
 import http from "../../bin/cli/http.mjs";
+import identity from "../../bin/cli/identity.mjs";
 import loopback from "../../bin/cli/loopback.mjs";
 import oauth from "../../bin/cli/oauth.mjs";
 import options from "../../bin/cli/options.mjs";
 import reports from "../../bin/cli/reports.mjs";
+import safeText from "../../bin/cli/safe-text.mjs";
 import settings from "../../bin/cli/settings.mjs";
 import text from "../../bin/cli/text.mjs";
 import type { CliSources } from "./cli-bundle";
@@ -40,10 +42,12 @@ export const CLI_SOURCES: CliSources = Object.freeze({
   "cli/errors.mjs": errors,
   "cli/help.mjs": help,
   "cli/http.mjs": http,
+  "cli/identity.mjs": identity,
   "cli/loopback.mjs": loopback,
   "cli/oauth.mjs": oauth,
   "cli/options.mjs": options,
   "cli/reports.mjs": reports,
+  "cli/safe-text.mjs": safeText,
   "cli/settings.mjs": settings,
   "cli/text.mjs": text,
 });

@@ -43,6 +43,8 @@ function failure(result: ExchangesFailure, project: string): Failure {
       return new Failure("unprocessable", result.message, { count: result.count }, result.code);
     case "exchange_body_too_large":
       return new Failure("too_large", result.message, { pointer: result.pointer, bytes: result.bytes }, result.code);
+    case "work_budget_exhausted":
+      return new Failure("unprocessable", result.message, { limit: result.limit }, result.code);
     case "unknown_project":
       return unknownProject(project);
     case "no_active_contract":

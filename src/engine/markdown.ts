@@ -1,30 +1,21 @@
 /**
- * A verdict as Markdown, for a pull-request comment or a CI summary. Everything from documents (paths, messages)
- * is escaped so a path template cannot inject Markdown or HTML into the comment.
+ * A verdict as Markdown, for a pull-request comment or a CI summary. Everything from documents (paths, messages,
+ * names) goes through src/lib/escape/markdown.ts, so a document cannot add Markdown, HTML, mentions or links to
+ * the comment; and the report stays under GitHub's comment limit, listing what fits and linking the rest.
  */
+import { clipped, markdownCode, markdownText } from "../lib/escape/markdown";
 import { subjectNoun, type ReportSubject } from "./formats/report";
 import type { Severity, Verdict } from "./types";
 
 const SEVERITY_LABEL: Record<Severity, string> = { error: "Error", warning: "Warning", info: "Info" };
 const MAX_LISTED = 200;
 
-/** Escapes text for a Markdown table cell or paragraph: HTML specials, Markdown punctuation, pipes, newlines. */
-export function escapeMarkdown(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/([\\`*_[\]|#~!])/g, "\\$1")
-    .replace(/\r?\n/g, " ");
-}
+/** The listing stops before the report would pass this size: GitHub refuses comments over 65,536 characters. */
+export const MAX_MARKDOWN_CHARS = 60_000;
+/** Longest location and message shown in one row (the full text is in the JSON verdict). */
+const MAX_CELL = 400;
 
-/** Inline code that cannot be broken out of: backticks inside become a longer fence. */
-function code(text: string): string {
-  const clean = text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|");
-  const longest = Math.max(0, ...(clean.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = "`".repeat(longest + 1);
-  return `${fence}${longest > 0 ? " " : ""}${clean}${longest > 0 ? " " : ""}${fence}`;
-}
+const code = (text: string) => markdownCode(clipped(text, MAX_CELL));
 
 export interface MarkdownContext {
   project: string;
@@ -67,12 +58,19 @@ export function renderVerdictMarkdown(verdict: Verdict, context: MarkdownContext
   lines.push("| Rule | Severity | Count |", "| --- | --- | ---: |");
   for (const entry of verdict.summary) lines.push(`| ${code(entry.rule)} | ${SEVERITY_LABEL[entry.severity]} | ${entry.count} |`);
   lines.push("", "| Severity | Rule | Location | Message |", "| --- | --- | --- | --- |");
+  let size = lines.reduce((sum, line) => sum + line.length + 1, 0);
+  let listed = 0;
   for (const violation of verdict.violations.slice(0, MAX_LISTED)) {
-    lines.push(`| ${SEVERITY_LABEL[violation.severity]} | ${code(violation.rule)} | ${code(violation.location)} | ${escapeMarkdown(violation.message)} |`);
+    const row = `| ${SEVERITY_LABEL[violation.severity]} | ${code(violation.rule)} | ${code(violation.location)} | ${markdownText(clipped(violation.message, MAX_CELL))} |`;
+    // Room is kept for the closing paragraph (a few hundred characters with the link).
+    if (size + row.length + 1 > MAX_MARKDOWN_CHARS - 1000) break;
+    lines.push(row);
+    size += row.length + 1;
+    listed++;
   }
-  const listed = Math.min(MAX_LISTED, verdict.violations.length);
   if (verdict.totalViolations > listed) {
-    const where = context.link ? `: [read the full verdict](${encodeURI(context.link)})` : "";
+    const link = context.link ? encodeURI(context.link).replace(/\(/g, "%28").replace(/\)/g, "%29") : undefined;
+    const where = link ? `: [read the full verdict](${link})` : " (the JSON verdict lists them)";
     lines.push("", `The first ${listed} violations are listed here; ${verdict.totalViolations - listed} more are not${where}.`);
   }
   return lines.join("\n") + "\n";

@@ -3,6 +3,7 @@
  * developer can act on, each with a plain JSON pointer into the payload.
  */
 import type { OutputUnit } from "@cfworker/json-schema";
+import { PATTERN_FORMAT_PREFIX } from "./metered-validator";
 import { isRecord, unescapeToken } from "./normalize-pointer";
 import { WRITE_ONLY_MARK } from "./payload-schema";
 import type { PayloadError } from "./types";
@@ -61,20 +62,36 @@ function describe(unit: OutputUnit, root: unknown, previous?: OutputUnit): Paylo
     }
     return { pointer, keyword: "false", message: "no value is allowed here (the schema is false)" };
   }
+  // Patterns run as named formats (metered-validator.ts); the name holds the contract's pattern, not shown here.
+  if (unit.keyword === "format" && unit.error.includes(`"${PATTERN_FORMAT_PREFIX}`)) return { pointer, keyword: "pattern", message: "String does not match pattern." };
   return { pointer, keyword: unit.keyword, message: unit.error };
 }
 
+/**
+ * The library lists a failing anyOf/oneOf right before the errors of its alternatives, which follow it as one run
+ * (keyword paths below it, at or below its instance location). One pass: each run is read once, so the work is
+ * linear in the number of errors (a 20-way oneOf over thousands of items yields tens of thousands).
+ */
+function runEnd(errors: readonly OutputUnit[], start: number, unit: OutputUnit, prefix: string): number {
+  let end = start;
+  while (end < errors.length) {
+    const candidate = errors[end] as OutputUnit;
+    const below = candidate.instanceLocation === unit.instanceLocation || candidate.instanceLocation.startsWith(`${unit.instanceLocation}/`);
+    if (!candidate.keywordLocation.startsWith(prefix) || !below) break;
+    end++;
+  }
+  return end;
+}
+
 function collect(errors: readonly OutputUnit[], root: unknown, into: PayloadError[]): void {
-  const skipped: string[] = [];
   for (let index = 0; index < errors.length; index++) {
     const unit = errors[index] as OutputUnit;
-    if (skipped.some((prefix) => unit.keywordLocation.startsWith(prefix))) continue;
     if (unit.keyword === "anyOf" || unit.keyword === "oneOf") {
       const prefix = `${unit.keywordLocation}/`;
-      skipped.push(prefix);
-      const nested = errors.slice(index + 1).filter((candidate) => candidate.keywordLocation.startsWith(prefix));
+      const end = runEnd(errors, index + 1, unit, prefix);
       const branches = new Map<string, OutputUnit[]>();
-      for (const candidate of nested) {
+      for (let at = index + 1; at < end; at++) {
+        const candidate = errors[at] as OutputUnit;
         const branch = candidate.keywordLocation.slice(prefix.length).split("/")[0] ?? "";
         const list = branches.get(branch) ?? [];
         list.push(candidate);
@@ -85,6 +102,7 @@ function collect(errors: readonly OutputUnit[], root: unknown, into: PayloadErro
       const plausible = [...branches.values()].filter((list) => !list.some((candidate) => candidate.keyword === "type" && candidate.instanceLocation === unit.instanceLocation));
       if (plausible.length === 1 && plausible[0]) collect(plausible[0], root, into);
       else into.push(describe(unit, root));
+      index = end - 1;
       continue;
     }
     if (CONTAINERS.has(unit.keyword)) continue;

@@ -7,10 +7,11 @@ import { canonicalPath, type DocumentIndex, type IndexedOperation } from "./norm
 import { isRecord } from "./normalize-pointer";
 import { mediaTypeFamily, pickMediaType } from "./rules/support/media-types";
 import { contentOf, responsesOf } from "./rules/support/operation-parts";
+import { matchSegment, parseSegmentTemplate, type SegmentTemplate } from "./segment-template";
 
 interface Route {
   operation: IndexedOperation;
-  segments: (string | RegExp | null)[];
+  segments: (string | SegmentTemplate | null)[];
   literals: number;
 }
 
@@ -19,10 +20,6 @@ const routes = new WeakMap<DocumentIndex, Route[]>();
 const resolved = new WeakMap<DocumentIndex, Map<string, IndexedOperation | null>>();
 const MAX_RESOLVED = 1000;
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
 function compileRoutes(index: DocumentIndex): Route[] {
   let list = routes.get(index);
   if (list) return list;
@@ -30,8 +27,8 @@ function compileRoutes(index: DocumentIndex): Route[] {
     const segments = canonicalPath(operation.path).split("/").slice(1).map((segment) => {
       if (segment === "{}") return null;
       if (!segment.includes("{}")) return segment;
-      // "{name}.{ext}": parameters inside a segment.
-      return new RegExp(`^${segment.split("{}").map(escapeRegExp).join("[^/]+")}$`);
+      // "{name}.{ext}": parameters inside a segment, matched in linear time (segment-template.ts).
+      return parseSegmentTemplate(segment);
     });
     return { operation, segments, literals: segments.filter((segment) => typeof segment === "string").length };
   });
@@ -45,7 +42,7 @@ function matchesRoute(route: Route, method: string, parts: string[]): boolean {
     const part = parts[position] ?? "";
     if (segment === null) return part !== "";
     if (typeof segment === "string") return segment === part;
-    return segment.test(part);
+    return matchSegment(segment, part) !== undefined;
   });
 }
 

@@ -3,22 +3,22 @@
  * Validators are built once per (document key, operation, response entry, media type) and kept in a bounded
  * cache: repeated validation against the same contract version does not rebuild (`buildCount` shows it).
  */
-import { Validator } from "@cfworker/json-schema";
 import { indexDocument } from "./normalize-document";
 import { escapeToken } from "./normalize-pointer";
+import { MeteredValidator, UnusableSchema } from "./metered-validator";
 import { leafErrors } from "./payload-errors";
 import { findMediaType, findOperation, findResponseKey } from "./payload-route";
 import { convertToJsonSchema, SchemaConversionError } from "./payload-schema";
 import { responsesOf } from "./rules/support/operation-parts";
 import type { OpenApiDocument, PayloadCheckInput, PayloadVerdict, Violation } from "./types";
+import { VALUE_WORK_UNITS, WorkBudget, WorkBudgetExhausted } from "./work-budget";
 
 /** Payloads nested deeper than this are refused before validation (the validator recurses per level). */
 export const MAX_PAYLOAD_DEPTH = 256;
 const MAX_CACHED_VALIDATORS = 500;
 
 interface CachedValidator {
-  validator: Validator;
-  schema: Record<string, unknown>;
+  validator: MeteredValidator;
 }
 
 export interface PayloadValidator {
@@ -70,8 +70,7 @@ export function createPayloadValidator(): PayloadValidator {
       cache.set(key, cached);
       return cached;
     }
-    const schema = build();
-    const entry = { validator: new Validator(schema, "2020-12", false), schema };
+    const entry = { validator: new MeteredValidator(build()) };
     buildCount++;
     cache.set(key, entry);
     if (cache.size > MAX_CACHED_VALIDATORS) cache.delete(cache.keys().next().value as string);
@@ -121,7 +120,7 @@ export function createPayloadValidator(): PayloadValidator {
       try {
         entry = validatorFor(`${documentKey}\n${operation.label}\n${responseKey}\n${found.mediaType}`, () => convertToJsonSchema(document, found.schema, index.version, "response", index.resolver).schema);
       } catch (error) {
-        if (!(error instanceof SchemaConversionError) && !(error instanceof Error && /\$ref|schema URI/.test(error.message))) throw error;
+        if (!(error instanceof SchemaConversionError) && !(error instanceof UnusableSchema) && !(error instanceof Error && /\$ref|schema URI/.test(error.message))) throw error;
         return rejected(
           { rule: "schema-unusable", severity: "error", location: `${operation.label}${responsePointer}`, message: `the contract's schema for this response cannot be used: ${error.message.split("\n")[0]}` },
           { operation: operation.label, responseKey },
@@ -129,16 +128,18 @@ export function createPayloadValidator(): PayloadValidator {
       }
       let result;
       try {
-        result = entry.validator.validate(input.payload);
+        result = entry.validator.validate(input.payload, new WorkBudget(VALUE_WORK_UNITS, "value"));
       } catch (error) {
-        // An invalid `pattern` in the contract surfaces only when a string reaches it.
-        if (!(error instanceof SyntaxError)) throw error;
+        if (error instanceof WorkBudgetExhausted) {
+          return rejected({ rule: "work-budget-exhausted", severity: "error", location: `${operation.label}${responsePointer}`, message: `cannot verify: ${error.message}` }, { operation: operation.label, responseKey });
+        }
+        if (!(error instanceof UnusableSchema)) throw error;
         return rejected(
           { rule: "schema-unusable", severity: "error", location: `${operation.label}${responsePointer}`, message: `the contract's schema for this response cannot be used: ${error.message}` },
           { operation: operation.label, responseKey },
         );
       }
-      const errors = result.valid ? [] : leafErrors(result.errors, entry.schema);
+      const errors = result.valid ? [] : leafErrors(result.errors, result.schema);
       return { approved: errors.length === 0, operation: operation.label, responseKey, errors, violations: [] };
     },
   };

@@ -137,6 +137,12 @@ export interface ResourceTemplateDefinition {
   subscribe?(uri: string, variables: Record<string, string>, context: CallContext): Promise<void>;
   /** Optional: runs after a session unsubscribed from a URI of this template. */
   unsubscribe?(uri: string, variables: Record<string, string>, context: CallContext): Promise<void>;
+  /**
+   * Optional: runs when a subscriptions/listen stream asks to follow a URI of this template; throwing refuses the
+   * stream. The same refusals as `subscribe` (an unknown project, one the caller may not see), without keeping
+   * anything: a listen stream is its own bookkeeping.
+   */
+  follow?(uri: string, variables: Record<string, string>, context: CallContext): Promise<void>;
 }
 
 export interface PromptMessage {

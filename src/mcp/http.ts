@@ -15,6 +15,7 @@
  */
 import { insufficientScope, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
 import { CORRELATION_HEADER, newCorrelationId } from "../core/correlation";
+import { failureAsJsonRpcError } from "../core/failure-mapping";
 import { refuse } from "../core/governed";
 import { principalFromGrant, type Principal } from "../core/principal";
 import { readBodyLimited } from "../lib/body";
@@ -28,7 +29,7 @@ import { encodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
 import { getCatalog } from "./registry";
 import { ownerGuardedNamespace, ownerOf } from "./session-owner";
 import { scopeRefusals, type ScopeRefusal } from "./step-up";
-import { unknownToolCalls } from "./unknown-tools";
+import { auditUnknownToolCalls, unknownToolCalls } from "./unknown-tools";
 import { BENCH_BARE_TOOL, benchBareEnabled } from "./bench-bare";
 import { mcpEraOf } from "./era";
 import { serveSessionless, serveStateless } from "./v2/handler";
@@ -173,8 +174,11 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
     // Calls of tools that do not exist are answered by the session or the SDK, but audited here (unknown-tools.ts).
     const unknown = unknownToolCalls(parsed, getCatalog(), benchBareEnabled(env) ? BENCH_BARE_ONLY : NOTHING_ELSE);
     if (unknown.length > 0) {
-      const deps = pipelineDepsFor(env);
-      for (const call of unknown) await refuse(call.operation, { principal, correlationId, arguments: call.arguments, deps }, call.failure);
+      const outcome = await auditUnknownToolCalls(unknown, { principal, correlationId, deps: pipelineDepsFor(env) });
+      if (outcome.refused) {
+        const error = failureAsJsonRpcError(outcome.failure, correlationId);
+        return Response.json({ jsonrpc: "2.0", id: null, error }, { status: 429, headers: { "Retry-After": String(outcome.failure.details.retryAfter ?? 60) } });
+      }
     }
   }
 

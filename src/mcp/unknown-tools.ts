@@ -4,12 +4,19 @@
  * ours runs. The /mcp front therefore audits each one through the core (refuse), so that every tool call leaves
  * its record, and then lets the session or the SDK answer it as before. The record names the tool as the client
  * sent it only when that is a well-formed tool name: a client's text goes into no record otherwise.
+ *
+ * Such calls run nothing, but each costs an audit write, so they count against a quota of their own
+ * (UNKNOWN_TOOLS_RATE_LIMIT_TARGET, the policy's default quota unless rate-limits.json names it), and identical
+ * refusals of one request (a batch naming the same unknown tool 25 times) fold into one record with the count.
  */
 import { Failure } from "../core/failure";
-import type { GovernedOperation } from "../core/governed";
+import { refuse, type GovernedCall, type GovernedOperation } from "../core/governed";
 import type { Catalog } from "./catalog";
 import { TOOL_NAME_PATTERN } from "./context";
 const NOT_A_NAME = "(not a tool name)";
+
+/** The quota every call of a tool that does not exist counts against (per organization and client). */
+export const UNKNOWN_TOOLS_RATE_LIMIT_TARGET = "unknown-tools";
 
 export interface UnknownToolCall {
   /** The operation the record is written for: no scope, no quota (it runs nothing). */
@@ -37,4 +44,42 @@ export function unknownToolCalls(body: unknown, catalog: Catalog, alsoServed: Re
     });
   }
   return unknown;
+}
+
+/** What the front does with a request's unknown-tool calls: forward it (they were audited) or refuse it (quota). */
+export type UnknownToolsOutcome = { refused: false } | { refused: true; failure: Failure };
+
+/**
+ * Counts each call against the quota (stopping at the first refusal: the rest of the request is refused with
+ * it) and writes one audit record per distinct refusal of the request, its reason saying how many calls it
+ * stands for.
+ */
+export async function auditUnknownToolCalls(calls: readonly UnknownToolCall[], call: Omit<GovernedCall, "arguments">): Promise<UnknownToolsOutcome> {
+  let failure: Failure | undefined;
+  let counted = 0;
+  for (const _ of calls) {
+    const decision = await call.deps.rateLimiter.check({ organizationId: call.principal.organizationId, clientId: call.principal.clientId, target: UNKNOWN_TOOLS_RATE_LIMIT_TARGET });
+    if (!decision.allowed) {
+      failure = new Failure(
+        "rate_limited",
+        `Rate limit reached: calls of tools that do not exist count against a quota of ${decision.limit} per ${decision.windowSeconds} s for this client. Call tools/list to see the tools this server offers, and retry after ${decision.retryAfterSeconds} s.`,
+        { retryAfter: decision.retryAfterSeconds, limit: decision.limit, windowSeconds: decision.windowSeconds },
+      ).auditedAs("tools/call: unknown tool, rate limited");
+      break;
+    }
+    counted++;
+  }
+  const groups = new Map<string, { first: UnknownToolCall; count: number; limited: number }>();
+  calls.forEach((unknown, position) => {
+    const group = groups.get(unknown.operation.target) ?? { first: unknown, count: 0, limited: 0 };
+    group.count++;
+    if (position >= counted) group.limited++;
+    groups.set(unknown.operation.target, group);
+  });
+  for (const { first, count, limited } of groups.values()) {
+    const refusal = limited > 0 && failure ? failure : first.failure;
+    const times = count > 1 ? ` (x${count} in one request)` : "";
+    await refuse(first.operation, { ...call, arguments: first.arguments }, refusal, (reason) => `${reason}${times}`);
+  }
+  return failure ? { refused: true, failure } : { refused: false };
 }

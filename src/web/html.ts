@@ -1,7 +1,9 @@
 /** Server-rendered pages: escaping, one layout, security headers. Every interpolated value goes through `escapeHtml`. STYLES is shared with the admin console layout. */
+import { visibleControls } from "../lib/escape/controls";
 
+/** HTML specials become character references; controls and bidi characters become visible (lib/escape/controls.ts). */
 export function escapeHtml(value: unknown): string {
-  return String(value).replace(/[&<>"'`=]/g, (char) => `&#${char.charCodeAt(0)};`);
+  return visibleControls(String(value), "keep").replace(/[&<>"'`=]/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
 /** A tagged template that escapes every interpolation unless it is already `SafeHtml`. */

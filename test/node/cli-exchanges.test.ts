@@ -91,3 +91,33 @@ describe("arbiter exchanges against wrangler dev", () => {
     expect(unknown.stderr).toContain("unknown_project");
   });
 });
+
+describe("document text the CLI prints (issue 22)", () => {
+  const hostilePath = "/x\r::add-mask::secret\n::error file=app.js::forged\u001b[2J\u202Eexe";
+  /** No line of CLI output may start a workflow command, and no escape or bidi character may reach a terminal. */
+  const expectInert = (text: string) => {
+    for (const line of text.split(/\r\n|\r|\n/)) expect(line.trimStart()).not.toMatch(/^(::|##\[)/);
+    expect(text).not.toMatch(/[\u001b\u202E]/);
+  };
+
+  it("neutralises a document's paths in the snapshot summary on stdout", async () => {
+    const contract = { openapi: "3.1.0", info: { title: "hostile", version: "1" }, paths: { [hostilePath]: { get: { responses: { "200": { description: "ok" } } } } } };
+    const uploaded = await fetch(`${server.url}/api/v1/projects/hostile-out/contracts`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(contract) });
+    expect(uploaded.status).toBe(201);
+    const snapshot = { openapi: "3.1.0", info: { title: "impl", version: "1" }, paths: {} };
+    const run = await runCli(["snapshot", file("impl.json", JSON.stringify(snapshot)), "--commit", "bbbb222", "--project", "hostile-out"], ciEnv());
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain("::add-mask::secret");
+    expectInert(run.stdout);
+  });
+
+  it("neutralises the 422 problem listing on stderr", async () => {
+    const contract = { openapi: "3.1.0", info: { title: "hostile", version: "1" }, paths: { [hostilePath]: { get: { responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "string", pattern: "(?=x)" } } } } } } } } };
+    const run = await runCli(["contract", file("hostile.json", JSON.stringify(contract)), "--project", "hostile-in"], ciEnv());
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("invalid_document");
+    expect(run.stderr).toContain("lookahead");
+    expectInert(run.stderr);
+  });
+});
+

@@ -240,6 +240,8 @@ describe("arbiter login / token / logout against wrangler dev", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.url.searchParams.get("resource")).toBe(`${server.url}/mcp`);
     expect(result.url.searchParams.get("scope")!.split(" ")).toContain("offline_access");
+    // Asked of the MCP server with the new token (its whoami tool): the account that finished the sign-in.
+    expect(result.stdout).toMatch(/Signed in as user \S+ \(admin\) of organization /);
     const tokens = readCredentials(config).servers[server.url]!.tokens;
     const mcp = (await runCli(["token", "--resource", "mcp"], config)).stdout.trim();
     expect(mcp).toBe(tokens.mcp!.accessToken);
@@ -298,17 +300,25 @@ describe("arbiter login failures a person can read", () => {
     expect(existsSync(credentialsPath(config))).toBe(false);
   });
 
-  it("refuses an answer whose state is not the one it sent", async () => {
+  it("ignores an answer whose state is not the one it sent, keeps waiting, and says whom the real login is for", async () => {
     const config = configDir("state");
     const cli = startCli(["login", "--server", server.url, "--no-browser"], config);
-    const redirect = new URL((await cli.url).searchParams.get("redirect_uri")!);
+    const url = await cli.url;
+    const redirect = new URL(url.searchParams.get("redirect_uri")!);
     redirect.search = new URLSearchParams({ code: "stolen-code", state: "someone-elses-state" }).toString();
     const answered = await fetch(redirect);
     expect(answered.status).toBe(400);
-    const result = await cli.done;
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain("(state mismatch)");
+    expect(await answered.text()).toContain("keeps waiting");
+    // Another process without the state cannot end the login either (no state at all, an error answer).
+    expect((await fetch(`${redirect.origin}/callback?error=access_denied`)).status).toBe(400);
     expect(existsSync(credentialsPath(config))).toBe(false);
+    await answerInBrowser(url, /Mia Member/, "Allow");
+    const result = await cli.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/Signed in as user \S+ \(member\) of organization /);
+    const shown = await runCli(["token", "--whoami"], config);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(new RegExp(`^${server.url.replace(/[.:/]/g, "\\$&")}: REST API token of user \\S+ \\(member\\) of organization `));
   });
 
   it("prints the URL when no browser can be opened and gives up after --timeout", async () => {

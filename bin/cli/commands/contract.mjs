@@ -1,6 +1,7 @@
 // arbiter contract: upload a new contract version.
 import { EXIT } from "../errors.mjs";
 import { projectPath, query, request } from "../http.mjs";
+import { logLine, terminalText } from "../safe-text.mjs";
 import { deliver, reportChoice, reportQuery, summaryText } from "../reports.mjs";
 import { contentTypeOf, readInput, settings } from "../settings.mjs";
 import { plural } from "../text.mjs";
@@ -17,6 +18,6 @@ export async function contract(values, positionals, env, out) {
   deliver(choice, heading, answer, out);
   const change = answer.breakingChanges;
   if (change && !choice.print) out(summaryText(`Changes for clients of v${change.comparedWithVersion}: ${plural(change.count, "breaking change")}`, change));
-  if (answer.activation) out(answer.activation);
+  if (answer.activation) out(logLine(terminalText(answer.activation)));
   return answer.verdict.approved ? EXIT.approved : EXIT.rejected;
 }

@@ -3,6 +3,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { credentialsFile, loadCredentials, loginHint, resourceNameOf, saveCredentials, serverOrigin } from "../credentials.mjs";
 import { EXIT, fail } from "../errors.mjs";
 import { postForm } from "../http.mjs";
+import { identityLine, identityOf } from "../identity.mjs";
 import { listenForCallback, openBrowser } from "../loopback.mjs";
 import { OFFLINE_ACCESS, authorizationAccepted, authorizationUrl, base64url, discover, oauthProblem, registerClient, requestedScopes, storedTokens } from "../oauth.mjs";
 
@@ -52,6 +53,9 @@ export async function login(values, _positionals, env, out, err) {
     const granted = tokens.scope.split(" ").filter(Boolean);
     const missing = scopes.filter((s) => !granted.includes(s));
     out(`Logged in to ${origin}: ${resourceName === "mcp" ? "MCP" : "REST API"} token with scopes ${granted.join(" ") || "(none)"}${tokens.expiresAt ? `, valid until ${tokens.expiresAt}` : ""}. Stored in ${file}.`);
+    // Whoever finished the sign-in in the browser owns this token: say who that is, so a wrong account shows.
+    const identity = await identityOf(origin, resourceName, tokens.accessToken);
+    out(identity ? `Signed in as ${identityLine(identity)}. If that is not you, run "arbiter logout" now.` : "The server did not say which user this token is for: check with arbiter token --whoami.");
     if (missing.length > 0) out(`Not granted: ${missing.join(" ")} (your role may not grant them, or they were unticked on the consent page).`);
     if (!tokens.refreshToken) out(`No refresh token was issued (${OFFLINE_ACCESS} not granted): run ${loginHint(origin, resourceName)} again when the token expires.`);
     out(`Use it in scripts: TOKEN=$(arbiter token${resourceName === "mcp" ? " --resource mcp" : ""})`);

@@ -6,6 +6,7 @@
  */
 import { isRecord } from "../normalize-pointer";
 import type { RefResolver } from "../ref-resolver";
+import { matchSegment, parseSegmentTemplate } from "../segment-template";
 
 function decode(part: string): string {
   try {
@@ -20,24 +21,13 @@ function segmentsOf(path: string): string[] {
   return trimmed.split("/").slice(1);
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
 /** Matches one template segment ("{id}", "{name}.{ext}", "orders") against a concrete one; the values it binds. */
 function bindSegment(template: string, concrete: string, into: Record<string, string>): boolean {
   if (!template.includes("{")) return template === concrete;
-  const names: string[] = [];
-  const source = template.split(/(\{[^}/]*\})/).map((piece) => {
-    if (/^\{[^}/]*\}$/.test(piece)) {
-      names.push(piece.slice(1, -1));
-      return "([^/]+)";
-    }
-    return escapeRegExp(piece);
-  });
-  const match = new RegExp(`^${source.join("")}$`).exec(concrete);
-  if (!match) return false;
-  names.forEach((name, position) => (into[name] = decode(match[position + 1] ?? "")));
+  const parsed = parseSegmentTemplate(template);
+  const values = matchSegment(parsed, concrete);
+  if (!values) return false;
+  parsed.parameters.forEach((name, position) => (into[name] = decode(values[position] ?? "")));
   return true;
 }
 

@@ -4,18 +4,18 @@
  * readOnly/writeOnly by direction) and kept in a bounded cache keyed by document, operation and part, so the
  * thousandth exchange of an operation reuses the validator the first one built.
  */
-import { Validator } from "@cfworker/json-schema";
 import { MAX_PAYLOAD_DEPTH, nestsDeeperThan } from "../payload";
+import { MeteredValidator, UnusableSchema } from "../metered-validator";
 import { leafErrors } from "../payload-errors";
 import { convertToJsonSchema, SchemaConversionError } from "../payload-schema";
 import type { Direction } from "../rules/support/schema-change";
 import type { OpenApiDocument, PayloadError } from "../types";
+import { VALUE_WORK_UNITS, WorkBudget } from "../work-budget";
 
 const MAX_CACHED_VALIDATORS = 2000;
 
 interface Entry {
-  validator: Validator;
-  schema: Record<string, unknown>;
+  validator: MeteredValidator;
 }
 
 export type SchemaCheck = { ok: true; errors: PayloadError[] } | { ok: false; unusable: string } | { ok: false; tooDeep: true };
@@ -36,10 +36,10 @@ export class SchemaValidators {
     let built: Entry | string;
     try {
       const converted = convertToJsonSchema(document, schema, version, direction).schema;
-      built = { validator: new Validator(converted, "2020-12", false), schema: converted };
+      built = { validator: new MeteredValidator(converted) };
       this.buildCount++;
     } catch (error) {
-      if (!(error instanceof SchemaConversionError) && !(error instanceof Error && /\$ref|schema URI/.test(error.message))) throw error;
+      if (!(error instanceof SchemaConversionError) && !(error instanceof UnusableSchema) && !(error instanceof Error && /\$ref|schema URI/.test(error.message))) throw error;
       // Remembered as unusable, so a broken schema is reported without being converted again per exchange.
       built = error.message.split("\n")[0] ?? "the schema cannot be converted";
     }
@@ -48,16 +48,16 @@ export class SchemaValidators {
     return built;
   }
 
-  check(key: string, document: OpenApiDocument, version: string, schema: unknown, direction: Direction, value: unknown): SchemaCheck {
+  /** Throws WorkBudgetExhausted when the value (or the upload, `upload`) runs out of budget. */
+  check(key: string, document: OpenApiDocument, version: string, schema: unknown, direction: Direction, value: unknown, upload: WorkBudget): SchemaCheck {
     if (nestsDeeperThan(value, MAX_PAYLOAD_DEPTH)) return { ok: false, tooDeep: true };
     const entry = this.entry(key, document, version, schema, direction);
     if (typeof entry === "string") return { ok: false, unusable: entry };
     try {
-      const result = entry.validator.validate(value);
-      return { ok: true, errors: result.valid ? [] : leafErrors(result.errors, entry.schema) };
+      const result = entry.validator.validate(value, new WorkBudget(VALUE_WORK_UNITS, "value", upload));
+      return { ok: true, errors: result.valid ? [] : leafErrors(result.errors, result.schema) };
     } catch (error) {
-      // An invalid `pattern` in the contract surfaces only when a string reaches it.
-      if (!(error instanceof SyntaxError)) throw error;
+      if (!(error instanceof UnusableSchema)) throw error;
       return { ok: false, unusable: error.message };
     }
   }

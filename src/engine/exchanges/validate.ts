@@ -15,6 +15,8 @@ import type { OpenApiDocument, RuleSummary, Severity, Verdict, Violation } from 
 import { MAX_EXCHANGE_VIOLATIONS_LISTED, type RecordedExchange } from "./exchange";
 import { pathParameterValues, typedValue } from "./parameters";
 import { SchemaValidators } from "./schemas";
+import { trafficMediaType, trafficMessage, trafficPointer } from "./traffic-text";
+import { UPLOAD_WORK_UNITS, WorkBudget } from "../work-budget";
 import { TRAFFIC_RULES } from "../rules/catalog";
 
 const TRAFFIC_RULE_IDS = TRAFFIC_RULES.map((rule) => rule.id);
@@ -26,7 +28,10 @@ const exchangeRuleSeverity = (id: string): Severity => severities.get(id) ?? "er
 const IGNORED_HEADER_PARAMETERS = new Set(["accept", "content-type", "authorization"]);
 
 export interface ExchangeValidator {
+  /** Throws WorkBudgetExhausted (work-budget.ts) when the upload, or one value in it, needs more than its budget. */
   validate(document: OpenApiDocument, documentKey: string, exchanges: readonly RecordedExchange[]): Verdict;
+  /** The same, calling `pause` between slices of exchanges so a long upload does not hold the isolate. */
+  validateYielding(document: OpenApiDocument, documentKey: string, exchanges: readonly RecordedExchange[], pause: () => Promise<void>): Promise<Verdict>;
   /** Validators built so far (cache misses). */
   readonly buildCount: number;
 }
@@ -110,19 +115,20 @@ class ExchangeCheck {
     private readonly exchange: RecordedExchange,
     position: number,
     private readonly report: Report,
+    private readonly budget: WorkBudget,
   ) {
     this.at = `${operation.label}#exchange/${position}`;
   }
 
   /** `shared`: the key names the schema itself, not a part of this operation (parameters shared by operations). */
   private schemaFindings(rule: string, key: string, schema: unknown, direction: Direction, value: unknown, where: string, what: string, shared = false): void {
-    const checked = this.schemas.check(shared ? `${this.documentKey}\n${key}` : `${this.documentKey}\n${this.operation.label}\n${key}`, this.index.document, this.index.version, schema, direction, value);
+    const checked = this.schemas.check(shared ? `${this.documentKey}\n${key}` : `${this.documentKey}\n${this.operation.label}\n${key}`, this.index.document, this.index.version, schema, direction, value, this.budget);
     if (!checked.ok) {
       if ("tooDeep" in checked) this.report(rule, `${this.at}${where}`, `${what} nests too deeply to be validated`);
       else this.report("schema-unusable", `${this.at}${where}`, `the contract's schema for ${what} cannot be used, so it was not checked: ${checked.unusable}`);
       return;
     }
-    for (const error of checked.errors) this.report(rule, `${this.at}${where}${error.pointer}`, `${what}: ${error.message}`);
+    for (const error of checked.errors) this.report(rule, `${this.at}${where}${trafficPointer(error.pointer)}`, `${what}: ${trafficMessage(error)}`);
   }
 
   checkRequest(): void {
@@ -163,13 +169,13 @@ class ExchangeCheck {
       return;
     }
     if (declared.length === 0) {
-      this.report("undocumented-media-type", `${this.at}/request/body`, `the request has a body${exchange.requestContentType ? ` (${exchange.requestContentType})` : ""}, but the contract declares no request body for ${operation.label}`);
+      this.report("undocumented-media-type", `${this.at}/request/body`, `the request has a body${exchange.requestContentType ? ` (${trafficMediaType(exchange.requestContentType)})` : ""}, but the contract declares no request body for ${operation.label}`);
       return;
     }
     const contentType = exchange.requestContentType;
     const key = contentType ? pickMediaType(content, contentType) : declared.find(isJson);
     if (key === undefined) {
-      if (contentType) this.report("undocumented-media-type", `${this.at}/request/header/content-type`, `the request body is ${contentType}, which the contract does not declare for ${operation.label} (it declares ${declared.join(", ")})`);
+      if (contentType) this.report("undocumented-media-type", `${this.at}/request/header/content-type`, `the request body is ${trafficMediaType(contentType)}, which the contract does not declare for ${operation.label} (it declares ${declared.join(", ")})`);
       return;
     }
     this.checkBody("request-invalid", "request", `request:${key}`, content[key], contentType ?? key, body, "/request/body", "the request body");
@@ -190,13 +196,13 @@ class ExchangeCheck {
     const content = contentOf(response, this.index.resolver);
     const declared = Object.keys(content);
     if (declared.length === 0) {
-      this.report("undocumented-media-type", `${this.at}/response/body`, `the response has a body${exchange.responseContentType ? ` (${exchange.responseContentType})` : ""}, but the contract declares no content for response ${responseKey} of ${operation.label}`);
+      this.report("undocumented-media-type", `${this.at}/response/body`, `the response has a body${exchange.responseContentType ? ` (${trafficMediaType(exchange.responseContentType)})` : ""}, but the contract declares no content for response ${responseKey} of ${operation.label}`);
       return;
     }
     const contentType = exchange.responseContentType;
     const key = contentType ? pickMediaType(content, contentType) : declared.find(isJson);
     if (key === undefined) {
-      if (contentType) this.report("undocumented-media-type", `${this.at}/response/header/content-type`, `the response body is ${contentType}, which the contract does not declare for response ${responseKey} of ${operation.label} (it declares ${declared.join(", ")})`);
+      if (contentType) this.report("undocumented-media-type", `${this.at}/response/header/content-type`, `the response body is ${trafficMediaType(contentType)}, which the contract does not declare for response ${responseKey} of ${operation.label} (it declares ${declared.join(", ")})`);
       return;
     }
     this.checkBody("response-invalid", "response", `response:${responseKey}:${key}`, content[key], contentType ?? key, body, "/response/body", `the response body (${responseKey})`);
@@ -227,11 +233,72 @@ class ExchangeCheck {
     if (schema === undefined || !isJson(contentType)) return;
     const parsed = parseJson(body);
     if (!parsed.ok) {
-      this.report(rule, `${this.at}${where}`, `${what} is declared as ${contentType} but is not valid JSON`);
+      this.report(rule, `${this.at}${where}`, `${what} is declared as ${trafficMediaType(contentType)} but is not valid JSON`);
       return;
     }
     this.schemaFindings(rule, key, schema, direction, parsed.value, where, what);
   }
+}
+
+/** Standard methods are named as recorded; anything else was made up by the recording. */
+const KNOWN_METHODS = new Set(["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE", "QUERY"]);
+
+/**
+ * The shape of a recorded path, for a finding that matches no operation: segments the contract's own paths use
+ * are kept, every other one (an id, an e-mail address, a token) becomes "{?}", so no recorded string is stored.
+ */
+const literalSegments = new WeakMap<DocumentIndex, Set<string>>();
+
+function pathShape(index: DocumentIndex, path: string): string {
+  let known = literalSegments.get(index);
+  if (!known) {
+    known = new Set<string>();
+    for (const operation of index.operations) for (const segment of `${index.basePath}${operation.path}`.split("/")) if (segment && !segment.includes("{")) known.add(segment);
+    literalSegments.set(index, known);
+  }
+  const segments = path.split("/").slice(1).map((segment) => (known.has(segment) ? segment : "{?}"));
+  return `/${segments.join("/")}`;
+}
+
+/** Work between two yields to the event loop, so other requests of the isolate keep moving (about 0.1 s). */
+const UNITS_PER_SLICE = 100_000;
+
+function* validation(index: DocumentIndex, documentKey: string, schemas: SchemaValidators, exchanges: readonly RecordedExchange[]): Generator<void, Verdict> {
+  const findings = new Findings();
+  const budget = new WorkBudget(UPLOAD_WORK_UNITS, "upload");
+  // Grouped by operation, so an operation's validators are built (or fetched) once per upload even when the
+  // upload touches more operations than the cache holds.
+  const groups = new Map<IndexedOperation, number[]>();
+  exchanges.forEach((exchange, position) => {
+    const path = pathOf(exchange.target);
+    budget.spend(path.length + 1);
+    const operation = findOperation(index, exchange.method, path);
+    if (operation) {
+      const group = groups.get(operation);
+      if (group) group.push(position);
+      else groups.set(operation, [position]);
+      return;
+    }
+    findings.position = position;
+    const base = index.basePath ? ` (the server base path ${index.basePath} may be left out or included)` : "";
+    const method = KNOWN_METHODS.has(exchange.method) ? exchange.method : "(unknown method)";
+    const shape = pathShape(index, path);
+    findings.report("undocumented-operation", `${method} ${shape}#exchange/${position}`, `no operation of the contract matches exchange ${position} (${method} ${shape}, where {?} stands for a recorded segment the contract's paths do not use)${base}: document it, or check the recorded method and path`);
+  });
+  let yieldedAt = budget.spent;
+  for (const [operation, positions] of groups) {
+    for (const position of positions) {
+      findings.position = position;
+      const check = new ExchangeCheck(index, documentKey, schemas, operation, exchanges[position]!, position, findings.report, budget);
+      check.checkRequest();
+      check.checkResponse();
+      if (budget.spent - yieldedAt >= UNITS_PER_SLICE) {
+        yieldedAt = budget.spent;
+        yield;
+      }
+    }
+  }
+  return findings.verdict();
 }
 
 export function createExchangeValidator(): ExchangeValidator {
@@ -241,33 +308,19 @@ export function createExchangeValidator(): ExchangeValidator {
       return schemas.buildCount;
     },
     validate(document, documentKey, exchanges) {
-      const index = indexDocument(document);
-      const findings = new Findings();
-      // Grouped by operation, so an operation's validators are built (or fetched) once per upload even when the
-      // upload touches more operations than the cache holds.
-      const groups = new Map<IndexedOperation, number[]>();
-      exchanges.forEach((exchange, position) => {
-        const path = pathOf(exchange.target);
-        const operation = findOperation(index, exchange.method, path);
-        if (operation) {
-          const group = groups.get(operation);
-          if (group) group.push(position);
-          else groups.set(operation, [position]);
-          return;
-        }
-        findings.position = position;
-        const base = index.basePath ? ` (the server base path ${index.basePath} may be left out or included)` : "";
-        findings.report("undocumented-operation", `${exchange.method} ${path}#exchange/${position}`, `no operation of the contract matches ${exchange.method} ${path}${base}: document it, or check the recorded method and path`);
-      });
-      for (const [operation, positions] of groups) {
-        for (const position of positions) {
-          findings.position = position;
-          const check = new ExchangeCheck(index, documentKey, schemas, operation, exchanges[position]!, position, findings.report);
-          check.checkRequest();
-          check.checkResponse();
-        }
+      const steps = validation(indexDocument(document), documentKey, schemas, exchanges);
+      for (;;) {
+        const step = steps.next();
+        if (step.done) return step.value;
       }
-      return findings.verdict();
+    },
+    async validateYielding(document, documentKey, exchanges, pause) {
+      const steps = validation(indexDocument(document), documentKey, schemas, exchanges);
+      for (;;) {
+        const step = steps.next();
+        if (step.done) return step.value;
+        await pause();
+      }
     },
   };
 }

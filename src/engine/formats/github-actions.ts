@@ -4,6 +4,7 @@
  * escaped as the runner requires, so document text cannot inject a command of its own.
  * https://docs.github.com/actions/reference/workflow-commands-for-github-actions
  */
+import { workflowData, workflowProperty } from "../../lib/escape/workflow-command";
 import type { Severity } from "../types";
 import type { VerdictReport } from "./report";
 
@@ -12,29 +13,19 @@ export const MAX_WORKFLOW_COMMANDS = 50;
 
 const COMMAND: Record<Severity, string> = { error: "error", warning: "warning", info: "notice" };
 
-/** Escaping for the message part of a command. */
-function escapeData(text: string): string {
-  return text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
-}
-
-/** Escaping for a property value (title=...): also the separators of the property list. */
-function escapeProperty(text: string): string {
-  return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
-}
-
 export function renderGithubActions(report: VerdictReport): string {
   const { verdict } = report;
   const lines: string[] = [];
   const listed = verdict.violations.slice(0, MAX_WORKFLOW_COMMANDS);
   for (const violation of listed) {
     const title = `${violation.rule} at ${violation.location}`;
-    lines.push(`::${COMMAND[violation.severity]} title=${escapeProperty(title)}::${escapeData(violation.message)}`);
+    lines.push(`::${COMMAND[violation.severity]} title=${workflowProperty(title)}::${workflowData(violation.message)}`);
   }
   const errors = verdict.violations.filter((violation) => violation.severity === "error").length;
   const outcome = verdict.approved ? "approved" : "rejected";
   const more = verdict.violations.length > listed.length ? `; ${verdict.violations.length - listed.length} more not shown here` : "";
   const where = report.link ? ` Full verdict: ${report.link}` : "";
   const summary = `Arbiter ${report.project}: ${report.title} ${outcome} with ${verdict.totalViolations} violation${verdict.totalViolations === 1 ? "" : "s"} (${errors} error${errors === 1 ? "" : "s"})${more}.${where}`;
-  lines.push(`::${verdict.approved ? "notice" : "error"} title=Arbiter verdict::${escapeData(summary)}`);
+  lines.push(`::${verdict.approved ? "notice" : "error"} title=Arbiter verdict::${workflowData(summary)}`);
   return lines.join("\n") + "\n";
 }

@@ -3,18 +3,8 @@
  * (errors as failures, warnings and infos as passing cases with their text in system-out), or one passing
  * case when there is nothing to report.
  */
+import { xmlText } from "../../lib/escape/xml";
 import type { VerdictReport } from "./report";
-
-/** Escapes text for XML attribute values and character data; drops characters XML 1.0 cannot carry. */
-export function xmlText(text: string): string {
-  return text
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "")
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
-}
 
 export function renderJunit(report: VerdictReport): string {
   const { verdict, project } = report;

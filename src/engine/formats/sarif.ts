@@ -4,6 +4,7 @@
  * operation and JSON pointer the violation names, and physically, in the document's file, because code
  * scanning refuses results without a file. https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html
  */
+import { sarifText } from "../../lib/escape/sarif";
 import { catalogEntry, canonicalRuleId } from "../rules/catalog";
 import { rulesById } from "../rules";
 import type { Severity, Violation } from "../types";
@@ -87,7 +88,7 @@ function resultOf(violation: Violation, ruleIndex: number, artifactPath: string)
     ruleId: violation.rule,
     ruleIndex,
     level: LEVEL[violation.severity],
-    message: { text: violation.message },
+    message: { text: sarifText(violation.message) },
     locations: [
       {
         physicalLocation: { artifactLocation: { uri: artifactPath }, region: { startLine: 1 } },

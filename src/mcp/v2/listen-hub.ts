@@ -22,7 +22,7 @@ import { pipelineDepsFor } from "../deps";
 import { decodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
 import { getCatalog } from "../registry";
 import { authInfoOf, STATELESS_HANDLER_OPTIONS } from "./handler";
-import { listenOperation } from "./listen-filter";
+import { checkListenUris, listenOperation } from "./listen-filter";
 import { createStatelessServer } from "./server";
 
 /** Open listen streams one user may hold (one per client window is the normal case). */
@@ -114,6 +114,8 @@ export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
     const call = { principal, correlationId, arguments: (body as { params?: unknown } | null)?.params, deps: pipelineDepsFor(this.env) };
     const opened = await governed(operation, call, {
       handler: async () => {
+        // The same refusals as resources/subscribe: unknown projects, other organizations' projects.
+        await checkListenUris(getCatalog(), call.arguments, { principal, correlationId, env: this.env, session: NO_STATE, signal: request.signal, progress: async () => {} });
         if (!this.users.has(principal.userId) && this.users.size >= MAX_LISTENING_USERS) {
           throw new Failure("unavailable", `Subscription limit reached: ${MAX_LISTENING_USERS} users of this organization are listening already. Retry later.`, { limit: MAX_LISTENING_USERS });
         }

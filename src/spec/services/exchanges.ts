@@ -13,6 +13,7 @@ import { contractStore } from "../store/client";
 import { sha256Hex } from "../store/hash";
 import type { ContractRecord, ExchangeRunRecord, StoreFailure } from "../store/records";
 import type { Verdict } from "../../engine/types";
+import { WorkBudgetExhausted } from "../../engine/work-budget";
 import { contractVersion, isFailure, storedDocument, type SpecCheckFailure } from "./drafts";
 
 /**
@@ -26,7 +27,11 @@ export type ExchangesFailure =
   | { ok: false; code: "invalid_exchanges"; message: string; problems: ExchangeProblem[] }
   | { ok: false; code: "too_many_exchanges"; message: string; count: number }
   | { ok: false; code: "exchange_body_too_large"; message: string; pointer: string; bytes: number }
+  | { ok: false; code: "work_budget_exhausted"; message: string; limit: number }
   | StoreFailure;
+
+/** Lets the isolate serve other requests (other organizations' among them) between slices of a long validation. */
+const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 export interface ExchangesMeta {
   commit: string | null;
@@ -80,7 +85,13 @@ export async function recordExchanges(
   if (isFailure(contract)) return contract;
   const document = await storedDocument(env, who.organizationId, contract);
   if (isFailure(document)) return document;
-  const verdict = validator.validate(document, `${who.organizationId}\n${contract.contentHash}`, parsed.exchanges);
+  let verdict: Verdict;
+  try {
+    verdict = await validator.validateYielding(document, `${who.organizationId}\n${contract.contentHash}`, parsed.exchanges, pause);
+  } catch (error) {
+    if (!(error instanceof WorkBudgetExhausted)) throw error;
+    return { ok: false, code: "work_budget_exhausted", limit: error.limit, message: `Cannot verify the recorded traffic: ${error.message}. Nothing was stored.` };
+  }
   const stored = await contractStore(env, who.organizationId).recordExchangeRun(
     {
       project,

@@ -14,6 +14,7 @@ import { checkConformance, checkConstitution, compareContractVersions } from "..
 import type { DocumentProblem, OpenApiDocument, Verdict } from "../../engine/types";
 import { encodeVerdict } from "../../engine/encode-verdict";
 import { parseDocumentBytes } from "../../engine/parse-upload";
+import { unsafePatternProblems } from "../../engine/pattern-check";
 import { contractStore, prepareContent, readContent, readPieces, type ContractStoreStub } from "../store/client";
 import type { DocumentSource } from "../store/form-table";
 import { sha256Hex } from "../store/hash";
@@ -122,6 +123,8 @@ export async function uploadContract(
   const parsed = parseDocumentBytes(bytes);
   if (!parsed.ok) return { ok: false, code: "invalid_document", problems: parsed.problems };
   if (parsed.facts.operationCount === 0 && options.allowEmpty !== true) return { ok: false, code: "invalid_document", problems: [emptyContractProblem(parsed.document)] };
+  const unsafePatterns = unsafePatternProblems(parsed.document);
+  if (unsafePatterns.length > 0) return { ok: false, code: "invalid_document", problems: unsafePatterns };
   const config = getConformanceConfig();
   const verdict = checkConstitution(parsed.document, config);
   const store = contractStore(env, who.organizationId);

@@ -177,6 +177,13 @@ export function registerSpecResources(ctx: CapabilityContext): void {
       asResourceError(uri, async () => {
         if (variables.version === "active") await forgetProjectSubscriber(context, projectVariable(context, variables));
       }),
+    follow: (uri, variables, context) =>
+      asResourceError(uri, async () => {
+        const project = projectVariable(context, variables);
+        const version = contractVersion(variables);
+        await requireProjectStatus(context, project);
+        if (version !== undefined) await resolveContract(context, project, version, null);
+      }),
   });
 
   // Registered before the {snapshot} template so that ".../verdicts/latest" is this resource.
@@ -207,6 +214,7 @@ export function registerSpecResources(ctx: CapabilityContext): void {
       }),
     subscribe: (uri, variables, context) => asResourceError(uri, () => recordProjectSubscriber(context, projectVariable(context, variables))),
     unsubscribe: (uri, variables, context) => asResourceError(uri, () => forgetProjectSubscriber(context, projectVariable(context, variables))),
+    follow: (uri, variables, context) => asResourceError(uri, async () => void (await requireProjectStatus(context, projectVariable(context, variables)))),
   });
 
   ctx.registerResourceTemplate({
@@ -234,5 +242,6 @@ export function registerSpecResources(ctx: CapabilityContext): void {
       }),
     // A snapshot's verdict never changes: subscribing only checks that the snapshot exists.
     subscribe: (uri, variables, context) => asResourceError(uri, async () => void (await snapshotOf(context, projectVariable(context, variables), variables))),
+    follow: (uri, variables, context) => asResourceError(uri, async () => void (await snapshotOf(context, projectVariable(context, variables), variables))),
   });
 }

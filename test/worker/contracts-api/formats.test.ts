@@ -127,11 +127,11 @@ describe("format details", () => {
     expect(lines[50]).toContain("70 more not shown here");
   });
 
-  it("writes JUnit that an XML parser reads, with control characters dropped and markup escaped", () => {
+  it("writes JUnit that an XML parser reads, with control characters made visible and markup escaped", () => {
     const xml = renderJunit({ subject: "draft", project: "p", title: "draft", verdict: hostile });
     expect(XMLValidator.validate(xml)).toBe(true);
     const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(xml);
-    expect(parsed.testsuites.testsuite.testcase[1]["system-out"]).toBe("warning: <tag> &  control");
+    expect(parsed.testsuites.testsuite.testcase[1]["system-out"]).toBe("warning: <tag> & \\x01 control");
   });
 
   it("keeps SARIF artifact paths relative to the repository", () => {

@@ -128,7 +128,7 @@ describe("renderVerdictMarkdown", () => {
     expect(markdown).toContain("| Error | `missing-operation` | `GET /orders/{id}` |");
     const hostile = renderVerdictMarkdown({ approved: false, totalViolations: 1, summary: [{ rule: "x", severity: "error", count: 1 }], violations: [{ rule: "x", severity: "error", location: "GET /a|b`c", message: "<img src=x onerror=alert(1)> | *bold*\nnext" }] }, { project: "p" });
     expect(hostile).not.toContain("<img");
-    expect(hostile).toContain("&lt;img src=x onerror=alert(1)&gt; \\| \\*bold\\* next");
+    expect(hostile).toContain("&lt;img src\\=x onerror\\=alert\\(1\\)&gt; \\| \\*bold\\* next");
     expect(hostile).toContain("`` GET /a\\|b`c ``");
     expect(renderVerdictMarkdown({ approved: true, totalViolations: 0, violations: [], summary: [] }, { project: "p" })).toContain("no violations");
   });

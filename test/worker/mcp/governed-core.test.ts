@@ -13,7 +13,7 @@ import { FAILURE_CLASSES, Failure, type FailureKind } from "../../../src/core/fa
 import { failureAsJsonRpcError, failureAsProblem, failureAsToolResult } from "../../../src/core/failure-mapping";
 import { getRateLimitPolicy, quotaFor } from "../../../src/ratelimit/policy";
 import { fetchAs, mcpPrincipal, restPrincipal, type Verified } from "../harness";
-import { initializeSession, mcpPost, modernPost, readRpc } from "../helpers";
+import { initializeSession, MODERN_ENVELOPE, mcpPost, modernPost, readRpc } from "../helpers";
 
 const ACTIVE = "spec://active/contract";
 
@@ -154,6 +154,25 @@ describe("a call of a tool that does not exist", () => {
       expect(audited).toHaveLength(1);
       expect(audited[0]).toMatchObject({ kind: "tool", target: "orders_delete_all", outcome: "invalid-input", reason: "tools/call: unknown tool" });
     }
+  });
+
+  it("counts against a quota, and identical refusals of one request fold into one record with the count", async () => {
+    const caller = mcpPrincipal("ana", "orders.read", { clientId: "unknown-tool-flood" });
+    const { limit } = quotaFor(getRateLimitPolicy(), "acme", "unknown-tools");
+    const batch = (count: number, first: number) =>
+      mcpPost(caller, Array.from({ length: count }, (_, index) => ({ jsonrpc: "2.0", id: first + index, method: "tools/call", params: { name: "orders_delete_all", arguments: {}, _meta: MODERN_ENVELOPE } })), { "MCP-Protocol-Version": "2026-07-28" });
+    const within = await batch(limit - 5, 100);
+    expect(within.status).not.toBe(429);
+    const folded = await records({ correlationId: within.headers.get("X-Correlation-Id")! });
+    expect(folded).toHaveLength(1);
+    expect(folded[0]).toMatchObject({ target: "orders_delete_all", outcome: "invalid-input", reason: `tools/call: unknown tool (x${limit - 5} in one request)` });
+
+    const over = await batch(10, 200);
+    expect(over.status).toBe(429);
+    expect(((await over.json()) as { error: { message: string } }).error.message).toMatch(/calls of tools that do not exist count against a quota of \d+ per \d+ s/);
+    const limited = await records({ correlationId: over.headers.get("X-Correlation-Id")! });
+    expect(limited).toHaveLength(1);
+    expect(limited[0]).toMatchObject({ target: "orders_delete_all", outcome: "rate-limited", reason: "tools/call: unknown tool, rate limited (x10 in one request)" });
   });
 
   it("records a name that is not a tool name as such, never the client's text", async () => {

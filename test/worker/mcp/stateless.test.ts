@@ -5,6 +5,8 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { fetchAs, mcpPrincipal } from "../harness";
+import { ordersContract } from "../contracts-mcp/fixtures";
+import { ciPrincipal, uploadContract } from "../contracts-mcp/helpers";
 import { MCP_URL, MODERN_ENVELOPE, MODERN_ERA, modernPost, obtainTokens } from "../helpers";
 
 describe("2026-07-28 stateless lane", () => {
@@ -49,6 +51,8 @@ describe("2026-07-28 stateless lane", () => {
 
   it("holds subscriptions/listen to resources the caller could read, and acknowledges an allowed one on the stream", async () => {
     const latest = "spec://projects/orders/verdicts/latest";
+    // A stream may follow only a project of the caller's organization (as resources/subscribe).
+    await uploadContract(ciPrincipal("ana"), "orders", ordersContract());
     const noContracts = mcpPrincipal("ana", "orders.read");
     // A listen stream needs what a read of its URIs needs: stepped up before the hub, like resources/subscribe.
     const refused = await modernPost(noContracts, "subscriptions/listen", { notifications: { resourceSubscriptions: [latest] } });
@@ -69,5 +73,16 @@ describe("2026-07-28 stateless lane", () => {
     await body.cancel();
     const first = JSON.parse(/data: (.*)/.exec(text)![1]!) as { method: string; params: { notifications: unknown } };
     expect(first).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { notifications: { resourceSubscriptions: [latest] } } });
+  });
+
+  it("applies resources/subscribe's URI rules to subscriptions/listen: no foreign or unknown project, no URI over 2,048 characters", async () => {
+    const reader = mcpPrincipal("ana", "contracts.read");
+    const errorOf = async (uris: string[]) => ((await (await modernPost(reader, "subscriptions/listen", { notifications: { resourceSubscriptions: uris } })).json()) as { error?: { message: string } }).error;
+    // A project no organization of ana's has (another organization may have one by that name).
+    expect(await errorOf(["spec://projects/not-ours/verdicts/latest"])).toMatchObject({ message: expect.stringMatching(/not-ours/) });
+    await uploadContract(ciPrincipal("ana"), "orders", ordersContract());
+    expect(await errorOf(["spec://projects/orders/contracts/999"])).toMatchObject({ message: expect.stringMatching(/999|version/) });
+    const long = `spec://projects/${"a".repeat(2100)}/verdicts/latest`;
+    expect(await errorOf([long])).toMatchObject({ message: expect.stringMatching(/at most 2048/) });
   });
 });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_EXCHANGES } from "../../../../src/engine/exchanges/exchange";
 import { parseExchanges } from "../../../../src/engine/exchanges/parse";
+import { trafficPointer } from "../../../../src/engine/exchanges/traffic-text";
 import { createExchangeValidator } from "../../../../src/engine/exchanges/validate";
 import type { Verdict } from "../../../../src/engine/types";
 import { conformingHar, exchangeContract, GOOD_ORDER, har, NEW_ORDER } from "./fixtures";
@@ -134,12 +135,27 @@ describe("recorded exchanges against a contract", () => {
     expect(verdict.violations).toEqual([{ rule: "schema-unusable", severity: "warning", location: "GET /orders/{id}#exchange/0/request/path/id", message: expect.stringContaining('the contract\'s schema for path parameter "id" cannot be used') }]);
   });
 
-  it("reports exchanges whose path matches no operation as undocumented-operation with the path", () => {
+  it("reports exchanges whose path matches no operation as undocumented-operation with the path's shape", () => {
     const verdict = check(har([{ method: "GET", url: "https://api.example.com/v1/invoices/7?x=1", status: 200, responseBody: {} }, { method: "DELETE", url: "/orders/ord_1", status: 204 }]));
+    // Only segments the contract's own paths use are kept: the recorded ones may be e-mail addresses or tokens.
     expect(findings(verdict)).toEqual([
-      ["undocumented-operation", "GET /v1/invoices/7#exchange/0"],
-      ["undocumented-operation", "DELETE /orders/ord_1#exchange/1"],
+      ["undocumented-operation", "GET /v1/{?}/{?}#exchange/0"],
+      ["undocumented-operation", "DELETE /orders/{?}#exchange/1"],
     ]);
+  });
+
+  it("no finding quotes the traffic: content types, concrete paths, recorded keys and numbers stay out (issue 22)", () => {
+    const secret = "alice@example.com";
+    const token = "tok_9f8e7d6c5b4a";
+    const verdict = check(har([
+      { method: "GET", url: `/v1/users/${secret}/${token}`, status: 200, responseBody: {} },
+      { method: "GET", url: "/orders/ord_1", status: 200, responseHeaders: { "content-type": `application/x-${token}; owner=${secret}` }, responseBody: "x" },
+      { method: "GET", url: "/orders/ord_1", status: 200, responseBody: { ...GOOD_ORDER, total: -987654321.25 } },
+    ]));
+    expect(verdict.totalViolations).toBeGreaterThanOrEqual(3);
+    const text = JSON.stringify(verdict);
+    for (const value of [secret, token, "987654321"]) expect(text).not.toContain(value);
+    expect(trafficPointer(`/lines/${secret}/0/note`)).toBe("/lines/*/0/note");
   });
 
   it("reads NDJSON: url or path, bodies as JSON values or text, headers as objects", () => {

@@ -1,0 +1,143 @@
+/**
+ * Issue 22, "No request may stall the Worker": the four worst cases (bench/hostile-cases.ts) answer at once, the
+ * pattern engine keeps ECMA-262's meaning or refuses what it cannot run, uniqueItems is exact, and an exhausted
+ * work budget is a "cannot verify" answer naming the limit. The `timeout` on the first tests only guards against
+ * the stall they cover (the engine before the change ran for minutes); they assert results, not timings.
+ */
+import { describe, expect, it } from "vitest";
+import { parseExchanges } from "../../../src/engine/exchanges/parse";
+import { createExchangeValidator } from "../../../src/engine/exchanges/validate";
+import { createPayloadValidator } from "../../../src/engine/payload";
+import { unsafePatternProblems } from "../../../src/engine/pattern-check";
+import { compilePattern, patternProblem } from "../../../src/engine/safe-pattern";
+import { matchSegment, parseSegmentTemplate } from "../../../src/engine/segment-template";
+import type { OpenApiDocument } from "../../../src/engine/types";
+import { UPLOAD_WORK_UNITS, WorkBudgetExhausted } from "../../../src/engine/work-budget";
+import { HOSTILE_CASES, ndjsonOf } from "../../../bench/hostile-cases";
+
+const GUARD = { timeout: 10_000 };
+
+function stringContract(schema: unknown): OpenApiDocument {
+  return { openapi: "3.1.0", info: { title: "t", version: "1" }, paths: { "/v": { get: { responses: { "200": { description: "ok", content: { "application/json": { schema } } } } } } } } as unknown as OpenApiDocument;
+}
+
+function payload(document: OpenApiDocument, value: unknown, path = "/v") {
+  return createPayloadValidator().validate(document, `key-${Math.random()}`, { method: "GET", path, status: 200, payload: value });
+}
+
+describe("the four worst cases of issue 22", () => {
+  const [uniqueItems, nested, packed, wide] = HOSTILE_CASES.map((build) => build());
+
+  it("uniqueItems over 160,000 distinct integers is approved, and a duplicate among them is found", GUARD, () => {
+    const document = uniqueItems!.contract as unknown as OpenApiDocument;
+    expect(payload(document, uniqueItems!.payload.payload, "/numbers")).toMatchObject({ approved: true, errors: [] });
+    const withDuplicate = [7, ...(uniqueItems!.payload.payload as number[])];
+    expect(payload(document, withDuplicate, "/numbers").errors).toEqual([expect.objectContaining({ keyword: "uniqueItems", pointer: "" })]);
+  });
+
+  it("^(a+)+$ against 31 a's and a '!' is a pattern error, from the payload tool and from traffic", GUARD, () => {
+    const document = nested!.contract as unknown as OpenApiDocument;
+    expect(payload(document, nested!.payload.payload, "/names").errors).toEqual([{ pointer: "/name", keyword: "pattern", message: "String does not match pattern." }]);
+    const parsed = parseExchanges(ndjsonOf(nested!.exchanges), "application/x-ndjson");
+    if (!parsed.ok) throw new Error("fixture");
+    expect(createExchangeValidator().validate(document, "k", parsed.exchanges).summary).toEqual([{ rule: "response-invalid", severity: "error", count: 1 }]);
+  });
+
+  it("twelve parameters in one segment: a path that fits binds all twelve, one that does not is refused", GUARD, () => {
+    const document = packed!.contract as unknown as OpenApiDocument;
+    const fits = createPayloadValidator().validate(document, "k", { method: "GET", path: `/files/${"x".repeat(60)}.json`, status: 200, payload: {} });
+    expect(fits).toMatchObject({ approved: true, operation: expect.stringMatching(/^GET \/files\/\{p0\}/) });
+    const refused = createPayloadValidator().validate(document, "k", packed!.payload);
+    expect(refused.violations.map((violation) => violation.rule)).toEqual(["undocumented-operation"]);
+    const template = parseSegmentTemplate("{a}-{b}.{c}");
+    expect(matchSegment(template, "x-y-z.tar.gz")).toEqual(["x", "y-z", "tar.gz"]);
+    expect(matchSegment(parseSegmentTemplate("{a}{b}{c}"), "abcd")).toEqual(["a", "b", "cd"]);
+    expect(matchSegment(parseSegmentTemplate("{a}{b}{c}"), "ab")).toBeUndefined();
+  });
+
+  it("5,000 exchanges against a 20-way oneOf stop at the upload's work budget, naming the limit", GUARD, () => {
+    const parsed = parseExchanges(ndjsonOf(wide!.exchanges), "application/x-ndjson");
+    if (!parsed.ok) throw new Error("fixture");
+    let thrown: unknown;
+    try {
+      createExchangeValidator().validate(wide!.contract as unknown as OpenApiDocument, "k", parsed.exchanges);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(WorkBudgetExhausted);
+    expect((thrown as Error).message).toContain(`more than ${UPLOAD_WORK_UNITS.toLocaleString("en-US")} work units, the limit per upload`);
+  });
+});
+
+describe("contract patterns on RE2", () => {
+  const matches = (pattern: string, text: string) => {
+    const compiled = compilePattern(pattern);
+    if (typeof compiled === "string") throw new Error(compiled);
+    return compiled.test(text);
+  };
+
+  it("keeps ECMA-262's meaning where RE2's differs", () => {
+    expect(matches("^.$", "\n")).toBe(false);
+    expect(matches("^.$", "\u2028")).toBe(false);
+    expect(matches("^.$", "😀")).toBe(true);
+    expect(matches("^\\s$", "\u00a0")).toBe(true);
+    expect(matches("^\\S+$", "a\u3000")).toBe(false);
+    expect(matches("^[^]$", "\n")).toBe(true);
+    expect(matches("[]", "anything")).toBe(false);
+    expect(matches("^\\u00e9\\u{1F600}\\uD83D\\uDE00$", "é😀😀")).toBe(true);
+    expect(matches("^(?<year>\\d{4})-\\d{2}$", "2026-12")).toBe(true);
+    expect(matches("^[[:a]+$", "[:a")).toBe(true);
+    expect(matches("^\\p{Script=Greek}+$", "αβ")).toBe(true);
+    expect(matches("^[\\b]$", "\b")).toBe(true);
+    expect(matches("^a\\/b\\.c$", "a/b.c")).toBe(true);
+  });
+
+  it("refuses what no linear-time engine runs, naming the pattern", () => {
+    expect(patternProblem("^(?=a)a$")).toBe('pattern "^(?=a)a$": lookahead (?= or (?! cannot run in linear time');
+    expect(patternProblem("(a)\\1")).toContain("backreference");
+    expect(patternProblem("(?<!x)y")).toContain("lookbehind");
+    expect(patternProblem("a{2000}")).toContain("RE2 refuses it");
+    expect(patternProblem("[")).toContain("not a valid ECMA-262 regular expression");
+    expect(patternProblem("^[a-z]+$")).toBeUndefined();
+  });
+
+  it("a contract upload names each refused pattern with its place; examples are data and not read", () => {
+    const document = stringContract({ type: "object", properties: { code: { type: "string", pattern: "^(?!x)\\w+$" } }, example: { pattern: "(?=nope)" } });
+    expect(unsafePatternProblems(document)).toEqual([
+      { path: "/paths/~1v/get/responses/200/content/application~1json/schema/properties/code/pattern", message: expect.stringContaining('pattern "^(?!x)\\\\w+$": lookahead') },
+    ]);
+  });
+
+  it("a stored contract with such a pattern answers schema-unusable naming it, not a verdict", () => {
+    const result = payload(stringContract({ type: "string", pattern: "(a)\\1" }), "aa");
+    expect(result.violations).toEqual([expect.objectContaining({ rule: "schema-unusable", message: expect.stringContaining('pattern "(a)\\\\1"') })]);
+  });
+});
+
+describe("uniqueItems and budgets", () => {
+  it("uniqueItems compares by JSON value: key order does not matter, 1 and 1.0 are equal, \"1\" and 1 are not", () => {
+    const document = stringContract({ type: "array", uniqueItems: true });
+    expect(payload(document, [{ a: 1, b: [2] }, { b: [2], a: 1 }]).errors.map((error) => error.keyword)).toEqual(["uniqueItems"]);
+    expect(payload(document, [1, 1.0]).errors.map((error) => error.keyword)).toEqual(["uniqueItems"]);
+    expect(payload(document, ["1", 1, [1], { 1: 1 }]).approved).toBe(true);
+  });
+
+  it("uniqueItems inside one oneOf branch only applies there", () => {
+    const document = stringContract({ oneOf: [{ type: "array", uniqueItems: true, items: { type: "integer" } }, { type: "array", items: { type: "string" } }] });
+    expect(payload(document, ["a", "a"]).approved).toBe(true);
+    expect(payload(document, [1, 1]).approved).toBe(false);
+  });
+
+  it("a value whose validation exceeds its budget is 'cannot verify', naming the limit", GUARD, () => {
+    // Three levels of 20-way oneOf over a nested array: each level multiplies the work by twenty.
+    const branch = (inner: unknown, index: number) => ({ type: "array", items: inner, minItems: index + 1 });
+    let schema: unknown = { type: "integer" };
+    for (let level = 0; level < 3; level++) {
+      const inner = schema;
+      schema = { oneOf: Array.from({ length: 20 }, (_, index) => branch(inner, index)) };
+    }
+    const value = Array.from({ length: 30 }, () => Array.from({ length: 30 }, () => Array.from({ length: 30 }, () => 1)));
+    const result = payload(stringContract(schema), value);
+    expect(result.violations).toEqual([expect.objectContaining({ rule: "work-budget-exhausted", message: expect.stringMatching(/^cannot verify: validating this value needs more than 500,000 work units, the limit per value/) })]);
+  });
+});
