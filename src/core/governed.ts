@@ -12,7 +12,8 @@
 import type { z } from "zod";
 import { auditRecordOf, type AuditKind, type AuditOutcome, type AuditSink } from "../audit/record";
 import type { RateLimitDecision, RateLimiter } from "../ratelimit/hook";
-import { withSpan, type Span, type Telemetry } from "../telemetry";
+import { withSpan, type Span } from "../lib/telemetry/span";
+import type { Telemetry } from "../telemetry";
 import { humaniseIssues } from "../lib/humanise";
 import { logError } from "../lib/log";
 import { newCorrelationId } from "./correlation";
