@@ -316,7 +316,8 @@ describe("the landing page's \"From a terminal\" block", () => {
       if (overflows) {
         await page.keyboard.press("ArrowRight");
         await page.keyboard.press("ArrowRight");
-        expect(await page.locator("pre:has(#cli-login)").evaluate((pre) => pre.scrollLeft), `${what}: arrow keys scroll the block`).toBeGreaterThan(0);
+        // Keyboard scrolling may be animated (smooth scrolling): wait for it to move rather than read it at once.
+        await expect.poll(() => page.locator("pre:has(#cli-login)").evaluate((pre) => pre.scrollLeft), { message: `${what}: arrow keys scroll the block`, timeout: 3000 }).toBeGreaterThan(0);
       }
       if (width === 375) expect(overflows, "at 375 px the commands are wider than the screen and scroll").toBe(true);
       await context.close();
