@@ -1,5 +1,5 @@
 /**
- * The CI API for spec arbitration (README "Spec arbitration: CI API and CLI"). Documents are sent as the raw
+ * The CI API for spec arbitration (docs/ci.md "Spec arbitration: CI API and CLI"). Documents are sent as the raw
  * request body (JSON or YAML); metadata travels in the query string, so a 13 MB document is never wrapped in
  * or parsed out of another JSON value. The organization always comes from the token or CI key.
  *

@@ -3,7 +3,7 @@
  *   { type, title, status, detail, code, correlationId?, details?, error: { code, message, correlationId?, details? } }
  * `code`, `correlationId` and `details` are extension members: `code` is the stable, machine-readable reason
  * (`type` is the same reason as a URI). `error` repeats the pre-problem+json shape for one release so existing
- * clients keep working (README "REST errors"); new clients read the top-level members.
+ * clients keep working (docs/ci.md "REST errors"); new clients read the top-level members.
  */
 import type { Failure } from "../core/failure";
 import { failureAsProblem } from "../core/failure-mapping";

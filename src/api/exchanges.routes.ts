@@ -1,5 +1,5 @@
 /**
- * Recorded traffic (README "Recorded traffic"): CI uploads the HTTP exchanges its integration tests recorded,
+ * Recorded traffic (docs/validation.md "Recorded traffic"): CI uploads the HTTP exchanges its integration tests recorded,
  * as a HAR 1.2 file or NDJSON, and gets a verdict on whether real requests and responses conform to the
  * contract; the latest run per project is what the console and the MCP tool spec_exchanges_latest show.
  *
@@ -52,7 +52,7 @@ function failure(result: ExchangesFailure, project: string): Failure {
     case "unknown_key":
       return new Failure("not_found", result.message, {}, result.code);
     case "invalid_document":
-      // The same problem as an upload's invalid document, and the same answer (README "REST errors").
+      // The same problem as an upload's invalid document, and the same answer (docs/ci.md "REST errors").
       return new Failure("unprocessable", result.message, {}, result.code);
     case "missing_content":
     case "busy":

@@ -1,7 +1,7 @@
 /**
  * GET /api/v1/openapi.json: the OpenAPI 3.1 contract of this REST API (src/api/openapi.json), with this
  * deployment's origin as its server. Any valid token or CI key may read it (no scope): it describes the API,
- * and keeping it behind the resource server means one rule for every /api path (README "REST errors").
+ * and keeping it behind the resource server means one rule for every /api path (docs/ci.md "REST errors").
  */
 import contract from "./openapi.json";
 import { json } from "./contracts-http";

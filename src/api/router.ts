@@ -164,7 +164,7 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
       handler: async () => {
         if (!route) {
           if (pathMatched) throw new Failure("method_not_allowed", `${request.method} is not supported on ${path}.`).auditedAs("method not allowed");
-          throw new Failure("not_found", `No API route ${request.method} ${path}. See the README for the REST API.`).auditedAs("no such route");
+          throw new Failure("not_found", `No API route ${request.method} ${path}. See docs/ci.md for the REST API.`).auditedAs("no such route");
         }
         try {
           return await route.handle({ request, env, principal, params, ctx, correlationId, note, delegateAudit: () => (delegated = true) });

@@ -1,5 +1,5 @@
 /**
- * Checks that store nothing (README "Check a draft" and "Contract evolution"):
+ * Checks that store nothing (docs/ci.md "Check a draft" and "Contract evolution"):
  *
  *   POST /api/v1/projects/:project/drafts?contractVersion=           contracts.read   a local build's document -> verdict
  *   POST /api/v1/projects/:project/contracts/compare?from=&to=       contracts.read   what `to` (a version, or the edited

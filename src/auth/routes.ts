@@ -42,7 +42,7 @@ export async function handleSignInRoutes(request: Request, env: Env, lookupClien
 
   if (path === "/signin") {
     if (methods.length === 0) {
-      return errorPage(503, "Sign-in is not configured", "This deployment has no sign-in method. The operator sets OIDC_ISSUER, OIDC_CLIENT_ID and the OIDC_CLIENT_SECRET secret (see the README).");
+      return errorPage(503, "Sign-in is not configured", "This deployment has no sign-in method. The operator sets OIDC_ISSUER, OIDC_CLIENT_ID and the OIDC_CLIENT_SECRET secret (see docs/operations.md, 'Sign-in with OpenID Connect').");
     }
     if (methods.length === 1 && methods[0]) return methods[0].begin(request, returnTo, await requestingApp(returnTo, lookupClient));
     return new Response(null, { status: 302, headers: { Location: `/signin/choose?return=${encodeURIComponent(returnTo)}` } });

@@ -23,7 +23,7 @@ export function unsafePatternProblems(document: unknown): DocumentProblem[] {
     const record = node as Record<string, unknown>;
     if (typeof record.pattern === "string") {
       const problem = patternProblem(record.pattern);
-      if (problem) problems.push({ path: pointerOf([...tokens, "pattern"]), message: `${problem}: rewrite it without that feature (see the README, "Security")` });
+      if (problem) problems.push({ path: pointerOf([...tokens, "pattern"]), message: `${problem}: rewrite it without that feature (see docs/security.md)` });
     }
     if (isRecord(record.patternProperties)) {
       for (const key of Object.keys(record.patternProperties)) {

@@ -1,4 +1,4 @@
-// The layering rules of the README's "Architecture notes", read from every import (type-only ones too): only the
+// The layering rules of docs/architecture.md "Architecture notes", read from every import (type-only ones too): only the
 // named adapter files under src/ import `agents` or an MCP SDK; the engine is pure; the spec service imports no
 // surface; REST, web and GraphQL do not import the MCP front; the core imports no surface, SDK or OAuth library;
 // src/lib/ is a leaf; no import circle.
@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..", "..");
 
-/** The files allowed to import `agents` or an MCP SDK: the same list as the README's "Architecture notes". */
+/** The files allowed to import `agents` or an MCP SDK: the same list as docs/architecture.md "Architecture notes". */
 const SDK_ADAPTERS = [
   "src/mcp/agent.ts",
   "src/mcp/announce.ts",
@@ -68,7 +68,7 @@ describe("imports of agents and the MCP SDKs", () => {
   it("happen only in the named adapter files", () => {
     const outside = filesImportingSdk().filter((file) => !SDK_ADAPTERS.includes(file));
     // A file listed here imports `agents` or an MCP SDK: go through src/mcp/context.ts (the capability interface)
-    // instead, or, for a new protocol adapter, add it to SDK_ADAPTERS and the README's "Architecture notes".
+    // instead, or, for a new protocol adapter, add it to SDK_ADAPTERS and docs/architecture.md "Architecture notes".
     expect(outside).toEqual([]);
   });
 
@@ -76,12 +76,12 @@ describe("imports of agents and the MCP SDKs", () => {
     expect(filesImportingSdk()).toEqual([...SDK_ADAPTERS].sort());
   });
 
-  it("matches the list in the README's Architecture notes", () => {
-    const readme = readFileSync(join(root, "README.md"), "utf8");
+  it("matches the list in docs/architecture.md", () => {
+    const readme = readFileSync(join(root, "docs/architecture.md"), "utf8");
     const notes = readme.split(/^## Architecture notes$/m)[1]?.split(/^## /m)[0];
-    expect(notes, "README.md has a '## Architecture notes' section").toBeDefined();
+    expect(notes, "docs/architecture.md has a '## Architecture notes' section").toBeDefined();
     const named = [...notes!.matchAll(/`(src\/[^`]+\.ts)`/g)].map((match) => match[1]!);
-    for (const file of SDK_ADAPTERS) expect(named, `README's Architecture notes name ${file}`).toContain(file);
+    for (const file of SDK_ADAPTERS) expect(named, `docs/architecture.md name ${file}`).toContain(file);
   });
 });
 

@@ -117,7 +117,7 @@ describe("real clients: OAuth discovery through tools/call, replayed from public
 
 describe("the tolerance table", () => {
   it("is documented row by row in the README's Connecting a client section, as src/mcp/compat/tolerances.ts says", () => {
-    const readme = readFileSync(resolve(import.meta.dirname, "../../README.md"), "utf8");
+    const readme = readFileSync(resolve(import.meta.dirname, "../../docs/clients.md"), "utf8");
     for (const { id, clients, source, action, safety } of TOLERANCES) expect(readme, id).toContain(`| \`${id}\` | ${clients} (${source}) | ${action} | ${safety} |`);
   });
 

@@ -18,7 +18,7 @@ interface Row {
 }
 
 function readmeRows(): Row[] {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const readme = readFileSync(join(root, "docs/rules.md"), "utf8");
   const section = readme.split(/^## Conformance rules$/m)[1]?.split(/^## /m)[0] ?? "";
   const rows: Row[] = [];
   for (const line of section.split("\n")) {
@@ -65,11 +65,11 @@ describe("the rule registry", () => {
     const ids = new Set(RULE_CATALOG.map((entry) => entry.id));
     const aliases = RULE_CATALOG.flatMap((entry) => (entry.aliases ?? []).map((alias) => ({ alias, id: entry.id })));
     expect(aliases.length).toBeGreaterThan(0);
-    const readme = readFileSync(join(root, "README.md"), "utf8").split(/^## Conformance rules$/m)[1]?.split(/^## /m)[0] ?? "";
+    const readme = readFileSync(join(root, "docs/rules.md"), "utf8").split(/^## Conformance rules$/m)[1]?.split(/^## /m)[0] ?? "";
     for (const { alias, id } of aliases) {
       expect(ids.has(alias), `${alias} is an alias and a current id`).toBe(false);
       expect(canonicalRuleId(alias)).toBe(id);
-      expect(readme, `the README's "Conformance rules" names the earlier id ${alias}`).toContain(`\`${alias}\``);
+      expect(readme, `docs/rules.md "Conformance rules" names the earlier id ${alias}`).toContain(`\`${alias}\``);
     }
     expect(canonicalRuleId("exchange-status-undocumented")).toBe("undocumented-status-code");
     expect(canonicalRuleId("undocumented-status")).toBe("undocumented-status-code");

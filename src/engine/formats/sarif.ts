@@ -50,7 +50,7 @@ function descriptorOf(ruleId: string, observed: Severity, subject: VerdictReport
       name: pascalName(exchangeRule.id),
       shortDescription: { text: exchangeRule.purpose },
       fullDescription: { text: `${exchangeRule.purpose} (recorded-traffic check, severity ${exchangeRule.severity}).` },
-      help: { text: `${exchangeRule.purpose} See the Arbiter README, "Recorded traffic".` },
+      help: { text: `${exchangeRule.purpose} See Arbiter's docs/validation.md, "Recorded traffic".` },
       defaultConfiguration: { level: LEVEL[exchangeRule.severity] },
     };
   }
@@ -60,7 +60,7 @@ function descriptorOf(ruleId: string, observed: Severity, subject: VerdictReport
       name: pascalName(ruleId),
       shortDescription: { text: ruleId },
       fullDescription: { text: `Arbiter check ${ruleId}.` },
-      help: { text: `See the Arbiter README for ${ruleId}.` },
+      help: { text: `See Arbiter's docs/rules.md for ${ruleId}.` },
       defaultConfiguration: { level: LEVEL[observed] },
     };
   }

@@ -1,7 +1,7 @@
 /**
  * The one rule registry: every finding Arbiter reports, one entry each, whichever check finds it: the verdict rules
  * (one file each, registered in index.ts and listed here from it), the recorded-traffic findings
- * (exchanges/validate.ts) and the payload findings (payload.ts). The README's rule table is this list
+ * (exchanges/validate.ts) and the payload findings (payload.ts). The rule table in docs/rules.md is this list
  * (test/node/rule-table.test.ts), and SARIF's rule help reads it.
  *
  * One naming scheme: an id names the problem, not the check that found it, in lowercase words joined by "-" and

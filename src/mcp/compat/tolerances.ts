@@ -1,7 +1,7 @@
 /**
  * The one table of the real clients' known deviations that the compatibility front at /mcp tolerates (front.ts
  * applies them, in this order, before the era routing). Each entry says which clients send the deviation (with the
- * public source), what Arbiter does, and why that is safe. The README's tolerance table is this table; a test
+ * public source), what Arbiter does, and why that is safe. The tolerance table in docs/clients.md is this table; a test
  * (test/worker/mcp/compat-front.test.ts) checks that every id here is documented there. Everything not listed
  * keeps the specification's error. To drop a rule once its clients are fixed: remove its entry and its module;
  * the counts (GET /api/v1/mcp/tolerances) say who still needs it.

@@ -2,7 +2,7 @@
  * Size limits of the CI API. MAX_DOCUMENT_BYTES bounds an uploaded OpenAPI document: a snapshot upload holds the
  * body bytes, the decoded text while parsing (two bytes per character once the text has one non-Latin-1
  * character), the parsed snapshot, then the parsed active contract and the verdict, inside the Worker's 128 MB.
- * Measured with scripts/contracts-upload-memory.ts (README "Storage"): GitHub's 13 MB description completes with
+ * Measured with scripts/contracts-upload-memory.ts (docs/storage.md "Storage"): GitHub's 13 MB description completes with
  * a 50 MB heap (+12 MB of bytes) when the contract is read from its verdict form, 69 MB when read from its bytes (a
  * version stored before forms); a 15 MiB document checked against itself read from its bytes needs 106 MB (+15 MB),
  * the edge of the budget. Larger documents are refused with 413 before anything is read.
