@@ -9,7 +9,8 @@ const cat = { type: "object", required: ["kind", "meow"], properties: { kind: { 
 const dog = { type: "object", required: ["kind", "bark"], properties: { kind: { type: "string" }, bark: { type: "boolean" } } };
 const bird = { type: "object", required: ["kind", "wings"], properties: { kind: { type: "string" }, wings: { type: "integer" } } };
 const anyObject = { type: "object" };
-const schemas = { components: { schemas: { Cat: cat, Dog: dog, Bird: bird, AnyObject: anyObject } } };
+const emptyObject = { type: "object", properties: {}, additionalProperties: false };
+const schemas = { components: { schemas: { Cat: cat, Dog: dog, Bird: bird, AnyObject: anyObject, EmptyObject: emptyObject } } };
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 // (The bundled principles want a write operation's errors as problem+json: given, so only the comparison decides.)
 const problem = { "400": { description: "bad request", content: { "application/problem+json": { schema: { type: "object" } } } } };
@@ -57,6 +58,10 @@ describe("schema-alternative-covered", () => {
     expect(verdict(response({ oneOf: [ref("Cat"), ref("Dog")] }), response3)).toEqual({ approved: false, findings: ["error schema-alternatives"] });
     expectValid("schema-alternative-covered", request({ oneOf: [ref("Cat"), ref("Dog"), ref("Bird")] }), request({ oneOf: [ref("Cat"), ref("Bird")] }));
     expect(verdict(request({ oneOf: [ref("Cat"), ref("Dog"), ref("Bird")] }), request({ oneOf: [ref("Cat"), ref("Bird")] }))).toEqual({ approved: false, findings: ["error schema-alternatives"] });
+    // A closed alternative admits no object with properties: it covers nothing here (GitHub's empty-object).
+    const closed = response({ oneOf: [ref("Cat"), ref("EmptyObject")] });
+    expectValid("schema-alternative-covered", closed, response({ oneOf: [ref("Cat"), ref("EmptyObject"), ref("Bird")] }));
+    expect(verdict(closed, response({ oneOf: [ref("Cat"), ref("EmptyObject"), ref("Bird")] }))).toEqual({ approved: false, findings: ["error schema-alternatives"] });
     // Alternatives paired with an identical one need no reason: the same list, reordered and renamed.
     expectValid("schema-alternative-covered", response3, response({ oneOf: [bird, cat, dog] }));
     expectValid("schema-alternative-covered", request({ oneOf: [ref("Cat"), ref("Dog")] }), request({ oneOf: [dog, cat] }));
