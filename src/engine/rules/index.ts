@@ -39,6 +39,7 @@ import { responseRequiredProperty } from "./response-required-property";
 import { responseType } from "./response-type";
 import type { ConformanceRule, ConstitutionRule, Rule } from "./rule";
 import { schemaAdditionalProperties } from "./schema-additional-properties";
+import { schemaAlternativeCovered } from "./schema-alternative-covered";
 import { schemaAlternatives } from "./schema-alternatives";
 import { schemaAlternativesUndecided } from "./schema-alternatives-undecided";
 import { schemaFormat } from "./schema-format";
@@ -125,6 +126,7 @@ export const conformanceRules: readonly ConformanceRule[] = frozenRules([
   schemaFormat,
   schemaAlternatives,
   schemaAlternativesUndecided,
+  schemaAlternativeCovered,
   schemaAdditionalProperties,
   propertyAccessMode,
   securityRequirements,

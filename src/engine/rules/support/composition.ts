@@ -1,7 +1,7 @@
 /**
  * oneOf / anyOf compared by the values each side accepts, not by the closest alternative. The schema diff
- * (schema-diff.ts) hands every schema with alternatives here; the rules schema-alternatives and
- * schema-alternatives-undecided report what this module finds.
+ * (schema-diff.ts) hands every schema with alternatives here; the rules schema-alternatives,
+ * schema-alternatives-undecided and schema-alternative-covered report what this module finds.
  *
  * Direction "request": every contract alternative must be accepted by some implementation alternative (an
  * alternative removed is an error). Direction "response": every implementation alternative must be allowed by
@@ -10,7 +10,8 @@
  * Each alternative is first paired by identity: the same structure, the same discriminator value, the same
  * component name; its differences are then reported at that contract alternative's own index (oneOf/18, not the
  * first one that happened to be closest). An alternative with no identical partner is covered when any
- * alternative of the other side accepts all of it (subsumption, decided by the same schema diff). What the diff
+ * alternative of the other side accepts all of it (subsumption, decided by the same schema diff), and a note names
+ * the alternative that does (schema-alternative-covered, info: it explains an approval, it changes none). What the diff
  * cannot decide (anyOf against oneOf, an alternative that constrains no type) is reported as undecided with the
  * reason, never passed in silence.
  *
@@ -23,6 +24,7 @@
  */
 import { escapeToken, isRecord, unescapeToken } from "../../normalize-pointer";
 import { resolveSchema, viewSchema, type SchemaReader, type SchemaView } from "../../normalize-schema";
+import { admitsEverything } from "./admits-everything";
 import type { CompositionChangeKind, Direction, SchemaChange } from "./schema-change";
 
 /** What the schema diff lends this module: its (memoised) comparison, identity check and readers. */
@@ -363,6 +365,18 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
     return { ...change, pointer: `${base}/${contractAlternative.index}${change.pointer}` };
   };
   const isBlocking = (found: readonly SchemaChange[]): boolean => found.some((change) => host.blocking(change));
+  /** Why an alternative without an unchanged partner passes: the other side's alternative that accepts all of it. */
+  const coveredNote = (source: Alternative, cover: Alternative): SchemaChange => {
+    const [contractAlternative, snapshotAlternative] = direction === "response" ? [cover, source] : [source, cover];
+    const contractSide = `the contract's ${describeAlternative(contractAlternative, keyword)}`;
+    const snapshotSide = `the implementation's ${describeAlternative(snapshotAlternative, snapshot.alternativesKeyword)}`;
+    const admits = admitsEverything(cover.view) ?? (direction === "response" ? "accepts every value it may return" : "accepts every value it allows");
+    return {
+      kind: "alternative-covered",
+      pointer: contractAlternative.index >= 0 ? `${base}/${contractAlternative.index}` : base,
+      message: direction === "response" ? `${snapshotSide} is allowed because ${contractSide} ${admits}` : `${contractSide} is still accepted because ${snapshotSide} ${admits}`,
+    };
+  };
 
   for (const source of sources) {
     const partner = identityPartner(source, sources.length, targets, sameStructure, sameMember);
@@ -384,8 +398,13 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
       for (const change of partnerChanges) add(place(contractSideOf(source, partner), change));
       continue;
     }
-    // Not (or not unchanged) its identity partner: covered if any alternative accepts all of it.
-    if (targets.some((target) => target !== partner && !isBlocking(pairChanges(source, target)))) continue;
+    // Not (or not unchanged) its identity partner: covered if any alternative accepts all of it, and the verdict
+    // says which one, so an approval that rests on an open alternative is not silent.
+    const cover = targets.find((target) => target !== partner && !isBlocking(pairChanges(source, target)));
+    if (cover) {
+      add(coveredNote(source, cover));
+      continue;
+    }
     if (partner && partnerChanges) {
       // The same alternative on both sides, changed: its differences, at its own index.
       for (const change of partnerChanges) add(place(contractSideOf(source, partner), change));

@@ -55,4 +55,10 @@ export type CompositionChangeKind =
   /** the discriminator's propertyName, or a value of its mapping, differs in the breaking direction. */
   | "discriminator"
   /** the comparison cannot decide whether the alternatives cover each other; the message says why. */
-  | "alternatives-undecided";
+  | "alternatives-undecided"
+  /**
+   * not a problem: an alternative with no unchanged partner that another alternative covers (response: a contract
+   * alternative allows all of a new implementation alternative; request: an implementation alternative accepts all
+   * of a contract one). The message names both, so the approval says why.
+   */
+  | "alternative-covered";

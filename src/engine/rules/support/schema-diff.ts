@@ -20,7 +20,12 @@ import { constraintChanges } from "./schema-constraints";
 import { StructuralIdentity } from "./structural-identity";
 import type { Direction, SchemaChange, SchemaChangeKind } from "./schema-change";
 
-const BLOCKING: ReadonlySet<SchemaChangeKind> = new Set(["type", "enum", "nullable", "required-missing", "required-added"]);
+/**
+ * Changes that stop one oneOf/anyOf alternative from covering another (composition.ts). A closed object among
+ * them: `additionalProperties: false` admits no value with a property it does not declare, so GitHub's
+ * empty-object alternative covers no simple-user.
+ */
+const BLOCKING: ReadonlySet<SchemaChangeKind> = new Set(["type", "enum", "nullable", "required-missing", "required-added", "closed-object"]);
 const NONE: readonly SchemaChange[] = Object.freeze([]);
 const MAX_DEPTH = 64;
 
