@@ -353,7 +353,8 @@ describe("the landing page's \"From a terminal\" block", () => {
       if (overflows) {
         await page.keyboard.press("ArrowRight");
         await page.keyboard.press("ArrowRight");
-        expect(await page.locator("pre:has(#cli-login)").evaluate((pre) => pre.scrollLeft), `${what}: arrow keys scroll the block`).toBeGreaterThan(0);
+        // Chromium animates keyboard scrolling: wait for the scroll to start instead of reading it at once.
+        await expect.poll(() => page.locator("pre:has(#cli-login)").evaluate((pre) => pre.scrollLeft), { message: `${what}: arrow keys scroll the block`, timeout: 3000 }).toBeGreaterThan(0);
       }
       if (width === 375) expect(overflows, "at 375 px the commands are wider than the screen and scroll").toBe(true);
       await context.close();
