@@ -4,7 +4,8 @@
 // in the audit trail. A member without the admin role is refused. Every console page passes axe-core (no
 // serious or critical violation) and has no horizontal page scroll at 375 px. With every page populated, each
 // page is checked at 1280 and 375 px: axe, no page scroll, no identifier (scope, rule id, event name, client
-// id, commit, time) broken across lines, and at 375 px a visible hint under tables wider than the screen.
+// id, commit, time) broken across lines, and at 375 px a visible hint under tables wider than the screen; the
+// overview's chart of real tool calls and refusals is drawn inside the screen with readable labels at both widths.
 import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -112,6 +113,32 @@ function mcpInitialize(token: string): Promise<Response> {
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "console-e2e", version: "1.0.0" } } }),
   });
+}
+
+/** One tools/call in an initialized session; the answer's body is read to its end (it may be an event stream). */
+async function mcpToolCall(token: string, session: string, id: number, name: string, args: Record<string, unknown> = {}): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${server.url}/mcp`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+    body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }),
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+/** The overview's tool-activity chart is drawn, inside the screen, with its text at a readable size. */
+async function expectActivityChart(page: Page, width: number) {
+  const chart = page.getByRole("img", { name: "Tool calls and refusals per day" });
+  await chart.waitFor({ state: "visible" });
+  const box = (await chart.boundingBox())!;
+  expect(box.x + box.width, `the chart fits ${width} px`).toBeLessThanOrEqual(width);
+  const fontPx = await chart.evaluate((svg) => {
+    const label = svg.querySelector("text")!;
+    return label.getBoundingClientRect().height;
+  });
+  expect(fontPx, `chart labels are readable at ${width} px`).toBeGreaterThanOrEqual(11);
+  const description = await chart.evaluate((svg) => svg.querySelector("desc")?.textContent ?? "");
+  expect(description).toMatch(/\d+ tool calls? of \d+ tools?, [1-9]\d* refused or failed/);
+  expect(description).toContain("whoami: ");
 }
 
 async function signIn(page: Page, who: RegExp) {
@@ -228,7 +255,16 @@ describe("admin console in a real browser", () => {
     const { snapshot: stored } = (await snapshot.json()) as { snapshot: { verdictId: number } };
     expect((await rest("POST", "/projects/orders-service/builds", { commit: "fedcba9876543210", branch: "main", log: "error TS2304: Cannot find name 'orderz'. The build stopped after the first error in src/orders/search.ts" })).status).toBe(201);
     expect((await rest("POST", "/keys", { name: "orders-service GitHub Actions", projects: ["orders-service"], scopes: ["snapshots.write", "contracts.read"] })).status).toBe(201);
-    await obtainToken(server.url, { user: "mia", scope: "orders.read orders.search contracts.read", resource: `${server.url}/mcp` });
+    const mia = await obtainToken(server.url, { user: "mia", scope: "orders.read orders.search contracts.read", resource: `${server.url}/mcp` });
+    // Real tool calls for the overview's chart: two that succeed and one refused for a scope mia's client lacks.
+    const initialized = await mcpInitialize(mia);
+    const session = initialized.headers.get("mcp-session-id")!;
+    await initialized.body?.cancel();
+    expect((await mcpToolCall(mia, session, 2, "whoami")).status).toBe(200);
+    expect((await mcpToolCall(mia, session, 3, "whoami")).status).toBe(200);
+    const refused = await mcpToolCall(mia, session, 4, "audit_events_list", { limit: 1 });
+    expect(refused.status, "a missing scope is a 403 step-up").toBe(403);
+    expect(refused.text).toContain("audit.read");
 
     const pages: Array<{ path: string; heading: string | RegExp; known?: string[] }> = [
       { path: "/admin", heading: "Acme Commerce" },
@@ -251,6 +287,7 @@ describe("admin console in a real browser", () => {
         await page.getByRole("heading", { level: 1, name: heading }).waitFor({ state: "visible" });
         const what = `${path} at ${width} px`;
         await checkPage(page, what);
+        if (path === "/admin") await expectActivityChart(page, width);
         await expectIdentifiersWhole(page, what, known);
         const regions = await expectScrollHints(page, what);
         if (width === 375 && path === "/admin/audit") expect(regions.some((r) => r.overflows && r.hintVisible), `${what}: the audit table scrolls, with its hint`).toBe(true);
@@ -316,7 +353,7 @@ describe("the landing page's \"From a terminal\" block", () => {
       if (overflows) {
         await page.keyboard.press("ArrowRight");
         await page.keyboard.press("ArrowRight");
-        // Keyboard scrolling may be animated (smooth scrolling): wait for it to move rather than read it at once.
+        // Chromium animates keyboard scrolling: wait for the scroll to start instead of reading it at once.
         await expect.poll(() => page.locator("pre:has(#cli-login)").evaluate((pre) => pre.scrollLeft), { message: `${what}: arrow keys scroll the block`, timeout: 3000 }).toBeGreaterThan(0);
       }
       if (width === 375) expect(overflows, "at 375 px the commands are wider than the screen and scroll").toBe(true);

@@ -9,16 +9,17 @@ import type { SnapshotRecord } from "../../spec/store/records";
 import type { Violation } from "../../engine/types";
 import { html, type SafeHtml } from "../html";
 
-const WIDTH = 340;
+export const WIDTH = 340;
 const OK = "#1a7f37";
-const BAD = "#b42318";
-const INK = "#15171a";
-const GRID = "#d9dde3";
+export const BAD = "#b42318";
+export const INK = "#15171a";
+export const GRID = "#d9dde3";
 
 let nextId = 0;
 const uniqueId = (prefix: string) => `${prefix}-${(nextId = (nextId + 1) % 1_000_000)}`;
 
-function figure(titleText: string, description: string, height: number, body: SafeHtml, caption: string): SafeHtml {
+/** An SVG image of WIDTH by `height` user units with its title, description and a visible caption. */
+export function figure(titleText: string, description: string, height: number, body: SafeHtml, caption: string): SafeHtml {
   const id = uniqueId("chart");
   return html`<figure class="chart" style="margin:0 0 1rem"><svg role="img" aria-labelledby="${id}-t ${id}-d" viewBox="0 0 ${WIDTH} ${height}" width="100%" style="max-width:40rem;height:auto" xmlns="http://www.w3.org/2000/svg" font-family="system-ui,sans-serif" font-size="12"><title id="${id}-t">${titleText}</title><desc id="${id}-d">${description}</desc>${body}</svg><figcaption class="muted">${caption}</figcaption></figure>`;
 }

@@ -1,4 +1,4 @@
-/** The console's first page: counts with links to each section and the latest audit events. */
+/** The console's first page: counts with links to each section, tool calls per day and the latest audit events. */
 import { listAuditEvents } from "../../audit/query";
 import { listCiKeys } from "../../oauth/cikey-admin";
 import { contractStore } from "../../spec/store/client";
@@ -8,17 +8,20 @@ import { html, type SafeHtml } from "../html";
 import { badge, code, emptyState, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
+import { toolActivity } from "./tool-activity";
+import { toolActivitySection } from "./tool-activity-chart";
 
 function stat(value: number, label: string, href: string, linkText: string, note?: SafeHtml): SafeHtml {
   return html`<div class="stat"><span class="value">${value}</span><span>${label}</span>${note ? html`<br>${note}` : ""}<br><a href="${href}">${linkText}</a></div>`;
 }
 
 export async function overviewPage(context: ConsoleContext): Promise<Response> {
-  const [grants, keys, projects, recent] = await Promise.all([
+  const [grants, keys, projects, recent, activity] = await Promise.all([
     listConnectedGrants(context.env, context.oauth, context.organizationId),
     listCiKeys(context.env, context.organizationId),
     contractStore(context.env, context.organizationId).listProjects(null),
     listAuditEvents(context.env, context.organizationId, { limit: 8 }),
+    toolActivity(context.env, context.organizationId),
   ]);
   const activeKeys = keys.filter((k) => k.status === "active").length;
   const clients = new Set(grants.map((g) => g.clientId)).size;
@@ -30,6 +33,7 @@ ${stat(clients, clients === 1 ? "connected client" : "connected clients", "/admi
 ${stat(activeKeys, activeKeys === 1 ? "active CI key" : "active CI keys", "/admin/keys", "Manage keys", keys.length > activeKeys ? html`<span class="muted">${keys.length - activeKeys} revoked or expired</span>` : undefined)}
 ${stat(projects.length, projects.length === 1 ? "project" : "projects", "/admin/projects", "See verdicts", withoutContract ? badge("warn", `${withoutContract} without contract`) : undefined)}
 </div>
+${toolActivitySection(activity)}
 <section aria-labelledby="recent-heading"><div class="section-head"><h2 id="recent-heading">Recent activity</h2><a href="/admin/audit">Full audit trail</a></div>
 ${
   recent.events.length === 0
