@@ -112,7 +112,8 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
       // The slow server answers only after 20 s; the tool answered long before, and the server saw the close.
       expect(waited).toBeLessThan(15_000);
       expect(await upstream.waitForEarlyClose(closedBefore + 1, 5_000)).toBe(true);
-      expect(worker.logs()).toContain('"outcome":"timeout"');
+      // The audit line is printed when the session's outbox is drained, just after the answer.
+      await expect.poll(() => worker.logs(), { timeout: 10_000 }).toContain('"outcome":"timeout"');
     } finally {
       await client.close();
     }
