@@ -1,12 +1,14 @@
 /**
  * The organization admin console under /admin: server-rendered pages for administrators (role "admin") of
  * the signed-in member's organization. Pages are GET; every change is a POST form that passes the CSRF
- * checks (src/web/console/csrf.ts), leaves exactly one audit record (through the shared key and grant
- * functions) and answers with a redirect back to its page, except key creation, whose answer shows the
+ * checks (src/web/console/csrf.ts), then runs through the governed core (src/web/console/governed.ts: the
+ * administrator's principal, the REST route's scope, exactly one audit record with the request's correlation id,
+ * failures from the core's one table) and answers with a redirect back to its page, except key creation, whose answer shows the
  * new key once.
  */
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
-import { createCiKey, createCiKeyRequest, revokeCiKey } from "../../oauth/cikey-admin";
+import { Failure, kindForStatus } from "../../core/failure";
+import { createCiKey, createCiKeyRequest, revokeCiKey, type CreateCiKeyRequest } from "../../oauth/cikey-admin";
 import { readUrlEncodedForm } from "../../lib/form";
 import type { Env } from "../../env";
 import { humaniseIssues } from "../../lib/humanise";
@@ -16,6 +18,7 @@ import { auditPage } from "./audit.page";
 import { clientsPage } from "./clients.page";
 import { consoleContext, type ConsoleContext } from "./context";
 import { CSRF_FIELD, csrfRefusal } from "./csrf";
+import { failurePage, isFormProblem, runGoverned, type ConsoleOperation } from "./governed";
 import { keysPage, type KeyFormValues } from "./keys.page";
 import { overviewPage } from "./overview.page";
 import { projectsPage } from "./projects.page";
@@ -60,10 +63,31 @@ function administrator(context: ConsoleContext) {
   return { organizationId: context.organizationId, userId: context.admin.subject, role: context.admin.role, clientId: CONSOLE_CLIENT_ID };
 }
 
+/** A shared function's refusal as the core's Failure (the same conversion as the REST routes'). */
+function refusal(result: { status: number; code: string; message: string }, prefix = ""): Failure {
+  return new Failure(kindForStatus(result.status), `${prefix}${result.message}`, {}, result.code);
+}
+
+// The scopes of the REST equivalents: DELETE /api/v1/clients/grants/:userId/:grantId, POST and DELETE /api/v1/keys.
+const REVOKE_GRANT: ConsoleOperation = { method: "POST", path: "/admin/clients/revoke", requiredScopes: ["clients.admin"] };
+const CREATE_KEY: ConsoleOperation = { method: "POST", path: "/admin/keys", requiredScopes: ["keys.admin"] };
+const REVOKE_KEY: ConsoleOperation = { method: "POST", path: "/admin/keys/revoke", requiredScopes: ["keys.admin"] };
+
 async function revokeGrantAction(context: ConsoleContext, form: URLSearchParams): Promise<Response> {
-  const result = await revokeConnectedGrant(context.env, context.oauth, administrator(context), String(form.get("user") ?? ""), String(form.get("grant") ?? ""));
-  if (!result.ok) return clientsPage(context, { error: result.message, status: result.status });
-  return seeOther("/admin/clients?done=grant-revoked");
+  const user = String(form.get("user") ?? "");
+  const grant = String(form.get("grant") ?? "");
+  const { result, correlationId } = await runGoverned(context, REVOKE_GRANT, { user, grant }, (correlationId) => ({
+    async handler() {
+      const revoked = await revokeConnectedGrant(context.env, context.oauth, administrator(context), user, grant, correlationId);
+      if (!revoked.ok) throw refusal(revoked);
+      return revoked;
+    },
+    // The `revoke` event, written with this correlation id, is the action's one record.
+    settle: () => null,
+  }));
+  if (result.ok) return seeOther("/admin/clients?done=grant-revoked");
+  if (isFormProblem(result.failure)) return clientsPage(context, { error: result.failure.message, status: result.failure.status });
+  return failurePage(result.failure, correlationId);
 }
 
 function keyFormValues(form: URLSearchParams): KeyFormValues {
@@ -78,25 +102,49 @@ function keyFormValues(form: URLSearchParams): KeyFormValues {
   };
 }
 
-async function createKeyAction(context: ConsoleContext, form: URLSearchParams): Promise<Response> {
-  const values = keyFormValues(form);
+/** The form's fields as the key request, or the invalid_input failure that says what to change. */
+function keyRequest(values: KeyFormValues): CreateCiKeyRequest {
   const others = values.otherProjects.split(",").map((p) => p.trim()).filter(Boolean);
   const projects = values.allProjects ? ["*"] : [...new Set([...values.projects, ...others])];
-  if (projects.length === 0) return keysPage(context, { values, status: 400, error: "Choose at least one project, or All projects." });
-  if (values.scopes.length === 0) return keysPage(context, { values, status: 400, error: "Choose at least one scope." });
-  if (values.expiresOn && !/^\d{4}-\d{2}-\d{2}$/.test(values.expiresOn)) return keysPage(context, { values, status: 400, error: "Expires on: give a date as YYYY-MM-DD, or leave it empty." });
+  if (projects.length === 0) throw new Failure("invalid_input", "Choose at least one project, or All projects.");
+  if (values.scopes.length === 0) throw new Failure("invalid_input", "Choose at least one scope.");
+  if (values.expiresOn && !/^\d{4}-\d{2}-\d{2}$/.test(values.expiresOn)) throw new Failure("invalid_input", "Expires on: give a date as YYYY-MM-DD, or leave it empty.");
   const parsed = createCiKeyRequest.safeParse({ name: values.name, projects, scopes: values.scopes, ...(values.expiresOn ? { expiresAt: `${values.expiresOn}T00:00:00Z` } : {}) });
-  if (!parsed.success) return keysPage(context, { values, status: 400, error: `The key was not created: ${humaniseIssues(parsed.error)}` });
-  const created = await createCiKey(context.env, administrator(context), parsed.data);
-  if (!created.ok) return keysPage(context, { values, status: created.status, error: `The key was not created: ${created.message}` });
-  return keysPage(context, { created: { key: created.key, secret: created.secret } });
+  if (!parsed.success) throw new Failure("invalid_input", `The key was not created: ${humaniseIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+async function createKeyAction(context: ConsoleContext, form: URLSearchParams): Promise<Response> {
+  const values = keyFormValues(form);
+  const { result, correlationId } = await runGoverned(context, CREATE_KEY, values, (correlationId) => ({
+    async handler() {
+      const created = await createCiKey(context.env, administrator(context), keyRequest(values), correlationId);
+      if (!created.ok) throw refusal(created, "The key was not created: ");
+      return created;
+    },
+    // The `ci_key_created` event, written with this correlation id, is the action's one record.
+    settle: () => null,
+  }));
+  if (result.ok) return keysPage(context, { created: { key: result.value.key, secret: result.value.secret } });
+  if (isFormProblem(result.failure)) return keysPage(context, { values, status: result.failure.status, error: result.failure.message });
+  return failurePage(result.failure, correlationId);
 }
 
 async function revokeKeyAction(context: ConsoleContext, form: URLSearchParams): Promise<Response> {
   const id = String(form.get("id") ?? "");
-  const wasRevoked = await revokeCiKey(context.env, administrator(context), id);
-  if (!wasRevoked.ok) return keysPage(context, { error: wasRevoked.message, status: wasRevoked.status });
-  return seeOther(wasRevoked.revokedNow ? "/admin/keys?done=key-revoked" : "/admin/keys?done=key-already-revoked");
+  const { result, correlationId } = await runGoverned<Extract<Awaited<ReturnType<typeof revokeCiKey>>, { ok: true }>>(context, REVOKE_KEY, { id }, (correlationId) => ({
+    async handler() {
+      const revoked = await revokeCiKey(context.env, administrator(context), id, correlationId);
+      if (!revoked.ok) throw refusal(revoked);
+      return revoked;
+    },
+    // A revocation records `ci_key_revoked` with this correlation id; a key already revoked changes nothing and
+    // gets the core's own record instead.
+    settle: (revoked) => (revoked.revokedNow ? null : { outcome: "ok", reason: "already revoked" }),
+  }));
+  if (result.ok) return seeOther(result.value.revokedNow ? "/admin/keys?done=key-revoked" : "/admin/keys?done=key-already-revoked");
+  if (isFormProblem(result.failure)) return keysPage(context, { error: result.failure.message, status: result.failure.status });
+  return failurePage(result.failure, correlationId);
 }
 
 /**
