@@ -9,6 +9,7 @@
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { Failure, kindForStatus } from "../../core/failure";
 import { createCiKey, createCiKeyRequest, revokeCiKey, type CreateCiKeyRequest } from "../../oauth/cikey-admin";
+import { outcomeForStatus } from "../../audit/http-outcome";
 import { readUrlEncodedForm } from "../../lib/form";
 import type { Env } from "../../env";
 import { humaniseIssues } from "../../lib/humanise";
@@ -35,14 +36,34 @@ const DONE_MESSAGES: Record<string, string> = {
   "key-already-revoked": "That CI key was already revoked.",
 };
 
-const PAGES: Record<string, (context: ConsoleContext) => Promise<Response>> = {
-  "/admin": overviewPage,
-  "/admin/clients": (context) => clientsPage(context, { done: doneMessage(context) }),
-  "/admin/keys": (context) => keysPage(context, { done: doneMessage(context) }),
-  "/admin/projects": projectsPage,
-  "/admin/audit": auditPage,
-  "/admin/usage": usagePage,
+interface ConsolePage {
+  /** The scopes of the REST equivalent (GET /api/v1/clients, /keys, /audit/events; contracts.read for projects). */
+  requiredScopes: readonly string[];
+  page(context: ConsoleContext): Promise<Response>;
+}
+
+/** Every page that reads organization data runs through the core with these scopes (src/web/console/governed.ts). */
+const PAGES: Record<string, ConsolePage> = {
+  "/admin": { requiredScopes: ["audit.read", "keys.admin", "clients.admin", "contracts.read"], page: overviewPage },
+  "/admin/clients": { requiredScopes: ["clients.admin"], page: (context) => clientsPage(context, { done: doneMessage(context) }) },
+  "/admin/keys": { requiredScopes: ["keys.admin", "contracts.read"], page: (context) => keysPage(context, { done: doneMessage(context) }) },
+  "/admin/projects": { requiredScopes: ["contracts.read"], page: projectsPage },
+  "/admin/audit": { requiredScopes: ["audit.read"], page: auditPage },
+  "/admin/usage": { requiredScopes: ["keys.admin", "clients.admin"], page: usagePage },
 };
+
+/** The project pages (project-routes.ts) read contracts, snapshots and verdicts: GET /api/v1/projects/... needs contracts.read. */
+const PROJECT_PAGE_SCOPES = ["contracts.read"] as const;
+
+/** A page view as one governed operation: scope check, the page, one audit record (outcome from the page's status). */
+async function governedPage(context: ConsoleContext, template: string, page: ConsolePage): Promise<Response> {
+  const args = Object.fromEntries(context.url.searchParams);
+  const { result, correlationId } = await runGoverned(context, { method: "GET", path: template, requiredScopes: page.requiredScopes }, Object.keys(args).length ? { query: args } : undefined, () => ({
+    handler: () => page.page(context),
+    settle: (response) => ({ outcome: outcomeForStatus(response.status), reason: response.ok ? "" : `HTTP ${response.status}` }),
+  }));
+  return result.ok ? result.value : failurePage(result.failure, correlationId);
+}
 
 const ACTIONS: Record<string, (context: ConsoleContext, form: URLSearchParams) => Promise<Response>> = {
   "/admin/clients/revoke": revokeGrantAction,
@@ -153,7 +174,10 @@ async function revokeKeyAction(context: ConsoleContext, form: URLSearchParams): 
  */
 export async function handleConsole(request: Request, env: Env, oauth: OAuthHelpers, toolNames: () => readonly string[]): Promise<Response> {
   const path = new URL(request.url).pathname.replace(/\/+$/, "") || "/";
-  const page = Object.hasOwn(PAGES, path) ? PAGES[path] : matchProjectRoute(path);
+  const projectRoute = Object.hasOwn(PAGES, path) ? undefined : matchProjectRoute(path);
+  const page = Object.hasOwn(PAGES, path)
+    ? { template: path, page: PAGES[path]! }
+    : projectRoute && { template: projectRoute.template, page: { requiredScopes: PROJECT_PAGE_SCOPES, page: projectRoute.page } };
   const action = Object.hasOwn(ACTIONS, path) ? ACTIONS[path] : undefined;
   if (!page && !action) return errorPage(404, "Not found", "There is no such page in the admin console.", html`<p><a href="/admin">Admin console</a></p>`);
 
@@ -162,7 +186,7 @@ export async function handleConsole(request: Request, env: Env, oauth: OAuthHelp
   const { context } = access;
 
   if (request.method === "GET" || request.method === "HEAD") {
-    if (page) return page(context);
+    if (page) return governedPage(context, page.template, page.page);
     return errorPage(405, "Method not allowed", "This address only accepts the form on its page.", html`<p><a href="/admin">Admin console</a></p>`);
   }
   if (request.method !== "POST" || !action) return errorPage(405, "Method not allowed", "Use the forms of the admin console.", html`<p><a href="/admin">Admin console</a></p>`);
