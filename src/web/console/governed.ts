@@ -70,11 +70,15 @@ const TITLES: Partial<Record<FailureKind, string>> = {
   internal: "Something went wrong",
 };
 
-/** A failure as the console's error page: status from the core's table, the core's message, the correlation id. */
-export function failurePage(failure: Failure, correlationId: string): Response {
-  const response = errorPage(failure.status, TITLES[failure.kind] ?? "Request failed", `${failure.message} (correlation id ${correlationId})`, html`<p><a href="/admin">Admin console</a></p>`);
+/** The answer of a governed console request, with its correlation id in X-Correlation-Id (as REST's answers). */
+export function withCorrelationId(response: Response, correlationId: string): Response {
   response.headers.set(CORRELATION_HEADER, correlationId);
   return response;
+}
+
+/** A failure as the console's error page: status from the core's table, the core's message, the correlation id. */
+export function failurePage(failure: Failure, correlationId: string): Response {
+  return withCorrelationId(errorPage(failure.status, TITLES[failure.kind] ?? "Request failed", `${failure.message} (correlation id ${correlationId})`, html`<p><a href="/admin">Admin console</a></p>`), correlationId);
 }
 
 /** Whether a failure belongs on the form's own page (what was wrong with this input) rather than an error page. */

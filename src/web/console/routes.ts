@@ -19,7 +19,7 @@ import { auditPage } from "./audit.page";
 import { clientsPage } from "./clients.page";
 import { consoleContext, type ConsoleContext } from "./context";
 import { CSRF_FIELD, csrfRefusal } from "./csrf";
-import { failurePage, isFormProblem, runGoverned, type ConsoleOperation } from "./governed";
+import { failurePage, isFormProblem, runGoverned, withCorrelationId, type ConsoleOperation } from "./governed";
 import { keysPage, type KeyFormValues } from "./keys.page";
 import { overviewPage } from "./overview.page";
 import { projectsPage } from "./projects.page";
@@ -62,7 +62,7 @@ async function governedPage(context: ConsoleContext, template: string, page: Con
     handler: () => page.page(context),
     settle: (response) => ({ outcome: outcomeForStatus(response.status), reason: response.ok ? "" : `HTTP ${response.status}` }),
   }));
-  return result.ok ? result.value : failurePage(result.failure, correlationId);
+  return result.ok ? withCorrelationId(result.value, correlationId) : failurePage(result.failure, correlationId);
 }
 
 const ACTIONS: Record<string, (context: ConsoleContext, form: URLSearchParams) => Promise<Response>> = {
@@ -106,8 +106,8 @@ async function revokeGrantAction(context: ConsoleContext, form: URLSearchParams)
     // The `revoke` event, written with this correlation id, is the action's one record.
     settle: () => null,
   }));
-  if (result.ok) return seeOther("/admin/clients?done=grant-revoked");
-  if (isFormProblem(result.failure)) return clientsPage(context, { error: result.failure.message, status: result.failure.status });
+  if (result.ok) return withCorrelationId(seeOther("/admin/clients?done=grant-revoked"), correlationId);
+  if (isFormProblem(result.failure)) return withCorrelationId(await clientsPage(context, { error: result.failure.message, status: result.failure.status }), correlationId);
   return failurePage(result.failure, correlationId);
 }
 
@@ -146,8 +146,8 @@ async function createKeyAction(context: ConsoleContext, form: URLSearchParams): 
     // The `ci_key_created` event, written with this correlation id, is the action's one record.
     settle: () => null,
   }));
-  if (result.ok) return keysPage(context, { created: { key: result.value.key, secret: result.value.secret } });
-  if (isFormProblem(result.failure)) return keysPage(context, { values, status: result.failure.status, error: result.failure.message });
+  if (result.ok) return withCorrelationId(await keysPage(context, { created: { key: result.value.key, secret: result.value.secret } }), correlationId);
+  if (isFormProblem(result.failure)) return withCorrelationId(await keysPage(context, { values, status: result.failure.status, error: result.failure.message }), correlationId);
   return failurePage(result.failure, correlationId);
 }
 
@@ -163,9 +163,21 @@ async function revokeKeyAction(context: ConsoleContext, form: URLSearchParams): 
     // gets the core's own record instead.
     settle: (revoked) => (revoked.revokedNow ? null : { outcome: "ok", reason: "already revoked" }),
   }));
-  if (result.ok) return seeOther(result.value.revokedNow ? "/admin/keys?done=key-revoked" : "/admin/keys?done=key-already-revoked");
-  if (isFormProblem(result.failure)) return keysPage(context, { error: result.failure.message, status: result.failure.status });
+  if (result.ok) return withCorrelationId(seeOther(result.value.revokedNow ? "/admin/keys?done=key-revoked" : "/admin/keys?done=key-already-revoked"), correlationId);
+  if (isFormProblem(result.failure)) return withCorrelationId(await keysPage(context, { error: result.failure.message, status: result.failure.status }), correlationId);
   return failurePage(result.failure, correlationId);
+}
+
+interface ConsoleRoute {
+  page: { template: string; page: ConsolePage } | undefined;
+  action: ((context: ConsoleContext, form: URLSearchParams) => Promise<Response>) | undefined;
+}
+
+function routeOf(path: string): ConsoleRoute {
+  if (Object.hasOwn(PAGES, path)) return { page: { template: path, page: PAGES[path]! }, action: Object.hasOwn(ACTIONS, path) ? ACTIONS[path] : undefined };
+  const project = matchProjectRoute(path);
+  const page = project && { template: project.template, page: { requiredScopes: PROJECT_PAGE_SCOPES, page: project.page } };
+  return { page, action: Object.hasOwn(ACTIONS, path) ? ACTIONS[path] : undefined };
 }
 
 /**
@@ -174,17 +186,18 @@ async function revokeKeyAction(context: ConsoleContext, form: URLSearchParams): 
  */
 export async function handleConsole(request: Request, env: Env, oauth: OAuthHelpers, toolNames: () => readonly string[]): Promise<Response> {
   const path = new URL(request.url).pathname.replace(/\/+$/, "") || "/";
-  const projectRoute = Object.hasOwn(PAGES, path) ? undefined : matchProjectRoute(path);
-  const page = Object.hasOwn(PAGES, path)
-    ? { template: path, page: PAGES[path]! }
-    : projectRoute && { template: projectRoute.template, page: { requiredScopes: PROJECT_PAGE_SCOPES, page: projectRoute.page } };
-  const action = Object.hasOwn(ACTIONS, path) ? ACTIONS[path] : undefined;
-  if (!page && !action) return errorPage(404, "Not found", "There is no such page in the admin console.", html`<p><a href="/admin">Admin console</a></p>`);
+  const route = routeOf(path);
+  if (!route.page && !route.action) return errorPage(404, "Not found", "There is no such page in the admin console.", html`<p><a href="/admin">Admin console</a></p>`);
 
   const access = await consoleContext(request, env, oauth, toolNames);
   if ("response" in access) return access.response;
-  const { context } = access;
+  return serveConsole(access.context, path);
+}
 
+/** Answers a request of a signed-in administrator (`context`, from consoleContext) for a console `path`. */
+export async function serveConsole(context: ConsoleContext, path: string): Promise<Response> {
+  const { request, env } = context;
+  const { page, action } = routeOf(path);
   if (request.method === "GET" || request.method === "HEAD") {
     if (page) return governedPage(context, page.template, page.page);
     return errorPage(405, "Method not allowed", "This address only accepts the form on its page.", html`<p><a href="/admin">Admin console</a></p>`);
