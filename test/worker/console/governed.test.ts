@@ -82,6 +82,16 @@ describe("console reads through the core", () => {
   });
 });
 
+describe("the overview's recent activity", () => {
+  it("leaves out administrators' own page views, which the audit trail keeps", async () => {
+    const ana = await signedIn("ana");
+    await ana.get("/admin/clients");
+    const overview = visibleText((await ana.get("/admin")).text).split("Recent activity")[1]!;
+    expect(overview).not.toContain("GET /admin/clients");
+    expect(visibleText((await ana.get("/admin/audit?kind=route")).text)).toContain("GET /admin/clients");
+  });
+});
+
 describe("a console principal without the REST route's scope", () => {
   /** Ana's real console context, with a principal that lacks `missing` (as a role without it would have). */
   async function contextLacking(ana: ConsoleBrowser, request: Request, missing: string): Promise<ConsoleContext> {
