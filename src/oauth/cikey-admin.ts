@@ -54,13 +54,16 @@ export function ciKeyStatus(key: CiKeyRecord, now = Date.now()): CiKeyStatus {
 
 export const presentCiKey = (key: CiKeyRecord, now = Date.now()): PresentedCiKey => ({ ...key, status: ciKeyStatus(key, now) });
 
-async function recordKeyEvent(env: Env, actor: KeyAdministrator, event: "ci_key_created" | "ci_key_revoked", key: CiKeyRecord, started: number): Promise<void> {
+async function recordKeyEvent(env: Env, actor: KeyAdministrator, event: "ci_key_created" | "ci_key_revoked", key: CiKeyRecord, started: number, correlationId: string | undefined): Promise<void> {
   const what = event === "ci_key_created" ? `created key ${key.id} for projects ${key.projects.join(",")} with ${key.scopes.join(" ")}` : `revoked key ${key.id}`;
-  await recordEvent(auditSinkFor(env), { caller: actor, target: event, startedMs: started, reason: what });
+  await recordEvent(auditSinkFor(env), { caller: actor, target: event, startedMs: started, reason: what, ...(correlationId ? { correlationId } : {}) });
 }
 
-/** Creates a key; the secret is in the answer once. Records `ci_key_created`. */
-export async function createCiKey(env: Env, actor: KeyAdministrator, request: CreateCiKeyRequest): Promise<{ ok: true; key: PresentedCiKey; secret: string } | KeyAdminFailure> {
+/**
+ * Creates a key; the secret is in the answer once. Records `ci_key_created`, with `correlationId` when the creation
+ * runs inside a governed request (the console's, whose core then writes no record of its own).
+ */
+export async function createCiKey(env: Env, actor: KeyAdministrator, request: CreateCiKeyRequest, correlationId?: string): Promise<{ ok: true; key: PresentedCiKey; secret: string } | KeyAdminFailure> {
   const started = Date.now();
   const grantable = new Set(getPolicy().roles[actor.role]?.grantable ?? []);
   const beyondRole = request.scopes.filter((scope) => !grantable.has(scope));
@@ -80,7 +83,7 @@ export async function createCiKey(env: Env, actor: KeyAdministrator, request: Cr
     createdBy: actor.userId,
     expiresAt: request.expiresAt ? new Date(request.expiresAt).toISOString() : null,
   });
-  await recordKeyEvent(env, actor, "ci_key_created", record, started);
+  await recordKeyEvent(env, actor, "ci_key_created", record, started, correlationId);
   return { ok: true, key: presentCiKey(record), secret: key };
 }
 
@@ -88,9 +91,9 @@ export const CI_KEY_ID = /^[0-9a-f]{16}$/;
 
 /**
  * Revokes a key of the administrator's organization. Records `ci_key_revoked` when this call revoked it; revoking
- * an already revoked key answers the key as it is and records nothing.
+ * an already revoked key answers the key as it is and records nothing. `correlationId` as for createCiKey.
  */
-export async function revokeCiKey(env: Env, actor: KeyAdministrator, id: string): Promise<{ ok: true; key: PresentedCiKey; revokedNow: boolean } | KeyAdminFailure> {
+export async function revokeCiKey(env: Env, actor: KeyAdministrator, id: string, correlationId?: string): Promise<{ ok: true; key: PresentedCiKey; revokedNow: boolean } | KeyAdminFailure> {
   const started = Date.now();
   if (!CI_KEY_ID.test(id)) return { ok: false, status: 400, code: "invalid_path", message: "A CI key id is 16 hexadecimal characters, as listed by GET /api/v1/keys." };
   const store = contractStore(env, actor.organizationId);
@@ -98,7 +101,7 @@ export async function revokeCiKey(env: Env, actor: KeyAdministrator, id: string)
   const revoked = before ? await store.revokeKey(id, actor.userId) : null;
   if (!before || !revoked) return { ok: false, status: 404, code: "unknown_key", message: `There is no CI key ${id} in your organization.` };
   if (before.revokedAt) return { ok: true, key: presentCiKey(revoked), revokedNow: false };
-  await recordKeyEvent(env, actor, "ci_key_revoked", revoked, started);
+  await recordKeyEvent(env, actor, "ci_key_revoked", revoked, started, correlationId);
   return { ok: true, key: presentCiKey(revoked), revokedNow: true };
 }
 

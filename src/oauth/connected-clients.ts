@@ -114,9 +114,10 @@ const GRANT_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /**
  * Revokes one grant of a member of the administrator's organization: the grant and its access and refresh
- * tokens stop working at once. Records one `revoke` audit event (who revoked, the grant's client, whose grant).
+ * tokens stop working at once. Records one `revoke` audit event (who revoked, the grant's client, whose grant), with
+ * `correlationId` when the revocation runs inside a governed request (the console's).
  */
-export async function revokeConnectedGrant(env: Env, oauth: OAuthHelpers, admin: GrantAdministrator, memberId: string, grantId: string): Promise<RevokeGrantResult> {
+export async function revokeConnectedGrant(env: Env, oauth: OAuthHelpers, admin: GrantAdministrator, memberId: string, grantId: string, correlationId?: string): Promise<RevokeGrantResult> {
   const started = Date.now();
   if (!memberId || memberId.length > 300 || !GRANT_ID.test(grantId)) {
     return { ok: false, status: 400, code: "invalid_request", message: "Name the grant by the userId and grantId that GET /api/v1/clients lists." };
@@ -141,6 +142,7 @@ export async function revokeConnectedGrant(env: Env, oauth: OAuthHelpers, admin:
     caller: { organizationId: admin.organizationId, userId: admin.userId, clientId: grant.clientId },
     target: "revoke",
     startedMs: started,
+    ...(correlationId ? { correlationId } : {}),
     reason: `grant ${grant.id} of ${memberId} revoked by an administrator (${admin.clientId === CONSOLE_CLIENT_ID ? "admin console" : "REST API"})`,
   });
   return { ok: true, grant: revoked };

@@ -250,3 +250,43 @@ describe("layers", () => {
     expect(crossings).toEqual([]);
   });
 });
+
+/** The names `file` imports from each local module, as `module path -> name` (type-only names too). */
+function namedImportsOf(file: string): Array<{ from: string; name: string }> {
+  const source = readFileSync(join(root, file), "utf8");
+  const found: Array<{ from: string; name: string }> = [];
+  for (const match of source.matchAll(/\bimport\s+(?:type\s+)?\{([^}]*)\}\s*from\s*["'](\.[^"']+)["']/g)) {
+    const from = relative(root, join(root, dirname(file), match[2]!)).split("\\").join("/");
+    for (const part of match[1]!.split(",")) {
+      const name = part.trim().replace(/^type\s+/, "").split(/\s+as\s+/)[0]!.trim();
+      if (name) found.push({ from, name });
+    }
+  }
+  return found;
+}
+
+/** The functions that change organization data for the console (CI keys, grants) and the audit writers. */
+const CONSOLE_WRITES: Record<string, readonly string[]> = {
+  "src/oauth/cikey-admin": ["createCiKey", "revokeCiKey"],
+  "src/oauth/connected-clients": ["revokeConnectedGrant"],
+};
+const AUDIT_WRITERS = ["src/audit/sink", "src/audit/store", "src/core/governed"];
+
+describe("the console's writes and audit go through the governed core", () => {
+  const consoleFiles = sourceFiles(join(root, "src/web/console"));
+
+  it("finds the named imports it is meant to find", () => {
+    expect(namedImportsOf("src/web/console/actions.ts")).toContainEqual({ from: "src/oauth/cikey-admin", name: "createCiKey" });
+  });
+
+  it("calls the key and grant writes only from the governed actions (src/web/console/actions.ts)", () => {
+    const callers = consoleFiles.flatMap((file) => namedImportsOf(file).filter(({ from, name }) => CONSOLE_WRITES[from]?.includes(name)).map(({ name }) => `${file} -> ${name}`));
+    expect(callers.sort()).toEqual(["src/web/console/actions.ts -> createCiKey", "src/web/console/actions.ts -> revokeCiKey", "src/web/console/actions.ts -> revokeConnectedGrant"]);
+    expect(localImportsOf("src/web/console/actions.ts")).toContain("src/web/console/governed");
+  });
+
+  it("writes audit records only through the console's adapter of the core (src/web/console/governed.ts)", () => {
+    const writers = consoleFiles.flatMap((file) => localImportsOf(file).filter((target) => AUDIT_WRITERS.includes(target)).map((target) => `${file} -> ${target}`));
+    expect(writers.sort()).toEqual(["src/web/console/governed.ts -> src/audit/sink", "src/web/console/governed.ts -> src/core/governed"]);
+  });
+});

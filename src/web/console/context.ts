@@ -7,7 +7,9 @@
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Identity } from "../../auth/identity";
 import { currentIdentity } from "../../auth/session";
+import type { Principal } from "../../core/principal";
 import type { Env } from "../../env";
+import { CONSOLE_CLIENT_ID } from "../../oauth/connected-clients";
 import { getPolicy } from "../../policy/load";
 import { errorPage, html } from "../html";
 import { csrfToken } from "./csrf";
@@ -20,6 +22,11 @@ export interface ConsoleContext {
   env: Env;
   url: URL;
   admin: Identity;
+  /**
+   * Who the governed core sees (src/web/console/governed.ts): the administrator of the session, the console's client
+   * id, and the scopes their role may hold (organizations.json `grantable`), as an OAuth token of theirs could carry.
+   */
+  principal: Principal;
   organizationId: string;
   organizationName: string;
   /** The CSRF token of this session, for the forms of the page. */
@@ -52,12 +59,20 @@ export async function consoleContext(request: Request, env: Env, oauth: OAuthHel
     };
   }
   const organizationName = organization.name;
+  const principal: Principal = {
+    organizationId: identity.organizationId,
+    userId: identity.subject,
+    clientId: CONSOLE_CLIENT_ID,
+    role: identity.role,
+    scopes: [...(getPolicy().roles[identity.role]?.grantable ?? [])],
+  };
   return {
     context: {
       request,
       env,
       url,
       admin: identity,
+      principal,
       organizationId: identity.organizationId,
       organizationName,
       csrf: await csrfToken(request, env),

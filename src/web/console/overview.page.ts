@@ -2,7 +2,7 @@
 import { listAuditEvents } from "../../audit/query";
 import { listCiKeys } from "../../oauth/cikey-admin";
 import { contractStore } from "../../spec/store/client";
-import { listConnectedGrants } from "../../oauth/connected-clients";
+import { CONSOLE_CLIENT_ID, listConnectedGrants } from "../../oauth/connected-clients";
 import { displayText } from "../../oauth/client-display-name";
 import { html, type SafeHtml } from "../html";
 import { badge, code, emptyState, scrollTable, time } from "./components";
@@ -15,14 +15,24 @@ function stat(value: number, label: string, href: string, linkText: string, note
   return html`<div class="stat"><span class="value">${value}</span><span>${label}</span>${note ? html`<br>${note}` : ""}<br><a href="${href}">${linkText}</a></div>`;
 }
 
+/** How many events "Recent activity" shows. */
+const RECENT = 8;
+
+/**
+ * Administrators' own console page views (each one a `GET` record of client admin-console) stay in the audit
+ * trail but not in "Recent activity", which would otherwise show mostly the visit that led to it.
+ */
+const isConsolePageView = (event: { clientId: string; kind: string; target: string }) => event.clientId === CONSOLE_CLIENT_ID && event.kind === "route" && event.target.startsWith("GET ");
+
 export async function overviewPage(context: ConsoleContext): Promise<Response> {
   const [grants, keys, projects, recent, activity] = await Promise.all([
     listConnectedGrants(context.env, context.oauth, context.organizationId),
     listCiKeys(context.env, context.organizationId),
     contractStore(context.env, context.organizationId).listProjects(null),
-    listAuditEvents(context.env, context.organizationId, { limit: 8 }),
+    listAuditEvents(context.env, context.organizationId, { limit: 50 }),
     toolActivity(context.env, context.organizationId),
   ]);
+  const events = recent.events.filter((event) => !isConsolePageView(event)).slice(0, RECENT);
   const activeKeys = keys.filter((k) => k.status === "active").length;
   const clients = new Set(grants.map((g) => g.clientId)).size;
   const withoutContract = projects.filter((p) => p.activeContractVersion === null).length;
@@ -36,12 +46,12 @@ ${stat(projects.length, projects.length === 1 ? "project" : "projects", "/admin/
 ${toolActivitySection(activity)}
 <section aria-labelledby="recent-heading"><div class="section-head"><h2 id="recent-heading">Recent activity</h2><a href="/admin/audit">Full audit trail</a></div>
 ${
-  recent.events.length === 0
+  events.length === 0
     ? emptyState("No activity yet", "Tool calls, REST calls and OAuth events will appear here.")
     : scrollTable(
         "Recent audit events",
         ["Event", "Client"],
-        recent.events.map(
+        events.map(
           // What matters on a phone sits in the first column: outcome, what, when and who; the client follows.
           (e) => html`<tr><td>${badge(e.outcome === "ok" ? "ok" : e.outcome === "invalid-input" || e.outcome === "rate-limited" ? "warn" : "bad", e.outcome)} ${code(e.target)}<span class="event-meta">${time(e.time)} · ${code(e.userId)}</span></td><td>${code(displayText(e.clientId))}</td></tr>`,
         ),
