@@ -55,7 +55,7 @@ try {
   for (const [position, build] of HOSTILE_CASES.entries()) {
     const hostile = build();
     const project = `hostile-${position}`;
-    const contract = await fetch(`${dev.url}/api/v1/projects/${project}/contracts`, { method: "POST", headers: { Authorization: `Bearer ${acme}`, "Content-Type": "application/json" }, body: JSON.stringify(hostile.contract) });
+    const contract = await fetch(`${dev.url}/api/v1/projects/${project}/contracts?create=true`, { method: "POST", headers: { Authorization: `Bearer ${acme}`, "Content-Type": "application/json" }, body: JSON.stringify(hostile.contract) });
     if (contract.status !== 201) throw new Error(`contract upload ${project}: ${contract.status} ${await contract.text()}`);
     const healthTimes: number[] = [];
     const toolTimes: number[] = [];
