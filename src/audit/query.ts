@@ -130,3 +130,11 @@ export async function listAuditEvents(env: Env, callerOrganization: string, inpu
     nextCursor: page.next ? await encodeCursor(page.next, input) : null,
   };
 }
+
+/**
+ * The newest `limit` tool-call records of an organization since `fromMs`, for summaries that count them (the
+ * console's overview chart). Reads go through this module; only the core's adapters write through the sink.
+ */
+export function recentToolRecords(env: Env, organizationId: string, fromMs: number, limit: number): Promise<AuditPage> {
+  return auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { kind: "tool", from: fromMs, limit });
+}

@@ -6,7 +6,7 @@
  */
 import type { Env } from "../../env";
 import type { AuditOutcome } from "../../audit/record";
-import { auditStoresIn } from "../../audit/sink";
+import { recentToolRecords } from "../../audit/query";
 
 export const DAYS = 7;
 /** The audit store's own page limit, so one RPC answers the whole view. */
@@ -33,7 +33,7 @@ export async function toolActivity(env: Env, organizationId: string, now = Date.
   const today = Date.parse(`${dayOf(now)}T00:00:00Z`);
   const from = today - (DAYS - 1) * DAY_MS;
   const days = Array.from({ length: DAYS }, (_, i) => dayOf(from + i * DAY_MS));
-  const page = await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { kind: "tool", from, limit: MAX_RECORDS });
+  const page = await recentToolRecords(env, organizationId, from, MAX_RECORDS);
   const perTool = new Map<string, number[]>();
   const refusedPerDay = days.map(() => 0);
   const byOutcome = new Map<AuditOutcome, number>();
