@@ -3,7 +3,6 @@
  * checked against the project's contract, and the exit code is what CI fails on (0 approved, 1 rejected on a
  * real payload violation, 2 could not check), with the JUnit report naming the exchange and pointer.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,6 +11,7 @@ import { sharedWranglerDev } from "../helpers/shared-wrangler-dev";
 import type { WranglerDev } from "../helpers/wrangler-dev";
 import { conformingHar, exchangeContract, GOOD_ORDER, har } from "../worker/engine/exchanges/fixtures";
 import { obtainToken } from "../helpers/oauth-http";
+import { runProcess } from "../helpers/run-process";
 
 const CLI = resolve(import.meta.dirname, "../../bin/arbiter.mjs");
 const work = mkdtempSync(join(tmpdir(), "arbiter-exchanges-"));
@@ -20,15 +20,7 @@ let server: WranglerDev;
 let token: string;
 
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
-    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
-    child.once("error", fail);
-    child.once("close", (code) => done({ code, stdout, stderr }));
-  });
+  return runProcess(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env } });
 }
 
 function file(name: string, content: string): string {

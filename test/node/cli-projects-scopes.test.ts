@@ -4,7 +4,6 @@
  * one is refused with the closest name unless --create; a login token that lacks a command's scope gets the exact
  * `arbiter login` to run (before sending, and on the server's 403); --server may be left out when logged in to one.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { obtainToken } from "../helpers/oauth-http";
 import { sharedWranglerDev } from "../helpers/shared-wrangler-dev";
 import type { WranglerDev } from "../helpers/wrangler-dev";
+import { runProcess } from "../helpers/run-process";
 
 const CLI = resolve(import.meta.dirname, "../../bin/arbiter.mjs");
 const work = mkdtempSync(join(tmpdir(), "arbiter-cli-projects-"));
@@ -19,15 +19,7 @@ let server: WranglerDev;
 let writer: string;
 
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", HOME: join(work, "home"), XDG_CONFIG_HOME: join(work, "none"), ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
-    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
-    child.once("error", fail);
-    child.once("close", (code) => done({ code, stdout, stderr }));
-  });
+  return runProcess(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", HOME: join(work, "home"), XDG_CONFIG_HOME: join(work, "none"), ...env } });
 }
 
 function file(name: string, content: unknown): string {

@@ -4,7 +4,6 @@
  * exit codes (0 approved, 1 rejected, 2 could not verify) and its JUnit XML and Markdown reports; the CLI served
  * at /cli/arbiter.mjs (its modules joined into one file); CI keys created over HTTP; another organization's key sees nothing.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledCli } from "../helpers/cli-sources";
 import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
 import { obtainToken } from "../helpers/oauth-http";
+import { runProcess } from "../helpers/run-process";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const CLI = resolve(REPO, "bin/arbiter.mjs");
@@ -29,15 +29,7 @@ interface Run {
 }
 
 function runCli(args: string[], env: Record<string, string> = {}, node = process.execPath): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(node, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
-    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
-    child.once("error", fail);
-    child.once("close", (code) => done({ code, stdout, stderr }));
-  });
+  return runProcess(node, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env } });
 }
 
 function file(name: string, content: string | Uint8Array): string {

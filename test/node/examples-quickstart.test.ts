@@ -4,13 +4,13 @@
  * exit code is the one its comment states. The browser logins are replaced by tokens for the same user and
  * scopes, and the project is renamed so other files on the shared server cannot meet it.
  */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { obtainToken } from "../helpers/oauth-http";
 import { sharedWranglerDev } from "../helpers/shared-wrangler-dev";
 import type { WranglerDev } from "../helpers/wrangler-dev";
+import { runProcess } from "../helpers/run-process";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const PROJECT = "quickstart-example";
@@ -66,19 +66,7 @@ function quickstart(): { logins: string[]; steps: Step[] } {
 
 function run(step: Step): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const [command, args] = step.program === "cli" ? [process.execPath, [resolve(REPO, "bin/arbiter.mjs"), ...step.args]] : ["npx", ["--no-install", ...step.args]];
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, {
-      cwd: REPO,
-      env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent", ARBITER_URL: server.url, ARBITER_TOKEN: restToken },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
-    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
-    child.once("error", fail);
-    child.once("close", (code) => done({ code, stdout, stderr }));
-  });
+  return runProcess(command, args, { env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent", ARBITER_URL: server.url, ARBITER_TOKEN: restToken }, cwd: REPO });
 }
 
 beforeAll(async () => {

@@ -4,7 +4,6 @@
  * it, checks again; CI (bin/arbiter.mjs) then uploads the snapshot and it is approved, and the agent's
  * check_api_conformance agrees. The CLI's check and diff write SARIF, JUnit and GitHub Actions reports.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -15,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sharedWranglerDev } from "../helpers/shared-wrangler-dev";
 import type { WranglerDev } from "../helpers/wrangler-dev";
 import { obtainToken } from "../helpers/oauth-http";
+import { runProcess } from "../helpers/run-process";
 
 const CLI = resolve(import.meta.dirname, "../../bin/arbiter.mjs");
 const work = mkdtempSync(join(tmpdir(), "arbiter-loop-"));
@@ -42,18 +42,7 @@ let ci: string;
 let agent: Client;
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env.PATH ?? "", HOME: work, XDG_CONFIG_HOME: work, ARBITER_URL: server.url, ARBITER_TOKEN: ci, ARBITER_PROJECT: "shop" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
-    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
-    child.once("error", fail);
-    child.once("close", (code) => done({ code, stdout, stderr }));
-  });
+  return runProcess(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", HOME: work, XDG_CONFIG_HOME: work, ARBITER_URL: server.url, ARBITER_TOKEN: ci, ARBITER_PROJECT: "shop" } });
 }
 
 function file(name: string, value: unknown): string {
