@@ -16,6 +16,8 @@ import type { ToolDefinition } from "./context";
 
 export const BENCH_BARE_TOOL = "bench_bare";
 export const BENCH_GOVERNED_TOOL = "bench_governed";
+const BENCH_TOOLS: ReadonlySet<string> = new Set([BENCH_BARE_TOOL, BENCH_GOVERNED_TOOL]);
+const NO_TOOLS: ReadonlySet<string> = new Set();
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
@@ -26,6 +28,15 @@ export function benchBareEnabled(env: Pick<Env, "ARBITER_BENCH_BARE" | "PUBLIC_U
   } catch {
     return false;
   }
+}
+
+/**
+ * The tools served beside the catalog: both benchmark tools when they are on, none otherwise. The /mcp front audits
+ * calls of unknown tools on their own (unknown-tools.ts), so it must not take these for unknown ones: bench_governed
+ * would then pay for governance twice, and bench_bare would not be bare.
+ */
+export function toolsServedBesideCatalog(env: Pick<Env, "ARBITER_BENCH_BARE" | "PUBLIC_URL">): ReadonlySet<string> {
+  return benchBareEnabled(env) ? BENCH_TOOLS : NO_TOOLS;
 }
 
 /** A constant answer shaped like a tool result (structured content and its JSON text). */

@@ -30,7 +30,7 @@ import { getCatalog } from "./registry";
 import { ownerGuardedNamespace, ownerOf } from "./session-owner";
 import { scopeRefusals, type ScopeRefusal } from "./step-up";
 import { auditUnknownToolCalls, unknownToolCalls } from "./unknown-tools";
-import { BENCH_BARE_TOOL, benchBareEnabled } from "./bench-bare";
+import { toolsServedBesideCatalog } from "./bench-bare";
 import { mcpEraOf } from "./era";
 import { serveSessionless, serveStateless } from "./v2/handler";
 import { acceptJsonOnly, applyHeaderTolerances, sessionlessServing } from "./compat/front";
@@ -98,9 +98,6 @@ function stepUpResponse(auth: OAuthResourceContext<GrantProps>["auth"], body: un
   }
   return new Response(JSON.stringify(payload), { status: 403, headers: challenge.headers });
 }
-
-const BENCH_BARE_ONLY: ReadonlySet<string> = new Set([BENCH_BARE_TOOL]);
-const NOTHING_ELSE: ReadonlySet<string> = new Set();
 
 /** The step-up refusal is the core's scope step run before the session: each refused message is audited by the core. */
 async function auditRefusals(env: Env, principal: Principal, correlationId: string, refused: readonly ScopeRefusal[]): Promise<void> {
@@ -172,7 +169,7 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
       return stepUpResponse(auth, parsed, refused);
     }
     // Calls of tools that do not exist are answered by the session or the SDK, but audited here (unknown-tools.ts).
-    const unknown = unknownToolCalls(parsed, getCatalog(), benchBareEnabled(env) ? BENCH_BARE_ONLY : NOTHING_ELSE);
+    const unknown = unknownToolCalls(parsed, getCatalog(), toolsServedBesideCatalog(env));
     if (unknown.length > 0) {
       const outcome = await auditUnknownToolCalls(unknown, { principal, correlationId, deps: pipelineDepsFor(env) });
       if (outcome.refused) {

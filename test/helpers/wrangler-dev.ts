@@ -33,6 +33,8 @@ export interface WranglerDevOptions {
   config?: string;
   /** Extra environment for wrangler (e.g. MINIFLARE_WORKERD_V8_FLAGS for the benchmark Worker). */
   processEnv?: Record<string, string>;
+  /** The DevTools inspector port (bench:profile attaches a CPU profiler there). Default: a free port. */
+  inspectorPort?: number;
 }
 
 export interface WranglerDev {
@@ -110,7 +112,7 @@ async function startOnce(port: number, options: WranglerDevOptions): Promise<Wra
   const url = `http://localhost:${port}`;
   const persistDir = await mkdtemp(join(tmpdir(), "arbiter-wrangler-"));
   const vars = { PUBLIC_URL: url, ...options.vars };
-  const args = ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistDir, "--show-interactive-dev-session=false", "--inspector-port", String(await freePort())];
+  const args = ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistDir, "--show-interactive-dev-session=false", "--inspector-port", String(options.inspectorPort ?? (await freePort()))];
   if (options.env) args.push("--env", options.env);
   if (options.config) args.push("--config", options.config);
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);

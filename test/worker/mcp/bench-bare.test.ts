@@ -4,7 +4,8 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
-import { BENCH_BARE_TOOL, BENCH_GOVERNED_TOOL, benchBareEnabled } from "../../../src/mcp/bench-bare";
+import { BENCH_BARE_TOOL, BENCH_GOVERNED_TOOL, benchBareEnabled, toolsServedBesideCatalog } from "../../../src/mcp/bench-bare";
+import { unknownToolCalls } from "../../../src/mcp/unknown-tools";
 import { LeasedRateLimiter } from "../../../src/ratelimit/leases";
 import type { Env } from "../../../src/env";
 import { getCatalog } from "../../../src/mcp/registry";
@@ -109,5 +110,13 @@ describe("bench_bare", () => {
       await new Promise((done) => setTimeout(done, 20));
     }
     expect(log.mock.calls.some((call) => String(call[0]).includes('"event":"audit"') && String(call[0]).includes(`"target":"${BENCH_GOVERNED_TOOL}"`))).toBe(true);
+  });
+
+  it("is never taken for an unknown tool by the /mcp front when on (which would audit and count it a second time)", () => {
+    const call = (name: string) => ({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: {} } });
+    for (const name of [BENCH_BARE_TOOL, BENCH_GOVERNED_TOOL]) {
+      expect(unknownToolCalls(call(name), getCatalog(), toolsServedBesideCatalog(ENABLED))).toEqual([]);
+      expect(unknownToolCalls(call(name), getCatalog(), toolsServedBesideCatalog({ PUBLIC_URL: ENABLED.PUBLIC_URL }))).toHaveLength(1);
+    }
   });
 });
