@@ -1,15 +1,22 @@
 /**
- * `npm run bench:profile`: where a tools/call's CPU goes inside workerd. Starts one `wrangler dev` of this Worker
- * (bench tools on, as bench:mcp does), attaches the V8 CPU profiler through wrangler's DevTools inspector, runs
- * CLIENTS sessions of CALLS sequential calls of one tool, and prints the profile's self time by source (our files
- * under src/, each package under node_modules, the runtime) and the hottest functions. The Worker and its Durable
- * Objects share one isolate under wrangler dev, so one profile holds the front, the session object and the
- * coordinators.
+ * `npm run bench:profile`: what a tools/call costs the server, and where that cost goes. Starts one `wrangler dev`
+ * of this Worker (bench tools on, as bench:mcp does) and, in one run:
+ *  1. CPU per call: for each tool of --tools, in rotated order over --rounds rounds, CLIENTS new clients make CALLS
+ *     sequential calls each, all at once, and the server's CPU time (user + system of wrangler dev's whole process
+ *     tree, read from /proc) is divided by the calls. CPU time, unlike latency, hardly moves with the machine's
+ *     load, so two tools compare well even on a shared machine; the first tool is the baseline of the ratios.
+ *  2. With --profile TOOL: one more round of TOOL with V8's CPU profiler attached through wrangler's DevTools
+ *     inspector, printed as self time by source (our files under src/, each package, the runtime), our functions'
+ *     inclusive time, runtime and native time by caller, and the hottest functions. The Worker and its Durable
+ *     Objects share one isolate under wrangler dev, so one profile holds the front, the session object, the
+ *     coordinators and the audit store. (The profiler samples wall time while JavaScript runs: on a loaded machine
+ *     its milliseconds grow; its shares stay useful.)
  *
- * Options: --tool bench_bare|bench_governed|whoami (whoami), --era 2025-11-25|2026-07-28 (2025-11-25),
- * --clients N (20), --calls N (20, at most 29), --top N (40), --out FILE (also write the .cpuprofile for DevTools).
+ * Options: --tools a,b,c (bench_bare,bench_governed,whoami), --rounds N (3; 0 for the profile alone),
+ * --profile TOOL, --era 2025-11-25|2026-07-28 (2025-11-25), --clients N (20), --calls N (20, at most 29),
+ * --top N (40), --out FILE (with --profile: also write the .cpuprofile, and the bundle beside it, for DevTools).
  */
-import { writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { freePort, startWranglerDev } from "../test/helpers/wrangler-dev";
 import { obtainToken } from "../test/helpers/oauth-http";
 
@@ -17,7 +24,12 @@ function argument(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
   return index < 0 ? fallback : (process.argv[index + 1] ?? fallback);
 }
-const TOOL = argument("tool", "whoami");
+const TOOLS = argument("tools", "bench_bare,bench_governed,whoami").split(",").filter(Boolean);
+const ROUNDS = Number(argument("rounds", "3"));
+const PROFILE = argument("profile", "");
+const SETTLE_MS = 1500;
+/** The tool the calls below make (set per row). */
+let TOOL = TOOLS[0] ?? "whoami";
 const ERA = argument("era", "2025-11-25");
 const CLIENTS = Number(argument("clients", "20"));
 const CALLS = Number(argument("calls", "20"));
@@ -200,35 +212,110 @@ function summarise(profile: Profile): void {
   for (const [name, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(row(name, us));
 }
 
+/** CPU seconds (user + system) used so far by a process and all its descendants, from /proc (Linux). */
+function treeCpuMs(rootPid: number): number {
+  const stats = new Map<number, { ppid: number; ticks: number }>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const text = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Fields after the command name (which may hold spaces) start after the last ')'.
+      const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+      stats.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // The process ended while we read.
+    }
+  }
+  let ticks = 0;
+  const pending = [rootPid];
+  while (pending.length > 0) {
+    const pid = pending.pop()!;
+    ticks += stats.get(pid)?.ticks ?? 0;
+    for (const [child, stat] of stats) if (stat.ppid === pid) pending.push(child);
+  }
+  return ticks * (1000 / CLOCK_TICKS_PER_SECOND);
+}
+/** USER_HZ: 100 on every Linux this runs on (getconf CLK_TCK). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+async function newClients(base: string): Promise<Array<Record<string, string>>> {
+  const tokens: string[] = [];
+  for (let index = 0; index < CLIENTS; index++) tokens.push(await obtainToken(base, { user: "ana", scope: "orders.read", resource: `${base}/mcp` }));
+  const clients = await Promise.all(tokens.map((token) => clientHeaders(base, token)));
+  await Promise.all(clients.map((headers) => callOnce(base, headers, 1)));
+  return clients;
+}
+
+/** All clients at once, each making CALLS sequential calls; resolves with the wall time. */
+async function load(base: string, clients: Array<Record<string, string>>): Promise<number> {
+  const started = performance.now();
+  await Promise.all(clients.map(async (headers) => {
+    for (let call = 0; call < CALLS; call++) await callOnce(base, headers, call + 2);
+  }));
+  return performance.now() - started;
+}
+
 const inspectorPort = await freePort();
 const dev = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", ARBITER_BENCH_BARE: "true" }, inspectorPort });
 try {
-  const tokens: string[] = [];
-  for (let index = 0; index < CLIENTS; index++) tokens.push(await obtainToken(dev.url, { user: "ana", scope: "orders.read", resource: `${dev.url}/mcp` }));
-  const clients = await Promise.all(tokens.map((token) => clientHeaders(dev.url, token)));
-  await Promise.all(clients.map((headers) => callOnce(dev.url, headers, 1)));
-  const inspector = await devtools(inspectorPort);
-  await inspector.send("Debugger.enable");
-  await inspector.send("Profiler.enable");
-  await inspector.send("Profiler.setSamplingInterval", { interval: 100 });
-  await inspector.send("Profiler.start");
-  const started = performance.now();
-  await Promise.all(clients.map(async (headers) => {
-    for (let call = 0; call < CALLS; call++) await callOnce(dev.url, headers, call + 2);
-  }));
-  const wallMs = performance.now() - started;
-  // Work the calls left behind (alarms draining audit outboxes) belongs to them too.
-  await new Promise((done) => setTimeout(done, 1500));
-  const { profile } = (await inspector.send("Profiler.stop")) as { profile: Profile };
-  const bundle = [...inspector.scripts].find(([, url]) => url.endsWith("index.js"));
-  const source = bundle ? ((await inspector.send("Debugger.getScriptSource", { scriptId: bundle[0] })) as { scriptSource: string }).scriptSource : "";
-  indexModules(source);
-  if (OUT) writeFileSync(`${OUT}.bundle.js`, source);
-  await inspector.send("Debugger.disable");
-  inspector.close();
-  console.log(`wall ${wallMs.toFixed(0)} ms for ${CLIENTS * CALLS} calls (${((CLIENTS * CALLS * 1000) / wallMs).toFixed(0)} calls/s)`);
-  summarise(profile);
-  if (OUT) writeFileSync(OUT, JSON.stringify(profile));
+  if (dev.pid === undefined) throw new Error("wrangler dev has no process id");
+  const calls = CLIENTS * CALLS;
+  // CPU per call: the server's whole process tree (wrangler's proxy, workerd and its local KV and Durable Objects),
+  // each tool in its own sessions, rounds in rotated order; SETTLE_MS after the calls lets work they left behind
+  // (audit drains, counter writes) run, and is spent in every row alike.
+  const cpu = new Map<string, number[]>(TOOLS.map((tool) => [tool, []]));
+  const wall = new Map<string, number[]>(TOOLS.map((tool) => [tool, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let index = 0; index < TOOLS.length; index++) {
+      const tool = TOOLS[(index + round) % TOOLS.length]!;
+      TOOL = tool;
+      const clients = await newClients(dev.url);
+      await new Promise((done) => setTimeout(done, SETTLE_MS));
+      const before = treeCpuMs(dev.pid);
+      wall.get(tool)!.push(await load(dev.url, clients));
+      await new Promise((done) => setTimeout(done, SETTLE_MS));
+      cpu.get(tool)!.push((treeCpuMs(dev.pid) - before) / calls);
+    }
+  }
+  if (ROUNDS > 0) {
+    const baseline = median(cpu.get(TOOLS[0]!)!);
+    console.log(`\nServer CPU per tools/call (${ERA}; ${CLIENTS} clients x ${CALLS} calls per round, ${ROUNDS} rounds; median, range):\n`);
+    for (const tool of TOOLS) {
+      const values = cpu.get(tool)!;
+      const rates = wall.get(tool)!.map((ms) => (calls * 1000) / ms);
+      console.log(`${tool.padEnd(16)} ${median(values).toFixed(2).padStart(6)} ms (${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)})  ${(median(values) / baseline).toFixed(2)}x ${TOOLS[0]}   ${median(rates).toFixed(0)} calls/s (${Math.min(...rates).toFixed(0)}-${Math.max(...rates).toFixed(0)})`);
+    }
+  }
+
+  if (PROFILE) {
+    TOOL = PROFILE;
+    const clients = await newClients(dev.url);
+    const inspector = await devtools(inspectorPort);
+    await inspector.send("Debugger.enable");
+    await inspector.send("Profiler.enable");
+    await inspector.send("Profiler.setSamplingInterval", { interval: 100 });
+    await inspector.send("Profiler.start");
+    const wallMs = await load(dev.url, clients);
+    await new Promise((done) => setTimeout(done, SETTLE_MS));
+    const { profile } = (await inspector.send("Profiler.stop")) as { profile: Profile };
+    const bundle = [...inspector.scripts].find(([, url]) => url.endsWith("index.js"));
+    const source = bundle ? ((await inspector.send("Debugger.getScriptSource", { scriptId: bundle[0] })) as { scriptSource: string }).scriptSource : "";
+    indexModules(source);
+    await inspector.send("Debugger.disable");
+    inspector.close();
+    console.log(`\nProfile of ${PROFILE}: wall ${wallMs.toFixed(0)} ms for ${calls} calls (${((calls * 1000) / wallMs).toFixed(0)} calls/s)`);
+    summarise(profile);
+    if (OUT) {
+      writeFileSync(OUT, JSON.stringify(profile));
+      writeFileSync(`${OUT}.bundle.js`, source);
+    }
+  }
 } finally {
   await dev.stop();
 }

@@ -43,6 +43,8 @@ export interface Env {
   GRAPHQL_UPSTREAM_TOKEN_ACME?: string;
   GRAPHQL_UPSTREAM_URL_GLOBEX?: string;
   GRAPHQL_UPSTREAM_TOKEN_GLOBEX?: string;
+  /** Which audit records are also logged: "failures" (default) or "all" (src/audit/log-lines.ts). */
+  AUDIT_LOG_LINES?: string;
   /** OpenTelemetry (src/telemetry/config.ts): OTLP/HTTP base URL; telemetry is off when unset or empty. */
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
   /** Secret: headers sent with each export, `name=value` pairs separated by commas. */

@@ -4,13 +4,15 @@
  * holds the answer until it is stored), and drains the outbox to the organization's audit store in batches after
  * the answer (an alarm of the session object, src/mcp/agent.ts). No record is lost:
  *  - a row leaves the outbox only after the audit store confirmed it, or after it was logged in full with
- *    `stored: false` when the store refused it or could not be reached;
+ *    `stored: false` when the store refused it or could not be reached (a stored row is logged only with
+ *    AUDIT_LOG_LINES=all: log-lines.ts);
  *  - when the object is evicted mid-batch the rows are still in its storage and the alarm, which is durable and
  *    retried by the platform, drains them in the next instance;
  *  - each row carries a delivery id (the object's id and the row's id), and the store ignores a delivery it already
  *    holds, so a batch stored just before an eviction, and drained again after it, is stored once.
  */
 import { logError } from "../lib/log";
+import type { AuditLogLines } from "./log-lines";
 import { logAuditRecord, type AuditRecord } from "./record";
 import { scrubAuditRecord } from "./scrub";
 import type { AppendResult, AuditDelivery } from "./store-rpc";
@@ -39,11 +41,13 @@ export class AuditOutbox {
    * @param sql the session object's SQLite storage
    * @param owner this object's id: with the row id it makes the delivery id
    * @param onQueued called after a record was added (the host schedules the drain)
+   * @param lines which drained records are also logged (log-lines.ts)
    */
   constructor(
     private readonly sql: SqlStorage,
     private readonly owner: string,
     private readonly onQueued: () => Promise<void>,
+    private readonly lines: AuditLogLines = "failures",
   ) {}
 
   private table(): void {
@@ -84,7 +88,7 @@ export class AuditOutbox {
         deliveries.forEach((delivery, index) => {
           const result = results[index];
           if (result?.stored) {
-            logAuditRecord(delivery.record, true);
+            if (this.lines === "all") logAuditRecord(delivery.record, true);
             report.stored++;
           } else {
             logAuditRecord(delivery.record, false);

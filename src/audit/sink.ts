@@ -1,12 +1,13 @@
 /**
  * The audit sink every caller uses: tool pipeline, REST router, OAuth events, CI key events. Each record
- * is scrubbed, stored in its organization's audit store and logged as one structured line with
- * `stored: true`, or, when storing fails, logged in full with `stored: false`. It never throws: the
+ * is scrubbed and stored in its organization's audit store, or, when storing fails, logged in full with
+ * `stored: false`; with AUDIT_LOG_LINES=all a stored record is also logged, with `stored: true` (log-lines.ts). It never throws: the
  * caller always gets its result. MCP calls do not wait for the store (AfterAnswer, wired in src/mcp/deps.ts).
  */
 import type { Env } from "../env";
 import { tracedStub } from "../telemetry/stub";
 import { logError } from "../lib/log";
+import { auditLogLinesOf, type AuditLogLines } from "./log-lines";
 import { logAuditRecord, type AuditRecord, type AuditSink } from "./record";
 import { scrubAuditRecord } from "./scrub";
 import type { AppendResult, AuditLogRpc } from "./store-rpc";
@@ -35,6 +36,7 @@ export class StoringAuditSink implements AuditSink {
   constructor(
     private readonly storeFor: AuditStoreLookup,
     private readonly afterAnswer?: AfterAnswer,
+    private readonly lines: AuditLogLines = "failures",
   ) {}
 
   record(input: AuditRecord): Promise<void> {
@@ -56,13 +58,13 @@ export class StoringAuditSink implements AuditSink {
       logError("audit record not stored", { correlationId: record.correlationId, error });
       return;
     }
-    logAuditRecord(record, true);
+    if (this.lines === "all") logAuditRecord(record, true);
   }
 }
 
 /** The stored audit trail; pass `afterAnswer` to let callers answer before the store has the record. */
 export function auditSinkFor(env: Env, afterAnswer?: AfterAnswer): AuditSink {
-  return new StoringAuditSink(auditStoresIn(env.AUDIT_LOG), afterAnswer);
+  return new StoringAuditSink(auditStoresIn(env.AUDIT_LOG), afterAnswer, auditLogLinesOf(env));
 }
 
 /**

@@ -13,6 +13,7 @@ import type { Principal } from "../core/principal";
 import type { ResourceChange } from "./resource-change";
 import type { McpSessionRpc, SessionOwner } from "./session-rpc";
 import { AuditOutbox } from "../audit/outbox";
+import { auditLogLinesOf } from "../audit/log-lines";
 import { auditStoresIn } from "../audit/sink";
 import { sessionPipelineDeps } from "./deps";
 import { getCatalog } from "./registry";
@@ -43,7 +44,7 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
   };
 
   /** Each call's audit record, kept in this object's storage until the drain below has stored it (outbox.ts). */
-  private readonly auditOutbox = new AuditOutbox(this.ctx.storage.sql, this.ctx.id.toString(), () => this.scheduleAuditDrain());
+  private readonly auditOutbox = new AuditOutbox(this.ctx.storage.sql, this.ctx.id.toString(), () => this.scheduleAuditDrain(), auditLogLinesOf(this.env));
   /** A drain is scheduled and has not started yet: the records added meanwhile go with it. */
   private auditDrainScheduled = false;
 

@@ -30,6 +30,7 @@ export async function sharedWranglerDev(): Promise<WranglerDev> {
     url: shared.url,
     port: shared.port,
     logs: () => readFileSync(shared.logFile, "utf8"),
+    pid: undefined,
     stop: async () => {},
   };
 }

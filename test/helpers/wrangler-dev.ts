@@ -43,6 +43,8 @@ export interface WranglerDev {
   port: number;
   /** Everything wrangler printed so far (stdout and stderr interleaved). */
   logs(): string;
+  /** The process (npx) at the top of this server's process tree, npx -> wrangler -> workerd (benchmarks read its CPU); undefined for the shared server. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -166,6 +168,7 @@ async function startOnce(port: number, options: WranglerDevOptions): Promise<Wra
     url,
     port,
     logs: () => output,
+    pid: child.pid,
     stop: () => (stopped ??= cleanup()),
   };
 }

@@ -28,7 +28,8 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
   beforeAll(async () => {
     redirectTarget = await startCountingServer();
     upstream = await startLoopbackUpstream({ redirectTo: redirectTarget.url });
-    worker = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", GRAPHQL_UPSTREAM_URL_GLOBEX: upstream.url(), GRAPHQL_UPSTREAM_TOKEN_GLOBEX: UPSTREAM_SECRET } });
+    // AUDIT_LOG_LINES=all: every audit record is also a log line, which these tests read (and so check that setting).
+    worker = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", AUDIT_LOG_LINES: "all", GRAPHQL_UPSTREAM_URL_GLOBEX: upstream.url(), GRAPHQL_UPSTREAM_TOKEN_GLOBEX: UPSTREAM_SECRET } });
   });
   afterAll(async () => {
     await worker?.stop();
@@ -112,8 +113,8 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
       // The slow server answers only after 20 s; the tool answered long before, and the server saw the close.
       expect(waited).toBeLessThan(15_000);
       expect(await upstream.waitForEarlyClose(closedBefore + 1, 5_000)).toBe(true);
-      // The audit line is printed when the session's outbox is drained, just after the answer.
-      await expect.poll(() => worker.logs(), { timeout: 10_000 }).toContain('"outcome":"timeout"');
+      // The audit line is printed when the session's outbox is drained, about a second after the answer.
+      await expect.poll(() => worker.logs(), { timeout: 10_000 }).toMatch(/"event":"audit".*"target":"orders_get_by_id".*"outcome":"timeout".*"stored":true/);
     } finally {
       await client.close();
     }

@@ -2,7 +2,11 @@
  * Helpers for the CI API tests: REST calls as a caller, either a bearer token (OAuth or CI key) through the real
  * Worker, or a verified principal (harness.ts) handed straight to the REST handler.
  */
+import { env } from "cloudflare:test";
 import contract from "../../../src/api/openapi.json";
+import type { AuditRecord } from "../../../src/audit/record";
+import { auditStoresIn } from "../../../src/audit/sink";
+import type { AuditQuery } from "../../../src/audit/store-rpc";
 import { indexDocument } from "../../../src/engine/normalize-document";
 import { createPayloadValidator } from "../../../src/engine/payload";
 import { findOperation, findResponseKey } from "../../../src/engine/payload-route";
@@ -11,6 +15,15 @@ import { fetchAs, type Caller } from "../harness";
 import { API_RESOURCE, BASE, obtainTokens } from "../helpers";
 
 export const API = `${BASE}/api/v1`;
+
+/**
+ * An organization's stored audit records from `fromMs` on, oldest first. A REST call stores its record before it
+ * answers, so they are all there once the calls returned.
+ */
+export async function storedAuditRecords(organizationId: string, fromMs: number, filter: Pick<AuditQuery, "target" | "kind"> = {}): Promise<AuditRecord[]> {
+  const page = await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { ...filter, from: fromMs, limit: 500 });
+  return [...page.events].reverse();
+}
 
 /** A real REST token, through sign-in, consent and the token endpoint (for tests of OAuth, tokens and the front door). */
 export async function restToken(user: string, scope: string): Promise<string> {

@@ -1,18 +1,10 @@
 // Every REST call leaves one audit record; records never hold a CI key, a token or a document.
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { AUDIT_OUTCOMES } from "../../../src/audit/record";
-import { call, callJson, restToken } from "./api-helpers";
+import { call, callJson, restToken, storedAuditRecords } from "./api-helpers";
 import { ordersContract, text } from "./fixtures";
 
 let ana: string;
-
-function auditRecords(spy: { mock: { calls: unknown[][] } }): Array<Record<string, unknown>> {
-  return spy.mock.calls
-    .map((args) => (typeof args[0] === "string" ? args[0] : ""))
-    .filter((line) => line.includes('"event":"audit"'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((record) => record.kind === "route");
-}
 
 beforeAll(async () => {
   ana = await restToken("ana", "keys.admin contracts.read contracts.write snapshots.write");
@@ -25,6 +17,7 @@ afterEach(() => {
 describe("audit of the CI API", () => {
   it("writes one record per call with the route, outcome and a digest that holds neither key nor document", async () => {
     const spy = vi.spyOn(console, "log");
+    const started = Date.now();
     const document = text(ordersContract({ info: { title: "Audited", version: "1" } }));
     await callJson(ana, "POST", "/projects/audited/contracts", document);
     const created = await callJson(ana, "POST", "/keys", { name: "audit key", projects: ["audited"], scopes: ["snapshots.write"] });
@@ -34,7 +27,7 @@ describe("audit of the CI API", () => {
     await callJson(ana, "DELETE", `/keys/${created.body.key.id}`);
     await callJson(ana, "POST", "/projects/audited/snapshots?commit=c2", "not openapi");
 
-    const records = auditRecords(spy);
+    const records = await storedAuditRecords("acme", started, { kind: "route" });
     expect(records.map((r) => [r.target, r.outcome])).toEqual([
       ["POST /api/v1/projects/:project/contracts", "ok"],
       ["POST /api/v1/keys", "ok"],
@@ -50,7 +43,8 @@ describe("audit of the CI API", () => {
       expect(AUDIT_OUTCOMES).toContain(record.outcome);
       expect(record.argumentsDigest === "" || /^sha256:[0-9a-f]{64}$/.test(String(record.argumentsDigest))).toBe(true);
     }
-    const everything = spy.mock.calls.map((args) => args.map(String).join(" ")).join("\n");
+    // Neither the stored records nor anything logged holds the key, the token or the document.
+    const everything = [JSON.stringify(records), ...spy.mock.calls.map((args) => args.map(String).join(" "))].join("\n");
     expect(everything).not.toContain(secret);
     expect(everything).not.toContain(secret.slice(-43));
     expect(everything).not.toContain(ana);

@@ -5,7 +5,7 @@
  * contracts. Each answer is checked for its exact findings, and the store for what it (does not) hold.
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { callJson } from "./api-helpers";
+import { callJson, storedAuditRecords } from "./api-helpers";
 import { restPrincipal, type Caller } from "../harness";
 import { conformingSnapshot, ordersContract, text, violatingSnapshot } from "./fixtures";
 
@@ -19,13 +19,8 @@ function withoutGetById(): Record<string, unknown> {
   return violatingSnapshot();
 }
 
-function auditReasons(spy: { mock: { calls: unknown[][] } }, target: string): string[] {
-  return spy.mock.calls
-    .map((args) => (typeof args[0] === "string" ? args[0] : ""))
-    .filter((line) => line.includes('"event":"audit"'))
-    .map((line) => JSON.parse(line) as Record<string, string>)
-    .filter((record) => record.target === target)
-    .map((record) => record.reason ?? "");
+async function auditReasons(fromMs: number, target: string): Promise<string[]> {
+  return (await storedAuditRecords("acme", fromMs, { target })).map((record) => record.reason);
 }
 
 beforeAll(async () => {
@@ -42,6 +37,7 @@ describe("drafts", () => {
 
   it("checks a draft against the active contract and stores nothing: no snapshot, no latest, no verdict record", async () => {
     const log = vi.spyOn(console, "log");
+    const started = Date.now();
     const rejected = await callJson(dev, "POST", "/projects/loop/drafts", text(violatingSnapshot()), json);
     expect(rejected.status).toBe(200);
     expect(rejected.body).toMatchObject({ project: "loop", source: "draft", stored: false, contract: { version: 1 } });
@@ -55,7 +51,7 @@ describe("drafts", () => {
     expect(status.body.latestSnapshot).toBeNull();
     expect(status.body.project.snapshotCount).toBe(0);
     expect((await callJson(dev, "GET", "/projects/loop/verdicts")).body.verdicts).toHaveLength(1); // the contract's own
-    const reasons = auditReasons(log, "POST /api/v1/projects/:project/drafts");
+    const reasons = await auditReasons(started, "POST /api/v1/projects/:project/drafts");
     expect(reasons).toEqual([`draft ${rejected.body.draft.digest.slice(0, 23)}`, `draft ${approved.body.draft.digest.slice(0, 23)}`]);
     expect(JSON.stringify(log.mock.calls)).not.toContain("createOrder");
   });
@@ -79,6 +75,7 @@ describe("contract evolution", () => {
   it("compares each new version with the active one and reports what breaks clients (warn: it still becomes active)", async () => {
     expect((await callJson(dev, "POST", "/projects/evo/contracts", text(ordersContract()), json)).status).toBe(201);
     const log = vi.spyOn(console, "log");
+    const started = Date.now();
     const next = await callJson(dev, "POST", "/projects/evo/contracts?label=drop-get", text(withoutGetById()), json);
     expect(next.status).toBe(201);
     expect(next.body.activated).toBe(true);
@@ -87,7 +84,7 @@ describe("contract evolution", () => {
     expect(next.body.breakingChanges.violations).toEqual([expect.objectContaining({ rule: "missing-operation", location: "GET /orders/{id}", severity: "error" })]);
     expect(next.body.markdown).toContain("### Arbiter contract changelog: ❌ Rejected");
     expect(next.body.markdown).toContain("Errors reject the new contract version");
-    expect(auditReasons(log, "POST /api/v1/projects/:project/contracts")).toEqual(["1 breaking changes vs v1"]);
+    expect(await auditReasons(started, "POST /api/v1/projects/:project/contracts")).toEqual(["1 breaking changes vs v1"]);
 
     const stored = await callJson(dev, "GET", "/projects/evo/contracts/2/changes");
     expect(stored.status).toBe(200);

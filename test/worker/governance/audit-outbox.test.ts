@@ -36,7 +36,8 @@ function record(overrides: Partial<AuditRecord> = {}): AuditRecord {
   };
 }
 
-const stored = async (correlationId: string) => (await auditStoresIn(env.AUDIT_LOG)(ORG).query(ORG, { correlationId, limit: 10 })).events;
+const storedIn = async (organizationId: string, correlationId: string) => (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
+const stored = (correlationId: string) => storedIn(ORG, correlationId);
 const noDrain = async () => undefined;
 /** The session object itself (the binding is typed by its RPC, runInDurableObject hands over the instance). */
 const sessionObject = (name: string) => env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(name)) as unknown as DurableObjectStub<ArbiterMcpAgent>;
@@ -112,5 +113,50 @@ describe("audit outbox of a session object", () => {
     }
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ target: "whoami", outcome: "ok", clientId: client.client_id });
+  });
+
+  it("drains a burst of calls in one delayed batch: one drain scheduled for all of them, the records kept until it runs", async () => {
+    const { tokens } = await obtainTokens({ user: "ana", scope: "orders.read" });
+    const session = await initializeSession(tokens.access_token);
+    const ids: string[] = [];
+    for (let call = 0; call < 3; call++) {
+      const reply = await rpc(tokens.access_token, session, "tools/call", { name: "whoami", arguments: {} }, 10 + call);
+      ids.push(reply.result._meta.correlationId as string);
+    }
+    const stub = sessionObject(`streamable-http:${session}`);
+    await runInDurableObject(stub, async (instance: ArbiterMcpAgent, state) => {
+      const drains = instance.getSchedules().filter((schedule) => schedule.callback === "drainAuditOutbox");
+      expect(drains).toHaveLength(1);
+      expect(new AuditOutbox(state.storage.sql, state.id.toString(), noDrain).pending()).toBe(3);
+    });
+    for (const correlationId of ids) expect(await storedIn("acme", correlationId)).toHaveLength(0);
+    let last: AuditRecord[] = [];
+    for (let attempt = 0; attempt < 150 && last.length === 0; attempt++) {
+      last = await storedIn("acme", ids[2]!);
+      if (last.length === 0) await new Promise((done) => setTimeout(done, 20));
+    }
+    for (const correlationId of ids) expect(await storedIn("acme", correlationId)).toHaveLength(1);
+    await runInDurableObject(stub, async (_instance: ArbiterMcpAgent, state) => {
+      expect(new AuditOutbox(state.storage.sql, state.id.toString(), noDrain).pending()).toBe(0);
+    });
+  });
+
+  it("prints a stored record as a log line only with AUDIT_LOG_LINES=all", async () => {
+    const log = vi.spyOn(console, "log");
+    const quiet = record();
+    const printed = record();
+    await runInDurableObject(sessionObject("streamable-http:outbox-lines"), async (_instance: ArbiterMcpAgent, state) => {
+      const byDefault = new AuditOutbox(state.storage.sql, state.id.toString(), noDrain);
+      await byDefault.add(quiet);
+      expect(await byDefault.drain(auditStoresIn(env.AUDIT_LOG))).toEqual({ stored: 1, logged: 0 });
+      const all = new AuditOutbox(state.storage.sql, state.id.toString(), noDrain, "all");
+      await all.add(printed);
+      expect(await all.drain(auditStoresIn(env.AUDIT_LOG))).toEqual({ stored: 1, logged: 0 });
+    });
+    const lines = (correlationId: string) => log.mock.calls.map((call) => String(call[0])).filter((line) => line.includes('"event":"audit"') && line.includes(correlationId));
+    expect(lines(quiet.correlationId)).toEqual([]);
+    expect(lines(printed.correlationId).map((line) => JSON.parse(line))).toEqual([{ level: "info", event: "audit", ...printed, stored: true }]);
+    expect(await stored(quiet.correlationId)).toHaveLength(1);
+    expect(await stored(printed.correlationId)).toHaveLength(1);
   });
 });

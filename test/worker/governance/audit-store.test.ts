@@ -10,7 +10,8 @@ import { getAuditPolicy, loadAuditPolicy, retentionMsFor } from "../../../src/au
 import { type AuditRecord } from "../../../src/audit/record";
 import { newCorrelationId } from "../../../src/core/correlation";
 import { scrubText } from "../../../src/audit/scrub";
-import { auditStoresIn, StoringAuditSink } from "../../../src/audit/sink";
+import { auditLogLinesOf } from "../../../src/audit/log-lines";
+import { auditSinkFor, auditStoresIn, StoringAuditSink } from "../../../src/audit/sink";
 import { MIN_CLEANUP_SPACING_MS } from "../../../src/audit/store";
 import type { Principal } from "../../../src/core/principal";
 import { runToolCall } from "../../../src/mcp/pipeline";
@@ -127,14 +128,36 @@ describe("audit store", () => {
 });
 
 describe("audit sink", () => {
-  it("stores and logs each record once with stored: true", async () => {
+  it("stores each record once, scrubbed, and by default prints no line for a stored record", async () => {
     const log = vi.spyOn(console, "log");
     const r = record("sink-org", Date.now(), { reason: "Authorization: Bearer abc.def.ghi" });
-    await new StoringAuditSink(auditStoresIn(env.AUDIT_LOG)).record(r);
+    await auditSinkFor(env).record(r);
+    expect(capturedAuditLines(log).filter((line) => line.correlationId === r.correlationId)).toEqual([]);
+    const stored = (await auditStoresIn(env.AUDIT_LOG)("sink-org").query("sink-org", { correlationId: r.correlationId, limit: 5 })).events;
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ reason: "Authorization: [redacted]" });
+  });
+
+  it("also prints each stored record once with stored: true when AUDIT_LOG_LINES is all", async () => {
+    const log = vi.spyOn(console, "log");
+    const r = record("sink-org", Date.now(), { reason: "Authorization: Bearer abc.def.ghi" });
+    await auditSinkFor({ ...env, AUDIT_LOG_LINES: "all" }).record(r);
     const lines = capturedAuditLines(log).filter((line) => line.correlationId === r.correlationId);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ stored: true, reason: "Authorization: [redacted]" });
     expect((await auditStoresIn(env.AUDIT_LOG)("sink-org").query("sink-org", { correlationId: r.correlationId, limit: 5 })).events).toHaveLength(1);
+  });
+
+  it("reads AUDIT_LOG_LINES: failures by default, all on request, and an unknown value named in a warning", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    expect(auditLogLinesOf({})).toBe("failures");
+    expect(auditLogLinesOf({ AUDIT_LOG_LINES: " " })).toBe("failures");
+    expect(auditLogLinesOf({ AUDIT_LOG_LINES: "all" })).toBe("all");
+    expect(auditLogLinesOf({ AUDIT_LOG_LINES: "everything" })).toBe("failures");
+    const printed = warn.mock.calls.map((call) => String(call[0])).join("\n");
+    expect(printed).toContain("AUDIT_LOG_LINES has an unknown value");
+    expect(printed).toContain("everything");
+    expect(printed).toContain("failures, all");
   });
 
   it("logs the full record with stored: false when storing fails, and the tool caller still gets its result", async () => {

@@ -47,9 +47,13 @@ async function callTool(token: string, session: string, name: string, args: Reco
  * The records of one call. A session answers before its record is stored (src/mcp/deps.ts), so this waits for
  * the write to land instead of racing it.
  */
+const storedRecordsOf = async (organizationId: string, correlationId: string): Promise<AuditRecord[]> =>
+  (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
+
+/** The records of a call, once stored: the session's outbox drains within about a second of the answer. */
 async function recordsOf(organizationId: string, correlationId: string): Promise<AuditRecord[]> {
-  const read = async () => (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
-  for (let attempt = 0; attempt < 100; attempt++) {
+  const read = () => storedRecordsOf(organizationId, correlationId);
+  for (let attempt = 0; attempt < 250; attempt++) {
     const events = await read();
     if (events.length > 0) return events;
     await new Promise((done) => setTimeout(done, 20));
@@ -98,18 +102,18 @@ describe("audit trail of tool calls", () => {
     expect(missing, `tools without an entry in CALLS (add valid and invalid arguments for them): ${missing.join(", ")}`).toEqual([]);
 
     const limiter = rateLimiterFor(env);
+    const expectations: Array<{ name: string; args: Record<string, unknown>; outcome: AuditOutcome; correlationId?: string }> = [];
     for (const name of names) {
       const { valid, invalid } = CALLS[name]!;
-      const expectations: Array<{ args: Record<string, unknown>; outcome: AuditOutcome; correlationId?: string }> = [];
 
       const ok = await callTool(tokens.access_token, session, name, valid);
       expect(ok.isError, `${name} with valid arguments: ${ok.content[0]?.text}`).toBeFalsy();
-      expectations.push({ args: valid, outcome: "ok", correlationId: ok._meta.correlationId });
+      expectations.push({ name, args: valid, outcome: "ok", correlationId: ok._meta.correlationId });
 
       const bad = await callTool(tokens.access_token, session, name, invalid);
       expect(bad.isError, `${name} with invalid arguments`).toBe(true);
       expect(bad.content[0]!.text).toContain(`Invalid arguments for ${name}`);
-      expectations.push({ args: invalid, outcome: "invalid-input", correlationId: bad._meta.correlationId });
+      expectations.push({ name, args: invalid, outcome: "invalid-input", correlationId: bad._meta.correlationId });
 
       // Use up the rest of this client's quota for the tool through the real limiter, then call once more.
       let guard = 0;
@@ -122,22 +126,23 @@ describe("audit trail of tool calls", () => {
       for (let leased = 0; !limited.isError && leased < MAX_LEASE; leased++) limited = await callTool(tokens.access_token, session, name, valid);
       expect(limited.isError).toBe(true);
       expect(limited._meta.retryAfter).toBeGreaterThan(0);
-      expectations.push({ args: valid, outcome: "rate-limited", correlationId: limited._meta.correlationId });
-
-      for (const expected of expectations) {
-        expect(expected.correlationId).toEqual(expect.any(String));
-        const records = await recordsOf("acme", expected.correlationId!);
-        expect(records, `${name} ${expected.outcome}`).toHaveLength(1);
-        expect(records[0]).toMatchObject({
-          organizationId: "acme",
-          userId: "ana",
-          clientId: client.client_id,
-          kind: "tool",
-          target: name,
-          outcome: expected.outcome,
-          argumentsDigest: await digestArguments(expected.args),
-        });
-      }
+      expectations.push({ name, args: valid, outcome: "rate-limited", correlationId: limited._meta.correlationId });
+    }
+    // The session's outbox drains in order: once the last call's record is stored, every earlier one is too.
+    expect(await recordsOf("acme", expectations.at(-1)!.correlationId!)).toHaveLength(1);
+    for (const expected of expectations) {
+      expect(expected.correlationId).toEqual(expect.any(String));
+      const records = await storedRecordsOf("acme", expected.correlationId!);
+      expect(records, `${expected.name} ${expected.outcome}`).toHaveLength(1);
+      expect(records[0]).toMatchObject({
+        organizationId: "acme",
+        userId: "ana",
+        clientId: client.client_id,
+        kind: "tool",
+        target: expected.name,
+        outcome: expected.outcome,
+        argumentsDigest: await digestArguments(expected.args),
+      });
     }
   });
 

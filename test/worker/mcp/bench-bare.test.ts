@@ -4,6 +4,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
+import { auditStoresIn } from "../../../src/audit/sink";
 import { BENCH_BARE_TOOL, BENCH_GOVERNED_TOOL, benchBareEnabled, toolsServedBesideCatalog } from "../../../src/mcp/bench-bare";
 import { unknownToolCalls } from "../../../src/mcp/unknown-tools";
 import { LeasedRateLimiter } from "../../../src/ratelimit/leases";
@@ -101,15 +102,14 @@ describe("bench_bare", () => {
     expect(records).toMatchObject([{ kind: "tool", target: BENCH_GOVERNED_TOOL, outcome: "ok" }]);
     await expect(connect(env).then(({ client: off }) => off.callTool({ name: BENCH_GOVERNED_TOOL, arguments: {} }))).rejects.toThrow(/Unknown tool "bench_governed"/);
 
-    const log = vi.spyOn(console, "log");
     const leased = vi.spyOn(LeasedRateLimiter.prototype, "check");
     const stateless = await statelessCall({ ...env, ...ENABLED }, BENCH_GOVERNED_TOOL);
     expect(stateless.result?.structuredContent).toEqual({ ok: true, tool: BENCH_BARE_TOOL });
     expect(leased).toHaveBeenCalledTimes(1);
-    for (let attempt = 0; attempt < 50 && !log.mock.calls.some((call) => String(call[0]).includes(`"target":"${BENCH_GOVERNED_TOOL}"`)); attempt++) {
-      await new Promise((done) => setTimeout(done, 20));
-    }
-    expect(log.mock.calls.some((call) => String(call[0]).includes('"event":"audit"') && String(call[0]).includes(`"target":"${BENCH_GOVERNED_TOOL}"`))).toBe(true);
+    // The stateless lane stores the record just after the answer (waitUntil).
+    const stored = async () => (await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", { target: BENCH_GOVERNED_TOOL, limit: 10 })).events;
+    for (let attempt = 0; attempt < 100 && (await stored()).length === 0; attempt++) await new Promise((done) => setTimeout(done, 20));
+    expect(await stored()).toMatchObject([{ kind: "tool", target: BENCH_GOVERNED_TOOL, outcome: "ok" }]);
   });
 
   it("is never taken for an unknown tool by the /mcp front when on (which would audit and count it a second time)", () => {
