@@ -76,39 +76,56 @@ export class AuditOutbox {
     for (;;) {
       const rows = this.sql.exec<{ id: number; record: string }>(`SELECT id, record FROM arbiter_audit_outbox ORDER BY id LIMIT ?`, OUTBOX_BATCH).toArray();
       if (rows.length === 0) return report;
-      const byOrganization = new Map<string, AuditDelivery[]>();
-      for (const row of rows) {
-        const record = JSON.parse(row.record) as AuditRecord;
-        const batch = byOrganization.get(record.organizationId) ?? [];
-        batch.push({ deliveryId: `${this.owner}:${row.id}`, record });
-        byOrganization.set(record.organizationId, batch);
-      }
-      for (const [organizationId, deliveries] of byOrganization) {
-        const results = await this.send(storeFor, organizationId, deliveries);
-        deliveries.forEach((delivery, index) => {
-          const result = results[index];
-          if (result?.stored) {
-            if (this.lines === "all") logAuditRecord(delivery.record, true);
-            report.stored++;
-          } else {
-            logAuditRecord(delivery.record, false);
-            logError("audit record not stored", { correlationId: delivery.record.correlationId, error: result?.problem ?? "no answer from the audit store" });
-            report.logged++;
-          }
-        });
-      }
+      const drained = await deliverAuditBatch(
+        storeFor,
+        rows.map((row) => ({ deliveryId: `${this.owner}:${row.id}`, record: JSON.parse(row.record) as AuditRecord })),
+        this.lines,
+      );
+      report.stored += drained.stored;
+      report.logged += drained.logged;
       // Only now: a row leaves the outbox once it is stored or logged in full.
       this.sql.exec(`DELETE FROM arbiter_audit_outbox WHERE id <= ?`, rows[rows.length - 1]!.id);
     }
   }
 
-  private async send(storeFor: AuditBatchLookup, organizationId: string, deliveries: AuditDelivery[]): Promise<AppendResult[]> {
-    try {
-      if (!organizationId) throw new Error("record has no organization");
-      return await storeFor(organizationId).appendBatch(deliveries);
-    } catch (error) {
-      const problem = error instanceof Error ? error.message : String(error);
-      return deliveries.map(() => ({ stored: false, problem: `audit store unavailable: ${problem}` }));
-    }
+}
+
+/**
+ * Sends scrubbed records to their organizations' audit stores, one appendBatch per organization, and logs in full
+ * (`stored: false`) each one a store refused or that could not be sent; with AUDIT_LOG_LINES=all a stored one is
+ * logged too. Never throws. Shared by the session outbox and the stateless lane's isolate batches.
+ */
+export async function deliverAuditBatch(storeFor: AuditBatchLookup, deliveries: readonly AuditDelivery[], lines: AuditLogLines): Promise<DrainReport> {
+  const report: DrainReport = { stored: 0, logged: 0 };
+  const byOrganization = new Map<string, AuditDelivery[]>();
+  for (const delivery of deliveries) {
+    const batch = byOrganization.get(delivery.record.organizationId) ?? [];
+    batch.push(delivery);
+    byOrganization.set(delivery.record.organizationId, batch);
+  }
+  for (const [organizationId, batch] of byOrganization) {
+    const results = await sendTo(storeFor, organizationId, batch);
+    batch.forEach((delivery, index) => {
+      const result = results[index];
+      if (result?.stored) {
+        if (lines === "all") logAuditRecord(delivery.record, true);
+        report.stored++;
+      } else {
+        logAuditRecord(delivery.record, false);
+        logError("audit record not stored", { correlationId: delivery.record.correlationId, error: result?.problem ?? "no answer from the audit store" });
+        report.logged++;
+      }
+    });
+  }
+  return report;
+}
+
+async function sendTo(storeFor: AuditBatchLookup, organizationId: string, deliveries: AuditDelivery[]): Promise<AppendResult[]> {
+  try {
+    if (!organizationId) throw new Error("record has no organization");
+    return await storeFor(organizationId).appendBatch(deliveries);
+  } catch (error) {
+    const problem = error instanceof Error ? error.message : String(error);
+    return deliveries.map(() => ({ stored: false, problem: `audit store unavailable: ${problem}` }));
   }
 }

@@ -33,9 +33,12 @@ export interface AuditPage {
 /** What append answers: refusals are values, not exceptions, so they are not logged as uncaught errors. */
 export type AppendResult = { stored: true } | { stored: false; problem: string };
 
-/** One outbox row as the audit store receives it (outbox.ts): the record and its delivery id. */
+/**
+ * One outbox row as the audit store receives it (outbox.ts): the record and its delivery id, or null for a record
+ * sent once and never again (the stateless lane's isolate batches, isolate-batch.ts).
+ */
 export interface AuditDelivery {
-  deliveryId: string;
+  deliveryId: string | null;
   record: AuditRecord;
 }
 

@@ -1,7 +1,9 @@
 import { waitUntil } from "cloudflare:workers";
 import type { AuditOutbox } from "../audit/outbox";
 import type { AuditSink } from "../audit/record";
-import { auditSinkFor, type AfterAnswer } from "../audit/sink";
+import { IsolateAuditBatcher } from "../audit/isolate-batch";
+import { auditLogLinesOf } from "../audit/log-lines";
+import { auditSinkFor, auditStoresIn, type AfterAnswer } from "../audit/sink";
 import type { Env } from "../env";
 import type { RateLimiter } from "../ratelimit/hook";
 import { LeasedRateLimiter } from "../ratelimit/leases";
@@ -18,17 +20,33 @@ import { getCatalog } from "./registry";
  *    audit store running after the answer. Our reading: that RPC then belongs to no request or event of the object
  *    any more, so nothing bounds or retries it, and the test runtime waits on it; an alarm is an event of its own,
  *    which the runtime runs to completion, retries when it fails and re-runs after an eviction;
- *  - "worker-request": the 2026-07-28 stateless lane, in the Worker's own request: the write is kept alive with
- *    that request's waitUntil (cloudflare:workers), since the request's work is cancelled once it has answered;
+ *  - "worker-request": the 2026-07-28 stateless lane, in the Worker's own request: records of calls the isolate
+ *    answers at about the same time go to the store in one batch (audit/isolate-batch.ts), flushed by the call that
+ *    opened it and kept alive with that request's waitUntil (cloudflare:workers), since a request's work is
+ *    cancelled once it has answered;
  *  - "wait": the call waits for the store: /chat, the listen hub.
  * In every case the record is built before the answer, and a failed write logs the full record.
  */
 export type PipelineHost = "worker-request" | "wait";
 
-const AFTER_ANSWER: Record<PipelineHost, AfterAnswer | undefined> = {
-  "worker-request": (write) => waitUntil(write),
-  wait: undefined,
-};
+const afterAnswer: AfterAnswer = (write) => waitUntil(write);
+
+/** One batcher per isolate (plain data only), keyed by the namespace binding like the leases below. */
+const isolateBatchers = new WeakMap<object, IsolateAuditBatcher>();
+function isolateAuditSink(env: Env): AuditSink {
+  let batcher = isolateBatchers.get(env.AUDIT_LOG);
+  if (!batcher) {
+    batcher = new IsolateAuditBatcher(auditLogLinesOf(env));
+    isolateBatchers.set(env.AUDIT_LOG, batcher);
+  }
+  const stores = auditStoresIn(env.AUDIT_LOG);
+  const owner = batcher;
+  return {
+    async record(record) {
+      owner.add(record, stores, afterAnswer);
+    },
+  };
+}
 
 /**
  * Asks the limiter to report, with its decision on a call, the quotas the called tool shows (`reportsQuotaOf`,
@@ -69,5 +87,6 @@ function isolateLimiter(env: Env): RateLimiter {
 /** The pipeline's hooks for this deployment: the KV-backed limiter and the stored audit trail. */
 export function pipelineDepsFor(env: Env, host: PipelineHost = "wait"): PipelineDeps {
   const limiter = host === "worker-request" ? isolateLimiter(env) : rateLimiterFor(env);
-  return { audit: auditSinkFor(env, AFTER_ANSWER[host]), rateLimiter: reportingQuotas(limiter), telemetry: telemetryFor(env) };
+  const audit = host === "worker-request" ? isolateAuditSink(env) : auditSinkFor(env);
+  return { audit, rateLimiter: reportingQuotas(limiter), telemetry: telemetryFor(env) };
 }
