@@ -29,6 +29,7 @@ const SHARED_RUNTIME = [
   "test/worker/policy.test.ts",
   "test/worker/lib.test.ts",
   "test/worker/log.test.ts",
+  "test/worker/audit-stored-record.test.ts",
   "test/worker/graphql/catalog.test.ts",
 ];
 

@@ -59,12 +59,16 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
    * The drain runs in an alarm of this object (agents' schedule(), stored in this object's SQLite), not as work
    * left pending after the answer: see deps.ts for why. An eviction before or during it leaves the schedule and the
    * rows in storage, so the next instance drains them.
+   * Not `idempotent`: agents would then return the drain already in its table, and a drain keeps its row until it
+   * has finished, so a record added once that drain had read the outbox for the last time would wait for the next
+   * call of the session, or forever. The flag above keeps it to one new drain per burst instead; a drain too many
+   * (after an eviction forgot the flag) finds an empty outbox.
    */
   private async scheduleAuditDrain(): Promise<void> {
     if (this.auditDrainScheduled) return;
     this.auditDrainScheduled = true;
     try {
-      await this.schedule(AUDIT_DRAIN_DELAY_SECONDS, "drainAuditOutbox", undefined, { idempotent: true });
+      await this.schedule(AUDIT_DRAIN_DELAY_SECONDS, "drainAuditOutbox", undefined, { idempotent: false });
     } catch (error) {
       this.auditDrainScheduled = false;
       throw error;

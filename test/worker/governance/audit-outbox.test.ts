@@ -141,6 +141,28 @@ describe("audit outbox of a session object", () => {
     });
   });
 
+  it("gives a record added once a drain has started a drain of its own (a running drain keeps its row until it ends)", async () => {
+    const { tokens } = await obtainTokens({ user: "ana", scope: "orders.read" });
+    const session = await initializeSession(tokens.access_token);
+    const stub = sessionObject(`streamable-http:${session}`);
+    await rpc(tokens.access_token, session, "tools/call", { name: "whoami", arguments: {} }, 20);
+    // The drain starts (here directly; agents keeps the scheduled row of a drain it runs until the drain ended).
+    await runInDurableObject(stub, async (instance: ArbiterMcpAgent) => {
+      expect(instance.getSchedules().filter((schedule) => schedule.callback === "drainAuditOutbox")).toHaveLength(1);
+      await instance.drainAuditOutbox();
+    });
+    const reply = await rpc(tokens.access_token, session, "tools/call", { name: "whoami", arguments: {} }, 21);
+    await runInDurableObject(stub, async (instance: ArbiterMcpAgent) => {
+      expect(instance.getSchedules().filter((schedule) => schedule.callback === "drainAuditOutbox")).toHaveLength(2);
+    });
+    let events: AuditRecord[] = [];
+    for (let attempt = 0; attempt < 150 && events.length === 0; attempt++) {
+      events = await storedIn("acme", reply.result._meta.correlationId as string);
+      if (events.length === 0) await new Promise((done) => setTimeout(done, 20));
+    }
+    expect(events).toHaveLength(1);
+  });
+
   it("prints a stored record as a log line only with AUDIT_LOG_LINES=all", async () => {
     const log = vi.spyOn(console, "log");
     const quiet = record();

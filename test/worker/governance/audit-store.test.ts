@@ -125,6 +125,29 @@ describe("audit store", () => {
     expect(await store.append({ ...record("strict-org", Date.now()), time: "yesterday" })).toMatchObject({ stored: false, problem: expect.stringContaining("time") });
     expect((await store.query("strict-org", { limit: 10 })).events).toEqual([]);
   });
+
+  it("stores a batch in order, answers each delivery in its place, and stores a delivery id once", async () => {
+    const store = auditStoresIn(env.AUDIT_LOG)("batch-store-org");
+    const now = Date.now();
+    const good = Array.from({ length: 120 }, (_, index) => record("batch-store-org", now + index, { target: `tool_${index}`, reason: `r'"${index}` }));
+    const deliveries = [
+      ...good.slice(0, 60).map((r, index) => ({ deliveryId: `owner:${index}`, record: r })),
+      { deliveryId: "owner:bad", record: { ...record("batch-store-org", now), outcome: "fine" as never } },
+      { deliveryId: "owner:other", record: record("someone-else", now) },
+      ...good.slice(60).map((r, index) => ({ deliveryId: index % 2 ? null : `owner:${60 + index}`, record: r })),
+    ];
+    const results = await store.appendBatch(deliveries);
+    expect(results).toHaveLength(122);
+    expect(results[60]).toMatchObject({ stored: false, problem: expect.stringContaining("malformed record: outcome") });
+    expect(results[61]).toMatchObject({ stored: false, problem: "this audit store belongs to another organization" });
+    expect(results.filter((result) => result.stored)).toHaveLength(120);
+    // The same deliveries again (an outbox drained twice): answered as stored, stored once.
+    expect((await store.appendBatch(deliveries.slice(0, 60))).every((result) => result.stored)).toBe(true);
+    const stored = (await store.query("batch-store-org", { limit: 500 })).events;
+    expect(stored).toHaveLength(120);
+    expect(stored.map((event) => event.target).reverse()).toEqual(good.map((r) => r.target));
+    expect(stored.find((event) => event.target === "tool_7")).toEqual(good[7]);
+  });
 });
 
 describe("audit sink", () => {
