@@ -1,6 +1,7 @@
 /**
- * The audit record: one per tool call, REST call and OAuth event that matters. Written as one structured
- * log line here; stored and queried per organization by the governance layer. It never holds a token,
+ * The audit record: one per tool call, REST call and OAuth event that matters. Stored and queried per
+ * organization by the governance layer; printed as one structured log line (logAuditRecord) when the store did
+ * not take it, or for every record with AUDIT_LOG_LINES=all (log-lines.ts). It never holds a token,
  * a secret, a request body or a masked value: arguments appear only as a digest.
  */
 import { sha256Hex } from "../lib/sha256";
@@ -85,7 +86,7 @@ export async function auditRecordOf(call: AuditedCall, nowMs = Date.now()): Prom
 }
 
 
-/** The structured log line every audit record produces. */
+/** The structured log line of an audit record (see log-lines.ts for which records are printed). */
 export function logAuditRecord(record: AuditRecord, stored: boolean | undefined = undefined): void {
   console.log(JSON.stringify({ level: "info", event: "audit", ...record, ...(stored === undefined ? {} : { stored }) }));
 }
