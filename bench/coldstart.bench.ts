@@ -9,7 +9,9 @@
  *    and its consent page, the bare server approves at once), then MCP until the first answer (2025-11-25:
  *    initialize, notifications/initialized, tools/call; 2026-07-28: one tools/call), and a second call for a warm
  *    comparison. Arbiter calls `whoami`, the bare server `bench_bare`. The two Workers take turns (ABBA), eras too.
- *  - start-up CPU: `wrangler check startup` (a local V8 profile of the module's evaluation) of each Worker.
+ *  - start-up CPU: `wrangler check startup` (a local V8 profile of the module's evaluation) of each Worker, and where
+ *    its samples fall, by package (self time, the profile's lines mapped to the bundle's `// path` comments of the
+ *    dry-run bundle below, which is the same esbuild build; checked against esbuild's path-named module wrappers).
  *  - bundle: `wrangler deploy --dry-run --outdir <tmp> --metafile` of each Worker: raw and gzip size as wrangler
  *    reports them, and the biggest packages by their bytes in the bundle (esbuild's metafile).
  *
@@ -19,7 +21,7 @@
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { startWranglerDev } from "../test/helpers/wrangler-dev";
 import { obtainToken } from "../test/helpers/oauth-http";
 import { obtainBareToken } from "./bare-server/token";
@@ -110,11 +112,11 @@ async function firstCall(worker: Worker, era: Era): Promise<FirstCall> {
   }
 }
 
-/** Runs a wrangler command (no shell) and returns what it printed; fails with its tail if it exits non-zero. */
-function wrangler(args: string[]): Promise<string> {
+/** Runs a wrangler command (no shell) in `cwd` and returns what it printed; fails with its tail if it exits non-zero. */
+function wrangler(args: string[], cwd = REPO_ROOT): Promise<string> {
   return new Promise((done, fail) => {
     const child = spawn("npx", ["wrangler", ...args], {
-      cwd: REPO_ROOT,
+      cwd,
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1", FORCE_COLOR: "0" },
     });
@@ -129,18 +131,69 @@ function wrangler(args: string[]): Promise<string> {
 interface Startup {
   activeMs: number;
   gcMs: number;
+  profile: string;
 }
 
-async function checkStartup(worker: Worker, dir: string): Promise<Startup> {
-  const output = await wrangler(["check", "startup", "--config", worker.config, "--outfile", join(dir, `${worker.name.replace(/\W/g, "-")}.cpuprofile`)]);
+async function checkStartup(worker: Worker, dir: string, rep: number): Promise<Startup> {
+  const profile = join(dir, `${worker.name.replace(/\W/g, "-")}-${rep}.cpuprofile`);
+  // `check startup` ignores --config (wrangler 4.164 profiled the repository's Worker for any --config): it is run
+  // in the folder of the Worker's configuration instead.
+  const output = await wrangler(["check", "startup", "--outfile", profile], resolve(REPO_ROOT, dirname(worker.config)));
   const active = /Active:\s*([\d.]+)\s*ms(?:\s*\(including\s*([\d.]+)\s*ms garbage collection\))?/.exec(output);
   if (!active) throw new Error(`wrangler check startup printed no "Active" time:\n${output.slice(-2000)}`);
-  return { activeMs: Number(active[1]), gcMs: Number(active[2] ?? 0) };
+  return { activeMs: Number(active[1]), gcMs: Number(active[2] ?? 0), profile };
+}
+
+interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/**
+ * Self time per package over start-up profiles, in ms per run, or why it cannot be attributed. `owners[line]` is
+ * the input file the bundle's line came from. esbuild names its CommonJS wrappers after their file
+ * (`node_modules/ajv/dist/ajv.js`): those frames must land on lines of that file, or the profile is of another build.
+ */
+function selfTimeByPackage(profiles: CpuProfile[], owners: string[]): Map<string, number> | string {
+  const time = new Map<string, number>();
+  let named = 0;
+  let matched = 0;
+  for (const profile of profiles) {
+    const byId = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+    for (const frame of byId.values()) {
+      const wrapped = frame.functionName.replace(/^(\.\.\/)+/, "");
+      if (!/^(node_modules|src)\/\S+\.(m?js|cjs|ts)$/.test(wrapped) || frame.lineNumber < 0) continue;
+      named++;
+      if (owners[frame.lineNumber] === wrapped) matched++;
+    }
+    profile.samples.forEach((id, index) => {
+      const frame = byId.get(id)!;
+      if (frame.functionName === "(idle)" || frame.functionName === "(program)") return;
+      const key = frame.url && frame.lineNumber >= 0 ? packageOf(owners[frame.lineNumber] ?? "?") : frame.functionName || "(native)";
+      time.set(key, (time.get(key) ?? 0) + (profile.timeDeltas[index + 1] ?? 0) / 1000 / profiles.length);
+    });
+  }
+  if (named > 0 && matched / named < 0.9) return `the profile's lines do not match the dry-run bundle (${matched} of ${named} module wrappers on their own lines)`;
+  return time;
+}
+
+/** The input file of every line of a bundle, from esbuild's `// path` comments. */
+function lineOwners(bundleText: string): string[] {
+  let current = "(bundle prelude)";
+  return bundleText.split("\n").map((line) => {
+    const comment = /^\/\/ (\S+\.(?:m?js|cjs|ts|json))$/.exec(line);
+    // A Worker whose configuration is in a subfolder (the bare server) has its paths relative to that folder.
+    if (comment) current = comment[1]!.replace(/^(\.\.\/)+/, "");
+    return current;
+  });
 }
 
 interface Bundle {
   rawKiB: number;
   gzipKiB: number;
+  /** The input file of each line of the bundle's main module. */
+  owners: string[];
   /** Bytes in the bundle per package (node_modules) or per top-level source folder. */
   byPackage: Map<string, number>;
 }
@@ -160,11 +213,13 @@ async function bundle(worker: Worker, dir: string): Promise<Bundle> {
   if (!sizes) throw new Error(`wrangler deploy --dry-run printed no size:\n${output.slice(-2000)}`);
   const meta = JSON.parse(await readFile(metafile, "utf8")) as { outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> };
   const byPackage = new Map<string, number>();
+  let owners: string[] = [];
   for (const [name, out] of Object.entries(meta.outputs)) {
     if (!name.endsWith(".js")) continue;
+    owners = lineOwners(await readFile(resolve(REPO_ROOT, name), "utf8"));
     for (const [path, { bytesInOutput }] of Object.entries(out.inputs)) byPackage.set(packageOf(path), (byPackage.get(packageOf(path)) ?? 0) + bytesInOutput);
   }
-  return { rawKiB: Number(sizes[1]), gzipKiB: Number(sizes[2]), byPackage };
+  return { rawKiB: Number(sizes[1]), gzipKiB: Number(sizes[2]), owners, byPackage };
 }
 
 const kib = (bytes: number | undefined) => (bytes === undefined ? "-" : (bytes / 1024).toFixed(1));
@@ -212,16 +267,37 @@ async function firstCallSection(): Promise<string[]> {
   ];
 }
 
-async function startupSection(dir: string): Promise<string[]> {
+async function startupSection(dir: string, bundles: Map<Worker, Bundle>): Promise<string[]> {
   const runs = new Map<Worker, Startup[]>();
   for (let rep = 0; rep < REPS; rep++) {
     for (const worker of rep % 2 === 0 ? WORKERS : [...WORKERS].reverse()) {
-      const result = await checkStartup(worker, dir);
+      const result = await checkStartup(worker, dir, rep);
       runs.set(worker, [...(runs.get(worker) ?? []), result]);
       console.log(`  check startup ${rep + 1}/${REPS} ${worker.name}: active ${result.activeMs} ms (GC ${result.gcMs} ms)`);
     }
   }
   const ratios = runs.get(ARBITER)!.map((r, index) => r.activeMs / runs.get(BARE)![index]!.activeMs);
+  const attributed = new Map<Worker, Map<string, number> | string>();
+  for (const worker of WORKERS) {
+    const profiles = await Promise.all(runs.get(worker)!.map(async (run) => JSON.parse(await readFile(run.profile, "utf8")) as CpuProfile));
+    attributed.set(worker, selfTimeByPackage(profiles, bundles.get(worker)!.owners));
+  }
+  const ours = attributed.get(ARBITER)!;
+  const bare = attributed.get(BARE)!;
+  const byPackage =
+    typeof ours === "string" || typeof bare === "string"
+      ? [`Start-up time by package: not attributed, ${typeof ours === "string" ? ours : bare}.`, ""]
+      : [
+          `Where the start-up samples fall (self time, ms per run, mean of ${REPS}; a package's own code, not what it calls; V8 samples about every millisecond, so small entries are noise):`,
+          "",
+          "| Package or source folder | arbiter | bare server |",
+          "| --- | ---: | ---: |",
+          ...[...new Set([...ours.keys(), ...bare.keys()])]
+            .sort((a, b) => (ours.get(b) ?? 0) + (bare.get(b) ?? 0) - (ours.get(a) ?? 0) - (bare.get(a) ?? 0))
+            .slice(0, TOP)
+            .map((name) => `| ${name} | ${(ours.get(name) ?? 0).toFixed(1)} | ${(bare.get(name) ?? 0).toFixed(1)} |`),
+          "",
+        ];
   return [
     `### Start-up CPU (\`wrangler check startup\`, ${REPS} runs per Worker)`,
     "",
@@ -230,11 +306,12 @@ async function startupSection(dir: string): Promise<string[]> {
     ...WORKERS.map((worker) => `| ${worker.name} | ${spread(runs.get(worker)!.map((r) => r.activeMs), 1)} | ${spread(runs.get(worker)!.map((r) => r.gcMs), 1)} |`),
     `| Arbiter / bare server | ${spread(ratios, 2)} | |`,
     "",
+    ...byPackage,
   ];
 }
 
-async function bundleSection(dir: string): Promise<string[]> {
-  const [ours, bare] = [await bundle(ARBITER, dir), await bundle(BARE, dir)];
+function bundleSection(bundles: Map<Worker, Bundle>): string[] {
+  const [ours, bare] = [bundles.get(ARBITER)!, bundles.get(BARE)!];
   const top = [...ours.byPackage].sort((a, b) => b[1] - a[1]).slice(0, TOP);
   return [
     "### Bundle (`wrangler deploy --dry-run --metafile`)",
@@ -261,8 +338,13 @@ async function main(): Promise<void> {
   const sections: string[] = [];
   try {
     if (!ONLY || ONLY === "first-call") sections.push(...(await firstCallSection()));
-    if (!ONLY || ONLY === "startup") sections.push(...(await startupSection(dir)));
-    if (!ONLY || ONLY === "bundle") sections.push(...(await bundleSection(dir)));
+    if (!ONLY || ONLY === "startup" || ONLY === "bundle") {
+      // The start-up profiles are read against the dry-run bundles' lines, so the bundles are built first.
+      const bundles = new Map<Worker, Bundle>();
+      for (const worker of WORKERS) bundles.set(worker, await bundle(worker, dir));
+      if (ONLY !== "bundle") sections.push(...(await startupSection(dir, bundles)));
+      if (ONLY !== "startup") sections.push(...bundleSection(bundles));
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
