@@ -16,7 +16,9 @@
  *    reports them, and the biggest packages by their bytes in the bundle (esbuild's metafile).
  *
  * Options: --reps N (5: measurements per Worker and era, and `check startup` runs per Worker), --era
- * 2025-11-25|2026-07-28 (both), --only first-call|startup|bundle (all), --top N (16: packages listed).
+ * 2025-11-25|2026-07-28 (both), --only first-call|startup|bundle (all), --top N (16: packages listed),
+ * --arbiter-tool whoami|bench_governed|bench_bare (whoami: the tool Arbiter's first call calls; the two benchmark tools,
+ * on only with ARBITER_BENCH_BARE=true on loopback as in bench:mcp, split the front's first-call cost from governance's).
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -57,11 +59,13 @@ interface Worker {
   token(base: string): Promise<string>;
 }
 
+const ARBITER_TOOL = option("arbiter-tool") ?? "whoami";
+if (!["whoami", "bench_governed", "bench_bare"].includes(ARBITER_TOOL)) throw new Error(`--arbiter-tool needs whoami, bench_governed or bench_bare (got ${ARBITER_TOOL})`);
 const ARBITER: Worker = {
   name: "arbiter",
   config: "wrangler.toml",
-  vars: { ARBITER_DEV_SIGN_IN: "true" },
-  tool: "whoami",
+  vars: { ARBITER_DEV_SIGN_IN: "true", ...(ARBITER_TOOL === "whoami" ? {} : { ARBITER_BENCH_BARE: "true" }) },
+  tool: ARBITER_TOOL,
   token: (base) => obtainToken(base, { user: "ana", scope: "orders.read", resource: `${base}/mcp` }),
 };
 const BARE: Worker = { name: "bare server", config: "bench/bare-server/wrangler.toml", vars: {}, tool: "bench_bare", token: obtainBareToken };
@@ -239,7 +243,7 @@ async function firstCallSection(): Promise<string[]> {
   const lines = [
     `### First answered \`tools/call\` of a new client after start-up (${REPS} fresh \`wrangler dev\` per Worker and era)`,
     "",
-    "Median (min-max) in ms. Arbiter calls `whoami`; the bare server `bench_bare`. \"MCP\" is from the token in hand to the first answer.",
+    `Median (min-max) in ms. Arbiter calls \`${ARBITER_TOOL}\`; the bare server \`bench_bare\`. "MCP" is from the token in hand to the first answer.`,
     "",
     "| Era | Worker | discovery | token | MCP to first answer | total from first request | second call |",
     "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
