@@ -389,7 +389,7 @@ function report(results: RoundResult[], paired: PairedResult[], startedAt: Date,
     "",
     "Produced by `npm run bench:mcp` (bench/mcp.bench.ts), which rewrites only this section. One `wrangler dev` of the",
     "Worker on loopback serves every row but `telemetry`, which a second one (the same Worker, exporting OpenTelemetry to",
-    "a receiver on loopback) serves, and `bare-server`; `bench_bare` and `bench_governed` exist only because the script passes `ARBITER_BENCH_BARE=true`",
+    "a receiver on loopback) serves, and `bare-server` (below); `bench_bare` and `bench_governed` exist only because the script passes `ARBITER_BENCH_BARE=true`",
     "with a loopback `PUBLIC_URL` (src/mcp/bench-bare.ts), and is answered by the same OAuth front and the same server",
     "of its era as `whoami`.",
     ...(WITH_BARE_SERVER
