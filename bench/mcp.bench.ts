@@ -11,7 +11,10 @@
  *    remaining quota of every tool), one audit record;
  *  - noop: `bench_governed`, bench_bare's handler through the governed core: governance alone;
  *  - telemetry: `whoami` on a second `wrangler dev` of the same Worker exporting OpenTelemetry to an OTLP/HTTP
- *    receiver on loopback (this script's), compared with `whoami` with telemetry off (--no-telemetry leaves it out).
+ *    receiver on loopback (this script's), compared with `whoami` with telemetry off (--no-telemetry leaves it out);
+ *  - bare-server: `bench_bare` on a third `wrangler dev`, of the bare MCP server a newcomer writes from the Cloudflare
+ *    docs (bench/bare-server/: McpAgent for sessions, createMcpHandler with an SDK 2.x server for 2026-07-28, the same
+ *    OAuthProvider front, nothing else); `governed` and `noop` are compared with it too (--no-bare-server leaves it out).
  * Each round takes CLIENTS OAuth clients (each its own token, obtained over HTTP with the development sign-in, and
  * reused by later rounds only while no client can reach its quota), opens their sessions (2025-11-25), makes one
  * unmeasured warm-up call per client,
@@ -23,16 +26,16 @@
  * Writes its section of BENCHMARKS.md (between the bench:mcp markers) and leaves the rest of the file alone.
  *
  * Options: --clients N (50), --calls N (20, at most 29: the shipped quota is 30 per 60 s per client), --rounds N
- * (4 per row and era), --round-timeout-ms N (60000), --era 2025-11-25|2026-07-28 (both), --paired, --no-write.
+ * (4 per row and era), --round-timeout-ms N (60000), --era 2025-11-25|2026-07-28 (both), --paired, --no-telemetry,
+ * --no-bare-server, --no-write.
  */
 import { cpus, loadavg } from "node:os";
 import { readFileSync, writeFileSync } from "node:fs";
 import { startWranglerDev } from "../test/helpers/wrangler-dev";
 import { obtainToken } from "../test/helpers/oauth-http";
+import { obtainBareToken } from "./bare-server/token";
+import { openSession, SESSION_ERA, STATELESS_ERA, type Era } from "./mcp-client";
 
-const SESSION_ERA = "2025-11-25";
-const STATELESS_ERA = "2026-07-28";
-type Era = typeof SESSION_ERA | typeof STATELESS_ERA;
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -48,25 +51,45 @@ const ROUNDS = option("rounds", 4);
 const ROUND_TIMEOUT_MS = option("round-timeout-ms", 60_000);
 if (CALLS > 29) throw new Error("--calls must be at most 29: each session also makes one warm-up call and the quota is 30 per 60 s");
 
+/** A `wrangler dev` the rows run on: the Worker with telemetry off (main) or on, or the bare MCP server. */
+type Server = "main" | "telemetry" | "bareServer";
+
+/** A reference row and the targets of the ratios against it (p50 at most, throughput at least). */
+interface Against {
+  lane: string;
+  p50: number;
+  throughput: number;
+}
+
 interface Lane {
   /** Row name in the report. */
   name: string;
   tool: string;
   /** What the row runs, for the report. */
   runs: string;
-  /** The server it runs on: telemetry off (main) or on. */
-  server: "main" | "telemetry";
-  /** The row its ratios are taken against, and their targets (p50 at most, throughput at least). */
-  against?: { lane: string; p50: number; throughput: number };
+  /** The server it runs on. */
+  server: Server;
+  /** The rows its ratios are taken against, and their targets. */
+  against?: Against[];
 }
 
 const WITH_TELEMETRY = !process.argv.includes("--no-telemetry");
+const WITH_BARE_SERVER = !process.argv.includes("--no-bare-server");
+const BARE_SERVER = "bare-server";
+/** The targets of issue 20, against `bench_bare` and, the same, against the bare MCP server. */
+const againstBare = (p50: number, tput: number): Against[] => [
+  { lane: "bare", p50, throughput: tput },
+  ...(WITH_BARE_SERVER ? [{ lane: BARE_SERVER, p50, throughput: tput }] : []),
+];
 const LANES: Lane[] = [
   { name: "bare", tool: "bench_bare", server: "main", runs: "`bench_bare`: same OAuth front and server of its era, no scope check, rate limit or audit" },
-  { name: "governed", tool: "whoami", server: "main", runs: "`whoami`: scope check, rate-limit decision, handler (quota of every tool), one audit record", against: { lane: "bare", p50: 1.1, throughput: 0.8 } },
-  { name: "noop", tool: "bench_governed", server: "main", runs: "`bench_governed`: bench_bare's handler through the governed core (governance alone)", against: { lane: "bare", p50: 1.1, throughput: 0.85 } },
+  { name: "governed", tool: "whoami", server: "main", runs: "`whoami`: scope check, rate-limit decision, handler (quota of every tool), one audit record", against: againstBare(1.1, 0.8) },
+  { name: "noop", tool: "bench_governed", server: "main", runs: "`bench_governed`: bench_bare's handler through the governed core (governance alone)", against: againstBare(1.1, 0.85) },
   ...(WITH_TELEMETRY
-    ? [{ name: "telemetry", tool: "whoami", server: "telemetry" as const, runs: "`whoami` with OpenTelemetry exported (OTLP/HTTP to a loopback receiver)", against: { lane: "governed", p50: 1.05, throughput: 0.95 } }]
+    ? [{ name: "telemetry", tool: "whoami", server: "telemetry" as const, runs: "`whoami` with OpenTelemetry exported (OTLP/HTTP to a loopback receiver)", against: [{ lane: "governed", p50: 1.05, throughput: 0.95 }] }]
+    : []),
+  ...(WITH_BARE_SERVER
+    ? [{ name: BARE_SERVER, tool: "bench_bare", server: "bareServer" as const, runs: "`bench_bare` on the bare MCP server (bench/bare-server/: McpAgent / createMcpHandler behind OAuthProvider, nothing else)" }]
     : []),
 ];
 
@@ -78,78 +101,6 @@ function erasToRun(): Era[] {
   return [era];
 }
 const ERAS = erasToRun();
-
-interface Session {
-  call(tool: string, id: number): Promise<void>;
-}
-
-/** Reads a Streamable HTTP answer (JSON or SSE) and fails unless it is a successful tool result. */
-async function expectToolResult(response: Response, tool: string): Promise<void> {
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`${tool}: HTTP ${response.status}: ${text.slice(0, 300)}`);
-  const json = response.headers.get("content-type")?.includes("text/event-stream")
-    ? text
-        .split("\n")
-        .filter((line) => line.startsWith("data:"))
-        .map((line) => line.slice(5).trim())
-        .filter(Boolean)
-        .at(-1)
-    : text;
-  const message = JSON.parse(json ?? "null") as { result?: { isError?: boolean; content?: Array<{ text?: string }> }; error?: { message: string } };
-  if (message?.error) throw new Error(`${tool}: JSON-RPC error ${message.error.message}`);
-  if (!message?.result || message.result.isError) throw new Error(`${tool}: tool error: ${message?.result?.content?.[0]?.text ?? text.slice(0, 300)}`);
-}
-
-const BASE_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
-
-/** A 2025-11-25 session: initialize, notifications/initialized, then every call carries the Mcp-Session-Id. */
-async function openSessionEra(base: string, token: string): Promise<Session> {
-  const headers: Record<string, string> = { ...BASE_HEADERS, Authorization: `Bearer ${token}` };
-  const init = await fetch(`${base}/mcp`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: SESSION_ERA, capabilities: {}, clientInfo: { name: "bench-mcp", version: "1.0.0" } } }),
-  });
-  const sessionId = init.headers.get("mcp-session-id");
-  await init.text();
-  if (init.status !== 200 || !sessionId) throw new Error(`initialize failed: HTTP ${init.status}`);
-  const sessionHeaders = { ...headers, "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": SESSION_ERA };
-  const initialized = await fetch(`${base}/mcp`, { method: "POST", headers: sessionHeaders, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
-  await initialized.text();
-  return {
-    async call(tool, id) {
-      const response = await fetch(`${base}/mcp`, {
-        method: "POST",
-        headers: sessionHeaders,
-        body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: tool, arguments: {} } }),
-      });
-      await expectToolResult(response, tool);
-    },
-  };
-}
-
-/** A 2026-07-28 client: no handshake; every request carries the protocol envelope in `_meta` and its own headers. */
-function statelessClient(base: string, token: string): Session {
-  const envelope = {
-    "io.modelcontextprotocol/protocolVersion": STATELESS_ERA,
-    "io.modelcontextprotocol/clientInfo": { name: "bench-mcp", version: "1.0.0" },
-    "io.modelcontextprotocol/clientCapabilities": {},
-  };
-  return {
-    async call(tool, id) {
-      const response = await fetch(`${base}/mcp`, {
-        method: "POST",
-        headers: { ...BASE_HEADERS, Authorization: `Bearer ${token}`, "MCP-Protocol-Version": STATELESS_ERA, "Mcp-Method": "tools/call", "Mcp-Name": tool },
-        body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: tool, arguments: {}, _meta: envelope } }),
-      });
-      await expectToolResult(response, tool);
-    },
-  };
-}
-
-async function openSession(base: string, token: string, era: Era): Promise<Session> {
-  return era === SESSION_ERA ? openSessionEra(base, token) : statelessClient(base, token);
-}
 
 async function inBatches<T>(count: number, width: number, make: (index: number) => Promise<T>): Promise<T[]> {
   const out: T[] = new Array(count);
@@ -331,12 +282,17 @@ async function main(): Promise<void> {
   const dev = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", ARBITER_BENCH_BARE: "true" } });
   const receiver = WITH_TELEMETRY ? await startOtlpReceiver() : undefined;
   const traced = receiver ? await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", ARBITER_BENCH_BARE: "true", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } }) : undefined;
+  const bareServer = WITH_BARE_SERVER ? await startWranglerDev({ config: "bench/bare-server/wrangler.toml" }) : undefined;
   const results: RoundResult[] = [];
   const paired: PairedResult[] = [];
   try {
     const poolOf = (url: string) => new ClientPool(() => obtainToken(url, { user: "ana", scope: "orders.read", resource: `${url}/mcp` }));
-    const pools = { main: poolOf(dev.url), telemetry: traced ? poolOf(traced.url) : undefined };
-    const urls = { main: dev.url, telemetry: traced?.url ?? dev.url };
+    const pools: Record<Server, ClientPool | undefined> = {
+      main: poolOf(dev.url),
+      telemetry: traced ? poolOf(traced.url) : undefined,
+      bareServer: bareServer ? new ClientPool(() => obtainBareToken(bareServer.url)) : undefined,
+    };
+    const urls: Record<Server, string> = { main: dev.url, telemetry: traced?.url ?? dev.url, bareServer: bareServer?.url ?? dev.url };
     // ABBA: the rows in one order, then the reverse, ... so no row always runs first in a drifting machine. The eras
     // take turns round by round too, so both see the same stretch of the machine's load.
     const order: Array<{ era: Era; lane: Lane }> = [];
@@ -345,6 +301,7 @@ async function main(): Promise<void> {
       for (const era of ERAS) for (const lane of lanes) order.push({ era, lane });
     }
     for (const [index, { era, lane }] of order.entries()) {
+      // bench_bare has no quota on either server: its clients are reused by every round.
       const tokens = await pools[lane.server]!.take(CLIENTS, lane.tool, lane.tool === "bench_bare" ? 0 : CALLS + 1);
       const result = await runRound(urls[lane.server], era, lane, tokens);
       results.push(result);
@@ -353,7 +310,7 @@ async function main(): Promise<void> {
           `${throughput(result).toFixed(0)} calls/s${result.failures ? ` (${result.failures} failed)` : ""}`,
       );
       if (index % 2 === 1 && withPaired) {
-        const pairedRound = await runPairedRound(dev.url, era, await pools.main.take(CLIENTS, "whoami", CALLS + 1));
+        const pairedRound = await runPairedRound(dev.url, era, await pools.main!.take(CLIENTS, "whoami", CALLS + 1));
         paired.push(pairedRound);
         console.log(
           `  paired round ${era}: p50 bare ${format(quantile(pairedRound.bare, 0.5))} governed ${format(quantile(pairedRound.governed, 0.5))}, ` +
@@ -365,6 +322,7 @@ async function main(): Promise<void> {
   } finally {
     await dev.stop();
     await traced?.stop();
+    await bareServer?.stop();
     await receiver?.close();
   }
   report(results, paired, startedAt, load);
@@ -383,9 +341,8 @@ function eraReport(era: Era, results: RoundResult[], paired: PairedResult[]): st
     const failed = rounds.reduce((sum, r) => sum + r.failures, 0);
     return `| ${lane.name} | ${lane.runs} | ${format(median(p50s))} (${p50s.map((v) => v.toFixed(1)).join(", ")}) | ${format(median(p95s))} (${p95s.map((v) => v.toFixed(1)).join(", ")}) | ${median(tputs).toFixed(0)} (${tputs.map((v) => v.toFixed(0)).join(", ")}) | ${failed} |`;
   };
-  /** Ratio rows of `lane` against its reference row, round by round (round i of each ran in the same group). */
-  const ratios = (lane: Lane) => {
-    const against = lane.against!;
+  /** Ratio rows of `lane` against one reference row, round by round (round i of each ran in the same group). */
+  const ratios = (lane: Lane, against: Against) => {
     const base = byLane(against.lane);
     const pairs = byLane(lane.name)
       .map((g, index) => ({ g, b: base[index]! }))
@@ -414,7 +371,7 @@ function eraReport(era: Era, results: RoundResult[], paired: PairedResult[]): st
     "",
     `| Ratio (${era}) | Median | Range over ${ROUNDS} rounds | Target |`,
     "| --- | ---: | ---: | --- |",
-    ...LANES.filter((lane) => lane.against).flatMap(ratios),
+    ...LANES.flatMap((lane) => (lane.against ?? []).flatMap((against) => ratios(lane, against))),
     ...(eraPaired.length === 0
       ? []
       : [
@@ -432,9 +389,17 @@ function report(results: RoundResult[], paired: PairedResult[], startedAt: Date,
     "",
     "Produced by `npm run bench:mcp` (bench/mcp.bench.ts), which rewrites only this section. One `wrangler dev` of the",
     "Worker on loopback serves every row but `telemetry`, which a second one (the same Worker, exporting OpenTelemetry to",
-    "a receiver on loopback) serves; `bench_bare` and `bench_governed` exist only because the script passes `ARBITER_BENCH_BARE=true`",
+    "a receiver on loopback) serves, and `bare-server` (below); `bench_bare` and `bench_governed` exist only because the script passes `ARBITER_BENCH_BARE=true`",
     "with a loopback `PUBLIC_URL` (src/mcp/bench-bare.ts), and is answered by the same OAuth front and the same server",
-    `of its era as \`whoami\`. Each round: ${CLIENTS} OAuth clients (reused only while none can reach its quota; new sessions for 2025-11-25), one unmeasured warm-up`,
+    "of its era as `whoami`.",
+    ...(WITH_BARE_SERVER
+      ? [
+          "`bare-server` runs on a third `wrangler dev`: a bare MCP server as the Cloudflare docs write one (bench/bare-server/:",
+          "McpAgent with an SDK 1.x server for 2025-11-25 sessions, createMcpHandler with an SDK 2.x server for 2026-07-28,",
+          "one constant tool, behind OAuthProvider with OAuth tokens; its /authorize approves at once, benchmark only).",
+        ]
+      : ["The bare MCP server's rows were left out (--no-bare-server)."]),
+    `Each round: ${CLIENTS} OAuth clients (reused only while none can reach its quota; new sessions for 2025-11-25), one unmeasured warm-up`,
     `call per client, then all ${CLIENTS} at once each making ${CALLS} sequential \`tools/call\`s. Latency is per call as the client sees`,
     "it; throughput is calls answered per second of the round's wall time. Rows alternate in ABBA order and the eras take",
     "turns; ratios are taken per round group (each row's round i against its reference row's round i; median, then range).",

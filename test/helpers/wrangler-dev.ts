@@ -14,7 +14,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -35,6 +35,11 @@ export interface WranglerDevOptions {
   processEnv?: Record<string, string>;
   /** The DevTools inspector port (bench:profile attaches a CPU profiler there). Default: a free port. */
   inspectorPort?: number;
+  /**
+   * Readiness without a request: after "Ready on", wait only until the port accepts a TCP connection, so the
+   * Worker has answered nothing yet (bench:coldstart times the first request). Default: GET /health answers 200.
+   */
+  noWarmUpRequest?: boolean;
 }
 
 export interface WranglerDev {
@@ -110,6 +115,23 @@ async function waitForHealth(url: string, deadline: number): Promise<void> {
   throw new Error(`GET /health never answered 200 (last: ${last})`);
 }
 
+/** Resolves once 127.0.0.1:port accepts a TCP connection (no HTTP request is sent). */
+async function waitForPort(port: number, deadline: number): Promise<void> {
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((done) => {
+      const socket = connect(port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        done(true);
+      });
+      socket.once("error", () => done(false));
+    });
+    if (open) return;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  throw new Error(`127.0.0.1:${port} never accepted a connection`);
+}
+
 async function startOnce(port: number, options: WranglerDevOptions): Promise<WranglerDev> {
   const url = `http://localhost:${port}`;
   const persistDir = await mkdtemp(join(tmpdir(), "arbiter-wrangler-"));
@@ -156,7 +178,8 @@ async function startOnce(port: number, options: WranglerDevOptions): Promise<Wra
         }
       }, 100);
     });
-    await waitForHealth(url, deadline);
+    if (options.noWarmUpRequest) await waitForPort(port, deadline);
+    else await waitForHealth(url, deadline);
   } catch (error) {
     await cleanup();
     const portTaken = error instanceof StartFailure ? error.portTaken : false;

@@ -1,0 +1,95 @@
+/**
+ * BENCHMARK BASELINE, NEVER DEPLOYED: the bare MCP server `npm run bench:mcp` and `npm run bench:coldstart` compare
+ * Arbiter with, written the way a newcomer writes one from the Cloudflare docs (node_modules/agents/docs/
+ * mcp-servers.md, the workers-oauth-provider README), with one constant tool, `bench_bare`, at /mcp:
+ *  - 2025-11-25 sessions (`initialize`, then `Mcp-Session-Id`): `McpAgent` from `agents/mcp`, an SDK 1.x server in
+ *    a Durable Object;
+ *  - 2026-07-28 requests (MCP-Protocol-Version 2026-07-28): `createMcpHandler` from `agents/mcp/server` with an
+ *    SDK 2.x (`@modelcontextprotocol/server`) server built per request;
+ *  - both behind `OAuthProvider` from `@cloudflare/workers-oauth-provider`, as the docs protect /mcp.
+ * Its /authorize approves every request at once for a fixed user, so the benchmark gets tokens over HTTP without a
+ * browser. That is why it must never be deployed: anyone could get a token. It has no scopes, rate limits, audit,
+ * Origin/Host front or body bounds: those are what Arbiter adds and what the benchmark measures.
+ */
+import { OAuthProvider, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import { McpServer as SessionMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer } from "@modelcontextprotocol/server";
+import { McpAgent } from "agents/mcp";
+import { createMcpHandler } from "agents/mcp/server";
+
+interface Env {
+  PUBLIC_URL: string;
+  MCP_OBJECT: DurableObjectNamespace;
+  OAUTH_KV: KVNamespace;
+  OAUTH_PROVIDER: OAuthHelpers;
+}
+
+const TOOL = "bench_bare";
+const DESCRIPTION = "Benchmark baseline: a constant answer.";
+/** The same answer Arbiter's `bench_bare` gives (src/mcp/bench-bare.ts): structured content and its JSON text. */
+function constantResult() {
+  const structuredContent = { ok: true, tool: TOOL };
+  return { content: [{ type: "text" as const, text: JSON.stringify(structuredContent, null, 2) }], structuredContent };
+}
+
+/** The 2025-11-25 lane: one McpAgent Durable Object per session. */
+export class BareMcpAgent extends McpAgent {
+  server = new SessionMcpServer({ name: "bare-mcp-bench", version: "1.0.0" });
+  async init(): Promise<void> {
+    this.server.registerTool(TOOL, { description: DESCRIPTION }, async () => constantResult());
+  }
+}
+
+const sessionHandler = BareMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
+
+/** The 2026-07-28 lane: a fresh SDK 2.x server per request. */
+const statelessHandler = createMcpHandler(() => {
+  const server = new McpServer({ name: "bare-mcp-bench", version: "1.0.0" });
+  server.registerTool(TOOL, { description: DESCRIPTION }, async () => constantResult());
+  return server;
+});
+
+const mcpHandler = {
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    if (request.headers.get("mcp-protocol-version") === "2026-07-28") return statelessHandler(request, env, ctx);
+    return sessionHandler.fetch(request, env, ctx);
+  },
+};
+
+/** Everything outside /mcp that the provider does not serve itself: /authorize (auto-approved) and /health. */
+const defaultHandler = {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const { pathname } = new URL(request.url);
+    if (pathname === "/health") return new Response("ok");
+    if (pathname === "/authorize") {
+      const authRequest = await env.OAUTH_PROVIDER.parseAuthRequest(request);
+      const { redirectTo } = await env.OAUTH_PROVIDER.completeAuthorization({ request: authRequest, userId: "bench", metadata: {}, scope: authRequest.scope, props: { userId: "bench" } });
+      return Response.redirect(redirectTo, 302);
+    }
+    return new Response("Not found", { status: 404 });
+  },
+};
+
+/** The provider binds tokens to `${PUBLIC_URL}/mcp`, known only from env: built on the first request. */
+let provider: { publicUrl: string; handler: OAuthProvider<Env> } | undefined;
+function providerFor(publicUrl: string): OAuthProvider<Env> {
+  if (provider?.publicUrl !== publicUrl) {
+    const handler = new OAuthProvider<Env>({
+      apiRoute: "/mcp",
+      apiHandler: mcpHandler as never,
+      defaultHandler: defaultHandler as never,
+      authorizeEndpoint: "/authorize",
+      tokenEndpoint: "/oauth/token",
+      clientRegistrationEndpoint: "/oauth/register",
+      resourceMetadata: { resource: `${publicUrl}/mcp`, authorization_servers: [publicUrl] },
+    });
+    provider = { publicUrl, handler };
+  }
+  return provider.handler;
+}
+
+export default {
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    return providerFor(env.PUBLIC_URL).fetch(request, env, ctx);
+  },
+};
