@@ -2,6 +2,7 @@
  * Uploaded bytes -> validated OpenAPI document. Pure (no storage, no Workers types), so the memory script in
  * scripts/ can run the very same code in Node.
  */
+import { decodeUtf8Strict } from "../lib/utf8";
 import { parseOpenApiDocument } from "./document";
 import type { DocumentCheckOptions } from "./document-checks";
 import type { DocumentProblem, OpenApiDocument } from "./types";
@@ -23,12 +24,8 @@ export type ParsedUpload =
 
 /** UTF-8 bytes -> validated OpenAPI document (JSON or YAML), or the list of what is wrong. */
 export function parseDocumentBytes(bytes: Uint8Array, options: DocumentCheckOptions = {}): ParsedUpload {
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    return { ok: false, problems: [{ path: "", message: "the document is not valid UTF-8 text: save it as UTF-8 JSON or YAML" }] };
-  }
+  const text = decodeUtf8Strict(bytes);
+  if (text === null) return { ok: false, problems: [{ path: "", message: "the document is not valid UTF-8 text: save it as UTF-8 JSON or YAML" }] };
   const parsed = parseOpenApiDocument(text, options);
   if (!parsed.ok) return { ok: false, problems: parsed.problems };
   return { ok: true, document: parsed.document, facts: { format: parsed.format, openapiVersion: parsed.openapiVersion, operationCount: parsed.operationCount } };

@@ -46,7 +46,7 @@ import type {
   StoreResult,
   VerdictRecord,
 } from "./records";
-import { PIECES_PER_CALL, SCHEMA_STATEMENTS } from "./schema";
+import { CHUNK_BYTES, PIECES_PER_CALL, PIECES_PER_WRITE, SCHEMA_STATEMENTS } from "./schema";
 import { addSubscriber, listSubscribers, removeSubscriber } from "./subscriber-table";
 import { getDefaultProject, setDefaultProject } from "./default-project-table";
 import { sha256Hex } from "./hash";
@@ -80,12 +80,14 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   }
 
   /**
-   * Several consecutive pieces in one call and one transaction: a call's answer waits until its writes are durable,
-   * so one commit for several pieces instead of one each.
+   * Consecutive pieces from `firstIndex` on, sent as one buffer and cut here, in one transaction: a failed call
+   * leaves none of them, and its answer waits for one commit. At most PIECES_PER_WRITE pieces (a whole document).
    */
-  putDocumentPieces(hash: string, firstIndex: number, pieces: Uint8Array[]): void {
-    if (pieces.length > PIECES_PER_CALL) throw new RangeError(`at most ${PIECES_PER_CALL} pieces per call`);
-    this.ctx.storage.transactionSync(() => pieces.forEach((piece, offset) => putChunk(this.sql, hash, firstIndex + offset, piece)));
+  putDocumentContent(hash: string, firstIndex: number, bytes: Uint8Array): void {
+    if (bytes.byteLength > PIECES_PER_WRITE * CHUNK_BYTES) throw new RangeError(`at most ${PIECES_PER_WRITE} pieces per call`);
+    this.ctx.storage.transactionSync(() => {
+      for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) putChunk(this.sql, hash, firstIndex + offset / CHUNK_BYTES, bytes.subarray(offset, Math.min(offset + CHUNK_BYTES, bytes.byteLength)));
+    });
   }
 
   completeDocument(hash: string, size: number, chunkCount: number): boolean {

@@ -24,8 +24,15 @@
 
 export const CHUNK_BYTES = 1024 * 1024;
 
-/** Pieces moved by one store call (4 MiB): under the RPC message limit, and a bounded extra copy on each side. */
+/** Pieces read back by one store call (4 MiB): under the RPC message limit, and a bounded extra copy on each side. */
 export const PIECES_PER_CALL = 4;
+
+/**
+ * Pieces written by one store call (15 MiB, the largest uploaded document, MAX_DOCUMENT_BYTES): a document goes
+ * in one call, under the 32 MiB RPC message limit. Only a verdict form larger than its document (non-ASCII text
+ * escaped) takes more than one.
+ */
+export const PIECES_PER_WRITE = 15;
 
 export const SCHEMA_STATEMENTS: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS blobs (

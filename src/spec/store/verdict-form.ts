@@ -11,6 +11,7 @@
  */
 import type { DocumentFormat } from "../../engine/parse-upload";
 import type { OpenApiDocument } from "../../engine/types";
+import { decodeUtf8Strict } from "../../lib/utf8";
 
 export const VERDICT_FORM_VERSION = 1;
 
@@ -55,7 +56,9 @@ export function encodeVerdictForm(document: OpenApiDocument, format: DocumentFor
 /** The document of a stored verdict form (null if the stored bytes are not one, which the store never writes). */
 export function decodeVerdictForm(bytes: Uint8Array): OpenApiDocument | null {
   try {
-    const value: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));
+    const text = decodeUtf8Strict(bytes);
+    if (text === null) return null;
+    const value: unknown = JSON.parse(text);
     return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as OpenApiDocument) : null;
   } catch {
     return null;
