@@ -95,7 +95,7 @@ const STEPS: Array<[step: string, functionNames: string[]]> = [
   ["store: upload context", ["uploadContext"]],
   ["read the body", ["readBodyLimited", "readDocument"]],
   ["parse the snapshot (decode, JSON.parse, checks)", ["parseDocumentBytes"]],
-  ["decode the contract's verdict form", ["decodeVerdictForm", "documentFromSource"]],
+  ["decode the contract's comparison form", ["decodeVerdictForm", "documentFromSource"]],
   ["SHA-256", ["sha256Hex"]],
   ["send pieces (Worker side)", ["sendPieces", "prepareContent"]],
   ["read pieces (Worker side)", ["readPieces"]],

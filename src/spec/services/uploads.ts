@@ -20,7 +20,7 @@ import type { DocumentSource } from "../store/form-table";
 import { sha256Hex } from "../store/hash";
 import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from "../store/records";
 import type { UploadContext } from "../store/rpc";
-import { decodeVerdictForm, encodeVerdictForm } from "../store/verdict-form";
+import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../store/verdict-form";
 
 
 export interface Uploader {
@@ -129,8 +129,12 @@ export async function uploadContract(
   const verdict = checkConstitution(parsed.document, config);
   const store = contractStore(env, who.organizationId);
   const contentHash = await sha256Hex(bytes);
-  const formBytes = encodeVerdictForm(parsed.document, parsed.facts.format);
-  const [content, form] = await Promise.all([prepareContent(store, bytes, contentHash), formBytes ? sha256Hex(formBytes).then((hash) => prepareContent(store, formBytes, hash)) : null]);
+  const prepareForm = async (formBytes: Uint8Array | null) => (formBytes ? prepareContent(store, formBytes, await sha256Hex(formBytes)) : null);
+  const [content, form, comparisonForm] = await Promise.all([
+    prepareContent(store, bytes, contentHash),
+    prepareForm(encodeVerdictForm(parsed.document, parsed.facts.format)),
+    prepareForm(encodeComparisonForm(parsed.document, parsed.facts.format)),
+  ]);
   for (let attempt = 0; attempt < MAX_COMPARISON_ATTEMPTS; attempt++) {
     const turn = await store.beginContractUpload(project);
     let recorded = false;
@@ -150,7 +154,7 @@ export async function uploadContract(
         encodeVerdict(verdict),
         change ? { comparedWithVersion: change.comparedWithVersion, verdict: encodeVerdict(change.verdict) } : null,
         content.pieces,
-        form?.pieces ?? null,
+        { verdict: form?.pieces ?? null, comparison: comparisonForm?.pieces ?? null },
       );
       // The record call ended the turn, whatever it answered.
       recorded = true;

@@ -71,7 +71,7 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
     verdict: VerdictBody,
     change: { comparedWithVersion: number; verdict: VerdictBody } | null,
     content: ContentPieces,
-    form: ContentPieces | null,
+    forms: { verdict: ContentPieces | null; comparison: ContentPieces | null },
   ): Promise<StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean; contentReused: boolean }> | { ok: false; code: "stale_comparison"; message: string }>;
   contractChangeHash(project: string, version: number): string | null;
   activateContract(project: string, version: number): StoreResult<{ contract: ContractRecord }>;

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_PIECES } from "../../../src/spec/store/blob-table";
 import { CHUNK_BYTES, PIECES_PER_WRITE } from "../../../src/spec/store/schema";
 import type { Env as WorkerEnv } from "../../../src/env";
+import type { ContractStoreRpc } from "../../../src/spec/store/rpc";
 
 function store() {
   const bindings = env as unknown as WorkerEnv;
@@ -40,13 +41,13 @@ describe("piece writes", () => {
   it("leaves none of a call's pieces when one of them cannot be written", async () => {
     const hash = `sha256:${"b".repeat(64)}`;
     // The first two pieces are valid; the third's index is past MAX_PIECES and fails inside the transaction.
-    await runInDurableObject(store(), (instance) => expect(() => instance.putDocumentContent(hash, MAX_PIECES - 2, content(3))).toThrow("invalid piece index"));
+    await runInDurableObject(store(), (instance) => expect(() => (instance as unknown as ContractStoreRpc).putDocumentContent(hash, MAX_PIECES - 2, content(3))).toThrow("invalid piece index"));
     expect(await piecesOf(hash)).toEqual([]);
   });
 
   it(`refuses more than ${PIECES_PER_WRITE} pieces in one call and writes nothing`, async () => {
     const hash = `sha256:${"c".repeat(64)}`;
-    await runInDurableObject(store(), (instance) => expect(() => instance.putDocumentContent(hash, 0, content(PIECES_PER_WRITE + 1, 1))).toThrow(`at most ${PIECES_PER_WRITE} pieces per call`));
+    await runInDurableObject(store(), (instance) => expect(() => (instance as unknown as ContractStoreRpc).putDocumentContent(hash, 0, content(PIECES_PER_WRITE + 1, 1))).toThrow(`at most ${PIECES_PER_WRITE} pieces per call`));
     expect(await piecesOf(hash)).toEqual([]);
   });
 });
