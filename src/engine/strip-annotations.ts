@@ -1,10 +1,12 @@
 /**
  * A validated document without the annotations no rule reads: the descriptions, summaries and examples of the
- * objects a verdict compares (operations, parameters, headers, request bodies, responses, media types, schemas,
- * path items, info, tags) and the components' examples that no remaining `$ref` needs. In GitHub's description they are over half of the text
- * (3.2 of 6.9 MB as compact JSON). The structural identity walk ignores exactly these fields
- * (rules/support/structural-identity.ts), schema comparison ignores them as annotations (normalize-schema.ts), and
- * no rule quotes them, so a verdict with the stripped document as its contract side is the verdict with the whole
+ * objects a verdict compares (operations, parameters, request bodies, responses, media types, schemas, path items,
+ * info, tags) emptied ("", [] or {}: the keys stay, so the identity walk meets fields in the same order on both
+ * sides), and the components' examples that no remaining `$ref` needs dropped. In GitHub's description they are over half of the text
+ * (6.9 MB as compact JSON, 4.2 MB without them). The structural identity walk ignores exactly these fields where
+ * they are emptied (rules/support/structural-identity.ts; what it compares exactly, such as response headers and
+ * encodings, is kept as it is, so the comparison form never makes it do more work), schema comparison ignores them
+ * as annotations (normalize-schema.ts), and no rule quotes them, so a verdict with the stripped document as its contract side is the verdict with the whole
  * document, byte for byte (test/node/verdict-form.test.ts holds that on GitHub's and GHES' descriptions).
  *
  * Only named fields of known objects are dropped: map keys (property names, status codes, media types, path
@@ -48,18 +50,19 @@ const SHAPES: Readonly<Record<string, Shape>> = {
   },
   operation,
   parameter,
-  header: parameter,
   requestBody: { drop: ["description"], fields: { content: map("mediaType") } },
-  mediaType: { drop: ["example", "examples"], fields: { schema: one("schema"), encoding: map("encoding") } },
-  encoding: { drop: [], fields: { headers: map("header") } },
-  response: { drop: ["description"], fields: { headers: map("header"), content: map("mediaType") } },
+  // Encodings and response headers are compared exactly by the identity walk: kept as they are.
+  mediaType: { drop: ["example", "examples"], fields: { schema: one("schema") } },
+  response: { drop: ["description"], fields: { content: map("mediaType") } },
   components: {
     drop: [],
-    fields: { schemas: map("schema"), responses: map("response"), parameters: map("parameter"), requestBodies: map("requestBody"), headers: map("header"), pathItems: map("pathItem") },
+    fields: { schemas: map("schema"), responses: map("response"), parameters: map("parameter"), requestBodies: map("requestBody"), pathItems: map("pathItem") },
   },
   schema: { drop: ["description", "example", "examples", "summary"], fields: SCHEMA_FIELDS },
 };
 
+/** An annotation's value emptied: "" for text, [] and {} for lists and objects, anything else (small) as it is. */
+const emptied = (value: unknown): unknown => (typeof value === "string" ? "" : Array.isArray(value) ? [] : typeof value === "object" && value !== null ? {} : value);
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const escapeSegment = (segment: string) => segment.replace(/~/g, "~0").replace(/\//g, "~1");
 
@@ -79,7 +82,10 @@ class Stripper {
       const child = value[key];
       const here = `${at}/${escapeSegment(key)}`;
       if (shape.drop.includes(key)) {
+        // The key stays, with an empty value of its kind: the identity walk compares fields in document order,
+        // and a contract missing keys the snapshot has would put every object it walks out of step.
         this.dropped.add(here);
+        out[key] = emptied(child);
         continue;
       }
       if (here === EXAMPLES_AT && kind === "components" && isObject(child)) {

@@ -51,7 +51,7 @@ function fromComparisonForm(bytes: Uint8Array): OpenApiDocument {
   expect(form).not.toBeNull();
   expect(form!.every((byte) => byte < 0x80)).toBe(true);
   // Well under the whole form: the point of it.
-  expect(form!.byteLength).toBeLessThan(0.6 * whole.byteLength);
+  expect(form!.byteLength).toBeLessThan(0.7 * whole.byteLength);
   const document = decodeVerdictForm(form!);
   expect(document).not.toBeNull();
   return document!;

@@ -18,8 +18,9 @@
  *   exchange_runs  every upload of recorded traffic (HAR / NDJSON): counts, digest and verdict, not the exchanges
  *   default_projects  each user's default project (spec_project_select), for both MCP protocol eras
  *   counters       the sequence that orders snapshots, builds and traffic runs of a project in time
- *   contract_forms  content hash of a contract document -> the blob of its verdict form (verdict-form.ts) of one
- *                  form version; written with the contract version, kept like the document it was made from
+ *   contract_forms  content hash of a contract document -> the blob of one of its forms (verdict-form.ts): form
+ *                  version 1 the verdict form, 2 the comparison form (annotations stripped); written with the
+ *                  contract version, kept like the document it was made from
  */
 
 export const CHUNK_BYTES = 1024 * 1024;

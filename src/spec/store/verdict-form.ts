@@ -58,7 +58,7 @@ export function encodeVerdictForm(document: OpenApiDocument, format: DocumentFor
 /**
  * The comparison form (COMPARISON_FORM_VERSION): the verdict form of the document without the annotations no rule
  * reads (engine/strip-annotations.ts), read only as the contract side of a verdict or a comparison, where it gives
- * the same verdict as the whole document at about half the size (3.9 of 6.9 MB for GitHub's description). Null when
+ * the same verdict as the whole document at about half the size (4.2 of 6.9 MB for GitHub's description). Null when
  * there is no verdict form, or when the annotations cannot be stripped safely.
  */
 export function encodeComparisonForm(document: OpenApiDocument, format: DocumentFormat): Uint8Array | null {

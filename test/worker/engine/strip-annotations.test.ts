@@ -1,5 +1,5 @@
 /**
- * stripAnnotations (src/engine/strip-annotations.ts), the comparison form's document: it drops the descriptions,
+ * stripAnnotations (src/engine/strip-annotations.ts), the comparison form's document: it empties the descriptions,
  * summaries and examples of the objects a verdict compares, and nothing that is a name, data or an extension; it
  * keeps a components' example that a remaining `$ref` needs, and gives up (null) when a remaining `$ref` points
  * into a dropped value, leaves the document, or schemas use `$id` or anchors. The verdict against the stripped
@@ -51,25 +51,31 @@ function contract(extra: Record<string, unknown> = {}, itemSchema: Record<string
 }
 
 describe("stripAnnotations", () => {
-  it("drops the annotations of compared objects and keeps names, data and extensions", () => {
+  it("empties the annotations of compared objects and keeps names, data and extensions", () => {
     expect(stripAnnotations(contract())).toEqual({
       openapi: "3.1.0",
-      info: { title: "Orders", version: "1" },
+      info: { title: "Orders", version: "1", description: "", summary: "" },
       paths: {
         "/orders/{id}": {
+          summary: "",
           get: {
             operationId: "getOrder",
-            parameters: [{ name: "id", in: "path", required: true, schema: { type: "string", default: "o1" } }],
+            summary: "",
+            description: "",
+            parameters: [{ name: "id", in: "path", required: true, description: "", example: "", schema: { type: "string", default: "o1", description: "" } }],
             responses: {
               "200": {
+                description: "",
                 content: {
                   "application/json": {
                     schema: {
                       type: "object",
+                      description: "",
                       required: ["description"],
-                      properties: { description: { type: "string" }, summary: { type: "integer", enum: [{ description: "data" }] } },
+                      properties: { description: { type: "string", description: "", example: "" }, summary: { type: "integer", enum: [{ description: "data" }] } },
                       "x-notes": { description: "extensions are kept as they are" },
                     },
+                    examples: {},
                   },
                 },
               },
@@ -79,6 +85,13 @@ describe("stripAnnotations", () => {
       },
       components: { examples: {} },
     });
+  });
+
+  it("keeps response headers as they are (the identity walk compares them exactly)", () => {
+    const withHeader = contract() as any;
+    withHeader.paths["/orders/{id}"].get.responses["200"].headers = { "X-Rate": { description: "calls left", schema: { type: "integer", description: "n" } } };
+    const stripped = stripAnnotations(withHeader) as any;
+    expect(stripped.paths["/orders/{id}"].get.responses["200"].headers).toEqual({ "X-Rate": { description: "calls left", schema: { type: "integer", description: "n" } } });
   });
 
   it("keeps a components' example that a remaining $ref needs, and what that example refers to", () => {
