@@ -1,10 +1,11 @@
 /**
  * The upload paths shared by REST (and any MCP tool that uploads): validate the document, store its bytes
  * content-addressed, compute the verdict, record it. Nothing is stored before the document has been parsed and
- * validated, so an invalid document leaves no trace. The active contract is read back from its verdict form
- * (verdict-form.ts: one ASCII decode and one JSON.parse, no re-validation), or from its uploaded bytes when it has
- * none. Calls to the store: a small upload makes two (the context, then the record with its bytes inline); a large
- * one adds its pieces, a few in flight at once, and the reads of the active version's pieces, overlapped with them.
+ * validated, so an invalid document leaves no trace. The active contract is read back, as the contract side of the
+ * verdict, from its comparison form, else its verdict form (verdict-form.ts: one ASCII decode and one JSON.parse, no
+ * re-validation), or from its uploaded bytes when it has neither; a contract upload stores both forms. Calls to the
+ * store: a small upload makes two (the context, then the record with its bytes inline); a large one adds one call
+ * with all its pieces, and the reads of the active version's pieces, overlapped with it.
  * Memory: the caller's body buffer, the decoded text (freed once parsed) and the parsed document; for a snapshot the
  * body is released once its pieces are stored, before the contract's form is decoded, so the peak holds two parsed
  * documents and the form's bytes, never two texts of the full documents.
