@@ -33,21 +33,60 @@ const small = (title: string, type: string) =>
     paths: { "/ping": { get: { operationId: "ping", responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object", properties: { ok: { type } } } } } } } } } },
   });
 
+export interface RestUpload {
+  /** POSTs `body` as a new snapshot of the large project; the client's wall time and the verdict's violation count. */
+  uploadLarge(body: Uint8Array<ArrayBuffer>, commit: string): Promise<{ ms: number; violations: number }>;
+  /** POSTs `body` (which must be refused as not UTF-8) and times the 422: the body moved, nothing computed. */
+  refusedAtOnce(body: Uint8Array<ArrayBuffer>): Promise<number>;
+  /** POSTs a small snapshot to the small project; the client's wall time. */
+  uploadSmall(text: string, commit: string): Promise<number>;
+}
+
+/** A CI key, GitHub's description as the active contract of "github" and a one-operation contract of "tiny". */
+export async function prepareRestUpload(url: string, contractText: string): Promise<RestUpload> {
+  const admin = await obtainToken(url, { user: "ana", scope: "keys.admin contracts.read contracts.write snapshots.write", resource: `${url}/api` });
+  const api = (token: string, method: string, path: string, body?: BodyInit) =>
+    fetch(`${url}/api/v1${path}`, { method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(120_000) });
+  const created = await api(admin, "POST", "/keys", JSON.stringify({ name: "bench CI", projects: ["github", "tiny"], scopes: ["contracts.write", "snapshots.write"] }));
+  if (created.status !== 201) throw new Error(`CI key: ${created.status} ${await created.text()}`);
+  const ci = ((await created.json()) as { secret: string }).secret;
+  for (const [project, document] of [["github", contractText], ["tiny", small("Tiny", "boolean")]] as const) {
+    const stored = await api(ci, "POST", `/projects/${project}/contracts`, document);
+    if (stored.status !== 201) throw new Error(`contract of ${project}: ${stored.status} ${(await stored.text()).slice(0, 300)}`);
+    await stored.arrayBuffer();
+  }
+  return {
+    async uploadLarge(body, commit) {
+      const start = performance.now();
+      const answer = await api(ci, "POST", `/projects/github/snapshots?commit=${commit}`, body);
+      const answered = await answer.text();
+      const ms = performance.now() - start;
+      if (answer.status !== 201) throw new Error(`snapshot upload: ${answer.status} ${answered.slice(0, 300)}`);
+      const parsed = JSON.parse(answered) as { contentReused: boolean; verdict: { totalViolations: number } };
+      if (parsed.contentReused) throw new Error("the snapshot's bytes were already stored: each round must upload new bytes");
+      return { ms, violations: parsed.verdict.totalViolations };
+    },
+    async refusedAtOnce(body) {
+      const start = performance.now();
+      const answer = await api(ci, "POST", "/projects/github/snapshots?commit=refused", body);
+      await answer.text();
+      if (answer.status !== 422) throw new Error(`a body that is not UTF-8 answered ${answer.status}`);
+      return performance.now() - start;
+    },
+    async uploadSmall(text, commit) {
+      const start = performance.now();
+      const answer = await api(ci, "POST", `/projects/tiny/snapshots?commit=${commit}`, text);
+      await answer.text();
+      if (answer.status !== 201) throw new Error(`small snapshot upload: ${answer.status}`);
+      return performance.now() - start;
+    },
+  };
+}
+
 export async function measureRestUpload(contractText: string, snapshotOf: (round: number) => string, rounds: number): Promise<RestMeasurements> {
   const server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" }, readyTimeoutMs: 120_000, ...(process.env.BENCH_REST_LOG ? { logFile: process.env.BENCH_REST_LOG } : {}) });
   try {
-    const admin = await obtainToken(server.url, { user: "ana", scope: "keys.admin contracts.read contracts.write snapshots.write", resource: `${server.url}/api` });
-    const api = (token: string, method: string, path: string, body?: string) =>
-      fetch(`${server.url}/api/v1${path}`, { method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(120_000) });
-    const created = await api(admin, "POST", "/keys", JSON.stringify({ name: "bench CI", projects: ["github", "tiny"], scopes: ["contracts.write", "snapshots.write"] }));
-    if (created.status !== 201) throw new Error(`CI key: ${created.status} ${await created.text()}`);
-    const ci = ((await created.json()) as { secret: string }).secret;
-    for (const [project, document] of [["github", contractText], ["tiny", small("Tiny", "boolean")]] as const) {
-      const stored = await api(ci, "POST", `/projects/${project}/contracts`, document);
-      if (stored.status !== 201) throw new Error(`contract of ${project}: ${stored.status} ${(await stored.text()).slice(0, 300)}`);
-      await stored.arrayBuffer();
-    }
-
+    const rest = await prepareRestUpload(server.url, contractText);
     const runs: number[] = [];
     const ratios: number[] = [];
     let violations = 0;
@@ -60,26 +99,17 @@ export async function measureRestUpload(contractText: string, snapshotOf: (round
       JSON.parse(text);
       const parse = performance.now() - parseStart;
       gc();
-      const start = performance.now();
-      const answer = await fetch(`${server.url}/api/v1/projects/github/snapshots?commit=bench${round + 1}`, { method: "POST", headers: { Authorization: `Bearer ${ci}`, "Content-Type": "application/json" }, body, signal: AbortSignal.timeout(120_000) });
-      const answered = await answer.text();
-      const elapsed = performance.now() - start;
-      if (answer.status !== 201) throw new Error(`snapshot upload: ${answer.status} ${answered.slice(0, 300)}`);
-      const parsed = JSON.parse(answered) as { contentReused: boolean; verdict: { totalViolations: number } };
-      if (parsed.contentReused) throw new Error("the snapshot's bytes were already stored: each round must upload new bytes");
-      violations = parsed.verdict.totalViolations;
+      const uploaded = await rest.uploadLarge(body, `bench${round + 1}`);
+      violations = uploaded.violations;
       if (round < 0) continue;
-      runs.push(elapsed);
-      ratios.push(elapsed / parse);
+      runs.push(uploaded.ms);
+      ratios.push(uploaded.ms / parse);
     }
 
     const smallRuns: number[] = [];
     for (let round = -1; round < 3 * rounds; round++) {
-      const start = performance.now();
-      const answer = await api(ci, "POST", `/projects/tiny/snapshots?commit=tiny${round + 1}`, small(`Tiny ${round + 1}`, "string"));
-      await answer.text();
-      if (answer.status !== 201) throw new Error(`small snapshot upload: ${answer.status}`);
-      if (round >= 0) smallRuns.push(performance.now() - start);
+      const ms = await rest.uploadSmall(small(`Tiny ${round + 1}`, "string"), `tiny${round + 1}`);
+      if (round >= 0) smallRuns.push(ms);
     }
     const large = middle(ratios);
     const smallStats = middle(smallRuns);

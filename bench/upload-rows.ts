@@ -16,8 +16,9 @@ import { indexDocument } from "../src/engine/normalize-document";
 import { encodeVerdict } from "../src/engine/encode-verdict";
 import { sha256Hex } from "../src/spec/store/hash";
 import { parseDocumentBytes } from "../src/engine/parse-upload";
+import { decodeUtf8Strict } from "../src/lib/utf8";
 import { CHUNK_BYTES } from "../src/spec/store/schema";
-import { decodeVerdictForm, encodeVerdictForm } from "../src/spec/store/verdict-form";
+import { decodeVerdictForm, encodeComparisonForm } from "../src/spec/store/verdict-form";
 import type { OpenApiDocument } from "../src/engine/types";
 import { bundledPolicyFiles } from "../src/policy/files";
 
@@ -38,7 +39,7 @@ export interface Paired {
 }
 
 export interface UploadMeasurements {
-  /** Size of the contract's verdict form. */
+  /** Size of the contract's comparison form. */
   formBytes: number;
   /** What the verdict found: "3041 violations: 3 missing-operation, …". */
   verdictCounts: string;
@@ -72,16 +73,19 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 }
 
-/** The active contract's verdict form, as a contract upload stores it beside the uploaded bytes. */
-export function verdictFormOf(contractBytes: Uint8Array): Uint8Array {
+/**
+ * The active contract's comparison form (annotations stripped), as a contract upload stores it beside the uploaded
+ * bytes and its verdict form; a snapshot upload reads it as the contract side of its verdict.
+ */
+export function comparisonFormOf(contractBytes: Uint8Array): Uint8Array {
   const parsed = parseDocumentBytes(contractBytes);
   if (!parsed.ok) throw new Error(`the contract was refused: ${parsed.problems[0]?.message}`);
-  const form = encodeVerdictForm(parsed.document, parsed.facts.format);
-  if (!form) throw new Error("the contract has no verdict form");
+  const form = encodeComparisonForm(parsed.document, parsed.facts.format);
+  if (!form) throw new Error("the contract has no comparison form");
   return form;
 }
 
-/** The active contract read back as uploadSnapshot does: its verdict form decoded (verdict-form.ts). */
+/** The active contract read back as uploadSnapshot does: its comparison form decoded (verdict-form.ts). */
 export function formDocument(form: Uint8Array): OpenApiDocument {
   const document = decodeVerdictForm(form);
   if (!document) throw new Error("the verdict form does not decode");
@@ -101,20 +105,17 @@ export function storedDocument(bytes: Uint8Array): OpenApiDocument {
 /**
  * A snapshot upload as store/uploads.ts uploadSnapshot runs it, with the Worker's own functions, everything but
  * the Durable Object RPCs and SQLite writes: parseDocumentBytes (UTF-8 decode, JSON.parse, structural checks with
- * the unknown-field check, every `$ref` resolved), sha256Hex (WebCrypto, as storeContent computes the content
- * address), the CHUNK_BYTES pieces storeContent sends (slice() copies, as there), then the verdict with the
- * bundled policies (constitution included) and encodeVerdict, as recordSnapshot receives it. `readContract` is
- * where uploadSnapshot reads the active contract back from storage.
+ * the unknown-field check, every `$ref` resolved), sha256Hex (WebCrypto, the content address), then the verdict
+ * with the bundled policies (constitution included) and encodeVerdict, as recordSnapshot receives it. The body
+ * goes to the store as it is (client.ts sendPieces: one call, cut into pieces by the store), so the Worker makes
+ * no piece copies. `readContract` is where uploadSnapshot reads the active contract back from storage.
  */
 export async function snapshotUpload(bytes: Uint8Array<ArrayBuffer>, readContract: () => OpenApiDocument): Promise<number> {
   const parsed = parseDocumentBytes(bytes);
   if (!parsed.ok) throw new Error(`the snapshot was refused: ${parsed.problems[0]?.message}`);
   const hash = await sha256Hex(bytes);
-  let stored = 0;
-  const chunkCount = Math.max(1, Math.ceil(bytes.byteLength / CHUNK_BYTES));
-  for (let index = 0; index < chunkCount; index++) stored += bytes.slice(index * CHUNK_BYTES, Math.min((index + 1) * CHUNK_BYTES, bytes.byteLength)).byteLength;
   const verdict = checkConformance(readContract(), parsed.document, config);
-  return hash.length + stored + encodeVerdict(verdict).json.byteLength;
+  return hash.length + encodeVerdict(verdict).json.byteLength;
 }
 
 export class PairedTimer {
@@ -172,14 +173,14 @@ export async function measureUpload(contractBytes: Uint8Array<ArrayBuffer>, snap
   // The whole upload: with the contract already parsed (as the verdict receives it), and with the contract's
   // stored bytes parsed inside the timed part too (uploadSnapshot reads it back after storing the snapshot).
   const upload = await timer.measure(snapshotText, () => storedDocument(contractBytes), (contract) => snapshotUpload(snapshotBytes, () => contract));
-  const form = verdictFormOf(contractBytes);
+  const form = comparisonFormOf(contractBytes);
   const uploadWithContract = await timer.measure(snapshotText, () => undefined, () => snapshotUpload(snapshotBytes, () => formDocument(form)));
   const uploadWithContractBytes = await timer.measure(snapshotText, () => undefined, () => snapshotUpload(snapshotBytes, () => storedDocument(contractBytes)));
   const readForm = await timer.measure(contractText, () => undefined, () => formDocument(form));
   const readBytes = await timer.measure(contractText, () => undefined, () => storedDocument(contractBytes));
 
   // Its parts, each on the snapshot's bytes and beside JSON.parse of the same text.
-  const decode = await timer.measure(snapshotText, () => undefined, () => new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(snapshotBytes));
+  const decode = await timer.measure(snapshotText, () => undefined, () => decodeUtf8Strict(snapshotBytes));
   const parseBytes = await timer.measure(snapshotText, () => undefined, () => parseDocumentBytes(snapshotBytes));
   const structure = await timer.measure(snapshotText, () => JSON.parse(snapshotText()) as OpenApiDocument, (document) => checkOpenApiStructure(document, false, { unknownFields: "ignore" }));
   const unknownFields = await timer.measure(snapshotText, () => JSON.parse(snapshotText()) as OpenApiDocument, (document) => findUnknownFields(document, String(document.openapi)), 10);
@@ -188,7 +189,7 @@ export async function measureUpload(contractBytes: Uint8Array<ArrayBuffer>, snap
     snapshotText,
     () => undefined,
     () => {
-      for (let offset = 0; offset < snapshotBytes.byteLength; offset += CHUNK_BYTES) snapshotBytes.slice(offset, offset + CHUNK_BYTES);
+      for (let offset = 0; offset < snapshotBytes.byteLength; offset += CHUNK_BYTES) snapshotBytes.subarray(offset, offset + CHUNK_BYTES).slice();
     },
     20,
   );
@@ -228,20 +229,20 @@ export function uploadTableRows(measured: UploadMeasurements, where: string): [s
   const m = measured;
   return [
     [`${where}: verdict vs mutated copy as a snapshot upload runs it: bundled policies, constitution included (${m.verdictCounts}); documents as uploadSnapshot hands them over`, `${ms(m.verdictCold.ms)} ms`, pairedNote(m.verdictCold, " (target <= 0.50)")],
-    [`${where}: whole snapshot upload in the Worker's code path but the Durable Object RPCs: decode, parse, structural + unknown-field checks, SHA-256, 1 MiB pieces, the verdict above, encodeVerdict; contract already parsed`, `${ms(m.upload.ms)} ms`, pairedNote(m.upload, " of the snapshot")],
-    [`${where}: the same upload as it really runs, with the active contract read back inside the timed part: its verdict form decoded (ASCII decode + JSON.parse, no re-validation), as uploadSnapshot does`, `${ms(m.uploadWithContract.ms)} ms`, pairedNote(m.uploadWithContract, " of the snapshot (target <= 3)")],
+    [`${where}: whole snapshot upload in the Worker's code path but the Durable Object RPCs: decode, parse, structural + unknown-field checks, SHA-256, the verdict above, encodeVerdict; contract already parsed`, `${ms(m.upload.ms)} ms`, pairedNote(m.upload, " of the snapshot")],
+    [`${where}: the same upload as it really runs, with the active contract read back inside the timed part: its comparison form decoded (annotations stripped; ASCII decode + JSON.parse, no re-validation), as uploadSnapshot does`, `${ms(m.uploadWithContract.ms)} ms`, pairedNote(m.uploadWithContract, " of the snapshot (target <= 3)")],
     [`${where}: the same upload, the active contract's uploaded bytes parsed and validated instead (a version stored before verdict forms, or how every upload read it before)`, `${ms(m.uploadWithContractBytes.ms)} ms`, pairedNote(m.uploadWithContractBytes, " of the snapshot")],
-    [`${where}: read back the active contract: decode its verdict form (${(m.formBytes / 1e6).toFixed(1)} MB of ASCII JSON)`, `${ms(m.readForm.ms)} ms`, pairedNote(m.readForm)],
+    [`${where}: read back the active contract: decode its comparison form (${(m.formBytes / 1e6).toFixed(1)} MB of ASCII JSON)`, `${ms(m.readForm.ms)} ms`, pairedNote(m.readForm)],
     [`${where}: read back the active contract: parse and validate its uploaded bytes (before)`, `${ms(m.readBytes.ms)} ms`, pairedNote(m.readBytes)],
     [`${where}: verdict, CONSTITUTION OFF (bundled conformance.json, constitution.json emptied; not what uploads run; ${m.verdictOffCount} violations)`, `${ms(m.verdictOff.ms)} ms`, pairedNote(m.verdictOff)],
     [`${where}: verdict with the bundled policies, cold from bare JSON.parse (every $ref resolved inside the timed part)`, `${ms(m.verdictFromBareParse.ms)} ms`, pairedNote(m.verdictFromBareParse)],
     [`${where}: verdict with the bundled policies, warm (indexes cached)`, `${ms(m.verdictWarm.ms)} ms`, pairedNote(m.verdictWarm)],
-    [`${where}: upload part: UTF-8 decode of the snapshot (TextDecoder, fatal)`, `${ms(m.decode.ms)} ms`, pairedNote(m.decode)],
+    [`${where}: upload part: UTF-8 decode of the snapshot (decodeUtf8Strict: isUtf8, then Buffer#toString)`, `${ms(m.decode.ms)} ms`, pairedNote(m.decode)],
     [`${where}: upload part: parseDocumentBytes of the snapshot (decode, JSON.parse, structural + unknown-field checks, $ref resolution)`, `${ms(m.parseBytes.ms)} ms`, pairedNote(m.parseBytes)],
     [`${where}: upload part: structural checks and $ref resolution alone (checkOpenApiStructure, unknown fields ignored)`, `${ms(m.structure.ms)} ms`, pairedNote(m.structure)],
     [`${where}: upload part: unknown-field check alone (findUnknownFields; 10 runs per round)`, `${ms(m.unknownFields.ms)} ms`, pairedNote(m.unknownFields)],
     [`${where}: upload part: SHA-256 content address (sha256Hex, WebCrypto; 5 runs per round)`, `${ms(m.hash.ms)} ms`, pairedNote(m.hash)],
-    [`${where}: upload part: 1 MiB pieces (slice copies, as storeContent; 20 runs per round)`, `${ms(m.pieces.ms)} ms`, pairedNote(m.pieces)],
+    [`${where}: upload part: 1 MiB pieces, as the store cuts them (putDocumentContent: one copy each for SQLite, on the store's side; 20 runs per round)`, `${ms(m.pieces.ms)} ms`, pairedNote(m.pieces)],
     [`${where}: upload part: encodeVerdict of the verdict above (20 runs per round)`, `${ms(m.encoded.ms)} ms`, pairedNote(m.encoded)],
     [`${where}: index one parsed document (operations, keys, parameters; 3 documents per round)`, `${ms(m.index.ms)} ms`, pairedNote(m.index)],
   ];

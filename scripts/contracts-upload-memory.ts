@@ -1,11 +1,12 @@
 /**
  * Memory of the snapshot upload path, measured in Node on the Worker's own code (src/spec/services/uploads.ts
  * parseDocumentBytes, src/spec/store/verdict-form.ts and the conformance engine), in the order uploadSnapshot runs it:
- *   body bytes -> decode + parse (text freed) -> 1 MiB pieces sent four per call, two calls in flight (8 sliced
- *   copies at most) while the contract's verdict form is read back -> bytes released -> form decoded ->
- *   checkConformance -> verdict JSON.
- * `--read=bytes` measures the read-back of a contract stored without a verdict form (its uploaded bytes parsed and
- * validated again, as every upload did before forms existed) for comparison.
+ *   body bytes -> decode + parse (text freed) -> the bytes sent to the store in one call (the call's message is one
+ *   copy of them until it is sent) while the contract's comparison form is read back -> bytes released -> form
+ *   decoded -> checkConformance -> verdict JSON.
+ * `--read=bytes` measures the read-back of a contract stored without forms (its uploaded bytes parsed and
+ * validated again, as every upload did before forms existed) for comparison; `--read=verdict-form` of one stored
+ * with a verdict form but no comparison form (every version uploaded before comparison forms).
  * Workers give an isolate 128 MB (JavaScript heap plus ArrayBuffers). For each document this prints the live
  * heap + ArrayBuffer bytes at every step (after a GC, so it is what the step keeps alive), then finds by
  * bisection the smallest `--max-old-space-size` with which the whole path completes in a child Node: that
@@ -23,11 +24,11 @@ import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { getConformanceConfig } from "../src/engine/config";
 import { checkConformance } from "../src/engine/engine";
-import { CHUNK_BYTES } from "../src/spec/store/schema";
 import { parseDocumentBytes } from "../src/engine/parse-upload";
-import { decodeVerdictForm, encodeVerdictForm } from "../src/spec/store/verdict-form";
+import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../src/spec/store/verdict-form";
 
 const readBytes = process.argv.includes("--read=bytes");
+const readVerdictForm = process.argv.includes("--read=verdict-form");
 
 const REPO = resolve(import.meta.dirname, "..");
 const GITHUB = resolve(REPO, "node_modules/@octokit/openapi/generated/api.github.com.json");
@@ -61,9 +62,8 @@ function uploadPath(source: { bytes?: Uint8Array }, steps: Array<[string, number
   const parsed = parseDocumentBytes(source.bytes!);
   if (!parsed.ok) throw new Error(`document refused: ${parsed.problems[0]?.message}`);
   mark("snapshot parsed (text freed)");
-  // Two calls of four pieces in flight: eight sliced copies alive at once, while the contract comes back.
-  const inFlight: Uint8Array[] = [];
-  for (let offset = 0; offset < Math.min(source.bytes!.byteLength, 8 * CHUNK_BYTES); offset += CHUNK_BYTES) inFlight.push(source.bytes!.slice(offset, offset + CHUNK_BYTES));
+  // One call with the whole body: its message (a copy of the bytes) is alive while the contract comes back.
+  const inFlight: Uint8Array[] = [source.bytes!.slice()];
   const contractBytes = readBack();
   mark("pieces in flight; contract read back");
   inFlight.length = 0;
@@ -80,7 +80,7 @@ function uploadPath(source: { bytes?: Uint8Array }, steps: Array<[string, number
 }
 
 /**
- * What the store hands back for the active contract: the verdict form its upload wrote (made once by the parent
+ * What the store hands back for the active contract: the comparison form (or with --read=verdict-form the verdict form) its upload wrote (made once by the parent
  * and kept in a file, so making it is not part of the measured upload), or, with --read=bytes, the uploaded bytes.
  */
 const formFile = (name: string) => resolve(tmpdir(), `arbiter-upload-memory-form-${name}.json`);
@@ -88,7 +88,7 @@ const formFile = (name: string) => resolve(tmpdir(), `arbiter-upload-memory-form
 function writeForm(name: string, bytes: Uint8Array): void {
   const parsed = parseDocumentBytes(bytes);
   if (!parsed.ok) throw new Error("document refused");
-  writeFileSync(formFile(name), encodeVerdictForm(parsed.document, parsed.facts.format)!);
+  writeFileSync(formFile(name), (readVerdictForm ? encodeVerdictForm : encodeComparisonForm)(parsed.document, parsed.facts.format)!);
 }
 
 function readStored(name: string): Uint8Array {
@@ -98,7 +98,7 @@ function readStored(name: string): Uint8Array {
 
 function completes(name: string, heapMb: number): boolean {
   try {
-    execFileSync(process.execPath, [`--max-old-space-size=${heapMb}`, "--experimental-transform-types", "--no-warnings", "--import", "./bench/ts-resolve.mjs", "scripts/contracts-upload-memory.ts", "--child", name, ...(readBytes ? ["--read=bytes"] : [])], { cwd: REPO, stdio: "pipe" });
+    execFileSync(process.execPath, [`--max-old-space-size=${heapMb}`, "--experimental-transform-types", "--no-warnings", "--import", "./bench/ts-resolve.mjs", "scripts/contracts-upload-memory.ts", "--child", name, ...(readBytes ? ["--read=bytes"] : []), ...(readVerdictForm ? ["--read=verdict-form"] : [])], { cwd: REPO, stdio: "pipe" });
     return true;
   } catch {
     return false;
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
     return;
   }
   const cases = ["github", ...process.argv.slice(2).filter((arg) => !arg.startsWith("--"))];
-  console.log(`Node ${process.version}; the active contract read back from ${readBytes ? "its uploaded bytes (no verdict form)" : "its verdict form"}; sizes are live JS heap + ArrayBuffers after GC (MB)\n`);
+  console.log(`Node ${process.version}; the active contract read back from ${readBytes ? "its uploaded bytes (no forms)" : readVerdictForm ? "its verdict form" : "its comparison form"}; sizes are live JS heap + ArrayBuffers after GC (MB)\n`);
   for (const name of cases) {
     const baseline = live();
     const holder: { bytes?: Uint8Array } = { bytes: name === "github" ? new Uint8Array(readFileSync(GITHUB)) : synthetic(Number(name)) };

@@ -11,3 +11,12 @@ declare module "node:async_hooks" {
     run<R>(store: T, callback: () => R): R;
   }
 }
+
+// Buffer and isUtf8 from nodejs_compat (workerd implements them); only the part src/lib/utf8.ts uses.
+declare module "node:buffer" {
+  export class Buffer extends Uint8Array {
+    static from(buffer: ArrayBufferLike, byteOffset?: number, length?: number): Buffer;
+    toString(encoding?: "utf8"): string;
+  }
+  export function isUtf8(input: ArrayBufferView | ArrayBuffer): boolean;
+}

@@ -2,7 +2,7 @@
 import { currentSpan, recordMetric } from "../lib/telemetry/span";
 import type { z } from "zod";
 import type { DocumentProblem, Verdict } from "../engine/types";
-import { readBodyLimited } from "../lib/body";
+import { readBodyLimited, readBodyWhole } from "../lib/body";
 import { DEFAULT_PAGE_SIZE, MAX_DOCUMENT_BYTES, MAX_PAGE_SIZE, MAX_PROBLEMS_SHOWN } from "../spec/store/limits";
 import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../spec/store/names";
 import type { StoreFailure } from "../spec/store/records";
@@ -15,6 +15,11 @@ import type { ApiRequest, ApiRoute } from "./router";
 export function bodyTruncated(read: { received: number; declared?: number }): Failure {
   const declared = read.declared === undefined ? "" : ` of the ${read.declared} its Content-Length declares`;
   return new Failure("invalid_input", `The request body was truncated: it ended after ${read.received} bytes${declared}. Nothing was stored; send the whole body again.`, { receivedBytes: read.received, ...(read.declared === undefined ? {} : { declaredBytes: read.declared }) }, "body_truncated");
+}
+
+/** A body whose connection broke before its Content-Length was reached (the runtime does not say where). */
+export function bodyCutOff(declared: number): Failure {
+  return new Failure("invalid_input", `The request body was truncated: the connection broke before the ${declared} bytes its Content-Length declares arrived. Nothing was stored; send the whole body again.`, { declaredBytes: declared }, "body_truncated");
 }
 
 export function tooLarge(limit: number, what = "request body"): Failure {
@@ -133,7 +138,7 @@ export function invalidDocument(problems: DocumentProblem[]): Failure {
 
 /** Reads an uploaded document into a holder that the upload path can clear once the bytes are stored. */
 export async function readDocument(request: Request): Promise<{ holder: { bytes?: Uint8Array } }> {
-  const read = await readBodyLimited(request, MAX_DOCUMENT_BYTES);
+  const read = await readBodyWhole(request, MAX_DOCUMENT_BYTES);
   if (read.ok) {
     // Uploads' sizes for the operator (src/telemetry): a span attribute and the arbiter.upload.size histogram.
     currentSpan()?.set({ "arbiter.upload.bytes": read.bytes.byteLength });
@@ -143,6 +148,7 @@ export async function readDocument(request: Request): Promise<{ holder: { bytes?
   if (read.reason === "too_large") throw tooLarge(MAX_DOCUMENT_BYTES, "document");
   if (read.reason === "empty") throw new Failure("invalid_input", "The request body is empty: send the OpenAPI document (JSON or YAML) as the body.", {}, "empty_body");
   if (read.reason === "truncated") throw bodyTruncated(read);
+  if (read.reason === "cut_off") throw bodyCutOff(read.declared);
   throw new Failure("invalid_input", "The request body is longer than its Content-Length.", {}, "invalid_body");
 }
 

@@ -62,12 +62,22 @@ function firstLine(message: string): string {
 
 /** Parses JSON or YAML text and checks that it is an OpenAPI 3.0/3.1/3.2 document the engine can use. */
 export function parseOpenApiDocument(text: string, options: DocumentCheckOptions = {}): ParsedDocument {
-  if (typeof text !== "string" || text.trim() === "") {
+  return parseOpenApiSource({ text }, options);
+}
+
+/**
+ * parseOpenApiDocument for a large upload: `source.text` is dropped as soon as it is parsed, and no variable here
+ * holds it, so the text (26 MB for a 13 MB document with non-ASCII characters) can be collected while the
+ * structural checks run instead of staying alive beside the parsed document until the end.
+ */
+export function parseOpenApiSource(source: { text?: string }, options: DocumentCheckOptions = {}): ParsedDocument {
+  if (typeof source.text !== "string" || source.text.trim() === "") {
     return refuse([{ path: "", message: "the document is empty: send the OpenAPI document as JSON or YAML text" }]);
   }
-  const format: "json" | "yaml" = /^\s*[{[]/.test(text) ? "json" : "yaml";
+  const format: "json" | "yaml" = /^\s*[{[]/.test(source.text) ? "json" : "yaml";
   // Engine phases are spans of a traced request (src/telemetry); untraced, withSpan only runs the function.
-  const parsed = withSpan("engine.parse", "internal", { "arbiter.engine.phase": "parse" }, () => (format === "json" ? parseJson(text) : parseYamlText(text)));
+  const parsed = withSpan("engine.parse", "internal", { "arbiter.engine.phase": "parse" }, () => (format === "json" ? parseJson(source.text!) : parseYamlText(source.text!)));
+  source.text = undefined;
   if ("problem" in parsed) return refuse([{ path: "", message: parsed.problem }]);
   if (!isRecord(parsed.value)) {
     return refuse([{ path: "", message: "the document must be an object with `openapi`, `info` and `paths`" }]);

@@ -2,7 +2,8 @@
  * Uploaded bytes -> validated OpenAPI document. Pure (no storage, no Workers types), so the memory script in
  * scripts/ can run the very same code in Node.
  */
-import { parseOpenApiDocument } from "./document";
+import { decodeUtf8Strict } from "../lib/utf8";
+import { parseOpenApiSource } from "./document";
 import type { DocumentCheckOptions } from "./document-checks";
 import type { DocumentProblem, OpenApiDocument } from "./types";
 
@@ -23,13 +24,10 @@ export type ParsedUpload =
 
 /** UTF-8 bytes -> validated OpenAPI document (JSON or YAML), or the list of what is wrong. */
 export function parseDocumentBytes(bytes: Uint8Array, options: DocumentCheckOptions = {}): ParsedUpload {
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    return { ok: false, problems: [{ path: "", message: "the document is not valid UTF-8 text: save it as UTF-8 JSON or YAML" }] };
-  }
-  const parsed = parseOpenApiDocument(text, options);
+  // The text lives only in `source`, which the parser empties once it has parsed it (parseOpenApiSource).
+  const source = { text: decodeUtf8Strict(bytes) ?? undefined };
+  if (source.text === undefined) return { ok: false, problems: [{ path: "", message: "the document is not valid UTF-8 text: save it as UTF-8 JSON or YAML" }] };
+  const parsed = parseOpenApiSource(source, options);
   if (!parsed.ok) return { ok: false, problems: parsed.problems };
   return { ok: true, document: parsed.document, facts: { format: parsed.format, openapiVersion: parsed.openapiVersion, operationCount: parsed.operationCount } };
 }

@@ -4,7 +4,8 @@
  * pieces are joined once at the end. A body above `limit` is refused as soon as that is known: before
  * reading anything when Content-Length says so, otherwise when the running count passes the limit. The rest of
  * a refused body is read and dropped (up to DRAIN_LIMIT_BYTES) rather than cancelled: an HTTP client still
- * sending gets the 413 answer instead of a reset connection.
+ * sending gets the 413 answer instead of a reset connection. Large uploads use readBodyWhole: a body of known
+ * length read by the runtime in one piece.
  */
 const DRAIN_LIMIT_BYTES = 256 * 1024 * 1024;
 
@@ -36,6 +37,34 @@ export type BodyRead =
    * runtime then fails the read: "Network connection lost"). `declared` is absent for a chunked body.
    */
   | { ok: false; reason: "truncated"; received: number; declared?: number };
+
+/** What a whole read (readBodyWhole) adds: the connection broke before Content-Length was reached, at a count the runtime does not say. */
+export type WholeBodyRead = BodyRead | { ok: false; reason: "cut_off"; declared: number };
+
+/**
+ * A body whose Content-Length is known and within the limit, read by the runtime in one piece (`arrayBuffer()`):
+ * no JavaScript per chunk, which for a 13 MB document upload cost 10 to 20 ms beside the transfer itself. The
+ * runtime ends the body at the declared length; a body that ends early comes back short, one whose connection
+ * breaks fails the read.
+ */
+async function readWhole(request: Request, declared: number): Promise<WholeBodyRead> {
+  let buffer: ArrayBuffer;
+  try {
+    buffer = await request.arrayBuffer();
+  } catch {
+    return { ok: false, reason: "cut_off", declared };
+  }
+  if (buffer.byteLength > declared) return { ok: false, reason: "length_mismatch" };
+  if (buffer.byteLength < declared) return { ok: false, reason: "truncated", received: buffer.byteLength, declared };
+  return { ok: true, bytes: new Uint8Array(buffer) };
+}
+
+/** readBodyLimited for large uploads: a body of known length is read in one piece (readWhole). */
+export async function readBodyWhole(request: Request, limit: number): Promise<WholeBodyRead> {
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (request.body && Number.isInteger(declared) && declared > 0 && declared <= limit) return readWhole(request, declared);
+  return readBodyLimited(request, limit);
+}
 
 export async function readBodyLimited(request: Request, limit: number): Promise<BodyRead> {
   const declaredHeader = request.headers.get("content-length");

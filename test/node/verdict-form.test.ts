@@ -1,6 +1,7 @@
 /**
- * A contract read back from its stored verdict form (src/spec/store/verdict-form.ts) gives verdicts byte for
- * byte equal to the contract read back from its uploaded bytes (parsed and validated again, as every upload did
+ * A contract read back from its stored verdict form (src/spec/store/verdict-form.ts), or from its comparison form
+ * (the same without the annotations no rule reads, engine/strip-annotations.ts), gives verdicts byte for byte
+ * equal to the contract read back from its uploaded bytes (parsed and validated again, as every upload did
  * before forms existed): on GitHub's description against a mutated copy, on the consecutive GHES pairs in both
  * directions (a snapshot verdict and a contract-evolution comparison), with the bundled policies. Runs in Node
  * because the documents are too large to bundle into the workerd test pool.
@@ -11,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { getConformanceConfig } from "../../src/engine/config";
 import { checkConformance, compareContractVersions } from "../../src/engine/engine";
 import { parseDocumentBytes } from "../../src/engine/parse-upload";
-import { decodeVerdictForm, encodeVerdictForm } from "../../src/spec/store/verdict-form";
+import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../../src/spec/store/verdict-form";
 import type { OpenApiDocument } from "../../src/engine/types";
 import { githubText, mutatedCopy } from "../../bench/github-fixture";
 
@@ -43,13 +44,26 @@ function fromForm(bytes: Uint8Array): OpenApiDocument {
   return document!;
 }
 
+/** The stored contract read back from its comparison form (annotations stripped), as a snapshot upload reads it. */
+function fromComparisonForm(bytes: Uint8Array): OpenApiDocument {
+  const whole = encodeVerdictForm(uploaded(bytes), "json")!;
+  const form = encodeComparisonForm(uploaded(bytes), "json");
+  expect(form).not.toBeNull();
+  expect(form!.every((byte) => byte < 0x80)).toBe(true);
+  // Well under the whole form: the point of it.
+  expect(form!.byteLength).toBeLessThan(0.7 * whole.byteLength);
+  const document = decodeVerdictForm(form!);
+  expect(document).not.toBeNull();
+  return document!;
+}
+
 function expectSameVerdicts(contract: Uint8Array, snapshot: Uint8Array): void {
   const before = JSON.stringify(checkConformance(fromBytes(contract), uploaded(snapshot), config));
-  const after = JSON.stringify(checkConformance(fromForm(contract), uploaded(snapshot), config));
-  expect(after).toBe(before);
+  expect(JSON.stringify(checkConformance(fromForm(contract), uploaded(snapshot), config))).toBe(before);
+  expect(JSON.stringify(checkConformance(fromComparisonForm(contract), uploaded(snapshot), config))).toBe(before);
   const evolutionBefore = JSON.stringify(compareContractVersions(fromBytes(contract), uploaded(snapshot), config));
-  const evolutionAfter = JSON.stringify(compareContractVersions(fromForm(contract), uploaded(snapshot), config));
-  expect(evolutionAfter).toBe(evolutionBefore);
+  expect(JSON.stringify(compareContractVersions(fromForm(contract), uploaded(snapshot), config))).toBe(evolutionBefore);
+  expect(JSON.stringify(compareContractVersions(fromComparisonForm(contract), uploaded(snapshot), config))).toBe(evolutionBefore);
 }
 
 describe("verdicts from a stored verdict form", () => {

@@ -1,10 +1,11 @@
 /**
  * The upload paths shared by REST (and any MCP tool that uploads): validate the document, store its bytes
  * content-addressed, compute the verdict, record it. Nothing is stored before the document has been parsed and
- * validated, so an invalid document leaves no trace. The active contract is read back from its verdict form
- * (verdict-form.ts: one ASCII decode and one JSON.parse, no re-validation), or from its uploaded bytes when it has
- * none. Calls to the store: a small upload makes two (the context, then the record with its bytes inline); a large
- * one adds its pieces, a few in flight at once, and the reads of the active version's pieces, overlapped with them.
+ * validated, so an invalid document leaves no trace. The active contract is read back, as the contract side of the
+ * verdict, from its comparison form, else its verdict form (verdict-form.ts: one ASCII decode and one JSON.parse, no
+ * re-validation), or from its uploaded bytes when it has neither; a contract upload stores both forms. Calls to the
+ * store: a small upload makes two (the context, then the record with its bytes inline); a large one adds one call
+ * with all its pieces, and the reads of the active version's pieces, overlapped with it.
  * Memory: the caller's body buffer, the decoded text (freed once parsed) and the parsed document; for a snapshot the
  * body is released once its pieces are stored, before the contract's form is decoded, so the peak holds two parsed
  * documents and the form's bytes, never two texts of the full documents.
@@ -20,7 +21,7 @@ import type { DocumentSource } from "../store/form-table";
 import { sha256Hex } from "../store/hash";
 import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from "../store/records";
 import type { UploadContext } from "../store/rpc";
-import { decodeVerdictForm, encodeVerdictForm } from "../store/verdict-form";
+import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../store/verdict-form";
 
 
 export interface Uploader {
@@ -129,8 +130,12 @@ export async function uploadContract(
   const verdict = checkConstitution(parsed.document, config);
   const store = contractStore(env, who.organizationId);
   const contentHash = await sha256Hex(bytes);
-  const formBytes = encodeVerdictForm(parsed.document, parsed.facts.format);
-  const [content, form] = await Promise.all([prepareContent(store, bytes, contentHash), formBytes ? sha256Hex(formBytes).then((hash) => prepareContent(store, formBytes, hash)) : null]);
+  const prepareForm = async (formBytes: Uint8Array | null) => (formBytes ? prepareContent(store, formBytes, await sha256Hex(formBytes)) : null);
+  const [content, form, comparisonForm] = await Promise.all([
+    prepareContent(store, bytes, contentHash),
+    prepareForm(encodeVerdictForm(parsed.document, parsed.facts.format)),
+    prepareForm(encodeComparisonForm(parsed.document, parsed.facts.format)),
+  ]);
   for (let attempt = 0; attempt < MAX_COMPARISON_ATTEMPTS; attempt++) {
     const turn = await store.beginContractUpload(project);
     let recorded = false;
@@ -150,7 +155,7 @@ export async function uploadContract(
         encodeVerdict(verdict),
         change ? { comparedWithVersion: change.comparedWithVersion, verdict: encodeVerdict(change.verdict) } : null,
         content.pieces,
-        form?.pieces ?? null,
+        { verdict: form?.pieces ?? null, comparison: comparisonForm?.pieces ?? null },
       );
       // The record call ended the turn, whatever it answered.
       recorded = true;

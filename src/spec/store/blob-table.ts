@@ -1,8 +1,8 @@
 /**
  * Content-addressed storage inside the organization's Durable Object. A document (or verdict body) is stored
- * once per SHA-256 as pieces of at most CHUNK_BYTES. Pieces arrive one by one (each its own RPC, so neither
- * side holds a second copy of a large document); the `blobs` row is written last and only when every piece
- * is present with the announced total size, so a reader never sees half a document. Pieces of an upload
+ * once per SHA-256 as pieces of at most CHUNK_BYTES. A document's pieces arrive in one call (the store cuts them)
+ * and are written in one transaction; the `blobs` row is written last and only when every piece is present with
+ * the announced total size, so a reader never sees half a document. Pieces of an upload
  * that died before completion are unreferenced and the next upload of the same bytes reuses them.
  */
 import { CHUNK_BYTES } from "./schema";
@@ -14,6 +14,9 @@ export interface BlobInfo {
 }
 
 export const HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
+
+/** No content has more pieces: documents are at most 15 MiB, their verdict forms and verdict bodies a few times that. */
+export const MAX_PIECES = 64;
 
 export function getBlob(sql: SqlStorage, hash: string): BlobInfo | null {
   const row = sql.exec<{ size: number; chunk_count: number }>("SELECT size, chunk_count FROM blobs WHERE hash = ?", hash).toArray()[0];
@@ -28,7 +31,7 @@ function exactBuffer(view: Uint8Array): ArrayBuffer {
 
 export function putChunk(sql: SqlStorage, hash: string, index: number, data: Uint8Array): void {
   if (!HASH_PATTERN.test(hash)) throw new RangeError("invalid content hash");
-  if (!Number.isInteger(index) || index < 0) throw new RangeError("invalid piece index");
+  if (!Number.isInteger(index) || index < 0 || index >= MAX_PIECES) throw new RangeError("invalid piece index");
   if (data.byteLength > CHUNK_BYTES) throw new RangeError(`a piece holds at most ${CHUNK_BYTES} bytes`);
   // Same hash and index means the same bytes: a repeated or concurrent upload of them changes nothing.
   sql.exec("INSERT OR IGNORE INTO blob_chunks (hash, idx, data) VALUES (?, ?, ?)", hash, index, exactBuffer(data));

@@ -9,6 +9,7 @@ import type { Env } from "../../env";
 import { completeBlob, completeContent, getBlob, putChunk, putSmallBlob, readChunk, readSmallBlob, type BlobInfo, type ContentPieces } from "./blob-table";
 import { ContractUploadQueue } from "./contract-queue";
 import { documentSource, putForm, type DocumentSource } from "./form-table";
+import { COMPARISON_FORM_VERSION, VERDICT_FORM_VERSION } from "./verdict-form";
 import { getExchangeRun, getLatestExchangeRun, insertExchangeRun, listExchangeRuns, type ExchangeRunInput } from "./exchange-table";
 import { insertKey, getKey, getKeyWithHash, listKeys, revokeKey, type NewKey } from "./key-table";
 import {
@@ -46,7 +47,7 @@ import type {
   StoreResult,
   VerdictRecord,
 } from "./records";
-import { PIECES_PER_CALL, SCHEMA_STATEMENTS } from "./schema";
+import { CHUNK_BYTES, PIECES_PER_CALL, PIECES_PER_WRITE, SCHEMA_STATEMENTS } from "./schema";
 import { addSubscriber, listSubscribers, removeSubscriber } from "./subscriber-table";
 import { getDefaultProject, setDefaultProject } from "./default-project-table";
 import { sha256Hex } from "./hash";
@@ -80,12 +81,14 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   }
 
   /**
-   * Several consecutive pieces in one call and one transaction: a call's answer waits until its writes are durable,
-   * so one commit for several pieces instead of one each.
+   * Consecutive pieces from `firstIndex` on, sent as one buffer and cut here, in one transaction: a failed call
+   * leaves none of them, and its answer waits for one commit. At most PIECES_PER_WRITE pieces (a whole document).
    */
-  putDocumentPieces(hash: string, firstIndex: number, pieces: Uint8Array[]): void {
-    if (pieces.length > PIECES_PER_CALL) throw new RangeError(`at most ${PIECES_PER_CALL} pieces per call`);
-    this.ctx.storage.transactionSync(() => pieces.forEach((piece, offset) => putChunk(this.sql, hash, firstIndex + offset, piece)));
+  putDocumentContent(hash: string, firstIndex: number, bytes: Uint8Array): void {
+    if (bytes.byteLength > PIECES_PER_WRITE * CHUNK_BYTES) throw new RangeError(`at most ${PIECES_PER_WRITE} pieces per call`);
+    this.ctx.storage.transactionSync(() => {
+      for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) putChunk(this.sql, hash, firstIndex + offset / CHUNK_BYTES, bytes.subarray(offset, Math.min(offset + CHUNK_BYTES, bytes.byteLength)));
+    });
   }
 
   completeDocument(hash: string, size: number, chunkCount: number): boolean {
@@ -132,7 +135,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   /** One call for what a snapshot upload reads before its verdict (it used to take four). */
   uploadContext(project: string): UploadContext {
     const active = getActiveContract(this.sql, project);
-    return { projectExists: active !== null || getProject(this.sql, project) !== null, active, activeSource: active ? documentSource(this.sql, active.contentHash) : null };
+    return { projectExists: active !== null || getProject(this.sql, project) !== null, active, activeSource: active ? documentSource(this.sql, active.contentHash, "compare") : null };
   }
 
   /**
@@ -153,7 +156,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    * `change.comparedWithVersion`, which must still be the active version when the write happens (it is, unless the
    * turn's lease ran out or a version was activated by hand meanwhile): otherwise the answer is `stale_comparison`
    * and the caller takes a new turn, so no version is ever recorded as compared with a version it was not compared
-   * with. `content` is completed here, in the same transaction; `form` (its verdict form) when it is complete too.
+   * with. `content` is completed here, in the same transaction; its forms (verdict-form.ts) when they are complete too.
    */
   async recordContract(
     ticket: string | null,
@@ -161,7 +164,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     verdict: VerdictBody,
     change: { comparedWithVersion: number; verdict: VerdictBody } | null,
     content: ContentPieces,
-    form: ContentPieces | null,
+    forms: { verdict: ContentPieces | null; comparison: ContentPieces | null },
   ): Promise<StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean; contentReused: boolean }> | { ok: false; code: "stale_comparison"; message: string }> {
     try {
       const verdictInput = await this.storeVerdictBody(verdict);
@@ -173,7 +176,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
         if ((active?.version ?? null) !== (change?.comparedWithVersion ?? null)) {
           return { ok: false as const, code: "stale_comparison" as const, message: "The active contract changed while this upload was being compared with it." };
         }
-        if (form && completeContent(this.sql, form)) putForm(this.sql, content.hash, form.hash);
+        if (forms.verdict && completeContent(this.sql, forms.verdict)) putForm(this.sql, content.hash, forms.verdict.hash, VERDICT_FORM_VERSION);
+        if (forms.comparison && completeContent(this.sql, forms.comparison)) putForm(this.sql, content.hash, forms.comparison.hash, COMPARISON_FORM_VERSION);
         putSmallBlob(this.sql, verdictInput.verdictHash, verdict.json);
         if (change && changeInput) putSmallBlob(this.sql, changeInput.verdict.verdictHash, change.verdict.json);
         return { ok: true as const, ...insertContract(this.sql, { ...input, verdict: verdictInput, ...(changeInput ? { change: changeInput } : {}) }), contentReused };

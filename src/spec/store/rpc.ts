@@ -42,8 +42,8 @@ export interface UploadContext {
 export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   blobInfo(hash: string): BlobInfo | null;
   putDocumentPiece(hash: string, index: number, bytes: Uint8Array): void;
-  /** Up to PIECES_PER_CALL consecutive pieces, written in one transaction (one commit). */
-  putDocumentPieces(hash: string, firstIndex: number, pieces: Uint8Array[]): void;
+  /** Consecutive pieces from `firstIndex` (at most PIECES_PER_WRITE: a whole document) as one buffer, cut by the store, in one transaction. */
+  putDocumentContent(hash: string, firstIndex: number, bytes: Uint8Array): void;
   completeDocument(hash: string, size: number, chunkCount: number): boolean;
   readDocumentPiece(hash: string, index: number): Uint8Array | null;
   readDocumentPieces(hash: string, firstIndex: number, count: number): Uint8Array[] | null;
@@ -71,7 +71,7 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
     verdict: VerdictBody,
     change: { comparedWithVersion: number; verdict: VerdictBody } | null,
     content: ContentPieces,
-    form: ContentPieces | null,
+    forms: { verdict: ContentPieces | null; comparison: ContentPieces | null },
   ): Promise<StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean; contentReused: boolean }> | { ok: false; code: "stale_comparison"; message: string }>;
   contractChangeHash(project: string, version: number): string | null;
   activateContract(project: string, version: number): StoreResult<{ contract: ContractRecord }>;

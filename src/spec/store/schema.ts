@@ -18,14 +18,22 @@
  *   exchange_runs  every upload of recorded traffic (HAR / NDJSON): counts, digest and verdict, not the exchanges
  *   default_projects  each user's default project (spec_project_select), for both MCP protocol eras
  *   counters       the sequence that orders snapshots, builds and traffic runs of a project in time
- *   contract_forms  content hash of a contract document -> the blob of its verdict form (verdict-form.ts) of one
- *                  form version; written with the contract version, kept like the document it was made from
+ *   contract_forms  content hash of a contract document -> the blob of one of its forms (verdict-form.ts): form
+ *                  version 1 the verdict form, 2 the comparison form (annotations stripped); written with the
+ *                  contract version, kept like the document it was made from
  */
 
 export const CHUNK_BYTES = 1024 * 1024;
 
-/** Pieces moved by one store call (4 MiB): under the RPC message limit, and a bounded extra copy on each side. */
+/** Pieces read back by one store call (4 MiB): under the RPC message limit, and a bounded extra copy on each side. */
 export const PIECES_PER_CALL = 4;
+
+/**
+ * Pieces written by one store call (15 MiB, the largest uploaded document, MAX_DOCUMENT_BYTES): a document goes
+ * in one call, under the 32 MiB RPC message limit. Only a verdict form larger than its document (non-ASCII text
+ * escaped) takes more than one.
+ */
+export const PIECES_PER_WRITE = 15;
 
 export const SCHEMA_STATEMENTS: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS blobs (
