@@ -30,6 +30,7 @@ const SHARED_RUNTIME = [
   "test/worker/lib.test.ts",
   "test/worker/log.test.ts",
   "test/worker/audit-stored-record.test.ts",
+  "test/worker/mcp-json-schema.test.ts",
   "test/worker/graphql/catalog.test.ts",
 ];
 

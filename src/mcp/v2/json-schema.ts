@@ -5,14 +5,23 @@
  */
 import type { StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 
-export function jsonOnlySchema(json: Record<string, unknown>): StandardSchemaWithJSON {
-  const { $schema: _dialect, ...schema } = json;
+export function jsonOnlySchema(json: Record<string, unknown> | (() => Record<string, unknown>)): StandardSchemaWithJSON {
+  // A function is called the first time the SDK asks (a listing, or a call of this very tool), and only then: a
+  // stateless request that calls one tool converts that tool's schemas, not the whole catalog's.
+  let schema: Record<string, unknown> | undefined;
+  const converted = () => {
+    if (!schema) {
+      const { $schema: _dialect, ...rest } = typeof json === "function" ? json() : json;
+      schema = rest;
+    }
+    return schema;
+  };
   return {
     "~standard": {
       version: 1,
       vendor: "arbiter",
       validate: (value: unknown) => ({ value }),
-      jsonSchema: { input: () => schema, output: () => schema },
+      jsonSchema: { input: converted, output: converted },
     },
   } as unknown as StandardSchemaWithJSON;
 }
