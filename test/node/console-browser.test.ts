@@ -240,6 +240,25 @@ describe("admin console in a real browser", () => {
   }, 120_000);
 
   it("shows every populated page whole at 1280 and 375 px: axe, no page scroll, identifiers on one line, scroll hints", async () => {
+    const mia = await obtainToken(server.url, { user: "mia", scope: "orders.read orders.search contracts.read", resource: `${server.url}/mcp` });
+    // Real tool calls for the overview's chart: two that succeed and one refused for a scope mia's client lacks.
+    const initialized = await mcpInitialize(mia);
+    const session = initialized.headers.get("mcp-session-id")!;
+    await initialized.body?.cancel();
+    expect((await mcpToolCall(mia, session, 2, "whoami")).status).toBe(200);
+    expect((await mcpToolCall(mia, session, 3, "whoami")).status).toBe(200);
+    const refused = await mcpToolCall(mia, session, 4, "audit_events_list", { limit: 1 });
+    expect(refused.status, "a missing scope is a 403 step-up").toBe(403);
+    expect(refused.text).toContain("audit.read");
+    // The session's records reach the audit store about a second after the answers (its outbox drains in bursts):
+    // wait for them here, before the records the pages below look for, so the polls do not push those off page one.
+    const auditor = await obtainToken(server.url, { user: "ana", scope: "audit.read", resource: `${server.url}/api` });
+    await expect
+      .poll(async () => {
+        const listed = await fetch(`${server.url}/api/v1/audit/events?target=whoami&kind=tool`, { headers: { Authorization: `Bearer ${auditor}` } });
+        return ((await listed.json()) as { events: unknown[] }).events.length;
+      }, { timeout: 15_000 })
+      .toBeGreaterThanOrEqual(2);
     const admin = await obtainToken(server.url, { user: "ana", scope: "contracts.write snapshots.write contracts.read keys.admin", resource: `${server.url}/api` });
     const rest = (method: string, path: string, body: unknown, type = "application/json") =>
       fetch(`${server.url}/api/v1${path}`, { method, headers: { Authorization: `Bearer ${admin}`, "Content-Type": type }, body: typeof body === "string" ? body : JSON.stringify(body) });
@@ -255,16 +274,6 @@ describe("admin console in a real browser", () => {
     const { snapshot: stored } = (await snapshot.json()) as { snapshot: { verdictId: number } };
     expect((await rest("POST", "/projects/orders-service/builds", { commit: "fedcba9876543210", branch: "main", log: "error TS2304: Cannot find name 'orderz'. The build stopped after the first error in src/orders/search.ts" })).status).toBe(201);
     expect((await rest("POST", "/keys", { name: "orders-service GitHub Actions", projects: ["orders-service"], scopes: ["snapshots.write", "contracts.read"] })).status).toBe(201);
-    const mia = await obtainToken(server.url, { user: "mia", scope: "orders.read orders.search contracts.read", resource: `${server.url}/mcp` });
-    // Real tool calls for the overview's chart: two that succeed and one refused for a scope mia's client lacks.
-    const initialized = await mcpInitialize(mia);
-    const session = initialized.headers.get("mcp-session-id")!;
-    await initialized.body?.cancel();
-    expect((await mcpToolCall(mia, session, 2, "whoami")).status).toBe(200);
-    expect((await mcpToolCall(mia, session, 3, "whoami")).status).toBe(200);
-    const refused = await mcpToolCall(mia, session, 4, "audit_events_list", { limit: 1 });
-    expect(refused.status, "a missing scope is a 403 step-up").toBe(403);
-    expect(refused.text).toContain("audit.read");
 
     const pages: Array<{ path: string; heading: string | RegExp; known?: string[] }> = [
       { path: "/admin", heading: "Acme Commerce" },
