@@ -39,7 +39,8 @@ export default defineConfig({
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
-        bindings: { ARBITER_DEV_SIGN_IN: "true", PUBLIC_URL: "http://localhost:8787" },
+        // The session outbox drains 1 s after a call rather than the deployed 5 s: tests read records soon after.
+        bindings: { ARBITER_DEV_SIGN_IN: "true", PUBLIC_URL: "http://localhost:8787", AUDIT_DRAIN_DELAY_SECONDS: "1" },
         outboundService: outbound,
       },
     }),

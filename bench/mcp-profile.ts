@@ -27,7 +27,7 @@ function argument(name: string, fallback: string): string {
 const TOOLS = argument("tools", "bench_bare,bench_governed,whoami").split(",").filter(Boolean);
 const ROUNDS = Number(argument("rounds", "3"));
 const PROFILE = argument("profile", "");
-const SETTLE_MS = 1500;
+const SETTLE_MS = Number(argument("settle-ms", "1500"));
 /** The tool the calls below make (set per row). */
 let TOOL = TOOLS[0] ?? "whoami";
 const ERA = argument("era", "2025-11-25");

@@ -13,6 +13,7 @@ import type { Principal } from "../core/principal";
 import type { ResourceChange } from "./resource-change";
 import type { McpSessionRpc, SessionOwner } from "./session-rpc";
 import { AuditOutbox } from "../audit/outbox";
+import { auditDrainDelayOf } from "../audit/drain-delay";
 import { auditLogLinesOf } from "../audit/log-lines";
 import { auditStoresIn } from "../audit/sink";
 import { sessionPipelineDeps } from "./deps";
@@ -22,13 +23,6 @@ import { announceChange, createArbiterServer, type Extra } from "./server";
 import { sameOwner } from "./session-owner";
 import { primingFrame } from "./sse-priming";
 
-/**
- * How long after the first record the drain starts (agents rounds the alarm to the second: 0 to 1 s). A session's
- * calls come in bursts, one after another; the records of one burst go to the audit store in one batch, one RPC
- * and one write transaction, instead of one alarm and one RPC per call (bench:mcp measured that per-call drain
- * as most of what governance cost the session lane). The records are durable in the outbox meanwhile.
- */
-export const AUDIT_DRAIN_DELAY_SECONDS = 1;
 
 /** Props stored with the session when it is created: the owner, to which every later request must match. */
 export interface SessionProps extends Record<string, unknown> {
@@ -68,7 +62,7 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
     if (this.auditDrainScheduled) return;
     this.auditDrainScheduled = true;
     try {
-      await this.schedule(AUDIT_DRAIN_DELAY_SECONDS, "drainAuditOutbox", undefined, { idempotent: false });
+      await this.schedule(auditDrainDelayOf(this.env), "drainAuditOutbox", undefined, { idempotent: false });
     } catch (error) {
       this.auditDrainScheduled = false;
       throw error;

@@ -10,6 +10,7 @@ import { getAuditPolicy, loadAuditPolicy, retentionMsFor } from "../../../src/au
 import { type AuditRecord } from "../../../src/audit/record";
 import { newCorrelationId } from "../../../src/core/correlation";
 import { scrubText } from "../../../src/audit/scrub";
+import { auditDrainDelayOf, DEFAULT_AUDIT_DRAIN_DELAY_SECONDS } from "../../../src/audit/drain-delay";
 import { auditLogLinesOf } from "../../../src/audit/log-lines";
 import { auditSinkFor, auditStoresIn, StoringAuditSink } from "../../../src/audit/sink";
 import { MIN_CLEANUP_SPACING_MS } from "../../../src/audit/store";
@@ -169,6 +170,18 @@ describe("audit sink", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ stored: true, reason: "Authorization: [redacted]" });
     expect((await auditStoresIn(env.AUDIT_LOG)("sink-org").query("sink-org", { correlationId: r.correlationId, limit: 5 })).events).toHaveLength(1);
+  });
+
+  it("reads AUDIT_DRAIN_DELAY_SECONDS: 5 by default, whole seconds from 0 to 60, anything else named in a warning", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    expect(auditDrainDelayOf({})).toBe(DEFAULT_AUDIT_DRAIN_DELAY_SECONDS);
+    expect(DEFAULT_AUDIT_DRAIN_DELAY_SECONDS).toBe(5);
+    expect(auditDrainDelayOf({ AUDIT_DRAIN_DELAY_SECONDS: "0" })).toBe(0);
+    expect(auditDrainDelayOf({ AUDIT_DRAIN_DELAY_SECONDS: " 60 " })).toBe(60);
+    for (const bad of ["61", "-1", "1.5", "soon"]) expect(auditDrainDelayOf({ AUDIT_DRAIN_DELAY_SECONDS: bad })).toBe(5);
+    const printed = warn.mock.calls.map((call) => String(call[0])).join("\n");
+    expect(printed).toContain("AUDIT_DRAIN_DELAY_SECONDS is not a whole number of seconds from 0 to 60");
+    expect(printed).toContain("soon");
   });
 
   it("reads AUDIT_LOG_LINES: failures by default, all on request, and an unknown value named in a warning", () => {
