@@ -28,6 +28,7 @@ const SHARED_RUNTIME = [
   "test/worker/engine/**/*.test.ts",
   "test/worker/policy.test.ts",
   "test/worker/lib.test.ts",
+  "test/worker/lib/**/*.test.ts",
   "test/worker/log.test.ts",
   "test/worker/audit-stored-record.test.ts",
   "test/worker/mcp-json-schema.test.ts",
