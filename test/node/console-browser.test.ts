@@ -31,7 +31,7 @@ const CONTRACT = {
 };
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } }), launchBrowser()]);
+  [server, browser] = await Promise.all([startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", AUDIT_DRAIN_DELAY_SECONDS: "1" } }), launchBrowser()]);
 });
 
 afterAll(async () => {

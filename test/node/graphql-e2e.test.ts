@@ -28,8 +28,9 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
   beforeAll(async () => {
     redirectTarget = await startCountingServer();
     upstream = await startLoopbackUpstream({ redirectTo: redirectTarget.url });
-    // AUDIT_LOG_LINES=all: every audit record is also a log line, which these tests read (and so check that setting).
-    worker = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", AUDIT_LOG_LINES: "all", GRAPHQL_UPSTREAM_URL_GLOBEX: upstream.url(), GRAPHQL_UPSTREAM_TOKEN_GLOBEX: UPSTREAM_SECRET } });
+    // AUDIT_LOG_LINES=all: every audit record is also a log line, which these tests read (and so check that setting);
+    // the session outbox drains 1 s after a call instead of 5, so the line comes sooner.
+    worker = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", AUDIT_LOG_LINES: "all", AUDIT_DRAIN_DELAY_SECONDS: "1", GRAPHQL_UPSTREAM_URL_GLOBEX: upstream.url(), GRAPHQL_UPSTREAM_TOKEN_GLOBEX: UPSTREAM_SECRET } });
   });
   afterAll(async () => {
     await worker?.stop();
