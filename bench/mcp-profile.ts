@@ -19,6 +19,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { freePort, startWranglerDev } from "../test/helpers/wrangler-dev";
 import { obtainToken } from "../test/helpers/oauth-http";
+import { bundleModules, devtools, type Profile, type ProfileNode } from "./devtools";
 
 function argument(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
@@ -37,54 +38,6 @@ const TOP = Number(argument("top", "40"));
 const OUT = argument("out", "");
 if (!["2025-11-25", "2026-07-28"].includes(ERA)) throw new Error(`--era needs 2025-11-25 or 2026-07-28 (got ${ERA})`);
 if (!(CALLS >= 1 && CALLS <= 29)) throw new Error("--calls must be 1 to 29: the shipped quota is 30 calls per 60 s per client");
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; scriptId: string };
-  hitCount?: number;
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-  startTime: number;
-  endTime: number;
-}
-
-/** A DevTools protocol session over the inspector's WebSocket. */
-async function devtools(port: number): Promise<{ send(method: string, params?: object): Promise<any>; scripts: Map<string, string>; close(): void }> {
-  const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as Array<{ webSocketDebuggerUrl: string; title?: string }>;
-  const target = targets[0];
-  if (!target) throw new Error("the inspector lists no target");
-  // wrangler's inspector proxy wants an Origin it knows (DevTools'); Node's WebSocket takes headers as an option.
-  const socket = new WebSocket(target.webSocketDebuggerUrl, { headers: { Origin: "http://localhost" } } as never);
-  await new Promise((resolve, reject) => {
-    socket.addEventListener("open", resolve, { once: true });
-    socket.addEventListener("error", reject, { once: true });
-  });
-  let next = 1;
-  const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
-  const scripts = new Map<string, string>();
-  socket.addEventListener("message", (event) => {
-    const message = JSON.parse(String(event.data)) as { id?: number; method?: string; params?: { scriptId: string; url: string }; result?: unknown; error?: { message: string } };
-    if (message.method === "Debugger.scriptParsed" && message.params) scripts.set(message.params.scriptId, message.params.url);
-    if (message.id === undefined) return;
-    const entry = waiting.get(message.id);
-    waiting.delete(message.id);
-    if (message.error) entry?.reject(new Error(message.error.message));
-    else entry?.resolve(message.result);
-  });
-  return {
-    send(method, params = {}) {
-      const id = next++;
-      socket.send(JSON.stringify({ id, method, params }));
-      return new Promise((resolve, reject) => waiting.set(id, { resolve, reject }));
-    },
-    scripts,
-    close: () => socket.close(),
-  };
-}
 
 const HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
 
@@ -114,34 +67,11 @@ async function clientHeaders(base: string, token: string): Promise<Record<string
   return sessionHeaders;
 }
 
-/**
- * The bundle's modules by line: esbuild (which wrangler dev runs unminified) starts each module with a
- * `// path` comment, so a frame's line names the file it came from.
- */
-let moduleStarts: Array<{ line: number; path: string }> = [];
-function indexModules(source: string): void {
-  moduleStarts = [];
-  source.split("\n").forEach((text, line) => {
-    const match = /^\/\/ ((?:src|node_modules|bench|policies)\/\S+)$/.exec(text);
-    if (match) moduleStarts.push({ line, path: match[1]! });
-  });
-}
-function moduleAt(line: number): string | undefined {
-  let low = 0;
-  let high = moduleStarts.length - 1;
-  let found: string | undefined;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    if (moduleStarts[middle]!.line <= line) {
-      found = moduleStarts[middle]!.path;
-      low = middle + 1;
-    } else high = middle - 1;
-  }
-  return found;
-}
+/** The file a bundle line belongs to (set once the bundle's source is read). */
+let moduleAt: (line: number) => string | undefined = () => undefined;
 
 function frameSource(frame: ProfileNode["callFrame"]): string {
-  if (frame.url.endsWith("index.js") && moduleStarts.length > 0) return sourceOf(moduleAt(frame.lineNumber) ?? frame.url);
+  if (frame.url.endsWith("index.js")) return sourceOf(moduleAt(frame.lineNumber) ?? frame.url);
   return sourceOf(frame.url);
 }
 
@@ -306,7 +236,7 @@ try {
     const { profile } = (await inspector.send("Profiler.stop")) as { profile: Profile };
     const bundle = [...inspector.scripts].find(([, url]) => url.endsWith("index.js"));
     const source = bundle ? ((await inspector.send("Debugger.getScriptSource", { scriptId: bundle[0] })) as { scriptSource: string }).scriptSource : "";
-    indexModules(source);
+    moduleAt = bundleModules(source);
     await inspector.send("Debugger.disable");
     inspector.close();
     console.log(`\nProfile of ${PROFILE}: wall ${wallMs.toFixed(0)} ms for ${calls} calls (${((calls * 1000) / wallMs).toFixed(0)} calls/s)`);

@@ -15,6 +15,7 @@ import { writeFileSync } from "node:fs";
 import { freePort, startWranglerDev } from "../test/helpers/wrangler-dev";
 import { githubText, mutatedCopy } from "./github-fixture";
 import { prepareRestUpload } from "./rest-upload";
+import { bundleModules, devtools, type Profile } from "./devtools";
 
 function argument(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
@@ -24,64 +25,10 @@ const ROUNDS = Number(argument("rounds", "5"));
 const TOP = Number(argument("top", "25"));
 const OUT = argument("out", "");
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; scriptId: string };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
-
-/** A DevTools protocol session over the inspector's WebSocket (wrangler's proxy wants a known Origin). */
-async function devtools(port: number): Promise<{ send(method: string, params?: object): Promise<any>; scripts: Map<string, string>; close(): void }> {
-  const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as Array<{ webSocketDebuggerUrl: string }>;
-  if (!targets[0]) throw new Error("the inspector lists no target");
-  const socket = new WebSocket(targets[0].webSocketDebuggerUrl, { headers: { Origin: "http://localhost" } } as never);
-  await new Promise((resolve, reject) => {
-    socket.addEventListener("open", resolve, { once: true });
-    socket.addEventListener("error", reject, { once: true });
-  });
-  let next = 1;
-  const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
-  const scripts = new Map<string, string>();
-  socket.addEventListener("message", (event) => {
-    const message = JSON.parse(String(event.data)) as { id?: number; method?: string; params?: { scriptId: string; url: string }; result?: unknown; error?: { message: string } };
-    if (message.method === "Debugger.scriptParsed" && message.params) scripts.set(message.params.scriptId, message.params.url);
-    if (message.id === undefined) return;
-    const entry = waiting.get(message.id);
-    waiting.delete(message.id);
-    if (message.error) entry?.reject(new Error(message.error.message));
-    else entry?.resolve(message.result);
-  });
-  return {
-    send(method, params = {}) {
-      const id = next++;
-      socket.send(JSON.stringify({ id, method, params }));
-      return new Promise((resolve, reject) => waiting.set(id, { resolve, reject }));
-    },
-    scripts,
-    close: () => socket.close(),
-  };
-}
-
-/** The bundle's modules by line: wrangler dev's esbuild output starts each module with a `// path` comment. */
+/** The package or file of ours a bundle line belongs to. */
 function moduleIndex(source: string): (line: number) => string {
-  const starts: Array<{ line: number; path: string }> = [];
-  source.split("\n").forEach((text, line) => {
-    const match = /^\/\/ ((?:src|node_modules|bench|policies)\/\S+)$/.exec(text);
-    if (match) starts.push({ line, path: match[1]! });
-  });
-  return (line) => {
-    let found = "index.js";
-    for (const start of starts) {
-      if (start.line > line) break;
-      found = start.path;
-    }
-    return found.replace(/^.*node_modules\/((?:@[^/]+\/)?[^/]+).*$/, "$1");
-  };
+  const moduleAt = bundleModules(source);
+  return (line) => (moduleAt(line) ?? "index.js").replace(/^.*node_modules\/((?:@[^/]+\/)?[^/]+).*$/, "$1");
 }
 
 /**

@@ -31,19 +31,27 @@ export type PipelineHost = "worker-request" | "wait";
 
 const afterAnswer: AfterAnswer = (write) => waitUntil(write);
 
-/** One batcher per isolate (plain data only), keyed by the namespace binding like the leases below. */
+/**
+ * One `T` per isolate and binding: holders of plain data only (no I/O object is shared between requests), keyed by
+ * a namespace binding so they never outlive the deployment they serve.
+ */
+function perIsolate<T>(holders: WeakMap<object, T>, binding: object, make: () => T): T {
+  let holder = holders.get(binding);
+  if (!holder) {
+    holder = make();
+    holders.set(binding, holder);
+  }
+  return holder;
+}
+
+/** The stateless lane's audit batches (audit/isolate-batch.ts), one batcher per isolate. */
 const isolateBatchers = new WeakMap<object, IsolateAuditBatcher>();
 function isolateAuditSink(env: Env): AuditSink {
-  let batcher = isolateBatchers.get(env.AUDIT_LOG);
-  if (!batcher) {
-    batcher = new IsolateAuditBatcher(auditLogLinesOf(env));
-    isolateBatchers.set(env.AUDIT_LOG, batcher);
-  }
+  const batcher = perIsolate(isolateBatchers, env.AUDIT_LOG, () => new IsolateAuditBatcher(auditLogLinesOf(env)));
   const stores = auditStoresIn(env.AUDIT_LOG);
-  const owner = batcher;
   return {
     async record(record) {
-      owner.add(record, stores, afterAnswer);
+      batcher.add(record, stores, afterAnswer);
     },
   };
 }
@@ -76,12 +84,7 @@ export function sessionPipelineDeps(env: Env, outbox: AuditOutbox): PipelineDeps
  */
 const isolateLeases = new WeakMap<object, LeasedRateLimiter>();
 function isolateLimiter(env: Env): RateLimiter {
-  let limiter = isolateLeases.get(env.RATE_LIMITER);
-  if (!limiter) {
-    limiter = new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER));
-    isolateLeases.set(env.RATE_LIMITER, limiter);
-  }
-  return limiter;
+  return perIsolate(isolateLeases, env.RATE_LIMITER, () => new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER)));
 }
 
 /** The pipeline's hooks for this deployment: the KV-backed limiter and the stored audit trail. */
