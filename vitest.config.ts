@@ -2,7 +2,7 @@
 // local KV and SQLite-backed Durable Objects, against the Worker as wrangler.toml configures it.
 import { availableParallelism } from "node:os";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
-import { configDefaults, defineConfig } from "vitest/config";
+import { defineConfig } from "vitest/config";
 import { cimdDocuments } from "./test/fixtures/cimd-documents";
 
 /**
@@ -18,23 +18,6 @@ async function outbound(request: Request): Promise<Response> {
   return fetch(request);
 }
 
-/**
- * Files that test pure code (the contract engine and its rules, policy loading, small libraries): they touch no
- * storage and no binding, so they share one runtime per worker instead of starting one each. Starting a runtime
- * and importing the modules is most of a file's time: these 56 files took about 100 s of the suite that way, and
- * take a few seconds together. Everything else keeps a runtime (and storage) of its own per file.
- */
-const SHARED_RUNTIME = [
-  "test/worker/engine/**/*.test.ts",
-  "test/worker/policy.test.ts",
-  "test/worker/lib.test.ts",
-  "test/worker/lib/**/*.test.ts",
-  "test/worker/log.test.ts",
-  "test/worker/audit-stored-record.test.ts",
-  "test/worker/mcp-json-schema.test.ts",
-  "test/worker/graphql/catalog.test.ts",
-];
-
 export default defineConfig({
   plugins: [
     cloudflareTest({
@@ -47,14 +30,17 @@ export default defineConfig({
     }),
   ],
   test: {
-    projects: [
-      { extends: true, test: { name: "worker", include: ["test/worker/**/*.test.ts"], exclude: [...configDefaults.exclude, ...SHARED_RUNTIME] } },
-      { extends: true, test: { name: "worker-pure", include: SHARED_RUNTIME, isolate: false } },
-    ],
+    name: "worker",
+    include: ["test/worker/**/*.test.ts"],
+    // Starting a runtime (a workerd process) and importing the modules is most of a file's time: one per file made
+    // the suite about 350 s on 2 cores, one per worker about 100 s. Files stay apart by their storage, which the
+    // setup file empties before each one; what they share is the isolate's module state (per-isolate caches,
+    // batches), which the Worker keeps across requests in production too.
+    isolate: false,
+    setupFiles: ["test/worker/fresh-storage.setup.ts"],
     testTimeout: 30_000,
-    // Each file gets its own runtime (its own storage); most of a file's time is starting it and importing the
-    // modules, which keeps neither the Node side nor workerd busy. vitest's default (cores - 1) runs one file at a
-    // time on 2 cores; two at a time measured about 1.4x faster there. More cores keep the default.
+    // vitest's default (cores - 1) runs one file at a time on 2 cores; two at a time measured about 1.4x faster
+    // there. More cores keep the default.
     maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });

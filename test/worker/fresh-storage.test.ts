@@ -1,0 +1,54 @@
+/**
+ * Test files share a runtime per pool worker (vitest.config.ts), so they stay apart only by the setup file that
+ * empties storage before each one. This file checks that it did: the other files of its worker have registered
+ * clients, granted tokens, counted quotas and written every kind of Durable Object, and none of it may be left
+ * when this file starts. It fails without the setup file whenever it is not the first file of its worker.
+ */
+import { env, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+
+const kvNamespaces = { OAUTH_KV: env.OAUTH_KV, RATE_LIMIT_KV: env.RATE_LIMIT_KV };
+const objectNamespaces = {
+  MCP_OBJECT: env.MCP_OBJECT,
+  CONTRACT_STORE: env.CONTRACT_STORE,
+  RATE_LIMITER: env.RATE_LIMITER,
+  AUDIT_LOG: env.AUDIT_LOG,
+  LISTEN_HUB: env.LISTEN_HUB,
+  TOLERANCE_COUNTER: env.TOLERANCE_COUNTER,
+} as unknown as Record<string, DurableObjectNamespace>;
+
+/** Rows in the object's own SQL tables, and its key-value storage keys, each named. */
+async function storedRows(namespace: DurableObjectNamespace, id: DurableObjectId): Promise<Record<string, number>> {
+  return runInDurableObject(namespace.get(id), async (_instance: unknown, state: DurableObjectState) => {
+    const counts: Record<string, number> = {};
+    const tables = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").toArray();
+    for (const { name } of tables) {
+      if (name.startsWith("_cf_") || name === "sqlite_sequence") continue;
+      const [row] = state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM "${name.replaceAll('"', '""')}"`).toArray();
+      if (row!.n > 0) counts[`table ${name}`] = row!.n;
+    }
+    const keys = await state.storage.list();
+    for (const key of keys.keys()) counts[`key ${key}`] = 1;
+    return counts;
+  });
+}
+
+describe("each test file starts with empty storage", () => {
+  it.each(Object.entries(kvNamespaces))("KV namespace %s holds no key", async (_name, namespace) => {
+    const listed = await namespace.list();
+    expect(listed.keys.map((key) => key.name)).toEqual([]);
+  });
+
+  // An object that is still listed holds at most what any new object of its class writes when it starts (agents
+  // records its schema version): nothing a test wrote.
+  it.each(Object.entries(objectNamespaces))("Durable Object namespace %s holds nothing a test wrote", async (_name, namespace) => {
+    const listed = await listDurableObjectIds(namespace);
+    const fresh = await storedRows(namespace, namespace.newUniqueId());
+    const leftovers = [];
+    for (const id of listed) {
+      const rows = await storedRows(namespace, id);
+      if (JSON.stringify(rows) !== JSON.stringify(fresh)) leftovers.push(rows);
+    }
+    expect(leftovers).toEqual([]);
+  });
+});
