@@ -69,7 +69,10 @@ export class AuditOutbox {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM arbiter_audit_outbox`).one().n;
   }
 
-  /** Sends every waiting record to its store, batch by batch; never throws (what the store refuses is logged). */
+  /**
+   * Sends every record waiting when it starts to its store, batch by batch; never throws (what the store refuses is
+   * logged). Records added meanwhile go with the drain their onQueued scheduled.
+   */
   async drain(storeFor: AuditBatchLookup): Promise<DrainReport> {
     this.table();
     const report: DrainReport = { stored: 0, logged: 0 };
@@ -85,6 +88,9 @@ export class AuditOutbox {
       report.logged += drained.logged;
       // Only now: a row leaves the outbox once it is stored or logged in full.
       this.sql.exec(`DELETE FROM arbiter_audit_outbox WHERE id <= ?`, rows[rows.length - 1]!.id);
+      // A short batch was the whole outbox as of the read; a record added since then scheduled a drain of its own
+      // (onQueued), so there is no need to read the table once more.
+      if (rows.length < OUTBOX_BATCH) return report;
     }
   }
 

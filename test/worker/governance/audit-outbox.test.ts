@@ -39,6 +39,20 @@ function record(overrides: Partial<AuditRecord> = {}): AuditRecord {
 const storedIn = async (organizationId: string, correlationId: string) => (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
 const stored = (correlationId: string) => storedIn(ORG, correlationId);
 const noDrain = async () => undefined;
+/**
+ * Runs `body` with another drain delay than the pool's 1 s: a burst's checks before the drain must not race it on
+ * a loaded machine. The runtime's env is one object for the whole isolate, so the value is put back afterwards.
+ */
+async function withDrainDelay(seconds: number, body: () => Promise<void>): Promise<void> {
+  const vars = env as { AUDIT_DRAIN_DELAY_SECONDS?: string };
+  const before = vars.AUDIT_DRAIN_DELAY_SECONDS;
+  vars.AUDIT_DRAIN_DELAY_SECONDS = String(seconds);
+  try {
+    await body();
+  } finally {
+    vars.AUDIT_DRAIN_DELAY_SECONDS = before;
+  }
+}
 /** The session object itself (the binding is typed by its RPC, runInDurableObject hands over the instance). */
 const sessionObject = (name: string) => env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(name)) as unknown as DurableObjectStub<ArbiterMcpAgent>;
 
@@ -118,49 +132,59 @@ describe("audit outbox of a session object", () => {
   it("drains a burst of calls in one delayed batch: one drain scheduled for all of them, the records kept until it runs", async () => {
     const { tokens } = await obtainTokens({ user: "ana", scope: "orders.read" });
     const session = await initializeSession(tokens.access_token);
-    const ids: string[] = [];
-    for (let call = 0; call < 3; call++) {
-      const reply = await rpc(tokens.access_token, session, "tools/call", { name: "whoami", arguments: {} }, 10 + call);
-      ids.push(reply.result._meta.correlationId as string);
-    }
     const stub = sessionObject(`streamable-http:${session}`);
-    await runInDurableObject(stub, async (instance: ArbiterMcpAgent, state) => {
-      const drains = instance.getSchedules().filter((schedule) => schedule.callback === "drainAuditOutbox");
-      expect(drains).toHaveLength(1);
-      expect(new AuditOutbox(state.storage.sql, state.id.toString(), noDrain).pending()).toBe(3);
+    const ids: string[] = [];
+    await withDrainDelay(60, async () => {
+      for (let call = 0; call < 3; call++) {
+        const reply = await rpc(tokens.access_token, session, "tools/call", { name: "whoami", arguments: {} }, 10 + call);
+        ids.push(reply.result._meta.correlationId as string);
+      }
+      await runInDurableObject(stub, async (instance: ArbiterMcpAgent, state) => {
+        const drains = instance.getSchedules().filter((schedule) => schedule.callback === "drainAuditOutbox");
+        expect(drains).toHaveLength(1);
+        // Due a minute after the first record, not at once.
+        expect(drains[0]!.time * 1000).toBeGreaterThan(Date.now() + 30_000);
+        expect(new AuditOutbox(state.storage.sql, state.id.toString(), noDrain).pending()).toBe(3);
+      });
+      for (const correlationId of ids) expect(await storedIn("acme", correlationId)).toHaveLength(0);
     });
-    for (const correlationId of ids) expect(await storedIn("acme", correlationId)).toHaveLength(0);
-    let last: AuditRecord[] = [];
-    for (let attempt = 0; attempt < 150 && last.length === 0; attempt++) {
-      last = await storedIn("acme", ids[2]!);
-      if (last.length === 0) await new Promise((done) => setTimeout(done, 20));
-    }
-    for (const correlationId of ids) expect(await storedIn("acme", correlationId)).toHaveLength(1);
-    await runInDurableObject(stub, async (_instance: ArbiterMcpAgent, state) => {
+    // The scheduled drain, run now as its alarm would (and taken off the schedule): all three records in one go.
+    await runInDurableObject(stub, async (instance: ArbiterMcpAgent, state) => {
+      const [drain] = instance.getSchedules().filter((schedule) => schedule.callback === "drainAuditOutbox");
+      await instance.drainAuditOutbox();
+      await instance.cancelSchedule(drain!.id);
       expect(new AuditOutbox(state.storage.sql, state.id.toString(), noDrain).pending()).toBe(0);
     });
+    for (const correlationId of ids) expect(await storedIn("acme", correlationId)).toHaveLength(1);
   });
 
   it("gives a record added once a drain has started a drain of its own (a running drain keeps its row until it ends)", async () => {
     const { tokens } = await obtainTokens({ user: "ana", scope: "orders.read" });
     const session = await initializeSession(tokens.access_token);
     const stub = sessionObject(`streamable-http:${session}`);
-    await rpc(tokens.access_token, session, "tools/call", { name: "whoami", arguments: {} }, 20);
-    // The drain starts (here directly; agents keeps the scheduled row of a drain it runs until the drain ended).
-    await runInDurableObject(stub, async (instance: ArbiterMcpAgent) => {
-      expect(instance.getSchedules().filter((schedule) => schedule.callback === "drainAuditOutbox")).toHaveLength(1);
-      await instance.drainAuditOutbox();
+    // The first record's drain is due in a minute, so within this test only a drain of the second record's own
+    // can store that record.
+    let first = "";
+    await withDrainDelay(60, async () => {
+      await rpc(tokens.access_token, session, "tools/call", { name: "whoami", arguments: {} }, 20);
+      // That drain starts (here directly; agents keeps the scheduled row of a drain it runs until the drain ended).
+      await runInDurableObject(stub, async (instance: ArbiterMcpAgent) => {
+        const drains = instance.getSchedules().filter((schedule) => schedule.callback === "drainAuditOutbox");
+        expect(drains).toHaveLength(1);
+        first = drains[0]!.id;
+        await instance.drainAuditOutbox();
+      });
     });
     const reply = await rpc(tokens.access_token, session, "tools/call", { name: "whoami", arguments: {} }, 21);
-    await runInDurableObject(stub, async (instance: ArbiterMcpAgent) => {
-      expect(instance.getSchedules().filter((schedule) => schedule.callback === "drainAuditOutbox")).toHaveLength(2);
-    });
     let events: AuditRecord[] = [];
-    for (let attempt = 0; attempt < 150 && events.length === 0; attempt++) {
+    for (let attempt = 0; attempt < 250 && events.length === 0; attempt++) {
       events = await storedIn("acme", reply.result._meta.correlationId as string);
       if (events.length === 0) await new Promise((done) => setTimeout(done, 20));
     }
     expect(events).toHaveLength(1);
+    await runInDurableObject(stub, async (instance: ArbiterMcpAgent) => {
+      await instance.cancelSchedule(first);
+    });
   });
 
   it("prints a stored record as a log line only with AUDIT_LOG_LINES=all", async () => {
