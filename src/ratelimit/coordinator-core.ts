@@ -123,10 +123,10 @@ export class WindowCoordinator {
     const now = this.now();
     const first = decide(entry.state, quota, now);
     if (!first.allowed) return { granted: 0, limit: quota.limit, retryAfterSeconds: first.retryAfterSeconds, cause: "quota" };
-    // At most a quarter of what the window has left (at least one): leases shrink as the window fills, so calls
-    // leased and then left unused by one holder stay few (leases.ts).
+    // At most half of what the window has left (at least one): leases shrink as the window fills, so calls leased
+    // and then left unused by one holder never exceed what the others could still have had (leases.ts).
     const left = quota.limit - first.state.count + 1;
-    const granted = Math.min(Math.max(1, Math.floor(want)), Math.max(1, Math.floor(left / 4)), left);
+    const granted = Math.min(Math.max(1, Math.floor(want)), Math.max(1, Math.floor(left / 2)), left);
     entry.state = { start: first.state.start, count: first.state.count - 1 + granted };
     entry.dirty = true;
     this.scheduleFlush(key, entry);

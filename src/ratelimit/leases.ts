@@ -6,12 +6,17 @@
  * - Never more than the quota: the coordinator counts a lease's calls when it grants them, and grants at most
  *   what its window has left; the holder decides in memory with no await between the look and the take, so
  *   100 concurrent calls against 30 admit exactly 30.
- * - Leases start at one call and double with each lease a holder takes in a window, capped at a quarter of what
- *   the window has left (and MAX_LEASE): a client that calls once leases one call; a busy one makes a round
- *   trip every few calls instead of every call.
+ * - Leases start at one call and grow fourfold with each lease a holder takes in a window (1, 4, 16, 64), capped
+ *   at half of what the window has left (and MAX_LEASE): a client that calls once leases one call; a busy one
+ *   makes a round trip every several calls instead of every call (20 sequential calls on a 30-call quota: 4).
+ *   The round trips are the largest part of what a governed session call costs beyond a bare one: in one bench:mcp
+ *   run, a single lease per window (an experiment) lifted the session lane's governed no-op from about 0.75x to
+ *   0.97x bare throughput. The earlier schedule (doubling, at most a quarter of what was left) made 7 round trips
+ *   for those 20 calls; docs/governance.md has the measurements.
  * - What this gives up: calls leased by a holder that then goes quiet (or is evicted) are not used by the
  *   client's other holders in that window, so a client spread over several sessions may be admitted fewer than
- *   its quota (at most the unused leases, which the cap keeps small); never more. `leasedUnused()` says how many.
+ *   its quota (at most the unused leases: half of what the window had left at the last lease, for the rest of that
+ *   window); never more. `leasedUnused()` says how many.
  * - When the coordinator cannot be reached, the policy's onStoreFailure decides, as CoordinatedRateLimiter does.
  */
 import type { CoordinatorApi, CoordinatorLease } from "./coordinator-rpc";
@@ -105,7 +110,7 @@ export class LeasedRateLimiter implements RateLimiter {
         target,
         ...quota,
         onStoreFailure: storeFailureModeFor(this.policy, target),
-        want: Math.min(MAX_LEASE, 2 ** Math.min(lease.taken, 6)),
+        want: Math.min(MAX_LEASE, 4 ** Math.min(lease.taken, 3)),
         traceparent: undefined,
         ...(report ? { report } : {}),
       });

@@ -57,19 +57,40 @@ describe("rate-limit leases", () => {
     expect(decisions.filter((d) => d.allowed)).toHaveLength(30);
     for (const refused of decisions.filter((d) => !d.allowed)) expect(refused).toMatchObject({ allowed: false, limit: 30, windowSeconds: 60, cause: "quota" });
     expect(limiter.leasedUnused()).toBe(0);
-    expect(counter.leases).toBeLessThan(30);
+    // Leases of 1, 4, 12, 6, 3, 2, 1 and 1 calls, then one that finds the window used up.
+    expect(counter.leases).toBe(9);
     // The window is used up: a later call is refused from the lease, without asking again.
     const before = counter.leases;
     expect(await limiter.check(subject)).toMatchObject({ allowed: false, cause: "quota" });
     expect(counter.leases).toBe(before);
   });
 
-  it("makes a round trip every few calls for one client's sequential calls", async () => {
+  it("makes a round trip every several calls for one client's sequential calls, and leases one call to a client that calls once", async () => {
     const { lookup, counter } = countingCoordinators();
     const limiter = new LeasedRateLimiter(lookup);
     const subject = { organizationId: "acme", clientId: client(), target: "orders_search" };
-    for (let call = 0; call < 20; call++) expect((await limiter.check(subject)).allowed).toBe(true);
-    expect(counter.leases).toBeLessThanOrEqual(8);
+    expect((await limiter.check(subject)).allowed).toBe(true);
+    expect(limiter.leasedUnused()).toBe(0);
+    for (let call = 1; call < 20; call++) expect((await limiter.check(subject)).allowed).toBe(true);
+    // Leases of 1, 4, 12 (half of the 25 left) and 6 (half of 13) calls on the quota of 30.
+    expect(counter.leases).toBe(4);
+    expect(limiter.leasedUnused()).toBe(3);
+  });
+
+  it("leaves a quiet holder at most half of what its window had left: the client's other holders get the rest", async () => {
+    const { lookup } = countingCoordinators();
+    const quiet = new LeasedRateLimiter(lookup);
+    const busy = new LeasedRateLimiter(lookup);
+    const subject = { organizationId: "acme", clientId: client(), target: "whoami" };
+    // The quiet holder (a session that ended) makes 5 calls: leases of 1 and 4 (half of the 29 left caps nothing).
+    for (let call = 0; call < 5; call++) expect((await quiet.check(subject)).allowed).toBe(true);
+    expect(quiet.leasedUnused()).toBe(0);
+    // Its next lease would be 16 calls; half of the 25 left caps it at 12, and it goes quiet after one of them.
+    expect((await quiet.check(subject)).allowed).toBe(true);
+    expect(quiet.leasedUnused()).toBe(11);
+    let admitted = 0;
+    for (let call = 0; call < 30; call++) if ((await busy.check(subject)).allowed) admitted++;
+    expect(admitted).toBe(30 - 6 - 11);
   });
 
   it("never admits more than the quota across holders of one client: every call is admitted or still leased", async () => {
