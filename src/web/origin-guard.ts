@@ -8,10 +8,16 @@ import { devSignInEnabled } from "../env";
 
 const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
 
-export function allowedHostnames(env: Env): Set<string> {
+/** The last set built, by the variables it was built from: every request asks, the variables rarely change. */
+let lastAllowed: { key: string; hosts: ReadonlySet<string> } | undefined;
+
+export function allowedHostnames(env: Env): ReadonlySet<string> {
+  const key = `${env.PUBLIC_URL}\n${env.ALLOWED_HOSTNAMES ?? ""}\n${devSignInEnabled(env)}`;
+  if (lastAllowed?.key === key) return lastAllowed.hosts;
   const hosts = new Set<string>([new URL(env.PUBLIC_URL).hostname]);
   for (const host of (env.ALLOWED_HOSTNAMES ?? "").split(",")) if (host.trim()) hosts.add(host.trim().toLowerCase());
   if (devSignInEnabled(env)) for (const host of LOOPBACK) hosts.add(host);
+  lastAllowed = { key, hosts };
   return hosts;
 }
 
