@@ -4,6 +4,8 @@
  * and calls the /mcp handler directly.
  */
 import { SELF } from "cloudflare:test";
+import type { AuditRecord } from "../../src/audit/record";
+import { newCorrelationId } from "../../src/core/correlation";
 import { fetchAs, type Caller } from "./harness";
 
 export const BASE = "http://localhost:8787";
@@ -212,4 +214,22 @@ export async function rpc(token: Caller, sessionId: string, method: string, para
   const reply = messages.find((m) => m.id === id);
   if (!reply) throw new Error(`no reply to ${method}: ${response.status}`);
   return reply;
+}
+
+/** A successful `whoami` call's audit record, now, with a new correlation id: tests override what they vary. */
+export function auditRecord(organizationId: string, overrides: Partial<AuditRecord> = {}): AuditRecord {
+  return {
+    correlationId: newCorrelationId(),
+    time: new Date().toISOString(),
+    organizationId,
+    userId: "ana",
+    clientId: "test-client",
+    kind: "tool",
+    target: "whoami",
+    argumentsDigest: "",
+    durationMs: 1,
+    outcome: "ok",
+    reason: "",
+    ...overrides,
+  };
 }

@@ -5,7 +5,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
 import { auditStoresIn } from "../../../src/audit/sink";
-import { initializeSession, obtainTokens, rpc } from "../helpers";
+import { auditRecord, initializeSession, obtainTokens, rpc } from "../helpers";
 import { signedIn, visibleText } from "./console-helpers";
 
 let nextId = 500;
@@ -26,20 +26,7 @@ async function toolRecordsLanded(organizationId: string, count: number): Promise
 }
 
 function record(organizationId: string, i: number, fields: Partial<AuditRecord>): AuditRecord {
-  return {
-    correlationId: `chart-${organizationId}-${i}`,
-    time: new Date().toISOString(),
-    organizationId,
-    userId: "dev",
-    clientId: "chart-client",
-    kind: "tool",
-    target: "whoami",
-    argumentsDigest: "",
-    durationMs: 1,
-    outcome: "ok",
-    reason: "",
-    ...fields,
-  };
+  return auditRecord(organizationId, { correlationId: `chart-${organizationId}-${i}`, userId: "dev", ...fields });
 }
 
 const DAY = 86_400_000;

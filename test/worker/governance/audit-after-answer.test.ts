@@ -11,13 +11,12 @@ import type { AuditRecord } from "../../../src/audit/record";
 import { IsolateAuditBatcher } from "../../../src/audit/isolate-batch";
 import type { AuditBatchLookup, AuditDelivery } from "../../../src/audit/outbox";
 import { auditStoresIn, StoringAuditSink, type AuditAppender } from "../../../src/audit/sink";
-import { newCorrelationId } from "../../../src/core/correlation";
 import type { CallContext } from "../../../src/mcp/context";
 import type { Principal } from "../../../src/core/principal";
 import { runToolCall } from "../../../src/mcp/pipeline";
 import { getCatalog } from "../../../src/mcp/registry";
 import { unlimited } from "../../../src/ratelimit/hook";
-import { initializeSession, MCP_URL, obtainTokens, rpc } from "../helpers";
+import { auditRecord, initializeSession, MCP_URL, obtainTokens, rpc } from "../helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -178,22 +177,6 @@ describe("audit records stored after the answer", () => {
  * the same time go to the store in one appendBatch, flushed by the call that opened the batch and kept alive by
  * its afterAnswer; each is stored once, and what the store does not take is logged in full.
  */
-function batchRecord(organizationId: string, overrides: Partial<AuditRecord> = {}): AuditRecord {
-  return {
-    correlationId: newCorrelationId(),
-    time: new Date().toISOString(),
-    organizationId,
-    userId: "ana",
-    clientId: "client-batch",
-    kind: "tool",
-    target: "whoami",
-    argumentsDigest: "",
-    durationMs: 1,
-    outcome: "ok",
-    reason: "",
-    ...overrides,
-  };
-}
 
 /** The real stores, counting appendBatch calls and what each carried. */
 function countingStores() {
@@ -214,7 +197,7 @@ describe("isolate audit batches (stateless lane)", () => {
     const stores = countingStores();
     const first = host();
     const others = host();
-    const records = [batchRecord("batch-org"), batchRecord("batch-org", { target: "orders_search", reason: "token=abc123secret" }), batchRecord("batch-org-2")];
+    const records = [auditRecord("batch-org"), auditRecord("batch-org", { target: "orders_search", reason: "token=abc123secret" }), auditRecord("batch-org-2")];
     batcher.add(records[0]!, stores.lookup, first.afterAnswer);
     batcher.add(records[1]!, stores.lookup, others.afterAnswer);
     batcher.add(records[2]!, stores.lookup, others.afterAnswer);
@@ -232,7 +215,7 @@ describe("isolate audit batches (stateless lane)", () => {
 
     // The next call after the flush opens a new batch.
     const next = host();
-    const later = batchRecord("batch-org");
+    const later = auditRecord("batch-org");
     batcher.add(later, stores.lookup, next.afterAnswer);
     expect(next.count()).toBe(1);
     await next.settled();
@@ -250,7 +233,7 @@ describe("isolate audit batches (stateless lane)", () => {
       },
     });
     const opener = host();
-    const records = [batchRecord("batch-down"), batchRecord("batch-down")];
+    const records = [auditRecord("batch-down"), auditRecord("batch-down")];
     for (const item of records) batcher.add(item, down, opener.afterAnswer);
     await opener.settled();
     for (const item of records) {

@@ -8,10 +8,9 @@ import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AuditOutbox, type AuditBatchLookup } from "../../../src/audit/outbox";
 import type { AuditRecord } from "../../../src/audit/record";
-import { newCorrelationId } from "../../../src/core/correlation";
 import { auditStoresIn } from "../../../src/audit/sink";
 import type { ArbiterMcpAgent } from "../../../src/mcp/agent";
-import { initializeSession, obtainTokens, rpc } from "../helpers";
+import { auditRecord, initializeSession, obtainTokens, rpc } from "../helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -19,22 +18,7 @@ afterEach(() => {
 
 const ORG = "outbox-org";
 
-function record(overrides: Partial<AuditRecord> = {}): AuditRecord {
-  return {
-    correlationId: newCorrelationId(),
-    time: new Date().toISOString(),
-    organizationId: ORG,
-    userId: "ana",
-    clientId: "client-outbox",
-    kind: "tool",
-    target: "whoami",
-    argumentsDigest: "",
-    durationMs: 2,
-    outcome: "ok",
-    reason: "",
-    ...overrides,
-  };
-}
+const record = (overrides: Partial<AuditRecord> = {}) => auditRecord(ORG, overrides);
 
 const storedIn = async (organizationId: string, correlationId: string) => (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
 const stored = (correlationId: string) => storedIn(ORG, correlationId);

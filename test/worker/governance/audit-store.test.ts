@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApiHandler, type ApiRoute } from "../../../src/api/router";
 import { getAuditPolicy, loadAuditPolicy, retentionMsFor } from "../../../src/audit/policy";
 import { type AuditRecord } from "../../../src/audit/record";
-import { newCorrelationId } from "../../../src/core/correlation";
+import { auditRecord } from "../helpers";
 import { scrubText } from "../../../src/audit/scrub";
 import { auditDrainDelayOf, DEFAULT_AUDIT_DRAIN_DELAY_SECONDS } from "../../../src/audit/drain-delay";
 import { auditLogLinesOf } from "../../../src/audit/log-lines";
@@ -25,20 +25,7 @@ import { bundledPolicyFiles } from "../../../src/policy/files";
 const DAY = 24 * 60 * 60 * 1000;
 
 function record(organizationId: string, time: number, overrides: Partial<AuditRecord> = {}): AuditRecord {
-  return {
-    correlationId: newCorrelationId(),
-    time: new Date(time).toISOString(),
-    organizationId,
-    userId: "ana",
-    clientId: "client-1",
-    kind: "tool",
-    target: "whoami",
-    argumentsDigest: "",
-    durationMs: 3,
-    outcome: "ok",
-    reason: "",
-    ...overrides,
-  };
+  return auditRecord(organizationId, { time: new Date(time).toISOString(), ...overrides });
 }
 
 function capturedAuditLines(spy: { mock: { calls: unknown[][] } }): Array<Record<string, unknown>> {
