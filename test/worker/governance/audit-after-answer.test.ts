@@ -8,7 +8,7 @@
 import { env, SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
-import { IsolateAuditBatcher } from "../../../src/audit/isolate-batch";
+import { BATCH_WINDOW_MS, IsolateAuditBatcher } from "../../../src/audit/isolate-batch";
 import type { AuditBatchLookup, AuditDelivery } from "../../../src/audit/outbox";
 import { auditStoresIn, StoringAuditSink, type AuditAppender } from "../../../src/audit/sink";
 import type { CallContext } from "../../../src/mcp/context";
@@ -221,6 +221,25 @@ describe("isolate audit batches (stateless lane)", () => {
     await next.settled();
     expect(stores.batches).toHaveLength(3);
     expect(await storedIn("batch-org", later.correlationId)).toHaveLength(1);
+  });
+
+  it("keeps a batch open for the default window: a record 100 ms after the opener still goes with it (one RPC, not two)", async () => {
+    // The window is what makes a batch more than a few records under load (isolate-batch.ts): at 20 ms, as before,
+    // this second record opened a batch and an RPC of its own.
+    expect(BATCH_WINDOW_MS).toBeGreaterThan(100);
+    const batcher = new IsolateAuditBatcher("failures");
+    const stores = countingStores();
+    const opener = host();
+    const late = host();
+    const records = [auditRecord("batch-window"), auditRecord("batch-window")];
+    batcher.add(records[0]!, stores.lookup, opener.afterAnswer);
+    // Timers fire in deadline order, so this runs before the opener's flush, however loaded the machine.
+    await new Promise((done) => setTimeout(done, 100));
+    batcher.add(records[1]!, stores.lookup, late.afterAnswer);
+    expect(late.count()).toBe(0);
+    await opener.settled();
+    expect(stores.batches.map((batch) => batch.length)).toEqual([2]);
+    for (const item of records) expect(await storedIn(item.organizationId, item.correlationId)).toHaveLength(1);
   });
 
   it("logs every record of a batch in full (stored: false) when the store cannot be reached", async () => {
