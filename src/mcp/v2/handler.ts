@@ -9,7 +9,7 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
 import { CORRELATION_HEADER } from "../../core/correlation";
 import type { Env } from "../../env";
-import { BENCH_BARE_TOOL, benchBareEnabled, benchBareResult, benchGovernedTool } from "../bench-bare";
+import { BENCH_BARE_TOOL, benchBareEnabled, benchBareResult, benchGovernedTool, toolsServedBesideCatalog } from "../bench-bare";
 import type { Principal } from "../../core/principal";
 import { pipelineDepsFor } from "../deps";
 import { encodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
@@ -46,12 +46,23 @@ function withHostHeader(request: Request): Request {
  * bench:mcp's ungoverned baseline in this lane (bench-bare.ts): registered beside the catalog's tools, so it is
  * served by the same handler and server, only when ARBITER_BENCH_BARE is on with a loopback PUBLIC_URL.
  */
-function withBenchBare(server: McpServer, env: Env, runtime: StatelessRuntime): McpServer {
+function withBenchBare(server: McpServer, env: Env, runtime: StatelessRuntime, onlyTool: string | undefined): McpServer {
   if (!benchBareEnabled(env)) return server;
-  registerGovernedTool(server, benchGovernedTool, runtime);
-  const anything = jsonOnlySchema({ type: "object" });
-  server.registerTool(BENCH_BARE_TOOL, { description: "Benchmark baseline: no scope check, rate limit or audit.", inputSchema: anything, outputSchema: anything }, (async () => benchBareResult()) as never);
+  if (onlyTool === undefined || onlyTool === benchGovernedTool.name) registerGovernedTool(server, benchGovernedTool, runtime);
+  if (onlyTool === undefined || onlyTool === BENCH_BARE_TOOL) {
+    const anything = jsonOnlySchema({ type: "object" });
+    server.registerTool(BENCH_BARE_TOOL, { description: "Benchmark baseline: no scope check, rate limit or audit.", inputSchema: anything, outputSchema: anything }, (async () => benchBareResult()) as never);
+  }
   return server;
+}
+
+/** The tool a request calls when it is one tools/call of a tool this deployment serves; otherwise undefined. */
+export function onlyToolCalled(parsedBody: unknown, env: Env): string | undefined {
+  if (typeof parsedBody !== "object" || parsedBody === null || Array.isArray(parsedBody)) return undefined;
+  const message = parsedBody as { method?: unknown; params?: { name?: unknown } };
+  const name = message.method === "tools/call" ? message.params?.name : undefined;
+  if (typeof name !== "string") return undefined;
+  return getCatalog().tools.has(name) || toolsServedBesideCatalog(env).has(name) ? name : undefined;
 }
 
 /**
@@ -67,7 +78,8 @@ export async function serveSessionless(incoming: Request, parsedBody: unknown, e
 function servedByFreshServer(request: Request, parsedBody: unknown, env: Env, principal: Principal, correlationId: string, legacy: "reject" | "stateless"): Promise<Response> {
   const deps = pipelineDepsFor(env, "worker-request");
   const runtime: StatelessRuntime = { env, principal, correlationId, ...deps };
-  const handler = createMcpHandler(() => withBenchBare(createStatelessServer(getCatalog(), runtime), env, runtime), { ...STATELESS_HANDLER_OPTIONS, legacy });
+  const onlyTool = onlyToolCalled(parsedBody, env);
+  const handler = createMcpHandler(() => withBenchBare(createStatelessServer(getCatalog(), runtime, onlyTool), env, runtime, onlyTool), { ...STATELESS_HANDLER_OPTIONS, legacy });
   return handler.fetch(request, { authInfo: authInfoOf(principal, correlationId), parsedBody });
 }
 

@@ -115,8 +115,19 @@ export function registerGovernedTool(server: McpServer, tool: ToolDefinition, ru
   server.registerTool(tool.name, listingOf(tool) as never, (async (args: unknown, ctx: ServerContext) => runToolCall(tool, args, callContext(ctx, runtime, requestScopedState()), runtime)) as never);
 }
 
-export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntime): McpServer {
+/**
+ * The server of one stateless request. `onlyTool`: the request is a single tools/call of this catalog tool, which is
+ * all it needs; registering the whole catalog (every tool, resource, template and prompt) for it was the largest
+ * part of building a server per request. Anything else (a listing, a batch, a call of an unknown tool, whose answer
+ * names what is served) gets the whole catalog.
+ */
+export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntime, onlyTool?: string): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: SERVER_INSTRUCTIONS, capabilities: STATELESS_CAPABILITIES });
+  if (onlyTool !== undefined) {
+    const tool = catalog.tools.get(onlyTool);
+    if (tool) registerGovernedTool(server, tool, runtime);
+    return server;
+  }
   const session = requestScopedState();
 
   for (const tool of catalog.tools.values()) registerGovernedTool(server, tool, runtime);
