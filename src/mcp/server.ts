@@ -7,6 +7,7 @@
  * advertises only what this file makes true.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CallToolRequestSchema,
@@ -100,12 +101,21 @@ export function toolListing(catalog: Catalog) {
   }));
 }
 
+/**
+ * The JSON Schema validator the SDK's server keeps (it validates only elicitation answers, which Arbiter never asks
+ * for). Without one the SDK builds an ajv instance per session, and ajv cannot compile schemas in Workers anyway; this
+ * one holds nothing but its options, so every session shares it, and ajv is left out of the bundle (wrangler.toml
+ * [alias], src/lib/ajv-refusal.ts).
+ */
+const schemaValidator = new CfWorkerJsonSchemaValidator({ draft: "2020-12", shortcircuit: false });
+
 export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): McpServer {
   // Declared because the SDK sets a handler only for a declared capability; McpServer then installs handlers of
   // its own for them, which the ones below replace. What initialize advertises is set at the end.
   const server = new McpServer(SERVER_INFO, {
     instructions: SERVER_INSTRUCTIONS,
     capabilities: { tools: {}, resources: { subscribe: true }, logging: {} },
+    jsonSchemaValidator: schemaValidator,
   });
   const low = server.server;
   const listing = toolListing(catalog);
