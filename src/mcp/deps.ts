@@ -84,7 +84,8 @@ export function sessionPipelineDeps(env: Env, outbox: AuditOutbox): PipelineDeps
  */
 const isolateLeases = new WeakMap<object, LeasedRateLimiter>();
 function isolateLimiter(env: Env): RateLimiter {
-  return perIsolate(isolateLeases, env.RATE_LIMITER, () => new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER)));
+  // The next lease is asked for in the background, kept alive by the request that used up the last one.
+  return perIsolate(isolateLeases, env.RATE_LIMITER, () => new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER), undefined, undefined, { keepAlive: (work) => waitUntil(work) }));
 }
 
 /** The pipeline's hooks for this deployment: the KV-backed limiter and the stored audit trail. */

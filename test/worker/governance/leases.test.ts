@@ -77,6 +77,47 @@ describe("rate-limit leases", () => {
     expect(limiter.leasedUnused()).toBe(3);
   });
 
+  it("with keepAlive, asks for a busy holder's next lease in the background, so the call after the last leased one does not wait", async () => {
+    const { lookup, counter } = countingCoordinators();
+    const kept: Array<Promise<unknown>> = [];
+    const limiter = new LeasedRateLimiter(lookup, undefined, undefined, { keepAlive: (work) => kept.push(work) });
+    const subject = { organizationId: "acme", clientId: client(), target: "whoami" };
+    // A client that calls once, then twice: leases of 1 and 4 as without keepAlive, each asked for by the call that needs it.
+    expect((await limiter.check(subject)).allowed).toBe(true);
+    expect(kept).toHaveLength(0);
+    for (let call = 1; call < 4; call++) expect((await limiter.check(subject)).allowed).toBe(true);
+    expect({ leases: counter.leases, kept: kept.length, unused: limiter.leasedUnused() }).toEqual({ leases: 2, kept: 0, unused: 1 });
+    // The call that takes the 4-call lease's last one starts the next lease (12: half of the 25 left) in the background.
+    expect((await limiter.check(subject)).allowed).toBe(true);
+    expect(kept).toHaveLength(1);
+    expect(await kept[0]).toBe("granted");
+    expect({ leases: counter.leases, unused: limiter.leasedUnused() }).toEqual({ leases: 3, unused: 12 });
+    // So the next call is decided from memory, with no round trip.
+    expect((await limiter.check(subject)).allowed).toBe(true);
+    expect({ leases: counter.leases, unused: limiter.leasedUnused() }).toEqual({ leases: 3, unused: 11 });
+  });
+
+  it("with keepAlive, stays exact: 100 concurrent calls on a 30-call quota admit 30, every call admitted or still leased", async () => {
+    const { lookup } = countingCoordinators();
+    const kept: Array<Promise<unknown>> = [];
+    const a = new LeasedRateLimiter(lookup, undefined, undefined, { keepAlive: (work) => kept.push(work) });
+    const b = new LeasedRateLimiter(lookup, undefined, undefined, { keepAlive: (work) => kept.push(work) });
+    const subject = { organizationId: "acme", clientId: client(), target: "whoami" };
+    const burst = (limiter: LeasedRateLimiter, calls: number) => Promise.all(Array.from({ length: calls }, () => limiter.check(subject)));
+    const [fromA, fromB] = await Promise.all([burst(a, 50), burst(b, 50)]);
+    await Promise.all(kept);
+    const admitted = [...fromA, ...fromB].filter((d) => d.allowed).length;
+    expect(admitted).toBeLessThanOrEqual(30);
+    expect(admitted + a.leasedUnused() + b.leasedUnused()).toBe(30);
+    // A holder alone admits exactly the quota, prefetching or not.
+    const alone = new LeasedRateLimiter(lookup, undefined, undefined, { keepAlive: (work) => kept.push(work) });
+    const other = { ...subject, clientId: client() };
+    let sequential = 0;
+    for (let call = 0; call < 35; call++) if ((await alone.check(other)).allowed) sequential++;
+    await Promise.all(kept);
+    expect({ admitted: sequential, unused: alone.leasedUnused() }).toEqual({ admitted: 30, unused: 0 });
+  });
+
   it("leaves a quiet holder at most half of what its window had left: the client's other holders get the rest", async () => {
     const { lookup } = countingCoordinators();
     const quiet = new LeasedRateLimiter(lookup);
