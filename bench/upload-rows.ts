@@ -16,7 +16,7 @@ import { indexDocument } from "../src/engine/normalize-document";
 import { encodeVerdict } from "../src/engine/encode-verdict";
 import { sha256Hex } from "../src/spec/store/hash";
 import { parseDocumentBytes } from "../src/engine/parse-upload";
-import { decodeUtf8Strict } from "../src/lib/utf8";
+import { decodeUtf8Strict, utf8JsonAsAscii } from "../src/lib/utf8";
 import { CHUNK_BYTES } from "../src/spec/store/schema";
 import { decodeVerdictForm, encodeComparisonForm } from "../src/spec/store/verdict-form";
 import type { OpenApiDocument } from "../src/engine/types";
@@ -54,6 +54,7 @@ export interface UploadMeasurements {
   readForm: Paired;
   readBytes: Paired;
   decode: Paired;
+  asciiForm: Paired;
   parseBytes: Paired;
   structure: Paired;
   unknownFields: Paired;
@@ -181,6 +182,7 @@ export async function measureUpload(contractBytes: Uint8Array<ArrayBuffer>, snap
 
   // Its parts, each on the snapshot's bytes and beside JSON.parse of the same text.
   const decode = await timer.measure(snapshotText, () => undefined, () => decodeUtf8Strict(snapshotBytes));
+  const asciiForm = await timer.measure(snapshotText, () => undefined, () => utf8JsonAsAscii(snapshotBytes));
   const parseBytes = await timer.measure(snapshotText, () => undefined, () => parseDocumentBytes(snapshotBytes));
   const structure = await timer.measure(snapshotText, () => JSON.parse(snapshotText()) as OpenApiDocument, (document) => checkOpenApiStructure(document, false, { unknownFields: "ignore" }));
   const unknownFields = await timer.measure(snapshotText, () => JSON.parse(snapshotText()) as OpenApiDocument, (document) => findUnknownFields(document, String(document.openapi)), 10);
@@ -217,7 +219,7 @@ export async function measureUpload(contractBytes: Uint8Array<ArrayBuffer>, snap
   const encoded = await timer.measure(contractText, () => undefined, () => encodeVerdict(verdict), 20);
 
   const verdictCounts = `${verdict.totalViolations} violations: ${verdict.summary.map((entry) => `${entry.count} ${entry.rule}`).join(", ")}`;
-  return { formBytes: form.byteLength, verdictCounts, verdictOffCount, verdictCold, verdictOff, verdictFromBareParse, verdictWarm, upload, uploadWithContract, uploadWithContractBytes, readForm, readBytes, decode, parseBytes, structure, unknownFields, hash, pieces, encoded, index };
+  return { formBytes: form.byteLength, verdictCounts, verdictOffCount, verdictCold, verdictOff, verdictFromBareParse, verdictWarm, upload, uploadWithContract, uploadWithContractBytes, readForm, readBytes, decode, asciiForm, parseBytes, structure, unknownFields, hash, pieces, encoded, index };
 }
 
 export const pairedNote = (measured: Paired, target = "") => `${measured.ratio.toFixed(2)} x JSON.parse (per-round; middle half ${measured.low.toFixed(2)}-${measured.high.toFixed(2)})${target}`;
@@ -237,7 +239,8 @@ export function uploadTableRows(measured: UploadMeasurements, where: string): [s
     [`${where}: verdict, CONSTITUTION OFF (bundled conformance.json, constitution.json emptied; not what uploads run; ${m.verdictOffCount} violations)`, `${ms(m.verdictOff.ms)} ms`, pairedNote(m.verdictOff)],
     [`${where}: verdict with the bundled policies, cold from bare JSON.parse (every $ref resolved inside the timed part)`, `${ms(m.verdictFromBareParse.ms)} ms`, pairedNote(m.verdictFromBareParse)],
     [`${where}: verdict with the bundled policies, warm (indexes cached)`, `${ms(m.verdictWarm.ms)} ms`, pairedNote(m.verdictWarm)],
-    [`${where}: upload part: UTF-8 decode of the snapshot (decodeUtf8Strict: isUtf8, then Buffer#toString)`, `${ms(m.decode.ms)} ms`, pairedNote(m.decode)],
+    [`${where}: upload part: the snapshot's text as JSON.parse reads it, its ASCII form (utf8JsonAsAscii: isUtf8, non-ASCII runs found with isAscii, a one-byte string with those runs as \\u escapes)`, `${ms(m.asciiForm.ms)} ms`, pairedNote(m.asciiForm)],
+    [`${where}: upload part: UTF-8 decode of the snapshot, as the text was made before the ASCII form and still is for YAML (decodeUtf8Strict: isUtf8, then Buffer#toString)`, `${ms(m.decode.ms)} ms`, pairedNote(m.decode)],
     [`${where}: upload part: parseDocumentBytes of the snapshot (decode, JSON.parse, structural + unknown-field checks, $ref resolution)`, `${ms(m.parseBytes.ms)} ms`, pairedNote(m.parseBytes)],
     [`${where}: upload part: structural checks and $ref resolution alone (checkOpenApiStructure, unknown fields ignored)`, `${ms(m.structure.ms)} ms`, pairedNote(m.structure)],
     [`${where}: upload part: unknown-field check alone (findUnknownFields; 10 runs per round)`, `${ms(m.unknownFields.ms)} ms`, pairedNote(m.unknownFields)],

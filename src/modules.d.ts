@@ -12,11 +12,13 @@ declare module "node:async_hooks" {
   }
 }
 
-// Buffer and isUtf8 from nodejs_compat (workerd implements them); only the part src/lib/utf8.ts uses.
+// Buffer, isUtf8 and isAscii from nodejs_compat (workerd implements them); only the part src/lib/utf8.ts uses.
 declare module "node:buffer" {
   export class Buffer extends Uint8Array {
     static from(buffer: ArrayBufferLike, byteOffset?: number, length?: number): Buffer;
-    toString(encoding?: "utf8"): string;
+    toString(encoding?: "utf8" | "latin1", start?: number, end?: number): string;
+    subarray(start?: number, end?: number): Buffer;
   }
   export function isUtf8(input: ArrayBufferView | ArrayBuffer): boolean;
+  export function isAscii(input: ArrayBufferView | ArrayBuffer): boolean;
 }

@@ -67,17 +67,20 @@ export function parseOpenApiDocument(text: string, options: DocumentCheckOptions
 
 /**
  * parseOpenApiDocument for a large upload: `source.text` is dropped as soon as it is parsed, and no variable here
- * holds it, so the text (26 MB for a 13 MB document with non-ASCII characters) can be collected while the
- * structural checks run instead of staying alive beside the parsed document until the end.
+ * holds it, so the text can be collected while the structural checks run instead of staying alive beside the
+ * parsed document until the end. `decoded`, when given, makes the document's own text for the message of a JSON
+ * document that `text` (then another form of it, lib/utf8.ts) did not parse.
  */
-export function parseOpenApiSource(source: { text?: string }, options: DocumentCheckOptions = {}): ParsedDocument {
+export function parseOpenApiSource(source: { text?: string; decoded?: () => string }, options: DocumentCheckOptions = {}): ParsedDocument {
   if (typeof source.text !== "string" || source.text.trim() === "") {
     return refuse([{ path: "", message: "the document is empty: send the OpenAPI document as JSON or YAML text" }]);
   }
   const format: "json" | "yaml" = /^\s*[{[]/.test(source.text) ? "json" : "yaml";
   // Engine phases are spans of a traced request (src/telemetry); untraced, withSpan only runs the function.
-  const parsed = withSpan("engine.parse", "internal", { "arbiter.engine.phase": "parse" }, () => (format === "json" ? parseJson(source.text!) : parseYamlText(source.text!)));
+  let parsed = withSpan("engine.parse", "internal", { "arbiter.engine.phase": "parse" }, () => (format === "json" ? parseJson(source.text!) : parseYamlText(source.text!)));
   source.text = undefined;
+  // `text` was the ASCII form of a JSON document (parse-upload.ts): its refusal is told with the document's own text.
+  if ("problem" in parsed && source.decoded) parsed = parseJson(source.decoded());
   if ("problem" in parsed) return refuse([{ path: "", message: parsed.problem }]);
   if (!isRecord(parsed.value)) {
     return refuse([{ path: "", message: "the document must be an object with `openapi`, `info` and `paths`" }]);

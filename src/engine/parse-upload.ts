@@ -2,7 +2,7 @@
  * Uploaded bytes -> validated OpenAPI document. Pure (no storage, no Workers types), so the memory script in
  * scripts/ can run the very same code in Node.
  */
-import { decodeUtf8Strict } from "../lib/utf8";
+import { decodeUtf8Strict, utf8JsonAsAscii } from "../lib/utf8";
 import { parseOpenApiSource } from "./document";
 import type { DocumentCheckOptions } from "./document-checks";
 import type { DocumentProblem, OpenApiDocument } from "./types";
@@ -24,8 +24,11 @@ export type ParsedUpload =
 
 /** UTF-8 bytes -> validated OpenAPI document (JSON or YAML), or the list of what is wrong. */
 export function parseDocumentBytes(bytes: Uint8Array, options: DocumentCheckOptions = {}): ParsedUpload {
-  // The text lives only in `source`, which the parser empties once it has parsed it (parseOpenApiSource).
-  const source = { text: decodeUtf8Strict(bytes) ?? undefined };
+  // The text lives only in `source`, which the parser empties once it has parsed it (parseOpenApiSource). A JSON
+  // document goes to JSON.parse in its ASCII form (lib/utf8.ts), a one-byte string; its decoded text is made only
+  // when JSON.parse refuses it, for a message whose positions are the document's.
+  const ascii = utf8JsonAsAscii(bytes);
+  const source = ascii === null ? { text: decodeUtf8Strict(bytes) ?? undefined } : { text: ascii, decoded: () => decodeUtf8Strict(bytes) ?? "" };
   if (source.text === undefined) return { ok: false, problems: [{ path: "", message: "the document is not valid UTF-8 text: save it as UTF-8 JSON or YAML" }] };
   const parsed = parseOpenApiSource(source, options);
   if (!parsed.ok) return { ok: false, problems: parsed.problems };

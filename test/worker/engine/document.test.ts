@@ -3,6 +3,7 @@ import { stringify as toYaml } from "yaml";
 import { checkOpenApiStructure } from "../../../src/engine/document-checks";
 import { parseOpenApiDocument } from "../../../src/engine/document";
 import { indexDocument } from "../../../src/engine/normalize-document";
+import { parseDocumentBytes } from "../../../src/engine/parse-upload";
 
 const minimal = { openapi: "3.0.3", info: { title: "Orders", version: "1.0.0" }, paths: { "/orders": { get: { responses: { "200": { description: "ok" } } } } } };
 
@@ -137,5 +138,27 @@ describe("parseOpenApiDocument", () => {
     for (let index = 0; index < 5000; index++) deep = { type: "array", items: deep };
     const text = JSON.stringify({ ...minimal, components: { schemas: { Deep: deep } } });
     expect(problems(text)[0]?.message).toMatch(/nests deeper than 200 levels/);
+  });
+});
+
+// An upload's JSON is parsed from its ASCII form (src/lib/utf8.ts): the same document, and the same refusal, with
+// positions counted in the document's own text.
+describe("parseDocumentBytes", () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  const accented = { ...minimal, info: { title: "Pedidos Ação ✓ 𝄞", version: "1.0.0", "x-ünïcode": { "日本": "é" } } };
+
+  it("gives the document a parse of the decoded text gives", () => {
+    const parsed = parseDocumentBytes(bytes(JSON.stringify(accented, null, 2)));
+    expect(parsed).toMatchObject({ ok: true, facts: { format: "json", openapiVersion: "3.0.3", operationCount: 1 } });
+    expect(parsed.ok && parsed.document.info).toEqual(accented.info);
+  });
+
+  it("refuses broken JSON with the line and column of the document's text, not of its ASCII form", () => {
+    const text = '{\n  "openapi": "3.0.3", "info": {"title": "Ação ✓ 𝄞" "version": "1"}}';
+    const fromBytes = parseDocumentBytes(bytes(text));
+    const fromText = parseOpenApiDocument(text);
+    expect(fromText.ok).toBe(false);
+    expect(fromBytes).toEqual({ ok: false, problems: !fromText.ok && fromText.problems });
+    expect(!fromBytes.ok && fromBytes.problems[0]?.message).toMatch(/line 2, column 53:/);
   });
 });
