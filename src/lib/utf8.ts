@@ -6,7 +6,7 @@
  * fresh memory per upload whose first touch (page faults) cost 9 to 60 ms more than the decoding itself.
  *
  * A JSON upload can skip even that: `utf8JsonAsAscii` gives the document's text with every non-ASCII character
- * written as a `\uXXXX` escape, which JSON.parse reads as the very same string (json-as-ascii below), so the text
+ * written as a `\uXXXX` escape, which JSON.parse reads as the very same value (why: its comment below), so the text
  * is a one-byte string, copied from the bytes, instead of a two-byte one that one accented letter forces on all
  * 13 MB.
  */
