@@ -70,6 +70,21 @@ export class AuditOutbox {
   }
 
   /**
+   * The last drain before the storage goes (the session ends): like drain(), and should reading or deleting rows
+   * fail, every record still waiting is logged in full instead, so none leaves with the storage unrecorded.
+   */
+  async flush(storeFor: AuditBatchLookup): Promise<DrainReport> {
+    try {
+      return await this.drain(storeFor);
+    } catch (error) {
+      logError("audit outbox could not be drained before the session's storage is deleted; its records are logged", { error });
+      const rows = this.sql.exec<{ record: string }>(`SELECT record FROM arbiter_audit_outbox ORDER BY id`).toArray();
+      for (const row of rows) logAuditRecord(JSON.parse(row.record) as AuditRecord, false);
+      return { stored: 0, logged: rows.length };
+    }
+  }
+
+  /**
    * Sends every record waiting when it starts to its store, batch by batch; never throws (what the store refuses is
    * logged). Records added meanwhile go with the drain their onQueued scheduled.
    */

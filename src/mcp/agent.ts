@@ -75,6 +75,17 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
     await this.auditOutbox.drain(auditStoresIn(this.env.AUDIT_LOG));
   }
 
+  /**
+   * Every way a session ends goes through destroy(), which deletes this object's storage, outbox included: a
+   * DELETE /mcp (agents runs it from an alarm about a second later), the platform's teardown, an interrupted
+   * teardown finished on the next wake. The outbox is emptied first, into the audit store or into the log in
+   * full, so ending a session never erases the records of its calls.
+   */
+  override async destroy(): Promise<void> {
+    await this.auditOutbox.flush(auditStoresIn(this.env.AUDIT_LOG));
+    await super.destroy();
+  }
+
   /** The session's owner, fixed by the request that created it (props of later requests never replace it). */
   private owner: SessionProps["owner"] | undefined;
 
