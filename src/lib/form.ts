@@ -8,10 +8,15 @@ import { readBodyLimited } from "./body";
 /** Larger than any form of this server (a consent form lists at most a few dozen scopes). */
 export const MAX_FORM_BYTES = 64 * 1024;
 
+/** The media type alone, trimmed and in lower case, as the OAuth library compares it too. */
+export function isUrlEncodedForm(contentType: string | null): boolean {
+  return (contentType ?? "").split(";")[0]!.trim().toLowerCase() === "application/x-www-form-urlencoded";
+}
+
 export type FormRead = { ok: true; form: URLSearchParams } | { ok: false; reason: "media_type" | "too_large" | "truncated" | "unreadable" };
 
 export async function readUrlEncodedForm(request: Request, limit = MAX_FORM_BYTES): Promise<FormRead> {
-  if (!(request.headers.get("content-type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")) return { ok: false, reason: "media_type" };
+  if (!isUrlEncodedForm(request.headers.get("content-type"))) return { ok: false, reason: "media_type" };
   const read = await readBodyLimited(request, limit);
   if (!read.ok) {
     if (read.reason === "empty") return { ok: true, form: new URLSearchParams() };

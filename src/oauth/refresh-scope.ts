@@ -8,7 +8,7 @@
  * refresh without `scope`, goes to the library unchanged.
  */
 import type { Env } from "../env";
-import { readUrlEncodedForm } from "../lib/form";
+import { isUrlEncodedForm, MAX_FORM_BYTES, readUrlEncodedForm } from "../lib/form";
 import { sha256Hex } from "../lib/sha256";
 
 /** The library's grant record (workers-oauth-provider docs, storage schema: `grant:{userId}:{grantId}`). */
@@ -35,18 +35,30 @@ async function scopesBeyondGrant(env: Env, form: URLSearchParams): Promise<{ ext
   return extra.length > 0 ? { extra, granted: grant.scope } : undefined;
 }
 
-/** The `invalid_scope` answer to a token request that widens its grant, or undefined. */
+function tokenError(error: "invalid_scope" | "invalid_request", description: string): Response {
+  return Response.json({ error, error_description: description }, { status: 400, headers: { "Cache-Control": "no-store", Pragma: "no-cache" } });
+}
+
+/**
+ * A token request this check cannot read is refused here rather than passed on: the library reads any size and
+ * decodes bytes that are not UTF-8 with replacement characters, so a refresh it could read and this check could
+ * not would skip the check and be narrowed silently. Other media types the library refuses itself.
+ */
+const UNREADABLE: Record<"too_large" | "truncated" | "unreadable", string> = {
+  too_large: `The token request body is larger than ${MAX_FORM_BYTES} bytes. Send only the parameters of RFC 6749 section 4 or 6.`,
+  truncated: "The token request body ended before its Content-Length. Send the whole request again.",
+  unreadable: "The token request body is not UTF-8 text. Send the parameters form-encoded as UTF-8.",
+};
+
+/** The `invalid_scope` answer to a token request that widens its grant, `invalid_request` to one it cannot read, or undefined. */
 export async function refreshWideningRefusal(request: Request, env: Env): Promise<Response | undefined> {
-  if (request.method !== "POST") return undefined;
+  if (request.method !== "POST" || !isUrlEncodedForm(request.headers.get("content-type"))) return undefined;
   const read = await readUrlEncodedForm(request.clone());
-  if (!read.ok) return undefined;
+  if (!read.ok) return read.reason === "media_type" ? undefined : tokenError("invalid_request", UNREADABLE[read.reason]);
   const beyond = await scopesBeyondGrant(env, read.form);
   if (!beyond) return undefined;
-  return Response.json(
-    {
-      error: "invalid_scope",
-      error_description: `The refresh asks for ${beyond.extra.join(" ")}, which this grant does not hold (it holds ${beyond.granted.join(" ") || "no scope"}). A refresh keeps or narrows the granted scopes; ask for more with a new authorization.`,
-    },
-    { status: 400, headers: { "Cache-Control": "no-store", Pragma: "no-cache" } },
+  return tokenError(
+    "invalid_scope",
+    `The refresh asks for ${beyond.extra.join(" ")}, which this grant does not hold (it holds ${beyond.granted.join(" ") || "no scope"}). A refresh keeps or narrows the granted scopes; ask for more with a new authorization.`,
   );
 }

@@ -171,6 +171,30 @@ describe("refresh, revocation and expiry", () => {
     expect(((await narrower.json()) as { scope: string }).scope).toBe("orders.read");
   });
 
+  it("a widening refresh cannot skip the check with a body it cannot read: over 64 KiB, not UTF-8, or an unusual media type spelling", async () => {
+    const { tokens, client } = await obtainTokens({ scope: "orders.read offline_access" });
+    const widening = { grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: client.client_id, scope: "orders.read orders.pii" };
+    const post = (body: BodyInit, contentType = "application/x-www-form-urlencoded") => SELF.fetch(`${BASE}/oauth/token`, { method: "POST", headers: { "Content-Type": contentType }, body });
+
+    const padded = await post(`${new URLSearchParams(widening)}&padding=${"a".repeat(70 * 1024)}`);
+    expect(padded.status).toBe(400);
+    expect(await padded.json()).toMatchObject({ error: "invalid_request", error_description: expect.stringContaining("larger than 65536 bytes") });
+
+    const latin1 = new TextEncoder().encode(`${new URLSearchParams(widening)}&note=`);
+    const notUtf8 = await post(new Uint8Array([...latin1, 0xe9, 0xff]));
+    expect(notUtf8.status).toBe(400);
+    expect(await notUtf8.json()).toMatchObject({ error: "invalid_request", error_description: expect.stringContaining("not UTF-8") });
+
+    const spelled = await post(new URLSearchParams(widening).toString(), "  Application/X-WWW-Form-Urlencoded ; charset=utf-8");
+    expect(spelled.status).toBe(400);
+    expect(await spelled.json()).toMatchObject({ error: "invalid_scope" });
+
+    // The grant is untouched: an ordinary refresh still works and keeps its scopes.
+    const refresh = await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: client.client_id });
+    expect(refresh.status).toBe(200);
+    expect(((await refresh.json()) as { scope: string }).scope).toBe("orders.read offline_access");
+  });
+
   it("a revoked access token stops working (RFC 7009)", async () => {
     const { tokens, client } = await obtainTokens({ scope: "orders.read" });
     expect((await whoami(tokens.access_token)).status).toBe(200);
