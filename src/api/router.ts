@@ -49,6 +49,9 @@ export interface ApiRoute {
   handle(input: ApiRequest): Promise<Response>;
 }
 
+/** Methods telemetry names as they are; any other becomes OTHER (a method is the caller's word too). */
+const HTTP_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
 /** The rate-limit bucket all REST routes of one client share (policies/rate-limits.json `rest`). */
 export const REST_RATE_LIMIT_TARGET = "rest";
 
@@ -149,6 +152,7 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
     const operation: GovernedOperation = {
       kind: "route",
       target: route ? `${route.method} ${route.path}` : `${request.method} ${path.slice(0, 150)}`,
+      ...(route ? {} : { telemetryName: `${HTTP_METHODS.has(request.method) ? request.method : "OTHER"} (no such route)` }),
       label: "the REST API",
       requiredScopes: route?.requiredScopes ?? [],
       rateLimit: { target: REST_RATE_LIMIT_TARGET, unit: "requests" },

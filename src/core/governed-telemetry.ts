@@ -10,14 +10,18 @@ import type { Failure } from "./failure";
 interface Described {
   kind: string;
   target: string;
+  telemetryName?: string;
 }
 
+/** The operation as telemetry names it: never the caller's own words (governed.ts `telemetryName`). */
+const nameOf = (operation: Described) => operation.telemetryName ?? operation.target;
+
 export function operationSpanName(operation: Described): string {
-  return `${operation.kind} ${operation.target}`;
+  return `${operation.kind} ${nameOf(operation)}`;
 }
 
 export function operationAttributes(operation: Described, organizationId: string, correlationId: string): Attributes {
-  return { "arbiter.organization": organizationId, "arbiter.operation": operation.target, "arbiter.operation.kind": operation.kind, "arbiter.correlation_id": correlationId };
+  return { "arbiter.organization": organizationId, "arbiter.operation": nameOf(operation), "arbiter.operation.kind": operation.kind, "arbiter.correlation_id": correlationId };
 }
 
 export function decisionAttributes(decision: RateLimitDecision | undefined): Attributes {
@@ -41,9 +45,9 @@ export function settleOperation(telemetry: Telemetry, span: Span, operation: Des
   const reason = refusalReason(failure);
   span.set({ "arbiter.outcome": outcome, ...(reason ? { "arbiter.refusal.reason": reason } : {}) });
   if (failure && outcome !== "ok") span.fail(failure.kind);
-  const attributes: Attributes = { "arbiter.organization": organizationId, "arbiter.operation": operation.target, "arbiter.operation.kind": operation.kind, "arbiter.outcome": outcome };
+  const attributes: Attributes = { "arbiter.organization": organizationId, "arbiter.operation": nameOf(operation), "arbiter.operation.kind": operation.kind, "arbiter.outcome": outcome };
   const metrics = telemetry.exporter.metrics;
   metrics.count("arbiter.operations", attributes);
   metrics.record("arbiter.operation.duration", attributes, durationMs);
-  if (reason) metrics.count("arbiter.refusals", { "arbiter.organization": organizationId, "arbiter.operation": operation.target, "arbiter.operation.kind": operation.kind, "arbiter.refusal.reason": reason });
+  if (reason) metrics.count("arbiter.refusals", { "arbiter.organization": organizationId, "arbiter.operation": nameOf(operation), "arbiter.operation.kind": operation.kind, "arbiter.refusal.reason": reason });
 }

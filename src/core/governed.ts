@@ -33,6 +33,11 @@ export interface GovernedOperation {
   kind: AuditKind;
   /** The audit record's target: tool name, resource or prompt name, `METHOD /route`. */
   target: string;
+  /**
+   * What telemetry names the operation when `target` holds the caller's own words (an unknown route's path):
+   * span names and attributes leave the deployment and become metric dimensions, so they never carry caller text.
+   */
+  telemetryName?: string;
   /** How messages name it: `orders_search`, `the resource spec://active/contract`, `the REST API`. */
   label: string;
   requiredScopes: readonly string[];

@@ -37,10 +37,17 @@ const DOCUMENT_MARKER = "Telemetry marker title 5521";
 
 async function startReceiver() {
   const received: Received[] = [];
+  /** While set, every export is answered with a 307 to this URL (a collector that moved, or one that was taken over). */
+  const redirect: { to: string | undefined; answered: number } = { to: undefined, answered: 0 };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
+      if (redirect.to) {
+        redirect.answered++;
+        res.writeHead(307, { Location: `${redirect.to}${req.url ?? ""}` }).end();
+        return;
+      }
       try {
         received.push({ path: req.url ?? "", headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
         res.writeHead(200, { "Content-Type": "application/json" }).end("{}");
@@ -53,6 +60,7 @@ async function startReceiver() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     received,
+    redirect,
     close: () => new Promise<void>((done) => server.close(() => done())),
   };
 }
@@ -242,10 +250,41 @@ describe("OpenTelemetry export over OTLP/HTTP (wrangler dev + loopback receiver)
     }
     expect(refusals.length).toBeGreaterThan(0);
 
+    // An unknown route's path is the caller's own text: an e-mail, a token-shaped segment, the caller's own token.
+    const restToken = await obtainToken(worker.url, { user: "ana", scope: "contracts.read", resource: `${worker.url}/api` });
+    secrets.push(restToken, "someone@acme.example", "sk_live_9f8e7d6c5b4a39281706f5e4d3c2b1a0");
+    const unknown = await fetch(`${worker.url}/api/v1/someone@acme.example/sk_live_9f8e7d6c5b4a39281706f5e4d3c2b1a0/${encodeURIComponent(restToken)}`, { headers: { Authorization: `Bearer ${restToken}` } });
+    expect(unknown.status).toBe(404);
+    const unknownId = unknown.headers.get("x-correlation-id")!;
+    const unknownTrace = await traceOf(receiver.received, unknownId, (spans) => spans.some((span) => !span.parentSpanId));
+    expect(unknownTrace.find((span) => !span.parentSpanId)).toMatchObject({ name: "route GET (no such route)", attributes: { "arbiter.operation": "GET (no such route)", "arbiter.outcome": "invalid-input" } });
+
     const exported = JSON.stringify(receiver.received.map((item) => item.body));
     for (const secret of secrets) expect(exported.includes(secret), `export holds ${secret.slice(0, 12)}...`).toBe(false);
     const keys = new Set(spansOf(receiver.received).flatMap((span) => Object.keys(span.attributes)));
     for (const key of keys) expect(key).toMatch(/^(arbiter\.|rpc\.|db\.|http\.|graphql\.|error\.type$)/);
     expect([...keys].some((key) => /user|token|email|name$/.test(key) && key !== "graphql.operation.name" && key !== "db.operation.name")).toBe(false);
+  });
+
+  it("never follows a redirect from the collector: the export's credential header stays with the configured endpoint", async () => {
+    const elsewhere = await startReceiver();
+    try {
+      receiver.redirect.to = elsewhere.url;
+      const token = await obtainToken(worker.url, { user: "ana", scope: "orders.read", resource: `${worker.url}/mcp` });
+      const client = await connect(worker.url, token);
+      try {
+        expect((await client.callTool({ name: "whoami", arguments: {} })).isError).toBeFalsy();
+      } finally {
+        await client.close();
+      }
+      for (let attempt = 0; attempt < 50 && receiver.redirect.answered === 0; attempt++) await new Promise((done) => setTimeout(done, 100));
+      expect(receiver.redirect.answered).toBeGreaterThan(0);
+      // Time for a followed redirect to land, had it been followed.
+      await new Promise((done) => setTimeout(done, 500));
+      expect(elsewhere.received).toEqual([]);
+    } finally {
+      receiver.redirect.to = undefined;
+      await elsewhere.close();
+    }
   });
 });
