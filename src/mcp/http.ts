@@ -187,7 +187,7 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
   const reportTolerated = () => {
     if (tolerated.length === 0) return;
     const client = clientNameOf(parsed, request.headers.get("user-agent"), principal.clientId);
-    ctx.waitUntil(recordTolerated(env, { organizationId: principal.organizationId, client, kind: requestKindOf(request.method, parsed), rules: tolerated }));
+    ctx.waitUntil(recordTolerated(env, { organizationId: principal.organizationId, oauthClientId: principal.clientId, client, kind: requestKindOf(request.method, parsed), rules: tolerated }));
   };
   const answer = async (response: Response) => {
     reportTolerated();

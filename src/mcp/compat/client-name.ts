@@ -29,10 +29,37 @@ export function clientNameOf(body: unknown, userAgent: string | null, oauthClien
   return clientInfoName(body) ?? userAgentName(userAgent) ?? `oauth client ${clean(oauthClientId) ?? "unknown"}`;
 }
 
+/**
+ * Methods of either protocol revision a deviation is counted under by name; any other method is the caller's own
+ * word (one token could invent a new one per request) and counts as "other".
+ */
+const KNOWN_METHODS = new Set([
+  "initialize",
+  "ping",
+  "server/discover",
+  "tools/list",
+  "tools/call",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "subscriptions/listen",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+  "logging/setLevel",
+  "notifications/initialized",
+  "notifications/cancelled",
+  "notifications/progress",
+  "notifications/roots/list_changed",
+]);
+const HTTP_METHODS = new Set(["GET", "POST", "DELETE"]);
+
 /** The request kind a deviation is counted under: the JSON-RPC method (a batch: its first), else the HTTP method. */
 export function requestKindOf(method: string, body: unknown): string {
   const first = Array.isArray(body) ? body[0] : body;
   const rpc = typeof first === "object" && first !== null ? (first as { method?: unknown }).method : undefined;
-  if (typeof rpc === "string" && /^[A-Za-z0-9_/.-]{1,48}$/.test(rpc)) return rpc;
-  return typeof rpc === "string" ? "other" : method;
+  if (rpc !== undefined) return typeof rpc === "string" && KNOWN_METHODS.has(rpc) ? rpc : "other";
+  return HTTP_METHODS.has(method) ? method : "other";
 }

@@ -15,8 +15,11 @@ export interface ToleranceCount {
 }
 
 export interface ToleranceCounterRpc extends Rpc.DurableObjectBranded {
-  /** Counts one tolerated request; true when this (rule, client, kind) was never seen before. */
-  record(rule: string, client: string, kind: string, at: string): Promise<boolean>;
+  /**
+   * Counts one tolerated request of the OAuth client `oauthClientId`; true when this (rule, client, kind) was never
+   * seen before and got a row of its own (not the rule's overflow row).
+   */
+  record(rule: string, client: string, kind: string, at: string, oauthClientId?: string): Promise<boolean>;
   /** The tolerance table and this organization's counts. */
   report(): Promise<ToleranceReport>;
 }

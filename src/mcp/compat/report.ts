@@ -10,6 +10,8 @@ import { toleranceById, type ToleranceId } from "./tolerances";
 
 export interface ToleratedRequest {
   organizationId: string;
+  /** The OAuth client the token was issued to: it bounds how many rows one client's words can open. */
+  oauthClientId: string;
   client: string;
   kind: string;
   rules: readonly ToleranceId[];
@@ -19,7 +21,7 @@ export async function recordTolerated(env: Env, tolerated: ToleratedRequest, now
   const counter = env.TOLERANCE_COUNTER.get(env.TOLERANCE_COUNTER.idFromName(tolerated.organizationId));
   for (const rule of tolerated.rules) {
     try {
-      const first = await counter.record(rule, tolerated.client, tolerated.kind, now.toISOString());
+      const first = await counter.record(rule, tolerated.client, tolerated.kind, now.toISOString(), tolerated.oauthClientId);
       if (first) {
         logInfo("mcp deviation tolerated", { rule, client: tolerated.client, kind: tolerated.kind, organizationId: tolerated.organizationId, source: toleranceById(rule).source });
       }

@@ -106,7 +106,8 @@ describe("ending a session keeps its audit records", () => {
       for (let call = 0; call < 2; call++) ids.push((await rpc(caller, session, "tools/call", { name: "whoami", arguments: {} }, 30 + call)).result._meta.correlationId as string);
     });
     await runInDurableObject(sessionObject(session), async (instance: ArbiterMcpAgent) => {
-      const failing = { ...instance.env, AUDIT_LOG: { idFromName: () => ({}), get: () => ({ appendBatch: async () => Promise.reject(new Error("audit store unavailable")) }) } };
+      // The object's own env, with an audit namespace whose every store refuses.
+      const failing = { ...(Reflect.get(instance, "env") as object), AUDIT_LOG: { idFromName: () => ({}), get: () => ({ appendBatch: async () => Promise.reject(new Error("audit store unavailable")) }) } };
       Object.defineProperty(instance, "env", { value: failing });
       await instance.destroy().catch(() => undefined);
     });

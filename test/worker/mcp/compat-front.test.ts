@@ -1,11 +1,13 @@
 // The compatibility front of /mcp (src/mcp/compat/): one test per tolerance that fails without its rule, the
 // specification's errors the rules must leave in place, and the counts an organization administrator reads.
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { auditStoresIn } from "../../../src/audit/sink";
 import type { Env } from "../../../src/env";
 import { getRateLimitPolicy, quotaFor } from "../../../src/ratelimit/policy";
 import { TOLERANCES } from "../../../src/mcp/compat/tolerances";
+import { MAX_ROWS, MAX_ROWS_PER_CLIENT, OTHER_CLIENT, OTHER_KIND, ToleranceCounter } from "../../../src/mcp/compat/counter-store";
+import { recordTolerated } from "../../../src/mcp/compat/report";
 import { fetchAs, mcpPrincipal, restPrincipal } from "../harness";
 import { initializeSession, MODERN_ENVELOPE, MODERN_ERA, mcpPost, readRpc } from "../helpers";
 
@@ -157,5 +159,51 @@ describe("counts and the tolerance table", () => {
     const listed = (await api.json()) as { tolerances: Array<{ id: string }>; counts: Array<{ rule: string; client: string; count: number }> };
     expect(listed.tolerances.map((tolerance) => tolerance.id)).toEqual(TOLERANCES.map((tolerance) => tolerance.id));
     expect(listed.counts.find((entry) => entry.rule === "sessionless-session-request" && entry.client === "openai-mcp/1.0.0")?.count).toBeGreaterThanOrEqual(2);
+  });
+
+  it("keeps one token's made-up methods and client names from growing the table or crowding out other clients", async () => {
+    const organizationId = "tolerance-flood";
+    const counter = workerEnv.TOLERANCE_COUNTER.get(workerEnv.TOLERANCE_COUNTER.idFromName(organizationId));
+    const rule = "sessionless-session-request" as const;
+    // Through the front: invented JSON-RPC methods all count under the kind "other".
+    const token = mcpPrincipal("ana", "orders.read contracts.read");
+    for (let i = 0; i < 3; i++) await mcpPost(token, { jsonrpc: "2.0", id: 40 + i, method: `made/up-${i}`, params: {} }, { "mcp-protocol-version": "2025-11-25", "User-Agent": "flooder/1.0" });
+    const fromFront = (await workerEnv.TOLERANCE_COUNTER.get(workerEnv.TOLERANCE_COUNTER.idFromName("acme")).report()).counts.filter((row) => row.client === "flooder/1.0");
+    expect(fromFront.map((row) => row.kind)).toEqual(["other"]);
+    expect(fromFront[0]!.count).toBeGreaterThanOrEqual(3);
+
+    // One OAuth client inventing client names opens at most MAX_ROWS_PER_CLIENT rows; the rest share one overflow row.
+    for (let i = 0; i < MAX_ROWS_PER_CLIENT + 30; i++) await recordTolerated(workerEnv, { organizationId, oauthClientId: "flooding-client", client: `fake-${i}`, kind: "tools/call", rules: [rule] });
+    let counts = (await counter.report()).counts;
+    expect(counts.filter((row) => row.client !== OTHER_CLIENT)).toHaveLength(MAX_ROWS_PER_CLIENT);
+    expect(counts.filter((row) => row.client === OTHER_CLIENT)).toEqual([expect.objectContaining({ rule, kind: OTHER_KIND, count: 30 })]);
+
+    // A real client of another OAuth client still gets its own row.
+    await recordTolerated(workerEnv, { organizationId, oauthClientId: "claude-connector", client: "claude-ai", kind: "tools/call", rules: [rule] });
+    counts = (await counter.report()).counts;
+    expect(counts.find((row) => row.client === "claude-ai")?.count).toBe(1);
+
+    // Many OAuth clients together still stop at MAX_ROWS named rows plus the overflow row.
+    const at = new Date().toISOString();
+    for (let i = 0; i < MAX_ROWS + 40; i++) await counter.record(rule, `named-${i}`, "tools/call", at, `client-${i}`);
+    counts = (await counter.report()).counts;
+    expect(counts.filter((row) => row.client !== OTHER_CLIENT)).toHaveLength(MAX_ROWS);
+    expect(counts.filter((row) => row.client === OTHER_CLIENT)).toHaveLength(1);
+  });
+
+  it("upgrades a counter table of the previous layout in place: its rows kept, counted on, and capped as before", async () => {
+    const stub = workerEnv.TOLERANCE_COUNTER.get(workerEnv.TOLERANCE_COUNTER.idFromName("tolerance-upgrade"));
+    await runInDurableObject(stub, async (_instance: ToleranceCounter, state) => {
+      state.storage.sql.exec("DROP TABLE tolerated");
+      state.storage.sql.exec("CREATE TABLE tolerated (rule TEXT NOT NULL, client TEXT NOT NULL, kind TEXT NOT NULL, count INTEGER NOT NULL, first_seen TEXT NOT NULL, last_seen TEXT NOT NULL, PRIMARY KEY (rule, client, kind))");
+      state.storage.sql.exec("INSERT INTO tolerated VALUES ('json-only-accept', 'openai-mcp/1.0.0', 'tools/call', 7, '2026-11-01T00:00:00.000Z', '2026-11-02T00:00:00.000Z')");
+      const upgraded = new ToleranceCounter(state, workerEnv);
+      expect(await upgraded.record("json-only-accept", "openai-mcp/1.0.0", "tools/call", "2026-12-03T00:00:00.000Z", "chatgpt")).toBe(false);
+      expect(await upgraded.record("json-only-accept", "claude-ai", "tools/call", "2026-12-03T00:00:00.000Z", "claude")).toBe(true);
+      expect((await upgraded.report()).counts).toEqual([
+        { rule: "json-only-accept", client: "openai-mcp/1.0.0", kind: "tools/call", count: 8, firstSeen: "2026-11-01T00:00:00.000Z", lastSeen: "2026-12-03T00:00:00.000Z" },
+        { rule: "json-only-accept", client: "claude-ai", kind: "tools/call", count: 1, firstSeen: "2026-12-03T00:00:00.000Z", lastSeen: "2026-12-03T00:00:00.000Z" },
+      ]);
+    });
   });
 });
