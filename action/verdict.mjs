@@ -38,8 +38,9 @@ function cliEnvironment(inputs) {
 function unverified(stderr) {
   const message = stderr.trim().replace(CLI_PREFIX, "") || "the CLI gave no reason.";
   const hints = [];
-  if (/\(401\)/.test(message)) hints.push("The key is the `ci-key` input: store a current CI key in the secret it reads.");
-  if (/\(403\)/.test(message)) hints.push("The key is the `ci-key` input: a CI key's scopes and projects are chosen when it is created (console: CI keys).");
+  const status = /^Arbiter (?:refused the \w+ \((\d{3})\)|answered (\d{3}) )/.exec(message)?.slice(1).find(Boolean);
+  if (status === "401") hints.push("The key is the `ci-key` input: store a current CI key in the secret it reads.");
+  if (status === "403") hints.push("The key is the `ci-key` input: a CI key's scopes and projects are chosen when it is created (console: CI keys).");
   if (/--create\b/.test(message)) hints.push("In this action that is the input `create: true`.");
   if (/^Cannot reach Arbiter at /.test(message)) hints.push("Check the `server` input and that this runner can reach it.");
   return new ActionFailure([message, ...hints].join(" "));

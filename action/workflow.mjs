@@ -81,7 +81,7 @@ export function setOutput(name, value) {
 }
 
 /** GitHub refuses a step summary above 1 MiB; a longer one is cut at a line, with a pointer to the rest. */
-export const SUMMARY_LIMIT = 1024 * 1024 - 1024;
+const SUMMARY_LIMIT = 1024 * 1024 - 1024;
 
 export function appendSummary(markdown, rest) {
   appendFileSync(runnerFile("GITHUB_STEP_SUMMARY"), `${shortened(markdown, SUMMARY_LIMIT, rest)}\n`);

@@ -338,6 +338,7 @@ describe("bad inputs", () => {
     { name: "an unreachable server", inputs: async () => ({ document: DOCUMENT, server: await unreachable() }), says: /^Cannot reach the Arbiter server at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)\. Check the `server` input/ },
     { name: "a server that is not Arbiter", inputs: async () => ({ document: DOCUMENT, server: github.url }), says: /is not an Arbiter server.*GET \/cli\/arbiter\.mjs answered 401.*`cli: repository`/ },
     { name: "a document that is not OpenAPI", inputs: async () => ({ document: "api/not-openapi.json" }), says: /^Arbiter answered 422 invalid_document: .*\n {2}- / },
+    { name: "a project the key may not use", inputs: async () => ({ document: DOCUMENT, project: "gha-elsewhere" }), says: /^Arbiter answered 403 project_not_allowed: .*The key is the `ci-key` input: a CI key's scopes and projects/ },
     { name: "a refused key", inputs: async () => ({ document: DOCUMENT, "ci-key": REFUSED_KEY }), says: /^Arbiter refused the credentials \(401\).*The key is the `ci-key` input/ },
   ];
 
