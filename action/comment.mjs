@@ -1,7 +1,7 @@
-// The action's second step, run with `comment: true` only: the verdict as one pull-request comment, found again on the
-// next run by a hidden marker and updated in place, so a pull request carries one Arbiter comment per project and
-// mode however often it is pushed. A comment that cannot be written is a warning, not a failed job: the verdict
-// is already in the annotations, the summary and the SARIF.
+// The action's second step, run with `comment: true` only: the verdict as one pull-request comment, found again
+// on the next run by a hidden marker and updated in place, so a pull request carries one Arbiter comment per
+// project and mode however often it is pushed. A comment that cannot be written is a warning, not a failed job:
+// the verdict is already in the annotations, the summary and the SARIF.
 import { readFileSync } from "node:fs";
 import { GitHubApi, GitHubFailure } from "./github-api.mjs";
 import { input } from "./inputs.mjs";
@@ -17,23 +17,26 @@ function marker(project, mode) {
   return `<!-- arbiter-action project=${safe(project)} mode=${safe(mode)} -->`;
 }
 
-/** The pull request of this event: pull_request and pull_request_target, or a comment on a pull request. */
-function pullRequestNumber() {
-  const path = process.env.GITHUB_EVENT_PATH;
-  if (!path) return undefined;
-  let event;
+/** The event that started the run (GITHUB_EVENT_PATH), or nothing when it cannot be read. */
+function runEvent() {
   try {
-    event = JSON.parse(readFileSync(path, "utf8"));
+    return JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH ?? "", "utf8"));
   } catch {
     return undefined;
   }
+}
+
+/** The pull request of this event: pull_request and pull_request_target, or a comment on a pull request. */
+function pullRequestNumber(event) {
   const number = event?.pull_request?.number ?? (event?.issue?.pull_request ? event.issue.number : undefined);
   return Number.isInteger(number) && number > 0 ? number : undefined;
 }
 
-function footer() {
-  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: run, GITHUB_SHA: sha } = process.env;
+/** A link to the run, and the commit the pull request's head was at (GITHUB_SHA is the temporary merge commit). */
+function footer(event) {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: run } = process.env;
   if (!server || !repository || !/^\d+$/.test(run ?? "")) return "";
+  const sha = event?.pull_request?.head?.sha ?? process.env.GITHUB_SHA;
   const commit = /^[0-9a-f]{7,64}$/i.test(sha ?? "") ? ` at ${sha.slice(0, 7)}` : "";
   return `\n\n<sub>Arbiter action, [run ${run}](${server}/${repository}/actions/runs/${run})${commit}. This comment is updated on every run.</sub>\n`;
 }
@@ -41,7 +44,8 @@ function footer() {
 await main(TITLE, async () => {
   const token = input("github-token");
   if (token) mask(token);
-  const number = pullRequestNumber();
+  const event = runEvent();
+  const number = pullRequestNumber(event);
   if (!number) {
     noticeCommand(TITLE, `No pull request in this ${process.env.GITHUB_EVENT_NAME || "workflow"} event, so no comment: the verdict is in the job summary.`);
     return;
@@ -54,7 +58,7 @@ await main(TITLE, async () => {
   const mode = input("mode") || "snapshot";
   const tag = marker(project, mode);
   const verdict = readFileSync(process.env.ARBITER_MARKDOWN_FILE ?? "", "utf8");
-  const body = `${tag}\n${shortened(verdict, COMMENT_LIMIT - 1000, `the full verdict is at ${process.env.ARBITER_VERDICT_URL}`)}${footer()}`;
+  const body = `${tag}\n${shortened(verdict, COMMENT_LIMIT - 1000, `the full verdict is at ${process.env.ARBITER_VERDICT_URL}`)}${footer(event)}`;
   const api = new GitHubApi(process.env.GITHUB_API_URL || "https://api.github.com", token, process.env.GITHUB_REPOSITORY ?? "");
   try {
     const existing = await api.findComment(number, tag);

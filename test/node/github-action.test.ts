@@ -27,7 +27,9 @@ const REPOSITORY = "acme/shop";
 const PR = 7;
 const GITHUB_TOKEN = "ghs_loopbackJobToken0123456789abcdef";
 const READ_ONLY_TOKEN = "ghs_loopbackReadOnly0123456789abcdef";
+/** GITHUB_SHA of a pull_request run is the temporary merge commit; the event names the head commit. */
 const SHA = "3f2a9c1d0b8e7f6a5c4d3e2f1a0b9c8d7e6f5a4b";
+const HEAD_SHA = "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d";
 const HEAD_REF = "feature/orders-total";
 const RUN_ID = "4242";
 const DOCUMENT = "api/openapi.yaml";
@@ -120,7 +122,7 @@ beforeAll(async () => {
   mkdirSync(join(workspace, ".git"));
   runnerTemp = mkdtempSync(join(tmpdir(), "arbiter-action-runner-"));
   eventPath = join(runnerTemp, "event.json");
-  writeFileSync(eventPath, JSON.stringify({ action: "synchronize", number: PR, pull_request: { number: PR, head: { ref: HEAD_REF, sha: SHA }, base: { ref: "main" } }, repository: { full_name: REPOSITORY } }));
+  writeFileSync(eventPath, JSON.stringify({ action: "synchronize", number: PR, pull_request: { number: PR, head: { ref: HEAD_REF, sha: HEAD_SHA }, base: { ref: "main" } }, repository: { full_name: REPOSITORY } }));
 
   const admin = await obtainToken(server.url, { user: "ana", scope: "keys.admin contracts.read contracts.write", resource: `${server.url}/api` });
   const contract = await fetch(`${server.url}/api/v1/projects/${PROJECT}/contracts?create=true`, { method: "POST", headers: { Authorization: `Bearer ${admin}`, "Content-Type": "application/yaml" }, body: readFileSync(resolve(REPO, "examples/contract.yaml")) });
@@ -237,7 +239,7 @@ describe("the action against wrangler dev", () => {
     const ours = github.comments.get(PR)!.filter((c) => c.body.startsWith("<!-- arbiter-action"));
     expect(ours).toHaveLength(1);
     expect(ours[0]!.body).toContain("Arbiter conformance: ❌ Rejected");
-    expect(ours[0]!.body).toContain(`[run ${RUN_ID}](https://github.com/${REPOSITORY}/actions/runs/${RUN_ID})`);
+    expect(ours[0]!.body).toContain(`[run ${RUN_ID}](https://github.com/${REPOSITORY}/actions/runs/${RUN_ID}) at ${HEAD_SHA.slice(0, 7)}.`);
     expect(run.outputs["comment-url"]).toBe(ours[0]!.html_url);
   });
 
