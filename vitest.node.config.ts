@@ -18,6 +18,7 @@ const SHARED_WRANGLER_DEV = [
   "test/node/e2e-mcp-clients.test.ts",
   "test/node/real-clients.test.ts",
   "test/node/inspector-step-up.test.ts",
+  "test/node/github-action.test.ts",
 ];
 
 export default defineConfig({
