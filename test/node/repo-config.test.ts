@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { isVitestTeardownRace } from "../helpers/vitest-teardown-race";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -65,5 +66,24 @@ describe("policy bundle", () => {
     expect(missing, `policy files not in src/policy/files.ts: ${missing.join(", ")}`).toEqual([]);
     const stale = [...bundled].filter((file) => !onDisk.includes(file));
     expect(stale, `entries in src/policy/files.ts with no file: ${stale.join(", ")}`).toEqual([]);
+  });
+});
+
+describe("the worker suite's unhandled errors", () => {
+  const error = (name: string, message: string) => Object.assign(new Error(message), { name });
+
+  it("drops only vitest's own teardown race, whatever call it names", () => {
+    expect(isVitestTeardownRace(error("EnvironmentTeardownError", '[vitest-worker]: Closing rpc while "resolve" was pending'))).toBe(true);
+    expect(isVitestTeardownRace(error("EnvironmentTeardownError", '[vitest-worker]: Closing rpc while "onUserConsoleLog" was pending'))).toBe(true);
+  });
+
+  it("keeps every other unhandled error a failure", () => {
+    expect(isVitestTeardownRace(error("Error", '[vitest-worker]: Closing rpc while "resolve" was pending'))).toBe(false);
+    expect(isVitestTeardownRace(error("EnvironmentTeardownError", "something else went wrong"))).toBe(false);
+    expect(isVitestTeardownRace(error("TypeError", "Cannot read properties of undefined"))).toBe(false);
+  });
+
+  it("is wired into the worker suite's configuration", () => {
+    expect(readFileSync(join(root, "vitest.config.ts"), "utf8")).toContain("onUnhandledError: (error) => !isVitestTeardownRace(error)");
   });
 });
