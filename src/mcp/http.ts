@@ -33,7 +33,8 @@ import { auditUnknownToolCalls, unknownToolCalls } from "./unknown-tools";
 import { toolsServedBesideCatalog } from "./bench-bare";
 import { mcpEraOf } from "./era";
 import { serveSessionless, serveStateless } from "./v2/handler";
-import { acceptJsonOnly, applyHeaderTolerances, sessionlessServing } from "./compat/front";
+import { acceptJsonOnly, applyHeaderTolerances, readModernHeaderAsSessionEra, sessionlessServing } from "./compat/front";
+import { getAuthorizationServer } from "../oauth/servers";
 import { asJsonAnswer } from "./compat/json-only";
 import { clientNameOf, requestKindOf } from "./compat/client-name";
 import { recordTolerated } from "./compat/report";
@@ -194,6 +195,8 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
     const served = jsonOnly ? await asJsonAnswer(response, Array.isArray(parsed)) : response;
     return withEveryServedVersion(served, parsed);
   };
+
+  await readModernHeaderAsSessionEra(request.method, headers, parsed, principal.clientId, async (clientId) => (await getAuthorizationServer(env).getOAuthApi(env).lookupClient(clientId))?.redirectUris ?? null, tolerated);
 
   headers.delete("authorization");
   headers.delete(PRINCIPAL_HEADER);

@@ -7,6 +7,7 @@
 import { readSingleValued, SINGLE_VALUED_MCP_HEADERS } from "./duplicate-header";
 import { BOTH_ACCEPTED, wantsJsonOnly } from "./json-only";
 import { sessionlessKind, type SessionlessKind } from "./sessionless";
+import { hasModernHeaderWithSessionEraBody, isClaudeAiClient, type ClientRedirects } from "./modern-header-legacy-body";
 import type { ToleranceId } from "./tolerances";
 import { readVersionHeader } from "./version-header";
 
@@ -68,4 +69,17 @@ export function acceptJsonOnly(method: string, headers: Headers, tolerated: Tole
 export function sessionlessServing(method: string, headers: Headers, body: unknown): SessionlessKind {
   if (method !== "POST" || headers.has("mcp-session-id")) return "none";
   return sessionlessKind(body);
+}
+
+/**
+ * For a request the era routing would send to the 2026-07-28 lane only because of its header: when it is
+ * claude.ai's session-less 2025-style request (modern-header-legacy-body.ts), drop the header so that it is served
+ * as the session-era request it is written as (then by "sessionless-session-request"), and note the tolerance.
+ * The client look-up runs only for requests of that shape, which every other client gets refused.
+ */
+export async function readModernHeaderAsSessionEra(method: string, headers: Headers, body: unknown, oauthClientId: string, redirectsOf: ClientRedirects, tolerated: ToleranceId[]): Promise<void> {
+  if (!hasModernHeaderWithSessionEraBody(method, headers, body)) return;
+  if (!(await isClaudeAiClient(oauthClientId, redirectsOf))) return;
+  headers.delete("mcp-protocol-version");
+  tolerated.push("modern-header-session-era-body");
 }

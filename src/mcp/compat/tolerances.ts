@@ -19,6 +19,7 @@ export type ToleranceId =
   | "envelope-with-session-era-header"
   | "session-with-other-version-header"
   | "sessionless-session-request"
+  | "modern-header-session-era-body"
   | "json-only-accept";
 
 export const TOLERANCES: readonly Tolerance[] = Object.freeze([
@@ -49,6 +50,13 @@ export const TOLERANCES: readonly Tolerance[] = Object.freeze([
     source: "anthropics/claude-ai-mcp#975, anthropics/claude-ai-mcp#583, anthropics/claude-ai-mcp#99, modelcontextprotocol/ext-apps#647",
     action: "a 2025-era request without a session id that is not initialize is served on its own, statelessly, through the same governed front (token, scopes, rate limit, audit); a notification without a session gets 202",
     safety: "the stateless lane serves the same catalog through the same governed core as every other request; what needs a session (resource subscriptions, the GET stream) gets that lane's error; a request naming an unknown or ended session still gets 404",
+  },
+  {
+    id: "modern-header-session-era-body",
+    clients: "claude.ai connectors (its OAuth client only: the callback https://claude.ai/api/mcp/auth_callback or https://claude.com/api/mcp/auth_callback, or a Client ID Metadata Document on those hosts)",
+    source: "CodeWithCJ/SparkyFitness#2155, anthropics/claude-ai-mcp#975, anthropics/claude-ai-mcp#583",
+    action: "a request without a session id whose header says 2026-07-28 but whose body is 2025-style (no `_meta` protocol envelope, not initialize) is served as the session-era request it is written as, statelessly, through the same governed front as `sessionless-session-request`",
+    safety: "applied only to tokens issued to claude.ai's OAuth client, so every other client keeps the specification's 400 / -32602 (which the conformance suite checks); the request is then governed exactly like any other session-less request",
   },
   {
     id: "json-only-accept",

@@ -49,6 +49,8 @@ const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
 const list = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/list", params: {} });
 const whoami = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "whoami", arguments: {} } });
 const modern = (message: Record<string, unknown>, meta: Record<string, unknown> = {}) => ({ ...message, params: { ...(message.params as object), _meta: { "{{envelope}}": true, ...meta } } });
+/** The 2026-07-28 keys ChatGPT puts in a session's requests, without the protocol-version key. */
+const chatGptMeta = { "io.modelcontextprotocol/clientInfo": { name: "openai-mcp", version: "1.0.0" }, "io.modelcontextprotocol/clientCapabilities": {} };
 const discover = { jsonrpc: "2.0", id: 0, method: "server/discover", params: {} };
 const modernHeaders = (version: string, method: string, name?: string) => ({ "MCP-Protocol-Version": version, "Mcp-Method": method, ...(name ? { "Mcp-Name": name } : {}) });
 
@@ -117,6 +119,25 @@ export const FIXTURES: ClientFixture[] = [
       { body: initialized, session: true, headers: { "MCP-Protocol-Version": "2026-07-28" }, status: 202 },
       { body: list(1), session: true, headers: { "MCP-Protocol-Version": "2026-07-28" } },
       { body: whoami(2), session: true, headers: { "MCP-Protocol-Version": "2026-07-28" } },
+    ],
+  },
+  {
+    client: "claude.ai connector, newest: initialize, then session-less requests with the 2026-07-28 header and a 2025-style body",
+    sources: ["CodeWithCJ/SparkyFitness#2155", "anthropics/claude-ai-mcp#975", "anthropics/claude-ai-mcp#583"],
+    tolerances: ["modern-header-session-era-body", "sessionless-session-request"],
+    userAgent: "Claude-User",
+    accept: "application/json, text/event-stream",
+    discovery: [PRM, ASM],
+    registration: { client_name: "Claude", redirect_uris: ["https://claude.ai/api/mcp/auth_callback"], ...PUBLIC_CLIENT },
+    redirectUri: "https://claude.ai/api/mcp/auth_callback",
+    scope: "orders.read contracts.read offline_access",
+    clientInfo: { name: "claude-ai", version: "0.1.0" },
+    first: { body: initialize("2025-11-25", "claude-ai") },
+    steps: [
+      { body: initialize("2025-11-25", "claude-ai") },
+      { body: initialized, headers: { "MCP-Protocol-Version": "2026-07-28" }, status: 202 },
+      { body: list(1), headers: { "MCP-Protocol-Version": "2026-07-28" } },
+      { body: whoami(2), headers: { "MCP-Protocol-Version": "2026-07-28" } },
     ],
   },
   {
@@ -202,6 +223,25 @@ export const FIXTURES: ClientFixture[] = [
     ],
   },
   {
+    client: "ChatGPT: a 2025-11-25 session whose requests carry 2026-07-28 _meta keys without protocolVersion",
+    sources: ["stacklok/toolhive#6188", "modelcontextprotocol/csharp-sdk#1852"],
+    tolerances: [],
+    userAgent: "openai-mcp/1.0.0",
+    accept: "application/json, text/event-stream",
+    discovery: ["/.well-known/oauth-protected-resource", PRM, "/.well-known/openid-configuration", ASM],
+    registration: { client_name: "ChatGPT", redirect_uris: ["https://chatgpt.com/connector_platform_oauth_redirect"], ...PUBLIC_CLIENT },
+    redirectUri: "https://chatgpt.com/connector_platform_oauth_redirect",
+    scope: "orders.read contracts.read",
+    clientInfo: { name: "openai-mcp", version: "1.0.0" },
+    first: { body: initialize("2025-11-25", "openai-mcp") },
+    steps: [
+      { body: initialize("2025-11-25", "openai-mcp") },
+      { body: initialized, session: true, headers: { "MCP-Protocol-Version": "2025-11-25" }, status: 202 },
+      { body: { ...list(1), params: { _meta: { ...chatGptMeta, "openai/locale": "en-US" } } }, session: true, headers: { "MCP-Protocol-Version": "2025-11-25" } },
+      { body: { ...whoami(2), params: { name: "whoami", arguments: {}, _meta: { ...chatGptMeta, "openai/subject": "v1/replay-subject" } } }, session: true, headers: { "MCP-Protocol-Version": "2025-11-25" } },
+    ],
+  },
+  {
     client: "ChatGPT: 2026-07-28 with openai/* _meta",
     sources: ["modelcontextprotocol/ext-apps#647", "OpenAI Apps SDK reference (openai/* request _meta)"],
     tolerances: [],
@@ -218,6 +258,20 @@ export const FIXTURES: ClientFixture[] = [
       { body: modern(list(1), { "openai/locale": "en-US" }), headers: modernHeaders("2026-07-28", "tools/list") },
       { body: modern(whoami(2), { "openai/locale": "en-US", "openai/userAgent": "Mozilla/5.0", "openai/subject": "v1/replay-subject", "openai/userLocation": { country: "BR" } }), headers: modernHeaders("2026-07-28", "tools/call", "whoami") },
     ],
+  },
+  {
+    client: "VS Code: server/discover, then the initialize fallback",
+    sources: ["modelcontextprotocol/modelcontextprotocol#2776 (the 2026-07-28 lifecycle's discover-then-initialize fallback, the sequence Claude Code sends in anthropics/claude-code#93290); no public VS Code wire trace was found, so this is the specification's sequence with VS Code's registration"],
+    tolerances: [],
+    userAgent: "node",
+    accept: "application/json, text/event-stream",
+    discovery: [PRM, ASM],
+    registration: { client_name: "Visual Studio Code", redirect_uris: ["http://127.0.0.1:33419", "https://vscode.dev/redirect"], ...PUBLIC_CLIENT },
+    redirectUri: "http://127.0.0.1:33419",
+    scope: "orders.read contracts.read",
+    clientInfo: { name: "Visual Studio Code", version: "1.110.0" },
+    first: { body: modern(discover), headers: modernHeaders("2026-07-28", "server/discover") },
+    steps: [{ body: modern(discover), headers: modernHeaders("2026-07-28", "server/discover") }, ...sessionClient("2025-11-25")],
   },
   {
     client: "VS Code (GitHub Copilot agent mode)",

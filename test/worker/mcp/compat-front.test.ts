@@ -9,7 +9,7 @@ import { TOLERANCES } from "../../../src/mcp/compat/tolerances";
 import { MAX_ROWS, MAX_ROWS_PER_CLIENT, OTHER_CLIENT, OTHER_KIND, ToleranceCounter } from "../../../src/mcp/compat/counter-store";
 import { recordTolerated } from "../../../src/mcp/compat/report";
 import { fetchAs, mcpPrincipal, restPrincipal } from "../harness";
-import { initializeSession, MODERN_ENVELOPE, MODERN_ERA, mcpPost, readRpc } from "../helpers";
+import { initializeSession, MODERN_ENVELOPE, MODERN_ERA, mcpPost, readRpc, registerClient } from "../helpers";
 
 const workerEnv = env as unknown as Env;
 const call = (id = 2) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "whoami", arguments: {} } });
@@ -119,6 +119,52 @@ describe("tolerance sessionless-session-request (claude.ai, ChatGPT)", () => {
     const notified = await mcpPost(token, { jsonrpc: "2.0", method: "notifications/initialized" });
     expect(notified.status).toBe(202);
     expect(await initializeSession(token)).toMatch(/\S/);
+  });
+});
+
+describe("tolerance modern-header-session-era-body (claude.ai's OAuth client only)", () => {
+  const legacyList = { jsonrpc: "2.0", id: 7, method: "tools/list", params: {} };
+  const modernHeader = { "MCP-Protocol-Version": MODERN_ERA };
+
+  it("serves claude.ai's session-less requests with a 2026-07-28 header and a 2025-style body, counted", async () => {
+    for (const callback of ["https://claude.ai/api/mcp/auth_callback", "https://claude.com/api/mcp/auth_callback"]) {
+      const claude = await registerClient({ client_name: "Claude", redirect_uris: [callback] });
+      const token = mcpPrincipal("ana", "orders.read contracts.read", { clientId: claude.client_id });
+      const listed = await mcpPost(token, legacyList, { ...modernHeader, "User-Agent": "Claude-User" });
+      expect(listed.status, callback).toBe(200);
+      const [list] = await readRpc(listed);
+      expect((list?.result?.tools as Array<{ name: string }>).map((tool) => tool.name)).toContain("whoami");
+      const called = await mcpPost(token, call(8), { ...modernHeader, "User-Agent": "Claude-User" });
+      expect(await whoamiOf(called)).toMatchObject({ userId: "ana", organization: { id: "acme" } });
+      const notified = await mcpPost(token, { jsonrpc: "2.0", method: "notifications/initialized" }, modernHeader);
+      expect(notified.status).toBe(202);
+    }
+    const { counts } = await workerEnv.TOLERANCE_COUNTER.get(workerEnv.TOLERANCE_COUNTER.idFromName("acme")).report();
+    expect(counts.find((row) => row.rule === "modern-header-session-era-body" && row.client === "Claude-User" && row.kind === "tools/call")?.count).toBeGreaterThanOrEqual(2);
+  });
+
+  it("keeps the specification's 400 / -32602 for every other client, and governs claude.ai's like any request", async () => {
+    const other = await registerClient({ client_name: "Other", redirect_uris: ["https://claude.ai.example.com/api/mcp/auth_callback"] });
+    for (const token of [mcpPrincipal("ana", "orders.read contracts.read", { clientId: other.client_id }), mcpPrincipal("ana", "orders.read contracts.read")]) {
+      const refused = await mcpPost(token, legacyList, modernHeader);
+      expect(refused.status).toBe(400);
+      const [error] = await readRpc(refused);
+      expect(error?.error?.code).toBe(-32602);
+    }
+    const claude = await registerClient({ client_name: "Claude", redirect_uris: ["https://claude.ai/api/mcp/auth_callback"] });
+    const narrow = mcpPrincipal("ana", "contracts.read", { clientId: claude.client_id });
+    const stepUp = await mcpPost(narrow, { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "audit_events_list", arguments: {} } }, modernHeader);
+    expect(stepUp.status).toBe(403);
+    // An initialize, a session request and an enveloped request are not this pattern: each keeps its own path.
+    const sessionId = await initializeSession(narrow);
+    expect((await mcpPost(narrow, legacyList, { ...modernHeader, "mcp-session-id": sessionId })).status).toBe(200);
+    expect((await mcpPost(narrow, modernCall(), { ...modernHeader, "Mcp-Method": "tools/call", "Mcp-Name": "whoami" })).status).toBe(200);
+  });
+
+  it("recognises claude.ai's Client ID Metadata Document URL without a look-up", async () => {
+    const token = mcpPrincipal("ana", "orders.read contracts.read", { clientId: "https://claude.ai/oauth/mcp-oauth-client-metadata" });
+    const called = await mcpPost(token, call(11), modernHeader);
+    expect(await whoamiOf(called)).toMatchObject({ userId: "ana" });
   });
 });
 
