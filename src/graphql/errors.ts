@@ -3,8 +3,8 @@ import type { GatewayOutcome } from "./types";
 /**
  * A handled failure of an upstream call: the message is safe to show (no upstream internals), `outcome`
  * goes to the audit record. The tool layer rethrows it as ToolFailure (message and meta reach the client).
- * `operatorDetail` is the upstream's own error text, already redacted and bounded: only the gateway's log line
- * holds it.
+ * `operatorDetail` is each upstream error's class and path (`FORBIDDEN at orderById`), never its text: only the
+ * gateway's log line holds it.
  */
 export class GatewayFailure extends Error {
   override readonly name = "GatewayFailure";

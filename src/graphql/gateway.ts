@@ -4,7 +4,7 @@
  * aborts the upstream request (the upstream sees its connection closed); the answer is read with a size
  * cap; HTTP errors, redirects (never followed), malformed bodies, network failures and GraphQL errors become
  * messages that name what happened without upstream internals (no bodies, upstream error text, stack traces or
- * URLs). The upstream's error text goes only to the operator's log, redacted (upstream-errors.ts).
+ * URLs). The upstream's error text goes nowhere: the operator's log gets each error's class and path (upstream-errors.ts).
  */
 import { GatewayFailure } from "./errors";
 import { currentSpan, withSpan } from "../lib/telemetry/span";
@@ -18,7 +18,7 @@ export interface UpstreamAnswer {
   data: Record<string, unknown>;
   /** Non-empty for partial answers: failed paths with fixed messages, safe to show. */
   errors: UpstreamError[];
-  /** The upstream's own messages for the same errors, redacted and bounded: for the operator's log only. */
+  /** The same errors as class and path (`FORBIDDEN at orderById`), never their text: for the operator's log. */
   loggedErrors: string[];
 }
 
@@ -64,19 +64,19 @@ async function readCapped(response: Response, maxBytes: number): Promise<string>
 }
 
 /** The GraphQL `errors` of a non-2xx body, or undefined when it is not a GraphQL result. */
-function graphqlErrorsIn(body: string, secrets: readonly string[]): ReturnType<typeof splitUpstreamErrors> | undefined {
+function graphqlErrorsIn(body: string): ReturnType<typeof splitUpstreamErrors> | undefined {
   try {
-    const errors = splitUpstreamErrors((JSON.parse(body) as { errors?: unknown } | null)?.errors, secrets);
+    const errors = splitUpstreamErrors((JSON.parse(body) as { errors?: unknown } | null)?.errors);
     return errors.shown.length ? errors : undefined;
   } catch {
     return undefined;
   }
 }
 
-function httpFailure(status: number, body: string, secrets: readonly string[]): GatewayFailure {
+function httpFailure(status: number, body: string): GatewayFailure {
   // GraphQL over HTTP answers request errors (the upstream refusing the operation) with 4xx and `errors`: 400 and
-  // 422 name their classes and paths, other statuses keep their own message. Their text goes only to the log.
-  const errors = status >= 400 && status <= 499 ? graphqlErrorsIn(body, secrets) : undefined;
+  // 422 name their classes and paths, other statuses keep their own message. Their text goes nowhere.
+  const errors = status >= 400 && status <= 499 ? graphqlErrorsIn(body) : undefined;
   if (errors && (status === 400 || status === 422)) {
     return new GatewayFailure("upstream-error", `The order API refused the operation (HTTP ${status}): ${describeUpstreamErrors(errors.shown)}. Its schema may not match policies/graphql/schema.graphql; tell the operator.`, {}, errors.logged);
   }
@@ -95,8 +95,8 @@ function statusFailure(status: number, detail: readonly string[]): GatewayFailur
   return failure(`The order API answered HTTP ${status}, which is not a GraphQL result.`);
 }
 
-function interpret(status: number, body: string, secrets: readonly string[]): UpstreamAnswer {
-  if (status < 200 || status > 299) throw httpFailure(status, body, secrets);
+function interpret(status: number, body: string): UpstreamAnswer {
+  if (status < 200 || status > 299) throw httpFailure(status, body);
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -107,7 +107,7 @@ function interpret(status: number, body: string, secrets: readonly string[]): Up
     throw new GatewayFailure("upstream-error", "The order API answered JSON that is not a GraphQL result (no data, no errors).");
   }
   const result = parsed as { data?: unknown; errors?: unknown };
-  const errors = splitUpstreamErrors(result.errors, secrets);
+  const errors = splitUpstreamErrors(result.errors);
   const hasData = result.data !== null && typeof result.data === "object" && !Array.isArray(result.data);
   if (!hasData) {
     if (errors.shown.length) {
@@ -180,7 +180,7 @@ async function exchange(
     })();
     exchange.catch(() => undefined);
     const { status, body } = await Promise.race([exchange, aborted]);
-    const answer = interpret(status, body, upstream.secrets);
+    const answer = interpret(status, body);
     if (answer.errors.length) {
       logWarn("graphql upstream partial answer", { organizationId, operation: operation.name, errors: answer.errors.length, upstreamErrors: answer.loggedErrors });
     }

@@ -1,12 +1,10 @@
 /**
- * GraphQL `errors` from an upstream, split in two: what a client may see (the failed path and a fixed message per
- * error class, chosen by `extensions.code` when it names a class we know), and what the operator's log gets (the
- * upstream's own message, credentials redacted as audit records redact them, the organization's credential
- * itself removed, cut to a bounded length). An upstream's text can hold anything: table names, user data, the
- * credential it was sent. None of it reaches a tool result, an error message or `structuredContent`.
+ * GraphQL `errors` from an upstream, read as what a client may see (the failed path and a fixed message per error
+ * class, chosen by `extensions.code` when it names a class we know) and what the operator's log gets (the same
+ * class and path, as `CLASS at path`). An upstream's text can hold anything: table names, user data, the
+ * credential it was sent. None of it reaches a tool result, an error message, `structuredContent`, a log line or
+ * telemetry; an operator who needs the upstream's own words reads the upstream's log for the same time.
  */
-import { scrubText } from "../audit/scrub";
-import { redactSecrets } from "../lib/log";
 
 export interface UpstreamError {
   /** A fixed description of the error class; never the upstream's text. */
@@ -17,13 +15,11 @@ export interface UpstreamError {
 export interface SplitErrors {
   /** For the client. */
   shown: UpstreamError[];
-  /** For the operator's log only: the upstream's messages, redacted and bounded. */
+  /** For the operator's log: each error's class (a known code, else "unclassified") and safe path; never its text. */
   logged: string[];
 }
 
 const MAX_ERRORS_REPORTED = 10;
-/** Characters of one upstream message kept in the log. */
-export const MAX_LOGGED_ERROR_TEXT = 200;
 const MAX_PATH_SEGMENTS = 20;
 /** A path segment is shown only when it is a field name or a list index: anything else could be free text. */
 const FIELD_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
@@ -40,10 +36,11 @@ const CLASS_MESSAGES: Readonly<Record<string, string>> = {
 };
 export const UNCLASSIFIED_MESSAGE = "the order API reported an error";
 
-function classMessage(error: Record<string, unknown>): string {
+/** The error's class: its `extensions.code` when that is a class we know, else undefined. */
+function knownClass(error: Record<string, unknown>): string | undefined {
   const extensions = error.extensions;
   const code = extensions && typeof extensions === "object" ? (extensions as { code?: unknown }).code : undefined;
-  return typeof code === "string" && Object.hasOwn(CLASS_MESSAGES, code) ? (CLASS_MESSAGES[code] as string) : UNCLASSIFIED_MESSAGE;
+  return typeof code === "string" && Object.hasOwn(CLASS_MESSAGES, code) ? code : undefined;
 }
 
 function safePath(path: unknown): Array<string | number> | undefined {
@@ -52,25 +49,17 @@ function safePath(path: unknown): Array<string | number> | undefined {
   return fine ? (path as Array<string | number>) : undefined;
 }
 
-/** The upstream's message as the log may hold it: one line, credentials and `secrets` removed, bounded. */
-export function loggableUpstreamText(text: string, secrets: readonly string[]): string {
-  let line = text.split("\n")[0]!.trim();
-  // The organization's own credential first: an upstream that echoes what it was sent holds it verbatim, and it
-  // need not look like a credential to the patterns.
-  for (const secret of secrets) if (secret.length >= 4) line = line.split(secret).join("[redacted]");
-  line = scrubText(redactSecrets(line));
-  return line.length <= MAX_LOGGED_ERROR_TEXT ? line : `${line.slice(0, MAX_LOGGED_ERROR_TEXT - 1)}…`;
-}
-
-export function splitUpstreamErrors(errors: unknown, secrets: readonly string[]): SplitErrors {
+export function splitUpstreamErrors(errors: unknown): SplitErrors {
   const shown: UpstreamError[] = [];
   const logged: string[] = [];
   if (!Array.isArray(errors)) return { shown, logged };
   for (const error of errors.slice(0, MAX_ERRORS_REPORTED)) {
     const raw = error && typeof error === "object" ? (error as Record<string, unknown>) : {};
     const path = safePath(raw.path);
-    shown.push(path ? { message: classMessage(raw), path } : { message: classMessage(raw) });
-    logged.push(typeof raw.message === "string" && raw.message.trim() ? loggableUpstreamText(raw.message, secrets) : "unspecified error");
+    const code = knownClass(raw);
+    const message = code === undefined ? UNCLASSIFIED_MESSAGE : (CLASS_MESSAGES[code] as string);
+    shown.push(path ? { message, path } : { message });
+    logged.push(`${code ?? "unclassified"}${path ? ` at ${path.join(".")}` : ""}`);
   }
   return { shown, logged };
 }

@@ -16,8 +16,6 @@ export interface ResolvedUpstream {
   endpoint: string;
   headers: Record<string, string>;
   fetcher: Fetcher;
-  /** The credential sent upstream, so that an upstream echoing it in an error message cannot get it logged. */
-  secrets: string[];
 }
 
 /** Endpoint used for the in-process demo and as the URL of service-binding requests. */
@@ -43,7 +41,6 @@ export function demoUpstream(catalog: GraphqlCatalog, organizationId: string): R
     endpoint: DEMO_ENDPOINT,
     headers: baseHeaders(),
     fetcher: demoUpstreamFor(catalog.schema).fetcherFor(organizationId),
-    secrets: [],
   };
 }
 
@@ -57,7 +54,7 @@ export function resolveUpstream(catalog: GraphqlCatalog, organizationId: string,
     const service = binding as { fetch(request: Request): Promise<Response> };
     const path = envValue(env, entry.endpointVar);
     return withCredentials(
-      { kind: "service", endpoint: typeof path === "string" && path ? new URL(path, SERVICE_ENDPOINT).href : SERVICE_ENDPOINT, headers, fetcher: (request) => service.fetch(request), secrets: [] },
+      { kind: "service", endpoint: typeof path === "string" && path ? new URL(path, SERVICE_ENDPOINT).href : SERVICE_ENDPOINT, headers, fetcher: (request) => service.fetch(request) },
       entry,
       organizationId,
       env,
@@ -73,7 +70,7 @@ export function resolveUpstream(catalog: GraphqlCatalog, organizationId: string,
     throw notConfigured(`${entry.endpointVar} is not a URL`);
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw notConfigured(`${entry.endpointVar} must be an http(s) URL`);
-  return withCredentials({ kind: "http", endpoint: url.href, headers, fetcher: fetcher ?? ((request) => fetch(request)), secrets: [] }, entry, organizationId, env);
+  return withCredentials({ kind: "http", endpoint: url.href, headers, fetcher: fetcher ?? ((request) => fetch(request)) }, entry, organizationId, env);
 }
 
 function withCredentials(
@@ -87,7 +84,6 @@ function withCredentials(
     const secret = envValue(env, entry.credentialSecret);
     if (typeof secret === "string" && secret !== "") {
       upstream.headers[entry.credentialHeader] = entry.credentialScheme ? `${entry.credentialScheme} ${secret}` : secret;
-      upstream.secrets.push(secret);
     } else {
       // Some upstreams need no credential (a loopback server in development); say which secret is unset, never a value.
       logWarn("graphql upstream credential not set", { organizationId, secret: entry.credentialSecret });
