@@ -1,10 +1,10 @@
 /**
  * `npm run bench`: the conformance engine on GitHub's REST API description (13 MB, 1223 operations), side by side
  * with baselines measured in the same run: JSON.parse of the same text, and ajv / a bare @cfworker/json-schema
- * Validator for payload validation. Prints a table and writes BENCHMARKS.md. Timings are medians; the targets
- * are ratios, because absolute numbers depend on the machine (and on what else runs on it).
- * `BENCH_ONLY=exchanges npm run bench` runs only the recorded-traffic rows and prints them (BENCHMARKS.md is
- * left as it is).
+ * Validator for payload validation. Prints a table, writes its section of docs/benchmark-results.md and its
+ * headline rows of BENCHMARKS.md. Timings are medians; the targets are ratios, because absolute numbers depend on
+ * the machine (and on what else runs on it). `BENCH_ONLY=exchanges npm run bench` runs only the recorded-traffic
+ * rows and prints them (nothing is written).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpus, loadavg } from "node:os";
@@ -28,6 +28,7 @@ import { chainText, diamondText, fanOutText } from "./reference-fixtures";
 import { measureUpload, PairedTimer, pairedNote, uploadTableRows, uploadTargetLines, type Paired, type UploadMeasurements } from "./upload-rows";
 import { startWranglerDev } from "../test/helpers/wrangler-dev";
 import { measureRestUpload, type RestMeasurements } from "./rest-upload";
+import { RESULTS, updateHeadlines, writeSection, type Headline } from "./headlines";
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
@@ -336,9 +337,10 @@ async function main(): Promise<void> {
   const header = `Run ${date} on ${nproc} CPU(s), ${cpu}, Node ${process.version}, workerd ${upload.workerdVersion}. Load average at start: ${loadavg().map((value) => value.toFixed(1)).join(" ")}.`;
   console.log(`${header}\n\n${table}\n\n${memoryTable}\n\n${targets}`);
   const report = [
-    "# Benchmarks",
+    "<!-- bench:verdict start -->",
+    "## Verdict, upload, payload and traffic (`npm run bench`)",
     "",
-    "Produced by `npm run bench` (bench/conformance.bench.ts), which rewrites this file up to the `bench:mcp` section. Inputs: GitHub's REST API",
+    "Produced by `npm run bench` (bench/conformance.bench.ts), which rewrites only this section. Inputs: GitHub's REST API",
     "description from `@octokit/openapi` (13 MB JSON, 1223 operations) and a mutated copy (operations removed and added,",
     "404s removed, property types changed); the payload case is `GET /repos/{owner}/{repo}` with GitHub's own example.",
     "Baselines run in the same process: ratios matter, absolute times depend on the machine and its load. Each time is",
@@ -376,34 +378,45 @@ async function main(): Promise<void> {
     "",
     memoryTable,
     "",
-    "## Targets",
+    "### Targets",
     "",
     targets,
-    "",
+    "<!-- bench:verdict end -->",
   ].join("\n");
-  // The section of `npm run bench:mcp` (bench/mcp.bench.ts) and everything after it is carried over: this script
-  // owns only the part above it.
-  const path = new URL("../BENCHMARKS.md", import.meta.url);
-  const previous = existsSync(path) ? readFileSync(path, "utf8") : "";
-  const mcpSection = previous.indexOf("<!-- bench:mcp start -->");
-  writeFileSync(path, mcpSection < 0 ? report : `${report.trimEnd()}\n\n${previous.slice(mcpSection)}`);
+  writeSection(RESULTS, "bench:verdict", report);
+  const run = `${date.slice(0, 10)}, \`npm run bench\``;
+  const headlines: Headline[] = [
+    { measure: "Payload validation cold (x ajv compile + validate)", ratio: oursCold / ajvCold, target: { op: "<=", value: 1 }, spread: "one median each", run },
+    { measure: "Payload validation warm (x a bare @cfworker Validator)", ratio: oursWarm / bareWarm, target: { op: "<=", value: 1.5 }, spread: "one median each", run },
+  ];
+  if (!("failed" in upload.workerd)) {
+    const { verdictCold, uploadWithContract } = upload.workerd;
+    headlines.push(
+      { measure: "Verdict as an upload runs it, workerd (x JSON.parse)", ratio: verdictCold.ratio, target: { op: "<=", value: 0.5 }, spread: `${verdictCold.low.toFixed(2)}-${verdictCold.high.toFixed(2)} (middle half of the rounds)`, run },
+      { measure: "Whole snapshot upload in the Worker's code, workerd (x JSON.parse)", ratio: uploadWithContract.ratio, target: { op: "<=", value: 3 }, spread: `${uploadWithContract.low.toFixed(2)}-${uploadWithContract.high.toFixed(2)} (middle half of the rounds)`, run },
+    );
+  }
+  if (!("failed" in rest)) {
+    headlines.push({ measure: "REST upload end to end, GitHub's 13 MB description (x JSON.parse)", ratio: rest.large.ratio, target: { op: "<=", value: 5 }, spread: `${rest.large.low.toFixed(2)}-${rest.large.high.toFixed(2)} (middle half of ${REST_ROUNDS} rounds)`, run });
+  }
+  updateHeadlines(headlines);
 }
 
-/** `npm run bench -- --only=upload`: the verdict and upload rows with their targets, printed (BENCHMARKS.md is left as it is). */
+/** `npm run bench -- --only=upload`: the verdict and upload rows with their targets, printed (nothing is written). */
 async function uploadOnly(): Promise<void> {
   const measured = await uploadRuns(githubText());
   const header = `Run ${new Date().toISOString()} on ${execFileSync("nproc", { encoding: "utf8" }).trim()} CPU(s), Node ${process.version}, workerd ${measured.workerdVersion}. Load average at start: ${loadavg().map((value) => value.toFixed(1)).join(" ")}.`;
   console.log([header, "", "| Measurement | Median | Ratio |", "| --- | ---: | --- |", ...uploadRowsOf(measured).map(([name, value, note]) => `| ${name} | ${value} | ${note} |`), "", ...uploadTargetsOf(measured)].join("\n"));
 }
 
-/** `npm run bench -- --only=rest`: the REST end-to-end rows alone, printed (BENCHMARKS.md is left as it is). */
+/** `npm run bench -- --only=rest`: the REST end-to-end rows alone, printed (nothing is written). */
 async function restOnly(): Promise<void> {
   const header = `Run ${new Date().toISOString()} on ${execFileSync("nproc", { encoding: "utf8" }).trim()} CPU(s), Node ${process.version}. Load average at start: ${loadavg().map((value) => value.toFixed(1)).join(" ")}.`;
   const rest = await restRuns(githubText());
   console.log([header, "", "| Measurement | Median | Ratio |", "| --- | ---: | --- |", ...restRowsOf(rest).map(([name, value, note]) => `| ${name} | ${value} | ${note} |`), "", restTargetOf(rest)].join("\n"));
 }
 
-/** `npm run bench -- --only=references`: the reference rows alone, printed (BENCHMARKS.md is left as it is). */
+/** `npm run bench -- --only=references`: the reference rows alone, printed (nothing is written). */
 async function referencesOnly(): Promise<void> {
   const rows = await referenceRows(pairedNote);
   const header = `Run ${new Date().toISOString()} on ${execFileSync("nproc", { encoding: "utf8" }).trim()} CPU(s), Node ${process.version}. Load average at start: ${loadavg().map((value) => value.toFixed(1)).join(" ")}.`;
@@ -412,7 +425,7 @@ async function referencesOnly(): Promise<void> {
 
 const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length) ?? process.env.BENCH_ONLY;
 if (process.argv.includes("--memory-child")) memoryChild();
-// One row group alone (BENCHMARKS.md untouched): --only=upload, --only=rest, --only=references or --only=exchanges (BENCH_ONLY=... also works).
+// One row group alone (nothing written): --only=upload, --only=rest, --only=references or --only=exchanges (BENCH_ONLY=... also works).
 else if (only === "upload") await uploadOnly();
 else if (only === "references") await referencesOnly();
 else if (only === "rest") await restOnly();

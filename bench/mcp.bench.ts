@@ -23,14 +23,15 @@
  * rounds and reported as the median with the range over the pairs.
  * With --paired, after every second round a round runs both tools in the same sessions, alternating call by call
  * (both see the same load; under saturation that ratio shows queueing, not cost).
- * Writes its section of BENCHMARKS.md (between the bench:mcp markers) and leaves the rest of the file alone.
+ * Writes its section of docs/benchmark-results.md (between the bench:mcp markers) and its headline rows of
+ * BENCHMARKS.md, and leaves the rest of both files alone.
  *
  * Options: --clients N (50), --calls N (20, at most 29: the shipped quota is 30 per 60 s per client), --rounds N
  * (4 per row and era), --round-timeout-ms N (60000), --era 2025-11-25|2026-07-28 (both), --paired, --no-telemetry,
  * --no-bare-server, --no-write.
  */
 import { cpus, loadavg } from "node:os";
-import { readFileSync, writeFileSync } from "node:fs";
+import { RESULTS, updateHeadlines, writeSection, type Headline } from "./headlines";
 import { startWranglerDev } from "../test/helpers/wrangler-dev";
 import { obtainToken } from "../test/helpers/oauth-http";
 import { obtainBareToken } from "./bare-server/token";
@@ -330,6 +331,22 @@ async function main(): Promise<void> {
 
 const range = (values: number[]) => `${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)}`;
 
+/** The headline rows of this run (BENCHMARKS.md): governed / bare and telemetry on / off, per era. */
+const headlines: Headline[] = [];
+const eraName = (era: Era) => (era === SESSION_ERA ? `${era} sessions` : `${era} stateless`);
+
+function headlineOf(era: Era, lane: Lane, against: Against, p50: number, p50Range: string, tput: number, tputRange: string): void {
+  const run = `${new Date().toISOString().slice(0, 10)}, \`npm run bench:mcp\``;
+  const spread = (range: string) => `${range} (${ROUNDS} rounds)`;
+  if (lane.name === "governed" && against.lane === "bare") {
+    headlines.push(
+      { measure: `Governed / bare MCP call, p50 latency, ${eraName(era)}`, ratio: p50, target: { op: "<=", value: against.p50 }, spread: spread(p50Range), run },
+      { measure: `Governed / bare MCP call, throughput, ${eraName(era)}`, ratio: tput, target: { op: ">=", value: against.throughput }, spread: spread(tputRange), run },
+    );
+  }
+  if (lane.name === "telemetry") headlines.push({ measure: `Telemetry on / off, p50 latency, ${eraName(era)}`, ratio: p50, target: { op: "<=", value: against.p50 }, spread: spread(p50Range), run });
+}
+
 /** The rows and ratios of one era, as Markdown lines. */
 function eraReport(era: Era, results: RoundResult[], paired: PairedResult[]): string[] {
   const byLane = (name: string) => results.filter((result) => result.era === era && result.lane === name);
@@ -352,6 +369,7 @@ function eraReport(era: Era, results: RoundResult[], paired: PairedResult[]): st
     const tputRatios = pairs.map(({ b, g }) => throughput(g) / throughput(b));
     const p50 = median(p50Ratios);
     const tput = median(tputRatios);
+    headlineOf(era, lane, against, p50, range(p50Ratios), tput, range(tputRatios));
     return [
       `| ${lane.name} / ${against.lane}: p50 latency | ${p50.toFixed(2)} | ${range(p50Ratios)} | <= ${against.p50.toFixed(2)} (${p50 <= against.p50 ? "met" : "not met"}) |`,
       `| ${lane.name} / ${against.lane}: p95 latency | ${median(p95Ratios).toFixed(2)} | ${range(p95Ratios)} | |`,
@@ -421,10 +439,8 @@ function report(results: RoundResult[], paired: PairedResult[], startedAt: Date,
   const section = lines.join("\n");
   console.log(`\n${section}\n`);
   if (process.argv.includes("--no-write")) return;
-  const path = new URL("../BENCHMARKS.md", import.meta.url);
-  const current = readFileSync(path, "utf8");
-  const marked = /<!-- bench:mcp start -->[\s\S]*?<!-- bench:mcp end -->/;
-  writeFileSync(path, marked.test(current) ? current.replace(marked, section) : `${current.trimEnd()}\n\n${section}\n`);
+  writeSection(RESULTS, "bench:mcp", section);
+  updateHeadlines(headlines);
 }
 
 await main();
