@@ -6,6 +6,10 @@
  * - 3.0 `nullable: true`, 3.1 `type: [X, "null"]`, `anyOf/oneOf: [X, {type: "null"}]` and a `null` in `enum` all
  *   mean "nullable";
  * - `type: ["integer", "string"]` with a `pattern` (ASP.NET Core's numbers that may arrive as strings) is integer;
+ * - a 3.1 type list with keywords for some of its types (`type: [string, object]` with `properties`, `maxLength`)
+ *   is the union of one alternative per type holding the keywords that apply to it, as a `oneOf` of single-type
+ *   alternatives writes it; `alternativesKeyword` says "type" (a type list without such keywords stays a type
+ *   union, like an anyOf of bare types);
  * - `allOf` members are merged, a single-member `allOf` (NestJS, Swashbuckle wrapping a `$ref`) is that member;
  * - an object or array type is implied by `properties` or `items`;
  * - an `enum` (or `const`) that lists no null refuses null, whatever `type` says beside it (JSON Schema), except
@@ -37,7 +41,8 @@ export interface SchemaView {
   closed: boolean;
   /** The non-null alternatives of a oneOf/anyOf with more than one member. */
   alternatives: readonly unknown[] | undefined;
-  alternativesKeyword: "oneOf" | "anyOf" | undefined;
+  /** "type": the alternatives are the members of a type list, one per type (see typeListAlternatives). */
+  alternativesKeyword: "oneOf" | "anyOf" | "type" | undefined;
   /** Bounds, lengths, counts, multipleOf, patterns, uniqueItems; undefined when the schema sets none. */
   constraints: ValueConstraints | undefined;
 }
@@ -112,7 +117,7 @@ interface MutableView {
   additionalProperties: unknown;
   closed: boolean;
   alternatives: unknown[] | undefined;
-  alternativesKeyword: "oneOf" | "anyOf" | undefined;
+  alternativesKeyword: "oneOf" | "anyOf" | "type" | undefined;
   constraints: ValueConstraints | undefined;
 }
 
@@ -184,6 +189,61 @@ function mergeInto(target: MutableView, member: SchemaView): void {
   }
 }
 
+/** Keywords that apply to instances of one type only (JSON Schema 2020-12 validation and applicators). */
+const KEYWORDS_OF_TYPE: Readonly<Record<string, readonly string[]>> = {
+  object: ["properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "propertyNames", "unevaluatedProperties", "dependentRequired", "dependentSchemas", "discriminator"],
+  array: ["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains", "unevaluatedItems"],
+  string: ["minLength", "maxLength", "pattern", "contentEncoding", "contentMediaType", "contentSchema"],
+  number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+  integer: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+};
+const NUMERIC_FORMATS = new Set(["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float", "double", "decimal", "integer", "number"]);
+/** Keywords that make a type list more than a list of types: it cannot be split when one of them is beside it. */
+const COMBINING = ["$ref", "allOf", "oneOf", "anyOf", "not", "if", "then", "else", "$dynamicRef"];
+
+function jsonTypeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+function valueFitsType(value: unknown, type: string): boolean {
+  const actual = jsonTypeOf(value);
+  return actual === type || (type === "number" && actual === "integer");
+}
+
+const typeListCache = new WeakMap<object, unknown[] | null>();
+
+/**
+ * The members of a 3.1 type list as alternatives, one per non-null type, each with the keywords that apply to
+ * its type (enum values and formats by their type), built once per schema so comparisons memoised by object
+ * stay memoised; null when the list is not split (fewer than two types, no type-specific keyword, or combined
+ * with $ref, allOf, oneOf, anyOf, not or if).
+ */
+function typeListAlternatives(schema: Record<string, unknown>, types: ReadonlySet<string> | undefined, reader: SchemaReader): unknown[] | null {
+  if (reader.version === "3.0" || !types || types.size < 2 || !Array.isArray(schema.type)) return null;
+  const cached = typeListCache.get(schema);
+  if (cached !== undefined) return cached;
+  let split: unknown[] | null = null;
+  const specific = Object.values(KEYWORDS_OF_TYPE).some((keywords) => keywords.some((keyword) => keyword in schema));
+  if (specific && !COMBINING.some((keyword) => keyword in schema)) {
+    split = (schema.type as unknown[])
+      .filter((type): type is string => typeof type === "string" && types.has(type))
+      .map((type) => {
+        const member: Record<string, unknown> = { type };
+        for (const keyword of KEYWORDS_OF_TYPE[type] ?? []) if (keyword in schema) member[keyword] = schema[keyword];
+        if (typeof schema.format === "string" && (type === "string") !== NUMERIC_FORMATS.has(schema.format)) member.format = schema.format;
+        if (Array.isArray(schema.enum)) member.enum = schema.enum.filter((value) => valueFitsType(value, type));
+        if ("const" in schema && valueFitsType(schema.const, type)) member.const = schema.const;
+        if ("const" in schema && !valueFitsType(schema.const, type)) member.enum = [];
+        return member;
+      });
+  }
+  typeListCache.set(schema, split);
+  return split;
+}
+
 function buildView(schema: Record<string, unknown>, reader: SchemaReader, depth: number): SchemaView {
   const { types, nullable } = ownTypes(schema);
   const view: MutableView = {
@@ -202,6 +262,11 @@ function buildView(schema: Record<string, unknown>, reader: SchemaReader, depth:
     alternativesKeyword: undefined,
     constraints: readConstraints(schema),
   };
+  const members = typeListAlternatives(schema, types, reader);
+  if (members) {
+    // The union of its members: what each keyword constrains is held by the member of its type only.
+    return { ...EMPTY_VIEW, source: schema, types: new Set(types), nullable: view.nullable, alternatives: members, alternativesKeyword: "type" };
+  }
   const enumerated = Array.isArray(schema.enum) ? schema.enum : "const" in schema ? [schema.const] : undefined;
   // 3.0 `nullable: true` beside an enum that lists no null allows null, as the generators that write it mean
   // (GitHub's `conclusion`, Swashbuckle and NSwag nullable enums all return null) and as payload validation

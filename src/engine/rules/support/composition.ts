@@ -49,6 +49,10 @@ interface Alternative {
   discriminatorValues: ReadonlySet<string>;
   /** The view of `effective`. */
   view: SchemaView;
+  /** Where it is written, after its list's place: "/3" for a oneOf/anyOf member, "" for a member of a type list. */
+  at: string;
+  /** Its one instance type, when it constrains exactly one. */
+  singleType: string | undefined;
 }
 
 const ANNOTATIONS = new Set(["description", "summary", "title", "example", "examples", "deprecated", "externalDocs", "xml", "$comment", "default", "readOnly", "writeOnly"]);
@@ -111,7 +115,8 @@ function allowsOnlyNull(view: SchemaView): boolean {
 function alternativesHolder(view: SchemaView, reader: SchemaReader): AlternativesHolder | undefined {
   const keyword = view.alternativesKeyword;
   const source = view.source;
-  if (!keyword || !source || !view.alternatives) return undefined;
+  // A type list's members are read from the schema itself (normalize-schema.ts): no list holds them.
+  if (!keyword || keyword === "type" || !source || !view.alternatives) return undefined;
   const member = view.alternatives[0];
   const wrappers: Record<string, unknown>[] = [];
   let current: Record<string, unknown> = source;
@@ -208,6 +213,7 @@ function selects(target: string, raw: unknown): boolean {
 function alternativesLocation(view: SchemaView, reader: SchemaReader, found = alternativesHolder(view, reader)): { base: string; list: readonly unknown[] } | undefined {
   const keyword = view.alternativesKeyword;
   if (!keyword || !view.alternatives) return undefined;
+  if (keyword === "type") return { base: "", list: view.alternatives };
   const list = found?.holder[keyword];
   return found && Array.isArray(list) ? { base: found.base, list } : { base: `/${keyword}`, list: view.alternatives };
 }
@@ -215,7 +221,7 @@ function alternativesLocation(view: SchemaView, reader: SchemaReader, found = al
 function alternativesOf(view: SchemaView, reader: SchemaReader): Alternative[] {
   const mapping = discriminatorMapping(view);
   if (!view.alternatives || !view.source) {
-    return [{ index: -1, raw: view.source, effective: view.source, ownProperties: new Set(view.properties.keys()), refName: undefined, discriminatorValues: new Set(), view }];
+    return [{ index: -1, raw: view.source, effective: view.source, ownProperties: new Set(view.properties.keys()), refName: undefined, discriminatorValues: new Set(), view, at: "", singleType: singleTypeOf(view) }];
   }
   const source = view.source;
   const found = alternativesHolder(view, reader);
@@ -227,8 +233,21 @@ function alternativesOf(view: SchemaView, reader: SchemaReader): Alternative[] {
     for (const [value, target] of mapping ?? []) if (selects(target, raw)) values.add(value);
     const effective = effectiveMember(source, found, raw);
     const ownProperties = new Set(viewSchema(raw, reader).properties.keys());
-    return { index, raw, effective, ownProperties, refName: refNameOf(raw), discriminatorValues: values, view: viewSchema(effective, reader) };
+    const memberView = viewSchema(effective, reader);
+    return { index, raw, effective, ownProperties, refName: refNameOf(raw), discriminatorValues: values, view: memberView, at: view.alternativesKeyword === "type" ? "" : `/${index}`, singleType: singleTypeOf(memberView) };
   });
+}
+
+function singleTypeOf(view: SchemaView): string | undefined {
+  return view.types?.size === 1 ? [...view.types][0] : undefined;
+}
+
+/** The alternative that is the only one of `source`'s single type on each side (a type list's members pair so). */
+function sameOnlyType(source: Alternative, sources: readonly Alternative[], targets: readonly Alternative[]): Alternative | undefined {
+  const type = source.singleType;
+  if (type === undefined || sources.filter((other) => other.singleType === type).length !== 1) return undefined;
+  const matching = targets.filter((target) => target.singleType === type);
+  return matching.length === 1 ? matching[0] : undefined;
 }
 
 /** Composition changes that make an alternative fail to cover another, when found nested inside it. */
@@ -236,6 +255,7 @@ export const BLOCKING_COMPOSITION_CHANGES: ReadonlySet<string> = new Set<Composi
 
 function describeAlternative(alternative: Alternative, keyword: string | undefined): string {
   if (alternative.index < 0) return "schema";
+  if (keyword === "type") return `${alternative.singleType ?? "untyped"} member of its type list`;
   const name = alternative.refName ? ` (${alternative.refName})` : alternative.discriminatorValues.size > 0 ? ` (discriminator ${[...alternative.discriminatorValues].join(", ")})` : "";
   return `${keyword ?? "alternative"} alternative ${alternative.index}${name}`;
 }
@@ -256,7 +276,7 @@ function sharesDiscriminatorValue(a: Alternative, b: Alternative): boolean {
  */
 function identityPartner(
   source: Alternative,
-  sourcesLength: number,
+  sources: readonly Alternative[],
   targets: readonly Alternative[],
   sameStructure: (source: Alternative, target: Alternative) => boolean,
   sameMember: (source: Alternative, target: Alternative) => boolean,
@@ -266,9 +286,10 @@ function identityPartner(
     targets.find((target) => sameMember(source, target)) ??
     targets.find((target) => sharesDiscriminatorValue(source, target)) ??
     (source.refName !== undefined ? targets.find((target) => target.refName === source.refName) : undefined) ??
+    sameOnlyType(source, sources, targets) ??
     // Inline alternatives have no name: with as many on both sides, the one at the same place (a reordering
     // still passes, as another alternative then covers it).
-    (source.index >= 0 && targets.length === sourcesLength ? targets.find((target) => target.index === source.index && target.refName === undefined && source.refName === undefined) : undefined)
+    (source.index >= 0 && targets.length === sources.length ? targets.find((target) => target.index === source.index && target.refName === undefined && source.refName === undefined) : undefined)
   );
 }
 
@@ -320,7 +341,9 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
   compareDiscriminators(contract, snapshot, direction, discriminatorChanges);
   for (const change of discriminatorChanges) add(change);
 
-  const narrowed = direction === "request" ? contract.alternativesKeyword === "anyOf" && snapshot.alternativesKeyword === "oneOf" : contract.alternativesKeyword === "oneOf" && snapshot.alternativesKeyword === "anyOf";
+  // A type list's members never overlap (one type each), as a oneOf's must not.
+  const exclusive = (view: SchemaView) => (view.alternativesKeyword === "type" ? "oneOf" : view.alternativesKeyword);
+  const narrowed = direction === "request" ? exclusive(contract) === "anyOf" && exclusive(snapshot) === "oneOf" : exclusive(contract) === "oneOf" && exclusive(snapshot) === "anyOf";
   if (narrowed && contractAlternatives.length > 1 && snapshotAlternatives.length > 1) {
     add({
       kind: "alternatives-undecided",
@@ -362,7 +385,7 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
     if (contractAlternative.index < 0) return change;
     const property = /^\/properties\/([^/]+)/.exec(change.pointer)?.[1];
     if (property !== undefined && !contractAlternative.ownProperties.has(unescapeToken(property)) && contract.properties.has(unescapeToken(property))) return change;
-    return { ...change, pointer: `${base}/${contractAlternative.index}${change.pointer}` };
+    return { ...change, pointer: `${base}${contractAlternative.at}${change.pointer}` };
   };
   const isBlocking = (found: readonly SchemaChange[]): boolean => found.some((change) => host.blocking(change));
   /** Why an alternative without an unchanged partner passes: the other side's alternative that accepts all of it. */
@@ -373,13 +396,13 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
     const admits = admitsEverything(cover.view) ?? (direction === "response" ? "accepts every value it may return" : "accepts every value it allows");
     return {
       kind: "alternative-covered",
-      pointer: contractAlternative.index >= 0 ? `${base}/${contractAlternative.index}` : base,
+      pointer: contractAlternative.index >= 0 ? `${base}${contractAlternative.at}` : base,
       message: direction === "response" ? `${snapshotSide} is allowed because ${contractSide} ${admits}` : `${contractSide} is still accepted because ${snapshotSide} ${admits}`,
     };
   };
 
   for (const source of sources) {
-    const partner = identityPartner(source, sources.length, targets, sameStructure, sameMember);
+    const partner = identityPartner(source, sources, targets, sameStructure, sameMember);
     if (partner && sameStructure(source, partner)) continue;
     if (constrainsNothing(source.view)) {
       // The schema diff lets an undeclared type pass (generators leave types out), so "covered" would mean
@@ -388,7 +411,7 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
       const sourceSide = direction === "response" ? "implementation" : "contract";
       add({
         kind: "alternatives-undecided",
-        pointer: direction === "request" && source.index >= 0 ? `${base}/${source.index}` : base,
+        pointer: direction === "request" && source.index >= 0 ? `${base}${source.at}` : base,
         message: `the ${sourceSide}'s ${describeAlternative(source, direction === "response" ? snapshot.alternativesKeyword : keyword)} constrains no type, so whether the other side's alternatives cover it cannot be decided`,
       });
       continue;
@@ -414,7 +437,7 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
       const accepted = targets.map((target) => describeAlternative(target, snapshot.alternativesKeyword)).join(", ");
       add({
         kind: "alternative-removed",
-        pointer: source.index >= 0 ? `${base}/${source.index}` : "",
+        pointer: source.index >= 0 ? `${base}${source.at}` : "",
         message: `the contract's ${describeAlternative(source, keyword)} is accepted by none of the implementation's alternatives (${accepted}), so clients sending it are refused${closest(source)}`,
       });
     } else {
