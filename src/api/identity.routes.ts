@@ -1,6 +1,7 @@
 import { getPolicy } from "../policy/load";
 import { rateLimiterFor } from "../ratelimit/limiter";
-import { REST_RATE_LIMIT_TARGET, type ApiRoute } from "./router";
+import { REST_RATE_LIMIT_TARGET } from "../ratelimit/keys";
+import type { ApiRoute } from "./router";
 
 export const identityRoutes: ApiRoute[] = [
   {

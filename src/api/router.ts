@@ -17,6 +17,7 @@ import { principalFromGrant, type Principal } from "../core/principal";
 import type { Env } from "../env";
 import type { GrantProps } from "../oauth/grant-props";
 import type { RateLimiter } from "../ratelimit/hook";
+import { REST_RATE_LIMIT_TARGET } from "../ratelimit/keys";
 import { rateLimiterFor } from "../ratelimit/limiter";
 import { telemetryFor } from "../telemetry";
 import { failureProblem, PROBLEM_CONTENT_TYPE, problemCode } from "./errors";
@@ -52,8 +53,6 @@ export interface ApiRoute {
 /** Methods telemetry names as they are; any other becomes OTHER (a method is the caller's word too). */
 const HTTP_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-/** The rate-limit bucket all REST routes of one client share (policies/rate-limits.json `rest`). */
-export const REST_RATE_LIMIT_TARGET = "rest";
 
 export interface ApiHandlerOptions {
   rateLimiter?: (env: Env) => RateLimiter;

@@ -2,7 +2,7 @@
  * The real MCP Inspector CLI (2.12) through its own OAuth against the shared `wrangler dev`: a person (scripted
  * over HTTP) signs in and approves whatever authorization URL the CLI prints, and answers its step-up question.
  * One run: the CLI's first authorization (the baseline scopes), then tools/call orders_search, which needs
- * orders.search: the 403 challenge, the CLI's step-up with every scope of the challenge, the retried call answers. The CLI runs with a registered client (`--client-id`), the path on which it steps up by itself (README
+ * orders.search: the 403 challenge, the CLI's step-up with every scope of the challenge, the retried call answers. The CLI runs with a registered client (`--client-id`), the path on which it steps up by itself (docs/clients.md
  * "Scopes and step-up" says why its DCR path cannot).
  */
 import { spawn } from "node:child_process";

@@ -206,6 +206,14 @@ describe("layers", () => {
     expect(crossingsFrom(["src/api", "src/web", "src/graphql"], /^src\/mcp\//)).toEqual([]);
   });
 
+  it("keeps the console's pages off the REST layer and the rate limiter's storage", () => {
+    // A page asks the domain (src/ratelimit/keys.ts lists the counters of an organization); it neither imports a
+    // REST module nor reads the KV namespace the limiter writes.
+    expect(crossingsFrom(["src/web"], /^src\/api\//)).toEqual([]);
+    const readsKv = sourceFiles(join(root, "src", "web")).filter((file) => /\.RATE_LIMIT_KV\.(list|get|put)\(/.test(readFileSync(join(root, file), "utf8")));
+    expect(readsKv).toEqual([]);
+  });
+
   it("keeps the governed core free of every surface: no surface, no tool group, no SDK, no OAuth library", () => {
     const crossings = crossingsFrom(["src/core"], /^src\/(mcp|tools|api|web|auth|oauth|spec|engine|graphql)\//);
     const packages = packageImportsFrom("src/core", /^(agents|@modelcontextprotocol\/|@cloudflare\/|cloudflare:)/);

@@ -3,7 +3,7 @@
  * written from public traces): for each client, its first request without a token (401 and the challenge), the
  * discovery documents it probes, its Dynamic Client Registration with its own callbacks, sign-in and consent,
  * the code exchange with PKCE, then its MCP requests exactly as it sends them. The user-visible outcome is
- * asserted: the final tools/call answers whoami for the signed-in user. Also: the tolerance table is the README's.
+ * asserted: the final tools/call answers whoami for the signed-in user. Also: the tolerance table is docs/clients.md's.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -116,9 +116,9 @@ describe("real clients: OAuth discovery through tools/call, replayed from public
 });
 
 describe("the tolerance table", () => {
-  it("is documented row by row in the README's Connecting a client section, as src/mcp/compat/tolerances.ts says", () => {
-    const readme = readFileSync(resolve(import.meta.dirname, "../../docs/clients.md"), "utf8");
-    for (const { id, clients, source, action, safety } of TOLERANCES) expect(readme, id).toContain(`| \`${id}\` | ${clients} (${source}) | ${action} | ${safety} |`);
+  it("is documented row by row in docs/clients.md's compatibility front, as src/mcp/compat/tolerances.ts says", () => {
+    const clientsDoc = readFileSync(resolve(import.meta.dirname, "../../docs/clients.md"), "utf8");
+    for (const { id, clients, source, action, safety } of TOLERANCES) expect(clientsDoc, id).toContain(`| \`${id}\` | ${clients} (${source}) | ${action} | ${safety} |`);
   });
 
   it("is needed by some fixture, rule by rule (a rule no client needs should be dropped)", () => {

@@ -1,16 +1,15 @@
 /**
  * Current rate-limit usage per client and tool. Which clients: those of the organization's live grants, its
- * CI keys, and any client with a counter in RATE_LIMIT_KV under the organization's prefix (a window still
- * open after its grant was revoked). The numbers come from each client's coordinator (`usage()`, which counts
+ * CI keys, and any client with a rate-limit counter of the organization (a window still open after its grant was
+ * revoked; ratelimit/keys.ts). The numbers come from each client's coordinator (`usage()`, which counts
  * nothing), so they are exact even before the write-behind counter reaches KV.
  */
 import { listCiKeys } from "../../oauth/cikey-admin";
 import { listConnectedGrants } from "../../oauth/connected-clients";
-import { counterKey } from "../../ratelimit/keys";
+import { clientsWithCounters, REST_RATE_LIMIT_TARGET } from "../../ratelimit/keys";
 import { rateLimiterFor } from "../../ratelimit/limiter";
 import { type QuotaUsage } from "../../ratelimit/hook";
 import { getRateLimitPolicy, quotaFor } from "../../ratelimit/policy";
-import { REST_RATE_LIMIT_TARGET } from "../../api/router";
 import { html, type SafeHtml } from "../html";
 import { badge, code, emptyState, scrollTable } from "./components";
 import type { ConsoleContext } from "./context";
@@ -20,35 +19,6 @@ import { displayText } from "../../oauth/client-display-name";
 interface KnownClient {
   clientId: string;
   label: string;
-}
-
-/** Client ids with a counter in KV for this organization (hashed ids are matched against the known ones). */
-async function clientsWithCounters(context: ConsoleContext, known: KnownClient[]): Promise<string[]> {
-  const prefix = `ratelimit:v1:${encodeURIComponent(context.organizationId)}:`;
-  const byKeyPart = new Map<string, string>();
-  for (const client of known) {
-    const key = await counterKey(context.organizationId, client.clientId, REST_RATE_LIMIT_TARGET);
-    byKeyPart.set(key.slice(prefix.length).split(":")[0]!, client.clientId);
-  }
-  const found = new Set<string>();
-  let cursor: string | undefined;
-  do {
-    const page = await context.env.RATE_LIMIT_KV.list({ prefix, ...(cursor ? { cursor } : {}) });
-    for (const entry of page.keys) {
-      const part = entry.name.slice(prefix.length).split(":")[0] ?? "";
-      const knownId = byKeyPart.get(part);
-      if (knownId) found.add(knownId);
-      else if (!part.startsWith("sha256-")) {
-        try {
-          found.add(decodeURIComponent(part));
-        } catch {
-          // Not a key this limiter wrote.
-        }
-      }
-    }
-    cursor = page.list_complete ? undefined : page.cursor;
-  } while (cursor);
-  return [...found];
 }
 
 function tone(usage: QuotaUsage): { tone: "ok" | "warn" | "bad" | "neutral"; text: string } {
@@ -76,7 +46,7 @@ export async function usagePage(context: ConsoleContext): Promise<Response> {
   const known = new Map<string, KnownClient>();
   for (const grant of grants) if (!known.has(grant.clientId)) known.set(grant.clientId, { clientId: grant.clientId, label: grant.clientName ?? "Unnamed client" });
   for (const key of keys) known.set(`ci-key:${key.id}`, { clientId: `ci-key:${key.id}`, label: `CI key "${key.name}"` });
-  for (const clientId of await clientsWithCounters(context, [...known.values()])) if (!known.has(clientId)) known.set(clientId, { clientId, label: "Client without a live grant" });
+  for (const clientId of await clientsWithCounters(context.env.RATE_LIMIT_KV, context.organizationId, [...known.keys()])) if (!known.has(clientId)) known.set(clientId, { clientId, label: "Client without a live grant" });
 
   const targets = [...context.toolNames(), REST_RATE_LIMIT_TARGET];
   const limiter = rateLimiterFor(context.env);
