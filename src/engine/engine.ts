@@ -22,6 +22,7 @@ import {
 import type { SchemaChange } from "./rules/support/schema-change";
 import { SchemaDiffer } from "./rules/support/schema-diff";
 import { promisesNothing } from "./rules/support/untyped-schema";
+import { documentWritesRequired } from "./normalize-schema";
 import type { StructuralIdentity } from "./rules/support/structural-identity";
 import { escapeToken, isRecord } from "./normalize-pointer";
 import { keepLayout } from "./keep-layout";
@@ -204,7 +205,7 @@ function runConformanceRules(contract: OpenApiDocument, snapshot: OpenApiDocumen
   const snapshotIndex = indexDocument(snapshot);
   const differ = new SchemaDiffer(
     { resolver: contractIndex.resolver, version: contractIndex.version },
-    { resolver: snapshotIndex.resolver, version: snapshotIndex.version },
+    { resolver: snapshotIndex.resolver, version: snapshotIndex.version, writesRequired: documentWritesRequired(snapshotIndex.document) },
   );
   const responses = memoisePerPair((pair) => compareResponses(pair, contractIndex, snapshotIndex, differ));
   const requests = memoisePerPair((pair) => compareRequestBodies(pair, contractIndex, snapshotIndex, differ));

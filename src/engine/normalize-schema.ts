@@ -51,6 +51,26 @@ export interface SchemaReader {
   resolver: RefResolver;
   /** "3.0" reads `nullable`, boolean exclusive bounds and ignores `$ref` siblings; "3.1"/"3.2" read 2020-12. */
   version: string;
+  /**
+   * The document writes `required` lists (documentWritesRequired): its generator states what an object requires,
+   * so a schema of it without a list requires nothing. Unset: a missing list says nothing.
+   */
+  writesRequired?: boolean;
+}
+
+/**
+ * Whether a document writes `required` lists at all, read from its named schemas (components.schemas, 3.x; and
+ * definitions, as some 3.0 generators keep): many generators never write one, and then a schema without a list
+ * says nothing about what is required.
+ */
+export function documentWritesRequired(document: unknown): boolean {
+  if (!isRecord(document)) return false;
+  const components = isRecord(document.components) && isRecord(document.components.schemas) ? document.components.schemas : undefined;
+  for (const schemas of [components, isRecord(document.definitions) ? document.definitions : undefined]) {
+    if (!schemas) continue;
+    for (const schema of Object.values(schemas)) if (isRecord(schema) && Array.isArray(schema.required) && schema.required.length > 0) return true;
+  }
+  return false;
 }
 
 const EMPTY_VIEW: SchemaView = Object.freeze({

@@ -152,7 +152,7 @@ export class SchemaDiffer {
         } else if (snapshotAbsent(name)) {
           settled.add(name);
           changes.push({ kind: "required-missing", pointer, message: `required property "${name}" is writeOnly in the implementation, so its responses never include it` });
-        } else if (snapshot.requiredDeclared && !snapshot.required.has(name)) {
+        } else if ((snapshot.requiredDeclared || this.snapshot.writesRequired === true) && !snapshot.required.has(name)) {
           changes.push({ kind: "required-optional", pointer, message: `property "${name}" is required by the contract but optional in the implementation, so it may be omitted` });
         }
       }

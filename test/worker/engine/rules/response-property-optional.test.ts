@@ -20,4 +20,20 @@ describe("response-property-optional", () => {
     ]);
     expect(violation?.severity).toBe("error");
   });
+
+  it("reads a schema without a list as requiring nothing when the implementation's document writes required lists elsewhere", () => {
+    const order = { type: "object", properties: { id: { type: "string" }, total: { type: "number" } } };
+    const customer = { type: "object", required: ["name"], properties: { name: { type: "string" } } };
+    const withComponents = (orderSchema: unknown) =>
+      openapi({ "/orders": { get: { responses: responses({ "200": { $ref: "#/components/schemas/Order" } }) } } }, { components: { schemas: { Order: orderSchema, Customer: customer } } });
+    const contractDocument = withComponents({ ...order, required: ["id", "total"] });
+    // The generator writes `required` (Customer has one), so Order's missing list says: nothing is required.
+    expectViolations("response-property-optional", contractDocument, withComponents(order), [
+      { location: "GET /orders#/responses/200/content/application~1json/schema/properties/id", message: "may be omitted" },
+      { location: "GET /orders#/responses/200/content/application~1json/schema/properties/total", message: "may be omitted" },
+    ]);
+    // A document that writes no `required` anywhere says nothing about it: no finding.
+    const silent = openapi({ "/orders": { get: { responses: responses({ "200": { $ref: "#/components/schemas/Order" } }) } } }, { components: { schemas: { Order: order, Customer: { ...customer, required: undefined } } } });
+    expectValid("response-property-optional", contractDocument, silent);
+  });
 });
