@@ -136,4 +136,16 @@ describe("oneOf/anyOf findings name the right alternative and the right schema",
       { location: "GET /x#/responses/200/content/application~1json/schema/properties/a", message: "type is string in the contract but integer in the implementation" },
     ]);
   });
+
+  it("keeps what differs between a covered alternative and the one covering it: a response property made optional", () => {
+    const pet = (name: string, required: string[]) => ({ type: "object", required, properties: { name: { type: "string" }, [name]: { type: "boolean" } } });
+    const doc = (first: string, firstSchema: unknown) =>
+      openapi({ "/pets": { get: { responses: responses({ "200": { oneOf: [{ $ref: `#/components/schemas/${first}` }, { $ref: "#/components/schemas/Dog" }] } }) } } }, {
+        components: { schemas: { [first]: firstSchema, Dog: pet("barks", ["name", "barks"]) } },
+      });
+    // Kitten is Cat under another name with "name" no longer required: Cat covers it, and the change still counts.
+    expectViolations("response-property-optional", doc("Cat", pet("meows", ["name", "meows"])), doc("Kitten", pet("meows", ["meows"])), [
+      { location: "GET /pets#/responses/200/content/application~1json/schema/oneOf/0/properties/name", message: 'property "name" is required by the contract but optional in the implementation' },
+    ]);
+  });
 });

@@ -426,6 +426,9 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
     const cover = targets.find((target) => target !== partner && !isBlocking(pairChanges(source, target)));
     if (cover) {
       add(coveredNote(source, cover));
+      // Covered means nothing blocks; what differs still counts (a response property made optional, a bound
+      // changed), placed at the covering pair's contract side.
+      for (const change of pairChanges(source, cover)) add(place(contractSideOf(source, cover), change));
       continue;
     }
     if (partner && partnerChanges) {
