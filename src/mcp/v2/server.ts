@@ -21,6 +21,8 @@ import { runToolCall, type PipelineDeps } from "../pipeline";
 import type { ResourceTarget } from "../resource-lookup";
 import { SERVER_INFO, SERVER_INSTRUCTIONS } from "../server";
 import { jsonOnlySchema } from "./json-schema";
+import { toolsListableFor } from "../tool-visibility";
+import { getPolicy } from "../../policy/load";
 
 export interface StatelessRuntime extends PipelineDeps {
   env: Env;
@@ -130,7 +132,9 @@ export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntim
   }
   const session = requestScopedState();
 
-  for (const tool of catalog.tools.values()) registerGovernedTool(server, tool, runtime);
+  // Listed as the session lane lists them (tool-visibility.ts): a tool the caller's role can never be granted is
+  // left out. A call of one never gets here: the front refuses its missing scope with the 403 step-up first.
+  for (const tool of toolsListableFor(catalog.tools.values(), runtime.principal.role, getPolicy())) registerGovernedTool(server, tool, runtime);
 
   for (const resource of catalog.resources.values()) {
     const target: ResourceTarget = { kind: "resource", resource, name: resource.name, requiredScopes: resource.requiredScopes, label: resource.uri };

@@ -85,7 +85,7 @@ export function registerPayloadTool(ctx: CapabilityContext): void {
           }),
         )
         .describe("Leaf validation errors"),
-      violations: z.array(violation).describe("Why the payload could not be validated (missing-schema, undocumented-operation, undocumented-status-code, ...; src/engine/rules/catalog.ts)"),
+      violations: z.array(violation).describe("Why the payload could not be validated, as rule ids (missing-schema, undocumented-operation, undocumented-status-code, ...)"),
     }),
     annotations: readOnly,
     requiredScopes: READ_SCOPES,

@@ -6,7 +6,7 @@ import { toolsListableFor } from "../../../src/mcp/tool-visibility";
 import { bundledPolicyFiles } from "../../../src/policy/files";
 import { getPolicy, loadPolicy } from "../../../src/policy/load";
 import { mcpPrincipal } from "../harness";
-import { initializeSession, rpc } from "../helpers";
+import { initializeSession, modernPost, readRpc, rpc } from "../helpers";
 
 const names = (tools: Array<{ name: string }>) => tools.map((t) => t.name);
 
@@ -46,5 +46,30 @@ describe("tools/list over /mcp", () => {
 
     const admin = mcpPrincipal("ana", "orders.read contracts.read");
     expect(names((await rpc(admin, await initializeSession(admin), "tools/list")).result.tools)).toContain("audit_events_list");
+  });
+
+  it("lists the same tools statelessly (2026-07-28) as in a session, for a member and an administrator", async () => {
+    const statelessTools = async (user: string) => {
+      const [answer] = await readRpc(await modernPost(mcpPrincipal(user, "orders.read contracts.read"), "tools/list"));
+      return names(answer?.result?.tools ?? []);
+    };
+    const sessionTools = async (user: string) => {
+      const token = mcpPrincipal(user, "orders.read contracts.read");
+      return names((await rpc(token, await initializeSession(token), "tools/list")).result.tools);
+    };
+    for (const user of ["mia", "ana"]) expect((await statelessTools(user)).sort(), user).toEqual((await sessionTools(user)).sort());
+    expect(await statelessTools("mia")).not.toContain("audit_events_list");
+    expect(await statelessTools("ana")).toContain("audit_events_list");
+  });
+
+  it("shows clients no source path in any tool's description or schemas, in either lane", async () => {
+    const admin = mcpPrincipal("ana", "orders.read contracts.read");
+    const [stateless] = await readRpc(await modernPost(admin, "tools/list"));
+    const session = await rpc(admin, await initializeSession(admin), "tools/list");
+    for (const tools of [stateless?.result?.tools, session.result.tools]) {
+      expect(tools.length).toBeGreaterThan(5);
+      const text = JSON.stringify(tools);
+      expect(text.match(/\bsrc\/[\w./-]+|[\w-]+\.ts\b/g)).toBeNull();
+    }
   });
 });
