@@ -24,16 +24,29 @@ function dryRun(): { inputs: string[]; printed: string } {
 }
 
 describe("the Worker bundle", () => {
-  it("leaves out ajv and mimetext, bundling their refusals instead", () => {
+  it("leaves out ajv, mimetext, the MCP client SDK and zod 3, bundling their refusals instead", () => {
     const { inputs, printed } = dryRun();
     expect(printed).toMatch(/Total Upload: [\d.]+ KiB \/ gzip: [\d.]+ KiB/);
     const packages = (name: string) => inputs.filter((path) => path.includes(`node_modules/${name}/`));
-    for (const name of ["ajv", "ajv-formats", "fast-uri", "mimetext", "mime-db"]) expect(packages(name), name).toEqual([]);
-    expect(inputs).toContain("src/lib/ajv-refusal.ts");
-    expect(inputs).toContain("src/lib/mimetext-refusal.ts");
+    for (const name of ["ajv", "ajv-formats", "fast-uri", "mimetext", "mime-db", "zod-to-json-schema"]) expect(packages(name), name).toEqual([]);
+    expect(inputs.filter((path) => path.includes("node_modules/zod/v3/")), "zod/v3").toEqual([]);
+    // The client SDK's JSON Schema validator (agents' client code extends it) is the only part of it kept.
+    const client = packages("@modelcontextprotocol/client").filter((path) => !/\/dist\/(validators\/cfWorker\.mjs|cfWorkerProvider-|dialects-)/.test(path));
+    expect(client, "@modelcontextprotocol/client").toEqual([]);
+    for (const refusal of ["ajv-refusal", "mimetext-refusal", "mcp-client-refusal", "zod-v3-refusal"]) expect(inputs).toContain(`src/lib/${refusal}.ts`);
     // The code that uses them is still in (the SDK's default validator, agents' e-mail reply): only never reached.
     expect(inputs).toContain("node_modules/@modelcontextprotocol/sdk/dist/esm/validation/ajv-provider.js");
   }, 120_000);
+
+  it("says what to do should anything construct the refused MCP client or use zod 3", async () => {
+    const client = await import("../../src/lib/mcp-client-refusal");
+    expect(() => new client.Client()).toThrow(/never connects to another MCP server/);
+    expect(() => new client.StreamableHTTPClientTransport()).toThrow(/MCP client SDK is not bundled/);
+    expect(() => client.validateClientMetadataUrl()).toThrow(/MCP client SDK is not bundled/);
+    const zod3 = await import("../../src/lib/zod-v3-refusal");
+    expect(() => zod3.object()).toThrow(/write schemas with zod 4/);
+    expect(() => zod3.zodToJsonSchema()).toThrow(/zod 3 is not bundled/);
+  });
 
   it("says what to do should anything construct the refused ajv", async () => {
     const { default: Ajv } = await import("../../src/lib/ajv-refusal");
