@@ -18,7 +18,7 @@
  */
 import { dereference, format, validate, type OutputUnit, type Schema } from "@cfworker/json-schema";
 import { isRecord } from "./normalize-pointer";
-import { compilePattern } from "./safe-pattern";
+import { compilePattern, patternPropertiesKeyProblem } from "./safe-pattern";
 import { WorkBudget, WorkBudgetExhausted } from "./work-budget";
 
 export const PATTERN_FORMAT_PREFIX = "arbiter-re2:";
@@ -58,23 +58,6 @@ function registerPatternFormat(pattern: string): string {
     };
   }
   return name;
-}
-
-/** Quantifiers outside escapes and classes: patternProperties tolerate one (RegExp is quadratic at worst then). */
-function quantifierCount(pattern: string): number {
-  let count = 0;
-  let inClass = false;
-  for (let at = 0; at < pattern.length; at++) {
-    const char = pattern[at];
-    if (char === "\\") {
-      // \p{...}, \u{...}, \k<...>: the braces are part of the escape, not a count.
-      at++;
-      if (pattern[at + 1] === "{") at = Math.max(at, pattern.indexOf("}", at));
-    } else if (inClass) inClass = char !== "]";
-    else if (char === "[") inClass = true;
-    else if (char === "*" || char === "+" || char === "{" || (char === "?" && pattern[at - 1] !== "(")) count++;
-  }
-  return count;
 }
 
 interface Prepared {
@@ -121,7 +104,8 @@ function prepare(converted: Record<string, unknown>, keepUniqueItems: boolean): 
       for (const key of Object.keys(out.patternProperties)) {
         const compiled = compilePattern(key);
         if (typeof compiled === "string") throw new UnusableSchema(`patternProperties ${compiled}`);
-        if (quantifierCount(key) > 1) throw new UnusableSchema(`patternProperties pattern ${JSON.stringify(key)}: more than one quantifier is not supported in patternProperties (property names are matched by a backtracking engine)`);
+        const tooMany = patternPropertiesKeyProblem(key);
+        if (tooMany) throw new UnusableSchema(`patternProperties ${tooMany}`);
       }
     }
     for (const keyword of METERED_KEYWORDS) if (out[keyword] !== undefined) out[keyword] = wrap(out[keyword]);

@@ -4,7 +4,7 @@
  * says which ECMA-262 features run). Example and default values are data, not schemas, and are not read.
  */
 import { isRecord, pointerOf } from "./normalize-pointer";
-import { patternProblem } from "./safe-pattern";
+import { patternProblem, patternPropertiesKeyProblem } from "./safe-pattern";
 import type { DocumentProblem } from "./types";
 
 const DATA_KEYS = new Set(["example", "examples", "default", "const", "enum"]);
@@ -27,8 +27,8 @@ export function unsafePatternProblems(document: unknown): DocumentProblem[] {
     }
     if (isRecord(record.patternProperties)) {
       for (const key of Object.keys(record.patternProperties)) {
-        const problem = patternProblem(key);
-        if (problem) problems.push({ path: pointerOf([...tokens, "patternProperties", key]), message: `patternProperties ${problem}` });
+        const problem = patternProblem(key) ?? patternPropertiesKeyProblem(key);
+        if (problem) problems.push({ path: pointerOf([...tokens, "patternProperties", key]), message: `patternProperties ${problem}: rewrite it without that feature (see docs/security.md)` });
       }
     }
     for (const [key, value] of Object.entries(record)) {

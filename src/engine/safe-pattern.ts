@@ -33,6 +33,8 @@ const CATEGORY_SHORT: Record<string, string> = {
   Separator: "Z", Space_Separator: "Zs", Line_Separator: "Zl", Paragraph_Separator: "Zp",
   Other: "C", Control: "Cc", cntrl: "Cc", Format: "Cf", Surrogate: "Cs", Private_Use: "Co", Unassigned: "Cn",
 };
+/** General category values written alone (`\p{Lu}`, `\p{Letter}`): any other lone name is a binary property. */
+const CATEGORY_VALUES: ReadonlySet<string> = new Set([...Object.keys(CATEGORY_SHORT), ...Object.values(CATEGORY_SHORT)]);
 /** Longer patterns are refused: compiling is linear too, but a contract has no use for them. */
 export const MAX_PATTERN_LENGTH = 4096;
 
@@ -149,6 +151,11 @@ class Translator {
     this.at = end + 1;
     const [name, value] = body.includes("=") ? body.split("=") : [undefined, body];
     if (name !== undefined && !["Script", "sc", "General_Category", "gc"].includes(name)) this.refuse(`the Unicode property \\${kind}{${body}}`);
+    // Alone or after gc=, the value must be a general category; a lone other name is a binary property
+    // (\p{Alphabetic}, \p{Emoji}), which RE2 does not have.
+    if ((name === undefined || name === "General_Category" || name === "gc") && !CATEGORY_VALUES.has(value ?? "")) {
+      this.refuse(name === undefined ? `the binary Unicode property \\${kind}{${body}}` : `the Unicode property \\${kind}{${body}}`);
+    }
     return `\\${kind}{${CATEGORY_SHORT[value ?? ""] ?? value}}`;
   }
 
@@ -207,4 +214,29 @@ export function compilePattern(pattern: string): RE2JS | string {
 export function patternProblem(pattern: string): string | undefined {
   const result = compilePattern(pattern);
   return typeof result === "string" ? result : undefined;
+}
+
+/**
+ * Quantifiers outside escapes and classes. A `patternProperties` key may hold at most one: property names are
+ * matched with RegExp (a backtracking engine), which is at worst quadratic with one quantifier.
+ */
+export function quantifierCount(pattern: string): number {
+  let count = 0;
+  let inClass = false;
+  for (let at = 0; at < pattern.length; at++) {
+    const char = pattern[at];
+    if (char === "\\") {
+      // \p{...}, \u{...}, \k<...>: the braces are part of the escape, not a count.
+      at++;
+      if (pattern[at + 1] === "{") at = Math.max(at, pattern.indexOf("}", at));
+    } else if (inClass) inClass = char !== "]";
+    else if (char === "[") inClass = true;
+    else if (char === "*" || char === "+" || char === "{" || (char === "?" && pattern[at - 1] !== "(")) count++;
+  }
+  return count;
+}
+
+/** Why a `patternProperties` key cannot be used, beyond patternProblem: more than one quantifier. */
+export function patternPropertiesKeyProblem(key: string): string | undefined {
+  return quantifierCount(key) > 1 ? `pattern ${JSON.stringify(key)}: more than one quantifier is not supported in patternProperties (property names are matched by a backtracking engine)` : undefined;
 }

@@ -101,6 +101,25 @@ describe("contract patterns on RE2", () => {
     expect(patternProblem("^[a-z]+$")).toBeUndefined();
   });
 
+  it("refuses binary Unicode properties and keeps general categories and scripts, as docs/security.md says", () => {
+    expect(patternProblem("^\\p{Alphabetic}+$")).toContain("the binary Unicode property \\p{Alphabetic}");
+    expect(patternProblem("\\P{Emoji}")).toContain("binary Unicode property");
+    expect(patternProblem("\\p{gc=Alphabetic}")).toContain("not a valid ECMA-262 regular expression");
+    for (const accepted of ["^\\p{Lu}+$", "^\\p{Letter}+$", "^\\p{gc=Nd}+$", "^\\p{General_Category=Decimal_Number}$", "^\\p{Script=Greek}+$", "^\\p{sc=Latin}$"]) {
+      expect(patternProblem(accepted), accepted).toBeUndefined();
+    }
+  });
+
+  it("refuses at upload a patternProperties key with more than one quantifier, naming it and its place", () => {
+    const document = stringContract({ type: "object", patternProperties: { "^x-[a-z]+$": { type: "string" }, "^[a-z]+_[0-9]+$": { type: "string" } } });
+    expect(unsafePatternProblems(document)).toEqual([
+      {
+        path: "/paths/~1v/get/responses/200/content/application~1json/schema/patternProperties/^[a-z]+_[0-9]+$",
+        message: expect.stringContaining('patternProperties pattern "^[a-z]+_[0-9]+$": more than one quantifier is not supported'),
+      },
+    ]);
+  });
+
   it("a contract upload names each refused pattern with its place; examples are data and not read", () => {
     const document = stringContract({ type: "object", properties: { code: { type: "string", pattern: "^(?!x)\\w+$" } }, example: { pattern: "(?=nope)" } });
     expect(unsafePatternProblems(document)).toEqual([
