@@ -1,8 +1,10 @@
 /**
  * The audit sink every caller uses: tool pipeline, REST router, OAuth events, CI key events. Each record
  * is scrubbed and stored in its organization's audit store, or, when storing fails, logged in full with
- * `stored: false`; with AUDIT_LOG_LINES=all a stored record is also logged, with `stored: true` (log-lines.ts). It never throws: the
- * caller always gets its result. MCP calls do not wait for the store (AfterAnswer, wired in src/mcp/deps.ts).
+ * `stored: false`; with AUDIT_LOG_LINES=all a stored record is also logged, with `stored: true` (log-lines.ts). It never
+ * throws, and record() resolves only once the record is stored or logged: a caller that answers after it (the governed
+ * core does) answers with its record already safe. The 2025-11-25 session lane writes into its own outbox instead
+ * (outbox.ts, wired in src/mcp/deps.ts).
  */
 import type { Env } from "../env";
 import { tracedStub } from "../telemetry/stub";
@@ -24,27 +26,15 @@ export function auditStoresIn(namespace: Env["AUDIT_LOG"]): (organizationId: str
   return (organizationId) => tracedStub(namespace.get(namespace.idFromName(organizationId)), "AuditLog");
 }
 
-/**
- * How a sink whose store writes finish after the caller's answer keeps its host running until they do. A write
- * handed to it has already started (the record is built and sent before the answer), and it never rejects: a
- * failed write logs the full record.
- */
-export type AfterAnswer = (write: Promise<void>) => void;
-
 export class StoringAuditSink implements AuditSink {
-  /** Without `afterAnswer`, record() resolves once the record is stored (or logged as not stored). */
   constructor(
     private readonly storeFor: AuditStoreLookup,
-    private readonly afterAnswer?: AfterAnswer,
     private readonly lines: AuditLogLines = "failures",
   ) {}
 
+  /** Resolves once the record is stored, or logged in full as not stored. */
   record(input: AuditRecord): Promise<void> {
-    // store() sends the record before its first await, so it is on its way when this returns, wait or not.
-    const writing = this.store(input);
-    if (!this.afterAnswer) return writing;
-    this.afterAnswer(writing);
-    return Promise.resolve();
+    return this.store(input);
   }
 
   private async store(input: AuditRecord): Promise<void> {
@@ -62,9 +52,9 @@ export class StoringAuditSink implements AuditSink {
   }
 }
 
-/** The stored audit trail; pass `afterAnswer` to let callers answer before the store has the record. */
-export function auditSinkFor(env: Env, afterAnswer?: AfterAnswer): AuditSink {
-  return new StoringAuditSink(auditStoresIn(env.AUDIT_LOG), afterAnswer, auditLogLinesOf(env));
+/** The stored audit trail: each record() resolves once its record is stored or logged in full. */
+export function auditSinkFor(env: Env): AuditSink {
+  return new StoringAuditSink(auditStoresIn(env.AUDIT_LOG), auditLogLinesOf(env));
 }
 
 /**

@@ -34,8 +34,8 @@ export interface AuditPage {
 export type AppendResult = { stored: true } | { stored: false; problem: string };
 
 /**
- * One outbox row as the audit store receives it (outbox.ts): the record and its delivery id, or null for a record
- * sent once and never again (the stateless lane's isolate batches, isolate-batch.ts).
+ * One outbox row as the audit store receives it (outbox.ts): the record and its delivery id (null for a record
+ * sent once and never again).
  */
 export interface AuditDelivery {
   deliveryId: string | null;

@@ -1,9 +1,7 @@
 import { waitUntil } from "cloudflare:workers";
 import type { AuditOutbox } from "../audit/outbox";
 import type { AuditSink } from "../audit/record";
-import { IsolateAuditBatcher } from "../audit/isolate-batch";
-import { auditLogLinesOf } from "../audit/log-lines";
-import { auditSinkFor, auditStoresIn, type AfterAnswer } from "../audit/sink";
+import { auditSinkFor } from "../audit/sink";
 import type { Env } from "../env";
 import type { RateLimiter } from "../ratelimit/hook";
 import { LeasedRateLimiter } from "../ratelimit/leases";
@@ -13,23 +11,18 @@ import type { PipelineDeps } from "./pipeline";
 import { getCatalog } from "./registry";
 
 /**
- * Where the pipeline runs, which decides whether a call waits for its audit record to be stored:
+ * Where the pipeline runs, which decides how a call's audit record is made safe before its answer:
  *  - the 2025-11-25 session Durable Object (sessionPipelineDeps): the record goes into the object's own outbox
- *    before the answer and is drained to the audit store by an alarm after it (audit/outbox.ts). An alarm, not
- *    work left pending: commit d237eba saw the full worker suite stall when the session object left its RPC to the
- *    audit store running after the answer. Our reading: that RPC then belongs to no request or event of the object
- *    any more, so nothing bounds or retries it, and the test runtime waits on it; an alarm is an event of its own,
- *    which the runtime runs to completion, retries when it fails and re-runs after an eviction;
- *  - "worker-request": the 2026-07-28 stateless lane, in the Worker's own request: records of calls the isolate
- *    answers at about the same time go to the store in one batch (audit/isolate-batch.ts), flushed by the call that
- *    opened it and kept alive with that request's waitUntil (cloudflare:workers), since a request's work is
- *    cancelled once it has answered;
- *  - "wait": the call waits for the store: /chat, the listen hub.
- * In every case the record is built before the answer, and a failed write logs the full record.
+ *    before the answer (a local write the output gate holds the answer for) and is drained to the audit store by an
+ *    alarm after it (audit/outbox.ts). An alarm, not work left pending: commit d237eba saw the full worker suite
+ *    stall when the session object left its RPC to the audit store running after the answer; an alarm is an event
+ *    of its own, which the runtime runs to completion, retries when it fails and re-runs after an eviction;
+ *  - "worker-request" (the 2026-07-28 stateless lane) and "wait" (/chat, the listen hub): a Worker request has no
+ *    storage of its own for an outbox, so the call waits until the audit store has the record (or it is logged in
+ *    full): nothing of it is left in an isolate's memory after the answer, so an isolate that dies after answering
+ *    loses nothing.
  */
 export type PipelineHost = "worker-request" | "wait";
-
-const afterAnswer: AfterAnswer = (write) => waitUntil(write);
 
 /**
  * One `T` per isolate and binding: holders of plain data only (no I/O object is shared between requests), keyed by
@@ -42,18 +35,6 @@ function perIsolate<T>(holders: WeakMap<object, T>, binding: object, make: () =>
     holders.set(binding, holder);
   }
   return holder;
-}
-
-/** The stateless lane's audit batches (audit/isolate-batch.ts), one batcher per isolate. */
-const isolateBatchers = new WeakMap<object, IsolateAuditBatcher>();
-function isolateAuditSink(env: Env): AuditSink {
-  const batcher = perIsolate(isolateBatchers, env.AUDIT_LOG, () => new IsolateAuditBatcher(auditLogLinesOf(env)));
-  const stores = auditStoresIn(env.AUDIT_LOG);
-  return {
-    async record(record) {
-      batcher.add(record, stores, afterAnswer);
-    },
-  };
 }
 
 /**
@@ -91,6 +72,6 @@ function isolateLimiter(env: Env): RateLimiter {
 /** The pipeline's hooks for this deployment: the KV-backed limiter and the stored audit trail. */
 export function pipelineDepsFor(env: Env, host: PipelineHost = "wait"): PipelineDeps {
   const limiter = host === "worker-request" ? isolateLimiter(env) : rateLimiterFor(env);
-  const audit = host === "worker-request" ? isolateAuditSink(env) : auditSinkFor(env);
+  const audit = auditSinkFor(env);
   return { audit, rateLimiter: reportingQuotas(limiter), telemetry: telemetryFor(env) };
 }
