@@ -71,7 +71,42 @@ function wideOneOf(): HostileCase {
   };
 }
 
-export const HOSTILE_CASES: readonly (() => HostileCase)[] = [uniqueItems, nestedQuantifier, packedSegment, wideOneOf];
+/** One response value as a case: the same body as one recorded exchange and as a payload. */
+function single(name: string, schema: unknown, body: unknown): HostileCase {
+  return {
+    name,
+    contract: contract({ "/thing": { get: { responses: jsonResponse(schema) } } }),
+    exchanges: [{ method: "GET", path: "/thing", status: 200, responseHeaders: { "content-type": "application/json" }, responseBody: JSON.stringify(body) }],
+    payload: { method: "GET", path: "/thing", status: 200, payload: body },
+  };
+}
+
+/** A 13-character pattern that RE2 accepts but compiles to a ~2,000-instruction program, against 160 KB. */
+function bigProgram(): HostileCase {
+  return single("pattern [a-z]{1,999}0 vs a 160 KB string", { type: "string", pattern: "[a-z]{1,999}0" }, "a".repeat(160_000));
+}
+
+const manyKeys = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`k${index}`, "v"]));
+
+/** dependentSchemas: 300 names present in a 10,000-key object, each re-validating the whole object. */
+function dependentSchemas(): HostileCase {
+  const dependent = Object.fromEntries(Array.from({ length: 300 }, (_, index) => [`k${index}`, { additionalProperties: { type: "string" } }]));
+  return single("dependentSchemas: 300 names over 10,000 keys", { type: "object", dependentSchemas: dependent }, manyKeys(10_000));
+}
+
+/** patternProperties: 1,000 one-quantifier patterns tested against each of 10,000 property names. */
+function manyPatternProperties(): HostileCase {
+  const patterns = Object.fromEntries(Array.from({ length: 1000 }, (_, index) => [`^p${index}[0-9]*$`, { type: "string" }]));
+  return single("patternProperties: 1,000 patterns over 10,000 keys", { type: "object", patternProperties: patterns }, manyKeys(10_000));
+}
+
+/** required: 1,000 names missing from each of 3,000 items (3 million errors if all are collected). */
+function manyRequired(): HostileCase {
+  const names = Array.from({ length: 1000 }, (_, index) => `r${index}`);
+  return single("required: 1,000 names over 3,000 items", { type: "array", items: { type: "object", required: names } }, Array.from({ length: 3000 }, () => ({})));
+}
+
+export const HOSTILE_CASES: readonly (() => HostileCase)[] = [uniqueItems, nestedQuantifier, packedSegment, wideOneOf, bigProgram, dependentSchemas, manyPatternProperties, manyRequired];
 
 export function ndjsonOf(exchanges: readonly Json[]): string {
   return exchanges.map((exchange) => JSON.stringify(exchange)).join("\n") + "\n";

@@ -2,8 +2,8 @@
  * Heavy validation must not hold up other organizations (issue 22). Starts wrangler dev, then for each worst case
  * of bench/hostile-cases.ts: acme uploads the hostile contract and its recorded traffic while, at the same time,
  * /health and a tools/call of another organization (globex's whoami, 2026-07-28 stateless lane) are timed every
- * 100 ms. Prints the upload's time and answer, and the medians and maxima of the concurrent requests; both should
- * stay within 1 s. Rerun: npm run bench:tenants (a figure, not a test: the machine is shared, see uptime below).
+ * 100 ms. Prints the upload's time and answer, and the medians, p99 and maxima of the concurrent requests (the
+ * target: other organizations' p99 within 100 ms). Rerun: npm run bench:tenants (a figure, not a test: the machine is shared, see uptime below).
  */
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
@@ -18,7 +18,7 @@ function stats(values: number[]): string {
   if (values.length === 0) return "no samples";
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(0);
-  return `median ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${sorted[sorted.length - 1]!.toFixed(0)} ms (${values.length} samples)`;
+  return `median ${at(0.5)} ms, p90 ${at(0.9)} ms, p99 ${at(0.99)} ms, max ${sorted[sorted.length - 1]!.toFixed(0)} ms (${values.length} samples)`;
 }
 
 async function timed(request: () => Promise<Response>): Promise<number> {
@@ -70,10 +70,10 @@ try {
     const started = performance.now();
     const upload = await fetch(`${dev.url}/api/v1/projects/${project}/exchanges`, { method: "POST", headers: { Authorization: `Bearer ${acme}`, "Content-Type": "application/x-ndjson" }, body: ndjsonOf(hostile.exchanges) });
     const uploadMs = performance.now() - started;
-    const answer = (await upload.json()) as { verdict?: { approved: boolean; totalViolations: number }; error?: { code: string } };
+    const answer = (await upload.json()) as { verdict?: { approved: boolean; totalViolations: number; summary?: Array<{ rule: string; count: number }> }; error?: { code: string } };
     uploading = false;
     await Promise.all(samplers);
-    const outcome = answer.verdict ? `${answer.verdict.approved ? "approved" : "rejected"}, ${answer.verdict.totalViolations} violations` : answer.error?.code;
+    const outcome = answer.verdict ? `${answer.verdict.approved ? "approved" : "rejected"}, ${answer.verdict.totalViolations} violations${answer.verdict.summary ? ` (${answer.verdict.summary.map((entry) => `${entry.rule} ${entry.count}`).join(", ")})` : ""}` : answer.error?.code;
     console.log(`${hostile.name}: upload ${upload.status} (${outcome}) in ${uploadMs.toFixed(0)} ms`);
     console.log(`  /health during it:             ${stats(healthTimes)}`);
     console.log(`  globex tools/call during it:   ${stats(toolTimes)}`);

@@ -32,6 +32,7 @@ const ERROR_UNITS = 4;
  */
 const METERED_KEYWORDS = ["items", "contains", "not", "if", "then", "else"];
 const METERED_LIST_KEYWORDS = ["allOf", "anyOf", "oneOf"];
+/** Applied once per property or item they reach: metered too, so a map or a dependent schema over many keys counts. */
 const SCHEMA_KEYWORDS = ["additionalProperties", "unevaluatedProperties", "unevaluatedItems", "propertyNames"];
 const LIST_KEYWORDS = ["prefixItems"];
 const MAP_KEYWORDS = ["properties", "patternProperties", "dependentSchemas"];
@@ -52,26 +53,55 @@ function registerPatternFormat(pattern: string): string {
   if (!Object.hasOwn(format, name)) {
     // Looked up again on each call, so the compiled form can leave the bounded cache without breaking this.
     format[name] = (text: string) => {
-      running?.spend(text.length + 1);
       const engine = compilePattern(pattern);
-      return typeof engine !== "string" && engine.test(text);
+      if (typeof engine === "string") return false;
+      // Charged before it runs: at worst RE2 steps through its whole program for each character it reads.
+      running?.spend((text.length + 1) * programWeight(engine));
+      return engine.test(text);
     };
   }
   return name;
 }
 
+/** Program instructions per unit a pattern's character costs: an ordinary pattern's program is well under this. */
+const INSTRUCTIONS_PER_UNIT = 64;
+
+function programWeight(engine: object): number {
+  const program = (engine as { re2Input?: { prog?: { inst?: unknown[] } } }).re2Input?.prog?.inst;
+  return Array.isArray(program) ? Math.max(1, Math.ceil(program.length / INSTRUCTIONS_PER_UNIT)) : 1;
+}
+
+/** patternProperties tests (one pattern against one property name) per unit. */
+const PATTERN_TESTS_PER_UNIT = 2;
+
 interface Prepared {
   schema: Record<string, unknown>;
   usesUniqueItems: boolean;
   usesPatternProperties: boolean;
+  /** All patternProperties keys of the schema: each may be tested against every property name of the value. */
+  patternPropertiesCount: number;
+  /** Units each lookup of a metered subschema costs beyond its one: the names its `required` checks. */
+  requiredWeight: Map<string, number>;
 }
 
 /** Rewrites a converted schema (payload-schema.ts output, which the caller owns) as described above. */
 function prepare(converted: Record<string, unknown>, keepUniqueItems: boolean): Prepared {
   const defs: Record<string, unknown> = {};
-  const facts = { usesUniqueItems: false, usesPatternProperties: false };
+  const facts = { usesUniqueItems: false, usesPatternProperties: false, patternPropertiesCount: 0, requiredWeight: new Map<string, number>() };
   let counter = 0;
   const originalDefs = isRecord(converted.$defs) ? converted.$defs : {};
+  /** The required names checked when the subschema being rewritten applies once (its own, and its unmetered parts'). */
+  let requiredNames = 0;
+
+  /** Rewrites `sub` as the subschema `name` of $defs, reached through a counted lookup, and weighs its required names. */
+  function define(name: string, sub: Record<string, unknown>): void {
+    const outer = requiredNames;
+    requiredNames = 0;
+    defs[name] = rewrite(sub);
+    // Each required name is a check that can produce an error: charged with every application of the subschema.
+    if (requiredNames > 0) facts.requiredWeight.set(name, requiredNames);
+    requiredNames = outer;
+  }
 
   function plain(sub: unknown): unknown {
     return isRecord(sub) ? rewrite(sub) : sub;
@@ -83,13 +113,14 @@ function prepare(converted: Record<string, unknown>, keepUniqueItems: boolean): 
     if (typeof sub.$ref === "string" && Object.keys(sub).length === 1) return sub;
     if (typeof sub.format === "string" && Object.keys(sub).length === 1) return sub;
     const name = `m${counter++}`;
-    defs[name] = rewrite(sub);
+    define(name, sub);
     return { $ref: `#/$defs/${name}` };
   }
 
   function rewrite(schema: Record<string, unknown>): Record<string, unknown> {
     const out: Record<string, unknown> = { ...schema };
     delete out.$defs;
+    if (Array.isArray(out.required)) requiredNames += out.required.length;
     if (typeof out.pattern === "string") {
       const formatName = registerPatternFormat(out.pattern);
       delete out.pattern;
@@ -101,6 +132,7 @@ function prepare(converted: Record<string, unknown>, keepUniqueItems: boolean): 
     }
     if (isRecord(out.patternProperties)) {
       facts.usesPatternProperties = true;
+      facts.patternPropertiesCount += Object.keys(out.patternProperties).length;
       for (const key of Object.keys(out.patternProperties)) {
         const compiled = compilePattern(key);
         if (typeof compiled === "string") throw new UnusableSchema(`patternProperties ${compiled}`);
@@ -110,17 +142,22 @@ function prepare(converted: Record<string, unknown>, keepUniqueItems: boolean): 
     }
     for (const keyword of METERED_KEYWORDS) if (out[keyword] !== undefined) out[keyword] = wrap(out[keyword]);
     for (const keyword of METERED_LIST_KEYWORDS) if (Array.isArray(out[keyword])) out[keyword] = (out[keyword] as unknown[]).map(wrap);
-    for (const keyword of SCHEMA_KEYWORDS) if (out[keyword] !== undefined) out[keyword] = plain(out[keyword]);
+    for (const keyword of SCHEMA_KEYWORDS) if (out[keyword] !== undefined) out[keyword] = wrap(out[keyword]);
     for (const keyword of LIST_KEYWORDS) if (Array.isArray(out[keyword])) out[keyword] = (out[keyword] as unknown[]).map(plain);
     for (const keyword of MAP_KEYWORDS) {
       const map = out[keyword];
-      if (isRecord(map)) out[keyword] = Object.fromEntries(Object.entries(map).map(([name, member]) => [name, plain(member)]));
+      // dependentSchemas members apply to the whole object again, once per name present: metered like alternatives.
+      const member = keyword === "dependentSchemas" ? wrap : plain;
+      if (isRecord(map)) out[keyword] = Object.fromEntries(Object.entries(map).map(([name, schema]) => [name, member(schema)]));
     }
     return out;
   }
 
   const root = rewrite(converted);
-  for (const [name, member] of Object.entries(originalDefs)) defs[name] = isRecord(member) ? rewrite(member) : member;
+  for (const [name, member] of Object.entries(originalDefs)) {
+    if (isRecord(member)) define(name, member);
+    else defs[name] = member;
+  }
   if (Object.keys(defs).length > 0) root.$defs = defs;
   return { schema: root, ...facts };
 }
@@ -129,11 +166,12 @@ function prepare(converted: Record<string, unknown>, keepUniqueItems: boolean): 
  * Canonical identity of every value (hash-consing): equal JSON values get the same number, so an array holds
  * duplicates exactly when two of its items share one. Linear in the value; `onArray` sees each array's items.
  */
-function scanDuplicates(value: unknown, budget: WorkBudget): { cost: number; pairwise: number; longestKey: number } {
+function scanDuplicates(value: unknown, budget: WorkBudget): { cost: number; pairwise: number; longestKey: number; keys: number } {
   const ids = new Map<string, number>();
   let cost = 0;
   let pairwise = 0;
   let longestKey = 0;
+  let keyCount = 0;
   const idOf = (key: string) => {
     let id = ids.get(key);
     if (id === undefined) {
@@ -169,13 +207,14 @@ function scanDuplicates(value: unknown, budget: WorkBudget): { cost: number; pai
     }
     if (isRecord(node)) {
       const keys = Object.keys(node).sort();
+      keyCount += keys.length;
       for (const key of keys) if (key.length > longestKey) longestKey = key.length;
       return idOf(`o${keys.map((key) => `${JSON.stringify(key)}:${visit(node[key])}`).join(",")}`);
     }
     return idOf(typeof node === "string" ? `s${node}` : `p${String(node)}`);
   };
   visit(value);
-  return { cost, pairwise, longestKey };
+  return { cost, pairwise, longestKey, keys: keyCount };
 }
 
 export interface MeteredResult {
@@ -208,6 +247,8 @@ export class MeteredValidator {
       if (this.full.usesPatternProperties && scan.longestKey > MAX_PATTERN_PROPERTY_NAME) {
         throw new UnusableSchema(`a property name is longer than ${MAX_PATTERN_PROPERTY_NAME} characters, the limit for matching patternProperties, so the value cannot be verified`);
       }
+      // Charged before the run: at worst every pattern is tested against every property name of the value.
+      if (this.full.usesPatternProperties) budget.spend(Math.ceil((this.full.patternPropertiesCount * scan.keys) / PATTERN_TESTS_PER_UNIT));
       if (this.full.usesUniqueItems && scan.cost === 0 && scan.pairwise > PAIRWISE_TOLERATED) {
         this.withoutUnique ??= (() => {
           const prepared = prepare(this.converted, false).schema;
@@ -217,9 +258,10 @@ export class MeteredValidator {
       } else if (scan.cost > 0) budget.spend(scan.cost);
       else if (this.full.usesUniqueItems) budget.spend(Math.ceil(scan.pairwise / 1000));
     }
+    const requiredWeight = this.full.requiredWeight;
     const metered = new Proxy(lookup, {
       get(target, key, receiver) {
-        budget.spend(1);
+        budget.spend(1 + (typeof key === "string" && requiredWeight.size > 0 ? (requiredWeight.get(key.slice(key.lastIndexOf("/") + 1)) ?? 0) : 0));
         return Reflect.get(target, key, receiver);
       },
     });

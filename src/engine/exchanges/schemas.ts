@@ -10,7 +10,7 @@ import { leafErrors } from "../payload-errors";
 import { convertToJsonSchema, SchemaConversionError } from "../payload-schema";
 import type { Direction } from "../rules/support/schema-change";
 import type { OpenApiDocument, PayloadError } from "../types";
-import { VALUE_WORK_UNITS, WorkBudget } from "../work-budget";
+import { VALUE_WORK_UNITS, WorkBudget, WorkBudgetExhausted } from "../work-budget";
 
 const MAX_CACHED_VALIDATORS = 2000;
 
@@ -18,7 +18,7 @@ interface Entry {
   validator: MeteredValidator;
 }
 
-export type SchemaCheck = { ok: true; errors: PayloadError[] } | { ok: false; unusable: string } | { ok: false; tooDeep: true };
+export type SchemaCheck = { ok: true; errors: PayloadError[] } | { ok: false; unusable: string } | { ok: false; tooDeep: true } | { ok: false; tooCostly: string };
 
 export class SchemaValidators {
   private readonly cache = new Map<string, Entry | string>();
@@ -58,6 +58,8 @@ export class SchemaValidators {
       // No payload for the messages: recorded traffic's values never reach a stored finding (traffic-text.ts).
       return { ok: true, errors: result.valid ? [] : leafErrors(result.errors, result.schema) };
     } catch (error) {
+      // One value too costly to validate is a finding of its own; the upload goes on (its own limit still holds).
+      if (error instanceof WorkBudgetExhausted && error.scope === "value") return { ok: false, tooCostly: error.message };
       if (!(error instanceof UnusableSchema)) throw error;
       return { ok: false, unusable: error.message };
     }

@@ -16,7 +16,7 @@ import { MAX_EXCHANGE_VIOLATIONS_LISTED, type RecordedExchange } from "./exchang
 import { pathParameterValues, typedValue } from "./parameters";
 import { SchemaValidators } from "./schemas";
 import { trafficMediaType, trafficMessage, trafficPointer } from "./traffic-text";
-import { UPLOAD_WORK_UNITS, WorkBudget } from "../work-budget";
+import { UPLOAD_SECONDS, UPLOAD_WORK_UNITS, WorkBudget, WorkBudgetExhausted } from "../work-budget";
 import { TRAFFIC_RULES } from "../rules/catalog";
 
 const TRAFFIC_RULE_IDS = TRAFFIC_RULES.map((rule) => rule.id);
@@ -125,6 +125,7 @@ class ExchangeCheck {
     const checked = this.schemas.check(shared ? `${this.documentKey}\n${key}` : `${this.documentKey}\n${this.operation.label}\n${key}`, this.index.document, this.index.version, schema, direction, value, this.budget);
     if (!checked.ok) {
       if ("tooDeep" in checked) this.report(rule, `${this.at}${where}`, `${what} nests too deeply to be validated`);
+      else if ("tooCostly" in checked) this.report("work-budget-exhausted", `${this.at}${where}`, `${what} was not checked: ${checked.tooCostly}`);
       else this.report("schema-unusable", `${this.at}${where}`, `the contract's schema for ${what} cannot be used, so it was not checked: ${checked.unusable}`);
       return;
     }
@@ -260,12 +261,16 @@ function pathShape(index: DocumentIndex, path: string): string {
   return `/${segments.join("/")}`;
 }
 
-/** Work between two yields to the event loop, so other requests of the isolate keep moving (about 0.1 s). */
-const UNITS_PER_SLICE = 100_000;
+/** Work between two yields to the event loop, so other requests of the isolate keep moving (about 25 ms). */
+const UNITS_PER_SLICE = 25_000;
 
-function* validation(index: DocumentIndex, documentKey: string, schemas: SchemaValidators, exchanges: readonly RecordedExchange[]): Generator<void, Verdict> {
+/**
+ * `deadline` (ms since the epoch): validation that yields is bounded by time, checked after each yield, where the
+ * clock moves; without one (no yields) it is bounded by UPLOAD_WORK_UNITS.
+ */
+function* validation(index: DocumentIndex, documentKey: string, schemas: SchemaValidators, exchanges: readonly RecordedExchange[], deadline?: number): Generator<void, Verdict> {
   const findings = new Findings();
-  const budget = new WorkBudget(UPLOAD_WORK_UNITS, "upload");
+  const budget = new WorkBudget(deadline === undefined ? UPLOAD_WORK_UNITS : Number.POSITIVE_INFINITY, "upload");
   // Grouped by operation, so an operation's validators are built (or fetched) once per upload even when the
   // upload touches more operations than the cache holds.
   const groups = new Map<IndexedOperation, number[]>();
@@ -295,6 +300,7 @@ function* validation(index: DocumentIndex, documentKey: string, schemas: SchemaV
       if (budget.spent - yieldedAt >= UNITS_PER_SLICE) {
         yieldedAt = budget.spent;
         yield;
+        if (deadline !== undefined && Date.now() > deadline) throw new WorkBudgetExhausted(UPLOAD_SECONDS, "upload-time");
       }
     }
   }
@@ -315,7 +321,7 @@ export function createExchangeValidator(): ExchangeValidator {
       }
     },
     async validateYielding(document, documentKey, exchanges, pause) {
-      const steps = validation(indexDocument(document), documentKey, schemas, exchanges);
+      const steps = validation(indexDocument(document), documentKey, schemas, exchanges, Date.now() + UPLOAD_SECONDS * 1000);
       for (;;) {
         const step = steps.next();
         if (step.done) return step.value;

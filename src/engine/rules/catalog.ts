@@ -39,6 +39,7 @@ export const TRAFFIC_RULES: readonly CatalogEntry[] = frozen([
   { id: "undocumented-media-type", family: "traffic", severity: "error", purpose: "A request or response body has a content type the contract does not declare there (or the contract declares no body there).", aliases: ["exchange-content-type-undocumented"] },
   { id: "response-invalid", family: "traffic", severity: "error", purpose: "The response body or a response header does not match the contract's schema (writeOnly properties must not appear).", aliases: ["exchange-response-invalid"] },
   { id: "schema-unusable", family: "traffic", severity: "warning", purpose: "The contract's schema for this part cannot be used for validation (an unresolvable $ref or an invalid pattern), so the part was not checked.", aliases: ["exchange-schema-unusable"] },
+  { id: "work-budget-exhausted", family: "traffic", severity: "warning", purpose: "Validating this part needs more work than one value may take (docs/security.md), so it was not checked; the rest of the upload was." },
 ]);
 
 /** Why a response payload could not be validated (its schema errors are reported by keyword, not by rule). */
@@ -49,6 +50,7 @@ export const PAYLOAD_RULES: readonly CatalogEntry[] = frozen([
   { id: "payload-missing", family: "payload", severity: "error", purpose: "No payload was given." },
   { id: "payload-too-deep", family: "payload", severity: "error", purpose: "The payload nests too deep to be validated." },
   { id: "schema-unusable", family: "payload", severity: "error", purpose: "The contract's schema for the response cannot be used for validation (an unresolvable $ref or an invalid pattern)." },
+  { id: "work-budget-exhausted", family: "payload", severity: "error", purpose: "Validating the payload needs more work than one value may take (docs/security.md), so it cannot be verified." },
 ]);
 
 /** Every finding of every family: the verdict rules in registry order, then traffic, then payload. */

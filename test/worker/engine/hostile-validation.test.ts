@@ -12,7 +12,7 @@ import { unsafePatternProblems } from "../../../src/engine/pattern-check";
 import { compilePattern, patternProblem } from "../../../src/engine/safe-pattern";
 import { matchSegment, parseSegmentTemplate } from "../../../src/engine/segment-template";
 import type { OpenApiDocument } from "../../../src/engine/types";
-import { UPLOAD_WORK_UNITS, WorkBudgetExhausted } from "../../../src/engine/work-budget";
+import { UPLOAD_SECONDS, UPLOAD_WORK_UNITS, VALUE_WORK_UNITS, WorkBudgetExhausted } from "../../../src/engine/work-budget";
 import { HOSTILE_CASES, ndjsonOf } from "../../../bench/hostile-cases";
 
 const GUARD = { timeout: 10_000 };
@@ -28,11 +28,13 @@ function payload(document: OpenApiDocument, value: unknown, path = "/v") {
 describe("the four worst cases of issue 22", () => {
   const [uniqueItems, nested, packed, wide] = HOSTILE_CASES.map((build) => build());
 
-  it("uniqueItems over 160,000 distinct integers is approved, and a duplicate among them is found", GUARD, () => {
+  it("uniqueItems over 40,000 distinct integers is approved and a duplicate found; over 160,000 it is 'cannot verify' within one value's budget", GUARD, () => {
     const document = uniqueItems!.contract as unknown as OpenApiDocument;
-    expect(payload(document, uniqueItems!.payload.payload, "/numbers")).toMatchObject({ approved: true, errors: [] });
-    const withDuplicate = [7, ...(uniqueItems!.payload.payload as number[])];
-    expect(payload(document, withDuplicate, "/numbers").errors).toEqual([expect.objectContaining({ keyword: "uniqueItems", pointer: "" })]);
+    const numbers = (uniqueItems!.payload.payload as number[]).slice(0, 40_000);
+    expect(payload(document, numbers, "/numbers")).toMatchObject({ approved: true, errors: [] });
+    expect(payload(document, [7, ...numbers], "/numbers").errors).toEqual([expect.objectContaining({ keyword: "uniqueItems", pointer: "" })]);
+    // A value is validated in one go, so it may hold the isolate only for its budget (VALUE_WORK_UNITS).
+    expect(payload(document, uniqueItems!.payload.payload, "/numbers").violations).toEqual([expect.objectContaining({ rule: "work-budget-exhausted" })]);
   });
 
   it("^(a+)+$ against 31 a's and a '!' is a pattern error, from the payload tool and from traffic", GUARD, () => {
@@ -55,7 +57,7 @@ describe("the four worst cases of issue 22", () => {
     expect(matchSegment(parseSegmentTemplate("{a}{b}{c}"), "ab")).toBeUndefined();
   });
 
-  it("5,000 exchanges against a 20-way oneOf stop at the upload's work budget, naming the limit", GUARD, () => {
+  it("5,000 exchanges against a 20-way oneOf, validated without yielding, stop at the upload's work budget, naming the limit", GUARD, () => {
     const parsed = parseExchanges(ndjsonOf(wide!.exchanges), "application/x-ndjson");
     if (!parsed.ok) throw new Error("fixture");
     let thrown: unknown;
@@ -66,6 +68,58 @@ describe("the four worst cases of issue 22", () => {
     }
     expect(thrown).toBeInstanceOf(WorkBudgetExhausted);
     expect((thrown as Error).message).toContain(`more than ${UPLOAD_WORK_UNITS.toLocaleString("en-US")} work units, the limit per upload`);
+  });
+
+  it("validated as uploads are, in slices that yield, an upload is bounded by time read across the yields, naming the limit", GUARD, async () => {
+    const parsed = parseExchanges(ndjsonOf(wide!.exchanges.slice(0, 200)), "application/x-ndjson");
+    if (!parsed.ok) throw new Error("fixture");
+    // Each pause lets the clock move on by the upload's whole limit: the first slice after a yield is over time.
+    let clock = Date.now();
+    const realNow = Date.now;
+    Date.now = () => clock;
+    let pauses = 0;
+    let thrown: unknown;
+    try {
+      await createExchangeValidator().validateYielding(wide!.contract as unknown as OpenApiDocument, "k-time", parsed.exchanges, async () => {
+        pauses++;
+        clock += (UPLOAD_SECONDS + 1) * 1000;
+      });
+    } catch (error) {
+      thrown = error;
+    } finally {
+      Date.now = realNow;
+    }
+    expect(pauses).toBe(1);
+    expect(thrown).toBeInstanceOf(WorkBudgetExhausted);
+    expect((thrown as Error).message).toBe(`validating this upload takes longer than ${UPLOAD_SECONDS} s, the limit per upload, so it cannot be verified: split the recording into smaller uploads`);
+  });
+});
+
+describe("work charged before or as it is done (issue 37): each costly keyword is 'cannot verify' within one value's budget", () => {
+  const [, , , , bigProgram, dependent, patternProps, required] = HOSTILE_CASES.map((build) => build());
+  for (const hostile of [bigProgram, dependent, patternProps, required]) {
+    it(`${hostile!.name}: the payload tool says cannot verify; traffic reports that part and checks the rest`, GUARD, () => {
+      const document = hostile!.contract as unknown as OpenApiDocument;
+      expect(payload(document, hostile!.payload.payload, "/thing").violations).toEqual([
+        expect.objectContaining({ rule: "work-budget-exhausted", message: expect.stringContaining(`more than ${VALUE_WORK_UNITS.toLocaleString("en-US")} work units, the limit per value`) }),
+      ]);
+      // The same exchange twice, and one that is cheap: the costly ones are findings, the cheap one is checked.
+      const cheap = { ...hostile!.exchanges[0]!, path: "/nowhere" };
+      const parsed = parseExchanges(ndjsonOf([hostile!.exchanges[0]!, hostile!.exchanges[0]!, cheap]), "application/x-ndjson");
+      if (!parsed.ok) throw new Error("fixture");
+      const verdict = createExchangeValidator().validate(document, `k-${hostile!.name}`, parsed.exchanges);
+      expect(verdict.summary).toEqual([
+        { rule: "undocumented-operation", severity: "error", count: 1 },
+        { rule: "work-budget-exhausted", severity: "warning", count: 2 },
+      ]);
+    });
+  }
+
+  it("an ordinary pattern costs about a unit per character; one that compiles to a large RE2 program costs in proportion", () => {
+    const ordinary = stringContract({ type: "string", pattern: "^[a-z]+$" });
+    expect(payload(ordinary, "a".repeat(60_000)).approved).toBe(true);
+    const large = stringContract({ type: "string", pattern: "[a-z]{1,999}0" });
+    expect(payload(large, "a".repeat(60_000)).violations).toEqual([expect.objectContaining({ rule: "work-budget-exhausted" })]);
   });
 });
 
@@ -157,6 +211,6 @@ describe("uniqueItems and budgets", () => {
     }
     const value = Array.from({ length: 30 }, () => Array.from({ length: 30 }, () => Array.from({ length: 30 }, () => 1)));
     const result = payload(stringContract(schema), value);
-    expect(result.violations).toEqual([expect.objectContaining({ rule: "work-budget-exhausted", message: expect.stringMatching(/^cannot verify: validating this value needs more than 500,000 work units, the limit per value/) })]);
+    expect(result.violations).toEqual([expect.objectContaining({ rule: "work-budget-exhausted", message: expect.stringMatching(/^cannot verify: validating this value needs more than 100,000 work units, the limit per value/) })]);
   });
 });
