@@ -14,11 +14,11 @@ import { checkConformance } from "../src/engine/engine";
 import { findUnknownFields } from "../src/engine/fixed-fields";
 import { indexDocument } from "../src/engine/normalize-document";
 import { encodeVerdict } from "../src/engine/encode-verdict";
-import { sha256Hex } from "../src/spec/store/hash";
+import { sha256Hex } from "../src/contracts/store/hash";
 import { parseDocumentBytes } from "../src/engine/parse-upload";
 import { decodeUtf8Strict, utf8JsonAsAscii } from "../src/lib/utf8";
-import { CHUNK_BYTES } from "../src/spec/store/schema";
-import { decodeVerdictForm, encodeComparisonForm } from "../src/spec/store/verdict-form";
+import { CHUNK_BYTES } from "../src/contracts/store/schema";
+import { decodeVerdictForm, encodeComparisonForm } from "../src/contracts/store/verdict-form";
 import type { OpenApiDocument } from "../src/engine/types";
 import { bundledPolicyFiles } from "../src/policy/files";
 

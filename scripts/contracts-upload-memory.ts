@@ -1,6 +1,6 @@
 /**
- * Memory of the snapshot upload path, measured in Node on the Worker's own code (src/spec/services/uploads.ts
- * parseDocumentBytes, src/spec/store/verdict-form.ts and the conformance engine), in the order uploadSnapshot runs it:
+ * Memory of the snapshot upload path, measured in Node on the Worker's own code (src/contracts/services/uploads.ts
+ * parseDocumentBytes, src/contracts/store/verdict-form.ts and the conformance engine), in the order uploadSnapshot runs it:
  *   body bytes -> decode + parse (text freed) -> the bytes sent to the store in one call (the call's message is one
  *   copy of them until it is sent) while the contract's comparison form is read back -> bytes released -> form
  *   decoded -> checkConformance -> verdict JSON.
@@ -25,7 +25,7 @@ import { resolve } from "node:path";
 import { getConformanceConfig } from "../src/engine/config";
 import { checkConformance } from "../src/engine/engine";
 import { parseDocumentBytes } from "../src/engine/parse-upload";
-import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../src/spec/store/verdict-form";
+import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../src/contracts/store/verdict-form";
 
 const readBytes = process.argv.includes("--read=bytes");
 const readVerdictForm = process.argv.includes("--read=verdict-form");

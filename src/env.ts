@@ -4,7 +4,7 @@ import type { AuditLogRpc } from "./audit/store-rpc";
 import type { ToleranceCounterRpc } from "./mcp/compat/counter-rpc";
 import type { McpSessionRpc, ListenHubRpc } from "./mcp/session-rpc";
 import type { CoordinatorRpc } from "./ratelimit/coordinator-rpc";
-import type { ContractStoreRpc } from "./spec/store/rpc";
+import type { ContractStoreRpc } from "./contracts/store/rpc";
 
 /** Bindings and vars of the Worker, as wrangler.toml declares them. Secrets are optional strings. */
 export interface Env {

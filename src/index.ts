@@ -31,7 +31,7 @@ export { ListenHub } from "./mcp/v2/listen-hub";
 export { ToleranceCounter } from "./mcp/compat/counter-store";
 export { RateLimitCoordinator } from "./ratelimit/coordinator";
 export { AuditLog } from "./audit/store";
-export { ContractStore } from "./spec/store/durable-object";
+export { ContractStore } from "./contracts/store/durable-object";
 
 const PROTECTED_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
 

@@ -6,7 +6,7 @@
  */
 import { Failure, kindForStatus } from "../core/failure";
 import { createCiKey, createCiKeyRequest, listCiKeys, revokeCiKey, type KeyAdministrator } from "../oauth/cikey-admin";
-import { MAX_JSON_BODY_BYTES } from "../spec/store/limits";
+import { MAX_JSON_BODY_BYTES } from "../contracts/store/limits";
 import type { Principal } from "../core/principal";
 import { json, readJsonBody, unpagedLimit } from "./contracts-http";
 import type { ApiRoute } from "./router";

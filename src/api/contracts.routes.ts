@@ -23,17 +23,17 @@
  */
 import { closestName } from "../lib/closest-name";
 import type { Verdict } from "../engine/types";
-import { breakingStatement } from "../spec/breaking-statement";
+import { breakingStatement } from "../contracts/breaking-statement";
 import { Failure } from "../core/failure";
 import { z } from "zod";
-import { contractStore, readVerdictBody, streamContent } from "../spec/store/client";
-import type { ContractChangeListener } from "../spec/store/events";
-import { snapshotTitle } from "../spec/store/records";
-import { MAX_BUILD_BODY_BYTES, MAX_LOG_EXCERPT_CHARS } from "../spec/store/limits";
+import { contractStore, readVerdictBody, streamContent } from "../contracts/store/client";
+import type { ContractChangeListener } from "../contracts/store/events";
+import { snapshotTitle } from "../contracts/store/records";
+import { MAX_BUILD_BODY_BYTES, MAX_LOG_EXCERPT_CHARS } from "../contracts/store/limits";
 import { breakingChangesPolicy, getConformanceConfig } from "../engine/config";
 import { renderVerdictMarkdown } from "../engine/markdown";
-import { compareContracts } from "../spec/services/drafts";
-import { uploadContract, uploadSnapshot } from "../spec/services/uploads";
+import { compareContracts } from "../contracts/services/drafts";
+import { uploadContract, uploadSnapshot } from "../contracts/services/uploads";
 import { logWarn } from "../lib/log";
 import { breakingCount, changeSummary, invalidDocument, invalidQuery, json, pageQuery, positiveInt, projectRoute, queryObject, readDocument, readJsonBody, storeFailure, unknownProject, unpagedLimit } from "./contracts-http";
 import type { ApiRequest, ApiRoute } from "./router";

@@ -11,8 +11,8 @@
  */
 import { Failure } from "../core/failure";
 import { z } from "zod";
-import { checkDraft, compareContracts, type SpecCheckFailure } from "../spec/services/drafts";
-import { contractStore, readVerdictBody } from "../spec/store/client";
+import { checkDraft, compareContracts, type SpecCheckFailure } from "../contracts/services/drafts";
+import { contractStore, readVerdictBody } from "../contracts/store/client";
 import { changeSummary, invalidDocument, invalidQuery, positiveInt, projectRoute, queryObject, readDocument, storeFailure } from "./contracts-http";
 import type { ApiRoute } from "./router";
 import { bytesForLocations, reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";

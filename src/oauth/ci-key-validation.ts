@@ -4,8 +4,8 @@
  */
 import type { OAuthResourceTokenValidation } from "@cloudflare/workers-oauth-provider";
 import { CI_KEY_CLIENT_PREFIX, parseCiKey } from "./cikeys";
-import { contractStore } from "../spec/store/client";
-import { sha256Hex } from "../spec/store/hash";
+import { contractStore } from "../contracts/store/client";
+import { sha256Hex } from "../contracts/store/hash";
 import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
 import type { GrantProps } from "./grant-props";

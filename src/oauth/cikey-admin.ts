@@ -10,9 +10,9 @@ import { recordEvent } from "../core/governed";
 import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
 import { CI_KEY_SCOPES, generateCiKey } from "./cikeys";
-import { contractStore } from "../spec/store/client";
-import { isProjectName, PROJECT_NAME_RULE } from "../spec/store/names";
-import type { CiKeyRecord } from "../spec/store/records";
+import { contractStore } from "../contracts/store/client";
+import { isProjectName, PROJECT_NAME_RULE } from "../contracts/store/names";
+import type { CiKeyRecord } from "../contracts/store/records";
 
 export const ciKeyName = z
   .string()

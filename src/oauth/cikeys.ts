@@ -7,7 +7,7 @@
  * src/oauth/ci-key-validation.ts.
  */
 import { base64url } from "jose";
-import { sha256Hex } from "../spec/store/hash";
+import { sha256Hex } from "../contracts/store/hash";
 
 export const CI_KEY_PREFIX = "arb_ci_";
 

@@ -1,5 +1,5 @@
 // The layering rules of docs/architecture.md "Architecture notes", read from every import (type-only ones too): only the
-// named adapter files under src/ import `agents` or an MCP SDK; the engine is pure; the spec service imports no
+// named adapter files under src/ import `agents` or an MCP SDK; the engine is pure; the contracts domain imports no
 // surface; REST, web and GraphQL do not import the MCP front; the core imports no surface, SDK or OAuth library;
 // src/lib/ is a leaf; no import circle.
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -188,16 +188,16 @@ describe("the layer checks", () => {
 describe("layers", () => {
   it("keeps the engine pure: it imports only itself, src/lib/ and src/policy/, and no runtime module", () => {
     // The engine (src/engine/) is documents, rules, verdicts, payload and exchange validation and output formats:
-    // no storage, no transport, no environment. The spec service calls it; it never calls the spec service.
+    // no storage, no transport, no environment. The contracts domain calls it; it never calls the contracts domain.
     expect(crossingsFrom(["src/engine"], /^src\/(?!engine\/|lib\/|policy\/)/)).toEqual([]);
     expect(packageImportsFrom("src/engine", /^(cloudflare:|agents|@modelcontextprotocol\/|@cloudflare\/)/)).toEqual([]);
   });
 
-  it("keeps the spec service (store and services) free of every surface", () => {
-    // The store reports changes to an injected ContractChangeListener (src/spec/store/events.ts); services fail
+  it("keeps the contracts domain (store and services) free of every surface", () => {
+    // The store reports changes to an injected ContractChangeListener (src/contracts/store/events.ts); services fail
     // with SpecFailure (the core's Failure), which each surface maps. Neither needs to import a surface.
-    expect(crossingsFrom(["src/spec"], /^src\/(mcp|tools|api|web|oauth|auth)\//)).toEqual([]);
-    expect(packageImportsFrom("src/spec", SDK_SPECIFIER)).toEqual([]);
+    expect(crossingsFrom(["src/contracts"], /^src\/(mcp|tools|api|web|oauth|auth)\//)).toEqual([]);
+    expect(packageImportsFrom("src/contracts", SDK_SPECIFIER)).toEqual([]);
   });
 
   it("keeps the REST API, the web pages and the order-data layer from importing the MCP front", () => {

@@ -87,3 +87,16 @@ describe("the worker suite's unhandled errors", () => {
     expect(readFileSync(join(root, "vitest.config.ts"), "utf8")).toContain("onUnhandledError: (error) => !isVitestTeardownRace(error)");
   });
 });
+
+describe("folder names", () => {
+  it("has no folder named spec/ under src/ or test/: tools and people read it as tests (RSpec, Jasmine), and 'spec' already means the OpenAPI document and the MCP specification", () => {
+    const folders = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const path = join(dir, name);
+        if (!statSync(path).isDirectory()) return [];
+        return [relative(root, path).split("\\").join("/"), ...folders(path)];
+      });
+    const named = [...folders(join(root, "src")), ...folders(join(root, "test"))].filter((folder) => folder.split("/").at(-1) === "spec");
+    expect(named).toEqual([]);
+  });
+});

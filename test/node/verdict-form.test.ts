@@ -1,5 +1,5 @@
 /**
- * A contract read back from its stored verdict form (src/spec/store/verdict-form.ts), or from its comparison form
+ * A contract read back from its stored verdict form (src/contracts/store/verdict-form.ts), or from its comparison form
  * (the same without the annotations no rule reads, engine/strip-annotations.ts), gives verdicts byte for byte
  * equal to the contract read back from its uploaded bytes (parsed and validated again, as every upload did
  * before forms existed): on GitHub's description against a mutated copy, on the consecutive GHES pairs in both
@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { getConformanceConfig } from "../../src/engine/config";
 import { checkConformance, compareContractVersions } from "../../src/engine/engine";
 import { parseDocumentBytes } from "../../src/engine/parse-upload";
-import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../../src/spec/store/verdict-form";
+import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../../src/contracts/store/verdict-form";
 import type { OpenApiDocument } from "../../src/engine/types";
 import { githubText, mutatedCopy } from "../../bench/github-fixture";
 

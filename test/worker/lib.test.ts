@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { newFlow, openFlow, sealFlow } from "../../src/auth/oidc-state";
 import { openSession, sealSession } from "../../src/auth/session";
-import { sha256Hex as contentHash } from "../../src/spec/store/hash";
+import { sha256Hex as contentHash } from "../../src/contracts/store/hash";
 import { readCookie } from "../../src/lib/cookies";
 import { openSealed, sealValue } from "../../src/lib/sealed";
 import { sha256Hex } from "../../src/lib/sha256";

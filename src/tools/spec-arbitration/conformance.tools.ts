@@ -4,11 +4,11 @@
  * isError only when the check cannot run, with the next step in the message.
  */
 import { z } from "zod";
-import { resolveProjectName } from "../../spec/services/project-access";
-import { contractLabel, runConformanceCheck } from "../../spec/services/conformance";
+import { resolveProjectName } from "../../contracts/services/project-access";
+import { contractLabel, runConformanceCheck } from "../../contracts/services/conformance";
 import { latestVerdictUri } from "./uris";
 import { renderVerdictMarkdown } from "../../engine/markdown";
-import { snapshotTitle } from "../../spec/store/records";
+import { snapshotTitle } from "../../contracts/store/records";
 import type { CapabilityContext } from "../../mcp/context";
 import { contractVersion, optionalProject, READ_SCOPES, readOnly, ruleSummary, snapshotId, violation } from "./fields";
 

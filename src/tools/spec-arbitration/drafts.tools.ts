@@ -4,11 +4,11 @@
  * the previous version, for stored versions or an edited contract). Neither stores anything.
  */
 import { z } from "zod";
-import { cannotVerify } from "../../spec/services/failure";
-import { resolveProjectName } from "../../spec/services/project-access";
-import { contractLabel } from "../../spec/services/conformance";
+import { cannotVerify } from "../../contracts/services/failure";
+import { resolveProjectName } from "../../contracts/services/project-access";
+import { contractLabel } from "../../contracts/services/conformance";
 import { renderVerdictMarkdown } from "../../engine/markdown";
-import { checkDraft, compareContracts, MAX_MCP_DRAFT_BYTES, type SpecCheckFailure } from "../../spec/services/drafts";
+import { checkDraft, compareContracts, MAX_MCP_DRAFT_BYTES, type SpecCheckFailure } from "../../contracts/services/drafts";
 import type { CapabilityContext } from "../../mcp/context";
 import { MAX_VIOLATIONS_RETURNED } from "./conformance.tools";
 import { contractVersion, optionalProject, READ_SCOPES, readOnly, ruleSummary, violation } from "./fields";

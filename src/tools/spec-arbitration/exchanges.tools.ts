@@ -4,9 +4,9 @@
  * responses conform, not only the generated document. Read-only; the exchanges themselves are never stored.
  */
 import { z } from "zod";
-import { cannotVerify } from "../../spec/services/failure";
-import { requireProjectStatus, resolveProjectName, storeOf } from "../../spec/services/project-access";
-import { readVerdictBody } from "../../spec/store/client";
+import { cannotVerify } from "../../contracts/services/failure";
+import { requireProjectStatus, resolveProjectName, storeOf } from "../../contracts/services/project-access";
+import { readVerdictBody } from "../../contracts/store/client";
 import type { CapabilityContext } from "../../mcp/context";
 import { optionalProject, READ_SCOPES, readOnly, ruleSummary, violation } from "./fields";
 

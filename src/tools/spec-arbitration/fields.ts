@@ -3,7 +3,7 @@
  * the description the model reads. Output shapes mirror the ContractStore records (the REST API returns the same).
  */
 import { z } from "zod";
-import { PROJECT_NAME_PATTERN, PROJECT_NAME_RULE } from "../../spec/store/names";
+import { PROJECT_NAME_PATTERN, PROJECT_NAME_RULE } from "../../contracts/store/names";
 
 export const READ_SCOPES = ["contracts.read"] as const;
 

@@ -4,9 +4,9 @@
  * contract gives no JSON schema is approved: false with a missing-schema violation (a normal result).
  */
 import { z } from "zod";
-import { resolveProjectName } from "../../spec/services/project-access";
-import { contractLabel } from "../../spec/services/conformance";
-import { validatePayload } from "../../spec/services/payload-validation";
+import { resolveProjectName } from "../../contracts/services/project-access";
+import { contractLabel } from "../../contracts/services/conformance";
+import { validatePayload } from "../../contracts/services/payload-validation";
 import type { CapabilityContext } from "../../mcp/context";
 import { ToolFailure } from "../../mcp/context";
 import { contractVersion, optionalProject, READ_SCOPES, readOnly, violation } from "./fields";

@@ -3,7 +3,7 @@
  * session's project (other spec tools and spec://active/contract default to it), and read a contract document.
  */
 import { z } from "zod";
-import { snapshotVerdictStatement } from "../../spec/verdict-statement";
+import { snapshotVerdictStatement } from "../../contracts/verdict-statement";
 import {
   checkProjectAccess,
   projectRestriction,
@@ -12,13 +12,13 @@ import {
   resolveProjectName,
   selectedProject,
   storeOf,
-} from "../../spec/services/project-access";
-import { contractLabel, resolveContract } from "../../spec/services/conformance";
+} from "../../contracts/services/project-access";
+import { contractLabel, resolveContract } from "../../contracts/services/conformance";
 import { documentMimeType } from "./resources";
 import { ACTIVE_CONTRACT_URI, contractUri, latestVerdictUri } from "./uris";
 import { followSelectedProject } from "./subscriptions";
-import { readContentText } from "../../spec/store/client";
-import { snapshotTitle } from "../../spec/store/records";
+import { readContentText } from "../../contracts/store/client";
+import { snapshotTitle } from "../../contracts/store/records";
 import type { CapabilityContext } from "../../mcp/context";
 import { ToolFailure } from "../../mcp/context";
 import {

@@ -5,12 +5,12 @@
  */
 import { z } from "zod";
 import type { CapabilityContext } from "../../mcp/context";
-import { PROJECT_NAME_PATTERN, PROJECT_NAME_RULE } from "../../spec/store/names";
-import { snapshotTitle } from "../../spec/store/records";
-import { checkProjectAccess, requireProjectStatus } from "../../spec/services/project-access";
-import { contractLabel } from "../../spec/services/conformance";
+import { PROJECT_NAME_PATTERN, PROJECT_NAME_RULE } from "../../contracts/store/names";
+import { snapshotTitle } from "../../contracts/store/records";
+import { checkProjectAccess, requireProjectStatus } from "../../contracts/services/project-access";
+import { contractLabel } from "../../contracts/services/conformance";
 import { Failure } from "../../core/failure";
-import { snapshotVerdictStatement } from "../../spec/verdict-statement";
+import { snapshotVerdictStatement } from "../../contracts/verdict-statement";
 import { contractUri, latestVerdictUri } from "./uris";
 
 const argsSchema = z.object({

@@ -6,16 +6,16 @@
  * unknown one, a version or snapshot that does not exist) is answered with -32002 (resource not found), for reads
  * and subscriptions alike, and with the same words whether the project exists elsewhere or nowhere.
  */
-import { snapshotVerdictStatement } from "../../spec/verdict-statement";
+import { snapshotVerdictStatement } from "../../contracts/verdict-statement";
 import { Failure } from "../../core/failure";
 import type { CallContext, CapabilityContext, ResourceContents } from "../../mcp/context";
 import { ToolFailure } from "../../mcp/context";
 import { resourceNotFound } from "../../mcp/governed-capabilities";
-import { readContentText, readVerdictBody } from "../../spec/store/client";
-import { snapshotTitle, type ContractRecord, type SnapshotRecord } from "../../spec/store/records";
-import { cannotVerify } from "../../spec/services/failure";
-import { checkProjectAccess, projectRestriction, requireProjectStatus, selectedProject, storeOf } from "../../spec/services/project-access";
-import { contractLabel, resolveContract } from "../../spec/services/conformance";
+import { readContentText, readVerdictBody } from "../../contracts/store/client";
+import { snapshotTitle, type ContractRecord, type SnapshotRecord } from "../../contracts/store/records";
+import { cannotVerify } from "../../contracts/services/failure";
+import { checkProjectAccess, projectRestriction, requireProjectStatus, selectedProject, storeOf } from "../../contracts/services/project-access";
+import { contractLabel, resolveContract } from "../../contracts/services/conformance";
 import { activeContractChangedBy, forgetProjectSubscriber, recordProjectSubscriber, subscribeToActiveContract, unsubscribeFromActiveContract } from "./subscriptions";
 import {
   ACTIVE_CONTRACT_URI,

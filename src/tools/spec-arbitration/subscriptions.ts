@@ -10,10 +10,10 @@
  * on their open subscriptions/listen streams. `specChangeNotifier` is the store's change listener that does this
  * (injected into the REST routes by src/api/index.ts).
  */
-import { cannotVerify } from "../../spec/services/failure";
-import { checkProjectAccess, defaultProjectOf, requireProjectStatus, selectedProject, storeOf } from "../../spec/services/project-access";
-import { contractStore } from "../../spec/store/client";
-import type { ContractChangeListener } from "../../spec/store/events";
+import { cannotVerify } from "../../contracts/services/failure";
+import { checkProjectAccess, defaultProjectOf, requireProjectStatus, selectedProject, storeOf } from "../../contracts/services/project-access";
+import { contractStore } from "../../contracts/store/client";
+import type { ContractChangeListener } from "../../contracts/store/events";
 import type { Env } from "../../env";
 import { announceToListenStreams, announceToSession } from "../../mcp/announce";
 import type { CallContext, SessionView } from "../../mcp/context";

@@ -5,7 +5,7 @@
  * scales to the width it is given (375 px included: labels sit on their own line above each bar), and every
  * piece of document text in it goes through the same escaping as the HTML.
  */
-import type { SnapshotRecord } from "../../spec/store/records";
+import type { SnapshotRecord } from "../../contracts/store/records";
 import type { Violation } from "../../engine/types";
 import { html, type SafeHtml } from "../html";
 

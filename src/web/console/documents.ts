@@ -4,7 +4,7 @@
  * session is a browser cookie, not a bearer token the REST document routes accept.
  */
 import { renderReport, FORMAT_MEDIA_TYPE, type VerdictFormat } from "../../engine/formats";
-import { contractStore, streamContent } from "../../spec/store/client";
+import { contractStore, streamContent } from "../../contracts/store/client";
 import type { ConsoleContext } from "./context";
 import { notFound } from "./components";
 import { loadVerdict } from "./verdict.page";

@@ -4,7 +4,7 @@
  */
 import { CI_KEY_SCOPES } from "../../oauth/cikeys";
 import { listCiKeys, type PresentedCiKey } from "../../oauth/cikey-admin";
-import { contractStore } from "../../spec/store/client";
+import { contractStore } from "../../contracts/store/client";
 import { getPolicy } from "../../policy/load";
 import { html, type SafeHtml } from "../html";
 import { badge, code, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";

@@ -1,7 +1,7 @@
 /** The console's first page: counts with links to each section, tool calls per day and the latest audit events. */
 import { listAuditEvents } from "../../audit/query";
 import { listCiKeys } from "../../oauth/cikey-admin";
-import { contractStore } from "../../spec/store/client";
+import { contractStore } from "../../contracts/store/client";
 import { CONSOLE_CLIENT_ID, listConnectedGrants } from "../../oauth/connected-clients";
 import { displayText } from "../../oauth/client-display-name";
 import { html, type SafeHtml } from "../html";

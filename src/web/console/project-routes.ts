@@ -4,7 +4,7 @@
  * administrator's organization (ConsoleContext.organizationId), so another organization's project or
  * verdict is simply not found. Names and ids are validated before any lookup.
  */
-import { isProjectName } from "../../spec/store/names";
+import { isProjectName } from "../../contracts/store/names";
 import { isVerdictFormat, type VerdictFormat } from "../../engine/formats";
 import { notFound } from "./components";
 import type { ConsoleContext } from "./context";

@@ -4,8 +4,8 @@
  * builds CI reported. Every verdict links to its page; every stored document can be downloaded.
  */
 import { verdictHistoryChart } from "./charts";
-import { contractStore } from "../../spec/store/client";
-import type { BuildRecord, ContractRecord, SnapshotRecord, VerdictRecord } from "../../spec/store/records";
+import { contractStore } from "../../contracts/store/client";
+import type { BuildRecord, ContractRecord, SnapshotRecord, VerdictRecord } from "../../contracts/store/records";
 import { html, type SafeHtml } from "../html";
 import { badge, code, emptyState, notFound, scrollTable, shortened, time } from "./components";
 import type { ConsoleContext } from "./context";

@@ -1,6 +1,6 @@
 /** Projects of the organization with their active contract and latest verdict (from the ContractStore); each leads to its page. */
-import { contractStore } from "../../spec/store/client";
-import type { ExchangeRunRecord, ProjectStatus, SnapshotRecord, VerdictRecord } from "../../spec/store/records";
+import { contractStore } from "../../contracts/store/client";
+import type { ExchangeRunRecord, ProjectStatus, SnapshotRecord, VerdictRecord } from "../../contracts/store/records";
 import { html, type SafeHtml } from "../html";
 import { badge, code, emptyState, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";

@@ -6,8 +6,8 @@
 import { violationsChart } from "./charts";
 import type { VerdictReport } from "../../engine/formats/report";
 import { renderVerdictMarkdown } from "../../engine/markdown";
-import { contractStore, readVerdictBody } from "../../spec/store/client";
-import { snapshotTitle, type ContractRecord, type SnapshotRecord, type VerdictRecord } from "../../spec/store/records";
+import { contractStore, readVerdictBody } from "../../contracts/store/client";
+import { snapshotTitle, type ContractRecord, type SnapshotRecord, type VerdictRecord } from "../../contracts/store/records";
 import type { Verdict } from "../../engine/types";
 import { html, type SafeHtml } from "../html";
 import { badge, code, notFound, time } from "./components";

@@ -6,7 +6,7 @@ import { BASE, mcpPost, obtainTokens } from "../helpers";
 import { call, callJson, restToken } from "../contracts-api/api-helpers";
 import { ordersContract, text } from "../contracts-api/fixtures";
 import { signedIn, visibleText } from "./console-helpers";
-import { contractStore } from "../../../src/spec/store/client";
+import { contractStore } from "../../../src/contracts/store/client";
 
 const PAGES = ["/admin", "/admin/clients", "/admin/keys", "/admin/projects", "/admin/audit", "/admin/usage"];
 const FORMS = ["/admin/clients/revoke", "/admin/keys", "/admin/keys/revoke"];

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { BASE, browserFetch, mcpPost, obtainTokens, registerClient } from "../helpers";
 import { call, callJson } from "../contracts-api/api-helpers";
 import { ordersContract, text } from "../contracts-api/fixtures";
-import { contractStore } from "../../../src/spec/store/client";
+import { contractStore } from "../../../src/contracts/store/client";
 import { auditEvents, csrfFrom, signedIn, visibleText } from "./console-helpers";
 
 function keyIdFrom(page: string, name: string): string {

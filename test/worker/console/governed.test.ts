@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { consoleContext, type ConsoleContext } from "../../../src/web/console/context";
 import { serveConsole } from "../../../src/web/console/routes";
 import { getAuthorizationServer } from "../../../src/oauth/servers";
-import { contractStore } from "../../../src/spec/store/client";
+import { contractStore } from "../../../src/contracts/store/client";
 import { BASE } from "../helpers";
 import { callJson, restToken } from "../contracts-api/api-helpers";
 import { auditEvents, signedIn, visibleText, type ConsoleBrowser } from "./console-helpers";

@@ -1,12 +1,12 @@
 /**
- * A contract version keeps two forms (src/spec/store/verdict-form.ts): its verdict form (the whole validated
+ * A contract version keeps two forms (src/contracts/store/verdict-form.ts): its verdict form (the whole validated
  * document, for every reader) and its comparison form (annotations stripped), which a snapshot upload reads as the
  * contract side of its verdict. The snapshot's verdict is the one the whole document gives.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env as WorkerEnv } from "../../../src/env";
-import { COMPARISON_FORM_VERSION, decodeVerdictForm, VERDICT_FORM_VERSION } from "../../../src/spec/store/verdict-form";
+import { COMPARISON_FORM_VERSION, decodeVerdictForm, VERDICT_FORM_VERSION } from "../../../src/contracts/store/verdict-form";
 import { checkConformance } from "../../../src/engine/engine";
 import { getConformanceConfig } from "../../../src/engine/config";
 import type { OpenApiDocument } from "../../../src/engine/types";

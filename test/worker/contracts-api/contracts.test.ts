@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CHUNK_BYTES } from "../../../src/spec/store/schema";
+import { CHUNK_BYTES } from "../../../src/contracts/store/schema";
 import type { Env as WorkerEnv } from "../../../src/env";
 import { call, callJson, createKey } from "./api-helpers";
 import { restPrincipal, type Caller } from "../harness";

@@ -1,13 +1,13 @@
-// How a large document reaches the store (src/spec/store/client.ts sendPieces -> ContractStore.putDocumentContent):
+// How a large document reaches the store (src/contracts/store/client.ts sendPieces -> ContractStore.putDocumentContent):
 // the whole buffer in one call, cut by the store into pieces of CHUNK_BYTES and written in one transaction, so a
 // call that fails part-way leaves none of its pieces behind. The failing calls run on the object itself
 // (runInDurableObject): a refused RPC would also be reported as the object's uncaught error.
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { MAX_PIECES } from "../../../src/spec/store/blob-table";
-import { CHUNK_BYTES, PIECES_PER_WRITE } from "../../../src/spec/store/schema";
+import { MAX_PIECES } from "../../../src/contracts/store/blob-table";
+import { CHUNK_BYTES, PIECES_PER_WRITE } from "../../../src/contracts/store/schema";
 import type { Env as WorkerEnv } from "../../../src/env";
-import type { ContractStoreRpc } from "../../../src/spec/store/rpc";
+import type { ContractStoreRpc } from "../../../src/contracts/store/rpc";
 
 function store() {
   const bindings = env as unknown as WorkerEnv;

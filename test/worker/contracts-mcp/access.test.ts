@@ -4,8 +4,8 @@
  * the user and organization that set it.
  */
 import { describe, expect, it } from "vitest";
-import { checkProjectAccess, rememberSelectedProject, resolveProjectName, selectedProject } from "../../../src/spec/services/project-access";
-import { SpecFailure } from "../../../src/spec/services/failure";
+import { checkProjectAccess, rememberSelectedProject, resolveProjectName, selectedProject } from "../../../src/contracts/services/project-access";
+import { SpecFailure } from "../../../src/contracts/services/failure";
 import type { Principal } from "../../../src/core/principal";
 import { workerEnv } from "./helpers";
 

@@ -4,7 +4,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ContractStore } from "../../../src/spec/store/durable-object";
+import type { ContractStore } from "../../../src/contracts/store/durable-object";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
 import { callTool, connectPrincipal, recordFailedBuild, request, ciPrincipal, text, uploadContract, uploadSnapshot, workerEnv, type Agent, type Caller } from "./helpers";
 

@@ -4,7 +4,7 @@
  * comparisons for stored versions and for an edited contract passed as text.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { MAX_MCP_DRAFT_BYTES } from "../../../src/spec/services/drafts";
+import { MAX_MCP_DRAFT_BYTES } from "../../../src/contracts/services/drafts";
 import { callTool, connectPrincipal, request, ciPrincipal, text, uploadContract, type Agent, type Caller } from "./helpers";
 
 const order = { type: "object", required: ["id", "total"], properties: { id: { type: "string" }, total: { type: "number" } } };

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { conformingSnapshot, GOOD_ORDER, ordersContract, violatingSnapshot } from "./fixtures";
 import { callTool, connectPrincipal, request, ciPrincipal, text, uploadContract, uploadSnapshot, workerEnv, type Agent } from "./helpers";
-import { contractStore } from "../../../src/spec/store/client";
+import { contractStore } from "../../../src/contracts/store/client";
 import { mcpPost } from "../helpers";
 
 let ana: Agent;

@@ -8,7 +8,7 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { contractStore } from "../../../src/spec/store/client";
+import { contractStore } from "../../../src/contracts/store/client";
 import { sessionObjectName } from "../../../src/mcp/announce";
 import { MAX_RESOURCE_URI_LENGTH, RESOURCE_NOT_FOUND } from "../../../src/mcp/resource-lookup";
 import { MAX_SUBSCRIPTIONS_PER_SESSION } from "../../../src/mcp/subscription-list";

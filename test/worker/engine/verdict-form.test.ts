@@ -1,11 +1,11 @@
 /**
- * The verdict form (src/spec/store/verdict-form.ts) is written only when JSON carries the document exactly:
+ * The verdict form (src/contracts/store/verdict-form.ts) is written only when JSON carries the document exactly:
  * numbers JSON cannot write (Infinity from `1e999`, -0) and YAML aliases (one node reached twice) leave a
  * contract without a form, read from its bytes instead. What it writes is ASCII and decodes to the same value.
  */
 import { describe, expect, it } from "vitest";
 import { parseOpenApiDocument } from "../../../src/engine/document";
-import { decodeVerdictForm, encodeVerdictForm } from "../../../src/spec/store/verdict-form";
+import { decodeVerdictForm, encodeVerdictForm } from "../../../src/contracts/store/verdict-form";
 import type { OpenApiDocument } from "../../../src/engine/types";
 
 function parsed(text: string): { document: OpenApiDocument; format: "json" | "yaml" } {

@@ -10,7 +10,7 @@ import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../store/names
 import type { ProjectStatus } from "../store/records";
 import { cannotVerify, type SpecFailure } from "./failure";
 
-/** The part of a verified principal the spec services read (any transport's principal has it). */
+/** The part of a verified principal the contract services read (any transport's principal has it). */
 export interface SpecPrincipal {
   organizationId: string;
   userId: string;
@@ -18,7 +18,7 @@ export interface SpecPrincipal {
   projects?: readonly string[];
 }
 
-/** Who is calling, and the Worker's bindings: all a spec service needs. */
+/** Who is calling, and the Worker's bindings: all a contract service needs. */
 export interface SpecCaller {
   principal: SpecPrincipal;
   env: Env;

@@ -1,5 +1,5 @@
 /**
- * The one failure type of the spec services (project access, conformance check, payload validation): "cannot
+ * The one failure type of the contract services (project access, conformance check, payload validation): "cannot
  * verify" cases whose message says what to do next. Transport-free on purpose: the MCP surface maps it to a
  * tool result or JSON-RPC error through the core's failure mapping (src/core/failure-mapping.ts). `code` names
  * the case for clients (an MCP result's `_meta.cannotVerify`); `details` are safe extra facts for the caller.

@@ -1,5 +1,5 @@
 /**
- * Stored documents parsed for the spec services, kept in a small per-isolate cache keyed by organization and content
+ * Stored documents parsed for the contract services, kept in a small per-isolate cache keyed by organization and content
  * hash. Stored content never changes under a hash, so an entry never goes stale; repeated payload validations
  * against one contract version reuse the parsed document and with it the engine's per-document index. The
  * cache is bounded by the documents' stored size: a large document (GitHub's description is 13 MB) is parsed
