@@ -14,7 +14,9 @@ import { isVitestTeardownRace } from "./test/helpers/vitest-teardown-race";
 async function outbound(request: Request): Promise<Response> {
   const document = cimdDocuments[request.url];
   if (document) {
-    return new Response(JSON.stringify(document), { headers: { "Content-Type": "application/json", "Cache-Control": "max-age=60" } });
+    return new Response(JSON.stringify(document), {
+      headers: { "Content-Type": "application/json", "Cache-Control": "max-age=60" },
+    });
   }
   return fetch(request);
 }

@@ -44,7 +44,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "node-shared", include: SHARED_WRANGLER_DEV, globalSetup: ["test/helpers/shared-wrangler-dev.setup.ts"] },
+        test: {
+          name: "node-shared",
+          include: SHARED_WRANGLER_DEV,
+          globalSetup: ["test/helpers/shared-wrangler-dev.setup.ts"],
+        },
       },
       {
         extends: true,

@@ -18,14 +18,24 @@ export async function servedCli(server, dir) {
   const url = `${server}/cli/arbiter.mjs`;
   let response;
   try {
-    response = await fetch(url, { signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS), headers: { Accept: "text/javascript" } });
+    response = await fetch(url, {
+      signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS),
+      headers: { Accept: "text/javascript" },
+    });
   } catch (error) {
-    const reason = error.name === "TimeoutError" ? `no answer within ${DOWNLOAD_TIMEOUT_MS / 1000} s` : (error.cause?.code ?? error.cause?.message ?? error.message);
-    throw new ActionFailure(`Cannot reach the Arbiter server at ${server} (${reason}). Check the \`server\` input (the server's public URL, e.g. https://arbiter.example.com) and that this runner can reach it: a server on a private network needs a self-hosted runner there.`);
+    const reason =
+      error.name === "TimeoutError"
+        ? `no answer within ${DOWNLOAD_TIMEOUT_MS / 1000} s`
+        : (error.cause?.code ?? error.cause?.message ?? error.message);
+    throw new ActionFailure(
+      `Cannot reach the Arbiter server at ${server} (${reason}). Check the \`server\` input (the server's public URL, e.g. https://arbiter.example.com) and that this runner can reach it: a server on a private network needs a self-hosted runner there.`,
+    );
   }
   const text = await response.text().catch(() => "");
   if (!response.ok || !text.split("\n", 3).some((line) => line.startsWith(SIGNATURE))) {
-    throw new ActionFailure(`${server} is not an Arbiter server, or one too old to serve its CLI: GET /cli/arbiter.mjs answered ${response.status}${response.ok ? " without the CLI" : ""}. Check the \`server\` input, or set \`cli: repository\` to run the CLI of this action's version.`);
+    throw new ActionFailure(
+      `${server} is not an Arbiter server, or one too old to serve its CLI: GET /cli/arbiter.mjs answered ${response.status}${response.ok ? " without the CLI" : ""}. Check the \`server\` input, or set \`cli: repository\` to run the CLI of this action's version.`,
+    );
   }
   const path = join(dir, "arbiter.mjs");
   writeFileSync(path, text);
@@ -41,7 +51,9 @@ export function runCli(cliPath, args, env, cwd) {
     const child = spawn(process.execPath, [cliPath, ...args], { env, cwd, stdio: ["ignore", "inherit", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk) => (stderr += String(chunk)));
-    child.once("error", (error) => fail(new ActionFailure(`Cannot start the Arbiter CLI with ${process.execPath}: ${error.message}.`)));
+    child.once("error", (error) =>
+      fail(new ActionFailure(`Cannot start the Arbiter CLI with ${process.execPath}: ${error.message}.`)),
+    );
     child.once("close", (code, signal) => done({ code, signal, stderr }));
   });
 }

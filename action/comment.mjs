@@ -47,11 +47,17 @@ await main(TITLE, async () => {
   const event = runEvent();
   const number = pullRequestNumber(event);
   if (!number) {
-    noticeCommand(TITLE, `No pull request in this ${process.env.GITHUB_EVENT_NAME || "workflow"} event, so no comment: the verdict is in the job summary.`);
+    noticeCommand(
+      TITLE,
+      `No pull request in this ${process.env.GITHUB_EVENT_NAME || "workflow"} event, so no comment: the verdict is in the job summary.`,
+    );
     return;
   }
   if (!token) {
-    warningCommand(TITLE, "The input `github-token` is empty, so no comment was written: leave it at its default (github.token).");
+    warningCommand(
+      TITLE,
+      "The input `github-token` is empty, so no comment was written: leave it at its default (github.token).",
+    );
     return;
   }
   const project = input("project");
@@ -59,12 +65,18 @@ await main(TITLE, async () => {
   const tag = marker(project, mode);
   const verdict = readFileSync(process.env.ARBITER_MARKDOWN_FILE ?? "", "utf8");
   const body = `${tag}\n${shortened(verdict, COMMENT_LIMIT - 1000, `the full verdict is at ${process.env.ARBITER_VERDICT_URL}`)}${footer(event)}`;
-  const api = new GitHubApi(process.env.GITHUB_API_URL || "https://api.github.com", token, process.env.GITHUB_REPOSITORY ?? "");
+  const api = new GitHubApi(
+    process.env.GITHUB_API_URL || "https://api.github.com",
+    token,
+    process.env.GITHUB_REPOSITORY ?? "",
+  );
   try {
     const existing = await api.findComment(number, tag);
     const written = existing ? await api.update(existing.id, body) : await api.create(number, body);
     if (typeof written?.html_url === "string") setOutput("comment-url", written.html_url);
-    info(`Arbiter: ${existing ? "updated the" : "wrote a"} comment on pull request #${number}: ${written?.html_url ?? ""}`);
+    info(
+      `Arbiter: ${existing ? "updated the" : "wrote a"} comment on pull request #${number}: ${written?.html_url ?? ""}`,
+    );
   } catch (error) {
     if (!(error instanceof GitHubFailure)) throw error;
     warningCommand(TITLE, `No comment on pull request #${number}: ${error.message}`);

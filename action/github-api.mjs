@@ -39,13 +39,19 @@ export class GitHubApi {
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
     } catch (error) {
-      const reason = error.name === "TimeoutError" ? `no answer within ${TIMEOUT_MS / 1000} s` : (error.cause?.code ?? error.message);
+      const reason =
+        error.name === "TimeoutError"
+          ? `no answer within ${TIMEOUT_MS / 1000} s`
+          : (error.cause?.code ?? error.message);
       throw new GitHubFailure(`cannot reach the GitHub API at ${this.base} (${reason}).`);
     }
     const data = await response.json().catch(() => undefined);
     if (!response.ok) {
-      const said = typeof data?.message === "string" ? ` (GitHub says: ${terminalText(data.message.slice(0, 200))})` : "";
-      throw new GitHubFailure(`${method} ${path.split("?")[0]} answered ${response.status}${said}: ${ADVICE[response.status] ?? "try again later."}`);
+      const said =
+        typeof data?.message === "string" ? ` (GitHub says: ${terminalText(data.message.slice(0, 200))})` : "";
+      throw new GitHubFailure(
+        `${method} ${path.split("?")[0]} answered ${response.status}${said}: ${ADVICE[response.status] ?? "try again later."}`,
+      );
     }
     return data;
   }
@@ -53,7 +59,10 @@ export class GitHubApi {
   /** The first comment of the pull request whose body starts with `marker`, searched page by page. */
   async findComment(number, marker) {
     for (let page = 1; page <= MAX_PAGES; page++) {
-      const comments = await this.call("GET", `/repos/${this.repository}/issues/${number}/comments?per_page=${PAGE_SIZE}&page=${page}`);
+      const comments = await this.call(
+        "GET",
+        `/repos/${this.repository}/issues/${number}/comments?per_page=${PAGE_SIZE}&page=${page}`,
+      );
       if (!Array.isArray(comments)) return undefined;
       const found = comments.find((comment) => typeof comment?.body === "string" && comment.body.startsWith(marker));
       if (found) return found;

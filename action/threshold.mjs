@@ -12,13 +12,18 @@ await main("Arbiter", () => {
   const warnings = Number(process.env.ARBITER_WARNINGS ?? 0);
   const breaking = Number(process.env.ARBITER_BREAKING_CHANGES ?? 0);
   const where = `Full verdict: ${process.env.ARBITER_VERDICT_URL}`;
-  if (verdict !== "approved" && verdict !== "rejected") throw new ActionFailure("The verdict step left no verdict: see its error above.");
+  if (verdict !== "approved" && verdict !== "rejected")
+    throw new ActionFailure("The verdict step left no verdict: see its error above.");
   const reasons = [];
   if (failOn !== "never") {
     if (verdict === "rejected") reasons.push(`the verdict is rejected (${plural(errors, "error")})`);
-    if (breaking > 0) reasons.push(`${plural(breaking, "breaking change")} for clients of the previous contract version`);
+    if (breaking > 0)
+      reasons.push(`${plural(breaking, "breaking change")} for clients of the previous contract version`);
     if (failOn === "warning" && warnings > 0) reasons.push(plural(warnings, "warning"));
   }
-  if (reasons.length > 0) throw new ActionFailure(`Failed with fail-on: ${failOn}: ${reasons.join("; ")}. ${where}`, EXIT.failed);
-  info(`Arbiter: passed with fail-on: ${failOn} (${verdict}, ${plural(errors, "error")}, ${plural(warnings, "warning")}${breaking ? `, ${plural(breaking, "breaking change")}` : ""}).`);
+  if (reasons.length > 0)
+    throw new ActionFailure(`Failed with fail-on: ${failOn}: ${reasons.join("; ")}. ${where}`, EXIT.failed);
+  info(
+    `Arbiter: passed with fail-on: ${failOn} (${verdict}, ${plural(errors, "error")}, ${plural(warnings, "warning")}${breaking ? `, ${plural(breaking, "breaking change")}` : ""}).`,
+  );
 });

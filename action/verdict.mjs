@@ -16,7 +16,20 @@ const CLI_PREFIX = /^arbiter: could not verify: /;
 const RECORDS_BUILD = new Set(["snapshot", "exchanges"]);
 
 function cliArguments(inputs, files) {
-  const args = [inputs.mode, inputs.document, "--project", inputs.project, "--format", "github", "--out-json", files.json, "--out-sarif", files.sarif, "--out-markdown", files.markdown];
+  const args = [
+    inputs.mode,
+    inputs.document,
+    "--project",
+    inputs.project,
+    "--format",
+    "github",
+    "--out-json",
+    files.json,
+    "--out-sarif",
+    files.sarif,
+    "--out-markdown",
+    files.markdown,
+  ];
   if (RECORDS_BUILD.has(inputs.mode)) {
     if (inputs.commit) args.push("--commit", inputs.commit);
     if (inputs.branch) args.push("--branch", inputs.branch);
@@ -30,7 +43,9 @@ function cliArguments(inputs, files) {
 
 /** The CLI's environment: the runner's (GitHub's variables give the build's defaults), the inputs left out. */
 function cliEnvironment(inputs) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("INPUT_") && !name.startsWith("ARBITER_")));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("INPUT_") && !name.startsWith("ARBITER_")),
+  );
   return { ...env, ARBITER_URL: inputs.server, ARBITER_TOKEN: inputs.key, ARBITER_PROJECT: inputs.project };
 }
 
@@ -40,16 +55,21 @@ function unverified(stderr) {
   const hints = [];
   const status = /^Arbiter (?:refused the \w+ \((\d{3})\)|answered (\d{3}) )/.exec(message)?.slice(1).find(Boolean);
   if (status === "401") hints.push("The key is the `ci-key` input: store a current CI key in the secret it reads.");
-  if (status === "403") hints.push("The key is the `ci-key` input: a CI key's scopes and projects are chosen when it is created (console: CI keys).");
+  if (status === "403")
+    hints.push(
+      "The key is the `ci-key` input: a CI key's scopes and projects are chosen when it is created (console: CI keys).",
+    );
   if (/--create\b/.test(message)) hints.push("In this action that is the input `create: true`.");
-  if (/^Cannot reach Arbiter at /.test(message)) hints.push("Check the `server` input and that this runner can reach it.");
+  if (/^Cannot reach Arbiter at /.test(message))
+    hints.push("Check the `server` input and that this runner can reach it.");
   return new ActionFailure([message, ...hints].join(" "));
 }
 
 /** Counts by severity, from the summary (which counts every violation) or else the listed violations. */
 function counts(verdict) {
   const found = { error: 0, warning: 0, info: 0 };
-  if (Array.isArray(verdict.summary) && verdict.summary.length > 0) for (const s of verdict.summary) found[s.severity] = (found[s.severity] ?? 0) + s.count;
+  if (Array.isArray(verdict.summary) && verdict.summary.length > 0)
+    for (const s of verdict.summary) found[s.severity] = (found[s.severity] ?? 0) + s.count;
   else for (const v of verdict.violations ?? []) found[v.severity] = (found[v.severity] ?? 0) + 1;
   return found;
 }
@@ -65,7 +85,9 @@ function readAnswer(path) {
   try {
     return JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    throw new ActionFailure(`The Arbiter CLI reported a verdict but its answer could not be read (${error.message}): run again, and report it if it persists.`);
+    throw new ActionFailure(
+      `The Arbiter CLI reported a verdict but its answer could not be read (${error.message}): run again, and report it if it persists.`,
+    );
   }
 }
 
@@ -74,13 +96,20 @@ await main("Arbiter", async () => {
   if (input("ci-key")) mask(input("ci-key"));
   const inputs = verdictInputs();
   const dir = mkdtempSync(join(process.env.RUNNER_TEMP || tmpdir(), "arbiter-"));
-  const files = { json: join(dir, "answer.json"), sarif: inputs.sarifFile || join(dir, "arbiter.sarif"), markdown: join(dir, "arbiter.md") };
+  const files = {
+    json: join(dir, "answer.json"),
+    sarif: inputs.sarifFile || join(dir, "arbiter.sarif"),
+    markdown: join(dir, "arbiter.md"),
+  };
   const cli = inputs.cli === "served" ? await servedCli(inputs.server, dir) : REPOSITORY_CLI;
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
 
   const run = await runCli(cli, cliArguments(inputs, files), cliEnvironment(inputs), workspace);
   if (run.code === 2) throw unverified(run.stderr);
-  if (run.code !== 0 && run.code !== 1) throw new ActionFailure(`The Arbiter CLI ended unexpectedly (${run.signal ? `signal ${run.signal}` : `exit ${run.code}`}): ${run.stderr.trim().split("\n")[0] || "no message"}.`);
+  if (run.code !== 0 && run.code !== 1)
+    throw new ActionFailure(
+      `The Arbiter CLI ended unexpectedly (${run.signal ? `signal ${run.signal}` : `exit ${run.code}`}): ${run.stderr.trim().split("\n")[0] || "no message"}.`,
+    );
   for (const line of run.stderr.split("\n").filter(Boolean)) info(line);
 
   const answer = readAnswer(files.json);
@@ -105,5 +134,7 @@ await main("Arbiter", async () => {
   setOutput("json-file", files.json);
   appendSummary(markdown, `the full verdict is at ${url}`);
   const changes = inputs.mode === "contract" ? `, ${plural(breaking, "breaking change")}` : "";
-  info(`Arbiter ${inputs.project} (${inputs.mode}): ${verdict.approved ? "approved" : "rejected"}, ${plural(found.error, "error")}, ${plural(found.warning, "warning")}, ${found.info} info${changes}. ${url}`);
+  info(
+    `Arbiter ${inputs.project} (${inputs.mode}): ${verdict.approved ? "approved" : "rejected"}, ${plural(found.error, "error")}, ${plural(found.warning, "warning")}, ${found.info} info${changes}. ${url}`,
+  );
 });

@@ -8,7 +8,11 @@ import { logLine, terminalText } from "../bin/cli/safe-text.mjs";
 
 /** The data part of a command (after "::"): the runner decodes %25, %0D and %0A, so those three are encoded. */
 export function commandData(text) {
-  return String(text).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(/[\u0085\u2028\u2029]/g, " ");
+  return String(text)
+    .replace(/%/g, "%25")
+    .replace(/\r/g, "%0D")
+    .replace(/\n/g, "%0A")
+    .replace(/[\u0085\u2028\u2029]/g, " ");
 }
 
 /** A property value (title=...): also "," and ":", which end a property. */
@@ -23,7 +27,9 @@ export function mask(secret) {
 
 /** One error annotation. Each line of the message is shown as text: no control character is obeyed. */
 export function errorCommand(title, message) {
-  console.log(`::error title=${commandProperty(title)}::${commandData(String(message).split("\n").map(terminalText).join("\n"))}`);
+  console.log(
+    `::error title=${commandProperty(title)}::${commandData(String(message).split("\n").map(terminalText).join("\n"))}`,
+  );
 }
 
 export function warningCommand(title, message) {
@@ -59,7 +65,10 @@ export async function main(title, step) {
       errorCommand(title, error.message);
       process.exitCode = error.code;
     } else {
-      errorCommand(title, `The action failed unexpectedly: ${error?.message ?? error}. Please report it with this line.`);
+      errorCommand(
+        title,
+        `The action failed unexpectedly: ${error?.message ?? error}. Please report it with this line.`,
+      );
       process.exitCode = EXIT.unverified;
     }
   }
@@ -68,7 +77,10 @@ export async function main(title, step) {
 /** An environment file the runner provides (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY). */
 function runnerFile(name) {
   const path = process.env[name];
-  if (!path) throw new ActionFailure(`${name} is not set: this action runs on a GitHub Actions runner (2.297 or later), which provides it.`);
+  if (!path)
+    throw new ActionFailure(
+      `${name} is not set: this action runs on a GitHub Actions runner (2.297 or later), which provides it.`,
+    );
   return path;
 }
 

@@ -45,9 +45,11 @@ function count(name: string, fallback: number): number {
 const REPS = count("reps", 5);
 const TOP = count("top", 16);
 const ONLY = option("only");
-if (ONLY !== undefined && !["first-call", "startup", "bundle"].includes(ONLY)) throw new Error(`--only needs first-call, startup or bundle (got ${ONLY})`);
+if (ONLY !== undefined && !["first-call", "startup", "bundle"].includes(ONLY))
+  throw new Error(`--only needs first-call, startup or bundle (got ${ONLY})`);
 const eraOption = option("era");
-if (eraOption !== undefined && eraOption !== SESSION_ERA && eraOption !== STATELESS_ERA) throw new Error(`--era needs ${SESSION_ERA} or ${STATELESS_ERA} (got ${eraOption})`);
+if (eraOption !== undefined && eraOption !== SESSION_ERA && eraOption !== STATELESS_ERA)
+  throw new Error(`--era needs ${SESSION_ERA} or ${STATELESS_ERA} (got ${eraOption})`);
 const ERAS: Era[] = eraOption ? [eraOption as Era] : [SESSION_ERA, STATELESS_ERA];
 
 interface Worker {
@@ -60,7 +62,8 @@ interface Worker {
 }
 
 const ARBITER_TOOL = option("arbiter-tool") ?? "whoami";
-if (!["whoami", "bench_governed", "bench_bare"].includes(ARBITER_TOOL)) throw new Error(`--arbiter-tool needs whoami, bench_governed or bench_bare (got ${ARBITER_TOOL})`);
+if (!["whoami", "bench_governed", "bench_bare"].includes(ARBITER_TOOL))
+  throw new Error(`--arbiter-tool needs whoami, bench_governed or bench_bare (got ${ARBITER_TOOL})`);
 const ARBITER: Worker = {
   name: "arbiter",
   config: "wrangler.toml",
@@ -68,7 +71,13 @@ const ARBITER: Worker = {
   tool: ARBITER_TOOL,
   token: (base) => obtainToken(base, { user: "ana", scope: "orders.read", resource: `${base}/mcp` }),
 };
-const BARE: Worker = { name: "bare server", config: "bench/bare-server/wrangler.toml", vars: {}, tool: "bench_bare", token: obtainBareToken };
+const BARE: Worker = {
+  name: "bare server",
+  config: "bench/bare-server/wrangler.toml",
+  vars: {},
+  tool: "bench_bare",
+  token: obtainBareToken,
+};
 const WORKERS = [ARBITER, BARE];
 
 const median = (values: number[]) => {
@@ -76,7 +85,8 @@ const median = (values: number[]) => {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
-const spread = (values: number[], digits = 0) => `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)})`;
+const spread = (values: number[], digits = 0) =>
+  `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)})`;
 
 async function expectStatus(response: Promise<Response>, status: number, what: string): Promise<void> {
   const answer = await response;
@@ -99,7 +109,15 @@ async function firstCall(worker: Worker, era: Era): Promise<FirstCall> {
   try {
     const base = dev.url;
     const start = performance.now();
-    await expectStatus(fetch(`${base}/mcp`, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: "{}" }), 401, "POST /mcp without a token");
+    await expectStatus(
+      fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+        body: "{}",
+      }),
+      401,
+      "POST /mcp without a token",
+    );
     await expectStatus(fetch(`${base}/.well-known/oauth-protected-resource/mcp`), 200, "protected resource metadata");
     await expectStatus(fetch(`${base}/.well-known/oauth-authorization-server`), 200, "authorization server metadata");
     const discovered = performance.now();
@@ -110,7 +128,13 @@ async function firstCall(worker: Worker, era: Era): Promise<FirstCall> {
     const answered = performance.now();
     await session.call(worker.tool, 2);
     const second = performance.now() - answered;
-    return { discoveryMs: discovered - start, tokenMs: tokened - discovered, mcpMs: answered - tokened, totalMs: answered - start, secondCallMs: second };
+    return {
+      discoveryMs: discovered - start,
+      tokenMs: tokened - discovered,
+      mcpMs: answered - tokened,
+      totalMs: answered - start,
+      secondCallMs: second,
+    };
   } finally {
     await dev.stop();
   }
@@ -122,13 +146,24 @@ function wrangler(args: string[], cwd = REPO_ROOT): Promise<string> {
     const child = spawn("npx", ["wrangler", ...args], {
       cwd,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1", FORCE_COLOR: "0" },
+      env: {
+        ...process.env,
+        CLOUDFLARE_CF_FETCH_ENABLED: "false",
+        WRANGLER_SEND_METRICS: "false",
+        CI: "true",
+        NO_COLOR: "1",
+        FORCE_COLOR: "0",
+      },
     });
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
     child.on("error", fail);
-    child.on("exit", (code) => (code === 0 ? done(output) : fail(new Error(`wrangler ${args.join(" ")} exited ${code}:\n${output.split("\n").slice(-30).join("\n")}`))));
+    child.on("exit", (code) =>
+      code === 0
+        ? done(output)
+        : fail(new Error(`wrangler ${args.join(" ")} exited ${code}:\n${output.split("\n").slice(-30).join("\n")}`)),
+    );
   });
 }
 
@@ -174,11 +209,15 @@ function selfTimeByPackage(profiles: CpuProfile[], owners: string[]): Map<string
     profile.samples.forEach((id, index) => {
       const frame = byId.get(id)!;
       if (frame.functionName === "(idle)" || frame.functionName === "(program)") return;
-      const key = frame.url && frame.lineNumber >= 0 ? packageOf(owners[frame.lineNumber] ?? "?") : frame.functionName || "(native)";
+      const key =
+        frame.url && frame.lineNumber >= 0
+          ? packageOf(owners[frame.lineNumber] ?? "?")
+          : frame.functionName || "(native)";
       time.set(key, (time.get(key) ?? 0) + (profile.timeDeltas[index + 1] ?? 0) / 1000 / profiles.length);
     });
   }
-  if (named > 0 && matched / named < 0.9) return `the profile's lines do not match the dry-run bundle (${matched} of ${named} module wrappers on their own lines)`;
+  if (named > 0 && matched / named < 0.9)
+    return `the profile's lines do not match the dry-run bundle (${matched} of ${named} module wrappers on their own lines)`;
   return time;
 }
 
@@ -212,16 +251,28 @@ function packageOf(path: string): string {
 async function bundle(worker: Worker, dir: string): Promise<Bundle> {
   const outdir = join(dir, worker.name.replace(/\W/g, "-"));
   const metafile = join(outdir, "meta.json");
-  const output = await wrangler(["deploy", "--dry-run", "--config", worker.config, "--outdir", outdir, "--metafile", metafile]);
+  const output = await wrangler([
+    "deploy",
+    "--dry-run",
+    "--config",
+    worker.config,
+    "--outdir",
+    outdir,
+    "--metafile",
+    metafile,
+  ]);
   const sizes = /Total Upload:\s*([\d.]+)\s*KiB\s*\/\s*gzip:\s*([\d.]+)\s*KiB/.exec(output);
   if (!sizes) throw new Error(`wrangler deploy --dry-run printed no size:\n${output.slice(-2000)}`);
-  const meta = JSON.parse(await readFile(metafile, "utf8")) as { outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> };
+  const meta = JSON.parse(await readFile(metafile, "utf8")) as {
+    outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+  };
   const byPackage = new Map<string, number>();
   let owners: string[] = [];
   for (const [name, out] of Object.entries(meta.outputs)) {
     if (!name.endsWith(".js")) continue;
     owners = lineOwners(await readFile(resolve(REPO_ROOT, name), "utf8"));
-    for (const [path, { bytesInOutput }] of Object.entries(out.inputs)) byPackage.set(packageOf(path), (byPackage.get(packageOf(path)) ?? 0) + bytesInOutput);
+    for (const [path, { bytesInOutput }] of Object.entries(out.inputs))
+      byPackage.set(packageOf(path), (byPackage.get(packageOf(path)) ?? 0) + bytesInOutput);
   }
   return { rawKiB: Number(sizes[1]), gzipKiB: Number(sizes[2]), owners, byPackage };
 }
@@ -236,7 +287,9 @@ async function firstCallSection(): Promise<string[]> {
       for (const worker of rep % 2 === 0 ? WORKERS : [...WORKERS].reverse()) {
         const result = await firstCall(worker, era);
         runs.set(key(worker, era), [...(runs.get(key(worker, era)) ?? []), result]);
-        console.log(`  first call ${rep + 1}/${REPS} ${era} ${worker.name}: discovery ${result.discoveryMs.toFixed(0)} ms, token ${result.tokenMs.toFixed(0)} ms, MCP to first answer ${result.mcpMs.toFixed(0)} ms, total ${result.totalMs.toFixed(0)} ms, second call ${result.secondCallMs.toFixed(1)} ms`);
+        console.log(
+          `  first call ${rep + 1}/${REPS} ${era} ${worker.name}: discovery ${result.discoveryMs.toFixed(0)} ms, token ${result.tokenMs.toFixed(0)} ms, MCP to first answer ${result.mcpMs.toFixed(0)} ms, total ${result.totalMs.toFixed(0)} ms, second call ${result.secondCallMs.toFixed(1)} ms`,
+        );
       }
     }
   }
@@ -252,12 +305,28 @@ async function firstCallSection(): Promise<string[]> {
   for (const era of ERAS) {
     for (const worker of WORKERS) {
       const rows = runs.get(key(worker, era))!;
-      lines.push(`| ${era} | ${worker.name} | ${spread(rows.map((r) => r.discoveryMs))} | ${spread(rows.map((r) => r.tokenMs))} | ${spread(rows.map((r) => r.mcpMs))} | ${spread(rows.map((r) => r.totalMs))} | ${spread(rows.map((r) => r.secondCallMs), 1)} |`);
+      lines.push(
+        `| ${era} | ${worker.name} | ${spread(rows.map((r) => r.discoveryMs))} | ${spread(rows.map((r) => r.tokenMs))} | ${spread(rows.map((r) => r.mcpMs))} | ${spread(rows.map((r) => r.totalMs))} | ${spread(
+          rows.map((r) => r.secondCallMs),
+          1,
+        )} |`,
+      );
     }
     const ours = runs.get(key(ARBITER, era))!;
     const bare = runs.get(key(BARE, era))!;
     const ratio = (pick: (r: FirstCall) => number) => ours.map((r, index) => pick(r) / pick(bare[index]!));
-    ratioLines.push(`| ${era} | ${spread(ratio((r) => r.mcpMs), 2)} | ${spread(ratio((r) => r.totalMs), 2)} | ${spread(ratio((r) => r.discoveryMs), 2)} |`);
+    ratioLines.push(
+      `| ${era} | ${spread(
+        ratio((r) => r.mcpMs),
+        2,
+      )} | ${spread(
+        ratio((r) => r.totalMs),
+        2,
+      )} | ${spread(
+        ratio((r) => r.discoveryMs),
+        2,
+      )} |`,
+    );
   }
   return [
     ...lines,
@@ -277,13 +346,17 @@ async function startupSection(dir: string, bundles: Map<Worker, Bundle>): Promis
     for (const worker of rep % 2 === 0 ? WORKERS : [...WORKERS].reverse()) {
       const result = await checkStartup(worker, dir, rep);
       runs.set(worker, [...(runs.get(worker) ?? []), result]);
-      console.log(`  check startup ${rep + 1}/${REPS} ${worker.name}: active ${result.activeMs} ms (GC ${result.gcMs} ms)`);
+      console.log(
+        `  check startup ${rep + 1}/${REPS} ${worker.name}: active ${result.activeMs} ms (GC ${result.gcMs} ms)`,
+      );
     }
   }
   const ratios = runs.get(ARBITER)!.map((r, index) => r.activeMs / runs.get(BARE)![index]!.activeMs);
   const attributed = new Map<Worker, Map<string, number> | string>();
   for (const worker of WORKERS) {
-    const profiles = await Promise.all(runs.get(worker)!.map(async (run) => JSON.parse(await readFile(run.profile, "utf8")) as CpuProfile));
+    const profiles = await Promise.all(
+      runs.get(worker)!.map(async (run) => JSON.parse(await readFile(run.profile, "utf8")) as CpuProfile),
+    );
     attributed.set(worker, selfTimeByPackage(profiles, bundles.get(worker)!.owners));
   }
   const ours = attributed.get(ARBITER)!;
@@ -307,7 +380,16 @@ async function startupSection(dir: string, bundles: Map<Worker, Bundle>): Promis
     "",
     "| Worker | active CPU, ms | of which GC, ms |",
     "| --- | ---: | ---: |",
-    ...WORKERS.map((worker) => `| ${worker.name} | ${spread(runs.get(worker)!.map((r) => r.activeMs), 1)} | ${spread(runs.get(worker)!.map((r) => r.gcMs), 1)} |`),
+    ...WORKERS.map(
+      (worker) =>
+        `| ${worker.name} | ${spread(
+          runs.get(worker)!.map((r) => r.activeMs),
+          1,
+        )} | ${spread(
+          runs.get(worker)!.map((r) => r.gcMs),
+          1,
+        )} |`,
+    ),
     `| Arbiter / bare server | ${spread(ratios, 2)} | |`,
     "",
     ...byPackage,
@@ -337,7 +419,9 @@ function bundleSection(bundles: Map<Worker, Bundle>): string[] {
 
 async function main(): Promise<void> {
   const started = new Date();
-  const load = loadavg().map((value) => value.toFixed(1)).join(" ");
+  const load = loadavg()
+    .map((value) => value.toFixed(1))
+    .join(" ");
   const dir = await mkdtemp(join(tmpdir(), "arbiter-coldstart-"));
   const sections: string[] = [];
   try {
@@ -352,7 +436,9 @@ async function main(): Promise<void> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-  const endLoad = loadavg().map((value) => value.toFixed(1)).join(" ");
+  const endLoad = loadavg()
+    .map((value) => value.toFixed(1))
+    .join(" ");
   console.log(
     [
       "",

@@ -27,7 +27,9 @@ export interface DevTools {
 
 /** A DevTools protocol session over the inspector's WebSocket (wrangler's proxy wants an Origin it knows). */
 export async function devtools(port: number): Promise<DevTools> {
-  const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as Array<{ webSocketDebuggerUrl: string }>;
+  const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as Array<{
+    webSocketDebuggerUrl: string;
+  }>;
   if (!targets[0]) throw new Error("the inspector lists no target");
   // Node's WebSocket takes headers as an option.
   const socket = new WebSocket(targets[0].webSocketDebuggerUrl, { headers: { Origin: "http://localhost" } } as never);
@@ -39,8 +41,15 @@ export async function devtools(port: number): Promise<DevTools> {
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   const scripts = new Map<string, string>();
   socket.addEventListener("message", (event) => {
-    const message = JSON.parse(String(event.data)) as { id?: number; method?: string; params?: { scriptId: string; url: string }; result?: unknown; error?: { message: string } };
-    if (message.method === "Debugger.scriptParsed" && message.params) scripts.set(message.params.scriptId, message.params.url);
+    const message = JSON.parse(String(event.data)) as {
+      id?: number;
+      method?: string;
+      params?: { scriptId: string; url: string };
+      result?: unknown;
+      error?: { message: string };
+    };
+    if (message.method === "Debugger.scriptParsed" && message.params)
+      scripts.set(message.params.scriptId, message.params.url);
     if (message.id === undefined) return;
     const entry = waiting.get(message.id);
     waiting.delete(message.id);

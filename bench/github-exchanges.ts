@@ -10,7 +10,10 @@ const METHODS = ["get", "put", "post", "delete", "patch"];
 function deref(document: Json, value: any): any {
   let current = value;
   for (let hops = 0; hops < 16 && current && typeof current.$ref === "string"; hops++) {
-    current = current.$ref.slice(2).split("/").reduce((node: any, token: string) => node?.[token.replace(/~1/g, "/").replace(/~0/g, "~")], document);
+    current = current.$ref
+      .slice(2)
+      .split("/")
+      .reduce((node: any, token: string) => node?.[token.replace(/~1/g, "/").replace(/~0/g, "~")], document);
   }
   return current;
 }
@@ -47,11 +50,18 @@ export function githubExchanges(document: Json, count: number): BenchExchange[] 
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      const status = Object.keys(operation.responses ?? {}).find((key) => /^2\d\d$/.test(key) && deref(document, operation.responses[key])?.content?.["application/json"]);
+      const status = Object.keys(operation.responses ?? {}).find(
+        (key) => /^2\d\d$/.test(key) && deref(document, operation.responses[key])?.content?.["application/json"],
+      );
       if (!status) continue;
-      const responseBody = exampleOf(document, deref(document, operation.responses[status]).content["application/json"]);
+      const responseBody = exampleOf(
+        document,
+        deref(document, operation.responses[status]).content["application/json"],
+      );
       if (responseBody === undefined) continue;
-      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((parameter: any) => deref(document, parameter));
+      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((parameter: any) =>
+        deref(document, parameter),
+      );
       let concrete = path;
       const query = new URLSearchParams();
       const requestHeaders: Record<string, string> = { accept: "application/vnd.github+json" };
@@ -69,7 +79,14 @@ export function githubExchanges(document: Json, count: number): BenchExchange[] 
         requestHeaders["content-type"] = "application/json";
       }
       const search = query.toString();
-      built.push({ method: method.toUpperCase(), url: `https://api.github.com${concrete}${search ? `?${search}` : ""}`, status: Number(status), requestHeaders, ...(body === undefined ? {} : { requestBody: body }), responseBody });
+      built.push({
+        method: method.toUpperCase(),
+        url: `https://api.github.com${concrete}${search ? `?${search}` : ""}`,
+        status: Number(status),
+        requestHeaders,
+        ...(body === undefined ? {} : { requestBody: body }),
+        responseBody,
+      });
     }
   }
   if (built.length === 0) throw new Error("no GitHub operation has a response example");
@@ -88,9 +105,15 @@ export function harOf(exchanges: readonly BenchExchange[]): string {
           method: exchange.method,
           url: exchange.url,
           headers: headers(exchange.requestHeaders),
-          ...(exchange.requestBody === undefined ? {} : { postData: { mimeType: "application/json", text: JSON.stringify(exchange.requestBody) } }),
+          ...(exchange.requestBody === undefined
+            ? {}
+            : { postData: { mimeType: "application/json", text: JSON.stringify(exchange.requestBody) } }),
         },
-        response: { status: exchange.status, headers: [{ name: "content-type", value: "application/json; charset=utf-8" }], content: { mimeType: "application/json", text: JSON.stringify(exchange.responseBody) } },
+        response: {
+          status: exchange.status,
+          headers: [{ name: "content-type", value: "application/json; charset=utf-8" }],
+          content: { mimeType: "application/json", text: JSON.stringify(exchange.responseBody) },
+        },
       })),
     },
   });

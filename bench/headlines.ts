@@ -29,7 +29,10 @@ export const RESULTS = fileURLToPath(new URL("../docs/benchmark-results.md", imp
 export function writeSection(path: string, name: string, section: string): void {
   const current = existsSync(path) ? readFileSync(path, "utf8") : "";
   const marked = new RegExp(`<!-- ${name} start -->[\\s\\S]*?<!-- ${name} end -->`);
-  writeFileSync(path, marked.test(current) ? current.replace(marked, () => section) : `${current.trimEnd()}\n\n${section}\n`);
+  writeFileSync(
+    path,
+    marked.test(current) ? current.replace(marked, () => section) : `${current.trimEnd()}\n\n${section}\n`,
+  );
 }
 
 const PAGE = fileURLToPath(new URL("../BENCHMARKS.md", import.meta.url));
@@ -68,7 +71,13 @@ export function readHeadlines(page: string): Headline[] {
       const [measure, ratio, target, , spread, run] = cells as [string, string, string, string, string, string];
       const match = /^(≤|≥) ([0-9.]+)$/.exec(target);
       if (!match) throw new Error(`BENCHMARKS.md: the target "${target}" of "${measure}" is not "≤ n" or "≥ n"`);
-      return { measure, ratio: Number(ratio), target: { op: match[1] === "≤" ? "<=" : ">=", value: Number(match[2]) }, spread, run };
+      return {
+        measure,
+        ratio: Number(ratio),
+        target: { op: match[1] === "≤" ? "<=" : ">=", value: Number(match[2]) },
+        spread,
+        run,
+      };
     });
 }
 
@@ -79,7 +88,8 @@ export function mergeHeadlines(existing: readonly Headline[], rows: readonly Hea
   return merged;
 }
 
-const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const escapeXml = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /**
  * A horizontal bar per row: how far the ratio is from its target, as the share of the target used (ratio / target

@@ -18,7 +18,11 @@ const only = process.argv[2];
 
 function median(values: number[]): { median: number; min: number; max: number } {
   const sorted = [...values].sort((a, b) => a - b);
-  return { median: sorted[Math.floor(sorted.length / 2)] ?? 0, min: sorted[0] ?? 0, max: sorted[sorted.length - 1] ?? 0 };
+  return {
+    median: sorted[Math.floor(sorted.length / 2)] ?? 0,
+    min: sorted[0] ?? 0,
+    max: sorted[sorted.length - 1] ?? 0,
+  };
 }
 
 for (const [position, build] of HOSTILE_CASES.entries()) {
@@ -27,7 +31,8 @@ for (const [position, build] of HOSTILE_CASES.entries()) {
   const document = hostile.contract as unknown as OpenApiDocument;
   const text = ndjsonOf(hostile.exchanges);
   const parsed = parseExchanges(text, "application/x-ndjson");
-  if (!parsed.ok) throw new Error(`case ${hostile.name}: the exchanges do not parse: ${JSON.stringify(parsed).slice(0, 300)}`);
+  if (!parsed.ok)
+    throw new Error(`case ${hostile.name}: the exchanges do not parse: ${JSON.stringify(parsed).slice(0, 300)}`);
   const traffic: number[] = [];
   const slices: number[] = [];
   const payload: number[] = [];
@@ -44,7 +49,12 @@ for (const [position, build] of HOSTILE_CASES.entries()) {
       sliceStart = performance.now();
     };
     try {
-      const verdict = await createExchangeValidator().validateYielding(document, `bench-${run}`, parsed.exchanges, pause);
+      const verdict = await createExchangeValidator().validateYielding(
+        document,
+        `bench-${run}`,
+        parsed.exchanges,
+        pause,
+      );
       trafficOutcome = `${verdict.approved ? "approved" : "rejected"}, ${verdict.summary.map((entry) => `${entry.rule} ${entry.count}`).join(", ")}`;
     } catch (error) {
       if (!(error instanceof WorkBudgetExhausted)) throw error;
@@ -53,14 +63,25 @@ for (const [position, build] of HOSTILE_CASES.entries()) {
     traffic.push(performance.now() - start);
     slices.push(Math.max(longestSlice, performance.now() - sliceStart));
     start = performance.now();
-    const result = createPayloadValidator().validate(document, `bench-${run}`, { method: hostile.payload.method, path: hostile.payload.path, status: hostile.payload.status, payload: hostile.payload.payload });
+    const result = createPayloadValidator().validate(document, `bench-${run}`, {
+      method: hostile.payload.method,
+      path: hostile.payload.path,
+      status: hostile.payload.status,
+      payload: hostile.payload.payload,
+    });
     payload.push(performance.now() - start);
     payloadOutcome = `${result.approved ? "approved" : "rejected"} ${[...result.violations.map((violation) => violation.rule), ...result.errors.slice(0, 1).map((error) => error.keyword)].join(",")}`;
   }
   const t = median(traffic);
   const slice = median(slices);
   const p = median(payload);
-  console.log(`${hostile.name}: upload ${(text.length / 1024 / 1024).toFixed(1)} MiB, ${parsed.exchanges.length} exchanges`);
-  console.log(`  traffic  median ${t.median.toFixed(0)} ms (min ${t.min.toFixed(0)}, max ${t.max.toFixed(0)}); longest stretch without yielding: median ${slice.median.toFixed(0)} ms (max ${slice.max.toFixed(0)})  ${trafficOutcome}`);
-  console.log(`  payload  median ${p.median.toFixed(0)} ms (min ${p.min.toFixed(0)}, max ${p.max.toFixed(0)})  ${payloadOutcome}`);
+  console.log(
+    `${hostile.name}: upload ${(text.length / 1024 / 1024).toFixed(1)} MiB, ${parsed.exchanges.length} exchanges`,
+  );
+  console.log(
+    `  traffic  median ${t.median.toFixed(0)} ms (min ${t.min.toFixed(0)}, max ${t.max.toFixed(0)}); longest stretch without yielding: median ${slice.median.toFixed(0)} ms (max ${slice.max.toFixed(0)})  ${trafficOutcome}`,
+  );
+  console.log(
+    `  payload  median ${p.median.toFixed(0)} ms (min ${p.min.toFixed(0)}, max ${p.max.toFixed(0)})  ${payloadOutcome}`,
+  );
 }

@@ -24,9 +24,13 @@ async function expectToolResult(response: Response, tool: string): Promise<void>
         .filter(Boolean)
         .at(-1)
     : text;
-  const message = JSON.parse(json ?? "null") as { result?: { isError?: boolean; content?: Array<{ text?: string }> }; error?: { message: string } };
+  const message = JSON.parse(json ?? "null") as {
+    result?: { isError?: boolean; content?: Array<{ text?: string }> };
+    error?: { message: string };
+  };
   if (message?.error) throw new Error(`${tool}: JSON-RPC error ${message.error.message}`);
-  if (!message?.result || message.result.isError) throw new Error(`${tool}: tool error: ${message?.result?.content?.[0]?.text ?? text.slice(0, 300)}`);
+  if (!message?.result || message.result.isError)
+    throw new Error(`${tool}: tool error: ${message?.result?.content?.[0]?.text ?? text.slice(0, 300)}`);
 }
 
 const BASE_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
@@ -37,13 +41,22 @@ async function openSessionEra(base: string, token: string): Promise<Session> {
   const init = await fetch(`${base}/mcp`, {
     method: "POST",
     headers,
-    body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: SESSION_ERA, capabilities: {}, clientInfo: { name: "bench-mcp", version: "1.0.0" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: SESSION_ERA, capabilities: {}, clientInfo: { name: "bench-mcp", version: "1.0.0" } },
+    }),
   });
   const sessionId = init.headers.get("mcp-session-id");
   await init.text();
   if (init.status !== 200 || !sessionId) throw new Error(`initialize failed: HTTP ${init.status}`);
   const sessionHeaders = { ...headers, "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": SESSION_ERA };
-  const initialized = await fetch(`${base}/mcp`, { method: "POST", headers: sessionHeaders, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+  const initialized = await fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: sessionHeaders,
+    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  });
   await initialized.text();
   return {
     async call(tool, id) {
@@ -68,8 +81,19 @@ function statelessClient(base: string, token: string): Session {
     async call(tool, id) {
       const response = await fetch(`${base}/mcp`, {
         method: "POST",
-        headers: { ...BASE_HEADERS, Authorization: `Bearer ${token}`, "MCP-Protocol-Version": STATELESS_ERA, "Mcp-Method": "tools/call", "Mcp-Name": tool },
-        body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: tool, arguments: {}, _meta: envelope } }),
+        headers: {
+          ...BASE_HEADERS,
+          Authorization: `Bearer ${token}`,
+          "MCP-Protocol-Version": STATELESS_ERA,
+          "Mcp-Method": "tools/call",
+          "Mcp-Name": tool,
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: tool, arguments: {}, _meta: envelope },
+        }),
       });
       await expectToolResult(response, tool);
     },
@@ -79,4 +103,3 @@ function statelessClient(base: string, token: string): Session {
 export async function openSession(base: string, token: string, era: Era): Promise<Session> {
   return era === SESSION_ERA ? openSessionEra(base, token) : statelessClient(base, token);
 }
-

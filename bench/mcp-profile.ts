@@ -37,33 +37,55 @@ const CALLS = Number(argument("calls", "20"));
 const TOP = Number(argument("top", "40"));
 const OUT = argument("out", "");
 if (!["2025-11-25", "2026-07-28"].includes(ERA)) throw new Error(`--era needs 2025-11-25 or 2026-07-28 (got ${ERA})`);
-if (!(CALLS >= 1 && CALLS <= 29)) throw new Error("--calls must be 1 to 29: the shipped quota is 30 calls per 60 s per client");
+if (!(CALLS >= 1 && CALLS <= 29))
+  throw new Error("--calls must be 1 to 29: the shipped quota is 30 calls per 60 s per client");
 
 const HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
 
 async function callOnce(base: string, headers: Record<string, string>, id: number): Promise<void> {
   const params: Record<string, unknown> = { name: TOOL, arguments: {} };
   if (ERA === "2026-07-28") {
-    params._meta = { "io.modelcontextprotocol/protocolVersion": ERA, "io.modelcontextprotocol/clientInfo": { name: "bench-profile", version: "1.0.0" }, "io.modelcontextprotocol/clientCapabilities": {} };
+    params._meta = {
+      "io.modelcontextprotocol/protocolVersion": ERA,
+      "io.modelcontextprotocol/clientInfo": { name: "bench-profile", version: "1.0.0" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
   }
-  const response = await fetch(`${base}/mcp`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params }) });
+  const response = await fetch(`${base}/mcp`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params }),
+  });
   const text = await response.text();
-  if (response.status !== 200 || text.includes('"isError":true') || text.includes('"error":')) throw new Error(`${TOOL}: HTTP ${response.status}: ${text.slice(0, 300)}`);
+  if (response.status !== 200 || text.includes('"isError":true') || text.includes('"error":'))
+    throw new Error(`${TOOL}: HTTP ${response.status}: ${text.slice(0, 300)}`);
 }
 
 async function clientHeaders(base: string, token: string): Promise<Record<string, string>> {
   const headers = { ...HEADERS, Authorization: `Bearer ${token}` };
-  if (ERA === "2026-07-28") return { ...headers, "MCP-Protocol-Version": ERA, "Mcp-Method": "tools/call", "Mcp-Name": TOOL };
+  if (ERA === "2026-07-28")
+    return { ...headers, "MCP-Protocol-Version": ERA, "Mcp-Method": "tools/call", "Mcp-Name": TOOL };
   const init = await fetch(`${base}/mcp`, {
     method: "POST",
     headers,
-    body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: ERA, capabilities: {}, clientInfo: { name: "bench-profile", version: "1.0.0" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: ERA, capabilities: {}, clientInfo: { name: "bench-profile", version: "1.0.0" } },
+    }),
   });
   await init.text();
   const sessionId = init.headers.get("mcp-session-id");
   if (!sessionId) throw new Error(`initialize failed: HTTP ${init.status}`);
   const sessionHeaders = { ...headers, "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": ERA };
-  await (await fetch(`${base}/mcp`, { method: "POST", headers: sessionHeaders, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).text();
+  await (
+    await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: sessionHeaders,
+      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    })
+  ).text();
   return sessionHeaders;
 }
 
@@ -90,7 +112,9 @@ function summarise(profile: Profile): void {
   const self = new Map<number, number>();
   profile.samples.forEach((id, index) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
   const totalUs = [...self.values()].reduce((a, b) => a + b, 0);
-  const idleUs = [...self].filter(([id]) => ["(idle)", "(program)"].includes(byId.get(id)?.callFrame.functionName ?? "")).reduce((a, [, us]) => a + us, 0);
+  const idleUs = [...self]
+    .filter(([id]) => ["(idle)", "(program)"].includes(byId.get(id)?.callFrame.functionName ?? ""))
+    .reduce((a, [, us]) => a + us, 0);
   const busyUs = totalUs - idleUs;
   const bySource = new Map<string, number>();
   const byFunction = new Map<string, number>();
@@ -130,8 +154,11 @@ function summarise(profile: Profile): void {
     }
   }
   const calls = CLIENTS * CALLS;
-  const row = (label: string, us: number) => `${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / busyUs).toFixed(1).padStart(5)}% ${(us / calls).toFixed(0).padStart(6)} us/call  ${label}`;
-  console.log(`\n${TOOL} (${ERA}): ${calls} calls; isolate busy ${(busyUs / 1000).toFixed(0)} ms of ${(totalUs / 1000).toFixed(0)} ms sampled, ${(busyUs / calls).toFixed(0)} us per call\n`);
+  const row = (label: string, us: number) =>
+    `${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / busyUs).toFixed(1).padStart(5)}% ${(us / calls).toFixed(0).padStart(6)} us/call  ${label}`;
+  console.log(
+    `\n${TOOL} (${ERA}): ${calls} calls; isolate busy ${(busyUs / 1000).toFixed(0)} ms of ${(totalUs / 1000).toFixed(0)} ms sampled, ${(busyUs / calls).toFixed(0)} us per call\n`,
+  );
   console.log("Self time by source:");
   for (const [source, us] of [...bySource].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(row(source, us));
   console.log("\nOur functions, inclusive time:");
@@ -176,7 +203,8 @@ function median(values: number[]): number {
 
 async function newClients(base: string): Promise<Array<Record<string, string>>> {
   const tokens: string[] = [];
-  for (let index = 0; index < CLIENTS; index++) tokens.push(await obtainToken(base, { user: "ana", scope: "orders.read", resource: `${base}/mcp` }));
+  for (let index = 0; index < CLIENTS; index++)
+    tokens.push(await obtainToken(base, { user: "ana", scope: "orders.read", resource: `${base}/mcp` }));
   const clients = await Promise.all(tokens.map((token) => clientHeaders(base, token)));
   await Promise.all(clients.map((headers) => callOnce(base, headers, 1)));
   return clients;
@@ -185,14 +213,19 @@ async function newClients(base: string): Promise<Array<Record<string, string>>> 
 /** All clients at once, each making CALLS sequential calls; resolves with the wall time. */
 async function load(base: string, clients: Array<Record<string, string>>): Promise<number> {
   const started = performance.now();
-  await Promise.all(clients.map(async (headers) => {
-    for (let call = 0; call < CALLS; call++) await callOnce(base, headers, call + 2);
-  }));
+  await Promise.all(
+    clients.map(async (headers) => {
+      for (let call = 0; call < CALLS; call++) await callOnce(base, headers, call + 2);
+    }),
+  );
   return performance.now() - started;
 }
 
 const inspectorPort = await freePort();
-const dev = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", ARBITER_BENCH_BARE: "true" }, inspectorPort });
+const dev = await startWranglerDev({
+  vars: { ARBITER_DEV_SIGN_IN: "true", ARBITER_BENCH_BARE: "true" },
+  inspectorPort,
+});
 try {
   if (dev.pid === undefined) throw new Error("wrangler dev has no process id");
   const calls = CLIENTS * CALLS;
@@ -215,11 +248,15 @@ try {
   }
   if (ROUNDS > 0) {
     const baseline = median(cpu.get(TOOLS[0]!)!);
-    console.log(`\nServer CPU per tools/call (${ERA}; ${CLIENTS} clients x ${CALLS} calls per round, ${ROUNDS} rounds; median, range):\n`);
+    console.log(
+      `\nServer CPU per tools/call (${ERA}; ${CLIENTS} clients x ${CALLS} calls per round, ${ROUNDS} rounds; median, range):\n`,
+    );
     for (const tool of TOOLS) {
       const values = cpu.get(tool)!;
       const rates = wall.get(tool)!.map((ms) => (calls * 1000) / ms);
-      console.log(`${tool.padEnd(16)} ${median(values).toFixed(2).padStart(6)} ms (${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)})  ${(median(values) / baseline).toFixed(2)}x ${TOOLS[0]}   ${median(rates).toFixed(0)} calls/s (${Math.min(...rates).toFixed(0)}-${Math.max(...rates).toFixed(0)})`);
+      console.log(
+        `${tool.padEnd(16)} ${median(values).toFixed(2).padStart(6)} ms (${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)})  ${(median(values) / baseline).toFixed(2)}x ${TOOLS[0]}   ${median(rates).toFixed(0)} calls/s (${Math.min(...rates).toFixed(0)}-${Math.max(...rates).toFixed(0)})`,
+      );
     }
   }
 
@@ -235,11 +272,16 @@ try {
     await new Promise((done) => setTimeout(done, SETTLE_MS));
     const { profile } = (await inspector.send("Profiler.stop")) as { profile: Profile };
     const bundle = [...inspector.scripts].find(([, url]) => url.endsWith("index.js"));
-    const source = bundle ? ((await inspector.send("Debugger.getScriptSource", { scriptId: bundle[0] })) as { scriptSource: string }).scriptSource : "";
+    const source = bundle
+      ? ((await inspector.send("Debugger.getScriptSource", { scriptId: bundle[0] })) as { scriptSource: string })
+          .scriptSource
+      : "";
     moduleAt = bundleModules(source);
     await inspector.send("Debugger.disable");
     inspector.close();
-    console.log(`\nProfile of ${PROFILE}: wall ${wallMs.toFixed(0)} ms for ${calls} calls (${((calls * 1000) / wallMs).toFixed(0)} calls/s)`);
+    console.log(
+      `\nProfile of ${PROFILE}: wall ${wallMs.toFixed(0)} ms for ${calls} calls (${((calls * 1000) / wallMs).toFixed(0)} calls/s)`,
+    );
     summarise(profile);
     if (OUT) {
       writeFileSync(OUT, JSON.stringify(profile));

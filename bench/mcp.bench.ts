@@ -37,12 +37,12 @@ import { obtainToken } from "../test/helpers/oauth-http";
 import { obtainBareToken } from "./bare-server/token";
 import { openSession, SESSION_ERA, STATELESS_ERA, type Era } from "./mcp-client";
 
-
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
   if (index < 0) return fallback;
   const value = Number(process.argv[index + 1]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} needs a positive integer (got ${process.argv[index + 1]})`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`--${name} needs a positive integer (got ${process.argv[index + 1]})`);
   return value;
 }
 
@@ -50,7 +50,8 @@ const CLIENTS = option("clients", 50);
 const CALLS = option("calls", 20);
 const ROUNDS = option("rounds", 4);
 const ROUND_TIMEOUT_MS = option("round-timeout-ms", 60_000);
-if (CALLS > 29) throw new Error("--calls must be at most 29: each session also makes one warm-up call and the quota is 30 per 60 s");
+if (CALLS > 29)
+  throw new Error("--calls must be at most 29: each session also makes one warm-up call and the quota is 30 per 60 s");
 
 /** A `wrangler dev` the rows run on: the Worker with telemetry off (main) or on, or the bare MCP server. */
 type Server = "main" | "telemetry" | "bareServer";
@@ -83,14 +84,46 @@ const againstBare = (p50: number, tput: number): Against[] => [
   ...(WITH_BARE_SERVER ? [{ lane: BARE_SERVER, p50, throughput: tput }] : []),
 ];
 const LANES: Lane[] = [
-  { name: "bare", tool: "bench_bare", server: "main", runs: "`bench_bare`: same OAuth front and server of its era, no scope check, rate limit or audit" },
-  { name: "governed", tool: "whoami", server: "main", runs: "`whoami`: scope check, rate-limit decision, handler (quota of every tool), one audit record", against: againstBare(1.1, 0.8) },
-  { name: "noop", tool: "bench_governed", server: "main", runs: "`bench_governed`: bench_bare's handler through the governed core (governance alone)", against: againstBare(1.1, 0.85) },
+  {
+    name: "bare",
+    tool: "bench_bare",
+    server: "main",
+    runs: "`bench_bare`: same OAuth front and server of its era, no scope check, rate limit or audit",
+  },
+  {
+    name: "governed",
+    tool: "whoami",
+    server: "main",
+    runs: "`whoami`: scope check, rate-limit decision, handler (quota of every tool), one audit record",
+    against: againstBare(1.1, 0.8),
+  },
+  {
+    name: "noop",
+    tool: "bench_governed",
+    server: "main",
+    runs: "`bench_governed`: bench_bare's handler through the governed core (governance alone)",
+    against: againstBare(1.1, 0.85),
+  },
   ...(WITH_TELEMETRY
-    ? [{ name: "telemetry", tool: "whoami", server: "telemetry" as const, runs: "`whoami` with OpenTelemetry exported (OTLP/HTTP to a loopback receiver)", against: [{ lane: "governed", p50: 1.05, throughput: 0.95 }] }]
+    ? [
+        {
+          name: "telemetry",
+          tool: "whoami",
+          server: "telemetry" as const,
+          runs: "`whoami` with OpenTelemetry exported (OTLP/HTTP to a loopback receiver)",
+          against: [{ lane: "governed", p50: 1.05, throughput: 0.95 }],
+        },
+      ]
     : []),
   ...(WITH_BARE_SERVER
-    ? [{ name: BARE_SERVER, tool: "bench_bare", server: "bareServer" as const, runs: "`bench_bare` on the bare MCP server (bench/bare-server/: McpAgent / createMcpHandler behind OAuthProvider, nothing else)" }]
+    ? [
+        {
+          name: BARE_SERVER,
+          tool: "bench_bare",
+          server: "bareServer" as const,
+          runs: "`bench_bare` on the bare MCP server (bench/bare-server/: McpAgent / createMcpHandler behind OAuthProvider, nothing else)",
+        },
+      ]
     : []),
 ];
 
@@ -98,7 +131,8 @@ function erasToRun(): Era[] {
   const index = process.argv.indexOf("--era");
   if (index < 0) return [SESSION_ERA, STATELESS_ERA];
   const era = process.argv[index + 1];
-  if (era !== SESSION_ERA && era !== STATELESS_ERA) throw new Error(`--era needs ${SESSION_ERA} or ${STATELESS_ERA} (got ${era})`);
+  if (era !== SESSION_ERA && era !== STATELESS_ERA)
+    throw new Error(`--era needs ${SESSION_ERA} or ${STATELESS_ERA} (got ${era})`);
   return [era];
 }
 const ERAS = erasToRun();
@@ -162,8 +196,16 @@ async function runRound(base: string, era: Era, lane: Lane, tokens: string[]): P
     }),
   );
   const wallMs = performance.now() - start;
-  if (firstError) console.error(`  ${era} ${lane.name}: ${failures} failed calls, first: ${String(firstError).slice(0, 300)}`);
-  return { era, lane: lane.name, latencies: latencies.sort((a, b) => a - b), wallMs, failures, timedOut: latencies.length + failures < sessions.length * CALLS };
+  if (firstError)
+    console.error(`  ${era} ${lane.name}: ${failures} failed calls, first: ${String(firstError).slice(0, 300)}`);
+  return {
+    era,
+    lane: lane.name,
+    latencies: latencies.sort((a, b) => a - b),
+    wallMs,
+    failures,
+    timedOut: latencies.length + failures < sessions.length * CALLS,
+  };
 }
 
 interface PairedResult {
@@ -202,7 +244,8 @@ async function runPairedRound(base: string, era: Era, tokens: string[]): Promise
       }
     }),
   );
-  if (firstError) console.error(`  ${era} paired: ${out.failures} failed calls, first: ${String(firstError).slice(0, 300)}`);
+  if (firstError)
+    console.error(`  ${era} paired: ${out.failures} failed calls, first: ${String(firstError).slice(0, 300)}`);
   out.bare.sort((a, b) => a - b);
   out.governed.sort((a, b) => a - b);
   return out;
@@ -243,7 +286,10 @@ class ClientPool {
       if (now >= window.start + WINDOW_MS + 20_000) window.used = 0;
       if (window.used + governedCalls <= QUOTA) picked.push(client);
     }
-    const fresh = await inBatches(count - picked.length, 10, async () => ({ token: await this.obtain(), windows: new Map() }));
+    const fresh = await inBatches(count - picked.length, 10, async () => ({
+      token: await this.obtain(),
+      windows: new Map(),
+    }));
     this.clients.push(...fresh);
     picked.push(...fresh);
     for (const client of picked) {
@@ -270,30 +316,49 @@ async function startOtlpReceiver(): Promise<{ url: string; exports: () => number
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
-  return { url: `http://127.0.0.1:${port}`, exports: () => exports, close: () => new Promise((done) => server.close(() => done())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    exports: () => exports,
+    close: () => new Promise((done) => server.close(() => done())),
+  };
 }
 
 const throughput = (result: RoundResult) => (result.latencies.length / result.wallMs) * 1000;
 
 async function main(): Promise<void> {
   const startedAt = new Date();
-  const load = loadavg().map((value) => value.toFixed(1)).join(" ");
+  const load = loadavg()
+    .map((value) => value.toFixed(1))
+    .join(" ");
   const withPaired = process.argv.includes("--paired");
-  console.log(`bench:mcp: ${CLIENTS} clients x ${CALLS} calls, ${ROUNDS} rounds per row, protocol ${ERAS.join(" and ")}${withPaired ? ", paired rounds" : ""}`);
+  console.log(
+    `bench:mcp: ${CLIENTS} clients x ${CALLS} calls, ${ROUNDS} rounds per row, protocol ${ERAS.join(" and ")}${withPaired ? ", paired rounds" : ""}`,
+  );
   const dev = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", ARBITER_BENCH_BARE: "true" } });
   const receiver = WITH_TELEMETRY ? await startOtlpReceiver() : undefined;
-  const traced = receiver ? await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", ARBITER_BENCH_BARE: "true", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } }) : undefined;
-  const bareServer = WITH_BARE_SERVER ? await startWranglerDev({ config: "bench/bare-server/wrangler.toml" }) : undefined;
+  const traced = receiver
+    ? await startWranglerDev({
+        vars: { ARBITER_DEV_SIGN_IN: "true", ARBITER_BENCH_BARE: "true", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+      })
+    : undefined;
+  const bareServer = WITH_BARE_SERVER
+    ? await startWranglerDev({ config: "bench/bare-server/wrangler.toml" })
+    : undefined;
   const results: RoundResult[] = [];
   const paired: PairedResult[] = [];
   try {
-    const poolOf = (url: string) => new ClientPool(() => obtainToken(url, { user: "ana", scope: "orders.read", resource: `${url}/mcp` }));
+    const poolOf = (url: string) =>
+      new ClientPool(() => obtainToken(url, { user: "ana", scope: "orders.read", resource: `${url}/mcp` }));
     const pools: Record<Server, ClientPool | undefined> = {
       main: poolOf(dev.url),
       telemetry: traced ? poolOf(traced.url) : undefined,
       bareServer: bareServer ? new ClientPool(() => obtainBareToken(bareServer.url)) : undefined,
     };
-    const urls: Record<Server, string> = { main: dev.url, telemetry: traced?.url ?? dev.url, bareServer: bareServer?.url ?? dev.url };
+    const urls: Record<Server, string> = {
+      main: dev.url,
+      telemetry: traced?.url ?? dev.url,
+      bareServer: bareServer?.url ?? dev.url,
+    };
     // ABBA: the rows in one order, then the reverse, ... so no row always runs first in a drifting machine. The eras
     // take turns round by round too, so both see the same stretch of the machine's load.
     const order: Array<{ era: Era; lane: Lane }> = [];
@@ -335,16 +400,43 @@ const range = (values: number[]) => `${Math.min(...values).toFixed(2)}-${Math.ma
 const headlines: Headline[] = [];
 const eraName = (era: Era) => (era === SESSION_ERA ? `${era} sessions` : `${era} stateless`);
 
-function headlineOf(era: Era, lane: Lane, against: Against, p50: number, p50Range: string, tput: number, tputRange: string): void {
+function headlineOf(
+  era: Era,
+  lane: Lane,
+  against: Against,
+  p50: number,
+  p50Range: string,
+  tput: number,
+  tputRange: string,
+): void {
   const run = `${new Date().toISOString().slice(0, 10)}, \`npm run bench:mcp\``;
   const spread = (range: string) => `${range} (${ROUNDS} rounds)`;
   if (lane.name === "governed" && against.lane === "bare") {
     headlines.push(
-      { measure: `Governed / bare MCP call, p50 latency, ${eraName(era)}`, ratio: p50, target: { op: "<=", value: against.p50 }, spread: spread(p50Range), run },
-      { measure: `Governed / bare MCP call, throughput, ${eraName(era)}`, ratio: tput, target: { op: ">=", value: against.throughput }, spread: spread(tputRange), run },
+      {
+        measure: `Governed / bare MCP call, p50 latency, ${eraName(era)}`,
+        ratio: p50,
+        target: { op: "<=", value: against.p50 },
+        spread: spread(p50Range),
+        run,
+      },
+      {
+        measure: `Governed / bare MCP call, throughput, ${eraName(era)}`,
+        ratio: tput,
+        target: { op: ">=", value: against.throughput },
+        spread: spread(tputRange),
+        run,
+      },
     );
   }
-  if (lane.name === "telemetry") headlines.push({ measure: `Telemetry on / off, p50 latency, ${eraName(era)}`, ratio: p50, target: { op: "<=", value: against.p50 }, spread: spread(p50Range), run });
+  if (lane.name === "telemetry")
+    headlines.push({
+      measure: `Telemetry on / off, p50 latency, ${eraName(era)}`,
+      ratio: p50,
+      target: { op: "<=", value: against.p50 },
+      spread: spread(p50Range),
+      run,
+    });
 }
 
 /** The rows and ratios of one era, as Markdown lines. */
@@ -379,7 +471,10 @@ function eraReport(era: Era, results: RoundResult[], paired: PairedResult[]): st
   const eraPaired = paired.filter((round) => round.era === era);
   const pairedP50 = eraPaired.map((round) => quantile(round.governed, 0.5) / quantile(round.bare, 0.5));
   const pairedP95 = eraPaired.map((round) => quantile(round.governed, 0.95) / quantile(round.bare, 0.95));
-  const how = era === SESSION_ERA ? "sessions: `initialize`, then `Mcp-Session-Id`, served by the McpAgent Durable Object" : "stateless requests: `_meta` envelope, no session, served by createMcpHandler in the Worker";
+  const how =
+    era === SESSION_ERA
+      ? "sessions: `initialize`, then `Mcp-Session-Id`, served by the McpAgent Durable Object"
+      : "stateless requests: `_meta` envelope, no session, served by createMcpHandler in the Worker";
   return [
     `### Protocol ${era} (${how})`,
     "",

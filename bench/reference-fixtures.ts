@@ -9,9 +9,19 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 function document(schemas: Record<string, unknown>, operations: string[]): string {
   const paths: Record<string, unknown> = {};
   operations.forEach((schema, index) => {
-    paths[`/items${index}`] = { get: { operationId: `getItems${index}`, responses: { "200": { description: "ok", content: { "application/json": { schema: ref(schema) } } } } } };
+    paths[`/items${index}`] = {
+      get: {
+        operationId: `getItems${index}`,
+        responses: { "200": { description: "ok", content: { "application/json": { schema: ref(schema) } } } },
+      },
+    };
   });
-  return JSON.stringify({ openapi: "3.0.3", info: { title: "References", version: "1" }, paths, components: { schemas } });
+  return JSON.stringify({
+    openapi: "3.0.3",
+    info: { title: "References", version: "1" },
+    paths,
+    components: { schemas },
+  });
 }
 
 export function chainText(links: number): string {
@@ -23,18 +33,23 @@ export function chainText(links: number): string {
 
 export function fanOutText(width: number, targets: number): string {
   const schemas: Record<string, unknown> = {};
-  for (let target = 0; target < targets; target++) schemas[`T${target}`] = { type: "object", properties: { value: { type: "string" } } };
+  for (let target = 0; target < targets; target++)
+    schemas[`T${target}`] = { type: "object", properties: { value: { type: "string" } } };
   for (let index = 0; index < width; index++) {
     const properties: Record<string, unknown> = {};
     for (let target = 0; target < targets; target++) properties[`p${target}`] = ref(`T${target}`);
     schemas[`S${index}`] = { type: "object", properties };
   }
-  return document(schemas, Array.from({ length: 20 }, (_, index) => `S${index}`));
+  return document(
+    schemas,
+    Array.from({ length: 20 }, (_, index) => `S${index}`),
+  );
 }
 
 export function diamondText(levels: number, leafType: string): string {
   const schemas: Record<string, unknown> = {};
-  for (let index = 0; index < levels; index++) schemas[`D${index}`] = { type: "object", properties: { left: ref(`D${index + 1}`), right: ref(`D${index + 1}`) } };
+  for (let index = 0; index < levels; index++)
+    schemas[`D${index}`] = { type: "object", properties: { left: ref(`D${index + 1}`), right: ref(`D${index + 1}`) } };
   schemas[`D${levels}`] = { type: leafType };
   return document(schemas, ["D0"]);
 }

@@ -23,14 +23,30 @@ const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 function middle(values: number[]): { median: number; low: number; high: number } {
   const sorted = [...values].sort((a, b) => a - b);
   const quarter = Math.floor(sorted.length / 4);
-  return { median: sorted[Math.floor(sorted.length / 2)] ?? NaN, low: sorted[quarter] ?? NaN, high: sorted[sorted.length - 1 - quarter] ?? NaN };
+  return {
+    median: sorted[Math.floor(sorted.length / 2)] ?? NaN,
+    low: sorted[quarter] ?? NaN,
+    high: sorted[sorted.length - 1 - quarter] ?? NaN,
+  };
 }
 
 const small = (title: string, type: string) =>
   JSON.stringify({
     openapi: "3.1.0",
     info: { title, version: "1" },
-    paths: { "/ping": { get: { operationId: "ping", responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object", properties: { ok: { type } } } } } } } } } },
+    paths: {
+      "/ping": {
+        get: {
+          operationId: "ping",
+          responses: {
+            "200": {
+              description: "ok",
+              content: { "application/json": { schema: { type: "object", properties: { ok: { type } } } } },
+            },
+          },
+        },
+      },
+    },
   });
 
 export interface RestUpload {
@@ -44,15 +60,33 @@ export interface RestUpload {
 
 /** A CI key, GitHub's description as the active contract of "github" and a one-operation contract of "tiny". */
 export async function prepareRestUpload(url: string, contractText: string): Promise<RestUpload> {
-  const admin = await obtainToken(url, { user: "ana", scope: "keys.admin contracts.read contracts.write snapshots.write", resource: `${url}/api` });
+  const admin = await obtainToken(url, {
+    user: "ana",
+    scope: "keys.admin contracts.read contracts.write snapshots.write",
+    resource: `${url}/api`,
+  });
   const api = (token: string, method: string, path: string, body?: BodyInit) =>
-    fetch(`${url}/api/v1${path}`, { method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(120_000) });
-  const created = await api(admin, "POST", "/keys", JSON.stringify({ name: "bench CI", projects: ["github", "tiny"], scopes: ["contracts.write", "snapshots.write"] }));
+    fetch(`${url}/api/v1${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      ...(body === undefined ? {} : { body }),
+      signal: AbortSignal.timeout(120_000),
+    });
+  const created = await api(
+    admin,
+    "POST",
+    "/keys",
+    JSON.stringify({ name: "bench CI", projects: ["github", "tiny"], scopes: ["contracts.write", "snapshots.write"] }),
+  );
   if (created.status !== 201) throw new Error(`CI key: ${created.status} ${await created.text()}`);
   const ci = ((await created.json()) as { secret: string }).secret;
-  for (const [project, document] of [["github", contractText], ["tiny", small("Tiny", "boolean")]] as const) {
+  for (const [project, document] of [
+    ["github", contractText],
+    ["tiny", small("Tiny", "boolean")],
+  ] as const) {
     const stored = await api(ci, "POST", `/projects/${project}/contracts`, document);
-    if (stored.status !== 201) throw new Error(`contract of ${project}: ${stored.status} ${(await stored.text()).slice(0, 300)}`);
+    if (stored.status !== 201)
+      throw new Error(`contract of ${project}: ${stored.status} ${(await stored.text()).slice(0, 300)}`);
     await stored.arrayBuffer();
   }
   return {
@@ -63,7 +97,8 @@ export async function prepareRestUpload(url: string, contractText: string): Prom
       const ms = performance.now() - start;
       if (answer.status !== 201) throw new Error(`snapshot upload: ${answer.status} ${answered.slice(0, 300)}`);
       const parsed = JSON.parse(answered) as { contentReused: boolean; verdict: { totalViolations: number } };
-      if (parsed.contentReused) throw new Error("the snapshot's bytes were already stored: each round must upload new bytes");
+      if (parsed.contentReused)
+        throw new Error("the snapshot's bytes were already stored: each round must upload new bytes");
       return { ms, violations: parsed.verdict.totalViolations };
     },
     async refusedAtOnce(body) {
@@ -83,8 +118,16 @@ export async function prepareRestUpload(url: string, contractText: string): Prom
   };
 }
 
-export async function measureRestUpload(contractText: string, snapshotOf: (round: number) => string, rounds: number): Promise<RestMeasurements> {
-  const server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" }, readyTimeoutMs: 120_000, ...(process.env.BENCH_REST_LOG ? { logFile: process.env.BENCH_REST_LOG } : {}) });
+export async function measureRestUpload(
+  contractText: string,
+  snapshotOf: (round: number) => string,
+  rounds: number,
+): Promise<RestMeasurements> {
+  const server = await startWranglerDev({
+    vars: { ARBITER_DEV_SIGN_IN: "true" },
+    readyTimeoutMs: 120_000,
+    ...(process.env.BENCH_REST_LOG ? { logFile: process.env.BENCH_REST_LOG } : {}),
+  });
   try {
     const rest = await prepareRestUpload(server.url, contractText);
     const runs: number[] = [];
@@ -113,7 +156,11 @@ export async function measureRestUpload(contractText: string, snapshotOf: (round
     }
     const large = middle(ratios);
     const smallStats = middle(smallRuns);
-    return { large: { ms: middle(runs).median, ratio: large.median, low: large.low, high: large.high }, violations, small: { ms: smallStats.median, low: smallStats.low, high: smallStats.high } };
+    return {
+      large: { ms: middle(runs).median, ratio: large.median, low: large.low, high: large.high },
+      violations,
+      small: { ms: smallStats.median, low: smallStats.low, high: smallStats.high },
+    };
   } finally {
     await server.stop();
   }

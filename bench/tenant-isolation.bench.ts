@@ -12,7 +12,11 @@ import { startWranglerDev } from "../test/helpers/wrangler-dev";
 import { HOSTILE_CASES, ndjsonOf } from "./hostile-cases";
 
 const ERA = "2026-07-28";
-const ENVELOPE = { "io.modelcontextprotocol/protocolVersion": ERA, "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+const ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": ERA,
+  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 
 function stats(values: number[]): string {
   if (values.length === 0) return "no samples";
@@ -31,19 +35,39 @@ async function timed(request: () => Promise<Response>): Promise<number> {
 
 const dev = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } });
 try {
-  const acme = await obtainToken(dev.url, { user: "ana", scope: "contracts.read contracts.write snapshots.write", resource: `${dev.url}/api` });
+  const acme = await obtainToken(dev.url, {
+    user: "ana",
+    scope: "contracts.read contracts.write snapshots.write",
+    resource: `${dev.url}/api`,
+  });
   const globex = await obtainToken(dev.url, { user: "gus", scope: "orders.read", resource: `${dev.url}/mcp` });
   const whoami = () =>
     fetch(`${dev.url}/mcp`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${globex}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": ERA, "Mcp-Method": "tools/call", "Mcp-Name": "whoami" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {}, _meta: ENVELOPE } }),
+      headers: {
+        Authorization: `Bearer ${globex}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": ERA,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "whoami",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "whoami", arguments: {}, _meta: ENVELOPE },
+      }),
     });
   const health = () => fetch(`${dev.url}/health`);
   // Warm both paths so the first samples do not measure start-up.
   await timed(health);
   await timed(whoami);
-  console.log(`load average at start ${loadavg().map((n) => n.toFixed(2)).join(" ")}`);
+  console.log(
+    `load average at start ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" ")}`,
+  );
   // The baseline of the same run: the same requests with nothing else going on.
   const idleHealth: number[] = [];
   const idleTool: number[] = [];
@@ -55,8 +79,13 @@ try {
   for (const [position, build] of HOSTILE_CASES.entries()) {
     const hostile = build();
     const project = `hostile-${position}`;
-    const contract = await fetch(`${dev.url}/api/v1/projects/${project}/contracts?create=true`, { method: "POST", headers: { Authorization: `Bearer ${acme}`, "Content-Type": "application/json" }, body: JSON.stringify(hostile.contract) });
-    if (contract.status !== 201) throw new Error(`contract upload ${project}: ${contract.status} ${await contract.text()}`);
+    const contract = await fetch(`${dev.url}/api/v1/projects/${project}/contracts?create=true`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${acme}`, "Content-Type": "application/json" },
+      body: JSON.stringify(hostile.contract),
+    });
+    if (contract.status !== 201)
+      throw new Error(`contract upload ${project}: ${contract.status} ${await contract.text()}`);
     const healthTimes: number[] = [];
     const toolTimes: number[] = [];
     let uploading = true;
@@ -68,17 +97,30 @@ try {
     };
     const samplers = [sample(health, healthTimes), sample(whoami, toolTimes)];
     const started = performance.now();
-    const upload = await fetch(`${dev.url}/api/v1/projects/${project}/exchanges`, { method: "POST", headers: { Authorization: `Bearer ${acme}`, "Content-Type": "application/x-ndjson" }, body: ndjsonOf(hostile.exchanges) });
+    const upload = await fetch(`${dev.url}/api/v1/projects/${project}/exchanges`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${acme}`, "Content-Type": "application/x-ndjson" },
+      body: ndjsonOf(hostile.exchanges),
+    });
     const uploadMs = performance.now() - started;
-    const answer = (await upload.json()) as { verdict?: { approved: boolean; totalViolations: number; summary?: Array<{ rule: string; count: number }> }; error?: { code: string } };
+    const answer = (await upload.json()) as {
+      verdict?: { approved: boolean; totalViolations: number; summary?: Array<{ rule: string; count: number }> };
+      error?: { code: string };
+    };
     uploading = false;
     await Promise.all(samplers);
-    const outcome = answer.verdict ? `${answer.verdict.approved ? "approved" : "rejected"}, ${answer.verdict.totalViolations} violations${answer.verdict.summary ? ` (${answer.verdict.summary.map((entry) => `${entry.rule} ${entry.count}`).join(", ")})` : ""}` : answer.error?.code;
+    const outcome = answer.verdict
+      ? `${answer.verdict.approved ? "approved" : "rejected"}, ${answer.verdict.totalViolations} violations${answer.verdict.summary ? ` (${answer.verdict.summary.map((entry) => `${entry.rule} ${entry.count}`).join(", ")})` : ""}`
+      : answer.error?.code;
     console.log(`${hostile.name}: upload ${upload.status} (${outcome}) in ${uploadMs.toFixed(0)} ms`);
     console.log(`  /health during it:             ${stats(healthTimes)}`);
     console.log(`  globex tools/call during it:   ${stats(toolTimes)}`);
   }
-  console.log(`load average at end ${loadavg().map((n) => n.toFixed(2)).join(" ")}`);
+  console.log(
+    `load average at end ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" ")}`,
+  );
 } finally {
   await dev.stop();
 }

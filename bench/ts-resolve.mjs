@@ -7,7 +7,10 @@ import { fileURLToPath } from "node:url";
 
 registerHooks({
   resolve(specifier, context, nextResolve) {
-    if ((specifier.startsWith(".") || specifier.startsWith("/")) && !/\.[cm]?[jt]s$|\.json$|\.graphql$/.test(specifier)) {
+    if (
+      (specifier.startsWith(".") || specifier.startsWith("/")) &&
+      !/\.[cm]?[jt]s$|\.json$|\.graphql$/.test(specifier)
+    ) {
       try {
         return nextResolve(`${specifier}.ts`, context);
       } catch {
@@ -17,9 +20,14 @@ registerHooks({
     return nextResolve(specifier, context);
   },
   load(url, context, nextLoad) {
-    if (url.endsWith(".json")) return nextLoad(url, { ...context, importAttributes: { ...context.importAttributes, type: "json" } });
+    if (url.endsWith(".json"))
+      return nextLoad(url, { ...context, importAttributes: { ...context.importAttributes, type: "json" } });
     if (url.endsWith(".graphql")) {
-      return { format: "module", shortCircuit: true, source: `export default ${JSON.stringify(readFileSync(fileURLToPath(url), "utf8"))};` };
+      return {
+        format: "module",
+        shortCircuit: true,
+        source: `export default ${JSON.stringify(readFileSync(fileURLToPath(url), "utf8"))};`,
+      };
     }
     return nextLoad(url, context);
   },

@@ -89,7 +89,8 @@ function summarise(profile: Profile, moduleAt: (line: number) => string, uploads
     selfBy.set(label, (selfBy.get(label) ?? 0) + us);
   });
   const total = [...steps.values()].reduce((a, b) => a + b, 0);
-  const row = (label: string, us: number) => `${(us / 1000 / uploads).toFixed(1).padStart(8)} ms/upload ${((100 * us) / total).toFixed(1).padStart(5)}%  ${label}`;
+  const row = (label: string, us: number) =>
+    `${(us / 1000 / uploads).toFixed(1).padStart(8)} ms/upload ${((100 * us) / total).toFixed(1).padStart(5)}%  ${label}`;
   console.log("\nIsolate time by step (per upload):");
   for (const [step, us] of [...steps].sort((a, b) => b[1] - a[1])) console.log(row(step, us));
   console.log("\nHottest functions (self time, per upload):");
@@ -103,7 +104,11 @@ const snapshotOf = (round: number) => {
   return new TextEncoder().encode(JSON.stringify(mutated, null, 2));
 };
 const inspectorPort = await freePort();
-const server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" }, readyTimeoutMs: 120_000, inspectorPort });
+const server = await startWranglerDev({
+  vars: { ARBITER_DEV_SIGN_IN: "true" },
+  readyTimeoutMs: 120_000,
+  inspectorPort,
+});
 try {
   const rest = await prepareRestUpload(server.url, text);
   await rest.uploadLarge(snapshotOf(0), "warm-up");
@@ -117,7 +122,10 @@ try {
   for (const [round, body] of bodies.entries()) walls.push((await rest.uploadLarge(body, `profile${round}`)).ms);
   const { profile } = (await inspector.send("Profiler.stop")) as { profile: Profile };
   const bundle = [...inspector.scripts].find(([, url]) => url.endsWith("index.js"));
-  const source = bundle ? ((await inspector.send("Debugger.getScriptSource", { scriptId: bundle[0] })) as { scriptSource: string }).scriptSource : "";
+  const source = bundle
+    ? ((await inspector.send("Debugger.getScriptSource", { scriptId: bundle[0] })) as { scriptSource: string })
+        .scriptSource
+    : "";
   await inspector.send("Debugger.disable");
   inspector.close();
 
@@ -126,9 +134,15 @@ try {
   const refusals: number[] = [];
   for (let round = 0; round < ROUNDS; round++) refusals.push(await rest.refusedAtOnce(refused));
 
-  const sorted = (values: number[]) => [...values].sort((a, b) => a - b).map((value) => value.toFixed(0)).join(", ");
+  const sorted = (values: number[]) =>
+    [...values]
+      .sort((a, b) => a - b)
+      .map((value) => value.toFixed(0))
+      .join(", ");
   console.log(`Client wall time of ${ROUNDS} uploads (ms, sorted): ${sorted(walls)}`);
-  console.log(`The same 13 MB body refused at once (not UTF-8; body moved, auth, one store call), ms sorted: ${sorted(refusals)}`);
+  console.log(
+    `The same 13 MB body refused at once (not UTF-8; body moved, auth, one store call), ms sorted: ${sorted(refusals)}`,
+  );
   summarise(profile, moduleIndex(source), ROUNDS);
   if (OUT) writeFileSync(OUT, JSON.stringify(profile));
 } finally {

@@ -111,7 +111,10 @@ export function storedDocument(bytes: Uint8Array): OpenApiDocument {
  * goes to the store as it is (client.ts sendPieces: one call, cut into pieces by the store), so the Worker makes
  * no piece copies. `readContract` is where uploadSnapshot reads the active contract back from storage.
  */
-export async function snapshotUpload(bytes: Uint8Array<ArrayBuffer>, readContract: () => OpenApiDocument): Promise<number> {
+export async function snapshotUpload(
+  bytes: Uint8Array<ArrayBuffer>,
+  readContract: () => OpenApiDocument,
+): Promise<number> {
   const parsed = parseDocumentBytes(bytes);
   if (!parsed.ok) throw new Error(`the snapshot was refused: ${parsed.problems[0]?.message}`);
   const hash = await sha256Hex(bytes);
@@ -130,7 +133,12 @@ export class PairedTimer {
    * holds the text while `run` is timed). `run` is called `repeat` times inside the timed part (parts shorter
    * than the clock's step need it).
    */
-  async measure<T>(baseline: string | (() => string), prepare: () => T, run: (input: T) => unknown, repeat = 1): Promise<Paired> {
+  async measure<T>(
+    baseline: string | (() => string),
+    prepare: () => T,
+    run: (input: T) => unknown,
+    repeat = 1,
+  ): Promise<Paired> {
     const { clock } = this;
     const runs: number[] = [];
     const ratios: number[] = [];
@@ -146,7 +154,12 @@ export class PairedTimer {
     }
     const sorted = [...ratios].sort((a, b) => a - b);
     const quarter = Math.floor(this.rounds / 4);
-    return { ms: median(runs), ratio: median(ratios), low: sorted[quarter] ?? NaN, high: sorted[this.rounds - 1 - quarter] ?? NaN };
+    return {
+      ms: median(runs),
+      ratio: median(ratios),
+      low: sorted[quarter] ?? NaN,
+      high: sorted[this.rounds - 1 - quarter] ?? NaN,
+    };
   }
 
   private timeParse(text: string): number {
@@ -162,7 +175,12 @@ export class PairedTimer {
  * whole snapshot upload, each beside JSON.parse of the same text, and the upload's parts on their own. Verdict
  * rows pair with the contract's text, upload rows with the snapshot's.
  */
-export async function measureUpload(contractBytes: Uint8Array<ArrayBuffer>, snapshotBytes: Uint8Array<ArrayBuffer>, rounds: number, clock: Clock): Promise<UploadMeasurements> {
+export async function measureUpload(
+  contractBytes: Uint8Array<ArrayBuffer>,
+  snapshotBytes: Uint8Array<ArrayBuffer>,
+  rounds: number,
+  clock: Clock,
+): Promise<UploadMeasurements> {
   const timer = new PairedTimer(clock, rounds);
   // Only the two documents' bytes stay alive, as an upload holds its body: each text is decoded when a round needs
   // it and dropped before the timed part, and rows keep nothing alive for the next. In workerd every megabyte the
@@ -173,30 +191,82 @@ export async function measureUpload(contractBytes: Uint8Array<ArrayBuffer>, snap
 
   // The whole upload: with the contract already parsed (as the verdict receives it), and with the contract's
   // stored bytes parsed inside the timed part too (uploadSnapshot reads it back after storing the snapshot).
-  const upload = await timer.measure(snapshotText, () => storedDocument(contractBytes), (contract) => snapshotUpload(snapshotBytes, () => contract));
+  const upload = await timer.measure(
+    snapshotText,
+    () => storedDocument(contractBytes),
+    (contract) => snapshotUpload(snapshotBytes, () => contract),
+  );
   const form = comparisonFormOf(contractBytes);
-  const uploadWithContract = await timer.measure(snapshotText, () => undefined, () => snapshotUpload(snapshotBytes, () => formDocument(form)));
-  const uploadWithContractBytes = await timer.measure(snapshotText, () => undefined, () => snapshotUpload(snapshotBytes, () => storedDocument(contractBytes)));
-  const readForm = await timer.measure(contractText, () => undefined, () => formDocument(form));
-  const readBytes = await timer.measure(contractText, () => undefined, () => storedDocument(contractBytes));
+  const uploadWithContract = await timer.measure(
+    snapshotText,
+    () => undefined,
+    () => snapshotUpload(snapshotBytes, () => formDocument(form)),
+  );
+  const uploadWithContractBytes = await timer.measure(
+    snapshotText,
+    () => undefined,
+    () => snapshotUpload(snapshotBytes, () => storedDocument(contractBytes)),
+  );
+  const readForm = await timer.measure(
+    contractText,
+    () => undefined,
+    () => formDocument(form),
+  );
+  const readBytes = await timer.measure(
+    contractText,
+    () => undefined,
+    () => storedDocument(contractBytes),
+  );
 
   // Its parts, each on the snapshot's bytes and beside JSON.parse of the same text.
-  const decode = await timer.measure(snapshotText, () => undefined, () => decodeUtf8Strict(snapshotBytes));
-  const asciiForm = await timer.measure(snapshotText, () => undefined, () => utf8JsonAsAscii(snapshotBytes));
-  const parseBytes = await timer.measure(snapshotText, () => undefined, () => parseDocumentBytes(snapshotBytes));
-  const structure = await timer.measure(snapshotText, () => JSON.parse(snapshotText()) as OpenApiDocument, (document) => checkOpenApiStructure(document, false, { unknownFields: "ignore" }));
-  const unknownFields = await timer.measure(snapshotText, () => JSON.parse(snapshotText()) as OpenApiDocument, (document) => findUnknownFields(document, String(document.openapi)), 10);
-  const hash = await timer.measure(snapshotText, () => undefined, () => sha256Hex(snapshotBytes), 5);
+  const decode = await timer.measure(
+    snapshotText,
+    () => undefined,
+    () => decodeUtf8Strict(snapshotBytes),
+  );
+  const asciiForm = await timer.measure(
+    snapshotText,
+    () => undefined,
+    () => utf8JsonAsAscii(snapshotBytes),
+  );
+  const parseBytes = await timer.measure(
+    snapshotText,
+    () => undefined,
+    () => parseDocumentBytes(snapshotBytes),
+  );
+  const structure = await timer.measure(
+    snapshotText,
+    () => JSON.parse(snapshotText()) as OpenApiDocument,
+    (document) => checkOpenApiStructure(document, false, { unknownFields: "ignore" }),
+  );
+  const unknownFields = await timer.measure(
+    snapshotText,
+    () => JSON.parse(snapshotText()) as OpenApiDocument,
+    (document) => findUnknownFields(document, String(document.openapi)),
+    10,
+  );
+  const hash = await timer.measure(
+    snapshotText,
+    () => undefined,
+    () => sha256Hex(snapshotBytes),
+    5,
+  );
   const pieces = await timer.measure(
     snapshotText,
     () => undefined,
     () => {
-      for (let offset = 0; offset < snapshotBytes.byteLength; offset += CHUNK_BYTES) snapshotBytes.subarray(offset, offset + CHUNK_BYTES).slice();
+      for (let offset = 0; offset < snapshotBytes.byteLength; offset += CHUNK_BYTES)
+        snapshotBytes.subarray(offset, offset + CHUNK_BYTES).slice();
     },
     20,
   );
   // Indexes are cached per document: each repetition indexes its own freshly read contract.
-  const index = await timer.measure(contractText, () => Array.from({ length: 3 }, () => storedDocument(contractBytes)), (documents) => indexDocument(documents.pop() as OpenApiDocument), 3);
+  const index = await timer.measure(
+    contractText,
+    () => Array.from({ length: 3 }, () => storedDocument(contractBytes)),
+    (documents) => indexDocument(documents.pop() as OpenApiDocument),
+    3,
+  );
 
   // As uploadSnapshot hands them to the verdict: the snapshot through parseDocumentBytes (unknown-field check on),
   // the active contract read back as loadStoredDocument does; validation resolved every $ref once and the index
@@ -208,21 +278,61 @@ export async function measureUpload(contractBytes: Uint8Array<ArrayBuffer>, snap
   };
   const verdict = checkConformance(...asUploaded(), config);
   const verdictOffCount = checkConformance(...asUploaded(), constitutionOff).totalViolations;
-  const verdictCold = await timer.measure(contractText, asUploaded, ([contract, snapshot]) => checkConformance(contract, snapshot, config));
-  const verdictOff = await timer.measure(contractText, asUploaded, ([contract, snapshot]) => checkConformance(contract, snapshot, constitutionOff));
-  const verdictFromBareParse = await timer.measure(contractText, () => [JSON.parse(contractText()) as OpenApiDocument, JSON.parse(snapshotText()) as OpenApiDocument] as const, ([contract, snapshot]) => checkConformance(contract, snapshot, config));
+  const verdictCold = await timer.measure(contractText, asUploaded, ([contract, snapshot]) =>
+    checkConformance(contract, snapshot, config),
+  );
+  const verdictOff = await timer.measure(contractText, asUploaded, ([contract, snapshot]) =>
+    checkConformance(contract, snapshot, constitutionOff),
+  );
+  const verdictFromBareParse = await timer.measure(
+    contractText,
+    () => [JSON.parse(contractText()) as OpenApiDocument, JSON.parse(snapshotText()) as OpenApiDocument] as const,
+    ([contract, snapshot]) => checkConformance(contract, snapshot, config),
+  );
   const verdictWarm = await (async () => {
     const [warmContract, warmSnapshot] = asUploaded();
     checkConformance(warmContract, warmSnapshot, config);
-    return timer.measure(contractText, () => undefined, () => checkConformance(warmContract, warmSnapshot, config));
+    return timer.measure(
+      contractText,
+      () => undefined,
+      () => checkConformance(warmContract, warmSnapshot, config),
+    );
   })();
-  const encoded = await timer.measure(contractText, () => undefined, () => encodeVerdict(verdict), 20);
+  const encoded = await timer.measure(
+    contractText,
+    () => undefined,
+    () => encodeVerdict(verdict),
+    20,
+  );
 
   const verdictCounts = `${verdict.totalViolations} violations: ${verdict.summary.map((entry) => `${entry.count} ${entry.rule}`).join(", ")}`;
-  return { formBytes: form.byteLength, verdictCounts, verdictOffCount, verdictCold, verdictOff, verdictFromBareParse, verdictWarm, upload, uploadWithContract, uploadWithContractBytes, readForm, readBytes, decode, asciiForm, parseBytes, structure, unknownFields, hash, pieces, encoded, index };
+  return {
+    formBytes: form.byteLength,
+    verdictCounts,
+    verdictOffCount,
+    verdictCold,
+    verdictOff,
+    verdictFromBareParse,
+    verdictWarm,
+    upload,
+    uploadWithContract,
+    uploadWithContractBytes,
+    readForm,
+    readBytes,
+    decode,
+    asciiForm,
+    parseBytes,
+    structure,
+    unknownFields,
+    hash,
+    pieces,
+    encoded,
+    index,
+  };
 }
 
-export const pairedNote = (measured: Paired, target = "") => `${measured.ratio.toFixed(2)} x JSON.parse (per-round; middle half ${measured.low.toFixed(2)}-${measured.high.toFixed(2)})${target}`;
+export const pairedNote = (measured: Paired, target = "") =>
+  `${measured.ratio.toFixed(2)} x JSON.parse (per-round; middle half ${measured.low.toFixed(2)}-${measured.high.toFixed(2)})${target}`;
 
 const ms = (value: number) => value.toFixed(value < 1 ? 3 : 1);
 
@@ -230,24 +340,96 @@ const ms = (value: number) => value.toFixed(value < 1 ? 3 : 1);
 export function uploadTableRows(measured: UploadMeasurements, where: string): [string, string, string][] {
   const m = measured;
   return [
-    [`${where}: verdict vs mutated copy as a snapshot upload runs it: bundled policies, constitution included (${m.verdictCounts}); documents as uploadSnapshot hands them over`, `${ms(m.verdictCold.ms)} ms`, pairedNote(m.verdictCold, " (target <= 0.50)")],
-    [`${where}: whole snapshot upload in the Worker's code path but the Durable Object RPCs: decode, parse, structural + unknown-field checks, SHA-256, the verdict above, encodeVerdict; contract already parsed`, `${ms(m.upload.ms)} ms`, pairedNote(m.upload, " of the snapshot")],
-    [`${where}: the same upload as it really runs, with the active contract read back inside the timed part: its comparison form decoded (annotations stripped; ASCII decode + JSON.parse, no re-validation), as uploadSnapshot does`, `${ms(m.uploadWithContract.ms)} ms`, pairedNote(m.uploadWithContract, " of the snapshot (target <= 3)")],
-    [`${where}: the same upload, the active contract's uploaded bytes parsed and validated instead (a version stored before verdict forms, or how every upload read it before)`, `${ms(m.uploadWithContractBytes.ms)} ms`, pairedNote(m.uploadWithContractBytes, " of the snapshot")],
-    [`${where}: read back the active contract: decode its comparison form (${(m.formBytes / 1e6).toFixed(1)} MB of ASCII JSON)`, `${ms(m.readForm.ms)} ms`, pairedNote(m.readForm)],
-    [`${where}: read back the active contract: parse and validate its uploaded bytes (before)`, `${ms(m.readBytes.ms)} ms`, pairedNote(m.readBytes)],
-    [`${where}: verdict, CONSTITUTION OFF (bundled conformance.json, constitution.json emptied; not what uploads run; ${m.verdictOffCount} violations)`, `${ms(m.verdictOff.ms)} ms`, pairedNote(m.verdictOff)],
-    [`${where}: verdict with the bundled policies, cold from bare JSON.parse (every $ref resolved inside the timed part)`, `${ms(m.verdictFromBareParse.ms)} ms`, pairedNote(m.verdictFromBareParse)],
-    [`${where}: verdict with the bundled policies, warm (indexes cached)`, `${ms(m.verdictWarm.ms)} ms`, pairedNote(m.verdictWarm)],
-    [`${where}: upload part: the snapshot's text as JSON.parse reads it, its ASCII form (utf8JsonAsAscii: isUtf8, non-ASCII runs found with isAscii, a one-byte string with those runs as \\u escapes)`, `${ms(m.asciiForm.ms)} ms`, pairedNote(m.asciiForm)],
-    [`${where}: upload part: UTF-8 decode of the snapshot, as the text was made before the ASCII form and still is for YAML (decodeUtf8Strict: isUtf8, then Buffer#toString)`, `${ms(m.decode.ms)} ms`, pairedNote(m.decode)],
-    [`${where}: upload part: parseDocumentBytes of the snapshot (decode, JSON.parse, structural + unknown-field checks, $ref resolution)`, `${ms(m.parseBytes.ms)} ms`, pairedNote(m.parseBytes)],
-    [`${where}: upload part: structural checks and $ref resolution alone (checkOpenApiStructure, unknown fields ignored)`, `${ms(m.structure.ms)} ms`, pairedNote(m.structure)],
-    [`${where}: upload part: unknown-field check alone (findUnknownFields; 10 runs per round)`, `${ms(m.unknownFields.ms)} ms`, pairedNote(m.unknownFields)],
-    [`${where}: upload part: SHA-256 content address (sha256Hex, WebCrypto; 5 runs per round)`, `${ms(m.hash.ms)} ms`, pairedNote(m.hash)],
-    [`${where}: upload part: 1 MiB pieces, as the store cuts them (putDocumentContent: one copy each for SQLite, on the store's side; 20 runs per round)`, `${ms(m.pieces.ms)} ms`, pairedNote(m.pieces)],
-    [`${where}: upload part: encodeVerdict of the verdict above (20 runs per round)`, `${ms(m.encoded.ms)} ms`, pairedNote(m.encoded)],
-    [`${where}: index one parsed document (operations, keys, parameters; 3 documents per round)`, `${ms(m.index.ms)} ms`, pairedNote(m.index)],
+    [
+      `${where}: verdict vs mutated copy as a snapshot upload runs it: bundled policies, constitution included (${m.verdictCounts}); documents as uploadSnapshot hands them over`,
+      `${ms(m.verdictCold.ms)} ms`,
+      pairedNote(m.verdictCold, " (target <= 0.50)"),
+    ],
+    [
+      `${where}: whole snapshot upload in the Worker's code path but the Durable Object RPCs: decode, parse, structural + unknown-field checks, SHA-256, the verdict above, encodeVerdict; contract already parsed`,
+      `${ms(m.upload.ms)} ms`,
+      pairedNote(m.upload, " of the snapshot"),
+    ],
+    [
+      `${where}: the same upload as it really runs, with the active contract read back inside the timed part: its comparison form decoded (annotations stripped; ASCII decode + JSON.parse, no re-validation), as uploadSnapshot does`,
+      `${ms(m.uploadWithContract.ms)} ms`,
+      pairedNote(m.uploadWithContract, " of the snapshot (target <= 3)"),
+    ],
+    [
+      `${where}: the same upload, the active contract's uploaded bytes parsed and validated instead (a version stored before verdict forms, or how every upload read it before)`,
+      `${ms(m.uploadWithContractBytes.ms)} ms`,
+      pairedNote(m.uploadWithContractBytes, " of the snapshot"),
+    ],
+    [
+      `${where}: read back the active contract: decode its comparison form (${(m.formBytes / 1e6).toFixed(1)} MB of ASCII JSON)`,
+      `${ms(m.readForm.ms)} ms`,
+      pairedNote(m.readForm),
+    ],
+    [
+      `${where}: read back the active contract: parse and validate its uploaded bytes (before)`,
+      `${ms(m.readBytes.ms)} ms`,
+      pairedNote(m.readBytes),
+    ],
+    [
+      `${where}: verdict, CONSTITUTION OFF (bundled conformance.json, constitution.json emptied; not what uploads run; ${m.verdictOffCount} violations)`,
+      `${ms(m.verdictOff.ms)} ms`,
+      pairedNote(m.verdictOff),
+    ],
+    [
+      `${where}: verdict with the bundled policies, cold from bare JSON.parse (every $ref resolved inside the timed part)`,
+      `${ms(m.verdictFromBareParse.ms)} ms`,
+      pairedNote(m.verdictFromBareParse),
+    ],
+    [
+      `${where}: verdict with the bundled policies, warm (indexes cached)`,
+      `${ms(m.verdictWarm.ms)} ms`,
+      pairedNote(m.verdictWarm),
+    ],
+    [
+      `${where}: upload part: the snapshot's text as JSON.parse reads it, its ASCII form (utf8JsonAsAscii: isUtf8, non-ASCII runs found with isAscii, a one-byte string with those runs as \\u escapes)`,
+      `${ms(m.asciiForm.ms)} ms`,
+      pairedNote(m.asciiForm),
+    ],
+    [
+      `${where}: upload part: UTF-8 decode of the snapshot, as the text was made before the ASCII form and still is for YAML (decodeUtf8Strict: isUtf8, then Buffer#toString)`,
+      `${ms(m.decode.ms)} ms`,
+      pairedNote(m.decode),
+    ],
+    [
+      `${where}: upload part: parseDocumentBytes of the snapshot (decode, JSON.parse, structural + unknown-field checks, $ref resolution)`,
+      `${ms(m.parseBytes.ms)} ms`,
+      pairedNote(m.parseBytes),
+    ],
+    [
+      `${where}: upload part: structural checks and $ref resolution alone (checkOpenApiStructure, unknown fields ignored)`,
+      `${ms(m.structure.ms)} ms`,
+      pairedNote(m.structure),
+    ],
+    [
+      `${where}: upload part: unknown-field check alone (findUnknownFields; 10 runs per round)`,
+      `${ms(m.unknownFields.ms)} ms`,
+      pairedNote(m.unknownFields),
+    ],
+    [
+      `${where}: upload part: SHA-256 content address (sha256Hex, WebCrypto; 5 runs per round)`,
+      `${ms(m.hash.ms)} ms`,
+      pairedNote(m.hash),
+    ],
+    [
+      `${where}: upload part: 1 MiB pieces, as the store cuts them (putDocumentContent: one copy each for SQLite, on the store's side; 20 runs per round)`,
+      `${ms(m.pieces.ms)} ms`,
+      pairedNote(m.pieces),
+    ],
+    [
+      `${where}: upload part: encodeVerdict of the verdict above (20 runs per round)`,
+      `${ms(m.encoded.ms)} ms`,
+      pairedNote(m.encoded),
+    ],
+    [
+      `${where}: index one parsed document (operations, keys, parameters; 3 documents per round)`,
+      `${ms(m.index.ms)} ms`,
+      pairedNote(m.index),
+    ],
   ];
 }
 

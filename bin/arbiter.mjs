@@ -29,7 +29,12 @@ export { summaryText } from "./cli/reports.mjs";
 const COMMANDS = { snapshot, contract, exchanges, check, diff, "build-failed": buildFailed, login, token, logout };
 const SIGN_IN_COMMANDS = new Set(["login", "token", "logout"]);
 
-export async function main(argv = process.argv.slice(2), env = process.env, out = (line) => console.log(line), err = (line) => console.error(line)) {
+export async function main(
+  argv = process.argv.slice(2),
+  env = process.env,
+  out = (line) => console.log(line),
+  err = (line) => console.error(line),
+) {
   let command;
   try {
     const { values, positionals } = options(argv);
@@ -44,7 +49,8 @@ export async function main(argv = process.argv.slice(2), env = process.env, out 
       return values.help ? EXIT.approved : EXIT.unverified;
     }
     const run = COMMANDS[command];
-    if (!run) fail(`Unknown command "${command}". Commands: ${Object.keys(COMMANDS).join(", ")}. Run "arbiter --help".`);
+    if (!run)
+      fail(`Unknown command "${command}". Commands: ${Object.keys(COMMANDS).join(", ")}. Run "arbiter --help".`);
     return await run(values, rest, env, out, err);
   } catch (error) {
     // login, token and logout verify nothing: their failures are not worded as a verdict.

@@ -43,7 +43,9 @@ function live(): number {
 
 function synthetic(targetMb: number): Uint8Array {
   const document = JSON.parse(readFileSync(GITHUB, "utf8")) as { paths: Record<string, unknown> };
-  const original = Object.entries(document.paths).map(([path, item]) => [path, item, Buffer.byteLength(JSON.stringify(item)) + path.length + 12] as const);
+  const original = Object.entries(document.paths).map(
+    ([path, item]) => [path, item, Buffer.byteLength(JSON.stringify(item)) + path.length + 12] as const,
+  );
   let size = Buffer.byteLength(JSON.stringify(document));
   for (let copy = 1; size < targetMb * MB; copy++) {
     for (const [path, item, bytes] of original) {
@@ -56,7 +58,11 @@ function synthetic(targetMb: number): Uint8Array {
 }
 
 /** One snapshot upload where the contract is the same document (the heaviest case: two full documents). */
-function uploadPath(source: { bytes?: Uint8Array }, steps: Array<[string, number]> | undefined, readBack: () => Uint8Array): number {
+function uploadPath(
+  source: { bytes?: Uint8Array },
+  steps: Array<[string, number]> | undefined,
+  readBack: () => Uint8Array,
+): number {
   const mark = (step: string) => steps?.push([step, live()]);
   mark("body bytes held");
   const parsed = parseDocumentBytes(source.bytes!);
@@ -69,7 +75,9 @@ function uploadPath(source: { bytes?: Uint8Array }, steps: Array<[string, number
   inFlight.length = 0;
   source.bytes = undefined;
   mark("bytes stored and released");
-  const contractDocument = readBytes ? parseDocumentBytes(contractBytes, { unknownFields: "ignore" }) : { ok: true as const, document: decodeVerdictForm(contractBytes)! };
+  const contractDocument = readBytes
+    ? parseDocumentBytes(contractBytes, { unknownFields: "ignore" })
+    : { ok: true as const, document: decodeVerdictForm(contractBytes)! };
   if (!contractDocument.ok || !contractDocument.document) throw new Error("contract refused");
   mark(readBytes ? "contract parsed from its bytes" : "contract decoded from its form");
   const verdict = checkConformance(contractDocument.document, parsed.document, getConformanceConfig());
@@ -88,7 +96,10 @@ const formFile = (name: string) => resolve(tmpdir(), `arbiter-upload-memory-form
 function writeForm(name: string, bytes: Uint8Array): void {
   const parsed = parseDocumentBytes(bytes);
   if (!parsed.ok) throw new Error("document refused");
-  writeFileSync(formFile(name), (readVerdictForm ? encodeVerdictForm : encodeComparisonForm)(parsed.document, parsed.facts.format)!);
+  writeFileSync(
+    formFile(name),
+    (readVerdictForm ? encodeVerdictForm : encodeComparisonForm)(parsed.document, parsed.facts.format)!,
+  );
 }
 
 function readStored(name: string): Uint8Array {
@@ -98,7 +109,22 @@ function readStored(name: string): Uint8Array {
 
 function completes(name: string, heapMb: number): boolean {
   try {
-    execFileSync(process.execPath, [`--max-old-space-size=${heapMb}`, "--experimental-transform-types", "--no-warnings", "--import", "./bench/ts-resolve.mjs", "scripts/contracts-upload-memory.ts", "--child", name, ...(readBytes ? ["--read=bytes"] : []), ...(readVerdictForm ? ["--read=verdict-form"] : [])], { cwd: REPO, stdio: "pipe" });
+    execFileSync(
+      process.execPath,
+      [
+        `--max-old-space-size=${heapMb}`,
+        "--experimental-transform-types",
+        "--no-warnings",
+        "--import",
+        "./bench/ts-resolve.mjs",
+        "scripts/contracts-upload-memory.ts",
+        "--child",
+        name,
+        ...(readBytes ? ["--read=bytes"] : []),
+        ...(readVerdictForm ? ["--read=verdict-form"] : []),
+      ],
+      { cwd: REPO, stdio: "pipe" },
+    );
     return true;
   } catch {
     return false;
@@ -127,17 +153,24 @@ async function main(): Promise<void> {
     return;
   }
   const cases = ["github", ...process.argv.slice(2).filter((arg) => !arg.startsWith("--"))];
-  console.log(`Node ${process.version}; the active contract read back from ${readBytes ? "its uploaded bytes (no forms)" : readVerdictForm ? "its verdict form" : "its comparison form"}; sizes are live JS heap + ArrayBuffers after GC (MB)\n`);
+  console.log(
+    `Node ${process.version}; the active contract read back from ${readBytes ? "its uploaded bytes (no forms)" : readVerdictForm ? "its verdict form" : "its comparison form"}; sizes are live JS heap + ArrayBuffers after GC (MB)\n`,
+  );
   for (const name of cases) {
     const baseline = live();
-    const holder: { bytes?: Uint8Array } = { bytes: name === "github" ? new Uint8Array(readFileSync(GITHUB)) : synthetic(Number(name)) };
+    const holder: { bytes?: Uint8Array } = {
+      bytes: name === "github" ? new Uint8Array(readFileSync(GITHUB)) : synthetic(Number(name)),
+    };
     const size = holder.bytes!.byteLength;
     writeForm(name, holder.bytes!);
     const steps: Array<[string, number]> = [];
     uploadPath(holder, steps, () => readStored(name));
     const peak = Math.max(...steps.map(([, value]) => value)) - baseline;
-    console.log(`${name === "github" ? "api.github.com.json" : `synthetic ${name} MB`}: ${(size / MB).toFixed(1)} MiB document`);
-    for (const [step, value] of steps) console.log(`  ${step.padEnd(40)} ${((value - baseline) / MB).toFixed(1).padStart(7)}`);
+    console.log(
+      `${name === "github" ? "api.github.com.json" : `synthetic ${name} MB`}: ${(size / MB).toFixed(1)} MiB document`,
+    );
+    for (const [step, value] of steps)
+      console.log(`  ${step.padEnd(40)} ${((value - baseline) / MB).toFixed(1).padStart(7)}`);
     console.log(`  largest checkpoint: ${(peak / MB).toFixed(1)} MB`);
     console.log(`  smallest --max-old-space-size that completes: ${smallestHeap(name)} MB\n`);
   }

@@ -19,14 +19,26 @@ export function devArguments(argv, env = {}) {
     if (arg === "--port" || inline) {
       const value = inline ? inline[1] : argv[++i];
       port = Number(value);
-      if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`--port expects a port number (1-65535), got "${value ?? ""}".`);
+      if (!Number.isInteger(port) || port < 1 || port > 65535)
+        throw new Error(`--port expects a port number (1-65535), got "${value ?? ""}".`);
       continue;
     }
     rest.push(arg);
   }
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`PORT must be a port number (1-65535), got "${env.PORT}".`);
-  const publicUrlGiven = rest.some((arg, i) => /^PUBLIC_URL[:=]/.test(arg) && (rest[i - 1] === "--var" || arg.startsWith("--var")));
-  return ["dev", "--port", String(port), "--var", "ARBITER_DEV_SIGN_IN:true", ...(publicUrlGiven ? [] : ["--var", `PUBLIC_URL:http://localhost:${port}`]), ...rest];
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new Error(`PORT must be a port number (1-65535), got "${env.PORT}".`);
+  const publicUrlGiven = rest.some(
+    (arg, i) => /^PUBLIC_URL[:=]/.test(arg) && (rest[i - 1] === "--var" || arg.startsWith("--var")),
+  );
+  return [
+    "dev",
+    "--port",
+    String(port),
+    "--var",
+    "ARBITER_DEV_SIGN_IN:true",
+    ...(publicUrlGiven ? [] : ["--var", `PUBLIC_URL:http://localhost:${port}`]),
+    ...rest,
+  ];
 }
 
 function invokedDirectly() {
@@ -47,7 +59,11 @@ if (invokedDirectly()) {
   }
   const port = args[args.indexOf("--port") + 1];
   console.error(`Arbiter on http://localhost:${port} (PUBLIC_URL follows the port; development sign-in on).`);
-  const child = spawn("wrangler", args, { stdio: "inherit", shell: process.platform === "win32", env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", ...process.env } });
+  const child = spawn("wrangler", args, {
+    stdio: "inherit",
+    shell: process.platform === "win32",
+    env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", ...process.env },
+  });
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
   child.once("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }

@@ -16,7 +16,7 @@ import { githubExchanges, harOf } from "../bench/github-exchanges";
 import { githubText } from "../bench/github-fixture";
 const count = Number(process.argv[2]);
 const gen = githubExchanges(JSON.parse(githubText()), count);
-let har: Uint8Array | undefined = new TextEncoder().encode(harOf(gen));
+const har: Uint8Array | undefined = new TextEncoder().encode(harOf(gen));
 gen.length = 0;
 const contractBytes = new TextEncoder().encode(githubText());
 (globalThis as any).gc();
@@ -29,4 +29,13 @@ const doc = parseDocumentBytes(contractBytes);
 if (!doc.ok) throw new Error("contract");
 const verdict = createExchangeValidator().validate(doc.document, "k", parsed.exchanges);
 const cpu = process.cpuUsage(cpu0);
-console.log(JSON.stringify({ count, harMB: (har.byteLength / 1e6).toFixed(1), ms: Math.round(performance.now() - start), cpuMs: Math.round((cpu.user + cpu.system) / 1000), violations: verdict.totalViolations, heapMB: (process.memoryUsage().heapUsed / 1e6).toFixed(0) }));
+console.log(
+  JSON.stringify({
+    count,
+    harMB: (har.byteLength / 1e6).toFixed(1),
+    ms: Math.round(performance.now() - start),
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+    violations: verdict.totalViolations,
+    heapMB: (process.memoryUsage().heapUsed / 1e6).toFixed(0),
+  }),
+);

@@ -13,7 +13,12 @@ import { handleSignInRoutes } from "./auth/routes";
 import { SessionSecretMissing } from "./auth/session";
 import { mcpResourceHandler } from "./mcp/http";
 import { getCatalog } from "./mcp/registry";
-import { OPENID_CONFIGURATION, openIdConfiguration, ROOT_RESOURCE_METADATA, rootResourceMetadata } from "./oauth/discovery-aliases";
+import {
+  OPENID_CONFIGURATION,
+  openIdConfiguration,
+  ROOT_RESOURCE_METADATA,
+  rootResourceMetadata,
+} from "./oauth/discovery-aliases";
 import { wrongOriginAnswer } from "./oauth/public-url-guard";
 import { refreshWideningRefusal } from "./oauth/refresh-scope";
 import { guardRegistration } from "./oauth/registration-guard";
@@ -42,7 +47,10 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
 
   if (path === "/health") {
     getPolicy();
-    return Response.json({ status: "ok", service: "arbiter", version: "0.1.0" }, { headers: { "Cache-Control": "no-store" } });
+    return Response.json(
+      { status: "ok", service: "arbiter", version: "0.1.0" },
+      { headers: { "Cache-Control": "no-store" } },
+    );
   }
   if (path === "/" && request.method === "GET") return landingPage(env);
   if (path === CLI_PATH) return serveCli(request);
@@ -57,8 +65,10 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
   if (path === "/mcp" || path.startsWith("/mcp/") || path === `${PROTECTED_RESOURCE_METADATA}/mcp`) {
     return withUnauthorizedBody(request, await servers.mcp.fetch(request, env, ctx), "mcp");
   }
-  if (path === ROOT_RESOURCE_METADATA) return rootResourceMetadata(request, (rewritten) => servers.mcp.fetch(rewritten, env, ctx));
-  if (path === OPENID_CONFIGURATION) return openIdConfiguration(request, (rewritten) => servers.authorizationServer.fetch(rewritten, env, ctx));
+  if (path === ROOT_RESOURCE_METADATA)
+    return rootResourceMetadata(request, (rewritten) => servers.mcp.fetch(rewritten, env, ctx));
+  if (path === OPENID_CONFIGURATION)
+    return openIdConfiguration(request, (rewritten) => servers.authorizationServer.fetch(rewritten, env, ctx));
   if (path === OAUTH_PATHS.token) {
     const widening = await refreshWideningRefusal(request, env);
     if (widening) return widening;
@@ -73,16 +83,26 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
     return withUnauthorizedBody(request, await servers.api.fetch(new Request(rewritten, request), env, ctx), "api");
   }
   if (path === OAUTH_PATHS.authorize) return handleAuthorize(request, env, servers);
-  if (path === OAUTH_PATHS.register) return guardRegistration(request, (checked) => servers.authorizationServer.fetch(checked, env, ctx));
-  if (path === "/admin" || path.startsWith("/admin/")) return handleConsole(request, env, servers.authorizationServer.getOAuthApi(env), () => [...getCatalog().tools.keys()]);
+  if (path === OAUTH_PATHS.register)
+    return guardRegistration(request, (checked) => servers.authorizationServer.fetch(checked, env, ctx));
+  if (path === "/admin" || path.startsWith("/admin/"))
+    return handleConsole(request, env, servers.authorizationServer.getOAuthApi(env), () => [
+      ...getCatalog().tools.keys(),
+    ]);
 
-  const signIn = await handleSignInRoutes(request, env, (clientId) => servers.authorizationServer.getOAuthApi(env).lookupClient(clientId));
+  const signIn = await handleSignInRoutes(request, env, (clientId) =>
+    servers.authorizationServer.getOAuthApi(env).lookupClient(clientId),
+  );
   if (signIn) return signIn;
 
   // Token revocation (RFC 7009) is served by the library; the wrapper audits what it actually revoked.
-  const fromAuthorizationServer = await withRevocationAudit(request, env, servers, (forwarded) => servers.authorizationServer.fetch(forwarded, env, ctx));
-  if (fromAuthorizationServer.status !== 404 || path.startsWith("/.well-known/") || path.startsWith("/oauth/")) return fromAuthorizationServer;
-  if (request.headers.get("accept")?.includes("text/html")) return errorPage(404, "Not found", "There is no page here.");
+  const fromAuthorizationServer = await withRevocationAudit(request, env, servers, (forwarded) =>
+    servers.authorizationServer.fetch(forwarded, env, ctx),
+  );
+  if (fromAuthorizationServer.status !== 404 || path.startsWith("/.well-known/") || path.startsWith("/oauth/"))
+    return fromAuthorizationServer;
+  if (request.headers.get("accept")?.includes("text/html"))
+    return errorPage(404, "Not found", "There is no page here.");
   return failureProblem(new Failure("not_found", `Nothing is served at ${path}.`));
 }
 
@@ -96,7 +116,14 @@ export default {
         return errorPage(503, "Server not configured", error.message);
       }
       logError("unhandled error", { path: new URL(request.url).pathname, error });
-      return failureProblem(new Failure("internal", "Arbiter hit an unexpected error. Try again; the operator can find it in the logs.", {}, "internal_error"));
+      return failureProblem(
+        new Failure(
+          "internal",
+          "Arbiter hit an unexpected error. Try again; the operator can find it in the logs.",
+          {},
+          "internal_error",
+        ),
+      );
     }
   },
 } satisfies ExportedHandler<Env>;

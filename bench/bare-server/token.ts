@@ -15,17 +15,36 @@ export async function obtainBareToken(base: string): Promise<string> {
   const verifier = base64url(randomBytes(32));
   const challenge = base64url(createHash("sha256").update(verifier).digest());
   const resource = `${base}/mcp`;
-  const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: "S256", state: "bench", resource });
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "bench",
+    resource,
+  });
   const authorize = await fetch(`${base}/authorize?${query}`, { redirect: "manual" });
   await authorize.text();
   const location = authorize.headers.get("location");
   const code = location ? new URL(location).searchParams.get("code") : null;
-  if (authorize.status !== 302 || !code) throw new Error(`bare server /authorize did not redirect with a code: HTTP ${authorize.status} (location ${location})`);
+  if (authorize.status !== 302 || !code)
+    throw new Error(
+      `bare server /authorize did not redirect with a code: HTTP ${authorize.status} (location ${location})`,
+    );
   const token = await fetch(`${base}/oauth/token`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier, resource }),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT_URI,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource,
+    }),
   });
-  if (token.status !== 200) throw new Error(`bare server token exchange failed: HTTP ${token.status} ${await token.text()}`);
+  if (token.status !== 200)
+    throw new Error(`bare server token exchange failed: HTTP ${token.status} ${await token.text()}`);
   return ((await token.json()) as { access_token: string }).access_token;
 }

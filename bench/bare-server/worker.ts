@@ -63,7 +63,13 @@ const defaultHandler = {
     if (pathname === "/health") return new Response("ok");
     if (pathname === "/authorize") {
       const authRequest = await env.OAUTH_PROVIDER.parseAuthRequest(request);
-      const { redirectTo } = await env.OAUTH_PROVIDER.completeAuthorization({ request: authRequest, userId: "bench", metadata: {}, scope: authRequest.scope, props: { userId: "bench" } });
+      const { redirectTo } = await env.OAUTH_PROVIDER.completeAuthorization({
+        request: authRequest,
+        userId: "bench",
+        metadata: {},
+        scope: authRequest.scope,
+        props: { userId: "bench" },
+      });
       return Response.redirect(redirectTo, 302);
     }
     return new Response("Not found", { status: 404 });

@@ -29,11 +29,17 @@ export default {
     }
     if (url.pathname === "/measure" && request.method === "POST") {
       const gc = (globalThis as { gc?: () => void }).gc;
-      if (!gc) return problem(412, 'gc() is not exposed: start wrangler dev with MINIFLARE_WORKERD_V8_FLAGS="--expose-gc"');
-      if (!documents.contract || !documents.snapshot) return problem(409, "PUT /documents/contract and /documents/snapshot first");
+      if (!gc)
+        return problem(412, 'gc() is not exposed: start wrangler dev with MINIFLARE_WORKERD_V8_FLAGS="--expose-gc"');
+      if (!documents.contract || !documents.snapshot)
+        return problem(409, "PUT /documents/contract and /documents/snapshot first");
       const rounds = Number(url.searchParams.get("rounds") ?? "15");
-      if (!Number.isInteger(rounds) || rounds < 3 || rounds > 100) return problem(400, "rounds must be an integer from 3 to 100");
-      const measured = await measureUpload(documents.contract, documents.snapshot, rounds, { now: () => performance.now(), gc });
+      if (!Number.isInteger(rounds) || rounds < 3 || rounds > 100)
+        return problem(400, "rounds must be an integer from 3 to 100");
+      const measured = await measureUpload(documents.contract, documents.snapshot, rounds, {
+        now: () => performance.now(),
+        gc,
+      });
       return Response.json(measured);
     }
     return problem(404, "use PUT /documents/contract, PUT /documents/snapshot, then POST /measure");

@@ -74,13 +74,17 @@ export function serverOrigin(url, flag) {
     fail(`${flag} is not a URL: ${url} (e.g. https://arbiter.example.com).`);
   }
   const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname);
-  if (parsed.protocol !== "https:" && !(parsed.protocol === "http:" && loopback)) fail(`${flag} must be an https URL (plain http only for localhost): ${url}`);
+  if (parsed.protocol !== "https:" && !(parsed.protocol === "http:" && loopback))
+    fail(`${flag} must be an https URL (plain http only for localhost): ${url}`);
   return parsed.origin;
 }
 
 export function resourceNameOf(values) {
   const name = values.resource ?? "api";
-  if (!RESOURCE_NAMES.includes(name)) fail(`--resource must be api (the REST API: the CI commands), chat (/chat) or mcp (the MCP server), not "${name}".`);
+  if (!RESOURCE_NAMES.includes(name))
+    fail(
+      `--resource must be api (the REST API: the CI commands), chat (/chat) or mcp (the MCP server), not "${name}".`,
+    );
   return name;
 }
 
@@ -98,16 +102,34 @@ export function chosenServer(values, env, store) {
 export async function currentAccessToken(file, store, origin, resourceName) {
   const entry = store.servers[origin];
   const tokens = entry?.tokens?.[resourceName];
-  if (!tokens?.accessToken) fail(`Not logged in to ${origin}${resourceName === "api" ? "" : ` for ${resourceName === "mcp" ? "MCP" : "/chat"}`}: run ${loginHint(origin, resourceName)}.`);
+  if (!tokens?.accessToken)
+    fail(
+      `Not logged in to ${origin}${resourceName === "api" ? "" : ` for ${resourceName === "mcp" ? "MCP" : "/chat"}`}: run ${loginHint(origin, resourceName)}.`,
+    );
   if (!tokens.expiresAt || Date.parse(tokens.expiresAt) - Date.now() > RENEW_BEFORE_MS) return tokens.accessToken;
-  if (!tokens.refreshToken) fail(`The token for ${origin} expired at ${tokens.expiresAt} and there is no refresh token (${OFFLINE_ACCESS} was not granted): run ${loginHint(origin, resourceName)} again.`);
+  if (!tokens.refreshToken)
+    fail(
+      `The token for ${origin} expired at ${tokens.expiresAt} and there is no refresh token (${OFFLINE_ACCESS} was not granted): run ${loginHint(origin, resourceName)} again.`,
+    );
   const started = Date.now();
-  const { status, data } = await postForm(entry.tokenEndpoint, { grant_type: "refresh_token", refresh_token: tokens.refreshToken, client_id: tokens.clientId ?? entry.clientId, resource: tokens.resource });
+  const { status, data } = await postForm(entry.tokenEndpoint, {
+    grant_type: "refresh_token",
+    refresh_token: tokens.refreshToken,
+    client_id: tokens.clientId ?? entry.clientId,
+    resource: tokens.resource,
+  });
   if (status !== 200) {
-    if (data?.error === "invalid_grant" || data?.error === "invalid_client") fail(`The login to ${origin} has expired or was revoked (${data.error}): run ${loginHint(origin, resourceName)} again.`);
+    if (data?.error === "invalid_grant" || data?.error === "invalid_client")
+      fail(
+        `The login to ${origin} has expired or was revoked (${data.error}): run ${loginHint(origin, resourceName)} again.`,
+      );
     fail(`The server refused to renew the token (${oauthProblem(status, data)}).`);
   }
-  entry.tokens[resourceName] = { resource: tokens.resource, ...(tokens.clientId ? { clientId: tokens.clientId } : {}), ...storedTokens(data, started, tokens) };
+  entry.tokens[resourceName] = {
+    resource: tokens.resource,
+    ...(tokens.clientId ? { clientId: tokens.clientId } : {}),
+    ...storedTokens(data, started, tokens),
+  };
   saveCredentials(file, store);
   return entry.tokens[resourceName].accessToken;
 }

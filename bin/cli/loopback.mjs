@@ -23,32 +23,56 @@ export function listenForCallback(state, issuer) {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     if (req.method !== "GET" || url.pathname !== "/callback") {
-      res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8", Connection: "close" }).end("Not found: the Arbiter CLI waits for its sign-in at /callback only.");
+      res
+        .writeHead(404, { "Content-Type": "text/plain; charset=utf-8", Connection: "close" })
+        .end("Not found: the Arbiter CLI waits for its sign-in at /callback only.");
       return;
     }
     const query = url.searchParams;
     if (query.get("state") !== state) {
       // Not the answer to this sign-in (another local process, or a stale tab): refuse it and keep waiting, so
       // nothing but the real answer can end the login.
-      res.writeHead(400, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", Connection: "close" });
-      res.end(callbackPage(false, "This answer does not belong to the sign-in the Arbiter CLI is waiting for (state mismatch), so it was ignored; the CLI keeps waiting for its own."));
+      res.writeHead(400, {
+        "Content-Type": "text/html; charset=utf-8",
+        "Cache-Control": "no-store",
+        Connection: "close",
+      });
+      res.end(
+        callbackPage(
+          false,
+          "This answer does not belong to the sign-in the Arbiter CLI is waiting for (state mismatch), so it was ignored; the CLI keeps waiting for its own.",
+        ),
+      );
       return;
     }
     let result;
     if (query.has("iss") && query.get("iss") !== issuer) {
-      result = { error: `The answer came from another authorization server (${printable(query.get("iss"))}, expected ${issuer}), so nothing was stored. Run arbiter login again.` };
+      result = {
+        error: `The answer came from another authorization server (${printable(query.get("iss"))}, expected ${issuer}), so nothing was stored. Run arbiter login again.`,
+      };
     } else if (query.get("error") === "access_denied") {
-      result = { error: "Access was denied in the browser (access_denied): nothing was stored. Run arbiter login again and choose Allow to sign in." };
+      result = {
+        error:
+          "Access was denied in the browser (access_denied): nothing was stored. Run arbiter login again and choose Allow to sign in.",
+      };
     } else if (query.has("error")) {
       const description = query.get("error_description");
-      result = { error: `The server did not grant access (${printable(query.get("error"), 60)}${description ? `: ${printable(description)}` : ""}): nothing was stored.` };
+      result = {
+        error: `The server did not grant access (${printable(query.get("error"), 60)}${description ? `: ${printable(description)}` : ""}): nothing was stored.`,
+      };
     } else if (!query.get("code")) {
-      result = { error: "The browser returned without an authorization code: nothing was stored. Run arbiter login again." };
+      result = {
+        error: "The browser returned without an authorization code: nothing was stored. Run arbiter login again.",
+      };
     } else {
       result = { code: query.get("code") };
     }
     const ok = result.code !== undefined;
-    res.writeHead(ok ? 200 : 400, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", Connection: "close" });
+    res.writeHead(ok ? 200 : 400, {
+      "Content-Type": "text/html; charset=utf-8",
+      "Cache-Control": "no-store",
+      Connection: "close",
+    });
     res.end(callbackPage(ok, ok ? "You can close this tab and go back to the terminal." : result.error));
     settle(result);
   });
@@ -57,13 +81,21 @@ export function listenForCallback(state, issuer) {
     server.closeAllConnections?.();
   };
   return new Promise((resolve, reject) => {
-    server.once("error", (error) => reject(new Unverified(`Cannot listen on 127.0.0.1 for the browser's answer: ${error.message}`)));
+    server.once("error", (error) =>
+      reject(new Unverified(`Cannot listen on 127.0.0.1 for the browser's answer: ${error.message}`)),
+    );
     server.listen(0, "127.0.0.1", () => {
       const redirectUri = `http://127.0.0.1:${server.address().port}/callback`;
       const answer = async (waitMs) => {
         let timer;
         const timeUp = new Promise((resolve) => {
-          timer = setTimeout(() => resolve({ error: `No answer from the browser within ${waitMs / 1000} s: nothing was stored. Run arbiter login again and finish signing in (--timeout waits longer).` }), waitMs);
+          timer = setTimeout(
+            () =>
+              resolve({
+                error: `No answer from the browser within ${waitMs / 1000} s: nothing was stored. Run arbiter login again and finish signing in (--timeout waits longer).`,
+              }),
+            waitMs,
+          );
         });
         const result = await Promise.race([outcome, timeUp]);
         clearTimeout(timer);

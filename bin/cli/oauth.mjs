@@ -11,7 +11,6 @@ import { printable } from "./text.mjs";
 // (RFC 7591, token_endpoint_auth_method none) and finds every endpoint in the server's metadata (RFC 9728 for
 // the protected resource, RFC 8414 for the authorization server).
 
-
 export function oauthProblem(status, data) {
   const code = typeof data?.error === "string" ? ` ${printable(data.error, 60)}` : "";
   const description = typeof data?.error_description === "string" ? `: ${printable(data.error_description)}` : "";
@@ -27,26 +26,44 @@ function wellKnown(identifier, name) {
 async function metadataDocument(url, origin) {
   const response = await reach(url, { headers: { Accept: "application/json" } }, OAUTH_TIMEOUT_MS);
   const data = response.ok ? await jsonBody(response) : undefined;
-  if (!data || typeof data !== "object") fail(`${origin} does not look like an Arbiter server: GET ${new URL(url).pathname} answered ${response.status}${response.ok ? " without JSON" : ""}. Check --server.`);
+  if (!data || typeof data !== "object")
+    fail(
+      `${origin} does not look like an Arbiter server: GET ${new URL(url).pathname} answered ${response.status}${response.ok ? " without JSON" : ""}. Check --server.`,
+    );
   return data;
 }
 
 export async function discover(origin, resourceName) {
   const resource = `${origin}/${resourceName}`;
   const protectedResource = await metadataDocument(wellKnown(resource, "oauth-protected-resource"), origin);
-  if (protectedResource.resource !== resource) fail(`${origin} describes the resource "${printable(protectedResource.resource)}" at its ${resourceName} metadata, not ${resource}: is --server the server's public URL?`);
-  const issuer = Array.isArray(protectedResource.authorization_servers) ? protectedResource.authorization_servers[0] : undefined;
+  if (protectedResource.resource !== resource)
+    fail(
+      `${origin} describes the resource "${printable(protectedResource.resource)}" at its ${resourceName} metadata, not ${resource}: is --server the server's public URL?`,
+    );
+  const issuer = Array.isArray(protectedResource.authorization_servers)
+    ? protectedResource.authorization_servers[0]
+    : undefined;
   if (typeof issuer !== "string") fail(`${origin}'s resource metadata names no authorization server.`);
   const server = await metadataDocument(wellKnown(issuer, "oauth-authorization-server"), origin);
-  if (server.issuer !== issuer) fail(`The authorization server metadata of ${printable(issuer)} names another issuer (${printable(server.issuer)}): refusing to sign in there.`);
+  if (server.issuer !== issuer)
+    fail(
+      `The authorization server metadata of ${printable(issuer)} names another issuer (${printable(server.issuer)}): refusing to sign in there.`,
+    );
   for (const field of ["authorization_endpoint", "token_endpoint", "registration_endpoint"]) {
-    if (typeof server[field] !== "string") fail(`The authorization server ${issuer} has no ${field} in its metadata; the CLI needs it to sign in.`);
+    if (typeof server[field] !== "string")
+      fail(`The authorization server ${issuer} has no ${field} in its metadata; the CLI needs it to sign in.`);
   }
-  if (Array.isArray(server.code_challenge_methods_supported) && !server.code_challenge_methods_supported.includes("S256")) fail(`The authorization server ${issuer} does not support PKCE with S256.`);
+  if (
+    Array.isArray(server.code_challenge_methods_supported) &&
+    !server.code_challenge_methods_supported.includes("S256")
+  )
+    fail(`The authorization server ${issuer} does not support PKCE with S256.`);
   return {
     resource,
     issuer,
-    baselineScopes: Array.isArray(protectedResource.scopes_supported) ? protectedResource.scopes_supported.filter((s) => typeof s === "string") : [],
+    baselineScopes: Array.isArray(protectedResource.scopes_supported)
+      ? protectedResource.scopes_supported.filter((s) => typeof s === "string")
+      : [],
     scopesSupported: Array.isArray(server.scopes_supported) ? server.scopes_supported : undefined,
     authorizationEndpoint: server.authorization_endpoint,
     tokenEndpoint: server.token_endpoint,
@@ -57,10 +74,15 @@ export async function discover(origin, resourceName) {
 
 export function requestedScopes(values, resourceName, endpoints) {
   const given = [...(values.scope ?? []), ...(values.scopes ?? [])];
-  const asked = given.length ? given.flatMap((s) => s.split(/[\s,]+/)).filter(Boolean) : [...(resourceName === "chat" ? [] : endpoints.baselineScopes), ...CLI_SCOPES[resourceName]];
+  const asked = given.length
+    ? given.flatMap((s) => s.split(/[\s,]+/)).filter(Boolean)
+    : [...(resourceName === "chat" ? [] : endpoints.baselineScopes), ...CLI_SCOPES[resourceName]];
   const scopes = [...new Set([...asked, OFFLINE_ACCESS])];
   const unknown = endpoints.scopesSupported ? scopes.filter((s) => !endpoints.scopesSupported.includes(s)) : [];
-  if (unknown.length > 0) fail(`Unknown scope${unknown.length === 1 ? "" : "s"} ${unknown.map((s) => printable(s, 64)).join(", ")}: the server offers ${endpoints.scopesSupported.join(" ")}.`);
+  if (unknown.length > 0)
+    fail(
+      `Unknown scope${unknown.length === 1 ? "" : "s"} ${unknown.map((s) => printable(s, 64)).join(", ")}: the server offers ${endpoints.scopesSupported.join(" ")}.`,
+    );
   return scopes;
 }
 
@@ -85,13 +107,23 @@ export async function registerClient(endpoints, redirectUri) {
     OAUTH_TIMEOUT_MS,
   );
   const data = await jsonBody(response);
-  if (!response.ok || typeof data?.client_id !== "string") fail(`The server refused to register the CLI as an OAuth client (${oauthProblem(response.status, data)}).`);
+  if (!response.ok || typeof data?.client_id !== "string")
+    fail(`The server refused to register the CLI as an OAuth client (${oauthProblem(response.status, data)}).`);
   return data.client_id;
 }
 
 export function authorizationUrl(endpoints, clientId, redirectUri, scopes, state, challenge) {
   const url = new URL(endpoints.authorizationEndpoint);
-  const params = { response_type: "code", client_id: clientId, redirect_uri: redirectUri, scope: scopes.join(" "), state, code_challenge: challenge, code_challenge_method: "S256", resource: endpoints.resource };
+  const params = {
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    scope: scopes.join(" "),
+    state,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    resource: endpoints.resource,
+  };
   for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
   return url.href;
 }
@@ -109,7 +141,8 @@ export async function authorizationAccepted(url) {
 }
 
 export function storedTokens(data, now, previous) {
-  if (typeof data?.access_token !== "string" || String(data.token_type).toLowerCase() !== "bearer") fail("The server's token answer carries no bearer access token.");
+  if (typeof data?.access_token !== "string" || String(data.token_type).toLowerCase() !== "bearer")
+    fail("The server's token answer carries no bearer access token.");
   const seconds = Number(data.expires_in);
   return {
     accessToken: data.access_token,

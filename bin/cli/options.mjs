@@ -54,7 +54,10 @@ export function options(argv) {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   } catch (error) {
     const flag = /'(-{1,2}[^'=]+)/.exec(error.message)?.[1];
-    const message = error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && flag ? `Unknown option ${printable(flag, 80)}.${unknownFlagAdvice(error)}` : error.message;
+    const message =
+      error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && flag
+        ? `Unknown option ${printable(flag, 80)}.${unknownFlagAdvice(error)}`
+        : error.message;
     fail(`${message}\nRun "arbiter --help" for usage.`);
   }
   return parsed;

@@ -9,13 +9,20 @@ export function summaryText(heading, verdict, limit = 50) {
   const violations = verdict.violations ?? [];
   const counts = { error: 0, warning: 0, info: 0 };
   // The server lists at most 500 violations per rule; its summary and totalViolations count all of them.
-  if (Array.isArray(verdict.summary) && verdict.summary.length > 0) for (const s of verdict.summary) counts[s.severity] = (counts[s.severity] ?? 0) + s.count;
+  if (Array.isArray(verdict.summary) && verdict.summary.length > 0)
+    for (const s of verdict.summary) counts[s.severity] = (counts[s.severity] ?? 0) + s.count;
   else for (const v of violations) counts[v.severity] = (counts[v.severity] ?? 0) + 1;
   const total = Math.max(violations.length, typeof verdict.totalViolations === "number" ? verdict.totalViolations : 0);
   // Headings name files, labels and commits; violations quote documents: every field is shown, never obeyed.
-  const lines = [`${terminalText(heading)}: ${verdict.approved ? "APPROVED" : "REJECTED"}`, `  ${plural(counts.error, "error")}, ${plural(counts.warning, "warning")}, ${counts.info} info`];
+  const lines = [
+    `${terminalText(heading)}: ${verdict.approved ? "APPROVED" : "REJECTED"}`,
+    `  ${plural(counts.error, "error")}, ${plural(counts.warning, "warning")}, ${counts.info} info`,
+  ];
   const shown = violations.slice(0, limit);
-  for (const v of shown) lines.push(`  ${terminalText(v.severity).toUpperCase().padEnd(7)} ${terminalText(v.rule)}  ${terminalText(v.location)}\n          ${terminalText(v.message)}`);
+  for (const v of shown)
+    lines.push(
+      `  ${terminalText(v.severity).toUpperCase().padEnd(7)} ${terminalText(v.rule)}  ${terminalText(v.location)}\n          ${terminalText(v.message)}`,
+    );
   if (total > shown.length) lines.push(`  ... and ${total - shown.length} more (see the JUnit or Markdown report)`);
   return logLines(lines.join("\n"));
 }
@@ -34,8 +41,10 @@ const FORMATS = ["json", "markdown", "junit", "sarif", "github"];
 export function reportChoice(values) {
   const files = {};
   for (const format of FORMATS) if (values[`out-${format}`]) files[format] = values[`out-${format}`];
-  for (const format of ["junit", "markdown", "json"]) if (values[format] && !files[format]) files[format] = values[format];
-  if (values.format !== undefined && !FORMATS.includes(values.format)) fail(`--format ${values.format} is not one of ${FORMATS.join(", ")}.`);
+  for (const format of ["junit", "markdown", "json"])
+    if (values[format] && !files[format]) files[format] = values[format];
+  if (values.format !== undefined && !FORMATS.includes(values.format))
+    fail(`--format ${values.format} is not one of ${FORMATS.join(", ")}.`);
   const wanted = new Set(Object.keys(files));
   if (values.format) wanted.add(values.format);
   wanted.delete("json");
@@ -58,5 +67,6 @@ function reportText(format, answer) {
 /** Prints the summary (or --format) and writes each --out-<fmt> file. */
 export function deliver(choice, heading, answer, out) {
   out(choice.print ? reportText(choice.print, answer).trimEnd() : summaryText(heading, answer.verdict));
-  for (const [format, path] of Object.entries(choice.files)) write(path, reportText(format, answer), `${format} report`);
+  for (const [format, path] of Object.entries(choice.files))
+    write(path, reportText(format, answer), `${format} report`);
 }

@@ -11,7 +11,9 @@ function visible(char) {
   if (code === 0x0a) return "\\n";
   if (code === 0x0d) return "\\r";
   if (code === 0x09) return "\\t";
-  return code <= 0xff ? `\\x${code.toString(16).toUpperCase().padStart(2, "0")}` : `\\u${code.toString(16).toUpperCase().padStart(4, "0")}`;
+  return code <= 0xff
+    ? `\\x${code.toString(16).toUpperCase().padStart(2, "0")}`
+    : `\\u${code.toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
 /** One field of document or server text: stays on one line, every control and bidi character visible. */

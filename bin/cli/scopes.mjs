@@ -2,7 +2,11 @@
 // request code and the credential code can both use it.
 
 /** What this CLI's own commands need, per credential slot (see RESOURCE_PATH in credentials.mjs). */
-export const CLI_SCOPES = Object.freeze({ api: ["contracts.read", "contracts.write", "snapshots.write"], chat: ["orders.read", "orders.search"], mcp: [] });
+export const CLI_SCOPES = Object.freeze({
+  api: ["contracts.read", "contracts.write", "snapshots.write"],
+  chat: ["orders.read", "orders.search"],
+  mcp: [],
+});
 // Arbiter issues a refresh token only when the grant includes offline_access.
 export const OFFLINE_ACCESS = "offline_access";
 

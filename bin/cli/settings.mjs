@@ -5,7 +5,8 @@ import { fail } from "./errors.mjs";
 import { missingScopeAdvice } from "./scopes.mjs";
 
 function githubRunUrl(env) {
-  if (env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) return `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
+  if (env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID)
+    return `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
   return env.CI_JOB_URL || undefined;
 }
 
@@ -22,7 +23,9 @@ function serverOf(values, env, token) {
   const logins = token ? [] : Object.keys(loadCredentials(credentialsFile(env)).servers);
   if (logins.length === 1) return logins[0];
   if (logins.length > 1) fail(`Logged in to several servers (${logins.join(", ")}): pass --server to choose one.`);
-  fail("No server: pass --server (or --url), or set ARBITER_URL (e.g. https://arbiter.example.com). After arbiter login to one server, commands use that one.");
+  fail(
+    "No server: pass --server (or --url), or set ARBITER_URL (e.g. https://arbiter.example.com). After arbiter login to one server, commands use that one.",
+  );
 }
 
 /**
@@ -42,12 +45,17 @@ export async function settings(values, env, command = "This command", needs = []
     if (store.servers[base]?.tokens?.api) {
       token = await currentAccessToken(file, store, base, "api");
       fromLogin = true;
-      granted = String(store.servers[base].tokens.api.scope ?? "").split(" ").filter(Boolean);
+      granted = String(store.servers[base].tokens.api.scope ?? "")
+        .split(" ")
+        .filter(Boolean);
       const missing = needs.filter((scope) => !granted.includes(scope));
       if (missing.length > 0) fail(missingScopeAdvice(base, command, missing, granted));
     }
   }
-  if (!token) fail(`No credentials: pass --token or set ARBITER_TOKEN (a CI key from your organization admin), or run "arbiter login --server ${base}" on your own machine.`);
+  if (!token)
+    fail(
+      `No credentials: pass --token or set ARBITER_TOKEN (a CI key from your organization admin), or run "arbiter login --server ${base}" on your own machine.`,
+    );
   if (!project) fail("No project: pass --project or set ARBITER_PROJECT.");
   const timeout = values.timeout === undefined ? 120 : Number(values.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0) fail("--timeout must be a positive number of seconds.");

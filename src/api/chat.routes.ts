@@ -35,48 +35,75 @@ interface ChatMessage {
 }
 
 /** What a tool call answers the chat: the tool's structured result and whether it came from demo data, or the failure's text. */
-type ToolAnswer = { ok: true; structuredContent: Record<string, unknown>; demoData: boolean } | { ok: false; text: string };
+type ToolAnswer =
+  | { ok: true; structuredContent: Record<string, unknown>; demoData: boolean }
+  | { ok: false; text: string };
 
 /**
  * Runs an order tool through the governed core exactly as an MCP tools/call does: the tool's name as the audit
  * target and quota, its scopes, its input schema, then the allowlisted operation and the tool's output schema. Its
  * audit record, under this request's correlation id, stands for the request.
  */
-async function callOrderTool(operation: GraphqlOperation, args: Record<string, unknown>, call: { principal: Principal; env: Env; correlationId: string; signal: AbortSignal }): Promise<ToolAnswer> {
-  const tool: GovernedOperation = { kind: "tool", target: operation.tool, label: operation.tool, requiredScopes: operation.scopes, rateLimit: { target: operation.tool, unit: "calls" } };
+async function callOrderTool(
+  operation: GraphqlOperation,
+  args: Record<string, unknown>,
+  call: { principal: Principal; env: Env; correlationId: string; signal: AbortSignal },
+): Promise<ToolAnswer> {
+  const tool: GovernedOperation = {
+    kind: "tool",
+    target: operation.tool,
+    label: operation.tool,
+    requiredScopes: operation.scopes,
+    rateLimit: { target: operation.tool, unit: "calls" },
+  };
   const deps = { audit: auditSinkFor(call.env), rateLimiter: rateLimiterFor(call.env) };
-  const outcome = await governed(tool, { principal: call.principal, correlationId: call.correlationId, arguments: args, deps }, {
-    input: operation.inputSchema,
-    async handler(input) {
-      let result;
-      try {
-        result = await runGovernedOperation(getGraphqlCatalog(), operation, input as Record<string, unknown>, { principal: call.principal, env: call.env, signal: call.signal });
-      } catch (error) {
-        // The gateway's handled failures carry a safe message and an audit outcome, as for the MCP tool.
-        if (error instanceof GatewayFailure) throw new Failure(kindForOutcome(error.outcome), error.message, error.meta);
-        throw error;
-      }
-      const checked = operation.outputSchema.safeParse(result.structuredContent);
-      if (!checked.success) {
-        logError("tool output failed its schema", { tool: operation.tool, correlationId: call.correlationId });
-        throw new Failure("internal", `${operation.tool} failed: internal error.`).auditedAs("output did not match the tool's outputSchema");
-      }
-      return { structuredContent: checked.data as Record<string, unknown>, demoData: result.meta.demoData };
+  const outcome = await governed(
+    tool,
+    { principal: call.principal, correlationId: call.correlationId, arguments: args, deps },
+    {
+      input: operation.inputSchema,
+      async handler(input) {
+        let result;
+        try {
+          result = await runGovernedOperation(getGraphqlCatalog(), operation, input as Record<string, unknown>, {
+            principal: call.principal,
+            env: call.env,
+            signal: call.signal,
+          });
+        } catch (error) {
+          // The gateway's handled failures carry a safe message and an audit outcome, as for the MCP tool.
+          if (error instanceof GatewayFailure)
+            throw new Failure(kindForOutcome(error.outcome), error.message, error.meta);
+          throw error;
+        }
+        const checked = operation.outputSchema.safeParse(result.structuredContent);
+        if (!checked.success) {
+          logError("tool output failed its schema", { tool: operation.tool, correlationId: call.correlationId });
+          throw new Failure("internal", `${operation.tool} failed: internal error.`).auditedAs(
+            "output did not match the tool's outputSchema",
+          );
+        }
+        return { structuredContent: checked.data as Record<string, unknown>, demoData: result.meta.demoData };
+      },
     },
-  });
-  if (!outcome.ok) return { ok: false, text: failureAsToolResult(outcome.failure, call.correlationId).content[0]!.text };
+  );
+  if (!outcome.ok)
+    return { ok: false, text: failureAsToolResult(outcome.failure, call.correlationId).content[0]!.text };
   return { ok: true, ...outcome.value };
 }
 
 async function readText(request: Request): Promise<string> {
-  const invalid = (message: string) => new Failure("invalid_input", `${message} Send JSON such as {"text": "paid orders"}.`, {}, "invalid_request");
-  if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("application/json")) throw invalid("The body must be JSON (Content-Type: application/json).");
+  const invalid = (message: string) =>
+    new Failure("invalid_input", `${message} Send JSON such as {"text": "paid orders"}.`, {}, "invalid_request");
+  if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("application/json"))
+    throw invalid("The body must be JSON (Content-Type: application/json).");
   // Read with the limit applied while reading, and a body that breaks off answered as such (not thrown as a 500).
   const read = await readBodyLimited(request, MAX_BODY_BYTES);
   if (!read.ok) {
     if (read.reason === "too_large") throw tooLarge(MAX_BODY_BYTES);
     if (read.reason === "truncated") throw bodyTruncated(read);
-    if (read.reason === "length_mismatch") throw new Failure("invalid_input", "The request body is longer than its Content-Length.", {}, "invalid_body");
+    if (read.reason === "length_mismatch")
+      throw new Failure("invalid_input", "The request body is longer than its Content-Length.", {}, "invalid_body");
   }
   let body: unknown;
   try {
@@ -117,14 +144,19 @@ export const chatRoutes: ApiRoute[] = [
 
       const toolName = intent.kind === "search" ? SEARCH_TOOL : ORDER_TOOL;
       const operation = enabledOperations(getGraphqlCatalog()).find((candidate) => candidate.tool === toolName);
-      if (!operation) throw new Failure("unavailable", `The ${toolName} tool is not enabled on this server.`, {}, "tool_unavailable");
+      if (!operation)
+        throw new Failure("unavailable", `The ${toolName} tool is not enabled on this server.`, {}, "tool_unavailable");
       const args = intent.kind === "search" ? { status: intent.status } : { id: intent.id };
       messages.push({
         role: "assistant",
         content:
           intent.kind === "search"
-            ? pt ? `Consultando pedidos com status ${intent.status} via tool ${toolName}...` : `Searching orders with status ${intent.status} via tool ${toolName}...`
-            : pt ? `Consultando o pedido ${intent.id} via tool ${toolName}...` : `Looking up order ${intent.id} via tool ${toolName}...`,
+            ? pt
+              ? `Consultando pedidos com status ${intent.status} via tool ${toolName}...`
+              : `Searching orders with status ${intent.status} via tool ${toolName}...`
+            : pt
+              ? `Consultando o pedido ${intent.id} via tool ${toolName}...`
+              : `Looking up order ${intent.id} via tool ${toolName}...`,
       });
 
       // One request, one record: the tool call's, under this request's correlation id (X-Correlation-Id).
@@ -135,7 +167,10 @@ export const chatRoutes: ApiRoute[] = [
       } else {
         messages.push({
           role: "assistant",
-          content: intent.kind === "search" ? summariseSearch(result.structuredContent, intent.status, pt, result.demoData) : summariseOrder(result.structuredContent, intent.id, pt, result.demoData),
+          content:
+            intent.kind === "search"
+              ? summariseSearch(result.structuredContent, intent.status, pt, result.demoData)
+              : summariseOrder(result.structuredContent, intent.id, pt, result.demoData),
         });
       }
       return Response.json({ correlationId, messages }, { headers: { "Cache-Control": "no-store" } });

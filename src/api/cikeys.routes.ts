@@ -27,7 +27,14 @@ export const ciKeyRoutes: ApiRoute[] = [
       const body = await readJsonBody(request, MAX_JSON_BODY_BYTES, createCiKeyRequest);
       const created = await createCiKey(env, administrator(principal), body.data);
       if (!created.ok) throw new Failure(kindForStatus(created.status), created.message, {}, created.code);
-      return json({ key: created.key, secret: created.secret, notice: "Store this key now (e.g. as the ARBITER_TOKEN secret of your CI): it is not shown again." }, 201);
+      return json(
+        {
+          key: created.key,
+          secret: created.secret,
+          notice: "Store this key now (e.g. as the ARBITER_TOKEN secret of your CI): it is not shown again.",
+        },
+        201,
+      );
     },
   },
   {

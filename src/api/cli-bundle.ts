@@ -3,7 +3,8 @@
  * still downloads a single script and runs it with `node arbiter.mjs`, nothing installed.
  *
  * Not a general bundler: it reads the small module style the CLI keeps to, and refuses anything else rather
- * than guess. Each module is one `import { a, b } from "..."` line per source (Node built-ins as `node:...`,
+ * than guess. Each module has one `import { a, b } from "..."` per source (on one line, or its list over several
+ * lines as the formatter writes it; Node built-ins as `node:...`,
  * the CLI's own files as relative paths) and `export` on top-level declarations; the entry may also say
  * `export { a } from "./..."`. Every module but the entry becomes a function scope whose result is its exports,
  * placed in dependency order; the entry stays at the top level (it may await, and it keeps its exports); the
@@ -35,7 +36,9 @@ function names(list: string, where: string): string[] {
     .split(",")
     .map((n) => n.trim())
     .filter(Boolean);
-  for (const name of found) if (!NAME.test(name)) throw new CliBundleError(`${where}: "${name}" is not a plain name (no "as" renames in the CLI's imports).`);
+  for (const name of found)
+    if (!NAME.test(name))
+      throw new CliBundleError(`${where}: "${name}" is not a plain name (no "as" renames in the CLI's imports).`);
   return found;
 }
 
@@ -52,11 +55,30 @@ function resolve(path: string, from: string): string {
   return parts.join("/");
 }
 
+/**
+ * The source's lines, with an import or re-export list the formatter broke over several lines
+ * (`import {` ... `} from "...";`) joined back into one, numbered by its first line.
+ */
+function logicalLines(source: string): { line: string; number: number }[] {
+  const lines = source.split("\n");
+  const joined: { line: string; number: number }[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    let line = lines[index] ?? "";
+    const number = index + 1;
+    if (/^(import|export) \{[^}]*$/.test(line)) {
+      while (index + 1 < lines.length && !line.includes("}")) line += ` ${(lines[++index] ?? "").trim()}`;
+      line = line.replace(/\{\s+/, "{ ").replace(/,?\s*\}/, " }");
+    }
+    joined.push({ line, number });
+  }
+  return joined;
+}
+
 function parse(path: string, source: string): ParsedModule {
   const parsed: ParsedModule = { path, imports: [], reexports: [], builtins: [], exported: [], body: "" };
   const body: string[] = [];
-  for (const [index, line] of source.split("\n").entries()) {
-    const where = `bin/${path}:${index + 1}`;
+  for (const { line, number } of logicalLines(source)) {
+    const where = `bin/${path}:${number}`;
     const imported = IMPORT_LINE.exec(line);
     const reexported = REEXPORT_LINE.exec(line);
     const declared = EXPORTED_DECLARATION.exec(line);
@@ -71,7 +93,9 @@ function parse(path: string, source: string): ParsedModule {
       } else if (from.startsWith("./") || from.startsWith("../")) {
         (imported ? parsed.imports : parsed.reexports).push({ from: resolve(path, from), names: taken });
       } else {
-        throw new CliBundleError(`${where}: "${from}" is neither a Node built-in (node:...) nor one of the CLI's files; the CLI has no dependencies.`);
+        throw new CliBundleError(
+          `${where}: "${from}" is neither a Node built-in (node:...) nor one of the CLI's files; the CLI has no dependencies.`,
+        );
       }
       continue;
     }
@@ -80,7 +104,8 @@ function parse(path: string, source: string): ParsedModule {
       body.push(line.slice("export ".length));
       continue;
     }
-    if (/^(import|export)\b/.test(line)) throw new CliBundleError(`${where}: unsupported ${line.split(/\s/)[0]} form: ${line.slice(0, 80)}`);
+    if (/^(import|export)\b/.test(line))
+      throw new CliBundleError(`${where}: unsupported ${line.split(/\s/)[0]} form: ${line.slice(0, 80)}`);
     body.push(line);
   }
   parsed.body = body.join("\n").trim();
@@ -93,7 +118,10 @@ function dependencyOrder(entry: string, modules: Map<string, ParsedModule>): Par
   const state = new Map<string, "visiting" | "done">();
   const visit = (path: string, from: string): void => {
     if (state.get(path) === "done") return;
-    if (state.get(path) === "visiting") throw new CliBundleError(`bin/${path} is part of an import circle (through bin/${from}); the CLI's modules import in one direction.`);
+    if (state.get(path) === "visiting")
+      throw new CliBundleError(
+        `bin/${path} is part of an import circle (through bin/${from}); the CLI's modules import in one direction.`,
+      );
     const module = modules.get(path);
     if (!module) throw new CliBundleError(`bin/${from} imports bin/${path}, which is not among the CLI's sources.`);
     state.set(path, "visiting");
@@ -108,7 +136,9 @@ function dependencyOrder(entry: string, modules: Map<string, ParsedModule>): Par
 function checkNamesExist(module: ParsedModule, modules: Map<string, ParsedModule>): void {
   for (const { from, names: taken } of [...module.imports, ...module.reexports]) {
     const exported = modules.get(from)?.exported ?? [];
-    for (const name of taken) if (!exported.includes(name)) throw new CliBundleError(`bin/${module.path} imports ${name} from bin/${from}, which does not export it.`);
+    for (const name of taken)
+      if (!exported.includes(name))
+        throw new CliBundleError(`bin/${module.path} imports ${name} from bin/${from}, which does not export it.`);
   }
 }
 
@@ -127,7 +157,8 @@ export function bundleCli(sources: CliSources, entry = "arbiter.mjs"): string {
     for (const { from, names: taken } of module.builtins) {
       for (const name of taken) {
         const earlier = builtinOf.get(name);
-        if (earlier && earlier !== from) throw new CliBundleError(`${name} is imported from both ${earlier} and ${from}.`);
+        if (earlier && earlier !== from)
+          throw new CliBundleError(`${name} is imported from both ${earlier} and ${from}.`);
         builtinOf.set(name, from);
         builtins.set(from, (builtins.get(from) ?? new Set()).add(name));
       }
@@ -140,14 +171,27 @@ export function bundleCli(sources: CliSources, entry = "arbiter.mjs"): string {
   const header: string[] = [];
   while (entryLines[0]?.startsWith("//")) header.push(entryLines.shift() as string);
 
-  const bindings = (module: ParsedModule) => module.imports.map(({ from, names: taken }) => `const { ${taken.join(", ")} } = ${slot(from)};`);
+  const bindings = (module: ParsedModule) =>
+    module.imports.map(({ from, names: taken }) => `const { ${taken.join(", ")} } = ${slot(from)};`);
   const out: string[] = [];
   if (shebang) out.push(shebang);
-  out.push(...header, `// Served as one file: bin/${entry} and the ${ordered.length - 1} modules it imports, joined by src/api/cli-bundle.ts.`);
-  for (const [from, taken] of [...builtins].sort(([a], [b]) => a.localeCompare(b))) out.push(`import { ${[...taken].sort().join(", ")} } from "${from}";`);
+  out.push(
+    ...header,
+    `// Served as one file: bin/${entry} and the ${ordered.length - 1} modules it imports, joined by src/api/cli-bundle.ts.`,
+  );
+  for (const [from, taken] of [...builtins].sort(([a], [b]) => a.localeCompare(b)))
+    out.push(`import { ${[...taken].sort().join(", ")} } from "${from}";`);
   out.push("", "const modules = {};");
   for (const module of ordered.slice(0, -1)) {
-    out.push("", `// ---- bin/${module.path} ----`, `${slot(module.path)} = (() => {`, ...bindings(module), module.body, `return { ${module.exported.join(", ")} };`, "})();");
+    out.push(
+      "",
+      `// ---- bin/${module.path} ----`,
+      `${slot(module.path)} = (() => {`,
+      ...bindings(module),
+      module.body,
+      `return { ${module.exported.join(", ")} };`,
+      "})();",
+    );
   }
   out.push("", `// ---- bin/${entry} ----`, ...bindings(entryModule));
   const bound = new Set(entryModule.imports.flatMap((i) => i.names));

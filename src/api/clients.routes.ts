@@ -22,7 +22,10 @@ export function connectedClientRoutes(oauthFor: (env: Env) => OAuthHelpers): Api
       async handle({ request, env, principal }) {
         const limit = unpagedLimit(new URL(request.url));
         const grants = await listConnectedGrants(env, oauthFor(env), principal.organizationId);
-        return json({ organizationId: principal.organizationId, grants: limit.limit === null ? grants : grants.slice(0, limit.limit) });
+        return json({
+          organizationId: principal.organizationId,
+          grants: limit.limit === null ? grants : grants.slice(0, limit.limit),
+        });
       },
     },
     {

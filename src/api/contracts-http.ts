@@ -14,24 +14,44 @@ import type { ApiRequest, ApiRoute } from "./router";
 /** The answer to a body that ended before its Content-Length (or whose connection broke while it was read). */
 export function bodyTruncated(read: { received: number; declared?: number }): Failure {
   const declared = read.declared === undefined ? "" : ` of the ${read.declared} its Content-Length declares`;
-  return new Failure("invalid_input", `The request body was truncated: it ended after ${read.received} bytes${declared}. Nothing was stored; send the whole body again.`, { receivedBytes: read.received, ...(read.declared === undefined ? {} : { declaredBytes: read.declared }) }, "body_truncated");
+  return new Failure(
+    "invalid_input",
+    `The request body was truncated: it ended after ${read.received} bytes${declared}. Nothing was stored; send the whole body again.`,
+    { receivedBytes: read.received, ...(read.declared === undefined ? {} : { declaredBytes: read.declared }) },
+    "body_truncated",
+  );
 }
 
 /** A body whose connection broke before its Content-Length was reached (the runtime does not say where). */
 export function bodyCutOff(declared: number): Failure {
-  return new Failure("invalid_input", `The request body was truncated: the connection broke before the ${declared} bytes its Content-Length declares arrived. Nothing was stored; send the whole body again.`, { declaredBytes: declared }, "body_truncated");
+  return new Failure(
+    "invalid_input",
+    `The request body was truncated: the connection broke before the ${declared} bytes its Content-Length declares arrived. Nothing was stored; send the whole body again.`,
+    { declaredBytes: declared },
+    "body_truncated",
+  );
 }
 
 export function tooLarge(limit: number, what = "request body"): Failure {
-  return new Failure("too_large", `The ${what} is larger than the limit of ${limit} bytes (${(limit / 1048576).toFixed(0)} MiB). Nothing was stored.`, { limitBytes: limit }, "payload_too_large");
+  return new Failure(
+    "too_large",
+    `The ${what} is larger than the limit of ${limit} bytes (${(limit / 1048576).toFixed(0)} MiB). Nothing was stored.`,
+    { limitBytes: limit },
+    "payload_too_large",
+  );
 }
 
 /** Reads and validates a small JSON body; returns the data or the error response. */
-export async function readJsonBody<S extends z.ZodType>(request: Request, limit: number, schema: S): Promise<{ data: z.infer<S> }> {
+export async function readJsonBody<S extends z.ZodType>(
+  request: Request,
+  limit: number,
+  schema: S,
+): Promise<{ data: z.infer<S> }> {
   const read = await readBodyLimited(request, limit);
   if (!read.ok) {
     if (read.reason === "too_large") throw tooLarge(limit);
-    if (read.reason === "empty") throw new Failure("invalid_input", "The request body is empty: send a JSON object.", {}, "empty_body");
+    if (read.reason === "empty")
+      throw new Failure("invalid_input", "The request body is empty: send a JSON object.", {}, "empty_body");
     if (read.reason === "truncated") throw bodyTruncated(read);
     throw new Failure("invalid_input", "The request body is longer than its Content-Length.", {}, "invalid_body");
   }
@@ -42,24 +62,45 @@ export async function readJsonBody<S extends z.ZodType>(request: Request, limit:
     throw new Failure("invalid_input", "The request body is not valid UTF-8 JSON.", {}, "invalid_json");
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Failure("invalid_input", `Invalid request body: ${humaniseIssues(parsed.error, { where: "body" })}.`, {}, "invalid_request");
+  if (!parsed.success)
+    throw new Failure(
+      "invalid_input",
+      `Invalid request body: ${humaniseIssues(parsed.error, { where: "body" })}.`,
+      {},
+      "invalid_request",
+    );
   return { data: parsed.data };
 }
 
 /** Checks the `:project` parameter: a valid name the principal may touch (a CI key may be limited). */
 export function checkProject(principal: Principal, project: string | undefined): { project: string } {
   if (!project || !isProjectName(project)) {
-    throw new Failure("invalid_input", `Invalid project name "${String(project).slice(0, 80)}": ${PROJECT_NAME_RULE}.`, {}, "invalid_project_name");
+    throw new Failure(
+      "invalid_input",
+      `Invalid project name "${String(project).slice(0, 80)}": ${PROJECT_NAME_RULE}.`,
+      {},
+      "invalid_project_name",
+    );
   }
   if (!projectAllowed(principal.projects, project)) {
-    throw new Failure("forbidden", `This CI key may only be used for the projects ${(principal.projects ?? []).join(", ")}; ask an organization admin for a key that covers "${project}".`, {}, "project_not_allowed");
+    throw new Failure(
+      "forbidden",
+      `This CI key may only be used for the projects ${(principal.projects ?? []).join(", ")}; ask an organization admin for a key that covers "${project}".`,
+      {},
+      "project_not_allowed",
+    );
   }
   return { project };
 }
 
 export function unknownProject(project: string): Failure {
   const nextStep = `POST /api/v1/projects/${project}/contracts`;
-  return new Failure("not_found", `There is no project "${project}" in your organization yet: upload a contract first: ${nextStep} (scope contracts.write) with the OpenAPI document as the body.`, { nextStep }, "unknown_project");
+  return new Failure(
+    "not_found",
+    `There is no project "${project}" in your organization yet: upload a contract first: ${nextStep} (scope contracts.write) with the OpenAPI document as the body.`,
+    { nextStep },
+    "unknown_project",
+  );
 }
 
 export function storeFailure(failure: StoreFailure, project: string): Failure {
@@ -85,7 +126,12 @@ export function limitQuery(url: URL): { limit: number | null } {
   if (limitText === null) return { limit: null };
   const limit = /^\d{1,6}$/.test(limitText) ? Number(limitText) : Number.NaN;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-    throw new Failure("invalid_input", `Invalid query parameters: limit must be an integer from 1 to ${MAX_PAGE_SIZE}, got "${limitText.slice(0, 20)}"; pass ?limit=<1-${MAX_PAGE_SIZE}> or leave it out.`, {}, "invalid_query");
+    throw new Failure(
+      "invalid_input",
+      `Invalid query parameters: limit must be an integer from 1 to ${MAX_PAGE_SIZE}, got "${limitText.slice(0, 20)}"; pass ?limit=<1-${MAX_PAGE_SIZE}> or leave it out.`,
+      {},
+      "invalid_query",
+    );
   }
   return { limit };
 }
@@ -95,20 +141,38 @@ export function pageQuery(url: URL): { limit: number; before: number | null } {
   const limit = limitQuery(url);
   const beforeText = url.searchParams.get("before");
   const before = beforeText === null ? null : Number(beforeText);
-  if (before !== null && (!Number.isInteger(before) || before < 1)) throw new Failure("invalid_input", "Invalid query parameters: before must be a positive integer (the nextBefore of the previous page); pass ?before=<nextBefore>.", {}, "invalid_query");
+  if (before !== null && (!Number.isInteger(before) || before < 1))
+    throw new Failure(
+      "invalid_input",
+      "Invalid query parameters: before must be a positive integer (the nextBefore of the previous page); pass ?before=<nextBefore>.",
+      {},
+      "invalid_query",
+    );
   return { limit: limit.limit ?? DEFAULT_PAGE_SIZE, before };
 }
 
 /** `?limit=` of a list that does not page: validated like every list's, and `before` refused rather than ignored. */
 export function unpagedLimit(url: URL): { limit: number | null } {
-  if (url.searchParams.has("before")) throw new Failure("invalid_input", "Invalid query parameters: this list is not paged (it answers every item), so before does not apply: leave it out.", {}, "invalid_query");
+  if (url.searchParams.has("before"))
+    throw new Failure(
+      "invalid_input",
+      "Invalid query parameters: this list is not paged (it answers every item), so before does not apply: leave it out.",
+      {},
+      "invalid_query",
+    );
   return limitQuery(url);
 }
 
 /** A positive integer path parameter such as a version or an id. */
 export function positiveInt(value: string | undefined, name: string): { value: number } {
   const number = Number(value);
-  if (!value || !/^\d{1,15}$/.test(value) || number < 1) throw new Failure("invalid_input", `${name} must be a positive integer, got "${String(value).slice(0, 40)}".`, {}, "invalid_path");
+  if (!value || !/^\d{1,15}$/.test(value) || number < 1)
+    throw new Failure(
+      "invalid_input",
+      `${name} must be a positive integer, got "${String(value).slice(0, 40)}".`,
+      {},
+      "invalid_path",
+    );
   return { value: number };
 }
 
@@ -127,13 +191,23 @@ export function queryObject(url: URL, names: readonly string[]): Record<string, 
 
 /** A refused query string, in plain words: "commit is required: pass ?commit=<sha>". */
 export function invalidQuery(error: z.ZodError, placeholders: Record<string, string> = {}): Failure {
-  return new Failure("invalid_input", `Invalid query parameters: ${humaniseIssues(error, { where: "query", placeholders })}.`, {}, "invalid_query");
+  return new Failure(
+    "invalid_input",
+    `Invalid query parameters: ${humaniseIssues(error, { where: "query", placeholders })}.`,
+    {},
+    "invalid_query",
+  );
 }
 
 export function invalidDocument(problems: DocumentProblem[]): Failure {
   const shown = problems.slice(0, MAX_PROBLEMS_SHOWN);
   const first = shown[0];
-  return new Failure("unprocessable", `The document is not a valid OpenAPI document (${problems.length} problem${problems.length === 1 ? "" : "s"}${first ? `, first: ${first.path || "(document)"}: ${first.message}` : ""}). Nothing was stored; fix the document and upload it again.`, { problems: shown, totalProblems: problems.length }, "invalid_document");
+  return new Failure(
+    "unprocessable",
+    `The document is not a valid OpenAPI document (${problems.length} problem${problems.length === 1 ? "" : "s"}${first ? `, first: ${first.path || "(document)"}: ${first.message}` : ""}). Nothing was stored; fix the document and upload it again.`,
+    { problems: shown, totalProblems: problems.length },
+    "invalid_document",
+  );
 }
 
 /** Reads an uploaded document into a holder that the upload path can clear once the bytes are stored. */
@@ -142,17 +216,32 @@ export async function readDocument(request: Request): Promise<{ holder: { bytes?
   if (read.ok) {
     // Uploads' sizes for the operator (src/telemetry): a span attribute and the arbiter.upload.size histogram.
     currentSpan()?.set({ "arbiter.upload.bytes": read.bytes.byteLength });
-    recordMetric("arbiter.upload.size", { "arbiter.operation": new URL(request.url).pathname.split("/").at(-1) ?? "" }, read.bytes.byteLength);
+    recordMetric(
+      "arbiter.upload.size",
+      { "arbiter.operation": new URL(request.url).pathname.split("/").at(-1) ?? "" },
+      read.bytes.byteLength,
+    );
     return { holder: { bytes: read.bytes } };
   }
   if (read.reason === "too_large") throw tooLarge(MAX_DOCUMENT_BYTES, "document");
-  if (read.reason === "empty") throw new Failure("invalid_input", "The request body is empty: send the OpenAPI document (JSON or YAML) as the body.", {}, "empty_body");
+  if (read.reason === "empty")
+    throw new Failure(
+      "invalid_input",
+      "The request body is empty: send the OpenAPI document (JSON or YAML) as the body.",
+      {},
+      "empty_body",
+    );
   if (read.reason === "truncated") throw bodyTruncated(read);
   if (read.reason === "cut_off") throw bodyCutOff(read.declared);
   throw new Failure("invalid_input", "The request body is longer than its Content-Length.", {}, "invalid_body");
 }
 
-export function projectRoute(method: string, suffix: string, requiredScopes: readonly string[], handle: (input: ApiRequest & { project: string; url: URL }) => Promise<Response>): ApiRoute {
+export function projectRoute(
+  method: string,
+  suffix: string,
+  requiredScopes: readonly string[],
+  handle: (input: ApiRequest & { project: string; url: URL }) => Promise<Response>,
+): ApiRoute {
   return {
     method,
     path: `/api/v1/projects/:project${suffix}`,

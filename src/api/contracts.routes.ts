@@ -35,15 +35,40 @@ import { renderVerdictMarkdown } from "../engine/markdown";
 import { compareContracts } from "../contracts/services/drafts";
 import { uploadContract, uploadSnapshot } from "../contracts/services/uploads";
 import { logWarn } from "../lib/log";
-import { breakingCount, changeSummary, invalidDocument, invalidQuery, json, pageQuery, positiveInt, projectRoute, queryObject, readDocument, readJsonBody, storeFailure, unknownProject, unpagedLimit } from "./contracts-http";
+import {
+  breakingCount,
+  changeSummary,
+  invalidDocument,
+  invalidQuery,
+  json,
+  pageQuery,
+  positiveInt,
+  projectRoute,
+  queryObject,
+  readDocument,
+  readJsonBody,
+  storeFailure,
+  unknownProject,
+  unpagedLimit,
+} from "./contracts-http";
 import type { ApiRequest, ApiRoute } from "./router";
 import { bytesForLocations, reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
 
 const READ = ["contracts.read"] as const;
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
 
-export const commitText = z.string().min(1).max(200).regex(/^[^\s\u0000-\u001f\u007f]+$/, "no spaces or control characters").describe("The commit the build ran on");
-export const branchText = z.string().min(1).max(255).regex(noControl, "no control characters").describe("The branch the build ran on");
+export const commitText = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\s\u0000-\u001f\u007f]+$/, "no spaces or control characters")
+  .describe("The commit the build ran on");
+export const branchText = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(noControl, "no control characters")
+  .describe("The branch the build ran on");
 export const runUrlText = z
   .string()
   .max(2048)
@@ -56,21 +81,43 @@ export const runUrlText = z
     }
   }, "an http(s) URL such as https://github.com/acme/orders/actions/runs/1")
   .describe("Link to the CI run");
-const labelText = z.string().min(1).max(100).regex(noControl, "no control characters").describe("Free label, e.g. the Spec Kit feature folder 003-orders");
-const allowEmptyFlag = z.enum(["true", "false"]).describe("true: a contract without operations is intended (webhooks or components only)");
+const labelText = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(noControl, "no control characters")
+  .describe("Free label, e.g. the Spec Kit feature folder 003-orders");
+const allowEmptyFlag = z
+  .enum(["true", "false"])
+  .describe("true: a contract without operations is intended (webhooks or components only)");
 
-const createFlag = z.enum(["true", "false"]).describe("true: create the project even when its name is one or two keystrokes from an existing project's");
+const createFlag = z
+  .enum(["true", "false"])
+  .describe("true: create the project even when its name is one or two keystrokes from an existing project's");
 
 const SNAPSHOT_PLACEHOLDERS = { commit: "<sha>", branch: "<name>", runUrl: "<url of the CI run>" };
 const snapshotQuery = z.object({ commit: commitText, branch: branchText.optional(), runUrl: runUrlText.optional() });
 const buildBody = z
-  .object({ commit: commitText, branch: branchText.optional(), runUrl: runUrlText.optional(), log: z.string().max(1024 * 1024).optional().describe("The build log or its end") })
+  .object({
+    commit: commitText,
+    branch: branchText.optional(),
+    runUrl: runUrlText.optional(),
+    log: z
+      .string()
+      .max(1024 * 1024)
+      .optional()
+      .describe("The build log or its end"),
+  })
   .strict();
 
 const store = (input: ApiRequest) => contractStore(input.env, input.principal.organizationId);
 
 /** Tells whoever listens (MCP subscribers) that the project's active contract changed; the change is stored either way. */
-async function announceActiveContract(changes: ContractChangeListener, input: ApiRequest & { project: string }, version: number): Promise<void> {
+async function announceActiveContract(
+  changes: ContractChangeListener,
+  input: ApiRequest & { project: string },
+  version: number,
+): Promise<void> {
   try {
     await changes.activeContractChanged(input.env, input.principal.organizationId, input.project, version);
   } catch (error) {
@@ -78,9 +125,15 @@ async function announceActiveContract(changes: ContractChangeListener, input: Ap
   }
 }
 
-async function documentResponse(input: ApiRequest, contentHash: string, format: string, name: string): Promise<Response> {
+async function documentResponse(
+  input: ApiRequest,
+  contentHash: string,
+  format: string,
+  name: string,
+): Promise<Response> {
   const content = await streamContent(input.env, input.principal.organizationId, contentHash);
-  if (!content) throw new Failure("conflict", "The stored document cannot be read; upload it again.", {}, "missing_content");
+  if (!content)
+    throw new Failure("conflict", "The stored document cannot be read; upload it again.", {}, "missing_content");
   return new Response(content.body, {
     headers: {
       "Content-Type": format === "yaml" ? "application/yaml; charset=utf-8" : "application/json; charset=utf-8",
@@ -101,7 +154,8 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       requiredScopes: READ,
       async handle(input) {
         const limit = unpagedLimit(new URL(input.request.url));
-        const only = input.principal.projects && !input.principal.projects.includes("*") ? [...input.principal.projects] : null;
+        const only =
+          input.principal.projects && !input.principal.projects.includes("*") ? [...input.principal.projects] : null;
         const projects = await store(input).listProjects(only);
         return json({ projects: limit.limit === null ? projects : projects.slice(0, limit.limit) });
       },
@@ -114,15 +168,22 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
 
     // ---- contracts ------------------------------------------------------------------------------------------
     projectRoute("POST", "/contracts", ["contracts.write"], async (input) => {
-      const query = z.object({ label: labelText.optional(), allowEmpty: allowEmptyFlag.optional(), create: createFlag.optional() }).safeParse(queryObject(input.url, ["label", "allowEmpty", "create"]));
+      const query = z
+        .object({ label: labelText.optional(), allowEmpty: allowEmptyFlag.optional(), create: createFlag.optional() })
+        .safeParse(queryObject(input.url, ["label", "allowEmpty", "create"]));
       if (!query.success) throw invalidQuery(query.error);
       if (query.data.create !== "true") await refuseProbableTypo(input);
       const formats = requestedFormats(input.url);
       const body = await readDocument(input.request);
       const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
       const located = bytesForLocations(formats.choice, body.holder.bytes);
-      const result = await uploadContract(input.env, who, input.project, query.data.label ?? null, body.holder.bytes!, { allowEmpty: query.data.allowEmpty === "true" });
-      if (!result.ok) throw result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
+      const result = await uploadContract(input.env, who, input.project, query.data.label ?? null, body.holder.bytes!, {
+        allowEmpty: query.data.allowEmpty === "true",
+      });
+      if (!result.ok)
+        throw result.code === "invalid_document"
+          ? invalidDocument(result.problems)
+          : storeFailure(result, input.project);
       if (result.contract.active) await announceActiveContract(changes, input, result.contract.version);
       const change = result.change;
       if (change) input.note(`${breakingCount(change.verdict)} breaking changes vs v${change.comparedWithVersion}`);
@@ -134,7 +195,13 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
         verdict: result.verdict,
         ...reportFacts(input.url, input.project, result.verdictRecord.id, input.env.PUBLIC_URL, located),
       };
-      const changelog = change ? renderVerdictMarkdown(change.verdict, { project: input.project, subject: "contract-change", title: `v${change.comparedWithVersion} → ${contractName(result.contract)}` }) : "";
+      const changelog = change
+        ? renderVerdictMarkdown(change.verdict, {
+            project: input.project,
+            subject: "contract-change",
+            title: `v${change.comparedWithVersion} → ${contractName(result.contract)}`,
+          })
+        : "";
       return verdictAnswer(
         formats.choice,
         {
@@ -147,7 +214,8 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
           verdictId: result.verdictRecord.id,
           verdict: result.verdict,
           breakingChanges: change ? changeSummary(change.comparedWithVersion, change.verdict) : null,
-          markdown: renderVerdictMarkdown(result.verdict, report) + (changelog ? `\n${changelog.replace(/^## /, "### ")}` : ""),
+          markdown:
+            renderVerdictMarkdown(result.verdict, report) + (changelog ? `\n${changelog.replace(/^## /, "### ")}` : ""),
         },
         report,
         201,
@@ -167,19 +235,41 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
     projectRoute("GET", "/contracts/:version", READ, async (input) => {
       const version = positiveInt(input.params.version, "version");
       const contract = await store(input).getContract(input.project, version.value);
-      if (!contract) throw new Failure("not_found", `Project "${input.project}" has no contract version ${version.value}.`, {}, "unknown_contract");
+      if (!contract)
+        throw new Failure(
+          "not_found",
+          `Project "${input.project}" has no contract version ${version.value}.`,
+          {},
+          "unknown_contract",
+        );
       const verdict = contract.verdictId ? await store(input).getVerdict(input.project, contract.verdictId) : null;
-      return json({ contract, verdict: verdict ? await readVerdictBody(input.env, input.principal.organizationId, verdict.verdictHash) : null });
+      return json({
+        contract,
+        verdict: verdict ? await readVerdictBody(input.env, input.principal.organizationId, verdict.verdictHash) : null,
+      });
     }),
     projectRoute("GET", "/contracts/:version/document", READ, async (input) => {
       const version = positiveInt(input.params.version, "version");
       const contract = await store(input).getContract(input.project, version.value);
-      if (!contract) throw new Failure("not_found", `Project "${input.project}" has no contract version ${version.value}.`, {}, "unknown_contract");
-      return documentResponse(input, contract.contentHash, contract.format, `${input.project}-contract-v${contract.version}`);
+      if (!contract)
+        throw new Failure(
+          "not_found",
+          `Project "${input.project}" has no contract version ${version.value}.`,
+          {},
+          "unknown_contract",
+        );
+      return documentResponse(
+        input,
+        contract.contentHash,
+        contract.format,
+        `${input.project}-contract-v${contract.version}`,
+      );
     }),
     projectRoute("POST", "/contracts/:version/activate", ["contracts.write"], async (input) => {
       const version = positiveInt(input.params.version, "version");
-      const query = z.object({ allowBreaking: z.enum(["true", "false"]).optional() }).safeParse(queryObject(input.url, ["allowBreaking"]));
+      const query = z
+        .object({ allowBreaking: z.enum(["true", "false"]).optional() })
+        .safeParse(queryObject(input.url, ["allowBreaking"]));
       if (!query.success) throw invalidQuery(query.error);
       const refused = await breakingActivation(input, version.value, query.data.allowBreaking === "true");
       if (refused) return refused;
@@ -203,7 +293,10 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       const meta = { commit: query.data.commit, branch: query.data.branch ?? null, runUrl: query.data.runUrl ?? null };
       const located = bytesForLocations(formats.choice, body.holder.bytes);
       const result = await uploadSnapshot(input.env, who, input.project, meta, body.holder, context);
-      if (!result.ok) throw result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, input.project);
+      if (!result.ok)
+        throw result.code === "invalid_document"
+          ? invalidDocument(result.problems)
+          : storeFailure(result, input.project);
       try {
         await changes.verdictStored(input.env, input.principal.organizationId, input.project, result.snapshot.id);
       } catch (error) {
@@ -241,7 +334,13 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
     projectRoute("GET", "/snapshots/latest", READ, async (input) => {
       const status = await store(input).projectStatus(input.project);
       if (!status) throw unknownProject(input.project);
-      if (!status.latestSnapshot) throw new Failure("not_found", `Project "${input.project}" has no snapshot yet: upload one from CI (POST /api/v1/projects/${input.project}/snapshots).`, {}, "no_snapshot");
+      if (!status.latestSnapshot)
+        throw new Failure(
+          "not_found",
+          `Project "${input.project}" has no snapshot yet: upload one from CI (POST /api/v1/projects/${input.project}/snapshots).`,
+          {},
+          "no_snapshot",
+        );
       return snapshotWithVerdict(input, status.latestSnapshot.id);
     }),
     projectRoute("GET", "/snapshots/:id", READ, async (input) => {
@@ -251,7 +350,13 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
     projectRoute("GET", "/snapshots/:id/document", READ, async (input) => {
       const id = positiveInt(input.params.id, "snapshot id");
       const snapshot = await store(input).getSnapshot(input.project, id.value);
-      if (!snapshot) throw new Failure("not_found", `Project "${input.project}" has no snapshot ${id.value}.`, {}, "unknown_snapshot");
+      if (!snapshot)
+        throw new Failure(
+          "not_found",
+          `Project "${input.project}" has no snapshot ${id.value}.`,
+          {},
+          "unknown_snapshot",
+        );
       return documentResponse(input, snapshot.contentHash, snapshot.format, `${input.project}-snapshot-${snapshot.id}`);
     }),
 
@@ -288,15 +393,21 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       const id = positiveInt(input.params.id, "verdict id");
       const formats = requestedFormats(input.url);
       const record = await store(input).getVerdict(input.project, id.value);
-      if (!record) throw new Failure("not_found", `Project "${input.project}" has no verdict ${id.value}.`, {}, "unknown_verdict");
+      if (!record)
+        throw new Failure("not_found", `Project "${input.project}" has no verdict ${id.value}.`, {}, "unknown_verdict");
       const verdict = await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash);
       if (!verdict) return json({ record, verdict });
-      const snapshot = record.snapshotId === null ? null : await store(input).getSnapshot(input.project, record.snapshotId);
+      const snapshot =
+        record.snapshotId === null ? null : await store(input).getSnapshot(input.project, record.snapshotId);
       const report = {
         subject: record.subject,
         project: input.project,
         contractVersion: `v${record.contractVersion}`,
-        title: snapshot ? snapshotTitle(snapshot) : record.subject === "snapshot" ? `snapshot id ${record.snapshotId}` : `contract v${record.contractVersion}`,
+        title: snapshot
+          ? snapshotTitle(snapshot)
+          : record.subject === "snapshot"
+            ? `snapshot id ${record.snapshotId}`
+            : `contract v${record.contractVersion}`,
         verdict,
         ...reportFacts(input.url, input.project, record.id, input.env.PUBLIC_URL),
       };
@@ -307,12 +418,19 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
 
 async function snapshotWithVerdict(input: ApiRequest & { project: string; url: URL }, id: number): Promise<Response> {
   const snapshot = await store(input).getSnapshot(input.project, id);
-  if (!snapshot) throw new Failure("not_found", `Project "${input.project}" has no snapshot ${id}.`, {}, "unknown_snapshot");
+  if (!snapshot)
+    throw new Failure("not_found", `Project "${input.project}" has no snapshot ${id}.`, {}, "unknown_snapshot");
   const formats = requestedFormats(input.url);
   const record = snapshot.verdictId ? await store(input).getVerdict(input.project, snapshot.verdictId) : null;
   const verdict = record ? await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash) : null;
   if (!record || !verdict) {
-    if (formats.choice.single && formats.choice.single !== "json") throw new Failure("not_found", `Snapshot ${id} of project "${input.project}" has no stored verdict to render as ${formats.choice.single}.`, {}, "no_verdict");
+    if (formats.choice.single && formats.choice.single !== "json")
+      throw new Failure(
+        "not_found",
+        `Snapshot ${id} of project "${input.project}" has no stored verdict to render as ${formats.choice.single}.`,
+        {},
+        "no_verdict",
+      );
     return json({ snapshot, verdict });
   }
   const report = {
@@ -327,19 +445,33 @@ async function snapshotWithVerdict(input: ApiRequest & { project: string; url: U
 }
 
 /** Under the "refuse" policy, activating a version that breaks clients of the active one needs ?allowBreaking=true. */
-async function breakingActivation(input: ApiRequest & { project: string }, version: number, allowBreaking: boolean): Promise<Response | null> {
+async function breakingActivation(
+  input: ApiRequest & { project: string },
+  version: number,
+  allowBreaking: boolean,
+): Promise<Response | null> {
   if (breakingChangesPolicy(getConformanceConfig(), input.principal.organizationId) !== "refuse") return null;
   const active = await store(input).getActiveContract(input.project);
   if (!active || active.version === version) return null;
-  const comparison = await compareContracts(input.env, input.principal.organizationId, input.project, active.version, { version });
-  if (!comparison.ok) throw comparison.code === "invalid_document" ? invalidDocument(comparison.problems) : storeFailure(comparison, input.project);
+  const comparison = await compareContracts(input.env, input.principal.organizationId, input.project, active.version, {
+    version,
+  });
+  if (!comparison.ok)
+    throw comparison.code === "invalid_document"
+      ? invalidDocument(comparison.problems)
+      : storeFailure(comparison, input.project);
   const count = breakingCount(comparison.verdict);
   if (count === 0) return null;
   if (allowBreaking) {
     input.note(`activated with ${count} breaking changes vs v${active.version} (allowBreaking)`);
     return null;
   }
-  throw new Failure("conflict", `Contract version ${version} breaks clients of the active version ${active.version} (${count} breaking change${count === 1 ? "" : "s"}) and this organization's policy refuses that: review them, then activate with ?allowBreaking=true.`, { breakingChanges: changeSummary(active.version, comparison.verdict) }, "breaking_changes");
+  throw new Failure(
+    "conflict",
+    `Contract version ${version} breaks clients of the active version ${active.version} (${count} breaking change${count === 1 ? "" : "s"}) and this organization's policy refuses that: review them, then activate with ?allowBreaking=true.`,
+    { breakingChanges: changeSummary(active.version, comparison.verdict) },
+    "breaking_changes",
+  );
 }
 
 /**
@@ -349,8 +481,12 @@ async function breakingActivation(input: ApiRequest & { project: string }, versi
  */
 async function refuseProbableTypo(input: ApiRequest & { project: string }): Promise<void> {
   if (await store(input).getProject(input.project)) return;
-  const visible = input.principal.projects && !input.principal.projects.includes("*") ? [...input.principal.projects] : null;
-  const suggestion = closestName(input.project, (await store(input).listProjects(visible)).map((p) => p.name));
+  const visible =
+    input.principal.projects && !input.principal.projects.includes("*") ? [...input.principal.projects] : null;
+  const suggestion = closestName(
+    input.project,
+    (await store(input).listProjects(visible)).map((p) => p.name),
+  );
   if (!suggestion) return;
   throw new Failure(
     "not_found",
@@ -361,7 +497,11 @@ async function refuseProbableTypo(input: ApiRequest & { project: string }): Prom
 }
 
 /** `activation`: said whenever the upload breaks clients of the version it was compared with, or is not active. */
-function activationStatement(input: ApiRequest & { project: string }, contract: { version: number; active: boolean }, change: { comparedWithVersion: number; verdict: Verdict } | null): { activation?: string } {
+function activationStatement(
+  input: ApiRequest & { project: string },
+  contract: { version: number; active: boolean },
+  change: { comparedWithVersion: number; verdict: Verdict } | null,
+): { activation?: string } {
   if (!change) return {};
   const statement = breakingStatement({
     project: input.project,

@@ -60,8 +60,12 @@ export function failureProblem(failure: Failure, extraHeaders: Record<string, st
 /** The stable `code` of one of our error answers (problem+json or the compatibility member), if it is one. */
 export async function problemCode(response: Response): Promise<string | undefined> {
   if (!(response.headers.get("content-type") ?? "").includes("json")) return undefined;
-  const body = (await response.clone().json().catch(() => null)) as { code?: unknown; error?: unknown } | null;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as { code?: unknown; error?: unknown } | null;
   if (typeof body?.code === "string") return body.code;
-  if (body?.error && typeof body.error === "object" && typeof (body.error as { code?: unknown }).code === "string") return (body.error as { code: string }).code;
+  if (body?.error && typeof body.error === "object" && typeof (body.error as { code?: unknown }).code === "string")
+    return (body.error as { code: string }).code;
   return undefined;
 }

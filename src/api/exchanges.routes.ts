@@ -19,7 +19,16 @@ import { contractStore, readVerdictBody } from "../contracts/store/client";
 import { readBodyLimited } from "../lib/body";
 import type { ExchangeRunRecord } from "../contracts/store/records";
 import type { Verdict } from "../engine/types";
-import { invalidQuery, json, pageQuery, positiveInt, projectRoute, queryObject, tooLarge, unknownProject } from "./contracts-http";
+import {
+  invalidQuery,
+  json,
+  pageQuery,
+  positiveInt,
+  projectRoute,
+  queryObject,
+  tooLarge,
+  unknownProject,
+} from "./contracts-http";
 import { branchText, commitText, runUrlText } from "./contracts.routes";
 import type { ApiRequest, ApiRoute } from "./router";
 import { reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
@@ -27,7 +36,11 @@ import { reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
 const READ = ["contracts.read"] as const;
 
 const uploadQuery = z.object({
-  contractVersion: z.string().regex(/^[1-9]\d{0,14}$/, "a contract version number such as 3").optional().describe("Check against this version instead of the active one"),
+  contractVersion: z
+    .string()
+    .regex(/^[1-9]\d{0,14}$/, "a contract version number such as 3")
+    .optional()
+    .describe("Check against this version instead of the active one"),
   commit: commitText.optional(),
   branch: branchText.optional(),
   runUrl: runUrlText.optional(),
@@ -77,11 +90,21 @@ function report(input: ApiRequest & { project: string; url: URL }, run: Exchange
   };
 }
 
-async function runWithVerdict(input: ApiRequest & { project: string; url: URL }, run: ExchangeRunRecord | null, missing: () => Failure): Promise<Response> {
+async function runWithVerdict(
+  input: ApiRequest & { project: string; url: URL },
+  run: ExchangeRunRecord | null,
+  missing: () => Failure,
+): Promise<Response> {
   const formats = requestedFormats(input.url);
   if (!run) throw missing();
   const verdict = await readVerdictBody(input.env, input.principal.organizationId, run.verdictHash);
-  if (!verdict) throw new Failure("not_found", `The verdict of recorded traffic run ${run.id} of "${input.project}" cannot be read: upload the recording again.`, {}, "no_verdict");
+  if (!verdict)
+    throw new Failure(
+      "not_found",
+      `The verdict of recorded traffic run ${run.id} of "${input.project}" cannot be read: upload the recording again.`,
+      {},
+      "no_verdict",
+    );
   return verdictAnswer(formats.choice, { project: input.project, run, verdict }, report(input, run, verdict));
 }
 
@@ -93,20 +116,51 @@ export const exchangeRoutes: ApiRoute[] = [
     const read = await readBodyLimited(input.request, MAX_EXCHANGES_UPLOAD_BYTES);
     if (!read.ok) {
       if (read.reason === "too_large") throw tooLarge(MAX_EXCHANGES_UPLOAD_BYTES, "recording");
-      if (read.reason === "empty") throw new Failure("invalid_input", "The request body is empty: send a HAR 1.2 file (Content-Type application/json) or NDJSON exchanges (application/x-ndjson).", {}, "empty_body");
-      throw new Failure("invalid_input", "The request body is shorter or longer than its Content-Length.", {}, "invalid_body");
+      if (read.reason === "empty")
+        throw new Failure(
+          "invalid_input",
+          "The request body is empty: send a HAR 1.2 file (Content-Type application/json) or NDJSON exchanges (application/x-ndjson).",
+          {},
+          "empty_body",
+        );
+      throw new Failure(
+        "invalid_input",
+        "The request body is shorter or longer than its Content-Length.",
+        {},
+        "invalid_body",
+      );
     }
     const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
-    const meta = { commit: query.data.commit ?? null, branch: query.data.branch ?? null, runUrl: query.data.runUrl ?? null };
+    const meta = {
+      commit: query.data.commit ?? null,
+      branch: query.data.branch ?? null,
+      runUrl: query.data.runUrl ?? null,
+    };
     const version = query.data.contractVersion === undefined ? undefined : Number(query.data.contractVersion);
-    const result = await recordExchanges(input.env, who, input.project, read.bytes, input.request.headers.get("content-type") ?? undefined, meta, version);
+    const result = await recordExchanges(
+      input.env,
+      who,
+      input.project,
+      read.bytes,
+      input.request.headers.get("content-type") ?? undefined,
+      meta,
+      version,
+    );
     if (!result.ok) throw failure(result, input.project);
     const { run, verdict } = result;
-    input.note(`${run.exchangeCount} exchanges (${run.format}), ${run.errorCount} errors, upload ${run.uploadDigest.slice(0, 23)}`);
+    input.note(
+      `${run.exchangeCount} exchanges (${run.format}), ${run.errorCount} errors, upload ${run.uploadDigest.slice(0, 23)}`,
+    );
     const rendered = report(input, run, verdict);
     return verdictAnswer(
       formats.choice,
-      { project: input.project, run, contract: { version: result.contract.version, label: result.contract.label }, verdict, markdown: renderVerdictMarkdown(verdict, rendered) },
+      {
+        project: input.project,
+        run,
+        contract: { version: result.contract.version, label: result.contract.label },
+        verdict,
+        markdown: renderVerdictMarkdown(verdict, rendered),
+      },
       rendered,
       201,
     );
@@ -120,13 +174,31 @@ export const exchangeRoutes: ApiRoute[] = [
   projectRoute("GET", "/exchanges/latest", READ, async (input) => {
     if (!(await store(input).getProject(input.project))) throw unknownProject(input.project);
     const run = await store(input).latestExchangeRun(input.project);
-    return runWithVerdict(input, run, () =>
-      new Failure("not_found", `Project "${input.project}" has no recorded traffic yet: upload a HAR file or NDJSON from CI (POST /api/v1/projects/${input.project}/exchanges, or arbiter exchanges FILE.har).`, {}, "no_exchanges"),
+    return runWithVerdict(
+      input,
+      run,
+      () =>
+        new Failure(
+          "not_found",
+          `Project "${input.project}" has no recorded traffic yet: upload a HAR file or NDJSON from CI (POST /api/v1/projects/${input.project}/exchanges, or arbiter exchanges FILE.har).`,
+          {},
+          "no_exchanges",
+        ),
     );
   }),
   projectRoute("GET", "/exchanges/:id", READ, async (input) => {
     const id = positiveInt(input.params.id, "run id");
     const run = await store(input).getExchangeRun(input.project, id.value);
-    return runWithVerdict(input, run, () => new Failure("not_found", `Project "${input.project}" has no recorded traffic run ${id.value}.`, {}, "unknown_exchange_run"));
+    return runWithVerdict(
+      input,
+      run,
+      () =>
+        new Failure(
+          "not_found",
+          `Project "${input.project}" has no recorded traffic run ${id.value}.`,
+          {},
+          "unknown_exchange_run",
+        ),
+    );
   }),
 ];

@@ -18,7 +18,14 @@ export const identityRoutes: ApiRoute[] = [
         role: principal.role,
         scopes: principal.scopes,
         ...(principal.projects ? { projects: principal.projects } : {}),
-        restQuota: rest ? { limit: rest.limit, windowSeconds: rest.windowSeconds, remaining: rest.remaining, resetsInSeconds: rest.resetsInSeconds } : null,
+        restQuota: rest
+          ? {
+              limit: rest.limit,
+              windowSeconds: rest.windowSeconds,
+              remaining: rest.remaining,
+              resetsInSeconds: rest.resetsInSeconds,
+            }
+          : null,
       });
     },
   },

@@ -18,6 +18,17 @@ import { createApiHandler } from "./router";
 const oauthHelpers = (env: Env) => getAuthorizationServer(env).getOAuthApi(env);
 
 /** Every REST route; route-docs.ts describes each for the contract check (test/worker/api/openapi-contract.test.ts). */
-export const apiRoutes = [...identityRoutes, ...openApiRoutes, ...auditRoutes, ...mcpToleranceRoutes, ...chatRoutes, ...ciKeyRoutes, ...specCheckRoutes, ...contractRoutes(specChangeNotifier), ...exchangeRoutes, ...connectedClientRoutes(oauthHelpers)];
+export const apiRoutes = [
+  ...identityRoutes,
+  ...openApiRoutes,
+  ...auditRoutes,
+  ...mcpToleranceRoutes,
+  ...chatRoutes,
+  ...ciKeyRoutes,
+  ...specCheckRoutes,
+  ...contractRoutes(specChangeNotifier),
+  ...exchangeRoutes,
+  ...connectedClientRoutes(oauthHelpers),
+];
 
 export const apiResourceHandler = createApiHandler(apiRoutes);

@@ -19,7 +19,13 @@ export interface RouteDoc {
 }
 
 const JSON_ONLY = ["application/json"] as const;
-const VERDICT_MEDIA = ["application/json", "text/markdown", "application/xml", "application/sarif+json", "text/plain"] as const;
+const VERDICT_MEDIA = [
+  "application/json",
+  "text/markdown",
+  "application/xml",
+  "application/sarif+json",
+  "text/plain",
+] as const;
 const DOCUMENT_MEDIA = ["application/json", "application/yaml"] as const;
 const FORMAT_QUERY = ["format", "formats", "artifact"] as const;
 const PAGE_QUERY = ["limit", "before"] as const;
@@ -31,7 +37,19 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "GET /api/v1/openapi.json": { operationId: "getOpenApi", ok: [200, JSON_ONLY], errors: [] },
   "GET /api/v1/audit/events": {
     operationId: "listAuditEvents",
-    query: ["from", "to", "userId", "clientId", "target", "kind", "outcome", "correlationId", "limit", "cursor", "organizationId"],
+    query: [
+      "from",
+      "to",
+      "userId",
+      "clientId",
+      "target",
+      "kind",
+      "outcome",
+      "correlationId",
+      "limit",
+      "cursor",
+      "organizationId",
+    ],
     ok: [200, JSON_ONLY],
     errors: [400],
   },
@@ -41,24 +59,86 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "GET /api/v1/keys": { operationId: "listCiKeys", query: ["limit"], ok: [200, JSON_ONLY], errors: [400] },
   "DELETE /api/v1/keys/:id": { operationId: "revokeCiKey", ok: [200, JSON_ONLY], errors: [400, 403, 404] },
   "GET /api/v1/clients": { operationId: "listConnectedClients", query: ["limit"], ok: [200, JSON_ONLY], errors: [400] },
-  "DELETE /api/v1/clients/grants/:userId/:grantId": { operationId: "revokeConnectedClient", ok: [200, JSON_ONLY], errors: [400, 404] },
+  "DELETE /api/v1/clients/grants/:userId/:grantId": {
+    operationId: "revokeConnectedClient",
+    ok: [200, JSON_ONLY],
+    errors: [400, 404],
+  },
   "GET /api/v1/projects": { operationId: "listProjects", query: ["limit"], ok: [200, JSON_ONLY], errors: [400] },
   [`GET ${P}`]: { operationId: "getProject", ok: [200, JSON_ONLY], errors: [400, 404] },
-  [`POST ${P}/contracts`]: { operationId: "uploadContract", query: ["label", "allowEmpty", "create", ...FORMAT_QUERY], body: DOCUMENT_MEDIA, ok: [201, VERDICT_MEDIA], errors: [400, 403, 404, 409, 413, 422] },
+  [`POST ${P}/contracts`]: {
+    operationId: "uploadContract",
+    query: ["label", "allowEmpty", "create", ...FORMAT_QUERY],
+    body: DOCUMENT_MEDIA,
+    ok: [201, VERDICT_MEDIA],
+    errors: [400, 403, 404, 409, 413, 422],
+  },
   [`GET ${P}/contracts`]: { operationId: "listContracts", query: PAGE_QUERY, ok: [200, JSON_ONLY], errors: [400, 404] },
   [`GET ${P}/contracts/active`]: { operationId: "getActiveContract", ok: [200, JSON_ONLY], errors: [400, 404] },
   [`GET ${P}/contracts/:version`]: { operationId: "getContract", ok: [200, JSON_ONLY], errors: [400, 404] },
-  [`GET ${P}/contracts/:version/document`]: { operationId: "getContractDocument", ok: [200, DOCUMENT_MEDIA], errors: [400, 404] },
-  [`POST ${P}/contracts/:version/activate`]: { operationId: "activateContract", query: ["allowBreaking"], ok: [200, JSON_ONLY], errors: [400, 404, 409, 422] },
-  [`GET ${P}/contracts/:version/changes`]: { operationId: "getContractChanges", query: FORMAT_QUERY, ok: [200, VERDICT_MEDIA], errors: [400, 404, 409] },
-  [`POST ${P}/contracts/compare`]: { operationId: "compareContracts", query: ["from", "to", ...FORMAT_QUERY], body: DOCUMENT_MEDIA, bodyOptional: true, ok: [200, VERDICT_MEDIA], errors: [400, 404, 409, 413, 422] },
-  [`POST ${P}/drafts`]: { operationId: "checkDraft", query: ["contractVersion", ...FORMAT_QUERY], body: DOCUMENT_MEDIA, ok: [200, VERDICT_MEDIA], errors: [400, 404, 409, 413, 422] },
-  [`POST ${P}/snapshots`]: { operationId: "uploadSnapshot", query: ["commit!", "branch", "runUrl", ...FORMAT_QUERY], body: DOCUMENT_MEDIA, ok: [201, VERDICT_MEDIA], errors: [400, 403, 404, 409, 413, 422] },
+  [`GET ${P}/contracts/:version/document`]: {
+    operationId: "getContractDocument",
+    ok: [200, DOCUMENT_MEDIA],
+    errors: [400, 404],
+  },
+  [`POST ${P}/contracts/:version/activate`]: {
+    operationId: "activateContract",
+    query: ["allowBreaking"],
+    ok: [200, JSON_ONLY],
+    errors: [400, 404, 409, 422],
+  },
+  [`GET ${P}/contracts/:version/changes`]: {
+    operationId: "getContractChanges",
+    query: FORMAT_QUERY,
+    ok: [200, VERDICT_MEDIA],
+    errors: [400, 404, 409],
+  },
+  [`POST ${P}/contracts/compare`]: {
+    operationId: "compareContracts",
+    query: ["from", "to", ...FORMAT_QUERY],
+    body: DOCUMENT_MEDIA,
+    bodyOptional: true,
+    ok: [200, VERDICT_MEDIA],
+    errors: [400, 404, 409, 413, 422],
+  },
+  [`POST ${P}/drafts`]: {
+    operationId: "checkDraft",
+    query: ["contractVersion", ...FORMAT_QUERY],
+    body: DOCUMENT_MEDIA,
+    ok: [200, VERDICT_MEDIA],
+    errors: [400, 404, 409, 413, 422],
+  },
+  [`POST ${P}/snapshots`]: {
+    operationId: "uploadSnapshot",
+    query: ["commit!", "branch", "runUrl", ...FORMAT_QUERY],
+    body: DOCUMENT_MEDIA,
+    ok: [201, VERDICT_MEDIA],
+    errors: [400, 403, 404, 409, 413, 422],
+  },
   [`GET ${P}/snapshots`]: { operationId: "listSnapshots", query: PAGE_QUERY, ok: [200, JSON_ONLY], errors: [400, 404] },
-  [`GET ${P}/snapshots/latest`]: { operationId: "getLatestSnapshot", query: FORMAT_QUERY, ok: [200, VERDICT_MEDIA], errors: [400, 404] },
-  [`GET ${P}/snapshots/:id`]: { operationId: "getSnapshot", query: FORMAT_QUERY, ok: [200, VERDICT_MEDIA], errors: [400, 404] },
-  [`GET ${P}/snapshots/:id/document`]: { operationId: "getSnapshotDocument", ok: [200, DOCUMENT_MEDIA], errors: [400, 404] },
-  [`POST ${P}/builds`]: { operationId: "recordBuild", body: JSON_ONLY, ok: [201, JSON_ONLY], errors: [400, 403, 404, 413] },
+  [`GET ${P}/snapshots/latest`]: {
+    operationId: "getLatestSnapshot",
+    query: FORMAT_QUERY,
+    ok: [200, VERDICT_MEDIA],
+    errors: [400, 404],
+  },
+  [`GET ${P}/snapshots/:id`]: {
+    operationId: "getSnapshot",
+    query: FORMAT_QUERY,
+    ok: [200, VERDICT_MEDIA],
+    errors: [400, 404],
+  },
+  [`GET ${P}/snapshots/:id/document`]: {
+    operationId: "getSnapshotDocument",
+    ok: [200, DOCUMENT_MEDIA],
+    errors: [400, 404],
+  },
+  [`POST ${P}/builds`]: {
+    operationId: "recordBuild",
+    body: JSON_ONLY,
+    ok: [201, JSON_ONLY],
+    errors: [400, 403, 404, 413],
+  },
   [`GET ${P}/builds`]: { operationId: "listBuilds", query: PAGE_QUERY, ok: [200, JSON_ONLY], errors: [400, 404] },
   [`POST ${P}/exchanges`]: {
     operationId: "uploadExchanges",
@@ -67,9 +147,29 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     ok: [201, VERDICT_MEDIA],
     errors: [400, 403, 404, 409, 413, 422],
   },
-  [`GET ${P}/exchanges`]: { operationId: "listExchangeRuns", query: PAGE_QUERY, ok: [200, JSON_ONLY], errors: [400, 404] },
-  [`GET ${P}/exchanges/latest`]: { operationId: "getLatestExchangeRun", query: FORMAT_QUERY, ok: [200, VERDICT_MEDIA], errors: [400, 404] },
-  [`GET ${P}/exchanges/:id`]: { operationId: "getExchangeRun", query: FORMAT_QUERY, ok: [200, VERDICT_MEDIA], errors: [400, 404] },
+  [`GET ${P}/exchanges`]: {
+    operationId: "listExchangeRuns",
+    query: PAGE_QUERY,
+    ok: [200, JSON_ONLY],
+    errors: [400, 404],
+  },
+  [`GET ${P}/exchanges/latest`]: {
+    operationId: "getLatestExchangeRun",
+    query: FORMAT_QUERY,
+    ok: [200, VERDICT_MEDIA],
+    errors: [400, 404],
+  },
+  [`GET ${P}/exchanges/:id`]: {
+    operationId: "getExchangeRun",
+    query: FORMAT_QUERY,
+    ok: [200, VERDICT_MEDIA],
+    errors: [400, 404],
+  },
   [`GET ${P}/verdicts`]: { operationId: "listVerdicts", query: PAGE_QUERY, ok: [200, JSON_ONLY], errors: [400, 404] },
-  [`GET ${P}/verdicts/:id`]: { operationId: "getVerdict", query: FORMAT_QUERY, ok: [200, VERDICT_MEDIA], errors: [400, 404] },
+  [`GET ${P}/verdicts/:id`]: {
+    operationId: "getVerdict",
+    query: FORMAT_QUERY,
+    ok: [200, VERDICT_MEDIA],
+    errors: [400, 404],
+  },
 };

@@ -35,7 +35,13 @@ export function routeKey(route: Pick<ApiRoute, "method" | "path">): string {
   return `${route.method} ${route.path}`;
 }
 
-function content(contract: OpenApiDocument, path: string, method: string, status: string, media: readonly string[]): Json {
+function content(
+  contract: OpenApiDocument,
+  path: string,
+  method: string,
+  status: string,
+  media: readonly string[],
+): Json {
   const out: Json = {};
   for (const type of media) {
     const schema = at(contract, "paths", path, method, "responses", status, "content", type, "schema");
@@ -48,17 +54,37 @@ function operationOf(contract: OpenApiDocument, route: ApiRoute, doc: RouteDoc):
   const { path, names } = openApiPath(route.path);
   const method = route.method.toLowerCase();
   const contractParameter = (name: string, where: string) =>
-    ((at(contract, "paths", path, method, "parameters") as Json[] | undefined) ?? []).find((parameter) => parameter.name === name && parameter.in === where);
+    ((at(contract, "paths", path, method, "parameters") as Json[] | undefined) ?? []).find(
+      (parameter) => parameter.name === name && parameter.in === where,
+    );
   const parameters = [
-    ...names.map((name) => ({ name, in: "path", required: true, schema: at(contractParameter(name, "path"), "schema") ?? { type: "string" } })),
+    ...names.map((name) => ({
+      name,
+      in: "path",
+      required: true,
+      schema: at(contractParameter(name, "path"), "schema") ?? { type: "string" },
+    })),
     ...(doc.query ?? []).map((entry) => {
       const name = entry.replace(/!$/, "");
-      return { name, in: "query", required: entry.endsWith("!"), schema: at(contractParameter(name, "query"), "schema") ?? { type: "string" } };
+      return {
+        name,
+        in: "query",
+        required: entry.endsWith("!"),
+        schema: at(contractParameter(name, "query"), "schema") ?? { type: "string" },
+      };
     }),
   ];
-  const responses: Json = { [String(doc.ok[0])]: { description: "Success", content: content(contract, path, method, String(doc.ok[0]), doc.ok[1]) } };
+  const responses: Json = {
+    [String(doc.ok[0])]: {
+      description: "Success",
+      content: content(contract, path, method, String(doc.ok[0]), doc.ok[1]),
+    },
+  };
   for (const status of [...new Set([...doc.errors, ...ROUTER_ERRORS])].sort()) {
-    responses[String(status)] = { description: "Error", content: content(contract, path, method, String(status), [PROBLEM]) };
+    responses[String(status)] = {
+      description: "Error",
+      content: content(contract, path, method, String(status), [PROBLEM]),
+    };
   }
   const ciKeyCan = route.requiredScopes.every((scope) => (CI_KEY_SCOPES as readonly string[]).includes(scope));
   const operation: Json = {
@@ -69,14 +95,19 @@ function operationOf(contract: OpenApiDocument, route: ApiRoute, doc: RouteDoc):
   };
   if (doc.body) {
     const body: Json = {};
-    for (const type of doc.body) body[type] = { schema: at(contract, "paths", path, method, "requestBody", "content", type, "schema") ?? {} };
+    for (const type of doc.body)
+      body[type] = { schema: at(contract, "paths", path, method, "requestBody", "content", type, "schema") ?? {} };
     operation.requestBody = { required: !doc.bodyOptional, content: body };
   }
   return { path, operation };
 }
 
 /** The snapshot; routes without a RouteDoc are listed in `undocumented` (the test fails on them). */
-export function snapshotFromRoutes(contract: OpenApiDocument, routes: readonly ApiRoute[], docs: Readonly<Record<string, RouteDoc>>): { snapshot: OpenApiDocument; undocumented: string[] } {
+export function snapshotFromRoutes(
+  contract: OpenApiDocument,
+  routes: readonly ApiRoute[],
+  docs: Readonly<Record<string, RouteDoc>>,
+): { snapshot: OpenApiDocument; undocumented: string[] } {
   const paths: Record<string, Json> = {};
   const undocumented: string[] = [];
   for (const route of routes) {
@@ -92,7 +123,10 @@ export function snapshotFromRoutes(contract: OpenApiDocument, routes: readonly A
     openapi: "3.1.0",
     info: { title: "Arbiter REST API (from the route table)", version: "0.1.0" },
     paths,
-    components: { schemas: at(contract, "components", "schemas") ?? {}, securitySchemes: at(contract, "components", "securitySchemes") ?? {} },
+    components: {
+      schemas: at(contract, "components", "schemas") ?? {},
+      securitySchemes: at(contract, "components", "securitySchemes") ?? {},
+    },
   };
   return { snapshot, undocumented };
 }

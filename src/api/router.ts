@@ -5,7 +5,11 @@
  * handler runs) -> handler -> audit. Each request leaves exactly one audit record, whatever the answer, and
  * carries its correlation id in `X-Correlation-Id`, in every problem body and in the audit record.
  */
-import { insufficientScope, type OAuthResourceAuth, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
+import {
+  insufficientScope,
+  type OAuthResourceAuth,
+  type OAuthResourceContext,
+} from "@cloudflare/workers-oauth-provider";
 import { outcomeForStatus } from "../audit/http-outcome";
 import type { AuditSink } from "../audit/record";
 import { auditSinkFor } from "../audit/sink";
@@ -53,7 +57,6 @@ export interface ApiRoute {
 /** Methods telemetry names as they are; any other becomes OTHER (a method is the caller's word too). */
 const HTTP_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-
 export interface ApiHandlerOptions {
   rateLimiter?: (env: Env) => RateLimiter;
   audit?: (env: Env) => AuditSink;
@@ -86,9 +89,12 @@ async function errorCodeOf(response: Response): Promise<string> {
 
 /** What a caller lacking `missing` can do about it: CI keys come from an admin and never carry admin scopes. */
 function scopeNextStep(principal: Principal, missing: readonly string[], scopes: string): string {
-  if (!principal.clientId.startsWith(CI_KEY_CLIENT_PREFIX)) return `Ask for an access token with ${scopes} (request scope="${missing.join(" ")}" when authorizing) and retry.`;
+  if (!principal.clientId.startsWith(CI_KEY_CLIENT_PREFIX))
+    return `Ask for an access token with ${scopes} (request scope="${missing.join(" ")}" when authorizing) and retry.`;
   const keyCanCarry = missing.every((scope) => (CI_KEY_SCOPES as readonly string[]).includes(scope));
-  return keyCanCarry ? `Ask your organization admin for a CI key with ${scopes} and retry.` : `CI keys cannot carry ${scopes}: use an OAuth access token with ${scopes}.`;
+  return keyCanCarry
+    ? `Ask your organization admin for a CI key with ${scopes} and retry.`
+    : `CI keys cannot carry ${scopes}: use an OAuth access token with ${scopes}.`;
 }
 
 /** How REST words a scope refusal: it names the credential (access token or CI key) and how to get the scope. */
@@ -106,8 +112,15 @@ function scopeMessage(principal: Principal, missing: readonly string[]): string 
 function failureAnswer(failure: Failure, auth: OAuthResourceAuth): Response {
   if (failure.kind !== "insufficient_scope") return failureProblem(failure);
   const missing = failure.details.missingScopes as string[];
-  const challenge = insufficientScope(auth, [...new Set([...auth.scope, ...missing])], `This route needs ${missing.length === 1 ? "the scope" : "the scopes"} ${missing.join(" ")}`).headers.get("WWW-Authenticate") ?? "";
-  return failureProblem(new Failure(failure.kind, failure.message, { missingScopes: missing }, failure.code), { "WWW-Authenticate": challenge });
+  const challenge =
+    insufficientScope(
+      auth,
+      [...new Set([...auth.scope, ...missing])],
+      `This route needs ${missing.length === 1 ? "the scope" : "the scopes"} ${missing.join(" ")}`,
+    ).headers.get("WWW-Authenticate") ?? "";
+  return failureProblem(new Failure(failure.kind, failure.message, { missingScopes: missing }, failure.code), {
+    "WWW-Authenticate": challenge,
+  });
 }
 
 /**
@@ -115,10 +128,14 @@ function failureAnswer(failure: Failure, auth: OAuthResourceAuth): Response {
  * record) as `correlationId` and as the RFC 9457 `instance`, so a person can quote it from the body alone.
  */
 async function withOccurrence(response: Response, correlationId: string): Promise<Response> {
-  if (!(response.headers.get("content-type") ?? "").startsWith(PROBLEM_CONTENT_TYPE)) return new Response(response.body, response);
+  if (!(response.headers.get("content-type") ?? "").startsWith(PROBLEM_CONTENT_TYPE))
+    return new Response(response.body, response);
   const problem = (await response.json().catch(() => null)) as Record<string, unknown> | null;
   if (!problem || typeof problem !== "object") return new Response(null, response);
-  const compatibility = problem.error && typeof problem.error === "object" ? { error: { ...(problem.error as object), correlationId } } : {};
+  const compatibility =
+    problem.error && typeof problem.error === "object"
+      ? { error: { ...(problem.error as object), correlationId } }
+      : {};
   const body = { ...problem, instance: `urn:uuid:${correlationId}`, correlationId, ...compatibility };
   const headers = new Headers(response.headers);
   headers.delete("Content-Length");
@@ -126,7 +143,11 @@ async function withOccurrence(response: Response, correlationId: string): Promis
 }
 
 /** The route a request names, its path parameters, and whether some route has its path (405 rather than 404). */
-function routeOf(routes: readonly ApiRoute[], method: string, path: string): { route: ApiRoute | undefined; params: Record<string, string>; pathMatched: boolean } {
+function routeOf(
+  routes: readonly ApiRoute[],
+  method: string,
+  path: string,
+): { route: ApiRoute | undefined; params: Record<string, string>; pathMatched: boolean } {
   let pathMatched = false;
   for (const candidate of routes) {
     const found = match(candidate.path, path);
@@ -142,6 +163,7 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
   const auditFor = options.audit ?? auditSinkFor;
 
   async function serve(request: Request, env: Env, ctx: ExecutionContext, correlationId: string): Promise<Response> {
+    // biome-ignore lint/plugin: workers-oauth-provider hands the verified grant to the handler on ctx, untyped
     const { props, auth } = ctx as unknown as OAuthResourceContext<GrantProps>;
     const principal = principalFromGrant(props, auth);
     const url = new URL(request.url);
@@ -151,7 +173,9 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
     const operation: GovernedOperation = {
       kind: "route",
       target: route ? `${route.method} ${route.path}` : `${request.method} ${path.slice(0, 150)}`,
-      ...(route ? {} : { telemetryName: `${HTTP_METHODS.has(request.method) ? request.method : "OTHER"} (no such route)` }),
+      ...(route
+        ? {}
+        : { telemetryName: `${HTTP_METHODS.has(request.method) ? request.method : "OTHER"} (no such route)` }),
       label: "the REST API",
       requiredScopes: route?.requiredScopes ?? [],
       rateLimit: { target: REST_RATE_LIMIT_TARGET, unit: "requests" },
@@ -163,23 +187,53 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
     const note = (fact: string) => {
       if (notes.length < 4) notes.push(fact.replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 120));
     };
-    const outcome = await governed(operation, { principal, correlationId, arguments: args, deps: { rateLimiter: limiterFor(env), audit: auditFor(env), telemetry: telemetryFor(env) } }, {
-      handler: async () => {
-        if (!route) {
-          if (pathMatched) throw new Failure("method_not_allowed", `${request.method} is not supported on ${path}.`).auditedAs("method not allowed");
-          throw new Failure("not_found", `No API route ${request.method} ${path}. See docs/ci.md for the REST API.`).auditedAs("no such route");
-        }
-        try {
-          return await route.handle({ request, env, principal, params, ctx, correlationId, note, delegateAudit: () => (delegated = true) });
-        } catch (error) {
-          // A handler raises its failure; the core maps it (one table, src/core/failure.ts). The audit record's
-          // reason is the failure's stable code, as for every REST error answer.
-          if (error instanceof Failure && error.auditReason === undefined) error.auditedAs(error.code.slice(0, 64));
-          throw error;
-        }
+    const outcome = await governed(
+      operation,
+      {
+        principal,
+        correlationId,
+        arguments: args,
+        deps: { rateLimiter: limiterFor(env), audit: auditFor(env), telemetry: telemetryFor(env) },
       },
-      settle: async (response) => (delegated ? null : { outcome: outcomeForStatus(response.status), reason: response.ok ? notes.join("; ") : await errorCodeOf(response) }),
-    });
+      {
+        handler: async () => {
+          if (!route) {
+            if (pathMatched)
+              throw new Failure("method_not_allowed", `${request.method} is not supported on ${path}.`).auditedAs(
+                "method not allowed",
+              );
+            throw new Failure(
+              "not_found",
+              `No API route ${request.method} ${path}. See docs/ci.md for the REST API.`,
+            ).auditedAs("no such route");
+          }
+          try {
+            return await route.handle({
+              request,
+              env,
+              principal,
+              params,
+              ctx,
+              correlationId,
+              note,
+              delegateAudit: () => (delegated = true),
+            });
+          } catch (error) {
+            // A handler raises its failure; the core maps it (one table, src/core/failure.ts). The audit record's
+            // reason is the failure's stable code, as for every REST error answer.
+            if (error instanceof Failure && error.auditReason === undefined) error.auditedAs(error.code.slice(0, 64));
+            throw error;
+          }
+        },
+        settle: async (response) =>
+          delegated
+            ? null
+            : {
+                outcome: outcomeForStatus(response.status),
+                reason: response.ok ? notes.join("; ") : await errorCodeOf(response),
+              },
+      },
+    );
     return outcome.ok ? outcome.value : failureAnswer(outcome.failure, auth);
   }
 

@@ -7,13 +7,14 @@
 import { Failure } from "../core/failure";
 import { lazyLocator, MAX_LOCATED_BYTES } from "../engine/source-positions";
 import { embeddedReports, FORMAT_MEDIA_TYPE, formatChoice, renderReport, type FormatChoice } from "../engine/formats";
-import { type VerdictReport } from "../engine/formats/report";
+import type { VerdictReport } from "../engine/formats/report";
 import { json } from "./contracts-http";
 
 /** Read before any work is done, so a mistyped format refuses the request instead of storing an upload. */
 export function requestedFormats(url: URL): { choice: Extract<FormatChoice, { ok: true }> } {
   const choice = formatChoice(url);
-  if (!choice.ok) throw new Failure("invalid_input", `Invalid query parameters: ${choice.message}`, {}, "invalid_query");
+  if (!choice.ok)
+    throw new Failure("invalid_input", `Invalid query parameters: ${choice.message}`, {}, "invalid_query");
   return { choice };
 }
 
@@ -22,12 +23,20 @@ export function requestedFormats(url: URL): { choice: Extract<FormatChoice, { ok
  * console's verdict page, which signs a person in; a REST URL answers 401 in a browser), and, when the uploaded
  * bytes are at hand, where each violation sits in them.
  */
-export function reportFacts(url: URL, project: string, verdictId: number | undefined, publicUrl: string, uploaded?: Uint8Array): Pick<VerdictReport, "artifactPath" | "link" | "locate"> {
+export function reportFacts(
+  url: URL,
+  project: string,
+  verdictId: number | undefined,
+  publicUrl: string,
+  uploaded?: Uint8Array,
+): Pick<VerdictReport, "artifactPath" | "link" | "locate"> {
   const artifact = url.searchParams.get("artifact");
   const base = publicUrl.replace(/\/+$/, "");
   return {
     ...(artifact ? { artifactPath: artifact.slice(0, 500) } : {}),
-    ...(verdictId === undefined ? {} : { link: `${base}/admin/projects/${encodeURIComponent(project)}/verdicts/${verdictId}` }),
+    ...(verdictId === undefined
+      ? {}
+      : { link: `${base}/admin/projects/${encodeURIComponent(project)}/verdicts/${verdictId}` }),
     ...(uploaded ? { locate: lazyLocator(uploaded) } : {}),
   };
 }
@@ -36,14 +45,27 @@ export function reportFacts(url: URL, project: string, verdictId: number | undef
  * The uploaded bytes, kept for the locations only when a format that shows them was asked for and the file is
  * small enough to parse again; otherwise nothing is kept, so the upload path can free the bytes as before.
  */
-export function bytesForLocations(choice: Extract<FormatChoice, { ok: true }>, bytes: Uint8Array | undefined): Uint8Array | undefined {
-  const rendered = [...(choice.single ? [choice.single] : []), ...choice.embedded].some((format) => format === "sarif" || format === "github" || format === "markdown");
+export function bytesForLocations(
+  choice: Extract<FormatChoice, { ok: true }>,
+  bytes: Uint8Array | undefined,
+): Uint8Array | undefined {
+  const rendered = [...(choice.single ? [choice.single] : []), ...choice.embedded].some(
+    (format) => format === "sarif" || format === "github" || format === "markdown",
+  );
   return rendered && bytes && bytes.byteLength <= MAX_LOCATED_BYTES ? bytes : undefined;
 }
 
-export function verdictAnswer(choice: Extract<FormatChoice, { ok: true }>, body: Record<string, unknown>, report: VerdictReport, status = 200): Response {
+export function verdictAnswer(
+  choice: Extract<FormatChoice, { ok: true }>,
+  body: Record<string, unknown>,
+  report: VerdictReport,
+  status = 200,
+): Response {
   if (choice.single && choice.single !== "json") {
-    return new Response(renderReport(choice.single, report), { status, headers: { "Content-Type": FORMAT_MEDIA_TYPE[choice.single], "Cache-Control": "no-store" } });
+    return new Response(renderReport(choice.single, report), {
+      status,
+      headers: { "Content-Type": FORMAT_MEDIA_TYPE[choice.single], "Cache-Control": "no-store" },
+    });
   }
   const reports = embeddedReports(choice.embedded, report);
   return json(reports ? { ...body, reports } : body, status);

@@ -21,7 +21,10 @@ export function auditDrainDelayOf(env: Pick<Env, "AUDIT_DRAIN_DELAY_SECONDS">): 
   if (/^\d+$/.test(value) && seconds <= MAX_AUDIT_DRAIN_DELAY_SECONDS) return seconds;
   if (warnedAbout !== value) {
     warnedAbout = value;
-    logWarn("AUDIT_DRAIN_DELAY_SECONDS is not a whole number of seconds from 0 to 60; using the default", { got: value.slice(0, 40), default: DEFAULT_AUDIT_DRAIN_DELAY_SECONDS });
+    logWarn("AUDIT_DRAIN_DELAY_SECONDS is not a whole number of seconds from 0 to 60; using the default", {
+      got: value.slice(0, 40),
+      default: DEFAULT_AUDIT_DRAIN_DELAY_SECONDS,
+    });
   }
   return DEFAULT_AUDIT_DRAIN_DELAY_SECONDS;
 }

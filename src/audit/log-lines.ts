@@ -23,7 +23,10 @@ export function auditLogLinesOf(env: Pick<Env, "AUDIT_LOG_LINES">): AuditLogLine
   if ((VALUES as readonly string[]).includes(value)) return value as AuditLogLines;
   if (warnedAbout !== value) {
     warnedAbout = value;
-    logWarn("AUDIT_LOG_LINES has an unknown value; printing only the records the audit store did not take", { got: value.slice(0, 40), allowed: VALUES.join(", ") });
+    logWarn("AUDIT_LOG_LINES has an unknown value; printing only the records the audit store did not take", {
+      got: value.slice(0, 40),
+      allowed: VALUES.join(", "),
+    });
   }
   return "failures";
 }

@@ -52,7 +52,9 @@ export class AuditOutbox {
 
   private table(): void {
     if (this.ready) return;
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS arbiter_audit_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, record TEXT NOT NULL)`);
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS arbiter_audit_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, record TEXT NOT NULL)`,
+    );
     this.ready = true;
   }
 
@@ -77,7 +79,9 @@ export class AuditOutbox {
     try {
       return await this.drain(storeFor);
     } catch (error) {
-      logError("audit outbox could not be drained before the session's storage is deleted; its records are logged", { error });
+      logError("audit outbox could not be drained before the session's storage is deleted; its records are logged", {
+        error,
+      });
       const rows = this.sql.exec<{ record: string }>(`SELECT record FROM arbiter_audit_outbox ORDER BY id`).toArray();
       for (const row of rows) logAuditRecord(JSON.parse(row.record) as AuditRecord, false);
       return { stored: 0, logged: rows.length };
@@ -92,7 +96,12 @@ export class AuditOutbox {
     this.table();
     const report: DrainReport = { stored: 0, logged: 0 };
     for (;;) {
-      const rows = this.sql.exec<{ id: number; record: string }>(`SELECT id, record FROM arbiter_audit_outbox ORDER BY id LIMIT ?`, OUTBOX_BATCH).toArray();
+      const rows = this.sql
+        .exec<{ id: number; record: string }>(
+          `SELECT id, record FROM arbiter_audit_outbox ORDER BY id LIMIT ?`,
+          OUTBOX_BATCH,
+        )
+        .toArray();
       if (rows.length === 0) return report;
       const drained = await deliverAuditBatch(
         storeFor,
@@ -108,7 +117,6 @@ export class AuditOutbox {
       if (rows.length < OUTBOX_BATCH) return report;
     }
   }
-
 }
 
 /**
@@ -116,7 +124,11 @@ export class AuditOutbox {
  * (`stored: false`) each one a store refused or that could not be sent; with AUDIT_LOG_LINES=all a stored one is
  * logged too. Never throws. Shared by the session outbox and the stateless lane's isolate batches.
  */
-export async function deliverAuditBatch(storeFor: AuditBatchLookup, deliveries: readonly AuditDelivery[], lines: AuditLogLines): Promise<DrainReport> {
+export async function deliverAuditBatch(
+  storeFor: AuditBatchLookup,
+  deliveries: readonly AuditDelivery[],
+  lines: AuditLogLines,
+): Promise<DrainReport> {
   const report: DrainReport = { stored: 0, logged: 0 };
   const byOrganization = new Map<string, AuditDelivery[]>();
   for (const delivery of deliveries) {
@@ -133,7 +145,10 @@ export async function deliverAuditBatch(storeFor: AuditBatchLookup, deliveries: 
         report.stored++;
       } else {
         logAuditRecord(delivery.record, false);
-        logError("audit record not stored", { correlationId: delivery.record.correlationId, error: result?.problem ?? "no answer from the audit store" });
+        logError("audit record not stored", {
+          correlationId: delivery.record.correlationId,
+          error: result?.problem ?? "no answer from the audit store",
+        });
         report.logged++;
       }
     });
@@ -141,7 +156,11 @@ export async function deliverAuditBatch(storeFor: AuditBatchLookup, deliveries: 
   return report;
 }
 
-async function sendTo(storeFor: AuditBatchLookup, organizationId: string, deliveries: AuditDelivery[]): Promise<AppendResult[]> {
+async function sendTo(
+  storeFor: AuditBatchLookup,
+  organizationId: string,
+  deliveries: AuditDelivery[],
+): Promise<AppendResult[]> {
   try {
     if (!organizationId) throw new Error("record has no organization");
     return await storeFor(organizationId).appendBatch(deliveries);

@@ -3,7 +3,12 @@ import { z } from "zod";
 import { policyErrorFromZod } from "../policy/errors";
 import { bundledPolicyFiles, type PolicyFiles } from "../policy/files";
 
-const retentionDays = z.number().int().min(1).max(3650).describe("Days an audit record is kept before cleanup deletes it");
+const retentionDays = z
+  .number()
+  .int()
+  .min(1)
+  .max(3650)
+  .describe("Days an audit record is kept before cleanup deletes it");
 
 export const auditFileSchema = z.object({
   $comment: z.string().optional(),

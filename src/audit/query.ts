@@ -21,24 +21,52 @@ export const auditFilterFields = {
     .describe("Earliest event time to include (inclusive), ISO 8601 with a zone, e.g. 2026-01-31T00:00:00Z"),
   to: z.iso.datetime({ offset: true }).optional().describe("Latest event time (exclusive), ISO 8601 with a zone"),
   userId: z.string().min(1).max(300).optional().describe("Only events of this user (the id whoami shows as userId)"),
-  clientId: z.string().min(1).max(2048).optional().describe("Only events of this OAuth client or CI key (`ci-key:<id>`)"),
+  clientId: z
+    .string()
+    .min(1)
+    .max(2048)
+    .optional()
+    .describe("Only events of this OAuth client or CI key (`ci-key:<id>`)"),
   target: z
     .string()
     .min(1)
     .max(300)
     .optional()
-    .describe('Only events for this tool name (e.g. "whoami"), REST route (e.g. "GET /api/v1/audit/events") or OAuth event ("grant", "revoke", "ci_key_created", "ci_key_revoked")'),
-  kind: z.enum(AUDIT_KINDS).optional().describe("Only tool calls, REST calls (route), OAuth events, or refused resource and prompt requests"),
+    .describe(
+      'Only events for this tool name (e.g. "whoami"), REST route (e.g. "GET /api/v1/audit/events") or OAuth event ("grant", "revoke", "ci_key_created", "ci_key_revoked")',
+    ),
+  kind: z
+    .enum(AUDIT_KINDS)
+    .optional()
+    .describe("Only tool calls, REST calls (route), OAuth events, or refused resource and prompt requests"),
   outcome: z.enum(AUDIT_OUTCOMES).optional().describe("Only events with this outcome"),
-  correlationId: z.string().min(1).max(100).optional().describe("The one event with this correlation id (error messages quote it)"),
-  limit: z.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE).describe(`Events per page, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`),
-  cursor: z.string().min(1).max(500).optional().describe("nextCursor from the previous page, with the same filters; omit for the newest events"),
+  correlationId: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe("The one event with this correlation id (error messages quote it)"),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .default(DEFAULT_PAGE_SIZE)
+    .describe(`Events per page, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`),
+  cursor: z
+    .string()
+    .min(1)
+    .max(500)
+    .optional()
+    .describe("nextCursor from the previous page, with the same filters; omit for the newest events"),
   organizationId: z
     .string()
     .min(1)
     .max(100)
     .optional()
-    .describe("Your own organization id, if you want to state it. The organization always comes from your token; another one is refused"),
+    .describe(
+      "Your own organization id, if you want to state it. The organization always comes from your token; another one is refused",
+    ),
 };
 
 export const auditQueryInput = z.object(auditFilterFields).strict();
@@ -78,11 +106,22 @@ export async function decodeCursor(cursor: string, input: ParsedInput): Promise<
     parsed = undefined;
   }
   const value = parsed as { v?: unknown; t?: unknown; s?: unknown; q?: unknown } | undefined;
-  if (!value || value.v !== 1 || !Number.isSafeInteger(value.t) || !Number.isSafeInteger(value.s) || typeof value.q !== "string") {
-    throw new AuditQueryError("invalid-input", "cursor: not a cursor this server issued. Pass nextCursor exactly as returned, or omit cursor to start from the newest events.");
+  if (
+    value?.v !== 1 ||
+    !Number.isSafeInteger(value.t) ||
+    !Number.isSafeInteger(value.s) ||
+    typeof value.q !== "string"
+  ) {
+    throw new AuditQueryError(
+      "invalid-input",
+      "cursor: not a cursor this server issued. Pass nextCursor exactly as returned, or omit cursor to start from the newest events.",
+    );
   }
   if (value.q !== (await fingerprint(input))) {
-    throw new AuditQueryError("invalid-input", "cursor: it continues a query with different filters. Repeat the same filters with this cursor, or omit cursor to start over.");
+    throw new AuditQueryError(
+      "invalid-input",
+      "cursor: it continues a query with different filters. Repeat the same filters with this cursor, or omit cursor to start over.",
+    );
   }
   return { timeMs: value.t as number, seq: value.s as number };
 }
@@ -121,7 +160,11 @@ export async function toStoreQuery(callerOrganization: string, input: ParsedInpu
 }
 
 /** One page of the caller's organization's audit trail, newest first. */
-export async function listAuditEvents(env: Env, callerOrganization: string, input: ParsedInput): Promise<AuditEventsPage> {
+export async function listAuditEvents(
+  env: Env,
+  callerOrganization: string,
+  input: ParsedInput,
+): Promise<AuditEventsPage> {
   const query = await toStoreQuery(callerOrganization, input);
   const page = await auditStoresIn(env.AUDIT_LOG)(callerOrganization).query(callerOrganization, query);
   return {

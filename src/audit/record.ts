@@ -85,10 +85,11 @@ export async function auditRecordOf(call: AuditedCall, nowMs = Date.now()): Prom
   };
 }
 
-
 /** The structured log line of an audit record (see log-lines.ts for which records are printed). */
 export function logAuditRecord(record: AuditRecord, stored: boolean | undefined = undefined): void {
-  console.log(JSON.stringify({ level: "info", event: "audit", ...record, ...(stored === undefined ? {} : { stored }) }));
+  console.log(
+    JSON.stringify({ level: "info", event: "audit", ...record, ...(stored === undefined ? {} : { stored }) }),
+  );
 }
 
 /** Foundation sink: the structured log line only. */

@@ -9,7 +9,7 @@ import type { Env } from "../env";
 import type { GrantProps } from "../oauth/grant-props";
 import type { OAuthServers } from "../oauth/servers";
 import { OAUTH_PATHS } from "../oauth/servers";
-import { type AuditRecord } from "./record";
+import type { AuditRecord } from "./record";
 import { newCorrelationId } from "../core/correlation";
 import { recordAudit } from "./sink";
 
@@ -33,7 +33,12 @@ async function findGrant(oauth: OAuthHelpers, userId: string, grantId: string) {
 async function liveAccessToken(servers: OAuthServers, env: Env, token: string): Promise<Holder | undefined> {
   for (const resource of [servers.mcpResource, servers.apiResource]) {
     const validated = await servers.authorizationServer.validateToken<GrantProps>(resource, token, env);
-    if (validated) return { organizationId: validated.props.organizationId, userId: validated.props.userId, clientId: validated.clientId };
+    if (validated)
+      return {
+        organizationId: validated.props.organizationId,
+        userId: validated.props.userId,
+        clientId: validated.clientId,
+      };
   }
   return undefined;
 }
@@ -43,9 +48,18 @@ function isRevocationForm(form: FormData): boolean {
 }
 
 /** Serves a token-endpoint request with `forward`, recording a `revoke` audit event when it revoked something. */
-export async function withRevocationAudit(request: Request, env: Env, servers: OAuthServers, forward: (request: Request) => Promise<Response>): Promise<Response> {
+export async function withRevocationAudit(
+  request: Request,
+  env: Env,
+  servers: OAuthServers,
+  forward: (request: Request) => Promise<Response>,
+): Promise<Response> {
   const path = new URL(request.url).pathname;
-  if (request.method !== "POST" || path !== OAUTH_PATHS.token || !(request.headers.get("content-type") ?? "").includes("application/x-www-form-urlencoded")) {
+  if (
+    request.method !== "POST" ||
+    path !== OAUTH_PATHS.token ||
+    !(request.headers.get("content-type") ?? "").includes("application/x-www-form-urlencoded")
+  ) {
     return forward(request);
   }
   let form: FormData;

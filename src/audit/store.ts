@@ -10,11 +10,10 @@ import { getAuditPolicy, retentionMsFor } from "./policy";
 import type { AuditDelivery } from "./store-rpc";
 import type { AuditRecord } from "./record";
 import { storedRecordProblem } from "./stored-record";
-import type { AppendResult, AuditLogRpc, AuditPage, AuditPosition, AuditQuery } from "./store-rpc";
+import type { AppendResult, AuditLogRpc, AuditPage, AuditQuery } from "./store-rpc";
 
 /** Cleanup never runs more often than this, however records are spread. */
 export const MIN_CLEANUP_SPACING_MS = 60 * 60 * 1000;
-
 
 interface Row extends Record<string, SqlStorageValue> {
   seq: number;
@@ -60,9 +59,12 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     this.sql.exec(`CREATE INDEX IF NOT EXISTS audit_events_by_correlation ON audit_events (correlation_id)`);
     // Outbox deliveries (outbox.ts) carry an id, so one drained twice (an eviction mid-batch) is stored once.
     const columns = this.sql.exec<{ name: string }>(`PRAGMA table_info(audit_events)`).toArray();
-    if (!columns.some((column) => column.name === "delivery_id")) this.sql.exec(`ALTER TABLE audit_events ADD COLUMN delivery_id TEXT`);
+    if (!columns.some((column) => column.name === "delivery_id"))
+      this.sql.exec(`ALTER TABLE audit_events ADD COLUMN delivery_id TEXT`);
     this.sql.exec(`CREATE UNIQUE INDEX IF NOT EXISTS audit_events_by_delivery ON audit_events (delivery_id)`);
-    const owner = this.sql.exec<{ value: string }>(`SELECT value FROM audit_meta WHERE key = 'organization'`).toArray()[0];
+    const owner = this.sql
+      .exec<{ value: string }>(`SELECT value FROM audit_meta WHERE key = 'organization'`)
+      .toArray()[0];
     this.organization = owner?.value;
   }
 
@@ -78,7 +80,12 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
    * answered as stored and not stored again.
    */
   async appendBatch(deliveries: AuditDelivery[]): Promise<AppendResult[]> {
-    const results = this.insertAll(deliveries.map((delivery) => ({ record: delivery.record, deliveryId: typeof delivery.deliveryId === "string" ? delivery.deliveryId.slice(0, 300) : null })));
+    const results = this.insertAll(
+      deliveries.map((delivery) => ({
+        record: delivery.record,
+        deliveryId: typeof delivery.deliveryId === "string" ? delivery.deliveryId.slice(0, 300) : null,
+      })),
+    );
     const first = deliveries.find((_, index) => results[index]?.stored);
     if (first) await this.ensureCleanupScheduled(Date.parse(first.record.time));
     return results;
@@ -100,7 +107,21 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
         return { stored: false, problem: "this audit store belongs to another organization" };
       }
       const timeMs = Date.parse(record.time);
-      rows.push([record.correlationId, new Date(timeMs).toISOString(), timeMs, record.organizationId, record.userId, record.clientId, record.kind, record.target, record.argumentsDigest, record.durationMs, record.outcome, record.reason, deliveryId]);
+      rows.push([
+        record.correlationId,
+        new Date(timeMs).toISOString(),
+        timeMs,
+        record.organizationId,
+        record.userId,
+        record.clientId,
+        record.kind,
+        record.target,
+        record.argumentsDigest,
+        record.durationMs,
+        record.outcome,
+        record.reason,
+        deliveryId,
+      ]);
       return { stored: true };
     });
     if (rows.length > 0) {
@@ -131,7 +152,8 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     if (query.kind !== undefined) add("kind = ?", query.kind);
     if (query.outcome !== undefined) add("outcome = ?", query.outcome);
     if (query.correlationId !== undefined) add("correlation_id = ?", query.correlationId);
-    if (query.after) add("(time_ms < ? OR (time_ms = ? AND seq < ?))", query.after.timeMs, query.after.timeMs, query.after.seq);
+    if (query.after)
+      add("(time_ms < ? OR (time_ms = ? AND seq < ?))", query.after.timeMs, query.after.timeMs, query.after.seq);
     const limit = Math.max(1, Math.min(500, Math.floor(query.limit)));
     const rows = this.sql
       .exec<Row>(
@@ -154,7 +176,9 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     if (this.organization === undefined) return;
     const retention = retentionMsFor(getAuditPolicy(), this.organization);
     this.sql.exec(`DELETE FROM audit_events WHERE time_ms < ?`, Date.now() - retention);
-    const oldest = this.sql.exec<{ oldest: number | null }>(`SELECT MIN(time_ms) AS oldest FROM audit_events`).one().oldest;
+    const oldest = this.sql
+      .exec<{ oldest: number | null }>(`SELECT MIN(time_ms) AS oldest FROM audit_events`)
+      .one().oldest;
     if (oldest !== null) await this.scheduleCleanup(oldest + retention);
   }
 

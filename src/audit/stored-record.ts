@@ -24,15 +24,35 @@ export function storedRecordProblem(input: unknown): string | undefined {
   const record = input as Record<keyof AuditRecord, unknown>;
   const checks: Array<[keyof AuditRecord, string | undefined]> = [
     ["correlationId", text(record.correlationId, 1, 100)],
-    ["time", typeof record.time === "string" && ISO_DATE_TIME.test(record.time) && !Number.isNaN(Date.parse(record.time)) ? undefined : "must be an ISO 8601 date and time with Z or an offset"],
+    [
+      "time",
+      typeof record.time === "string" && ISO_DATE_TIME.test(record.time) && !Number.isNaN(Date.parse(record.time))
+        ? undefined
+        : "must be an ISO 8601 date and time with Z or an offset",
+    ],
     ["organizationId", text(record.organizationId, 1, 100)],
     ["userId", text(record.userId, 0, 300)],
     ["clientId", text(record.clientId, 0, 2048)],
-    ["kind", typeof record.kind === "string" && KINDS.has(record.kind) ? undefined : `must be one of ${AUDIT_KINDS.join(", ")}`],
+    [
+      "kind",
+      typeof record.kind === "string" && KINDS.has(record.kind)
+        ? undefined
+        : `must be one of ${AUDIT_KINDS.join(", ")}`,
+    ],
     ["target", text(record.target, 1, 300)],
     ["argumentsDigest", text(record.argumentsDigest, 0, 80)],
-    ["durationMs", Number.isInteger(record.durationMs) && (record.durationMs as number) >= 0 ? undefined : "must be a whole number of milliseconds, 0 or more"],
-    ["outcome", typeof record.outcome === "string" && OUTCOMES.has(record.outcome) ? undefined : `must be one of ${AUDIT_OUTCOMES.join(", ")}`],
+    [
+      "durationMs",
+      Number.isInteger(record.durationMs) && (record.durationMs as number) >= 0
+        ? undefined
+        : "must be a whole number of milliseconds, 0 or more",
+    ],
+    [
+      "outcome",
+      typeof record.outcome === "string" && OUTCOMES.has(record.outcome)
+        ? undefined
+        : `must be one of ${AUDIT_OUTCOMES.join(", ")}`,
+    ],
     ["reason", text(record.reason, 0, 600)],
   ];
   const failed = checks.find(([, problem]) => problem !== undefined);

@@ -39,10 +39,19 @@ function grantableFor(policy: Policy, identity: Identity, resource: ProtectedRes
 function renderAuthorizationError(error: unknown): Response {
   if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
   if (error instanceof AuthorizationError) {
-    return errorPage(400, "This sign-in link cannot be used", error.description, html`<p>Start connecting again from your app.</p>`);
+    return errorPage(
+      400,
+      "This sign-in link cannot be used",
+      error.description,
+      html`<p>Start connecting again from your app.</p>`,
+    );
   }
   if (error instanceof CimdFetchError) {
-    return errorPage(400, "This app could not be verified", "Its client metadata document could not be fetched or is invalid. Try again later or contact the app's publisher.");
+    return errorPage(
+      400,
+      "This app could not be verified",
+      "Its client metadata document could not be fetched or is invalid. Try again later or contact the app's publisher.",
+    );
   }
   throw error;
 }
@@ -57,9 +66,21 @@ async function hasLiveGrant(oauth: OAuthHelpers, userId: string, clientId: strin
   return false;
 }
 
-async function complete(env: Env, oauth: OAuthHelpers, authRequest: AuthRequest, identity: Identity, scope: string[], headers: Headers): Promise<Response> {
+async function complete(
+  env: Env,
+  oauth: OAuthHelpers,
+  authRequest: AuthRequest,
+  identity: Identity,
+  scope: string[],
+  headers: Headers,
+): Promise<Response> {
   const userId = grantUserId(identity.organizationId, identity.subject);
-  const props: GrantProps = { organizationId: identity.organizationId, userId: identity.subject, role: identity.role, name: identity.name };
+  const props: GrantProps = {
+    organizationId: identity.organizationId,
+    userId: identity.subject,
+    role: identity.role,
+    name: identity.name,
+  };
   const { redirectTo } = await oauth.completeAuthorization({
     request: authRequest,
     userId,
@@ -96,7 +117,13 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
       const identity = await currentIdentity(request, env);
       if (!identity) {
         const url = new URL(request.url);
-        return new Response(null, { status: 302, headers: { Location: `/signin?return=${encodeURIComponent(url.pathname + url.search)}`, "Cache-Control": "no-store" } });
+        return new Response(null, {
+          status: 302,
+          headers: {
+            Location: `/signin?return=${encodeURIComponent(url.pathname + url.search)}`,
+            "Cache-Control": "no-store",
+          },
+        });
       }
       const resource = resourceName(servers, authRequest);
       const grantable = grantableFor(policy, identity, resource);
@@ -119,7 +146,10 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
       const here = new URL(request.url);
       const switchAccountHref = `/signout?return=${encodeURIComponent(here.pathname + here.search)}`;
       const described = await oauth.describeConsent(authRequest);
-      const details = { ...described, clientName: displayClientName(described.clientName) ?? displayText(described.clientId) };
+      const details = {
+        ...described,
+        clientName: displayClientName(described.clientName) ?? displayText(described.clientId),
+      };
       const consent = await oauth.beginConsent(authRequest);
       const body = consentPage(
         {
@@ -144,12 +174,26 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
       // A page on another site could post this form in a signed-in browser; the consent handle's binding
       // cookie alone would ride along. Only this deployment's own consent page may answer.
       if (!postedFromThisSite(request, env)) {
-        return errorPage(403, "Approval refused", "This answer to a consent page was sent from another site, so nothing was granted or denied. Start connecting again from your app.");
+        return errorPage(
+          403,
+          "Approval refused",
+          "This answer to a consent page was sent from another site, so nothing was granted or denied. Start connecting again from your app.",
+        );
       }
       const identity = await currentIdentity(request, env);
-      if (!identity) return errorPage(401, "Signed out", "Your session ended before you answered. Start connecting again from your app.");
+      if (!identity)
+        return errorPage(
+          401,
+          "Signed out",
+          "Your session ended before you answered. Start connecting again from your app.",
+        );
       const read = await readUrlEncodedForm(request);
-      if (!read.ok) return errorPage(400, "Unreadable answer", `${unreadableFormMessage(read.reason)} Nothing was granted or denied.`);
+      if (!read.ok)
+        return errorPage(
+          400,
+          "Unreadable answer",
+          `${unreadableFormMessage(read.reason)} Nothing was granted or denied.`,
+        );
       const form = read.form;
       const handle = String(form.get("handle") ?? "");
       if (form.get("decision") !== "approve") {
@@ -164,7 +208,9 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
       const remember = { secret: sessionSecret(env), subject: grantUserId(identity.organizationId, identity.subject) };
       const approved = await oauth.approveConsent(request, handle, { scope: chosen, remember });
       const resource = resourceName(servers, approved.request);
-      const granted = approved.request.scope.filter((scope) => grantableFor(policy, identity, resource).includes(scope));
+      const granted = approved.request.scope.filter((scope) =>
+        grantableFor(policy, identity, resource).includes(scope),
+      );
       return complete(env, oauth, approved.request, identity, granted, approved.headers);
     }
     return errorPage(405, "Method not allowed", "Open this page from your app's connect button.");

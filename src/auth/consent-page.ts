@@ -41,20 +41,26 @@ export function consentPage(view: ConsentView, policy: Policy) {
     const id = `why-${scope}`;
     return html`<label class="scope"><input type="checkbox" name="scope" value="${scope}"${requested ? html` data-requested` : ""}${requested && !sensitive ? html` checked` : ""}${sensitive ? html` aria-describedby="${id}"` : ""}>
 <span><span class="scope-name">${scope}</span>${sensitive ? html` <span class="badge-sensitive">sensitive</span>` : ""}<br>${describe(scope)}${
-      sensitive ? html`<br><span class="why" id="${id}">Sensitive: ${sensitive}. Not ticked for you: tick it only if this app needs it.</span>` : ""
+      sensitive
+        ? html`<br><span class="why" id="${id}">Sensitive: ${sensitive}. Not ticked for you: tick it only if this app needs it.</span>`
+        : ""
     }</span></label>`;
   };
   const offline = view.offered.includes("offline_access");
   const access = duration(view.lifetime.accessTokenSeconds);
   return html`<div class="card">
 <h1>Allow <span id="client-name">${details.clientName}</span> to use Arbiter for you?</h1>
-<p>${details.clientDomain
-    ? html`Published by <strong id="client-domain">${details.clientDomain}</strong> (verified from its client metadata document).`
-    : html`This app registered itself: its name is <strong>not verified</strong>.`}
+<p>${
+    details.clientDomain
+      ? html`Published by <strong id="client-domain">${details.clientDomain}</strong> (verified from its client metadata document).`
+      : html`This app registered itself: its name is <strong>not verified</strong>.`
+  }
  Access will be sent to <strong id="redirect-host">${details.redirectHost}</strong>.</p>
-${details.redirectIsLoopback
+${
+  details.redirectIsLoopback
     ? html`<p class="notice" id="loopback-warning" role="note"><strong>This sends access to an app on your computer.</strong> Continue only if you just started connecting from it yourself.</p>`
-    : ""}
+    : ""
+}
 <p class="muted">Signed in as ${view.identity.name} (${view.organizationName}, role ${view.identity.role}). Access is for the ${view.resourceLabel}. <a id="switch-account" href="${view.switchAccountHref}">Not you? Sign in as someone else</a></p>
 <form method="post" action="/authorize">
 <input type="hidden" name="handle" value="${view.handle}">
@@ -63,19 +69,25 @@ ${details.redirectIsLoopback
 ${view.offered.length === 0 ? html`<p>${view.alsoGrantable.length === 0 ? "No permissions are available to your role." : "None that your role may grant."}</p>` : ""}
 ${view.offered.map((scope) => checkbox(scope, true))}
 </fieldset>
-${view.alsoGrantable.length > 0
+${
+  view.alsoGrantable.length > 0
     ? html`<fieldset>
 <legend>More permissions your role may grant</legend>
 <p class="hint" id="more-hint">Not asked for yet. Tools of this app may need them later; tick them now and it will not have to send you back here for each one.</p>
 ${view.alsoGrantable.map((scope) => checkbox(scope, false))}
 </fieldset>`
-    : ""}
-${view.refused.length > 0
+    : ""
+}
+${
+  view.refused.length > 0
     ? html`<p class="notice" role="note">Your role cannot grant: ${view.refused.map((s, i) => html`${i ? ", " : ""}<span class="scope-name">${s}</span>`)}. Ask an organization administrator if you need it.</p>`
-    : ""}
-<p id="grant-lifetime"><strong>How long:</strong> each access token lasts ${access}. ${offline
-    ? `With offline_access the app also gets a refresh token and stays connected for up to ${duration(view.lifetime.refreshTokenSeconds)} without asking you again.`
-    : `No refresh token is issued (the app did not ask for offline_access): access ends after ${access} and the app must ask you again.`} An administrator of your organization can revoke it at any time.</p>
+    : ""
+}
+<p id="grant-lifetime"><strong>How long:</strong> each access token lasts ${access}. ${
+    offline
+      ? `With offline_access the app also gets a refresh token and stays connected for up to ${duration(view.lifetime.refreshTokenSeconds)} without asking you again.`
+      : `No refresh token is issued (the app did not ask for offline_access): access ends after ${access} and the app must ask you again.`
+  } An administrator of your organization can revoke it at any time.</p>
 <div class="actions">
 <button class="primary" type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>

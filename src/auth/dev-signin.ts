@@ -17,16 +17,38 @@ export const devSignIn: SignInMethod = {
   },
   async complete(request): Promise<SignInCompletion> {
     const read = await readUrlEncodedForm(request);
-    if (!read.ok) return { response: errorPage(400, "Unreadable sign-in", unreadableFormMessage(read.reason), html`<p><a href="/signin/dev">Back to sign-in</a></p>`) };
+    if (!read.ok)
+      return {
+        response: errorPage(
+          400,
+          "Unreadable sign-in",
+          unreadableFormMessage(read.reason),
+          html`<p><a href="/signin/dev">Back to sign-in</a></p>`,
+        ),
+      };
     const form = read.form;
     const key = String(form.get("user") ?? "");
     const returnTo = safeReturnTo(String(form.get("return") ?? "/"));
     const user = Object.hasOwn(getPolicy().devUsers, key) ? getPolicy().devUsers[key] : undefined;
     if (!user) {
-      return { response: errorPage(400, "Unknown development user", "Choose one of the users listed on the development sign-in page.", html`<p><a href="/signin/dev?return=${encodeURIComponent(returnTo)}">Back to sign-in</a></p>`) };
+      return {
+        response: errorPage(
+          400,
+          "Unknown development user",
+          "Choose one of the users listed on the development sign-in page.",
+          html`<p><a href="/signin/dev?return=${encodeURIComponent(returnTo)}">Back to sign-in</a></p>`,
+        ),
+      };
     }
     return {
-      identity: { subject: key, name: user.name, email: user.email, organizationId: user.organization, role: user.role, method: "dev" },
+      identity: {
+        subject: key,
+        name: user.name,
+        email: user.email,
+        organizationId: user.organization,
+        role: user.role,
+        method: "dev",
+      },
       returnTo,
     };
   },
@@ -43,8 +65,13 @@ ${requestingAppNote(app)}
 <input type="hidden" name="return" value="${returnTo}">
 <fieldset>
 <legend>Sign in as</legend>
-${users.map(([key, user], index) => html`<label class="scope"><input type="radio" name="user" value="${key}" ${index === 0 ? html`checked` : ""}>
-<span><strong>${user.name}</strong> <span class="muted">${user.email}</span><br><span class="muted">${policy.organizations[user.organization]?.name ?? user.organization}, role ${user.role}</span></span></label>`)}
+${users.map(
+  (
+    [key, user],
+    index,
+  ) => html`<label class="scope"><input type="radio" name="user" value="${key}" ${index === 0 ? html`checked` : ""}>
+<span><strong>${user.name}</strong> <span class="muted">${user.email}</span><br><span class="muted">${policy.organizations[user.organization]?.name ?? user.organization}, role ${user.role}</span></span></label>`,
+)}
 </fieldset>
 <div class="actions"><button class="primary" type="submit">Sign in</button></div>
 </form>

@@ -14,8 +14,7 @@ export interface Identity {
 /** The outcome of completing a sign-in: the identity and where to go next, or a page to show. */
 export type SignInCompletion =
   /** `cookies`: extra Set-Cookie values (e.g. clearing a method's own short-lived cookie). */
-  | { identity: Identity; returnTo: string; cookies?: string[] }
-  | { response: Response };
+  { identity: Identity; returnTo: string; cookies?: string[] } | { response: Response };
 
 /**
  * One way to sign in. Both methods (development users and OpenID Connect) implement it and the routes in
@@ -32,7 +31,7 @@ export interface SignInMethod {
 
 /** Only same-site paths of the pages that need sign-in may be returned to (no open redirect). */
 export function safeReturnTo(value: string | null | undefined): string {
-  if (!value || !value.startsWith("/") || value.startsWith("//") || value.includes("\\")) return "/";
+  if (!value?.startsWith("/") || value.startsWith("//") || value.includes("\\")) return "/";
   if (!/^\/(authorize|admin)(\/|\?|$)/.test(value)) return "/";
   return value;
 }

@@ -61,10 +61,14 @@ export function readOidcConfig(env: OidcVars): OidcConfig {
   const clientId = env.OIDC_CLIENT_ID?.trim() ?? "";
   if (!issuer || !clientId) throw new OidcFailure("configuration", "OIDC_ISSUER and OIDC_CLIENT_ID must both be set.");
   if (!isAcceptableProviderUrl(issuer)) {
-    throw new OidcFailure("configuration", "OIDC_ISSUER must be an https URL (plain http only on localhost/127.0.0.1 for development).");
+    throw new OidcFailure(
+      "configuration",
+      "OIDC_ISSUER must be an https URL (plain http only on localhost/127.0.0.1 for development).",
+    );
   }
   const scopes = optional(env.OIDC_SCOPES) ?? "openid email profile";
-  if (!scopes.split(/\s+/).includes("openid")) throw new OidcFailure("configuration", "OIDC_SCOPES must include openid.");
+  if (!scopes.split(/\s+/).includes("openid"))
+    throw new OidcFailure("configuration", "OIDC_SCOPES must include openid.");
   const redirectUri = new URL(OIDC_CALLBACK_PATH, env.PUBLIC_URL).href;
   const config: OidcConfig = { issuer, clientId, scopes, redirectUri };
   const clientSecret = optional(env.OIDC_CLIENT_SECRET);

@@ -26,8 +26,10 @@ export function discoveryUrl(issuer: string): string {
 
 /** Checks a discovery document against the configured issuer; throws OidcFailure("provider-invalid"). */
 export function validateProviderMetadata(document: unknown, issuer: string): ProviderMetadata {
-  const invalid = (why: string) => new OidcFailure("provider-invalid", `The discovery document at ${discoveryUrl(issuer)} ${why}`);
-  if (typeof document !== "object" || document === null || Array.isArray(document)) throw invalid("is not a JSON object.");
+  const invalid = (why: string) =>
+    new OidcFailure("provider-invalid", `The discovery document at ${discoveryUrl(issuer)} ${why}`);
+  if (typeof document !== "object" || document === null || Array.isArray(document))
+    throw invalid("is not a JSON object.");
   const doc = document as Record<string, unknown>;
   if (doc.issuer !== issuer) {
     throw new OidcFailure(
@@ -40,18 +42,25 @@ export function validateProviderMetadata(document: unknown, issuer: string): Pro
     if (typeof value !== "string") throw invalid(`has no ${field}.`);
     if (!isAcceptableProviderUrl(value)) throw invalid(`gives a ${field} that is not https: ${value}`);
   }
-  if (doc.userinfo_endpoint !== undefined && (typeof doc.userinfo_endpoint !== "string" || !isAcceptableProviderUrl(doc.userinfo_endpoint))) {
+  if (
+    doc.userinfo_endpoint !== undefined &&
+    (typeof doc.userinfo_endpoint !== "string" || !isAcceptableProviderUrl(doc.userinfo_endpoint))
+  ) {
     throw invalid("gives a userinfo_endpoint that is not an https URL.");
   }
   const stringList = (field: string): string[] | undefined => {
     const value = doc[field];
     if (value === undefined) return undefined;
-    if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) throw invalid(`has a ${field} that is not a list of strings.`);
+    if (!Array.isArray(value) || !value.every((item) => typeof item === "string"))
+      throw invalid(`has a ${field} that is not a list of strings.`);
     return value;
   };
   const pkceMethods = stringList("code_challenge_methods_supported");
   if (pkceMethods && !pkceMethods.includes("S256")) {
-    throw new OidcFailure("configuration", "The identity provider does not support PKCE with S256, which Arbiter requires. Enable PKCE (S256) for this client at the provider.");
+    throw new OidcFailure(
+      "configuration",
+      "The identity provider does not support PKCE with S256, which Arbiter requires. Enable PKCE (S256) for this client at the provider.",
+    );
   }
   const metadata: ProviderMetadata = {
     issuer,
@@ -74,13 +83,23 @@ export async function discoverProvider(issuer: string, now = Date.now()): Promis
   const url = discoveryUrl(issuer);
   let response: Response;
   try {
-    response = await fetch(url, { headers: { Accept: "application/json" }, redirect: "manual", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    response = await fetch(url, {
+      headers: { Accept: "application/json" },
+      redirect: "manual",
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    });
   } catch (error) {
-    throw new OidcFailure("provider-unreachable", `Arbiter could not fetch ${url} (${error instanceof Error ? error.name : "network error"}). Check that the provider is up and that OIDC_ISSUER is right.`);
+    throw new OidcFailure(
+      "provider-unreachable",
+      `Arbiter could not fetch ${url} (${error instanceof Error ? error.name : "network error"}). Check that the provider is up and that OIDC_ISSUER is right.`,
+    );
   }
   if (response.status !== 200) {
     await response.body?.cancel();
-    throw new OidcFailure("provider-invalid", `${url} answered HTTP ${response.status} instead of the provider's discovery document. Check OIDC_ISSUER.`);
+    throw new OidcFailure(
+      "provider-invalid",
+      `${url} answered HTTP ${response.status} instead of the provider's discovery document. Check OIDC_ISSUER.`,
+    );
   }
   let document: unknown;
   try {

@@ -68,5 +68,10 @@ function presentation(kind: OidcFailureKind): { status: number; title: string } 
 export function oidcFailureResponse(failure: OidcFailure, restartHref: string): Response {
   logWarn("oidc sign-in failed", { kind: failure.kind, reason: failure.message });
   const { status, title } = presentation(failure.kind);
-  return errorPage(status, title, failure.message, html`${failure.more ?? ""}<p><a href="${restartHref}">Start signing in again</a></p>`);
+  return errorPage(
+    status,
+    title,
+    failure.message,
+    html`${failure.more ?? ""}<p><a href="${restartHref}">Start signing in again</a></p>`,
+  );
 }

@@ -7,7 +7,19 @@ import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from "jose";
 import { OidcFailure } from "./oidc-errors";
 
 /** Asymmetric signatures only: a symmetric (HS*) or unsigned token could be minted by anyone holding the secret. */
-export const ALLOWED_ID_TOKEN_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"];
+export const ALLOWED_ID_TOKEN_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+];
 /** Allowed clock difference between Arbiter and the provider. */
 export const CLOCK_TOLERANCE_SECONDS = 60;
 
@@ -53,15 +65,30 @@ function describeJoseError(error: unknown): OidcFailure {
         return refused(`has an invalid or missing "${error.claim}" claim`);
     }
   }
-  if (error instanceof errors.JWSSignatureVerificationFailed) return refused("signature does not match the provider's published keys");
+  if (error instanceof errors.JWSSignatureVerificationFailed)
+    return refused("signature does not match the provider's published keys");
   if (error instanceof errors.JWKSNoMatchingKey) return refused("is signed with a key the provider does not publish");
-  if (error instanceof errors.JOSEAlgNotAllowed) return refused(`uses a signing algorithm Arbiter does not accept (allowed: ${ALLOWED_ID_TOKEN_ALGORITHMS.join(", ")})`);
-  if (error instanceof errors.JWKSTimeout) return new OidcFailure("provider-unreachable", "The provider's signing keys (jwks_uri) could not be fetched in time. Try again in a moment.");
-  if (error instanceof errors.JWKSInvalid || error instanceof errors.JWKInvalid) return new OidcFailure("provider-invalid", "The provider's signing keys (jwks_uri) are not a valid JSON Web Key Set.");
+  if (error instanceof errors.JOSEAlgNotAllowed)
+    return refused(
+      `uses a signing algorithm Arbiter does not accept (allowed: ${ALLOWED_ID_TOKEN_ALGORITHMS.join(", ")})`,
+    );
+  if (error instanceof errors.JWKSTimeout)
+    return new OidcFailure(
+      "provider-unreachable",
+      "The provider's signing keys (jwks_uri) could not be fetched in time. Try again in a moment.",
+    );
+  if (error instanceof errors.JWKSInvalid || error instanceof errors.JWKInvalid)
+    return new OidcFailure(
+      "provider-invalid",
+      "The provider's signing keys (jwks_uri) are not a valid JSON Web Key Set.",
+    );
   if (error instanceof errors.JWTInvalid || error instanceof errors.JWSInvalid) return refused("is malformed");
   if (error instanceof errors.JOSEError) return refused(`could not be verified (${error.code})`);
   // Anything else is the key set's fetch failing (network error, non-200 answer).
-  return new OidcFailure("provider-unreachable", "The provider's signing keys (jwks_uri) could not be fetched. Try again in a moment.");
+  return new OidcFailure(
+    "provider-unreachable",
+    "The provider's signing keys (jwks_uri) could not be fetched. Try again in a moment.",
+  );
 }
 
 export async function verifyIdToken(idToken: string, expected: IdTokenExpectations): Promise<VerifiedIdToken> {
@@ -78,10 +105,14 @@ export async function verifyIdToken(idToken: string, expected: IdTokenExpectatio
     throw describeJoseError(error);
   }
   // jwtVerify checks iss, aud, exp, iat and nbf; the nonce and azp are OpenID Connect's own checks.
-  if (typeof payload.nonce !== "string" || payload.nonce !== expected.nonce) throw refused("does not carry the nonce of this sign-in attempt (a replayed or injected token)");
+  if (typeof payload.nonce !== "string" || payload.nonce !== expected.nonce)
+    throw refused("does not carry the nonce of this sign-in attempt (a replayed or injected token)");
   const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-  if (payload.azp !== undefined && payload.azp !== expected.clientId) throw refused("was issued to a different authorized party (azp)");
-  if (audiences.length > 1 && payload.azp === undefined) throw refused("names several audiences but no authorized party (azp)");
-  if (typeof payload.sub !== "string" || payload.sub === "" || payload.sub.length > 255) throw refused("has no usable subject (sub)");
+  if (payload.azp !== undefined && payload.azp !== expected.clientId)
+    throw refused("was issued to a different authorized party (azp)");
+  if (audiences.length > 1 && payload.azp === undefined)
+    throw refused("names several audiences but no authorized party (azp)");
+  if (typeof payload.sub !== "string" || payload.sub === "" || payload.sub.length > 255)
+    throw refused("has no usable subject (sub)");
   return { subject: payload.sub, claims: payload as VerifiedIdToken["claims"] };
 }

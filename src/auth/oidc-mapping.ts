@@ -8,7 +8,16 @@
  */
 
 export interface OrganizationDirectory {
-  readonly organizations: Readonly<Record<string, { readonly emailDomains: readonly string[]; readonly claimValues: readonly string[]; readonly defaultRole: string }>>;
+  readonly organizations: Readonly<
+    Record<
+      string,
+      {
+        readonly emailDomains: readonly string[];
+        readonly claimValues: readonly string[];
+        readonly defaultRole: string;
+      }
+    >
+  >;
   readonly roles: Readonly<Record<string, unknown>>;
 }
 
@@ -29,14 +38,21 @@ export interface MappingFacts {
 }
 
 export type OrganizationMapping =
-  | { ok: true; organizationId: string; role: string; organizationFrom: "claim" | "email-domain"; roleFrom: "claim" | "default" }
+  | {
+      ok: true;
+      organizationId: string;
+      role: string;
+      organizationFrom: "claim" | "email-domain";
+      roleFrom: "claim" | "default";
+    }
   | { ok: false; reason: "no-organization"; facts: MappingFacts }
   | { ok: false; reason: "several-organizations"; organizationIds: string[]; facts: MappingFacts };
 
 /** A claim as a list of strings: a string, or the strings of an array; anything else counts as absent. */
 export function claimStrings(value: unknown): string[] {
   if (typeof value === "string") return value.trim() === "" ? [] : [value];
-  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === "string" && item.trim() !== "");
+  if (Array.isArray(value))
+    return value.filter((item): item is string => typeof item === "string" && item.trim() !== "");
   return [];
 }
 
@@ -53,7 +69,11 @@ export function emailDomainOf(email: string): string | undefined {
   return email.slice(at + 1).toLowerCase();
 }
 
-export function mapOrganization(claims: Readonly<Record<string, unknown>>, settings: ClaimSettings, directory: OrganizationDirectory): OrganizationMapping {
+export function mapOrganization(
+  claims: Readonly<Record<string, unknown>>,
+  settings: ClaimSettings,
+  directory: OrganizationDirectory,
+): OrganizationMapping {
   const orgClaimValues = settings.orgClaim ? claimStrings(claims[settings.orgClaim]) : [];
   const email = typeof claims.email === "string" ? claims.email : undefined;
   const emailVerified = emailVerification(claims.email_verified);
@@ -66,14 +86,18 @@ export function mapOrganization(claims: Readonly<Record<string, unknown>>, setti
   };
   const entries = Object.entries(directory.organizations);
 
-  const byClaim = entries.filter(([, org]) => org.claimValues.some((value) => orgClaimValues.includes(value))).map(([id]) => id);
+  const byClaim = entries
+    .filter(([, org]) => org.claimValues.some((value) => orgClaimValues.includes(value)))
+    .map(([id]) => id);
   if (byClaim.length > 1) return { ok: false, reason: "several-organizations", organizationIds: byClaim, facts };
   let organizationId = byClaim[0];
   let organizationFrom: "claim" | "email-domain" = "claim";
 
   if (organizationId === undefined && facts.emailDomain && emailVerified !== false) {
     const domain = facts.emailDomain;
-    const byDomain = entries.filter(([, org]) => org.emailDomains.some((d) => d.toLowerCase() === domain)).map(([id]) => id);
+    const byDomain = entries
+      .filter(([, org]) => org.emailDomains.some((d) => d.toLowerCase() === domain))
+      .map(([id]) => id);
     if (byDomain.length > 1) return { ok: false, reason: "several-organizations", organizationIds: byDomain, facts };
     organizationId = byDomain[0];
     organizationFrom = "email-domain";
@@ -81,7 +105,9 @@ export function mapOrganization(claims: Readonly<Record<string, unknown>>, setti
   const organization = organizationId === undefined ? undefined : directory.organizations[organizationId];
   if (organizationId === undefined || !organization) return { ok: false, reason: "no-organization", facts };
 
-  const roleFromClaim = settings.roleClaim ? claimStrings(claims[settings.roleClaim]).find((value) => Object.hasOwn(directory.roles, value)) : undefined;
+  const roleFromClaim = settings.roleClaim
+    ? claimStrings(claims[settings.roleClaim]).find((value) => Object.hasOwn(directory.roles, value))
+    : undefined;
   return {
     ok: true,
     organizationId,

@@ -7,11 +7,18 @@ type Unplaced = Extract<OrganizationMapping, { ok: false }>;
 
 export function mappingRefusal(mapping: Unplaced, settings: ClaimSettings): OidcFailure {
   const { facts } = mapping;
-  const verified = facts.emailVerified === true ? "verified" : facts.emailVerified === false ? "not verified" : "verification not stated";
+  const verified =
+    facts.emailVerified === true
+      ? "verified"
+      : facts.emailVerified === false
+        ? "not verified"
+        : "verification not stated";
   const said = html`<ul>
-${settings.orgClaim
+${
+  settings.orgClaim
     ? html`<li>Organization claim <code>${settings.orgClaim}</code>: ${facts.orgClaimValues.length ? facts.orgClaimValues.map((v, i) => html`${i ? ", " : ""}<code>${v}</code>`) : "not sent by the provider"}</li>`
-    : html`<li>No organization claim is configured (OIDC_ORG_CLAIM is empty).</li>`}
+    : html`<li>No organization claim is configured (OIDC_ORG_CLAIM is empty).</li>`
+}
 <li>E-mail: ${facts.email ? html`<code>${facts.email}</code> (${verified})` : "not sent by the provider"}</li>
 </ul>`;
 
@@ -27,14 +34,22 @@ ${settings.orgClaim
   if (settings.orgClaim && facts.orgClaimValues.length) {
     fixes.push(html`<li>add one of the claim values above to the organization's <code>claimValues</code>;</li>`);
   } else if (!settings.orgClaim) {
-    fixes.push(html`<li>set <code>OIDC_ORG_CLAIM</code> to the claim that names your organization and list its value in the organization's <code>claimValues</code>;</li>`);
+    fixes.push(
+      html`<li>set <code>OIDC_ORG_CLAIM</code> to the claim that names your organization and list its value in the organization's <code>claimValues</code>;</li>`,
+    );
   } else {
-    fixes.push(html`<li>have the identity provider send the <code>${settings.orgClaim}</code> claim for your account;</li>`);
+    fixes.push(
+      html`<li>have the identity provider send the <code>${settings.orgClaim}</code> claim for your account;</li>`,
+    );
   }
   if (facts.emailDomain && facts.emailVerified !== false) {
-    fixes.push(html`<li>or add the domain <code>${facts.emailDomain}</code> to the organization's <code>emailDomains</code>.</li>`);
+    fixes.push(
+      html`<li>or add the domain <code>${facts.emailDomain}</code> to the organization's <code>emailDomains</code>.</li>`,
+    );
   } else if (facts.emailDomain) {
-    fixes.push(html`<li>or verify your e-mail address at the identity provider (an unverified address's domain is never used).</li>`);
+    fixes.push(
+      html`<li>or verify your e-mail address at the identity provider (an unverified address's domain is never used).</li>`,
+    );
   }
   return new OidcFailure(
     "no-organization",

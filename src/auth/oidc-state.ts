@@ -45,7 +45,14 @@ export async function openFlow(value: string, secret: string, now = Date.now()):
   const sealed = await openSealed(value, { purpose: FLOW_SEAL_PURPOSE, secret }, now);
   if (!sealed) return undefined;
   const { state, nonce, codeVerifier, returnTo, issuer } = sealed;
-  if (typeof state !== "string" || typeof nonce !== "string" || typeof codeVerifier !== "string" || typeof returnTo !== "string" || typeof issuer !== "string") return undefined;
+  if (
+    typeof state !== "string" ||
+    typeof nonce !== "string" ||
+    typeof codeVerifier !== "string" ||
+    typeof returnTo !== "string" ||
+    typeof issuer !== "string"
+  )
+    return undefined;
   return { state, nonce, codeVerifier, returnTo, issuer };
 }
 

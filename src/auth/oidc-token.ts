@@ -40,46 +40,87 @@ function refusal(error: string, description: string | undefined): OidcFailure {
   switch (error) {
     case "invalid_client":
     case "unauthorized_client":
-      return new OidcFailure("token-refused", `The provider did not accept Arbiter's client credentials (${error}). The operator should check OIDC_CLIENT_ID and the OIDC_CLIENT_SECRET secret.${said}`);
+      return new OidcFailure(
+        "token-refused",
+        `The provider did not accept Arbiter's client credentials (${error}). The operator should check OIDC_CLIENT_ID and the OIDC_CLIENT_SECRET secret.${said}`,
+      );
     case "invalid_grant":
-      return new OidcFailure("token-refused", `The sign-in code was refused (invalid_grant): it expired, was already used, or its PKCE verifier did not match.${said}`);
+      return new OidcFailure(
+        "token-refused",
+        `The sign-in code was refused (invalid_grant): it expired, was already used, or its PKCE verifier did not match.${said}`,
+      );
     default:
-      return new OidcFailure("token-refused", `The provider's token endpoint answered with the error "${error.slice(0, 80)}".${said}`);
+      return new OidcFailure(
+        "token-refused",
+        `The provider's token endpoint answered with the error "${error.slice(0, 80)}".${said}`,
+      );
   }
 }
 
-export async function exchangeCode(config: OidcConfig, provider: ProviderMetadata, code: string, codeVerifier: string): Promise<ProviderTokens> {
-  const body = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: config.redirectUri, code_verifier: codeVerifier });
+export async function exchangeCode(
+  config: OidcConfig,
+  provider: ProviderMetadata,
+  code: string,
+  codeVerifier: string,
+): Promise<ProviderTokens> {
+  const body = new URLSearchParams({
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: config.redirectUri,
+    code_verifier: codeVerifier,
+  });
   const headers = new Headers({ "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" });
   const method = clientAuthMethod(config, provider);
-  if (method === "client_secret_basic") headers.set("Authorization", basicCredentials(config.clientId, config.clientSecret!));
+  if (method === "client_secret_basic")
+    headers.set("Authorization", basicCredentials(config.clientId, config.clientSecret!));
   else body.set("client_id", config.clientId);
   if (method === "client_secret_post") body.set("client_secret", config.clientSecret!);
 
   let response: Response;
   try {
-    response = await fetch(provider.token_endpoint, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    response = await fetch(provider.token_endpoint, {
+      method: "POST",
+      headers,
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    });
   } catch (error) {
-    throw new OidcFailure("provider-unreachable", `Arbiter could not reach the provider's token endpoint (${error instanceof Error ? error.name : "network error"}). Try again in a moment.`);
+    throw new OidcFailure(
+      "provider-unreachable",
+      `Arbiter could not reach the provider's token endpoint (${error instanceof Error ? error.name : "network error"}). Try again in a moment.`,
+    );
   }
   let payload: Record<string, unknown> | undefined;
   try {
     const parsed: unknown = await response.json();
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) payload = parsed as Record<string, unknown>;
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
+      payload = parsed as Record<string, unknown>;
   } catch {
     payload = undefined;
   }
   if (response.status !== 200) {
     if (payload && typeof payload.error === "string") {
-      throw refusal(payload.error, typeof payload.error_description === "string" ? payload.error_description : undefined);
+      throw refusal(
+        payload.error,
+        typeof payload.error_description === "string" ? payload.error_description : undefined,
+      );
     }
-    throw new OidcFailure("provider-invalid", `The provider's token endpoint answered HTTP ${response.status} without an OAuth error.`);
+    throw new OidcFailure(
+      "provider-invalid",
+      `The provider's token endpoint answered HTTP ${response.status} without an OAuth error.`,
+    );
   }
-  if (!payload) throw new OidcFailure("provider-invalid", "The provider's token endpoint did not answer with a JSON object.");
+  if (!payload)
+    throw new OidcFailure("provider-invalid", "The provider's token endpoint did not answer with a JSON object.");
   if (typeof payload.id_token !== "string" || payload.id_token === "") {
-    throw new OidcFailure("provider-invalid", "The provider's token response has no id_token. Make sure OIDC_SCOPES includes openid and the client is an OpenID Connect client.");
+    throw new OidcFailure(
+      "provider-invalid",
+      "The provider's token response has no id_token. Make sure OIDC_SCOPES includes openid and the client is an OpenID Connect client.",
+    );
   }
   const tokens: ProviderTokens = { idToken: payload.id_token };
-  if (typeof payload.access_token === "string" && payload.access_token !== "") tokens.accessToken = payload.access_token;
+  if (typeof payload.access_token === "string" && payload.access_token !== "")
+    tokens.accessToken = payload.access_token;
   return tokens;
 }

@@ -11,7 +11,11 @@ import { logWarn } from "../lib/log";
 const FETCH_TIMEOUT_MS = 5_000;
 
 /** True when the mapping could use claims the ID token does not have. */
-export function needsUserinfo(claims: Readonly<Record<string, unknown>>, orgClaim: string | undefined, roleClaim: string | undefined): boolean {
+export function needsUserinfo(
+  claims: Readonly<Record<string, unknown>>,
+  orgClaim: string | undefined,
+  roleClaim: string | undefined,
+): boolean {
   if (claims.email === undefined) return true;
   if (orgClaim && claims[orgClaim] === undefined) return true;
   return Boolean(roleClaim && claims[roleClaim] === undefined);
@@ -55,7 +59,10 @@ export async function withUserinfoClaims(
   if (typeof userinfo !== "object" || userinfo === null || Array.isArray(userinfo)) return { ...idClaims };
   const extra = userinfo as Record<string, unknown>;
   if (extra.sub !== subject) {
-    throw new OidcFailure("id-token-invalid", "The provider's UserInfo answer is about a different user than the ID token. Nobody was signed in.");
+    throw new OidcFailure(
+      "id-token-invalid",
+      "The provider's UserInfo answer is about a different user than the ID token. Nobody was signed in.",
+    );
   }
   return { ...extra, ...idClaims };
 }

@@ -13,7 +13,16 @@ import { OidcFailure, oidcFailureResponse } from "./oidc-errors";
 import { verifyIdToken } from "./oidc-id-token";
 import { displayName, mapOrganization } from "./oidc-mapping";
 import { mappingRefusal } from "./oidc-refusal";
-import { clearFlowCookie, flowCookie, newFlow, openFlow, pkceChallenge, readFlowCookie, sameString, sealFlow } from "./oidc-state";
+import {
+  clearFlowCookie,
+  flowCookie,
+  newFlow,
+  openFlow,
+  pkceChallenge,
+  readFlowCookie,
+  sameString,
+  sealFlow,
+} from "./oidc-state";
 import { exchangeCode } from "./oidc-token";
 import { needsUserinfo, withUserinfoClaims } from "./oidc-userinfo";
 import { sessionSecret } from "./session";
@@ -22,10 +31,16 @@ const restartHref = (returnTo: string) => `/signin/oidc?return=${encodeURICompon
 
 function providerErrorFailure(error: string, description: string | null): OidcFailure {
   if (error === "access_denied") {
-    return new OidcFailure("provider-error", "Sign-in was cancelled or refused at the identity provider (access_denied). Nobody was signed in.");
+    return new OidcFailure(
+      "provider-error",
+      "Sign-in was cancelled or refused at the identity provider (access_denied). Nobody was signed in.",
+    );
   }
   const said = description ? ` It said: "${description.slice(0, 200)}".` : "";
-  return new OidcFailure("provider-error", `The identity provider answered with the error "${error.slice(0, 80)}".${said} Nobody was signed in.`);
+  return new OidcFailure(
+    "provider-error",
+    `The identity provider answered with the error "${error.slice(0, 80)}".${said} Nobody was signed in.`,
+  );
 }
 
 async function begin(env: Env, returnTo: string): Promise<Response> {
@@ -45,7 +60,11 @@ async function begin(env: Env, returnTo: string): Promise<Response> {
     target.searchParams.set("code_challenge_method", "S256");
     return new Response(null, {
       status: 302,
-      headers: { Location: target.href, "Set-Cookie": flowCookie(await sealFlow(flow, secret)), "Cache-Control": "no-store" },
+      headers: {
+        Location: target.href,
+        "Set-Cookie": flowCookie(await sealFlow(flow, secret)),
+        "Cache-Control": "no-store",
+      },
     });
   } catch (error) {
     if (error instanceof OidcFailure) return oidcFailureResponse(error, restartHref(returnTo));
@@ -70,26 +89,44 @@ async function complete(env: Env, request: Request): Promise<SignInCompletion> {
     returnTo = flow.returnTo;
     const state = query.get("state");
     if (state === null || !sameString(state, flow.state)) {
-      throw new OidcFailure("state-mismatch", "The response's state does not match the sign-in this browser started, so it was ignored. Start again from your app.");
+      throw new OidcFailure(
+        "state-mismatch",
+        "The response's state does not match the sign-in this browser started, so it was ignored. Start again from your app.",
+      );
     }
     // RFC 9207: a provider that names itself must be ours (mix-up defence).
     const iss = query.get("iss");
     if (iss !== null && iss !== config.issuer) {
-      throw new OidcFailure("state-mismatch", "The response comes from a different identity provider than the one this sign-in started with, so it was ignored.");
+      throw new OidcFailure(
+        "state-mismatch",
+        "The response comes from a different identity provider than the one this sign-in started with, so it was ignored.",
+      );
     }
     const providerError = query.get("error");
     if (providerError !== null) throw providerErrorFailure(providerError, query.get("error_description"));
     const code = query.get("code");
-    if (!code) throw new OidcFailure("provider-invalid", "The identity provider sent the browser back without an authorization code.");
+    if (!code)
+      throw new OidcFailure(
+        "provider-invalid",
+        "The identity provider sent the browser back without an authorization code.",
+      );
 
     const provider = await discoverProvider(config.issuer);
     const tokens = await exchangeCode(config, provider, code, flow.codeVerifier);
-    const verified = await verifyIdToken(tokens.idToken, { issuer: config.issuer, clientId: config.clientId, nonce: flow.nonce, jwksUri: provider.jwks_uri });
+    const verified = await verifyIdToken(tokens.idToken, {
+      issuer: config.issuer,
+      clientId: config.clientId,
+      nonce: flow.nonce,
+      jwksUri: provider.jwks_uri,
+    });
     const claims = needsUserinfo(verified.claims, config.orgClaim, config.roleClaim)
       ? await withUserinfoClaims(verified.claims, verified.subject, provider, tokens.accessToken)
       : verified.claims;
 
-    const settings = { ...(config.orgClaim ? { orgClaim: config.orgClaim } : {}), ...(config.roleClaim ? { roleClaim: config.roleClaim } : {}) };
+    const settings = {
+      ...(config.orgClaim ? { orgClaim: config.orgClaim } : {}),
+      ...(config.roleClaim ? { roleClaim: config.roleClaim } : {}),
+    };
     const mapping = mapOrganization(claims, settings, getPolicy());
     if (!mapping.ok) throw mappingRefusal(mapping, settings);
 
@@ -101,7 +138,12 @@ async function complete(env: Env, request: Request): Promise<SignInCompletion> {
       method: "oidc",
     };
     if (typeof claims.email === "string") identity.email = claims.email;
-    logInfo("oidc sign-in", { organizationId: mapping.organizationId, organizationFrom: mapping.organizationFrom, role: mapping.role, roleFrom: mapping.roleFrom });
+    logInfo("oidc sign-in", {
+      organizationId: mapping.organizationId,
+      organizationFrom: mapping.organizationFrom,
+      role: mapping.role,
+      roleFrom: mapping.roleFrom,
+    });
     return { identity, returnTo, cookies: [clearFlowCookie()] };
   } catch (error) {
     if (!(error instanceof OidcFailure)) throw error;

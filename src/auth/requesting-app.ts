@@ -14,7 +14,10 @@ export interface RequestingApp {
 
 export type ClientLookup = (clientId: string) => Promise<{ clientName?: string | null } | null | undefined>;
 
-export async function requestingApp(returnTo: string, lookup: ClientLookup | undefined): Promise<RequestingApp | undefined> {
+export async function requestingApp(
+  returnTo: string,
+  lookup: ClientLookup | undefined,
+): Promise<RequestingApp | undefined> {
   if (!lookup || !/^\/authorize\?/.test(returnTo)) return undefined;
   const clientId = new URLSearchParams(returnTo.slice(returnTo.indexOf("?") + 1)).get("client_id");
   if (!clientId || clientId.length > 2048) return undefined;

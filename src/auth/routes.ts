@@ -18,7 +18,11 @@ async function finish(method: SignInMethod, request: Request, env: Env): Promise
   const completion = await method.complete(request);
   if ("response" in completion) return completion.response;
   const sealed = await sealSession(completion.identity, sessionSecret(env));
-  const headers = new Headers({ Location: completion.returnTo, "Set-Cookie": sessionCookie(sealed), "Cache-Control": "no-store" });
+  const headers = new Headers({
+    Location: completion.returnTo,
+    "Set-Cookie": sessionCookie(sealed),
+    "Cache-Control": "no-store",
+  });
   for (const cookie of completion.cookies ?? []) headers.append("Set-Cookie", cookie);
   return new Response(null, { status: 303, headers });
 }
@@ -27,14 +31,21 @@ async function finish(method: SignInMethod, request: Request, env: Env): Promise
  * Handles /signin, /signin/<method>, /signin/<method>/callback and /signout; undefined for other paths.
  * `lookupClient` (the authorization server's) lets the sign-in page name the application that asked.
  */
-export async function handleSignInRoutes(request: Request, env: Env, lookupClient?: ClientLookup): Promise<Response | undefined> {
+export async function handleSignInRoutes(
+  request: Request,
+  env: Env,
+  lookupClient?: ClientLookup,
+): Promise<Response | undefined> {
   const url = new URL(request.url);
   const path = url.pathname;
   if (path === "/signout") {
     // With ?return= (the consent page's "Not you?"), sign in again and come back to the same request.
     const back = url.searchParams.get("return");
     const location = back ? `/signin?return=${encodeURIComponent(safeReturnTo(back))}` : "/";
-    return new Response(null, { status: 303, headers: { Location: location, "Set-Cookie": clearSessionCookie(), "Cache-Control": "no-store" } });
+    return new Response(null, {
+      status: 303,
+      headers: { Location: location, "Set-Cookie": clearSessionCookie(), "Cache-Control": "no-store" },
+    });
   }
   if (path !== "/signin" && !path.startsWith("/signin/")) return undefined;
   const methods = signInMethods(env);
@@ -42,23 +53,42 @@ export async function handleSignInRoutes(request: Request, env: Env, lookupClien
 
   if (path === "/signin") {
     if (methods.length === 0) {
-      return errorPage(503, "Sign-in is not configured", "This deployment has no sign-in method. The operator sets OIDC_ISSUER, OIDC_CLIENT_ID and the OIDC_CLIENT_SECRET secret (see docs/operations.md, 'Sign-in with OpenID Connect').");
+      return errorPage(
+        503,
+        "Sign-in is not configured",
+        "This deployment has no sign-in method. The operator sets OIDC_ISSUER, OIDC_CLIENT_ID and the OIDC_CLIENT_SECRET secret (see docs/operations.md, 'Sign-in with OpenID Connect').",
+      );
     }
-    if (methods.length === 1 && methods[0]) return methods[0].begin(request, returnTo, await requestingApp(returnTo, lookupClient));
-    return new Response(null, { status: 302, headers: { Location: `/signin/choose?return=${encodeURIComponent(returnTo)}` } });
+    if (methods.length === 1 && methods[0])
+      return methods[0].begin(request, returnTo, await requestingApp(returnTo, lookupClient));
+    return new Response(null, {
+      status: 302,
+      headers: { Location: `/signin/choose?return=${encodeURIComponent(returnTo)}` },
+    });
   }
 
   if (path === "/signin/choose") {
-    return htmlResponse("Sign in", html`<div class="card"><h1>Sign in to Arbiter</h1>${requestingAppNote(await requestingApp(returnTo, lookupClient))}<ul>${methods.map((m) => html`<li><a href="/signin/${m.id}?return=${encodeURIComponent(returnTo)}">${m.label}</a></li>`)}</ul></div>`);
+    return htmlResponse(
+      "Sign in",
+      html`<div class="card"><h1>Sign in to Arbiter</h1>${requestingAppNote(await requestingApp(returnTo, lookupClient))}<ul>${methods.map((m) => html`<li><a href="/signin/${m.id}?return=${encodeURIComponent(returnTo)}">${m.label}</a></li>`)}</ul></div>`,
+    );
   }
 
   const [, , id, step] = path.split("/");
   const method = methods.find((m) => m.id === id);
-  if (!method) return errorPage(404, "Unknown sign-in method", "That sign-in method is not enabled on this deployment.", html`<p><a href="/signin">Choose a sign-in method</a></p>`);
+  if (!method)
+    return errorPage(
+      404,
+      "Unknown sign-in method",
+      "That sign-in method is not enabled on this deployment.",
+      html`<p><a href="/signin">Choose a sign-in method</a></p>`,
+    );
 
-  if (request.method === "GET" && step === undefined) return method.begin(request, returnTo, await requestingApp(returnTo, lookupClient));
+  if (request.method === "GET" && step === undefined)
+    return method.begin(request, returnTo, await requestingApp(returnTo, lookupClient));
   if (request.method === "POST" && step === undefined) {
-    if (!sameOrigin(request, env)) return errorPage(403, "Sign-in refused", "The sign-in form was posted from another site.");
+    if (!sameOrigin(request, env))
+      return errorPage(403, "Sign-in refused", "The sign-in form was posted from another site.");
     return finish(method, request, env);
   }
   if (request.method === "GET" && step === "callback") return finish(method, request, env);

@@ -21,7 +21,9 @@ export function sessionSecret(env: Env): string {
   const secret = env.SESSION_SECRET;
   if (secret && secret.length >= 32) return secret;
   if (devSignInEnabled(env)) return DEVELOPMENT_ONLY_SECRET;
-  throw new SessionSecretMissing("SESSION_SECRET is not set (or shorter than 32 characters): run `wrangler secret put SESSION_SECRET`.");
+  throw new SessionSecretMissing(
+    "SESSION_SECRET is not set (or shorter than 32 characters): run `wrangler secret put SESSION_SECRET`.",
+  );
 }
 
 const SESSION_SEAL_PURPOSE = "arbiter-session";

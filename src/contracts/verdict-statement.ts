@@ -23,10 +23,18 @@ function violations(count: number | null): string {
   return count === null ? "violations" : `${count} ${count === 1 ? "violation" : "violations"}`;
 }
 
-export function snapshotVerdictStatement(snapshot: JudgedSnapshot, activeVersion: number | null, project: string): SnapshotVerdictStatement {
+export function snapshotVerdictStatement(
+  snapshot: JudgedSnapshot,
+  activeVersion: number | null,
+  project: string,
+): SnapshotVerdictStatement {
   const judged = snapshot.contractVersion;
   const outcome =
-    snapshot.approved === null ? `not checked (contract v${judged})` : snapshot.approved ? `approved against contract v${judged}` : `rejected against contract v${judged} with ${violations(snapshot.totalViolations)}`;
+    snapshot.approved === null
+      ? `not checked (contract v${judged})`
+      : snapshot.approved
+        ? `approved against contract v${judged}`
+        : `rejected against contract v${judged} with ${violations(snapshot.totalViolations)}`;
   const judgedAgainstActive = activeVersion === null || activeVersion === judged;
   const staleNote = judgedAgainstActive
     ? null

@@ -45,12 +45,19 @@ export function failureAsToolResult(failure: Failure, correlationId: string): To
 /** A resource, prompt or subscription request that failed, as the JSON-RPC error both SDK lines send. */
 export function failureAsJsonRpcError(failure: Failure, correlationId: string): JsonRpcErrorShape {
   const row = FAILURE_CLASSES[failure.kind];
-  const message = failure.kind === "internal" ? `${failure.message} (correlation id ${correlationId})` : failure.message;
+  const message =
+    failure.kind === "internal" ? `${failure.message} (correlation id ${correlationId})` : failure.message;
   return { code: row.jsonRpcCode, message, data: { code: failure.code, correlationId, ...failure.details } };
 }
 
 /** A REST answer: status from the kind, the stable code, the details; the router adds the correlation id. */
 export function failureAsProblem(failure: Failure): ProblemShape {
   const details = Object.keys(failure.details).length > 0 ? { details: failure.details } : {};
-  return { status: failure.status, code: failure.code, message: failure.message, ...details, headers: failureHeaders(failure) };
+  return {
+    status: failure.status,
+    code: failure.code,
+    message: failure.message,
+    ...details,
+    headers: failureHeaders(failure),
+  };
 }

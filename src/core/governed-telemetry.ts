@@ -21,13 +21,21 @@ export function operationSpanName(operation: Described): string {
 }
 
 export function operationAttributes(operation: Described, organizationId: string, correlationId: string): Attributes {
-  return { "arbiter.organization": organizationId, "arbiter.operation": nameOf(operation), "arbiter.operation.kind": operation.kind, "arbiter.correlation_id": correlationId };
+  return {
+    "arbiter.organization": organizationId,
+    "arbiter.operation": nameOf(operation),
+    "arbiter.operation.kind": operation.kind,
+    "arbiter.correlation_id": correlationId,
+  };
 }
 
 export function decisionAttributes(decision: RateLimitDecision | undefined): Attributes {
   if (!decision) return { "arbiter.ratelimit.decision": "none" };
   if (decision.allowed) return { "arbiter.ratelimit.decision": "allowed" };
-  return { "arbiter.ratelimit.decision": decision.cause === "store-unavailable" ? "refused-store-unavailable" : "refused-quota" };
+  return {
+    "arbiter.ratelimit.decision":
+      decision.cause === "store-unavailable" ? "refused-store-unavailable" : "refused-quota",
+  };
 }
 
 /** The refusal reason metrics and spans name: scope, quota, rate-limit store, input; undefined for other failures. */
@@ -41,13 +49,32 @@ export function refusalReason(failure: Failure | undefined): string | undefined 
 }
 
 /** Ends the operation's story: outcome on the span, the operation counted and timed, a refusal counted by reason. */
-export function settleOperation(telemetry: Telemetry, span: Span, operation: Described, organizationId: string, outcome: string, failure: Failure | undefined, durationMs: number): void {
+export function settleOperation(
+  telemetry: Telemetry,
+  span: Span,
+  operation: Described,
+  organizationId: string,
+  outcome: string,
+  failure: Failure | undefined,
+  durationMs: number,
+): void {
   const reason = refusalReason(failure);
   span.set({ "arbiter.outcome": outcome, ...(reason ? { "arbiter.refusal.reason": reason } : {}) });
   if (failure && outcome !== "ok") span.fail(failure.kind);
-  const attributes: Attributes = { "arbiter.organization": organizationId, "arbiter.operation": nameOf(operation), "arbiter.operation.kind": operation.kind, "arbiter.outcome": outcome };
+  const attributes: Attributes = {
+    "arbiter.organization": organizationId,
+    "arbiter.operation": nameOf(operation),
+    "arbiter.operation.kind": operation.kind,
+    "arbiter.outcome": outcome,
+  };
   const metrics = telemetry.exporter.metrics;
   metrics.count("arbiter.operations", attributes);
   metrics.record("arbiter.operation.duration", attributes, durationMs);
-  if (reason) metrics.count("arbiter.refusals", { "arbiter.organization": organizationId, "arbiter.operation": nameOf(operation), "arbiter.operation.kind": operation.kind, "arbiter.refusal.reason": reason });
+  if (reason)
+    metrics.count("arbiter.refusals", {
+      "arbiter.organization": organizationId,
+      "arbiter.operation": nameOf(operation),
+      "arbiter.operation.kind": operation.kind,
+      "arbiter.refusal.reason": reason,
+    });
 }

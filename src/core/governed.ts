@@ -89,10 +89,17 @@ export function scopeGate(operation: GovernedOperation, principal: Principal): F
   const message =
     operation.scopeMessage?.(missing) ??
     `Insufficient scope: ${operation.label} needs the OAuth scope ${scopeWords(missing)}. Reconnect this client and grant ${missing.length > 1 ? "them" : "it"} on the consent page.`;
-  return new Failure("insufficient_scope", message, { requiredScopes: [...operation.requiredScopes], missingScopes: missing });
+  return new Failure("insufficient_scope", message, {
+    requiredScopes: [...operation.requiredScopes],
+    missingScopes: missing,
+  });
 }
 
-function rateLimitFailure(operation: GovernedOperation, unit: string, decision: Extract<RateLimitDecision, { allowed: false }>): Failure {
+function rateLimitFailure(
+  operation: GovernedOperation,
+  unit: string,
+  decision: Extract<RateLimitDecision, { allowed: false }>,
+): Failure {
   const storeDown = decision.cause === "store-unavailable";
   const message = storeDown
     ? `${operation.label} is paused: the rate-limit counters cannot be read and policy refuses ${unit} until they can.`
@@ -107,13 +114,20 @@ function rateLimitFailure(operation: GovernedOperation, unit: string, decision: 
 
 function reasonOf(failure: Failure): string {
   if (failure.auditReason !== undefined) return failure.auditReason;
-  if (failure.kind === "insufficient_scope") return `missing scope ${(failure.details.missingScopes as string[]).join(" ")}`;
+  if (failure.kind === "insufficient_scope")
+    return `missing scope ${(failure.details.missingScopes as string[]).join(" ")}`;
   if (failure.code === "rate_limit_unavailable") return "rate-limit store unavailable (fail closed)";
-  if (failure.kind === "rate_limited") return `limit ${String(failure.details.limit)}/${String(failure.details.windowSeconds)}s`;
+  if (failure.kind === "rate_limited")
+    return `limit ${String(failure.details.limit)}/${String(failure.details.windowSeconds)}s`;
   return failure.message.slice(0, 200);
 }
 
-async function audit(operation: GovernedOperation, call: GovernedCall, startedMs: number, settled: Settled): Promise<void> {
+async function audit(
+  operation: GovernedOperation,
+  call: GovernedCall,
+  startedMs: number,
+  settled: Settled,
+): Promise<void> {
   const record = await auditRecordOf({
     correlationId: call.correlationId,
     caller: call.principal,
@@ -124,26 +138,44 @@ async function audit(operation: GovernedOperation, call: GovernedCall, startedMs
     outcome: settled.outcome,
     reason: settled.reason,
   });
-  await withSpan("audit.record", "internal", {}, () => call.deps.audit.record(record)).catch((error: unknown) => logError("audit sink failed", { correlationId: call.correlationId, error }));
+  await withSpan("audit.record", "internal", {}, () => call.deps.audit.record(record)).catch((error: unknown) =>
+    logError("audit sink failed", { correlationId: call.correlationId, error }),
+  );
 }
 
 /**
  * Audits an operation refused before it ran (the HTTP step-up answer of /mcp), exactly as `governed` would have;
  * `describe` may set the reason in its context (e.g. with the JSON-RPC method and "HTTP 403 step-up").
  */
-export async function refuse(operation: GovernedOperation, call: GovernedCall, failure: Failure, describe: (reason: string) => string = (reason) => reason): Promise<void> {
+export async function refuse(
+  operation: GovernedOperation,
+  call: GovernedCall,
+  failure: Failure,
+  describe: (reason: string) => string = (reason) => reason,
+): Promise<void> {
   await audit(operation, call, Date.now(), { outcome: failure.outcome, reason: describe(reasonOf(failure)) });
 }
 
 /** Runs one operation through every step; never throws (an unexpected error is an `internal` failure, logged). */
-export async function governed<In, T>(operation: GovernedOperation, call: GovernedCall, steps: GovernedSteps<In, T>): Promise<Governed<T>> {
+export async function governed<In, T>(
+  operation: GovernedOperation,
+  call: GovernedCall,
+  steps: GovernedSteps<In, T>,
+): Promise<Governed<T>> {
   const telemetry = call.deps.telemetry;
   if (!telemetry) return governedSteps(operation, call, steps, undefined);
   const attributes = operationAttributes(operation, call.principal.organizationId, call.correlationId);
-  return telemetry.span(operationSpanName(operation), "server", attributes, (span) => governedSteps(operation, call, steps, { telemetry, span }));
+  return telemetry.span(operationSpanName(operation), "server", attributes, (span) =>
+    governedSteps(operation, call, steps, { telemetry, span }),
+  );
 }
 
-async function governedSteps<In, T>(operation: GovernedOperation, call: GovernedCall, steps: GovernedSteps<In, T>, traced: { telemetry: Telemetry; span: Span } | undefined): Promise<Governed<T>> {
+async function governedSteps<In, T>(
+  operation: GovernedOperation,
+  call: GovernedCall,
+  steps: GovernedSteps<In, T>,
+  traced: { telemetry: Telemetry; span: Span } | undefined,
+): Promise<Governed<T>> {
   const started = Date.now();
   let settled: Settled | null = { outcome: "error", reason: "unexpected failure" };
   let failed: Failure | undefined;
@@ -153,8 +185,14 @@ async function governedSteps<In, T>(operation: GovernedOperation, call: Governed
 
     let decision: RateLimitDecision | undefined;
     if (operation.rateLimit) {
-      const subject = { organizationId: call.principal.organizationId, clientId: call.principal.clientId, target: operation.rateLimit.target };
-      decision = await (traced ? withSpan("ratelimit.decide", "internal", {}, () => call.deps.rateLimiter.check(subject)) : call.deps.rateLimiter.check(subject));
+      const subject = {
+        organizationId: call.principal.organizationId,
+        clientId: call.principal.clientId,
+        target: operation.rateLimit.target,
+      };
+      decision = await (traced
+        ? withSpan("ratelimit.decide", "internal", {}, () => call.deps.rateLimiter.check(subject))
+        : call.deps.rateLimiter.check(subject));
       if (!decision.allowed) throw rateLimitFailure(operation, operation.rateLimit.unit, decision);
     }
     traced?.span.set(decisionAttributes(decision));
@@ -162,7 +200,8 @@ async function governedSteps<In, T>(operation: GovernedOperation, call: Governed
     let input = call.arguments as In;
     if (steps.input) {
       const parsed = steps.input.safeParse(call.arguments ?? {});
-      if (!parsed.success) throw new Failure("invalid_input", `Invalid arguments for ${operation.label}: ${humaniseIssues(parsed.error)}`);
+      if (!parsed.success)
+        throw new Failure("invalid_input", `Invalid arguments for ${operation.label}: ${humaniseIssues(parsed.error)}`);
       input = parsed.data;
     }
 
@@ -173,17 +212,40 @@ async function governedSteps<In, T>(operation: GovernedOperation, call: Governed
     const failure = error instanceof Failure ? error : unexpected(operation, call, error);
     failed = failure;
     settled = { outcome: failure.outcome, reason: reasonOf(failure) };
-    if (traced && failure.kind === "rate_limited") traced.span.set({ "arbiter.ratelimit.decision": failure.code === "rate_limit_unavailable" ? "refused-store-unavailable" : "refused-quota" });
+    if (traced && failure.kind === "rate_limited")
+      traced.span.set({
+        "arbiter.ratelimit.decision":
+          failure.code === "rate_limit_unavailable" ? "refused-store-unavailable" : "refused-quota",
+      });
     return { ok: false, failure };
   } finally {
     if (settled) await audit(operation, call, started, settled);
-    if (traced) settleOperation(traced.telemetry, traced.span, operation, call.principal.organizationId, settled?.outcome ?? "ok", failed, Date.now() - started);
+    if (traced)
+      settleOperation(
+        traced.telemetry,
+        traced.span,
+        operation,
+        call.principal.organizationId,
+        settled?.outcome ?? "ok",
+        failed,
+        Date.now() - started,
+      );
   }
 }
 
 function unexpected(operation: GovernedOperation, call: GovernedCall, error: unknown): Failure {
-  logError("governed operation threw", { kind: operation.kind, target: operation.target, correlationId: call.correlationId, error });
-  return new Failure("internal", `${operation.label} failed: internal error. Try again; if it persists, give the correlation id to your administrator.`, {}, "internal_error").auditedAs("unexpected failure");
+  logError("governed operation threw", {
+    kind: operation.kind,
+    target: operation.target,
+    correlationId: call.correlationId,
+    error,
+  });
+  return new Failure(
+    "internal",
+    `${operation.label} failed: internal error. Try again; if it persists, give the correlation id to your administrator.`,
+    {},
+    "internal_error",
+  ).auditedAs("unexpected failure");
 }
 
 /** An audited event that is not a call (an OAuth grant, a revocation, a CI key created in the console). */
@@ -211,5 +273,7 @@ export async function recordEvent(sink: AuditSink, event: AuditedEvent): Promise
     outcome: "ok",
     reason: event.reason.slice(0, 500),
   });
-  await sink.record(record).catch((error: unknown) => logError("audit sink failed", { correlationId: record.correlationId, error }));
+  await sink
+    .record(record)
+    .catch((error: unknown) => logError("audit sink failed", { correlationId: record.correlationId, error }));
 }

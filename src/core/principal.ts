@@ -28,7 +28,10 @@ export interface GrantedIdentity {
 }
 
 /** The principal of a request the OAuth resource server admitted: its grant's props and the token's scopes and client. */
-export function principalFromGrant(props: GrantedIdentity, auth: { scope: readonly string[]; clientId?: string }): Principal {
+export function principalFromGrant(
+  props: GrantedIdentity,
+  auth: { scope: readonly string[]; clientId?: string },
+): Principal {
   return {
     organizationId: props.organizationId,
     userId: props.userId,

@@ -41,7 +41,9 @@ const conformanceFileSchema = z.object({
     .array(
       z.object({
         rule: z.string().min(1),
-        operation: z.string().refine(isOperationPattern, "expected an operation pattern such as \"GET /health\" or \"* /internal/**\""),
+        operation: z
+          .string()
+          .refine(isOperationPattern, 'expected an operation pattern such as "GET /health" or "* /internal/**"'),
         reason: z.string().min(3, "say why the exemption exists"),
       }),
     )
@@ -79,7 +81,9 @@ export function loadConformanceConfig(files: PolicyFiles): ConformanceConfig {
   const conformanceIds = new Set(conformanceRules.map((rule) => rule.id));
   for (const [id, severity] of Object.entries(conformance.rules)) {
     if (!conformanceIds.has(id)) {
-      const hint = rulesById.has(id) ? "it is a constitution rule: configure it in constitution.json" : `known rules: ${[...conformanceIds].join(", ")}`;
+      const hint = rulesById.has(id)
+        ? "it is a constitution rule: configure it in constitution.json"
+        : `known rules: ${[...conformanceIds].join(", ")}`;
       throw new PolicyError("conformance.json", `rules.${id}`, `unknown conformance rule "${id}"; ${hint}`);
     }
     severities.set(id, severity);
@@ -90,7 +94,11 @@ export function loadConformanceConfig(files: PolicyFiles): ConformanceConfig {
   for (const [id, entry] of Object.entries(constitution.rules)) {
     const rule = constitutionById.get(id);
     if (!rule) {
-      throw new PolicyError("constitution.json", `rules.${id}`, `unknown constitution rule "${id}"; known rules: ${[...constitutionById.keys()].join(", ")}`);
+      throw new PolicyError(
+        "constitution.json",
+        `rules.${id}`,
+        `unknown constitution rule "${id}"; known rules: ${[...constitutionById.keys()].join(", ")}`,
+      );
     }
     const { severity, ...ruleOptions } = entry;
     const parsed = rule.options.safeParse(ruleOptions);
@@ -105,7 +113,11 @@ export function loadConformanceConfig(files: PolicyFiles): ConformanceConfig {
 
   const exemptions = conformance.exemptions.map((exemption, index) => {
     if (exemption.rule !== "*" && !rulesById.has(exemption.rule)) {
-      throw new PolicyError("conformance.json", `exemptions.${index}.rule`, `unknown rule "${exemption.rule}" (use a rule id or "*")`);
+      throw new PolicyError(
+        "conformance.json",
+        `exemptions.${index}.rule`,
+        `unknown rule "${exemption.rule}" (use a rule id or "*")`,
+      );
     }
     return { rule: exemption.rule, operation: compileOperationPattern(exemption.operation), reason: exemption.reason };
   });

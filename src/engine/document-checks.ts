@@ -49,7 +49,11 @@ export interface DocumentCheckOptions {
  * places, or contain itself (YAML anchors and aliases do that); JSON.parse output never does, so JSON skips the
  * cycle bookkeeping.
  */
-export function checkOpenApiStructure(value: unknown, mayShareNodes = true, options: DocumentCheckOptions = {}): StructureResult {
+export function checkOpenApiStructure(
+  value: unknown,
+  mayShareNodes = true,
+  options: DocumentCheckOptions = {},
+): StructureResult {
   const problems = new Problems();
   if (!isRecord(value)) {
     problems.add([], "an OpenAPI document is an object with `openapi`, `info` and `paths`");
@@ -61,19 +65,30 @@ export function checkOpenApiStructure(value: unknown, mayShareNodes = true, opti
 
   const version = typeof value.openapi === "string" ? value.openapi : "";
   if (typeof value.swagger === "string") {
-    problems.add(["swagger"], `Swagger ${value.swagger} is not supported: convert the document to OpenAPI 3.0 or 3.1 first`);
+    problems.add(
+      ["swagger"],
+      `Swagger ${value.swagger} is not supported: convert the document to OpenAPI 3.0 or 3.1 first`,
+    );
   } else if (!/^3\.[012]\.\d+(-.+)?$/.test(version)) {
-    problems.add(["openapi"], `expected an OpenAPI version 3.0.x, 3.1.x or 3.2.x, got ${JSON.stringify(value.openapi ?? null)}`);
+    problems.add(
+      ["openapi"],
+      `expected an OpenAPI version 3.0.x, 3.1.x or 3.2.x, got ${JSON.stringify(value.openapi ?? null)}`,
+    );
   }
   const minor = version.startsWith("3.0") ? 0 : version.startsWith("3.1") ? 1 : 2;
 
-  if (!isRecord(value.info)) problems.add(["info"], "`info` is required and must be an object with `title` and `version`");
+  if (!isRecord(value.info))
+    problems.add(["info"], "`info` is required and must be an object with `title` and `version`");
   else {
-    if (typeof value.info.title !== "string") problems.add(["info", "title"], "`info.title` is required and must be a string");
-    if (typeof value.info.version !== "string") problems.add(["info", "version"], "`info.version` is required and must be a string (quote numbers in YAML)");
+    if (typeof value.info.title !== "string")
+      problems.add(["info", "title"], "`info.title` is required and must be a string");
+    if (typeof value.info.version !== "string")
+      problems.add(["info", "version"], "`info.version` is required and must be a string (quote numbers in YAML)");
   }
   if (value.servers !== undefined) checkServers(value.servers, problems);
-  if (options.unknownFields !== "ignore") for (const unknown of findUnknownFields(value, version, MAX_PROBLEMS)) problems.add(unknown.tokens, unknown.message);
+  if (options.unknownFields !== "ignore")
+    for (const unknown of findUnknownFields(value, version, MAX_PROBLEMS))
+      problems.add(unknown.tokens, unknown.message);
 
   let operationCount = 0;
   if (value.paths === undefined) {
@@ -89,7 +104,8 @@ export function checkOpenApiStructure(value: unknown, mayShareNodes = true, opti
       operationCount += checkPathItem(value.paths[path], ["paths", path], minor, problems);
     }
   }
-  if (value.components !== undefined && !isRecord(value.components)) problems.add(["components"], "`components` must be an object");
+  if (value.components !== undefined && !isRecord(value.components))
+    problems.add(["components"], "`components` must be an object");
 
   // Reference problems were found during the walk; they are listed after the structural ones.
   for (const { at, message } of walked.referenceProblems) problems.add(at, message);
@@ -99,7 +115,8 @@ export function checkOpenApiStructure(value: unknown, mayShareNodes = true, opti
 function checkServers(servers: unknown, problems: Problems): void {
   if (!Array.isArray(servers)) return problems.add(["servers"], "`servers` must be an array of { url }");
   servers.forEach((server, index) => {
-    if (!isRecord(server) || typeof server.url !== "string") problems.add(["servers", index, "url"], "each server needs a `url` string");
+    if (!isRecord(server) || typeof server.url !== "string")
+      problems.add(["servers", index, "url"], "each server needs a `url` string");
   });
 }
 
@@ -129,7 +146,13 @@ function checkPathItem(item: unknown, at: (string | number)[], minor: number, pr
  * `parent` and `method` locate the operation; token arrays are built only for a problem (this runs for every
  * operation of every upload, and almost every operation has none).
  */
-function checkOperation(operation: unknown, parent: readonly (string | number)[], method: string, minor: number, problems: Problems): void {
+function checkOperation(
+  operation: unknown,
+  parent: readonly (string | number)[],
+  method: string,
+  minor: number,
+  problems: Problems,
+): void {
   const at = (...tokens: (string | number)[]) => [...parent, method, ...tokens];
   if (!isRecord(operation)) return problems.add(at(), "an operation must be an object");
   if (operation.operationId !== undefined && typeof operation.operationId !== "string") {
@@ -171,8 +194,14 @@ function checkOperation(operation: unknown, parent: readonly (string | number)[]
 }
 
 /** The `parameters` of the path item at `parent`, or of its operation `method`. */
-function checkParameters(parameters: unknown, parent: readonly (string | number)[], problems: Problems, method?: string): void {
-  const at = (...tokens: (string | number)[]) => (method === undefined ? [...parent, "parameters", ...tokens] : [...parent, method, "parameters", ...tokens]);
+function checkParameters(
+  parameters: unknown,
+  parent: readonly (string | number)[],
+  problems: Problems,
+  method?: string,
+): void {
+  const at = (...tokens: (string | number)[]) =>
+    method === undefined ? [...parent, "parameters", ...tokens] : [...parent, method, "parameters", ...tokens];
   if (!Array.isArray(parameters)) return problems.add(at(), "`parameters` must be an array");
   for (let index = 0; index < parameters.length; index++) {
     const parameter: unknown = parameters[index];

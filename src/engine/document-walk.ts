@@ -42,7 +42,11 @@ function holdsData(key: string, child: object, parent: Token | undefined, grandp
 }
 
 /** Walks `value`; problems that make it unusable go to `problems` at once, reference problems are returned. */
-export function walkDocument(value: Record<string, unknown>, mayShareNodes: boolean, problems: ProblemSink): DocumentWalk {
+export function walkDocument(
+  value: Record<string, unknown>,
+  mayShareNodes: boolean,
+  problems: ProblemSink,
+): DocumentWalk {
   const resolver = new RefResolver(value);
   if (mayShareNodes) {
     const walker = new PathWalker(resolver, problems);
@@ -81,7 +85,13 @@ class TreeWalker {
 
   constructor(private readonly resolver: RefResolver) {}
 
-  walk(value: object, data: boolean, depth: number, parent: Token | undefined, grandparent: Token | undefined): boolean {
+  walk(
+    value: object,
+    data: boolean,
+    depth: number,
+    parent: Token | undefined,
+    grandparent: Token | undefined,
+  ): boolean {
     if (depth > MAX_DOCUMENT_DEPTH) {
       this.found.push({ node: value, message: tooDeep(), atRef: false });
       return false;
@@ -102,7 +112,13 @@ class TreeWalker {
       // as one of the keys (reading `record.$ref` by name at each of 90,000 differently shaped objects costs
       // a megamorphic lookup each).
       if (typeof child !== "object" || child === null) {
-        if ((key === "$ref" || key === "$dynamicRef") && !data && typeof child === "string" && !this.checkReference(record, key === "$ref" ? child : DYNAMIC)) return false;
+        if (
+          (key === "$ref" || key === "$dynamicRef") &&
+          !data &&
+          typeof child === "string" &&
+          !this.checkReference(record, key === "$ref" ? child : DYNAMIC)
+        )
+          return false;
         continue;
       }
       const childData = data || (!namesProperties && holdsData(key, child, parent, grandparent));
@@ -141,7 +157,11 @@ const DYNAMIC = "\u0000$dynamicRef";
  * (ref-resolver.ts, schema-resources.ts); a `$dynamicRef` whose target depends on the dynamic scope is refused
  * by name, never dropped.
  */
-function referenceProblem(resolver: RefResolver, record: Record<string, unknown>, dynamic: boolean): string | undefined {
+function referenceProblem(
+  resolver: RefResolver,
+  record: Record<string, unknown>,
+  dynamic: boolean,
+): string | undefined {
   if (dynamic) {
     const answer = resolver.dynamicRefOf(record);
     if (answer === undefined) return undefined;
@@ -161,7 +181,9 @@ function pathsOf(root: object, targets: ReadonlySet<object>): Map<object, Token[
     if (typeof value !== "object" || value === null || paths.size === targets.size) return;
     if (targets.has(value)) paths.set(value, [...tokens]);
     if (tokens.length > MAX_DOCUMENT_DEPTH) return;
-    const entries: [Token, unknown][] = Array.isArray(value) ? value.map((item, index) => [index, item]) : Object.entries(value);
+    const entries: [Token, unknown][] = Array.isArray(value)
+      ? value.map((item, index) => [index, item])
+      : Object.entries(value);
     for (const [token, child] of entries) {
       tokens.push(token);
       visit(child);
@@ -195,7 +217,10 @@ class PathWalker {
       return false;
     }
     if (this.ancestors.has(value)) {
-      this.problems.add(tokens, "the document contains itself (a recursive YAML alias); use $ref for recursive structures");
+      this.problems.add(
+        tokens,
+        "the document contains itself (a recursive YAML alias); use $ref for recursive structures",
+      );
       return false;
     }
     this.ancestors.add(value);
@@ -226,7 +251,13 @@ class PathWalker {
       const child = record[key];
       // The `$ref` where the JSON walker meets it, so both list reference problems in the same order.
       if (typeof child !== "object" || child === null) {
-        if ((key === "$ref" || key === "$dynamicRef") && !data && typeof child === "string" && !this.checkReference(record, key === "$dynamicRef")) return false;
+        if (
+          (key === "$ref" || key === "$dynamicRef") &&
+          !data &&
+          typeof child === "string" &&
+          !this.checkReference(record, key === "$dynamicRef")
+        )
+          return false;
         continue;
       }
       const childData = data || (!namesProperties && holdsData(key, child, parent, grandparent));

@@ -46,11 +46,21 @@ function parseYamlText(text: string): { value: unknown } | { problem: string } {
     // logLevel "error": the parser's warnings (unknown tags such as !!js/function, whose values are read as plain
     // strings, which is what an OpenAPI document means) would otherwise go to console.warn with a stack trace,
     // once per tag per upload. Errors still throw and are answered below.
-    return { value: parseYaml(text, { maxAliasCount: YAML_MAX_ALIAS_COUNT, uniqueKeys: true, prettyErrors: true, version: "1.2", logLevel: "error" }) };
+    return {
+      value: parseYaml(text, {
+        maxAliasCount: YAML_MAX_ALIAS_COUNT,
+        uniqueKeys: true,
+        prettyErrors: true,
+        version: "1.2",
+        logLevel: "error",
+      }),
+    };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/alias/i.test(message)) {
-      return { problem: `YAML uses too many aliases (at most ${YAML_MAX_ALIAS_COUNT} are allowed; alias bombs are refused): ${firstLine(message)}` };
+      return {
+        problem: `YAML uses too many aliases (at most ${YAML_MAX_ALIAS_COUNT} are allowed; alias bombs are refused): ${firstLine(message)}`,
+      };
     }
     return { problem: describeYamlError(text, error) };
   }
@@ -71,13 +81,18 @@ export function parseOpenApiDocument(text: string, options: DocumentCheckOptions
  * parsed document until the end. `decoded`, when given, makes the document's own text for the message of a JSON
  * document that `text` (then another form of it, lib/utf8.ts) did not parse.
  */
-export function parseOpenApiSource(source: { text?: string; decoded?: () => string }, options: DocumentCheckOptions = {}): ParsedDocument {
+export function parseOpenApiSource(
+  source: { text?: string; decoded?: () => string },
+  options: DocumentCheckOptions = {},
+): ParsedDocument {
   if (typeof source.text !== "string" || source.text.trim() === "") {
     return refuse([{ path: "", message: "the document is empty: send the OpenAPI document as JSON or YAML text" }]);
   }
   const format: "json" | "yaml" = /^\s*[{[]/.test(source.text) ? "json" : "yaml";
   // Engine phases are spans of a traced request (src/telemetry); untraced, withSpan only runs the function.
-  let parsed = withSpan("engine.parse", "internal", { "arbiter.engine.phase": "parse" }, () => (format === "json" ? parseJson(source.text!) : parseYamlText(source.text!)));
+  let parsed = withSpan("engine.parse", "internal", { "arbiter.engine.phase": "parse" }, () =>
+    format === "json" ? parseJson(source.text!) : parseYamlText(source.text!),
+  );
   source.text = undefined;
   // `text` was the ASCII form of a JSON document (parse-upload.ts): its refusal is told with the document's own text.
   if ("problem" in parsed && source.decoded) parsed = parseJson(source.decoded());
@@ -88,7 +103,9 @@ export function parseOpenApiSource(source: { text?: string; decoded?: () => stri
   let structure;
   try {
     const value = parsed.value;
-    structure = withSpan("engine.checks", "internal", { "arbiter.engine.phase": "checks" }, () => checkOpenApiStructure(value, format === "yaml", options));
+    structure = withSpan("engine.checks", "internal", { "arbiter.engine.phase": "checks" }, () =>
+      checkOpenApiStructure(value, format === "yaml", options),
+    );
   } catch (error) {
     // Stack exhaustion on pathological input is the only way to get here; the depth limit should prevent it.
     if (error instanceof RangeError) return refuse([{ path: "", message: "the document nests too deeply to be read" }]);
@@ -96,5 +113,11 @@ export function parseOpenApiSource(source: { text?: string; decoded?: () => stri
   }
   if (structure.problems.length > 0) return refuse(structure.problems);
   if (structure.resolver) adoptResolver(parsed.value, structure.resolver);
-  return { ok: true, document: parsed.value, openapiVersion: structure.openapiVersion, format, operationCount: structure.operationCount };
+  return {
+    ok: true,
+    document: parsed.value,
+    openapiVersion: structure.openapiVersion,
+    format,
+    operationCount: structure.operationCount,
+  };
 }

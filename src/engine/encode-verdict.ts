@@ -4,7 +4,12 @@
  */
 import type { Verdict } from "./types";
 
-export function encodeVerdict(verdict: Verdict): { approved: boolean; totalViolations: number; errorCount: number; json: Uint8Array } {
+export function encodeVerdict(verdict: Verdict): {
+  approved: boolean;
+  totalViolations: number;
+  errorCount: number;
+  json: Uint8Array;
+} {
   return {
     approved: verdict.approved,
     totalViolations: verdict.totalViolations,

@@ -37,21 +37,33 @@ interface BodyParts {
   gaps: MediaTypeGap[];
 }
 
-function compareResponses(pair: OperationPair, contract: DocumentIndex, snapshot: DocumentIndex, differ: SchemaDiffer): BodyParts {
+function compareResponses(
+  pair: OperationPair,
+  contract: DocumentIndex,
+  snapshot: DocumentIndex,
+  differ: SchemaDiffer,
+): BodyParts {
   const bodies: BodyPair[] = [];
   const gaps: MediaTypeGap[] = [];
   const snapshotResponses = responsesOf(pair.snapshot);
   const snapshotKeys = statusKeys(pair.snapshot);
   for (const [status, contractResponse] of Object.entries(responsesOf(pair.contract))) {
     if (status.startsWith("x-")) continue;
-    const snapshotKey = matchingStatusKey(status, snapshotKeys) ?? (status === "default" && "default" in snapshotResponses ? "default" : undefined);
+    const snapshotKey =
+      matchingStatusKey(status, snapshotKeys) ??
+      (status === "default" && "default" in snapshotResponses ? "default" : undefined);
     if (snapshotKey === undefined) continue; // missing-status-code reports it
     const contractContent = contentOf(contractResponse, contract.resolver);
     const snapshotContent = contentOf(snapshotResponses[snapshotKey], snapshot.resolver);
     const base = `/responses/${escapeToken(status)}`;
     const { pairs, gaps: missing } = pairMediaTypes(contractContent, snapshotContent);
     for (const mediaType of missing) {
-      gaps.push({ pointer: pointerToContent(base, mediaType), status, contractMediaType: mediaType, snapshotMediaTypes: Object.keys(snapshotContent) });
+      gaps.push({
+        pointer: pointerToContent(base, mediaType),
+        status,
+        contractMediaType: mediaType,
+        snapshotMediaTypes: Object.keys(snapshotContent),
+      });
     }
     for (const [contractMediaType, snapshotMediaType] of pairs) {
       const contractSchema = schemaOf(contractContent[contractMediaType]);
@@ -72,7 +84,12 @@ function compareResponses(pair: OperationPair, contract: DocumentIndex, snapshot
   return { bodies, gaps };
 }
 
-function compareRequestBodies(pair: OperationPair, contract: DocumentIndex, snapshot: DocumentIndex, differ: SchemaDiffer): BodyParts {
+function compareRequestBodies(
+  pair: OperationPair,
+  contract: DocumentIndex,
+  snapshot: DocumentIndex,
+  differ: SchemaDiffer,
+): BodyParts {
   const bodies: BodyPair[] = [];
   const gaps: MediaTypeGap[] = [];
   const contractBody = contract.resolver.deref(pair.contract.operation.requestBody);
@@ -81,7 +98,11 @@ function compareRequestBodies(pair: OperationPair, contract: DocumentIndex, snap
   const snapshotContent = contentOf(pair.snapshot.operation.requestBody, snapshot.resolver);
   const { pairs, gaps: missing } = pairMediaTypes(contractContent, snapshotContent);
   for (const mediaType of missing) {
-    gaps.push({ pointer: pointerToContent("/requestBody", mediaType), contractMediaType: mediaType, snapshotMediaTypes: Object.keys(snapshotContent) });
+    gaps.push({
+      pointer: pointerToContent("/requestBody", mediaType),
+      contractMediaType: mediaType,
+      snapshotMediaTypes: Object.keys(snapshotContent),
+    });
   }
   for (const [contractMediaType, snapshotMediaType] of pairs) {
     const contractSchema = schemaOf(contractContent[contractMediaType]);
@@ -132,7 +153,12 @@ class ConstitutionRuleContext implements ConstitutionContext {
   }
 }
 
-keepLayout(new ConstitutionRuleContext(indexDocument({ openapi: "3.0.3", info: { title: "", version: "" }, paths: {} }), new RuleReports("", "error", [], [], [])));
+keepLayout(
+  new ConstitutionRuleContext(
+    indexDocument({ openapi: "3.0.3", info: { title: "", version: "" }, paths: {} }),
+    new RuleReports("", "error", [], [], []),
+  ),
+);
 
 function runConstitution(index: DocumentIndex, config: ConformanceConfig): Verdict {
   const collector = new ViolationCollector(config);
@@ -149,7 +175,11 @@ function runConstitution(index: DocumentIndex, config: ConformanceConfig): Verdi
  * constitution rules applied to the snapshot (a snapshot upload needs one verdict; do not add checkConstitution
  * of the snapshot on top).
  */
-export function checkConformance(contract: OpenApiDocument, snapshot: OpenApiDocument, config: ConformanceConfig): Verdict {
+export function checkConformance(
+  contract: OpenApiDocument,
+  snapshot: OpenApiDocument,
+  config: ConformanceConfig,
+): Verdict {
   return withSpan("engine.verdict", "internal", { "arbiter.engine.phase": "verdict" }, (span) => {
     const { verdict, snapshotIndex } = runConformanceRules(contract, snapshot, config);
     const merged = mergeVerdicts([verdict, runConstitution(snapshotIndex, config)], RULE_ORDER);
@@ -168,7 +198,12 @@ export function checkConformance(contract: OpenApiDocument, snapshot: OpenApiDoc
  * with the configured severities, except that an added operation is reported as info (no client of the previous
  * version calls it) and the constitution is left to the contract's own verdict.
  */
-export function compareContractVersions(previous: OpenApiDocument, next: OpenApiDocument, config: ConformanceConfig, names?: EvolutionNames): Verdict {
+export function compareContractVersions(
+  previous: OpenApiDocument,
+  next: OpenApiDocument,
+  config: ConformanceConfig,
+  names?: EvolutionNames,
+): Verdict {
   const verdict = runConformanceRules(previous, next, evolutionConfig(config)).verdict;
   return names ? verdictInVersionTerms(verdict, names) : verdict;
 }
@@ -191,21 +226,37 @@ function evolutionConfig(config: ConformanceConfig): ConformanceConfig {
  * callback: a callback made per verdict is optimized afresh for every upload, and this loop runs the identity
  * walk over every matched operation (most of a verdict's time).
  */
-function differingPairs(pairs: readonly OperationPair[], identity: StructuralIdentity, securityIdentical: boolean): OperationPair[] {
+function differingPairs(
+  pairs: readonly OperationPair[],
+  identity: StructuralIdentity,
+  securityIdentical: boolean,
+): OperationPair[] {
   if (!securityIdentical) return [...pairs];
   const differing: OperationPair[] = [];
   for (const pair of pairs) {
-    if (!identity.operations(pair.contract.operation, pair.snapshot.operation) || !identity.parameterLists(pair.contract.pathParameters, pair.snapshot.pathParameters)) differing.push(pair);
+    if (
+      !identity.operations(pair.contract.operation, pair.snapshot.operation) ||
+      !identity.parameterLists(pair.contract.pathParameters, pair.snapshot.pathParameters)
+    )
+      differing.push(pair);
   }
   return differing;
 }
 
-function runConformanceRules(contract: OpenApiDocument, snapshot: OpenApiDocument, config: ConformanceConfig): { verdict: Verdict; snapshotIndex: DocumentIndex } {
+function runConformanceRules(
+  contract: OpenApiDocument,
+  snapshot: OpenApiDocument,
+  config: ConformanceConfig,
+): { verdict: Verdict; snapshotIndex: DocumentIndex } {
   const contractIndex = indexDocument(contract);
   const snapshotIndex = indexDocument(snapshot);
   const differ = new SchemaDiffer(
     { resolver: contractIndex.resolver, version: contractIndex.version },
-    { resolver: snapshotIndex.resolver, version: snapshotIndex.version, writesRequired: documentWritesRequired(snapshotIndex.document) },
+    {
+      resolver: snapshotIndex.resolver,
+      version: snapshotIndex.version,
+      writesRequired: documentWritesRequired(snapshotIndex.document),
+    },
   );
   const responses = memoisePerPair((pair) => compareResponses(pair, contractIndex, snapshotIndex, differ));
   const requests = memoisePerPair((pair) => compareRequestBodies(pair, contractIndex, snapshotIndex, differ));
@@ -215,7 +266,10 @@ function runConformanceRules(contract: OpenApiDocument, snapshot: OpenApiDocumen
   const identity = differ.identity;
   const securityIdentical =
     identity.securityRequirements(contract.security, snapshot.security) &&
-    identity.securitySchemes(isRecord(contract.components) ? contract.components.securitySchemes : undefined, isRecord(snapshot.components) ? snapshot.components.securitySchemes : undefined);
+    identity.securitySchemes(
+      isRecord(contract.components) ? contract.components.securitySchemes : undefined,
+      isRecord(snapshot.components) ? snapshot.components.securitySchemes : undefined,
+    );
   const comparedPairs = differingPairs(matching.pairs, identity, securityIdentical);
   const context: ConformanceContext = {
     contract: contractIndex,
@@ -227,7 +281,8 @@ function runConformanceRules(contract: OpenApiDocument, snapshot: OpenApiDocumen
     responseMediaTypeGaps: (pair) => responses(pair).gaps,
     requestBodies: (pair) => requests(pair).bodies,
     requestMediaTypeGaps: (pair) => requests(pair).gaps,
-    schemaChanges: (contractSchema, snapshotSchema, direction) => differ.diff(contractSchema, snapshotSchema, direction),
+    schemaChanges: (contractSchema, snapshotSchema, direction) =>
+      differ.diff(contractSchema, snapshotSchema, direction),
     report: (location, message) => current?.report(location, message),
   };
   for (const rule of conformanceRules) {

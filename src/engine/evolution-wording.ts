@@ -16,9 +16,19 @@ export interface EvolutionNames {
 const ROLE = /\b([Tt])he (contract|implementation)('s)?\b/g;
 
 export function inVersionTerms(message: string, names: EvolutionNames): string {
-  return message.replace(ROLE, (_match, _t: string, role: string, possessive: string | undefined) => `${role === "contract" ? names.from : names.to}${possessive ?? ""}`);
+  return message.replace(
+    ROLE,
+    (_match, _t: string, role: string, possessive: string | undefined) =>
+      `${role === "contract" ? names.from : names.to}${possessive ?? ""}`,
+  );
 }
 
 export function verdictInVersionTerms(verdict: Verdict, names: EvolutionNames): Verdict {
-  return { ...verdict, violations: verdict.violations.map((violation) => ({ ...violation, message: inVersionTerms(violation.message, names) })) };
+  return {
+    ...verdict,
+    violations: verdict.violations.map((violation) => ({
+      ...violation,
+      message: inVersionTerms(violation.message, names),
+    })),
+  };
 }

@@ -25,27 +25,123 @@ interface FixedObject {
 }
 
 const OBJECTS = {
-  openapi: { name: "OpenAPI Object", fields: ["openapi", "info", "servers", "paths", "components", "security", "tags", "externalDocs"], added31: ["jsonSchemaDialect", "webhooks"] },
-  info: { name: "Info Object", fields: ["title", "description", "termsOfService", "contact", "license", "version"], added31: ["summary"] },
+  openapi: {
+    name: "OpenAPI Object",
+    fields: ["openapi", "info", "servers", "paths", "components", "security", "tags", "externalDocs"],
+    added31: ["jsonSchemaDialect", "webhooks"],
+  },
+  info: {
+    name: "Info Object",
+    fields: ["title", "description", "termsOfService", "contact", "license", "version"],
+    added31: ["summary"],
+  },
   contact: { name: "Contact Object", fields: ["name", "url", "email"] },
   license: { name: "License Object", fields: ["name", "url"], added31: ["identifier"] },
   server: { name: "Server Object", fields: ["url", "description", "variables"] },
   serverVariable: { name: "Server Variable Object", fields: ["enum", "default", "description"] },
-  components: { name: "Components Object", fields: ["schemas", "responses", "parameters", "examples", "requestBodies", "headers", "securitySchemes", "links", "callbacks"], added31: ["pathItems"] },
-  pathItem: { name: "Path Item Object", fields: ["$ref", "summary", "description", "get", "put", "post", "delete", "options", "head", "patch", "trace", "servers", "parameters"] },
-  operation: { name: "Operation Object", fields: ["tags", "summary", "description", "externalDocs", "operationId", "parameters", "requestBody", "responses", "callbacks", "deprecated", "security", "servers"] },
+  components: {
+    name: "Components Object",
+    fields: [
+      "schemas",
+      "responses",
+      "parameters",
+      "examples",
+      "requestBodies",
+      "headers",
+      "securitySchemes",
+      "links",
+      "callbacks",
+    ],
+    added31: ["pathItems"],
+  },
+  pathItem: {
+    name: "Path Item Object",
+    fields: [
+      "$ref",
+      "summary",
+      "description",
+      "get",
+      "put",
+      "post",
+      "delete",
+      "options",
+      "head",
+      "patch",
+      "trace",
+      "servers",
+      "parameters",
+    ],
+  },
+  operation: {
+    name: "Operation Object",
+    fields: [
+      "tags",
+      "summary",
+      "description",
+      "externalDocs",
+      "operationId",
+      "parameters",
+      "requestBody",
+      "responses",
+      "callbacks",
+      "deprecated",
+      "security",
+      "servers",
+    ],
+  },
   externalDocs: { name: "External Documentation Object", fields: ["description", "url"] },
-  parameter: { name: "Parameter Object", fields: ["name", "in", "description", "required", "deprecated", "allowEmptyValue", "style", "explode", "allowReserved", "schema", "example", "examples", "content"] },
+  parameter: {
+    name: "Parameter Object",
+    fields: [
+      "name",
+      "in",
+      "description",
+      "required",
+      "deprecated",
+      "allowEmptyValue",
+      "style",
+      "explode",
+      "allowReserved",
+      "schema",
+      "example",
+      "examples",
+      "content",
+    ],
+  },
   requestBody: { name: "Request Body Object", fields: ["description", "content", "required"] },
   mediaType: { name: "Media Type Object", fields: ["schema", "example", "examples", "encoding"] },
   encoding: { name: "Encoding Object", fields: ["contentType", "headers", "style", "explode", "allowReserved"] },
   response: { name: "Response Object", fields: ["description", "headers", "content", "links"] },
   example: { name: "Example Object", fields: ["summary", "description", "value", "externalValue"] },
-  link: { name: "Link Object", fields: ["operationRef", "operationId", "parameters", "requestBody", "description", "server"] },
-  header: { name: "Header Object", fields: ["description", "required", "deprecated", "allowEmptyValue", "style", "explode", "allowReserved", "schema", "example", "examples", "content"] },
+  link: {
+    name: "Link Object",
+    fields: ["operationRef", "operationId", "parameters", "requestBody", "description", "server"],
+  },
+  header: {
+    name: "Header Object",
+    fields: [
+      "description",
+      "required",
+      "deprecated",
+      "allowEmptyValue",
+      "style",
+      "explode",
+      "allowReserved",
+      "schema",
+      "example",
+      "examples",
+      "content",
+    ],
+  },
   tag: { name: "Tag Object", fields: ["name", "description", "externalDocs"] },
-  securityScheme: { name: "Security Scheme Object", fields: ["type", "description", "name", "in", "scheme", "bearerFormat", "flows", "openIdConnectUrl"] },
-  oauthFlows: { name: "OAuth Flows Object", fields: ["implicit", "password", "clientCredentials", "authorizationCode"] },
+  securityScheme: {
+    name: "Security Scheme Object",
+    fields: ["type", "description", "name", "in", "scheme", "bearerFormat", "flows", "openIdConnectUrl"],
+  },
+  oauthFlows: {
+    name: "OAuth Flows Object",
+    fields: ["implicit", "password", "clientCredentials", "authorizationCode"],
+  },
   oauthFlow: { name: "OAuth Flow Object", fields: ["authorizationUrl", "tokenUrl", "refreshUrl", "scopes"] },
 } as const satisfies Record<string, FixedObject>;
 
@@ -55,7 +151,15 @@ type Kind = keyof typeof OBJECTS;
 type Child = { one: Kind } | { map: Kind } | { list: Kind } | { responses: true } | { callbacks: true };
 
 const CHILDREN: { readonly [K in Kind]?: Readonly<Record<string, Child>> } = {
-  openapi: { info: { one: "info" }, servers: { list: "server" }, paths: { map: "pathItem" }, webhooks: { map: "pathItem" }, components: { one: "components" }, tags: { list: "tag" }, externalDocs: { one: "externalDocs" } },
+  openapi: {
+    info: { one: "info" },
+    servers: { list: "server" },
+    paths: { map: "pathItem" },
+    webhooks: { map: "pathItem" },
+    components: { one: "components" },
+    tags: { list: "tag" },
+    externalDocs: { one: "externalDocs" },
+  },
   info: { contact: { one: "contact" }, license: { one: "license" } },
   server: { variables: { map: "serverVariable" } },
   components: {
@@ -98,7 +202,12 @@ const CHILDREN: { readonly [K in Kind]?: Readonly<Record<string, Child>> } = {
   link: { server: { one: "server" } },
   tag: { externalDocs: { one: "externalDocs" } },
   securityScheme: { flows: { one: "oauthFlows" } },
-  oauthFlows: { implicit: { one: "oauthFlow" }, password: { one: "oauthFlow" }, clientCredentials: { one: "oauthFlow" }, authorizationCode: { one: "oauthFlow" } },
+  oauthFlows: {
+    implicit: { one: "oauthFlow" },
+    password: { one: "oauthFlow" },
+    clientCredentials: { one: "oauthFlow" },
+    authorizationCode: { one: "oauthFlow" },
+  },
 };
 
 /**
@@ -127,7 +236,10 @@ function stepOf(child: Child): Step {
 
 const NO_STEPS: ReadonlyMap<string, Step> = new Map();
 const STEPS: ReadonlyMap<Kind, ReadonlyMap<string, Step>> = new Map(
-  Object.entries(CHILDREN).map(([kind, children]) => [kind as Kind, new Map(Object.entries(children).map(([field, child]) => [field, stepOf(child)]))]),
+  Object.entries(CHILDREN).map(([kind, children]) => [
+    kind as Kind,
+    new Map(Object.entries(children).map(([field, child]) => [field, stepOf(child)])),
+  ]),
 );
 const PATH_ITEM_MAP: Step = { mode: MAP, kind: "pathItem" };
 
@@ -165,7 +277,8 @@ function distance(a: string, b: string, limit: number): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let value = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, (before[j - 2] ?? 0) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, (before[j - 2] ?? 0) + 1);
       current.push(value);
       if (value < rowMin) rowMin = value;
     }

@@ -42,9 +42,13 @@ export function renderVerdictMarkdown(verdict: Verdict, context: MarkdownContext
   // Without a subject, a verdict that names no snapshot is a contract's own (its constitution check at upload).
   const subject = context.subject ?? (context.snapshot ? "snapshot" : "contract");
   const lines: string[] = [];
-  const ofSnapshot = context.snapshot !== undefined;
   const outcome = verdict.approved ? "✅ Approved" : "❌ Rejected";
-  const heading = subject === "contract-change" ? "Arbiter contract changelog" : subject === "contract" ? "Arbiter constitution check of the contract" : "Arbiter conformance";
+  const heading =
+    subject === "contract-change"
+      ? "Arbiter contract changelog"
+      : subject === "contract"
+        ? "Arbiter constitution check of the contract"
+        : "Arbiter conformance";
   lines.push(`## ${heading}: ${outcome}`, "");
   const facts = [`Project: ${code(context.project)}`];
   if (context.contractVersion) facts.push(`contract ${code(context.contractVersion)}`);
@@ -53,21 +57,27 @@ export function renderVerdictMarkdown(verdict: Verdict, context: MarkdownContext
   lines.push(facts.join(" · "), "");
   if (verdict.totalViolations === 0) {
     lines.push(NO_VIOLATIONS[subject]);
-    return lines.join("\n") + "\n";
+    return `${lines.join("\n")}\n`;
   }
   // Counts come from the summary: the listing keeps at most a few hundred violations per rule, the summary all.
   const counts = { error: 0, warning: 0, info: 0 };
   for (const entry of verdict.summary) counts[entry.severity] += entry.count;
   const parts = [plural(counts.error, "error"), plural(counts.warning, "warning"), `${counts.info} info`];
-  lines.push(`${plural(verdict.totalViolations, "violation")}: ${parts.join(", ")}. ${consequence(subject, verdict.approved)}`, "");
+  lines.push(
+    `${plural(verdict.totalViolations, "violation")}: ${parts.join(", ")}. ${consequence(subject, verdict.approved)}`,
+    "",
+  );
   lines.push("| Rule | Severity | Count |", "| --- | --- | ---: |");
-  for (const entry of verdict.summary) lines.push(`| ${code(entry.rule)} | ${SEVERITY_LABEL[entry.severity]} | ${entry.count} |`);
+  for (const entry of verdict.summary)
+    lines.push(`| ${code(entry.rule)} | ${SEVERITY_LABEL[entry.severity]} | ${entry.count} |`);
   lines.push("", "| Severity | Rule | Location | Message |", "| --- | --- | --- | --- |");
   let size = lines.reduce((sum, line) => sum + line.length + 1, 0);
   let listed = 0;
   for (const violation of verdict.violations.slice(0, MAX_LISTED)) {
     const region = context.locate?.(violation.location);
-    const line = region ? ` (${code(`${decodeURIComponent(artifactUri(context.artifactPath))}:${region.startLine}`)})` : "";
+    const line = region
+      ? ` (${code(`${decodeURIComponent(artifactUri(context.artifactPath))}:${region.startLine}`)})`
+      : "";
     const row = `| ${SEVERITY_LABEL[violation.severity]} | ${code(violation.rule)} | ${code(violation.location)}${line} | ${markdownText(clipped(violation.message, MAX_CELL))} |`;
     // Room is kept for the closing paragraph (a few hundred characters with the link).
     if (size + row.length + 1 > MAX_MARKDOWN_CHARS - 1000) break;
@@ -78,11 +88,14 @@ export function renderVerdictMarkdown(verdict: Verdict, context: MarkdownContext
   const link = context.link ? encodeURI(context.link).replace(/\(/g, "%28").replace(/\)/g, "%29") : undefined;
   if (verdict.totalViolations > listed) {
     const where = link ? `: [read the full verdict](${link})` : " (the JSON verdict lists them)";
-    lines.push("", `The first ${listed} violations are listed here; ${verdict.totalViolations - listed} more are not${where}.`);
+    lines.push(
+      "",
+      `The first ${listed} violations are listed here; ${verdict.totalViolations - listed} more are not${where}.`,
+    );
   } else if (link) {
     lines.push("", `[Full verdict in the Arbiter console](${link})`);
   }
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 function consequence(subject: ReportSubject, approved: boolean): string {

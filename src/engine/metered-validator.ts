@@ -87,7 +87,12 @@ interface Prepared {
 /** Rewrites a converted schema (payload-schema.ts output, which the caller owns) as described above. */
 function prepare(converted: Record<string, unknown>, keepUniqueItems: boolean): Prepared {
   const defs: Record<string, unknown> = {};
-  const facts = { usesUniqueItems: false, usesPatternProperties: false, patternPropertiesCount: 0, requiredWeight: new Map<string, number>() };
+  const facts = {
+    usesUniqueItems: false,
+    usesPatternProperties: false,
+    patternPropertiesCount: 0,
+    requiredWeight: new Map<string, number>(),
+  };
   let counter = 0;
   const originalDefs = isRecord(converted.$defs) ? converted.$defs : {};
   /** The required names checked when the subschema being rewritten applies once (its own, and its unmetered parts'). */
@@ -141,14 +146,17 @@ function prepare(converted: Record<string, unknown>, keepUniqueItems: boolean): 
       }
     }
     for (const keyword of METERED_KEYWORDS) if (out[keyword] !== undefined) out[keyword] = wrap(out[keyword]);
-    for (const keyword of METERED_LIST_KEYWORDS) if (Array.isArray(out[keyword])) out[keyword] = (out[keyword] as unknown[]).map(wrap);
+    for (const keyword of METERED_LIST_KEYWORDS)
+      if (Array.isArray(out[keyword])) out[keyword] = (out[keyword] as unknown[]).map(wrap);
     for (const keyword of SCHEMA_KEYWORDS) if (out[keyword] !== undefined) out[keyword] = wrap(out[keyword]);
-    for (const keyword of LIST_KEYWORDS) if (Array.isArray(out[keyword])) out[keyword] = (out[keyword] as unknown[]).map(plain);
+    for (const keyword of LIST_KEYWORDS)
+      if (Array.isArray(out[keyword])) out[keyword] = (out[keyword] as unknown[]).map(plain);
     for (const keyword of MAP_KEYWORDS) {
       const map = out[keyword];
       // dependentSchemas members apply to the whole object again, once per name present: metered like alternatives.
       const member = keyword === "dependentSchemas" ? wrap : plain;
-      if (isRecord(map)) out[keyword] = Object.fromEntries(Object.entries(map).map(([name, schema]) => [name, member(schema)]));
+      if (isRecord(map))
+        out[keyword] = Object.fromEntries(Object.entries(map).map(([name, schema]) => [name, member(schema)]));
     }
     return out;
   }
@@ -166,7 +174,10 @@ function prepare(converted: Record<string, unknown>, keepUniqueItems: boolean): 
  * Canonical identity of every value (hash-consing): equal JSON values get the same number, so an array holds
  * duplicates exactly when two of its items share one. Linear in the value; `onArray` sees each array's items.
  */
-function scanDuplicates(value: unknown, budget: WorkBudget): { cost: number; pairwise: number; longestKey: number; keys: number } {
+function scanDuplicates(
+  value: unknown,
+  budget: WorkBudget,
+): { cost: number; pairwise: number; longestKey: number; keys: number } {
   const ids = new Map<string, number>();
   let cost = 0;
   let pairwise = 0;
@@ -245,10 +256,13 @@ export class MeteredValidator {
     if (this.full.usesUniqueItems || this.full.usesPatternProperties) {
       const scan = scanDuplicates(instance, budget);
       if (this.full.usesPatternProperties && scan.longestKey > MAX_PATTERN_PROPERTY_NAME) {
-        throw new UnusableSchema(`a property name is longer than ${MAX_PATTERN_PROPERTY_NAME} characters, the limit for matching patternProperties, so the value cannot be verified`);
+        throw new UnusableSchema(
+          `a property name is longer than ${MAX_PATTERN_PROPERTY_NAME} characters, the limit for matching patternProperties, so the value cannot be verified`,
+        );
       }
       // Charged before the run: at worst every pattern is tested against every property name of the value.
-      if (this.full.usesPatternProperties) budget.spend(Math.ceil((this.full.patternPropertiesCount * scan.keys) / PATTERN_TESTS_PER_UNIT));
+      if (this.full.usesPatternProperties)
+        budget.spend(Math.ceil((this.full.patternPropertiesCount * scan.keys) / PATTERN_TESTS_PER_UNIT));
       if (this.full.usesUniqueItems && scan.cost === 0 && scan.pairwise > PAIRWISE_TOLERATED) {
         this.withoutUnique ??= (() => {
           const prepared = prepare(this.converted, false).schema;
@@ -261,7 +275,12 @@ export class MeteredValidator {
     const requiredWeight = this.full.requiredWeight;
     const metered = new Proxy(lookup, {
       get(target, key, receiver) {
-        budget.spend(1 + (typeof key === "string" && requiredWeight.size > 0 ? (requiredWeight.get(key.slice(key.lastIndexOf("/") + 1)) ?? 0) : 0));
+        budget.spend(
+          1 +
+            (typeof key === "string" && requiredWeight.size > 0
+              ? (requiredWeight.get(key.slice(key.lastIndexOf("/") + 1)) ?? 0)
+              : 0),
+        );
         return Reflect.get(target, key, receiver);
       },
     });

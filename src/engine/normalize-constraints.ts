@@ -38,18 +38,26 @@ function count(value: unknown): number | undefined {
 function stricter(a: Bound | undefined, b: Bound | undefined, lower: boolean): Bound | undefined {
   if (!a) return b;
   if (!b) return a;
-  if (a.value !== b.value) return (a.value > b.value) === lower ? a : b;
+  if (a.value !== b.value) return a.value > b.value === lower ? a : b;
   return a.exclusive ? a : b;
 }
 
-function readBound(schema: Record<string, unknown>, inclusiveKey: "minimum" | "maximum", exclusiveKey: "exclusiveMinimum" | "exclusiveMaximum"): Bound | undefined {
+function readBound(
+  schema: Record<string, unknown>,
+  inclusiveKey: "minimum" | "maximum",
+  exclusiveKey: "exclusiveMinimum" | "exclusiveMaximum",
+): Bound | undefined {
   const inclusive = finite(schema[inclusiveKey]);
   const exclusive = schema[exclusiveKey];
   // 3.0 (JSON Schema draft 4): a boolean that makes `minimum`/`maximum` exclusive.
   if (typeof exclusive === "boolean") return inclusive === undefined ? undefined : { value: inclusive, exclusive };
   const lower = inclusiveKey === "minimum";
   const numeric = finite(exclusive);
-  return stricter(inclusive === undefined ? undefined : { value: inclusive, exclusive: false }, numeric === undefined ? undefined : { value: numeric, exclusive: true }, lower);
+  return stricter(
+    inclusive === undefined ? undefined : { value: inclusive, exclusive: false },
+    numeric === undefined ? undefined : { value: numeric, exclusive: true },
+    lower,
+  );
 }
 
 /** Keywords read here: a schema with none of them (most) costs these lookups and no allocation. */
@@ -102,7 +110,10 @@ function smaller(a: number | undefined, b: number | undefined): number | undefin
  * Both sets at once, as allOf means them: every bound is the stricter one. Two different multipleOf values are
  * kept as the first (their exact combination is a least common multiple that few documents need).
  */
-export function mergeConstraints(a: ValueConstraints | undefined, b: ValueConstraints | undefined): ValueConstraints | undefined {
+export function mergeConstraints(
+  a: ValueConstraints | undefined,
+  b: ValueConstraints | undefined,
+): ValueConstraints | undefined {
   if (!a) return b;
   if (!b) return a;
   return {

@@ -210,11 +210,29 @@ class IndexBuilder {
     private readonly documentSecurity: unknown,
   ) {}
 
-  add(upper: string, path: string, localPath: string, fullPath: string, rawOperation: unknown, pathParameters: unknown): void {
+  add(
+    upper: string,
+    path: string,
+    localPath: string,
+    fullPath: string,
+    rawOperation: unknown,
+    pathParameters: unknown,
+  ): void {
     if (!isRecord(rawOperation)) return;
     const fullKey = `${upper} ${fullPath}`;
     const localKey = fullPath === localPath ? fullKey : `${upper} ${localPath}`;
-    const indexed = new LazyOperation(upper, path, fullKey, localKey, localPath, fullPath, rawOperation, pathParameters, this.resolver, this.documentSecurity);
+    const indexed = new LazyOperation(
+      upper,
+      path,
+      fullKey,
+      localKey,
+      localPath,
+      fullPath,
+      rawOperation,
+      pathParameters,
+      this.resolver,
+      this.documentSecurity,
+    );
     this.operations.push(indexed);
     if (!this.byFullKey.has(fullKey)) this.byFullKey.set(fullKey, indexed);
     const sameLocal = this.byLocalKey.get(localKey);
@@ -244,9 +262,19 @@ function buildIndex(document: OpenApiDocument): DocumentIndex {
       if (upper !== undefined) builder.add(upper, path, localPath, fullPath, item[key], item.parameters);
     }
     const additional = item.additionalOperations;
-    if (isRecord(additional)) for (const method in additional) builder.add(method.toUpperCase(), path, localPath, fullPath, additional[method], item.parameters);
+    if (isRecord(additional))
+      for (const method in additional)
+        builder.add(method.toUpperCase(), path, localPath, fullPath, additional[method], item.parameters);
   }
-  return { document, version: schemaVersion(document), basePath, resolver, operations: builder.operations, byFullKey: builder.byFullKey, byLocalKey: builder.byLocalKey };
+  return {
+    document,
+    version: schemaVersion(document),
+    basePath,
+    resolver,
+    operations: builder.operations,
+    byFullKey: builder.byFullKey,
+    byLocalKey: builder.byLocalKey,
+  };
 }
 
 /** The index of `document`, built on first use and cached for the document object's lifetime. */

@@ -15,7 +15,7 @@ export function unescapeToken(token: string): string {
 /** Builds a pointer ("/a/b~1c") from raw tokens. */
 export function pointerOf(tokens: readonly (string | number)[]): string {
   let out = "";
-  for (const token of tokens) out += "/" + escapeToken(String(token));
+  for (const token of tokens) out += `/${escapeToken(String(token))}`;
   return out;
 }
 
@@ -40,7 +40,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function hasOwn(value: object, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(value, key);
+  return Object.hasOwn(value, key);
 }
 
 /** Names every plain object inherits ("constructor", "toString", ...): a token naming one must be an own property. */

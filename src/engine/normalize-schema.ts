@@ -65,10 +65,12 @@ export interface SchemaReader {
  */
 export function documentWritesRequired(document: unknown): boolean {
   if (!isRecord(document)) return false;
-  const components = isRecord(document.components) && isRecord(document.components.schemas) ? document.components.schemas : undefined;
+  const components =
+    isRecord(document.components) && isRecord(document.components.schemas) ? document.components.schemas : undefined;
   for (const schemas of [components, isRecord(document.definitions) ? document.definitions : undefined]) {
     if (!schemas) continue;
-    for (const schema of Object.values(schemas)) if (isRecord(schema) && Array.isArray(schema.required) && schema.required.length > 0) return true;
+    for (const schema of Object.values(schemas))
+      if (isRecord(schema) && Array.isArray(schema.required) && schema.required.length > 0) return true;
   }
   return false;
 }
@@ -91,7 +93,21 @@ const EMPTY_VIEW: SchemaView = Object.freeze({
 });
 
 /** Keywords that only annotate: a `$ref` with nothing but these beside it is a plain reference in any version. */
-const ANNOTATIONS = new Set(["$ref", "description", "summary", "title", "example", "examples", "deprecated", "externalDocs", "xml", "$comment", "readOnly", "writeOnly", "default"]);
+const ANNOTATIONS = new Set([
+  "$ref",
+  "description",
+  "summary",
+  "title",
+  "example",
+  "examples",
+  "deprecated",
+  "externalDocs",
+  "xml",
+  "$comment",
+  "readOnly",
+  "writeOnly",
+  "default",
+]);
 
 const views = new WeakMap<object, SchemaView>();
 const MAX_VIEW_DEPTH = 32;
@@ -100,7 +116,8 @@ const MAX_VIEW_DEPTH = 32;
 export function resolveSchema(raw: unknown, reader: SchemaReader): unknown {
   let current = raw;
   for (let hops = 0; hops < 64 && isRecord(current) && typeof current.$ref === "string"; hops++) {
-    if (reader.version !== "3.0" && Object.keys(current).some((key) => !ANNOTATIONS.has(key) && !key.startsWith("x-"))) return current;
+    if (reader.version !== "3.0" && Object.keys(current).some((key) => !ANNOTATIONS.has(key) && !key.startsWith("x-")))
+      return current;
     const target = reader.resolver.resolveAt(current);
     if (!target.ok) return undefined;
     current = target.value;
@@ -143,13 +160,19 @@ interface MutableView {
 
 function ownTypes(schema: Record<string, unknown>): { types: Set<string> | undefined; nullable: boolean } {
   const declared = schema.type;
-  const list = typeof declared === "string" ? [declared] : Array.isArray(declared) ? declared.filter((entry): entry is string => typeof entry === "string") : undefined;
+  const list =
+    typeof declared === "string"
+      ? [declared]
+      : Array.isArray(declared)
+        ? declared.filter((entry): entry is string => typeof entry === "string")
+        : undefined;
   if (!list) return { types: undefined, nullable: false };
   const types = new Set(list);
   const nullable = types.delete("null");
   // ASP.NET Core (System.Text.Json number handling) writes numbers as ["integer", "string"] plus a numeric
   // pattern: the string form is an encoding of the same number, not a second type.
-  if (types.has("string") && (types.has("integer") || types.has("number")) && typeof schema.pattern === "string") types.delete("string");
+  if (types.has("string") && (types.has("integer") || types.has("number")) && typeof schema.pattern === "string")
+    types.delete("string");
   return { types, nullable };
 }
 
@@ -196,7 +219,11 @@ function mergeInto(target: MutableView, member: SchemaView): void {
   target.types = intersectTypes(target.types, member.types);
   target.format ??= member.format;
   target.enumValues ??= member.enumValues ? [...member.enumValues] : undefined;
-  for (const [name, schema] of member.properties) target.properties.set(name, target.properties.has(name) ? bothDefinitions(target.properties.get(name), schema) : schema);
+  for (const [name, schema] of member.properties)
+    target.properties.set(
+      name,
+      target.properties.has(name) ? bothDefinitions(target.properties.get(name), schema) : schema,
+    );
   for (const name of member.required) target.required.add(name);
   target.requiredDeclared ||= member.requiredDeclared;
   target.items ??= member.items;
@@ -211,13 +238,49 @@ function mergeInto(target: MutableView, member: SchemaView): void {
 
 /** Keywords that apply to instances of one type only (JSON Schema 2020-12 validation and applicators). */
 const KEYWORDS_OF_TYPE: Readonly<Record<string, readonly string[]>> = {
-  object: ["properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "propertyNames", "unevaluatedProperties", "dependentRequired", "dependentSchemas", "discriminator"],
-  array: ["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains", "unevaluatedItems"],
+  object: [
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "minProperties",
+    "maxProperties",
+    "propertyNames",
+    "unevaluatedProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "discriminator",
+  ],
+  array: [
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "unevaluatedItems",
+  ],
   string: ["minLength", "maxLength", "pattern", "contentEncoding", "contentMediaType", "contentSchema"],
   number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
   integer: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
 };
-const NUMERIC_FORMATS = new Set(["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float", "double", "decimal", "integer", "number"]);
+const NUMERIC_FORMATS = new Set([
+  "int8",
+  "int16",
+  "int32",
+  "int64",
+  "uint8",
+  "uint16",
+  "uint32",
+  "uint64",
+  "float",
+  "double",
+  "decimal",
+  "integer",
+  "number",
+]);
 /** Keywords that make a type list more than a list of types: it cannot be split when one of them is beside it. */
 const COMBINING = ["$ref", "allOf", "oneOf", "anyOf", "not", "if", "then", "else", "$dynamicRef"];
 
@@ -241,7 +304,11 @@ const typeListCache = new WeakMap<object, unknown[] | null>();
  * stay memoised; null when the list is not split (fewer than two types, no type-specific keyword, or combined
  * with $ref, allOf, oneOf, anyOf, not or if).
  */
-function typeListAlternatives(schema: Record<string, unknown>, types: ReadonlySet<string> | undefined, reader: SchemaReader): unknown[] | null {
+function typeListAlternatives(
+  schema: Record<string, unknown>,
+  types: ReadonlySet<string> | undefined,
+  reader: SchemaReader,
+): unknown[] | null {
   if (reader.version === "3.0" || !types || types.size < 2 || !Array.isArray(schema.type)) return null;
   const cached = typeListCache.get(schema);
   if (cached !== undefined) return cached;
@@ -253,7 +320,8 @@ function typeListAlternatives(schema: Record<string, unknown>, types: ReadonlySe
       .map((type) => {
         const member: Record<string, unknown> = { type };
         for (const keyword of KEYWORDS_OF_TYPE[type] ?? []) if (keyword in schema) member[keyword] = schema[keyword];
-        if (typeof schema.format === "string" && (type === "string") !== NUMERIC_FORMATS.has(schema.format)) member.format = schema.format;
+        if (typeof schema.format === "string" && (type === "string") !== NUMERIC_FORMATS.has(schema.format))
+          member.format = schema.format;
         if (Array.isArray(schema.enum)) member.enum = schema.enum.filter((value) => valueFitsType(value, type));
         if ("const" in schema && valueFitsType(schema.const, type)) member.const = schema.const;
         if ("const" in schema && !valueFitsType(schema.const, type)) member.enum = [];
@@ -273,11 +341,14 @@ function buildView(schema: Record<string, unknown>, reader: SchemaReader, depth:
     format: typeof schema.format === "string" ? schema.format : undefined,
     enumValues: undefined,
     properties: new Map(isRecord(schema.properties) ? Object.entries(schema.properties) : []),
-    required: new Set(Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === "string") : []),
+    required: new Set(
+      Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === "string") : [],
+    ),
     requiredDeclared: Array.isArray(schema.required),
     items: Array.isArray(schema.items) ? undefined : schema.items,
     additionalProperties: schema.additionalProperties,
-    closed: schema.additionalProperties === false || (reader.version !== "3.0" && schema.unevaluatedProperties === false),
+    closed:
+      schema.additionalProperties === false || (reader.version !== "3.0" && schema.unevaluatedProperties === false),
     alternatives: undefined,
     alternativesKeyword: undefined,
     constraints: readConstraints(schema),
@@ -285,7 +356,14 @@ function buildView(schema: Record<string, unknown>, reader: SchemaReader, depth:
   const members = typeListAlternatives(schema, types, reader);
   if (members) {
     // The union of its members: what each keyword constrains is held by the member of its type only.
-    return { ...EMPTY_VIEW, source: schema, types: new Set(types), nullable: view.nullable, alternatives: members, alternativesKeyword: "type" };
+    return {
+      ...EMPTY_VIEW,
+      source: schema,
+      types: new Set(types),
+      nullable: view.nullable,
+      alternatives: members,
+      alternativesKeyword: "type",
+    };
   }
   const enumerated = Array.isArray(schema.enum) ? schema.enum : "const" in schema ? [schema.const] : undefined;
   // 3.0 `nullable: true` beside an enum that lists no null allows null, as the generators that write it mean
@@ -323,7 +401,12 @@ function buildView(schema: Record<string, unknown>, reader: SchemaReader, depth:
       mergeInto(view, viewAt(members[0], reader, depth + 1));
     } else if (members.length > 1) {
       const memberViews = members.map((member) => viewAt(member, reader, depth + 1));
-      if (memberViews.every((member) => member.types && member.properties.size === 0 && !member.items && !member.alternatives && !member.enumValues)) {
+      if (
+        memberViews.every(
+          (member) =>
+            member.types && member.properties.size === 0 && !member.items && !member.alternatives && !member.enumValues,
+        )
+      ) {
         // anyOf of bare types is a type union: ["string", "integer"].
         const union = new Set<string>();
         for (const member of memberViews) for (const type of member.types ?? []) union.add(type);

@@ -28,9 +28,20 @@ export function parseDocumentBytes(bytes: Uint8Array, options: DocumentCheckOpti
   // document goes to JSON.parse in its ASCII form (lib/utf8.ts), a one-byte string; its decoded text is made only
   // when JSON.parse refuses it, for a message whose positions are the document's.
   const ascii = utf8JsonAsAscii(bytes);
-  const source = ascii === null ? { text: decodeUtf8Strict(bytes) ?? undefined } : { text: ascii, decoded: () => decodeUtf8Strict(bytes) ?? "" };
-  if (source.text === undefined) return { ok: false, problems: [{ path: "", message: "the document is not valid UTF-8 text: save it as UTF-8 JSON or YAML" }] };
+  const source =
+    ascii === null
+      ? { text: decodeUtf8Strict(bytes) ?? undefined }
+      : { text: ascii, decoded: () => decodeUtf8Strict(bytes) ?? "" };
+  if (source.text === undefined)
+    return {
+      ok: false,
+      problems: [{ path: "", message: "the document is not valid UTF-8 text: save it as UTF-8 JSON or YAML" }],
+    };
   const parsed = parseOpenApiSource(source, options);
   if (!parsed.ok) return { ok: false, problems: parsed.problems };
-  return { ok: true, document: parsed.document, facts: { format: parsed.format, openapiVersion: parsed.openapiVersion, operationCount: parsed.operationCount } };
+  return {
+    ok: true,
+    document: parsed.document,
+    facts: { format: parsed.format, openapiVersion: parsed.openapiVersion, operationCount: parsed.operationCount },
+  };
 }

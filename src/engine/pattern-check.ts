@@ -23,12 +23,20 @@ export function unsafePatternProblems(document: unknown): DocumentProblem[] {
     const record = node as Record<string, unknown>;
     if (typeof record.pattern === "string") {
       const problem = patternProblem(record.pattern);
-      if (problem) problems.push({ path: pointerOf([...tokens, "pattern"]), message: `${problem}: rewrite it without that feature (see docs/security.md)` });
+      if (problem)
+        problems.push({
+          path: pointerOf([...tokens, "pattern"]),
+          message: `${problem}: rewrite it without that feature (see docs/security.md)`,
+        });
     }
     if (isRecord(record.patternProperties)) {
       for (const key of Object.keys(record.patternProperties)) {
         const problem = patternProblem(key) ?? patternPropertiesKeyProblem(key);
-        if (problem) problems.push({ path: pointerOf([...tokens, "patternProperties", key]), message: `patternProperties ${problem}: rewrite it without that feature (see docs/security.md)` });
+        if (problem)
+          problems.push({
+            path: pointerOf([...tokens, "patternProperties", key]),
+            message: `patternProperties ${problem}: rewrite it without that feature (see docs/security.md)`,
+          });
       }
     }
     for (const [key, value] of Object.entries(record)) {

@@ -11,8 +11,20 @@ import type { PayloadError } from "./types";
 
 /** Keywords that only say "something below failed"; the errors below them are reported instead. */
 const CONTAINERS = new Set([
-  "$ref", "$recursiveRef", "properties", "patternProperties", "additionalProperties", "items", "prefixItems", "additionalItems",
-  "unevaluatedProperties", "unevaluatedItems", "allOf", "if", "dependentSchemas", "propertyNames",
+  "$ref",
+  "$recursiveRef",
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "allOf",
+  "if",
+  "dependentSchemas",
+  "propertyNames",
 ]);
 
 /** "#/items/0/a%20b" (the validator's URI fragment form) -> "/items/0/a b" (RFC 6901). */
@@ -32,7 +44,11 @@ export function instancePointer(location: string): string {
 
 /** The schema object a keywordLocation names, following "$ref" steps through the root's $defs. */
 function schemaAt(root: unknown, keywordLocation: string): unknown {
-  const tokens = keywordLocation.replace(/^#/, "").split("/").slice(1).map((token) => decodeURIComponent(token).replace(/~1/g, "/").replace(/~0/g, "~"));
+  const tokens = keywordLocation
+    .replace(/^#/, "")
+    .split("/")
+    .slice(1)
+    .map((token) => decodeURIComponent(token).replace(/~1/g, "/").replace(/~0/g, "~"));
   let current: unknown = root;
   for (const token of tokens) {
     if (!isRecord(current) && !Array.isArray(current)) return undefined;
@@ -50,7 +66,10 @@ function schemaAt(root: unknown, keywordLocation: string): unknown {
 function valueAt(payload: unknown, pointer: string): unknown {
   if (pointer === "" || pointer === "/") return payload;
   let current = payload;
-  for (const token of pointer.replace(/^\//, "").split("/").map((t) => unescapeToken(t))) {
+  for (const token of pointer
+    .replace(/^\//, "")
+    .split("/")
+    .map((t) => unescapeToken(t))) {
     if (Array.isArray(current) && /^\d+$/.test(token)) current = current[Number(token)];
     else if (isRecord(current) && Object.hasOwn(current, token)) current = current[token];
     else return undefined;
@@ -64,22 +83,35 @@ function describe(unit: OutputUnit, root: unknown, previous?: OutputUnit, payloa
     const parent = schemaAt(root, unit.keywordLocation.replace(/\/not$/, ""));
     if (isRecord(parent) && typeof parent[WRITE_ONLY_MARK] === "string") {
       const flag = parent[WRITE_ONLY_MARK];
-      return { pointer, keyword: flag, message: `property is ${flag}: it must not appear in a ${flag === "writeOnly" ? "response" : "request"}` };
+      return {
+        pointer,
+        keyword: flag,
+        message: `property is ${flag}: it must not appear in a ${flag === "writeOnly" ? "response" : "request"}`,
+      };
     }
   }
   if (unit.keyword === "false") {
     // A `false` schema reports no keyword path of its own; the container error just before it says which.
     const container = previous?.keyword;
     if (container === "additionalProperties" || container === "unevaluatedProperties") {
-      return { pointer, keyword: container, message: `property "${unescapeToken(pointer.split("/").pop() ?? "")}" is not allowed here (${container}: false)` };
+      return {
+        pointer,
+        keyword: container,
+        message: `property "${unescapeToken(pointer.split("/").pop() ?? "")}" is not allowed here (${container}: false)`,
+      };
     }
     return { pointer, keyword: "false", message: "no value is allowed here (the schema is false)" };
   }
   // Patterns run as named formats (metered-validator.ts); the name holds the contract's pattern, not shown here.
-  if (unit.keyword === "format" && unit.error.includes(`"${PATTERN_FORMAT_PREFIX}`)) return { pointer, keyword: "pattern", message: "String does not match pattern." };
+  if (unit.keyword === "format" && unit.error.includes(`"${PATTERN_FORMAT_PREFIX}`))
+    return { pointer, keyword: "pattern", message: "String does not match pattern." };
   if (payload === NO_PAYLOAD) return { pointer, keyword: unit.keyword, message: unit.error };
   const schema = schemaAt(root, unit.keywordLocation.replace(/\/[^/]*$/, ""));
-  return { pointer, keyword: unit.keyword, message: plainSchemaMessage(unit.keyword, schema, valueAt(payload, pointer), unit.error) };
+  return {
+    pointer,
+    keyword: unit.keyword,
+    message: plainSchemaMessage(unit.keyword, schema, valueAt(payload, pointer), unit.error),
+  };
 }
 
 /** Callers that cannot give the payload get the library's words. */
@@ -94,7 +126,9 @@ function runEnd(errors: readonly OutputUnit[], start: number, unit: OutputUnit, 
   let end = start;
   while (end < errors.length) {
     const candidate = errors[end] as OutputUnit;
-    const below = candidate.instanceLocation === unit.instanceLocation || candidate.instanceLocation.startsWith(`${unit.instanceLocation}/`);
+    const below =
+      candidate.instanceLocation === unit.instanceLocation ||
+      candidate.instanceLocation.startsWith(`${unit.instanceLocation}/`);
     if (!candidate.keywordLocation.startsWith(prefix) || !below) break;
     end++;
   }
@@ -117,7 +151,12 @@ function collect(errors: readonly OutputUnit[], root: unknown, into: PayloadErro
       }
       // When exactly one alternative has the right type (e.g. the non-null side of a nullable), its errors are
       // the useful ones; otherwise "matches none of the alternatives" is the leaf.
-      const plausible = [...branches.values()].filter((list) => !list.some((candidate) => candidate.keyword === "type" && candidate.instanceLocation === unit.instanceLocation));
+      const plausible = [...branches.values()].filter(
+        (list) =>
+          !list.some(
+            (candidate) => candidate.keyword === "type" && candidate.instanceLocation === unit.instanceLocation,
+          ),
+      );
       if (plausible.length === 1 && plausible[0]) collect(plausible[0], root, into, payload);
       else into.push(describe(unit, root, undefined, payload));
       index = end - 1;
@@ -129,7 +168,11 @@ function collect(errors: readonly OutputUnit[], root: unknown, into: PayloadErro
 }
 
 /** `payload` is the validated value: the messages then name what was expected and what was received. */
-export function leafErrors(errors: readonly OutputUnit[], root: unknown, payload: unknown = NO_PAYLOAD): PayloadError[] {
+export function leafErrors(
+  errors: readonly OutputUnit[],
+  root: unknown,
+  payload: unknown = NO_PAYLOAD,
+): PayloadError[] {
   const collected: PayloadError[] = [];
   collect(errors, root, collected, payload);
   const seen = new Set<string>();

@@ -24,12 +24,15 @@ function compileRoutes(index: DocumentIndex): Route[] {
   let list = routes.get(index);
   if (list) return list;
   list = index.operations.map((operation) => {
-    const segments = canonicalPath(operation.path).split("/").slice(1).map((segment) => {
-      if (segment === "{}") return null;
-      if (!segment.includes("{}")) return segment;
-      // "{name}.{ext}": parameters inside a segment, matched in linear time (segment-template.ts).
-      return parseSegmentTemplate(segment);
-    });
+    const segments = canonicalPath(operation.path)
+      .split("/")
+      .slice(1)
+      .map((segment) => {
+        if (segment === "{}") return null;
+        if (!segment.includes("{}")) return segment;
+        // "{name}.{ext}": parameters inside a segment, matched in linear time (segment-template.ts).
+        return parseSegmentTemplate(segment);
+      });
     return { operation, segments, literals: segments.filter((segment) => typeof segment === "string").length };
   });
   routes.set(index, list);
@@ -65,20 +68,24 @@ function resolveOperation(index: DocumentIndex, method: string, rawPath: string)
   const upper = method.toUpperCase();
   const path = (rawPath.split(/[?#]/)[0] ?? "").trim() || "/";
   const candidates = [path];
-  if (index.basePath && (path === index.basePath || path.startsWith(`${index.basePath}/`))) candidates.push(path.slice(index.basePath.length) || "/");
+  if (index.basePath && (path === index.basePath || path.startsWith(`${index.basePath}/`)))
+    candidates.push(path.slice(index.basePath.length) || "/");
   for (const candidate of candidates) {
     const template = index.byLocalKey.get(`${upper} ${canonicalPath(candidate)}`)?.[0];
     if (template) return template;
   }
   const list = compileRoutes(index);
   for (const candidate of candidates) {
-    const parts = canonicalPath(candidate).split("/").slice(1).map((part) => {
-      try {
-        return decodeURIComponent(part);
-      } catch {
-        return part;
-      }
-    });
+    const parts = canonicalPath(candidate)
+      .split("/")
+      .slice(1)
+      .map((part) => {
+        try {
+          return decodeURIComponent(part);
+        } catch {
+          return part;
+        }
+      });
     // The most specific template wins: /orders/summary before /orders/{id}.
     let best: Route | undefined;
     for (const route of list) {
@@ -92,7 +99,11 @@ function resolveOperation(index: DocumentIndex, method: string, rawPath: string)
 export function findResponseKey(operation: IndexedOperation, status: number): string | undefined {
   const keys = Object.keys(responsesOf(operation));
   const code = String(status);
-  return keys.find((key) => key === code) ?? keys.find((key) => key.toUpperCase() === `${code[0]}XX`) ?? keys.find((key) => key === "default");
+  return (
+    keys.find((key) => key === code) ??
+    keys.find((key) => key.toUpperCase() === `${code[0]}XX`) ??
+    keys.find((key) => key === "default")
+  );
 }
 
 export interface SelectedMediaType {
@@ -101,15 +112,20 @@ export interface SelectedMediaType {
 }
 
 /** The response's JSON media type for `contentType` (or the best JSON one when none is given). */
-export function findMediaType(index: DocumentIndex, response: unknown, contentType: string | undefined): { found?: SelectedMediaType; declared: string[] } {
+export function findMediaType(
+  index: DocumentIndex,
+  response: unknown,
+  contentType: string | undefined,
+): { found?: SelectedMediaType; declared: string[] } {
   const content = contentOf(response, index.resolver);
   const declared = Object.keys(content);
   const key = contentType
     ? pickMediaType(content, contentType)
-    : declared.find((entry) => entry.split(";")[0]?.trim().toLowerCase() === "application/json") ?? declared.find((entry) => mediaTypeFamily(entry) === "json");
+    : (declared.find((entry) => entry.split(";")[0]?.trim().toLowerCase() === "application/json") ??
+      declared.find((entry) => mediaTypeFamily(entry) === "json"));
   if (key === undefined) return { declared };
   const entry = content[key];
   const schema = isRecord(entry) ? entry.schema : undefined;
-  if (schema === undefined || mediaTypeFamily(key) !== "json" && !key.includes("*")) return { declared };
+  if (schema === undefined || (mediaTypeFamily(key) !== "json" && !key.includes("*"))) return { declared };
   return { found: { mediaType: key, schema }, declared };
 }

@@ -28,18 +28,47 @@ import { fragmentOf, type SchemaResources } from "./schema-resources";
 export const WRITE_ONLY_MARK = "x-arbiter-forbidden-by-direction";
 
 const PLAIN_KEYWORDS = [
-  "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength",
-  "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required",
-  "dependentRequired", "format",
+  "type",
+  "enum",
+  "const",
+  "multipleOf",
+  "maximum",
+  "exclusiveMaximum",
+  "minimum",
+  "exclusiveMinimum",
+  "maxLength",
+  "minLength",
+  "pattern",
+  "maxItems",
+  "minItems",
+  "uniqueItems",
+  "maxContains",
+  "minContains",
+  "maxProperties",
+  "minProperties",
+  "required",
+  "dependentRequired",
+  "format",
 ] as const;
-const SCHEMA_KEYWORDS = ["items", "contains", "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "propertyNames", "not", "if", "then", "else"] as const;
+const SCHEMA_KEYWORDS = [
+  "items",
+  "contains",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "propertyNames",
+  "not",
+  "if",
+  "then",
+  "else",
+] as const;
 const SCHEMA_LIST_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"] as const;
 const SCHEMA_MAP_KEYWORDS = ["properties", "patternProperties", "dependentSchemas"] as const;
 
 const INT_RANGES: Record<string, [number, number]> = {
   int32: [-2147483648, 2147483647],
   // Doubles cannot hold 2^63 - 1 exactly; the bound is as precise as JSON numbers in JavaScript are.
-  int64: [-9223372036854775808, 9223372036854775807],
+  int64: [-(2 ** 63), 2 ** 63],
 };
 
 export class SchemaConversionError extends Error {
@@ -52,11 +81,18 @@ export interface ConvertedSchema {
   definitions: number;
 }
 
-export function convertToJsonSchema(root: unknown, raw: unknown, version: string, direction: Direction, resolver: RefResolver = new RefResolver(root)): ConvertedSchema {
+export function convertToJsonSchema(
+  root: unknown,
+  raw: unknown,
+  version: string,
+  direction: Direction,
+  resolver: RefResolver = new RefResolver(root),
+): ConvertedSchema {
   const converter = new Converter(resolver, version === "3.0", direction);
   const schema = converter.convert(raw, 0, undefined, converter.initialScope());
   const result = typeof schema === "boolean" ? (schema ? {} : { not: {} }) : schema;
-  if (converter.defs.size > 0) result.$defs = Object.fromEntries([...converter.defs.values()].map((entry) => [entry.name, entry.schema]));
+  if (converter.defs.size > 0)
+    result.$defs = Object.fromEntries([...converter.defs.values()].map((entry) => [entry.name, entry.schema]));
   return { schema: result, definitions: converter.defs.size };
 }
 
@@ -81,7 +117,10 @@ interface Definition {
 const MAX_SCHEMA_DEPTH = 128;
 const NO_NAMES: readonly string[] = Object.freeze([]);
 /** Forbidden own property names per schema object (a document's objects, so the answer never changes) and direction. */
-const FORBIDDEN_BY_DIRECTION: Record<Direction, WeakMap<object, readonly string[]>> = { request: new WeakMap(), response: new WeakMap() };
+const FORBIDDEN_BY_DIRECTION: Record<Direction, WeakMap<object, readonly string[]>> = {
+  request: new WeakMap(),
+  response: new WeakMap(),
+};
 
 class Converter {
   readonly defs = new Map<string, Definition>();
@@ -115,7 +154,8 @@ class Converter {
     }
     const target = { value, tokens };
     const scope = this.targetScope(tokens, value, from);
-    const key = target.tokens.join("\u0000") + (drop ? `\u0001${[...drop].sort().join("\u0000")}` : "") + this.scopeKey(scope);
+    const key =
+      target.tokens.join("\u0000") + (drop ? `\u0001${[...drop].sort().join("\u0000")}` : "") + this.scopeKey(scope);
     const existing = this.defs.get(key);
     if (existing) return existing.name;
     const entry: Definition = { name: `d${this.defs.size}`, schema: {} };
@@ -198,11 +238,17 @@ class Converter {
   convert(raw: unknown, depth: number, drop?: ReadonlySet<string>, scope?: Scope): Record<string, unknown> | boolean {
     if (typeof raw === "boolean") return raw;
     if (!isRecord(raw)) return {};
-    if (depth > MAX_SCHEMA_DEPTH) throw new SchemaConversionError(`the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
-    const here = scope && this.identifiers && typeof raw.$id === "string" ? enter(scope, this.identifiers.ownBase(raw, scope.base)) : scope;
+    if (depth > MAX_SCHEMA_DEPTH)
+      throw new SchemaConversionError(`the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
+    const here =
+      scope && this.identifiers && typeof raw.$id === "string"
+        ? enter(scope, this.identifiers.ownBase(raw, scope.base))
+        : scope;
     const dynamic = this.openApi30 ? undefined : this.resolver.dynamicRefOf(raw);
     if (dynamic !== undefined && !dynamic.ok) throw new SchemaConversionError(dynamic.reason);
-    const dynamicRef = dynamic?.ok ? { $ref: `#/$defs/${this.reference(this.dynamicTarget(dynamic.ref, dynamic.anchor, here), drop, here)}` } : undefined;
+    const dynamicRef = dynamic?.ok
+      ? { $ref: `#/$defs/${this.reference(this.dynamicTarget(dynamic.ref, dynamic.anchor, here), drop, here)}` }
+      : undefined;
     if (typeof raw.$ref === "string") {
       const ref = { $ref: `#/$defs/${this.reference(this.resolver.refOf(raw), drop, here)}` };
       // 3.0: "sibling values alongside a $ref SHALL be ignored". 3.1: they apply alongside the reference.
@@ -216,7 +262,12 @@ class Converter {
     return out;
   }
 
-  private convertKeywords(raw: Record<string, unknown>, depth: number, inheritedDrop: ReadonlySet<string> | undefined, scope: Scope | undefined): Record<string, unknown> {
+  private convertKeywords(
+    raw: Record<string, unknown>,
+    depth: number,
+    inheritedDrop: ReadonlySet<string> | undefined,
+    scope: Scope | undefined,
+  ): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     const forbiddenHere = new Set<string>(inheritedDrop);
     this.forbiddenNames(raw, forbiddenHere, 0);
@@ -227,18 +278,23 @@ class Converter {
     for (const keyword of SCHEMA_KEYWORDS) {
       const value = raw[keyword];
       if (value === undefined) continue;
-      if (keyword === "items" && Array.isArray(value)) out.prefixItems = value.map((item) => this.convert(item, depth + 1, undefined, scope));
+      if (keyword === "items" && Array.isArray(value))
+        out.prefixItems = value.map((item) => this.convert(item, depth + 1, undefined, scope));
       else out[keyword] = this.convert(value, depth + 1, undefined, scope);
     }
     for (const keyword of SCHEMA_LIST_KEYWORDS) {
       const value = raw[keyword];
-      if (Array.isArray(value)) out[keyword] = value.map((member) => this.convert(member, depth + 1, keyword === "allOf" ? drop : undefined, scope));
+      if (Array.isArray(value))
+        out[keyword] = value.map((member) =>
+          this.convert(member, depth + 1, keyword === "allOf" ? drop : undefined, scope),
+        );
     }
     for (const keyword of SCHEMA_MAP_KEYWORDS) {
       const value = raw[keyword];
       if (!isRecord(value)) continue;
       const map: Record<string, unknown> = {};
-      for (const [name, member] of Object.entries(value)) setOwn(map, name, this.convert(member, depth + 1, undefined, scope));
+      for (const [name, member] of Object.entries(value))
+        setOwn(map, name, this.convert(member, depth + 1, undefined, scope));
       out[keyword] = map;
     }
     this.applyDirection(raw, out, drop);
@@ -247,16 +303,24 @@ class Converter {
     return out;
   }
 
-  private applyDirection(raw: Record<string, unknown>, out: Record<string, unknown>, drop: ReadonlySet<string> | undefined): void {
+  private applyDirection(
+    raw: Record<string, unknown>,
+    out: Record<string, unknown>,
+    drop: ReadonlySet<string> | undefined,
+  ): void {
     if (drop && Array.isArray(out.required)) out.required = out.required.filter((name) => !drop.has(String(name)));
     if (!isRecord(raw.properties) || !isRecord(out.properties)) return;
     const properties = out.properties as Record<string, unknown>;
-    for (const name of this.ownForbidden(raw)) setOwn(properties, name, { not: {}, [WRITE_ONLY_MARK]: this.absentFlag });
+    for (const name of this.ownForbidden(raw))
+      setOwn(properties, name, { not: {}, [WRITE_ONLY_MARK]: this.absentFlag });
   }
 
   private applyOpenApi30(raw: Record<string, unknown>, out: Record<string, unknown>): void {
     // Boolean exclusive bounds (JSON Schema draft 4 style) become numeric ones.
-    for (const [exclusive, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+    for (const [exclusive, bound] of [
+      ["exclusiveMinimum", "minimum"],
+      ["exclusiveMaximum", "maximum"],
+    ] as const) {
       if (typeof raw[exclusive] !== "boolean") continue;
       if (raw[exclusive] === true && typeof raw[bound] === "number") {
         out[exclusive] = raw[bound];

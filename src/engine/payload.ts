@@ -51,7 +51,8 @@ function rejected(violation: Violation, extra: Partial<PayloadVerdict> = {}): Pa
 /** Why no schema was found, and the next step: another content type when the response declares one, else the contract. */
 function missingSchemaMessage(declared: readonly string[], contentType: string | undefined, where: string): string {
   const cannot = "so the payload cannot be validated";
-  if (declared.length === 0) return `the contract declares no content for ${where}, ${cannot}: add a JSON schema to the contract`;
+  if (declared.length === 0)
+    return `the contract declares no content for ${where}, ${cannot}: add a JSON schema to the contract`;
   if (contentType) {
     return `the contract declares no JSON schema for ${contentType} in ${where} (it declares ${declared.join(", ")}), ${cannot}: pass the content type the payload really has if it is one of those, or add a JSON schema for ${contentType} to the contract`;
   }
@@ -86,12 +87,22 @@ export function createPayloadValidator(): PayloadValidator {
       const method = input.method.toUpperCase();
       const operation = findOperation(index, method, input.path);
       if (!operation) {
-        return rejected({ rule: "undocumented-operation", severity: "error", location: `${method} ${input.path}`, message: `the contract has no operation ${method} ${input.path}: check the method and path (a template such as /orders/{id} or a concrete path)` });
+        return rejected({
+          rule: "undocumented-operation",
+          severity: "error",
+          location: `${method} ${input.path}`,
+          message: `the contract has no operation ${method} ${input.path}: check the method and path (a template such as /orders/{id} or a concrete path)`,
+        });
       }
       const responseKey = findResponseKey(operation, input.status);
       if (responseKey === undefined) {
         return rejected(
-          { rule: "undocumented-status-code", severity: "error", location: `${operation.label}#/responses`, message: `the contract declares no response ${input.status} (nor ${String(input.status)[0]}XX or default) for ${operation.label}` },
+          {
+            rule: "undocumented-status-code",
+            severity: "error",
+            location: `${operation.label}#/responses`,
+            message: `the contract declares no response ${input.status} (nor ${String(input.status)[0]}XX or default) for ${operation.label}`,
+          },
           { operation: operation.label },
         );
       }
@@ -100,29 +111,57 @@ export function createPayloadValidator(): PayloadValidator {
       const responsePointer = `#/responses/${escapeToken(responseKey)}`;
       if (!found) {
         return rejected(
-          { rule: "missing-schema", severity: "error", location: `${operation.label}${responsePointer}`, message: missingSchemaMessage(declared, input.contentType, `response ${responseKey} of ${operation.label}`) },
+          {
+            rule: "missing-schema",
+            severity: "error",
+            location: `${operation.label}${responsePointer}`,
+            message: missingSchemaMessage(declared, input.contentType, `response ${responseKey} of ${operation.label}`),
+          },
           { operation: operation.label, responseKey },
         );
       }
       if (input.payload === undefined) {
         return rejected(
-          { rule: "payload-missing", severity: "error", location: `${operation.label}${responsePointer}`, message: "no payload was given: send the response body as JSON" },
+          {
+            rule: "payload-missing",
+            severity: "error",
+            location: `${operation.label}${responsePointer}`,
+            message: "no payload was given: send the response body as JSON",
+          },
           { operation: operation.label, responseKey },
         );
       }
       if (nestsDeeperThan(input.payload, MAX_PAYLOAD_DEPTH)) {
         return rejected(
-          { rule: "payload-too-deep", severity: "error", location: `${operation.label}${responsePointer}`, message: `the payload nests more than ${MAX_PAYLOAD_DEPTH} levels deep and was not validated` },
+          {
+            rule: "payload-too-deep",
+            severity: "error",
+            location: `${operation.label}${responsePointer}`,
+            message: `the payload nests more than ${MAX_PAYLOAD_DEPTH} levels deep and was not validated`,
+          },
           { operation: operation.label, responseKey },
         );
       }
       let entry: CachedValidator;
       try {
-        entry = validatorFor(`${documentKey}\n${operation.label}\n${responseKey}\n${found.mediaType}`, () => convertToJsonSchema(document, found.schema, index.version, "response", index.resolver).schema);
+        entry = validatorFor(
+          `${documentKey}\n${operation.label}\n${responseKey}\n${found.mediaType}`,
+          () => convertToJsonSchema(document, found.schema, index.version, "response", index.resolver).schema,
+        );
       } catch (error) {
-        if (!(error instanceof SchemaConversionError) && !(error instanceof UnusableSchema) && !(error instanceof Error && /\$ref|schema URI/.test(error.message))) throw error;
+        if (
+          !(error instanceof SchemaConversionError) &&
+          !(error instanceof UnusableSchema) &&
+          !(error instanceof Error && /\$ref|schema URI/.test(error.message))
+        )
+          throw error;
         return rejected(
-          { rule: "schema-unusable", severity: "error", location: `${operation.label}${responsePointer}`, message: `the contract's schema for this response cannot be used: ${error.message.split("\n")[0]}` },
+          {
+            rule: "schema-unusable",
+            severity: "error",
+            location: `${operation.label}${responsePointer}`,
+            message: `the contract's schema for this response cannot be used: ${error.message.split("\n")[0]}`,
+          },
           { operation: operation.label, responseKey },
         );
       }
@@ -131,11 +170,24 @@ export function createPayloadValidator(): PayloadValidator {
         result = entry.validator.validate(input.payload, new WorkBudget(VALUE_WORK_UNITS, "value"));
       } catch (error) {
         if (error instanceof WorkBudgetExhausted) {
-          return rejected({ rule: "work-budget-exhausted", severity: "error", location: `${operation.label}${responsePointer}`, message: `cannot verify: ${error.message}` }, { operation: operation.label, responseKey });
+          return rejected(
+            {
+              rule: "work-budget-exhausted",
+              severity: "error",
+              location: `${operation.label}${responsePointer}`,
+              message: `cannot verify: ${error.message}`,
+            },
+            { operation: operation.label, responseKey },
+          );
         }
         if (!(error instanceof UnusableSchema)) throw error;
         return rejected(
-          { rule: "schema-unusable", severity: "error", location: `${operation.label}${responsePointer}`, message: `the contract's schema for this response cannot be used: ${error.message}` },
+          {
+            rule: "schema-unusable",
+            severity: "error",
+            location: `${operation.label}${responsePointer}`,
+            message: `the contract's schema for this response cannot be used: ${error.message}`,
+          },
           { operation: operation.label, responseKey },
         );
       }

@@ -56,12 +56,19 @@ export function plainSchemaMessage(keyword: string, schema: unknown, value: unkn
     case "type":
       return `expected ${expectedTypes(s.type)}, received ${received}`;
     case "enum":
-      return Array.isArray(s.enum) ? `expected one of ${s.enum.slice(0, 12).map(literal).join(", ")}${s.enum.length > 12 ? ", …" : ""}; received ${received}` : libraryMessage;
+      return Array.isArray(s.enum)
+        ? `expected one of ${s.enum.slice(0, 12).map(literal).join(", ")}${s.enum.length > 12 ? ", …" : ""}; received ${received}`
+        : libraryMessage;
     case "const":
       return `expected exactly ${literal(s.const)}, received ${received}`;
     case "required": {
-      const missing = Array.isArray(s.required) && isRecord(value) ? s.required.filter((name) => typeof name === "string" && !(name in value)) : [];
-      return missing.length > 0 ? `required ${missing.length === 1 ? "property" : "properties"} ${missing.map((m) => `"${m}"`).join(", ")} ${missing.length === 1 ? "is" : "are"} missing` : libraryMessage;
+      const missing =
+        Array.isArray(s.required) && isRecord(value)
+          ? s.required.filter((name) => typeof name === "string" && !(name in value))
+          : [];
+      return missing.length > 0
+        ? `required ${missing.length === 1 ? "property" : "properties"} ${missing.map((m) => `"${m}"`).join(", ")} ${missing.length === 1 ? "is" : "are"} missing`
+        : libraryMessage;
     }
     case "minimum":
       return `expected at least ${s.minimum}, received ${received}`;
@@ -82,9 +89,15 @@ export function plainSchemaMessage(keyword: string, schema: unknown, value: unkn
     case "maxItems":
       return `expected at most ${count(s.maxItems, "item")}, received ${count(size(value), "item")}`;
     case "minProperties":
-      return `expected at least ${count(s.minProperties, "property")}, received ${count(size(value), "property")}`.replace(/propertys/g, "properties");
+      return `expected at least ${count(s.minProperties, "property")}, received ${count(size(value), "property")}`.replace(
+        /propertys/g,
+        "properties",
+      );
     case "maxProperties":
-      return `expected at most ${count(s.maxProperties, "property")}, received ${count(size(value), "property")}`.replace(/propertys/g, "properties");
+      return `expected at most ${count(s.maxProperties, "property")}, received ${count(size(value), "property")}`.replace(
+        /propertys/g,
+        "properties",
+      );
     case "pattern":
       return `expected text matching the pattern ${literal(s.pattern)}, received ${received}`;
     case "format":
@@ -93,7 +106,10 @@ export function plainSchemaMessage(keyword: string, schema: unknown, value: unkn
       return "expected every item to be different, received an array with repeated items";
     case "anyOf":
     case "oneOf":
-      return `matches none of the ${Array.isArray(s[keyword]) ? (s[keyword] as unknown[]).length : ""} alternatives the schema allows (${keyword}); received ${received}`.replace("the  alternatives", "the alternatives");
+      return `matches none of the ${Array.isArray(s[keyword]) ? (s[keyword] as unknown[]).length : ""} alternatives the schema allows (${keyword}); received ${received}`.replace(
+        "the  alternatives",
+        "the alternatives",
+      );
     default:
       return libraryMessage;
   }

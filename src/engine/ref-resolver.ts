@@ -44,16 +44,26 @@ function failure(reason: string): RefResolution {
 
 /** Why a `$ref` that is not an in-document pointer (after `$id`, `$anchor` and base URIs are applied) is refused. */
 function notInDocument(ref: string): RefResolution {
-  if (ref.startsWith("#")) return failure(`$ref "${ref}" names an anchor that no $anchor (or $id) in this document defines: check the name, or use a JSON pointer ("#/components/schemas/...")`);
-  return failure(`external $ref "${ref}" is not allowed: it points to another document (no $id in this document names it); bundle the document into one file first (for example \`redocly bundle\`)`);
+  if (ref.startsWith("#"))
+    return failure(
+      `$ref "${ref}" names an anchor that no $anchor (or $id) in this document defines: check the name, or use a JSON pointer ("#/components/schemas/...")`,
+    );
+  return failure(
+    `external $ref "${ref}" is not allowed: it points to another document (no $id in this document names it); bundle the document into one file first (for example \`redocly bundle\`)`,
+  );
 }
 
 function chainTooLong(ref: string): RefResolution {
-  return failure(`$ref "${ref}" goes through more than ${MAX_REF_CHAIN_LINKS} references to references before it reaches a value (at most ${MAX_REF_CHAIN_LINKS} are allowed): point it at the target directly`);
+  return failure(
+    `$ref "${ref}" goes through more than ${MAX_REF_CHAIN_LINKS} references to references before it reaches a value (at most ${MAX_REF_CHAIN_LINKS} are allowed): point it at the target directly`,
+  );
 }
 
 function cycle(members: readonly string[]): RefResolution {
-  const shown = members.length <= MAX_CYCLE_SHOWN ? members : [...members.slice(0, 6), `… ${members.length - 9} more …`, ...members.slice(-3)];
+  const shown =
+    members.length <= MAX_CYCLE_SHOWN
+      ? members
+      : [...members.slice(0, 6), `… ${members.length - 9} more …`, ...members.slice(-3)];
   return failure(`$ref cycle: ${[...shown, members[0]].join(" -> ")}`);
 }
 
@@ -74,7 +84,8 @@ export class RefResolver {
     if (this.resources === undefined) {
       const root = this.root;
       const version = isRecord(root) && typeof root.openapi === "string" ? root.openapi : "3.0";
-      this.resources = isRecord(root) && !version.startsWith("3.0") && !version.startsWith("2") ? new SchemaResources(root) : null;
+      this.resources =
+        isRecord(root) && !version.startsWith("3.0") && !version.startsWith("2") ? new SchemaResources(root) : null;
       if (this.resources && !this.resources.active) this.resources = null;
     }
     return this.resources;

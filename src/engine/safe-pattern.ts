@@ -19,22 +19,59 @@
 import { RE2JS } from "re2js";
 
 /** ECMA-262 WhiteSpace and LineTerminator, the code points `\s` matches. */
-const ECMA_SPACE = "\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}";
+const ECMA_SPACE =
+  "\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}";
 const ANY = "\\x{0}-\\x{10FFFF}";
 const MAX_CACHED = 1000;
 /** ECMA-262 accepts General_Category long names; RE2 knows the short ones. */
 const CATEGORY_SHORT: Record<string, string> = {
-  Letter: "L", Uppercase_Letter: "Lu", Lowercase_Letter: "Ll", Titlecase_Letter: "Lt", Modifier_Letter: "Lm", Other_Letter: "Lo",
-  Mark: "M", Combining_Mark: "M", Nonspacing_Mark: "Mn", Spacing_Mark: "Mc", Enclosing_Mark: "Me",
-  Number: "N", Decimal_Number: "Nd", digit: "Nd", Letter_Number: "Nl", Other_Number: "No",
-  Punctuation: "P", punct: "P", Connector_Punctuation: "Pc", Dash_Punctuation: "Pd", Open_Punctuation: "Ps", Close_Punctuation: "Pe",
-  Initial_Punctuation: "Pi", Final_Punctuation: "Pf", Other_Punctuation: "Po",
-  Symbol: "S", Math_Symbol: "Sm", Currency_Symbol: "Sc", Modifier_Symbol: "Sk", Other_Symbol: "So",
-  Separator: "Z", Space_Separator: "Zs", Line_Separator: "Zl", Paragraph_Separator: "Zp",
-  Other: "C", Control: "Cc", cntrl: "Cc", Format: "Cf", Surrogate: "Cs", Private_Use: "Co", Unassigned: "Cn",
+  Letter: "L",
+  Uppercase_Letter: "Lu",
+  Lowercase_Letter: "Ll",
+  Titlecase_Letter: "Lt",
+  Modifier_Letter: "Lm",
+  Other_Letter: "Lo",
+  Mark: "M",
+  Combining_Mark: "M",
+  Nonspacing_Mark: "Mn",
+  Spacing_Mark: "Mc",
+  Enclosing_Mark: "Me",
+  Number: "N",
+  Decimal_Number: "Nd",
+  digit: "Nd",
+  Letter_Number: "Nl",
+  Other_Number: "No",
+  Punctuation: "P",
+  punct: "P",
+  Connector_Punctuation: "Pc",
+  Dash_Punctuation: "Pd",
+  Open_Punctuation: "Ps",
+  Close_Punctuation: "Pe",
+  Initial_Punctuation: "Pi",
+  Final_Punctuation: "Pf",
+  Other_Punctuation: "Po",
+  Symbol: "S",
+  Math_Symbol: "Sm",
+  Currency_Symbol: "Sc",
+  Modifier_Symbol: "Sk",
+  Other_Symbol: "So",
+  Separator: "Z",
+  Space_Separator: "Zs",
+  Line_Separator: "Zl",
+  Paragraph_Separator: "Zp",
+  Other: "C",
+  Control: "Cc",
+  cntrl: "Cc",
+  Format: "Cf",
+  Surrogate: "Cs",
+  Private_Use: "Co",
+  Unassigned: "Cn",
 };
 /** General category values written alone (`\p{Lu}`, `\p{Letter}`): any other lone name is a binary property. */
-const CATEGORY_VALUES: ReadonlySet<string> = new Set([...Object.keys(CATEGORY_SHORT), ...Object.values(CATEGORY_SHORT)]);
+const CATEGORY_VALUES: ReadonlySet<string> = new Set([
+  ...Object.keys(CATEGORY_SHORT),
+  ...Object.values(CATEGORY_SHORT),
+]);
 /** Longer patterns are refused: compiling is linear too, but a contract has no use for them. */
 export const MAX_PATTERN_LENGTH = 4096;
 
@@ -51,7 +88,7 @@ class Translator {
   private at = 0;
   private out = "";
 
-  constructor(private readonly pattern: string) {
+  constructor(pattern: string) {
     this.chars = Array.from(pattern);
   }
 
@@ -93,9 +130,18 @@ class Translator {
     const char = this.chars[this.at++];
     if (char === undefined) throw new UnsafePattern("the pattern ends with a lone backslash");
     switch (char) {
-      case "d": case "D": case "w": case "W": case "t": case "n": case "r": case "f": case "v":
+      case "d":
+      case "D":
+      case "w":
+      case "W":
+      case "t":
+      case "n":
+      case "r":
+      case "f":
+      case "v":
         return `\\${char}`;
-      case "b": case "B":
+      case "b":
+      case "B":
         return inClass ? (char === "b" ? "\\x{8}" : this.refuse("\\B inside a class")) : `\\${char}`;
       case "s":
         return inClass ? ECMA_SPACE : `[${ECMA_SPACE}]`;
@@ -114,7 +160,8 @@ class Translator {
         const letter = this.chars[this.at++] ?? "";
         return hex(letter.charCodeAt(0) % 32);
       }
-      case "p": case "P":
+      case "p":
+      case "P":
         return this.property(char);
       case "k":
         return this.refuse("a named backreference \\k<...>");
@@ -150,11 +197,16 @@ class Translator {
     const body = this.chars.slice(this.at + 1, end).join("");
     this.at = end + 1;
     const [name, value] = body.includes("=") ? body.split("=") : [undefined, body];
-    if (name !== undefined && !["Script", "sc", "General_Category", "gc"].includes(name)) this.refuse(`the Unicode property \\${kind}{${body}}`);
+    if (name !== undefined && !["Script", "sc", "General_Category", "gc"].includes(name))
+      this.refuse(`the Unicode property \\${kind}{${body}}`);
     // Alone or after gc=, the value must be a general category; a lone other name is a binary property
     // (\p{Alphabetic}, \p{Emoji}), which RE2 does not have.
     if ((name === undefined || name === "General_Category" || name === "gc") && !CATEGORY_VALUES.has(value ?? "")) {
-      this.refuse(name === undefined ? `the binary Unicode property \\${kind}{${body}}` : `the Unicode property \\${kind}{${body}}`);
+      this.refuse(
+        name === undefined
+          ? `the binary Unicode property \\${kind}{${body}}`
+          : `the Unicode property \\${kind}{${body}}`,
+      );
     }
     return `\\${kind}{${CATEGORY_SHORT[value ?? ""] ?? value}}`;
   }
@@ -182,7 +234,8 @@ class Translator {
 
 /** The RE2 syntax of an ECMA-262 pattern; throws UnsafePattern when it cannot be run in linear time. */
 export function translatePattern(pattern: string): string {
-  if (pattern.length > MAX_PATTERN_LENGTH) throw new UnsafePattern(`the pattern is longer than ${MAX_PATTERN_LENGTH} characters`);
+  if (pattern.length > MAX_PATTERN_LENGTH)
+    throw new UnsafePattern(`the pattern is longer than ${MAX_PATTERN_LENGTH} characters`);
   try {
     // Compiling is cheap and never backtracks; it refuses what is not ECMA-262 syntax in the first place.
     new RegExp(pattern, "u");
@@ -202,7 +255,10 @@ export function compilePattern(pattern: string): RE2JS | string {
   try {
     result = RE2JS.compile(translatePattern(pattern));
   } catch (error) {
-    const reason = error instanceof UnsafePattern ? error.message : `RE2 refuses it (${error instanceof Error ? error.message.replace(/^error parsing regexp: /, "") : "unknown"})`;
+    const reason =
+      error instanceof UnsafePattern
+        ? error.message
+        : `RE2 refuses it (${error instanceof Error ? error.message.replace(/^error parsing regexp: /, "") : "unknown"})`;
     result = `pattern ${JSON.stringify(pattern.length > 120 ? `${pattern.slice(0, 120)}...` : pattern)}: ${reason}`;
   }
   if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value as string);
@@ -238,5 +294,7 @@ export function quantifierCount(pattern: string): number {
 
 /** Why a `patternProperties` key cannot be used, beyond patternProblem: more than one quantifier. */
 export function patternPropertiesKeyProblem(key: string): string | undefined {
-  return quantifierCount(key) > 1 ? `pattern ${JSON.stringify(key)}: more than one quantifier is not supported in patternProperties (property names are matched by a backtracking engine)` : undefined;
+  return quantifierCount(key) > 1
+    ? `pattern ${JSON.stringify(key)}: more than one quantifier is not supported in patternProperties (property names are matched by a backtracking engine)`
+    : undefined;
 }

@@ -54,7 +54,13 @@ function resolveUri(ref: string, base: string): string | undefined {
 
 /** Fields whose values are data, not schemas or OpenAPI objects (`default` under `responses` is a Response Object). */
 function holdsData(key: string, parent: string | undefined): boolean {
-  return key === "example" || key === "enum" || key === "const" || (key === "default" && parent !== "responses") || (key === "examples" && parent !== "components");
+  return (
+    key === "example" ||
+    key === "enum" ||
+    key === "const" ||
+    (key === "default" && parent !== "responses") ||
+    (key === "examples" && parent !== "components")
+  );
 }
 
 export class SchemaResources {
@@ -71,7 +77,14 @@ export class SchemaResources {
     const self = typeof root.$self === "string" ? resolveUri(root.$self, DOCUMENT_BASE) : undefined;
     const documentBase = withoutFragment(self ?? DOCUMENT_BASE);
     this.documentBase = documentBase;
-    const walk: Walk = { resources: new Map([[documentBase, []]]), anchors: new Map(), dynamicAnchors: new Map(), refs: [], ancestors: new Set(), budget: MAX_VISITS };
+    const walk: Walk = {
+      resources: new Map([[documentBase, []]]),
+      anchors: new Map(),
+      dynamicAnchors: new Map(),
+      refs: [],
+      ancestors: new Set(),
+      budget: MAX_VISITS,
+    };
     collect(root, documentBase, [], undefined, false, walk, 0);
     let active = false;
     for (const { record, base, ref, dynamic } of walk.refs) {
@@ -116,12 +129,19 @@ export class SchemaResources {
   }
 
   private dynamicAnswer(ref: string, base: string, target: string[] | undefined, walk: Walk): DynamicReference {
-    if (target === undefined) return { ok: false, reason: `$dynamicRef "${ref}" does not resolve to a schema in this document (references to other documents are not allowed)` };
+    if (target === undefined)
+      return {
+        ok: false,
+        reason: `$dynamicRef "${ref}" does not resolve to a schema in this document (references to other documents are not allowed)`,
+      };
     const absolute = resolveUri(ref, base) ?? ref;
     const hash = absolute.indexOf("#");
     const name = hash < 0 ? "" : safeDecode(absolute.slice(hash + 1));
     // Dynamic only when the initial target is itself a $dynamicAnchor of that name (2020-12 section 8.2.3.2).
-    const dynamic = name !== "" && !name.startsWith("/") && walk.dynamicAnchors.get(`${absolute.slice(0, hash)}#${name}`)?.join("/") === target.join("/");
+    const dynamic =
+      name !== "" &&
+      !name.startsWith("/") &&
+      walk.dynamicAnchors.get(`${absolute.slice(0, hash)}#${name}`)?.join("/") === target.join("/");
     return { ok: true, ref: fragmentOf(target), anchor: dynamic ? name : undefined };
   }
 
@@ -131,7 +151,8 @@ export class SchemaResources {
     let current: unknown = this.root;
     for (const token of tokens) {
       if (typeof current !== "object" || current === null) break;
-      if (isRecord(current) && typeof current.$id === "string") base = withoutFragment(resolveUri(current.$id, base) ?? base);
+      if (isRecord(current) && typeof current.$id === "string")
+        base = withoutFragment(resolveUri(current.$id, base) ?? base);
       current = (current as Record<string, unknown>)[token];
     }
     return base;
@@ -170,8 +191,23 @@ const MAX_DEPTH = 200;
 /** GitHub's 13 MB description has about 80,000 objects; an upload is at most a few times that. */
 const MAX_VISITS = 2_000_000;
 
-function collect(value: unknown, base: string, tokens: string[], parent: string | undefined, namesProperties: boolean, walk: Walk, depth: number): void {
-  if (depth > MAX_DEPTH || typeof value !== "object" || value === null || walk.ancestors.has(value) || --walk.budget < 0) return;
+function collect(
+  value: unknown,
+  base: string,
+  tokens: string[],
+  parent: string | undefined,
+  namesProperties: boolean,
+  walk: Walk,
+  depth: number,
+): void {
+  if (
+    depth > MAX_DEPTH ||
+    typeof value !== "object" ||
+    value === null ||
+    walk.ancestors.has(value) ||
+    --walk.budget < 0
+  )
+    return;
   walk.ancestors.add(value);
   try {
     collectObject(value, base, tokens, parent, namesProperties, walk, depth);
@@ -180,7 +216,15 @@ function collect(value: unknown, base: string, tokens: string[], parent: string 
   }
 }
 
-function collectObject(value: object, base: string, tokens: string[], parent: string | undefined, namesProperties: boolean, walk: Walk, depth: number): void {
+function collectObject(
+  value: object,
+  base: string,
+  tokens: string[],
+  parent: string | undefined,
+  namesProperties: boolean,
+  walk: Walk,
+  depth: number,
+): void {
   if (Array.isArray(value)) {
     value.forEach((item, index) => collect(item, base, [...tokens, String(index)], parent, false, walk, depth + 1));
     return;
@@ -203,13 +247,27 @@ function collectObject(value: object, base: string, tokens: string[], parent: st
       if (keyword === "$dynamicAnchor" && !walk.dynamicAnchors.has(key)) walk.dynamicAnchors.set(key, tokens);
     }
     if (typeof record.$ref === "string") walk.refs.push({ record, base: here, ref: record.$ref, dynamic: false });
-    if (typeof record.$dynamicRef === "string") walk.refs.push({ record, base: here, ref: record.$dynamicRef, dynamic: true });
+    if (typeof record.$dynamicRef === "string")
+      walk.refs.push({ record, base: here, ref: record.$dynamicRef, dynamic: true });
   }
   const last = tokens[tokens.length - 1];
   for (const key of Object.keys(record)) {
     const child = record[key];
     if (typeof child !== "object" || child === null) continue;
     if (!namesProperties && holdsData(key, last)) continue;
-    collect(child, here, [...tokens, key], key, !namesProperties && (key === "properties" || key === "patternProperties" || key === "$defs" || key === "definitions" || key === "dependentSchemas"), walk, depth + 1);
+    collect(
+      child,
+      here,
+      [...tokens, key],
+      key,
+      !namesProperties &&
+        (key === "properties" ||
+          key === "patternProperties" ||
+          key === "$defs" ||
+          key === "definitions" ||
+          key === "dependentSchemas"),
+      walk,
+      depth + 1,
+    );
   }
 }

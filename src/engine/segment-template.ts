@@ -45,7 +45,13 @@ export function matchSegment(template: SegmentTemplate, concrete: string): strin
   const closeRun = (until: number): boolean => {
     const width = until - at;
     if (width < run.length) return false;
-    run.forEach((_, position) => values.push(position < run.length - 1 ? concrete.slice(at + position, at + position + 1) : concrete.slice(at + position, until)));
+    run.forEach((_, position) =>
+      values.push(
+        position < run.length - 1
+          ? concrete.slice(at + position, at + position + 1)
+          : concrete.slice(at + position, until),
+      ),
+    );
     run = [];
     return true;
   };

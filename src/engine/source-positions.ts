@@ -43,7 +43,8 @@ interface Step {
 function child(node: unknown, segment: string): Step | undefined {
   if (isMap(node)) {
     for (const pair of node.items) {
-      if (isPair(pair) && isScalar(pair.key) && String(pair.key.value) === segment) return { node: pair.value, mark: pair.key as YamlNode };
+      if (isPair(pair) && isScalar(pair.key) && String(pair.key.value) === segment)
+        return { node: pair.value, mark: pair.key as YamlNode };
     }
     return undefined;
   }
@@ -123,7 +124,8 @@ export function violationLocator(text: string): ViolationLocator | undefined {
 export function lazyLocator(bytes: Uint8Array): ViolationLocator {
   let located: ViolationLocator | undefined | null = null;
   return (location) => {
-    if (located === null) located = bytes.byteLength > MAX_LOCATED_BYTES ? undefined : violationLocator(new TextDecoder().decode(bytes));
+    if (located === null)
+      located = bytes.byteLength > MAX_LOCATED_BYTES ? undefined : violationLocator(new TextDecoder().decode(bytes));
     return located?.(location);
   };
 }

@@ -24,8 +24,14 @@ const one = (kind: string): Child => ({ kind, as: "one" });
 const map = (kind: string): Child => ({ kind, as: "map" });
 const list = (kind: string): Child => ({ kind, as: "list" });
 
-const operation: Shape = { drop: ["summary", "description"], fields: { parameters: list("parameter"), requestBody: one("requestBody"), responses: map("response") } };
-const parameter: Shape = { drop: ["description", "example", "examples"], fields: { schema: one("schema"), content: map("mediaType") } };
+const operation: Shape = {
+  drop: ["summary", "description"],
+  fields: { parameters: list("parameter"), requestBody: one("requestBody"), responses: map("response") },
+};
+const parameter: Shape = {
+  drop: ["description", "example", "examples"],
+  fields: { schema: one("schema"), content: map("mediaType") },
+};
 const SCHEMA_FIELDS: Record<string, Child> = {
   properties: map("schema"),
   patternProperties: map("schema"),
@@ -38,15 +44,44 @@ const SCHEMA_FIELDS: Record<string, Child> = {
   anyOf: list("schema"),
   oneOf: list("schema"),
 };
-for (const key of ["not", "if", "then", "else", "contains", "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "propertyNames", "additionalItems"]) SCHEMA_FIELDS[key] = one("schema");
+for (const key of [
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "propertyNames",
+  "additionalItems",
+])
+  SCHEMA_FIELDS[key] = one("schema");
 
 const SHAPES: Readonly<Record<string, Shape>> = {
-  root: { drop: [], fields: { info: one("info"), tags: list("tag"), paths: map("pathItem"), webhooks: map("pathItem"), components: one("components") } },
+  root: {
+    drop: [],
+    fields: {
+      info: one("info"),
+      tags: list("tag"),
+      paths: map("pathItem"),
+      webhooks: map("pathItem"),
+      components: one("components"),
+    },
+  },
   info: { drop: ["summary", "description"], fields: {} },
   tag: { drop: ["description"], fields: {} },
   pathItem: {
     drop: ["summary", "description"],
-    fields: { parameters: list("parameter"), ...Object.fromEntries(["get", "put", "post", "delete", "options", "head", "patch", "trace", "query"].map((method) => [method, one("operation")])) },
+    fields: {
+      parameters: list("parameter"),
+      ...Object.fromEntries(
+        ["get", "put", "post", "delete", "options", "head", "patch", "trace", "query"].map((method) => [
+          method,
+          one("operation"),
+        ]),
+      ),
+    },
   },
   operation,
   parameter,
@@ -56,14 +91,22 @@ const SHAPES: Readonly<Record<string, Shape>> = {
   response: { drop: ["description"], fields: { content: map("mediaType") } },
   components: {
     drop: [],
-    fields: { schemas: map("schema"), responses: map("response"), parameters: map("parameter"), requestBodies: map("requestBody"), pathItems: map("pathItem") },
+    fields: {
+      schemas: map("schema"),
+      responses: map("response"),
+      parameters: map("parameter"),
+      requestBodies: map("requestBody"),
+      pathItems: map("pathItem"),
+    },
   },
   schema: { drop: ["description", "example", "examples", "summary"], fields: SCHEMA_FIELDS },
 };
 
 /** An annotation's value emptied: "" for text, [] and {} for lists and objects, anything else (small) as it is. */
-const emptied = (value: unknown): unknown => (typeof value === "string" ? "" : Array.isArray(value) ? [] : typeof value === "object" && value !== null ? {} : value);
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const emptied = (value: unknown): unknown =>
+  typeof value === "string" ? "" : Array.isArray(value) ? [] : typeof value === "object" && value !== null ? {} : value;
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 const escapeSegment = (segment: string) => segment.replace(/~/g, "~0").replace(/\//g, "~1");
 
 const EXAMPLES_AT = "/components/examples";
@@ -101,7 +144,10 @@ class Stripper {
   }
 
   private child(value: unknown, field: Child, at: string): unknown {
-    if (Array.isArray(value)) return field.as === "list" || field.as === "oneOrList" ? value.map((item, index) => this.object(item, field.kind, `${at}/${index}`)) : value;
+    if (Array.isArray(value))
+      return field.as === "list" || field.as === "oneOrList"
+        ? value.map((item, index) => this.object(item, field.kind, `${at}/${index}`))
+        : value;
     if (field.as === "map") {
       if (!isObject(value)) return value;
       const out: Record<string, unknown> = {};
@@ -156,7 +202,14 @@ export function stripAnnotations(document: OpenApiDocument): OpenApiDocument | n
     const needed: Record<string, unknown> = {};
     for (const target of targets) {
       if (target === "") return null;
-      const example = stripper.examples && target.startsWith(`${EXAMPLES_AT}/`) ? target.slice(EXAMPLES_AT.length + 1).split("/")[0]!.replace(/~1/g, "/").replace(/~0/g, "~") : undefined;
+      const example =
+        stripper.examples && target.startsWith(`${EXAMPLES_AT}/`)
+          ? target
+              .slice(EXAMPLES_AT.length + 1)
+              .split("/")[0]!
+              .replace(/~1/g, "/")
+              .replace(/~0/g, "~")
+          : undefined;
       if (example !== undefined && Object.hasOwn(stripper.examples!.from, example)) {
         if (!keptExamples.has(example)) needed[example] = stripper.examples!.from[example];
         keptExamples.add(example);
@@ -170,7 +223,8 @@ export function stripAnnotations(document: OpenApiDocument): OpenApiDocument | n
     scan = Object.keys(needed).length > 0 ? needed : undefined;
   }
   if (stripper.examples) {
-    for (const name in stripper.examples.from) if (keptExamples.has(name)) stripper.examples.into[name] = stripper.examples.from[name];
+    for (const name in stripper.examples.from)
+      if (keptExamples.has(name)) stripper.examples.into[name] = stripper.examples.from[name];
   }
   return stripped as OpenApiDocument;
 }

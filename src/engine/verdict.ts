@@ -56,7 +56,8 @@ export class RuleReports {
   report(location: string, message: string): void {
     if (this.exemptions.length !== 0 && isExempt(this.exemptions, location)) return;
     if (this.count++ === 0) this.reported.push(this);
-    if (this.count <= MAX_LISTED_PER_RULE) this.listed.push({ rule: this.rule, severity: this.severity, location, message });
+    if (this.count <= MAX_LISTED_PER_RULE)
+      this.listed.push({ rule: this.rule, severity: this.severity, location, message });
   }
 }
 
@@ -83,7 +84,13 @@ export class ViolationCollector {
       reports =
         severity === undefined || severity === "off"
           ? null
-          : new RuleReports(rule, severity, this.config.exemptions.filter((exemption) => exemption.rule === "*" || exemption.rule === rule), this.listed, this.reported);
+          : new RuleReports(
+              rule,
+              severity,
+              this.config.exemptions.filter((exemption) => exemption.rule === "*" || exemption.rule === rule),
+              this.listed,
+              this.reported,
+            );
       this.byRule.set(rule, reports);
     }
     return reports;
@@ -98,23 +105,37 @@ export class ViolationCollector {
     const violations = this.listed;
     // Rules report one after another, so neighbours almost always share the rule: its order is looked up only
     // when they do not (the same order as comparing the rules' positions every time).
-    violations.sort((a, b) => (a.rule === b.rule ? 0 : (order.get(a.rule) ?? 0) - (order.get(b.rule) ?? 0)) || (a.location < b.location ? -1 : a.location > b.location ? 1 : 0));
+    violations.sort(
+      (a, b) =>
+        (a.rule === b.rule ? 0 : (order.get(a.rule) ?? 0) - (order.get(b.rule) ?? 0)) ||
+        (a.location < b.location ? -1 : a.location > b.location ? 1 : 0),
+    );
     // Summary in the order rules first reported, as the listed violations before (rules report in registry order).
     const summary: RuleSummary[] = this.reported.map(({ rule, severity, count }) => ({ rule, severity, count }));
     summary.sort((a, b) => (order.get(a.rule) ?? 0) - (order.get(b.rule) ?? 0));
     let total = 0;
     for (const { count } of this.reported) total += count;
-    return { approved: !this.reported.some((reports) => reports.severity === "error"), totalViolations: total, violations, summary };
+    return {
+      approved: !this.reported.some((reports) => reports.severity === "error"),
+      totalViolations: total,
+      violations,
+      summary,
+    };
   }
 }
 
 // The layouts every check allocates (keep-layout.ts): a full GC between two uploads otherwise freed them and sent
 // the collector, and every constitution rule reporting through it, back to unoptimized code.
+// biome-ignore lint/plugin: a warm-up object only: the collector reads these two fields of its configuration
 keepLayout(new ViolationCollector({ severities: new Map(), exemptions: [] } as unknown as ConformanceConfig));
 keepLayout(new RuleReports("", "error", [], [], []));
 keepLayout({ rule: "", severity: "error", location: "", message: "" } satisfies Violation);
 
-export function buildVerdict(raw: readonly RawViolation[], ruleOrder: readonly string[], config: ConformanceConfig): Verdict {
+export function buildVerdict(
+  raw: readonly RawViolation[],
+  ruleOrder: readonly string[],
+  config: ConformanceConfig,
+): Verdict {
   const collector = new ViolationCollector(config);
   for (const entry of raw) collector.report(entry.rule, entry.location, entry.message);
   return collector.verdict(ruleOrder);
@@ -124,7 +145,9 @@ export function buildVerdict(raw: readonly RawViolation[], ruleOrder: readonly s
 export function mergeVerdicts(verdicts: readonly Verdict[], ruleOrder: readonly string[]): Verdict {
   const order = new Map(ruleOrder.map((id, index) => [id, index]));
   const violations = verdicts.flatMap((verdict) => verdict.violations);
-  const summary = verdicts.flatMap((verdict) => verdict.summary).sort((a, b) => (order.get(a.rule) ?? 0) - (order.get(b.rule) ?? 0));
+  const summary = verdicts
+    .flatMap((verdict) => verdict.summary)
+    .sort((a, b) => (order.get(a.rule) ?? 0) - (order.get(b.rule) ?? 0));
   return {
     approved: verdicts.every((verdict) => verdict.approved),
     totalViolations: verdicts.reduce((sum, verdict) => sum + verdict.totalViolations, 0),

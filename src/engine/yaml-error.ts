@@ -61,7 +61,10 @@ function unclosedBracket(text: string, offset: number): number | undefined {
 
 export function describeYamlError(text: string, error: unknown): string {
   const yamlError = (error ?? {}) as YamlErrorLike;
-  const summary = (String(yamlError.message ?? error).split("\n")[0] ?? "").replace(/\s*at line \d+, column \d+:?\s*$/, "");
+  const summary = (String(yamlError.message ?? error).split("\n")[0] ?? "").replace(
+    /\s*at line \d+, column \d+:?\s*$/,
+    "",
+  );
   const lines = text.split("\n");
   const noticed = yamlError.linePos?.[0];
   const offset = yamlError.pos?.[0];
@@ -75,6 +78,7 @@ export function describeYamlError(text: string, error: unknown): string {
       return `not valid YAML at line ${at.line}, column ${at.col}: the ${kind} "${bracket}" opened here is never closed: add its "${closer}" (the parser noticed at line ${noticed?.line ?? positionOf(text, offset).line}: ${summary}). Line ${at.line}: ${lineText(lines, at.line)}`;
     }
   }
-  if (noticed) return `not valid YAML at line ${noticed.line}, column ${noticed.col}: ${summary}. Line ${noticed.line}: ${lineText(lines, noticed.line)}`;
+  if (noticed)
+    return `not valid YAML at line ${noticed.line}, column ${noticed.col}: ${summary}. Line ${noticed.line}: ${lineText(lines, noticed.line)}`;
   return `not valid YAML: ${summary}`;
 }

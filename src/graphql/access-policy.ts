@@ -30,7 +30,11 @@ export const AUDIT_FIELDS: Readonly<Record<keyof AuditRecord, string>> = {
 function upstreamSource(catalog: GraphqlCatalog, principal: Principal, env: Env): string {
   try {
     const kind = resolveUpstream(catalog, principal.organizationId, env, undefined).kind;
-    return kind === "demo" ? "embedded demo upstream (demo data)" : kind === "service" ? "the organization's orders API (service binding)" : "the organization's orders API (HTTPS)";
+    return kind === "demo"
+      ? "embedded demo upstream (demo data)"
+      : kind === "service"
+        ? "the organization's orders API (service binding)"
+        : "the organization's orders API (HTTPS)";
   } catch {
     return "misconfigured: calls fail until the operator fixes it";
   }
@@ -41,7 +45,8 @@ export function accessPolicyDocument(catalog: GraphqlCatalog, principal: Princip
   const held = new Set(principal.scopes);
   const unmasked = maskingLevel(principal.scopes, catalog.masking);
   return {
-    about: "Generated from the policy this server enforces (policies/graphql/*, policies/data-policy.json, policies/rate-limits.json). Only the operations listed here ever reach the orders API; user input travels only as GraphQL variables.",
+    about:
+      "Generated from the policy this server enforces (policies/graphql/*, policies/data-policy.json, policies/rate-limits.json). Only the operations listed here ever reach the orders API; user input travels only as GraphQL variables.",
     organization: principal.organizationId,
     dataSource: upstreamSource(catalog, principal, env),
     tools: catalog.operations
@@ -62,7 +67,13 @@ export function accessPolicyDocument(catalog: GraphqlCatalog, principal: Princip
       })),
     disabledOperations: catalog.operations
       .filter((operation) => !operation.enabled)
-      .map((operation) => ({ operation: operation.name, tool: operation.tool, kind: operation.kind, requiredScopes: [...operation.scopes], reason: `disabled in policies/${operation.policyFile}` })),
+      .map((operation) => ({
+        operation: operation.name,
+        tool: operation.tool,
+        kind: operation.kind,
+        requiredScopes: [...operation.scopes],
+        reason: `disabled in policies/${operation.policyFile}`,
+      })),
     maskedFields: Object.entries(catalog.dataPolicy.sensitiveFields).map(([field, rule]) => ({
       field,
       reason: rule.reason,
@@ -78,7 +89,12 @@ export function accessPolicyDocument(catalog: GraphqlCatalog, principal: Princip
     },
     inputRules: {
       enumSynonyms: catalog.inputs.enumSynonyms,
-      patterns: Object.fromEntries(Object.entries(catalog.inputs.patterns).map(([name, p]) => [name, { regex: p.regex, description: p.description, example: p.example }])),
+      patterns: Object.fromEntries(
+        Object.entries(catalog.inputs.patterns).map(([name, p]) => [
+          name,
+          { regex: p.regex, description: p.description, example: p.example },
+        ]),
+      ),
     },
     audit: {
       what: "One audit record per tool call, whatever the outcome. It never holds a token, a secret, the arguments or any result.",

@@ -48,7 +48,9 @@ export function cacheApiResponseCache(cacheName = "arbiter-graphql-responses"): 
         const cache = await caches.open(cacheName);
         await cache.put(
           new Request(key),
-          new Response(JSON.stringify(value), { headers: { "Content-Type": "application/json", "Cache-Control": `max-age=${ttlSeconds}` } }),
+          new Response(JSON.stringify(value), {
+            headers: { "Content-Type": "application/json", "Cache-Control": `max-age=${ttlSeconds}` },
+          }),
         );
       } catch (error) {
         logWarn("graphql response cache write failed", { error });

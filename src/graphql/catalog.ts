@@ -112,7 +112,13 @@ function lineOf(node: ASTNode | undefined): number | undefined {
 }
 
 function parseJson<S extends z.ZodType>(files: PolicyFiles, file: string, schema: S): z.infer<S> {
-  if (!(file in files)) throw new GraphqlPolicyError(file, undefined, "file-missing", "the file is missing from the bundle (src/policy/files.ts)");
+  if (!(file in files))
+    throw new GraphqlPolicyError(
+      file,
+      undefined,
+      "file-missing",
+      "the file is missing from the bundle (src/policy/files.ts)",
+    );
   const result = schema.safeParse(files[file]);
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -124,7 +130,13 @@ function parseJson<S extends z.ZodType>(files: PolicyFiles, file: string, schema
 
 function textOf(files: PolicyFiles, file: string): string {
   const value = files[file];
-  if (typeof value !== "string") throw new GraphqlPolicyError(file, undefined, "file-missing", "the file is missing from the bundle (src/policy/files.ts) or is not text");
+  if (typeof value !== "string")
+    throw new GraphqlPolicyError(
+      file,
+      undefined,
+      "file-missing",
+      "the file is missing from the bundle (src/policy/files.ts) or is not text",
+    );
   return value;
 }
 
@@ -132,7 +144,8 @@ function parseGraphql(file: string, text: string): DocumentNode {
   try {
     return parse(new Source(text, file));
   } catch (error) {
-    if (error instanceof GraphQLError) throw new GraphqlPolicyError(file, error.locations?.[0]?.line, "graphql-syntax", error.message);
+    if (error instanceof GraphQLError)
+      throw new GraphqlPolicyError(file, error.locations?.[0]?.line, "graphql-syntax", error.message);
     throw error;
   }
 }
@@ -144,7 +157,8 @@ function loadSchema(files: PolicyFiles): { schema: GraphQLSchema; document: Docu
   try {
     schema = buildASTSchema(document);
   } catch (error) {
-    if (error instanceof GraphQLError) throw new GraphqlPolicyError(file, error.locations?.[0]?.line, "schema-invalid", error.message);
+    if (error instanceof GraphQLError)
+      throw new GraphqlPolicyError(file, error.locations?.[0]?.line, "schema-invalid", error.message);
     throw error;
   }
   const problem = validateSchema(schema)[0];
@@ -158,11 +172,16 @@ function knownScopes(files: PolicyFiles): Set<string> | undefined {
 }
 
 function knownOrganizations(files: PolicyFiles): Set<string> | undefined {
-  const organizations = (files["organizations.json"] as { organizations?: Record<string, unknown> } | undefined)?.organizations;
+  const organizations = (files["organizations.json"] as { organizations?: Record<string, unknown> } | undefined)
+    ?.organizations;
   return organizations && typeof organizations === "object" ? new Set(Object.keys(organizations)) : undefined;
 }
 
-function loadMasking(files: PolicyFiles, schema: GraphQLSchema, scopes: Set<string> | undefined): { dataPolicy: DataPolicyFile; masking: MaskingRules } {
+function loadMasking(
+  files: PolicyFiles,
+  schema: GraphQLSchema,
+  scopes: Set<string> | undefined,
+): { dataPolicy: DataPolicyFile; masking: MaskingRules } {
   const file = GRAPHQL_POLICY_FILES.dataPolicy;
   const dataPolicy = parseJson(files, file, dataPolicyFileSchema);
   const sensitive = new Map<string, string>();
@@ -170,37 +189,66 @@ function loadMasking(files: PolicyFiles, schema: GraphQLSchema, scopes: Set<stri
     const [typeName, fieldName] = coordinate.split(".") as [string, string];
     const type = schema.getType(typeName);
     if (!type || !("getFields" in type) || !type.getFields()[fieldName]) {
-      throw new GraphqlPolicyError(file, undefined, "unknown-field", `sensitiveFields.${coordinate}: the schema has no field ${coordinate}`);
+      throw new GraphqlPolicyError(
+        file,
+        undefined,
+        "unknown-field",
+        `sensitiveFields.${coordinate}: the schema has no field ${coordinate}`,
+      );
     }
     if (scopes && !scopes.has(rule.unmaskScope)) {
-      throw new GraphqlPolicyError(file, undefined, "unknown-scope", `sensitiveFields.${coordinate}.unmaskScope: "${rule.unmaskScope}" is not in policies/scopes.json`);
+      throw new GraphqlPolicyError(
+        file,
+        undefined,
+        "unknown-scope",
+        `sensitiveFields.${coordinate}.unmaskScope: "${rule.unmaskScope}" is not in policies/scopes.json`,
+      );
     }
     sensitive.set(coordinate, rule.unmaskScope);
   }
   return { dataPolicy, masking: { mask: dataPolicy.mask, sensitive } };
 }
 
-function loadInputs(files: PolicyFiles, schema: GraphQLSchema): { inputs: InputsFile; normalisers: Map<string, EnumNormaliser> } {
+function loadInputs(
+  files: PolicyFiles,
+  schema: GraphQLSchema,
+): { inputs: InputsFile; normalisers: Map<string, EnumNormaliser> } {
   const file = GRAPHQL_POLICY_FILES.inputs;
   const inputs = parseJson(files, file, inputsFileSchema);
   const normalisers = new Map<string, EnumNormaliser>();
   for (const [typeName, synonyms] of Object.entries(inputs.enumSynonyms)) {
     const type = schema.getType(typeName);
     if (!isEnumType(type)) {
-      throw new GraphqlPolicyError(file, undefined, "unknown-enum", `enumSynonyms.${typeName}: the schema has no enum ${typeName}`);
+      throw new GraphqlPolicyError(
+        file,
+        undefined,
+        "unknown-enum",
+        `enumSynonyms.${typeName}: the schema has no enum ${typeName}`,
+      );
     }
     const normaliser = createEnumNormaliser(type, synonyms);
-    if (typeof normaliser === "string") throw new GraphqlPolicyError(file, undefined, "synonym-invalid", `enumSynonyms.${typeName}: ${normaliser}`);
+    if (typeof normaliser === "string")
+      throw new GraphqlPolicyError(file, undefined, "synonym-invalid", `enumSynonyms.${typeName}: ${normaliser}`);
     normalisers.set(typeName, normaliser);
   }
   for (const [name, pattern] of Object.entries(inputs.patterns)) {
     try {
       new RegExp(pattern.regex);
     } catch {
-      throw new GraphqlPolicyError(file, undefined, "pattern-invalid", `patterns.${name}.regex is not a valid regular expression`);
+      throw new GraphqlPolicyError(
+        file,
+        undefined,
+        "pattern-invalid",
+        `patterns.${name}.regex is not a valid regular expression`,
+      );
     }
     if (!new RegExp(pattern.regex).test(pattern.example)) {
-      throw new GraphqlPolicyError(file, undefined, "pattern-invalid", `patterns.${name}.example "${pattern.example}" does not match its own regex`);
+      throw new GraphqlPolicyError(
+        file,
+        undefined,
+        "pattern-invalid",
+        `patterns.${name}.example "${pattern.example}" does not match its own regex`,
+      );
     }
   }
   return { inputs, normalisers };
@@ -212,7 +260,12 @@ function loadUpstreams(files: PolicyFiles): UpstreamsFile {
   const organizations = knownOrganizations(files);
   for (const org of Object.keys(upstreams.organizations)) {
     if (organizations && !organizations.has(org)) {
-      throw new GraphqlPolicyError(file, undefined, "unknown-organization", `organizations.${org}: no such organization in policies/organizations.json`);
+      throw new GraphqlPolicyError(
+        file,
+        undefined,
+        "unknown-organization",
+        `organizations.${org}: no such organization in policies/organizations.json`,
+      );
     }
   }
   return upstreams;
@@ -245,46 +298,95 @@ function loadOperation(files: PolicyFiles, file: string, context: LoadContext): 
     throw new GraphqlPolicyError(file, lineOf(node), rule, problem);
   };
 
-  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const other = document.definitions.find((d) => d.kind !== Kind.OPERATION_DEFINITION && d.kind !== Kind.FRAGMENT_DEFINITION);
+  const operations = document.definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  const other = document.definitions.find(
+    (d) => d.kind !== Kind.OPERATION_DEFINITION && d.kind !== Kind.FRAGMENT_DEFINITION,
+  );
   if (other) fail(other, "single-operation", "an operation file holds one operation and its fragments, nothing else");
-  if (operations.length !== 1) fail(operations[1] ?? document, "single-operation", `expected exactly one operation, found ${operations.length}`);
+  if (operations.length !== 1)
+    fail(operations[1] ?? document, "single-operation", `expected exactly one operation, found ${operations.length}`);
   const operation = operations[0]!;
   const name = operation.name?.value;
   if (!name) fail(operation, "operation-name", `the operation needs a name, and it must be "${stem}" (the file name)`);
-  if (name !== stem) fail(operation.name, "operation-name", `operation "${name}" must be named like its file ("${stem}")`);
-  if (operation.operation === "subscription") fail(operation, "subscription-not-allowed", "subscriptions are never allowed");
+  if (name !== stem)
+    fail(operation.name, "operation-name", `operation "${name}" must be named like its file ("${stem}")`);
+  if (operation.operation === "subscription")
+    fail(operation, "subscription-not-allowed", "subscriptions are never allowed");
 
-  if (!(policyFile in files)) fail(operation, "policy-missing", `add its policy in policies/${policyFile} (tool, title, scopes...) and list it in src/policy/files.ts`);
+  if (!(policyFile in files))
+    fail(
+      operation,
+      "policy-missing",
+      `add its policy in policies/${policyFile} (tool, title, scopes...) and list it in src/policy/files.ts`,
+    );
   const policy = parseJson(files, policyFile, operationPolicySchema);
   const isMutation = operation.operation === "mutation";
   if (isMutation && !policy.mutation) {
-    fail(operation, "mutation-not-allowed", `"${name}" is a mutation; mutations are refused unless its policy (policies/${policyFile}) declares "mutation": true`);
+    fail(
+      operation,
+      "mutation-not-allowed",
+      `"${name}" is a mutation; mutations are refused unless its policy (policies/${policyFile}) declares "mutation": true`,
+    );
   }
-  if (!isMutation && policy.mutation) fail(operation, "policy-kind-mismatch", `policies/${policyFile} declares "mutation": true but "${name}" is a query`);
+  if (!isMutation && policy.mutation)
+    fail(
+      operation,
+      "policy-kind-mismatch",
+      `policies/${policyFile} declares "mutation": true but "${name}" is a query`,
+    );
   if (isMutation && policy.cacheTtlSeconds > 0) {
-    throw new GraphqlPolicyError(policyFile, undefined, "mutation-not-cacheable", `cacheTtlSeconds: a mutation's answer is never cached; remove it`);
+    throw new GraphqlPolicyError(
+      policyFile,
+      undefined,
+      "mutation-not-cacheable",
+      `cacheTtlSeconds: a mutation's answer is never cached; remove it`,
+    );
   }
   const description = operation.description?.value.trim();
-  if (!description) fail(operation, "description-missing", `put the tool description in a string before "${operation.operation} ${name}" (what it does, when to use it)`);
+  if (!description)
+    fail(
+      operation,
+      "description-missing",
+      `put the tool description in a string before "${operation.operation} ${name}" (what it does, when to use it)`,
+    );
 
   const validationError = validate(context.schema, document)[0];
-  if (validationError) throw new GraphqlPolicyError(file, validationError.locations?.[0]?.line, "graphql-validation", validationError.message);
+  if (validationError)
+    throw new GraphqlPolicyError(
+      file,
+      validationError.locations?.[0]?.line,
+      "graphql-validation",
+      validationError.message,
+    );
 
   policy.scopes.forEach((scope, index) => {
     if (context.scopes && !context.scopes.has(scope)) {
-      throw new GraphqlPolicyError(policyFile, undefined, "unknown-scope", `scopes.${index}: "${scope}" is not in policies/scopes.json`);
+      throw new GraphqlPolicyError(
+        policyFile,
+        undefined,
+        "unknown-scope",
+        `scopes.${index}: "${scope}" is not in policies/scopes.json`,
+      );
     }
   });
   const declared = new Map((operation.variableDefinitions ?? []).map((v) => [v.variable.name.value, v] as const));
   for (const variable of Object.keys(policy.variables)) {
     if (!declared.has(variable)) {
-      throw new GraphqlPolicyError(policyFile, undefined, "unknown-variable-policy", `variables.${variable}: ${name} declares no variable $${variable} (it declares ${[...declared.keys()].map((v) => `$${v}`).join(", ") || "none"})`);
+      throw new GraphqlPolicyError(
+        policyFile,
+        undefined,
+        "unknown-variable-policy",
+        `variables.${variable}: ${name} declares no variable $${variable} (it declares ${[...declared.keys()].map((v) => `$${v}`).join(", ") || "none"})`,
+      );
     }
   }
 
   const fragments = new Map(
-    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f] as const),
+    document.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((f) => [f.name.value, f] as const),
   );
   const variableMaxima = new Map<string, number>();
   for (const [variable, definition] of declared) {
@@ -295,9 +397,17 @@ function loadOperation(files: PolicyFiles, file: string, context: LoadContext): 
     if (maximum !== undefined) variableMaxima.set(variable, maximum);
   }
   const rootType = context.schema.getRootType(operation.operation)!;
-  const { violations, estimatedCost } = checkOperationLimits(context.schema, operation, fragments, rootType, context.gateway.limits, variableMaxima);
+  const { violations, estimatedCost } = checkOperationLimits(
+    context.schema,
+    operation,
+    fragments,
+    rootType,
+    context.gateway.limits,
+    variableMaxima,
+  );
   const violation = violations[0];
-  if (violation) fail(violation.node, violation.rule, `${violation.problem} (limits in policies/${GRAPHQL_POLICY_FILES.gateway})`);
+  if (violation)
+    fail(violation.node, violation.rule, `${violation.problem} (limits in policies/${GRAPHQL_POLICY_FILES.gateway})`);
 
   let inputSchema: z.ZodObject;
   try {
@@ -314,7 +424,12 @@ function loadOperation(files: PolicyFiles, file: string, context: LoadContext): 
     const parsed = inputSchema.safeParse(example.arguments);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new GraphqlPolicyError(policyFile, undefined, "example-invalid", `examples.${index}.arguments: ${issue?.path.map(String).join(".") || "(arguments)"}: ${issue?.message ?? "invalid"}`);
+      throw new GraphqlPolicyError(
+        policyFile,
+        undefined,
+        "example-invalid",
+        `examples.${index}.arguments: ${issue?.path.map(String).join(".") || "(arguments)"}: ${issue?.message ?? "invalid"}`,
+      );
     }
   });
   const selection = selectionTree(context.schema, rootType, operation.selectionSet, fragments);
@@ -360,7 +475,12 @@ export function loadGraphqlCatalog(files: PolicyFiles): GraphqlCatalog {
     .sort();
   for (const path of Object.keys(files)) {
     if (path.startsWith(OPERATIONS_DIR) && path.endsWith(".json") && !(path.replace(/\.json$/, ".graphql") in files)) {
-      throw new GraphqlPolicyError(path, undefined, "operation-missing", `policy for an operation that does not exist: add ${path.replace(/\.json$/, ".graphql")} or remove this file`);
+      throw new GraphqlPolicyError(
+        path,
+        undefined,
+        "operation-missing",
+        `policy for an operation that does not exist: add ${path.replace(/\.json$/, ".graphql")} or remove this file`,
+      );
     }
   }
   const context: LoadContext = { schema, gateway, inputs, normalisers, masking, scopes };
@@ -369,7 +489,13 @@ export function loadGraphqlCatalog(files: PolicyFiles): GraphqlCatalog {
   const tools = new Map<string, string>();
   for (const operation of operations) {
     const other = tools.get(operation.tool);
-    if (other) throw new GraphqlPolicyError(operation.policyFile, undefined, "duplicate-tool", `tool "${operation.tool}" is already the tool of ${other}`);
+    if (other)
+      throw new GraphqlPolicyError(
+        operation.policyFile,
+        undefined,
+        "duplicate-tool",
+        `tool "${operation.tool}" is already the tool of ${other}`,
+      );
     tools.set(operation.tool, operation.name);
   }
 
@@ -378,5 +504,15 @@ export function loadGraphqlCatalog(files: PolicyFiles): GraphqlCatalog {
     schemaDocument,
     operations.filter((o) => o.enabled).map((o) => o.document),
   );
-  return Object.freeze({ schema, subsetSdl, operations: Object.freeze(operations), masking, dataPolicy, gateway, inputs, upstreams, normalisers });
+  return Object.freeze({
+    schema,
+    subsetSdl,
+    operations: Object.freeze(operations),
+    masking,
+    dataPolicy,
+    gateway,
+    inputs,
+    upstreams,
+    normalisers,
+  });
 }

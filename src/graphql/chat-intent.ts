@@ -8,7 +8,8 @@ import { foldWord, type EnumNormaliser } from "./input-normalise";
 export type ChatIntent = { kind: "order"; id: string } | { kind: "search"; status: string } | { kind: "help" };
 
 const ORDER_ID = /\bord_[A-Za-z0-9_-]{1,40}/i;
-const PORTUGUESE = /\b(pedidos?|pagos?|pagas?|pendentes?|me traga|detalhe|quais|qual|mostre|listar?|enviados?|cancelados?|reembolsados?)\b/;
+const PORTUGUESE =
+  /\b(pedidos?|pagos?|pagas?|pendentes?|me traga|detalhe|quais|qual|mostre|listar?|enviados?|cancelados?|reembolsados?)\b/;
 
 export function isPortuguese(text: string): boolean {
   return PORTUGUESE.test(foldWord(text));
@@ -24,7 +25,8 @@ export function understand(text: string, statuses: EnumNormaliser | undefined): 
   if (statuses) {
     const folded = foldWord(text);
     for (const [word, value] of statuses.words) {
-      if (new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRegExp(word)}($|[^\\p{L}\\p{N}_])`, "u").test(folded)) return { kind: "search", status: value };
+      if (new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRegExp(word)}($|[^\\p{L}\\p{N}_])`, "u").test(folded))
+        return { kind: "search", status: value };
     }
   }
   return { kind: "help" };

@@ -16,11 +16,19 @@ function line(order: OrderLike): string {
   return `${String(order.id)}: ${String(order.customerName)} - ${String(order.status)} - total ${money(order.total, order.currency)}`;
 }
 
-export function summariseSearch(structured: Record<string, unknown>, status: string, pt: boolean, demo: boolean): string {
+export function summariseSearch(
+  structured: Record<string, unknown>,
+  status: string,
+  pt: boolean,
+  demo: boolean,
+): string {
   const orders = Array.isArray(structured.orders) ? (structured.orders as OrderLike[]) : [];
   const source = demo ? (pt ? " (dados de demonstração)" : " (demo data)") : "";
-  if (orders.length === 0) return pt ? `Não encontrei pedidos com status ${status}${source}.` : `No orders with status ${status}${source}.`;
-  const header = pt ? `Pedidos encontrados com status ${status}: ${orders.length}${source}.` : `Found ${orders.length} orders with status ${status}${source}.`;
+  if (orders.length === 0)
+    return pt ? `Não encontrei pedidos com status ${status}${source}.` : `No orders with status ${status}${source}.`;
+  const header = pt
+    ? `Pedidos encontrados com status ${status}: ${orders.length}${source}.`
+    : `Found ${orders.length} orders with status ${status}${source}.`;
   return [header, ...orders.map((order) => `- ${line(order)}`)].join("\n");
 }
 

@@ -34,8 +34,28 @@ const CURRENCIES: Readonly<Record<string, string>> = { acme: "BRL", globex: "USD
 const NEWEST = Date.UTC(2025, 5, 30, 12, 0, 0);
 
 const NAMES = [
-  "Diego", "Elisa", "Fabio", "Gabriela", "Heitor", "Isabela", "Joao", "Karina", "Lucas", "Marina", "Nuno", "Olivia",
-  "Paulo", "Renata", "Sofia", "Tiago", "Ursula", "Vitor", "Wanda", "Xavier", "Yara", "Zeca",
+  "Diego",
+  "Elisa",
+  "Fabio",
+  "Gabriela",
+  "Heitor",
+  "Isabela",
+  "Joao",
+  "Karina",
+  "Lucas",
+  "Marina",
+  "Nuno",
+  "Olivia",
+  "Paulo",
+  "Renata",
+  "Sofia",
+  "Tiago",
+  "Ursula",
+  "Vitor",
+  "Wanda",
+  "Xavier",
+  "Yara",
+  "Zeca",
 ] as const;
 const PRODUCTS = [
   { sku: "SKU-COF-01", description: "Coffee maker", unitPrice: 120.5 },
@@ -46,7 +66,17 @@ const PRODUCTS = [
   { sku: "SKU-KTL-06", description: "Gooseneck kettle", unitPrice: 149.0 },
   { sku: "SKU-SCL-07", description: "Kitchen scale", unitPrice: 64.5 },
 ] as const;
-const STATUSES: ReadonlyArray<DemoOrder["status"]> = ["PAID", "PAID", "PAID", "PENDING", "PENDING", "SHIPPED", "SHIPPED", "CANCELLED", "REFUNDED"];
+const STATUSES: ReadonlyArray<DemoOrder["status"]> = [
+  "PAID",
+  "PAID",
+  "PAID",
+  "PENDING",
+  "PENDING",
+  "SHIPPED",
+  "SHIPPED",
+  "CANCELLED",
+  "REFUNDED",
+];
 
 /** A small deterministic PRNG (mulberry32) seeded from a string. */
 function seededRandom(seed: string): () => number {
@@ -63,15 +93,43 @@ function seededRandom(seed: string): () => number {
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
 function customerFor(organizationId: string, name: string, index: number): DemoCustomer {
-  return { id: `cus_${String(index + 1).padStart(3, "0")}`, name, email: `${name.toLowerCase()}@customers.${organizationId}.example` };
+  return {
+    id: `cus_${String(index + 1).padStart(3, "0")}`,
+    name,
+    email: `${name.toLowerCase()}@customers.${organizationId}.example`,
+  };
 }
 
 function originalOrders(organizationId: string): DemoOrder[] {
   const at = (hoursBeforeNewest: number) => new Date(NEWEST - hoursBeforeNewest * 3_600_000).toISOString();
   return [
-    { id: "ord_1001", customer: customerFor(organizationId, "Ana", 100), total: 120.5, currency: "BRL", status: "PAID", createdAt: at(900), items: [{ ...PRODUCTS[0], quantity: 1 }] },
-    { id: "ord_1002", customer: customerFor(organizationId, "Bruno", 101), total: 89.9, currency: "BRL", status: "PENDING", createdAt: at(890), items: [{ ...PRODUCTS[3], quantity: 1 }] },
-    { id: "ord_1003", customer: customerFor(organizationId, "Carla", 102), total: 450.0, currency: "BRL", status: "PAID", createdAt: at(880), items: [{ ...PRODUCTS[2], quantity: 2 }] },
+    {
+      id: "ord_1001",
+      customer: customerFor(organizationId, "Ana", 100),
+      total: 120.5,
+      currency: "BRL",
+      status: "PAID",
+      createdAt: at(900),
+      items: [{ ...PRODUCTS[0], quantity: 1 }],
+    },
+    {
+      id: "ord_1002",
+      customer: customerFor(organizationId, "Bruno", 101),
+      total: 89.9,
+      currency: "BRL",
+      status: "PENDING",
+      createdAt: at(890),
+      items: [{ ...PRODUCTS[3], quantity: 1 }],
+    },
+    {
+      id: "ord_1003",
+      customer: customerFor(organizationId, "Carla", 102),
+      total: 450.0,
+      currency: "BRL",
+      status: "PAID",
+      createdAt: at(880),
+      items: [{ ...PRODUCTS[2], quantity: 2 }],
+    },
   ];
 }
 
@@ -106,5 +164,7 @@ export function demoOrdersFor(organizationId: string): DemoOrder[] {
     generated[i]!.createdAt = new Date(NEWEST - hoursBack * 3_600_000).toISOString();
     hoursBack += 1 + Math.floor(random() * 24);
   }
-  return [...originals, ...generated].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+  return [...originals, ...generated].sort((a, b) =>
+    a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0,
+  );
 }

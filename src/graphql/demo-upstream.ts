@@ -67,7 +67,15 @@ export class DemoUpstream {
 
   private rootFor(organizationId: string) {
     return {
-      orders: ({ status, filter, limit }: { status?: string | null; filter?: OrderFilter | null; limit?: number | null }) =>
+      orders: ({
+        status,
+        filter,
+        limit,
+      }: {
+        status?: string | null;
+        filter?: OrderFilter | null;
+        limit?: number | null;
+      }) =>
         this.store(organizationId)
           .filter((order) => !status || order.status === status)
           .filter((order) => matchesFilter(order, filter))
@@ -95,7 +103,8 @@ export class DemoUpstream {
       } catch {
         return Response.json({ errors: [{ message: "request body is not JSON" }] }, { status: 400 });
       }
-      if (typeof body.query !== "string") return Response.json({ errors: [{ message: "query is required" }] }, { status: 400 });
+      if (typeof body.query !== "string")
+        return Response.json({ errors: [{ message: "query is required" }] }, { status: 400 });
       const result = await graphql({
         schema: this.schema,
         source: body.query,

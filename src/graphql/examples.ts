@@ -15,16 +15,33 @@ export async function ordersExamplesDocument(catalog: GraphqlCatalog, call: Gove
       const parsed = operation.inputSchema.safeParse(example.arguments);
       if (!parsed.success) continue; // the loader refuses invalid examples; nothing to show
       try {
-        const result = await runGovernedOperation(catalog, operation, parsed.data as Record<string, unknown>, call, { forceDemo: true, cache: null });
-        examples.push({ tool: operation.tool, description: example.description, arguments: example.arguments, sentAsVariables: parsed.data, structuredContent: result.structuredContent, _meta: result.meta });
+        const result = await runGovernedOperation(catalog, operation, parsed.data as Record<string, unknown>, call, {
+          forceDemo: true,
+          cache: null,
+        });
+        examples.push({
+          tool: operation.tool,
+          description: example.description,
+          arguments: example.arguments,
+          sentAsVariables: parsed.data,
+          structuredContent: result.structuredContent,
+          _meta: result.meta,
+        });
       } catch (error) {
         if (!(error instanceof GatewayFailure)) throw error;
-        examples.push({ tool: operation.tool, description: example.description, arguments: example.arguments, isError: true, message: error.message });
+        examples.push({
+          tool: operation.tool,
+          description: example.description,
+          arguments: example.arguments,
+          isError: true,
+          message: error.message,
+        });
       }
     }
   }
   return {
-    about: "Example tool outputs, produced by running the allowlisted operations against the embedded demo upstream: DEMO DATA, not your organization's orders. Masked according to your token's scopes, exactly as real results are.",
+    about:
+      "Example tool outputs, produced by running the allowlisted operations against the embedded demo upstream: DEMO DATA, not your organization's orders. Masked according to your token's scopes, exactly as real results are.",
     organization: call.principal.organizationId,
     examples,
   };

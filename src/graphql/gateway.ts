@@ -10,7 +10,6 @@ import { GatewayFailure } from "./errors";
 import { currentSpan, withSpan } from "../lib/telemetry/span";
 import { logWarn } from "../lib/log";
 import type { GraphqlOperation } from "./catalog";
-import type { Fetcher } from "./types";
 import type { ResolvedUpstream } from "./upstream";
 import { describeUpstreamErrors, splitUpstreamErrors, type UpstreamError } from "./upstream-errors";
 
@@ -78,7 +77,12 @@ function httpFailure(status: number, body: string): GatewayFailure {
   // 422 name their classes and paths, other statuses keep their own message. Their text goes nowhere.
   const errors = status >= 400 && status <= 499 ? graphqlErrorsIn(body) : undefined;
   if (errors && (status === 400 || status === 422)) {
-    return new GatewayFailure("upstream-error", `The order API refused the operation (HTTP ${status}): ${describeUpstreamErrors(errors.shown)}. Its schema may not match policies/graphql/schema.graphql; tell the operator.`, {}, errors.logged);
+    return new GatewayFailure(
+      "upstream-error",
+      `The order API refused the operation (HTTP ${status}): ${describeUpstreamErrors(errors.shown)}. Its schema may not match policies/graphql/schema.graphql; tell the operator.`,
+      {},
+      errors.logged,
+    );
   }
   return statusFailure(status, errors?.logged ?? []);
 }
@@ -86,12 +90,21 @@ function httpFailure(status: number, body: string): GatewayFailure {
 function statusFailure(status: number, detail: readonly string[]): GatewayFailure {
   const failure = (message: string) => new GatewayFailure("upstream-error", message, {}, detail);
   if (status >= 300 && status <= 399) {
-    return failure(`The order API answered with a redirect (HTTP ${status}), which Arbiter does not follow. The operator must set this organization's upstream endpoint to the final URL.`);
+    return failure(
+      `The order API answered with a redirect (HTTP ${status}), which Arbiter does not follow. The operator must set this organization's upstream endpoint to the final URL.`,
+    );
   }
-  if (status === 401 || status === 403) return failure(`The order API refused Arbiter's credentials (HTTP ${status}). The operator must check this organization's upstream credential.`);
-  if (status === 404) return failure("The order API endpoint was not found (HTTP 404). The operator must check this organization's upstream endpoint.");
+  if (status === 401 || status === 403)
+    return failure(
+      `The order API refused Arbiter's credentials (HTTP ${status}). The operator must check this organization's upstream credential.`,
+    );
+  if (status === 404)
+    return failure(
+      "The order API endpoint was not found (HTTP 404). The operator must check this organization's upstream endpoint.",
+    );
   if (status === 429) return failure("The order API is limiting requests (HTTP 429). Retry in a moment.");
-  if (status >= 500) return failure(`The order API failed (HTTP ${status}). Retry later; if it keeps failing, tell the operator.`);
+  if (status >= 500)
+    return failure(`The order API failed (HTTP ${status}). Retry later; if it keeps failing, tell the operator.`);
   return failure(`The order API answered HTTP ${status}, which is not a GraphQL result.`);
 }
 
@@ -101,19 +114,33 @@ function interpret(status: number, body: string): UpstreamAnswer {
   try {
     parsed = JSON.parse(body);
   } catch {
-    throw new GatewayFailure("upstream-error", "The order API answered with a body that is not valid JSON. Retry later; if it keeps failing, tell the operator.");
+    throw new GatewayFailure(
+      "upstream-error",
+      "The order API answered with a body that is not valid JSON. Retry later; if it keeps failing, tell the operator.",
+    );
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new GatewayFailure("upstream-error", "The order API answered JSON that is not a GraphQL result (no data, no errors).");
+    throw new GatewayFailure(
+      "upstream-error",
+      "The order API answered JSON that is not a GraphQL result (no data, no errors).",
+    );
   }
   const result = parsed as { data?: unknown; errors?: unknown };
   const errors = splitUpstreamErrors(result.errors);
   const hasData = result.data !== null && typeof result.data === "object" && !Array.isArray(result.data);
   if (!hasData) {
     if (errors.shown.length) {
-      throw new GatewayFailure("upstream-error", `The order API reported errors and no data: ${describeUpstreamErrors(errors.shown)}. Retry later; if it keeps failing, tell the operator.`, {}, errors.logged);
+      throw new GatewayFailure(
+        "upstream-error",
+        `The order API reported errors and no data: ${describeUpstreamErrors(errors.shown)}. Retry later; if it keeps failing, tell the operator.`,
+        {},
+        errors.logged,
+      );
     }
-    throw new GatewayFailure("upstream-error", "The order API answered JSON that is not a GraphQL result (no data, no errors).");
+    throw new GatewayFailure(
+      "upstream-error",
+      "The order API answered JSON that is not a GraphQL result (no data, no errors).",
+    );
   }
   return { data: result.data as Record<string, unknown>, errors: errors.shown, loggedErrors: errors.logged };
 }
@@ -131,15 +158,22 @@ export function executeOnUpstream(
   organizationId: string,
 ): Promise<UpstreamAnswer> {
   // A traced call sends its span upstream as W3C traceparent, so the upstream's own spans join the trace.
-  return withSpan("graphql.upstream", "client", { "graphql.operation.name": operation.name, "http.request.method": "POST" }, async (span) => {
-    const traced = span ? { ...upstream, headers: { ...upstream.headers, traceparent: span.traceparent() } } : upstream;
-    try {
-      return await exchange(traced, operation, variables, limits, signal, organizationId);
-    } catch (error) {
-      span?.set({ "error.type": error instanceof GatewayFailure ? error.outcome : "error" });
-      throw error;
-    }
-  });
+  return withSpan(
+    "graphql.upstream",
+    "client",
+    { "graphql.operation.name": operation.name, "http.request.method": "POST" },
+    async (span) => {
+      const traced = span
+        ? { ...upstream, headers: { ...upstream.headers, traceparent: span.traceparent() } }
+        : upstream;
+      try {
+        return await exchange(traced, operation, variables, limits, signal, organizationId);
+      } catch (error) {
+        span?.set({ "error.type": error instanceof GatewayFailure ? error.outcome : "error" });
+        throw error;
+      }
+    },
+  );
 }
 
 async function exchange(
@@ -160,7 +194,9 @@ async function exchange(
   if (signal?.aborted) onCancel();
   signal?.addEventListener("abort", onCancel, { once: true });
   // Settles when the request is aborted, so a fetcher or body that ignores the signal cannot hold the caller.
-  const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true }));
+  const aborted = new Promise<never>((_, reject) =>
+    controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true }),
+  );
   aborted.catch(() => undefined);
 
   try {
@@ -182,13 +218,20 @@ async function exchange(
     const { status, body } = await Promise.race([exchange, aborted]);
     const answer = interpret(status, body);
     if (answer.errors.length) {
-      logWarn("graphql upstream partial answer", { organizationId, operation: operation.name, errors: answer.errors.length, upstreamErrors: answer.loggedErrors });
+      logWarn("graphql upstream partial answer", {
+        organizationId,
+        operation: operation.name,
+        errors: answer.errors.length,
+        upstreamErrors: answer.loggedErrors,
+      });
     }
     return answer;
   } catch (error) {
     if (timedOut) {
       logWarn("graphql upstream timeout", { organizationId, operation: operation.name, timeoutMs: limits.timeoutMs });
-      throw new GatewayFailure("timeout", `upstream timed out after ${formatSeconds(limits.timeoutMs)} s`, { timeoutMs: limits.timeoutMs });
+      throw new GatewayFailure("timeout", `upstream timed out after ${formatSeconds(limits.timeoutMs)} s`, {
+        timeoutMs: limits.timeoutMs,
+      });
     }
     if (error instanceof GatewayFailure) {
       logWarn("graphql upstream failure", {
@@ -200,11 +243,21 @@ async function exchange(
       throw error;
     }
     if (error instanceof TooLarge) {
-      throw new GatewayFailure("upstream-error", `The order API answer is larger than the ${limits.maxResponseBytes} bytes Arbiter accepts. Ask for fewer results (e.g. a smaller limit).`);
+      throw new GatewayFailure(
+        "upstream-error",
+        `The order API answer is larger than the ${limits.maxResponseBytes} bytes Arbiter accepts. Ask for fewer results (e.g. a smaller limit).`,
+      );
     }
     if (signal?.aborted) throw new GatewayFailure("error", "The request was cancelled before the order API answered.");
-    logWarn("graphql upstream unreachable", { organizationId, operation: operation.name, error: error instanceof Error ? error.name : "unknown" });
-    throw new GatewayFailure("upstream-error", "Could not reach the order API (network error). Retry later; if it keeps failing, tell the operator.");
+    logWarn("graphql upstream unreachable", {
+      organizationId,
+      operation: operation.name,
+      error: error instanceof Error ? error.name : "unknown",
+    });
+    throw new GatewayFailure(
+      "upstream-error",
+      "Could not reach the order API (network error). Retry later; if it keeps failing, tell the operator.",
+    );
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onCancel);

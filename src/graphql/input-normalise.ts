@@ -22,16 +22,21 @@ export interface EnumNormaliser {
 }
 
 /** Builds the normaliser; returns a problem text instead when the synonyms are inconsistent. */
-export function createEnumNormaliser(type: GraphQLEnumType, synonyms: Readonly<Record<string, readonly string[]>>): EnumNormaliser | string {
+export function createEnumNormaliser(
+  type: GraphQLEnumType,
+  synonyms: Readonly<Record<string, readonly string[]>>,
+): EnumNormaliser | string {
   const values = type.getValues().map((v) => v.name);
   const lookup = new Map<string, string>();
   for (const value of values) lookup.set(foldWord(value), value);
   for (const [canonical, words] of Object.entries(synonyms)) {
-    if (!values.includes(canonical)) return `"${canonical}" is not a value of enum ${type.name} (values: ${values.join(", ")})`;
+    if (!values.includes(canonical))
+      return `"${canonical}" is not a value of enum ${type.name} (values: ${values.join(", ")})`;
     for (const word of words) {
       const folded = foldWord(word);
       const existing = lookup.get(folded);
-      if (existing !== undefined && existing !== canonical) return `synonym "${word}" maps to both ${existing} and ${canonical}`;
+      if (existing !== undefined && existing !== canonical)
+        return `synonym "${word}" maps to both ${existing} and ${canonical}`;
       lookup.set(folded, canonical);
     }
   }

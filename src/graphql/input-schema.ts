@@ -67,7 +67,8 @@ export function argumentDescriptions(schema: GraphQLSchema, document: DocumentNo
         if (field.value.kind !== Kind.VARIABLE) return;
         const parent = typeInfo.getParentInputType();
         const named = parent ? getNamedType(parent) : undefined;
-        const description = named && isInputObjectType(named) ? named.getFields()[field.name.value]?.description : undefined;
+        const description =
+          named && isInputObjectType(named) ? named.getFields()[field.name.value]?.description : undefined;
         if (description && !found.has(field.value.name.value)) found.set(field.value.name.value, description);
       },
     }),
@@ -75,10 +76,19 @@ export function argumentDescriptions(schema: GraphQLSchema, document: DocumentNo
   return found;
 }
 
-function scalarSchema(type: GraphQLScalarType, policy: VariablePolicy, derivation: InputDerivation, variable: VariableDefinitionNode): z.ZodType {
+function scalarSchema(
+  type: GraphQLScalarType,
+  policy: VariablePolicy,
+  derivation: InputDerivation,
+  variable: VariableDefinitionNode,
+): z.ZodType {
   switch (type.name) {
     case "Int": {
-      return z.number().int().min(Math.max(policy.minimum ?? INT_MIN, INT_MIN)).max(Math.min(policy.maximum ?? INT_MAX, INT_MAX));
+      return z
+        .number()
+        .int()
+        .min(Math.max(policy.minimum ?? INT_MIN, INT_MIN))
+        .max(Math.min(policy.maximum ?? INT_MAX, INT_MAX));
     }
     case "Float": {
       let schema = z.number();
@@ -94,7 +104,11 @@ function scalarSchema(type: GraphQLScalarType, policy: VariablePolicy, derivatio
       if (policy.pattern !== undefined) {
         const pattern = derivation.patterns[policy.pattern];
         if (!pattern) {
-          throw new InputDerivationProblem("unknown-pattern", `variable $${variable.variable.name.value} uses pattern "${policy.pattern}", which policies/graphql/inputs.json does not define (defined: ${Object.keys(derivation.patterns).join(", ") || "none"})`, variable);
+          throw new InputDerivationProblem(
+            "unknown-pattern",
+            `variable $${variable.variable.name.value} uses pattern "${policy.pattern}", which policies/graphql/inputs.json does not define (defined: ${Object.keys(derivation.patterns).join(", ") || "none"})`,
+            variable,
+          );
         }
         schema = schema.regex(new RegExp(pattern.regex), `expected ${pattern.description}, e.g. ${pattern.example}`);
       }
@@ -114,7 +128,9 @@ function enumSchema(type: GraphQLEnumType, derivation: InputDerivation): z.ZodTy
       if (value === undefined) {
         context.addIssue({
           code: "custom",
-          message: normaliser ? unknownEnumMessage(normaliser) : `not a valid ${type.name}. Valid values: ${values.join(", ")}`,
+          message: normaliser
+            ? unknownEnumMessage(normaliser)
+            : `not a valid ${type.name}. Valid values: ${values.join(", ")}`,
         });
         return z.NEVER;
       }
@@ -122,7 +138,13 @@ function enumSchema(type: GraphQLEnumType, derivation: InputDerivation): z.ZodTy
     });
 }
 
-function inputTypeSchema(type: GraphQLInputType, policy: VariablePolicy, derivation: InputDerivation, variable: VariableDefinitionNode, top: boolean): z.ZodType {
+function inputTypeSchema(
+  type: GraphQLInputType,
+  policy: VariablePolicy,
+  derivation: InputDerivation,
+  variable: VariableDefinitionNode,
+  top: boolean,
+): z.ZodType {
   if (isNonNullType(type)) return inputTypeSchema(type.ofType, policy, derivation, variable, top);
   if (isListType(type)) {
     const items = inputTypeSchema(type.ofType, {}, derivation, variable, false);
@@ -147,16 +169,35 @@ function checkPolicyFits(type: GraphQLInputType, policy: VariablePolicy, variabl
   const scalar = base instanceof GraphQLScalarType ? base.name : undefined;
   const numeric = scalar === "Int" || scalar === "Float";
   if ((policy.minimum !== undefined || policy.maximum !== undefined) && !numeric) {
-    throw new InputDerivationProblem("variable-policy-mismatch", `minimum/maximum apply to Int and Float variables; ${name} is ${String(type)}`, variable);
+    throw new InputDerivationProblem(
+      "variable-policy-mismatch",
+      `minimum/maximum apply to Int and Float variables; ${name} is ${String(type)}`,
+      variable,
+    );
   }
-  if ((policy.pattern !== undefined || policy.maxLength !== undefined) && (numeric || scalar === "Boolean" || !scalar)) {
-    throw new InputDerivationProblem("variable-policy-mismatch", `pattern/maxLength apply to String, ID and custom scalar variables; ${name} is ${String(type)}`, variable);
+  if (
+    (policy.pattern !== undefined || policy.maxLength !== undefined) &&
+    (numeric || scalar === "Boolean" || !scalar)
+  ) {
+    throw new InputDerivationProblem(
+      "variable-policy-mismatch",
+      `pattern/maxLength apply to String, ID and custom scalar variables; ${name} is ${String(type)}`,
+      variable,
+    );
   }
   if (policy.maxItems !== undefined && !isListType(base)) {
-    throw new InputDerivationProblem("variable-policy-mismatch", `maxItems applies to list variables; ${name} is ${String(type)}`, variable);
+    throw new InputDerivationProblem(
+      "variable-policy-mismatch",
+      `maxItems applies to list variables; ${name} is ${String(type)}`,
+      variable,
+    );
   }
   if (policy.minimum !== undefined && policy.maximum !== undefined && policy.minimum > policy.maximum) {
-    throw new InputDerivationProblem("variable-policy-mismatch", `${name}: minimum ${policy.minimum} is greater than maximum ${policy.maximum}`, variable);
+    throw new InputDerivationProblem(
+      "variable-policy-mismatch",
+      `${name}: minimum ${policy.minimum} is greater than maximum ${policy.maximum}`,
+      variable,
+    );
   }
 }
 
@@ -174,7 +215,8 @@ export function deriveInputSchema(
   for (const variable of operation.variableDefinitions ?? []) {
     const name = variable.variable.name.value;
     const type = typeFromAST(derivation.schema, variable.type) as GraphQLInputType | undefined;
-    if (!type) throw new InputDerivationProblem("graphql-validation", `variable $${name} has an unknown type`, variable);
+    if (!type)
+      throw new InputDerivationProblem("graphql-validation", `variable $${name} has an unknown type`, variable);
     const policy = variablePolicies[name] ?? {};
     checkPolicyFits(type, policy, variable);
     const base = isNonNullType(type) ? type.ofType : type;
@@ -184,16 +226,28 @@ export function deriveInputSchema(
     const description =
       variable.description?.value ??
       descriptionsFromSchema.get(name) ??
-      (!isSpecifiedScalarType(base as GraphQLScalarType) && "description" in base && typeof base.description === "string" ? base.description : undefined) ??
+      (!isSpecifiedScalarType(base as GraphQLScalarType) &&
+      "description" in base &&
+      typeof base.description === "string"
+        ? base.description
+        : undefined) ??
       `GraphQL variable $${name} (${String(type)})`;
     const extras = [
-      base instanceof GraphQLEnumType ? `Valid values: ${base.getValues().map((v) => v.name).join(", ")}.` : "",
-      pattern && !description.includes(pattern.example) ? `Format: ${pattern.description}, e.g. ${pattern.example}.` : "",
+      base instanceof GraphQLEnumType
+        ? `Valid values: ${base
+            .getValues()
+            .map((v) => v.name)
+            .join(", ")}.`
+        : "",
+      pattern && !description.includes(pattern.example)
+        ? `Format: ${pattern.description}, e.g. ${pattern.example}.`
+        : "",
     ].filter(Boolean);
     schema = schema.describe([description, ...extras].join(" "));
 
     if (variable.defaultValue) {
       const value = valueFromAST(variable.defaultValue, type);
+      // biome-ignore lint/plugin: zod types default() by the schema's own output type, which this generic builder cannot name
       shape[name] = schema.default(value as never);
     } else {
       shape[name] = isNonNullType(type) ? schema : schema.optional();

@@ -50,7 +50,11 @@ function forEachField(
 }
 
 /** The deepest field reachable from `selectionSet` (root fields are at depth 1), following fragments. */
-function deepest(selectionSet: SelectionSetNode, fragments: Fragments, depth: number): { depth: number; node: FieldNode | undefined } {
+function deepest(
+  selectionSet: SelectionSetNode,
+  fragments: Fragments,
+  depth: number,
+): { depth: number; node: FieldNode | undefined } {
   let best: { depth: number; node: FieldNode | undefined } = { depth: 0, node: undefined };
   forEachField(selectionSet, fragments, (field) => {
     const candidate = field.selectionSet ? deepest(field.selectionSet, fragments, depth + 1) : { depth, node: field };
@@ -76,7 +80,12 @@ function numericDefault(argument: GraphQLArgument): number | undefined {
 }
 
 /** Estimated number of items a list field returns: its size argument, else the schema default, else the policy default. */
-function listSize(field: FieldNode, argumentDefaults: ReadonlyMap<string, unknown>, limits: OperationLimits, variableMaxima: ReadonlyMap<string, number>): number {
+function listSize(
+  field: FieldNode,
+  argumentDefaults: ReadonlyMap<string, unknown>,
+  limits: OperationLimits,
+  variableMaxima: ReadonlyMap<string, number>,
+): number {
   for (const name of limits.listSizeArguments) {
     const argument = field.arguments?.find((a) => a.name.value === name);
     const value: ValueNode | undefined = argument?.value;
@@ -113,9 +122,12 @@ function cost(
         total += multiplier;
         if (!definition || !selection.selectionSet) continue;
         const defaults = new Map(definition.args.map((a) => [a.name, numericDefault(a)] as const));
-        const inner = isListType(getNullableType(definition.type)) ? multiplier * listSize(selection, defaults, limits, variableMaxima) : multiplier;
+        const inner = isListType(getNullableType(definition.type))
+          ? multiplier * listSize(selection, defaults, limits, variableMaxima)
+          : multiplier;
         const named = getNamedType(definition.type);
-        if (isCompositeType(named)) total += cost(schema, named, selection.selectionSet, fragments, inner, limits, variableMaxima);
+        if (isCompositeType(named))
+          total += cost(schema, named, selection.selectionSet, fragments, inner, limits, variableMaxima);
       }
     }
   };
@@ -139,24 +151,40 @@ export function checkOperationLimits(
 
   const depth = deepest(operation.selectionSet, fragments, 1);
   if (depth.depth > limits.maxDepth && depth.node) {
-    violations.push({ rule: "max-depth", problem: `selection depth ${depth.depth} (at field "${depth.node.name.value}") exceeds the limit of ${limits.maxDepth}`, node: depth.node });
+    violations.push({
+      rule: "max-depth",
+      problem: `selection depth ${depth.depth} (at field "${depth.node.name.value}") exceeds the limit of ${limits.maxDepth}`,
+      node: depth.node,
+    });
   }
 
   const aliases = aliasedFields(operation.selectionSet, fragments);
   if (aliases.length > limits.maxAliases) {
     const node = aliases[limits.maxAliases]!;
-    violations.push({ rule: "max-aliases", problem: `${aliases.length} aliases exceed the limit of ${limits.maxAliases}`, node });
+    violations.push({
+      rule: "max-aliases",
+      problem: `${aliases.length} aliases exceed the limit of ${limits.maxAliases}`,
+      node,
+    });
   }
 
   const roots: FieldNode[] = [];
   forEachField(operation.selectionSet, fragments, (field) => roots.push(field));
   if (roots.length > limits.maxRootFields) {
-    violations.push({ rule: "max-root-fields", problem: `${roots.length} root fields exceed the limit of ${limits.maxRootFields}`, node: roots[limits.maxRootFields]! });
+    violations.push({
+      rule: "max-root-fields",
+      problem: `${roots.length} root fields exceed the limit of ${limits.maxRootFields}`,
+      node: roots[limits.maxRootFields]!,
+    });
   }
 
   const estimated = cost(schema, rootType, operation.selectionSet, fragments, 1, limits, variableMaxima);
   if (estimated > limits.maxCost) {
-    violations.push({ rule: "max-cost", problem: `estimated cost ${estimated} exceeds the limit of ${limits.maxCost} (one per field, times the length of every enclosing list)`, node: operation });
+    violations.push({
+      rule: "max-cost",
+      problem: `estimated cost ${estimated} exceeds the limit of ${limits.maxCost} (one per field, times the length of every enclosing list)`,
+      node: operation,
+    });
   }
   return { violations, estimatedCost: estimated };
 }

@@ -34,12 +34,20 @@ export function maskingLevel(granted: readonly string[], rules: MaskingRules): s
   return [...new Set(granted.filter((scope) => relevant.has(scope)))].sort();
 }
 
-export function applyDataPolicy(data: Record<string, unknown>, tree: SelectionTree, granted: readonly string[], rules: MaskingRules): Record<string, unknown> {
+export function applyDataPolicy(
+  data: Record<string, unknown>,
+  tree: SelectionTree,
+  granted: readonly string[],
+  rules: MaskingRules,
+): Record<string, unknown> {
   return project(data, tree, new Set(maskingLevel(granted, rules)), rules) as Record<string, unknown>;
 }
 
 /** The sensitive coordinates a tree selects, with the scope that unmasks each. */
-export function sensitiveFieldsIn(tree: SelectionTree, rules: MaskingRules): Array<{ coordinate: string; unmaskScope: string }> {
+export function sensitiveFieldsIn(
+  tree: SelectionTree,
+  rules: MaskingRules,
+): Array<{ coordinate: string; unmaskScope: string }> {
   const out: Array<{ coordinate: string; unmaskScope: string }> = [];
   for (const field of tree.values()) {
     const scope = rules.sensitive.get(field.coordinate);

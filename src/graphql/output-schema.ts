@@ -33,7 +33,11 @@ function leafSchema(type: GraphQLOutputType | undefined): z.ZodType {
   return z.string(); // __typename
 }
 
-function typeSchema(type: GraphQLOutputType | undefined, children: SelectionTree | undefined, rules: MaskingRules): z.ZodType {
+function typeSchema(
+  type: GraphQLOutputType | undefined,
+  children: SelectionTree | undefined,
+  rules: MaskingRules,
+): z.ZodType {
   if (type && isNonNullType(type)) return typeSchema(type.ofType, children, rules);
   if (type && isListType(type)) {
     const item = typeSchema(type.ofType, children, rules);
@@ -62,11 +66,18 @@ export function objectSchema(tree: SelectionTree, rules: MaskingRules): z.ZodObj
 export const upstreamErrorsSchema = z
   .array(
     z.object({
-      message: z.string().describe("The class of error (access denied, not found, ...); the upstream's own text is never shown"),
-      path: z.array(z.union([z.string(), z.number()])).optional().describe("Where in the result, e.g. [\"orders\", 3, \"total\"]"),
+      message: z
+        .string()
+        .describe("The class of error (access denied, not found, ...); the upstream's own text is never shown"),
+      path: z
+        .array(z.union([z.string(), z.number()]))
+        .optional()
+        .describe('Where in the result, e.g. ["orders", 3, "total"]'),
     }),
   )
-  .describe("Present only when the upstream answered partial data: the fields it could not resolve (they are null above)");
+  .describe(
+    "Present only when the upstream answered partial data: the fields it could not resolve (they are null above)",
+  );
 
 /** The root: the operation's root fields, plus `errors` for partial answers. */
 export function deriveOutputSchema(tree: SelectionTree, rules: MaskingRules): z.ZodObject {

@@ -8,7 +8,9 @@ import { z } from "zod";
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
 const positiveInt = z.number().int().positive();
-const scopeName = z.string().regex(/^[a-z][a-z0-9_.]*$/, "scope names are lowercase words joined by dots or underscores");
+const scopeName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_.]*$/, "scope names are lowercase words joined by dots or underscores");
 const envName = z.string().regex(/^[A-Z][A-Z0-9_]*$/, "Worker var, secret and binding names are UPPER_SNAKE_CASE");
 const headerName = z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "an HTTP header name such as Authorization or X-Api-Key");
 
@@ -23,7 +25,11 @@ export const gatewayFileSchema = z.object({
     listSizeArguments: z.array(z.string().min(1)).default([]),
   }),
   defaultTimeoutMs: z.number().int().min(50).max(30_000),
-  maxResponseBytes: z.number().int().min(1024).max(16 * 1024 * 1024),
+  maxResponseBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024),
 });
 
 export const inputsFileSchema = z.object({
@@ -47,7 +53,10 @@ const upstreamEntry = z
     serviceBinding: envName.optional(),
     credentialSecret: envName.optional(),
     credentialHeader: headerName.default("Authorization"),
-    credentialScheme: z.string().regex(/^[A-Za-z][A-Za-z0-9-]*$/).optional(),
+    credentialScheme: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9-]*$/)
+      .optional(),
     organizationHeader: headerName.optional(),
   })
   .strict();
@@ -63,7 +72,12 @@ export const dataPolicyFileSchema = z.object({
   mask: z.string().min(1),
   sensitiveFields: z
     .record(
-      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$/, "expected a schema coordinate such as Order.customerName"),
+      z
+        .string()
+        .regex(
+          /^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$/,
+          "expected a schema coordinate such as Order.customerName",
+        ),
       z.object({ unmaskScope: scopeName, reason: z.string().min(1) }),
     )
     .default({}),
@@ -82,7 +96,9 @@ const variablePolicy = z
 export const operationPolicySchema = z
   .object({
     $comment: z.string().optional(),
-    tool: z.string().regex(TOOL_NAME, "tool names are snake_case: lowercase letters, digits and _ (e.g. orders_search)"),
+    tool: z
+      .string()
+      .regex(TOOL_NAME, "tool names are snake_case: lowercase letters, digits and _ (e.g. orders_search)"),
     title: z.string().min(1),
     scopes: z.array(scopeName).min(1, "name at least one scope the caller needs"),
     timeoutMs: z.number().int().min(50).max(30_000).optional(),

@@ -40,7 +40,8 @@ export interface GovernedResult {
   };
 }
 
-export const DEMO_NOTE = "Demo data: no GraphQL upstream is configured for this organization, so Arbiter's embedded demo upstream answered with invented orders.";
+export const DEMO_NOTE =
+  "Demo data: no GraphQL upstream is configured for this organization, so Arbiter's embedded demo upstream answered with invented orders.";
 
 export async function runGovernedOperation(
   catalog: GraphqlCatalog,
@@ -50,9 +51,13 @@ export async function runGovernedOperation(
   options: GovernedOptions = {},
 ): Promise<GovernedResult> {
   const { principal } = call;
-  const upstream = options.forceDemo ? demoUpstream(catalog, principal.organizationId) : resolveUpstream(catalog, principal.organizationId, call.env, options.fetcher);
+  const upstream = options.forceDemo
+    ? demoUpstream(catalog, principal.organizationId)
+    : resolveUpstream(catalog, principal.organizationId, call.env, options.fetcher);
   const level = maskingLevel(principal.scopes, catalog.masking);
-  const maskedFields = operation.sensitiveFields.filter((field) => !level.includes(field.unmaskScope)).map((field) => field.coordinate);
+  const maskedFields = operation.sensitiveFields
+    .filter((field) => !level.includes(field.unmaskScope))
+    .map((field) => field.coordinate);
   const demo = upstream.kind === "demo";
   const baseMeta = {
     dataSource: demo ? ("demo" as const) : ("organization-upstream" as const),
@@ -61,13 +66,25 @@ export async function runGovernedOperation(
     maskedFields,
   };
 
-  const cache = operation.cacheTtlSeconds > 0 && operation.kind === "query" ? (options.cache === undefined ? cacheApiResponseCache() : options.cache ?? undefined) : undefined;
+  const cache =
+    operation.cacheTtlSeconds > 0 && operation.kind === "query"
+      ? options.cache === undefined
+        ? cacheApiResponseCache()
+        : (options.cache ?? undefined)
+      : undefined;
   const key = cache
-    ? await responseCacheKey({ organizationId: principal.organizationId, maskingLevel: level, upstreamKind: upstream.kind, operation: operation.name, variables })
+    ? await responseCacheKey({
+        organizationId: principal.organizationId,
+        maskingLevel: level,
+        upstreamKind: upstream.kind,
+        operation: operation.name,
+        variables,
+      })
     : undefined;
   if (cache && key) {
     const hit = await cache.get(key);
-    if (hit && operation.outputSchema.safeParse(hit).success) return { structuredContent: hit, meta: { ...baseMeta, cache: "hit", partial: false } };
+    if (hit && operation.outputSchema.safeParse(hit).success)
+      return { structuredContent: hit, meta: { ...baseMeta, cache: "hit", partial: false } };
   }
 
   const answer = await executeOnUpstream(

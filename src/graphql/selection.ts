@@ -33,7 +33,12 @@ export function selectionTree(
   fragments: ReadonlyMap<string, FragmentDefinitionNode>,
 ): SelectionTree {
   const tree = new Map<string, SelectedField>();
-  const collect = (type: GraphQLCompositeType, set: SelectionSetNode, conditional: boolean, merged: Map<string, SelectedField>) => {
+  const collect = (
+    type: GraphQLCompositeType,
+    set: SelectionSetNode,
+    conditional: boolean,
+    merged: Map<string, SelectedField>,
+  ) => {
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
         const key = selection.alias?.value ?? selection.name.value;
@@ -57,8 +62,13 @@ export function selectionTree(
         });
       } else {
         const condition =
-          selection.kind === Kind.INLINE_FRAGMENT ? selection.typeCondition?.name.value : fragments.get(selection.name.value)?.typeCondition.name.value;
-        const selected = selection.kind === Kind.INLINE_FRAGMENT ? selection.selectionSet : fragments.get(selection.name.value)?.selectionSet;
+          selection.kind === Kind.INLINE_FRAGMENT
+            ? selection.typeCondition?.name.value
+            : fragments.get(selection.name.value)?.typeCondition.name.value;
+        const selected =
+          selection.kind === Kind.INLINE_FRAGMENT
+            ? selection.selectionSet
+            : fragments.get(selection.name.value)?.selectionSet;
         if (!selected) continue;
         const narrowed = condition ? schema.getType(condition) : type;
         const narrowerType = narrowed && isCompositeType(narrowed) ? narrowed : type;

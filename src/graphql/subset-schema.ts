@@ -28,7 +28,8 @@ function addType(touched: Touched, type: GraphQLNamedType): void {
   if (touched.types.has(type.name)) return;
   touched.types.add(type.name);
   // An input object is only usable whole: include every field and its types.
-  if (isInputObjectType(type)) for (const field of Object.values(type.getFields())) addType(touched, getNamedType(field.type));
+  if (isInputObjectType(type))
+    for (const field of Object.values(type.getFields())) addType(touched, getNamedType(field.type));
 }
 
 function collect(schema: GraphQLSchema, document: DocumentNode, touched: Touched): void {
@@ -65,7 +66,11 @@ function collect(schema: GraphQLSchema, document: DocumentNode, touched: Touched
 
 const BUILT_IN_SCALARS = new Set(["String", "Int", "Float", "Boolean", "ID"]);
 
-export function allowedSubsetSdl(schema: GraphQLSchema, schemaDocument: DocumentNode, operations: readonly DocumentNode[]): string {
+export function allowedSubsetSdl(
+  schema: GraphQLSchema,
+  schemaDocument: DocumentNode,
+  operations: readonly DocumentNode[],
+): string {
   const touched: Touched = { types: new Set(), fields: new Set(), arguments: new Set() };
   for (const operation of operations) collect(schema, operation, touched);
 
@@ -81,7 +86,9 @@ export function allowedSubsetSdl(schema: GraphQLSchema, schemaDocument: Document
         .filter((field) => touched.fields.has(`${typeName}.${field.name.value}`))
         .map((field) => ({
           ...field,
-          arguments: (field.arguments ?? []).filter((argument) => touched.arguments.has(`${typeName}.${field.name.value}(${argument.name.value})`)),
+          arguments: (field.arguments ?? []).filter((argument) =>
+            touched.arguments.has(`${typeName}.${field.name.value}(${argument.name.value})`),
+          ),
         }));
       kept.push({ ...definition, fields });
     } else if (
@@ -90,7 +97,8 @@ export function allowedSubsetSdl(schema: GraphQLSchema, schemaDocument: Document
       definition.kind === Kind.SCALAR_TYPE_DEFINITION ||
       definition.kind === Kind.UNION_TYPE_DEFINITION
     ) {
-      if (touched.types.has(definition.name.value) && !BUILT_IN_SCALARS.has(definition.name.value)) kept.push(definition);
+      if (touched.types.has(definition.name.value) && !BUILT_IN_SCALARS.has(definition.name.value))
+        kept.push(definition);
     }
   }
   return print({ kind: Kind.DOCUMENT, definitions: kept });

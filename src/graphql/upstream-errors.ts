@@ -30,7 +30,8 @@ const CLASS_MESSAGES: Readonly<Record<string, string>> = {
   UNAUTHENTICATED: "Arbiter's credentials were not accepted",
   NOT_FOUND: "not found",
   BAD_USER_INPUT: "an argument was refused",
-  GRAPHQL_VALIDATION_FAILED: "the operation was refused (the upstream schema may not match policies/graphql/schema.graphql)",
+  GRAPHQL_VALIDATION_FAILED:
+    "the operation was refused (the upstream schema may not match policies/graphql/schema.graphql)",
   GRAPHQL_PARSE_FAILED: "the operation was refused (the upstream schema may not match policies/graphql/schema.graphql)",
   INTERNAL_SERVER_ERROR: "the upstream failed to resolve this",
 };
@@ -45,7 +46,11 @@ function knownClass(error: Record<string, unknown>): string | undefined {
 
 function safePath(path: unknown): Array<string | number> | undefined {
   if (!Array.isArray(path) || path.length === 0 || path.length > MAX_PATH_SEGMENTS) return undefined;
-  const fine = path.every((segment) => (typeof segment === "number" && Number.isInteger(segment) && segment >= 0) || (typeof segment === "string" && FIELD_NAME.test(segment)));
+  const fine = path.every(
+    (segment) =>
+      (typeof segment === "number" && Number.isInteger(segment) && segment >= 0) ||
+      (typeof segment === "string" && FIELD_NAME.test(segment)),
+  );
   return fine ? (path as Array<string | number>) : undefined;
 }
 
@@ -65,5 +70,7 @@ export function splitUpstreamErrors(errors: unknown): SplitErrors {
 }
 
 export function describeUpstreamErrors(errors: readonly UpstreamError[]): string {
-  return errors.map((error) => (error.path ? `${error.message} (at ${error.path.join(".")})` : error.message)).join("; ");
+  return errors
+    .map((error) => (error.path ? `${error.message} (at ${error.path.join(".")})` : error.message))
+    .join("; ");
 }

@@ -23,11 +23,14 @@ const DEMO_ENDPOINT = "https://demo-upstream.arbiter.internal/graphql";
 const SERVICE_ENDPOINT = "https://upstream.service.internal/graphql";
 
 function envValue(env: Env, name: string | undefined): unknown {
-  return name ? (env as unknown as Record<string, unknown>)[name] : undefined;
+  return name ? (Reflect.get(env, name) as unknown) : undefined;
 }
 
 function notConfigured(detail: string): GatewayFailure {
-  return new GatewayFailure("upstream-error", `The order API for this organization is not configured correctly (${detail}). Ask the operator to fix it.`);
+  return new GatewayFailure(
+    "upstream-error",
+    `The order API for this organization is not configured correctly (${detail}). Ask the operator to fix it.`,
+  );
 }
 
 function baseHeaders(): Record<string, string> {
@@ -44,17 +47,28 @@ export function demoUpstream(catalog: GraphqlCatalog, organizationId: string): R
   };
 }
 
-export function resolveUpstream(catalog: GraphqlCatalog, organizationId: string, env: Env, fetcher: Fetcher | undefined): ResolvedUpstream {
+export function resolveUpstream(
+  catalog: GraphqlCatalog,
+  organizationId: string,
+  env: Env,
+  fetcher: Fetcher | undefined,
+): ResolvedUpstream {
   const entry = catalog.upstreams.organizations[organizationId] ?? catalog.upstreams.default;
   const headers = baseHeaders();
 
   if (entry.serviceBinding) {
     const binding = envValue(env, entry.serviceBinding) as { fetch?: unknown } | undefined;
-    if (!binding || typeof binding.fetch !== "function") throw notConfigured(`service binding ${entry.serviceBinding} is missing`);
+    if (!binding || typeof binding.fetch !== "function")
+      throw notConfigured(`service binding ${entry.serviceBinding} is missing`);
     const service = binding as { fetch(request: Request): Promise<Response> };
     const path = envValue(env, entry.endpointVar);
     return withCredentials(
-      { kind: "service", endpoint: typeof path === "string" && path ? new URL(path, SERVICE_ENDPOINT).href : SERVICE_ENDPOINT, headers, fetcher: (request) => service.fetch(request) },
+      {
+        kind: "service",
+        endpoint: typeof path === "string" && path ? new URL(path, SERVICE_ENDPOINT).href : SERVICE_ENDPOINT,
+        headers,
+        fetcher: (request) => service.fetch(request),
+      },
       entry,
       organizationId,
       env,
@@ -69,8 +83,14 @@ export function resolveUpstream(catalog: GraphqlCatalog, organizationId: string,
   } catch {
     throw notConfigured(`${entry.endpointVar} is not a URL`);
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw notConfigured(`${entry.endpointVar} must be an http(s) URL`);
-  return withCredentials({ kind: "http", endpoint: url.href, headers, fetcher: fetcher ?? ((request) => fetch(request)) }, entry, organizationId, env);
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw notConfigured(`${entry.endpointVar} must be an http(s) URL`);
+  return withCredentials(
+    { kind: "http", endpoint: url.href, headers, fetcher: fetcher ?? ((request) => fetch(request)) },
+    entry,
+    organizationId,
+    env,
+  );
 }
 
 function withCredentials(
@@ -83,7 +103,9 @@ function withCredentials(
   if (entry.credentialSecret) {
     const secret = envValue(env, entry.credentialSecret);
     if (typeof secret === "string" && secret !== "") {
-      upstream.headers[entry.credentialHeader] = entry.credentialScheme ? `${entry.credentialScheme} ${secret}` : secret;
+      upstream.headers[entry.credentialHeader] = entry.credentialScheme
+        ? `${entry.credentialScheme} ${secret}`
+        : secret;
     } else {
       // Some upstreams need no credential (a loopback server in development); say which secret is unset, never a value.
       logWarn("graphql upstream credential not set", { organizationId, secret: entry.credentialSecret });

@@ -4,5 +4,7 @@
 // the code generation ajv compiles schemas with, so the 300 KiB it added to the bundle could never have validated
 // anything here. Should anything ever construct it, it fails with this message instead.
 export default function ajvRefused(): never {
-  throw new Error("ajv is not bundled in this Worker (wrangler.toml [alias], src/lib/ajv-refusal.ts): give the MCP SDK a jsonSchemaValidator, as src/mcp/server.ts does.");
+  throw new Error(
+    "ajv is not bundled in this Worker (wrangler.toml [alias], src/lib/ajv-refusal.ts): give the MCP SDK a jsonSchemaValidator, as src/mcp/server.ts does.",
+  );
 }

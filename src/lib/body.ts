@@ -62,7 +62,8 @@ async function readWhole(request: Request, declared: number): Promise<WholeBodyR
 /** readBodyLimited for large uploads: a body of known length is read in one piece (readWhole). */
 export async function readBodyWhole(request: Request, limit: number): Promise<WholeBodyRead> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (request.body && Number.isInteger(declared) && declared > 0 && declared <= limit) return readWhole(request, declared);
+  if (request.body && Number.isInteger(declared) && declared > 0 && declared <= limit)
+    return readWhole(request, declared);
   return readBodyLimited(request, limit);
 }
 

@@ -13,17 +13,25 @@ export function isUrlEncodedForm(contentType: string | null): boolean {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase() === "application/x-www-form-urlencoded";
 }
 
-export type FormRead = { ok: true; form: URLSearchParams } | { ok: false; reason: "media_type" | "too_large" | "truncated" | "unreadable" };
+export type FormRead =
+  | { ok: true; form: URLSearchParams }
+  | { ok: false; reason: "media_type" | "too_large" | "truncated" | "unreadable" };
 
 export async function readUrlEncodedForm(request: Request, limit = MAX_FORM_BYTES): Promise<FormRead> {
   if (!isUrlEncodedForm(request.headers.get("content-type"))) return { ok: false, reason: "media_type" };
   const read = await readBodyLimited(request, limit);
   if (!read.ok) {
     if (read.reason === "empty") return { ok: true, form: new URLSearchParams() };
-    return { ok: false, reason: read.reason === "too_large" ? "too_large" : read.reason === "truncated" ? "truncated" : "unreadable" };
+    return {
+      ok: false,
+      reason: read.reason === "too_large" ? "too_large" : read.reason === "truncated" ? "truncated" : "unreadable",
+    };
   }
   try {
-    return { ok: true, form: new URLSearchParams(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(read.bytes)) };
+    return {
+      ok: true,
+      form: new URLSearchParams(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(read.bytes)),
+    };
   } catch {
     return { ok: false, reason: "unreadable" };
   }

@@ -18,7 +18,8 @@ export interface HumaniseOptions {
 type Issue = z.core.$ZodIssue;
 
 // zod 4's default English messages start with these; anything else was written by the schema's author.
-const ZOD_DEFAULT = /^(Invalid input|Invalid option|Invalid string|Invalid [a-z]+:|Too small|Too big|Unrecognized key|Invalid element|Invalid key|Invalid value|Invalid)/;
+const ZOD_DEFAULT =
+  /^(Invalid input|Invalid option|Invalid string|Invalid [a-z]+:|Too small|Too big|Unrecognized key|Invalid element|Invalid key|Invalid value|Invalid)/;
 
 const ARTICLE: Record<string, string> = {
   string: "a string",
@@ -35,14 +36,18 @@ function quoted(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
-function sizeRule(issue: Issue & { origin?: string; minimum?: unknown; maximum?: unknown; inclusive?: boolean }, small: boolean): string {
+function sizeRule(
+  issue: Issue & { origin?: string; minimum?: unknown; maximum?: unknown; inclusive?: boolean },
+  small: boolean,
+): string {
   const bound = Number(small ? issue.minimum : issue.maximum);
   const exclusive = issue.inclusive === false;
   if (issue.origin === "string") {
     if (small && bound === 1 && !exclusive) return "must not be empty";
     return small ? `must be at least ${bound} characters long` : `must be at most ${bound} characters long`;
   }
-  if (issue.origin === "array" || issue.origin === "set") return small ? `must have at least ${bound} items` : `must have at most ${bound} items`;
+  if (issue.origin === "array" || issue.origin === "set")
+    return small ? `must have at least ${bound} items` : `must have at most ${bound} items`;
   if (exclusive) return small ? `must be greater than ${bound}` : `must be less than ${bound}`;
   return small ? `must be at least ${bound}` : `must be at most ${bound}`;
 }
@@ -60,11 +65,22 @@ function rule(issue: Issue): { text: string; required: boolean } {
     case "too_big":
       return { text: custom ? `: ${issue.message}` : sizeRule(issue, issue.code === "too_small"), required: false };
     case "invalid_value":
-      return { text: custom ? `: ${issue.message}` : `must be one of ${issue.values.map(quoted).join(", ")}`, required: false };
+      return {
+        text: custom ? `: ${issue.message}` : `must be one of ${issue.values.map(quoted).join(", ")}`,
+        required: false,
+      };
     case "unrecognized_keys":
-      return { text: `has unknown field${issue.keys.length === 1 ? "" : "s"} ${issue.keys.join(", ")}: remove ${issue.keys.length === 1 ? "it" : "them"}`, required: false };
+      return {
+        text: `has unknown field${issue.keys.length === 1 ? "" : "s"} ${issue.keys.join(", ")}: remove ${issue.keys.length === 1 ? "it" : "them"}`,
+        required: false,
+      };
     case "invalid_format":
-      return { text: custom ? `: ${issue.message}` : `must be ${issue.format === "regex" ? `text matching ${String((issue as { pattern?: string }).pattern ?? "the pattern")}` : `a valid ${issue.format}`}`, required: false };
+      return {
+        text: custom
+          ? `: ${issue.message}`
+          : `must be ${issue.format === "regex" ? `text matching ${String((issue as { pattern?: string }).pattern ?? "the pattern")}` : `a valid ${issue.format}`}`,
+        required: false,
+      };
     default:
       return { text: `: ${issue.message}`, required: false };
   }

@@ -6,12 +6,16 @@
 export function redactSecrets(text: string): string {
   return text
     .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=:-]+/gi, "$1 [redacted]")
-    .replace(/\b(password|passwd|pwd|secret|token|api[_-]?key|apikey|authorization|credential)s?("?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s&;,]+)/gi, "$1$2[redacted]")
+    .replace(
+      /\b(password|passwd|pwd|secret|token|api[_-]?key|apikey|authorization|credential)s?("?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s&;,]+)/gi,
+      "$1$2[redacted]",
+    )
     .replace(/\/\/[^/@\s:]+:[^/@\s]+@/g, "//[redacted]@");
 }
 
 function describe(value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: redactSecrets(value.message.split("\n")[0]?.slice(0, 300) ?? "") };
+  if (value instanceof Error)
+    return { name: value.name, message: redactSecrets(value.message.split("\n")[0]?.slice(0, 300) ?? "") };
   return value;
 }
 

@@ -3,7 +3,8 @@
 // connects to another MCP server, so the ~400 KiB the client added to the bundle never ran here. The names `agents`
 // imports exist, so its modules load (one extends the transports at import time); constructing or calling any of
 // them fails with this message instead. The JSON Schema validator subpath (`/validators/cf-worker`) stays the real one.
-const REFUSED = "The MCP client SDK is not bundled in this Worker (wrangler.toml [alias], src/lib/mcp-client-refusal.ts): Arbiter serves MCP and never connects to another MCP server.";
+const REFUSED =
+  "The MCP client SDK is not bundled in this Worker (wrangler.toml [alias], src/lib/mcp-client-refusal.ts): Arbiter serves MCP and never connects to another MCP server.";
 
 function refuse(): never {
   throw new Error(REFUSED);

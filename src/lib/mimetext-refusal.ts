@@ -4,5 +4,7 @@
 // (about 230 KiB of the bundle) were carried by every deployment for nothing. Should anything ever reach it, the
 // e-mail reply fails with this message instead of running code that was never shipped.
 export function createMimeMessage(): never {
-  throw new Error("Arbiter does not send e-mail: mimetext is not bundled (wrangler.toml [alias], src/lib/mimetext-refusal.ts).");
+  throw new Error(
+    "Arbiter does not send e-mail: mimetext is not bundled (wrangler.toml [alias], src/lib/mimetext-refusal.ts).",
+  );
 }

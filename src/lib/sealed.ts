@@ -15,7 +15,13 @@ export interface SealKey {
 }
 
 async function hmacKey({ purpose, secret }: SealKey): Promise<CryptoKey> {
-  return crypto.subtle.importKey("raw", encoder.encode(`${purpose}:${secret}`), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+  return crypto.subtle.importKey(
+    "raw",
+    encoder.encode(`${purpose}:${secret}`),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign", "verify"],
+  );
 }
 
 /** Seals `payload` with an expiry `ttlSeconds` after `now` (milliseconds). */
@@ -29,11 +35,23 @@ export async function sealValue(payload: object, key: SealKey, ttlSeconds: numbe
  * The payload (without `exp`) of an authentic, unexpired sealed value; undefined for anything else (altered,
  * another key or purpose, expired, malformed). The caller checks the payload's shape.
  */
-export async function openSealed(value: string, key: SealKey, now = Date.now()): Promise<Record<string, unknown> | undefined> {
+export async function openSealed(
+  value: string,
+  key: SealKey,
+  now = Date.now(),
+): Promise<Record<string, unknown> | undefined> {
   const [body, signature, extra] = value.split(".");
   if (!body || !signature || extra !== undefined) return undefined;
   try {
-    if (!(await crypto.subtle.verify("HMAC", await hmacKey(key), new Uint8Array(base64url.decode(signature)), encoder.encode(body)))) return undefined;
+    if (
+      !(await crypto.subtle.verify(
+        "HMAC",
+        await hmacKey(key),
+        new Uint8Array(base64url.decode(signature)),
+        encoder.encode(body),
+      ))
+    )
+      return undefined;
     const payload: unknown = JSON.parse(new TextDecoder().decode(base64url.decode(body)));
     if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return undefined;
     const { exp, ...rest } = payload as Record<string, unknown>;

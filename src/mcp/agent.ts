@@ -23,7 +23,6 @@ import { announceChange, createArbiterServer, type Extra } from "./server";
 import { sameOwner } from "./session-owner";
 import { primingFrame } from "./sse-priming";
 
-
 /** Props stored with the session when it is created: the owner, to which every later request must match. */
 export interface SessionProps extends Record<string, unknown> {
   owner: SessionOwner;
@@ -38,7 +37,12 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
   };
 
   /** Each call's audit record, kept in this object's storage until the drain below has stored it (outbox.ts). */
-  private readonly auditOutbox = new AuditOutbox(this.ctx.storage.sql, this.ctx.id.toString(), () => this.scheduleAuditDrain(), auditLogLinesOf(this.env));
+  private readonly auditOutbox = new AuditOutbox(
+    this.ctx.storage.sql,
+    this.ctx.id.toString(),
+    () => this.scheduleAuditDrain(),
+    auditLogLinesOf(this.env),
+  );
   /** A drain is scheduled and has not started yet: the records added meanwhile go with it. */
   private auditDrainScheduled = false;
 
@@ -122,11 +126,18 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
   private principalOf(extra: Extra): Principal {
     const header = extra.requestInfo?.headers[PRINCIPAL_HEADER];
     const principal = decodePrincipal(Array.isArray(header) ? header[0] : header);
-    if (!principal) throw protocolError(ErrorCode.InvalidRequest, "This request carries no verified identity. Reconnect through /mcp with an OAuth token.");
+    if (!principal)
+      throw protocolError(
+        ErrorCode.InvalidRequest,
+        "This request carries no verified identity. Reconnect through /mcp with an OAuth token.",
+      );
     // The front already answers other callers as for an unknown session; this is the second line of defence.
     const owner = this.owner;
     if (!owner || !sameOwner(owner, principal)) {
-      throw protocolError(ErrorCode.InvalidRequest, "This MCP session belongs to another user or client. Start a new session (initialize without Mcp-Session-Id).");
+      throw protocolError(
+        ErrorCode.InvalidRequest,
+        "This MCP session belongs to another user or client. Start a new session (initialize without Mcp-Session-Id).",
+      );
     }
     return principal;
   }
@@ -140,6 +151,16 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
     if (!(await this.getInitializeRequest())) return false;
     // The owner is read from storage when this call is the first thing the object does since it was evicted.
     const owner = this.owner ?? (await this.ctx.storage.get<SessionProps["owner"]>("arbiter:owner"));
-    return announceChange(await this.server, getCatalog(), { session: this.sessionState, organizationId: owner?.organizationId ?? "", userId: owner?.userId ?? "", env: this.env }, change);
+    return announceChange(
+      await this.server,
+      getCatalog(),
+      {
+        session: this.sessionState,
+        organizationId: owner?.organizationId ?? "",
+        userId: owner?.userId ?? "",
+        env: this.env,
+      },
+      change,
+    );
   }
 }

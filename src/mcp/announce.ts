@@ -19,6 +19,7 @@ export function sessionObjectName(sessionId: string): string {
 export async function announceToSession(env: Env, sessionId: string, change: ResourceChange): Promise<boolean> {
   // getAgentByName wants the namespace typed by an Agent (it calls the agent's own start-up RPC); the binding is
   // typed by what Arbiter calls (session-rpc.ts), which the session class implements.
+  // biome-ignore lint/plugin: SDK adapter: getAgentByName wants the namespace typed by the agent class; the binding is typed by its RPC
   const sessions = env.MCP_OBJECT as unknown as DurableObjectNamespace<Agent<Env> & McpSessionRpc>;
   const session = await getAgentByName(sessions, sessionObjectName(sessionId));
   return session.announceChange(change);

@@ -33,16 +33,20 @@ export function buildCatalog(registrars: readonly Registrar[], knownScopes: read
 
   const checkScopes = (kind: string, name: string, scopes: readonly string[]) => {
     for (const scope of scopes) {
-      if (!scopeSet.has(scope)) throw new CatalogError(`${kind} "${name}" requires unknown scope "${scope}" (not in policies/scopes.json)`);
+      if (!scopeSet.has(scope))
+        throw new CatalogError(`${kind} "${name}" requires unknown scope "${scope}" (not in policies/scopes.json)`);
     }
   };
 
   const context: CapabilityContext = {
     registerTool(tool) {
-      if (!TOOL_NAME_PATTERN.test(tool.name)) throw new CatalogError(`tool name "${tool.name}" must match ${TOOL_NAME_PATTERN}`);
+      if (!TOOL_NAME_PATTERN.test(tool.name))
+        throw new CatalogError(`tool name "${tool.name}" must match ${TOOL_NAME_PATTERN}`);
       if (tools.has(tool.name)) throw new CatalogError(`tool "${tool.name}" is registered twice`);
-      if (!tool.title.trim() || !tool.description.trim()) throw new CatalogError(`tool "${tool.name}" needs a title and a description`);
+      if (!tool.title.trim() || !tool.description.trim())
+        throw new CatalogError(`tool "${tool.name}" needs a title and a description`);
       checkScopes("tool", tool.name, tool.requiredScopes);
+      // biome-ignore lint/plugin: a tool typed by its own input schema is stored as the catalog's common tool type
       tools.set(tool.name, tool as unknown as ToolDefinition);
     },
     registerResource(resource) {
@@ -51,13 +55,15 @@ export function buildCatalog(registrars: readonly Registrar[], knownScopes: read
       resources.set(resource.uri, resource);
     },
     registerResourceTemplate(template) {
-      if (resourceTemplates.has(template.name)) throw new CatalogError(`resource template "${template.name}" is registered twice`);
+      if (resourceTemplates.has(template.name))
+        throw new CatalogError(`resource template "${template.name}" is registered twice`);
       checkScopes("resource template", template.name, template.requiredScopes);
       resourceTemplates.set(template.name, template);
     },
     registerPrompt(prompt) {
       if (prompts.has(prompt.name)) throw new CatalogError(`prompt "${prompt.name}" is registered twice`);
       checkScopes("prompt", prompt.name, prompt.requiredScopes);
+      // biome-ignore lint/plugin: a prompt typed by its own arguments is stored as the catalog's common prompt type
       prompts.set(prompt.name, prompt as unknown as PromptDefinition);
     },
     toolNames: () => [...tools.keys()],

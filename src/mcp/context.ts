@@ -11,7 +11,6 @@ import type { Principal } from "../core/principal";
 import type { Env } from "../env";
 import type { QuotaUsage } from "../ratelimit/hook";
 
-
 export interface ToolAnnotations {
   readOnlyHint: boolean;
   destructiveHint: boolean;

@@ -56,7 +56,11 @@ function reportingQuotas(limiter: RateLimiter): RateLimiter {
  */
 export function sessionPipelineDeps(env: Env, outbox: AuditOutbox): PipelineDeps {
   const audit: AuditSink = { record: (record) => outbox.add(record) };
-  return { audit, rateLimiter: reportingQuotas(new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER))), telemetry: telemetryFor(env) };
+  return {
+    audit,
+    rateLimiter: reportingQuotas(new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER))),
+    telemetry: telemetryFor(env),
+  };
 }
 
 /**
@@ -66,7 +70,14 @@ export function sessionPipelineDeps(env: Env, outbox: AuditOutbox): PipelineDeps
 const isolateLeases = new WeakMap<object, LeasedRateLimiter>();
 function isolateLimiter(env: Env): RateLimiter {
   // The next lease is asked for in the background, kept alive by the request that used up the last one.
-  return perIsolate(isolateLeases, env.RATE_LIMITER, () => new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER), undefined, undefined, { keepAlive: (work) => waitUntil(work) }));
+  return perIsolate(
+    isolateLeases,
+    env.RATE_LIMITER,
+    () =>
+      new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER), undefined, undefined, {
+        keepAlive: (work) => waitUntil(work),
+      }),
+  );
 }
 
 /** The pipeline's hooks for this deployment: the KV-backed limiter and the stored audit trail. */

@@ -6,11 +6,21 @@
 import { SESSION_ERA_VERSION_LIST } from "./era";
 
 function isDiscover(body: unknown): boolean {
-  return typeof body === "object" && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method === "server/discover";
+  return (
+    typeof body === "object" &&
+    body !== null &&
+    !Array.isArray(body) &&
+    (body as { method?: unknown }).method === "server/discover"
+  );
 }
 
 export async function withEveryServedVersion(response: Response, body: unknown): Promise<Response> {
-  if (!isDiscover(body) || response.status !== 200 || !(response.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json")) return response;
+  if (
+    !isDiscover(body) ||
+    response.status !== 200 ||
+    !(response.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json")
+  )
+    return response;
   const text = await response.text();
   const headers = new Headers(response.headers);
   headers.delete("Content-Length");

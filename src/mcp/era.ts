@@ -34,6 +34,7 @@ function hasModernSignal(request: Request, parsedBody: unknown): boolean {
 
 /** `parsedBody`: the POST body already parsed by the front (undefined for GET and DELETE). */
 export async function mcpEraOf(request: Request, parsedBody: unknown, maxRequestBodySize: number): Promise<McpEra> {
-  if (request.method !== "POST" || request.headers.has("mcp-session-id") || !hasModernSignal(request, parsedBody)) return "2025-11-25";
+  if (request.method !== "POST" || request.headers.has("mcp-session-id") || !hasModernSignal(request, parsedBody))
+    return "2025-11-25";
   return (await isLegacyRequest(request, parsedBody, { maxRequestBodySize })) ? "2025-11-25" : "2026-07-28";
 }

@@ -12,7 +12,11 @@ import { governed, type GovernanceDeps, type Governed, type GovernedOperation } 
 import type { CallContext, PromptDefinition, PromptMessage, ResourceContents } from "./context";
 import { MAX_RESOURCE_URI_LENGTH, type ResourceLookup, type ResourceTarget } from "./resource-lookup";
 
-export type ResourceAction = "resources/read" | "resources/subscribe" | "resources/unsubscribe" | "subscriptions/listen";
+export type ResourceAction =
+  | "resources/read"
+  | "resources/subscribe"
+  | "resources/unsubscribe"
+  | "subscriptions/listen";
 
 /** The rate-limit bucket every subscription change shares (resources/subscribe, resources/unsubscribe, subscriptions/listen). */
 export const SUBSCRIPTIONS_RATE_LIMIT_TARGET = "subscriptions";
@@ -21,23 +25,47 @@ export const SUBSCRIPTIONS_RATE_LIMIT_TARGET = "subscriptions";
  * A resource or template as the core governs it: audited under its URI (template); a read counts against the quota
  * `resource:<name>`, a subscription change against the `subscriptions` one.
  */
-export function resourceOperation(target: Pick<ResourceTarget, "name" | "label" | "requiredScopes">, action: ResourceAction = "resources/read"): GovernedOperation {
-  const rateLimit = action === "resources/read" ? { target: `resource:${target.name}`, unit: "reads" } : { target: SUBSCRIPTIONS_RATE_LIMIT_TARGET, unit: "subscription changes" };
-  return { kind: "resource", target: target.label, label: target.label, requiredScopes: target.requiredScopes, rateLimit };
+export function resourceOperation(
+  target: Pick<ResourceTarget, "name" | "label" | "requiredScopes">,
+  action: ResourceAction = "resources/read",
+): GovernedOperation {
+  const rateLimit =
+    action === "resources/read"
+      ? { target: `resource:${target.name}`, unit: "reads" }
+      : { target: SUBSCRIPTIONS_RATE_LIMIT_TARGET, unit: "subscription changes" };
+  return {
+    kind: "resource",
+    target: target.label,
+    label: target.label,
+    requiredScopes: target.requiredScopes,
+    rateLimit,
+  };
 }
 
 /** A prompt as the core governs it: audited under its name, quota `prompt:<name>`. */
 export function promptOperation(prompt: Pick<PromptDefinition, "name" | "requiredScopes">): GovernedOperation {
-  return { kind: "prompt", target: prompt.name, label: `the prompt ${prompt.name}`, requiredScopes: prompt.requiredScopes, rateLimit: { target: `prompt:${prompt.name}`, unit: "requests" } };
+  return {
+    kind: "prompt",
+    target: prompt.name,
+    label: `the prompt ${prompt.name}`,
+    requiredScopes: prompt.requiredScopes,
+    rateLimit: { target: `prompt:${prompt.name}`, unit: "requests" },
+  };
 }
 
 /** What a resource URI names, or the Failure that says why it names nothing (-32002 or an over-long URI). */
 export function resolvedTarget(found: ResourceLookup, uri: string): ResourceTarget | Failure {
   if ("found" in found) return found.found;
   if ("tooLong" in found) {
-    return new Failure("invalid_input", `The resource URI is ${found.tooLong} characters long; this server's resource URIs are at most ${MAX_RESOURCE_URI_LENGTH}. resources/list and resources/templates/list show them.`);
+    return new Failure(
+      "invalid_input",
+      `The resource URI is ${found.tooLong} characters long; this server's resource URIs are at most ${MAX_RESOURCE_URI_LENGTH}. resources/list and resources/templates/list show them.`,
+    );
   }
-  return resourceNotFound(uri, `no resource of this server has the URI "${uri}" and none of its resource templates matches it. resources/list and resources/templates/list show what there is.`);
+  return resourceNotFound(
+    uri,
+    `no resource of this server has the URI "${uri}" and none of its resource templates matches it. resources/list and resources/templates/list show what there is.`,
+  );
 }
 
 /** Resource not found (JSON-RPC -32002 in both eras); `detail` says what is missing and where to look. */
@@ -48,11 +76,28 @@ export function resourceNotFound(uri: string, detail: string, code = "resource_n
 const settledAs = (action: ResourceAction) => () => ({ outcome: "ok" as const, reason: action });
 
 /** resources/read of one URI through the core. */
-export function readResource(target: ResourceTarget, uri: string, context: CallContext, deps: GovernanceDeps): Promise<Governed<ResourceContents>> {
-  return governed(resourceOperation(target), { principal: context.principal, correlationId: context.correlationId, arguments: { method: "resources/read", uri }, deps }, {
-    handler: () => (target.kind === "resource" ? target.resource.read(context) : target.template.read(uri, target.variables, context)),
-    settle: settledAs("resources/read"),
-  });
+export function readResource(
+  target: ResourceTarget,
+  uri: string,
+  context: CallContext,
+  deps: GovernanceDeps,
+): Promise<Governed<ResourceContents>> {
+  return governed(
+    resourceOperation(target),
+    {
+      principal: context.principal,
+      correlationId: context.correlationId,
+      arguments: { method: "resources/read", uri },
+      deps,
+    },
+    {
+      handler: () =>
+        target.kind === "resource"
+          ? target.resource.read(context)
+          : target.template.read(uri, target.variables, context),
+      settle: settledAs("resources/read"),
+    },
+  );
 }
 
 /**
@@ -72,10 +117,14 @@ export function changeSubscription(
     if (target.kind === "resource") await target.resource[hookName]?.call(target.resource, context);
     else await target.template[hookName]?.call(target.template, uri, target.variables, context);
   };
-  return governed(resourceOperation(target, action), { principal: context.principal, correlationId: context.correlationId, arguments: { method: action, uri }, deps }, {
-    handler: () => keep(runHook),
-    settle: settledAs(action),
-  });
+  return governed(
+    resourceOperation(target, action),
+    { principal: context.principal, correlationId: context.correlationId, arguments: { method: action, uri }, deps },
+    {
+      handler: () => keep(runHook),
+      settle: settledAs(action),
+    },
+  );
 }
 
 /**
@@ -100,9 +149,19 @@ export function promptArgsForSdk(prompt: PromptDefinition): z.ZodObject {
 const sdkArgs = new WeakMap<PromptDefinition, z.ZodObject>();
 
 /** prompts/get through the core: the arguments are validated against the prompt's schema by the core. */
-export function getPrompt(prompt: PromptDefinition, args: unknown, context: CallContext, deps: GovernanceDeps): Promise<Governed<PromptMessage[]>> {
-  return governed(promptOperation(prompt), { principal: context.principal, correlationId: context.correlationId, arguments: args, deps }, {
-    input: prompt.argsSchema,
-    handler: (parsed) => prompt.build(parsed as never, context),
-  });
+export function getPrompt(
+  prompt: PromptDefinition,
+  args: unknown,
+  context: CallContext,
+  deps: GovernanceDeps,
+): Promise<Governed<PromptMessage[]>> {
+  return governed(
+    promptOperation(prompt),
+    { principal: context.principal, correlationId: context.correlationId, arguments: args, deps },
+    {
+      input: prompt.argsSchema,
+      // biome-ignore lint/plugin: the arguments were parsed by this prompt's own schema just before
+      handler: (parsed) => prompt.build(parsed as never, context),
+    },
+  );
 }

@@ -33,14 +33,18 @@ import { auditUnknownToolCalls, unknownToolCalls } from "./unknown-tools";
 import { toolsServedBesideCatalog } from "./bench-bare";
 import { mcpEraOf } from "./era";
 import { serveSessionless, serveStateless } from "./v2/handler";
-import { acceptJsonOnly, applyHeaderTolerances, readModernHeaderAsSessionEra, sessionlessServing } from "./compat/front";
+import {
+  acceptJsonOnly,
+  applyHeaderTolerances,
+  readModernHeaderAsSessionEra,
+  sessionlessServing,
+} from "./compat/front";
 import { getAuthorizationServer } from "../oauth/servers";
 import { asJsonAnswer } from "./compat/json-only";
 import { clientNameOf, requestKindOf } from "./compat/client-name";
 import { recordTolerated } from "./compat/report";
 import type { ToleranceId } from "./compat/tolerances";
 import { withEveryServedVersion } from "./discover-versions";
-
 
 const agentHandler = ArbiterMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
 
@@ -54,20 +58,39 @@ async function readMcpBody(request: Request): Promise<{ text: string } | { respo
   if (read.ok) return { text: new TextDecoder().decode(read.bytes) };
   switch (read.reason) {
     case "too_large":
-      return { response: jsonRpcError(413, -32000, `Request body too large: the limit is ${MAX_MCP_BODY_BYTES} bytes.`) };
+      return {
+        response: jsonRpcError(413, -32000, `Request body too large: the limit is ${MAX_MCP_BODY_BYTES} bytes.`),
+      };
     case "empty":
-      return { response: jsonRpcError(400, -32700, "Parse error: the body is empty. Send one JSON-RPC message (or a batch) as JSON.") };
+      return {
+        response: jsonRpcError(
+          400,
+          -32700,
+          "Parse error: the body is empty. Send one JSON-RPC message (or a batch) as JSON.",
+        ),
+      };
     case "length_mismatch":
-      return { response: jsonRpcError(400, -32700, "Parse error: the body is longer than its Content-Length. Send the message with a correct Content-Length.") };
+      return {
+        response: jsonRpcError(
+          400,
+          -32700,
+          "Parse error: the body is longer than its Content-Length. Send the message with a correct Content-Length.",
+        ),
+      };
     case "truncated": {
       // Usually the client went away mid-body: nobody may read this answer, so the operator's log says it too.
       logWarn("mcp request body truncated", { receivedBytes: read.received, declaredBytes: read.declared });
       const declared = read.declared === undefined ? "" : ` of the ${read.declared} its Content-Length declares`;
       return {
-        response: jsonRpcError(400, -32700, `Parse error: the request body was truncated: it ended after ${read.received} bytes${declared}. Send the whole message again.`, {
-          receivedBytes: read.received,
-          ...(read.declared === undefined ? {} : { declaredBytes: read.declared }),
-        }),
+        response: jsonRpcError(
+          400,
+          -32700,
+          `Parse error: the request body was truncated: it ended after ${read.received} bytes${declared}. Send the whole message again.`,
+          {
+            receivedBytes: read.received,
+            ...(read.declared === undefined ? {} : { declaredBytes: read.declared }),
+          },
+        ),
       };
     }
   }
@@ -77,22 +100,34 @@ async function readMcpBody(request: Request): Promise<{ text: string } | { respo
  * The 403 step-up answer: the challenge names every scope the client should ask for (what it holds plus what
  * is missing); the body is a JSON-RPC error per request of the POST, for clients that ignore status codes.
  */
-function stepUpResponse(auth: OAuthResourceContext<GrantProps>["auth"], body: unknown, refused: readonly ScopeRefusal[]): Response {
+function stepUpResponse(
+  auth: OAuthResourceContext<GrantProps>["auth"],
+  body: unknown,
+  refused: readonly ScopeRefusal[],
+): Response {
   const missing = [...new Set(refused.flatMap((refusal) => refusal.missing))];
-  const challenge = insufficientScope(auth, [...new Set([...auth.scope, ...missing])], `This request needs the scope ${missing.join(" ")}`);
+  const challenge = insufficientScope(
+    auth,
+    [...new Set([...auth.scope, ...missing])],
+    `This request needs the scope ${missing.join(" ")}`,
+  );
   const byId = new Map(refused.filter((refusal) => refusal.id !== undefined).map((refusal) => [refusal.id, refusal]));
   const errorFor = (id: string | number | null, refusal: ScopeRefusal | undefined) => ({
     jsonrpc: "2.0",
     id,
     error: {
       code: -32600,
-      message: refusal?.failure.message ?? `Not processed: another message of this batch needs the OAuth scope ${missing.join(", ")}, which this token lacks.`,
+      message:
+        refusal?.failure.message ??
+        `Not processed: another message of this batch needs the OAuth scope ${missing.join(", ")}, which this token lacks.`,
       data: { missingScopes: refusal?.missing ?? missing },
     },
   });
   let payload: unknown;
   if (Array.isArray(body)) {
-    const ids = body.map((message) => (message && typeof message === "object" ? (message as { id?: unknown }).id : undefined)).filter((id): id is string | number => typeof id === "string" || typeof id === "number");
+    const ids = body
+      .map((message) => (message && typeof message === "object" ? (message as { id?: unknown }).id : undefined))
+      .filter((id): id is string | number => typeof id === "string" || typeof id === "number");
     payload = ids.map((id) => errorFor(id, byId.get(id)));
   } else {
     payload = errorFor(refused[0]!.id ?? null, refused[0]);
@@ -101,10 +136,20 @@ function stepUpResponse(auth: OAuthResourceContext<GrantProps>["auth"], body: un
 }
 
 /** The step-up refusal is the core's scope step run before the session: each refused message is audited by the core. */
-async function auditRefusals(env: Env, principal: Principal, correlationId: string, refused: readonly ScopeRefusal[]): Promise<void> {
+async function auditRefusals(
+  env: Env,
+  principal: Principal,
+  correlationId: string,
+  refused: readonly ScopeRefusal[],
+): Promise<void> {
   const deps = pipelineDepsFor(env);
   for (const refusal of refused) {
-    await refuse(refusal.operation, { principal, correlationId, arguments: refusal.arguments, deps }, refusal.failure, (reason) => `${refusal.method}: ${reason} (HTTP 403 step-up)`);
+    await refuse(
+      refusal.operation,
+      { principal, correlationId, arguments: refusal.arguments, deps },
+      refusal.failure,
+      (reason) => `${refusal.method}: ${reason} (HTTP 403 step-up)`,
+    );
   }
 }
 
@@ -126,7 +171,10 @@ async function withJsonRpcError(response: Response): Promise<Response> {
   } catch {
     // Not JSON: wrapped below.
   }
-  const said = text.replace(/[\u0000-\u001f\u007f]+/g, " ").trim().slice(0, 300);
+  const said = text
+    .replace(/[\u0000-\u001f\u007f]+/g, " ")
+    .trim()
+    .slice(0, 300);
   const message = said || `${response.status} ${response.statusText || "refused"}`.trim();
   const body = { jsonrpc: "2.0", id: null, error: { code: response.status === 404 ? -32001 : -32000, message } };
   return new Response(JSON.stringify(body), { status: response.status, headers });
@@ -148,6 +196,7 @@ export const mcpResourceHandler = {
 };
 
 async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, correlationId: string): Promise<Response> {
+  // biome-ignore lint/plugin: workers-oauth-provider hands the verified grant to the handler on ctx, untyped
   const { props, auth } = ctx as unknown as OAuthResourceContext<GrantProps>;
   const principal = principalFromGrant(props, auth);
 
@@ -163,7 +212,12 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
       return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON.");
     }
     const outOfBounds = checkMessageBounds(parsed);
-    if (outOfBounds) return jsonRpcError(400, -32600, outOfBounds.message, { limit: outOfBounds.bound, max: outOfBounds.limit, actual: outOfBounds.actual });
+    if (outOfBounds)
+      return jsonRpcError(400, -32600, outOfBounds.message, {
+        limit: outOfBounds.bound,
+        max: outOfBounds.limit,
+        actual: outOfBounds.actual,
+      });
     const refused = scopeRefusals(parsed, getCatalog(), principal);
     if (refused.length > 0) {
       await auditRefusals(env, principal, correlationId, refused);
@@ -175,7 +229,10 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
       const outcome = await auditUnknownToolCalls(unknown, { principal, correlationId, deps: pipelineDepsFor(env) });
       if (outcome.refused) {
         const error = failureAsJsonRpcError(outcome.failure, correlationId);
-        return Response.json({ jsonrpc: "2.0", id: null, error }, { status: 429, headers: { "Retry-After": String(outcome.failure.details.retryAfter ?? 60) } });
+        return Response.json(
+          { jsonrpc: "2.0", id: null, error },
+          { status: 429, headers: { "Retry-After": String(outcome.failure.details.retryAfter ?? 60) } },
+        );
       }
     }
   }
@@ -188,7 +245,15 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
   const reportTolerated = () => {
     if (tolerated.length === 0) return;
     const client = clientNameOf(parsed, request.headers.get("user-agent"), principal.clientId);
-    ctx.waitUntil(recordTolerated(env, { organizationId: principal.organizationId, oauthClientId: principal.clientId, client, kind: requestKindOf(request.method, parsed), rules: tolerated }));
+    ctx.waitUntil(
+      recordTolerated(env, {
+        organizationId: principal.organizationId,
+        oauthClientId: principal.clientId,
+        client,
+        kind: requestKindOf(request.method, parsed),
+        rules: tolerated,
+      }),
+    );
   };
   const answer = async (response: Response) => {
     reportTolerated();
@@ -196,7 +261,15 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
     return withEveryServedVersion(served, parsed);
   };
 
-  await readModernHeaderAsSessionEra(request.method, headers, parsed, principal.clientId, async (clientId) => (await getAuthorizationServer(env).getOAuthApi(env).lookupClient(clientId))?.redirectUris ?? null, tolerated);
+  await readModernHeaderAsSessionEra(
+    request.method,
+    headers,
+    parsed,
+    principal.clientId,
+    async (clientId) =>
+      (await getAuthorizationServer(env).getOAuthApi(env).lookupClient(clientId))?.redirectUris ?? null,
+    tolerated,
+  );
 
   headers.delete("authorization");
   headers.delete(PRINCIPAL_HEADER);
@@ -204,19 +277,38 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
   const routed = new Request(request.url, { method: request.method, headers });
   // 2026-07-28 requests (per-request envelope, no session) go to the stateless lane; the rest to McpAgent.
   if ((await mcpEraOf(routed, parsed, MAX_MCP_BODY_BYTES)) === "2026-07-28") {
-    return answer(await serveStateless(new Request(request.url, { method: request.method, headers, body, signal: request.signal }), parsed, env, principal, correlationId));
+    return answer(
+      await serveStateless(
+        new Request(request.url, { method: request.method, headers, body, signal: request.signal }),
+        parsed,
+        env,
+        principal,
+        correlationId,
+      ),
+    );
   }
   jsonOnly = acceptJsonOnly(request.method, headers, tolerated);
   const sessionless = sessionlessServing(request.method, headers, parsed);
   if (sessionless !== "none") {
     tolerated.push("sessionless-session-request" satisfies ToleranceId);
     if (sessionless === "notifications-only") return answer(new Response(null, { status: 202 }));
-    return answer(await serveSessionless(new Request(request.url, { method: request.method, headers, body, signal: request.signal }), parsed, env, principal, correlationId));
+    return answer(
+      await serveSessionless(
+        new Request(request.url, { method: request.method, headers, body, signal: request.signal }),
+        parsed,
+        env,
+        principal,
+        correlationId,
+      ),
+    );
   }
   headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));
   const forwarded = new Request(request.url, { method: request.method, headers, body });
   const owner = ownerOf(principal);
   const sessionProps: SessionProps = { owner };
+  // biome-ignore lint/plugin: agents reads a new session's props from ctx.props, which ExecutionContext does not declare
   (ctx as unknown as { props: SessionProps }).props = sessionProps;
-  return answer(await agentHandler.fetch(forwarded, { ...env, MCP_OBJECT: ownerGuardedNamespace(env.MCP_OBJECT, owner) }, ctx));
+  return answer(
+    await agentHandler.fetch(forwarded, { ...env, MCP_OBJECT: ownerGuardedNamespace(env.MCP_OBJECT, owner) }, ctx),
+  );
 }

@@ -24,7 +24,13 @@ export function decodePrincipal(value: string | undefined | null): Principal | u
       Array.isArray(parsed.scopes) &&
       parsed.scopes.every((s) => typeof s === "string")
     ) {
-      return { organizationId: parsed.organizationId, userId: parsed.userId, clientId: parsed.clientId, role: parsed.role, scopes: parsed.scopes };
+      return {
+        organizationId: parsed.organizationId,
+        userId: parsed.userId,
+        clientId: parsed.clientId,
+        role: parsed.role,
+        scopes: parsed.scopes,
+      };
     }
   } catch {
     // fall through: an unreadable header is no principal

@@ -15,25 +15,52 @@ export const RESOURCE_NOT_FOUND = -32002;
 
 export type ResourceTarget =
   | { kind: "resource"; resource: ResourceDefinition; name: string; requiredScopes: readonly string[]; label: string }
-  | { kind: "template"; template: ResourceTemplateDefinition; variables: Record<string, string>; name: string; requiredScopes: readonly string[]; label: string };
+  | {
+      kind: "template";
+      template: ResourceTemplateDefinition;
+      variables: Record<string, string>;
+      name: string;
+      requiredScopes: readonly string[];
+      label: string;
+    };
 
-export type ResourceLookup =
-  | { found: ResourceTarget }
-  | { tooLong: number }
-  | { unknown: true };
+export type ResourceLookup = { found: ResourceTarget } | { tooLong: number } | { unknown: true };
 
 /** The lookup for `catalog`; templates are compiled once. */
 export function resourceLookup(catalog: Catalog): (uri: string) => ResourceLookup {
-  const templates = [...catalog.resourceTemplates.values()].map((template) => ({ template, matcher: new UriTemplate(template.uriTemplate) }));
+  const templates = [...catalog.resourceTemplates.values()].map((template) => ({
+    template,
+    matcher: new UriTemplate(template.uriTemplate),
+  }));
   return (uri) => {
     if (uri.length > MAX_RESOURCE_URI_LENGTH) return { tooLong: uri.length };
     const resource = catalog.resources.get(uri);
-    if (resource) return { found: { kind: "resource", resource, name: resource.name, requiredScopes: resource.requiredScopes, label: resource.uri } };
+    if (resource)
+      return {
+        found: {
+          kind: "resource",
+          resource,
+          name: resource.name,
+          requiredScopes: resource.requiredScopes,
+          label: resource.uri,
+        },
+      };
     for (const { template, matcher } of templates) {
       const variables = matcher.match(uri);
       if (!variables) continue;
-      const flat = Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, Array.isArray(value) ? value.join(",") : String(value)]));
-      return { found: { kind: "template", template, variables: flat, name: template.name, requiredScopes: template.requiredScopes, label: template.uriTemplate } };
+      const flat = Object.fromEntries(
+        Object.entries(variables).map(([key, value]) => [key, Array.isArray(value) ? value.join(",") : String(value)]),
+      );
+      return {
+        found: {
+          kind: "template",
+          template,
+          variables: flat,
+          name: template.name,
+          requiredScopes: template.requiredScopes,
+          label: template.uriTemplate,
+        },
+      };
     }
     return { unknown: true };
   };

@@ -29,14 +29,25 @@ import { failureAsJsonRpcError } from "../core/failure-mapping";
 import type { Governed } from "../core/governed";
 import { changeSubscription, getPrompt, promptArgsForSdk, readResource, resolvedTarget } from "./governed-capabilities";
 import type { Env } from "../env";
-import { BENCH_BARE_TOOL, BENCH_GOVERNED_TOOL, benchBareEnabled, benchBareResult, benchGovernedTool } from "./bench-bare";
-import { type Catalog } from "./catalog";
+import {
+  BENCH_BARE_TOOL,
+  BENCH_GOVERNED_TOOL,
+  benchBareEnabled,
+  benchBareResult,
+  benchGovernedTool,
+} from "./bench-bare";
+import type { Catalog } from "./catalog";
 import { missingScopes } from "../core/principal";
 import type { CallContext, SessionView, SessionState } from "./context";
 import type { Principal } from "../core/principal";
 import type { ResourceChange } from "./resource-change";
 import { resourceLookup, type ResourceTarget } from "./resource-lookup";
-import { addSubscribedUri, MAX_SUBSCRIPTIONS_PER_SESSION, removeSubscribedUri, subscribedUris } from "./subscription-list";
+import {
+  addSubscribedUri,
+  MAX_SUBSCRIPTIONS_PER_SESSION,
+  removeSubscribedUri,
+  subscribedUris,
+} from "./subscription-list";
 import { runToolCall, type PipelineDeps } from "./pipeline";
 import { getPolicy } from "../policy/load";
 import { toolsListableFor } from "./tool-visibility";
@@ -121,16 +132,22 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
   const listing = toolListing(catalog);
 
   low.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
-    const listable = new Set(toolsListableFor(catalog.tools.values(), runtime.principalOf(extra).role, getPolicy()).map((tool) => tool.name));
+    const listable = new Set(
+      toolsListableFor(catalog.tools.values(), runtime.principalOf(extra).role, getPolicy()).map((tool) => tool.name),
+    );
     return { tools: listing.filter((tool) => listable.has(tool.name)) };
   });
   low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     // bench:mcp's ungoverned baseline, only with ARBITER_BENCH_BARE on a loopback PUBLIC_URL (bench-bare.ts).
     if (request.params.name === BENCH_BARE_TOOL && benchBareEnabled(runtime.env)) return benchBareResult();
-    if (request.params.name === BENCH_GOVERNED_TOOL && benchBareEnabled(runtime.env)) return runToolCall(benchGovernedTool, request.params.arguments, callContext(extra, runtime), runtime);
+    if (request.params.name === BENCH_GOVERNED_TOOL && benchBareEnabled(runtime.env))
+      return runToolCall(benchGovernedTool, request.params.arguments, callContext(extra, runtime), runtime);
     const tool = catalog.tools.get(request.params.name);
     if (!tool) {
-      throw protocolError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}". Call tools/list to see the tools this server offers.`);
+      throw protocolError(
+        ErrorCode.InvalidParams,
+        `Unknown tool "${request.params.name}". Call tools/list to see the tools this server offers.`,
+      );
     }
     return runToolCall(tool, request.params.arguments, callContext(extra, runtime), runtime);
   });
@@ -146,7 +163,9 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
   // The resource methods are answered here rather than by McpServer.registerResource: its read answers an
   // unknown URI with -32602 where the specification asks for -32002, and it does not bound the URI.
   low.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
-    const resources: Array<Record<string, unknown> & { uri: string; name: string }> = [...catalog.resources.values()].map((resource) => ({
+    const resources: Array<Record<string, unknown> & { uri: string; name: string }> = [
+      ...catalog.resources.values(),
+    ].map((resource) => ({
       uri: resource.uri,
       name: resource.name,
       title: resource.title,
@@ -158,7 +177,14 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
       const context = callContext(extra, runtime);
       if (missingScopes(context.principal.scopes, template.requiredScopes).length > 0) continue;
       const items = await template.list(context);
-      resources.push(...items.map((item) => ({ title: template.title, description: template.description, ...item, mimeType: template.mimeType })));
+      resources.push(
+        ...items.map((item) => ({
+          title: template.title,
+          description: template.description,
+          ...item,
+          mimeType: template.mimeType,
+        })),
+      );
     }
     return { resources };
   });
@@ -174,16 +200,28 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
   low.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const uri = request.params.uri;
     const context = callContext(extra, runtime);
-    const contents = answered(await readResource(resolve(uri, context.correlationId), uri, context, runtime), context.correlationId);
+    const contents = answered(
+      await readResource(resolve(uri, context.correlationId), uri, context, runtime),
+      context.correlationId,
+    );
     return { contents: [{ uri, mimeType: contents.mimeType, text: contents.text }] };
   });
 
   for (const prompt of catalog.prompts.values()) {
-    server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: promptArgsForSdk(prompt).shape as never }, (async (args: unknown, extra: Extra) => {
-      const context = callContext(extra, runtime);
-      const messages = answered(await getPrompt(prompt, args, context, runtime), context.correlationId);
-      return { description: prompt.description, messages: messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: m.text } })) };
-    }) as never);
+    server.registerPrompt(
+      prompt.name,
+      // biome-ignore lint/plugin: SDK adapter: the SDK 1.x registration types its arguments by the schema it is given; the governed core checks them
+      { title: prompt.title, description: prompt.description, argsSchema: promptArgsForSdk(prompt).shape as never },
+      // biome-ignore lint/plugin: SDK adapter: the SDK 1.x registration types its arguments by the schema it is given; the governed core checks them
+      (async (args: unknown, extra: Extra) => {
+        const context = callContext(extra, runtime);
+        const messages = answered(await getPrompt(prompt, args, context, runtime), context.correlationId);
+        return {
+          description: prompt.description,
+          messages: messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: m.text } })),
+        };
+      }) as never,
+    );
   }
 
   // Only what exists and the caller may read can be subscribed to, and a session holds a bounded number. The
@@ -219,14 +257,21 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
     const found = lookup(uri);
     if ("found" in found) {
       const context = callContext(extra, runtime);
-      answered(await changeSubscription("resources/unsubscribe", found.found, uri, context, runtime), context.correlationId);
+      answered(
+        await changeSubscription("resources/unsubscribe", found.found, uri, context, runtime),
+        context.correlationId,
+      );
     }
     return {};
   });
 
   // McpServer switches listChanged on for tools, resources and prompts as it installs their handlers. The lists
   // are fixed when the isolate starts and no list_changed notification is ever sent, so say that instead.
-  low.registerCapabilities({ tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, prompts: { listChanged: false } });
+  low.registerCapabilities({
+    tools: { listChanged: false },
+    resources: { subscribe: true, listChanged: false },
+    prompts: { listChanged: false },
+  });
 
   return server;
 }
@@ -236,7 +281,12 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
  * subscribed to (and that, for a session-dependent resource, this change concerns). Returns whether the session
  * still follows the change's topic through any watched URI, so the caller can forget sessions that no longer do.
  */
-export async function announceChange(server: McpServer, catalog: Catalog, view: SessionView, change: ResourceChange): Promise<boolean> {
+export async function announceChange(
+  server: McpServer,
+  catalog: Catalog,
+  view: SessionView,
+  change: ResourceChange,
+): Promise<boolean> {
   const held = new Set(await subscribedUris(view.session));
   let follows = false;
   for (const uri of change.watched) {

@@ -44,9 +44,13 @@ function guardedStub(stub: AgentStub, caller: SessionOwner): AgentStub {
 export function ownerGuardedNamespace(namespace: AgentNamespace, caller: SessionOwner): AgentNamespace {
   return new Proxy(namespace, {
     get(target, property) {
-      if (property === "get") return (id: DurableObjectId, options?: DurableObjectNamespaceGetDurableObjectOptions) => guardedStub(target.get(id, options), caller);
+      if (property === "get")
+        return (id: DurableObjectId, options?: DurableObjectNamespaceGetDurableObjectOptions) =>
+          guardedStub(target.get(id, options), caller);
       // A jurisdiction-restricted namespace must stay guarded too.
-      if (property === "jurisdiction") return (jurisdiction: DurableObjectJurisdiction) => ownerGuardedNamespace(target.jurisdiction(jurisdiction), caller);
+      if (property === "jurisdiction")
+        return (jurisdiction: DurableObjectJurisdiction) =>
+          ownerGuardedNamespace(target.jurisdiction(jurisdiction), caller);
       return passThrough(target, property);
     },
   });

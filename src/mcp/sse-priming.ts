@@ -14,5 +14,8 @@ export function primingEventId(streamId: string): string {
 
 /** The bridge message (WebSocket frame from the session object to the Worker) that writes the priming event. */
 export function primingFrame(streamId: string): string {
-  return JSON.stringify({ type: "cf_mcp_agent_event", event: `retry: ${SSE_RETRY_MS}\nid: ${primingEventId(streamId)}\ndata:\n\n` });
+  return JSON.stringify({
+    type: "cf_mcp_agent_event",
+    event: `retry: ${SSE_RETRY_MS}\nid: ${primingEventId(streamId)}\ndata:\n\n`,
+  });
 }

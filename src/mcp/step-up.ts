@@ -42,7 +42,11 @@ function resourceTarget(catalog: Catalog, uri: string) {
   return "found" in found ? found.found : undefined;
 }
 
-function operationOf(catalog: Catalog, method: string, params: Record<string, unknown>): { operation: GovernedOperation; arguments: unknown } | undefined {
+function operationOf(
+  catalog: Catalog,
+  method: string,
+  params: Record<string, unknown>,
+): { operation: GovernedOperation; arguments: unknown } | undefined {
   switch (method) {
     case "tools/call": {
       const tool = typeof params.name === "string" ? catalog.tools.get(params.name) : undefined;
@@ -75,7 +79,11 @@ export function scopeRefusals(body: unknown, catalog: Catalog, principal: Princi
     if (!message || typeof message !== "object") continue;
     const { method, params, id } = message as { method?: unknown; params?: unknown; id?: unknown };
     if (typeof method !== "string") continue;
-    const needed = operationOf(catalog, method, params && typeof params === "object" ? (params as Record<string, unknown>) : {});
+    const needed = operationOf(
+      catalog,
+      method,
+      params && typeof params === "object" ? (params as Record<string, unknown>) : {},
+    );
     if (!needed) continue;
     const failure = scopeGate(needed.operation, principal);
     if (!failure) continue;

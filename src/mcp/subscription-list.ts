@@ -23,7 +23,10 @@ const pendingChanges = new WeakMap<SessionState, Promise<unknown>>();
 
 function oneAtATime<T>(session: SessionState, change: () => Promise<T>): Promise<T> {
   const result = (pendingChanges.get(session) ?? Promise.resolve()).then(change, change);
-  pendingChanges.set(session, result.catch(() => undefined));
+  pendingChanges.set(
+    session,
+    result.catch(() => undefined),
+  );
   return result;
 }
 
@@ -41,6 +44,10 @@ export function addSubscribedUri(session: SessionState, uri: string): Promise<"a
 export function removeSubscribedUri(session: SessionState, uri: string): Promise<void> {
   return oneAtATime(session, async () => {
     const current = await subscribedUris(session);
-    if (current.includes(uri)) await session.put(SUBSCRIPTIONS_KEY, current.filter((entry) => entry !== uri));
+    if (current.includes(uri))
+      await session.put(
+        SUBSCRIPTIONS_KEY,
+        current.filter((entry) => entry !== uri),
+      );
   });
 }

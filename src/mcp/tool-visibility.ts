@@ -13,7 +13,11 @@ export interface ToolVisibilityPolicy {
 }
 
 /** The tools of `tools` to list for a caller with `role`, in their order. */
-export function toolsListableFor<T extends { readonly requiredScopes: readonly string[] }>(tools: Iterable<T>, role: string, policy: ToolVisibilityPolicy): T[] {
+export function toolsListableFor<T extends { readonly requiredScopes: readonly string[] }>(
+  tools: Iterable<T>,
+  role: string,
+  policy: ToolVisibilityPolicy,
+): T[] {
   const all = [...tools];
   if (policy.listToolsBeyondRole) return all;
   const grantable = new Set(Object.hasOwn(policy.roles, role) ? policy.roles[role]!.grantable : []);

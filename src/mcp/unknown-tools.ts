@@ -40,7 +40,10 @@ export function unknownToolCalls(body: unknown, catalog: Catalog, alsoServed: Re
     unknown.push({
       operation: { kind: "tool", target: shown, label: `the tool ${shown}`, requiredScopes: [], rateLimit: null },
       arguments: fields.arguments,
-      failure: new Failure("invalid_input", `Unknown tool ${shown}: call tools/list to see the tools this server offers.`).auditedAs("tools/call: unknown tool"),
+      failure: new Failure(
+        "invalid_input",
+        `Unknown tool ${shown}: call tools/list to see the tools this server offers.`,
+      ).auditedAs("tools/call: unknown tool"),
     });
   }
   return unknown;
@@ -54,11 +57,18 @@ export type UnknownToolsOutcome = { refused: false } | { refused: true; failure:
  * it) and writes one audit record per distinct refusal of the request, its reason saying how many calls it
  * stands for.
  */
-export async function auditUnknownToolCalls(calls: readonly UnknownToolCall[], call: Omit<GovernedCall, "arguments">): Promise<UnknownToolsOutcome> {
+export async function auditUnknownToolCalls(
+  calls: readonly UnknownToolCall[],
+  call: Omit<GovernedCall, "arguments">,
+): Promise<UnknownToolsOutcome> {
   let failure: Failure | undefined;
   let counted = 0;
   for (const _ of calls) {
-    const decision = await call.deps.rateLimiter.check({ organizationId: call.principal.organizationId, clientId: call.principal.clientId, target: UNKNOWN_TOOLS_RATE_LIMIT_TARGET });
+    const decision = await call.deps.rateLimiter.check({
+      organizationId: call.principal.organizationId,
+      clientId: call.principal.clientId,
+      target: UNKNOWN_TOOLS_RATE_LIMIT_TARGET,
+    });
     if (!decision.allowed) {
       failure = new Failure(
         "rate_limited",

@@ -21,7 +21,12 @@ function sameHash(a: string, b: string): boolean {
  * client id `ci-key:<id>`), or null for anything not valid now: malformed, unknown organization or key,
  * wrong secret, revoked, expired.
  */
-export async function validateCiKey(env: Env, token: string, apiResource: string, now = Date.now()): Promise<OAuthResourceTokenValidation<GrantProps> | null> {
+export async function validateCiKey(
+  env: Env,
+  token: string,
+  apiResource: string,
+  now = Date.now(),
+): Promise<OAuthResourceTokenValidation<GrantProps> | null> {
   const parsed = parseCiKey(token);
   if (!parsed || !(parsed.organizationId in getPolicy().organizations)) return null;
   const stored = await contractStore(env, parsed.organizationId).keyForValidation(parsed.id);
@@ -33,7 +38,13 @@ export async function validateCiKey(env: Env, token: string, apiResource: string
   if (expiresAt !== undefined && expiresAt <= now) return null;
   const clientId = `${CI_KEY_CLIENT_PREFIX}${key.id}`;
   return {
-    props: { organizationId: parsed.organizationId, userId: clientId, role: "ci", name: key.name, projects: [...key.projects] },
+    props: {
+      organizationId: parsed.organizationId,
+      userId: clientId,
+      role: "ci",
+      name: key.name,
+      projects: [...key.projects],
+    },
     audience: apiResource,
     scope: [...key.scopes],
     clientId,

@@ -22,14 +22,23 @@ export const ciKeyName = z
   .regex(/^[^\u0000-\u001f\u007f]+$/, "no control characters")
   .describe("What the key is for, e.g. 'orders-api GitHub Actions'");
 export const ciKeyProjects = z
-  .array(z.string().refine((p) => p === "*" || isProjectName(p), { message: `each project is "*" (all projects) or a name of ${PROJECT_NAME_RULE}` }))
+  .array(
+    z.string().refine((p) => p === "*" || isProjectName(p), {
+      message: `each project is "*" (all projects) or a name of ${PROJECT_NAME_RULE}`,
+    }),
+  )
   .min(1)
   .max(100)
   .describe('Projects the key may touch, or ["*"] for every project of the organization');
 export const ciKeyScopes = z.array(z.enum(CI_KEY_SCOPES)).min(1).describe("Scopes the key carries");
-export const ciKeyExpiry = z.iso.datetime({ offset: true }).optional().describe("When the key stops working (ISO 8601); omit for no expiry");
+export const ciKeyExpiry = z.iso
+  .datetime({ offset: true })
+  .optional()
+  .describe("When the key stops working (ISO 8601); omit for no expiry");
 
-export const createCiKeyRequest = z.object({ name: ciKeyName, projects: ciKeyProjects, scopes: ciKeyScopes, expiresAt: ciKeyExpiry }).strict();
+export const createCiKeyRequest = z
+  .object({ name: ciKeyName, projects: ciKeyProjects, scopes: ciKeyScopes, expiresAt: ciKeyExpiry })
+  .strict();
 export type CreateCiKeyRequest = z.output<typeof createCiKeyRequest>;
 
 /** Who administers the key: the organization and user come from a verified token or browser session. */
@@ -52,26 +61,60 @@ export function ciKeyStatus(key: CiKeyRecord, now = Date.now()): CiKeyStatus {
   return "active";
 }
 
-export const presentCiKey = (key: CiKeyRecord, now = Date.now()): PresentedCiKey => ({ ...key, status: ciKeyStatus(key, now) });
+export const presentCiKey = (key: CiKeyRecord, now = Date.now()): PresentedCiKey => ({
+  ...key,
+  status: ciKeyStatus(key, now),
+});
 
-async function recordKeyEvent(env: Env, actor: KeyAdministrator, event: "ci_key_created" | "ci_key_revoked", key: CiKeyRecord, started: number, correlationId: string | undefined): Promise<void> {
-  const what = event === "ci_key_created" ? `created key ${key.id} for projects ${key.projects.join(",")} with ${key.scopes.join(" ")}` : `revoked key ${key.id}`;
-  await recordEvent(auditSinkFor(env), { caller: actor, target: event, startedMs: started, reason: what, ...(correlationId ? { correlationId } : {}) });
+async function recordKeyEvent(
+  env: Env,
+  actor: KeyAdministrator,
+  event: "ci_key_created" | "ci_key_revoked",
+  key: CiKeyRecord,
+  started: number,
+  correlationId: string | undefined,
+): Promise<void> {
+  const what =
+    event === "ci_key_created"
+      ? `created key ${key.id} for projects ${key.projects.join(",")} with ${key.scopes.join(" ")}`
+      : `revoked key ${key.id}`;
+  await recordEvent(auditSinkFor(env), {
+    caller: actor,
+    target: event,
+    startedMs: started,
+    reason: what,
+    ...(correlationId ? { correlationId } : {}),
+  });
 }
 
 /**
  * Creates a key; the secret is in the answer once. Records `ci_key_created`, with `correlationId` when the creation
  * runs inside a governed request (the console's, whose core then writes no record of its own).
  */
-export async function createCiKey(env: Env, actor: KeyAdministrator, request: CreateCiKeyRequest, correlationId?: string): Promise<{ ok: true; key: PresentedCiKey; secret: string } | KeyAdminFailure> {
+export async function createCiKey(
+  env: Env,
+  actor: KeyAdministrator,
+  request: CreateCiKeyRequest,
+  correlationId?: string,
+): Promise<{ ok: true; key: PresentedCiKey; secret: string } | KeyAdminFailure> {
   const started = Date.now();
   const grantable = new Set(getPolicy().roles[actor.role]?.grantable ?? []);
   const beyondRole = request.scopes.filter((scope) => !grantable.has(scope));
   if (beyondRole.length > 0) {
-    return { ok: false, status: 403, code: "scope_not_grantable", message: `Your role "${actor.role}" cannot grant ${beyondRole.join(", ")}; a CI key carries at most what its creator's role may grant.` };
+    return {
+      ok: false,
+      status: 403,
+      code: "scope_not_grantable",
+      message: `Your role "${actor.role}" cannot grant ${beyondRole.join(", ")}; a CI key carries at most what its creator's role may grant.`,
+    };
   }
   if (request.expiresAt && Date.parse(request.expiresAt) <= Date.now()) {
-    return { ok: false, status: 400, code: "invalid_request", message: "expiresAt is in the past: give a future time or omit it." };
+    return {
+      ok: false,
+      status: 400,
+      code: "invalid_request",
+      message: "expiresAt is in the past: give a future time or omit it.",
+    };
   }
   const { id, key, secretHash } = await generateCiKey(actor.organizationId);
   const record = await contractStore(env, actor.organizationId).createKey({
@@ -93,13 +136,25 @@ export const CI_KEY_ID = /^[0-9a-f]{16}$/;
  * Revokes a key of the administrator's organization. Records `ci_key_revoked` when this call revoked it; revoking
  * an already revoked key answers the key as it is and records nothing. `correlationId` as for createCiKey.
  */
-export async function revokeCiKey(env: Env, actor: KeyAdministrator, id: string, correlationId?: string): Promise<{ ok: true; key: PresentedCiKey; revokedNow: boolean } | KeyAdminFailure> {
+export async function revokeCiKey(
+  env: Env,
+  actor: KeyAdministrator,
+  id: string,
+  correlationId?: string,
+): Promise<{ ok: true; key: PresentedCiKey; revokedNow: boolean } | KeyAdminFailure> {
   const started = Date.now();
-  if (!CI_KEY_ID.test(id)) return { ok: false, status: 400, code: "invalid_path", message: "A CI key id is 16 hexadecimal characters, as listed by GET /api/v1/keys." };
+  if (!CI_KEY_ID.test(id))
+    return {
+      ok: false,
+      status: 400,
+      code: "invalid_path",
+      message: "A CI key id is 16 hexadecimal characters, as listed by GET /api/v1/keys.",
+    };
   const store = contractStore(env, actor.organizationId);
   const before = await store.getKey(id);
   const revoked = before ? await store.revokeKey(id, actor.userId) : null;
-  if (!before || !revoked) return { ok: false, status: 404, code: "unknown_key", message: `There is no CI key ${id} in your organization.` };
+  if (!before || !revoked)
+    return { ok: false, status: 404, code: "unknown_key", message: `There is no CI key ${id} in your organization.` };
   if (before.revokedAt) return { ok: true, key: presentCiKey(revoked), revokedNow: false };
   await recordKeyEvent(env, actor, "ci_key_revoked", revoked, started, correlationId);
   return { ok: true, key: presentCiKey(revoked), revokedNow: true };

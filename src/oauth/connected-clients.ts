@@ -38,11 +38,19 @@ export interface ConnectedGrant {
  */
 export type GrantExpiry = "refresh-token" | "access-token" | "unredeemed-code";
 
-const isoSeconds = (seconds: number | undefined) => (seconds === undefined ? null : new Date(seconds * 1000).toISOString());
+const isoSeconds = (seconds: number | undefined) =>
+  seconds === undefined ? null : new Date(seconds * 1000).toISOString();
 
-export function grantLifetime(grant: Pick<GrantSummary, "createdAt" | "expiresAt" | "scope">): { expiresAt: string | null; expiry: GrantExpiry } {
-  if (grant.expiresAt === undefined) return { expiresAt: isoSeconds(grant.createdAt + AUTHORIZATION_CODE_TTL_SECONDS), expiry: "unredeemed-code" };
-  return { expiresAt: isoSeconds(grant.expiresAt), expiry: grant.scope.includes("offline_access") ? "refresh-token" : "access-token" };
+export function grantLifetime(grant: Pick<GrantSummary, "createdAt" | "expiresAt" | "scope">): {
+  expiresAt: string | null;
+  expiry: GrantExpiry;
+} {
+  if (grant.expiresAt === undefined)
+    return { expiresAt: isoSeconds(grant.createdAt + AUTHORIZATION_CODE_TTL_SECONDS), expiry: "unredeemed-code" };
+  return {
+    expiresAt: isoSeconds(grant.expiresAt),
+    expiry: grant.scope.includes("offline_access") ? "refresh-token" : "access-token",
+  };
 }
 
 /** Who revokes: from a verified session or token. `clientId` is the console's id or the REST client. */
@@ -86,12 +94,24 @@ async function clientNames(oauth: OAuthHelpers, clientIds: Iterable<string>): Pr
 }
 
 /** Live grants of the organization's members, newest first. */
-export async function listConnectedGrants(env: Env, oauth: OAuthHelpers, organizationId: string): Promise<ConnectedGrant[]> {
+export async function listConnectedGrants(
+  env: Env,
+  oauth: OAuthHelpers,
+  organizationId: string,
+): Promise<ConnectedGrant[]> {
   const holders = await listGrantHolders(env, organizationId);
   const perHolder = await Promise.all(
-    holders.map(async (holder) => ({ holder, grants: (await grantsOf(oauth, grantUserId(organizationId, holder.subject))).filter((g) => belongsTo(g, organizationId)) })),
+    holders.map(async (holder) => ({
+      holder,
+      grants: (await grantsOf(oauth, grantUserId(organizationId, holder.subject))).filter((g) =>
+        belongsTo(g, organizationId),
+      ),
+    })),
   );
-  const names = await clientNames(oauth, perHolder.flatMap(({ grants }) => grants.map((g) => g.clientId)));
+  const names = await clientNames(
+    oauth,
+    perHolder.flatMap(({ grants }) => grants.map((g) => g.clientId)),
+  );
   return perHolder
     .flatMap(({ holder, grants }) =>
       grants.map((grant) => ({
@@ -105,10 +125,14 @@ export async function listConnectedGrants(env: Env, oauth: OAuthHelpers, organiz
         ...grantLifetime(grant),
       })),
     )
-    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.grantId.localeCompare(b.grantId)));
+    .sort((a, b) =>
+      a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.grantId.localeCompare(b.grantId),
+    );
 }
 
-export type RevokeGrantResult = { ok: true; grant: ConnectedGrant } | { ok: false; status: 400 | 404; code: string; message: string };
+export type RevokeGrantResult =
+  | { ok: true; grant: ConnectedGrant }
+  | { ok: false; status: 400 | 404; code: string; message: string };
 
 const GRANT_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -117,14 +141,32 @@ const GRANT_ID = /^[A-Za-z0-9_-]{1,128}$/;
  * tokens stop working at once. Records one `revoke` audit event (who revoked, the grant's client, whose grant), with
  * `correlationId` when the revocation runs inside a governed request (the console's).
  */
-export async function revokeConnectedGrant(env: Env, oauth: OAuthHelpers, admin: GrantAdministrator, memberId: string, grantId: string, correlationId?: string): Promise<RevokeGrantResult> {
+export async function revokeConnectedGrant(
+  env: Env,
+  oauth: OAuthHelpers,
+  admin: GrantAdministrator,
+  memberId: string,
+  grantId: string,
+  correlationId?: string,
+): Promise<RevokeGrantResult> {
   const started = Date.now();
   if (!memberId || memberId.length > 300 || !GRANT_ID.test(grantId)) {
-    return { ok: false, status: 400, code: "invalid_request", message: "Name the grant by the userId and grantId that GET /api/v1/clients lists." };
+    return {
+      ok: false,
+      status: 400,
+      code: "invalid_request",
+      message: "Name the grant by the userId and grantId that GET /api/v1/clients lists.",
+    };
   }
   const userId = grantUserId(admin.organizationId, memberId);
   const grant = (await grantsOf(oauth, userId)).find((g) => g.id === grantId && belongsTo(g, admin.organizationId));
-  if (!grant) return { ok: false, status: 404, code: "unknown_grant", message: `Member "${memberId}" of your organization has no grant ${grantId}; it may already be revoked.` };
+  if (!grant)
+    return {
+      ok: false,
+      status: 404,
+      code: "unknown_grant",
+      message: `Member "${memberId}" of your organization has no grant ${grantId}; it may already be revoked.`,
+    };
   await oauth.revokeGrant(grant.id, userId);
   const holders = await listGrantHolders(env, admin.organizationId);
   const names = await clientNames(oauth, [grant.clientId]);

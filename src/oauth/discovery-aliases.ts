@@ -32,8 +32,10 @@ export async function openIdConfiguration(request: Request, authorizationServer:
   if (!response.ok) return response;
   const metadata = (await response.json()) as Record<string, unknown>;
   // Nothing here issues ID tokens: keep the document from suggesting otherwise, whatever the library adds later.
-  for (const key of Object.keys(metadata)) if (key.startsWith("id_token_") || key === "userinfo_endpoint") delete metadata[key];
-  if (Array.isArray(metadata.response_types_supported)) metadata.response_types_supported = metadata.response_types_supported.filter((type) => type === "code");
+  for (const key of Object.keys(metadata))
+    if (key.startsWith("id_token_") || key === "userinfo_endpoint") delete metadata[key];
+  if (Array.isArray(metadata.response_types_supported))
+    metadata.response_types_supported = metadata.response_types_supported.filter((type) => type === "code");
   const headers = new Headers(response.headers);
   headers.delete("Content-Length");
   return new Response(JSON.stringify(metadata), { status: response.status, headers });

@@ -39,11 +39,17 @@ function holderKey(organizationId: string, subject: string): string {
 }
 
 /** Notes that `identity` holds a grant. Never throws: a failure is logged and the grant still completes. */
-export async function rememberGrantHolder(env: Env, identity: Pick<Identity, "organizationId" | "subject" | "name">, now = Date.now()): Promise<void> {
+export async function rememberGrantHolder(
+  env: Env,
+  identity: Pick<Identity, "organizationId" | "subject" | "name">,
+  now = Date.now(),
+): Promise<void> {
   const key = holderKey(identity.organizationId, identity.subject);
   try {
     if ((await env.OAUTH_KV.get(key)) !== null) return;
-    await env.OAUTH_KV.put(key, "1", { metadata: { name: identity.name.slice(0, 200), since: new Date(now).toISOString() } });
+    await env.OAUTH_KV.put(key, "1", {
+      metadata: { name: identity.name.slice(0, 200), since: new Date(now).toISOString() },
+    });
   } catch (error) {
     logWarn("grant holder index not updated", { organizationId: identity.organizationId, error });
   }

@@ -20,7 +20,10 @@ interface StoredGrant {
 }
 
 /** The scopes a refresh asks for beyond its grant, or undefined when the library should answer it. */
-async function scopesBeyondGrant(env: Env, form: URLSearchParams): Promise<{ extra: string[]; granted: string[] } | undefined> {
+async function scopesBeyondGrant(
+  env: Env,
+  form: URLSearchParams,
+): Promise<{ extra: string[]; granted: string[] } | undefined> {
   const requested = (form.get("scope") ?? "").split(" ").filter(Boolean);
   const refreshToken = form.get("refresh_token") ?? "";
   const parts = refreshToken.split(":");
@@ -36,7 +39,10 @@ async function scopesBeyondGrant(env: Env, form: URLSearchParams): Promise<{ ext
 }
 
 function tokenError(error: "invalid_scope" | "invalid_request", description: string): Response {
-  return Response.json({ error, error_description: description }, { status: 400, headers: { "Cache-Control": "no-store", Pragma: "no-cache" } });
+  return Response.json(
+    { error, error_description: description },
+    { status: 400, headers: { "Cache-Control": "no-store", Pragma: "no-cache" } },
+  );
 }
 
 /**
@@ -54,7 +60,8 @@ const UNREADABLE: Record<"too_large" | "truncated" | "unreadable", string> = {
 export async function refreshWideningRefusal(request: Request, env: Env): Promise<Response | undefined> {
   if (request.method !== "POST" || !isUrlEncodedForm(request.headers.get("content-type"))) return undefined;
   const read = await readUrlEncodedForm(request.clone());
-  if (!read.ok) return read.reason === "media_type" ? undefined : tokenError("invalid_request", UNREADABLE[read.reason]);
+  if (!read.ok)
+    return read.reason === "media_type" ? undefined : tokenError("invalid_request", UNREADABLE[read.reason]);
   const beyond = await scopesBeyondGrant(env, read.form);
   if (!beyond) return undefined;
   return tokenError(

@@ -25,22 +25,44 @@ function registrationError(request: Request, status: number, error: string, desc
 function asObject(bytes: Uint8Array): Record<string, unknown> | undefined {
   try {
     const parsed: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
 }
 
-export async function guardRegistration(request: Request, forward: (request: Request) => Promise<Response>): Promise<Response> {
+export async function guardRegistration(
+  request: Request,
+  forward: (request: Request) => Promise<Response>,
+): Promise<Response> {
   if (request.method !== "POST") return forward(request);
   const read = await readBodyLimited(request, MAX_REGISTRATION_BYTES);
-  if (!read.ok && read.reason === "too_large") return registrationError(request, 413, "invalid_request", "The registration body is over 1 MiB. Send only the client metadata.");
-  if (!read.ok && read.reason === "length_mismatch") return registrationError(request, 400, "invalid_request", "The registration body is shorter or longer than its Content-Length.");
+  if (!read.ok && read.reason === "too_large")
+    return registrationError(
+      request,
+      413,
+      "invalid_request",
+      "The registration body is over 1 MiB. Send only the client metadata.",
+    );
+  if (!read.ok && read.reason === "length_mismatch")
+    return registrationError(
+      request,
+      400,
+      "invalid_request",
+      "The registration body is shorter or longer than its Content-Length.",
+    );
   const bytes = read.ok ? read.bytes : new Uint8Array();
   const metadata = asObject(bytes);
   const refusal = metadata && registrationRefusal(metadata);
   if (refusal) {
-    logWarn("oauth error", { code: refusal.code, status: 400, category: "client-registration", reason: "registration_policy" });
+    logWarn("oauth error", {
+      code: refusal.code,
+      status: 400,
+      category: "client-registration",
+      reason: "registration_policy",
+    });
     return registrationError(request, 400, refusal.code, refusal.description);
   }
   const headers = new Headers(request.headers);

@@ -32,7 +32,10 @@ function nameRefusal(field: string, value: unknown): RegistrationRefusal | undef
   if (typeof value !== "string") return undefined;
   const length = [...value].length;
   if (length <= MAX_CLIENT_NAME) return undefined;
-  return { code: "invalid_client_metadata", description: `${field} is ${length} characters long; the limit is ${MAX_CLIENT_NAME}. Register a shorter name.` };
+  return {
+    code: "invalid_client_metadata",
+    description: `${field} is ${length} characters long; the limit is ${MAX_CLIENT_NAME}. Register a shorter name.`,
+  };
 }
 
 /** Why one redirect URI cannot be registered, or undefined when it can. */
@@ -46,8 +49,10 @@ export function redirectUriProblem(uri: string): string | undefined {
   } catch {
     return "is not an absolute URI";
   }
-  if (url.href !== uri && url.href !== `${uri}/`) return `is not in canonical form; it reads as ${quote(url.href)}, register it exactly so`;
-  if (url.protocol === "http:" && !LOOPBACK_HOST.test(url.hostname)) return "uses http on a host that is not loopback (localhost, 127.0.0.1, [::1]); use https";
+  if (url.href !== uri && url.href !== `${uri}/`)
+    return `is not in canonical form; it reads as ${quote(url.href)}, register it exactly so`;
+  if (url.protocol === "http:" && !LOOPBACK_HOST.test(url.hostname))
+    return "uses http on a host that is not loopback (localhost, 127.0.0.1, [::1]); use https";
   return undefined;
 }
 
@@ -62,12 +67,16 @@ export function registrationRefusal(metadata: Record<string, unknown>): Registra
   const uris = metadata.redirect_uris;
   if (!Array.isArray(uris)) return undefined; // the library has already refused a missing or malformed list
   if (uris.length > MAX_REDIRECT_URIS) {
-    return { code: "invalid_redirect_uri", description: `${uris.length} redirect_uris were given; the limit is ${MAX_REDIRECT_URIS}. Register only the callbacks this client uses.` };
+    return {
+      code: "invalid_redirect_uri",
+      description: `${uris.length} redirect_uris were given; the limit is ${MAX_REDIRECT_URIS}. Register only the callbacks this client uses.`,
+    };
   }
   for (const [index, uri] of uris.entries()) {
     if (typeof uri !== "string") continue;
     const problem = redirectUriProblem(uri);
-    if (problem) return { code: "invalid_redirect_uri", description: `redirect_uris[${index}] ${quote(uri)} ${problem}.` };
+    if (problem)
+      return { code: "invalid_redirect_uri", description: `redirect_uris[${index}] ${quote(uri)} ${problem}.` };
   }
   return undefined;
 }

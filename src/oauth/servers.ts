@@ -83,7 +83,9 @@ export function getAuthorizationServer(env: Env): OAuthAuthorizationServer<Env> 
     // A refresh token only for grants that include offline_access, as the scope says. It also keeps
     // step-up working: a client holding a refresh token tries it first, and a refresh can never widen scopes.
     tokenExchangeCallback: ({ grantType, scope }) =>
-      grantType === GrantType.AUTHORIZATION_CODE && !scope.includes("offline_access") ? { refreshTokenTTL: 0 } : undefined,
+      grantType === GrantType.AUTHORIZATION_CODE && !scope.includes("offline_access")
+        ? { refreshTokenTTL: 0 }
+        : undefined,
     onError({ code, status, internal }) {
       // The category and reason name the failed check; never the token, code or body.
       logWarn("oauth error", { code, status, category: internal.category, reason: internal.reason });
@@ -111,7 +113,8 @@ export function getOAuthServers(
   const refuse = async (env: Env, resource: string, token: string): Promise<never> => {
     throw invalidToken(await describeRefusedToken(authorizationServer.getOAuthApi(env), names, resource, token));
   };
-  const local = (env: Env) => async (resource: string, token: string) => (await authorizationServer.validateToken(resource, token, env)) ?? refuse(env, resource, token);
+  const local = (env: Env) => async (resource: string, token: string) =>
+    (await authorizationServer.validateToken(resource, token, env)) ?? refuse(env, resource, token);
   const servers: OAuthServers = {
     issuer,
     mcpResource,
@@ -128,7 +131,9 @@ export function getOAuthServers(
       requiredScopes: [...policy.baseline.api],
       // The REST resource also accepts CI keys (recognised by their prefix); /mcp never does.
       validateToken: (env) => async (resource, token) =>
-        looksLikeCiKey(token) ? ((await validateCiKey(env, token, apiResource)) ?? refuse(env, resource, token)) : local(env)(resource, token),
+        looksLikeCiKey(token)
+          ? ((await validateCiKey(env, token, apiResource)) ?? refuse(env, resource, token))
+          : local(env)(resource, token),
       handler: handlers.api,
     }),
   };

@@ -17,7 +17,12 @@ function audiences(value: unknown): string[] {
 }
 
 /** The description of a refused token presented to `resource`. */
-export async function describeRefusedToken(oauth: OAuthHelpers, names: ResourceNames, resource: string, token: string): Promise<string> {
+export async function describeRefusedToken(
+  oauth: OAuthHelpers,
+  names: ResourceNames,
+  resource: string,
+  token: string,
+): Promise<string> {
   const forApi = resource === names.apiResource;
   if (looksLikeCiKey(token)) {
     return forApi

@@ -41,24 +41,37 @@ export function loadPolicy(files: PolicyFiles): Policy {
 
   for (const [resource, list] of Object.entries(scopesFile.baseline)) {
     list.forEach((scope, index) => {
-      if (!known.has(scope)) throw new PolicyError("scopes.json", `baseline.${resource}.${index}`, `unknown scope "${scope}"`);
+      if (!known.has(scope))
+        throw new PolicyError("scopes.json", `baseline.${resource}.${index}`, `unknown scope "${scope}"`);
     });
   }
   for (const [role, definition] of Object.entries(orgFile.roles)) {
     definition.grantable.forEach((scope, index) => {
       if (!known.has(scope)) {
-        throw new PolicyError("organizations.json", `roles.${role}.grantable.${index}`, `unknown scope "${scope}"; known scopes: ${scopeNames.join(", ")}`);
+        throw new PolicyError(
+          "organizations.json",
+          `roles.${role}.grantable.${index}`,
+          `unknown scope "${scope}"; known scopes: ${scopeNames.join(", ")}`,
+        );
       }
     });
   }
   for (const [org, definition] of Object.entries(orgFile.organizations)) {
     if (!(definition.defaultRole in orgFile.roles)) {
-      throw new PolicyError("organizations.json", `organizations.${org}.defaultRole`, `unknown role "${definition.defaultRole}"`);
+      throw new PolicyError(
+        "organizations.json",
+        `organizations.${org}.defaultRole`,
+        `unknown role "${definition.defaultRole}"`,
+      );
     }
   }
   for (const [user, definition] of Object.entries(devFile.users)) {
     if (!(definition.organization in orgFile.organizations)) {
-      throw new PolicyError("dev-users.json", `users.${user}.organization`, `unknown organization "${definition.organization}"`);
+      throw new PolicyError(
+        "dev-users.json",
+        `users.${user}.organization`,
+        `unknown organization "${definition.organization}"`,
+      );
     }
     if (!(definition.role in orgFile.roles)) {
       throw new PolicyError("dev-users.json", `users.${user}.role`, `unknown role "${definition.role}"`);

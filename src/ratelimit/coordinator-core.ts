@@ -26,13 +26,21 @@ export interface CounterKv {
   get(key: string, type: "text"): Promise<string | null>;
   put(key: string, value: string, options?: { expirationTtl?: number; metadata?: unknown }): Promise<void>;
   /** One page of keys with their metadata (each counter's state rides in its metadata: see loadAll). */
-  list?(options: { prefix: string }): Promise<{ keys: Array<{ name: string; metadata?: unknown }>; list_complete: boolean }>;
+  list?(options: {
+    prefix: string;
+  }): Promise<{ keys: Array<{ name: string; metadata?: unknown }>; list_complete: boolean }>;
 }
 
 /** What a lease (several calls decided at once, for a holder that decides them itself) gets. */
 export type LeaseGrant =
   | { granted: number; limit: number; windowEndsAt: number; remaining: number }
-  | { granted: 0; limit: number; retryAfterSeconds: number; cause: "quota" | "store-unavailable"; windowEndsAt?: undefined };
+  | {
+      granted: 0;
+      limit: number;
+      retryAfterSeconds: number;
+      cause: "quota" | "store-unavailable";
+      windowEndsAt?: undefined;
+    };
 
 export interface CoordinatorOptions {
   kv: CounterKv;
@@ -101,7 +109,13 @@ export class WindowCoordinator {
     // From here to the return there is no await: this is what makes concurrent decisions exact.
     const decision = decide(entry.state, quota, this.now());
     if (!decision.allowed) {
-      return { allowed: false, limit: quota.limit, windowSeconds: quota.windowSeconds, retryAfterSeconds: decision.retryAfterSeconds, cause: "quota" };
+      return {
+        allowed: false,
+        limit: quota.limit,
+        windowSeconds: quota.windowSeconds,
+        retryAfterSeconds: decision.retryAfterSeconds,
+        cause: "quota",
+      };
     }
     entry.state = decision.state;
     entry.dirty = true;
@@ -117,12 +131,18 @@ export class WindowCoordinator {
     const entry = this.entryFor(key);
     entry.windowSeconds = Math.max(entry.windowSeconds, quota.windowSeconds);
     if (!(await this.ensureLoaded(key, entry, onStoreFailure))) {
-      return { granted: 0, limit: quota.limit, retryAfterSeconds: STORE_FAILURE_RETRY_SECONDS, cause: "store-unavailable" };
+      return {
+        granted: 0,
+        limit: quota.limit,
+        retryAfterSeconds: STORE_FAILURE_RETRY_SECONDS,
+        cause: "store-unavailable",
+      };
     }
     // No await from here to the return, as in check().
     const now = this.now();
     const first = decide(entry.state, quota, now);
-    if (!first.allowed) return { granted: 0, limit: quota.limit, retryAfterSeconds: first.retryAfterSeconds, cause: "quota" };
+    if (!first.allowed)
+      return { granted: 0, limit: quota.limit, retryAfterSeconds: first.retryAfterSeconds, cause: "quota" };
     // At most half of what the window has left (at least one): leases shrink as the window fills, so calls leased
     // and then left unused by one holder never exceed what the others could still have had (leases.ts).
     const left = quota.limit - first.state.count + 1;
@@ -130,7 +150,12 @@ export class WindowCoordinator {
     entry.state = { start: first.state.start, count: first.state.count - 1 + granted };
     entry.dirty = true;
     this.scheduleFlush(key, entry);
-    return { granted, limit: quota.limit, windowEndsAt: windowEnd(entry.state, quota), remaining: quota.limit - entry.state.count };
+    return {
+      granted,
+      limit: quota.limit,
+      windowEndsAt: windowEnd(entry.state, quota),
+      remaining: quota.limit - entry.state.count,
+    };
   }
 
   /**
@@ -148,7 +173,12 @@ export class WindowCoordinator {
 
   private async list(prefix: string): Promise<void> {
     try {
-      const page = await withSpan("kv.list", "client", { "db.system": "cloudflare.kv", "db.operation.name": "list" }, () => this.kv.list!({ prefix }));
+      const page = await withSpan(
+        "kv.list",
+        "client",
+        { "db.system": "cloudflare.kv", "db.operation.name": "list" },
+        () => this.kv.list!({ prefix }),
+      );
       if (!page.list_complete) return;
       for (const key of page.keys) {
         const entry = this.entryFor(key.name);
@@ -176,7 +206,16 @@ export class WindowCoordinator {
     let entry = this.entries.get(key);
     if (!entry) {
       // After a complete listing, a key not in it has no counter: nothing to read.
-      entry = { state: null, loaded: this.complete, loading: undefined, windowSeconds: 0, dirty: false, flushScheduled: false, writing: false, lastWriteAt: Number.NEGATIVE_INFINITY };
+      entry = {
+        state: null,
+        loaded: this.complete,
+        loading: undefined,
+        windowSeconds: 0,
+        dirty: false,
+        flushScheduled: false,
+        writing: false,
+        lastWriteAt: Number.NEGATIVE_INFINITY,
+      };
       this.entries.set(key, entry);
     }
     return entry;
@@ -202,7 +241,12 @@ export class WindowCoordinator {
 
   private async load(key: string, entry: Entry): Promise<void> {
     try {
-      const text = await withSpan("kv.get", "client", { "db.system": "cloudflare.kv", "db.operation.name": "get" }, () => this.kv.get(key, "text"));
+      const text = await withSpan(
+        "kv.get",
+        "client",
+        { "db.system": "cloudflare.kv", "db.operation.name": "get" },
+        () => this.kv.get(key, "text"),
+      );
       let parsed: unknown = null;
       if (text !== null) {
         try {

@@ -6,14 +6,27 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { WindowCoordinator, type LeaseGrant, type StoreFailureMode } from "./coordinator-core";
+import { WindowCoordinator } from "./coordinator-core";
 import type { RateLimitDecision } from "./hook";
 import { counterKey } from "./keys";
 import { telemetryFor } from "../telemetry";
-import type { CoordinatorCheckRequest, CoordinatorLease, CoordinatorLeaseRequest, CoordinatorRpc, CoordinatorUsageRequest, QuotaRequest, TargetUsage } from "./coordinator-rpc";
+import type {
+  CoordinatorCheckRequest,
+  CoordinatorLease,
+  CoordinatorLeaseRequest,
+  CoordinatorRpc,
+  CoordinatorUsageRequest,
+  QuotaRequest,
+  TargetUsage,
+} from "./coordinator-rpc";
 
 function assertQuota(quota: QuotaRequest): void {
-  if (!Number.isInteger(quota.limit) || quota.limit < 1 || !Number.isInteger(quota.windowSeconds) || quota.windowSeconds < 1) {
+  if (
+    !Number.isInteger(quota.limit) ||
+    quota.limit < 1 ||
+    !Number.isInteger(quota.windowSeconds) ||
+    quota.windowSeconds < 1
+  ) {
     throw new TypeError(`invalid quota for ${quota.target}: limit and windowSeconds must be positive integers`);
   }
 }
@@ -37,7 +50,13 @@ export class RateLimitCoordinator extends DurableObject<Env> implements Coordina
   private traced<T>(method: string, traceparent: string | undefined, work: () => Promise<T>): Promise<T> {
     const telemetry = traceparent ? telemetryFor(this.env) : undefined;
     if (!telemetry) return work();
-    return telemetry.span(`RateLimitCoordinator.${method}`, "server", { "rpc.system": "cloudflare.durable_object", "rpc.service": "RateLimitCoordinator", "rpc.method": method }, work, traceparent);
+    return telemetry.span(
+      `RateLimitCoordinator.${method}`,
+      "server",
+      { "rpc.system": "cloudflare.durable_object", "rpc.service": "RateLimitCoordinator", "rpc.method": method },
+      work,
+      traceparent,
+    );
   }
 
   lease(request: CoordinatorLeaseRequest): Promise<CoordinatorLease> {
@@ -49,9 +68,21 @@ export class RateLimitCoordinator extends DurableObject<Env> implements Coordina
     if (!Number.isInteger(request.want) || request.want < 1) throw new TypeError("want must be a positive integer");
     await this.loaded(request.organizationId, request.clientId);
     const key = await this.keyOf(request.organizationId, request.clientId, request.target);
-    const grant = await this.counters.lease(key, { limit: request.limit, windowSeconds: request.windowSeconds }, request.want, request.onStoreFailure);
+    const grant = await this.counters.lease(
+      key,
+      { limit: request.limit, windowSeconds: request.windowSeconds },
+      request.want,
+      request.onStoreFailure,
+    );
     if (grant.windowEndsAt === undefined || !request.report?.length) return grant;
-    return { ...grant, usage: await this.usage({ organizationId: request.organizationId, clientId: request.clientId, quotas: request.report }) };
+    return {
+      ...grant,
+      usage: await this.usage({
+        organizationId: request.organizationId,
+        clientId: request.clientId,
+        quotas: request.report,
+      }),
+    };
   }
 
   check(request: CoordinatorCheckRequest): Promise<RateLimitDecision> {
@@ -62,11 +93,26 @@ export class RateLimitCoordinator extends DurableObject<Env> implements Coordina
     assertQuota(request);
     await this.loaded(request.organizationId, request.clientId);
     const key = await this.keyOf(request.organizationId, request.clientId, request.target);
-    const decision = await this.counters.check(key, { limit: request.limit, windowSeconds: request.windowSeconds }, request.onStoreFailure);
+    const decision = await this.counters.check(
+      key,
+      { limit: request.limit, windowSeconds: request.windowSeconds },
+      request.onStoreFailure,
+    );
     if (!decision.allowed || !request.report?.length) return decision;
     // Read after the decision, so the report counts this call; it is a snapshot, as usage() is.
-    const reports = await this.usage({ organizationId: request.organizationId, clientId: request.clientId, quotas: request.report });
-    return { ...decision, usage: request.report.map((quota, index) => ({ ...quota, remaining: reports[index]?.remaining ?? null, resetsInSeconds: reports[index]?.resetsInSeconds ?? null })) };
+    const reports = await this.usage({
+      organizationId: request.organizationId,
+      clientId: request.clientId,
+      quotas: request.report,
+    });
+    return {
+      ...decision,
+      usage: request.report.map((quota, index) => ({
+        ...quota,
+        remaining: reports[index]?.remaining ?? null,
+        resetsInSeconds: reports[index]?.resetsInSeconds ?? null,
+      })),
+    };
   }
 
   private keyOf(organizationId: string, clientId: string, target: string): Promise<string> {
@@ -87,7 +133,10 @@ export class RateLimitCoordinator extends DurableObject<Env> implements Coordina
       request.quotas.map(async (quota) => {
         assertQuota(quota);
         const key = await this.keyOf(request.organizationId, request.clientId, quota.target);
-        return { target: quota.target, ...(await this.counters.usage(key, { limit: quota.limit, windowSeconds: quota.windowSeconds })) };
+        return {
+          target: quota.target,
+          ...(await this.counters.usage(key, { limit: quota.limit, windowSeconds: quota.windowSeconds })),
+        };
       }),
     );
   }

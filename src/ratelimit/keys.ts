@@ -27,7 +27,11 @@ export function coordinatorName(organizationId: string, clientId: string): strin
  * revoked. Counters of overlong ids (stored by their SHA-256) are matched against `known`; others are read back
  * from the key.
  */
-export async function clientsWithCounters(kv: KVNamespace, organizationId: string, known: readonly string[]): Promise<string[]> {
+export async function clientsWithCounters(
+  kv: KVNamespace,
+  organizationId: string,
+  known: readonly string[],
+): Promise<string[]> {
   const prefix = `${PREFIX}:${encodeURIComponent(organizationId)}:`;
   const byKeyPart = new Map<string, string>();
   for (const clientId of known) {

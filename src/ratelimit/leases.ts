@@ -85,9 +85,15 @@ export class LeasedRateLimiter implements RateLimiter {
       if (lease.left > 0) {
         lease.left--;
         if (lease.left === 0 && lease.taken >= 2) this.renewAhead(subject, lease);
-        return { allowed: true, limit: quota.limit, remaining: this.remainingOf(subject, subject.target, lease.usage) ?? undefined, ...(subject.report ? { usage: this.report(subject, lease) } : {}) };
+        return {
+          allowed: true,
+          limit: quota.limit,
+          remaining: this.remainingOf(subject, subject.target, lease.usage) ?? undefined,
+          ...(subject.report ? { usage: this.report(subject, lease) } : {}),
+        };
       }
-      if (lease.refusal && now < lease.refusedUntil) return { ...lease.refusal, retryAfterSeconds: Math.max(1, Math.ceil((lease.refusedUntil - now) / 1000)) };
+      if (lease.refusal && now < lease.refusedUntil)
+        return { ...lease.refusal, retryAfterSeconds: Math.max(1, Math.ceil((lease.refusedUntil - now) / 1000)) };
       const outcome = await this.renewing(subject, lease);
       if (outcome === "failed") return this.storeFailure(subject);
       // "granted" or "refused": look again (another waiter may have taken the last leased call).
@@ -123,7 +129,15 @@ export class LeasedRateLimiter implements RateLimiter {
     if (!lease) {
       // Keys are (organization, client, tool) of the clients this holder served; the bound guards its memory.
       if (this.leases.size >= 5000) this.leases.clear();
-      lease = { left: 0, windowEndsAt: 0, taken: 0, refusedUntil: 0, refusal: undefined, renewing: undefined, usage: undefined };
+      lease = {
+        left: 0,
+        windowEndsAt: 0,
+        taken: 0,
+        refusedUntil: 0,
+        refusal: undefined,
+        renewing: undefined,
+        usage: undefined,
+      };
       this.leases.set(key, lease);
     }
     return lease;
@@ -152,8 +166,20 @@ export class LeasedRateLimiter implements RateLimiter {
     if (grant.windowEndsAt === undefined) {
       lease.refusal =
         grant.cause === "store-unavailable"
-          ? { allowed: false, limit: grant.limit, windowSeconds: quota.windowSeconds, retryAfterSeconds: grant.retryAfterSeconds, cause: "store-unavailable" }
-          : { allowed: false, limit: grant.limit, windowSeconds: quota.windowSeconds, retryAfterSeconds: grant.retryAfterSeconds, cause: "quota" };
+          ? {
+              allowed: false,
+              limit: grant.limit,
+              windowSeconds: quota.windowSeconds,
+              retryAfterSeconds: grant.retryAfterSeconds,
+              cause: "store-unavailable",
+            }
+          : {
+              allowed: false,
+              limit: grant.limit,
+              windowSeconds: quota.windowSeconds,
+              retryAfterSeconds: grant.retryAfterSeconds,
+              cause: "quota",
+            };
       // A store failure is not remembered: the next call asks again.
       lease.refusedUntil = grant.cause === "quota" ? this.now() + grant.retryAfterSeconds * 1000 : 0;
       return grant.cause === "quota" ? "refused" : "failed";
@@ -168,7 +194,12 @@ export class LeasedRateLimiter implements RateLimiter {
 
   /** The reported targets' remaining quota: the coordinator's as of the last lease, plus what this holder still holds. */
   private report(subject: RateLimitSubject, lease: Lease): QuotaUsage[] {
-    const base = lease.usage ?? withQuotas((subject.report ?? []).map((target) => ({ target, ...quotaFor(this.policy, subject.organizationId, target) })), undefined);
+    const base =
+      lease.usage ??
+      withQuotas(
+        (subject.report ?? []).map((target) => ({ target, ...quotaFor(this.policy, subject.organizationId, target) })),
+        undefined,
+      );
     return base.map((usage) => ({ ...usage, remaining: this.remainingOf(subject, usage.target, base) }));
   }
 
@@ -182,9 +213,26 @@ export class LeasedRateLimiter implements RateLimiter {
   private storeFailure(subject: RateLimitSubject): RateLimitDecision {
     const quota = quotaFor(this.policy, subject.organizationId, subject.target);
     if (storeFailureModeFor(this.policy, subject.target) === "open") {
-      return { allowed: true, limit: quota.limit, ...(subject.report ? { usage: withQuotas(subject.report.map((target) => ({ target, ...quotaFor(this.policy, subject.organizationId, target) })), undefined) } : {}) };
+      return {
+        allowed: true,
+        limit: quota.limit,
+        ...(subject.report
+          ? {
+              usage: withQuotas(
+                subject.report.map((target) => ({ target, ...quotaFor(this.policy, subject.organizationId, target) })),
+                undefined,
+              ),
+            }
+          : {}),
+      };
     }
-    return { allowed: false, limit: quota.limit, windowSeconds: quota.windowSeconds, retryAfterSeconds: STORE_FAILURE_RETRY_SECONDS, cause: "store-unavailable" };
+    return {
+      allowed: false,
+      limit: quota.limit,
+      windowSeconds: quota.windowSeconds,
+      retryAfterSeconds: STORE_FAILURE_RETRY_SECONDS,
+      cause: "store-unavailable",
+    };
   }
 }
 

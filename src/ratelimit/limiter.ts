@@ -14,7 +14,6 @@ import { logWarn } from "../lib/log";
 
 export type CoordinatorLookup = (organizationId: string, clientId: string) => Pick<CoordinatorApi, "check" | "usage">;
 
-
 export class CoordinatedRateLimiter implements RateLimiter {
   constructor(
     private readonly coordinatorFor: CoordinatorLookup,
@@ -27,22 +26,49 @@ export class CoordinatedRateLimiter implements RateLimiter {
     const report = subject.report ? this.quotasOf(subject.organizationId, subject.report) : undefined;
     try {
       const { organizationId, clientId, target } = subject;
-      const decision = await this.coordinatorFor(organizationId, clientId).check({ organizationId, clientId, target, ...quota, onStoreFailure, traceparent: undefined, ...(report ? { report } : {}) });
+      const decision = await this.coordinatorFor(organizationId, clientId).check({
+        organizationId,
+        clientId,
+        target,
+        ...quota,
+        onStoreFailure,
+        traceparent: undefined,
+        ...(report ? { report } : {}),
+      });
       if (!decision.allowed || !report) return decision;
       return { ...decision, usage: withQuotas(report, decision.usage) };
     } catch (error) {
-      logWarn("rate-limit coordinator unavailable", { organizationId: subject.organizationId, target: subject.target, onStoreFailure, error });
-      if (onStoreFailure === "open") return { allowed: true, limit: quota.limit, ...(report ? { usage: withQuotas(report, undefined) } : {}) };
-      return { allowed: false, limit: quota.limit, windowSeconds: quota.windowSeconds, retryAfterSeconds: STORE_FAILURE_RETRY_SECONDS, cause: "store-unavailable" };
+      logWarn("rate-limit coordinator unavailable", {
+        organizationId: subject.organizationId,
+        target: subject.target,
+        onStoreFailure,
+        error,
+      });
+      if (onStoreFailure === "open")
+        return { allowed: true, limit: quota.limit, ...(report ? { usage: withQuotas(report, undefined) } : {}) };
+      return {
+        allowed: false,
+        limit: quota.limit,
+        windowSeconds: quota.windowSeconds,
+        retryAfterSeconds: STORE_FAILURE_RETRY_SECONDS,
+        cause: "store-unavailable",
+      };
     }
   }
 
   /** Remaining quota per target without counting a call; `remaining` is null when it cannot be read. */
-  async usage(subject: { organizationId: string; clientId: string }, targets: readonly string[]): Promise<QuotaUsage[]> {
+  async usage(
+    subject: { organizationId: string; clientId: string },
+    targets: readonly string[],
+  ): Promise<QuotaUsage[]> {
     const quotas = this.quotasOf(subject.organizationId, targets);
     let reports: TargetUsage[] | undefined;
     try {
-      reports = await this.coordinatorFor(subject.organizationId, subject.clientId).usage({ organizationId: subject.organizationId, clientId: subject.clientId, quotas });
+      reports = await this.coordinatorFor(subject.organizationId, subject.clientId).usage({
+        organizationId: subject.organizationId,
+        clientId: subject.clientId,
+        quotas,
+      });
     } catch (error) {
       logWarn("rate-limit coordinator unavailable", { organizationId: subject.organizationId, error });
     }
@@ -66,8 +92,15 @@ export function withQuotas(quotas: readonly QuotaRequest[], reports: readonly Ta
 }
 
 /** Coordinators in a Durable Object namespace, one per (organization, client). */
-export function coordinatorsIn(namespace: Env["RATE_LIMITER"]): (organizationId: string, clientId: string) => CoordinatorApi {
-  return (organizationId, clientId) => tracedStub(namespace.get(namespace.idFromName(coordinatorName(organizationId, clientId))) as unknown as CoordinatorApi, "RateLimitCoordinator");
+export function coordinatorsIn(
+  namespace: Env["RATE_LIMITER"],
+): (organizationId: string, clientId: string) => CoordinatorApi {
+  return (organizationId, clientId) =>
+    tracedStub(
+      // biome-ignore lint/plugin: the binding is typed by the RPC the coordinator object offers (src/env.ts), not its class
+      namespace.get(namespace.idFromName(coordinatorName(organizationId, clientId))) as unknown as CoordinatorApi,
+      "RateLimitCoordinator",
+    );
 }
 
 export function rateLimiterFor(env: Env, policy: RateLimitPolicy = getRateLimitPolicy()): CoordinatedRateLimiter {

@@ -13,7 +13,10 @@ export const rateLimitFileSchema = z.object({
   default: quota,
   tools: z.record(z.string(), quota).default({}),
   organizations: z
-    .record(z.string(), z.object({ default: quota.optional(), tools: z.record(z.string(), quota).default({}), rest: quota.optional() }))
+    .record(
+      z.string(),
+      z.object({ default: quota.optional(), tools: z.record(z.string(), quota).default({}), rest: quota.optional() }),
+    )
     .default({}),
   rest: quota,
   onStoreFailure: z.object({ tools: z.enum(["open", "closed"]), rest: z.enum(["open", "closed"]) }),

@@ -39,7 +39,11 @@ export function decide(state: WindowState | null, quota: Quota, now: number): Wi
 }
 
 /** Calls still admitted in the open window, and seconds until it closes (0 when none is open). */
-export function remainingIn(state: WindowState | null, quota: Quota, now: number): { remaining: number; resetsInSeconds: number } {
+export function remainingIn(
+  state: WindowState | null,
+  quota: Quota,
+  now: number,
+): { remaining: number; resetsInSeconds: number } {
   const current = openWindow(state, quota, now);
   if (!current) return { remaining: quota.limit, resetsInSeconds: 0 };
   return {
@@ -52,6 +56,13 @@ export function remainingIn(state: WindowState | null, quota: Quota, now: number
 export function parseWindowState(value: unknown): WindowState | null {
   if (!value || typeof value !== "object") return null;
   const { start, count } = value as Partial<WindowState>;
-  if (typeof start !== "number" || !Number.isFinite(start) || typeof count !== "number" || !Number.isInteger(count) || count < 0) return null;
+  if (
+    typeof start !== "number" ||
+    !Number.isFinite(start) ||
+    typeof count !== "number" ||
+    !Number.isInteger(count) ||
+    count < 0
+  )
+    return null;
   return { start, count };
 }

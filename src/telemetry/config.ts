@@ -43,7 +43,12 @@ export function telemetryConfigOf(env: TelemetryEnv): TelemetryConfig | null {
       const base = new URL(endpoint);
       if (base.protocol === "https:" || base.protocol === "http:") {
         const root = base.href.replace(/\/+$/, "");
-        config = { tracesUrl: `${root}/v1/traces`, metricsUrl: `${root}/v1/metrics`, headers: headersOf(env.OTEL_EXPORTER_OTLP_HEADERS), serviceName: env.OTEL_SERVICE_NAME?.trim() || "arbiter" };
+        config = {
+          tracesUrl: `${root}/v1/traces`,
+          metricsUrl: `${root}/v1/metrics`,
+          headers: headersOf(env.OTEL_EXPORTER_OTLP_HEADERS),
+          serviceName: env.OTEL_SERVICE_NAME?.trim() || "arbiter",
+        };
       }
     } catch {
       config = null;

@@ -72,12 +72,26 @@ export class OtlpExporter implements SpanSink {
   private async post(url: string, body: string): Promise<void> {
     try {
       // redirect: "manual": the headers carry the collector's credential, which a redirect would hand to another origin.
-      const response = await fetch(url, { method: "POST", headers: { ...this.config.headers, "Content-Type": "application/json" }, body, redirect: "manual", signal: AbortSignal.timeout(EXPORT_TIMEOUT_MS) });
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { ...this.config.headers, "Content-Type": "application/json" },
+        body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(EXPORT_TIMEOUT_MS),
+      });
       await response.body?.cancel();
-      if (response.status >= 300 && response.status < 400) logWarn("telemetry export redirected: not followed, point OTEL_EXPORTER_OTLP_ENDPOINT at the collector itself", { endpoint: new URL(url).pathname, status: response.status });
-      else if (!response.ok) logWarn("telemetry export refused", { endpoint: new URL(url).pathname, status: response.status });
+      if (response.status >= 300 && response.status < 400)
+        logWarn(
+          "telemetry export redirected: not followed, point OTEL_EXPORTER_OTLP_ENDPOINT at the collector itself",
+          { endpoint: new URL(url).pathname, status: response.status },
+        );
+      else if (!response.ok)
+        logWarn("telemetry export refused", { endpoint: new URL(url).pathname, status: response.status });
     } catch (error) {
-      logWarn("telemetry export failed", { endpoint: new URL(url).pathname, error: error instanceof Error ? error.name : "error" });
+      logWarn("telemetry export failed", {
+        endpoint: new URL(url).pathname,
+        error: error instanceof Error ? error.name : "error",
+      });
     }
   }
 }

@@ -12,14 +12,26 @@ export { countMetric, recordMetric, withSpan, currentSpan, type Span } from "../
 
 export interface Telemetry {
   /** Runs `work` as a span (the root of a trace unless a span is current), ended when `work` settles. */
-  span<T>(name: string, kind: SpanKind, attributes: Attributes, work: (span: Span) => Promise<T>, remoteParent?: string): Promise<T>;
+  span<T>(
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    work: (span: Span) => Promise<T>,
+    remoteParent?: string,
+  ): Promise<T>;
   readonly exporter: OtlpExporter;
 }
 
 class OperationTelemetry implements Telemetry {
   constructor(readonly exporter: OtlpExporter) {}
 
-  async span<T>(name: string, kind: SpanKind, attributes: Attributes, work: (span: Span) => Promise<T>, remoteParent?: string): Promise<T> {
+  async span<T>(
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    work: (span: Span) => Promise<T>,
+    remoteParent?: string,
+  ): Promise<T> {
     const span = startSpan(name, kind, attributes, this.exporter, remoteParent);
     try {
       return await runInSpan(span, () => work(span));

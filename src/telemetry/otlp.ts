@@ -65,7 +65,16 @@ export function encodeMetrics(serviceName: string, delta: MetricsDelta): string 
     metrics.push({
       name,
       unit: METRIC_UNITS[name],
-      sum: { aggregationTemporality: DELTA, isMonotonic: true, dataPoints: points.map((point) => ({ attributes: keyValues(point.attributes), startTimeUnixNano: start, timeUnixNano: end, asInt: String(point.value) })) },
+      sum: {
+        aggregationTemporality: DELTA,
+        isMonotonic: true,
+        dataPoints: points.map((point) => ({
+          attributes: keyValues(point.attributes),
+          startTimeUnixNano: start,
+          timeUnixNano: end,
+          asInt: String(point.value),
+        })),
+      },
     });
   }
   for (const [name, points] of delta.histograms) {
@@ -86,5 +95,7 @@ export function encodeMetrics(serviceName: string, delta: MetricsDelta): string 
       },
     });
   }
-  return JSON.stringify({ resourceMetrics: [{ resource: resource(serviceName), scopeMetrics: [{ scope: SCOPE, metrics }] }] });
+  return JSON.stringify({
+    resourceMetrics: [{ resource: resource(serviceName), scopeMetrics: [{ scope: SCOPE, metrics }] }],
+  });
 }

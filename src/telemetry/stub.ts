@@ -14,13 +14,23 @@ export function tracedStub<T extends object>(stub: T, className: string): T {
       const value = Reflect.get(target, property, receiver) as unknown;
       if (typeof property !== "string" || NOT_RPC.has(property) || typeof value !== "function") return value;
       return (...args: unknown[]) =>
-        withSpan(`${className}.${property}`, "client", { "rpc.system": "cloudflare.durable_object", "rpc.service": className, "rpc.method": property }, (span) => {
-          // A request that has a `traceparent` field carries this span to the callee, which continues the trace.
-          const [first, ...rest] = args;
-          const request = span && isRecord(first) && "traceparent" in first ? { ...first, traceparent: span.traceparent() } : first;
-          // Reflect.apply, not value.apply: on a stub every property, `apply` included, names a remote method.
-          return Reflect.apply(value as (...callArgs: unknown[]) => unknown, target, args.length ? [request, ...rest] : []);
-        });
+        withSpan(
+          `${className}.${property}`,
+          "client",
+          { "rpc.system": "cloudflare.durable_object", "rpc.service": className, "rpc.method": property },
+          (span) => {
+            // A request that has a `traceparent` field carries this span to the callee, which continues the trace.
+            const [first, ...rest] = args;
+            const request =
+              span && isRecord(first) && "traceparent" in first ? { ...first, traceparent: span.traceparent() } : first;
+            // Reflect.apply, not value.apply: on a stub every property, `apply` included, names a remote method.
+            return Reflect.apply(
+              value as (...callArgs: unknown[]) => unknown,
+              target,
+              args.length ? [request, ...rest] : [],
+            );
+          },
+        );
     },
   });
 }

@@ -9,9 +9,13 @@ const auditEvent = z.object({
   organizationId: z.string().describe("The organization (always yours)"),
   userId: z.string().describe("The user the client acted for"),
   clientId: z.string().describe("The OAuth client or CI key (`ci-key:<id>`)"),
-  kind: z.enum(AUDIT_KINDS).describe("tool call, REST call (route), OAuth event, resource read or subscription change, or prompt get"),
+  kind: z
+    .enum(AUDIT_KINDS)
+    .describe("tool call, REST call (route), OAuth event, resource read or subscription change, or prompt get"),
   target: z.string().describe("Tool name, `METHOD /route`, or OAuth event name"),
-  argumentsDigest: z.string().describe("sha256 of the canonical JSON of the arguments (never the arguments themselves), or empty"),
+  argumentsDigest: z
+    .string()
+    .describe("sha256 of the canonical JSON of the arguments (never the arguments themselves), or empty"),
   durationMs: z.number().describe("How long it took, in milliseconds"),
   outcome: z.enum(AUDIT_OUTCOMES).describe("ok, or why it did not succeed"),
   reason: z.string().describe("Short explanation (never a token, secret or payload)"),
@@ -27,7 +31,10 @@ export function registerAuditTools(ctx: CapabilityContext): void {
     outputSchema: z.object({
       organizationId: z.string().describe("The organization whose trail this is (from your token)"),
       events: z.array(auditEvent).describe("Matching events, newest first"),
-      nextCursor: z.string().nullable().describe("Pass as cursor (with the same filters) for the next page; null on the last page"),
+      nextCursor: z
+        .string()
+        .nullable()
+        .describe("Pass as cursor (with the same filters) for the next page; null on the last page"),
     }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     requiredScopes: ["audit.read"],

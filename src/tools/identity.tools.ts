@@ -12,11 +12,16 @@ const quotaField = z.object({
   tool: z.string().describe("Tool name"),
   limit: z.number().describe("Calls this client may make per window"),
   windowSeconds: z.number().describe("Window length in seconds"),
-  remaining: z.number().nullable().describe("Calls left in the current window; null when the limiter cannot be read right now"),
+  remaining: z
+    .number()
+    .nullable()
+    .describe("Calls left in the current window; null when the limiter cannot be read right now"),
   resetsInSeconds: z
     .number()
     .nullable()
-    .describe("Seconds until the current window closes and the full quota is back; 0 when no window is open; null when unknown"),
+    .describe(
+      "Seconds until the current window closes and the full quota is back; 0 when no window is open; null when unknown",
+    ),
 });
 
 export function registerIdentityTools(ctx: CapabilityContext): void {

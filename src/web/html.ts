@@ -87,7 +87,10 @@ ${body.value}
 export function htmlHeaders(extra?: HeadersInit): Headers {
   const headers = new Headers(extra);
   headers.set("Content-Type", "text/html; charset=utf-8");
-  headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'");
+  headers.set(
+    "Content-Security-Policy",
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
+  );
   headers.set("X-Frame-Options", "DENY");
   headers.set("X-Content-Type-Options", "nosniff");
   // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on our own form posts.
@@ -96,7 +99,11 @@ export function htmlHeaders(extra?: HeadersInit): Headers {
   return headers;
 }
 
-export function htmlResponse(title: string, body: SafeHtml, init: { status?: number; headers?: HeadersInit } = {}): Response {
+export function htmlResponse(
+  title: string,
+  body: SafeHtml,
+  init: { status?: number; headers?: HeadersInit } = {},
+): Response {
   return new Response(page(title, body), { status: init.status ?? 200, headers: htmlHeaders(init.headers) });
 }
 

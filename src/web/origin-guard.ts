@@ -44,7 +44,10 @@ function hostnameOf(value: string): string | undefined {
 }
 
 export function forbidden(reason: string): Response {
-  return Response.json({ error: "forbidden", error_description: `${reason}. Connect to this server's public URL.` }, { status: 403 });
+  return Response.json(
+    { error: "forbidden", error_description: `${reason}. Connect to this server's public URL.` },
+    { status: 403 },
+  );
 }
 
 /**

@@ -51,7 +51,9 @@ async function collect(dir: string): Promise<Map<string, Check[]>> {
       else if (entry.name === "checks.json") {
         // Folders are named server-<scenario>-<timestamp> or authorization-server-<scenario>-<timestamp>.
         const folderName = folder.split("/").pop() ?? "";
-        const scenario = folderName.replace(/^(authorization-server|server)-/, "").replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, "");
+        const scenario = folderName
+          .replace(/^(authorization-server|server)-/, "")
+          .replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, "");
         scenarios.set(scenario, JSON.parse(await readFile(path, "utf8")) as Check[]);
       }
     }
@@ -70,7 +72,11 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteRun> {
     ARBITER_CONFORMANCE_ORIGIN: options.origin,
     ARBITER_CONFORMANCE_UNDICI: join(REPO_ROOT, "node_modules", options.line, "node_modules/undici"),
   };
-  const child = spawn(NODE, ["--import", PRELOAD, cli, ...options.args, "--output-dir", outputDir], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(NODE, ["--import", PRELOAD, cli, ...options.args, "--output-dir", outputDir], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const onData = (chunk: Buffer) => {
     const text = chunk.toString();

@@ -24,11 +24,18 @@ async function executablePath(): Promise<{ path: string; args: string[] }> {
     return { path: configured, args: SAFE_ARGS };
   }
   if (process.platform !== "linux" || process.arch !== "x64") {
-    throw new Error("The bundled Chromium (@sparticuz/chromium) is Linux x64 only: set CHROMIUM_PATH to a Chromium or Chrome binary.");
+    throw new Error(
+      "The bundled Chromium (@sparticuz/chromium) is Linux x64 only: set CHROMIUM_PATH to a Chromium or Chrome binary.",
+    );
   }
   const { default: sparticuz } = await import("@sparticuz/chromium");
   const path = await sparticuz.executablePath();
-  const args = [...new Set([...sparticuz.args.filter((arg) => !arg.startsWith("--headless") && arg !== "--single-process"), ...SAFE_ARGS])];
+  const args = [
+    ...new Set([
+      ...sparticuz.args.filter((arg) => !arg.startsWith("--headless") && arg !== "--single-process"),
+      ...SAFE_ARGS,
+    ]),
+  ];
   return { path, args };
 }
 

@@ -11,7 +11,8 @@ export function cliSourceFiles(): Record<string, string> {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith(".mjs")) sources[relative(BIN, path).split("\\").join("/")] = readFileSync(path, "utf8");
+      else if (entry.name.endsWith(".mjs"))
+        sources[relative(BIN, path).split("\\").join("/")] = readFileSync(path, "utf8");
     }
   };
   walk(BIN);

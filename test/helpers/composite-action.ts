@@ -75,13 +75,18 @@ export function readActionMetadata(actionPath: string): ActionMetadata {
   return parse(readFileSync(join(actionPath, "action.yml"), "utf8")) as ActionMetadata;
 }
 
-type Context = { inputs: Record<string, string>; steps: Record<string, { outputs: Record<string, string> }>; github: Record<string, string> };
+type Context = {
+  inputs: Record<string, string>;
+  steps: Record<string, { outputs: Record<string, string> }>;
+  github: Record<string, string>;
+};
 
 function evaluate(text: string, context: Context): string {
   return text.replace(/\$\{\{\s*([^}]*?)\s*\}\}/g, (_whole, expression: string) => {
     const parts = expression.split(".");
     if (parts[0] === "inputs" && parts.length === 2) return context.inputs[parts[1]!] ?? "";
-    if (parts[0] === "steps" && parts.length === 4 && parts[2] === "outputs") return context.steps[parts[1]!]?.outputs[parts[3]!] ?? "";
+    if (parts[0] === "steps" && parts.length === 4 && parts[2] === "outputs")
+      return context.steps[parts[1]!]?.outputs[parts[3]!] ?? "";
     if (parts[0] === "github" && parts.length === 2 && parts[1]! in context.github) return context.github[parts[1]!]!;
     throw new Error(`action.yml uses the expression \${{ ${expression} }}, which this runner does not evaluate`);
   });
@@ -127,7 +132,13 @@ function shellCommand(shell: string, file: string): [string, string[]] {
   throw new Error(`the step's shell "${shell}" is not one this runner runs`);
 }
 
-function runScript(shell: string, script: string, env: Record<string, string>, cwd: string, dir: string): Promise<ProcessResult> {
+function runScript(
+  shell: string,
+  script: string,
+  env: Record<string, string>,
+  cwd: string,
+  dir: string,
+): Promise<ProcessResult> {
   const file = join(dir, `step-${Math.random().toString(36).slice(2)}.sh`);
   writeFileSync(file, script);
   const [command, args] = shellCommand(shell, file);
@@ -137,9 +148,11 @@ function runScript(shell: string, script: string, env: Record<string, string>, c
 export async function runCompositeAction(runner: RunnerContext, given: Record<string, string>): Promise<ActionRun> {
   const action = readActionMetadata(runner.actionPath);
   if (action.runs.using !== "composite") throw new Error(`not a composite action: runs.using is ${action.runs.using}`);
-  for (const name of Object.keys(given)) if (!(name in action.inputs)) throw new Error(`the action has no input "${name}"`);
+  for (const name of Object.keys(given))
+    if (!(name in action.inputs)) throw new Error(`the action has no input "${name}"`);
   const context: Context = { inputs: {}, steps: {}, github: { token: runner.token, action_path: runner.actionPath } };
-  for (const [name, spec] of Object.entries(action.inputs)) context.inputs[name] = given[name] ?? evaluate(spec.default ?? "", context);
+  for (const [name, spec] of Object.entries(action.inputs))
+    context.inputs[name] = given[name] ?? evaluate(spec.default ?? "", context);
 
   const dir = mkdtempSync(join(tmpdir(), "arbiter-runner-"));
   const result: ActionRun = { code: 0, stdout: "", stderr: "", steps: [], outputs: {}, summary: "", runnerFiles: [] };
@@ -151,14 +164,26 @@ export async function runCompositeAction(runner: RunnerContext, given: Record<st
       result.steps.push({ id, code: null, skipped: true, outputs: {} });
       continue;
     }
-    if (!step.shell || step.run === undefined) throw new Error(`step ${index + 1}: a composite run step needs shell and run`);
+    if (!step.shell || step.run === undefined)
+      throw new Error(`step ${index + 1}: a composite run step needs shell and run`);
     const outputFile = join(dir, `output-${index}`);
     const summaryFile = join(dir, `summary-${index}`);
     writeFileSync(outputFile, "");
     writeFileSync(summaryFile, "");
     result.runnerFiles.push(outputFile, summaryFile);
-    const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([name, value]) => [name, evaluate(String(value), context)]));
-    const env = { ...runner.env, GITHUB_ACTION_PATH: runner.actionPath, GITHUB_WORKSPACE: runner.workspace, PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...stepEnv, GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile };
+    const stepEnv = Object.fromEntries(
+      Object.entries(step.env ?? {}).map(([name, value]) => [name, evaluate(String(value), context)]),
+    );
+    const env = {
+      ...runner.env,
+      GITHUB_ACTION_PATH: runner.actionPath,
+      GITHUB_WORKSPACE: runner.workspace,
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      ...stepEnv,
+      GITHUB_OUTPUT: outputFile,
+      GITHUB_STEP_SUMMARY: summaryFile,
+    };
     const run = await runScript(step.shell, evaluate(step.run, context), env, runner.workspace, dir);
     result.stdout += run.stdout;
     result.stderr += run.stderr;
@@ -172,6 +197,7 @@ export async function runCompositeAction(runner: RunnerContext, given: Record<st
       break;
     }
   }
-  for (const [name, output] of Object.entries(action.outputs ?? {})) result.outputs[name] = evaluate(output.value, context);
+  for (const [name, output] of Object.entries(action.outputs ?? {}))
+    result.outputs[name] = evaluate(output.value, context);
   return result;
 }

@@ -39,14 +39,24 @@ function readBody(request: IncomingMessage): Promise<string> {
   });
 }
 
-export async function startGitHubRestLoopback(options: { repository: string; token: string; readOnlyToken: string }): Promise<GitHubRestLoopback> {
+export async function startGitHubRestLoopback(options: {
+  repository: string;
+  token: string;
+  readOnlyToken: string;
+}): Promise<GitHubRestLoopback> {
   const comments = new Map<number, Comment[]>();
   const requests: RecordedRequest[] = [];
   let nextId = 1000;
-  const htmlUrl = (number: number, id: number) => `https://github.com/${options.repository}/pull/${number}#issuecomment-${id}`;
+  const htmlUrl = (number: number, id: number) =>
+    `https://github.com/${options.repository}/pull/${number}#issuecomment-${id}`;
   const add = (number: number, body: string, login: string): Comment => {
     const id = nextId++;
-    const comment = { id, body, user: { login, type: login.endsWith("[bot]") ? "Bot" : "User" }, html_url: htmlUrl(number, id) };
+    const comment = {
+      id,
+      body,
+      user: { login, type: login.endsWith("[bot]") ? "Bot" : "User" },
+      html_url: htmlUrl(number, id),
+    };
     comments.set(number, [...(comments.get(number) ?? []), comment]);
     return comment;
   };
@@ -54,26 +64,35 @@ export async function startGitHubRestLoopback(options: { repository: string; tok
   const server: Server = createServer(async (request, response) => {
     const body = await readBody(request);
     const url = new URL(request.url ?? "/", "http://loopback");
-    requests.push({ method: request.method ?? "", path: url.pathname + url.search, authorization: request.headers.authorization, apiVersion: request.headers["x-github-api-version"] as string | undefined, body });
+    requests.push({
+      method: request.method ?? "",
+      path: url.pathname + url.search,
+      authorization: request.headers.authorization,
+      apiVersion: request.headers["x-github-api-version"] as string | undefined,
+      body,
+    });
     const send = (status: number, data: unknown) => {
       response.writeHead(status, { "Content-Type": "application/json; charset=utf-8" });
       response.end(JSON.stringify(data));
     };
     const bearer = request.headers.authorization?.replace(/^Bearer /, "");
-    if (bearer !== options.token && bearer !== options.readOnlyToken) return send(401, { message: "Bad credentials", status: "401" });
+    if (bearer !== options.token && bearer !== options.readOnlyToken)
+      return send(401, { message: "Bad credentials", status: "401" });
     const prefix = `/repos/${options.repository}/issues/`;
     if (!url.pathname.startsWith(prefix)) return send(404, { message: "Not Found", status: "404" });
     const rest = url.pathname.slice(prefix.length);
     const list = /^(\d+)\/comments$/.exec(rest);
     const one = /^comments\/(\d+)$/.exec(rest);
     const writing = request.method === "POST" || request.method === "PATCH";
-    if (writing && bearer === options.readOnlyToken) return send(403, { message: "Resource not accessible by integration", status: "403" });
+    if (writing && bearer === options.readOnlyToken)
+      return send(403, { message: "Resource not accessible by integration", status: "403" });
     if (list && request.method === "GET") {
       const perPage = Math.min(Number(url.searchParams.get("per_page") ?? 30), 100);
       const page = Number(url.searchParams.get("page") ?? 1);
       return send(200, (comments.get(Number(list[1])) ?? []).slice((page - 1) * perPage, page * perPage));
     }
-    if (list && request.method === "POST") return send(201, add(Number(list[1]), JSON.parse(body).body, "github-actions[bot]"));
+    if (list && request.method === "POST")
+      return send(201, add(Number(list[1]), JSON.parse(body).body, "github-actions[bot]"));
     if (one && request.method === "PATCH") {
       for (const thread of comments.values()) {
         const comment = thread.find((c) => c.id === Number(one[1]));

@@ -4,7 +4,11 @@
  * offered scopes, or a chosen subset) and keeps the authorization code for `transport.finishAuth(code)`.
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { HttpBrowser, locationOf } from "./http-browser";
 
 export class HeadlessUserProvider implements OAuthClientProvider {
@@ -71,7 +75,10 @@ export class HeadlessUserProvider implements OAuthClientProvider {
     let location = locationOf(response, this.serverUrl);
     if (location && new URL(location).pathname === "/signin") {
       const returnTo = new URL(location).searchParams.get("return") ?? "/";
-      const signedIn = await this.browser.postForm(`${this.serverUrl}/signin/dev`, { user: this.user, return: returnTo });
+      const signedIn = await this.browser.postForm(`${this.serverUrl}/signin/dev`, {
+        user: this.user,
+        return: returnTo,
+      });
       response = await this.browser.fetch(locationOf(signedIn, this.serverUrl)!);
       location = locationOf(response, this.serverUrl);
     }
@@ -91,7 +98,8 @@ export class HeadlessUserProvider implements OAuthClientProvider {
       });
       location = locationOf(response, this.serverUrl);
     }
-    if (!location || !location.startsWith(this.callbackUrl)) throw new Error(`authorization did not return to the client (status ${response.status}, location ${location})`);
+    if (!location?.startsWith(this.callbackUrl))
+      throw new Error(`authorization did not return to the client (status ${response.status}, location ${location})`);
     const code = new URL(location).searchParams.get("code");
     if (!code) throw new Error(`authorization failed: ${location}`);
     this.code = code;

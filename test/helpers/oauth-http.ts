@@ -34,9 +34,16 @@ export async function registerClient(base: string, redirectUris: string[] = [RED
   const registration = await fetch(`${base}/oauth/register`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ client_name: "E2E client", redirect_uris: redirectUris, token_endpoint_auth_method: "none", grant_types: ["authorization_code"], response_types: ["code"] }),
+    body: JSON.stringify({
+      client_name: "E2E client",
+      redirect_uris: redirectUris,
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+    }),
   });
-  if (registration.status !== 201) throw new Error(`registration failed: ${registration.status} ${await registration.text()}`);
+  if (registration.status !== 201)
+    throw new Error(`registration failed: ${registration.status} ${await registration.text()}`);
   return ((await registration.json()) as { client_id: string }).client_id;
 }
 
@@ -49,11 +56,19 @@ export async function approveAuthorization(base: string, user: string, authorize
   const browser = async (path: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
     if (jar.header()) headers.set("Cookie", jar.header());
-    const response = await fetch(path.startsWith("http") ? path : `${base}${path}`, { ...init, headers, redirect: "manual" });
+    const response = await fetch(path.startsWith("http") ? path : `${base}${path}`, {
+      ...init,
+      headers,
+      redirect: "manual",
+    });
     jar.store(response);
     return response;
   };
-  const form = (fields: URLSearchParams) => ({ method: "POST", body: fields, headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: base } });
+  const form = (fields: URLSearchParams) => ({
+    method: "POST",
+    body: fields,
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: base },
+  });
 
   const signIn = await browser("/signin/dev", form(new URLSearchParams({ user, return: "/" })));
   if (signIn.status >= 400) throw new Error(`dev sign-in failed: ${signIn.status}`);
@@ -62,11 +77,15 @@ export async function approveAuthorization(base: string, user: string, authorize
   let location = page.headers.get("location");
   if (page.status === 200) {
     const html = await page.text();
-    const handle = /name="handle" value="([^"]+)"/.exec(html)?.[1]?.replace(/&#(\d+);/g, (_m, code) => String.fromCharCode(Number(code)));
+    const handle = /name="handle" value="([^"]+)"/
+      .exec(html)?.[1]
+      ?.replace(/&#(\d+);/g, (_m, code) => String.fromCharCode(Number(code)));
     if (!handle) throw new Error("no consent handle on the consent page");
     const approval = new URLSearchParams({ handle, decision: "approve" });
     const requested = new URL(authorizeUrl, base).searchParams.get("scope");
-    const scopes = requested ? requested.split(" ") : [...html.matchAll(/name="scope" value="([^"]+)"[^>]*checked/g)].map((match) => match[1]!);
+    const scopes = requested
+      ? requested.split(" ")
+      : [...html.matchAll(/name="scope" value="([^"]+)"[^>]*checked/g)].map((match) => match[1]!);
     for (const scope of scopes) approval.append("scope", scope);
     location = (await browser("/authorize", form(approval))).headers.get("location");
   } else if (page.status >= 400) {
@@ -75,7 +94,10 @@ export async function approveAuthorization(base: string, user: string, authorize
   return location;
 }
 
-export async function obtainToken(base: string, options: { user: string; scope: string; resource: string }): Promise<string> {
+export async function obtainToken(
+  base: string,
+  options: { user: string; scope: string; resource: string },
+): Promise<string> {
   const clientId = await registerClient(base);
   const verifier = base64url(randomBytes(32));
   const challenge = base64url(createHash("sha256").update(verifier).digest());
@@ -96,7 +118,14 @@ export async function obtainToken(base: string, options: { user: string; scope: 
   const token = await fetch(`${base}/oauth/token`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier, resource: options.resource }),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT_URI,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource: options.resource,
+    }),
   });
   if (token.status !== 200) throw new Error(`token exchange failed: ${token.status} ${await token.text()}`);
   return ((await token.json()) as { access_token: string }).access_token;

@@ -4,7 +4,12 @@ declare module "oidc-provider" {
 
   export interface Account {
     accountId: string;
-    claims(use: "id_token" | "userinfo", scope: string, claims: unknown, rejected: string[]): Promise<Record<string, unknown>> | Record<string, unknown>;
+    claims(
+      use: "id_token" | "userinfo",
+      scope: string,
+      claims: unknown,
+      rejected: string[],
+    ): Promise<Record<string, unknown>> | Record<string, unknown>;
   }
 
   export interface Configuration {

@@ -11,7 +11,13 @@
  * published JWKS genuinely verifies (to prove that issuer, audience, nonce and expiry are checked on their
  * own, not only the signature).
  */
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
 import Provider from "oidc-provider";

@@ -7,7 +7,11 @@ export interface ProcessResult {
   stderr: string;
 }
 
-export function runProcess(command: string, args: readonly string[], options: { env: Record<string, string>; cwd?: string }): Promise<ProcessResult> {
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  options: { env: Record<string, string>; cwd?: string },
+): Promise<ProcessResult> {
   return new Promise((done, fail) => {
     const child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";

@@ -25,7 +25,8 @@ declare module "vitest" {
 /** The shared server, as a WranglerDev whose stop() leaves it running for the next file (globalSetup stops it). */
 export async function sharedWranglerDev(): Promise<WranglerDev> {
   const shared = inject("sharedWranglerDev");
-  if (!shared) throw new Error("no shared wrangler dev: this file must be in the node-shared project of vitest.node.config.ts");
+  if (!shared)
+    throw new Error("no shared wrangler dev: this file must be in the node-shared project of vitest.node.config.ts");
   return {
     url: shared.url,
     port: shared.port,

@@ -5,5 +5,8 @@
  * vitest.config.ts drops exactly that error; any other unhandled error still fails the run.
  */
 export function isVitestTeardownRace(error: { name?: string; message?: string }): boolean {
-  return error.name === "EnvironmentTeardownError" && /^\[vitest-worker\]: Closing rpc while "[A-Za-z]+" was pending$/.test(error.message ?? "");
+  return (
+    error.name === "EnvironmentTeardownError" &&
+    /^\[vitest-worker\]: Closing rpc while "[A-Za-z]+" was pending$/.test(error.message ?? "")
+  );
 }

@@ -136,7 +136,19 @@ async function startOnce(port: number, options: WranglerDevOptions): Promise<Wra
   const url = `http://localhost:${port}`;
   const persistDir = await mkdtemp(join(tmpdir(), "arbiter-wrangler-"));
   const vars = { PUBLIC_URL: url, ...options.vars };
-  const args = ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistDir, "--show-interactive-dev-session=false", "--inspector-port", String(options.inspectorPort ?? (await freePort()))];
+  const args = [
+    "wrangler",
+    "dev",
+    "--port",
+    String(port),
+    "--ip",
+    "127.0.0.1",
+    "--persist-to",
+    persistDir,
+    "--show-interactive-dev-session=false",
+    "--inspector-port",
+    String(options.inspectorPort ?? (await freePort())),
+  ];
   if (options.env) args.push("--env", options.env);
   if (options.config) args.push("--config", options.config);
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
@@ -145,7 +157,15 @@ async function startOnce(port: number, options: WranglerDevOptions): Promise<Wra
     cwd: REPO_ROOT,
     detached: true, // own process group, so stop() reaches workerd too
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...options.processEnv, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1", FORCE_COLOR: "0" },
+    env: {
+      ...process.env,
+      ...options.processEnv,
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      WRANGLER_SEND_METRICS: "false",
+      CI: "true",
+      NO_COLOR: "1",
+      FORCE_COLOR: "0",
+    },
   });
   let output = "";
   const append = (chunk: Buffer) => {
@@ -171,7 +191,12 @@ async function startOnce(port: number, options: WranglerDevOptions): Promise<Wra
           ready();
         } else if (child.exitCode !== null || child.signalCode !== null) {
           clearInterval(timer);
-          fail(new StartFailure(`wrangler dev exited (${child.exitCode ?? child.signalCode}) before it was ready`, /EADDRINUSE|address already in use/i.test(output)));
+          fail(
+            new StartFailure(
+              `wrangler dev exited (${child.exitCode ?? child.signalCode}) before it was ready`,
+              /EADDRINUSE|address already in use/i.test(output),
+            ),
+          );
         } else if (Date.now() > deadline) {
           clearInterval(timer);
           fail(new StartFailure(`wrangler dev was not ready after ${options.readyTimeoutMs ?? 90_000} ms`, false));

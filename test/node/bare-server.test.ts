@@ -16,7 +16,11 @@ describe("bench/bare-server", () => {
   afterAll(() => dev?.stop());
 
   it("refuses /mcp without a token", async () => {
-    const response = await fetch(`${dev.url}/mcp`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+    const response = await fetch(`${dev.url}/mcp`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    });
     expect(response.status).toBe(401);
   });
 

@@ -27,20 +27,35 @@ describe("the headline page", () => {
 
   it("is a page, not a diary: the full tables and the notes live in docs/", () => {
     expect(page.split("\n").length).toBeLessThan(60);
-    expect(readFileSync(resolve(root, "docs/benchmark-results.md"), "utf8")).toMatch(/<!-- bench:verdict start -->[\s\S]*<!-- bench:mcp end -->/);
+    expect(readFileSync(resolve(root, "docs/benchmark-results.md"), "utf8")).toMatch(
+      /<!-- bench:verdict start -->[\s\S]*<!-- bench:mcp end -->/,
+    );
   });
 });
 
 describe("updates", () => {
-  const row = (measure: string, ratio: number): Headline => ({ measure, ratio, target: { op: "<=", value: 1.1 }, spread: "1.0-1.2 (4 rounds)", run: "2026-12-03, `npm run bench:mcp`" });
+  const row = (measure: string, ratio: number): Headline => ({
+    measure,
+    ratio,
+    target: { op: "<=", value: 1.1 },
+    spread: "1.0-1.2 (4 rounds)",
+    run: "2026-12-03, `npm run bench:mcp`",
+  });
 
   it("replace a row by what it measures, keep the others in order, append new ones", () => {
     const merged = mergeHeadlines([row("a", 1), row("b", 2)], [row("b", 1.05), row("c", 0.9)]);
-    expect(merged.map((entry) => [entry.measure, entry.ratio])).toEqual([["a", 1], ["b", 1.05], ["c", 0.9]]);
+    expect(merged.map((entry) => [entry.measure, entry.ratio])).toEqual([
+      ["a", 1],
+      ["b", 1.05],
+      ["c", 0.9],
+    ]);
   });
 
   it("draw bars that cross the target line only for missed targets, with every label escaped", () => {
-    const svg = chartOf([row("met <fine> & well", 0.5), { ...row("throughput", 0.7), target: { op: ">=", value: 0.8 } }]);
+    const svg = chartOf([
+      row("met <fine> & well", 0.5),
+      { ...row("throughput", 0.7), target: { op: ">=", value: 0.8 } },
+    ]);
     expect(svg).toContain("met &lt;fine&gt; &amp; well");
     expect(svg).not.toContain("<fine>");
     expect(svg.match(/fill="#2e7d32"/g)).toHaveLength(1);

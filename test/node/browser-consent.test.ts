@@ -40,12 +40,20 @@ async function registerAndAuthorizeUrl(scope: string) {
   const reg = await fetch(`${server.url}/oauth/register`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ client_name: "Browser Test Client", redirect_uris: [callbackUrl], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] }),
+    body: JSON.stringify({
+      client_name: "Browser Test Client",
+      redirect_uris: [callbackUrl],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+    }),
   });
   expect(reg.status).toBe(201);
   const client = (await reg.json()) as { client_id: string };
   const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+  const challenge = base64url(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
+  );
   const url = `${server.url}/authorize?${new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: callbackUrl, code_challenge: challenge, code_challenge_method: "S256", state: "browser-state", scope, resource: `${server.url}/mcp` })}`;
   return { client, verifier, url };
 }
@@ -53,11 +61,17 @@ async function registerAndAuthorizeUrl(scope: string) {
 async function expectAccessible(page: Page, what: string) {
   const results = await new AxeBuilder({ page }).analyze();
   const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${v.id}: ${v.help}`), `${what} accessibility`).toEqual([]);
+  expect(
+    serious.map((v) => `${v.id}: ${v.help}`),
+    `${what} accessibility`,
+  ).toEqual([]);
 }
 
 async function expectFitsNarrowScreen(page: Page, what: string) {
-  const layout = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
+  const layout = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    width: window.innerWidth,
+  }));
   expect(layout.scroll, `${what} has no horizontal scrolling at ${layout.width} px`).toBeLessThanOrEqual(layout.width);
 }
 
@@ -95,7 +109,14 @@ describe("consent in a real browser", () => {
     const token = await fetch(`${server.url}/oauth/token`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: callbackUrl, client_id: client.client_id, code_verifier: verifier, resource: `${server.url}/mcp` }),
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: callbackUrl,
+        client_id: client.client_id,
+        code_verifier: verifier,
+        resource: `${server.url}/mcp`,
+      }),
     });
     expect(token.status).toBe(200);
     const granted = ((await token.json()) as { scope: string }).scope.split(" ").sort();
@@ -109,7 +130,10 @@ describe("consent in a real browser", () => {
       const context = await browser.newContext({ viewport: { width, height: 800 } });
       const page = await context.newPage();
       await page.goto(url);
-      await page.locator("#requesting-app").filter({ hasText: "Sign in to continue to Browser Test Client" }).waitFor({ state: "visible" });
+      await page
+        .locator("#requesting-app")
+        .filter({ hasText: "Sign in to continue to Browser Test Client" })
+        .waitFor({ state: "visible" });
       await expectAccessible(page, `sign-in page at ${width} px`);
       await page.getByRole("radio", { name: /Mia Member/ }).check();
       await page.getByRole("button", { name: "Sign in" }).click();
@@ -127,7 +151,7 @@ describe("consent in a real browser", () => {
       await page.getByText("Sensitive: personal data: customer names unmasked.").waitFor({ state: "visible" });
       const badge = page.locator("label.scope", { has: pii }).locator(".badge-sensitive");
       expect(await badge.textContent()).toBe("sensitive");
-      expect((await badge.evaluate((el) => el.getClientRects().length))).toBe(1);
+      expect(await badge.evaluate((el) => el.getClientRects().length)).toBe(1);
       expect(await page.locator("#grant-lifetime").textContent()).toContain("stays connected for up to 30 days");
       await pii.check();
       await page.getByRole("button", { name: "Allow" }).click();
@@ -157,12 +181,18 @@ describe("consent in a real browser", () => {
     const reg = await fetch(`${server.url}/oauth/register`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ client_name: "<img src=x onerror=\"document.title='pwned'\">Evil", redirect_uris: [callbackUrl], token_endpoint_auth_method: "none" }),
+      body: JSON.stringify({
+        client_name: "<img src=x onerror=\"document.title='pwned'\">Evil",
+        redirect_uris: [callbackUrl],
+        token_endpoint_auth_method: "none",
+      }),
     });
     const client = (await reg.json()) as { client_id: string };
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${server.url}/authorize?${new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: callbackUrl, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s", resource: `${server.url}/mcp` })}`);
+    await page.goto(
+      `${server.url}/authorize?${new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: callbackUrl, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s", resource: `${server.url}/mcp` })}`,
+    );
     await page.getByRole("button", { name: "Sign in" }).click();
     expect(await page.locator("#client-name").textContent()).toBe("<img src=x onerror=\"document.title='pwned'\">Evil");
     expect(await page.title()).not.toBe("pwned");

@@ -32,7 +32,16 @@ interface StoredTokens {
   scope: string;
 }
 interface Credentials {
-  servers: Record<string, { issuer: string; clientId: string; tokenEndpoint: string; revocationEndpoint?: string; tokens: Partial<Record<"api" | "chat" | "mcp", StoredTokens>> }>;
+  servers: Record<
+    string,
+    {
+      issuer: string;
+      clientId: string;
+      tokenEndpoint: string;
+      revocationEndpoint?: string;
+      tokens: Partial<Record<"api" | "chat" | "mcp", StoredTokens>>;
+    }
+  >;
 }
 
 /** A config directory of its own per scenario, so one scenario's file never hides another's. */
@@ -40,7 +49,8 @@ function configDir(name: string): string {
   return join(home, name, "config");
 }
 const credentialsPath = (config: string) => join(config, "arbiter", "credentials.json");
-const readCredentials = (config: string): Credentials => JSON.parse(readFileSync(credentialsPath(config), "utf8")) as Credentials;
+const readCredentials = (config: string): Credentials =>
+  JSON.parse(readFileSync(credentialsPath(config), "utf8")) as Credentials;
 
 interface Running {
   /** The authorization URL the CLI printed, once it has. */
@@ -48,7 +58,12 @@ interface Running {
   done: Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
-function startCli(args: string[], config: string, extraEnv: Record<string, string> = {}, node = process.execPath): Running {
+function startCli(
+  args: string[],
+  config: string,
+  extraEnv: Record<string, string> = {},
+  node = process.execPath,
+): Running {
   const child = spawn(node, [CLI, ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: join(home, "home"), XDG_CONFIG_HOME: config, ...extraEnv },
     stdio: ["ignore", "pipe", "pipe"],
@@ -67,7 +82,10 @@ function startCli(args: string[], config: string, extraEnv: Record<string, strin
     child.once("error", failed);
     child.once("close", (code) => finish({ code, stdout, stderr }));
   });
-  const printedOrExited = Promise.race([url, done.then((r) => Promise.reject(new Error(`the CLI exited (${r.code}) without printing a URL:\n${r.stderr}`)))]);
+  const printedOrExited = Promise.race([
+    url,
+    done.then((r) => Promise.reject(new Error(`the CLI exited (${r.code}) without printing a URL:\n${r.stderr}`))),
+  ]);
   printedOrExited.catch(() => undefined); // only a scenario that awaits the URL cares
   return { url: printedOrExited, done };
 }
@@ -89,6 +107,7 @@ async function answerInBrowser(url: URL, user: RegExp, decision: "Allow" | "Deny
     for (const box of await page.locator("input[name=scope][data-requested]").all()) await box.check();
     await page.getByRole("button", { name: decision }).click();
     await page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/);
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText (rendered text), not the DOM property
     return await page.locator("body").innerText();
   } finally {
     await context.close();
@@ -104,7 +123,10 @@ async function login(config: string, user: RegExp, extraArgs: string[] = [], nod
 
 async function whoami(token: string) {
   const response = await fetch(`${server.url}/api/v1/whoami`, { headers: { Authorization: `Bearer ${token}` } });
-  return { status: response.status, body: (await response.json().catch(() => undefined)) as { userId: string; scopes: string[] } | undefined };
+  return {
+    status: response.status,
+    body: (await response.json().catch(() => undefined)) as { userId: string; scopes: string[] } | undefined,
+  };
 }
 
 const mode = (path: string) => statSync(path).mode & 0o777;
@@ -137,7 +159,12 @@ describe("arbiter login / token / logout against wrangler dev", () => {
     expect(query.get("resource")).toBe(`${server.url}/api`);
     expect(query.get("redirect_uri")).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
     registeredRedirectUri = query.get("redirect_uri")!;
-    expect(query.get("scope")!.split(" ").sort()).toEqual(["contracts.read", "contracts.write", "offline_access", "snapshots.write"]);
+    expect(query.get("scope")!.split(" ").sort()).toEqual([
+      "contracts.read",
+      "contracts.write",
+      "offline_access",
+      "snapshots.write",
+    ]);
 
     const file = credentialsPath(config);
     expect(mode(file)).toBe(0o600);
@@ -154,7 +181,12 @@ describe("arbiter login / token / logout against wrangler dev", () => {
     const me = await whoami(api.accessToken);
     expect(me.status).toBe(200);
     expect(me.body!.userId).toBe("ana");
-    expect([...me.body!.scopes].sort()).toEqual(["contracts.read", "contracts.write", "offline_access", "snapshots.write"]);
+    expect([...me.body!.scopes].sort()).toEqual([
+      "contracts.read",
+      "contracts.write",
+      "offline_access",
+      "snapshots.write",
+    ]);
     // Never on the terminal.
     expect(`${result.stdout}${result.stderr}`).not.toContain(api.accessToken);
     expect(`${result.stdout}${result.stderr}`).not.toContain(api.refreshToken!);
@@ -167,7 +199,14 @@ describe("arbiter login / token / logout against wrangler dev", () => {
     expect(printed.stdout.trim()).toBe(stored.accessToken);
 
     const document = join(home, "orders.json");
-    writeFileSync(document, JSON.stringify({ openapi: "3.1.0", info: { title: "Orders", version: "1" }, paths: { "/orders": { get: { operationId: "listOrders", responses: { "200": { description: "ok" } } } } } }));
+    writeFileSync(
+      document,
+      JSON.stringify({
+        openapi: "3.1.0",
+        info: { title: "Orders", version: "1" },
+        paths: { "/orders": { get: { operationId: "listOrders", responses: { "200": { description: "ok" } } } } },
+      }),
+    );
     const uploaded = await runCli(["contract", document, "--project", "cli-login", "--url", server.url], config);
     expect(uploaded.stderr).not.toContain("No credentials");
     expect(uploaded.stdout).toContain("Arbiter: cli-login contract v1");
@@ -250,7 +289,10 @@ describe("arbiter login / token / logout against wrangler dev", () => {
   });
 
   it("refuses a scope the server does not offer before opening the browser", async () => {
-    const result = await runCli(["login", "--server", server.url, "--no-browser", "--scope", "orders.everything"], config);
+    const result = await runCli(
+      ["login", "--server", server.url, "--no-browser", "--scope", "orders.everything"],
+      config,
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("arbiter login: Unknown scope orders.everything: the server offers orders.read");
     expect(result.stderr).not.toContain("/authorize?");
@@ -258,7 +300,12 @@ describe("arbiter login / token / logout against wrangler dev", () => {
 
   it("--resource mcp stores an MCP token beside the REST one (on the system Node, older than the tests')", async () => {
     // The CLI promises Node 18.3+; the machine's own Node (20 here) stands in for an older one than the tests run on.
-    const result = await login(config, /Ana Admin/, ["--resource", "mcp"], existsSync(SYSTEM_NODE) ? SYSTEM_NODE : process.execPath);
+    const result = await login(
+      config,
+      /Ana Admin/,
+      ["--resource", "mcp"],
+      existsSync(SYSTEM_NODE) ? SYSTEM_NODE : process.execPath,
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.url.searchParams.get("resource")).toBe(`${server.url}/mcp`);
     expect(result.url.searchParams.get("scope")!.split(" ")).toContain("offline_access");
@@ -272,8 +319,21 @@ describe("arbiter login / token / logout against wrangler dev", () => {
     expect((await whoami(mcp)).status).toBe(401);
     const initialize = await fetch(`${server.url}/mcp`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${mcp}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "cli-login-test", version: "1" } } }),
+      headers: {
+        Authorization: `Bearer ${mcp}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "cli-login-test", version: "1" },
+        },
+      }),
     });
     expect(initialize.status).toBe(200);
     await initialize.body?.cancel();
@@ -290,7 +350,11 @@ describe("arbiter login / token / logout against wrangler dev", () => {
     const refresh = await fetch(`${server.url}/oauth/token`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.mcp!.refreshToken!, client_id: clientId }),
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: tokens.mcp!.refreshToken!,
+        client_id: clientId,
+      }),
     });
     expect(refresh.status).toBe(400);
     expect(((await refresh.json()) as { error: string }).error).toBe("invalid_grant");
@@ -305,7 +369,11 @@ describe("the landing page", () => {
   it("shows the login and token commands for this server", async () => {
     const page = await (await fetch(`${server.url}/`, { headers: { Accept: "text/html" } })).text();
     const block = /<code id="cli-login">([\s\S]*?)<\/code>/.exec(page)?.[1];
-    expect(block?.split("\n")).toEqual([`curl -fsSO ${server.url}/cli/arbiter.mjs`, `node arbiter.mjs login --server ${server.url}`, "TOKEN=$(node arbiter.mjs token)"]);
+    expect(block?.split("\n")).toEqual([
+      `curl -fsSO ${server.url}/cli/arbiter.mjs`,
+      `node arbiter.mjs login --server ${server.url}`,
+      "TOKEN=$(node arbiter.mjs token)",
+    ]);
     expect(page).toContain('<a href="/cli/arbiter.mjs">');
   });
 });
@@ -317,7 +385,9 @@ describe("arbiter login failures a person can read", () => {
     const page = await answerInBrowser(await cli.url, /Mia Member/, "Deny");
     const result = await cli.done;
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("arbiter login: Access was denied in the browser (access_denied): nothing was stored.");
+    expect(result.stderr).toContain(
+      "arbiter login: Access was denied in the browser (access_denied): nothing was stored.",
+    );
     expect(page).toContain("Access was denied in the browser");
     expect(existsSync(credentialsPath(config))).toBe(false);
   });
@@ -340,7 +410,9 @@ describe("arbiter login failures a person can read", () => {
     expect(result.stdout).toMatch(/Signed in as user \S+ \(member\) of organization /);
     const shown = await runCli(["token", "--whoami"], config);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toMatch(new RegExp(`^${server.url.replace(/[.:/]/g, "\\$&")}: REST API token of user \\S+ \\(member\\) of organization `));
+    expect(shown.stdout).toMatch(
+      new RegExp(`^${server.url.replace(/[.:/]/g, "\\$&")}: REST API token of user \\S+ \\(member\\) of organization `),
+    );
   });
 
   it("prints the URL when no browser can be opened and gives up after --timeout", async () => {
@@ -356,7 +428,10 @@ describe("arbiter login failures a person can read", () => {
 
   it("says so when the server cannot be reached", async () => {
     const port = await freePort();
-    const result = await runCli(["login", "--server", `http://127.0.0.1:${port}`, "--no-browser"], configDir("unreachable"));
+    const result = await runCli(
+      ["login", "--server", `http://127.0.0.1:${port}`, "--no-browser"],
+      configDir("unreachable"),
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`arbiter login: Cannot reach Arbiter at http://127.0.0.1:${port}: ECONNREFUSED.`);
   });

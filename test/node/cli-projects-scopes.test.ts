@@ -18,8 +18,13 @@ const work = mkdtempSync(join(tmpdir(), "arbiter-cli-projects-"));
 let server: WranglerDev;
 let writer: string;
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return runProcess(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", HOME: join(work, "home"), XDG_CONFIG_HOME: join(work, "none"), ...env } });
+function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runProcess(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: join(work, "home"), XDG_CONFIG_HOME: join(work, "none"), ...env },
+  });
 }
 
 function file(name: string, content: unknown): string {
@@ -29,11 +34,21 @@ function file(name: string, content: unknown): string {
 }
 
 function contract(extraParameter?: string): Record<string, unknown> {
-  const parameters = extraParameter ? [{ name: extraParameter, in: "query", required: true, schema: { type: "string" } }] : [];
+  const parameters = extraParameter
+    ? [{ name: extraParameter, in: "query", required: true, schema: { type: "string" } }]
+    : [];
   return {
     openapi: "3.1.0",
     info: { title: "Shop", version: "1" },
-    paths: { "/items": { get: { operationId: "listItems", parameters, responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "array" } } } } } } } },
+    paths: {
+      "/items": {
+        get: {
+          operationId: "listItems",
+          parameters,
+          responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "array" } } } } },
+        },
+      },
+    },
   };
 }
 
@@ -41,8 +56,15 @@ function contract(extraParameter?: string): Record<string, unknown> {
 function loggedIn(name: string, token: string, scope: string): Record<string, string> {
   const config = join(work, name);
   mkdirSync(join(config, "arbiter"), { recursive: true, mode: 0o700 });
-  const entry = { issuer: server.url, clientId: "cli", tokenEndpoint: `${server.url}/token`, tokens: { api: { resource: `${server.url}/api`, accessToken: token, expiresAt: null, scope } } };
-  writeFileSync(join(config, "arbiter", "credentials.json"), JSON.stringify({ servers: { [server.url]: entry } }), { mode: 0o600 });
+  const entry = {
+    issuer: server.url,
+    clientId: "cli",
+    tokenEndpoint: `${server.url}/token`,
+    tokens: { api: { resource: `${server.url}/api`, accessToken: token, expiresAt: null, scope } },
+  };
+  writeFileSync(join(config, "arbiter", "credentials.json"), JSON.stringify({ servers: { [server.url]: entry } }), {
+    mode: 0o600,
+  });
   return { XDG_CONFIG_HOME: config };
 }
 
@@ -50,7 +72,11 @@ const ci = (project: string) => ({ ARBITER_URL: server.url, ARBITER_TOKEN: write
 
 beforeAll(async () => {
   server = await sharedWranglerDev();
-  writer = await obtainToken(server.url, { user: "ana", scope: "contracts.read contracts.write snapshots.write", resource: `${server.url}/api` });
+  writer = await obtainToken(server.url, {
+    user: "ana",
+    scope: "contracts.read contracts.write snapshots.write",
+    resource: `${server.url}/api`,
+  });
   const first = await runCli(["contract", file("v1.json", contract())], ci("cliscope-shop"));
   expect(first.code, first.stderr).toBe(0);
   expect(first.stdout).toContain("Arbiter: created the project cliscope-shop with this upload.");
@@ -66,11 +92,16 @@ describe("arbiter contract with breaking changes", () => {
     const breaking = file("v2.json", contract("tenant"));
     const warned = await runCli(["contract", breaking], ci("cliscope-shop"));
     expect(warned.code, warned.stderr).toBe(0);
-    expect(warned.stdout).toContain("1 breaking change for clients of v1; v2 is active because this organization's policy warns");
+    expect(warned.stdout).toContain(
+      "1 breaking change for clients of v1; v2 is active because this organization's policy warns",
+    );
     expect(warned.stdout).toContain('v2 requires query parameter "tenant", which v1 does not define');
     expect(warned.stdout).not.toContain("the implementation");
     expect(warned.stdout).not.toContain("REJECTED");
-    const failed = await runCli(["contract", file("v3.json", contract("region")), "--fail-on-breaking"], ci("cliscope-shop"));
+    const failed = await runCli(
+      ["contract", file("v3.json", contract("region")), "--fail-on-breaking"],
+      ci("cliscope-shop"),
+    );
     expect(failed.code).toBe(1);
     expect(failed.stdout).toMatch(/--fail-on-breaking: exit 1 because of \d+ breaking changes? for clients of v2\./);
     expect(failed.stdout).toContain('v3 requires query parameter "region", which v2 does not define');
@@ -81,7 +112,9 @@ describe("a project name close to an existing one", () => {
   it("is refused with the closest name unless --create, and the answer says when it created one", async () => {
     const typo = await runCli(["contract", file("typo.json", contract())], ci("cliscope-shpo"));
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain('There is no project "cliscope-shpo"; did you mean "cliscope-shop"? Nothing was stored.');
+    expect(typo.stderr).toContain(
+      'There is no project "cliscope-shpo"; did you mean "cliscope-shop"? Nothing was stored.',
+    );
     expect(typo.stderr).toContain("--create");
     const snapshot = await runCli(["snapshot", file("build.json", contract()), "--commit", "abc"], ci("cliscope-shpo"));
     expect(snapshot.code).toBe(2);
@@ -98,18 +131,36 @@ describe("a project name close to an existing one", () => {
 
 describe("a login token without the scope a command needs", () => {
   it("is stopped before sending with the exact arbiter login to run", async () => {
-    const reader = await obtainToken(server.url, { user: "ana", scope: "contracts.read", resource: `${server.url}/api` });
-    const run = await runCli(["contract", file("v1-again.json", contract()), "--project", "cliscope-shop"], loggedIn("reader", reader, "contracts.read offline_access"));
+    const reader = await obtainToken(server.url, {
+      user: "ana",
+      scope: "contracts.read",
+      resource: `${server.url}/api`,
+    });
+    const run = await runCli(
+      ["contract", file("v1-again.json", contract()), "--project", "cliscope-shop"],
+      loggedIn("reader", reader, "contracts.read offline_access"),
+    );
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`arbiter contract needs the scope contracts.write, which your login token for ${server.url} does not carry. Run "arbiter login --server ${server.url} --scopes 'contracts.read contracts.write'" and tick it on the consent page.`);
+    expect(run.stderr).toContain(
+      `arbiter contract needs the scope contracts.write, which your login token for ${server.url} does not carry. Run "arbiter login --server ${server.url} --scopes 'contracts.read contracts.write'" and tick it on the consent page.`,
+    );
   });
 
   it("gets the same advice from the server's 403 when the stored scopes were wrong", async () => {
-    const reader = await obtainToken(server.url, { user: "ana", scope: "contracts.read", resource: `${server.url}/api` });
-    const run = await runCli(["snapshot", file("s.json", contract()), "--project", "cliscope-shop", "--commit", "abc"], loggedIn("stale", reader, "contracts.read snapshots.write"));
+    const reader = await obtainToken(server.url, {
+      user: "ana",
+      scope: "contracts.read",
+      resource: `${server.url}/api`,
+    });
+    const run = await runCli(
+      ["snapshot", file("s.json", contract()), "--project", "cliscope-shop", "--commit", "abc"],
+      loggedIn("stale", reader, "contracts.read snapshots.write"),
+    );
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("Arbiter refused the request (403): arbiter snapshot needs the scope snapshots.write");
-    expect(run.stderr).toContain(`Run "arbiter login --server ${server.url} --scopes 'contracts.read snapshots.write'"`);
+    expect(run.stderr).toContain(
+      `Run "arbiter login --server ${server.url} --scopes 'contracts.read snapshots.write'"`,
+    );
   });
 
   it("--server may be left out when logged in to one server, for check, contract and snapshot", async () => {
@@ -118,7 +169,10 @@ describe("a login token without the scope a command needs", () => {
     expect(check.stderr).toBe("");
     expect(check.code).toBe(1);
     expect(check.stdout).toContain("Arbiter: cliscope-shop draft");
-    const snapshot = await runCli(["snapshot", file("impl.json", contract("region")), "--project", "cliscope-shop", "--commit", "c1"], env);
+    const snapshot = await runCli(
+      ["snapshot", file("impl.json", contract("region")), "--project", "cliscope-shop", "--commit", "c1"],
+      env,
+    );
     expect(snapshot.code, snapshot.stderr).toBe(0);
   });
 });

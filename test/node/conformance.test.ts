@@ -20,7 +20,9 @@ interface NotApplicable {
   scenarios: Record<string, string>;
   checks: Record<string, string>;
 }
-const notApplicable = JSON.parse(readFileSync(resolve(import.meta.dirname, "../conformance/not-applicable.json"), "utf8")) as NotApplicable;
+const notApplicable = JSON.parse(
+  readFileSync(resolve(import.meta.dirname, "../conformance/not-applicable.json"), "utf8"),
+) as NotApplicable;
 
 const SESSION_ERA_MUST_PASS = [
   "server-initialize",
@@ -47,7 +49,17 @@ const RUNS: Array<{ name: string; line: SuiteLine; args: string[]; mustPass: str
     name: "0.2.0-alpha.12, 2026-07-28",
     line: "conformance-next",
     args: ["--suite", "all", "--spec-version", "2026-07-28"],
-    mustPass: ["server-stateless", "caching", "http-header-validation", "http-custom-header-server-validation", "sep-2164-resource-not-found", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection"],
+    mustPass: [
+      "server-stateless",
+      "caching",
+      "http-header-validation",
+      "http-custom-header-server-validation",
+      "sep-2164-resource-not-found",
+      "tools-list",
+      "resources-list",
+      "prompts-list",
+      "dns-rebinding-protection",
+    ],
   },
 ];
 
@@ -59,12 +71,16 @@ function problems(scenario: string, checks: readonly Check[]): string[] {
     .map((check) => `${scenario}: ${check.status} ${check.id}: ${(check.errorMessage ?? "").slice(0, 300)}`);
 }
 
-function verdict(run: SuiteRun, mustPass: readonly string[]): { failures: string[]; stale: string[]; missing: string[] } {
+function verdict(
+  run: SuiteRun,
+  mustPass: readonly string[],
+): { failures: string[]; stale: string[]; missing: string[] } {
   const failures: string[] = [];
   const stale: string[] = [];
   for (const [scenario, checks] of run.scenarios) {
     if (scenario in notApplicable.scenarios) {
-      if (checks.length > 0 && checks.every((check) => check.status === "SUCCESS" || check.status === "INFO")) stale.push(scenario);
+      if (checks.length > 0 && checks.every((check) => check.status === "SUCCESS" || check.status === "INFO"))
+        stale.push(scenario);
       continue;
     }
     failures.push(...problems(scenario, checks));
@@ -79,7 +95,11 @@ let token: string;
 beforeAll(async () => {
   server = await sharedWranglerDev();
   // Every scope of the catalog's tools, so the scenarios that call tools/list's first tool reach it.
-  token = await obtainToken(server.url, { user: "ana", scope: "orders.read orders.search orders.pii contracts.read audit.read", resource: `${server.url}/mcp` });
+  token = await obtainToken(server.url, {
+    user: "ana",
+    scope: "orders.read orders.search orders.pii contracts.read audit.read",
+    resource: `${server.url}/mcp`,
+  });
 });
 
 afterAll(async () => {
@@ -89,13 +109,22 @@ afterAll(async () => {
 describe("MCP conformance suite", () => {
   for (const suite of RUNS) {
     it(`server scenarios, ${suite.name}`, { timeout: 300_000 }, async () => {
-      const run = await runSuite({ line: suite.line, args: ["server", "--url", `${server.url}/mcp`, ...suite.args], token, origin: server.url });
-      console.log(`conformance ${suite.name}: ${run.scenarios.size} scenarios in ${(run.durationMs / 1000).toFixed(1)} s`);
+      const run = await runSuite({
+        line: suite.line,
+        args: ["server", "--url", `${server.url}/mcp`, ...suite.args],
+        token,
+        origin: server.url,
+      });
+      console.log(
+        `conformance ${suite.name}: ${run.scenarios.size} scenarios in ${(run.durationMs / 1000).toFixed(1)} s`,
+      );
       expect(run.scenarios.size, run.output.slice(-2000)).toBeGreaterThan(0);
       const { failures, stale, missing } = verdict(run, suite.mustPass);
       expect(missing, "must-pass scenarios that did not run").toEqual([]);
       expect(failures, "failing or warning checks").toEqual([]);
-      expect(stale, "not-applicable entries that pass: remove them from test/conformance/not-applicable.json").toEqual([]);
+      expect(stale, "not-applicable entries that pass: remove them from test/conformance/not-applicable.json").toEqual(
+        [],
+      );
     });
   }
 
@@ -106,7 +135,17 @@ describe("MCP conformance suite", () => {
     let printed = "";
     const run = await runSuite({
       line: "conformance-next",
-      args: ["authorization", "--url", server.url, "--client-id", clientId, "--resource", `${server.url}/mcp`, "--port", String(port)],
+      args: [
+        "authorization",
+        "--url",
+        server.url,
+        "--client-id",
+        clientId,
+        "--resource",
+        `${server.url}/mcp`,
+        "--port",
+        String(port),
+      ],
       origin: server.url,
       timeoutMs: 100_000,
       // The scenario prints the authorization URL for a person to open; the "browser" here signs in and approves,
@@ -123,7 +162,9 @@ describe("MCP conformance suite", () => {
       },
     });
     await visited;
-    console.log(`conformance authorization: ${run.scenarios.size} scenarios in ${(run.durationMs / 1000).toFixed(1)} s`);
+    console.log(
+      `conformance authorization: ${run.scenarios.size} scenarios in ${(run.durationMs / 1000).toFixed(1)} s`,
+    );
     const { failures, missing } = verdict(run, ["authorization-server-metadata-endpoint", "authorization-code-grant"]);
     expect(missing, run.output.slice(-2000)).toEqual([]);
     expect(failures).toEqual([]);

@@ -24,14 +24,22 @@ const CONTRACT = {
       get: {
         operationId: "getOrder",
         parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
-        responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object", properties: { id: { type: "string" } } } } } } },
+        responses: {
+          "200": {
+            description: "ok",
+            content: { "application/json": { schema: { type: "object", properties: { id: { type: "string" } } } } },
+          },
+        },
       },
     },
   },
 };
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", AUDIT_DRAIN_DELAY_SECONDS: "1" } }), launchBrowser()]);
+  [server, browser] = await Promise.all([
+    startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", AUDIT_DRAIN_DELAY_SECONDS: "1" } }),
+    launchBrowser(),
+  ]);
 });
 
 afterAll(async () => {
@@ -42,12 +50,20 @@ afterAll(async () => {
 async function expectAccessible(page: Page, what: string) {
   const results = await new AxeBuilder({ page }).analyze();
   const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`), `${what} accessibility`).toEqual([]);
+  expect(
+    serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`),
+    `${what} accessibility`,
+  ).toEqual([]);
 }
 
 async function expectFitsNarrowScreen(page: Page, what: string) {
-  const layout = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
-  expect(layout.scroll, `${what} has no horizontal page scroll at ${layout.width} px`).toBeLessThanOrEqual(layout.width);
+  const layout = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    width: window.innerWidth,
+  }));
+  expect(layout.scroll, `${what} has no horizontal page scroll at ${layout.width} px`).toBeLessThanOrEqual(
+    layout.width,
+  );
 }
 
 async function checkPage(page: Page, what: string) {
@@ -110,16 +126,41 @@ function uploadSnapshot(key: string, commit: string): Promise<Response> {
 function mcpInitialize(token: string): Promise<Response> {
   return fetch(`${server.url}/mcp`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "console-e2e", version: "1.0.0" } } }),
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "console-e2e", version: "1.0.0" },
+      },
+    }),
   });
 }
 
 /** One tools/call in an initialized session; the answer's body is read to its end (it may be an event stream). */
-async function mcpToolCall(token: string, session: string, id: number, name: string, args: Record<string, unknown> = {}): Promise<{ status: number; text: string }> {
+async function mcpToolCall(
+  token: string,
+  session: string,
+  id: number,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ status: number; text: string }> {
   const response = await fetch(`${server.url}/mcp`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "mcp-session-id": session,
+      "mcp-protocol-version": "2025-11-25",
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }),
   });
   return { status: response.status, text: await response.text() };
@@ -155,10 +196,22 @@ async function goTo(page: Page, link: string, heading: string) {
 describe("admin console in a real browser", () => {
   it("creates and revokes a CI key, revokes a connected client, and shows it all in the audit trail", async () => {
     // A contract to check snapshots against (uploaded with an admin REST token), and a member's MCP client.
-    const adminToken = await obtainToken(server.url, { user: "ana", scope: "contracts.write", resource: `${server.url}/api` });
-    const contract = await fetch(`${server.url}/api/v1/projects/storefront/contracts`, { method: "POST", headers: { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/json" }, body: JSON.stringify(CONTRACT) });
+    const adminToken = await obtainToken(server.url, {
+      user: "ana",
+      scope: "contracts.write",
+      resource: `${server.url}/api`,
+    });
+    const contract = await fetch(`${server.url}/api/v1/projects/storefront/contracts`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/json" },
+      body: JSON.stringify(CONTRACT),
+    });
     expect(contract.status).toBe(201);
-    const miaToken = await obtainToken(server.url, { user: "mia", scope: "orders.read contracts.read", resource: `${server.url}/mcp` });
+    const miaToken = await obtainToken(server.url, {
+      user: "mia",
+      scope: "orders.read contracts.read",
+      resource: `${server.url}/mcp`,
+    });
     const before = await mcpInitialize(miaToken);
     expect(before.status).toBe(200);
     await before.body?.cancel();
@@ -214,7 +267,11 @@ describe("admin console in a real browser", () => {
 
     await goTo(page, "Rate limits", "Rate limits");
     await checkPage(page, "rate limits");
-    await page.getByRole("row").filter({ hasText: `ci-key:${keyId}` }).filter({ hasText: "REST API" }).waitFor({ state: "visible" });
+    await page
+      .getByRole("row")
+      .filter({ hasText: `ci-key:${keyId}` })
+      .filter({ hasText: "REST API" })
+      .waitFor({ state: "visible" });
 
     // The audit trail shows the key's life, the upload made with it and the revoked grant.
     await goTo(page, "Audit trail", "Audit trail");
@@ -235,12 +292,19 @@ describe("admin console in a real browser", () => {
     await page.getByLabel(/^Client/).fill(`ci-key:${keyId}`);
     await page.getByRole("button", { name: "Apply filters" }).click();
     await page.waitForURL(/client=ci-key/);
-    await events.getByRole("row").filter({ hasText: "POST /api/v1/projects/:project/snapshots" }).waitFor({ state: "visible" });
+    await events
+      .getByRole("row")
+      .filter({ hasText: "POST /api/v1/projects/:project/snapshots" })
+      .waitFor({ state: "visible" });
     await context.close();
   }, 120_000);
 
   it("shows every populated page whole at 1280 and 375 px: axe, no page scroll, identifiers on one line, scroll hints", async () => {
-    const mia = await obtainToken(server.url, { user: "mia", scope: "orders.read orders.search contracts.read", resource: `${server.url}/mcp` });
+    const mia = await obtainToken(server.url, {
+      user: "mia",
+      scope: "orders.read orders.search contracts.read",
+      resource: `${server.url}/mcp`,
+    });
     // Real tool calls for the overview's chart: two that succeed and one refused for a scope mia's client lacks.
     const initialized = await mcpInitialize(mia);
     const session = initialized.headers.get("mcp-session-id")!;
@@ -254,35 +318,86 @@ describe("admin console in a real browser", () => {
     // wait for them here, before the records the pages below look for, so the polls do not push those off page one.
     const auditor = await obtainToken(server.url, { user: "ana", scope: "audit.read", resource: `${server.url}/api` });
     await expect
-      .poll(async () => {
-        const listed = await fetch(`${server.url}/api/v1/audit/events?target=whoami&kind=tool`, { headers: { Authorization: `Bearer ${auditor}` } });
-        return ((await listed.json()) as { events: unknown[] }).events.length;
-      }, { timeout: 15_000 })
+      .poll(
+        async () => {
+          const listed = await fetch(`${server.url}/api/v1/audit/events?target=whoami&kind=tool`, {
+            headers: { Authorization: `Bearer ${auditor}` },
+          });
+          return ((await listed.json()) as { events: unknown[] }).events.length;
+        },
+        { timeout: 15_000 },
+      )
       .toBeGreaterThanOrEqual(2);
-    const admin = await obtainToken(server.url, { user: "ana", scope: "contracts.write snapshots.write contracts.read keys.admin", resource: `${server.url}/api` });
+    const admin = await obtainToken(server.url, {
+      user: "ana",
+      scope: "contracts.write snapshots.write contracts.read keys.admin",
+      resource: `${server.url}/api`,
+    });
     const rest = (method: string, path: string, body: unknown, type = "application/json") =>
-      fetch(`${server.url}/api/v1${path}`, { method, headers: { Authorization: `Bearer ${admin}`, "Content-Type": type }, body: typeof body === "string" ? body : JSON.stringify(body) });
-    expect((await rest("POST", "/projects/orders-service/contracts?label=001-orders-search", CONTRACT)).status).toBe(201);
+      fetch(`${server.url}/api/v1${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${admin}`, "Content-Type": type },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      });
+    expect((await rest("POST", "/projects/orders-service/contracts?label=001-orders-search", CONTRACT)).status).toBe(
+      201,
+    );
     const wider = structuredClone(CONTRACT) as { paths: Record<string, unknown> };
     wider.paths["/orders"] = { get: { operationId: "searchOrders", responses: { "200": { description: "ok" } } } };
     expect((await rest("POST", "/projects/orders-service/contracts?label=002-orders-search", wider)).status).toBe(201);
-    expect((await rest("POST", "/projects/orders-service/contracts?label=003-orders-narrow", CONTRACT)).status).toBe(201);
+    expect((await rest("POST", "/projects/orders-service/contracts?label=003-orders-narrow", CONTRACT)).status).toBe(
+      201,
+    );
     const implementation = structuredClone(wider) as { paths: Record<string, unknown> };
-    implementation.paths["/orders/{id}/refunds"] = { post: { operationId: "refundOrder", responses: { "201": { description: "created" } } } };
-    const snapshot = await rest("POST", "/projects/orders-service/snapshots?commit=0123456789abcdef0123&branch=feature/long-branch-name", implementation);
+    implementation.paths["/orders/{id}/refunds"] = {
+      post: { operationId: "refundOrder", responses: { "201": { description: "created" } } },
+    };
+    const snapshot = await rest(
+      "POST",
+      "/projects/orders-service/snapshots?commit=0123456789abcdef0123&branch=feature/long-branch-name",
+      implementation,
+    );
     expect(snapshot.status).toBe(201);
     const { snapshot: stored } = (await snapshot.json()) as { snapshot: { verdictId: number } };
-    expect((await rest("POST", "/projects/orders-service/builds", { commit: "fedcba9876543210", branch: "main", log: "error TS2304: Cannot find name 'orderz'. The build stopped after the first error in src/orders/search.ts" })).status).toBe(201);
-    expect((await rest("POST", "/keys", { name: "orders-service GitHub Actions", projects: ["orders-service"], scopes: ["snapshots.write", "contracts.read"] })).status).toBe(201);
+    expect(
+      (
+        await rest("POST", "/projects/orders-service/builds", {
+          commit: "fedcba9876543210",
+          branch: "main",
+          log: "error TS2304: Cannot find name 'orderz'. The build stopped after the first error in src/orders/search.ts",
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await rest("POST", "/keys", {
+          name: "orders-service GitHub Actions",
+          projects: ["orders-service"],
+          scopes: ["snapshots.write", "contracts.read"],
+        })
+      ).status,
+    ).toBe(201);
 
     const pages: Array<{ path: string; heading: string | RegExp; known?: string[] }> = [
       { path: "/admin", heading: "Acme Commerce" },
       { path: "/admin/clients", heading: "Connected clients", known: ["orders.search", "contracts.read"] },
       { path: "/admin/keys", heading: "CI keys", known: ["snapshots.write", "orders-service"] },
       { path: "/admin/projects", heading: "Projects", known: ["orders-service", "003-orders-narrow"] },
-      { path: "/admin/projects/orders-service", heading: "orders-service", known: ["001-orders-search", "feature/long-branch-name"] },
-      { path: `/admin/projects/orders-service/verdicts/${stored.verdictId}`, heading: /^Verdict \d+ of orders-service$/, known: ["undocumented-operation", "POST /orders/{id}/refunds"] },
-      { path: "/admin/projects/orders-service/contracts/3/changes", heading: /changes since v2/, known: ["missing-operation", "GET /orders"] },
+      {
+        path: "/admin/projects/orders-service",
+        heading: "orders-service",
+        known: ["001-orders-search", "feature/long-branch-name"],
+      },
+      {
+        path: `/admin/projects/orders-service/verdicts/${stored.verdictId}`,
+        heading: /^Verdict \d+ of orders-service$/,
+        known: ["undocumented-operation", "POST /orders/{id}/refunds"],
+      },
+      {
+        path: "/admin/projects/orders-service/contracts/3/changes",
+        heading: /changes since v2/,
+        known: ["missing-operation", "GET /orders"],
+      },
       { path: "/admin/audit", heading: "Audit trail", known: ["ci_key_created"] },
       { path: "/admin/usage", heading: "Rate limits" },
     ];
@@ -299,7 +414,11 @@ describe("admin console in a real browser", () => {
         if (path === "/admin") await expectActivityChart(page, width);
         await expectIdentifiersWhole(page, what, known);
         const regions = await expectScrollHints(page, what);
-        if (width === 375 && path === "/admin/audit") expect(regions.some((r) => r.overflows && r.hintVisible), `${what}: the audit table scrolls, with its hint`).toBe(true);
+        if (width === 375 && path === "/admin/audit")
+          expect(
+            regions.some((r) => r.overflows && r.hintVisible),
+            `${what}: the audit table scrolls, with its hint`,
+          ).toBe(true);
       }
       // Audit reasons are cut at a word with an ellipsis; the full text is in the title.
       await page.goto(`${server.url}/admin/audit`);
@@ -313,7 +432,12 @@ describe("admin console in a real browser", () => {
       // On a phone the overview's first column holds outcome, event, time and user: all inside the screen.
       if (width === 375) {
         await page.goto(`${server.url}/admin`);
-        const first = page.getByRole("region", { name: "Recent audit events" }).locator("tbody tr").first().locator("td").first();
+        const first = page
+          .getByRole("region", { name: "Recent audit events" })
+          .locator("tbody tr")
+          .first()
+          .locator("td")
+          .first();
         const box = await first.boundingBox();
         expect(box!.x + box!.width, "the overview's first column fits a phone").toBeLessThanOrEqual(375);
         await first.locator("time").waitFor({ state: "visible" });
@@ -338,7 +462,7 @@ describe("admin console in a real browser", () => {
   });
 });
 
-describe("the landing page's \"From a terminal\" block", () => {
+describe('the landing page\'s "From a terminal" block', () => {
   it("is readable (axe clean), keeps each command on one line and can be reached and scrolled by keyboard, at 1280 and 375 px", async () => {
     for (const width of [1280, 375]) {
       const context = await browser.newContext({ viewport: { width, height: 900 } });
@@ -347,15 +471,26 @@ describe("the landing page's \"From a terminal\" block", () => {
       const what = `the landing page at ${width} px`;
       await checkPage(page, what);
       // The commands sit on the dark block itself: no light code background under light text (1.03:1 before).
-      const colours = await page.locator("#cli-login").evaluate((code) => ({ code: getComputedStyle(code).backgroundColor, block: getComputedStyle(code.parentElement!).backgroundColor }));
+      const colours = await page.locator("#cli-login").evaluate((code) => ({
+        code: getComputedStyle(code).backgroundColor,
+        block: getComputedStyle(code.parentElement!).backgroundColor,
+      }));
       expect(colours.code, what).toBe("rgba(0, 0, 0, 0)");
       // Three commands, three line boxes: nothing wraps inside a word (or at all).
-      expect(await page.locator("#cli-login").evaluate((code) => new Set([...code.getClientRects()].map((r) => Math.round(r.top))).size), what).toBe(3);
+      expect(
+        await page
+          .locator("#cli-login")
+          .evaluate((code) => new Set([...code.getClientRects()].map((r) => Math.round(r.top))).size),
+        what,
+      ).toBe(3);
       // Reachable by Tab, and the arrow keys scroll it when it is wider than the screen.
       let focused = false;
       for (let i = 0; i < 15 && !focused; i++) {
         await page.keyboard.press("Tab");
-        focused = await page.evaluate(() => document.activeElement?.querySelector("#cli-login") !== null && document.activeElement?.tagName === "PRE");
+        focused = await page.evaluate(
+          () =>
+            document.activeElement?.querySelector("#cli-login") !== null && document.activeElement?.tagName === "PRE",
+        );
       }
       expect(focused, `${what}: the block takes the keyboard focus`).toBe(true);
       const overflows = await page.locator("pre:has(#cli-login)").evaluate((pre) => pre.scrollWidth > pre.clientWidth);
@@ -363,7 +498,12 @@ describe("the landing page's \"From a terminal\" block", () => {
         await page.keyboard.press("ArrowRight");
         await page.keyboard.press("ArrowRight");
         // Chromium animates keyboard scrolling: wait for the scroll to start instead of reading it at once.
-        await expect.poll(() => page.locator("pre:has(#cli-login)").evaluate((pre) => pre.scrollLeft), { message: `${what}: arrow keys scroll the block`, timeout: 3000 }).toBeGreaterThan(0);
+        await expect
+          .poll(() => page.locator("pre:has(#cli-login)").evaluate((pre) => pre.scrollLeft), {
+            message: `${what}: arrow keys scroll the block`,
+            timeout: 3000,
+          })
+          .toBeGreaterThan(0);
       }
       if (width === 375) expect(overflows, "at 375 px the commands are wider than the screen and scroll").toBe(true);
       await context.close();

@@ -29,7 +29,9 @@ interface Run {
 }
 
 function runCli(args: string[], env: Record<string, string> = {}, node = process.execPath): Promise<Run> {
-  return runProcess(node, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env } });
+  return runProcess(node, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+  });
 }
 
 function file(name: string, content: string | Uint8Array): string {
@@ -38,10 +40,18 @@ function file(name: string, content: string | Uint8Array): string {
   return path;
 }
 
-async function api(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function api(
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${server.url}/api/v1${path}`, {
     method,
-    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: response.status, body: await response.json().catch(() => undefined) };
@@ -56,8 +66,19 @@ const contract = {
   components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
   paths: {
     "/orders": {
-      get: { operationId: "listOrders", responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: order } } } } } },
-      post: { operationId: "createOrder", responses: { "201": { description: "created", content: { "application/json": { schema: order } } }, "400": { description: "bad", content: problem } } },
+      get: {
+        operationId: "listOrders",
+        responses: {
+          "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: order } } } },
+        },
+      },
+      post: {
+        operationId: "createOrder",
+        responses: {
+          "201": { description: "created", content: { "application/json": { schema: order } } },
+          "400": { description: "bad", content: problem },
+        },
+      },
     },
     "/orders/{id}": {
       get: {
@@ -73,13 +94,31 @@ delete broken.paths["/orders/{id}"];
 
 beforeAll(async () => {
   server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } });
-  const ana = await obtainToken(server.url, { user: "ana", scope: "keys.admin contracts.read contracts.write snapshots.write", resource: `${server.url}/api` });
-  const gus = await obtainToken(server.url, { user: "gus", scope: "keys.admin contracts.read contracts.write snapshots.write", resource: `${server.url}/api` });
+  const ana = await obtainToken(server.url, {
+    user: "ana",
+    scope: "keys.admin contracts.read contracts.write snapshots.write",
+    resource: `${server.url}/api`,
+  });
+  const gus = await obtainToken(server.url, {
+    user: "gus",
+    scope: "keys.admin contracts.read contracts.write snapshots.write",
+    resource: `${server.url}/api`,
+  });
   expect((await api(ana, "POST", "/projects/orders/contracts", contract)).status).toBe(201);
-  const created = await api(ana, "POST", "/keys", { name: "orders CI", projects: ["orders", "github"], scopes: ["contracts.read", "contracts.write", "snapshots.write"] });
+  const created = await api(ana, "POST", "/keys", {
+    name: "orders CI",
+    projects: ["orders", "github"],
+    scopes: ["contracts.read", "contracts.write", "snapshots.write"],
+  });
   expect(created.status).toBe(201);
   acmeKey = created.body.secret;
-  globexKey = (await api(gus, "POST", "/keys", { name: "globex CI", projects: ["*"], scopes: ["contracts.read", "snapshots.write"] })).body.secret;
+  globexKey = (
+    await api(gus, "POST", "/keys", {
+      name: "globex CI",
+      projects: ["*"],
+      scopes: ["contracts.read", "snapshots.write"],
+    })
+  ).body.secret;
 }, 180_000);
 
 afterAll(async () => {
@@ -98,28 +137,49 @@ describe("bin/arbiter.mjs against wrangler dev", () => {
   it("exits 0 on an approved snapshot and writes JUnit and Markdown", async () => {
     const junit = join(work, "ok.xml");
     const markdown = join(work, "ok.md");
-    const run = await runCli(["snapshot", file("ok.json", JSON.stringify(contract)), "--junit", junit, "--markdown", markdown], {
-      ...ciEnv(),
-      GITHUB_SHA: "aaaa111",
-      GITHUB_REF_NAME: "main",
-      GITHUB_SERVER_URL: "https://github.com",
-      GITHUB_REPOSITORY: "acme/orders",
-      GITHUB_RUN_ID: "42",
-    });
+    const run = await runCli(
+      ["snapshot", file("ok.json", JSON.stringify(contract)), "--junit", junit, "--markdown", markdown],
+      {
+        ...ciEnv(),
+        GITHUB_SHA: "aaaa111",
+        GITHUB_REF_NAME: "main",
+        GITHUB_SERVER_URL: "https://github.com",
+        GITHUB_REPOSITORY: "acme/orders",
+        GITHUB_RUN_ID: "42",
+      },
+    );
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("APPROVED");
     expect(run.stdout).toContain("commit aaaa111");
-    expect(readFileSync(junit, "utf8")).toMatch(/<testsuite name="arbiter orders: snapshot 1 of orders \(id 1, commit aaaa111\)" tests="1" failures="0"/);
+    expect(readFileSync(junit, "utf8")).toMatch(
+      /<testsuite name="arbiter orders: snapshot 1 of orders \(id 1, commit aaaa111\)" tests="1" failures="0"/,
+    );
     expect(readFileSync(markdown, "utf8")).toContain("Approved");
     const latest = await api(acmeKey, "GET", "/projects/orders/snapshots/latest");
-    expect(latest.body.snapshot).toMatchObject({ commit: "aaaa111", branch: "main", runUrl: "https://github.com/acme/orders/actions/runs/42" });
+    expect(latest.body.snapshot).toMatchObject({
+      commit: "aaaa111",
+      branch: "main",
+      runUrl: "https://github.com/acme/orders/actions/runs/42",
+    });
   });
 
   it("exits 1 on a rejected snapshot with the violation in the summary, JUnit and Markdown", async () => {
     const junit = join(work, "bad.xml");
     const markdown = join(work, "bad.md");
-    const run = await runCli(["snapshot", file("bad.json", JSON.stringify(broken)), "--commit", "bbbb222", "--junit", junit, "--markdown", markdown], ciEnv());
+    const run = await runCli(
+      [
+        "snapshot",
+        file("bad.json", JSON.stringify(broken)),
+        "--commit",
+        "bbbb222",
+        "--junit",
+        junit,
+        "--markdown",
+        markdown,
+      ],
+      ciEnv(),
+    );
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("REJECTED");
     expect(run.stdout).toMatch(/ERROR\s+missing-operation\s+GET \/orders\/\{id\}/);
@@ -133,36 +193,58 @@ describe("bin/arbiter.mjs against wrangler dev", () => {
 
   it("runs on the system Node as well", async () => {
     const systemNode = "/usr/bin/node";
-    const run = await runCli(["snapshot", file("ok-again.json", JSON.stringify(contract)), "--commit", "cccc333"], ciEnv(), systemNode);
+    const run = await runCli(
+      ["snapshot", file("ok-again.json", JSON.stringify(contract)), "--commit", "cccc333"],
+      ciEnv(),
+      systemNode,
+    );
     expect(run.code).toBe(0);
   });
 
   it("exits 2 when it cannot verify: unknown project, invalid document, bad key, unreachable server, missing config", async () => {
-    const unknown = await runCli(["snapshot", file("u.json", JSON.stringify(contract)), "--commit", "d1", "--project", "nothing"], { ...ciEnv() });
+    const unknown = await runCli(
+      ["snapshot", file("u.json", JSON.stringify(contract)), "--commit", "d1", "--project", "nothing"],
+      { ...ciEnv() },
+    );
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("could not verify");
 
-    const outsideKey = await runCli(["snapshot", file("u2.json", JSON.stringify(contract)), "--commit", "d1", "--project", "billing"], ciEnv());
+    const outsideKey = await runCli(
+      ["snapshot", file("u2.json", JSON.stringify(contract)), "--commit", "d1", "--project", "billing"],
+      ciEnv(),
+    );
     expect(outsideKey.code).toBe(2);
     expect(outsideKey.stderr).toContain("project_not_allowed");
 
-    const invalid = await runCli(["snapshot", file("invalid.yaml", "openapi: 3.1.0\ninfo: {}\n"), "--commit", "d2"], ciEnv());
+    const invalid = await runCli(
+      ["snapshot", file("invalid.yaml", "openapi: 3.1.0\ninfo: {}\n"), "--commit", "d2"],
+      ciEnv(),
+    );
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain("invalid_document");
     expect(invalid.stderr).toMatch(/ {2}- /);
 
-    const badKey = await runCli(["snapshot", file("k.json", JSON.stringify(contract)), "--commit", "d3"], { ...ciEnv(), ARBITER_TOKEN: `${acmeKey.slice(0, -1)}${acmeKey.endsWith("A") ? "B" : "A"}` });
+    const badKey = await runCli(["snapshot", file("k.json", JSON.stringify(contract)), "--commit", "d3"], {
+      ...ciEnv(),
+      ARBITER_TOKEN: `${acmeKey.slice(0, -1)}${acmeKey.endsWith("A") ? "B" : "A"}`,
+    });
     expect(badKey.code).toBe(2);
     expect(badKey.stderr).toContain("401");
     expect(badKey.stderr).toContain("Arbiter says: The CI key is unknown, revoked or expired");
     expect(badKey.stderr).not.toContain(acmeKey.slice(-20));
 
     const closed = `http://127.0.0.1:${new URL(server.url).port === "9" ? 10 : 9}`;
-    const unreachable = await runCli(["snapshot", file("n.json", JSON.stringify(contract)), "--commit", "d4", "--url", closed], ciEnv());
+    const unreachable = await runCli(
+      ["snapshot", file("n.json", JSON.stringify(contract)), "--commit", "d4", "--url", closed],
+      ciEnv(),
+    );
     expect(unreachable.code).toBe(2);
     expect(unreachable.stderr).toContain("Cannot reach Arbiter");
 
-    const noToken = await runCli(["snapshot", file("t.json", "{}"), "--commit", "d5"], { ARBITER_URL: server.url, ARBITER_PROJECT: "orders" });
+    const noToken = await runCli(["snapshot", file("t.json", "{}"), "--commit", "d5"], {
+      ARBITER_URL: server.url,
+      ARBITER_PROJECT: "orders",
+    });
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toContain("ARBITER_TOKEN");
 
@@ -171,7 +253,10 @@ describe("bin/arbiter.mjs against wrangler dev", () => {
   });
 
   it("records a failed build, which the project status then reports", async () => {
-    const log = file("build.log", `${"noise\n".repeat(30_000)}error TS2322: Type 'string' is not assignable to type 'number'.\n`);
+    const log = file(
+      "build.log",
+      `${"noise\n".repeat(30_000)}error TS2322: Type 'string' is not assignable to type 'number'.\n`,
+    );
     const run = await runCli(["build-failed", "--commit", "eeee555", "--log-file", log], ciEnv());
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("recorded failed build");
@@ -182,25 +267,54 @@ describe("bin/arbiter.mjs against wrangler dev", () => {
 
   it("uploads GitHub's 13 MB description over HTTP and checks a mutated copy in workerd", async () => {
     const bytes = readFileSync(GITHUB);
-    const upload = await runCli(["contract", GITHUB, "--project", "github", "--label", "github-rest", "--json", join(work, "gh-contract.json")], ciEnv());
+    const upload = await runCli(
+      ["contract", GITHUB, "--project", "github", "--label", "github-rest", "--json", join(work, "gh-contract.json")],
+      ciEnv(),
+    );
     expect(upload.stderr).toBe("");
     expect([0, 1]).toContain(upload.code);
     const uploaded = JSON.parse(readFileSync(join(work, "gh-contract.json"), "utf8"));
-    expect(uploaded.contract).toMatchObject({ size: bytes.byteLength, operationCount: 1223, label: "github-rest", active: true });
+    expect(uploaded.contract).toMatchObject({
+      size: bytes.byteLength,
+      operationCount: 1223,
+      label: "github-rest",
+      active: true,
+    });
 
     const document = JSON.parse(bytes.toString("utf8")) as { paths: Record<string, Record<string, unknown>> };
     const removedPath = "/gists/{gist_id}/star";
-    const removed = Object.keys(document.paths[removedPath]!).filter((key) => ["get", "put", "delete"].includes(key)).map((m) => `${m.toUpperCase()} ${removedPath}`);
+    const removed = Object.keys(document.paths[removedPath]!)
+      .filter((key) => ["get", "put", "delete"].includes(key))
+      .map((m) => `${m.toUpperCase()} ${removedPath}`);
     delete document.paths[removedPath];
     const junit = join(work, "gh.xml");
-    const check = await runCli(["snapshot", file("gh-snapshot.json", JSON.stringify(document)), "--project", "github", "--commit", "f00dfeed", "--junit", junit, "--json", join(work, "gh-snapshot-answer.json")], ciEnv());
+    const check = await runCli(
+      [
+        "snapshot",
+        file("gh-snapshot.json", JSON.stringify(document)),
+        "--project",
+        "github",
+        "--commit",
+        "f00dfeed",
+        "--junit",
+        junit,
+        "--json",
+        join(work, "gh-snapshot-answer.json"),
+      ],
+      ciEnv(),
+    );
     expect(check.code).toBe(1);
     const answer = JSON.parse(readFileSync(join(work, "gh-snapshot-answer.json"), "utf8"));
-    const missing = answer.verdict.violations.filter((v: { rule: string }) => v.rule === "missing-operation").map((v: { location: string }) => v.location.split("#")[0]);
+    const missing = answer.verdict.violations
+      .filter((v: { rule: string }) => v.rule === "missing-operation")
+      .map((v: { location: string }) => v.location.split("#")[0]);
     expect(missing.sort()).toEqual(removed.sort());
     expect(readFileSync(junit, "utf8")).toContain(`missing-operation: ${removed[0]}`);
 
-    const download = await fetch(`${server.url}/api/v1/projects/github/contracts/${uploaded.contract.version}/document`, { headers: { Authorization: `Bearer ${acmeKey}` } });
+    const download = await fetch(
+      `${server.url}/api/v1/projects/github/contracts/${uploaded.contract.version}/document`,
+      { headers: { Authorization: `Bearer ${acmeKey}` } },
+    );
     expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
   }, 180_000);
 
@@ -208,7 +322,11 @@ describe("bin/arbiter.mjs against wrangler dev", () => {
     const big = Buffer.alloc(30 * 1024 * 1024, 0x20);
     big.write('{"openapi":"3.1.0"', 0);
     const before = await api(acmeKey, "GET", "/projects/orders");
-    const response = await fetch(`${server.url}/api/v1/projects/orders/snapshots?commit=big`, { method: "POST", headers: { Authorization: `Bearer ${acmeKey}` }, body: big });
+    const response = await fetch(`${server.url}/api/v1/projects/orders/snapshots?commit=big`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${acmeKey}` },
+      body: big,
+    });
     expect(response.status).toBe(413);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
     const run = await runCli(["snapshot", file("big.json", big), "--commit", "big2"], ciEnv());
@@ -221,7 +339,10 @@ describe("bin/arbiter.mjs against wrangler dev", () => {
     const projects = await api(globexKey, "GET", "/projects");
     expect(projects.body.projects).toEqual([]);
     expect((await api(globexKey, "GET", "/projects/orders/snapshots")).status).toBe(404);
-    const run = await runCli(["snapshot", file("g.json", JSON.stringify(contract)), "--commit", "g1"], { ...ciEnv(), ARBITER_TOKEN: globexKey });
+    const run = await runCli(["snapshot", file("g.json", JSON.stringify(contract)), "--commit", "g1"], {
+      ...ciEnv(),
+      ARBITER_TOKEN: globexKey,
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("upload a contract first");
   });

@@ -30,7 +30,14 @@ function parsed(name: string, text: string): OpenApiDocument {
 }
 
 beforeAll(() => {
-  for (const version of VERSIONS) documents.set(version, parsed(`ghes-${version}`, readFileSync(require.resolve(`@octokit/openapi/generated/ghes-${version}.json`), "utf8")));
+  for (const version of VERSIONS)
+    documents.set(
+      version,
+      parsed(
+        `ghes-${version}`,
+        readFileSync(require.resolve(`@octokit/openapi/generated/ghes-${version}.json`), "utf8"),
+      ),
+    );
 });
 
 /** A version, or a version restyled ("3.19 as anyOf+wrapped"), parsed and validated once. */
@@ -38,7 +45,10 @@ function documentOf(name: string): OpenApiDocument {
   let document = documents.get(name);
   if (!document) {
     const [version, style] = name.split(" as ") as [string, string];
-    const options: RestyleOptions = { nullable: style.startsWith("anyOf") ? "anyOf" : "type-list", wrapReferences: style.endsWith("+wrapped") };
+    const options: RestyleOptions = {
+      nullable: style.startsWith("anyOf") ? "anyOf" : "type-list",
+      wrapReferences: style.endsWith("+wrapped"),
+    };
     document = parsed(name, JSON.stringify(restyleAs31(documentOf(version) as Json, options)));
     documents.set(name, document);
   }
@@ -141,7 +151,8 @@ const ADDED_IN_3_19 = added(
 );
 
 const SETUP_OPTIONS = "#/requestBody/content/application~1json/schema/properties/code_scanning_default_setup_options";
-const DETACHED_IDS = "DELETE /orgs/{org}/code-security/configurations/detach#/requestBody/content/application~1json/schema/properties/selected_repository_ids";
+const DETACHED_IDS =
+  "DELETE /orgs/{org}/code-security/configurations/detach#/requestBody/content/application~1json/schema/properties/selected_repository_ids";
 
 // 3.19's real narrowings of request bodies, besides the added operations:
 // - code_scanning_default_setup_options was `$ref: code-scanning-default-setup-options` (a nullable object) and
@@ -165,7 +176,9 @@ describe("consecutive GitHub Enterprise Server versions, older as the contract",
   it("3.18 -> 3.19: the 59 added operations and the request bodies 3.19 really narrows, no other finding", () => {
     const verdict = verdictOf("3.18", "3.19");
     expect(findings(verdict)).toEqual([...ADDED_IN_3_19, ...NARROWED_IN_3_19].sort());
-    const messages = verdict.violations.filter(({ location }) => location === DETACHED_IDS).map(({ message }) => message);
+    const messages = verdict.violations
+      .filter(({ location }) => location === DETACHED_IDS)
+      .map(({ message }) => message);
     expect(messages).toEqual([
       "the implementation sets minItems 1, which the contract does not, so it refuses values the contract allows",
       "the implementation sets maxItems 250, which the contract does not, so it refuses values the contract allows",
@@ -176,15 +189,25 @@ describe("consecutive GitHub Enterprise Server versions, older as the contract",
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
     const accepts = (version: string, value: unknown): boolean => {
       const document = documents.get(version) as Json;
-      const schema = document.paths["/orgs/{org}/code-security/configurations/{configuration_id}"].patch.requestBody.content["application/json"].schema;
-      return ajv.validate(convertToJsonSchema(document, schema, "3.0", "request").schema, { code_scanning_default_setup_options: value });
+      const schema =
+        document.paths["/orgs/{org}/code-security/configurations/{configuration_id}"].patch.requestBody.content[
+          "application/json"
+        ].schema;
+      return ajv.validate(convertToJsonSchema(document, schema, "3.0", "request").schema, {
+        code_scanning_default_setup_options: value,
+      });
     };
     expect([accepts("3.18", null), accepts("3.19", null)]).toEqual([true, false]);
-    expect([accepts("3.18", { runner_type: "standard" }), accepts("3.19", { runner_type: "standard" })]).toEqual([true, true]);
+    expect([accepts("3.18", { runner_type: "standard" }), accepts("3.19", { runner_type: "standard" })]).toEqual([
+      true,
+      true,
+    ]);
   });
 
   it("3.17 -> 3.19 (a skipped version): the union of both steps", () => {
-    expect(findings(verdictOf("3.17", "3.19"))).toEqual([...ADDED_IN_3_18, ...ADDED_IN_3_19, ...NARROWED_IN_3_19].sort());
+    expect(findings(verdictOf("3.17", "3.19"))).toEqual(
+      [...ADDED_IN_3_18, ...ADDED_IN_3_19, ...NARROWED_IN_3_19].sort(),
+    );
   });
 
   it("each version against itself: no finding of any kind, constitution aside", () => {
@@ -204,7 +227,9 @@ describe("GitHub Enterprise Server descriptions restyled as OpenAPI 3.1", () => 
   });
 
   it("3.18 -> 3.19 restyled: the same findings as 3.18 -> 3.19", () => {
-    expect(findings(verdictOf("3.18", "3.19 as anyOf+wrapped"))).toEqual([...ADDED_IN_3_19, ...NARROWED_IN_3_19].sort());
+    expect(findings(verdictOf("3.18", "3.19 as anyOf+wrapped"))).toEqual(
+      [...ADDED_IN_3_19, ...NARROWED_IN_3_19].sort(),
+    );
   });
 
   it("3.19 with breaking changes, plain and restyled as the implementation: the same findings", () => {
@@ -213,11 +238,18 @@ describe("GitHub Enterprise Server descriptions restyled as OpenAPI 3.1", () => 
     // Shared components (each reaches many operations): a string property becomes an integer, a required integer
     // becomes nullable. Inline request bodies: an enum value removed, a new required property.
     for (const schema of schemas.filter((candidate) => candidate.properties).slice(0, 40)) {
-      const name = Object.keys(schema.properties).find((key) => schema.properties[key].type === "string" && !schema.properties[key].enum && !schema.properties[key].format);
+      const name = Object.keys(schema.properties).find(
+        (key) =>
+          schema.properties[key].type === "string" && !schema.properties[key].enum && !schema.properties[key].format,
+      );
       if (name) schema.properties[name] = { type: "integer" };
     }
-    for (const schema of schemas.filter((candidate) => candidate.properties && Array.isArray(candidate.required)).slice(0, 40)) {
-      const name = schema.required.find((key: string) => schema.properties[key]?.type === "integer" && !schema.properties[key].nullable);
+    for (const schema of schemas
+      .filter((candidate) => candidate.properties && Array.isArray(candidate.required))
+      .slice(0, 40)) {
+      const name = schema.required.find(
+        (key: string) => schema.properties[key]?.type === "integer" && !schema.properties[key].nullable,
+      );
       if (name) schema.properties[name] = { ...schema.properties[name], nullable: true };
     }
     let narrowed = 0;
@@ -226,9 +258,14 @@ describe("GitHub Enterprise Server descriptions restyled as OpenAPI 3.1", () => 
       for (const operation of Object.values(item as Json) as Json[]) {
         const body = operation?.requestBody?.content?.["application/json"]?.schema;
         if (!body?.properties) continue;
-        const enumerated = Object.keys(body.properties).find((key) => Array.isArray(body.properties[key].enum) && body.properties[key].enum.length > 2);
+        const enumerated = Object.keys(body.properties).find(
+          (key) => Array.isArray(body.properties[key].enum) && body.properties[key].enum.length > 2,
+        );
         if (enumerated && narrowed < 6) {
-          body.properties[enumerated] = { ...body.properties[enumerated], enum: body.properties[enumerated].enum.slice(1) };
+          body.properties[enumerated] = {
+            ...body.properties[enumerated],
+            enum: body.properties[enumerated].enum.slice(1),
+          };
           narrowed++;
         } else if (!enumerated && required < 6) {
           body.properties.arbiter_new = { type: "string" };
@@ -240,13 +277,28 @@ describe("GitHub Enterprise Server descriptions restyled as OpenAPI 3.1", () => 
     expect([narrowed, required]).toEqual([6, 6]);
     const text = JSON.stringify(mutated);
     const plain = findings(checkConformance(documentOf("3.19"), parsed("mutated", text), getConformanceConfig()));
-    const restyled = findings(checkConformance(documentOf("3.19"), parsed("mutated as anyOf+wrapped", JSON.stringify(restyleAs31(JSON.parse(text) as Json, { nullable: "anyOf", wrapReferences: true }))), getConformanceConfig()));
+    const restyled = findings(
+      checkConformance(
+        documentOf("3.19"),
+        parsed(
+          "mutated as anyOf+wrapped",
+          JSON.stringify(restyleAs31(JSON.parse(text) as Json, { nullable: "anyOf", wrapReferences: true })),
+        ),
+        getConformanceConfig(),
+      ),
+    );
     const rules = new Set(plain.map((finding) => finding.split(" ")[1]));
     // schema-alternative-covered (info) says why the changed alternatives that an open one still allows pass: the
     // event payloads beside PublicEvent ({type: object}), timeline events beside the open line-commented event,
     // protection rules beside the open wait-timer rule (113 notes, read by hand: each open alternative does admit
     // the changed one).
-    expect([...rules].sort()).toEqual(["request-body-required-property", "request-body-schema", "response-nullability", "response-type", "schema-alternative-covered"]);
+    expect([...rules].sort()).toEqual([
+      "request-body-required-property",
+      "request-body-schema",
+      "response-nullability",
+      "response-type",
+      "schema-alternative-covered",
+    ]);
     expect(restyled).toEqual(plain);
   });
 });

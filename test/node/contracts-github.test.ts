@@ -50,7 +50,10 @@ describe("GitHub's REST API description", () => {
     // Every target is a value, never another reference: GitHub uses none of the 32 links a chain may have.
     const resolver = new RefResolver(document);
     for (const ref of new Set(refs)) {
-      const tokens = ref.slice(2).split("/").map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
+      const tokens = ref
+        .slice(2)
+        .split("/")
+        .map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
       const target = tokens.reduce<unknown>((node, token) => (node as Json)?.[token], document) as Json;
       expect(typeof target?.$ref, ref).not.toBe("string");
       expect(resolver.resolveRef(ref).ok).toBe(true);
@@ -75,14 +78,20 @@ describe("GitHub's REST API description", () => {
       delete item[method];
       expected.push(`missing-operation ${method.toUpperCase()} ${path}`);
     }
-    const single = paths.find(([path, item]) => !multi.some(([other]) => other === path) && METHODS.filter((method) => item[method]).length === 1) as [string, Json];
+    const single = paths.find(
+      ([path, item]) =>
+        !multi.some(([other]) => other === path) && METHODS.filter((method) => item[method]).length === 1,
+    ) as [string, Json];
     const singleMethod = METHODS.find((method) => single[1][method]) as string;
     delete snapshot.paths[single[0]];
     expected.push(`missing-operation ${singleMethod.toUpperCase()} ${single[0]}`);
 
     // Add two operations.
     snapshot.paths["/arbiter/experiments"] = { get: { responses: { "200": { description: "ok" } } } };
-    const withoutPatch = paths.find(([path, item]) => snapshot.paths[path] && !item.patch && item.get) as [string, Json];
+    const withoutPatch = paths.find(([path, item]) => snapshot.paths[path] && !item.patch && item.get) as [
+      string,
+      Json,
+    ];
     withoutPatch[1].patch = { parameters: withoutPatch[1].get.parameters, responses: { "204": { description: "ok" } } };
     expected.push("undocumented-operation GET /arbiter/experiments", `undocumented-operation PATCH ${withoutPatch[0]}`);
 
@@ -105,11 +114,16 @@ describe("GitHub's REST API description", () => {
       if (changed === 3 || touched.has(path)) continue;
       for (const method of METHODS) {
         const schema = item[method]?.responses?.["200"]?.content?.["application/json"]?.schema;
-        if (!schema || schema.type !== "object" || !schema.properties) continue;
-        const name = Object.keys(schema.properties).find((key) => schema.properties[key].type === "string" && !schema.properties[key].format && !schema.properties[key].enum);
+        if (schema?.type !== "object" || !schema.properties) continue;
+        const name = Object.keys(schema.properties).find(
+          (key) =>
+            schema.properties[key].type === "string" && !schema.properties[key].format && !schema.properties[key].enum,
+        );
         if (!name) continue;
         schema.properties[name] = { type: "integer" };
-        expected.push(`response-type ${method.toUpperCase()} ${path}#/responses/200/content/application~1json/schema/properties/${escapeToken(name)}`);
+        expected.push(
+          `response-type ${method.toUpperCase()} ${path}#/responses/200/content/application~1json/schema/properties/${escapeToken(name)}`,
+        );
         touched.add(path);
         changed++;
         break;
@@ -120,7 +134,12 @@ describe("GitHub's REST API description", () => {
     const verdict = checkConformance(contract, snapshot, conformanceOnly());
     expect(verdict.violations.map(({ rule, location }) => `${rule} ${location}`).sort()).toEqual(expected.sort());
     expect(verdict.approved).toBe(false);
-    expect(verdict.summary.map(({ rule, count }) => `${rule}:${count}`).sort()).toEqual(["missing-operation:4", "missing-status-code:3", "response-type:3", "undocumented-operation:2"]);
+    expect(verdict.summary.map(({ rule, count }) => `${rule}:${count}`).sort()).toEqual([
+      "missing-operation:4",
+      "missing-status-code:3",
+      "response-type:3",
+      "undocumented-operation:2",
+    ]);
   });
 
   it("its response examples: our verdict agrees with ajv's on the same converted schema for every example", () => {
@@ -134,13 +153,23 @@ describe("GitHub's REST API description", () => {
       for (const method of METHODS) {
         for (const [status, rawResponse] of Object.entries((item[method]?.responses ?? {}) as Json)) {
           if (!/^\d{3}$/.test(status)) continue;
-          const response = rawResponse.$ref ? document.components.responses[rawResponse.$ref.split("/").pop()] : rawResponse;
+          const response = rawResponse.$ref
+            ? document.components.responses[rawResponse.$ref.split("/").pop()]
+            : rawResponse;
           const media = response?.content?.["application/json"];
           if (!media?.schema) continue;
           for (const rawExample of Object.values((media.examples ?? {}) as Json)) {
-            const example = rawExample.$ref ? document.components.examples[rawExample.$ref.split("/").pop()] : rawExample;
+            const example = rawExample.$ref
+              ? document.components.examples[rawExample.$ref.split("/").pop()]
+              : rawExample;
             if (example?.value === undefined) continue;
-            const ours = validator.validate(contract, "github", { method, path, status: Number(status), payload: example.value, contentType: "application/json" });
+            const ours = validator.validate(contract, "github", {
+              method,
+              path,
+              status: Number(status),
+              payload: example.value,
+              contentType: "application/json",
+            });
             const usesFormats = ours.errors.some((error) => error.keyword === "format");
             if (usesFormats) continue; // ajv here does not assert formats; the comparison covers everything else
             let check = compiled.get(media.schema);
@@ -149,7 +178,12 @@ describe("GitHub's REST API description", () => {
               compiled.set(media.schema, check);
             }
             const theirs = check(example.value);
-            expect({ path, method, status, approved: ours.approved }).toEqual({ path, method, status, approved: theirs });
+            expect({ path, method, status, approved: ours.approved }).toEqual({
+              path,
+              method,
+              status,
+              approved: theirs,
+            });
             for (const error of ours.errors) expect(error.pointer === "" || error.pointer.startsWith("/")).toBe(true);
             checked++;
             if (ours.approved) approved++;

@@ -21,7 +21,14 @@ const contract = {
   openapi: "3.1.0",
   info: { title: "Orders", version: "1.0.0" },
   paths: {
-    "/orders": { get: { operationId: "listOrders", responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: order } } } } } } },
+    "/orders": {
+      get: {
+        operationId: "listOrders",
+        responses: {
+          "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: order } } } },
+        },
+      },
+    },
     "/orders/{id}": {
       get: {
         operationId: "getOrder",
@@ -58,20 +65,27 @@ async function connect(token: string) {
     updates.push(notification.params.uri);
     for (const waiter of waiting.filter((w) => updates.length >= w.count)) waiter.resolve();
   });
-  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
   await client.connect(transport);
   return {
     client,
     transport,
     updates,
     /** Resolves once `count` updates have arrived (the test's timeout fails it otherwise). */
-    updatesReceived: (count: number) => new Promise<void>((resolve) => (updates.length >= count ? resolve() : waiting.push({ count, resolve }))),
+    updatesReceived: (count: number) =>
+      new Promise<void>((resolve) => (updates.length >= count ? resolve() : waiting.push({ count, resolve }))),
   };
 }
 
 beforeAll(async () => {
   server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } });
-  ci = await obtainToken(server.url, { user: "ana", scope: "contracts.read contracts.write snapshots.write", resource: `${server.url}/api` });
+  ci = await obtainToken(server.url, {
+    user: "ana",
+    scope: "contracts.read contracts.write snapshots.write",
+    resource: `${server.url}/api`,
+  });
   mcpTokenAna = await obtainToken(server.url, { user: "ana", scope: "contracts.read", resource: `${server.url}/mcp` });
   mcpTokenDev = await obtainToken(server.url, { user: "dev", scope: "contracts.read", resource: `${server.url}/mcp` });
   mcpTokenMia = await obtainToken(server.url, { user: "mia", scope: "contracts.read", resource: `${server.url}/mcp` });
@@ -79,7 +93,10 @@ beforeAll(async () => {
 });
 
 async function activate(version: number): Promise<void> {
-  const response = await fetch(`${server.url}/api/v1/projects/orders/contracts/${version}/activate`, { method: "POST", headers: { Authorization: `Bearer ${ci}` } });
+  const response = await fetch(`${server.url}/api/v1/projects/orders/contracts/${version}/activate`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${ci}` },
+  });
   if (response.status !== 200) throw new Error(`activation failed: ${response.status} ${await response.text()}`);
 }
 
@@ -106,7 +123,10 @@ describe("verdict subscription with a real MCP client", () => {
       const body = JSON.parse((read.contents[0] as { text: string }).text);
       expect(body).toMatchObject({ project: "orders", snapshot: { commit: "e2e0001" }, verdict: { approved: false } });
 
-      const check = await subscriber.client.callTool({ name: "check_api_conformance", arguments: { project: "orders" } });
+      const check = await subscriber.client.callTool({
+        name: "check_api_conformance",
+        arguments: { project: "orders" },
+      });
       expect(check.isError).toBeFalsy();
       expect(check.structuredContent).toMatchObject({ approved: false, snapshot: { commit: "e2e0001" } });
 

@@ -47,7 +47,12 @@ describe("MCP SDK client over OAuth", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain("whoami");
     const whoami = await client.callTool({ name: "whoami", arguments: {} });
-    expect(whoami.structuredContent).toMatchObject({ organization: { id: "acme" }, userId: "dev", role: "developer", scopes: ["orders.read", "contracts.read"] });
+    expect(whoami.structuredContent).toMatchObject({
+      organization: { id: "acme" },
+      userId: "dev",
+      role: "developer",
+      scopes: ["orders.read", "contracts.read"],
+    });
     await client.close();
   });
 
@@ -57,7 +62,9 @@ describe("MCP SDK client over OAuth", () => {
     const scoped = tools.find((t) => t.name === "orders_search");
     expect(scoped, "orders_search is served").toBeDefined();
 
-    const refused = await client.callTool({ name: "orders_search", arguments: { status: "PAID" } }).catch((e: unknown) => e);
+    const refused = await client
+      .callTool({ name: "orders_search", arguments: { status: "PAID" } })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(UnauthorizedError);
     const stepUp = provider.authorizationUrls.at(-1)!;
     expect(stepUp.searchParams.get("scope")!.split(" ")).toContain("orders.search");
@@ -88,13 +95,17 @@ describe("MCP SDK client stepping up for a resource", () => {
     expect((before.structuredContent as { scopes: string[] }).scopes).not.toContain("contracts.read");
 
     untick.length = 0;
-    const refused = await client.readResource({ uri: "spec://projects/orders/verdicts/latest" }).catch((e: unknown) => e);
+    const refused = await client
+      .readResource({ uri: "spec://projects/orders/verdicts/latest" })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(UnauthorizedError);
     expect(provider.authorizationUrls.at(-1)!.searchParams.get("scope")!.split(" ")).toContain("contracts.read");
     await transport.finishAuth(provider.takeCode());
 
     // Past the scope check now: the resource itself answers (this fresh server has no project "orders").
-    await expect(client.readResource({ uri: "spec://projects/orders/verdicts/latest" })).rejects.toThrow(/no project "orders"/);
+    await expect(client.readResource({ uri: "spec://projects/orders/verdicts/latest" })).rejects.toThrow(
+      /no project "orders"/,
+    );
     await client.close();
   });
 });
@@ -106,7 +117,18 @@ describe("MCP Inspector CLI", () => {
     const token = provider.tokens()!.access_token;
     const { stdout } = await run(
       "npx",
-      ["--no-install", "@modelcontextprotocol/inspector", "--cli", `${server.url}/mcp`, "--transport", "http", "--method", "tools/list", "--header", `Authorization: Bearer ${token}`],
+      [
+        "--no-install",
+        "@modelcontextprotocol/inspector",
+        "--cli",
+        `${server.url}/mcp`,
+        "--transport",
+        "http",
+        "--method",
+        "tools/list",
+        "--header",
+        `Authorization: Bearer ${token}`,
+      ],
       { timeout: 90_000, env: { ...process.env, NO_COLOR: "1" } },
     );
     const listed = JSON.parse(stdout) as { tools: Array<{ name: string }> };
@@ -114,8 +136,23 @@ describe("MCP Inspector CLI", () => {
   });
 
   it("is refused without a token", async () => {
-    const failure = await run("npx", ["--no-install", "@modelcontextprotocol/inspector", "--cli", `${server.url}/mcp`, "--transport", "http", "--method", "tools/list"], { timeout: 90_000 }).catch((e: { code?: number; stderr?: string; stdout?: string }) => e);
+    const failure = await run(
+      "npx",
+      [
+        "--no-install",
+        "@modelcontextprotocol/inspector",
+        "--cli",
+        `${server.url}/mcp`,
+        "--transport",
+        "http",
+        "--method",
+        "tools/list",
+      ],
+      { timeout: 90_000 },
+    ).catch((e: { code?: number; stderr?: string; stdout?: string }) => e);
     expect((failure as { code?: number }).code).not.toBe(0);
-    expect(`${(failure as { stderr?: string }).stderr}${(failure as { stdout?: string }).stdout}`).toMatch(/401|[Uu]nauthorized|auth_required/);
+    expect(`${(failure as { stderr?: string }).stderr}${(failure as { stdout?: string }).stdout}`).toMatch(
+      /401|[Uu]nauthorized|auth_required/,
+    );
   });
 });

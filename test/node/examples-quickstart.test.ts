@@ -65,13 +65,23 @@ function quickstart(): { logins: string[]; steps: Step[] } {
 }
 
 function run(step: Step): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const [command, args] = step.program === "cli" ? [process.execPath, [resolve(REPO, "bin/arbiter.mjs"), ...step.args]] : ["npx", ["--no-install", ...step.args]];
-  return runProcess(command, args, { env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent", ARBITER_URL: server.url, ARBITER_TOKEN: restToken }, cwd: REPO });
+  const [command, args] =
+    step.program === "cli"
+      ? [process.execPath, [resolve(REPO, "bin/arbiter.mjs"), ...step.args]]
+      : ["npx", ["--no-install", ...step.args]];
+  return runProcess(command, args, {
+    env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent", ARBITER_URL: server.url, ARBITER_TOKEN: restToken },
+    cwd: REPO,
+  });
 }
 
 beforeAll(async () => {
   server = await sharedWranglerDev();
-  restToken = await obtainToken(server.url, { user: "ana", scope: "contracts.read contracts.write snapshots.write", resource: `${server.url}/api` });
+  restToken = await obtainToken(server.url, {
+    user: "ana",
+    scope: "contracts.read contracts.write snapshots.write",
+    resource: `${server.url}/api`,
+  });
   mcpToken = await obtainToken(server.url, { user: "ana", scope: "contracts.read", resource: `${server.url}/mcp` });
 }, 180_000);
 
@@ -79,7 +89,10 @@ describe("the README's quickstart", () => {
   it("reaches a first rejected verdict and the Inspector's view of it, each command exiting as its comment says", async () => {
     const { logins, steps } = quickstart();
     expect(logins[0], "the quickstart starts by signing in").toContain(`--server ${README_SERVER}`);
-    expect(logins.some((line) => line.includes("--resource mcp")), "the Inspector gets a token of its own").toBe(true);
+    expect(
+      logins.some((line) => line.includes("--resource mcp")),
+      "the Inspector gets a token of its own",
+    ).toBe(true);
     expect(steps.length).toBeGreaterThanOrEqual(6);
     const outputs: string[] = [];
     for (const step of steps) {

@@ -15,7 +15,11 @@ const UPSTREAM_SECRET = "e2e-upstream-secret-789";
 
 async function connect(base: string, token: string): Promise<Client> {
   const client = new Client({ name: "arbiter-e2e", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   return client;
 }
 
@@ -30,7 +34,15 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
     upstream = await startLoopbackUpstream({ redirectTo: redirectTarget.url });
     // AUDIT_LOG_LINES=all: every audit record is also a log line, which these tests read (and so check that setting);
     // the session outbox drains 1 s after a call instead of 5, so the line comes sooner.
-    worker = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true", AUDIT_LOG_LINES: "all", AUDIT_DRAIN_DELAY_SECONDS: "1", GRAPHQL_UPSTREAM_URL_GLOBEX: upstream.url(), GRAPHQL_UPSTREAM_TOKEN_GLOBEX: UPSTREAM_SECRET } });
+    worker = await startWranglerDev({
+      vars: {
+        ARBITER_DEV_SIGN_IN: "true",
+        AUDIT_LOG_LINES: "all",
+        AUDIT_DRAIN_DELAY_SECONDS: "1",
+        GRAPHQL_UPSTREAM_URL_GLOBEX: upstream.url(),
+        GRAPHQL_UPSTREAM_TOKEN_GLOBEX: UPSTREAM_SECRET,
+      },
+    });
   });
   afterAll(async () => {
     await worker?.stop();
@@ -39,7 +51,11 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
   });
 
   it("a real MCP client lists and calls both tools on acme's demo data", async () => {
-    const token = await obtainToken(worker.url, { user: "ana", scope: "orders.read orders.search", resource: `${worker.url}/mcp` });
+    const token = await obtainToken(worker.url, {
+      user: "ana",
+      scope: "orders.read orders.search",
+      resource: `${worker.url}/mcp`,
+    });
     const client = await connect(worker.url, token);
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
@@ -62,13 +78,20 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
   });
 
   it("globex's configured upstream answers instead, with the credential from the Worker secret and never the client's token", async () => {
-    const token = await obtainToken(worker.url, { user: "gus", scope: "orders.read orders.search", resource: `${worker.url}/mcp` });
+    const token = await obtainToken(worker.url, {
+      user: "gus",
+      scope: "orders.read orders.search",
+      resource: `${worker.url}/mcp`,
+    });
     const client = await connect(worker.url, token);
     try {
       const before = upstream.requests.length;
       const search = await client.callTool({ name: "orders_search", arguments: {} });
       expect(search.isError).toBeFalsy();
-      expect((search.structuredContent as { orders: Order[] }).orders.map((o) => o.id)).toEqual(["ord_7001", "ord_7002"]);
+      expect((search.structuredContent as { orders: Order[] }).orders.map((o) => o.id)).toEqual([
+        "ord_7001",
+        "ord_7002",
+      ]);
       expect(search._meta).toMatchObject({ demoData: false, dataSource: "organization-upstream" });
       const seen = upstream.requests[before]!;
       expect(seen.headers["x-api-key"]).toBe(UPSTREAM_SECRET);
@@ -92,7 +115,9 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
     try {
       const result = await client.callTool({ name: "orders_get_by_id", arguments: { id: "ord_5004" } });
       expect(result.isError).toBe(true);
-      expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/^The order API answered with a redirect \(HTTP 302\), which Arbiter does not follow\./);
+      expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(
+        /^The order API answered with a redirect \(HTTP 302\), which Arbiter does not follow\./,
+      );
       expect(JSON.stringify(result)).not.toContain(redirectTarget.url);
       expect(upstream.requests.at(-1)!.body.variables).toEqual({ id: "ord_5004" });
       expect(redirectTarget.hits()).toBe(0);
@@ -107,15 +132,21 @@ describe("order tools end to end (wrangler dev + MCP SDK client + loopback upstr
     try {
       const closedBefore = upstream.closedEarly.length;
       const started = Date.now();
-      const result = await client.callTool({ name: "orders_get_by_id", arguments: { id: "ord_5000" } }, undefined, { timeout: 30_000 });
+      const result = await client.callTool({ name: "orders_get_by_id", arguments: { id: "ord_5000" } }, undefined, {
+        timeout: 30_000,
+      });
       const waited = Date.now() - started;
       expect(result.isError).toBe(true);
-      expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/^upstream timed out after 3 s \(correlation id /);
+      expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(
+        /^upstream timed out after 3 s \(correlation id /,
+      );
       // The slow server answers only after 20 s; the tool answered long before, and the server saw the close.
       expect(waited).toBeLessThan(15_000);
       expect(await upstream.waitForEarlyClose(closedBefore + 1, 5_000)).toBe(true);
       // The audit line is printed when the session's outbox is drained, about a second after the answer.
-      await expect.poll(() => worker.logs(), { timeout: 10_000 }).toMatch(/"event":"audit".*"target":"orders_get_by_id".*"outcome":"timeout".*"stored":true/);
+      await expect
+        .poll(() => worker.logs(), { timeout: 10_000 })
+        .toMatch(/"event":"audit".*"target":"orders_get_by_id".*"outcome":"timeout".*"stored":true/);
     } finally {
       await client.close();
     }

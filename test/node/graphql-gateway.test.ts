@@ -44,22 +44,54 @@ describe("gateway over real HTTP", () => {
     files["graphql/gateway.json"] = { ...(files["graphql/gateway.json"] as object), maxResponseBytes: 256 * 1024 };
   });
   const op = (name: string) => catalog.operations.find((o) => o.name === name)!;
-  const env = (path: string) => ({ GRAPHQL_UPSTREAM_URL_ACME: upstream.url(path), GRAPHQL_UPSTREAM_TOKEN_ACME: "node-secret" }) as WorkerEnv;
+  const env = (path: string) =>
+    ({ GRAPHQL_UPSTREAM_URL_ACME: upstream.url(path), GRAPHQL_UPSTREAM_TOKEN_ACME: "node-secret" }) as WorkerEnv;
 
   it("reads from the configured upstream, with the credential header and only the operation's text", async () => {
     const before = upstream.requests.length;
-    const result = await runGovernedOperation(catalog, op("SearchOrders"), { status: "PAID", limit: 20 }, { principal: member, env: env("/graphql") });
-    expect(result.structuredContent).toEqual({ orders: [{ id: "ord_7001", customerName: "[masked]", total: 42.5, currency: "EUR", status: "PAID", createdAt: "2025-01-02T00:00:00.000Z" }] });
-    expect(result.meta).toMatchObject({ dataSource: "organization-upstream", demoData: false, maskedFields: ["Order.customerName"] });
+    const result = await runGovernedOperation(
+      catalog,
+      op("SearchOrders"),
+      { status: "PAID", limit: 20 },
+      { principal: member, env: env("/graphql") },
+    );
+    expect(result.structuredContent).toEqual({
+      orders: [
+        {
+          id: "ord_7001",
+          customerName: "[masked]",
+          total: 42.5,
+          currency: "EUR",
+          status: "PAID",
+          createdAt: "2025-01-02T00:00:00.000Z",
+        },
+      ],
+    });
+    expect(result.meta).toMatchObject({
+      dataSource: "organization-upstream",
+      demoData: false,
+      maskedFields: ["Order.customerName"],
+    });
     const seen = upstream.requests[before]!;
     expect(seen.headers.authorization).toBe("Bearer node-secret");
-    expect(seen.body).toEqual({ query: op("SearchOrders").upstreamQuery, operationName: "SearchOrders", variables: { status: "PAID", limit: 20 } });
+    expect(seen.body).toEqual({
+      query: op("SearchOrders").upstreamQuery,
+      operationName: "SearchOrders",
+      variables: { status: "PAID", limit: 20 },
+    });
   });
 
   it("aborts a slow upstream at the operation's timeout: the server sees its connection closed", async () => {
     const closedBefore = upstream.closedEarly.length;
     const started = Date.now();
-    const error = await failure(runGovernedOperation(catalog, op("GetOrderById"), { id: "ord_1002" }, { principal: member, env: env("/slow/graphql") }));
+    const error = await failure(
+      runGovernedOperation(
+        catalog,
+        op("GetOrderById"),
+        { id: "ord_1002" },
+        { principal: member, env: env("/slow/graphql") },
+      ),
+    );
     const waited = Date.now() - started;
     expect(error.outcome).toBe("timeout");
     expect(error.message).toBe("upstream timed out after 0.3 s");
@@ -70,33 +102,61 @@ describe("gateway over real HTTP", () => {
   });
 
   it("maps a 500 to a safe message without the server's body", async () => {
-    const error = await failure(runGovernedOperation(catalog, op("GetOrderById"), { id: "ord_1002" }, { principal: member, env: env("/500/graphql") }));
+    const error = await failure(
+      runGovernedOperation(
+        catalog,
+        op("GetOrderById"),
+        { id: "ord_1002" },
+        { principal: member, env: env("/500/graphql") },
+      ),
+    );
     expect(error.outcome).toBe("upstream-error");
     expect(error.message).toBe("The order API failed (HTTP 500). Retry later; if it keeps failing, tell the operator.");
   });
 
   it("maps malformed JSON to a safe message", async () => {
-    const error = await failure(runGovernedOperation(catalog, op("SearchOrders"), {}, { principal: member, env: env("/malformed/graphql") }));
-    expect(error.message).toBe("The order API answered with a body that is not valid JSON. Retry later; if it keeps failing, tell the operator.");
+    const error = await failure(
+      runGovernedOperation(catalog, op("SearchOrders"), {}, { principal: member, env: env("/malformed/graphql") }),
+    );
+    expect(error.message).toBe(
+      "The order API answered with a body that is not valid JSON. Retry later; if it keeps failing, tell the operator.",
+    );
   });
 
   it("returns partial data with the GraphQL error named", async () => {
-    const result = await runGovernedOperation(catalog, op("GetOrderById"), { id: "ord_5003" }, { principal: member, env: env("/graphql") });
-    expect(result.structuredContent).toEqual({ orderById: null, errors: [{ message: "the order API reported an error", path: ["orderById"] }] });
+    const result = await runGovernedOperation(
+      catalog,
+      op("GetOrderById"),
+      { id: "ord_5003" },
+      { principal: member, env: env("/graphql") },
+    );
+    expect(result.structuredContent).toEqual({
+      orderById: null,
+      errors: [{ message: "the order API reported an error", path: ["orderById"] }],
+    });
     expect(result.meta.partial).toBe(true);
   });
 
   it("refuses an answer larger than the cap and closes the connection", async () => {
     const closedBefore = upstream.closedEarly.length;
-    const error = await failure(runGovernedOperation(catalog, op("SearchOrders"), {}, { principal: member, env: env("/huge/graphql") }));
+    const error = await failure(
+      runGovernedOperation(catalog, op("SearchOrders"), {}, { principal: member, env: env("/huge/graphql") }),
+    );
     expect(error.message).toContain("larger than the 262144 bytes Arbiter accepts");
     expect(await upstream.waitForEarlyClose(closedBefore + 1, 5_000)).toBe(true);
   });
 
   it("maps an unreachable upstream to a network-error message", async () => {
     const error = await failure(
-      runGovernedOperation(catalog, op("SearchOrders"), {}, { principal: member, env: { GRAPHQL_UPSTREAM_URL_ACME: "http://127.0.0.1:9/graphql" } as WorkerEnv }),
+      runGovernedOperation(
+        catalog,
+        op("SearchOrders"),
+        {},
+        { principal: member, env: { GRAPHQL_UPSTREAM_URL_ACME: "http://127.0.0.1:9/graphql" } as WorkerEnv },
+      ),
     );
-    expect(error.message).toBe("Could not reach the order API (network error). Retry later; if it keeps failing, tell the operator.");
+    expect(error.message).toBe(
+      "Could not reach the order API (network error). Retry later; if it keeps failing, tell the operator.",
+    );
   });
 });

@@ -32,10 +32,25 @@ export function readPolicyFolder(root: string): Record<string, unknown> {
 // for (ord_5000 slow, ord_5001 500, ord_5002 malformed, ord_5003 resolver error -> partial data, ord_5004 a 302
 // to `redirectTo`).
 
-
 export const REMOTE_ORDERS = [
-  { id: "ord_7001", customerName: "Remote Rita", total: 42.5, currency: "EUR", status: "PAID", createdAt: "2025-01-02T00:00:00.000Z", items: [{ sku: "R-1", description: "Remote item", quantity: 1, unitPrice: 42.5 }] },
-  { id: "ord_7002", customerName: "Remote Raul", total: 10, currency: "EUR", status: "PENDING", createdAt: "2025-01-01T00:00:00.000Z", items: [{ sku: "R-2", description: "Other item", quantity: 2, unitPrice: 5 }] },
+  {
+    id: "ord_7001",
+    customerName: "Remote Rita",
+    total: 42.5,
+    currency: "EUR",
+    status: "PAID",
+    createdAt: "2025-01-02T00:00:00.000Z",
+    items: [{ sku: "R-1", description: "Remote item", quantity: 1, unitPrice: 42.5 }],
+  },
+  {
+    id: "ord_7002",
+    customerName: "Remote Raul",
+    total: 10,
+    currency: "EUR",
+    status: "PENDING",
+    createdAt: "2025-01-01T00:00:00.000Z",
+    items: [{ sku: "R-2", description: "Other item", quantity: 2, unitPrice: 5 }],
+  },
 ];
 
 export interface SeenUpstreamRequest {
@@ -58,7 +73,8 @@ const SLOW_ANSWER_MS = 20_000;
 export async function startLoopbackUpstream(options: { redirectTo?: string } = {}): Promise<LoopbackUpstream> {
   const schema = buildSchema(readFileSync(join(process.cwd(), "policies/graphql/schema.graphql"), "utf8"));
   const root = {
-    orders: ({ status, limit }: { status?: string; limit?: number }) => REMOTE_ORDERS.filter((o) => !status || o.status === status).slice(0, limit ?? 20),
+    orders: ({ status, limit }: { status?: string; limit?: number }) =>
+      REMOTE_ORDERS.filter((o) => !status || o.status === status).slice(0, limit ?? 20),
     orderById: ({ id }: { id: string }) => {
       if (id === "ord_5003") throw new Error("inventory service down");
       return REMOTE_ORDERS.find((o) => o.id === id) ?? null;
@@ -82,18 +98,34 @@ export async function startLoopbackUpstream(options: { redirectTo?: string } = {
       requests.push(seen);
       const byPath = (req.url ?? "").split("/")[1];
       const id = body.variables?.id;
-      const mode = byPath && byPath !== "graphql" ? byPath : id === "ord_5000" ? "slow" : id === "ord_5001" ? "500" : id === "ord_5002" ? "malformed" : id === "ord_5004" ? "redirect" : "normal";
+      const mode =
+        byPath && byPath !== "graphql"
+          ? byPath
+          : id === "ord_5000"
+            ? "slow"
+            : id === "ord_5001"
+              ? "500"
+              : id === "ord_5002"
+                ? "malformed"
+                : id === "ord_5004"
+                  ? "redirect"
+                  : "normal";
       res.on("close", () => {
         if (!res.writableFinished) closedEarly.push(seen);
       });
       if (mode === "slow") {
-        const timer = setTimeout(() => res.writableEnded || res.end(JSON.stringify({ data: { orderById: null } })), SLOW_ANSWER_MS);
+        const timer = setTimeout(
+          () => res.writableEnded || res.end(JSON.stringify({ data: { orderById: null } })),
+          SLOW_ANSWER_MS,
+        );
         timers.add(timer);
         res.on("close", () => clearTimeout(timer));
         return;
       }
       if (mode === "500") {
-        res.writeHead(500, { "Content-Type": "text/plain" }).end("Internal error at /srv/orders/db.js:42 password=hunter2");
+        res
+          .writeHead(500, { "Content-Type": "text/plain" })
+          .end("Internal error at /srv/orders/db.js:42 password=hunter2");
         return;
       }
       if (mode === "redirect") {
@@ -119,7 +151,13 @@ export async function startLoopbackUpstream(options: { redirectTo?: string } = {
         pump();
         return;
       }
-      const result = await graphql({ schema, source: body.query ?? "", rootValue: root, variableValues: body.variables ?? {}, operationName: body.operationName });
+      const result = await graphql({
+        schema,
+        source: body.query ?? "",
+        rootValue: root,
+        variableValues: body.variables ?? {},
+        operationName: body.operationName,
+      });
       res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(result));
     });
   });
@@ -148,7 +186,9 @@ export async function startCountingServer(): Promise<{ url: string; hits(): numb
   const server = createServer((req, res) => {
     hits++;
     req.resume();
-    res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ data: { orderById: REMOTE_ORDERS[0] } }));
+    res
+      .writeHead(200, { "Content-Type": "application/json" })
+      .end(JSON.stringify({ data: { orderById: REMOTE_ORDERS[0] } }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;

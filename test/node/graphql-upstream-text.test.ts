@@ -28,14 +28,18 @@ interface Started {
   hits: string[];
 }
 
-async function start(handler: (path: string, respond: (status: number, body: unknown, headers?: Record<string, string>) => void) => void): Promise<Started> {
+async function start(
+  handler: (path: string, respond: (status: number, body: unknown, headers?: Record<string, string>) => void) => void,
+): Promise<Started> {
   const hits: string[] = [];
   const server = createServer((req, res) => {
     req.resume();
     req.on("end", () => {
       hits.push(req.url ?? "");
       handler(req.url ?? "", (status, body, headers = {}) => {
-        res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(typeof body === "string" ? body : JSON.stringify(body));
+        res
+          .writeHead(status, { "Content-Type": "application/json", ...headers })
+          .end(typeof body === "string" ? body : JSON.stringify(body));
       });
     });
   });
@@ -53,21 +57,49 @@ let upstream: Started;
 let target: Started;
 
 beforeAll(async () => {
-  target = await start((_path, respond) => respond(200, { data: { orderById: { id: "ord_9", customerName: "Target", total: 1, currency: "EUR", status: "PAID", createdAt: "x", items: [] } } }));
+  target = await start((_path, respond) =>
+    respond(200, {
+      data: {
+        orderById: {
+          id: "ord_9",
+          customerName: "Target",
+          total: 1,
+          currency: "EUR",
+          status: "PAID",
+          createdAt: "x",
+          items: [],
+        },
+      },
+    }),
+  );
   upstream = await start((path, respond) => {
     switch (path) {
       case "/no-data/graphql":
-        return respond(200, { data: null, errors: [{ message: LEAKY, extensions: { code: "FORBIDDEN", stacktrace: [`at Db (${DB_PASSWORD})`] } }] });
+        return respond(200, {
+          data: null,
+          errors: [{ message: LEAKY, extensions: { code: "FORBIDDEN", stacktrace: [`at Db (${DB_PASSWORD})`] } }],
+        });
       case "/partial/graphql":
         return respond(200, {
           data: { orderById: null },
           errors: [
             { message: LEAKY, path: ["orderById"], extensions: { code: "NOT_FOUND" } },
-            { message: `${"very long ".repeat(100)}${API_KEY}`, path: ["orderById", `free text ${API_KEY}`], extensions: { code: `X_${API_KEY}` } },
+            {
+              message: `${"very long ".repeat(100)}${API_KEY}`,
+              path: ["orderById", `free text ${API_KEY}`],
+              extensions: { code: `X_${API_KEY}` },
+            },
           ],
         });
       case "/refused/graphql":
-        return respond(400, { errors: [{ message: `Cannot query field "secretColumn" on type "Order". ${LEAKY}`, extensions: { code: "GRAPHQL_VALIDATION_FAILED" } }] });
+        return respond(400, {
+          errors: [
+            {
+              message: `Cannot query field "secretColumn" on type "Order". ${LEAKY}`,
+              extensions: { code: "GRAPHQL_VALIDATION_FAILED" },
+            },
+          ],
+        });
       case "/forbidden/graphql":
         return respond(403, { errors: [{ message: LEAKY }] });
       case "/redirect/graphql":
@@ -102,7 +134,13 @@ async function callGetById(path: string) {
   let meta: Record<string, unknown> | undefined;
   let failure: GatewayFailure | undefined;
   try {
-    const result = await runGovernedOperation(catalog, getById, { id: "ord_1002" }, { principal: { organizationId: "acme", scopes: ["orders.read"] }, env }, { cache: null });
+    const result = await runGovernedOperation(
+      catalog,
+      getById,
+      { id: "ord_1002" },
+      { principal: { organizationId: "acme", scopes: ["orders.read"] }, env },
+      { cache: null },
+    );
     structuredContent = result.structuredContent;
     meta = result.meta;
   } catch (error) {
@@ -113,7 +151,14 @@ async function callGetById(path: string) {
   }
   // Everything of the answer that the tool pipeline turns into its result (text, structuredContent, _meta).
   const text = JSON.stringify({ structuredContent, meta, message: failure?.message, failureMeta: failure?.meta });
-  return { structuredContent, meta, failure, text, log: lines.join("\n"), gatewayLine: lines.find((line) => line.includes("graphql upstream")) };
+  return {
+    structuredContent,
+    meta,
+    failure,
+    text,
+    log: lines.join("\n"),
+    gatewayLine: lines.find((line) => line.includes("graphql upstream")),
+  };
 }
 
 function expectNoSecret(serialised: string): void {
@@ -132,7 +177,9 @@ describe("upstream error text", () => {
   it("errors with no data: a fixed message per class in the result, the class and path in the log, no upstream text anywhere", async () => {
     const { failure, text, gatewayLine } = await callGetById("/no-data/graphql");
     expect(failure?.outcome).toBe("upstream-error");
-    expect(failure?.message).toBe("The order API reported errors and no data: access denied. Retry later; if it keeps failing, tell the operator.");
+    expect(failure?.message).toBe(
+      "The order API reported errors and no data: access denied. Retry later; if it keeps failing, tell the operator.",
+    );
     expectNoSecret(text);
     expect(text).not.toContain("stacktrace");
     expect(loggedUpstreamErrors(gatewayLine)).toEqual(["FORBIDDEN"]);
@@ -175,7 +222,9 @@ describe("redirects", () => {
     const before = target.hits.length;
     const { failure, text } = await callGetById("/redirect/graphql");
     expect(failure?.outcome).toBe("upstream-error");
-    expect(failure?.message).toMatch(/^The order API answered with a redirect \(HTTP 302\), which Arbiter does not follow\. /);
+    expect(failure?.message).toMatch(
+      /^The order API answered with a redirect \(HTTP 302\), which Arbiter does not follow\. /,
+    );
     expect(text).not.toContain(target.url("/graphql"));
     expect(upstream.hits.at(-1)).toBe("/redirect/graphql");
     expect(target.hits.length).toBe(before);

@@ -34,10 +34,20 @@ interface CliRun {
 /** Runs the Inspector CLI; every "Please navigate to" URL is approved as `user`, every step-up question answered yes. */
 function inspector(args: string[], user: string): Promise<CliRun> {
   return new Promise((done, fail) => {
-    const child = spawn("npx", ["--no-install", "@modelcontextprotocol/inspector", "--cli", `${server.url}/mcp`, "--transport", "http", ...args], {
-      env: { ...process.env, HOME: home, MCP_AUTO_OPEN_ENABLED: "true", MCP_INSPECTOR_SECRET_STORE: "file", BROWSER: "true" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = spawn(
+      "npx",
+      ["--no-install", "@modelcontextprotocol/inspector", "--cli", `${server.url}/mcp`, "--transport", "http", ...args],
+      {
+        env: {
+          ...process.env,
+          HOME: home,
+          MCP_AUTO_OPEN_ENABLED: "true",
+          MCP_INSPECTOR_SECRET_STORE: "file",
+          BROWSER: "true",
+        },
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
     const run: CliRun = { code: null, stdout: "", stderr: "", authorizationUrls: [] };
     const timer = setTimeout(() => child.kill("SIGTERM"), 60_000);
     child.stdout.on("data", (chunk) => (run.stdout += chunk));

@@ -35,9 +35,13 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Every module specifier of `source`: static imports and re-exports (type-only ones too), dynamic imports, require. */
-export function specifiersOf(source: string): string[] {
+function specifiersOf(source: string): string[] {
   const found: string[] = [];
-  const patterns = [/\b(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']/g, /\bimport\s*["']([^"']+)["']/g, /\b(?:import|require)\s*\(\s*["']([^"']+)["']\s*\)/g];
+  const patterns = [
+    /\b(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']/g,
+    /\bimport\s*["']([^"']+)["']/g,
+    /\b(?:import|require)\s*\(\s*["']([^"']+)["']\s*\)/g,
+  ];
   for (const pattern of patterns) for (const match of source.matchAll(pattern)) found.push(match[1]!);
   return found;
 }
@@ -46,21 +50,31 @@ export function specifiersOf(source: string): string[] {
 function localImportsOf(file: string): string[] {
   return specifiersOf(readFileSync(join(root, file), "utf8"))
     .filter((specifier) => specifier.startsWith("."))
-    .map((specifier) => relative(root, join(root, dirname(file), specifier)).split("\\").join("/"));
+    .map((specifier) =>
+      relative(root, join(root, dirname(file), specifier))
+        .split("\\")
+        .join("/"),
+    );
 }
 
 function filesImportingSdk(): string[] {
   return sourceFiles(join(root, "src"))
-    .filter((file) => specifiersOf(readFileSync(join(root, file), "utf8")).some((specifier) => SDK_SPECIFIER.test(specifier)))
+    .filter((file) =>
+      specifiersOf(readFileSync(join(root, file), "utf8")).some((specifier) => SDK_SPECIFIER.test(specifier)),
+    )
     .sort();
 }
 
 describe("imports of agents and the MCP SDKs", () => {
   it("finds the imports it is meant to find", () => {
     expect(specifiersOf(`import { McpAgent } from "agents/mcp";`)).toEqual(["agents/mcp"]);
-    expect(specifiersOf(`import type {\n  McpServer,\n} from "@modelcontextprotocol/sdk/server/mcp.js";`)).toEqual(["@modelcontextprotocol/sdk/server/mcp.js"]);
+    expect(specifiersOf(`import type {\n  McpServer,\n} from "@modelcontextprotocol/sdk/server/mcp.js";`)).toEqual([
+      "@modelcontextprotocol/sdk/server/mcp.js",
+    ]);
     expect(specifiersOf(`export { x } from '@modelcontextprotocol/server';`)).toEqual(["@modelcontextprotocol/server"]);
-    expect(specifiersOf(`const m = await import("@modelcontextprotocol/client");`)).toEqual(["@modelcontextprotocol/client"]);
+    expect(specifiersOf(`const m = await import("@modelcontextprotocol/client");`)).toEqual([
+      "@modelcontextprotocol/client",
+    ]);
     expect(SDK_SPECIFIER.test("agents-extra")).toBe(false);
     expect(SDK_SPECIFIER.test("./agents")).toBe(false);
   });
@@ -102,13 +116,15 @@ function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles(join(root, "src"))) {
     const targets = localImportsOf(file).map((target) => resolveLocal(target.replace(/\?.*$/, "")));
-    graph.set(file, [...new Set(targets.filter((target): target is string => target !== null && target.startsWith("src/")))]);
+    graph.set(file, [
+      ...new Set(targets.filter((target): target is string => typeof target === "string" && target.startsWith("src/"))),
+    ]);
   }
   return graph;
 }
 
 /** The import circles of `graph` (strongly connected components of two files or more, or a file importing itself), each sorted. */
-export function circlesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+function circlesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   // Tarjan's algorithm, iterative so a deep chain of imports cannot overflow the stack.
   const index = new Map<string, number>();
   const low = new Map<string, number>();
@@ -161,7 +177,9 @@ export function circlesOf(graph: ReadonlyMap<string, readonly string[]>): string
 function crossingsFrom(folders: readonly string[], forbidden: RegExp, graph = importGraph()): string[] {
   return [...graph]
     .filter(([file]) => folders.some((folder) => file.startsWith(`${folder}/`)))
-    .flatMap(([file, targets]) => targets.filter((target) => forbidden.test(target)).map((target) => `${file} -> ${target}`))
+    .flatMap(([file, targets]) =>
+      targets.filter((target) => forbidden.test(target)).map((target) => `${file} -> ${target}`),
+    )
     .sort();
 }
 
@@ -178,9 +196,27 @@ describe("the layer checks", () => {
   it("read type-only imports, and find a circle, a long chain and a file importing itself", () => {
     expect(specifiersOf(`import type { Env } from "../env";`)).toEqual(["../env"]);
     expect(specifiersOf(`export type { A } from "./a";`)).toEqual(["./a"]);
-    expect(circlesOf(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]]))).toEqual([["a", "b", "c"]]);
-    expect(circlesOf(new Map([["a", ["a"]], ["b", []]]))).toEqual([["a"]]);
-    const chain = new Map(Array.from({ length: 20_000 }, (_, i) => [`f${i}`, i + 1 < 20_000 ? [`f${i + 1}`] : []] as [string, string[]]));
+    expect(
+      circlesOf(
+        new Map([
+          ["a", ["b"]],
+          ["b", ["c"]],
+          ["c", ["a"]],
+          ["d", ["a"]],
+        ]),
+      ),
+    ).toEqual([["a", "b", "c"]]);
+    expect(
+      circlesOf(
+        new Map([
+          ["a", ["a"]],
+          ["b", []],
+        ]),
+      ),
+    ).toEqual([["a"]]);
+    const chain = new Map(
+      Array.from({ length: 20_000 }, (_, i) => [`f${i}`, i + 1 < 20_000 ? [`f${i + 1}`] : []] as [string, string[]]),
+    );
     expect(circlesOf(chain)).toEqual([]);
   });
 });
@@ -210,7 +246,9 @@ describe("layers", () => {
     // A page asks the domain (src/ratelimit/keys.ts lists the counters of an organization); it neither imports a
     // REST module nor reads the KV namespace the limiter writes.
     expect(crossingsFrom(["src/web"], /^src\/api\//)).toEqual([]);
-    const readsKv = sourceFiles(join(root, "src", "web")).filter((file) => /\.RATE_LIMIT_KV\.(list|get|put)\(/.test(readFileSync(join(root, file), "utf8")));
+    const readsKv = sourceFiles(join(root, "src", "web")).filter((file) =>
+      /\.RATE_LIMIT_KV\.(list|get|put)\(/.test(readFileSync(join(root, file), "utf8")),
+    );
     expect(readsKv).toEqual([]);
   });
 
@@ -264,9 +302,15 @@ function namedImportsOf(file: string): Array<{ from: string; name: string }> {
   const source = readFileSync(join(root, file), "utf8");
   const found: Array<{ from: string; name: string }> = [];
   for (const match of source.matchAll(/\bimport\s+(?:type\s+)?\{([^}]*)\}\s*from\s*["'](\.[^"']+)["']/g)) {
-    const from = relative(root, join(root, dirname(file), match[2]!)).split("\\").join("/");
+    const from = relative(root, join(root, dirname(file), match[2]!))
+      .split("\\")
+      .join("/");
     for (const part of match[1]!.split(",")) {
-      const name = part.trim().replace(/^type\s+/, "").split(/\s+as\s+/)[0]!.trim();
+      const name = part
+        .trim()
+        .replace(/^type\s+/, "")
+        .split(/\s+as\s+/)[0]!
+        .trim();
       if (name) found.push({ from, name });
     }
   }
@@ -284,17 +328,35 @@ describe("the console's writes and audit go through the governed core", () => {
   const consoleFiles = sourceFiles(join(root, "src/web/console"));
 
   it("finds the named imports it is meant to find", () => {
-    expect(namedImportsOf("src/web/console/actions.ts")).toContainEqual({ from: "src/oauth/cikey-admin", name: "createCiKey" });
+    expect(namedImportsOf("src/web/console/actions.ts")).toContainEqual({
+      from: "src/oauth/cikey-admin",
+      name: "createCiKey",
+    });
   });
 
   it("calls the key and grant writes only from the governed actions (src/web/console/actions.ts)", () => {
-    const callers = consoleFiles.flatMap((file) => namedImportsOf(file).filter(({ from, name }) => CONSOLE_WRITES[from]?.includes(name)).map(({ name }) => `${file} -> ${name}`));
-    expect(callers.sort()).toEqual(["src/web/console/actions.ts -> createCiKey", "src/web/console/actions.ts -> revokeCiKey", "src/web/console/actions.ts -> revokeConnectedGrant"]);
+    const callers = consoleFiles.flatMap((file) =>
+      namedImportsOf(file)
+        .filter(({ from, name }) => CONSOLE_WRITES[from]?.includes(name))
+        .map(({ name }) => `${file} -> ${name}`),
+    );
+    expect(callers.sort()).toEqual([
+      "src/web/console/actions.ts -> createCiKey",
+      "src/web/console/actions.ts -> revokeCiKey",
+      "src/web/console/actions.ts -> revokeConnectedGrant",
+    ]);
     expect(localImportsOf("src/web/console/actions.ts")).toContain("src/web/console/governed");
   });
 
   it("writes audit records only through the console's adapter of the core (src/web/console/governed.ts)", () => {
-    const writers = consoleFiles.flatMap((file) => localImportsOf(file).filter((target) => AUDIT_WRITERS.includes(target)).map((target) => `${file} -> ${target}`));
-    expect(writers.sort()).toEqual(["src/web/console/governed.ts -> src/audit/sink", "src/web/console/governed.ts -> src/core/governed"]);
+    const writers = consoleFiles.flatMap((file) =>
+      localImportsOf(file)
+        .filter((target) => AUDIT_WRITERS.includes(target))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(writers.sort()).toEqual([
+      "src/web/console/governed.ts -> src/audit/sink",
+      "src/web/console/governed.ts -> src/core/governed",
+    ]);
   });
 });

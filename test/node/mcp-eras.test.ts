@@ -22,7 +22,16 @@ const order = { type: "object", required: ["id"], properties: { id: { type: "str
 const contract = {
   openapi: "3.1.0",
   info: { title: "Orders", version: "1.0.0" },
-  paths: { "/orders": { get: { operationId: "listOrders", responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: order } } } } } } } },
+  paths: {
+    "/orders": {
+      get: {
+        operationId: "listOrders",
+        responses: {
+          "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: order } } } },
+        },
+      },
+    },
+  },
 };
 
 let server: WranglerDev;
@@ -50,7 +59,8 @@ function updateLog() {
       updates.push(uri);
       for (const waiter of waiting.filter((w) => updates.length >= w.count)) waiter.resolve();
     },
-    received: (count: number) => new Promise<void>((resolve) => (updates.length >= count ? resolve() : waiting.push({ count, resolve }))),
+    received: (count: number) =>
+      new Promise<void>((resolve) => (updates.length >= count ? resolve() : waiting.push({ count, resolve }))),
   };
 }
 
@@ -60,7 +70,11 @@ function textOf(read: { contents: Array<{ text?: string } | { blob?: string }> }
 
 beforeAll(async () => {
   server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } });
-  ci = await obtainToken(server.url, { user: "ana", scope: "contracts.read contracts.write snapshots.write", resource: `${server.url}/api` });
+  ci = await obtainToken(server.url, {
+    user: "ana",
+    scope: "contracts.read contracts.write snapshots.write",
+    resource: `${server.url}/api`,
+  });
   mcpToken = await obtainToken(server.url, { user: "ana", scope: "contracts.read", resource: `${server.url}/mcp` });
   await upload("contracts", contract);
 });
@@ -74,12 +88,19 @@ describe("one /mcp URL, two protocol eras", () => {
     const legacyLog = updateLog();
     const legacy = new Client({ name: "eras-v1", version: "1.0.0" });
     legacy.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => legacyLog.push(n.params.uri));
-    const legacyTransport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${mcpToken}` } } });
+    const legacyTransport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${mcpToken}` } },
+    });
 
     const modernLog = updateLog();
-    const modern = new ClientV2({ name: "eras-v2", version: "1.0.0" }, { versionNegotiation: { mode: { pin: MODERN } } });
+    const modern = new ClientV2(
+      { name: "eras-v2", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: MODERN } } },
+    );
     modern.setNotificationHandler("notifications/resources/updated", (n) => modernLog.push(n.params.uri));
-    const modernTransport = new TransportV2(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${mcpToken}` } } });
+    const modernTransport = new TransportV2(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${mcpToken}` } },
+    });
 
     await legacy.connect(legacyTransport);
     await modern.connect(modernTransport);
@@ -136,10 +157,17 @@ describe("one /mcp URL, two protocol eras", () => {
   });
 
   it("calls every listed tool through the governed core in both eras, with a token holding every scope the tools need", async () => {
-    const token = await obtainToken(server.url, { user: "ana", scope: "orders.read orders.search orders.pii orders.write contracts.read audit.read", resource: `${server.url}/mcp` });
+    const token = await obtainToken(server.url, {
+      user: "ana",
+      scope: "orders.read orders.search orders.pii orders.write contracts.read audit.read",
+      resource: `${server.url}/mcp`,
+    });
     const headers = { Authorization: `Bearer ${token}` };
     const legacy = new Client({ name: "eras-v1-all", version: "1.0.0" });
-    const modern = new ClientV2({ name: "eras-v2-all", version: "1.0.0" }, { versionNegotiation: { mode: { pin: MODERN } } });
+    const modern = new ClientV2(
+      { name: "eras-v2-all", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: MODERN } } },
+    );
     await legacy.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers } }));
     await modern.connect(new TransportV2(new URL(`${server.url}/mcp`), { requestInit: { headers } }));
     // Arguments that make sense for the tools that need some; the others are called without (and may say what is missing).
@@ -153,8 +181,15 @@ describe("one /mcp URL, two protocol eras", () => {
       expect(tools.length).toBeGreaterThan(10);
       let succeeded = 0;
       for (const name of tools) {
-        for (const [era, client] of [["2025-11-25", legacy], ["2026-07-28", modern]] as const) {
-          const result = (await client.callTool({ name, arguments: argumentsOf[name] ?? {} })) as { content: Array<{ text?: string }>; isError?: boolean; _meta?: { correlationId?: string } };
+        for (const [era, client] of [
+          ["2025-11-25", legacy],
+          ["2026-07-28", modern],
+        ] as const) {
+          const result = (await client.callTool({ name, arguments: argumentsOf[name] ?? {} })) as {
+            content: Array<{ text?: string }>;
+            isError?: boolean;
+            _meta?: { correlationId?: string };
+          };
           // Every call is answered by the core: a tool result (not a protocol error) that names its correlation id.
           expect(result.content.length, `${era} ${name}`).toBeGreaterThan(0);
           expect(result._meta?.correlationId, `${era} ${name}`).toMatch(/^[0-9a-f-]{36}$/);
@@ -170,7 +205,11 @@ describe("one /mcp URL, two protocol eras", () => {
   });
 
   it("answers 2026-07-28 requests statelessly: no Mcp-Session-Id, and a session request is not served there", async () => {
-    const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": MODERN,
+      "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
     const response = await fetch(`${server.url}/mcp`, {
       method: "POST",
       headers: {

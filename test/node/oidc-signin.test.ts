@@ -28,12 +28,25 @@ beforeAll(async () => {
     customClaims: ["org", "role"],
     accounts: {
       // The org claim wins over the e-mail domain (acme.example would say acme).
-      gina: { claims: { name: "Gina Globex", email: "gina@acme.example", email_verified: true, org: "globex", role: "developer" } },
+      gina: {
+        claims: {
+          name: "Gina Globex",
+          email: "gina@acme.example",
+          email_verified: true,
+          org: "globex",
+          role: "developer",
+        },
+      },
       alice: { claims: { name: "Alice Acme", email: "alice@acme.example", email_verified: true, org: "acme" } },
       bob: { claims: { name: "Bob Globex", email: "bob@globex.example", email_verified: true, role: "no-such-role" } },
       eve: { claims: { name: "Eve Unverified", email: "eve@acme.example", email_verified: false } },
-      carol: { claims: { name: "Carol Initech", email: "carol@initech.example", email_verified: true, org: "initech" } },
-      tom: { claims: { name: "Tom Thin", email: "tom@acme.example", email_verified: true, org: "acme", role: "analyst" }, thinIdToken: true },
+      carol: {
+        claims: { name: "Carol Initech", email: "carol@initech.example", email_verified: true, org: "initech" },
+      },
+      tom: {
+        claims: { name: "Tom Thin", email: "tom@acme.example", email_verified: true, org: "acme", role: "analyst" },
+        thinIdToken: true,
+      },
     },
   });
   worker = await startWranglerDev({
@@ -85,12 +98,21 @@ interface Journey {
  * Registers an OAuth client at Arbiter, starts its authorization, follows Arbiter to the provider, signs
  * in there as `account` (or aborts), consents, and follows the provider back to Arbiter's callback.
  */
-async function signIn(account: string, options: { abortAtProvider?: boolean; resource?: string; scope?: string } = {}): Promise<Journey> {
+async function signIn(
+  account: string,
+  options: { abortAtProvider?: boolean; resource?: string; scope?: string } = {},
+): Promise<Journey> {
   const browser = new HttpBrowser();
   const registration = await fetch(`${worker.url}/oauth/register`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ client_name: "OIDC e2e client", redirect_uris: [CLIENT_REDIRECT], token_endpoint_auth_method: "none", grant_types: ["authorization_code"], response_types: ["code"] }),
+    body: JSON.stringify({
+      client_name: "OIDC e2e client",
+      redirect_uris: [CLIENT_REDIRECT],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+    }),
   });
   expect(registration.status).toBe(201);
   const client = (await registration.json()) as { client_id: string };
@@ -112,7 +134,14 @@ async function signIn(account: string, options: { abortAtProvider?: boolean; res
     if (onWorker && new URL(url).pathname === "/signin/oidc/callback") {
       const flowCookie = browser.cookie(worker.url, "__Host-arbiter-oidc");
       const callback = await browser.fetch(url);
-      const journey: Journey = { browser, callback, callbackUrl: url, flowCookie, verifier, clientId: client.client_id };
+      const journey: Journey = {
+        browser,
+        callback,
+        callbackUrl: url,
+        flowCookie,
+        verifier,
+        clientId: client.client_id,
+      };
       const next = locationOf(callback, url);
       if (callback.status === 303 && next) journey.next = await browser.fetch(next);
       return journey;
@@ -178,20 +207,38 @@ describe("OIDC sign-in against a real provider", () => {
     const consent = await expectSignedIn(journey, "Gina Globex (Globex Retail, role developer)");
 
     // Approve consent, redeem the code and ask the REST API who the token belongs to.
-    const handle = /name="handle" value="([^"]+)"/.exec(consent)![1]!.replace(/&#(\d+);/g, (_m, c) => String.fromCharCode(Number(c)));
-    const approved = await journey.browser.postForm(`${worker.url}/authorize`, { handle, decision: "approve", scope: "contracts.read" });
+    const handle = /name="handle" value="([^"]+)"/
+      .exec(consent)![1]!
+      .replace(/&#(\d+);/g, (_m, c) => String.fromCharCode(Number(c)));
+    const approved = await journey.browser.postForm(`${worker.url}/authorize`, {
+      handle,
+      decision: "approve",
+      scope: "contracts.read",
+    });
     expect(approved.status).toBe(302);
     const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
     const token = await fetch(`${worker.url}/oauth/token`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: CLIENT_REDIRECT, client_id: journey.clientId, code_verifier: journey.verifier, resource: api }),
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: CLIENT_REDIRECT,
+        client_id: journey.clientId,
+        code_verifier: journey.verifier,
+        resource: api,
+      }),
     });
     expect(token.status).toBe(200);
     const { access_token } = (await token.json()) as { access_token: string };
     const whoami = await fetch(`${worker.url}/api/v1/whoami`, { headers: { Authorization: `Bearer ${access_token}` } });
     expect(whoami.status).toBe(200);
-    expect(await whoami.json()).toMatchObject({ organization: { id: "globex", name: "Globex Retail" }, userId: "gina", role: "developer", scopes: ["contracts.read"] });
+    expect(await whoami.json()).toMatchObject({
+      organization: { id: "globex", name: "Globex Retail" },
+      userId: "gina",
+      role: "developer",
+      scopes: ["contracts.read"],
+    });
   });
 
   it("takes the organization from the verified e-mail domain when there is no org claim, with the default role for an unknown role claim", async () => {
@@ -208,7 +255,16 @@ describe("OIDC sign-in against a real provider", () => {
   });
 
   it("refuses a user whose organization is unknown, saying what to configure", async () => {
-    const page = await expectRefused(await signIn("carol"), 403, "not part of an organization", "initech", "initech.example", "claimValues", "emailDomains", "policies/organizations.json");
+    const page = await expectRefused(
+      await signIn("carol"),
+      403,
+      "not part of an organization",
+      "initech",
+      "initech.example",
+      "claimValues",
+      "emailDomains",
+      "policies/organizations.json",
+    );
     expect(page).not.toContain("Signed in as");
   });
 
@@ -222,7 +278,9 @@ describe("ID tokens that fail verification are refused", () => {
   function resign(changes: (claims: JWTPayload) => JWTPayload, key?: { privateKey: CryptoKey }) {
     return async (idToken: string) => {
       const claims = changes(decodeJwt(idToken));
-      return new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: provider.kid, typ: "JWT" }).sign(key?.privateKey ?? provider.signingKey);
+      return new SignJWT(claims)
+        .setProtectedHeader({ alg: "RS256", kid: provider.kid, typ: "JWT" })
+        .sign(key?.privateKey ?? provider.signingKey);
     };
   }
 
@@ -236,12 +294,19 @@ describe("ID tokens that fail verification are refused", () => {
   }
 
   it("accepts a token the test re-signed with the provider's key and left unchanged (the tampering itself is sound)", async () => {
-    await expectSignedIn(await signInWithTamperedToken(resign((claims) => claims)), "Alice Acme (Acme Commerce, role member)");
+    await expectSignedIn(
+      await signInWithTamperedToken(resign((claims) => claims)),
+      "Alice Acme (Acme Commerce, role member)",
+    );
   });
 
   it("refuses a bad signature", async () => {
     const impostor = await generateKeyPair("RS256");
-    await expectRefused(await signInWithTamperedToken(resign((claims) => claims, impostor)), 401, "signature does not match");
+    await expectRefused(
+      await signInWithTamperedToken(resign((claims) => claims, impostor)),
+      401,
+      "signature does not match",
+    );
   });
 
   it("refuses a token whose payload was altered after signing", async () => {
@@ -254,20 +319,36 @@ describe("ID tokens that fail verification are refused", () => {
   });
 
   it("refuses the wrong issuer", async () => {
-    await expectRefused(await signInWithTamperedToken(resign((claims) => ({ ...claims, iss: "https://evil.example" }))), 401, "different issuer");
+    await expectRefused(
+      await signInWithTamperedToken(resign((claims) => ({ ...claims, iss: "https://evil.example" }))),
+      401,
+      "different issuer",
+    );
   });
 
   it("refuses the wrong audience", async () => {
-    await expectRefused(await signInWithTamperedToken(resign((claims) => ({ ...claims, aud: "some-other-client" }))), 401, "different client");
+    await expectRefused(
+      await signInWithTamperedToken(resign((claims) => ({ ...claims, aud: "some-other-client" }))),
+      401,
+      "different client",
+    );
   });
 
   it("refuses the wrong nonce", async () => {
-    await expectRefused(await signInWithTamperedToken(resign((claims) => ({ ...claims, nonce: "not-the-nonce-of-this-browser" }))), 401, "nonce");
+    await expectRefused(
+      await signInWithTamperedToken(resign((claims) => ({ ...claims, nonce: "not-the-nonce-of-this-browser" }))),
+      401,
+      "nonce",
+    );
   });
 
   it("refuses an expired token", async () => {
     const now = Math.floor(Date.now() / 1000);
-    await expectRefused(await signInWithTamperedToken(resign((claims) => ({ ...claims, iat: now - 7200, exp: now - 3600 }))), 401, "has expired");
+    await expectRefused(
+      await signInWithTamperedToken(resign((claims) => ({ ...claims, iat: now - 7200, exp: now - 3600 }))),
+      401,
+      "has expired",
+    );
   });
 
   it("refuses an unsigned token (alg none)", async () => {
@@ -320,13 +401,19 @@ describe("provider errors and forged callbacks give clear pages", () => {
     const journey = await signIn("alice");
     const browser = new HttpBrowser();
     const [body] = journey.flowCookie!.split(".");
-    browser.setCookie(worker.url, "__Host-arbiter-oidc", `${body}.${Buffer.from("forged-signature").toString("base64url")}`);
+    browser.setCookie(
+      worker.url,
+      "__Host-arbiter-oidc",
+      `${body}.${Buffer.from("forged-signature").toString("base64url")}`,
+    );
     const answer = await browser.fetch(journey.callbackUrl);
     await expectRefused({ ...journey, browser, callback: answer }, 400, "no sign-in in progress");
   });
 
   it("starts the provider's authorization with PKCE S256, state and nonce, and a signed __Host- cookie", async () => {
-    const start = await fetch(`${worker.url}/signin?return=${encodeURIComponent("/authorize?x=1")}`, { redirect: "manual" });
+    const start = await fetch(`${worker.url}/signin?return=${encodeURIComponent("/authorize?x=1")}`, {
+      redirect: "manual",
+    });
     expect(start.status).toBe(302);
     const target = new URL(start.headers.get("location")!);
     expect(target.origin).toBe(provider.issuer);

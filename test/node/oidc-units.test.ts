@@ -9,14 +9,27 @@ import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isAcceptableProviderUrl, oidcEnabled, readOidcConfig, type OidcVars } from "../../src/auth/oidc-config";
-import { clearDiscoveryCache, discoverProvider, validateProviderMetadata, type ProviderMetadata } from "../../src/auth/oidc-discovery";
+import {
+  clearDiscoveryCache,
+  discoverProvider,
+  validateProviderMetadata,
+  type ProviderMetadata,
+} from "../../src/auth/oidc-discovery";
 import { OidcFailure } from "../../src/auth/oidc-errors";
-import { claimStrings, displayName, emailVerification, mapOrganization, type OrganizationDirectory } from "../../src/auth/oidc-mapping";
+import {
+  claimStrings,
+  displayName,
+  emailVerification,
+  mapOrganization,
+  type OrganizationDirectory,
+} from "../../src/auth/oidc-mapping";
 import { newFlow, openFlow, OIDC_FLOW_TTL_SECONDS, sealFlow } from "../../src/auth/oidc-state";
 import { clientAuthMethod } from "../../src/auth/oidc-token";
 import { needsUserinfo } from "../../src/auth/oidc-userinfo";
 
-const policy = JSON.parse(readFileSync(resolve(import.meta.dirname, "../../policies/organizations.json"), "utf8")) as OrganizationDirectory;
+const policy = JSON.parse(
+  readFileSync(resolve(import.meta.dirname, "../../policies/organizations.json"), "utf8"),
+) as OrganizationDirectory;
 
 function failureOf(run: () => unknown): OidcFailure {
   try {
@@ -32,26 +45,51 @@ describe("organization and role mapping", () => {
   const settings = { orgClaim: "org", roleClaim: "role" };
 
   it("takes the organization from the claim before the e-mail domain", () => {
-    expect(mapOrganization({ org: "globex", email: "x@acme.example", email_verified: true }, settings, policy)).toMatchObject({ ok: true, organizationId: "globex", organizationFrom: "claim" });
+    expect(
+      mapOrganization({ org: "globex", email: "x@acme.example", email_verified: true }, settings, policy),
+    ).toMatchObject({ ok: true, organizationId: "globex", organizationFrom: "claim" });
   });
 
   it("accepts an array claim (e.g. groups) when exactly one organization matches", () => {
-    expect(mapOrganization({ org: ["staff", "acme"] }, settings, policy)).toMatchObject({ ok: true, organizationId: "acme" });
+    expect(mapOrganization({ org: ["staff", "acme"] }, settings, policy)).toMatchObject({
+      ok: true,
+      organizationId: "acme",
+    });
   });
 
   it("refuses a claim that matches several organizations", () => {
-    expect(mapOrganization({ org: ["acme", "globex"] }, settings, policy)).toMatchObject({ ok: false, reason: "several-organizations", organizationIds: ["acme", "globex"] });
+    expect(mapOrganization({ org: ["acme", "globex"] }, settings, policy)).toMatchObject({
+      ok: false,
+      reason: "several-organizations",
+      organizationIds: ["acme", "globex"],
+    });
   });
 
   it("falls back to the e-mail domain (case-insensitive) when the claim is absent or unknown", () => {
-    expect(mapOrganization({ email: "Bob@GLOBEX.example", email_verified: true }, settings, policy)).toMatchObject({ ok: true, organizationId: "globex", organizationFrom: "email-domain" });
-    expect(mapOrganization({ org: "initech", email: "bob@globex.example" }, settings, policy)).toMatchObject({ ok: true, organizationId: "globex" });
+    expect(mapOrganization({ email: "Bob@GLOBEX.example", email_verified: true }, settings, policy)).toMatchObject({
+      ok: true,
+      organizationId: "globex",
+      organizationFrom: "email-domain",
+    });
+    expect(mapOrganization({ org: "initech", email: "bob@globex.example" }, settings, policy)).toMatchObject({
+      ok: true,
+      organizationId: "globex",
+    });
   });
 
   it("uses the domain when email_verified is absent but never when it is false (boolean or string)", () => {
-    expect(mapOrganization({ email: "a@acme.example" }, settings, policy)).toMatchObject({ ok: true, organizationId: "acme" });
-    expect(mapOrganization({ email: "a@acme.example", email_verified: false }, settings, policy)).toMatchObject({ ok: false, reason: "no-organization" });
-    expect(mapOrganization({ email: "a@acme.example", email_verified: "false" }, settings, policy)).toMatchObject({ ok: false, reason: "no-organization" });
+    expect(mapOrganization({ email: "a@acme.example" }, settings, policy)).toMatchObject({
+      ok: true,
+      organizationId: "acme",
+    });
+    expect(mapOrganization({ email: "a@acme.example", email_verified: false }, settings, policy)).toMatchObject({
+      ok: false,
+      reason: "no-organization",
+    });
+    expect(mapOrganization({ email: "a@acme.example", email_verified: "false" }, settings, policy)).toMatchObject({
+      ok: false,
+      reason: "no-organization",
+    });
   });
 
   it("does not match a subdomain or a look-alike domain", () => {
@@ -61,22 +99,44 @@ describe("organization and role mapping", () => {
   });
 
   it("ignores the org claim when OIDC_ORG_CLAIM is not configured", () => {
-    expect(mapOrganization({ org: "globex", email: "x@acme.example" }, {}, policy)).toMatchObject({ ok: true, organizationId: "acme" });
+    expect(mapOrganization({ org: "globex", email: "x@acme.example" }, {}, policy)).toMatchObject({
+      ok: true,
+      organizationId: "acme",
+    });
   });
 
   it("takes the role from the claim only when it names a known role", () => {
-    expect(mapOrganization({ org: "acme", role: "analyst" }, settings, policy)).toMatchObject({ role: "analyst", roleFrom: "claim" });
-    expect(mapOrganization({ org: "acme", role: ["viewer", "developer"] }, settings, policy)).toMatchObject({ role: "developer", roleFrom: "claim" });
-    expect(mapOrganization({ org: "acme", role: "root" }, settings, policy)).toMatchObject({ role: "member", roleFrom: "default" });
+    expect(mapOrganization({ org: "acme", role: "analyst" }, settings, policy)).toMatchObject({
+      role: "analyst",
+      roleFrom: "claim",
+    });
+    expect(mapOrganization({ org: "acme", role: ["viewer", "developer"] }, settings, policy)).toMatchObject({
+      role: "developer",
+      roleFrom: "claim",
+    });
+    expect(mapOrganization({ org: "acme", role: "root" }, settings, policy)).toMatchObject({
+      role: "member",
+      roleFrom: "default",
+    });
     expect(mapOrganization({ org: "acme", role: "__proto__" }, settings, policy)).toMatchObject({ role: "member" });
-    expect(mapOrganization({ org: "acme", role: "admin" }, { orgClaim: "org" }, policy)).toMatchObject({ role: "member" });
+    expect(mapOrganization({ org: "acme", role: "admin" }, { orgClaim: "org" }, policy)).toMatchObject({
+      role: "member",
+    });
   });
 
   it("reports what it saw when it cannot place the user", () => {
-    expect(mapOrganization({ org: "initech", email: "c@initech.example", email_verified: true }, settings, policy)).toEqual({
+    expect(
+      mapOrganization({ org: "initech", email: "c@initech.example", email_verified: true }, settings, policy),
+    ).toEqual({
       ok: false,
       reason: "no-organization",
-      facts: { orgClaim: "org", orgClaimValues: ["initech"], email: "c@initech.example", emailDomain: "initech.example", emailVerified: true },
+      facts: {
+        orgClaim: "org",
+        orgClaimValues: ["initech"],
+        email: "c@initech.example",
+        emailDomain: "initech.example",
+        emailVerified: true,
+      },
     });
   });
 
@@ -119,17 +179,42 @@ describe("provider URLs and configuration", () => {
   });
 
   it("builds the callback from PUBLIC_URL and refuses unsafe settings by name", () => {
-    const config = readOidcConfig(env({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "x", OIDC_CLIENT_SECRET: "s", OIDC_ORG_CLAIM: " org ", OIDC_SCOPES: "" }));
-    expect(config).toMatchObject({ redirectUri: "https://arbiter.example/signin/oidc/callback", orgClaim: "org", scopes: "openid email profile", clientSecret: "s" });
+    const config = readOidcConfig(
+      env({
+        OIDC_ISSUER: "https://idp.example",
+        OIDC_CLIENT_ID: "x",
+        OIDC_CLIENT_SECRET: "s",
+        OIDC_ORG_CLAIM: " org ",
+        OIDC_SCOPES: "",
+      }),
+    );
+    expect(config).toMatchObject({
+      redirectUri: "https://arbiter.example/signin/oidc/callback",
+      orgClaim: "org",
+      scopes: "openid email profile",
+      clientSecret: "s",
+    });
     expect(config.roleClaim).toBeUndefined();
-    expect(failureOf(() => readOidcConfig(env({ OIDC_ISSUER: "http://idp.example", OIDC_CLIENT_ID: "x" }))).message).toContain("OIDC_ISSUER must be an https URL");
-    expect(failureOf(() => readOidcConfig(env({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "x", OIDC_SCOPES: "email" }))).message).toContain("OIDC_SCOPES must include openid");
+    expect(
+      failureOf(() => readOidcConfig(env({ OIDC_ISSUER: "http://idp.example", OIDC_CLIENT_ID: "x" }))).message,
+    ).toContain("OIDC_ISSUER must be an https URL");
+    expect(
+      failureOf(() =>
+        readOidcConfig(env({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "x", OIDC_SCOPES: "email" })),
+      ).message,
+    ).toContain("OIDC_SCOPES must include openid");
   });
 });
 
 describe("discovery document checks", () => {
   const issuer = "https://idp.example";
-  const good = { issuer, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`, code_challenge_methods_supported: ["S256"] };
+  const good = {
+    issuer,
+    authorization_endpoint: `${issuer}/auth`,
+    token_endpoint: `${issuer}/token`,
+    jwks_uri: `${issuer}/jwks`,
+    code_challenge_methods_supported: ["S256"],
+  };
 
   it("accepts a complete document for the configured issuer", () => {
     expect(validateProviderMetadata(good, issuer)).toMatchObject({ issuer, token_endpoint: `${issuer}/token` });
@@ -142,9 +227,17 @@ describe("discovery document checks", () => {
   });
 
   it("refuses plain-http or missing endpoints and providers without PKCE S256", () => {
-    expect(failureOf(() => validateProviderMetadata({ ...good, token_endpoint: "http://idp.example/token" }, issuer)).message).toContain("token_endpoint that is not https");
-    expect(failureOf(() => validateProviderMetadata({ ...good, jwks_uri: undefined }, issuer)).message).toContain("has no jwks_uri");
-    expect(failureOf(() => validateProviderMetadata({ ...good, code_challenge_methods_supported: ["plain"] }, issuer)).message).toContain("PKCE with S256");
+    expect(
+      failureOf(() => validateProviderMetadata({ ...good, token_endpoint: "http://idp.example/token" }, issuer))
+        .message,
+    ).toContain("token_endpoint that is not https");
+    expect(failureOf(() => validateProviderMetadata({ ...good, jwks_uri: undefined }, issuer)).message).toContain(
+      "has no jwks_uri",
+    );
+    expect(
+      failureOf(() => validateProviderMetadata({ ...good, code_challenge_methods_supported: ["plain"] }, issuer))
+        .message,
+    ).toContain("PKCE with S256");
     expect(failureOf(() => validateProviderMetadata([good], issuer)).kind).toBe("provider-invalid");
   });
 
@@ -169,10 +262,25 @@ describe("discovery document checks", () => {
     const local = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       clearDiscoveryCache();
-      await expect(discoverProvider(local)).rejects.toMatchObject({ kind: "provider-invalid", message: expect.stringContaining("HTTP 404") });
+      await expect(discoverProvider(local)).rejects.toMatchObject({
+        kind: "provider-invalid",
+        message: expect.stringContaining("HTTP 404"),
+      });
       answer = { status: 200, body: "<html>" };
-      await expect(discoverProvider(local)).rejects.toMatchObject({ kind: "provider-invalid", message: expect.stringContaining("did not return JSON") });
-      answer = { status: 200, body: JSON.stringify({ ...good, issuer: local, authorization_endpoint: `${local}/auth`, token_endpoint: `${local}/token`, jwks_uri: `${local}/jwks` }) };
+      await expect(discoverProvider(local)).rejects.toMatchObject({
+        kind: "provider-invalid",
+        message: expect.stringContaining("did not return JSON"),
+      });
+      answer = {
+        status: 200,
+        body: JSON.stringify({
+          ...good,
+          issuer: local,
+          authorization_endpoint: `${local}/auth`,
+          token_endpoint: `${local}/token`,
+          jwks_uri: `${local}/jwks`,
+        }),
+      };
       const first = await discoverProvider(local);
       const second = await discoverProvider(local);
       expect(second).toBe(first);
@@ -199,20 +307,36 @@ describe("the signed flow cookie", () => {
     expect(await openFlow(sealed, secret, now + (OIDC_FLOW_TTL_SECONDS + 1) * 1000)).toBeUndefined();
     expect(await openFlow(sealed, `${secret}-other`, now)).toBeUndefined();
     const [body, signature] = sealed.split(".");
-    const altered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, "base64url").toString()), returnTo: "/admin" })).toString("base64url");
+    const altered = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(body!, "base64url").toString()), returnTo: "/admin" }),
+    ).toString("base64url");
     expect(await openFlow(`${altered}.${signature}`, secret, now)).toBeUndefined();
     expect(await openFlow("garbage", secret, now)).toBeUndefined();
   });
 });
 
 describe("client authentication at the token endpoint", () => {
-  const provider: ProviderMetadata = { issuer: "https://idp.example", authorization_endpoint: "", token_endpoint: "", jwks_uri: "" };
+  const provider: ProviderMetadata = {
+    issuer: "https://idp.example",
+    authorization_endpoint: "",
+    token_endpoint: "",
+    jwks_uri: "",
+  };
   const config = { issuer: "https://idp.example", clientId: "c", clientSecret: "s", scopes: "openid", redirectUri: "" };
 
   it("prefers client_secret_basic, falls back to client_secret_post, and uses none for a public client", () => {
     expect(clientAuthMethod(config, provider)).toBe("client_secret_basic");
-    expect(clientAuthMethod(config, { ...provider, token_endpoint_auth_methods_supported: ["client_secret_post", "private_key_jwt"] })).toBe("client_secret_post");
+    expect(
+      clientAuthMethod(config, {
+        ...provider,
+        token_endpoint_auth_methods_supported: ["client_secret_post", "private_key_jwt"],
+      }),
+    ).toBe("client_secret_post");
     expect(clientAuthMethod({ ...config, clientSecret: undefined }, provider)).toBe("none");
-    expect(failureOf(() => clientAuthMethod(config, { ...provider, token_endpoint_auth_methods_supported: ["private_key_jwt"] })).kind).toBe("configuration");
+    expect(
+      failureOf(() =>
+        clientAuthMethod(config, { ...provider, token_endpoint_auth_methods_supported: ["private_key_jwt"] }),
+      ).kind,
+    ).toBe("configuration");
   });
 });

@@ -18,26 +18,61 @@ describe("deploy configuration", () => {
   it("turns development sign-in on only in npm start (and the tests)", async () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
     expect(pkg.scripts.start).toBe("node scripts/dev.mjs");
-    const { devArguments } = (await import("../../scripts/dev.mjs")) as { devArguments(argv: string[], env?: Record<string, string>): string[] };
+    const { devArguments } = (await import("../../scripts/dev.mjs")) as {
+      devArguments(argv: string[], env?: Record<string, string>): string[];
+    };
     expect(devArguments([]).join(" ")).toContain("--var ARBITER_DEV_SIGN_IN:true");
     expect(pkg.scripts["deploy:check"]).not.toContain("ARBITER_DEV_SIGN_IN");
     expect(readFileSync(join(root, "vitest.config.ts"), "utf8")).toContain('ARBITER_DEV_SIGN_IN: "true"');
   });
 
   it("npm start -- --port <n> runs on that port with PUBLIC_URL following it; a PUBLIC_URL of one's own wins", async () => {
-    const { devArguments } = (await import("../../scripts/dev.mjs")) as { devArguments(argv: string[], env?: Record<string, string>): string[] };
-    expect(devArguments([])).toEqual(["dev", "--port", "8787", "--var", "ARBITER_DEV_SIGN_IN:true", "--var", "PUBLIC_URL:http://localhost:8787"]);
-    expect(devArguments(["--port", "8900"])).toEqual(["dev", "--port", "8900", "--var", "ARBITER_DEV_SIGN_IN:true", "--var", "PUBLIC_URL:http://localhost:8900"]);
-    expect(devArguments(["--port=8901", "--ip", "0.0.0.0"])).toEqual(["dev", "--port", "8901", "--var", "ARBITER_DEV_SIGN_IN:true", "--var", "PUBLIC_URL:http://localhost:8901", "--ip", "0.0.0.0"]);
+    const { devArguments } = (await import("../../scripts/dev.mjs")) as {
+      devArguments(argv: string[], env?: Record<string, string>): string[];
+    };
+    expect(devArguments([])).toEqual([
+      "dev",
+      "--port",
+      "8787",
+      "--var",
+      "ARBITER_DEV_SIGN_IN:true",
+      "--var",
+      "PUBLIC_URL:http://localhost:8787",
+    ]);
+    expect(devArguments(["--port", "8900"])).toEqual([
+      "dev",
+      "--port",
+      "8900",
+      "--var",
+      "ARBITER_DEV_SIGN_IN:true",
+      "--var",
+      "PUBLIC_URL:http://localhost:8900",
+    ]);
+    expect(devArguments(["--port=8901", "--ip", "0.0.0.0"])).toEqual([
+      "dev",
+      "--port",
+      "8901",
+      "--var",
+      "ARBITER_DEV_SIGN_IN:true",
+      "--var",
+      "PUBLIC_URL:http://localhost:8901",
+      "--ip",
+      "0.0.0.0",
+    ]);
     expect(devArguments([], { PORT: "8902" })).toContain("PUBLIC_URL:http://localhost:8902");
-    expect(devArguments(["--port", "8903", "--var", "PUBLIC_URL:https://arbiter.test"]).filter((a) => a.startsWith("PUBLIC_URL"))).toEqual(["PUBLIC_URL:https://arbiter.test"]);
+    expect(
+      devArguments(["--port", "8903", "--var", "PUBLIC_URL:https://arbiter.test"]).filter((a) =>
+        a.startsWith("PUBLIC_URL"),
+      ),
+    ).toEqual(["PUBLIC_URL:https://arbiter.test"]);
     expect(() => devArguments(["--port", "lots"])).toThrow('--port expects a port number (1-65535), got "lots".');
   });
 
   it("never turns on the benchmark's ungoverned tool outside bench:mcp", () => {
     expect(toml).not.toContain("ARBITER_BENCH_BARE");
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-    for (const [name, script] of Object.entries(pkg.scripts as Record<string, string>)) expect(script, name).not.toContain("ARBITER_BENCH_BARE");
+    for (const [name, script] of Object.entries(pkg.scripts as Record<string, string>))
+      expect(script, name).not.toContain("ARBITER_BENCH_BARE");
     expect(readFileSync(join(root, "vitest.config.ts"), "utf8")).not.toContain("ARBITER_BENCH_BARE");
     expect(readFileSync(join(root, "bench", "mcp.bench.ts"), "utf8")).toContain('ARBITER_BENCH_BARE: "true"');
   });
@@ -53,7 +88,9 @@ describe("policy bundle", () => {
   function listFiles(dir: string): string[] {
     return readdirSync(dir).flatMap((name) => {
       const path = join(dir, name);
-      return statSync(path).isDirectory() ? listFiles(path) : [relative(join(root, "policies"), path).split("\\").join("/")];
+      return statSync(path).isDirectory()
+        ? listFiles(path)
+        : [relative(join(root, "policies"), path).split("\\").join("/")];
     });
   }
 
@@ -73,18 +110,30 @@ describe("the worker suite's unhandled errors", () => {
   const error = (name: string, message: string) => Object.assign(new Error(message), { name });
 
   it("drops only vitest's own teardown race, whatever call it names", () => {
-    expect(isVitestTeardownRace(error("EnvironmentTeardownError", '[vitest-worker]: Closing rpc while "resolve" was pending'))).toBe(true);
-    expect(isVitestTeardownRace(error("EnvironmentTeardownError", '[vitest-worker]: Closing rpc while "onUserConsoleLog" was pending'))).toBe(true);
+    expect(
+      isVitestTeardownRace(
+        error("EnvironmentTeardownError", '[vitest-worker]: Closing rpc while "resolve" was pending'),
+      ),
+    ).toBe(true);
+    expect(
+      isVitestTeardownRace(
+        error("EnvironmentTeardownError", '[vitest-worker]: Closing rpc while "onUserConsoleLog" was pending'),
+      ),
+    ).toBe(true);
   });
 
   it("keeps every other unhandled error a failure", () => {
-    expect(isVitestTeardownRace(error("Error", '[vitest-worker]: Closing rpc while "resolve" was pending'))).toBe(false);
+    expect(isVitestTeardownRace(error("Error", '[vitest-worker]: Closing rpc while "resolve" was pending'))).toBe(
+      false,
+    );
     expect(isVitestTeardownRace(error("EnvironmentTeardownError", "something else went wrong"))).toBe(false);
     expect(isVitestTeardownRace(error("TypeError", "Cannot read properties of undefined"))).toBe(false);
   });
 
   it("is wired into the worker suite's configuration", () => {
-    expect(readFileSync(join(root, "vitest.config.ts"), "utf8")).toContain("onUnhandledError: (error) => !isVitestTeardownRace(error)");
+    expect(readFileSync(join(root, "vitest.config.ts"), "utf8")).toContain(
+      "onUnhandledError: (error) => !isVitestTeardownRace(error)",
+    );
   });
 });
 
@@ -96,7 +145,9 @@ describe("folder names", () => {
         if (!statSync(path).isDirectory()) return [];
         return [relative(root, path).split("\\").join("/"), ...folders(path)];
       });
-    const named = [...folders(join(root, "src")), ...folders(join(root, "test"))].filter((folder) => folder.split("/").at(-1) === "spec");
+    const named = [...folders(join(root, "src")), ...folders(join(root, "test"))].filter(
+      (folder) => folder.split("/").at(-1) === "spec",
+    );
     expect(named).toEqual([]);
   });
 });

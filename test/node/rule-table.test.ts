@@ -22,7 +22,8 @@ function readmeRows(): Row[] {
   const section = readme.split(/^## Conformance rules$/m)[1]?.split(/^## /m)[0] ?? "";
   const rows: Row[] = [];
   for (const line of section.split("\n")) {
-    const match = /^\| `([a-z0-9-]+)` \| (conformance|constitution|traffic|payload) \| (error|warning|info) \| (.*) \|$/.exec(line);
+    const match =
+      /^\| `([a-z0-9-]+)` \| (conformance|constitution|traffic|payload) \| (error|warning|info) \| (.*) \|$/.exec(line);
     if (match) rows.push({ id: match[1]!, kind: match[2]!, severity: match[3]!, purpose: match[4]! });
   }
   return rows;
@@ -37,35 +38,55 @@ describe("README rule table", () => {
     for (const row of rows) byKey.set(key(row), [...(byKey.get(key(row)) ?? []), row]);
     const repeated = [...byKey].filter(([, list]) => list.length > 1).map(([id]) => id);
     expect(repeated, "rules listed more than once").toEqual([]);
-    const registered = RULE_CATALOG.map((entry) => ({ id: entry.id, kind: entry.family, severity: entry.severity, purpose: entry.purpose }));
+    const registered = RULE_CATALOG.map((entry) => ({
+      id: entry.id,
+      kind: entry.family,
+      severity: entry.severity,
+      purpose: entry.purpose,
+    }));
     const missing = registered.filter((rule) => !byKey.has(key(rule))).map(key);
     expect(missing, "registered rules without a README row").toEqual([]);
     const unknown = rows.filter((row) => !registered.some((rule) => key(rule) === key(row))).map(key);
     expect(unknown, "README rows without a registered rule").toEqual([]);
-    const differing = registered.filter((rule) => JSON.stringify(byKey.get(key(rule))?.[0]) !== JSON.stringify(rule)).map((rule) => ({ registry: rule, readme: byKey.get(key(rule))?.[0] }));
+    const differing = registered
+      .filter((rule) => JSON.stringify(byKey.get(key(rule))?.[0]) !== JSON.stringify(rule))
+      .map((rule) => ({ registry: rule, readme: byKey.get(key(rule))?.[0] }));
     expect(differing, "README rows that differ from the registry").toEqual([]);
   });
 });
 
 describe("the rule registry", () => {
   it("holds every verdict rule of rules/index.ts, in registry order", () => {
-    expect(RULE_CATALOG.filter((entry) => entry.family === "conformance" || entry.family === "constitution").map((entry) => entry.id)).toEqual(allRules.map((rule) => rule.id));
+    expect(
+      RULE_CATALOG.filter((entry) => entry.family === "conformance" || entry.family === "constitution").map(
+        (entry) => entry.id,
+      ),
+    ).toEqual(allRules.map((rule) => rule.id));
   });
 
   it("names findings by one scheme: lowercase words joined by '-', no family prefix, one id per family", () => {
-    const offenders = RULE_CATALOG.filter((entry) => !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(entry.id) || /^(exchange|traffic|verdict)-/.test(entry.id)).map((entry) => entry.id);
+    const offenders = RULE_CATALOG.filter(
+      (entry) => !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(entry.id) || /^(exchange|traffic|verdict)-/.test(entry.id),
+    ).map((entry) => entry.id);
     expect(offenders).toEqual([]);
     const keys = RULE_CATALOG.map((entry) => `${entry.family} ${entry.id}`);
     expect(keys.filter((id, index) => keys.indexOf(id) !== index)).toEqual([]);
     // The same problem found by two checks has one id: a status code the contract does not declare.
-    expect(RULE_CATALOG.filter((entry) => entry.id === "undocumented-status-code").map((entry) => entry.family).sort()).toEqual(["conformance", "payload", "traffic"]);
+    expect(
+      RULE_CATALOG.filter((entry) => entry.id === "undocumented-status-code")
+        .map((entry) => entry.family)
+        .sort(),
+    ).toEqual(["conformance", "payload", "traffic"]);
   });
 
   it("keeps each earlier id as an alias of exactly one current id, which no current id shadows, and documents it", () => {
     const ids = new Set(RULE_CATALOG.map((entry) => entry.id));
     const aliases = RULE_CATALOG.flatMap((entry) => (entry.aliases ?? []).map((alias) => ({ alias, id: entry.id })));
     expect(aliases.length).toBeGreaterThan(0);
-    const readme = readFileSync(join(root, "docs/rules.md"), "utf8").split(/^## Conformance rules$/m)[1]?.split(/^## /m)[0] ?? "";
+    const readme =
+      readFileSync(join(root, "docs/rules.md"), "utf8")
+        .split(/^## Conformance rules$/m)[1]
+        ?.split(/^## /m)[0] ?? "";
     for (const { alias, id } of aliases) {
       expect(ids.has(alias), `${alias} is an alias and a current id`).toBe(false);
       expect(canonicalRuleId(alias)).toBe(id);
@@ -81,9 +102,13 @@ describe("rule files that only report shared findings", () => {
   it("say in their header which module holds the logic", () => {
     const dir = join(root, "src", "engine", "rules");
     const silent: string[] = [];
-    for (const name of readdirSync(dir).filter((file) => file.endsWith(".ts") && file !== "rule.ts" && file !== "index.ts")) {
+    for (const name of readdirSync(dir).filter(
+      (file) => file.endsWith(".ts") && file !== "rule.ts" && file !== "index.ts",
+    )) {
       const source = readFileSync(join(dir, name), "utf8");
-      const reportsShared = /change\.kind|reportResponseChanges\(|reportSchemaChanges\(|MediaTypeGaps\(pair\)/.test(source);
+      const reportsShared = /change\.kind|reportResponseChanges\(|reportSchemaChanges\(|MediaTypeGaps\(pair\)/.test(
+        source,
+      );
       const header = /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*export const/.exec(source)?.[1] ?? "";
       if (reportsShared && !/rules\/support\/[a-z-]+\.ts/.test(header)) silent.push(name);
     }

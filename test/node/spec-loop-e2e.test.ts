@@ -19,20 +19,42 @@ import { runProcess } from "../helpers/run-process";
 const CLI = resolve(import.meta.dirname, "../../bin/arbiter.mjs");
 const work = mkdtempSync(join(tmpdir(), "arbiter-loop-"));
 
-const order = { type: "object", required: ["id", "total"], properties: { id: { type: "string" }, total: { type: "number" } } };
+const order = {
+  type: "object",
+  required: ["id", "total"],
+  properties: { id: { type: "string" }, total: { type: "number" } },
+};
 const v1 = {
   openapi: "3.1.0",
   info: { title: "Shop", version: "1.0.0" },
   paths: {
     "/orders/{id}": {
-      get: { operationId: "getOrder", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { "200": { description: "ok", content: { "application/json": { schema: order } } } } },
+      get: {
+        operationId: "getOrder",
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+        responses: { "200": { description: "ok", content: { "application/json": { schema: order } } } },
+      },
     },
   },
 };
 /** The agent's contract edit: a new operation, and `total` renamed to `amount` (which breaks v1's clients). */
 const v2 = structuredClone(v1) as any;
-v2.paths["/orders/{id}"].get.responses["200"].content["application/json"].schema = { type: "object", required: ["id", "amount"], properties: { id: { type: "string" }, amount: { type: "number" } } };
-v2.paths["/orders"] = { get: { operationId: "listOrders", responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: { type: "string" } } } } } } } };
+v2.paths["/orders/{id}"].get.responses["200"].content["application/json"].schema = {
+  type: "object",
+  required: ["id", "amount"],
+  properties: { id: { type: "string" }, amount: { type: "number" } },
+};
+v2.paths["/orders"] = {
+  get: {
+    operationId: "listOrders",
+    responses: {
+      "200": {
+        description: "ok",
+        content: { "application/json": { schema: { type: "array", items: { type: "string" } } } },
+      },
+    },
+  },
+};
 /** The first local build: still returns `total`. */
 const firstBuild = structuredClone(v2);
 firstBuild.paths["/orders/{id}"].get.responses["200"].content["application/json"].schema = order;
@@ -42,7 +64,16 @@ let ci: string;
 let agent: Client;
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return runProcess(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", HOME: work, XDG_CONFIG_HOME: work, ARBITER_URL: server.url, ARBITER_TOKEN: ci, ARBITER_PROJECT: "shop" } });
+  return runProcess(process.execPath, [CLI, ...args], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: work,
+      XDG_CONFIG_HOME: work,
+      ARBITER_URL: server.url,
+      ARBITER_TOKEN: ci,
+      ARBITER_PROJECT: "shop",
+    },
+  });
 }
 
 function file(name: string, value: unknown): string {
@@ -59,12 +90,20 @@ async function tool(name: string, args: Record<string, unknown>): Promise<any> {
 
 beforeAll(async () => {
   server = await sharedWranglerDev();
-  ci = await obtainToken(server.url, { user: "dev", scope: "contracts.read contracts.write snapshots.write", resource: `${server.url}/api` });
+  ci = await obtainToken(server.url, {
+    user: "dev",
+    scope: "contracts.read contracts.write snapshots.write",
+    resource: `${server.url}/api`,
+  });
   const mcp = await obtainToken(server.url, { user: "dev", scope: "contracts.read", resource: `${server.url}/mcp` });
   const upload = await runCli(["contract", file("v1.json", v1)]);
   expect(upload.code, upload.stderr).toBe(0);
   agent = new Client({ name: "spec-loop-agent", version: "1.0.0" });
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${mcp}` } } }));
+  await agent.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${mcp}` } },
+    }),
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -77,11 +116,16 @@ describe("the spec-driven loop", () => {
     const impact = await tool("compare_contract_versions", { project: "shop", document: JSON.stringify(v2) });
     expect(impact.breakingChanges).toBeGreaterThan(0);
     expect(impact.violations.map((v: any) => v.rule)).toContain("response-required-property");
-    expect(impact.violations.find((v: any) => v.rule === "undocumented-operation")).toMatchObject({ severity: "info", location: "GET /orders" });
+    expect(impact.violations.find((v: any) => v.rule === "undocumented-operation")).toMatchObject({
+      severity: "info",
+      location: "GET /orders",
+    });
 
     const uploaded = await runCli(["contract", file("v2.json", v2), "--label", "amount"]);
     expect(uploaded.code, uploaded.stderr).toBe(0);
-    expect(uploaded.stdout).toMatch(/\d+ breaking changes? for clients of v1; v2 is active because this organization's policy warns/);
+    expect(uploaded.stdout).toMatch(
+      /\d+ breaking changes? for clients of v1; v2 is active because this organization's policy warns/,
+    );
 
     const first = await tool("check_api_draft", { project: "shop", document: JSON.stringify(firstBuild) });
     expect(first).toMatchObject({ source: "draft", approved: false, contract: { version: 2 } });
@@ -97,10 +141,23 @@ describe("the spec-driven loop", () => {
   it("arbiter check exits 1 on a breaking draft and writes SARIF, JUnit and workflow commands in one run", async () => {
     const sarifPath = join(work, "draft.sarif");
     const junitPath = join(work, "draft.xml");
-    const run = await runCli(["check", file("first-build.json", firstBuild), "--format", "github", "--out-sarif", sarifPath, "--out-junit", junitPath, "--artifact", "api/openapi.json"]);
+    const run = await runCli([
+      "check",
+      file("first-build.json", firstBuild),
+      "--format",
+      "github",
+      "--out-sarif",
+      sarifPath,
+      "--out-junit",
+      junitPath,
+      "--artifact",
+      "api/openapi.json",
+    ]);
     expect(run.code, run.stderr).toBe(1);
     // The annotation sits on the violation's line in the checked file (the same line the SARIF result carries).
-    expect(run.stdout.split("\n")[0]).toMatch(/^::error file=api\/openapi\.json,line=\d+,col=\d+,title=response-required-property at GET \/orders\/\{id\}/);
+    expect(run.stdout.split("\n")[0]).toMatch(
+      /^::error file=api\/openapi\.json,line=\d+,col=\d+,title=response-required-property at GET \/orders\/\{id\}/,
+    );
     const sarif = JSON.parse(readFileSync(sarifPath, "utf8"));
     expect(sarif.version).toBe("2.1.0");
     expect(sarif.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe("api/openapi.json");
@@ -108,8 +165,12 @@ describe("the spec-driven loop", () => {
     expect(sarif.runs[0].results[0].locations[0].physicalLocation.region.startLine).toBe(line);
     const xml = readFileSync(junitPath, "utf8");
     expect(XMLValidator.validate(xml)).toBe(true);
-    expect(Number(new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(xml).testsuites.failures)).toBeGreaterThan(0);
-    const snapshots = await (await fetch(`${server.url}/api/v1/projects/shop/snapshots`, { headers: { Authorization: `Bearer ${ci}` } })).json();
+    expect(
+      Number(new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(xml).testsuites.failures),
+    ).toBeGreaterThan(0);
+    const snapshots = await (
+      await fetch(`${server.url}/api/v1/projects/shop/snapshots`, { headers: { Authorization: `Bearer ${ci}` } })
+    ).json();
     expect(snapshots.snapshots).toHaveLength(1);
   });
 

@@ -49,7 +49,11 @@ async function startReceiver() {
         return;
       }
       try {
-        received.push({ path: req.url ?? "", headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
+        received.push({
+          path: req.url ?? "",
+          headers: req.headers,
+          body: JSON.parse(Buffer.concat(chunks).toString("utf8")),
+        });
         res.writeHead(200, { "Content-Type": "application/json" }).end("{}");
       } catch {
         res.writeHead(400).end();
@@ -67,7 +71,9 @@ async function startReceiver() {
 
 function attributesOf(list: Array<{ key: string; value: Record<string, unknown> }> = []): Record<string, unknown> {
   // OTLP JSON carries 64-bit integers as strings.
-  return Object.fromEntries(list.map(({ key, value }) => [key, "intValue" in value ? Number(value.intValue) : Object.values(value)[0]]));
+  return Object.fromEntries(
+    list.map(({ key, value }) => [key, "intValue" in value ? Number(value.intValue) : Object.values(value)[0]]),
+  );
 }
 
 function spansOf(received: Received[]): FlatSpan[] {
@@ -85,16 +91,25 @@ function metricsOf(received: Received[]): Array<{ name: string; points: Point[] 
     .flatMap((item) => item.body.resourceMetrics.flatMap((rm: any) => rm.scopeMetrics.flatMap((sm: any) => sm.metrics)))
     .map((metric: any) => ({
       name: metric.name,
-      points: (metric.sum ?? metric.histogram).dataPoints.map((point: any) => ({ ...point, attributes: attributesOf(point.attributes) })),
+      points: (metric.sum ?? metric.histogram).dataPoints.map((point: any) => ({
+        ...point,
+        attributes: attributesOf(point.attributes),
+      })),
     }));
 }
 
 /** The spans of the trace whose root has `correlationId`, once `expected` spans of it have arrived. */
-async function traceOf(received: Received[], correlationId: string, expected: (spans: FlatSpan[]) => boolean): Promise<FlatSpan[]> {
+async function traceOf(
+  received: Received[],
+  correlationId: string,
+  expected: (spans: FlatSpan[]) => boolean,
+): Promise<FlatSpan[]> {
   let trace: FlatSpan[] = [];
   for (let attempt = 0; attempt < 100; attempt++) {
     const spans = spansOf(received);
-    const root = spans.find((span) => span.attributes["arbiter.correlation_id"] === correlationId && !span.parentSpanId);
+    const root = spans.find(
+      (span) => span.attributes["arbiter.correlation_id"] === correlationId && !span.parentSpanId,
+    );
     trace = root ? spans.filter((span) => span.traceId === root.traceId) : [];
     if (root && expected(trace)) return trace;
     await new Promise((done) => setTimeout(done, 100));
@@ -104,13 +119,20 @@ async function traceOf(received: Received[], correlationId: string, expected: (s
 
 function only(spans: FlatSpan[], name: string, parent?: FlatSpan): FlatSpan {
   const found = spans.filter((span) => span.name === name && (!parent || span.parentSpanId === parent.spanId));
-  expect(found, `one span "${name}"${parent ? ` under "${parent.name}"` : ""} in ${spans.map((s) => s.name).join(", ")}`).toHaveLength(1);
+  expect(
+    found,
+    `one span "${name}"${parent ? ` under "${parent.name}"` : ""} in ${spans.map((s) => s.name).join(", ")}`,
+  ).toHaveLength(1);
   return found[0]!;
 }
 
 async function connect(base: string, token: string): Promise<Client> {
   const client = new Client({ name: "telemetry-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   return client;
 }
 
@@ -118,7 +140,15 @@ describe("OpenTelemetry export over OTLP/HTTP (wrangler dev + loopback receiver)
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let upstream: LoopbackUpstream;
   let worker: WranglerDev;
-  const secrets: string[] = [OTLP_KEY, UPSTREAM_SECRET, DOCUMENT_MARKER, "hunter2", "Internal error", "ana@acme.example", "Gus Globex"];
+  const secrets: string[] = [
+    OTLP_KEY,
+    UPSTREAM_SECRET,
+    DOCUMENT_MARKER,
+    "hunter2",
+    "Internal error",
+    "ana@acme.example",
+    "Gus Globex",
+  ];
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -134,7 +164,8 @@ describe("OpenTelemetry export over OTLP/HTTP (wrangler dev + loopback receiver)
     });
   });
   afterAll(async () => {
-    if (process.env.TELEMETRY_TEST_LOGS) (await import("node:fs")).writeFileSync(process.env.TELEMETRY_TEST_LOGS, worker?.logs() ?? "");
+    if (process.env.TELEMETRY_TEST_LOGS)
+      (await import("node:fs")).writeFileSync(process.env.TELEMETRY_TEST_LOGS, worker?.logs() ?? "");
     await worker?.stop();
     await upstream?.close();
     await receiver?.close();
@@ -148,7 +179,9 @@ describe("OpenTelemetry export over OTLP/HTTP (wrangler dev + loopback receiver)
       const result = await client.callTool({ name: "whoami", arguments: {} });
       expect(result.isError).toBeFalsy();
       const correlationId = (result._meta as { correlationId: string }).correlationId;
-      const trace = await traceOf(receiver.received, correlationId, (spans) => spans.some((span) => span.name === "kv.list"));
+      const trace = await traceOf(receiver.received, correlationId, (spans) =>
+        spans.some((span) => span.name === "kv.list"),
+      );
       const root = only(trace, "tool whoami");
       expect(root.kind).toBe(2);
       expect(root.attributes).toMatchObject({
@@ -161,7 +194,10 @@ describe("OpenTelemetry export over OTLP/HTTP (wrangler dev + loopback receiver)
       });
       const decide = only(trace, "ratelimit.decide", root);
       const leaseCall = only(trace, "RateLimitCoordinator.lease", decide);
-      expect(leaseCall).toMatchObject({ kind: 3, attributes: { "rpc.system": "cloudflare.durable_object", "rpc.service": "RateLimitCoordinator" } });
+      expect(leaseCall).toMatchObject({
+        kind: 3,
+        attributes: { "rpc.system": "cloudflare.durable_object", "rpc.service": "RateLimitCoordinator" },
+      });
       // The coordinator's own span (another object) continues the trace from the traceparent the call carried.
       const leaseServed = only(trace, "RateLimitCoordinator.lease", leaseCall);
       expect(leaseServed.kind).toBe(2);
@@ -181,12 +217,20 @@ describe("OpenTelemetry export over OTLP/HTTP (wrangler dev + loopback receiver)
       const result = await client.callTool({ name: "orders_get_by_id", arguments: { id: "ord_5001" } });
       expect(result.isError).toBe(true);
       const correlationId = (result._meta as { correlationId: string }).correlationId;
-      const trace = await traceOf(receiver.received, correlationId, (spans) => spans.some((span) => span.name === "graphql.upstream") && spans.some((span) => !span.parentSpanId));
+      const trace = await traceOf(
+        receiver.received,
+        correlationId,
+        (spans) => spans.some((span) => span.name === "graphql.upstream") && spans.some((span) => !span.parentSpanId),
+      );
       const root = only(trace, "tool orders_get_by_id");
       expect(root.attributes).toMatchObject({ "arbiter.organization": "globex", "arbiter.outcome": "upstream-error" });
       expect(root.status.code).toBe(2);
       const call = only(trace, "graphql.upstream", root);
-      expect(call).toMatchObject({ kind: 3, status: { code: 2 }, attributes: { "graphql.operation.name": "GetOrderById", "http.response.status_code": 500 } });
+      expect(call).toMatchObject({
+        kind: 3,
+        status: { code: 2 },
+        attributes: { "graphql.operation.name": "GetOrderById", "http.response.status_code": 500 },
+      });
       const seen = upstream.requests.find((request) => request.body.variables?.id === "ord_5001");
       expect(seen?.headers.traceparent).toBe(`00-${call.traceId}-${call.spanId}-01`);
     } finally {
@@ -195,43 +239,100 @@ describe("OpenTelemetry export over OTLP/HTTP (wrangler dev + loopback receiver)
   });
 
   it("exports an upload: the REST route with the engine's phases and the store's calls, then the metrics", async () => {
-    const token = await obtainToken(worker.url, { user: "ana", scope: "contracts.read contracts.write snapshots.write", resource: `${worker.url}/api` });
+    const token = await obtainToken(worker.url, {
+      user: "ana",
+      scope: "contracts.read contracts.write snapshots.write",
+      resource: `${worker.url}/api`,
+    });
     secrets.push(token);
     const document = {
       openapi: "3.1.0",
       info: { title: DOCUMENT_MARKER, version: "1.0.0" },
-      paths: { "/orders": { get: { operationId: "listOrders", responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: { type: "string" } } } } } } } } },
+      paths: {
+        "/orders": {
+          get: {
+            operationId: "listOrders",
+            responses: {
+              "200": {
+                description: "ok",
+                content: { "application/json": { schema: { type: "array", items: { type: "string" } } } },
+              },
+            },
+          },
+        },
+      },
     };
     const send = (path: string, body: unknown) =>
-      fetch(`${worker.url}/api/v1${path}`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+      fetch(`${worker.url}/api/v1${path}`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
     expect((await send("/projects/telemetry/contracts", document)).status).toBe(201);
     const upload = await send("/projects/telemetry/snapshots?commit=abc123", document);
     expect(upload.status).toBe(201);
     const correlationId = upload.headers.get("x-correlation-id")!;
-    const trace = await traceOf(receiver.received, correlationId, (spans) => spans.some((span) => span.name === "engine.verdict"));
+    const trace = await traceOf(receiver.received, correlationId, (spans) =>
+      spans.some((span) => span.name === "engine.verdict"),
+    );
     const root = only(trace, "route POST /api/v1/projects/:project/snapshots");
-    expect(root.attributes).toMatchObject({ "arbiter.organization": "acme", "arbiter.operation.kind": "route", "arbiter.outcome": "ok", "arbiter.upload.bytes": JSON.stringify(document).length });
+    expect(root.attributes).toMatchObject({
+      "arbiter.organization": "acme",
+      "arbiter.operation.kind": "route",
+      "arbiter.outcome": "ok",
+      "arbiter.upload.bytes": JSON.stringify(document).length,
+    });
     expect(only(trace, "engine.verdict", root).attributes).toMatchObject({ "arbiter.verdict.outcome": "approved" });
-    expect(trace.filter((span) => span.name === "engine.parse").every((span) => span.parentSpanId === root.spanId)).toBe(true);
+    expect(
+      trace.filter((span) => span.name === "engine.parse").every((span) => span.parentSpanId === root.spanId),
+    ).toBe(true);
     expect(trace.some((span) => span.name === "engine.checks")).toBe(true);
     expect(trace.filter((span) => span.name.startsWith("ContractStore.")).length).toBeGreaterThan(1);
 
     for (let attempt = 0; attempt < 50; attempt++) {
       const names = new Set(metricsOf(receiver.received).map((metric) => metric.name));
-      if (["arbiter.operations", "arbiter.operation.duration", "arbiter.verdicts", "arbiter.upload.size"].every((name) => names.has(name))) break;
+      if (
+        ["arbiter.operations", "arbiter.operation.duration", "arbiter.verdicts", "arbiter.upload.size"].every((name) =>
+          names.has(name),
+        )
+      )
+        break;
       await new Promise((done) => setTimeout(done, 100));
     }
     const metrics = metricsOf(receiver.received);
-    const points = (name: string) => metrics.filter((metric) => metric.name === name).flatMap((metric) => metric.points);
-    expect(points("arbiter.operations").some((point) => point.attributes["arbiter.operation"] === "whoami" && point.attributes["arbiter.outcome"] === "ok")).toBe(true);
-    expect(points("arbiter.operations").some((point) => point.attributes["arbiter.operation"] === "orders_get_by_id" && point.attributes["arbiter.outcome"] === "upstream-error")).toBe(true);
-    expect(points("arbiter.operation.duration").some((point) => Number(point.count) >= 1 && Array.isArray(point.bucketCounts))).toBe(true);
-    expect(points("arbiter.verdicts").some((point) => point.attributes["arbiter.verdict.outcome"] === "approved")).toBe(true);
-    expect(points("arbiter.upload.size").some((point) => Number(point.sum) >= JSON.stringify(document).length)).toBe(true);
+    const points = (name: string) =>
+      metrics.filter((metric) => metric.name === name).flatMap((metric) => metric.points);
+    expect(
+      points("arbiter.operations").some(
+        (point) => point.attributes["arbiter.operation"] === "whoami" && point.attributes["arbiter.outcome"] === "ok",
+      ),
+    ).toBe(true);
+    expect(
+      points("arbiter.operations").some(
+        (point) =>
+          point.attributes["arbiter.operation"] === "orders_get_by_id" &&
+          point.attributes["arbiter.outcome"] === "upstream-error",
+      ),
+    ).toBe(true);
+    expect(
+      points("arbiter.operation.duration").some(
+        (point) => Number(point.count) >= 1 && Array.isArray(point.bucketCounts),
+      ),
+    ).toBe(true);
+    expect(points("arbiter.verdicts").some((point) => point.attributes["arbiter.verdict.outcome"] === "approved")).toBe(
+      true,
+    );
+    expect(points("arbiter.upload.size").some((point) => Number(point.sum) >= JSON.stringify(document).length)).toBe(
+      true,
+    );
   });
 
   it("exports a refusal by reason, and never a token, a user, upstream text or document content", async () => {
-    const token = await obtainToken(worker.url, { user: "ana", scope: "orders.read orders.search", resource: `${worker.url}/mcp` });
+    const token = await obtainToken(worker.url, {
+      user: "ana",
+      scope: "orders.read orders.search",
+      resource: `${worker.url}/mcp`,
+    });
     secrets.push(token);
     const client = await connect(worker.url, token);
     try {
@@ -251,19 +352,36 @@ describe("OpenTelemetry export over OTLP/HTTP (wrangler dev + loopback receiver)
     expect(refusals.length).toBeGreaterThan(0);
 
     // An unknown route's path is the caller's own text: an e-mail, a token-shaped segment, the caller's own token.
-    const restToken = await obtainToken(worker.url, { user: "ana", scope: "contracts.read", resource: `${worker.url}/api` });
+    const restToken = await obtainToken(worker.url, {
+      user: "ana",
+      scope: "contracts.read",
+      resource: `${worker.url}/api`,
+    });
     secrets.push(restToken, "someone@acme.example", "sk_live_9f8e7d6c5b4a39281706f5e4d3c2b1a0");
-    const unknown = await fetch(`${worker.url}/api/v1/someone@acme.example/sk_live_9f8e7d6c5b4a39281706f5e4d3c2b1a0/${encodeURIComponent(restToken)}`, { headers: { Authorization: `Bearer ${restToken}` } });
+    const unknown = await fetch(
+      `${worker.url}/api/v1/someone@acme.example/sk_live_9f8e7d6c5b4a39281706f5e4d3c2b1a0/${encodeURIComponent(restToken)}`,
+      { headers: { Authorization: `Bearer ${restToken}` } },
+    );
     expect(unknown.status).toBe(404);
     const unknownId = unknown.headers.get("x-correlation-id")!;
-    const unknownTrace = await traceOf(receiver.received, unknownId, (spans) => spans.some((span) => !span.parentSpanId));
-    expect(unknownTrace.find((span) => !span.parentSpanId)).toMatchObject({ name: "route GET (no such route)", attributes: { "arbiter.operation": "GET (no such route)", "arbiter.outcome": "invalid-input" } });
+    const unknownTrace = await traceOf(receiver.received, unknownId, (spans) =>
+      spans.some((span) => !span.parentSpanId),
+    );
+    expect(unknownTrace.find((span) => !span.parentSpanId)).toMatchObject({
+      name: "route GET (no such route)",
+      attributes: { "arbiter.operation": "GET (no such route)", "arbiter.outcome": "invalid-input" },
+    });
 
     const exported = JSON.stringify(receiver.received.map((item) => item.body));
-    for (const secret of secrets) expect(exported.includes(secret), `export holds ${secret.slice(0, 12)}...`).toBe(false);
+    for (const secret of secrets)
+      expect(exported.includes(secret), `export holds ${secret.slice(0, 12)}...`).toBe(false);
     const keys = new Set(spansOf(receiver.received).flatMap((span) => Object.keys(span.attributes)));
     for (const key of keys) expect(key).toMatch(/^(arbiter\.|rpc\.|db\.|http\.|graphql\.|error\.type$)/);
-    expect([...keys].some((key) => /user|token|email|name$/.test(key) && key !== "graphql.operation.name" && key !== "db.operation.name")).toBe(false);
+    expect(
+      [...keys].some(
+        (key) => /user|token|email|name$/.test(key) && key !== "graphql.operation.name" && key !== "db.operation.name",
+      ),
+    ).toBe(false);
   });
 
   it("never follows a redirect from the collector: the export's credential header stays with the configured endpoint", async () => {
@@ -277,7 +395,8 @@ describe("OpenTelemetry export over OTLP/HTTP (wrangler dev + loopback receiver)
       } finally {
         await client.close();
       }
-      for (let attempt = 0; attempt < 50 && receiver.redirect.answered === 0; attempt++) await new Promise((done) => setTimeout(done, 100));
+      for (let attempt = 0; attempt < 50 && receiver.redirect.answered === 0; attempt++)
+        await new Promise((done) => setTimeout(done, 100));
       expect(receiver.redirect.answered).toBeGreaterThan(0);
       // Time for a followed redirect to land, had it been followed.
       await new Promise((done) => setTimeout(done, 500));

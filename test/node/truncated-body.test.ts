@@ -19,7 +19,11 @@ let auditor: string;
 beforeAll(async () => {
   server = await startWranglerDev({ vars: { ARBITER_DEV_SIGN_IN: "true" } });
   mcp = await obtainToken(server.url, { user: "ana", scope: "orders.read", resource: `${server.url}/mcp` });
-  rest = await obtainToken(server.url, { user: "ana", scope: "orders.search contracts.read contracts.write", resource: `${server.url}/api` });
+  rest = await obtainToken(server.url, {
+    user: "ana",
+    scope: "orders.search contracts.read contracts.write",
+    resource: `${server.url}/api`,
+  });
   auditor = await obtainToken(server.url, { user: "ana", scope: "audit.read", resource: `${server.url}/api` });
 }, 180_000);
 
@@ -33,7 +37,13 @@ function sendShortThenDrop(path: string, headers: string[], contentType = "appli
     const socket = connect(server.port, "127.0.0.1");
     socket.on("error", () => done());
     socket.on("close", () => done());
-    const head = [`POST ${path} HTTP/1.1`, `Host: localhost:${server.port}`, "Content-Length: 100", `Content-Type: ${contentType}`, ...headers].join("\r\n");
+    const head = [
+      `POST ${path} HTTP/1.1`,
+      `Host: localhost:${server.port}`,
+      "Content-Length: 100",
+      `Content-Type: ${contentType}`,
+      ...headers,
+    ].join("\r\n");
     socket.write(`${head}\r\n\r\n{"a":1`);
     setTimeout(() => socket.destroy(), 1_000);
   });
@@ -48,12 +58,23 @@ async function eventually<T>(probe: () => Promise<T | undefined>, what: string):
   throw new Error(`never saw ${what}; wrangler log tail:\n${server.logs().slice(-3000)}`);
 }
 
-const errorLines = () => server.logs().split("\n").filter((line) => /"level":"error"|api route threw|unhandled error/.test(line));
+const errorLines = () =>
+  server
+    .logs()
+    .split("\n")
+    .filter((line) => /"level":"error"|api route threw|unhandled error/.test(line));
 
 describe("a body cut short by the client going away", () => {
   it("POST /mcp is handled as a truncated body: a warning, no error", async () => {
     await sendShortThenDrop("/mcp", [`Authorization: Bearer ${mcp}`, "Accept: application/json, text/event-stream"]);
-    const line = await eventually(async () => server.logs().split("\n").find((l) => l.includes("mcp request body truncated")), "the truncation warning");
+    const line = await eventually(
+      async () =>
+        server
+          .logs()
+          .split("\n")
+          .find((l) => l.includes("mcp request body truncated")),
+      "the truncation warning",
+    );
     expect(line).toContain('"receivedBytes":6');
     expect(line).toContain('"declaredBytes":100');
     expect(errorLines()).toEqual([]);
@@ -65,7 +86,9 @@ describe("a body cut short by the client going away", () => {
   ])("%s is audited as invalid input (body_truncated), not as an error", async (target, path) => {
     await sendShortThenDrop(path, [`Authorization: Bearer ${rest}`]);
     const record = await eventually(async () => {
-      const response = await fetch(`${server.url}/api/v1/audit/events?${new URLSearchParams({ target })}`, { headers: { Authorization: `Bearer ${auditor}` } });
+      const response = await fetch(`${server.url}/api/v1/audit/events?${new URLSearchParams({ target })}`, {
+        headers: { Authorization: `Bearer ${auditor}` },
+      });
       const { events } = (await response.json()) as { events: Array<{ outcome: string; reason: string }> };
       return events[0];
     }, `the audit record of ${target}`);
@@ -80,8 +103,16 @@ describe("a body cut short by the client going away", () => {
     const form = "application/x-www-form-urlencoded";
     const headers = [`Origin: ${server.url}`];
     if (signedIn) {
-      const signIn = await fetch(`${server.url}/signin/dev`, { method: "POST", redirect: "manual", headers: { Origin: server.url, "Content-Type": form }, body: new URLSearchParams({ user: "ana", return: "/" }) });
-      const cookie = signIn.headers.getSetCookie().map((header) => header.split(";")[0]).join("; ");
+      const signIn = await fetch(`${server.url}/signin/dev`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { Origin: server.url, "Content-Type": form },
+        body: new URLSearchParams({ user: "ana", return: "/" }),
+      });
+      const cookie = signIn.headers
+        .getSetCookie()
+        .map((header) => header.split(";")[0])
+        .join("; ");
       expect(cookie).not.toBe("");
       headers.push(`Cookie: ${cookie}`);
     }

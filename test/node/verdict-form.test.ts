@@ -18,7 +18,8 @@ import { githubText, mutatedCopy } from "../../bench/github-fixture";
 
 const require = createRequire(import.meta.url);
 const config = getConformanceConfig();
-const bytesOf = (name: string) => new Uint8Array(readFileSync(require.resolve(`@octokit/openapi/generated/${name}.json`)));
+const bytesOf = (name: string) =>
+  new Uint8Array(readFileSync(require.resolve(`@octokit/openapi/generated/${name}.json`)));
 
 /** As a snapshot upload receives it: validated, unknown fields refused. */
 function uploaded(bytes: Uint8Array): OpenApiDocument {
@@ -63,7 +64,9 @@ function expectSameVerdicts(contract: Uint8Array, snapshot: Uint8Array): void {
   expect(JSON.stringify(checkConformance(fromComparisonForm(contract), uploaded(snapshot), config))).toBe(before);
   const evolutionBefore = JSON.stringify(compareContractVersions(fromBytes(contract), uploaded(snapshot), config));
   expect(JSON.stringify(compareContractVersions(fromForm(contract), uploaded(snapshot), config))).toBe(evolutionBefore);
-  expect(JSON.stringify(compareContractVersions(fromComparisonForm(contract), uploaded(snapshot), config))).toBe(evolutionBefore);
+  expect(JSON.stringify(compareContractVersions(fromComparisonForm(contract), uploaded(snapshot), config))).toBe(
+    evolutionBefore,
+  );
 }
 
 describe("verdicts from a stored verdict form", () => {
@@ -76,7 +79,10 @@ describe("verdicts from a stored verdict form", () => {
     expect(JSON.stringify(fromForm(contract))).toBe(JSON.stringify(JSON.parse(text)));
   }, 120_000);
 
-  for (const [older, newer] of [["ghes-3.17", "ghes-3.18"], ["ghes-3.19", "ghes-3.18"]] as const) {
+  for (const [older, newer] of [
+    ["ghes-3.17", "ghes-3.18"],
+    ["ghes-3.19", "ghes-3.18"],
+  ] as const) {
     it(`${older} as the contract, ${newer} as the snapshot: the same verdict and comparison, byte for byte`, () => {
       expectSameVerdicts(bytesOf(older), bytesOf(newer));
     }, 120_000);

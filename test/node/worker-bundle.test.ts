@@ -15,12 +15,19 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 function dryRun(): { inputs: string[]; printed: string } {
   const metafile = join(outdir, "meta.json");
-  const printed = execFileSync(join(root, "node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", join(outdir, "dist"), "--metafile", metafile], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-  });
-  return { inputs: Object.keys((JSON.parse(readFileSync(metafile, "utf8")) as { inputs: Record<string, unknown> }).inputs), printed };
+  const printed = execFileSync(
+    join(root, "node_modules", ".bin", "wrangler"),
+    ["deploy", "--dry-run", "--outdir", join(outdir, "dist"), "--metafile", metafile],
+    {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+    },
+  );
+  return {
+    inputs: Object.keys((JSON.parse(readFileSync(metafile, "utf8")) as { inputs: Record<string, unknown> }).inputs),
+    printed,
+  };
 }
 
 describe("the Worker bundle", () => {
@@ -28,12 +35,19 @@ describe("the Worker bundle", () => {
     const { inputs, printed } = dryRun();
     expect(printed).toMatch(/Total Upload: [\d.]+ KiB \/ gzip: [\d.]+ KiB/);
     const packages = (name: string) => inputs.filter((path) => path.includes(`node_modules/${name}/`));
-    for (const name of ["ajv", "ajv-formats", "fast-uri", "mimetext", "mime-db", "zod-to-json-schema"]) expect(packages(name), name).toEqual([]);
-    expect(inputs.filter((path) => path.includes("node_modules/zod/v3/")), "zod/v3").toEqual([]);
+    for (const name of ["ajv", "ajv-formats", "fast-uri", "mimetext", "mime-db", "zod-to-json-schema"])
+      expect(packages(name), name).toEqual([]);
+    expect(
+      inputs.filter((path) => path.includes("node_modules/zod/v3/")),
+      "zod/v3",
+    ).toEqual([]);
     // The client SDK's JSON Schema validator (agents' client code extends it) is the only part of it kept.
-    const client = packages("@modelcontextprotocol/client").filter((path) => !/\/dist\/(validators\/cfWorker\.mjs|cfWorkerProvider-|dialects-)/.test(path));
+    const client = packages("@modelcontextprotocol/client").filter(
+      (path) => !/\/dist\/(validators\/cfWorker\.mjs|cfWorkerProvider-|dialects-)/.test(path),
+    );
     expect(client, "@modelcontextprotocol/client").toEqual([]);
-    for (const refusal of ["ajv-refusal", "mimetext-refusal", "mcp-client-refusal", "zod-v3-refusal"]) expect(inputs).toContain(`src/lib/${refusal}.ts`);
+    for (const refusal of ["ajv-refusal", "mimetext-refusal", "mcp-client-refusal", "zod-v3-refusal"])
+      expect(inputs).toContain(`src/lib/${refusal}.ts`);
     // The code that uses them is still in (the SDK's default validator, agents' e-mail reply): only never reached.
     expect(inputs).toContain("node_modules/@modelcontextprotocol/sdk/dist/esm/validation/ajv-provider.js");
   }, 120_000);
@@ -50,6 +64,8 @@ describe("the Worker bundle", () => {
 
   it("says what to do should anything construct the refused ajv", async () => {
     const { default: Ajv } = await import("../../src/lib/ajv-refusal");
-    expect(() => new (Ajv as unknown as new () => object)()).toThrow(/ajv is not bundled in this Worker .*give the MCP SDK a jsonSchemaValidator/);
+    expect(() => new (Ajv as unknown as new () => object)()).toThrow(
+      /ajv is not bundled in this Worker .*give the MCP SDK a jsonSchemaValidator/,
+    );
   });
 });

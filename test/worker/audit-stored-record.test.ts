@@ -28,7 +28,10 @@ describe("storedRecordProblem", () => {
     [{ time: "yesterday" }, "time: must be an ISO 8601 date and time with Z or an offset"],
     [{ time: "2026-12-01T22:00:00" }, "time: must be an ISO 8601 date and time with Z or an offset"],
     [{ time: "2026-13-45T22:00:00Z" }, "time: must be an ISO 8601 date and time with Z or an offset"],
-    [{ outcome: "fine" }, "outcome: must be one of ok, invalid-input, rejected-by-policy, rate-limited, upstream-error, timeout, error"],
+    [
+      { outcome: "fine" },
+      "outcome: must be one of ok, invalid-input, rejected-by-policy, rate-limited, upstream-error, timeout, error",
+    ],
     [{ kind: "batch" }, "kind: must be one of tool, route, oauth, resource, prompt"],
     [{ correlationId: "" }, "correlationId: must not be empty"],
     [{ organizationId: 7 }, "organizationId: must be a string"],

@@ -28,7 +28,10 @@ async function openConsent(user: string, client: RegisteredClient, scope?: strin
 
 /** `requested`: boxes for scopes the client asked for; `more`: the rest the role may grant; `checked`: ticked ones. */
 function checkboxes(html: string): { checked: string[]; requested: string[]; more: string[]; all: string[] } {
-  const inputs = [...html.matchAll(/<input type="checkbox" name="scope" value="([^"]+)"([^>]*)>/g)].map((m) => ({ scope: m[1]!, attributes: m[2]! }));
+  const inputs = [...html.matchAll(/<input type="checkbox" name="scope" value="([^"]+)"([^>]*)>/g)].map((m) => ({
+    scope: m[1]!,
+    attributes: m[2]!,
+  }));
   return {
     checked: inputs.filter((i) => / checked/.test(i.attributes)).map((i) => i.scope),
     requested: inputs.filter((i) => / data-requested/.test(i.attributes)).map((i) => i.scope),
@@ -37,14 +40,20 @@ function checkboxes(html: string): { checked: string[]; requested: string[]; mor
   };
 }
 
-async function approve(jar: CookieJar, html: string, scopes: string[], headers: Record<string, string> = FORM): Promise<Response> {
+async function approve(
+  jar: CookieJar,
+  html: string,
+  scopes: string[],
+  headers: Record<string, string> = FORM,
+): Promise<Response> {
   const form = new URLSearchParams({ handle: consentHandle(html), decision: "approve" });
   for (const scope of scopes) form.append("scope", scope);
   return browserFetch(jar, "/authorize", { method: "POST", body: form, headers });
 }
 
 /** The characters a bidi or control-character attack needs; none may reach a page. */
-const UNSAFE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B\u200E\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/;
+const UNSAFE =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B\u200E\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/;
 
 describe("sign-in before consent", () => {
   it("sends a signed-out browser to sign-in and back to the same authorization request", async () => {
@@ -78,7 +87,11 @@ describe("sign-in before consent", () => {
   it("refuses an unknown development user and a cross-site sign-in post", async () => {
     const jar = new CookieJar();
     expect((await devSignIn(jar, "nobody")).status).toBe(400);
-    const crossSite = await browserFetch(jar, "/signin/dev", { method: "POST", body: new URLSearchParams({ user: "ana" }), headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://evil.example" } });
+    const crossSite = await browserFetch(jar, "/signin/dev", {
+      method: "POST",
+      body: new URLSearchParams({ user: "ana" }),
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://evil.example" },
+    });
     expect(crossSite.status).toBe(403);
   });
 
@@ -88,7 +101,11 @@ describe("sign-in before consent", () => {
     const signin = await worker.fetch(new Request(`${BASE}/signin`), off, ctx);
     expect(signin.status).toBe(503);
     expect(await signin.text()).toMatch(/no sign-in method/);
-    const post = await worker.fetch(new Request(`${BASE}/signin/dev`, { method: "POST", body: new URLSearchParams({ user: "ana" }), headers: FORM }), off, ctx);
+    const post = await worker.fetch(
+      new Request(`${BASE}/signin/dev`, { method: "POST", body: new URLSearchParams({ user: "ana" }), headers: FORM }),
+      off,
+      ctx,
+    );
     expect(post.status).toBe(404);
     expect(post.headers.get("set-cookie")).toBeNull();
     await waitOnExecutionContext(ctx);
@@ -183,7 +200,11 @@ describe("consent page", () => {
   });
 
   it("refuses a consent post from a signed-out browser", async () => {
-    const res = await SELF.fetch(`${BASE}/authorize`, { method: "POST", body: new URLSearchParams({ handle: "x", decision: "approve" }), headers: FORM });
+    const res = await SELF.fetch(`${BASE}/authorize`, {
+      method: "POST",
+      body: new URLSearchParams({ handle: "x", decision: "approve" }),
+      headers: FORM,
+    });
     expect(res.status).toBe(401);
   });
 });
@@ -198,31 +219,52 @@ describe("remembered consent", () => {
     const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
     expect((await exchangeCode(client, code, first.verifier)).status).toBe(200);
 
-    const same = await browserFetch(jar, authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read orders.search offline_access" }));
+    const same = await browserFetch(
+      jar,
+      authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read orders.search offline_access" }),
+    );
     expect(same.status).toBe(302);
     expect(new URL(same.headers.get("location")!).searchParams.get("code")).toBeTruthy();
 
-    const narrower = await browserFetch(jar, authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read" }));
+    const narrower = await browserFetch(
+      jar,
+      authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read" }),
+    );
     expect(narrower.status).toBe(302);
 
-    const wider = await browserFetch(jar, authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read orders.pii" }));
+    const wider = await browserFetch(
+      jar,
+      authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read orders.pii" }),
+    );
     expect(wider.status).toBe(200);
     expect(await wider.text()).toContain('name="handle"');
 
     // Revoke (RFC 7009, as a client or a user disconnecting does): the grant ends, and the remembered
     // approval no longer skips the page.
     const pkce = await pkcePair();
-    const latest = await browserFetch(jar, authorizeUrl(client, pkce.challenge, { scope: "orders.read offline_access" }));
+    const latest = await browserFetch(
+      jar,
+      authorizeUrl(client, pkce.challenge, { scope: "orders.read offline_access" }),
+    );
     expect(latest.status).toBe(302);
     const latestCode = new URL(latest.headers.get("location")!).searchParams.get("code")!;
-    const latestTokens = (await (await exchangeCode(client, latestCode, pkce.verifier)).json()) as { refresh_token: string };
+    const latestTokens = (await (await exchangeCode(client, latestCode, pkce.verifier)).json()) as {
+      refresh_token: string;
+    };
     const revoke = await SELF.fetch(`${BASE}/oauth/token`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ token: latestTokens.refresh_token, token_type_hint: "refresh_token", client_id: client.client_id }),
+      body: new URLSearchParams({
+        token: latestTokens.refresh_token,
+        token_type_hint: "refresh_token",
+        client_id: client.client_id,
+      }),
     });
     expect(revoke.status).toBe(200);
-    const afterRevoke = await browserFetch(jar, authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read" }));
+    const afterRevoke = await browserFetch(
+      jar,
+      authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read" }),
+    );
     expect(afterRevoke.status).toBe(200);
     expect(await afterRevoke.text()).toContain('name="handle"');
   });
@@ -238,7 +280,10 @@ describe("remembered consent", () => {
     const grants = await oauth.listUserGrants("acme--dev");
     expect(grants.items.length).toBeGreaterThan(0);
     for (const grant of grants.items) await oauth.revokeGrant(grant.id, "acme--dev");
-    const afterRevoke = await browserFetch(jar, authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read" }));
+    const afterRevoke = await browserFetch(
+      jar,
+      authorizeUrl(client, (await pkcePair()).challenge, { scope: "orders.read" }),
+    );
     expect(afterRevoke.status).toBe(200);
   });
 });
@@ -248,7 +293,9 @@ async function oauthHelpers() {
   const { getOAuthServers } = await import("../../src/oauth/servers");
   const { mcpResourceHandler } = await import("../../src/mcp/http");
   const { apiResourceHandler } = await import("../../src/api");
-  return getOAuthServers(env, { mcp: mcpResourceHandler, api: apiResourceHandler }).authorizationServer.getOAuthApi(env);
+  return getOAuthServers(env, { mcp: mcpResourceHandler, api: apiResourceHandler }).authorizationServer.getOAuthApi(
+    env,
+  );
 }
 
 describe("where the consent answer comes from", () => {
@@ -274,7 +321,11 @@ describe("where the consent answer comes from", () => {
     const client = await registerClient();
     const { jar, page } = await openConsent("ana", client, "orders.read");
     const html = await page.text();
-    for (const headers of [{ ...FORM_ONLY, "Sec-Fetch-Site": "cross-site" }, { ...FORM_ONLY, "Sec-Fetch-Site": "same-site" }, FORM_ONLY]) {
+    for (const headers of [
+      { ...FORM_ONLY, "Sec-Fetch-Site": "cross-site" },
+      { ...FORM_ONLY, "Sec-Fetch-Site": "same-site" },
+      FORM_ONLY,
+    ]) {
       const res = await approve(jar, html, ["orders.read"], headers);
       expect(res.status).toBe(403);
       expect(res.headers.get("location")).toBeNull();
@@ -284,7 +335,10 @@ describe("where the consent answer comes from", () => {
   it("accepts a same-origin answer declared by Sec-Fetch-Site alone", async () => {
     const client = await registerClient();
     const { jar, page } = await openConsent("ana", client, "orders.read");
-    const res = await approve(jar, await page.text(), ["orders.read"], { ...FORM_ONLY, "Sec-Fetch-Site": "same-origin" });
+    const res = await approve(jar, await page.text(), ["orders.read"], {
+      ...FORM_ONLY,
+      "Sec-Fetch-Site": "same-origin",
+    });
     expect(res.status).toBe(302);
     expect(new URL(res.headers.get("location")!).searchParams.get("code")).toBeTruthy();
   });
@@ -293,7 +347,11 @@ describe("where the consent answer comes from", () => {
     const client = await registerClient();
     const { jar, page } = await openConsent("ana", client);
     const form = new URLSearchParams({ handle: consentHandle(await page.text()), decision: "deny" });
-    const res = await browserFetch(jar, "/authorize", { method: "POST", body: form, headers: { ...FORM_ONLY, Origin: "https://evil.example" } });
+    const res = await browserFetch(jar, "/authorize", {
+      method: "POST",
+      body: form,
+      headers: { ...FORM_ONLY, Origin: "https://evil.example" },
+    });
     expect(res.status).toBe(403);
   });
 });
@@ -307,7 +365,10 @@ describe("unknown scopes", () => {
   it("sends a request for a scope that does not exist back to the client with invalid_scope, before sign-in", async () => {
     const client = await registerClient();
     const { challenge } = await pkcePair();
-    const res = await browserFetch(new CookieJar(), authorizeUrl(client, challenge, { scope: "orders.raed", state: "keep-me" }));
+    const res = await browserFetch(
+      new CookieJar(),
+      authorizeUrl(client, challenge, { scope: "orders.raed", state: "keep-me" }),
+    );
     const location = errorRedirect(res);
     expect(`${location.origin}${location.pathname}`).toBe("https://client.example/callback");
     expect(location.searchParams.get("error")).toBe("invalid_scope");
@@ -349,7 +410,10 @@ describe("unknown scopes", () => {
   it("shows an error page, never a redirect, when the redirect URI is not the client's", async () => {
     const client = await registerClient();
     const { challenge } = await pkcePair();
-    const res = await browserFetch(new CookieJar(), authorizeUrl(client, challenge, { scope: "orders.raed", redirectUri: "https://evil.example/callback" }));
+    const res = await browserFetch(
+      new CookieJar(),
+      authorizeUrl(client, challenge, { scope: "orders.raed", redirectUri: "https://evil.example/callback" }),
+    );
     expect(res.status).toBe(400);
     expect(res.headers.get("location")).toBeNull();
   });
@@ -390,7 +454,11 @@ describe("client names on the consent page", () => {
 describe("sensitive scopes, more scopes, lifetime and switching account", () => {
   it("marks personal-data, write and admin scopes as sensitive with the reason, and never ticks them", async () => {
     const client = await registerClient();
-    const { page } = await openConsent("ana", client, "orders.read orders.search orders.pii contracts.write audit.read");
+    const { page } = await openConsent(
+      "ana",
+      client,
+      "orders.read orders.search orders.pii contracts.write audit.read",
+    );
     const html = await page.text();
     const boxes = checkboxes(html);
     expect(boxes.requested).toEqual(["orders.read", "orders.search", "orders.pii", "contracts.write", "audit.read"]);
@@ -413,10 +481,22 @@ describe("sensitive scopes, more scopes, lifetime and switching account", () => 
     // MCP scopes an administrator may grant; REST-only scopes (keys.admin, snapshots.write) and offline_access are not offered.
     expect(boxes.more).toEqual(["orders.search", "orders.pii", "orders.write", "contracts.write", "audit.read"]);
     expect(visible(html)).toContain("More permissions your role may grant");
-    const approved = await approve(jar, html, ["orders.read", "contracts.read", "orders.search", "audit.read", "orders.pii"]);
+    const approved = await approve(jar, html, [
+      "orders.read",
+      "contracts.read",
+      "orders.search",
+      "audit.read",
+      "orders.pii",
+    ]);
     const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
     const tokens = (await (await exchangeCode(client, code, verifier)).json()) as { scope: string };
-    expect(tokens.scope.split(" ").sort()).toEqual(["audit.read", "contracts.read", "orders.pii", "orders.read", "orders.search"]);
+    expect(tokens.scope.split(" ").sort()).toEqual([
+      "audit.read",
+      "contracts.read",
+      "orders.pii",
+      "orders.read",
+      "orders.search",
+    ]);
 
     const member = await openConsent("mia", await registerClient(), "orders.read");
     expect(checkboxes(await member.page.text()).more).toEqual(["orders.search", "contracts.read"]);
@@ -425,12 +505,16 @@ describe("sensitive scopes, more scopes, lifetime and switching account", () => 
   it("states how long the grant lasts, with and without offline_access", async () => {
     const client = await registerClient();
     const short = visible(await (await openConsent("mia", client, "orders.read")).page.text());
-    expect(short).toContain("How long: each access token lasts 1 hour. No refresh token is issued (the app did not ask for offline_access): access ends after 1 hour and the app must ask you again.");
+    expect(short).toContain(
+      "How long: each access token lasts 1 hour. No refresh token is issued (the app did not ask for offline_access): access ends after 1 hour and the app must ask you again.",
+    );
     const long = visible(await (await openConsent("mia", client, "orders.read offline_access")).page.text());
-    expect(long).toContain("With offline_access the app also gets a refresh token and stays connected for up to 30 days without asking you again.");
+    expect(long).toContain(
+      "With offline_access the app also gets a refresh token and stays connected for up to 30 days without asking you again.",
+    );
   });
 
-  it("\"Not you?\" signs out and back in to the same authorization request", async () => {
+  it('"Not you?" signs out and back in to the same authorization request', async () => {
     const client = await registerClient();
     const jar = new CookieJar();
     const { page } = await openConsent("mia", client, "orders.read", jar);
@@ -456,10 +540,18 @@ describe("sensitive scopes, more scopes, lifetime and switching account", () => 
     const client = await registerClient({ client_name: "Claude Desktop Test" });
     const { challenge } = await pkcePair();
     const url = new URL(authorizeUrl(client, challenge));
-    const signin = await browserFetch(new CookieJar(), `/signin?return=${encodeURIComponent(url.pathname + url.search)}`);
+    const signin = await browserFetch(
+      new CookieJar(),
+      `/signin?return=${encodeURIComponent(url.pathname + url.search)}`,
+    );
     const text = visible(await signin.text());
-    expect(text).toContain("Sign in to continue to Claude Desktop Test (a name the app chose for itself, not verified), which asks to use Arbiter for you.");
-    const unknown = await browserFetch(new CookieJar(), `/signin?return=${encodeURIComponent("/authorize?client_id=nobody&client_name=Google")}`);
+    expect(text).toContain(
+      "Sign in to continue to Claude Desktop Test (a name the app chose for itself, not verified), which asks to use Arbiter for you.",
+    );
+    const unknown = await browserFetch(
+      new CookieJar(),
+      `/signin?return=${encodeURIComponent("/authorize?client_id=nobody&client_name=Google")}`,
+    );
     expect(await unknown.text()).not.toContain("requesting-app");
   });
 });

@@ -25,10 +25,14 @@ const objectNamespaces = {
 async function storedRows(namespace: DurableObjectNamespace, id: DurableObjectId): Promise<Record<string, number>> {
   return runInDurableObject(namespace.get(id), async (_instance: unknown, state: DurableObjectState) => {
     const counts: Record<string, number> = {};
-    const tables = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").toArray();
+    const tables = state.storage.sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .toArray();
     for (const { name } of tables) {
       if (name.startsWith("_cf_") || name === "sqlite_sequence") continue;
-      const [row] = state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM "${name.replaceAll('"', '""')}"`).toArray();
+      const [row] = state.storage.sql
+        .exec<{ n: number }>(`SELECT count(*) AS n FROM "${name.replaceAll('"', '""')}"`)
+        .toArray();
       if (row!.n > 0) counts[`table ${name}`] = row!.n;
     }
     const keys = await state.storage.list();
@@ -45,16 +49,19 @@ describe("each test file starts with empty storage", () => {
 
   // An object that is still listed holds at most what any new object of its class writes when it starts (agents
   // records its schema version): nothing a test wrote.
-  it.each(Object.entries(objectNamespaces))("Durable Object namespace %s holds nothing a test wrote", async (_name, namespace) => {
-    const listed = await listDurableObjectIds(namespace);
-    const fresh = await storedRows(namespace, namespace.newUniqueId());
-    const leftovers = [];
-    for (const id of listed) {
-      const rows = await storedRows(namespace, id);
-      if (JSON.stringify(rows) !== JSON.stringify(fresh)) leftovers.push(rows);
-    }
-    expect(leftovers).toEqual([]);
-  });
+  it.each(Object.entries(objectNamespaces))(
+    "Durable Object namespace %s holds nothing a test wrote",
+    async (_name, namespace) => {
+      const listed = await listDurableObjectIds(namespace);
+      const fresh = await storedRows(namespace, namespace.newUniqueId());
+      const leftovers = [];
+      for (const id of listed) {
+        const rows = await storedRows(namespace, id);
+        if (JSON.stringify(rows) !== JSON.stringify(fresh)) leftovers.push(rows);
+      }
+      expect(leftovers).toEqual([]);
+    },
+  );
 
   it("Durable Object namespace MCP_OBJECT holds no session object that is not a whole session of its own", async () => {
     const fresh = await storedRows(env.MCP_OBJECT as unknown as DurableObjectNamespace, env.MCP_OBJECT.newUniqueId());

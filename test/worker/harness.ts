@@ -67,10 +67,15 @@ export function verifiedPrincipal(resource: ProtectedResourceName, options: Prin
   const subject = options.user ?? "ana";
   const user = Object.hasOwn(policy.devUsers, subject) ? policy.devUsers[subject] : undefined;
   if (!user) throw new Error(`harness: no development user "${subject}" in policies/dev-users.json`);
-  const requested = options.scope !== undefined && options.scope.trim() !== "" ? options.scope.trim().split(/\s+/) : [...policy.baseline[resource]];
+  const requested =
+    options.scope !== undefined && options.scope.trim() !== ""
+      ? options.scope.trim().split(/\s+/)
+      : [...policy.baseline[resource]];
   const unknown = requested.filter((scope) => !policy.scopeNames.includes(scope));
   if (unknown.length > 0) throw new Error(`harness: /authorize would refuse the unknown scope(s) ${unknown.join(" ")}`);
-  const grantable = grantableScopes(policy, user.role).filter((scope) => policy.scopes[scope]?.resources.includes(resource));
+  const grantable = grantableScopes(policy, user.role).filter((scope) =>
+    policy.scopes[scope]?.resources.includes(resource),
+  );
   const scope = [...new Set(options.approve ?? requested)].filter((name) => grantable.includes(name));
   const origin = new URL(workerEnv.PUBLIC_URL).origin;
   const clientId = options.clientId ?? `harness-${crypto.randomUUID().slice(0, 8)}`;
@@ -90,12 +95,20 @@ export function verifiedPrincipal(resource: ProtectedResourceName, options: Prin
 }
 
 /** A principal for /mcp (shorthand of verifiedPrincipal). */
-export function mcpPrincipal(user = "ana", scope?: string, options: Omit<PrincipalOptions, "user" | "scope"> = {}): Verified {
+export function mcpPrincipal(
+  user = "ana",
+  scope?: string,
+  options: Omit<PrincipalOptions, "user" | "scope"> = {},
+): Verified {
   return verifiedPrincipal("mcp", { ...options, user, ...(scope === undefined ? {} : { scope }) });
 }
 
 /** A principal for the REST API and /chat (shorthand of verifiedPrincipal). */
-export function restPrincipal(user = "ana", scope?: string, options: Omit<PrincipalOptions, "user" | "scope"> = {}): Verified {
+export function restPrincipal(
+  user = "ana",
+  scope?: string,
+  options: Omit<PrincipalOptions, "user" | "scope"> = {},
+): Verified {
   return verifiedPrincipal("api", { ...options, user, ...(scope === undefined ? {} : { scope }) });
 }
 
@@ -113,7 +126,9 @@ function insideResource(url: URL, resource: ProtectedResourceName): boolean {
 export async function callHandler(principal: Verified, input: string | URL, init: RequestInit = {}): Promise<Response> {
   const url = new URL(input, workerEnv.PUBLIC_URL);
   if (!insideResource(url, principal.resource)) {
-    throw new Error(`harness: ${url.pathname} is not served by the ${principal.resource} resource (for /chat, call /api/chat)`);
+    throw new Error(
+      `harness: ${url.pathname} is not served by the ${principal.resource} resource (for /chat, call /api/chat)`,
+    );
   }
   const headers = new Headers(init.headers);
   headers.set("Authorization", `Bearer ${PLACEHOLDER_TOKEN}`);

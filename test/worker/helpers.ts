@@ -44,7 +44,9 @@ function base64url(bytes: Uint8Array): string {
 
 export async function pkcePair(): Promise<{ verifier: string; challenge: string }> {
   const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+  const challenge = base64url(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
+  );
   return { verifier, challenge };
 }
 
@@ -73,17 +75,29 @@ export async function browserFetch(jar: CookieJar, url: string, init: RequestIni
   const headers = new Headers(init.headers);
   const cookie = jar.header();
   if (cookie) headers.set("Cookie", cookie);
-  const response = await SELF.fetch(url.startsWith("http") ? url : `${BASE}${url}`, { ...init, headers, redirect: "manual" });
+  const response = await SELF.fetch(url.startsWith("http") ? url : `${BASE}${url}`, {
+    ...init,
+    headers,
+    redirect: "manual",
+  });
   jar.store(response);
   return response;
 }
 
 export async function devSignIn(jar: CookieJar, user: string, returnTo = "/"): Promise<Response> {
   const form = new URLSearchParams({ user, return: returnTo });
-  return browserFetch(jar, "/signin/dev", { method: "POST", body: form, headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE } });
+  return browserFetch(jar, "/signin/dev", {
+    method: "POST",
+    body: form,
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
+  });
 }
 
-export function authorizeUrl(client: RegisteredClient, challenge: string, options: { scope?: string; resource?: string; state?: string; redirectUri?: string } = {}): string {
+export function authorizeUrl(
+  client: RegisteredClient,
+  challenge: string,
+  options: { scope?: string; resource?: string; state?: string; redirectUri?: string } = {},
+): string {
   const params = new URLSearchParams({
     response_type: "code",
     client_id: client.client_id,
@@ -112,7 +126,13 @@ export interface TokenSet {
   expires_in: number;
 }
 
-export async function exchangeCode(client: RegisteredClient, code: string, verifier: string, redirectUri?: string, resource = MCP_URL): Promise<Response> {
+export async function exchangeCode(
+  client: RegisteredClient,
+  code: string,
+  verifier: string,
+  redirectUri?: string,
+  resource = MCP_URL,
+): Promise<Response> {
   return SELF.fetch(`${BASE}/oauth/token`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
@@ -131,7 +151,9 @@ export async function exchangeCode(client: RegisteredClient, code: string, verif
  * The whole dance for a public client: register (unless given), sign in as `user`, approve consent with
  * `approve` scopes (default: every requested scope the role may grant, ticked or not), exchange the code. Returns the tokens.
  */
-export async function obtainTokens(options: { user?: string; scope?: string; approve?: string[]; resource?: string; client?: RegisteredClient } = {}): Promise<{ tokens: TokenSet; client: RegisteredClient; jar: CookieJar }> {
+export async function obtainTokens(
+  options: { user?: string; scope?: string; approve?: string[]; resource?: string; client?: RegisteredClient } = {},
+): Promise<{ tokens: TokenSet; client: RegisteredClient; jar: CookieJar }> {
   const client = options.client ?? (await registerClient());
   const jar = new CookieJar();
   await devSignIn(jar, options.user ?? "ana");
@@ -146,7 +168,11 @@ export async function obtainTokens(options: { user?: string; scope?: string; app
     const offered = [...body.matchAll(/name="scope" value="([^"]+)" data-requested/g)].map((m) => m[1]!);
     const form = new URLSearchParams({ handle, decision: "approve" });
     for (const scope of options.approve ?? offered) form.append("scope", scope);
-    const approved = await browserFetch(jar, "/authorize", { method: "POST", body: form, headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE } });
+    const approved = await browserFetch(jar, "/authorize", {
+      method: "POST",
+      body: form,
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
+    });
     location = approved.headers.get("location");
   } else {
     location = page.headers.get("location");
@@ -155,12 +181,17 @@ export async function obtainTokens(options: { user?: string; scope?: string; app
   const code = new URL(location).searchParams.get("code");
   if (!code) throw new Error(`no code in ${location}`);
   const tokenResponse = await exchangeCode(client, code, verifier, undefined, resource);
-  if (tokenResponse.status !== 200) throw new Error(`token exchange failed: ${tokenResponse.status} ${await tokenResponse.text()}`);
+  if (tokenResponse.status !== 200)
+    throw new Error(`token exchange failed: ${tokenResponse.status} ${await tokenResponse.text()}`);
   return { tokens: (await tokenResponse.json()) as TokenSet, client, jar };
 }
 
 /** A JSON-RPC POST to /mcp with the headers Streamable HTTP requires; without a caller, anonymous through SELF. */
-export async function mcpPost(token: Caller | undefined, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+export async function mcpPost(
+  token: Caller | undefined,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const init = {
     method: "POST",
     headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers },
@@ -171,15 +202,30 @@ export async function mcpPost(token: Caller | undefined, body: unknown, headers:
 
 export const MODERN_ERA = "2026-07-28";
 /** The per-request envelope a 2026-07-28 request carries in `params._meta`. */
-export const MODERN_ENVELOPE = { "io.modelcontextprotocol/protocolVersion": MODERN_ERA, "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+export const MODERN_ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": MODERN_ERA,
+  "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 
 /**
  * A 2026-07-28 (stateless) request to /mcp: the protocol version, method and name headers that era requires, and
  * the per-request envelope in `params._meta`.
  */
-export async function modernPost(token: Caller, method: string, params: Record<string, unknown> = {}, extra: Record<string, string> = {}, id = 1): Promise<Response> {
+export async function modernPost(
+  token: Caller,
+  method: string,
+  params: Record<string, unknown> = {},
+  extra: Record<string, string> = {},
+  id = 1,
+): Promise<Response> {
   const named = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined;
-  const headers: Record<string, string> = { "MCP-Protocol-Version": MODERN_ERA, "Mcp-Method": method, ...(named === undefined ? {} : { "Mcp-Name": named }), ...extra };
+  const headers: Record<string, string> = {
+    "MCP-Protocol-Version": MODERN_ERA,
+    "Mcp-Method": method,
+    ...(named === undefined ? {} : { "Mcp-Name": named }),
+    ...extra,
+  };
   return mcpPost(token, { jsonrpc: "2.0", id, method, params: { ...params, _meta: MODERN_ENVELOPE } }, headers);
 }
 
@@ -204,12 +250,26 @@ export async function initializeSession(token: Caller, protocolVersion = "2025-1
   const sessionId = response.headers.get("mcp-session-id");
   await readRpc(response);
   if (!sessionId) throw new Error("no session id");
-  await mcpPost(token, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": sessionId, "mcp-protocol-version": protocolVersion });
+  await mcpPost(
+    token,
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { "mcp-session-id": sessionId, "mcp-protocol-version": protocolVersion },
+  );
   return sessionId;
 }
 
-export async function rpc(token: Caller, sessionId: string, method: string, params: unknown = {}, id = 2): Promise<Record<string, any>> {
-  const response = await mcpPost(token, { jsonrpc: "2.0", id, method, params }, { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" });
+export async function rpc(
+  token: Caller,
+  sessionId: string,
+  method: string,
+  params: unknown = {},
+  id = 2,
+): Promise<Record<string, any>> {
+  const response = await mcpPost(
+    token,
+    { jsonrpc: "2.0", id, method, params },
+    { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
+  );
   const messages = await readRpc(response);
   const reply = messages.find((m) => m.id === id);
   if (!reply) throw new Error(`no reply to ${method}: ${response.status}`);

@@ -12,7 +12,14 @@ import { decodePrincipal, encodePrincipal } from "../../src/mcp/principal-header
 
 const NOW = Date.UTC(2026, 11, 1, 9, 0, 0);
 const SECRET = "a-test-secret-of-at-least-thirty-two-characters";
-const IDENTITY = { subject: "ana", name: "Ana Lima ✓", email: "ana@acme.example", organizationId: "acme", role: "admin", method: "oidc" as const };
+const IDENTITY = {
+  subject: "ana",
+  name: "Ana Lima ✓",
+  email: "ana@acme.example",
+  organizationId: "acme",
+  role: "admin",
+  method: "oidc" as const,
+};
 const FLOW = { state: "s1", nonce: "n1", codeVerifier: "v1", returnTo: "/admin?x=ü", issuer: "https://idp.example" };
 const OLD_SESSION =
   "eyJzdWJqZWN0IjoiYW5hIiwibmFtZSI6IkFuYSBMaW1hIOKckyIsImVtYWlsIjoiYW5hQGFjbWUuZXhhbXBsZSIsIm9yZ2FuaXphdGlvbklkIjoiYWNtZSIsInJvbGUiOiJhZG1pbiIsIm1ldGhvZCI6Im9pZGMiLCJleHAiOjE3OTYxNDQ0MDB9.V9WCNWjsqmG50LM1bcvxfEzTyd3fzYQ74TdN7v2N8-Y";
@@ -33,7 +40,9 @@ describe("sealed cookies", () => {
   it("keeps purposes apart: a session never opens as a sign-in flow, nor the reverse", async () => {
     expect(await openFlow(OLD_SESSION, SECRET, NOW)).toBeUndefined();
     expect(await openSession(OLD_FLOW, SECRET, NOW)).toBeUndefined();
-    expect(await openSession(await sealFlow(newFlow("https://idp.example", "/"), SECRET, NOW), SECRET, NOW)).toBeUndefined();
+    expect(
+      await openSession(await sealFlow(newFlow("https://idp.example", "/"), SECRET, NOW), SECRET, NOW),
+    ).toBeUndefined();
   });
 
   it("refuses expired, altered, foreign-key and malformed values", async () => {
@@ -45,12 +54,14 @@ describe("sealed cookies", () => {
     const [body, signature] = sealed.split(".");
     expect(await openSealed(`${body}x.${signature}`, key, NOW)).toBeUndefined();
     expect(await openSealed(`${body}.${signature}.x`, key, NOW)).toBeUndefined();
-    for (const garbage of ["", ".", "garbage", "%%%.%%%", `${body}.`]) expect(await openSealed(garbage, key, NOW)).toBeUndefined();
+    for (const garbage of ["", ".", "garbage", "%%%.%%%", `${body}.`])
+      expect(await openSealed(garbage, key, NOW)).toBeUndefined();
   });
 });
 
 describe("readCookie", () => {
-  const request = (cookie?: string) => new Request("https://arbiter.example/", cookie === undefined ? {} : { headers: { cookie } });
+  const request = (cookie?: string) =>
+    new Request("https://arbiter.example/", cookie === undefined ? {} : { headers: { cookie } });
 
   it("finds the named cookie among others, trimmed, with = signs in the value kept", () => {
     expect(readCookie(request("a=1; __Host-arbiter-session=abc.d=f ;b=2"), "__Host-arbiter-session")).toBe("abc.d=f");
@@ -70,16 +81,26 @@ describe("sha256Hex", () => {
   });
 
   it("keeps stored content hashes as sha256:<hex>", async () => {
-    expect(await contentHash(new TextEncoder().encode("abc"))).toBe("sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    expect(await contentHash(new TextEncoder().encode("abc"))).toBe(
+      "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+    );
   });
 });
 
 describe("principal header", () => {
   it("is unpadded base64url of the principal's JSON, and reads back", () => {
-    const principal = { organizationId: "acme", userId: "ana ✓", clientId: "c?>", role: "admin", scopes: ["orders.read"] };
+    const principal = {
+      organizationId: "acme",
+      userId: "ana ✓",
+      clientId: "c?>",
+      role: "admin",
+      scopes: ["orders.read"],
+    };
     const header = encodePrincipal(principal);
     // What the hand-written encoder wrote for this principal (unpadded, URL-safe alphabet).
-    expect(header).toBe("eyJvcmdhbml6YXRpb25JZCI6ImFjbWUiLCJ1c2VySWQiOiJhbmEg4pyTIiwiY2xpZW50SWQiOiJjPz4iLCJyb2xlIjoiYWRtaW4iLCJzY29wZXMiOlsib3JkZXJzLnJlYWQiXX0");
+    expect(header).toBe(
+      "eyJvcmdhbml6YXRpb25JZCI6ImFjbWUiLCJ1c2VySWQiOiJhbmEg4pyTIiwiY2xpZW50SWQiOiJjPz4iLCJyb2xlIjoiYWRtaW4iLCJzY29wZXMiOlsib3JkZXJzLnJlYWQiXX0",
+    );
     expect(decodePrincipal(header)).toEqual(principal);
     expect(decodePrincipal("%%%")).toBeUndefined();
   });

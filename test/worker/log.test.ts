@@ -15,7 +15,12 @@ describe("structured logs", () => {
     const line = spy.mock.calls[0]![0] as string;
     spy.mockRestore();
     const parsed = JSON.parse(line);
-    expect(parsed).toMatchObject({ level: "error", message: "tool handler threw", tool: "t", error: { name: "Error" } });
+    expect(parsed).toMatchObject({
+      level: "error",
+      message: "tool handler threw",
+      tool: "t",
+      error: { name: "Error" },
+    });
     expect(line).not.toContain("abc123");
     expect(line).not.toContain("secret.ts");
   });

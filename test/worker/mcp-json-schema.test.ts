@@ -3,11 +3,17 @@
 import { describe, expect, it } from "vitest";
 import { jsonOnlySchema } from "../../src/mcp/v2/json-schema";
 
-type Std = { "~standard": { validate(value: unknown): { value: unknown }; jsonSchema: { input(): unknown; output(): unknown } } };
+type Std = {
+  "~standard": { validate(value: unknown): { value: unknown }; jsonSchema: { input(): unknown; output(): unknown } };
+};
 
 describe("jsonOnlySchema", () => {
   it("passes every value through and lists the JSON Schema without its $schema dialect", () => {
-    const schema = jsonOnlySchema({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { a: { type: "string" } } }) as unknown as Std;
+    const schema = jsonOnlySchema({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: { a: { type: "string" } },
+    }) as unknown as Std;
     expect(schema["~standard"].validate({ a: 1 })).toEqual({ value: { a: 1 } });
     expect(schema["~standard"].jsonSchema.input()).toEqual({ type: "object", properties: { a: { type: "string" } } });
   });

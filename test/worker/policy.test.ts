@@ -24,7 +24,20 @@ function failure(fn: () => unknown): PolicyError {
 describe("policy loading", () => {
   it("loads the bundled policy", () => {
     const policy = getPolicy();
-    expect(policy.scopeNames).toEqual(expect.arrayContaining(["orders.read", "orders.search", "orders.pii", "contracts.read", "contracts.write", "snapshots.write", "audit.read", "keys.admin", "clients.admin", "offline_access"]));
+    expect(policy.scopeNames).toEqual(
+      expect.arrayContaining([
+        "orders.read",
+        "orders.search",
+        "orders.pii",
+        "contracts.read",
+        "contracts.write",
+        "snapshots.write",
+        "audit.read",
+        "keys.admin",
+        "clients.admin",
+        "offline_access",
+      ]),
+    );
     expect(policy.baseline.mcp).toEqual(["orders.read", "contracts.read"]);
     expect(grantableScopes(policy, "member")).not.toContain("orders.pii");
     expect(grantableScopes(policy, "admin")).toContain("keys.admin");
@@ -32,11 +45,15 @@ describe("policy loading", () => {
 
   it("names the file and field of a wrong type", () => {
     const error = failure(() => loadPolicy(withFile("scopes.json", (f) => (f.scopes["orders.read"].description = 42))));
-    expect(error.message).toBe("policies/scopes.json: scopes.orders.read.description: Invalid input: expected string, received number");
+    expect(error.message).toBe(
+      "policies/scopes.json: scopes.orders.read.description: Invalid input: expected string, received number",
+    );
   });
 
   it("names an unknown scope granted by a role", () => {
-    const error = failure(() => loadPolicy(withFile("organizations.json", (f) => f.roles.member.grantable.push("orders.everything"))));
+    const error = failure(() =>
+      loadPolicy(withFile("organizations.json", (f) => f.roles.member.grantable.push("orders.everything"))),
+    );
     expect(error.file).toBe("organizations.json");
     expect(error.field).toMatch(/^roles\.member\.grantable\.\d+$/);
     expect(error.message).toContain('unknown scope "orders.everything"');
@@ -48,17 +65,21 @@ describe("policy loading", () => {
   });
 
   it("names a missing file", () => {
-    const { ["organizations.json"]: _removed, ...rest } = bundledPolicyFiles;
-    expect(failure(() => loadPolicy(rest)).message).toBe("policies/organizations.json: (file): file is missing from the bundle");
+    const { "organizations.json": _removed, ...rest } = bundledPolicyFiles;
+    expect(failure(() => loadPolicy(rest)).message).toBe(
+      "policies/organizations.json: (file): file is missing from the bundle",
+    );
   });
 
   it("validates the rate-limit policy and resolves quotas per organization and tool", () => {
     const error = failure(() => loadRateLimitPolicy(withFile("rate-limits.json", (f) => (f.default.limit = -1))));
     expect(error.message).toMatch(/^policies\/rate-limits\.json: default\.limit: /);
-    const policy = loadRateLimitPolicy(withFile("rate-limits.json", (f) => {
-      f.tools.orders_search = { limit: 10, windowSeconds: 60 };
-      f.organizations.acme = { tools: { orders_search: { limit: 5, windowSeconds: 30 } } };
-    }));
+    const policy = loadRateLimitPolicy(
+      withFile("rate-limits.json", (f) => {
+        f.tools.orders_search = { limit: 10, windowSeconds: 60 };
+        f.organizations.acme = { tools: { orders_search: { limit: 5, windowSeconds: 30 } } };
+      }),
+    );
     expect(quotaFor(policy, "acme", "orders_search")).toEqual({ limit: 5, windowSeconds: 30 });
     expect(quotaFor(policy, "globex", "orders_search")).toEqual({ limit: 10, windowSeconds: 60 });
     expect(quotaFor(policy, "globex", "whoami")).toEqual({ limit: 30, windowSeconds: 60 });

@@ -14,9 +14,16 @@ export async function buildFailed(values, _positionals, env, out) {
     const bytes = readInput(values["log-file"]);
     log = bytes.subarray(Math.max(0, bytes.byteLength - LOG_TAIL_BYTES)).toString("utf8");
   }
-  const body = JSON.stringify({ commit: config.commit, ...(config.branch ? { branch: config.branch } : {}), ...(config.runUrl ? { runUrl: config.runUrl } : {}), log });
+  const body = JSON.stringify({
+    commit: config.commit,
+    ...(config.branch ? { branch: config.branch } : {}),
+    ...(config.runUrl ? { runUrl: config.runUrl } : {}),
+    log,
+  });
   const answer = await request(config, "POST", projectPath(config, "/builds"), body, "application/json");
-  out(`Arbiter: recorded failed build #${answer.build.id} of ${config.project} at commit ${answer.build.commit}. Agents checking conformance will be told to fix the build first.`);
+  out(
+    `Arbiter: recorded failed build #${answer.build.id} of ${config.project} at commit ${answer.build.commit}. Agents checking conformance will be told to fix the build first.`,
+  );
   if (values.json) write(values.json, `${JSON.stringify(answer, null, 2)}\n`, "JSON answer");
   return EXIT.approved;
 }

@@ -9,7 +9,16 @@ export async function check(values, positionals, env, out) {
   const file = positionals[0];
   const bytes = readInput(file);
   const choice = reportChoice(values);
-  const answer = await request(config, "POST", projectPath(config, `/drafts${query({ contractVersion: versionOption(values, "contract-version"), ...reportQuery(choice, values, file) })}`), bytes, contentTypeOf(file, bytes));
+  const answer = await request(
+    config,
+    "POST",
+    projectPath(
+      config,
+      `/drafts${query({ contractVersion: versionOption(values, "contract-version"), ...reportQuery(choice, values, file) })}`,
+    ),
+    bytes,
+    contentTypeOf(file, bytes),
+  );
   const heading = `Arbiter: ${config.project} draft ${file} against contract v${answer.contract.version}${answer.contract.label ? ` (${answer.contract.label})` : ""} (not stored; CI's snapshot is the verdict of record)`;
   deliver(choice, heading, answer, out);
   return answer.verdict.approved ? EXIT.approved : EXIT.rejected;

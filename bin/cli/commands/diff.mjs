@@ -9,10 +9,16 @@ export async function diff(values, positionals, env, out) {
   const config = await settings(values, env, "arbiter diff", ["contracts.read"]);
   const file = positionals[0];
   const to = versionOption(values, "to");
-  if ((file === undefined) === (to === undefined)) fail("Compare either an edited contract file (arbiter diff FILE) or a stored version (--to <n>), not both and not neither.");
+  if ((file === undefined) === (to === undefined))
+    fail(
+      "Compare either an edited contract file (arbiter diff FILE) or a stored version (--to <n>), not both and not neither.",
+    );
   const bytes = file === undefined ? undefined : readInput(file);
   const choice = reportChoice(values);
-  const path = projectPath(config, `/contracts/compare${query({ from: versionOption(values, "from"), to, ...reportQuery(choice, values, file) })}`);
+  const path = projectPath(
+    config,
+    `/contracts/compare${query({ from: versionOption(values, "from"), to, ...reportQuery(choice, values, file) })}`,
+  );
   const answer = await request(config, "POST", path, bytes, bytes ? contentTypeOf(file, bytes) : undefined);
   const heading = `Arbiter: ${config.project} ${to ? `v${to}` : file} for clients of v${answer.from.version}: ${plural(answer.breakingChanges.count, "breaking change")}`;
   deliver(choice, heading, answer, out);

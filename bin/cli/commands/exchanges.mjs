@@ -11,11 +11,17 @@ export async function exchanges(values, positionals, env, out) {
   if (!file) fail("Name the recorded traffic to check (a HAR file or NDJSON, or - for standard input).");
   const bytes = readInput(file);
   const choice = reportChoice(values);
-  const path = projectPath(config, `/exchanges${query({ contractVersion: versionOption(values, "contract-version"), commit: config.commit, branch: config.branch, runUrl: config.runUrl, ...reportQuery(choice, values, file) })}`);
+  const path = projectPath(
+    config,
+    `/exchanges${query({ contractVersion: versionOption(values, "contract-version"), commit: config.commit, branch: config.branch, runUrl: config.runUrl, ...reportQuery(choice, values, file) })}`,
+  );
   const answer = await request(config, "POST", path, bytes, recordingType(file));
   const run = answer.run;
   const heading = `Arbiter: ${config.project} recorded traffic run #${run.id} (${plural(run.exchangeCount, "exchange")}${run.commit ? `, commit ${run.commit}` : ""}) against contract v${answer.contract.version}${answer.contract.label ? ` (${answer.contract.label})` : ""}`;
   deliver(choice, heading, answer, out);
-  if (!choice.print && answer.verdict.totalViolations > (answer.verdict.violations ?? []).length) out(`  (${answer.verdict.totalViolations} violations in all; the first ${answer.verdict.violations.length} are listed)`);
+  if (!choice.print && answer.verdict.totalViolations > (answer.verdict.violations ?? []).length)
+    out(
+      `  (${answer.verdict.totalViolations} violations in all; the first ${answer.verdict.violations.length} are listed)`,
+    );
   return answer.verdict.approved ? EXIT.approved : EXIT.rejected;
 }

@@ -10,7 +10,16 @@ export async function snapshot(values, positionals, env, out) {
   const file = positionals[0];
   const bytes = readInput(file);
   const choice = reportChoice(values);
-  const answer = await request(config, "POST", projectPath(config, `/snapshots${query({ commit: config.commit, branch: config.branch, runUrl: config.runUrl, ...reportQuery(choice, values, file) })}`), bytes, contentTypeOf(file, bytes));
+  const answer = await request(
+    config,
+    "POST",
+    projectPath(
+      config,
+      `/snapshots${query({ commit: config.commit, branch: config.branch, runUrl: config.runUrl, ...reportQuery(choice, values, file) })}`,
+    ),
+    bytes,
+    contentTypeOf(file, bytes),
+  );
   const s = answer.snapshot;
   const heading = `Arbiter: ${config.project} snapshot #${s.id} (commit ${s.commit}) against contract v${answer.contract.version}${answer.contract.label ? ` (${answer.contract.label})` : ""}`;
   deliver(choice, heading, answer, out);

@@ -15,7 +15,10 @@ export async function token(values, _positionals, env, out) {
     return EXIT.approved;
   }
   const identity = await identityOf(origin, resourceName, accessToken);
-  if (!identity) fail(`${origin} did not say who the stored ${resourceName === "mcp" ? "MCP" : "REST API"} token is for (it may have been revoked): run arbiter login again.`);
+  if (!identity)
+    fail(
+      `${origin} did not say who the stored ${resourceName === "mcp" ? "MCP" : "REST API"} token is for (it may have been revoked): run arbiter login again.`,
+    );
   out(`${origin}: ${resourceName === "mcp" ? "MCP" : "REST API"} token of ${identityLine(identity)}`);
   return EXIT.approved;
 }

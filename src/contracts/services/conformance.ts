@@ -56,7 +56,12 @@ function buildFailed(build: BuildRecord) {
   );
 }
 
-export async function resolveContract(context: Context, project: string, version: number | undefined, active: ContractRecord | null): Promise<ContractRecord> {
+export async function resolveContract(
+  context: Context,
+  project: string,
+  version: number | undefined,
+  active: ContractRecord | null,
+): Promise<ContractRecord> {
   if (version === undefined) {
     if (!active) {
       throw cannotVerify(
@@ -67,7 +72,12 @@ export async function resolveContract(context: Context, project: string, version
     return active;
   }
   const contract = await storeOf(context).getContract(project, version);
-  if (!contract) throw cannotVerify("unknown_contract", `Project "${project}" has no contract version ${version}: call spec_contracts_list to see its versions.`, "invalid-input");
+  if (!contract)
+    throw cannotVerify(
+      "unknown_contract",
+      `Project "${project}" has no contract version ${version}: call spec_contracts_list to see its versions.`,
+      "invalid-input",
+    );
   return contract;
 }
 
@@ -95,7 +105,12 @@ export async function runConformanceCheck(context: Context, request: Conformance
     snapshot = status.latestSnapshot;
   } else {
     const found = await storeOf(context).getSnapshot(project, request.snapshotId);
-    if (!found) throw cannotVerify("unknown_snapshot", `Project "${project}" has no snapshot ${request.snapshotId}: call spec_snapshots_list to see its snapshots.`, "invalid-input");
+    if (!found)
+      throw cannotVerify(
+        "unknown_snapshot",
+        `Project "${project}" has no snapshot ${request.snapshotId}: call spec_snapshots_list to see its snapshots.`,
+        "invalid-input",
+      );
     snapshot = found;
   }
 
@@ -105,11 +120,23 @@ export async function runConformanceCheck(context: Context, request: Conformance
   }
   const contractDocument = await loadDocument(context.env, context.principal.organizationId, contract);
   if (!contractDocument) {
-    throw cannotVerify("document_unreadable", `The stored document of contract ${contractLabel(contract)} of "${project}" cannot be read: upload the contract again (POST /api/v1/projects/${project}/contracts).`);
+    throw cannotVerify(
+      "document_unreadable",
+      `The stored document of contract ${contractLabel(contract)} of "${project}" cannot be read: upload the contract again (POST /api/v1/projects/${project}/contracts).`,
+    );
   }
   const snapshotDocument = await loadDocument(context.env, context.principal.organizationId, snapshot);
   if (!snapshotDocument) {
-    throw cannotVerify("document_unreadable", `The stored document of snapshot ${snapshot.id} (commit ${snapshot.commit}) of "${project}" cannot be read: let CI upload the snapshot again.`);
+    throw cannotVerify(
+      "document_unreadable",
+      `The stored document of snapshot ${snapshot.id} (commit ${snapshot.commit}) of "${project}" cannot be read: let CI upload the snapshot again.`,
+    );
   }
-  return { project, contract, snapshot, verdict: checkConformance(contractDocument, snapshotDocument, getConformanceConfig()), source: "computed" };
+  return {
+    project,
+    contract,
+    snapshot,
+    verdict: checkConformance(contractDocument, snapshotDocument, getConformanceConfig()),
+    source: "computed",
+  };
 }

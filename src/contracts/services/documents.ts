@@ -38,7 +38,11 @@ export function documentKey(organizationId: string, contentHash: string): string
 }
 
 /** The parsed stored document, or null when its content is missing or no longer parses. */
-export async function loadDocument(env: Env, organizationId: string, facts: { contentHash: string; size: number }): Promise<OpenApiDocument | null> {
+export async function loadDocument(
+  env: Env,
+  organizationId: string,
+  facts: { contentHash: string; size: number },
+): Promise<OpenApiDocument | null> {
   const key = documentKey(organizationId, facts.contentHash);
   const hit = parsed.get(key);
   if (hit) {

@@ -19,7 +19,11 @@ export const MAX_MCP_DRAFT_BYTES = 1024 * 1024;
 
 export type SpecCheckFailure =
   | { ok: false; code: "invalid_document"; message: string; problems: DocumentProblem[] }
-  | { ok: false; code: "unknown_project" | "no_active_contract" | "unknown_contract" | "missing_content"; message: string };
+  | {
+      ok: false;
+      code: "unknown_project" | "no_active_contract" | "unknown_contract" | "missing_content";
+      message: string;
+    };
 
 export interface DraftVerdict {
   ok: true;
@@ -49,31 +53,69 @@ function invalidDocument(problems: DocumentProblem[], what: string): SpecCheckFa
   };
 }
 
-export async function contractVersion(env: Env, organizationId: string, project: string, version: number | undefined): Promise<ContractRecord | SpecCheckFailure> {
+export async function contractVersion(
+  env: Env,
+  organizationId: string,
+  project: string,
+  version: number | undefined,
+): Promise<ContractRecord | SpecCheckFailure> {
   const store = contractStore(env, organizationId);
   if (version === undefined) {
     const active = await store.getActiveContract(project);
     if (active) return active;
     return (await store.getProject(project))
-      ? { ok: false, code: "no_active_contract", message: `Project "${project}" has no active contract: upload or activate one first.` }
-      : { ok: false, code: "unknown_project", message: `There is no project "${project}" in your organization: a project is created by its first contract upload.` };
+      ? {
+          ok: false,
+          code: "no_active_contract",
+          message: `Project "${project}" has no active contract: upload or activate one first.`,
+        }
+      : {
+          ok: false,
+          code: "unknown_project",
+          message: `There is no project "${project}" in your organization: a project is created by its first contract upload.`,
+        };
   }
   const contract = await store.getContract(project, version);
   if (contract) return contract;
   return (await store.getProject(project))
-    ? { ok: false, code: "unknown_contract", message: `Project "${project}" has no contract version ${version}: list its versions to see which exist.` }
-    : { ok: false, code: "unknown_project", message: `There is no project "${project}" in your organization: a project is created by its first contract upload.` };
+    ? {
+        ok: false,
+        code: "unknown_contract",
+        message: `Project "${project}" has no contract version ${version}: list its versions to see which exist.`,
+      }
+    : {
+        ok: false,
+        code: "unknown_project",
+        message: `There is no project "${project}" in your organization: a project is created by its first contract upload.`,
+      };
 }
 
-export async function storedDocument(env: Env, organizationId: string, contract: ContractRecord): Promise<OpenApiDocument | SpecCheckFailure> {
+export async function storedDocument(
+  env: Env,
+  organizationId: string,
+  contract: ContractRecord,
+): Promise<OpenApiDocument | SpecCheckFailure> {
   const document = await loadStoredDocument(env, organizationId, contract.contentHash);
-  return document ?? { ok: false, code: "missing_content", message: `The stored document of contract version ${contract.version} cannot be read; upload it again.` };
+  return (
+    document ?? {
+      ok: false,
+      code: "missing_content",
+      message: `The stored document of contract version ${contract.version} cannot be read; upload it again.`,
+    }
+  );
 }
 
-export const isFailure = (value: unknown): value is SpecCheckFailure => typeof value === "object" && value !== null && (value as { ok?: unknown }).ok === false;
+export const isFailure = (value: unknown): value is SpecCheckFailure =>
+  typeof value === "object" && value !== null && (value as { ok?: unknown }).ok === false;
 
 /** The verdict of a draft against the active contract (or `version`), exactly as a snapshot upload computes it. */
-export async function checkDraft(env: Env, organizationId: string, project: string, bytes: Uint8Array, version?: number): Promise<DraftVerdict | SpecCheckFailure> {
+export async function checkDraft(
+  env: Env,
+  organizationId: string,
+  project: string,
+  bytes: Uint8Array,
+  version?: number,
+): Promise<DraftVerdict | SpecCheckFailure> {
   const digest = await sha256Hex(bytes);
   const parsed = parseDocumentBytes(bytes);
   if (!parsed.ok) return invalidDocument(parsed.problems, "draft");
@@ -81,7 +123,13 @@ export async function checkDraft(env: Env, organizationId: string, project: stri
   if (isFailure(contract)) return contract;
   const contractDocument = await storedDocument(env, organizationId, contract);
   if (isFailure(contractDocument)) return contractDocument;
-  return { ok: true, verdict: checkConformance(contractDocument, parsed.document, getConformanceConfig()), contract, digest, operationCount: parsed.facts.operationCount };
+  return {
+    ok: true,
+    verdict: checkConformance(contractDocument, parsed.document, getConformanceConfig()),
+    contract,
+    digest,
+    operationCount: parsed.facts.operationCount,
+  };
 }
 
 /**
@@ -115,5 +163,14 @@ export async function compareContracts(
   }
   const previous = await storedDocument(env, organizationId, from);
   if (isFailure(previous)) return previous;
-  return { ok: true, from, to: toRecord, verdict: compareContractVersions(previous, next, getConformanceConfig(), { from: `v${from.version}`, to: toRecord ? `v${toRecord.version}` : "the edited contract" }), ...(digest ? { digest } : {}) };
+  return {
+    ok: true,
+    from,
+    to: toRecord,
+    verdict: compareContractVersions(previous, next, getConformanceConfig(), {
+      from: `v${from.version}`,
+      to: toRecord ? `v${toRecord.version}` : "the edited contract",
+    }),
+    ...(digest ? { digest } : {}),
+  };
 }

@@ -5,7 +5,12 @@
  * because recordings carry credentials and personal data.
  */
 import type { Env } from "../../env";
-import { MAX_EXCHANGE_BODY_BYTES, MAX_EXCHANGES, type ExchangeProblem, type ParsedExchanges } from "../../engine/exchanges/exchange";
+import {
+  MAX_EXCHANGE_BODY_BYTES,
+  MAX_EXCHANGES,
+  type ExchangeProblem,
+  type ParsedExchanges,
+} from "../../engine/exchanges/exchange";
 import { parseExchanges } from "../../engine/exchanges/parse";
 import { createExchangeValidator } from "../../engine/exchanges/validate";
 import { encodeVerdict } from "../../engine/encode-verdict";
@@ -58,9 +63,20 @@ function unreadable(parsed: Exclude<ParsedExchanges, { ok: true }>): ExchangesFa
       };
     }
     case "too_many_exchanges":
-      return { ok: false, code: "too_many_exchanges", count: parsed.count, message: `The upload holds ${parsed.count} exchanges, more than the ${MAX_EXCHANGES} accepted at once: split the recording and upload the parts one by one.` };
+      return {
+        ok: false,
+        code: "too_many_exchanges",
+        count: parsed.count,
+        message: `The upload holds ${parsed.count} exchanges, more than the ${MAX_EXCHANGES} accepted at once: split the recording and upload the parts one by one.`,
+      };
     case "exchange_body_too_large":
-      return { ok: false, code: "exchange_body_too_large", pointer: parsed.pointer, bytes: parsed.bytes, message: `The body at ${parsed.pointer} is ${parsed.bytes} bytes, more than the ${MAX_EXCHANGE_BODY_BYTES} bytes accepted per body: leave that exchange out or shorten its body.` };
+      return {
+        ok: false,
+        code: "exchange_body_too_large",
+        pointer: parsed.pointer,
+        bytes: parsed.bytes,
+        message: `The body at ${parsed.pointer} is ${parsed.bytes} bytes, more than the ${MAX_EXCHANGE_BODY_BYTES} bytes accepted per body: leave that exchange out or shorten its body.`,
+      };
   }
 }
 
@@ -77,7 +93,11 @@ export async function recordExchanges(
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
-    return unreadable({ ok: false, code: "invalid_exchanges", problems: [{ pointer: "", message: "the body is not valid UTF-8 text" }] });
+    return unreadable({
+      ok: false,
+      code: "invalid_exchanges",
+      problems: [{ pointer: "", message: "the body is not valid UTF-8 text" }],
+    });
   }
   const parsed = parseExchanges(text, contentType);
   if (!parsed.ok) return unreadable(parsed);
@@ -87,10 +107,20 @@ export async function recordExchanges(
   if (isFailure(document)) return document;
   let verdict: Verdict;
   try {
-    verdict = await validator.validateYielding(document, `${who.organizationId}\n${contract.contentHash}`, parsed.exchanges, pause);
+    verdict = await validator.validateYielding(
+      document,
+      `${who.organizationId}\n${contract.contentHash}`,
+      parsed.exchanges,
+      pause,
+    );
   } catch (error) {
     if (!(error instanceof WorkBudgetExhausted)) throw error;
-    return { ok: false, code: "work_budget_exhausted", limit: error.limit, message: `Cannot verify the recorded traffic: ${error.message}. Nothing was stored.` };
+    return {
+      ok: false,
+      code: "work_budget_exhausted",
+      limit: error.limit,
+      message: `Cannot verify the recorded traffic: ${error.message}. Nothing was stored.`,
+    };
   }
   const stored = await contractStore(env, who.organizationId).recordExchangeRun(
     {
@@ -105,7 +135,12 @@ export async function recordExchanges(
       uploadedBy: who.uploadedBy,
     },
     // Counted from the summary: the verdict lists at most MAX_EXCHANGE_VIOLATIONS_LISTED violations.
-    { ...encodeVerdict(verdict), errorCount: verdict.summary.filter((entry) => entry.severity === "error").reduce((sum, entry) => sum + entry.count, 0) },
+    {
+      ...encodeVerdict(verdict),
+      errorCount: verdict.summary
+        .filter((entry) => entry.severity === "error")
+        .reduce((sum, entry) => sum + entry.count, 0),
+    },
   );
   if (!stored.ok) return stored;
   return { ok: true, run: stored.run, contract, verdict };

@@ -9,16 +9,31 @@ import { Failure, type FailureKind } from "../../core/failure";
 /** How a case is classed: it picks the core's failure kind, so every surface answers the case the same way. */
 export type SpecFailureOutcome = "invalid-input" | "not-found" | "error" | "rejected-by-policy";
 
-const KINDS: Record<SpecFailureOutcome, FailureKind> = { "invalid-input": "invalid_input", "not-found": "not_found", error: "cannot_verify", "rejected-by-policy": "forbidden" };
+const KINDS: Record<SpecFailureOutcome, FailureKind> = {
+  "invalid-input": "invalid_input",
+  "not-found": "not_found",
+  error: "cannot_verify",
+  "rejected-by-policy": "forbidden",
+};
 
 /** A Failure of the governed core whose details name the case as `cannotVerify` (what MCP clients read). */
 export class SpecFailure extends Failure {
   override readonly name = "SpecFailure";
-  constructor(code: string, message: string, outcome: SpecFailureOutcome = "error", details: Record<string, unknown> = {}) {
+  constructor(
+    code: string,
+    message: string,
+    outcome: SpecFailureOutcome = "error",
+    details: Record<string, unknown> = {},
+  ) {
     super(KINDS[outcome], message, { cannotVerify: code, ...details }, code);
   }
 }
 
-export function cannotVerify(code: string, message: string, outcome: SpecFailureOutcome = "error", details: Record<string, unknown> = {}): SpecFailure {
+export function cannotVerify(
+  code: string,
+  message: string,
+  outcome: SpecFailureOutcome = "error",
+  details: Record<string, unknown> = {},
+): SpecFailure {
   return new SpecFailure(code, message, outcome, details);
 }

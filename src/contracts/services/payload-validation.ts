@@ -27,15 +27,27 @@ export interface PayloadOutcome {
   validatorsBuilt: number;
 }
 
-export async function validatePayload(context: Context, project: string, contractVersion: number | undefined, input: PayloadCheckInput): Promise<PayloadOutcome> {
+export async function validatePayload(
+  context: Context,
+  project: string,
+  contractVersion: number | undefined,
+  input: PayloadCheckInput,
+): Promise<PayloadOutcome> {
   const status = await requireProjectStatus(context, project);
   const contract = await resolveContract(context, project, contractVersion, status.activeContract);
   const document = await loadDocument(context.env, context.principal.organizationId, contract);
   if (!document) {
-    throw cannotVerify("document_unreadable", `The stored document of contract ${contractLabel(contract)} of "${project}" cannot be read: upload the contract again (POST /api/v1/projects/${project}/contracts).`);
+    throw cannotVerify(
+      "document_unreadable",
+      `The stored document of contract ${contractLabel(contract)} of "${project}" cannot be read: upload the contract again (POST /api/v1/projects/${project}/contracts).`,
+    );
   }
   // validate() is synchronous, so the difference counts this call's builds only.
   const before = validator.buildCount;
-  const verdict = validator.validate(document, documentKey(context.principal.organizationId, contract.contentHash), input);
+  const verdict = validator.validate(
+    document,
+    documentKey(context.principal.organizationId, contract.contentHash),
+    input,
+  );
   return { contract, verdict, validatorsBuilt: validator.buildCount - before };
 }

@@ -36,9 +36,18 @@ export function projectRestriction(principal: SpecPrincipal): string[] | null {
 }
 
 export function checkProjectAccess(principal: SpecPrincipal, project: string): void {
-  if (!isProjectName(project)) throw cannotVerify("invalid_project_name", `Invalid project name "${project.slice(0, 80)}": ${PROJECT_NAME_RULE}.`, "invalid-input");
+  if (!isProjectName(project))
+    throw cannotVerify(
+      "invalid_project_name",
+      `Invalid project name "${project.slice(0, 80)}": ${PROJECT_NAME_RULE}.`,
+      "invalid-input",
+    );
   if (!projectAllowed(principal.projects, project)) {
-    throw cannotVerify("project_not_allowed", `This connection may only use the projects ${(principal.projects ?? []).join(", ")}; "${project}" is not one of them.`, "rejected-by-policy");
+    throw cannotVerify(
+      "project_not_allowed",
+      `This connection may only use the projects ${(principal.projects ?? []).join(", ")}; "${project}" is not one of them.`,
+      "rejected-by-policy",
+    );
   }
 }
 

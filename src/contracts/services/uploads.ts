@@ -23,7 +23,6 @@ import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from
 import type { UploadContext } from "../store/rpc";
 import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../store/verdict-form";
 
-
 export interface Uploader {
   organizationId: string;
   /** Who uploads: a user id, or `ci-key:<id>`. */
@@ -52,13 +51,21 @@ async function readSource(
   return loadOriginal(env, organizationId, contentHash);
 }
 
-async function loadOriginal(env: Parameters<typeof readContent>[0], organizationId: string, contentHash: string): Promise<OpenApiDocument | null> {
+async function loadOriginal(
+  env: Parameters<typeof readContent>[0],
+  organizationId: string,
+  contentHash: string,
+): Promise<OpenApiDocument | null> {
   const bytes = await readContent(env, organizationId, contentHash);
   return bytes ? documentFromSource({ kind: "document" }, bytes) : null;
 }
 
 /** A stored document for reading: from its verdict form when it has one, else its bytes parsed again. */
-export async function loadStoredDocument(env: Parameters<typeof readContent>[0], organizationId: string, contentHash: string): Promise<OpenApiDocument | null> {
+export async function loadStoredDocument(
+  env: Parameters<typeof readContent>[0],
+  organizationId: string,
+  contentHash: string,
+): Promise<OpenApiDocument | null> {
   const store = contractStore(env, organizationId);
   const source = await store.documentSource(contentHash);
   return source ? readSource(env, organizationId, store, source, contentHash) : null;
@@ -123,14 +130,16 @@ export async function uploadContract(
 ): Promise<ContractUpload> {
   const parsed = parseDocumentBytes(bytes);
   if (!parsed.ok) return { ok: false, code: "invalid_document", problems: parsed.problems };
-  if (parsed.facts.operationCount === 0 && options.allowEmpty !== true) return { ok: false, code: "invalid_document", problems: [emptyContractProblem(parsed.document)] };
+  if (parsed.facts.operationCount === 0 && options.allowEmpty !== true)
+    return { ok: false, code: "invalid_document", problems: [emptyContractProblem(parsed.document)] };
   const unsafePatterns = unsafePatternProblems(parsed.document);
   if (unsafePatterns.length > 0) return { ok: false, code: "invalid_document", problems: unsafePatterns };
   const config = getConformanceConfig();
   const verdict = checkConstitution(parsed.document, config);
   const store = contractStore(env, who.organizationId);
   const contentHash = await sha256Hex(bytes);
-  const prepareForm = async (formBytes: Uint8Array | null) => (formBytes ? prepareContent(store, formBytes, await sha256Hex(formBytes)) : null);
+  const prepareForm = async (formBytes: Uint8Array | null) =>
+    formBytes ? prepareContent(store, formBytes, await sha256Hex(formBytes)) : null;
   const [content, form, comparisonForm] = await Promise.all([
     prepareContent(store, bytes, contentHash),
     prepareForm(encodeVerdictForm(parsed.document, parsed.facts.format)),
@@ -142,16 +151,36 @@ export async function uploadContract(
     try {
       let change: ContractChange | null = null;
       if (turn.active) {
-        const previous = turn.activeSource ? await readSource(env, who.organizationId, store, turn.activeSource, turn.active.contentHash) : null;
-        if (!previous) return { ok: false, code: "missing_content", message: `The stored document of the active contract version ${turn.active.version} cannot be read; upload it again before its successor.` };
+        const previous = turn.activeSource
+          ? await readSource(env, who.organizationId, store, turn.activeSource, turn.active.contentHash)
+          : null;
+        if (!previous)
+          return {
+            ok: false,
+            code: "missing_content",
+            message: `The stored document of the active contract version ${turn.active.version} cannot be read; upload it again before its successor.`,
+          };
         // Versions are numbered in upload order and this upload holds the project's turn: it becomes the next number.
         const next = ((await store.getProject(project))?.contractCount ?? turn.active.version) + 1;
-        change = { comparedWithVersion: turn.active.version, verdict: compareContractVersions(previous, parsed.document, config, { from: `v${turn.active.version}`, to: `v${next}` }) };
+        change = {
+          comparedWithVersion: turn.active.version,
+          verdict: compareContractVersions(previous, parsed.document, config, {
+            from: `v${turn.active.version}`,
+            to: `v${next}`,
+          }),
+        };
       }
-      const activate = change === null || change.verdict.approved || breakingChangesPolicy(config, who.organizationId) === "warn";
+      const activate =
+        change === null || change.verdict.approved || breakingChangesPolicy(config, who.organizationId) === "warn";
       const stored = await store.recordContract(
         turn.ticket,
-        { project, label, document: { contentHash, size: bytes.byteLength, ...parsed.facts }, uploadedBy: who.uploadedBy, activate },
+        {
+          project,
+          label,
+          document: { contentHash, size: bytes.byteLength, ...parsed.facts },
+          uploadedBy: who.uploadedBy,
+          activate,
+        },
         encodeVerdict(verdict),
         change ? { comparedWithVersion: change.comparedWithVersion, verdict: encodeVerdict(change.verdict) } : null,
         content.pieces,
@@ -161,13 +190,25 @@ export async function uploadContract(
       recorded = true;
       if (!stored.ok && stored.code === "stale_comparison") continue;
       if (!stored.ok) return stored;
-      return { ok: true, contract: stored.contract, verdictRecord: stored.verdict, verdict, projectCreated: stored.projectCreated, contentReused: stored.contentReused, change };
+      return {
+        ok: true,
+        contract: stored.contract,
+        verdictRecord: stored.verdict,
+        verdict,
+        projectCreated: stored.projectCreated,
+        contentReused: stored.contentReused,
+        change,
+      };
     } finally {
       // Harmless if the turn already ended: the store ignores a ticket that is not the current one.
       if (!recorded) await store.endContractUpload(project, turn.ticket);
     }
   }
-  return { ok: false, code: "busy", message: `Contract versions of "${project}" were activated by hand while this one was being compared; upload it again.` };
+  return {
+    ok: false,
+    code: "busy",
+    message: `Contract versions of "${project}" were activated by hand while this one was being compared; upload it again.`,
+  };
 }
 
 export interface SnapshotMeta {
@@ -177,7 +218,14 @@ export interface SnapshotMeta {
 }
 
 export type SnapshotUpload =
-  | { ok: true; snapshot: SnapshotRecord; verdictRecord: VerdictRecord; verdict: Verdict; contract: ContractRecord; contentReused: boolean }
+  | {
+      ok: true;
+      snapshot: SnapshotRecord;
+      verdictRecord: VerdictRecord;
+      verdict: Verdict;
+      contract: ContractRecord;
+      contentReused: boolean;
+    }
   | { ok: false; code: "invalid_document"; problems: DocumentProblem[] }
   | StoreFailure;
 
@@ -202,16 +250,30 @@ export async function uploadSnapshot(
   const { active: contract, activeSource, projectExists } = context ?? (await store.uploadContext(project));
   if (!contract) {
     return projectExists
-      ? { ok: false, code: "no_active_contract", message: `Project "${project}" has no active contract: upload one with POST /api/v1/projects/${project}/contracts.` }
+      ? {
+          ok: false,
+          code: "no_active_contract",
+          message: `Project "${project}" has no active contract: upload one with POST /api/v1/projects/${project}/contracts.`,
+        }
       : { ok: false, code: "unknown_project", message: `There is no project "${project}".` };
   }
   const size = bytesHolder.bytes.byteLength;
   const hash = await sha256Hex(bytesHolder.bytes);
   // The snapshot's pieces go out while the contract's come in: both are waits on the store.
-  const [content, contractBytes] = await Promise.all([prepareContent(store, bytesHolder.bytes, hash), activeSource ? readPieces(store, activeSource) : null]);
+  const [content, contractBytes] = await Promise.all([
+    prepareContent(store, bytesHolder.bytes, hash),
+    activeSource ? readPieces(store, activeSource) : null,
+  ]);
   bytesHolder.bytes = undefined;
-  const contractDocument = activeSource ? await readSource(env, who.organizationId, store, activeSource, contract.contentHash, contractBytes) : null;
-  if (!contractDocument) return { ok: false, code: "missing_content", message: `The stored document of contract version ${contract.version} cannot be read; upload the contract again.` };
+  const contractDocument = activeSource
+    ? await readSource(env, who.organizationId, store, activeSource, contract.contentHash, contractBytes)
+    : null;
+  if (!contractDocument)
+    return {
+      ok: false,
+      code: "missing_content",
+      message: `The stored document of contract version ${contract.version} cannot be read; upload the contract again.`,
+    };
   const verdict = checkConformance(contractDocument, parsed.document, getConformanceConfig());
   const stored = await store.recordSnapshot(
     {
@@ -227,5 +289,12 @@ export async function uploadSnapshot(
     content.pieces,
   );
   if (!stored.ok) return stored;
-  return { ok: true, snapshot: stored.snapshot, verdictRecord: stored.verdict, verdict, contract, contentReused: stored.contentReused };
+  return {
+    ok: true,
+    snapshot: stored.snapshot,
+    verdictRecord: stored.verdict,
+    verdict,
+    contract,
+    contentReused: stored.contentReused,
+  };
 }

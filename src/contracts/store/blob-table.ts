@@ -19,13 +19,16 @@ export const HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
 export const MAX_PIECES = 64;
 
 export function getBlob(sql: SqlStorage, hash: string): BlobInfo | null {
-  const row = sql.exec<{ size: number; chunk_count: number }>("SELECT size, chunk_count FROM blobs WHERE hash = ?", hash).toArray()[0];
+  const row = sql
+    .exec<{ size: number; chunk_count: number }>("SELECT size, chunk_count FROM blobs WHERE hash = ?", hash)
+    .toArray()[0];
   return row ? { hash, size: row.size, chunkCount: row.chunk_count } : null;
 }
 
 /** SQLite binds whole ArrayBuffers: hand it exactly the bytes of the view. */
 function exactBuffer(view: Uint8Array): ArrayBuffer {
-  if (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && view.buffer instanceof ArrayBuffer) return view.buffer;
+  if (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && view.buffer instanceof ArrayBuffer)
+    return view.buffer;
   return view.slice().buffer as ArrayBuffer;
 }
 
@@ -48,13 +51,21 @@ export function completeBlob(sql: SqlStorage, hash: string, size: number, chunkC
     )
     .one();
   if (row.pieces !== chunkCount || (row.bytes ?? 0) !== size) return false;
-  sql.exec("INSERT INTO blobs (hash, size, chunk_count, created_at) VALUES (?, ?, ?, ?)", hash, size, chunkCount, new Date().toISOString());
+  sql.exec(
+    "INSERT INTO blobs (hash, size, chunk_count, created_at) VALUES (?, ?, ?, ?)",
+    hash,
+    size,
+    chunkCount,
+    new Date().toISOString(),
+  );
   return true;
 }
 
 export function readChunk(sql: SqlStorage, hash: string, index: number): Uint8Array | null {
   if (!getBlob(sql, hash)) return null;
-  const row = sql.exec<{ data: ArrayBuffer }>("SELECT data FROM blob_chunks WHERE hash = ? AND idx = ?", hash, index).toArray()[0];
+  const row = sql
+    .exec<{ data: ArrayBuffer }>("SELECT data FROM blob_chunks WHERE hash = ? AND idx = ?", hash, index)
+    .toArray()[0];
   return row ? new Uint8Array(row.data) : null;
 }
 
@@ -73,7 +84,11 @@ export function readSmallBlob(sql: SqlStorage, hash: string): Uint8Array | null 
   if (!info) return null;
   const out = new Uint8Array(info.size);
   let offset = 0;
-  for (const row of sql.exec<{ data: ArrayBuffer }>("SELECT data FROM blob_chunks WHERE hash = ? AND idx < ? ORDER BY idx", hash, info.chunkCount)) {
+  for (const row of sql.exec<{ data: ArrayBuffer }>(
+    "SELECT data FROM blob_chunks WHERE hash = ? AND idx < ? ORDER BY idx",
+    hash,
+    info.chunkCount,
+  )) {
     out.set(new Uint8Array(row.data), offset);
     offset += row.data.byteLength;
   }

@@ -54,18 +54,29 @@ const chunkCountOf = (size: number) => Math.max(1, Math.ceil(size / CHUNK_BYTES)
  */
 async function sendPieces(store: ContractStoreStub, hash: string, bytes: Uint8Array): Promise<void> {
   const step = PIECES_PER_WRITE * CHUNK_BYTES;
-  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.byteLength <= step) return store.putDocumentContent(hash, 0, bytes);
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.byteLength <= step)
+    return store.putDocumentContent(hash, 0, bytes);
   // slice(): an RPC argument that is a view would carry its whole underlying buffer.
-  for (let offset = 0; offset < bytes.byteLength; offset += step) await store.putDocumentContent(hash, offset / CHUNK_BYTES, bytes.slice(offset, Math.min(offset + step, bytes.byteLength)));
+  for (let offset = 0; offset < bytes.byteLength; offset += step)
+    await store.putDocumentContent(
+      hash,
+      offset / CHUNK_BYTES,
+      bytes.slice(offset, Math.min(offset + step, bytes.byteLength)),
+    );
 }
 
 /**
  * Gets `bytes` ready for a record call that completes them: content of one piece travels inline with that call
  * (no call here at all); larger content is sent piece by piece now, unless the store already holds it.
  */
-export async function prepareContent(store: ContractStoreStub, bytes: Uint8Array, hash: string): Promise<{ pieces: ContentPieces; reused: boolean | null }> {
+export async function prepareContent(
+  store: ContractStoreStub,
+  bytes: Uint8Array,
+  hash: string,
+): Promise<{ pieces: ContentPieces; reused: boolean | null }> {
   const chunkCount = chunkCountOf(bytes.byteLength);
-  if (chunkCount === 1) return { pieces: { hash, size: bytes.byteLength, chunkCount, inline: bytes.slice() }, reused: null };
+  if (chunkCount === 1)
+    return { pieces: { hash, size: bytes.byteLength, chunkCount, inline: bytes.slice() }, reused: null };
   const pieces = { hash, size: bytes.byteLength, chunkCount, inline: null };
   if (await store.blobInfo(hash)) return { pieces, reused: true };
   await sendPieces(store, hash, bytes);
@@ -79,12 +90,16 @@ export async function storeContent(env: Env, organizationId: string, bytes: Uint
   const chunkCount = chunkCountOf(bytes.byteLength);
   if (await store.blobInfo(hash)) return { hash, size: bytes.byteLength, chunkCount, reused: true };
   await sendPieces(store, hash, bytes);
-  if (!(await store.completeDocument(hash, bytes.byteLength, chunkCount))) throw new Error("stored pieces do not add up to the document");
+  if (!(await store.completeDocument(hash, bytes.byteLength, chunkCount)))
+    throw new Error("stored pieces do not add up to the document");
   return { hash, size: bytes.byteLength, chunkCount, reused: false };
 }
 
 /** The bytes of stored content in one buffer, its pieces read several at a time (null when a piece is missing). */
-export async function readPieces(store: ContractStoreStub, info: BlobInfo & { inline?: Uint8Array | null }): Promise<Uint8Array | null> {
+export async function readPieces(
+  store: ContractStoreStub,
+  info: BlobInfo & { inline?: Uint8Array | null },
+): Promise<Uint8Array | null> {
   if (info.inline) return info.inline;
   const out = new Uint8Array(info.size);
   let complete = true;
@@ -114,7 +129,11 @@ export async function readContentText(env: Env, organizationId: string, hash: st
 }
 
 /** Streams the stored bytes piece by piece, for downloads. */
-export async function streamContent(env: Env, organizationId: string, hash: string): Promise<{ size: number; body: ReadableStream<Uint8Array> } | null> {
+export async function streamContent(
+  env: Env,
+  organizationId: string,
+  hash: string,
+): Promise<{ size: number; body: ReadableStream<Uint8Array> } | null> {
   const store = contractStore(env, organizationId);
   const info = await store.blobInfo(hash);
   if (!info) return null;
@@ -138,4 +157,3 @@ export async function readVerdictBody(env: Env, organizationId: string, verdictH
   const bytes = await contractStore(env, organizationId).readVerdictBody(verdictHash);
   return bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as Verdict) : null;
 }
-

@@ -4,7 +4,9 @@
  * session; spec_project_select sets it from either protocol era.
  */
 export function getDefaultProject(sql: SqlStorage, userId: string): string | null {
-  const row = sql.exec<{ project: string }>("SELECT project FROM default_projects WHERE user_id = ?", userId).toArray()[0];
+  const row = sql
+    .exec<{ project: string }>("SELECT project FROM default_projects WHERE user_id = ?", userId)
+    .toArray()[0];
   return row ? row.project : null;
 }
 

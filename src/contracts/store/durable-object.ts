@@ -6,11 +6,27 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../env";
-import { completeBlob, completeContent, getBlob, putChunk, putSmallBlob, readChunk, readSmallBlob, type BlobInfo, type ContentPieces } from "./blob-table";
+import {
+  completeBlob,
+  completeContent,
+  getBlob,
+  putChunk,
+  putSmallBlob,
+  readChunk,
+  readSmallBlob,
+  type BlobInfo,
+  type ContentPieces,
+} from "./blob-table";
 import { ContractUploadQueue } from "./contract-queue";
 import { documentSource, putForm, type DocumentSource } from "./form-table";
 import { COMPARISON_FORM_VERSION, VERDICT_FORM_VERSION } from "./verdict-form";
-import { getExchangeRun, getLatestExchangeRun, insertExchangeRun, listExchangeRuns, type ExchangeRunInput } from "./exchange-table";
+import {
+  getExchangeRun,
+  getLatestExchangeRun,
+  insertExchangeRun,
+  listExchangeRuns,
+  type ExchangeRunInput,
+} from "./exchange-table";
 import { insertKey, getKey, getKeyWithHash, listKeys, revokeKey, type NewKey } from "./key-table";
 import {
   activateContract,
@@ -85,9 +101,16 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    * leaves none of them, and its answer waits for one commit. At most PIECES_PER_WRITE pieces (a whole document).
    */
   putDocumentContent(hash: string, firstIndex: number, bytes: Uint8Array): void {
-    if (bytes.byteLength > PIECES_PER_WRITE * CHUNK_BYTES) throw new RangeError(`at most ${PIECES_PER_WRITE} pieces per call`);
+    if (bytes.byteLength > PIECES_PER_WRITE * CHUNK_BYTES)
+      throw new RangeError(`at most ${PIECES_PER_WRITE} pieces per call`);
     this.ctx.storage.transactionSync(() => {
-      for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) putChunk(this.sql, hash, firstIndex + offset / CHUNK_BYTES, bytes.subarray(offset, Math.min(offset + CHUNK_BYTES, bytes.byteLength)));
+      for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES)
+        putChunk(
+          this.sql,
+          hash,
+          firstIndex + offset / CHUNK_BYTES,
+          bytes.subarray(offset, Math.min(offset + CHUNK_BYTES, bytes.byteLength)),
+        );
     });
   }
 
@@ -104,9 +127,16 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     const info = getBlob(this.sql, hash);
     if (!info || count > PIECES_PER_CALL) return null;
     const rows = this.sql
-      .exec<{ data: ArrayBuffer }>("SELECT data FROM blob_chunks WHERE hash = ? AND idx >= ? AND idx < ? ORDER BY idx", hash, firstIndex, Math.min(firstIndex + count, info.chunkCount))
+      .exec<{ data: ArrayBuffer }>(
+        "SELECT data FROM blob_chunks WHERE hash = ? AND idx >= ? AND idx < ? ORDER BY idx",
+        hash,
+        firstIndex,
+        Math.min(firstIndex + count, info.chunkCount),
+      )
       .toArray();
-    return rows.length === Math.min(count, info.chunkCount - firstIndex) ? rows.map((row) => new Uint8Array(row.data)) : null;
+    return rows.length === Math.min(count, info.chunkCount - firstIndex)
+      ? rows.map((row) => new Uint8Array(row.data))
+      : null;
   }
 
   /** The cheapest stored source of a document (form-table.ts). */
@@ -135,7 +165,11 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   /** One call for what a snapshot upload reads before its verdict (it used to take four). */
   uploadContext(project: string): UploadContext {
     const active = getActiveContract(this.sql, project);
-    return { projectExists: active !== null || getProject(this.sql, project) !== null, active, activeSource: active ? documentSource(this.sql, active.contentHash, "compare") : null };
+    return {
+      projectExists: active !== null || getProject(this.sql, project) !== null,
+      active,
+      activeSource: active ? documentSource(this.sql, active.contentHash, "compare") : null,
+    };
   }
 
   /**
@@ -165,22 +199,46 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     change: { comparedWithVersion: number; verdict: VerdictBody } | null,
     content: ContentPieces,
     forms: { verdict: ContentPieces | null; comparison: ContentPieces | null },
-  ): Promise<StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean; contentReused: boolean }> | { ok: false; code: "stale_comparison"; message: string }> {
+  ): Promise<
+    | StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean; contentReused: boolean }>
+    | { ok: false; code: "stale_comparison"; message: string }
+  > {
     try {
       const verdictInput = await this.storeVerdictBody(verdict);
-      const changeInput = change ? { comparedWithVersion: change.comparedWithVersion, verdict: await this.storeVerdictBody(change.verdict) } : undefined;
+      const changeInput = change
+        ? { comparedWithVersion: change.comparedWithVersion, verdict: await this.storeVerdictBody(change.verdict) }
+        : undefined;
       return this.ctx.storage.transactionSync(() => {
         const contentReused = getBlob(this.sql, content.hash) !== null;
-        if (content.hash !== input.document.contentHash || !completeContent(this.sql, content)) return { ok: false as const, code: "missing_content" as const, message: "The document content was not stored completely; upload it again." };
+        if (content.hash !== input.document.contentHash || !completeContent(this.sql, content))
+          return {
+            ok: false as const,
+            code: "missing_content" as const,
+            message: "The document content was not stored completely; upload it again.",
+          };
         const active = getActiveContract(this.sql, input.project);
         if ((active?.version ?? null) !== (change?.comparedWithVersion ?? null)) {
-          return { ok: false as const, code: "stale_comparison" as const, message: "The active contract changed while this upload was being compared with it." };
+          return {
+            ok: false as const,
+            code: "stale_comparison" as const,
+            message: "The active contract changed while this upload was being compared with it.",
+          };
         }
-        if (forms.verdict && completeContent(this.sql, forms.verdict)) putForm(this.sql, content.hash, forms.verdict.hash, VERDICT_FORM_VERSION);
-        if (forms.comparison && completeContent(this.sql, forms.comparison)) putForm(this.sql, content.hash, forms.comparison.hash, COMPARISON_FORM_VERSION);
+        if (forms.verdict && completeContent(this.sql, forms.verdict))
+          putForm(this.sql, content.hash, forms.verdict.hash, VERDICT_FORM_VERSION);
+        if (forms.comparison && completeContent(this.sql, forms.comparison))
+          putForm(this.sql, content.hash, forms.comparison.hash, COMPARISON_FORM_VERSION);
         putSmallBlob(this.sql, verdictInput.verdictHash, verdict.json);
         if (change && changeInput) putSmallBlob(this.sql, changeInput.verdict.verdictHash, change.verdict.json);
-        return { ok: true as const, ...insertContract(this.sql, { ...input, verdict: verdictInput, ...(changeInput ? { change: changeInput } : {}) }), contentReused };
+        return {
+          ok: true as const,
+          ...insertContract(this.sql, {
+            ...input,
+            verdict: verdictInput,
+            ...(changeInput ? { change: changeInput } : {}),
+          }),
+          contentReused,
+        };
       });
     } finally {
       if (ticket) this.contractUploads.give(input.project, ticket);
@@ -193,9 +251,15 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
 
   activateContract(project: string, version: number): StoreResult<{ contract: ContractRecord }> {
     return this.ctx.storage.transactionSync(() => {
-      if (!getProject(this.sql, project)) return { ok: false as const, code: "unknown_project" as const, message: `There is no project "${project}".` };
+      if (!getProject(this.sql, project))
+        return { ok: false as const, code: "unknown_project" as const, message: `There is no project "${project}".` };
       const contract = activateContract(this.sql, project, version);
-      if (!contract) return { ok: false as const, code: "unknown_contract" as const, message: `Project "${project}" has no contract version ${version}.` };
+      if (!contract)
+        return {
+          ok: false as const,
+          code: "unknown_contract" as const,
+          message: `Project "${project}" has no contract version ${version}.`,
+        };
       return { ok: true as const, contract };
     });
   }
@@ -222,12 +286,27 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   ): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord; contentReused: boolean }>> {
     const verdictInput = await this.storeVerdictBody(verdict);
     return this.ctx.storage.transactionSync(() => {
-      if (!getProject(this.sql, input.project)) return { ok: false as const, code: "unknown_project" as const, message: `There is no project "${input.project}".` };
+      if (!getProject(this.sql, input.project))
+        return {
+          ok: false as const,
+          code: "unknown_project" as const,
+          message: `There is no project "${input.project}".`,
+        };
       const contentReused = getBlob(this.sql, content.hash) !== null;
-      if (content.hash !== input.document.contentHash || !completeContent(this.sql, content)) return { ok: false as const, code: "missing_content" as const, message: "The document content was not stored completely; upload it again." };
+      if (content.hash !== input.document.contentHash || !completeContent(this.sql, content))
+        return {
+          ok: false as const,
+          code: "missing_content" as const,
+          message: "The document content was not stored completely; upload it again.",
+        };
       putSmallBlob(this.sql, verdictInput.verdictHash, verdict.json);
       const stored = insertSnapshot(this.sql, { ...input, verdict: verdictInput });
-      if (!stored) return { ok: false as const, code: "unknown_contract" as const, message: `Project "${input.project}" has no contract version ${input.contractVersion}.` };
+      if (!stored)
+        return {
+          ok: false as const,
+          code: "unknown_contract" as const,
+          message: `Project "${input.project}" has no contract version ${input.contractVersion}.`,
+        };
       return { ok: true as const, ...stored, contentReused };
     });
   }
@@ -242,7 +321,12 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
 
   recordBuild(input: BuildInput): StoreResult<{ build: BuildRecord }> {
     return this.ctx.storage.transactionSync(() => {
-      if (!getProject(this.sql, input.project)) return { ok: false as const, code: "unknown_project" as const, message: `There is no project "${input.project}".` };
+      if (!getProject(this.sql, input.project))
+        return {
+          ok: false as const,
+          code: "unknown_project" as const,
+          message: `There is no project "${input.project}".`,
+        };
       return { ok: true as const, build: insertBuild(this.sql, input) };
     });
   }
@@ -265,13 +349,26 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
 
   // ---- recorded traffic -----------------------------------------------------------------------------------
 
-  async recordExchangeRun(input: Omit<ExchangeRunInput, "verdict">, verdict: VerdictBody): Promise<StoreResult<{ run: ExchangeRunRecord }>> {
+  async recordExchangeRun(
+    input: Omit<ExchangeRunInput, "verdict">,
+    verdict: VerdictBody,
+  ): Promise<StoreResult<{ run: ExchangeRunRecord }>> {
     const verdictInput = await this.storeVerdictBody(verdict);
     return this.ctx.storage.transactionSync(() => {
-      if (!getProject(this.sql, input.project)) return { ok: false as const, code: "unknown_project" as const, message: `There is no project "${input.project}".` };
+      if (!getProject(this.sql, input.project))
+        return {
+          ok: false as const,
+          code: "unknown_project" as const,
+          message: `There is no project "${input.project}".`,
+        };
       putSmallBlob(this.sql, verdictInput.verdictHash, verdict.json);
       const run = insertExchangeRun(this.sql, { ...input, verdict: verdictInput });
-      if (!run) return { ok: false as const, code: "unknown_contract" as const, message: `Project "${input.project}" has no contract version ${input.contractVersion}.` };
+      if (!run)
+        return {
+          ok: false as const,
+          code: "unknown_contract" as const,
+          message: `Project "${input.project}" has no contract version ${input.contractVersion}.`,
+        };
       return { ok: true as const, run };
     });
   }

@@ -46,7 +46,13 @@ export interface ExchangeRunInput {
 
 /** Null when the project has no such contract version. */
 export function insertExchangeRun(sql: SqlStorage, input: ExchangeRunInput): ExchangeRunRecord | null {
-  const contract = sql.exec<{ id: number }>("SELECT id FROM contracts WHERE project = ? AND version = ?", input.project, input.contractVersion).toArray()[0];
+  const contract = sql
+    .exec<{ id: number }>(
+      "SELECT id FROM contracts WHERE project = ? AND version = ?",
+      input.project,
+      input.contractVersion,
+    )
+    .toArray()[0];
   if (!contract) return null;
   if (!getBlob(sql, input.verdict.verdictHash)) throw new Error("verdict body is not stored");
   sql.exec(
@@ -82,9 +88,19 @@ export function getLatestExchangeRun(sql: SqlStorage, project: string): Exchange
   return row ? toRun(row) : null;
 }
 
-export function listExchangeRuns(sql: SqlStorage, project: string, limit: number, before: number | null): Page<ExchangeRunRecord> {
+export function listExchangeRuns(
+  sql: SqlStorage,
+  project: string,
+  limit: number,
+  before: number | null,
+): Page<ExchangeRunRecord> {
   const rows = sql
-    .exec(`${SELECT} WHERE r.project = ? AND r.id < ? ORDER BY r.id DESC LIMIT ?`, project, before ?? Number.MAX_SAFE_INTEGER, limit + 1)
+    .exec(
+      `${SELECT} WHERE r.project = ? AND r.id < ? ORDER BY r.id DESC LIMIT ?`,
+      project,
+      before ?? Number.MAX_SAFE_INTEGER,
+      limit + 1,
+    )
     .toArray()
     .map(toRun);
   return page(rows, limit, (run) => run.id);

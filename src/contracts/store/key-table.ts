@@ -59,6 +59,11 @@ export function listKeys(sql: SqlStorage): CiKeyRecord[] {
 
 /** Revokes once: a second revocation keeps the first time and revoker. */
 export function revokeKey(sql: SqlStorage, id: string, revokedBy: string): CiKeyRecord | null {
-  sql.exec("UPDATE ci_keys SET revoked_at = ?, revoked_by = ? WHERE id = ? AND revoked_at IS NULL", new Date().toISOString(), revokedBy, id);
+  sql.exec(
+    "UPDATE ci_keys SET revoked_at = ?, revoked_by = ? WHERE id = ? AND revoked_at IS NULL",
+    new Date().toISOString(),
+    revokedBy,
+    id,
+  );
   return getKey(sql, id);
 }

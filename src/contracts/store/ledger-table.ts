@@ -4,7 +4,16 @@
  * verdict and the active-contract pointer change together or not at all.
  */
 import { getBlob } from "./blob-table";
-import type { BuildRecord, ContractChangeSummary, ContractRecord, Page, ProjectRecord, ProjectStatus, SnapshotRecord, VerdictRecord } from "./records";
+import type {
+  BuildRecord,
+  ContractChangeSummary,
+  ContractRecord,
+  Page,
+  ProjectRecord,
+  ProjectStatus,
+  SnapshotRecord,
+  VerdictRecord,
+} from "./records";
 import type { DocumentFacts, DocumentFormat } from "../../engine/parse-upload";
 
 type Row = Record<string, SqlStorageValue>;
@@ -16,7 +25,9 @@ const num = (value: Cell): number => Number(value);
 const optNum = (value: Cell): number | null => (value === null || value === undefined ? null : Number(value));
 
 export function nextSequence(sql: SqlStorage): number {
-  sql.exec("INSERT INTO counters (name, value) VALUES ('events', 1) ON CONFLICT (name) DO UPDATE SET value = value + 1");
+  sql.exec(
+    "INSERT INTO counters (name, value) VALUES ('events', 1) ON CONFLICT (name) DO UPDATE SET value = value + 1",
+  );
   return num(sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = 'events'").one().value);
 }
 
@@ -90,7 +101,15 @@ export interface VerdictInput {
   verdictHash: string;
 }
 
-function insertVerdict(sql: SqlStorage, project: string, subject: VerdictRecord["subject"], contractId: number, snapshotId: number | null, verdict: VerdictInput, now: string): number {
+function insertVerdict(
+  sql: SqlStorage,
+  project: string,
+  subject: VerdictRecord["subject"],
+  contractId: number,
+  snapshotId: number | null,
+  verdict: VerdictInput,
+  now: string,
+): number {
   if (!getBlob(sql, verdict.verdictHash)) throw new Error("verdict body is not stored");
   sql.exec(
     `INSERT INTO verdicts (project, subject, snapshot_id, contract_id, approved, total_violations, error_count, verdict_hash, created_at)
@@ -113,9 +132,19 @@ export function getVerdict(sql: SqlStorage, project: string, id: number): Verdic
   return row ? toVerdict(row) : null;
 }
 
-export function listVerdicts(sql: SqlStorage, project: string, limit: number, before: number | null): Page<VerdictRecord> {
+export function listVerdicts(
+  sql: SqlStorage,
+  project: string,
+  limit: number,
+  before: number | null,
+): Page<VerdictRecord> {
   const rows = sql
-    .exec(`${VERDICT_SELECT} WHERE v.project = ? AND v.id < ? ORDER BY v.id DESC LIMIT ?`, project, before ?? Number.MAX_SAFE_INTEGER, limit + 1)
+    .exec(
+      `${VERDICT_SELECT} WHERE v.project = ? AND v.id < ? ORDER BY v.id DESC LIMIT ?`,
+      project,
+      before ?? Number.MAX_SAFE_INTEGER,
+      limit + 1,
+    )
     .toArray()
     .map(toVerdict);
   return page(rows, limit, (v) => v.id);
@@ -178,9 +207,19 @@ export function getActiveContract(sql: SqlStorage, project: string): ContractRec
   return row ? toContract(row) : null;
 }
 
-export function listContracts(sql: SqlStorage, project: string, limit: number, before: number | null): Page<ContractRecord> {
+export function listContracts(
+  sql: SqlStorage,
+  project: string,
+  limit: number,
+  before: number | null,
+): Page<ContractRecord> {
   const rows = sql
-    .exec(`${CONTRACT_SELECT} WHERE c.project = ? AND c.version < ? ORDER BY c.version DESC LIMIT ?`, project, before ?? Number.MAX_SAFE_INTEGER, limit + 1)
+    .exec(
+      `${CONTRACT_SELECT} WHERE c.project = ? AND c.version < ? ORDER BY c.version DESC LIMIT ?`,
+      project,
+      before ?? Number.MAX_SAFE_INTEGER,
+      limit + 1,
+    )
     .toArray()
     .map(toContract);
   return page(rows, limit, (c) => c.version);
@@ -202,12 +241,25 @@ export interface ContractInput {
  * Creates the project on its first contract, appends the version, records its verdict (and its comparison with
  * the version active until now), and makes it active unless `activate` is false.
  */
-export function insertContract(sql: SqlStorage, input: ContractInput): { contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean } {
+export function insertContract(
+  sql: SqlStorage,
+  input: ContractInput,
+): { contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean } {
   const now = new Date().toISOString();
   if (!getBlob(sql, input.document.contentHash)) throw new Error("document content is not stored");
   const projectCreated = !getProject(sql, input.project);
-  if (projectCreated) sql.exec("INSERT INTO projects (name, created_at, created_by) VALUES (?, ?, ?)", input.project, now, input.uploadedBy);
-  const version = num(sql.exec<{ v: number }>("SELECT COALESCE(MAX(version), 0) + 1 AS v FROM contracts WHERE project = ?", input.project).one().v);
+  if (projectCreated)
+    sql.exec(
+      "INSERT INTO projects (name, created_at, created_by) VALUES (?, ?, ?)",
+      input.project,
+      now,
+      input.uploadedBy,
+    );
+  const version = num(
+    sql
+      .exec<{ v: number }>("SELECT COALESCE(MAX(version), 0) + 1 AS v FROM contracts WHERE project = ?", input.project)
+      .one().v,
+  );
   const d = input.document;
   sql.exec(
     `INSERT INTO contracts (project, version, label, content_hash, size, format, openapi_version, operation_count, uploaded_by, uploaded_at)
@@ -226,7 +278,13 @@ export function insertContract(sql: SqlStorage, input: ContractInput): { contrac
   const contractId = num(sql.exec<{ id: number }>("SELECT last_insert_rowid() AS id").one().id);
   const verdictId = insertVerdict(sql, input.project, "contract", contractId, null, input.verdict, now);
   if (input.change) {
-    const compared = sql.exec<{ id: number }>("SELECT id FROM contracts WHERE project = ? AND version = ?", input.project, input.change.comparedWithVersion).one();
+    const compared = sql
+      .exec<{ id: number }>(
+        "SELECT id FROM contracts WHERE project = ? AND version = ?",
+        input.project,
+        input.change.comparedWithVersion,
+      )
+      .one();
     const change = input.change.verdict;
     if (!getBlob(sql, change.verdictHash)) throw new Error("change verdict body is not stored");
     sql.exec(
@@ -240,13 +298,22 @@ export function insertContract(sql: SqlStorage, input: ContractInput): { contrac
       now,
     );
   }
-  const active = sql.exec<{ id: number | null }>("SELECT active_contract_id AS id FROM projects WHERE name = ?", input.project).one().id;
-  if (input.activate || active === null) sql.exec("UPDATE projects SET active_contract_id = ? WHERE name = ?", contractId, input.project);
-  return { contract: getContract(sql, input.project, version)!, verdict: getVerdict(sql, input.project, verdictId)!, projectCreated };
+  const active = sql
+    .exec<{ id: number | null }>("SELECT active_contract_id AS id FROM projects WHERE name = ?", input.project)
+    .one().id;
+  if (input.activate || active === null)
+    sql.exec("UPDATE projects SET active_contract_id = ? WHERE name = ?", contractId, input.project);
+  return {
+    contract: getContract(sql, input.project, version)!,
+    verdict: getVerdict(sql, input.project, verdictId)!,
+    projectCreated,
+  };
 }
 
 export function activateContract(sql: SqlStorage, project: string, version: number): ContractRecord | null {
-  const row = sql.exec<{ id: number }>("SELECT id FROM contracts WHERE project = ? AND version = ?", project, version).toArray()[0];
+  const row = sql
+    .exec<{ id: number }>("SELECT id FROM contracts WHERE project = ? AND version = ?", project, version)
+    .toArray()[0];
   if (!row) return null;
   sql.exec("UPDATE projects SET active_contract_id = ? WHERE name = ?", row.id, project);
   return getContract(sql, project, version);
@@ -289,9 +356,19 @@ export function getLatestSnapshot(sql: SqlStorage, project: string): SnapshotRec
   return row ? toSnapshot(row) : null;
 }
 
-export function listSnapshots(sql: SqlStorage, project: string, limit: number, before: number | null): Page<SnapshotRecord> {
+export function listSnapshots(
+  sql: SqlStorage,
+  project: string,
+  limit: number,
+  before: number | null,
+): Page<SnapshotRecord> {
   const rows = sql
-    .exec(`${SNAPSHOT_SELECT} WHERE s.project = ? AND s.id < ? ORDER BY s.id DESC LIMIT ?`, project, before ?? Number.MAX_SAFE_INTEGER, limit + 1)
+    .exec(
+      `${SNAPSHOT_SELECT} WHERE s.project = ? AND s.id < ? ORDER BY s.id DESC LIMIT ?`,
+      project,
+      before ?? Number.MAX_SAFE_INTEGER,
+      limit + 1,
+    )
     .toArray()
     .map(toSnapshot);
   return page(rows, limit, (s) => s.id);
@@ -309,8 +386,17 @@ export interface SnapshotInput {
   verdict: VerdictInput;
 }
 
-export function insertSnapshot(sql: SqlStorage, input: SnapshotInput): { snapshot: SnapshotRecord; verdict: VerdictRecord } | null {
-  const contract = sql.exec<{ id: number }>("SELECT id FROM contracts WHERE project = ? AND version = ?", input.project, input.contractVersion).toArray()[0];
+export function insertSnapshot(
+  sql: SqlStorage,
+  input: SnapshotInput,
+): { snapshot: SnapshotRecord; verdict: VerdictRecord } | null {
+  const contract = sql
+    .exec<{ id: number }>(
+      "SELECT id FROM contracts WHERE project = ? AND version = ?",
+      input.project,
+      input.contractVersion,
+    )
+    .toArray()[0];
   if (!contract) return null;
   if (!getBlob(sql, input.document.contentHash)) throw new Error("document content is not stored");
   const now = new Date().toISOString();
@@ -334,7 +420,10 @@ export function insertSnapshot(sql: SqlStorage, input: SnapshotInput): { snapsho
   );
   const snapshotId = num(sql.exec<{ id: number }>("SELECT last_insert_rowid() AS id").one().id);
   const verdictId = insertVerdict(sql, input.project, "snapshot", contract.id, snapshotId, input.verdict, now);
-  return { snapshot: getSnapshot(sql, input.project, snapshotId)!, verdict: getVerdict(sql, input.project, verdictId)! };
+  return {
+    snapshot: getSnapshot(sql, input.project, snapshotId)!,
+    verdict: getVerdict(sql, input.project, verdictId)!,
+  };
 }
 
 // ---- builds ---------------------------------------------------------------------------------------------
@@ -385,7 +474,12 @@ export function getBuild(sql: SqlStorage, project: string, id: number): BuildRec
 
 export function listBuilds(sql: SqlStorage, project: string, limit: number, before: number | null): Page<BuildRecord> {
   const rows = sql
-    .exec("SELECT * FROM builds WHERE project = ? AND id < ? ORDER BY id DESC LIMIT ?", project, before ?? Number.MAX_SAFE_INTEGER, limit + 1)
+    .exec(
+      "SELECT * FROM builds WHERE project = ? AND id < ? ORDER BY id DESC LIMIT ?",
+      project,
+      before ?? Number.MAX_SAFE_INTEGER,
+      limit + 1,
+    )
     .toArray()
     .map(toBuild);
   return page(rows, limit, (b) => b.id);
@@ -398,7 +492,9 @@ export function projectStatus(sql: SqlStorage, name: string): ProjectStatus | nu
   if (!project) return null;
   const latestSnapshot = getLatestSnapshot(sql, name);
   const buildRow = sql.exec("SELECT * FROM builds WHERE project = ? ORDER BY id DESC LIMIT 1", name).toArray()[0];
-  const snapshotSeq = latestSnapshot ? num(sql.exec<{ seq: number }>("SELECT seq FROM snapshots WHERE id = ?", latestSnapshot.id).one().seq) : 0;
+  const snapshotSeq = latestSnapshot
+    ? num(sql.exec<{ seq: number }>("SELECT seq FROM snapshots WHERE id = ?", latestSnapshot.id).one().seq)
+    : 0;
   return {
     project,
     activeContract: getActiveContract(sql, name),

@@ -72,14 +72,21 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
     change: { comparedWithVersion: number; verdict: VerdictBody } | null,
     content: ContentPieces,
     forms: { verdict: ContentPieces | null; comparison: ContentPieces | null },
-  ): Promise<StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean; contentReused: boolean }> | { ok: false; code: "stale_comparison"; message: string }>;
+  ): Promise<
+    | StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean; contentReused: boolean }>
+    | { ok: false; code: "stale_comparison"; message: string }
+  >;
   contractChangeHash(project: string, version: number): string | null;
   activateContract(project: string, version: number): StoreResult<{ contract: ContractRecord }>;
   getContract(project: string, version: number): ContractRecord | null;
   getActiveContract(project: string): ContractRecord | null;
   listContracts(project: string, limit: number, before: number | null): Page<ContractRecord>;
   /** Records a snapshot and its verdict; `content` (the snapshot's bytes) is completed in the same transaction. */
-  recordSnapshot(input: Omit<SnapshotInput, "verdict">, verdict: VerdictBody, content: ContentPieces): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord; contentReused: boolean }>>;
+  recordSnapshot(
+    input: Omit<SnapshotInput, "verdict">,
+    verdict: VerdictBody,
+    content: ContentPieces,
+  ): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord; contentReused: boolean }>>;
   getSnapshot(project: string, id: number): SnapshotRecord | null;
   listSnapshots(project: string, limit: number, before: number | null): Page<SnapshotRecord>;
   recordBuild(input: BuildInput): StoreResult<{ build: BuildRecord }>;
@@ -87,7 +94,10 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   listBuilds(project: string, limit: number, before: number | null): Page<BuildRecord>;
   getVerdict(project: string, id: number): VerdictRecord | null;
   listVerdicts(project: string, limit: number, before: number | null): Page<VerdictRecord>;
-  recordExchangeRun(input: Omit<ExchangeRunInput, "verdict">, verdict: VerdictBody): Promise<StoreResult<{ run: ExchangeRunRecord }>>;
+  recordExchangeRun(
+    input: Omit<ExchangeRunInput, "verdict">,
+    verdict: VerdictBody,
+  ): Promise<StoreResult<{ run: ExchangeRunRecord }>>;
   getExchangeRun(project: string, id: number): ExchangeRunRecord | null;
   latestExchangeRun(project: string): ExchangeRunRecord | null;
   listExchangeRuns(project: string, limit: number, before: number | null): Page<ExchangeRunRecord>;

@@ -3,7 +3,12 @@
  * the snapshot upload path reads them (see events.ts) to notify each session.
  */
 export function addSubscriber(sql: SqlStorage, project: string, sessionId: string): void {
-  sql.exec("INSERT OR IGNORE INTO subscribers (project, session_id, subscribed_at) VALUES (?, ?, ?)", project, sessionId, new Date().toISOString());
+  sql.exec(
+    "INSERT OR IGNORE INTO subscribers (project, session_id, subscribed_at) VALUES (?, ?, ?)",
+    project,
+    sessionId,
+    new Date().toISOString(),
+  );
 }
 
 export function removeSubscriber(sql: SqlStorage, project: string, sessionId: string): void {
@@ -11,5 +16,11 @@ export function removeSubscriber(sql: SqlStorage, project: string, sessionId: st
 }
 
 export function listSubscribers(sql: SqlStorage, project: string): string[] {
-  return sql.exec<{ session_id: string }>("SELECT session_id FROM subscribers WHERE project = ? ORDER BY subscribed_at", project).toArray().map((row) => row.session_id);
+  return sql
+    .exec<{ session_id: string }>(
+      "SELECT session_id FROM subscribers WHERE project = ? ORDER BY subscribed_at",
+      project,
+    )
+    .toArray()
+    .map((row) => row.session_id);
 }

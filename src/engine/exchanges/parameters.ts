@@ -32,10 +32,15 @@ function bindSegment(template: string, concrete: string, into: Record<string, st
 }
 
 /** The path parameter values of `path` (with or without the server base path) for `template`, or undefined. */
-export function pathParameterValues(template: string, path: string, basePath: string): Record<string, string> | undefined {
+export function pathParameterValues(
+  template: string,
+  path: string,
+  basePath: string,
+): Record<string, string> | undefined {
   const wanted = segmentsOf(template);
   const candidates = [path];
-  if (basePath && (path === basePath || path.startsWith(`${basePath}/`))) candidates.push(path.slice(basePath.length) || "/");
+  if (basePath && (path === basePath || path.startsWith(`${basePath}/`)))
+    candidates.push(path.slice(basePath.length) || "/");
   for (const candidate of candidates) {
     const parts = segmentsOf(candidate);
     if (parts.length !== wanted.length) continue;
@@ -54,7 +59,8 @@ function typesOf(schema: unknown): string[] {
 
 function scalar(text: string, schema: unknown): unknown {
   const types = typesOf(schema);
-  if ((types.includes("integer") || types.includes("number")) && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text.trim())) return Number(text);
+  if ((types.includes("integer") || types.includes("number")) && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text.trim()))
+    return Number(text);
   if (types.includes("boolean") && (text === "true" || text === "false")) return text === "true";
   if (types.includes("null") && text === "" && !types.includes("string")) return null;
   return text;

@@ -6,7 +6,13 @@
  * the problems (with a pointer to each) out.
  */
 import { isRecord } from "../normalize-pointer";
-import { MAX_EXCHANGE_BODY_BYTES, MAX_EXCHANGES, type ExchangeProblem, type ParsedExchanges, type RecordedExchange } from "./exchange";
+import {
+  MAX_EXCHANGE_BODY_BYTES,
+  MAX_EXCHANGES,
+  type ExchangeProblem,
+  type ParsedExchanges,
+  type RecordedExchange,
+} from "./exchange";
 
 /** Problems listed for a malformed upload; reading stops after this many. */
 const MAX_PROBLEMS = 20;
@@ -71,7 +77,8 @@ function readHeaders(raw: unknown, pointer: string, problems: Problems): Record<
   if (Array.isArray(raw)) {
     raw.forEach((entry, position) => {
       const value = isRecord(entry) ? headerValue(entry.value) : undefined;
-      if (!isRecord(entry) || typeof entry.name !== "string" || value === undefined) problems.add(`${pointer}/${position}`, "a header must be an object with a string name and value");
+      if (!isRecord(entry) || typeof entry.name !== "string" || value === undefined)
+        problems.add(`${pointer}/${position}`, "a header must be an object with a string name and value");
       else add(entry.name, value);
     });
     return headers;
@@ -79,7 +86,8 @@ function readHeaders(raw: unknown, pointer: string, problems: Problems): Record<
   if (isRecord(raw)) {
     for (const [name, entry] of Object.entries(raw)) {
       const value = headerValue(entry);
-      if (value === undefined) problems.add(`${pointer}/${name}`, "a header value must be a string (or a list of strings)");
+      if (value === undefined)
+        problems.add(`${pointer}/${name}`, "a header value must be a string (or a list of strings)");
       else add(name, value);
     }
     return headers;
@@ -102,7 +110,10 @@ function targetOf(url: string): string | undefined {
 
 function readStatus(raw: unknown, pointer: string, problems: Problems): number | undefined {
   if (typeof raw === "number" && Number.isInteger(raw) && raw >= 100 && raw <= 599) return raw;
-  problems.add(pointer, `the status must be an HTTP status code from 100 to 599, got ${JSON.stringify(raw)?.slice(0, 20) ?? "nothing"}`);
+  problems.add(
+    pointer,
+    `the status must be an HTTP status code from 100 to 599, got ${JSON.stringify(raw)?.slice(0, 20) ?? "nothing"}`,
+  );
   return undefined;
 }
 
@@ -125,27 +136,44 @@ function harEntry(entry: unknown, pointer: string, problems: Problems): Recorded
   if (!isRecord(request) || !isRecord(response)) return undefined;
   const method = readMethod(request.method, `${pointer}/request/method`, problems);
   const target = typeof request.url === "string" ? targetOf(request.url) : undefined;
-  if (target === undefined) problems.add(`${pointer}/request/url`, "request.url must be an absolute http(s) URL or a path starting with /");
+  if (target === undefined)
+    problems.add(`${pointer}/request/url`, "request.url must be an absolute http(s) URL or a path starting with /");
   const status = readStatus(response.status, `${pointer}/response/status`, problems);
   const requestHeaders = readHeaders(request.headers, `${pointer}/request/headers`, problems);
   const responseHeaders = readHeaders(response.headers, `${pointer}/response/headers`, problems);
-  const exchange: RecordedExchange = { method: method ?? "GET", target: target ?? "/", status: status ?? 0, requestHeaders, responseHeaders };
+  const exchange: RecordedExchange = {
+    method: method ?? "GET",
+    target: target ?? "/",
+    status: status ?? 0,
+    requestHeaders,
+    responseHeaders,
+  };
   const postData = request.postData;
   if (isRecord(postData)) {
     if (typeof postData.text === "string") {
-      exchange.requestBody = postData.encoding === "base64" ? decodeBase64(postData.text, `${pointer}/request/postData/text`, problems) : checkedBody(postData.text, `${pointer}/request/postData/text`);
+      exchange.requestBody =
+        postData.encoding === "base64"
+          ? decodeBase64(postData.text, `${pointer}/request/postData/text`, problems)
+          : checkedBody(postData.text, `${pointer}/request/postData/text`);
     }
-    if (typeof postData.mimeType === "string" && postData.mimeType !== "") exchange.requestContentType = postData.mimeType;
-  } else if (postData !== undefined) problems.add(`${pointer}/request/postData`, "postData must be an object with mimeType and text");
+    if (typeof postData.mimeType === "string" && postData.mimeType !== "")
+      exchange.requestContentType = postData.mimeType;
+  } else if (postData !== undefined)
+    problems.add(`${pointer}/request/postData`, "postData must be an object with mimeType and text");
   exchange.requestContentType ??= requestHeaders["content-type"];
   const content = response.content;
   if (isRecord(content)) {
     // HAR writes an empty text for "no body" as often as it leaves text out.
     if (typeof content.text === "string" && content.text !== "") {
-      exchange.responseBody = content.encoding === "base64" ? decodeBase64(content.text, `${pointer}/response/content/text`, problems) : checkedBody(content.text, `${pointer}/response/content/text`);
+      exchange.responseBody =
+        content.encoding === "base64"
+          ? decodeBase64(content.text, `${pointer}/response/content/text`, problems)
+          : checkedBody(content.text, `${pointer}/response/content/text`);
     }
-    if (typeof content.mimeType === "string" && content.mimeType !== "" && content.mimeType !== "x-unknown") exchange.responseContentType = content.mimeType;
-  } else if (content !== undefined) problems.add(`${pointer}/response/content`, "response.content must be an object with mimeType and text");
+    if (typeof content.mimeType === "string" && content.mimeType !== "" && content.mimeType !== "x-unknown")
+      exchange.responseContentType = content.mimeType;
+  } else if (content !== undefined)
+    problems.add(`${pointer}/response/content`, "response.content must be an object with mimeType and text");
   exchange.responseContentType = responseHeaders["content-type"] ?? exchange.responseContentType;
   return method && target !== undefined && status ? exchange : undefined;
 }
@@ -189,13 +217,20 @@ function ndjsonBody(raw: unknown, pointer: string, problems: Problems): string |
 
 function ndjsonLine(value: unknown, pointer: string, problems: Problems): RecordedExchange | undefined {
   if (!isRecord(value)) {
-    problems.add(pointer, "each line must be a JSON object {method, url or path, status, requestHeaders?, requestBody?, responseHeaders?, responseBody?}");
+    problems.add(
+      pointer,
+      "each line must be a JSON object {method, url or path, status, requestHeaders?, requestBody?, responseHeaders?, responseBody?}",
+    );
     return undefined;
   }
   const method = readMethod(value.method, `${pointer}/method`, problems);
   const where = typeof value.url === "string" ? value.url : typeof value.path === "string" ? value.path : undefined;
   const target = where === undefined ? undefined : targetOf(where);
-  if (target === undefined) problems.add(`${pointer}/${value.url === undefined ? "path" : "url"}`, "give url (an absolute http(s) URL) or path (starting with /)");
+  if (target === undefined)
+    problems.add(
+      `${pointer}/${value.url === undefined ? "path" : "url"}`,
+      "give url (an absolute http(s) URL) or path (starting with /)",
+    );
   const status = readStatus(value.status, `${pointer}/status`, problems);
   const requestHeaders = readHeaders(value.requestHeaders, `${pointer}/requestHeaders`, problems);
   const responseHeaders = readHeaders(value.responseHeaders, `${pointer}/responseHeaders`, problems);
@@ -206,8 +241,12 @@ function ndjsonLine(value: unknown, pointer: string, problems: Problems): Record
   const responseBody = ndjsonBody(value.responseBody, `${pointer}/responseBody`, problems);
   if (responseBody !== undefined) exchange.responseBody = responseBody;
   // A body given as a JSON value is JSON even when the line names no content type.
-  const requestType = requestHeaders["content-type"] ?? (requestBody !== undefined && typeof value.requestBody !== "string" ? "application/json" : undefined);
-  const responseType = responseHeaders["content-type"] ?? (responseBody !== undefined && typeof value.responseBody !== "string" ? "application/json" : undefined);
+  const requestType =
+    requestHeaders["content-type"] ??
+    (requestBody !== undefined && typeof value.requestBody !== "string" ? "application/json" : undefined);
+  const responseType =
+    responseHeaders["content-type"] ??
+    (responseBody !== undefined && typeof value.responseBody !== "string" ? "application/json" : undefined);
   if (requestType) exchange.requestContentType = requestType;
   if (responseType) exchange.responseContentType = responseType;
   return exchange;
@@ -238,7 +277,13 @@ function readNdjson(text: string, problems: Problems): RecordedExchange[] | numb
 
 function declaredFormat(contentType: string | undefined): "har" | "ndjson" | undefined {
   const essence = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-  if (essence === "application/x-ndjson" || essence === "application/ndjson" || essence === "application/jsonl" || essence === "application/x-jsonlines") return "ndjson";
+  if (
+    essence === "application/x-ndjson" ||
+    essence === "application/ndjson" ||
+    essence === "application/jsonl" ||
+    essence === "application/x-jsonlines"
+  )
+    return "ndjson";
   if (essence === "application/json" || essence.includes("har")) return "har";
   return undefined;
 }
@@ -251,19 +296,41 @@ export function parseExchanges(text: string, contentType?: string): ParsedExchan
     try {
       document = JSON.parse(text);
     } catch {
-      if (format === "har") return { ok: false, code: "invalid_exchanges", problems: [{ pointer: "", message: "the body is not valid JSON: send a HAR 1.2 file, or NDJSON with Content-Type application/x-ndjson" }] };
+      if (format === "har")
+        return {
+          ok: false,
+          code: "invalid_exchanges",
+          problems: [
+            {
+              pointer: "",
+              message:
+                "the body is not valid JSON: send a HAR 1.2 file, or NDJSON with Content-Type application/x-ndjson",
+            },
+          ],
+        };
     }
     format ??= isRecord(document) && "log" in document ? "har" : "ndjson";
   }
   let read: RecordedExchange[] | number;
   try {
-    read = format === "har" ? (isRecord(document) ? readHar(document, problems) : (problems.add("", "a HAR file is one JSON object with a log member"), [])) : readNdjson(text, problems);
+    read =
+      format === "har"
+        ? isRecord(document)
+          ? readHar(document, problems)
+          : (problems.add("", "a HAR file is one JSON object with a log member"), [])
+        : readNdjson(text, problems);
   } catch (error) {
-    if (error instanceof TooLarge) return { ok: false, code: "exchange_body_too_large", pointer: error.pointer, bytes: error.bytes };
+    if (error instanceof TooLarge)
+      return { ok: false, code: "exchange_body_too_large", pointer: error.pointer, bytes: error.bytes };
     throw error;
   }
   if (typeof read === "number") return { ok: false, code: "too_many_exchanges", count: read };
   if (problems.list.length > 0) return { ok: false, code: "invalid_exchanges", problems: problems.list };
-  if (read.length === 0) return { ok: false, code: "invalid_exchanges", problems: [{ pointer: format === "har" ? "/log/entries" : "", message: "the upload holds no exchanges" }] };
+  if (read.length === 0)
+    return {
+      ok: false,
+      code: "invalid_exchanges",
+      problems: [{ pointer: format === "har" ? "/log/entries" : "", message: "the upload holds no exchanges" }],
+    };
   return { ok: true, format, exchanges: read };
 }

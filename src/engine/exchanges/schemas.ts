@@ -18,14 +18,24 @@ interface Entry {
   validator: MeteredValidator;
 }
 
-export type SchemaCheck = { ok: true; errors: PayloadError[] } | { ok: false; unusable: string } | { ok: false; tooDeep: true } | { ok: false; tooCostly: string };
+export type SchemaCheck =
+  | { ok: true; errors: PayloadError[] }
+  | { ok: false; unusable: string }
+  | { ok: false; tooDeep: true }
+  | { ok: false; tooCostly: string };
 
 export class SchemaValidators {
   private readonly cache = new Map<string, Entry | string>();
   /** Validators built so far (cache misses). */
   buildCount = 0;
 
-  private entry(key: string, document: OpenApiDocument, version: string, schema: unknown, direction: Direction): Entry | string {
+  private entry(
+    key: string,
+    document: OpenApiDocument,
+    version: string,
+    schema: unknown,
+    direction: Direction,
+  ): Entry | string {
     const cached = this.cache.get(key);
     if (cached !== undefined) {
       // Recency: Map order is insertion order, so the first key is the least recently used.
@@ -39,7 +49,12 @@ export class SchemaValidators {
       built = { validator: new MeteredValidator(converted) };
       this.buildCount++;
     } catch (error) {
-      if (!(error instanceof SchemaConversionError) && !(error instanceof UnusableSchema) && !(error instanceof Error && /\$ref|schema URI/.test(error.message))) throw error;
+      if (
+        !(error instanceof SchemaConversionError) &&
+        !(error instanceof UnusableSchema) &&
+        !(error instanceof Error && /\$ref|schema URI/.test(error.message))
+      )
+        throw error;
       // Remembered as unusable, so a broken schema is reported without being converted again per exchange.
       built = error.message.split("\n")[0] ?? "the schema cannot be converted";
     }
@@ -49,7 +64,15 @@ export class SchemaValidators {
   }
 
   /** Throws WorkBudgetExhausted when the value (or the upload, `upload`) runs out of budget. */
-  check(key: string, document: OpenApiDocument, version: string, schema: unknown, direction: Direction, value: unknown, upload: WorkBudget): SchemaCheck {
+  check(
+    key: string,
+    document: OpenApiDocument,
+    version: string,
+    schema: unknown,
+    direction: Direction,
+    value: unknown,
+    upload: WorkBudget,
+  ): SchemaCheck {
     if (nestsDeeperThan(value, MAX_PAYLOAD_DEPTH)) return { ok: false, tooDeep: true };
     const entry = this.entry(key, document, version, schema, direction);
     if (typeof entry === "string") return { ok: false, unusable: entry };
@@ -59,7 +82,8 @@ export class SchemaValidators {
       return { ok: true, errors: result.valid ? [] : leafErrors(result.errors, result.schema) };
     } catch (error) {
       // One value too costly to validate is a finding of its own; the upload goes on (its own limit still holds).
-      if (error instanceof WorkBudgetExhausted && error.scope === "value") return { ok: false, tooCostly: error.message };
+      if (error instanceof WorkBudgetExhausted && error.scope === "value")
+        return { ok: false, tooCostly: error.message };
       if (!(error instanceof UnusableSchema)) throw error;
       return { ok: false, unusable: error.message };
     }

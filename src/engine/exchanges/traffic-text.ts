@@ -23,14 +23,25 @@ const NUMERIC_KEYWORDS = new Set(["minimum", "maximum", "exclusiveMinimum", "exc
 /** The validator's message without the recorded value it may start with or the property name it may quote. */
 export function trafficMessage(error: PayloadError): string {
   if (NUMERIC_KEYWORDS.has(error.keyword)) return error.message.replace(/^\S+ is /, "the value is ");
-  if (error.keyword === "additionalProperties" || error.keyword === "unevaluatedProperties") return `this property is not allowed here (${error.keyword}: false)`;
+  if (error.keyword === "additionalProperties" || error.keyword === "unevaluatedProperties")
+    return `this property is not allowed here (${error.keyword}: false)`;
   return error.message;
 }
 
 /** Media types common enough to name; any other recorded value is only described, never quoted. */
 const NAMED_MEDIA_TYPES = new Set([
-  "application/json", "application/problem+json", "application/xml", "application/x-www-form-urlencoded", "application/octet-stream",
-  "application/x-ndjson", "multipart/form-data", "text/plain", "text/html", "text/csv", "text/xml", "text/event-stream",
+  "application/json",
+  "application/problem+json",
+  "application/xml",
+  "application/x-www-form-urlencoded",
+  "application/octet-stream",
+  "application/x-ndjson",
+  "multipart/form-data",
+  "text/plain",
+  "text/html",
+  "text/csv",
+  "text/xml",
+  "text/event-stream",
 ]);
 
 /** A recorded content type, named only when it is a common one: a recorded header may hold anything. */

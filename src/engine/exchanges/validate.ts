@@ -31,7 +31,12 @@ export interface ExchangeValidator {
   /** Throws WorkBudgetExhausted (work-budget.ts) when the upload, or one value in it, needs more than its budget. */
   validate(document: OpenApiDocument, documentKey: string, exchanges: readonly RecordedExchange[]): Verdict;
   /** The same, calling `pause` between slices of exchanges so a long upload does not hold the isolate. */
-  validateYielding(document: OpenApiDocument, documentKey: string, exchanges: readonly RecordedExchange[], pause: () => Promise<void>): Promise<Verdict>;
+  validateYielding(
+    document: OpenApiDocument,
+    documentKey: string,
+    exchanges: readonly RecordedExchange[],
+    pause: () => Promise<void>,
+  ): Promise<Verdict>;
   /** Validators built so far (cache misses). */
   readonly buildCount: number;
 }
@@ -60,7 +65,11 @@ class Findings {
   readonly report: Report = (rule, location, message) => {
     this.total++;
     this.counts.set(rule, (this.counts.get(rule) ?? 0) + 1);
-    this.listed.push({ position: this.position, order: this.order++, violation: { rule, severity: exchangeRuleSeverity(rule), location, message } });
+    this.listed.push({
+      position: this.position,
+      order: this.order++,
+      violation: { rule, severity: exchangeRuleSeverity(rule), location, message },
+    });
     if (this.listed.length >= 2 * MAX_EXCHANGE_VIOLATIONS_LISTED) this.prune();
   };
 
@@ -71,8 +80,17 @@ class Findings {
 
   verdict(): Verdict {
     this.prune();
-    const summary: RuleSummary[] = TRAFFIC_RULE_IDS.filter((id) => this.counts.has(id)).map((id) => ({ rule: id, severity: exchangeRuleSeverity(id), count: this.counts.get(id) ?? 0 }));
-    return { approved: !summary.some((entry) => entry.severity === "error"), totalViolations: this.total, violations: this.listed.map((entry) => entry.violation), summary };
+    const summary: RuleSummary[] = TRAFFIC_RULE_IDS.filter((id) => this.counts.has(id)).map((id) => ({
+      rule: id,
+      severity: exchangeRuleSeverity(id),
+      count: this.counts.get(id) ?? 0,
+    }));
+    return {
+      approved: !summary.some((entry) => entry.severity === "error"),
+      totalViolations: this.total,
+      violations: this.listed.map((entry) => entry.violation),
+      summary,
+    };
   }
 }
 
@@ -121,21 +139,46 @@ class ExchangeCheck {
   }
 
   /** `shared`: the key names the schema itself, not a part of this operation (parameters shared by operations). */
-  private schemaFindings(rule: string, key: string, schema: unknown, direction: Direction, value: unknown, where: string, what: string, shared = false): void {
-    const checked = this.schemas.check(shared ? `${this.documentKey}\n${key}` : `${this.documentKey}\n${this.operation.label}\n${key}`, this.index.document, this.index.version, schema, direction, value, this.budget);
+  private schemaFindings(
+    rule: string,
+    key: string,
+    schema: unknown,
+    direction: Direction,
+    value: unknown,
+    where: string,
+    what: string,
+    shared = false,
+  ): void {
+    const checked = this.schemas.check(
+      shared ? `${this.documentKey}\n${key}` : `${this.documentKey}\n${this.operation.label}\n${key}`,
+      this.index.document,
+      this.index.version,
+      schema,
+      direction,
+      value,
+      this.budget,
+    );
     if (!checked.ok) {
       if ("tooDeep" in checked) this.report(rule, `${this.at}${where}`, `${what} nests too deeply to be validated`);
-      else if ("tooCostly" in checked) this.report("work-budget-exhausted", `${this.at}${where}`, `${what} was not checked: ${checked.tooCostly}`);
-      else this.report("schema-unusable", `${this.at}${where}`, `the contract's schema for ${what} cannot be used, so it was not checked: ${checked.unusable}`);
+      else if ("tooCostly" in checked)
+        this.report("work-budget-exhausted", `${this.at}${where}`, `${what} was not checked: ${checked.tooCostly}`);
+      else
+        this.report(
+          "schema-unusable",
+          `${this.at}${where}`,
+          `the contract's schema for ${what} cannot be used, so it was not checked: ${checked.unusable}`,
+        );
       return;
     }
-    for (const error of checked.errors) this.report(rule, `${this.at}${where}${trafficPointer(error.pointer)}`, `${what}: ${trafficMessage(error)}`);
+    for (const error of checked.errors)
+      this.report(rule, `${this.at}${where}${trafficPointer(error.pointer)}`, `${what}: ${trafficMessage(error)}`);
   }
 
   checkRequest(): void {
     const { exchange, operation } = this;
     const path = pathOf(exchange.target);
-    const pathValues = pathParameterValues(operation.path, path, this.index.basePath) ?? (Object.create(null) as Record<string, string>);
+    const pathValues =
+      pathParameterValues(operation.path, path, this.index.basePath) ?? (Object.create(null) as Record<string, string>);
     const query = queryOf(exchange.target);
     for (const parameter of operation.parameters) {
       const where = `/request/${parameter.in}/${escapeToken(parameter.name)}`;
@@ -148,13 +191,27 @@ class ExchangeCheck {
         values = value === undefined ? [] : [value];
       } else continue; // Cookies are not read: recordings often strip them.
       if (values.length === 0) {
-        if (parameter.required) this.report("request-invalid", `${this.at}${where}`, `the required ${parameter.in} parameter "${parameter.name}" is missing`);
+        if (parameter.required)
+          this.report(
+            "request-invalid",
+            `${this.at}${where}`,
+            `the required ${parameter.in} parameter "${parameter.name}" is missing`,
+          );
         continue;
       }
       if (parameter.schema === undefined) continue;
       const value = typedValue(values, parameter.schema, this.index.resolver);
       if (value === undefined) continue;
-      this.schemaFindings("request-invalid", parameterKey(parameter.schema), parameter.schema, "request", value, where, `${parameter.in} parameter "${parameter.name}"`, true);
+      this.schemaFindings(
+        "request-invalid",
+        parameterKey(parameter.schema),
+        parameter.schema,
+        "request",
+        value,
+        where,
+        `${parameter.in} parameter "${parameter.name}"`,
+        true,
+      );
     }
     this.checkRequestBody();
   }
@@ -166,20 +223,43 @@ class ExchangeCheck {
     const declared = Object.keys(content);
     const body = exchange.requestBody;
     if (body === undefined || body === "") {
-      if (isRecord(requestBody) && requestBody.required === true) this.report("request-invalid", `${this.at}/request/body`, `the request body is required (${declared.join(", ") || "no content declared"}) but the exchange has none`);
+      if (isRecord(requestBody) && requestBody.required === true)
+        this.report(
+          "request-invalid",
+          `${this.at}/request/body`,
+          `the request body is required (${declared.join(", ") || "no content declared"}) but the exchange has none`,
+        );
       return;
     }
     if (declared.length === 0) {
-      this.report("undocumented-media-type", `${this.at}/request/body`, `the request has a body${exchange.requestContentType ? ` (${trafficMediaType(exchange.requestContentType)})` : ""}, but the contract declares no request body for ${operation.label}`);
+      this.report(
+        "undocumented-media-type",
+        `${this.at}/request/body`,
+        `the request has a body${exchange.requestContentType ? ` (${trafficMediaType(exchange.requestContentType)})` : ""}, but the contract declares no request body for ${operation.label}`,
+      );
       return;
     }
     const contentType = exchange.requestContentType;
     const key = contentType ? pickMediaType(content, contentType) : declared.find(isJson);
     if (key === undefined) {
-      if (contentType) this.report("undocumented-media-type", `${this.at}/request/header/content-type`, `the request body is ${trafficMediaType(contentType)}, which the contract does not declare for ${operation.label} (it declares ${declared.join(", ")})`);
+      if (contentType)
+        this.report(
+          "undocumented-media-type",
+          `${this.at}/request/header/content-type`,
+          `the request body is ${trafficMediaType(contentType)}, which the contract does not declare for ${operation.label} (it declares ${declared.join(", ")})`,
+        );
       return;
     }
-    this.checkBody("request-invalid", "request", `request:${key}`, content[key], contentType ?? key, body, "/request/body", "the request body");
+    this.checkBody(
+      "request-invalid",
+      "request",
+      `request:${key}`,
+      content[key],
+      contentType ?? key,
+      body,
+      "/request/body",
+      "the request body",
+    );
   }
 
   checkResponse(): void {
@@ -187,7 +267,11 @@ class ExchangeCheck {
     const responseKey = findResponseKey(operation, exchange.status);
     if (responseKey === undefined) {
       const declared = Object.keys(responsesOf(operation)).filter((key) => !key.startsWith("x-"));
-      this.report("undocumented-status-code", `${this.at}/response/status`, `status ${exchange.status} is not declared for ${operation.label} (it declares ${declared.join(", ") || "no responses"}; nor ${String(exchange.status)[0]}XX or default)`);
+      this.report(
+        "undocumented-status-code",
+        `${this.at}/response/status`,
+        `status ${exchange.status} is not declared for ${operation.label} (it declares ${declared.join(", ") || "no responses"}; nor ${String(exchange.status)[0]}XX or default)`,
+      );
       return;
     }
     const response = this.index.resolver.deref(responsesOf(operation)[responseKey]);
@@ -197,16 +281,34 @@ class ExchangeCheck {
     const content = contentOf(response, this.index.resolver);
     const declared = Object.keys(content);
     if (declared.length === 0) {
-      this.report("undocumented-media-type", `${this.at}/response/body`, `the response has a body${exchange.responseContentType ? ` (${trafficMediaType(exchange.responseContentType)})` : ""}, but the contract declares no content for response ${responseKey} of ${operation.label}`);
+      this.report(
+        "undocumented-media-type",
+        `${this.at}/response/body`,
+        `the response has a body${exchange.responseContentType ? ` (${trafficMediaType(exchange.responseContentType)})` : ""}, but the contract declares no content for response ${responseKey} of ${operation.label}`,
+      );
       return;
     }
     const contentType = exchange.responseContentType;
     const key = contentType ? pickMediaType(content, contentType) : declared.find(isJson);
     if (key === undefined) {
-      if (contentType) this.report("undocumented-media-type", `${this.at}/response/header/content-type`, `the response body is ${trafficMediaType(contentType)}, which the contract does not declare for response ${responseKey} of ${operation.label} (it declares ${declared.join(", ")})`);
+      if (contentType)
+        this.report(
+          "undocumented-media-type",
+          `${this.at}/response/header/content-type`,
+          `the response body is ${trafficMediaType(contentType)}, which the contract does not declare for response ${responseKey} of ${operation.label} (it declares ${declared.join(", ")})`,
+        );
       return;
     }
-    this.checkBody("response-invalid", "response", `response:${responseKey}:${key}`, content[key], contentType ?? key, body, "/response/body", `the response body (${responseKey})`);
+    this.checkBody(
+      "response-invalid",
+      "response",
+      `response:${responseKey}:${key}`,
+      content[key],
+      contentType ?? key,
+      body,
+      "/response/body",
+      `the response body (${responseKey})`,
+    );
   }
 
   private checkResponseHeaders(response: unknown, responseKey: string): void {
@@ -219,22 +321,49 @@ class ExchangeCheck {
       const where = `/response/header/${escapeToken(name.toLowerCase())}`;
       const value = this.exchange.responseHeaders[name.toLowerCase()];
       if (value === undefined) {
-        if (header.required === true) this.report("response-header-missing", `${this.at}${where}`, `the response header "${name}" is required for response ${responseKey} but the response has none`);
+        if (header.required === true)
+          this.report(
+            "response-header-missing",
+            `${this.at}${where}`,
+            `the response header "${name}" is required for response ${responseKey} but the response has none`,
+          );
         continue;
       }
       if (header.schema === undefined) continue;
       const typed = typedValue([value], header.schema, this.index.resolver);
-      if (typed !== undefined) this.schemaFindings("response-invalid", `header:${responseKey}:${name}`, header.schema, "response", typed, where, `response header "${name}"`);
+      if (typed !== undefined)
+        this.schemaFindings(
+          "response-invalid",
+          `header:${responseKey}:${name}`,
+          header.schema,
+          "response",
+          typed,
+          where,
+          `response header "${name}"`,
+        );
     }
   }
 
-  private checkBody(rule: string, direction: Direction, key: string, mediaTypeObject: unknown, contentType: string, body: string, where: string, what: string): void {
+  private checkBody(
+    rule: string,
+    direction: Direction,
+    key: string,
+    mediaTypeObject: unknown,
+    contentType: string,
+    body: string,
+    where: string,
+    what: string,
+  ): void {
     const schema = isRecord(mediaTypeObject) ? mediaTypeObject.schema : undefined;
     // Only JSON bodies are validated against schemas; other media types are checked for being declared.
     if (schema === undefined || !isJson(contentType)) return;
     const parsed = parseJson(body);
     if (!parsed.ok) {
-      this.report(rule, `${this.at}${where}`, `${what} is declared as ${trafficMediaType(contentType)} but is not valid JSON`);
+      this.report(
+        rule,
+        `${this.at}${where}`,
+        `${what} is declared as ${trafficMediaType(contentType)} but is not valid JSON`,
+      );
       return;
     }
     this.schemaFindings(rule, key, schema, direction, parsed.value, where, what);
@@ -254,10 +383,15 @@ function pathShape(index: DocumentIndex, path: string): string {
   let known = literalSegments.get(index);
   if (!known) {
     known = new Set<string>();
-    for (const operation of index.operations) for (const segment of `${index.basePath}${operation.path}`.split("/")) if (segment && !segment.includes("{")) known.add(segment);
+    for (const operation of index.operations)
+      for (const segment of `${index.basePath}${operation.path}`.split("/"))
+        if (segment && !segment.includes("{")) known.add(segment);
     literalSegments.set(index, known);
   }
-  const segments = path.split("/").slice(1).map((segment) => (known.has(segment) ? segment : "{?}"));
+  const segments = path
+    .split("/")
+    .slice(1)
+    .map((segment) => (known.has(segment) ? segment : "{?}"));
   return `/${segments.join("/")}`;
 }
 
@@ -268,7 +402,13 @@ const UNITS_PER_SLICE = 25_000;
  * `deadline` (ms since the epoch): validation that yields is bounded by time, checked after each yield, where the
  * clock moves; without one (no yields) it is bounded by UPLOAD_WORK_UNITS.
  */
-function* validation(index: DocumentIndex, documentKey: string, schemas: SchemaValidators, exchanges: readonly RecordedExchange[], deadline?: number): Generator<void, Verdict> {
+function* validation(
+  index: DocumentIndex,
+  documentKey: string,
+  schemas: SchemaValidators,
+  exchanges: readonly RecordedExchange[],
+  deadline?: number,
+): Generator<void, Verdict> {
   const findings = new Findings();
   const budget = new WorkBudget(deadline === undefined ? UPLOAD_WORK_UNITS : Number.POSITIVE_INFINITY, "upload");
   // Grouped by operation, so an operation's validators are built (or fetched) once per upload even when the
@@ -288,19 +428,33 @@ function* validation(index: DocumentIndex, documentKey: string, schemas: SchemaV
     const base = index.basePath ? ` (the server base path ${index.basePath} may be left out or included)` : "";
     const method = KNOWN_METHODS.has(exchange.method) ? exchange.method : "(unknown method)";
     const shape = pathShape(index, path);
-    findings.report("undocumented-operation", `${method} ${shape}#exchange/${position}`, `no operation of the contract matches exchange ${position} (${method} ${shape}, where {?} stands for a recorded segment the contract's paths do not use)${base}: document it, or check the recorded method and path`);
+    findings.report(
+      "undocumented-operation",
+      `${method} ${shape}#exchange/${position}`,
+      `no operation of the contract matches exchange ${position} (${method} ${shape}, where {?} stands for a recorded segment the contract's paths do not use)${base}: document it, or check the recorded method and path`,
+    );
   });
   let yieldedAt = budget.spent;
   for (const [operation, positions] of groups) {
     for (const position of positions) {
       findings.position = position;
-      const check = new ExchangeCheck(index, documentKey, schemas, operation, exchanges[position]!, position, findings.report, budget);
+      const check = new ExchangeCheck(
+        index,
+        documentKey,
+        schemas,
+        operation,
+        exchanges[position]!,
+        position,
+        findings.report,
+        budget,
+      );
       check.checkRequest();
       check.checkResponse();
       if (budget.spent - yieldedAt >= UNITS_PER_SLICE) {
         yieldedAt = budget.spent;
         yield;
-        if (deadline !== undefined && Date.now() > deadline) throw new WorkBudgetExhausted(UPLOAD_SECONDS, "upload-time");
+        if (deadline !== undefined && Date.now() > deadline)
+          throw new WorkBudgetExhausted(UPLOAD_SECONDS, "upload-time");
       }
     }
   }
@@ -321,7 +475,13 @@ export function createExchangeValidator(): ExchangeValidator {
       }
     },
     async validateYielding(document, documentKey, exchanges, pause) {
-      const steps = validation(indexDocument(document), documentKey, schemas, exchanges, Date.now() + UPLOAD_SECONDS * 1000);
+      const steps = validation(
+        indexDocument(document),
+        documentKey,
+        schemas,
+        exchanges,
+        Date.now() + UPLOAD_SECONDS * 1000,
+      );
       for (;;) {
         const step = steps.next();
         if (step.done) return step.value;

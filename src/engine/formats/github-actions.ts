@@ -23,14 +23,22 @@ export function renderGithubActions(report: VerdictReport): string {
   for (const violation of listed) {
     const title = `${violation.rule} at ${violation.location}`;
     const region = report.locate?.(violation.location);
-    const where = file && region ? `file=${workflowProperty(decodeURIComponent(file))},line=${region.startLine},col=${region.startColumn},` : "";
-    lines.push(`::${COMMAND[violation.severity]} ${where}title=${workflowProperty(title)}::${workflowData(violation.message)}`);
+    const where =
+      file && region
+        ? `file=${workflowProperty(decodeURIComponent(file))},line=${region.startLine},col=${region.startColumn},`
+        : "";
+    lines.push(
+      `::${COMMAND[violation.severity]} ${where}title=${workflowProperty(title)}::${workflowData(violation.message)}`,
+    );
   }
   const errors = verdict.violations.filter((violation) => violation.severity === "error").length;
   const outcome = verdict.approved ? "approved" : "rejected";
-  const more = verdict.violations.length > listed.length ? `; ${verdict.violations.length - listed.length} more not shown here` : "";
+  const more =
+    verdict.violations.length > listed.length
+      ? `; ${verdict.violations.length - listed.length} more not shown here`
+      : "";
   const where = report.link ? ` Full verdict: ${report.link}` : "";
   const summary = `Arbiter ${report.project}: ${report.title} ${outcome} with ${verdict.totalViolations} violation${verdict.totalViolations === 1 ? "" : "s"} (${errors} error${errors === 1 ? "" : "s"})${more}.${where}`;
   lines.push(`::${verdict.approved ? "notice" : "error"} title=Arbiter verdict::${workflowData(summary)}`);
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }

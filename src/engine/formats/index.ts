@@ -9,7 +9,6 @@ import { renderJunit } from "./junit";
 import type { VerdictReport } from "./report";
 import { renderSarif } from "./sarif";
 
-
 export const VERDICT_FORMATS = ["json", "markdown", "junit", "sarif", "github"] as const;
 export type VerdictFormat = (typeof VERDICT_FORMATS)[number];
 
@@ -29,7 +28,7 @@ export function isVerdictFormat(value: string): value is VerdictFormat {
 export function renderReport(format: VerdictFormat, report: VerdictReport): string {
   switch (format) {
     case "json":
-      return JSON.stringify(report.verdict, null, 2) + "\n";
+      return `${JSON.stringify(report.verdict, null, 2)}\n`;
     case "markdown":
       return renderVerdictMarkdown(report.verdict, {
         project: report.project,
@@ -37,40 +36,62 @@ export function renderReport(format: VerdictFormat, report: VerdictReport): stri
         ...(report.contractVersion ? { contractVersion: report.contractVersion } : {}),
         title: report.title,
         ...(report.link ? { link: report.link } : {}),
-        ...(report.locate ? { locate: report.locate, ...(report.artifactPath ? { artifactPath: report.artifactPath } : {}) } : {}),
+        ...(report.locate
+          ? { locate: report.locate, ...(report.artifactPath ? { artifactPath: report.artifactPath } : {}) }
+          : {}),
       });
     case "junit":
       return renderJunit(report);
     case "sarif":
-      return JSON.stringify(renderSarif(report), null, 2) + "\n";
+      return `${JSON.stringify(renderSarif(report), null, 2)}\n`;
     case "github":
       return renderGithubActions(report);
   }
 }
 
-export type FormatChoice = { ok: true; single?: VerdictFormat; embedded: VerdictFormat[] } | { ok: false; message: string };
+export type FormatChoice =
+  | { ok: true; single?: VerdictFormat; embedded: VerdictFormat[] }
+  | { ok: false; message: string };
 
 /** Reads `?format=` (answer with that document) and `?formats=a,b` (embed those in the JSON answer). */
 export function formatChoice(url: URL): FormatChoice {
   const allowed = VERDICT_FORMATS.join(", ");
   const single = url.searchParams.get("format");
-  if (single !== null && !isVerdictFormat(single)) return { ok: false, message: `format "${single.slice(0, 40)}" is not one of ${allowed}: pass ?format=sarif, for example.` };
+  if (single !== null && !isVerdictFormat(single))
+    return {
+      ok: false,
+      message: `format "${single.slice(0, 40)}" is not one of ${allowed}: pass ?format=sarif, for example.`,
+    };
   const listed = url.searchParams.get("formats");
   const embedded: VerdictFormat[] = [];
   if (listed !== null) {
-    for (const name of listed.split(",").map((part) => part.trim()).filter(Boolean)) {
-      if (!isVerdictFormat(name)) return { ok: false, message: `formats lists "${name.slice(0, 40)}", which is not one of ${allowed}.` };
+    for (const name of listed
+      .split(",")
+      .map((part) => part.trim())
+      .filter(Boolean)) {
+      if (!isVerdictFormat(name))
+        return { ok: false, message: `formats lists "${name.slice(0, 40)}", which is not one of ${allowed}.` };
       if (!embedded.includes(name)) embedded.push(name);
     }
   }
-  if (single !== null && embedded.length > 0) return { ok: false, message: "pass either ?format=<one> (the answer is that document) or ?formats=<a,b> (embedded in the JSON answer), not both." };
+  if (single !== null && embedded.length > 0)
+    return {
+      ok: false,
+      message:
+        "pass either ?format=<one> (the answer is that document) or ?formats=<a,b> (embedded in the JSON answer), not both.",
+    };
   return single === null ? { ok: true, embedded } : { ok: true, single, embedded };
 }
 
 /** The `reports` member of a JSON answer: each requested format, SARIF as an object, the others as text. */
-export function embeddedReports(formats: readonly VerdictFormat[], report: VerdictReport): Record<string, unknown> | undefined {
+export function embeddedReports(
+  formats: readonly VerdictFormat[],
+  report: VerdictReport,
+): Record<string, unknown> | undefined {
   if (formats.length === 0) return undefined;
   const reports: Record<string, unknown> = {};
-  for (const format of formats) reports[format] = format === "sarif" ? renderSarif(report) : format === "json" ? report.verdict : renderReport(format, report);
+  for (const format of formats)
+    reports[format] =
+      format === "sarif" ? renderSarif(report) : format === "json" ? report.verdict : renderReport(format, report);
   return reports;
 }

@@ -16,7 +16,10 @@ export function renderJunit(report: VerdictReport): string {
     }
     return `    <testcase ${attributes}>\n      <system-out>${xmlText(`${violation.severity}: ${violation.message}`)}</system-out>\n    </testcase>`;
   });
-  if (cases.length === 0) cases.push(`    <testcase name="${xmlText(`${report.title} conforms`)}" classname="${xmlText(`arbiter.${project}`)}"/>`);
+  if (cases.length === 0)
+    cases.push(
+      `    <testcase name="${xmlText(`${report.title} conforms`)}" classname="${xmlText(`arbiter.${project}`)}"/>`,
+    );
   const tests = Math.max(1, verdict.violations.length);
   const counts = `tests="${tests}" failures="${failures}" errors="0"`;
   return [

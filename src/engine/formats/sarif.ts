@@ -80,7 +80,9 @@ function splitLocation(location: string): { operation: string | null; pointer: s
   const hash = location.indexOf("#");
   const head = hash < 0 ? location : location.slice(0, hash);
   const pointer = hash < 0 ? "" : location.slice(hash + 1);
-  return /^[A-Z]+ \//.test(head) ? { operation: head, pointer } : { operation: null, pointer: hash < 0 ? location : pointer };
+  return /^[A-Z]+ \//.test(head)
+    ? { operation: head, pointer }
+    : { operation: null, pointer: hash < 0 ? location : pointer };
 }
 
 function resultOf(violation: Violation, ruleIndex: number, artifactPath: string, locate: ViolationLocator | undefined) {
@@ -110,9 +112,21 @@ function resultOf(violation: Violation, ruleIndex: number, artifactPath: string,
 
 /** Artifact paths are relative URI references into the repository: no scheme, no leading slash, no dot segments. */
 export function artifactUri(path: string | undefined): string {
-  const clean = (path ?? "").trim().replace(/\\/g, "/").replace(/^(\.\/)+/, "").replace(/^\/+/, "");
-  if (!clean || clean.split("/").some((segment) => segment === ".." || segment === ".") || /^[a-z][a-z0-9+.-]*:/i.test(clean)) return "openapi.json";
-  return clean.split("/").map((segment) => encodeURIComponent(segment)).join("/");
+  const clean = (path ?? "")
+    .trim()
+    .replace(/\\/g, "/")
+    .replace(/^(\.\/)+/, "")
+    .replace(/^\/+/, "");
+  if (
+    !clean ||
+    clean.split("/").some((segment) => segment === ".." || segment === ".") ||
+    /^[a-z][a-z0-9+.-]*:/i.test(clean)
+  )
+    return "openapi.json";
+  return clean
+    .split("/")
+    .map((segment) => encodeURIComponent(segment))
+    .join("/");
 }
 
 export function renderSarif(report: VerdictReport): Record<string, unknown> {
@@ -120,7 +134,10 @@ export function renderSarif(report: VerdictReport): Record<string, unknown> {
   const indexOf = new Map<string, number>();
   const observed = new Map<string, Severity>();
   // A verdict stored before a rule was renamed names its earlier id: results and rules use the current one.
-  const violations = report.verdict.violations.map((violation) => ({ ...violation, rule: canonicalRuleId(violation.rule) }));
+  const violations = report.verdict.violations.map((violation) => ({
+    ...violation,
+    rule: canonicalRuleId(violation.rule),
+  }));
   for (const violation of violations) {
     if (!indexOf.has(violation.rule)) {
       indexOf.set(violation.rule, ruleIds.length);
@@ -141,8 +158,15 @@ export function renderSarif(report: VerdictReport): Record<string, unknown> {
           },
         },
         automationDetails: { id: `arbiter/${report.project}/${report.subject}/` },
-        artifacts: [{ location: { uri: artifactPath }, description: { text: `${subjectNoun(report.subject)} of project ${report.project}` } }],
-        results: violations.map((violation) => resultOf(violation, indexOf.get(violation.rule) ?? 0, artifactPath, report.locate)),
+        artifacts: [
+          {
+            location: { uri: artifactPath },
+            description: { text: `${subjectNoun(report.subject)} of project ${report.project}` },
+          },
+        ],
+        results: violations.map((violation) =>
+          resultOf(violation, indexOf.get(violation.rule) ?? 0, artifactPath, report.locate),
+        ),
         properties: {
           project: report.project,
           subject: report.subject,

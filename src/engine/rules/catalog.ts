@@ -32,35 +32,125 @@ function frozen(entries: CatalogEntry[]): readonly CatalogEntry[] {
 
 /** Recorded-traffic findings, in report order (a run's summary lists them in this order). */
 export const TRAFFIC_RULES: readonly CatalogEntry[] = frozen([
-  { id: "undocumented-operation", family: "traffic", severity: "error", purpose: "The exchange's method and path match no operation of the contract." },
-  { id: "request-invalid", family: "traffic", severity: "error", purpose: "The request breaks the operation's contract: a required path, query or header parameter is missing, a parameter value or the body does not match its schema (readOnly properties must not be sent), or a required body is missing.", aliases: ["exchange-request-invalid"] },
-  { id: "undocumented-status-code", family: "traffic", severity: "error", purpose: "The response status is not declared for the operation (neither the code, its range such as 4XX, nor default).", aliases: ["exchange-status-undocumented"] },
-  { id: "response-header-missing", family: "traffic", severity: "error", purpose: "A response header the contract marks as required is absent.", aliases: ["exchange-header-missing"] },
-  { id: "undocumented-media-type", family: "traffic", severity: "error", purpose: "A request or response body has a content type the contract does not declare there (or the contract declares no body there).", aliases: ["exchange-content-type-undocumented"] },
-  { id: "response-invalid", family: "traffic", severity: "error", purpose: "The response body or a response header does not match the contract's schema (writeOnly properties must not appear).", aliases: ["exchange-response-invalid"] },
-  { id: "schema-unusable", family: "traffic", severity: "warning", purpose: "The contract's schema for this part cannot be used for validation (an unresolvable $ref or an invalid pattern), so the part was not checked.", aliases: ["exchange-schema-unusable"] },
-  { id: "work-budget-exhausted", family: "traffic", severity: "warning", purpose: "Validating this part needs more work than one value may take (docs/security.md), so it was not checked; the rest of the upload was." },
+  {
+    id: "undocumented-operation",
+    family: "traffic",
+    severity: "error",
+    purpose: "The exchange's method and path match no operation of the contract.",
+  },
+  {
+    id: "request-invalid",
+    family: "traffic",
+    severity: "error",
+    purpose:
+      "The request breaks the operation's contract: a required path, query or header parameter is missing, a parameter value or the body does not match its schema (readOnly properties must not be sent), or a required body is missing.",
+    aliases: ["exchange-request-invalid"],
+  },
+  {
+    id: "undocumented-status-code",
+    family: "traffic",
+    severity: "error",
+    purpose:
+      "The response status is not declared for the operation (neither the code, its range such as 4XX, nor default).",
+    aliases: ["exchange-status-undocumented"],
+  },
+  {
+    id: "response-header-missing",
+    family: "traffic",
+    severity: "error",
+    purpose: "A response header the contract marks as required is absent.",
+    aliases: ["exchange-header-missing"],
+  },
+  {
+    id: "undocumented-media-type",
+    family: "traffic",
+    severity: "error",
+    purpose:
+      "A request or response body has a content type the contract does not declare there (or the contract declares no body there).",
+    aliases: ["exchange-content-type-undocumented"],
+  },
+  {
+    id: "response-invalid",
+    family: "traffic",
+    severity: "error",
+    purpose:
+      "The response body or a response header does not match the contract's schema (writeOnly properties must not appear).",
+    aliases: ["exchange-response-invalid"],
+  },
+  {
+    id: "schema-unusable",
+    family: "traffic",
+    severity: "warning",
+    purpose:
+      "The contract's schema for this part cannot be used for validation (an unresolvable $ref or an invalid pattern), so the part was not checked.",
+    aliases: ["exchange-schema-unusable"],
+  },
+  {
+    id: "work-budget-exhausted",
+    family: "traffic",
+    severity: "warning",
+    purpose:
+      "Validating this part needs more work than one value may take (docs/security.md), so it was not checked; the rest of the upload was.",
+  },
 ]);
 
 /** Why a response payload could not be validated (its schema errors are reported by keyword, not by rule). */
 export const PAYLOAD_RULES: readonly CatalogEntry[] = frozen([
-  { id: "undocumented-operation", family: "payload", severity: "error", purpose: "The contract has no operation for the payload's method and path.", aliases: ["unknown-operation"] },
-  { id: "undocumented-status-code", family: "payload", severity: "error", purpose: "The contract declares no response for the payload's status (nor its range such as 4XX, nor default).", aliases: ["undocumented-status"] },
-  { id: "missing-schema", family: "payload", severity: "error", purpose: "The contract declares no JSON schema for that response, or none for the given content type." },
+  {
+    id: "undocumented-operation",
+    family: "payload",
+    severity: "error",
+    purpose: "The contract has no operation for the payload's method and path.",
+    aliases: ["unknown-operation"],
+  },
+  {
+    id: "undocumented-status-code",
+    family: "payload",
+    severity: "error",
+    purpose: "The contract declares no response for the payload's status (nor its range such as 4XX, nor default).",
+    aliases: ["undocumented-status"],
+  },
+  {
+    id: "missing-schema",
+    family: "payload",
+    severity: "error",
+    purpose: "The contract declares no JSON schema for that response, or none for the given content type.",
+  },
   { id: "payload-missing", family: "payload", severity: "error", purpose: "No payload was given." },
-  { id: "payload-too-deep", family: "payload", severity: "error", purpose: "The payload nests too deep to be validated." },
-  { id: "schema-unusable", family: "payload", severity: "error", purpose: "The contract's schema for the response cannot be used for validation (an unresolvable $ref or an invalid pattern)." },
-  { id: "work-budget-exhausted", family: "payload", severity: "error", purpose: "Validating the payload needs more work than one value may take (docs/security.md), so it cannot be verified." },
+  {
+    id: "payload-too-deep",
+    family: "payload",
+    severity: "error",
+    purpose: "The payload nests too deep to be validated.",
+  },
+  {
+    id: "schema-unusable",
+    family: "payload",
+    severity: "error",
+    purpose:
+      "The contract's schema for the response cannot be used for validation (an unresolvable $ref or an invalid pattern).",
+  },
+  {
+    id: "work-budget-exhausted",
+    family: "payload",
+    severity: "error",
+    purpose:
+      "Validating the payload needs more work than one value may take (docs/security.md), so it cannot be verified.",
+  },
 ]);
 
 /** Every finding of every family: the verdict rules in registry order, then traffic, then payload. */
 export const RULE_CATALOG: readonly CatalogEntry[] = Object.freeze([
-  ...frozen(allRules.map((rule) => ({ id: rule.id, family: rule.kind, severity: rule.defaultSeverity, purpose: rule.purpose }))),
+  ...frozen(
+    allRules.map((rule) => ({ id: rule.id, family: rule.kind, severity: rule.defaultSeverity, purpose: rule.purpose })),
+  ),
   ...TRAFFIC_RULES,
   ...PAYLOAD_RULES,
 ]);
 
-const canonical = new Map<string, string>(RULE_CATALOG.flatMap((entry) => (entry.aliases ?? []).map((alias) => [alias, entry.id] as [string, string])));
+const canonical = new Map<string, string>(
+  RULE_CATALOG.flatMap((entry) => (entry.aliases ?? []).map((alias) => [alias, entry.id] as [string, string])),
+);
 
 /** The id a finding has today, for an id that may be an earlier one (an alias). */
 export function canonicalRuleId(id: string): string {

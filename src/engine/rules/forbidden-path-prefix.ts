@@ -25,9 +25,14 @@ export const forbiddenPathPrefix: ConstitutionRule<z.infer<typeof options>> = {
       for (let index = 0; index < normalized.length && hit === undefined; index++) {
         const prefix = normalized[index] as string;
         const start = below[index] as string;
-        if (localPath === prefix || localPath.startsWith(start) || fullPath === prefix || fullPath.startsWith(start)) hit = prefix;
+        if (localPath === prefix || localPath.startsWith(start) || fullPath === prefix || fullPath.startsWith(start))
+          hit = prefix;
       }
-      if (hit !== undefined) context.report(locate(operation), `${operation.label} is under the forbidden prefix ${hit}: internal endpoints must not be part of the public API`);
+      if (hit !== undefined)
+        context.report(
+          locate(operation),
+          `${operation.label} is under the forbidden prefix ${hit}: internal endpoints must not be part of the public API`,
+        );
     }
   },
 };

@@ -26,7 +26,11 @@ export const maxPathDepth: ConstitutionRule<z.infer<typeof options>> = {
   check(context, { maxSegments }) {
     for (const operation of context.document.operations) {
       const segments = countSegments(operation.path);
-      if (segments > maxSegments) context.report(locate(operation), `${operation.label} has ${segments} path segments; the constitution allows at most ${maxSegments}`);
+      if (segments > maxSegments)
+        context.report(
+          locate(operation),
+          `${operation.label} has ${segments} path segments; the constitution allows at most ${maxSegments}`,
+        );
     }
   },
 };

@@ -9,7 +9,10 @@ export const missingOperation: ConformanceRule = {
   enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (api-path-removed, api-removed)",
   check(context) {
     for (const operation of context.matching.missing) {
-      context.report(locate(operation), `the contract declares ${operation.label} but the implementation does not expose it`);
+      context.report(
+        locate(operation),
+        `the contract declares ${operation.label} but the implementation does not expose it`,
+      );
     }
   },
 };

@@ -6,7 +6,7 @@ import { compileOperationPattern, isOperationPattern, type OperationPattern } fr
 // and the optimized code that had inlined them was thrown away with them after every upload.
 const options = z.object({
   except: z
-    .array(z.string().refine(isOperationPattern, "an operation pattern such as \"GET /health\" or \"* /public/**\""))
+    .array(z.string().refine(isOperationPattern, 'an operation pattern such as "GET /health" or "* /public/**"'))
     .default([])
     .transform((patterns): readonly OperationPattern[] => patterns.map(compileOperationPattern)),
 });
@@ -23,12 +23,17 @@ export const operationSecurity: ConstitutionRule<z.infer<typeof options>> = {
     for (const operation of context.document.operations) {
       // The index holds each operation's canonical path: no path is normalised again per pattern.
       let excepted = false;
-      for (let index = 0; index < exceptions.length && !excepted; index++) excepted = (exceptions[index] as OperationPattern).matchesCanonical(operation.method, operation.localPath);
+      for (let index = 0; index < exceptions.length && !excepted; index++)
+        excepted = (exceptions[index] as OperationPattern).matchesCanonical(operation.method, operation.localPath);
       if (excepted) continue;
       const security = operation.security ?? [];
-      if (security.length === 0) context.report(locate(operation, "/security"), `${operation.label} declares no security requirement`);
+      if (security.length === 0)
+        context.report(locate(operation, "/security"), `${operation.label} declares no security requirement`);
       else if (security.some((requirement) => Object.keys(requirement).length === 0)) {
-        context.report(locate(operation, "/security"), `${operation.label} allows anonymous access (an empty security requirement)`);
+        context.report(
+          locate(operation, "/security"),
+          `${operation.label} allows anonymous access (an empty security requirement)`,
+        );
       }
     }
   },

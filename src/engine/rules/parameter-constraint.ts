@@ -15,13 +15,19 @@ export const parameterConstraint: ConformanceRule = {
   kind: "conformance",
   id: "parameter-constraint",
   defaultSeverity: "error",
-  purpose: "Parameter bounds, lengths, counts, multipleOf, uniqueItems and patterns accept every value the contract allows.",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-parameter-max-decreased, request-parameter-min-increased, request-parameter-pattern-added and related)",
+  purpose:
+    "Parameter bounds, lengths, counts, multipleOf, uniqueItems and patterns accept every value the contract allows.",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-parameter-max-decreased, request-parameter-min-increased, request-parameter-pattern-added and related)",
   check(context) {
     for (const pair of context.comparedPairs) {
       for (const [contract, snapshot] of pairParameters(pair).both) {
         for (const change of context.schemaChanges(contract.schema, snapshot.schema, "request")) {
-          if (change.kind === "constraint") context.report(locate(pair.contract, `${contract.pointer}/schema${change.pointer}`), `${describeParameter(contract)}: ${change.message}`);
+          if (change.kind === "constraint")
+            context.report(
+              locate(pair.contract, `${contract.pointer}/schema${change.pointer}`),
+              `${describeParameter(contract)}: ${change.message}`,
+            );
         }
       }
     }

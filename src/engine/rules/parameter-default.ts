@@ -31,7 +31,8 @@ export const parameterDefault: ConformanceRule = {
   id: "parameter-default",
   defaultSeverity: "error",
   purpose: "Parameter defaults declared by both sides are the same.",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-parameter-default-value-changed)",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-parameter-default-value-changed)",
   check(context) {
     for (const pair of context.comparedPairs) {
       for (const [contract, snapshot] of pairParameters(pair).both) {

@@ -11,7 +11,10 @@ export const parameterMissing: ConformanceRule = {
   check(context) {
     for (const pair of context.comparedPairs) {
       for (const parameter of pairParameters(pair).onlyContract) {
-        context.report(locate(pair.contract, parameter.pointer), `the contract defines ${describeParameter(parameter)} but the implementation does not accept it`);
+        context.report(
+          locate(pair.contract, parameter.pointer),
+          `the contract defines ${describeParameter(parameter)} but the implementation does not accept it`,
+        );
       }
     }
   },

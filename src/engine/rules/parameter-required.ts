@@ -7,12 +7,16 @@ export const parameterRequired: ConformanceRule = {
   id: "parameter-required",
   defaultSeverity: "error",
   purpose: "Parameters optional in the contract are optional in the implementation.",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-parameter-became-required)",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-parameter-became-required)",
   check(context) {
     for (const pair of context.comparedPairs) {
       for (const [contract, snapshot] of pairParameters(pair).both) {
         if (!contract.required && snapshot.required) {
-          context.report(locate(pair.contract, contract.pointer), `${describeParameter(contract)} is optional in the contract but required by the implementation`);
+          context.report(
+            locate(pair.contract, contract.pointer),
+            `${describeParameter(contract)} is optional in the contract but required by the implementation`,
+          );
         }
       }
     }

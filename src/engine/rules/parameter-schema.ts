@@ -16,14 +16,18 @@ export const parameterSchema: ConformanceRule = {
   id: "parameter-schema",
   defaultSeverity: "error",
   purpose: "Parameter types, enums, nullability and object properties accept every value the contract allows.",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-parameter-type-changed, request-parameter-enum-value-removed, request-parameter-property-became-required)",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-parameter-type-changed, request-parameter-enum-value-removed, request-parameter-property-became-required)",
   check(context) {
     for (const pair of context.comparedPairs) {
       for (const [contract, snapshot] of pairParameters(pair).both) {
         const carriesNull = contract.viaContent && snapshot.viaContent;
         for (const change of context.schemaChanges(contract.schema, snapshot.schema, "request")) {
           if (!KINDS.has(change.kind) || (change.kind === "nullable" && !carriesNull)) continue;
-          context.report(locate(pair.contract, `${contract.pointer}/schema${change.pointer}`), `${describeParameter(contract)}: ${change.message}`);
+          context.report(
+            locate(pair.contract, `${contract.pointer}/schema${change.pointer}`),
+            `${describeParameter(contract)}: ${change.message}`,
+          );
         }
       }
     }

@@ -16,8 +16,10 @@ export const propertyAccessMode: ConformanceRule = {
   kind: "conformance",
   id: "property-access-mode",
   defaultSeverity: "error",
-  purpose: "Properties the contract returns are not writeOnly, and properties it requires clients to send are not readOnly, in the implementation.",
-  enforces: "https://spec.openapis.org/oas/v3.0.3.html#fixed-fields-19 (readOnly, writeOnly; response-property-became-write-only, request-property-became-read-only)",
+  purpose:
+    "Properties the contract returns are not writeOnly, and properties it requires clients to send are not readOnly, in the implementation.",
+  enforces:
+    "https://spec.openapis.org/oas/v3.0.3.html#fixed-fields-19 (readOnly, writeOnly; response-property-became-write-only, request-property-became-read-only)",
   check(context) {
     reportSchemaChanges(context, KINDS);
   },

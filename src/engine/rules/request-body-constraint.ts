@@ -15,13 +15,16 @@ export const requestBodyConstraint: ConformanceRule = {
   kind: "conformance",
   id: "request-body-constraint",
   defaultSeverity: "error",
-  purpose: "Request body bounds, lengths, counts, multipleOf, uniqueItems and patterns accept every value the contract allows.",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-property-max-decreased, request-property-max-length-decreased, request-property-pattern-added and related)",
+  purpose:
+    "Request body bounds, lengths, counts, multipleOf, uniqueItems and patterns accept every value the contract allows.",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-property-max-decreased, request-property-max-length-decreased, request-property-pattern-added and related)",
   check(context) {
     for (const pair of context.comparedPairs) {
       for (const body of context.requestBodies(pair)) {
         for (const change of body.changes) {
-          if (change.kind === "constraint") context.report(locate(pair.contract, body.pointer + change.pointer), change.message);
+          if (change.kind === "constraint")
+            context.report(locate(pair.contract, body.pointer + change.pointer), change.message);
         }
       }
     }

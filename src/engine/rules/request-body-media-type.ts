@@ -10,12 +10,19 @@ export const requestBodyMediaType: ConformanceRule = {
   id: "request-body-media-type",
   defaultSeverity: "error",
   purpose: "The implementation accepts every request body media type (family) the contract declares.",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-body-media-type-removed)",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-body-media-type-removed)",
   check(context) {
     for (const pair of context.comparedPairs) {
       for (const gap of context.requestMediaTypeGaps(pair)) {
-        const instead = gap.snapshotMediaTypes.length > 0 ? `it accepts ${gap.snapshotMediaTypes.join(", ")}` : "it declares no request body";
-        context.report(locate(pair.contract, gap.pointer), `the contract sends request bodies as ${gap.contractMediaType} but the implementation does not accept that media type (${instead})`);
+        const instead =
+          gap.snapshotMediaTypes.length > 0
+            ? `it accepts ${gap.snapshotMediaTypes.join(", ")}`
+            : "it declares no request body";
+        context.report(
+          locate(pair.contract, gap.pointer),
+          `the contract sends request bodies as ${gap.contractMediaType} but the implementation does not accept that media type (${instead})`,
+        );
       }
     }
   },

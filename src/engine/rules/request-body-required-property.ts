@@ -15,7 +15,8 @@ export const requestBodyRequiredProperty: ConformanceRule = {
     for (const pair of context.comparedPairs) {
       for (const body of context.requestBodies(pair)) {
         for (const change of body.changes) {
-          if (change.kind === "required-added") context.report(locate(pair.contract, body.pointer + change.pointer), change.message);
+          if (change.kind === "required-added")
+            context.report(locate(pair.contract, body.pointer + change.pointer), change.message);
         }
       }
     }

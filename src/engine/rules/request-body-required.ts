@@ -14,9 +14,15 @@ export const requestBodyRequired: ConformanceRule = {
       if (!isRecord(snapshotBody) || snapshotBody.required !== true) continue;
       const contractBody = context.contract.resolver.deref(pair.contract.operation.requestBody);
       if (!isRecord(contractBody)) {
-        context.report(locate(pair.contract, "/requestBody"), "the implementation requires a request body but the contract defines none");
+        context.report(
+          locate(pair.contract, "/requestBody"),
+          "the implementation requires a request body but the contract defines none",
+        );
       } else if (contractBody.required !== true) {
-        context.report(locate(pair.contract, "/requestBody/required"), "the request body is optional in the contract but required by the implementation");
+        context.report(
+          locate(pair.contract, "/requestBody/required"),
+          "the request body is optional in the contract but required by the implementation",
+        );
       }
     }
   },

@@ -10,13 +10,17 @@ export const requestBodySchemaMissing: ConformanceRule = {
   kind: "conformance",
   id: "request-body-schema-missing",
   defaultSeverity: "warning",
-  purpose: "A request media type the contract gives a schema has a schema that constrains the body in the implementation too.",
+  purpose:
+    "A request media type the contract gives a schema has a schema that constrains the body in the implementation too.",
   enforces: "https://spec.openapis.org/oas/v3.1.0.html#media-type-object (request-body-schema-removed)",
   check(context) {
     for (const pair of context.comparedPairs) {
       for (const body of context.requestBodies(pair)) {
         if (!body.snapshotUntyped) continue;
-        context.report(locate(pair.contract, body.pointer), `the implementation declares ${body.snapshotMediaType} without a schema that constrains it, where the contract gives one, so its description no longer says which bodies it reads`);
+        context.report(
+          locate(pair.contract, body.pointer),
+          `the implementation declares ${body.snapshotMediaType} without a schema that constrains it, where the contract gives one, so its description no longer says which bodies it reads`,
+        );
       }
     }
   },

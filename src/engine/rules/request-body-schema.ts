@@ -12,12 +12,14 @@ export const requestBodySchema: ConformanceRule = {
   id: "request-body-schema",
   defaultSeverity: "error",
   purpose: "Request body schemas accept every value the contract allows: types, enum values, null.",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-property-type-changed, request-property-enum-value-removed)",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-property-type-changed, request-property-enum-value-removed)",
   check(context) {
     for (const pair of context.comparedPairs) {
       for (const body of context.requestBodies(pair)) {
         for (const change of body.changes) {
-          if (KINDS.has(change.kind)) context.report(locate(pair.contract, body.pointer + change.pointer), change.message);
+          if (KINDS.has(change.kind))
+            context.report(locate(pair.contract, body.pointer + change.pointer), change.message);
         }
       }
     }

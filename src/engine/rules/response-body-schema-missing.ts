@@ -11,13 +11,17 @@ export const responseBodySchemaMissing: ConformanceRule = {
   kind: "conformance",
   id: "response-body-schema-missing",
   defaultSeverity: "error",
-  purpose: "A response media type the contract gives a schema has a schema that constrains the body in the implementation too.",
+  purpose:
+    "A response media type the contract gives a schema has a schema that constrains the body in the implementation too.",
   enforces: "https://spec.openapis.org/oas/v3.1.0.html#media-type-object (response-body-schema-removed)",
   check(context) {
     for (const pair of context.comparedPairs) {
       for (const body of context.responseBodies(pair)) {
         if (!body.snapshotUntyped) continue;
-        context.report(locate(pair.contract, body.pointer), `status ${body.status}: the implementation declares ${body.snapshotMediaType} without a schema that constrains it, where the contract gives one, so it promises nothing about the body clients read`);
+        context.report(
+          locate(pair.contract, body.pointer),
+          `status ${body.status}: the implementation declares ${body.snapshotMediaType} without a schema that constrains it, where the contract gives one, so it promises nothing about the body clients read`,
+        );
       }
     }
   },

@@ -19,7 +19,8 @@ export const responseConstraint: ConformanceRule = {
   id: "response-constraint",
   defaultSeverity: "error",
   purpose: "Response values stay within the contract's bounds, lengths, counts, multipleOf, uniqueItems and patterns.",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-max-increased, response-property-max-length-unset, response-property-pattern-removed and related)",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-max-increased, response-property-max-length-unset, response-property-pattern-removed and related)",
   check(context) {
     reportResponseChanges(context, "constraint");
   },

@@ -13,7 +13,8 @@ export const responseEnumUnconstrained: ConformanceRule = {
   id: "response-enum-unconstrained",
   defaultSeverity: "warning",
   purpose: "Response values the contract limits to an enum are limited in the implementation too.",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-enum-value-added)",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-enum-value-added)",
   check(context) {
     reportResponseChanges(context, "enum-unconstrained");
   },

@@ -11,7 +11,8 @@ export const responseEnum: ConformanceRule = {
   id: "response-enum",
   defaultSeverity: "error",
   purpose: "Response enum values stay within the contract's values.",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-enum-value-added)",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-enum-value-added)",
   check(context) {
     reportResponseChanges(context, "enum");
   },

@@ -3,7 +3,12 @@ import { pairResponseHeaders } from "./support/response-headers";
 import type { SchemaChangeKind } from "./support/schema-change";
 
 /** oneOf/anyOf findings in a header are schema-alternatives' (and -undecided's), like everywhere else. */
-const ELSEWHERE: ReadonlySet<SchemaChangeKind> = new Set(["alternative-removed", "alternative-added", "discriminator", "alternatives-undecided"]);
+const ELSEWHERE: ReadonlySet<SchemaChangeKind> = new Set([
+  "alternative-removed",
+  "alternative-added",
+  "discriminator",
+  "alternatives-undecided",
+]);
 
 /**
  * A response header's values stay within the contract's schema: its type, constraints and nullability,
@@ -22,7 +27,10 @@ export const responseHeaderSchema: ConformanceRule = {
         if (!header.snapshot || header.contract.schema === undefined || header.snapshot.schema === undefined) continue;
         for (const change of context.schemaChanges(header.contract.schema, header.snapshot.schema, "response")) {
           if (ELSEWHERE.has(change.kind)) continue;
-          context.report(locate(pair.contract, `${header.pointer}${header.contract.schemaPointer}${change.pointer}`), `status ${header.status}: response header "${header.contract.name}": ${change.message}`);
+          context.report(
+            locate(pair.contract, `${header.pointer}${header.contract.schemaPointer}${change.pointer}`),
+            `status ${header.status}: response header "${header.contract.name}": ${change.message}`,
+          );
         }
       }
     }

@@ -16,8 +16,14 @@ export const responseMediaType: ConformanceRule = {
   check(context) {
     for (const pair of context.comparedPairs) {
       for (const gap of context.responseMediaTypeGaps(pair)) {
-        const instead = gap.snapshotMediaTypes.length > 0 ? `it declares ${gap.snapshotMediaTypes.join(", ")}` : "it declares no content";
-        context.report(locate(pair.contract, gap.pointer), `status ${gap.status}: the contract returns ${gap.contractMediaType} but the implementation does not produce that media type family (${instead})`);
+        const instead =
+          gap.snapshotMediaTypes.length > 0
+            ? `it declares ${gap.snapshotMediaTypes.join(", ")}`
+            : "it declares no content";
+        context.report(
+          locate(pair.contract, gap.pointer),
+          `status ${gap.status}: the contract returns ${gap.contractMediaType} but the implementation does not produce that media type family (${instead})`,
+        );
       }
     }
   },

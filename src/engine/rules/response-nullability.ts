@@ -11,7 +11,8 @@ export const responseNullability: ConformanceRule = {
   id: "response-nullability",
   defaultSeverity: "error",
   purpose: "The implementation returns null only where the contract allows it.",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-became-nullable)",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-became-nullable)",
   check(context) {
     reportResponseChanges(context, "nullable");
   },

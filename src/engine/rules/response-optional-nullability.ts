@@ -7,7 +7,13 @@ import { reportResponseChanges } from "./support/response-changes";
  * declares them as nullable (`string?`) yet never writes a null (its serializer ignores null members), so
  * for these members "may be null" in a generated document means "may be absent", which the contract allows.
  */
-const PROBLEM_DETAILS_MEMBERS: ReadonlySet<string> = new Set(["/properties/type", "/properties/title", "/properties/status", "/properties/detail", "/properties/instance"]);
+const PROBLEM_DETAILS_MEMBERS: ReadonlySet<string> = new Set([
+  "/properties/type",
+  "/properties/title",
+  "/properties/status",
+  "/properties/detail",
+  "/properties/instance",
+]);
 
 function isProblemDetails(mediaType: string): boolean {
   return mediaTypeEssence(mediaType) === "application/problem+json";
@@ -25,10 +31,14 @@ export const responseOptionalNullability: ConformanceRule = {
   id: "response-optional-nullability",
   defaultSeverity: "warning",
   purpose: "Optional response properties are null only where the contract allows it.",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-became-nullable)",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-became-nullable)",
   check(context) {
     reportResponseChanges(context, "nullable-optional", {
-      skip: (body, change) => isProblemDetails(body.contractMediaType) && isProblemDetails(body.snapshotMediaType) && PROBLEM_DETAILS_MEMBERS.has(change.pointer),
+      skip: (body, change) =>
+        isProblemDetails(body.contractMediaType) &&
+        isProblemDetails(body.snapshotMediaType) &&
+        PROBLEM_DETAILS_MEMBERS.has(change.pointer),
       note: "(the property is optional on both sides)",
     });
   },

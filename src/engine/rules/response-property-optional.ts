@@ -14,8 +14,10 @@ export const responsePropertyOptional: ConformanceRule = {
   kind: "conformance",
   id: "response-property-optional",
   defaultSeverity: "error",
-  purpose: "A property the contract requires in a response is required by the implementation too (when its document declares required properties at all).",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-required-property-became-not-required)",
+  purpose:
+    "A property the contract requires in a response is required by the implementation too (when its document declares required properties at all).",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-required-property-became-not-required)",
   check(context) {
     reportResponseChanges(context, "required-optional");
   },

@@ -11,7 +11,8 @@ export const responseRequiredProperty: ConformanceRule = {
   id: "response-required-property",
   defaultSeverity: "error",
   purpose: "A property the contract requires in a response is declared by the implementation.",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-required-property-removed)",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-required-property-removed)",
   check(context) {
     reportResponseChanges(context, "required-missing");
   },

@@ -11,7 +11,8 @@ export const responseType: ConformanceRule = {
   id: "response-type",
   defaultSeverity: "error",
   purpose: "Response property types are those of the contract.",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-type-changed)",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (response-property-type-changed)",
   check(context) {
     reportResponseChanges(context, "type");
   },

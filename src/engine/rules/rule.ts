@@ -63,5 +63,7 @@ export type Rule = ConformanceRule | ConstitutionRule<unknown>;
 
 /** Location of a whole operation, or of a pointer inside it. */
 export function locate(operation: IndexedOperation, pointer = ""): string {
-  return pointer === "" ? operation.label : `${operation.label}#${pointer.startsWith("/") ? pointer : pointer.replace(/^#/, "")}`;
+  return pointer === ""
+    ? operation.label
+    : `${operation.label}#${pointer.startsWith("/") ? pointer : pointer.replace(/^#/, "")}`;
 }

@@ -16,8 +16,10 @@ export const schemaAdditionalProperties: ConformanceRule = {
   kind: "conformance",
   id: "schema-additional-properties",
   defaultSeverity: "error",
-  purpose: "Closed objects stay closed in responses and open objects stay open in requests; additional-property schemas are not wider in responses nor narrower in requests.",
-  enforces: "https://json-schema.org/draft/2020-12/json-schema-core#name-additionalproperties (response-property-additional-properties-changed, request-additional-properties-closed)",
+  purpose:
+    "Closed objects stay closed in responses and open objects stay open in requests; additional-property schemas are not wider in responses nor narrower in requests.",
+  enforces:
+    "https://json-schema.org/draft/2020-12/json-schema-core#name-additionalproperties (response-property-additional-properties-changed, request-additional-properties-closed)",
   check(context) {
     reportSchemaChanges(context, KINDS);
   },

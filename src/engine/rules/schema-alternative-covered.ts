@@ -14,7 +14,8 @@ export const schemaAlternativeCovered: ConformanceRule = {
   kind: "conformance",
   id: "schema-alternative-covered",
   defaultSeverity: "info",
-  purpose: "A oneOf/anyOf alternative that passes because another alternative covers it is named, with the alternative that covers it.",
+  purpose:
+    "A oneOf/anyOf alternative that passes because another alternative covers it is named, with the alternative that covers it.",
   enforces: "https://spec.openapis.org/oas/v3.1.0.html#composition-and-inheritance-polymorphism",
   check(context) {
     reportSchemaChanges(context, KINDS);

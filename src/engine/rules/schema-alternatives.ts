@@ -14,8 +14,10 @@ export const schemaAlternatives: ConformanceRule = {
   kind: "conformance",
   id: "schema-alternatives",
   defaultSeverity: "error",
-  purpose: "oneOf/anyOf alternatives and discriminators accept what the contract allows (requests) and allow nothing more (responses).",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-body-one-of-removed, response-body-one-of-added, request-discriminator-property-name-changed)",
+  purpose:
+    "oneOf/anyOf alternatives and discriminators accept what the contract allows (requests) and allow nothing more (responses).",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-body-one-of-removed, response-body-one-of-added, request-discriminator-property-name-changed)",
   check(context) {
     reportSchemaChanges(context, KINDS);
   },

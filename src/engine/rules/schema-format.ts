@@ -21,23 +21,39 @@ export const schemaFormat: ConformanceRule = {
   id: "schema-format",
   defaultSeverity: "error",
   purpose: "Formats that constrain values are not narrower in requests nor wider in responses (parameters and bodies).",
-  enforces: "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-parameter-type-changed with format)",
+  enforces:
+    "https://github.com/oasdiff/oasdiff/blob/main/BREAKING-CHANGES-EXAMPLES.md (request-parameter-type-changed with format)",
   check(context) {
     for (const pair of context.comparedPairs) {
       for (const [contract, snapshot] of pairParameters(pair).both) {
         for (const change of context.schemaChanges(contract.schema, snapshot.schema, "request")) {
-          if (change.kind === "format") context.report(locate(pair.contract, `${contract.pointer}/schema${change.pointer}`), `${describeParameter(contract)}: ${change.message}`);
+          if (change.kind === "format")
+            context.report(
+              locate(pair.contract, `${contract.pointer}/schema${change.pointer}`),
+              `${describeParameter(contract)}: ${change.message}`,
+            );
         }
         if (TEXT_PARAMETERS.has(contract.in) && !contract.viaContent && !snapshot.viaContent) {
-          const contractView = viewSchema(contract.schema, { resolver: context.contract.resolver, version: context.contract.version });
-          const snapshotView = viewSchema(snapshot.schema, { resolver: context.snapshot.resolver, version: context.snapshot.version });
+          const contractView = viewSchema(contract.schema, {
+            resolver: context.contract.resolver,
+            version: context.contract.version,
+          });
+          const snapshotView = viewSchema(snapshot.schema, {
+            resolver: context.snapshot.resolver,
+            version: context.snapshot.version,
+          });
           const added = parameterFormatAdded(contractView, snapshotView);
-          if (added !== undefined) context.report(locate(pair.contract, `${contract.pointer}/schema`), `${describeParameter(contract)}: ${added}`);
+          if (added !== undefined)
+            context.report(
+              locate(pair.contract, `${contract.pointer}/schema`),
+              `${describeParameter(contract)}: ${added}`,
+            );
         }
       }
       for (const body of [...context.requestBodies(pair), ...context.responseBodies(pair)]) {
         for (const change of body.changes) {
-          if (change.kind === "format") context.report(locate(pair.contract, body.pointer + change.pointer), change.message);
+          if (change.kind === "format")
+            context.report(locate(pair.contract, body.pointer + change.pointer), change.message);
         }
       }
     }

@@ -23,19 +23,30 @@ export const securityRequirements: ConformanceRule = {
   kind: "conformance",
   id: "security-requirements",
   defaultSeverity: "error",
-  purpose: "The implementation's security requirements are those of the contract: no missing and no extra authentication or scopes.",
+  purpose:
+    "The implementation's security requirements are those of the contract: no missing and no extra authentication or scopes.",
   enforces: "https://spec.openapis.org/oas/v3.1.0.html#security-requirement-object",
   check(context) {
     for (const pair of context.comparedPairs) {
-      const { contract, snapshot, contractAnonymous, snapshotAnonymous, paired } = compareSecurity(context.contract, context.snapshot, pair);
+      const { contract, snapshot, contractAnonymous, snapshotAnonymous, paired } = compareSecurity(
+        context.contract,
+        context.snapshot,
+        pair,
+      );
       const location = locate(pair.contract, "/security");
       if (contractAnonymous && !snapshotAnonymous) {
-        context.report(location, `the implementation requires ${snapshot.map(describeRequirement).join(" or ")} but the contract lets clients call this operation without authentication`);
+        context.report(
+          location,
+          `the implementation requires ${snapshot.map(describeRequirement).join(" or ")} but the contract lets clients call this operation without authentication`,
+        );
         continue;
       }
       if (contractAnonymous) continue;
       if (snapshotAnonymous) {
-        context.report(location, `the contract requires ${contract.map(describeRequirement).join(" or ")} but the implementation declares no authentication`);
+        context.report(
+          location,
+          `the contract requires ${contract.map(describeRequirement).join(" or ")} but the implementation declares no authentication`,
+        );
         continue;
       }
       for (const { contract: alternative, snapshot: counterpart } of paired) {

@@ -19,13 +19,17 @@ function oauthDifferences(contract: Record<string, unknown>, snapshot: Record<st
     const actual = snapshotFlows[flow];
     if (!isRecord(actual)) {
       const offered = FLOWS.filter((name) => isRecord(snapshotFlows[name]));
-      found.push(`the contract's OAuth 2 ${flow} flow is not offered by the implementation (it offers ${offered.length > 0 ? offered.join(", ") : "no flow"}), so clients using it cannot obtain a token`);
+      found.push(
+        `the contract's OAuth 2 ${flow} flow is not offered by the implementation (it offers ${offered.length > 0 ? offered.join(", ") : "no flow"}), so clients using it cannot obtain a token`,
+      );
       continue;
     }
     for (const url of FLOW_URLS) {
       if (expected[url] === undefined && actual[url] === undefined) continue;
       if (expected[url] !== actual[url]) {
-        found.push(`OAuth 2 ${flow} flow: ${url} is ${JSON.stringify(expected[url] ?? null)} in the contract but ${JSON.stringify(actual[url] ?? null)} in the implementation, so clients ask the wrong server`);
+        found.push(
+          `OAuth 2 ${flow} flow: ${url} is ${JSON.stringify(expected[url] ?? null)} in the contract but ${JSON.stringify(actual[url] ?? null)} in the implementation, so clients ask the wrong server`,
+        );
       }
     }
   }
@@ -59,7 +63,9 @@ export const securitySchemeFlows: ConformanceRule = {
           const contractOidc = firstOfType(part, "openIdConnect");
           const snapshotOidc = firstOfType(counterpart, "openIdConnect");
           if (contractOidc && snapshotOidc && contractOidc.openIdConnectUrl !== snapshotOidc.openIdConnectUrl) {
-            messages.push(`OpenID Connect discovery URL is ${JSON.stringify(contractOidc.openIdConnectUrl ?? null)} in the contract but ${JSON.stringify(snapshotOidc.openIdConnectUrl ?? null)} in the implementation`);
+            messages.push(
+              `OpenID Connect discovery URL is ${JSON.stringify(contractOidc.openIdConnectUrl ?? null)} in the contract but ${JSON.stringify(snapshotOidc.openIdConnectUrl ?? null)} in the implementation`,
+            );
           }
           for (const message of messages) {
             if (reported.has(message)) continue;

@@ -12,11 +12,16 @@ export const securityScopesFewer: ConformanceRule = {
   kind: "conformance",
   id: "security-scopes-fewer",
   defaultSeverity: "error",
-  purpose: "The implementation requires every scope the contract requires (fewer scopes over-grant: clients the contract keeps out get in).",
+  purpose:
+    "The implementation requires every scope the contract requires (fewer scopes over-grant: clients the contract keeps out get in).",
   enforces: "https://spec.openapis.org/oas/v3.1.0.html#security-requirement-object",
   check(context) {
     for (const pair of context.comparedPairs) {
-      const { contractAnonymous, snapshotAnonymous, paired } = compareSecurity(context.contract, context.snapshot, pair);
+      const { contractAnonymous, snapshotAnonymous, paired } = compareSecurity(
+        context.contract,
+        context.snapshot,
+        pair,
+      );
       if (contractAnonymous || snapshotAnonymous) continue;
       for (const { contract, snapshot } of paired) {
         if (!snapshot) continue;

@@ -14,7 +14,10 @@ export const undocumentedOperation: ConformanceRule = {
   enforces: "https://spec.openapis.org/oas/v3.1.0.html#paths-object",
   check(context) {
     for (const operation of context.matching.undocumented) {
-      context.report(locate(operation), `the implementation exposes ${operation.label}, which the contract does not declare: add it to the contract or remove it (an organization that allows operations ahead of the contract sets "undocumented-operation" to "warning" or adds an exemption in policies/conformance.json)`);
+      context.report(
+        locate(operation),
+        `the implementation exposes ${operation.label}, which the contract does not declare: add it to the contract or remove it (an organization that allows operations ahead of the contract sets "undocumented-operation" to "warning" or adds an exemption in policies/conformance.json)`,
+      );
     }
   },
 };

@@ -10,7 +10,11 @@ const options = z
     mediaType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, "a media type such as application/problem+json"),
   })
   // Read once, when the policy is loaded, not at every verdict.
-  .transform((parsed) => ({ ...parsed, writes: new Set(parsed.methods.map((method) => method.toUpperCase())), wanted: mediaTypeEssence(parsed.mediaType) }));
+  .transform((parsed) => ({
+    ...parsed,
+    writes: new Set(parsed.methods.map((method) => method.toUpperCase())),
+    wanted: mediaTypeEssence(parsed.mediaType),
+  }));
 
 /**
  * Whether `response` declares a media type whose essence is `wanted`. A document names a handful of media types,
@@ -47,13 +51,18 @@ export const writeOperationProblemJson: ConstitutionRule<z.infer<typeof options>
       for (const status in responses) {
         // /^([45]|default)/i (4XX, 5XX or default), without a regular expression per response.
         const first = status.charCodeAt(0);
-        const isError = first === 52 || first === 53 || (status.length >= 7 && status.slice(0, 7).toLowerCase() === "default");
+        const isError =
+          first === 52 || first === 53 || (status.length >= 7 && status.slice(0, 7).toLowerCase() === "default");
         if (isError && declaresIn(responses[status], resolver, wanted, isWanted)) {
           declares = true;
           break;
         }
       }
-      if (!declares) context.report(locate(operation, "/responses"), `${operation.label} declares no error response (4XX, 5XX or default) with ${mediaType}`);
+      if (!declares)
+        context.report(
+          locate(operation, "/responses"),
+          `${operation.label} declares no error response (4XX, 5XX or default) with ${mediaType}`,
+        );
     }
   },
 };

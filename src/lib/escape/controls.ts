@@ -7,7 +7,8 @@
  * starts from this one.
  */
 
-const HIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/g;
+const HIDDEN =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/g;
 const HIDDEN_AND_BREAKS = /[\u0000-\u001F\u007F-\u009F\u061C\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/g;
 
 function visible(char: string): string {
@@ -15,7 +16,9 @@ function visible(char: string): string {
   if (code === 0x0a) return "\\n";
   if (code === 0x0d) return "\\r";
   if (code === 0x09) return "\\t";
-  return code <= 0xff ? `\\x${code.toString(16).toUpperCase().padStart(2, "0")}` : `\\u${code.toString(16).toUpperCase().padStart(4, "0")}`;
+  return code <= 0xff
+    ? `\\x${code.toString(16).toUpperCase().padStart(2, "0")}`
+    : `\\u${code.toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
 /**

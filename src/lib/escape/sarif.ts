@@ -7,5 +7,7 @@
 import { LINE_BREAK, visibleControls } from "./controls";
 
 export function sarifText(text: string): string {
-  return visibleControls(text.replace(LINE_BREAK, " "), "visible").replace(/([\\[\]])/g, "\\$1").replace(/\{(?=\d+\})/g, "{\u200B");
+  return visibleControls(text.replace(LINE_BREAK, " "), "visible")
+    .replace(/([\\[\]])/g, "\\$1")
+    .replace(/\{(?=\d+\})/g, "{\u200B");
 }

@@ -8,7 +8,11 @@ import { visibleControls } from "./controls";
 
 /** The message part of a command: `::error title=...::<data>`. */
 export function workflowData(text: string): string {
-  return visibleControls(text, "keep").replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(/[\u0085\u2028\u2029]/g, " ");
+  return visibleControls(text, "keep")
+    .replace(/%/g, "%25")
+    .replace(/\r/g, "%0D")
+    .replace(/\n/g, "%0A")
+    .replace(/[\u0085\u2028\u2029]/g, " ");
 }
 
 /** A property value: `title=<property>`. */

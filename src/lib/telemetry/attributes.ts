@@ -43,7 +43,8 @@ export function safeAttributes(input: Attributes): Attributes {
     if (!ALLOWED.has(key)) continue;
     const value = input[key as AttributeKey];
     if (typeof value === "string") out[key as AttributeKey] = value.slice(0, MAX_STRING);
-    else if ((typeof value === "number" && Number.isFinite(value)) || typeof value === "boolean") out[key as AttributeKey] = value;
+    else if ((typeof value === "number" && Number.isFinite(value)) || typeof value === "boolean")
+      out[key as AttributeKey] = value;
   }
   return out;
 }

@@ -44,7 +44,8 @@ export interface MetricsDelta {
   histograms: Map<HistogramName, HistogramPoint[]>;
 }
 
-const keyOf = (attributes: Attributes) => JSON.stringify(Object.entries(attributes).sort(([a], [b]) => (a < b ? -1 : 1)));
+const keyOf = (attributes: Attributes) =>
+  JSON.stringify(Object.entries(attributes).sort(([a], [b]) => (a < b ? -1 : 1)));
 
 export class MetricsAggregator {
   private startMs = Date.now();
@@ -68,7 +69,12 @@ export class MetricsAggregator {
     const points = this.histograms.get(name) ?? new Map<string, HistogramPoint>();
     this.histograms.set(name, points);
     const key = keyOf(safe);
-    const point = points.get(key) ?? { attributes: safe, count: 0, sum: 0, buckets: new Array<number>(bounds.length + 1).fill(0) };
+    const point = points.get(key) ?? {
+      attributes: safe,
+      count: 0,
+      sum: 0,
+      buckets: new Array<number>(bounds.length + 1).fill(0),
+    };
     point.count++;
     point.sum += value;
     let bucket = bounds.findIndex((bound) => value <= bound);

@@ -76,7 +76,17 @@ export class Span {
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    this.sink.addSpan({ traceId: this.traceId, spanId: this.spanId, parentSpanId: this.parentSpanId, name: this.name, kind: this.kind, startMs: this.startMs, endMs: Date.now(), attributes: this.attributes, error: this.error });
+    this.sink.addSpan({
+      traceId: this.traceId,
+      spanId: this.spanId,
+      parentSpanId: this.parentSpanId,
+      name: this.name,
+      kind: this.kind,
+      startMs: this.startMs,
+      endMs: Date.now(),
+      attributes: this.attributes,
+      error: this.error,
+    });
     // A root ends its trace's work here; a child ending later (work after the answer) is sent with the next batch.
     this.sink.scheduleExport();
   }
@@ -89,7 +99,13 @@ export function currentSpan(): Span | undefined {
 }
 
 /** Starts a span: a child of the current one, else the root of a new trace (or of `remoteParent`'s trace). */
-export function startSpan(name: string, kind: SpanKind, attributes: Attributes, sink: SpanSink, remoteParent?: string): Span {
+export function startSpan(
+  name: string,
+  kind: SpanKind,
+  attributes: Attributes,
+  sink: SpanSink,
+  remoteParent?: string,
+): Span {
   const parent = currentSpan();
   if (parent) return parent.child(name, kind, attributes);
   const remote = remoteParent ? parseTraceparent(remoteParent) : undefined;
@@ -102,7 +118,11 @@ export function countMetric(name: Parameters<MetricsAggregator["count"]>[0], att
 }
 
 /** Records a histogram value into the current trace's metrics (nothing without one). */
-export function recordMetric(name: Parameters<MetricsAggregator["record"]>[0], attributes: Attributes, value: number): void {
+export function recordMetric(
+  name: Parameters<MetricsAggregator["record"]>[0],
+  attributes: Attributes,
+  value: number,
+): void {
   currentSpan()?.sink.metrics.record(name, attributes, value);
 }
 
@@ -115,9 +135,24 @@ export function runInSpan<T>(span: Span, work: () => T): T {
  * Runs `work` inside a child of the current span (ended when `work` settles; a throw marks it failed with the
  * error's class name). Without a current span, runs `work` alone.
  */
-export function withSpan<T>(name: string, kind: SpanKind, attributes: Attributes, work: (span: Span | undefined) => Promise<T>): Promise<T>;
-export function withSpan<T>(name: string, kind: SpanKind, attributes: Attributes, work: (span: Span | undefined) => T): T;
-export function withSpan<T>(name: string, kind: SpanKind, attributes: Attributes, work: (span: Span | undefined) => T): T {
+export function withSpan<T>(
+  name: string,
+  kind: SpanKind,
+  attributes: Attributes,
+  work: (span: Span | undefined) => Promise<T>,
+): Promise<T>;
+export function withSpan<T>(
+  name: string,
+  kind: SpanKind,
+  attributes: Attributes,
+  work: (span: Span | undefined) => T,
+): T;
+export function withSpan<T>(
+  name: string,
+  kind: SpanKind,
+  attributes: Attributes,
+  work: (span: Span | undefined) => T,
+): T {
   const parent = currentSpan();
   if (!parent) return work(undefined);
   const span = parent.child(name, kind, attributes);

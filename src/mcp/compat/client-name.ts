@@ -8,7 +8,10 @@ const MAX_NAME = 64;
 
 function clean(text: unknown): string | undefined {
   if (typeof text !== "string") return undefined;
-  const printable = text.replace(/[^\x20-\x7e]+/g, " ").trim().slice(0, MAX_NAME);
+  const printable = text
+    .replace(/[^\x20-\x7e]+/g, " ")
+    .trim()
+    .slice(0, MAX_NAME);
   return printable === "" ? undefined : printable;
 }
 

@@ -27,7 +27,10 @@ export class ToleranceCounter extends DurableObject<Env> implements ToleranceCou
       "CREATE TABLE IF NOT EXISTS tolerated (rule TEXT NOT NULL, client TEXT NOT NULL, kind TEXT NOT NULL, count INTEGER NOT NULL, first_seen TEXT NOT NULL, last_seen TEXT NOT NULL, PRIMARY KEY (rule, client, kind))",
     );
     // Who opened each row (added later: rows of an older table have none and count for no client's cap).
-    const columns = sql.exec("PRAGMA table_info(tolerated)").toArray().map((column) => String(column.name));
+    const columns = sql
+      .exec("PRAGMA table_info(tolerated)")
+      .toArray()
+      .map((column) => String(column.name));
     if (!columns.includes("opened_by")) sql.exec("ALTER TABLE tolerated ADD COLUMN opened_by TEXT NOT NULL DEFAULT ''");
     sql.exec("CREATE INDEX IF NOT EXISTS tolerated_opened_by ON tolerated (opened_by)");
   }
@@ -35,12 +38,17 @@ export class ToleranceCounter extends DurableObject<Env> implements ToleranceCou
   /** Counts one tolerated request; true when this (rule, client, kind) was never seen before and got its own row. */
   async record(rule: string, client: string, kind: string, at: string, oauthClientId = ""): Promise<boolean> {
     const sql = this.ctx.storage.sql;
-    const known = sql.exec("SELECT 1 FROM tolerated WHERE rule = ? AND client = ? AND kind = ?", rule, client, kind).toArray().length > 0;
+    const known =
+      sql.exec("SELECT 1 FROM tolerated WHERE rule = ? AND client = ? AND kind = ?", rule, client, kind).toArray()
+        .length > 0;
     const overflow =
       !known &&
       (client === OTHER_CLIENT ||
-        (sql.exec("SELECT COUNT(*) AS n FROM tolerated WHERE client <> ?", OTHER_CLIENT).one().n as number) >= MAX_ROWS ||
-        (sql.exec("SELECT COUNT(*) AS n FROM tolerated WHERE opened_by = ? AND client <> ?", oauthClientId, OTHER_CLIENT).one().n as number) >= MAX_ROWS_PER_CLIENT);
+        (sql.exec("SELECT COUNT(*) AS n FROM tolerated WHERE client <> ?", OTHER_CLIENT).one().n as number) >=
+          MAX_ROWS ||
+        (sql
+          .exec("SELECT COUNT(*) AS n FROM tolerated WHERE opened_by = ? AND client <> ?", oauthClientId, OTHER_CLIENT)
+          .one().n as number) >= MAX_ROWS_PER_CLIENT);
     sql.exec(
       "INSERT INTO tolerated (rule, client, kind, count, first_seen, last_seen, opened_by) VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT (rule, client, kind) DO UPDATE SET count = count + 1, last_seen = excluded.last_seen",
       rule,
@@ -59,8 +67,17 @@ export class ToleranceCounter extends DurableObject<Env> implements ToleranceCou
 
   private counts(): ToleranceCount[] {
     return this.ctx.storage.sql
-      .exec("SELECT rule, client, kind, count, first_seen, last_seen FROM tolerated ORDER BY rule, count DESC, client, kind")
+      .exec(
+        "SELECT rule, client, kind, count, first_seen, last_seen FROM tolerated ORDER BY rule, count DESC, client, kind",
+      )
       .toArray()
-      .map((row) => ({ rule: String(row.rule), client: String(row.client), kind: String(row.kind), count: Number(row.count), firstSeen: String(row.first_seen), lastSeen: String(row.last_seen) }));
+      .map((row) => ({
+        rule: String(row.rule),
+        client: String(row.client),
+        kind: String(row.kind),
+        count: Number(row.count),
+        firstSeen: String(row.first_seen),
+        lastSeen: String(row.last_seen),
+      }));
   }
 }

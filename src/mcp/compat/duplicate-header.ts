@@ -5,7 +5,10 @@
  */
 export const SINGLE_VALUED_MCP_HEADERS = ["mcp-protocol-version", "mcp-session-id"] as const;
 
-export type DuplicateHeaderOutcome = { kind: "none" } | { kind: "collapsed"; header: string; value: string } | { kind: "conflict"; header: string; values: string[] };
+export type DuplicateHeaderOutcome =
+  | { kind: "none" }
+  | { kind: "collapsed"; header: string; value: string }
+  | { kind: "conflict"; header: string; values: string[] };
 
 /** What to do with one header's raw value (as Headers.get joins repeated lines). */
 export function readSingleValued(header: string, raw: string | null): DuplicateHeaderOutcome {

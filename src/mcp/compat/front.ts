@@ -17,7 +17,9 @@ export interface FrontDecision {
   tolerated: ToleranceId[];
 }
 
-export type FrontOutcome = { decision: FrontDecision } | { refusal: { status: number; message: string; data: Record<string, unknown> } };
+export type FrontOutcome =
+  | { decision: FrontDecision }
+  | { refusal: { status: number; message: string; data: Record<string, unknown> } };
 
 export function applyHeaderTolerances(method: string, incoming: Headers, body: unknown): FrontOutcome {
   const headers = new Headers(incoming);
@@ -40,7 +42,11 @@ export function applyHeaderTolerances(method: string, incoming: Headers, body: u
     }
   }
 
-  const version = readVersionHeader(headers.get("mcp-protocol-version"), headers.get("mcp-session-id"), method === "POST" ? body : undefined);
+  const version = readVersionHeader(
+    headers.get("mcp-protocol-version"),
+    headers.get("mcp-session-id"),
+    method === "POST" ? body : undefined,
+  );
   if (version.kind === "envelope-wins") {
     headers.set("mcp-protocol-version", version.envelope);
     tolerated.push("envelope-with-session-era-header");
@@ -77,7 +83,14 @@ export function sessionlessServing(method: string, headers: Headers, body: unkno
  * as the session-era request it is written as (then by "sessionless-session-request"), and note the tolerance.
  * The client look-up runs only for requests of that shape, which every other client gets refused.
  */
-export async function readModernHeaderAsSessionEra(method: string, headers: Headers, body: unknown, oauthClientId: string, redirectsOf: ClientRedirects, tolerated: ToleranceId[]): Promise<void> {
+export async function readModernHeaderAsSessionEra(
+  method: string,
+  headers: Headers,
+  body: unknown,
+  oauthClientId: string,
+  redirectsOf: ClientRedirects,
+  tolerated: ToleranceId[],
+): Promise<void> {
   if (!hasModernHeaderWithSessionEraBody(method, headers, body)) return;
   if (!(await isClaudeAiClient(oauthClientId, redirectsOf))) return;
   headers.delete("mcp-protocol-version");

@@ -23,7 +23,9 @@ export function wantsJsonOnly(accept: string | null): boolean {
 }
 
 function isResponse(message: unknown): boolean {
-  return typeof message === "object" && message !== null && "id" in message && ("result" in message || "error" in message);
+  return (
+    typeof message === "object" && message !== null && "id" in message && ("result" in message || "error" in message)
+  );
 }
 
 /** The JSON-RPC messages of an event stream's `data:` fields (events whose data is not JSON are skipped). */

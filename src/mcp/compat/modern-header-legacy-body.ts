@@ -11,7 +11,10 @@ import { ENVELOPE_VERSION_KEY, MODERN_ERA_VERSIONS } from "../era";
 import { sessionlessKind } from "./sessionless";
 
 /** claude.ai's OAuth callbacks, as it registers them by Dynamic Client Registration. */
-export const CLAUDE_AI_CALLBACKS: ReadonlySet<string> = new Set(["https://claude.ai/api/mcp/auth_callback", "https://claude.com/api/mcp/auth_callback"]);
+export const CLAUDE_AI_CALLBACKS: ReadonlySet<string> = new Set([
+  "https://claude.ai/api/mcp/auth_callback",
+  "https://claude.com/api/mcp/auth_callback",
+]);
 const CLAUDE_AI_HOSTS: ReadonlySet<string> = new Set(["claude.ai", "claude.com"]);
 
 /** What the front knows of an OAuth client: its registered redirect URIs (null when there is no such client). */

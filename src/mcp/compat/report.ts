@@ -21,9 +21,21 @@ export async function recordTolerated(env: Env, tolerated: ToleratedRequest, now
   const counter = env.TOLERANCE_COUNTER.get(env.TOLERANCE_COUNTER.idFromName(tolerated.organizationId));
   for (const rule of tolerated.rules) {
     try {
-      const first = await counter.record(rule, tolerated.client, tolerated.kind, now.toISOString(), tolerated.oauthClientId);
+      const first = await counter.record(
+        rule,
+        tolerated.client,
+        tolerated.kind,
+        now.toISOString(),
+        tolerated.oauthClientId,
+      );
       if (first) {
-        logInfo("mcp deviation tolerated", { rule, client: tolerated.client, kind: tolerated.kind, organizationId: tolerated.organizationId, source: toleranceById(rule).source });
+        logInfo("mcp deviation tolerated", {
+          rule,
+          client: tolerated.client,
+          kind: tolerated.kind,
+          organizationId: tolerated.organizationId,
+          source: toleranceById(rule).source,
+        });
       }
     } catch (error) {
       logWarn("mcp deviation count failed", { rule, error });

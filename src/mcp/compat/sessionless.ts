@@ -7,7 +7,13 @@
 export type SessionlessKind = "none" | "requests" | "notifications-only";
 
 function isMessage(value: unknown): value is { method: string; id?: unknown } {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && (value as { jsonrpc?: unknown }).jsonrpc === "2.0" && typeof (value as { method?: unknown }).method === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    (value as { jsonrpc?: unknown }).jsonrpc === "2.0" &&
+    typeof (value as { method?: unknown }).method === "string"
+  );
 }
 
 /** `body`: the parsed POST body of a request the era routing sends to the session lane, without a session id. */

@@ -19,7 +19,11 @@ function envelopeVersion(body: unknown): string | undefined {
   return typeof version === "string" ? version : undefined;
 }
 
-export function readVersionHeader(header: string | null, sessionId: string | null, body: unknown): VersionHeaderOutcome {
+export function readVersionHeader(
+  header: string | null,
+  sessionId: string | null,
+  body: unknown,
+): VersionHeaderOutcome {
   if (header === null) return { kind: "none" };
   const version = header.trim();
   if (sessionId !== null) {

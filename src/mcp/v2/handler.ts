@@ -9,7 +9,13 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
 import { CORRELATION_HEADER } from "../../core/correlation";
 import type { Env } from "../../env";
-import { BENCH_BARE_TOOL, benchBareEnabled, benchBareResult, benchGovernedTool, toolsServedBesideCatalog } from "../bench-bare";
+import {
+  BENCH_BARE_TOOL,
+  benchBareEnabled,
+  benchBareResult,
+  benchGovernedTool,
+  toolsServedBesideCatalog,
+} from "../bench-bare";
 import type { Principal } from "../../core/principal";
 import { pipelineDepsFor } from "../deps";
 import { encodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
@@ -27,12 +33,24 @@ export const STATELESS_HANDLER_OPTIONS = {
 } as const;
 
 function isListen(parsedBody: unknown): boolean {
-  return typeof parsedBody === "object" && parsedBody !== null && (parsedBody as { method?: unknown }).method === LISTEN_METHOD;
+  return (
+    typeof parsedBody === "object" &&
+    parsedBody !== null &&
+    (parsedBody as { method?: unknown }).method === LISTEN_METHOD
+  );
 }
 
 /** The SDK v2 AuthInfo for a principal the front verified; the token itself never goes past the front. */
-export function authInfoOf(principal: Principal, correlationId: string): { token: string; clientId: string; scopes: string[]; extra: { principal: Principal; correlationId: string } } {
-  return { token: "verified-by-front", clientId: principal.clientId, scopes: [...principal.scopes], extra: { principal, correlationId } };
+export function authInfoOf(
+  principal: Principal,
+  correlationId: string,
+): { token: string; clientId: string; scopes: string[]; extra: { principal: Principal; correlationId: string } } {
+  return {
+    token: "verified-by-front",
+    clientId: principal.clientId,
+    scopes: [...principal.scopes],
+    extra: { principal, correlationId },
+  };
 }
 
 function withHostHeader(request: Request): Request {
@@ -46,12 +64,27 @@ function withHostHeader(request: Request): Request {
  * bench:mcp's ungoverned baseline in this lane (bench-bare.ts): registered beside the catalog's tools, so it is
  * served by the same handler and server, only when ARBITER_BENCH_BARE is on with a loopback PUBLIC_URL.
  */
-function withBenchBare(server: McpServer, env: Env, runtime: StatelessRuntime, onlyTool: string | undefined): McpServer {
+function withBenchBare(
+  server: McpServer,
+  env: Env,
+  runtime: StatelessRuntime,
+  onlyTool: string | undefined,
+): McpServer {
   if (!benchBareEnabled(env)) return server;
-  if (onlyTool === undefined || onlyTool === benchGovernedTool.name) registerGovernedTool(server, benchGovernedTool, runtime);
+  if (onlyTool === undefined || onlyTool === benchGovernedTool.name)
+    registerGovernedTool(server, benchGovernedTool, runtime);
   if (onlyTool === undefined || onlyTool === BENCH_BARE_TOOL) {
     const anything = jsonOnlySchema({ type: "object" });
-    server.registerTool(BENCH_BARE_TOOL, { description: "Benchmark baseline: no scope check, rate limit or audit.", inputSchema: anything, outputSchema: anything }, (async () => benchBareResult()) as never);
+    server.registerTool(
+      BENCH_BARE_TOOL,
+      {
+        description: "Benchmark baseline: no scope check, rate limit or audit.",
+        inputSchema: anything,
+        outputSchema: anything,
+      },
+      // biome-ignore lint/plugin: SDK adapter: the SDK 2.x handler type is generic in a schema this baseline tool does not declare
+      (async () => benchBareResult()) as never,
+    );
   }
   return server;
 }
@@ -70,21 +103,43 @@ export function onlyToolCalled(parsedBody: unknown, env: Env): string | undefine
  * compat/tolerances.ts) with the SDK's stateless legacy serving: a fresh server from the same factory and the same
  * governed core as the 2026-07-28 requests, answering this request only.
  */
-export async function serveSessionless(incoming: Request, parsedBody: unknown, env: Env, principal: Principal, correlationId: string): Promise<Response> {
+export async function serveSessionless(
+  incoming: Request,
+  parsedBody: unknown,
+  env: Env,
+  principal: Principal,
+  correlationId: string,
+): Promise<Response> {
   return servedByFreshServer(withHostHeader(incoming), parsedBody, env, principal, correlationId, "stateless");
 }
 
 /** One request answered by a server built for it from the catalog, governed like every other. */
-function servedByFreshServer(request: Request, parsedBody: unknown, env: Env, principal: Principal, correlationId: string, legacy: "reject" | "stateless"): Promise<Response> {
+function servedByFreshServer(
+  request: Request,
+  parsedBody: unknown,
+  env: Env,
+  principal: Principal,
+  correlationId: string,
+  legacy: "reject" | "stateless",
+): Promise<Response> {
   const deps = pipelineDepsFor(env, "worker-request");
   const runtime: StatelessRuntime = { env, principal, correlationId, ...deps };
   const onlyTool = onlyToolCalled(parsedBody, env);
-  const handler = createMcpHandler(() => withBenchBare(createStatelessServer(getCatalog(), runtime, onlyTool), env, runtime, onlyTool), { ...STATELESS_HANDLER_OPTIONS, legacy });
+  const handler = createMcpHandler(
+    () => withBenchBare(createStatelessServer(getCatalog(), runtime, onlyTool), env, runtime, onlyTool),
+    { ...STATELESS_HANDLER_OPTIONS, legacy },
+  );
   return handler.fetch(request, { authInfo: authInfoOf(principal, correlationId), parsedBody });
 }
 
 /** Serves one 2026-07-28 request (`request` has no Authorization header; `parsedBody` is its parsed body). */
-export async function serveStateless(incoming: Request, parsedBody: unknown, env: Env, principal: Principal, correlationId: string): Promise<Response> {
+export async function serveStateless(
+  incoming: Request,
+  parsedBody: unknown,
+  env: Env,
+  principal: Principal,
+  correlationId: string,
+): Promise<Response> {
   // The front checked Host and Origin already (web/origin-guard.ts); the handler repeats a Host check that needs
   // the header, which a Request built inside the runtime does not carry.
   const request = withHostHeader(incoming);
@@ -93,7 +148,9 @@ export async function serveStateless(incoming: Request, parsedBody: unknown, env
     headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));
     headers.set(CORRELATION_HEADER, correlationId);
     const hub = env.LISTEN_HUB.get(env.LISTEN_HUB.idFromName(principal.organizationId));
-    return hub.fetch(new Request(request.url, { method: "POST", headers, body: JSON.stringify(parsedBody), signal: request.signal }));
+    return hub.fetch(
+      new Request(request.url, { method: "POST", headers, body: JSON.stringify(parsedBody), signal: request.signal }),
+    );
   }
   return servedByFreshServer(request, parsedBody, env, principal, correlationId, STATELESS_HANDLER_OPTIONS.legacy);
 }

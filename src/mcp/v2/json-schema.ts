@@ -5,7 +5,9 @@
  */
 import type { StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 
-export function jsonOnlySchema(json: Record<string, unknown> | (() => Record<string, unknown>)): StandardSchemaWithJSON {
+export function jsonOnlySchema(
+  json: Record<string, unknown> | (() => Record<string, unknown>),
+): StandardSchemaWithJSON {
   // A function is called the first time the SDK asks (a listing, or a call of this very tool), and only then: a
   // stateless request that calls one tool converts that tool's schemas, not the whole catalog's.
   let schema: Record<string, unknown> | undefined;
@@ -16,6 +18,7 @@ export function jsonOnlySchema(json: Record<string, unknown> | (() => Record<str
     }
     return schema;
   };
+  // biome-ignore lint/plugin: SDK adapter: the SDK 2.x takes a standard schema; this one is plain JSON Schema validated by the governed core
   return {
     "~standard": {
       version: 1,

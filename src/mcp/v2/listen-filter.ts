@@ -27,7 +27,8 @@ function requiredScopesOf(catalog: Catalog, uri: string): readonly string[] | un
 }
 
 function urisOf(params: unknown): unknown {
-  return (params as { notifications?: { resourceSubscriptions?: unknown } } | null)?.notifications?.resourceSubscriptions;
+  return (params as { notifications?: { resourceSubscriptions?: unknown } } | null)?.notifications
+    ?.resourceSubscriptions;
 }
 
 /**
@@ -51,12 +52,28 @@ export function listenOperation(catalog: Catalog, params: unknown): GovernedOper
   const uris = urisOf(params);
   const required = new Set<string>();
   if (uris !== undefined) {
-    if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === "string")) return new Failure("invalid_input", "notifications.resourceSubscriptions must be an array of resource URIs.");
-    if (uris.length > MAX_LISTEN_URIS) return new Failure("invalid_input", `A listen stream follows at most ${MAX_LISTEN_URIS} resources; this one asks for ${uris.length}.`, { limit: MAX_LISTEN_URIS });
+    if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === "string"))
+      return new Failure("invalid_input", "notifications.resourceSubscriptions must be an array of resource URIs.");
+    if (uris.length > MAX_LISTEN_URIS)
+      return new Failure(
+        "invalid_input",
+        `A listen stream follows at most ${MAX_LISTEN_URIS} resources; this one asks for ${uris.length}.`,
+        { limit: MAX_LISTEN_URIS },
+      );
     for (const uri of uris) {
-      if (uri.length > MAX_RESOURCE_URI_LENGTH) return new Failure("invalid_input", `The resource URI is ${uri.length} characters long; this server's resource URIs are at most ${MAX_RESOURCE_URI_LENGTH}. resources/list and resources/templates/list show them.`);
+      if (uri.length > MAX_RESOURCE_URI_LENGTH)
+        return new Failure(
+          "invalid_input",
+          `The resource URI is ${uri.length} characters long; this server's resource URIs are at most ${MAX_RESOURCE_URI_LENGTH}. resources/list and resources/templates/list show them.`,
+        );
       const scopes = requiredScopesOf(catalog, uri);
-      if (!scopes) return new Failure("invalid_input", `There is no resource ${uri.slice(0, 200)} on this server: resources/list and resources/templates/list show what can be followed.`, {}, "unknown_resource");
+      if (!scopes)
+        return new Failure(
+          "invalid_input",
+          `There is no resource ${uri.slice(0, 200)} on this server: resources/list and resources/templates/list show what can be followed.`,
+          {},
+          "unknown_resource",
+        );
       for (const scope of scopes) required.add(scope);
     }
   }

@@ -52,7 +52,9 @@ export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
       const deps = pipelineDepsFor(env);
       const handler = createMcpHandler(
         ({ authInfo }) => {
-          const { principal, correlationId } = authInfo?.extra as { principal: Principal; correlationId: string };
+          const verified = authInfo?.extra as { principal: Principal; correlationId: string } | undefined;
+          if (!verified) throw new Error("a listen stream reached the hub without the principal its front verified");
+          const { principal, correlationId } = verified;
           return createStatelessServer(getCatalog(), { env, principal, correlationId, ...deps });
         },
         { ...STATELESS_HANDLER_OPTIONS, maxSubscriptions: MAX_LISTENS_PER_USER },
@@ -108,22 +110,50 @@ export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
     const correlationId = forwardedCorrelationId(request.headers.get(CORRELATION_HEADER));
     const body: unknown = await request.json().catch(() => null);
     const id = (body as { id?: unknown } | null)?.id;
-    if (!principal) return refusal(id, { code: -32600, message: "This request carries no verified identity. Send it to /mcp with an OAuth token." });
+    if (!principal)
+      return refusal(id, {
+        code: -32600,
+        message: "This request carries no verified identity. Send it to /mcp with an OAuth token.",
+      });
     const operation = listenOperation(getCatalog(), (body as { params?: unknown } | null)?.params);
     if (operation instanceof Failure) return refusal(id, failureAsJsonRpcError(operation, correlationId));
-    const call = { principal, correlationId, arguments: (body as { params?: unknown } | null)?.params, deps: pipelineDepsFor(this.env) };
+    const call = {
+      principal,
+      correlationId,
+      arguments: (body as { params?: unknown } | null)?.params,
+      deps: pipelineDepsFor(this.env),
+    };
     const opened = await governed(operation, call, {
       handler: async () => {
         // The same refusals as resources/subscribe: unknown projects, other organizations' projects.
-        await checkListenUris(getCatalog(), call.arguments, { principal, correlationId, env: this.env, session: NO_STATE, signal: request.signal, progress: async () => {} });
+        await checkListenUris(getCatalog(), call.arguments, {
+          principal,
+          correlationId,
+          env: this.env,
+          session: NO_STATE,
+          signal: request.signal,
+          progress: async () => {},
+        });
         if (!this.users.has(principal.userId) && this.users.size >= MAX_LISTENING_USERS) {
-          throw new Failure("unavailable", `Subscription limit reached: ${MAX_LISTENING_USERS} users of this organization are listening already. Retry later.`, { limit: MAX_LISTENING_USERS });
+          throw new Failure(
+            "unavailable",
+            `Subscription limit reached: ${MAX_LISTENING_USERS} users of this organization are listening already. Retry later.`,
+            { limit: MAX_LISTENING_USERS },
+          );
         }
         const headers = new Headers(request.headers);
         headers.delete(PRINCIPAL_HEADER);
-        const forwarded = new Request(request.url, { method: "POST", headers, body: JSON.stringify(body), signal: request.signal });
+        const forwarded = new Request(request.url, {
+          method: "POST",
+          headers,
+          body: JSON.stringify(body),
+          signal: request.signal,
+        });
         const listens = this.listensOf(principal.userId);
-        const response = await listens.handler.fetch(forwarded, { authInfo: authInfoOf(principal, correlationId), parsedBody: body });
+        const response = await listens.handler.fetch(forwarded, {
+          authInfo: authInfoOf(principal, correlationId),
+          parsedBody: body,
+        });
         return this.tracked(principal.userId, listens, response);
       },
     });
@@ -140,7 +170,11 @@ export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
     for (const [userId, { handler }] of this.users) {
       for (const uri of change.changed) {
         const resource = catalog.resources.get(uri);
-        if (resource?.changedBy && !(await resource.changedBy(change.topic, { session: NO_STATE, organizationId, userId, env: this.env }))) continue;
+        if (
+          resource?.changedBy &&
+          !(await resource.changedBy(change.topic, { session: NO_STATE, organizationId, userId, env: this.env }))
+        )
+          continue;
         handler.notify.resourceUpdated(uri);
       }
     }

@@ -5,11 +5,11 @@
  * (governed-capabilities.ts), exactly as in the session lane; their Failures become SDK 2.x ProtocolErrors here.
  * Nothing here outlives the request: subscriptions are served by subscriptions/listen (listen-hub.ts).
  */
-import { McpServer, ProtocolError, ProtocolErrorCode, ResourceTemplate, type ServerContext } from "@modelcontextprotocol/server";
+import { McpServer, ProtocolError, ResourceTemplate, type ServerContext } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Env } from "../../env";
 import { logError } from "../../lib/log";
-import { type Catalog } from "../catalog";
+import type { Catalog } from "../catalog";
 import { missingScopes } from "../../core/principal";
 import { Failure } from "../../core/failure";
 import { failureAsJsonRpcError } from "../../core/failure-mapping";
@@ -81,7 +81,10 @@ async function listed<T>(work: () => Promise<T>, correlationId: string): Promise
     return await work();
   } catch (error) {
     if (!(error instanceof Failure)) logError("resource listing failed", { correlationId, error });
-    const failure = error instanceof Failure ? error : new Failure("internal", "Listing the resources failed: internal error. Try again.");
+    const failure =
+      error instanceof Failure
+        ? error
+        : new Failure("internal", "Listing the resources failed: internal error. Try again.");
     return answered({ ok: false, failure }, correlationId);
   }
 }
@@ -103,7 +106,9 @@ function listingOf(tool: ToolDefinition): Record<string, unknown> {
       description: tool.description,
       // The listing shows the tool's own schemas; validation stays in runToolCall (so invalid input is audited).
       inputSchema: jsonOnlySchema(() => z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>),
-      outputSchema: jsonOnlySchema(() => z.toJSONSchema(tool.outputSchema, { io: "output" }) as Record<string, unknown>),
+      outputSchema: jsonOnlySchema(
+        () => z.toJSONSchema(tool.outputSchema, { io: "output" }) as Record<string, unknown>,
+      ),
       annotations: { title: tool.title, ...tool.annotations },
       _meta: { requiredScopes: [...tool.requiredScopes] },
     };
@@ -114,7 +119,14 @@ function listingOf(tool: ToolDefinition): Record<string, unknown> {
 
 /** Lists `tool` and answers its calls through runToolCall (the governed core). */
 export function registerGovernedTool(server: McpServer, tool: ToolDefinition, runtime: StatelessRuntime): void {
-  server.registerTool(tool.name, listingOf(tool) as never, (async (args: unknown, ctx: ServerContext) => runToolCall(tool, args, callContext(ctx, runtime, requestScopedState()), runtime)) as never);
+  server.registerTool(
+    tool.name,
+    // biome-ignore lint/plugin: SDK adapter: the SDK 2.x registration types its arguments by the schema it is given; the governed core checks them
+    listingOf(tool) as never,
+    // biome-ignore lint/plugin: SDK adapter: the SDK 2.x registration types its arguments by the schema it is given; the governed core checks them
+    (async (args: unknown, ctx: ServerContext) =>
+      runToolCall(tool, args, callContext(ctx, runtime, requestScopedState()), runtime)) as never,
+  );
 }
 
 /**
@@ -124,7 +136,10 @@ export function registerGovernedTool(server: McpServer, tool: ToolDefinition, ru
  * names what is served) gets the whole catalog.
  */
 export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntime, onlyTool?: string): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions: SERVER_INSTRUCTIONS, capabilities: STATELESS_CAPABILITIES });
+  const server = new McpServer(SERVER_INFO, {
+    instructions: SERVER_INSTRUCTIONS,
+    capabilities: STATELESS_CAPABILITIES,
+  });
   if (onlyTool !== undefined) {
     const tool = catalog.tools.get(onlyTool);
     if (tool) registerGovernedTool(server, tool, runtime);
@@ -134,15 +149,27 @@ export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntim
 
   // Listed as the session lane lists them (tool-visibility.ts): a tool the caller's role can never be granted is
   // left out. A call of one never gets here: the front refuses its missing scope with the 403 step-up first.
-  for (const tool of toolsListableFor(catalog.tools.values(), runtime.principal.role, getPolicy())) registerGovernedTool(server, tool, runtime);
+  for (const tool of toolsListableFor(catalog.tools.values(), runtime.principal.role, getPolicy()))
+    registerGovernedTool(server, tool, runtime);
 
   for (const resource of catalog.resources.values()) {
-    const target: ResourceTarget = { kind: "resource", resource, name: resource.name, requiredScopes: resource.requiredScopes, label: resource.uri };
-    server.registerResource(resource.name, resource.uri, { title: resource.title, description: resource.description, mimeType: resource.mimeType }, async (uri, ctx) => {
-      const context = callContext(ctx, runtime, session);
-      const contents = answered(await readResource(target, uri.href, context, runtime), context.correlationId);
-      return { contents: [{ uri: uri.href, mimeType: contents.mimeType, text: contents.text }] };
-    });
+    const target: ResourceTarget = {
+      kind: "resource",
+      resource,
+      name: resource.name,
+      requiredScopes: resource.requiredScopes,
+      label: resource.uri,
+    };
+    server.registerResource(
+      resource.name,
+      resource.uri,
+      { title: resource.title, description: resource.description, mimeType: resource.mimeType },
+      async (uri, ctx) => {
+        const context = callContext(ctx, runtime, session);
+        const contents = answered(await readResource(target, uri.href, context, runtime), context.correlationId);
+        return { contents: [{ uri: uri.href, mimeType: contents.mimeType, text: contents.text }] };
+      },
+    );
   }
 
   for (const template of catalog.resourceTemplates.values()) {
@@ -157,22 +184,39 @@ export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntim
           }
         : undefined,
     });
-    server.registerResource(template.name, sdkTemplate, { title: template.title, description: template.description, mimeType: template.mimeType }, async (uri, variables, ctx) => {
-      const context = callContext(ctx, runtime, session);
-      const target: ResourceTarget = { kind: "template", template, variables: flatten(variables), name: template.name, requiredScopes: template.requiredScopes, label: template.uriTemplate };
-      const contents = answered(await readResource(target, uri.href, context, runtime), context.correlationId);
-      return { contents: [{ uri: uri.href, mimeType: contents.mimeType, text: contents.text }] };
-    });
+    server.registerResource(
+      template.name,
+      sdkTemplate,
+      { title: template.title, description: template.description, mimeType: template.mimeType },
+      async (uri, variables, ctx) => {
+        const context = callContext(ctx, runtime, session);
+        const target: ResourceTarget = {
+          kind: "template",
+          template,
+          variables: flatten(variables),
+          name: template.name,
+          requiredScopes: template.requiredScopes,
+          label: template.uriTemplate,
+        };
+        const contents = answered(await readResource(target, uri.href, context, runtime), context.correlationId);
+        return { contents: [{ uri: uri.href, mimeType: contents.mimeType, text: contents.text }] };
+      },
+    );
   }
 
   for (const prompt of catalog.prompts.values()) {
     server.registerPrompt(
       prompt.name,
+      // biome-ignore lint/plugin: SDK adapter: the SDK 2.x registration types its arguments by the schema it is given; the governed core checks them
       { title: prompt.title, description: prompt.description, argsSchema: promptArgsForSdk(prompt) as never },
+      // biome-ignore lint/plugin: SDK adapter: the SDK 2.x registration types its arguments by the schema it is given; the governed core checks them
       (async (args: unknown, ctx: ServerContext) => {
         const context = callContext(ctx, runtime, session);
         const messages = answered(await getPrompt(prompt, args, context, runtime), context.correlationId);
-        return { description: prompt.description, messages: messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: m.text } })) };
+        return {
+          description: prompt.description,
+          messages: messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: m.text } })),
+        };
       }) as never,
     );
   }

@@ -4,13 +4,19 @@ import { getGraphqlCatalog } from "../../graphql/bundled";
 import { enabledOperations, type GraphqlCatalog } from "../../graphql/catalog";
 import type { CapabilityContext, Registrar } from "../../mcp/context";
 
-const questionField = z.string().min(1).max(2000).describe("The user's question about orders, e.g. \"Which orders are paid?\" or \"What is in order ord_1002?\"");
+const questionField = z
+  .string()
+  .min(1)
+  .max(2000)
+  .describe('The user\'s question about orders, e.g. "Which orders are paid?" or "What is in order ord_1002?"');
 
 export function askOrdersInstructions(catalog: GraphqlCatalog, question: string): string {
   const tools = enabledOperations(catalog)
     .filter((operation) => operation.kind === "query")
     .map((operation) => `- ${operation.tool}: ${operation.title}`);
-  const masked = Object.entries(catalog.dataPolicy.sensitiveFields).map(([field, rule]) => `${field} (shown as "${catalog.dataPolicy.mask}" unless the token holds ${rule.unmaskScope})`);
+  const masked = Object.entries(catalog.dataPolicy.sensitiveFields).map(
+    ([field, rule]) => `${field} (shown as "${catalog.dataPolicy.mask}" unless the token holds ${rule.unmaskScope})`,
+  );
   return [
     "Answer the question below about the organization's orders.",
     "Use only these tools of this server:",

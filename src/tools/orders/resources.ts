@@ -14,7 +14,8 @@ export function orderResourceRegistrar(catalog: GraphqlCatalog): Registrar {
       name: "graphql_schema",
       uri: "graphql://schema",
       title: "Orders GraphQL schema (allowed subset)",
-      description: "SDL of only the types, fields and arguments the allowlisted order operations use. No other part of the upstream schema is reachable.",
+      description:
+        "SDL of only the types, fields and arguments the allowlisted order operations use. No other part of the upstream schema is reachable.",
       mimeType: "application/graphql",
       requiredScopes: [],
       async read() {
@@ -25,22 +26,30 @@ export function orderResourceRegistrar(catalog: GraphqlCatalog): Registrar {
       name: "access_policy",
       uri: "policies://access",
       title: "Order data access policy",
-      description: "What this server enforces for order data, for your organization and token: scopes per tool, quotas, timeouts, masked fields, limits and the audit record's fields. Generated from the loaded policy.",
+      description:
+        "What this server enforces for order data, for your organization and token: scopes per tool, quotas, timeouts, masked fields, limits and the audit record's fields. Generated from the loaded policy.",
       mimeType: "application/json",
       requiredScopes: [],
       async read({ principal, env }) {
-        return { text: JSON.stringify(accessPolicyDocument(catalog, principal, env), null, 2), mimeType: "application/json" };
+        return {
+          text: JSON.stringify(accessPolicyDocument(catalog, principal, env), null, 2),
+          mimeType: "application/json",
+        };
       },
     });
     ctx.registerResource({
       name: "order_examples",
       uri: "examples://orders",
       title: "Order tool examples (demo data)",
-      description: "Example outputs of the order tools, produced by running them against the embedded demo upstream (demo data), masked for your token.",
+      description:
+        "Example outputs of the order tools, produced by running them against the embedded demo upstream (demo data), masked for your token.",
       mimeType: "application/json",
       requiredScopes: [],
       async read({ principal, env, signal }) {
-        return { text: JSON.stringify(await ordersExamplesDocument(catalog, { principal, env, signal }), null, 2), mimeType: "application/json" };
+        return {
+          text: JSON.stringify(await ordersExamplesDocument(catalog, { principal, env, signal }), null, 2),
+          mimeType: "application/json",
+        };
       },
     });
   };

@@ -23,7 +23,13 @@ export function orderToolRegistrar(catalog: GraphqlCatalog, options: GovernedOpt
         requiredScopes: operation.scopes,
         async handler(input, call) {
           try {
-            const result = await runGovernedOperation(catalog, operation, input as Record<string, unknown>, call, options);
+            const result = await runGovernedOperation(
+              catalog,
+              operation,
+              input as Record<string, unknown>,
+              call,
+              options,
+            );
             return { structuredContent: result.structuredContent, meta: { ...result.meta, operation: operation.name } };
           } catch (error) {
             // The gateway's handled failures carry a safe message and an audit outcome; anything else is the pipeline's.

@@ -31,28 +31,51 @@ export function registerConformanceTool(ctx: CapabilityContext): void {
       .object({
         project: optionalProject,
         snapshot: snapshotId.optional().describe("Snapshot id to check; default: the latest snapshot"),
-        contractVersion: contractVersion.optional().describe("Contract version to check against; default: the active contract"),
+        contractVersion: contractVersion
+          .optional()
+          .describe("Contract version to check against; default: the active contract"),
       })
       .strict(),
     outputSchema: z.object({
       project: z.string().describe("The project"),
-      approved: z.boolean().describe("True when no violation has severity error; false means the implementation breaks the contract"),
+      approved: z
+        .boolean()
+        .describe("True when no violation has severity error; false means the implementation breaks the contract"),
       totalViolations: z.number().describe("Number of violations of any severity"),
-      violations: z.array(violation).describe(`The violations (at most ${MAX_VIOLATIONS_RETURNED}; see omittedViolations)`),
+      violations: z
+        .array(violation)
+        .describe(`The violations (at most ${MAX_VIOLATIONS_RETURNED}; see omittedViolations)`),
       omittedViolations: z.number().describe("Violations not listed because of the limit"),
       summary: z.array(ruleSummary).describe("Violations counted by rule"),
-      contract: z.object({ version: z.number(), label: z.string().nullable() }).describe("The contract version checked against"),
+      contract: z
+        .object({ version: z.number(), label: z.string().nullable() })
+        .describe("The contract version checked against"),
       snapshot: z
-        .object({ id: z.number(), number: z.number().describe("Its number in the project (1 = the first)"), commit: z.string(), branch: z.string().nullable(), runUrl: z.string().nullable(), uploadedAt: z.string() })
+        .object({
+          id: z.number(),
+          number: z.number().describe("Its number in the project (1 = the first)"),
+          commit: z.string(),
+          branch: z.string().nullable(),
+          runUrl: z.string().nullable(),
+          uploadedAt: z.string(),
+        })
         .describe("The snapshot checked"),
-      source: z.enum(["stored", "computed"]).describe("stored: the verdict recorded when CI uploaded the snapshot; computed: checked now against another contract version"),
+      source: z
+        .enum(["stored", "computed"])
+        .describe(
+          "stored: the verdict recorded when CI uploaded the snapshot; computed: checked now against another contract version",
+        ),
       resource: z.string().describe("Subscribe to this resource to hear about the next verdict"),
     }),
     annotations: readOnly,
     requiredScopes: READ_SCOPES,
     async handler(input, context) {
       const project = await resolveProjectName(context, input.project);
-      const outcome = await runConformanceCheck(context, { project, snapshotId: input.snapshot, contractVersion: input.contractVersion });
+      const outcome = await runConformanceCheck(context, {
+        project,
+        snapshotId: input.snapshot,
+        contractVersion: input.contractVersion,
+      });
       const { verdict, contract, snapshot } = outcome;
       const markdown = renderVerdictMarkdown(verdict, {
         project,
@@ -70,10 +93,20 @@ export function registerConformanceTool(ctx: CapabilityContext): void {
           approved: verdict.approved,
           totalViolations: verdict.totalViolations,
           violations: verdict.violations.slice(0, MAX_VIOLATIONS_RETURNED),
-          omittedViolations: Math.max(0, verdict.totalViolations - Math.min(verdict.violations.length, MAX_VIOLATIONS_RETURNED)),
+          omittedViolations: Math.max(
+            0,
+            verdict.totalViolations - Math.min(verdict.violations.length, MAX_VIOLATIONS_RETURNED),
+          ),
           summary: verdict.summary,
           contract: { version: contract.version, label: contract.label },
-          snapshot: { id: snapshot.id, number: snapshot.number, commit: snapshot.commit, branch: snapshot.branch, runUrl: snapshot.runUrl, uploadedAt: snapshot.uploadedAt },
+          snapshot: {
+            id: snapshot.id,
+            number: snapshot.number,
+            commit: snapshot.commit,
+            branch: snapshot.branch,
+            runUrl: snapshot.runUrl,
+            uploadedAt: snapshot.uploadedAt,
+          },
           source: outcome.source,
           resource: latestVerdictUri(project),
         },

@@ -8,7 +8,12 @@ import { cannotVerify } from "../../contracts/services/failure";
 import { resolveProjectName } from "../../contracts/services/project-access";
 import { contractLabel } from "../../contracts/services/conformance";
 import { renderVerdictMarkdown } from "../../engine/markdown";
-import { checkDraft, compareContracts, MAX_MCP_DRAFT_BYTES, type SpecCheckFailure } from "../../contracts/services/drafts";
+import {
+  checkDraft,
+  compareContracts,
+  MAX_MCP_DRAFT_BYTES,
+  type SpecCheckFailure,
+} from "../../contracts/services/drafts";
 import type { CapabilityContext } from "../../mcp/context";
 import { MAX_VIOLATIONS_RETURNED } from "./conformance.tools";
 import { contractVersion, optionalProject, READ_SCOPES, readOnly, ruleSummary, violation } from "./fields";
@@ -17,10 +22,15 @@ const MAX_MIB = MAX_MCP_DRAFT_BYTES / (1024 * 1024);
 
 const documentInput = z
   .union([z.string().min(1), z.record(z.string(), z.unknown())])
-  .describe(`The OpenAPI document (3.0 or 3.1): its JSON or YAML text, or the document as an object. At most ${MAX_MIB} MiB; larger documents go through the REST API or the arbiter CLI.`);
+  .describe(
+    `The OpenAPI document (3.0 or 3.1): its JSON or YAML text, or the document as an object. At most ${MAX_MIB} MiB; larger documents go through the REST API or the arbiter CLI.`,
+  );
 
 function failureOf(result: SpecCheckFailure) {
-  const outcome = result.code === "invalid_document" || result.code === "unknown_contract" || result.code === "unknown_project" ? "invalid-input" : "error";
+  const outcome =
+    result.code === "invalid_document" || result.code === "unknown_contract" || result.code === "unknown_project"
+      ? "invalid-input"
+      : "error";
   const problems = result.code === "invalid_document" ? { problems: result.problems.slice(0, 20) } : {};
   return cannotVerify(result.code, result.message, outcome, problems);
 }
@@ -46,7 +56,12 @@ const verdictShape = {
   summary: z.array(ruleSummary).describe("Violations counted by rule"),
 };
 
-function verdictFields(verdict: { approved: boolean; totalViolations: number; violations: z.infer<typeof violation>[]; summary: z.infer<typeof ruleSummary>[] }) {
+function verdictFields(verdict: {
+  approved: boolean;
+  totalViolations: number;
+  violations: z.infer<typeof violation>[];
+  summary: z.infer<typeof ruleSummary>[];
+}) {
   return {
     approved: verdict.approved,
     totalViolations: verdict.totalViolations,
@@ -59,7 +74,7 @@ function verdictFields(verdict: { approved: boolean; totalViolations: number; vi
 const DRAFT_DESCRIPTION = [
   "Checks a draft of the implementation against the project's contract, without waiting for CI: pass the OpenAPI document your local build just generated (JSON or YAML text, or an object).",
   "Use it in the inner loop of spec-driven development: after a local build, before you push; fix the error-severity violations and check again.",
-  "Same verdict shape as check_api_conformance, with source: \"draft\". Nothing is stored: CI's snapshot (check_api_conformance) remains the verdict of record, so still check it after CI has run.",
+  'Same verdict shape as check_api_conformance, with source: "draft". Nothing is stored: CI\'s snapshot (check_api_conformance) remains the verdict of record, so still check it after CI has run.',
   `isError means the check could not run (no project or contract, a document that is not valid OpenAPI, a draft over ${MAX_MIB} MiB): do what the message says.`,
 ].join(" ");
 
@@ -78,24 +93,43 @@ export function registerDraftTools(ctx: CapabilityContext): void {
       .object({
         document: documentInput,
         project: optionalProject,
-        contractVersion: contractVersion.optional().describe("Contract version to check against; default: the active contract"),
+        contractVersion: contractVersion
+          .optional()
+          .describe("Contract version to check against; default: the active contract"),
       })
       .strict(),
     outputSchema: z.object({
       project: z.string().describe("The project"),
-      source: z.literal("draft").describe("draft: checked now, not stored; CI's snapshot remains the verdict of record"),
+      source: z
+        .literal("draft")
+        .describe("draft: checked now, not stored; CI's snapshot remains the verdict of record"),
       ...verdictShape,
-      contract: z.object({ version: z.number(), label: z.string().nullable() }).describe("The contract version checked against"),
-      draft: z.object({ digest: z.string(), operationCount: z.number() }).describe("sha256 of the draft as received, and its number of operations"),
+      contract: z
+        .object({ version: z.number(), label: z.string().nullable() })
+        .describe("The contract version checked against"),
+      draft: z
+        .object({ digest: z.string(), operationCount: z.number() })
+        .describe("sha256 of the draft as received, and its number of operations"),
     }),
     annotations: readOnly,
     requiredScopes: READ_SCOPES,
     async handler(input, context) {
       const project = await resolveProjectName(context, input.project);
       const bytes = documentBytes(input.document, "draft", "drafts");
-      const result = await checkDraft(context.env, context.principal.organizationId, project, bytes, input.contractVersion);
+      const result = await checkDraft(
+        context.env,
+        context.principal.organizationId,
+        project,
+        bytes,
+        input.contractVersion,
+      );
       if (!result.ok) throw failureOf(result);
-      const markdown = renderVerdictMarkdown(result.verdict, { project, subject: "draft", contractVersion: contractLabel(result.contract), title: "local draft" });
+      const markdown = renderVerdictMarkdown(result.verdict, {
+        project,
+        subject: "draft",
+        contractVersion: contractLabel(result.contract),
+        title: "local draft",
+      });
       const next = result.verdict.approved
         ? "The draft conforms. Push it; once CI has uploaded its snapshot, check_api_conformance gives the verdict of record."
         : "approved: false — the draft breaks the contract. Fix the error-severity violations, rebuild, and call check_api_draft again.";
@@ -120,15 +154,26 @@ export function registerDraftTools(ctx: CapabilityContext): void {
       .object({
         project: optionalProject,
         from: contractVersion.optional().describe("The version clients rely on; default: the active contract"),
-        to: contractVersion.optional().describe("A stored version to compare with; omit it and pass document for an edited contract"),
-        document: documentInput.optional().describe(`The edited contract (JSON or YAML text, or an object), when it is not uploaded yet; at most ${MAX_MIB} MiB`),
+        to: contractVersion
+          .optional()
+          .describe("A stored version to compare with; omit it and pass document for an edited contract"),
+        document: documentInput
+          .optional()
+          .describe(
+            `The edited contract (JSON or YAML text, or an object), when it is not uploaded yet; at most ${MAX_MIB} MiB`,
+          ),
       })
       .strict()
-      .refine((value) => (value.to === undefined) !== (value.document === undefined), "pass exactly one of to (a stored version) or document (an edited contract)"),
+      .refine(
+        (value) => (value.to === undefined) !== (value.document === undefined),
+        "pass exactly one of to (a stored version) or document (an edited contract)",
+      ),
     outputSchema: z.object({
       project: z.string().describe("The project"),
       from: z.object({ version: z.number(), label: z.string().nullable() }).describe("The version clients rely on"),
-      to: z.object({ version: z.number().nullable(), label: z.string().nullable(), digest: z.string().nullable() }).describe("The version compared (or the edited contract's digest)"),
+      to: z
+        .object({ version: z.number().nullable(), label: z.string().nullable(), digest: z.string().nullable() })
+        .describe("The version compared (or the edited contract's digest)"),
       breakingChanges: z.number().describe("Error-severity changes: what breaks clients of `from`"),
       ...verdictShape,
     }),
@@ -136,17 +181,26 @@ export function registerDraftTools(ctx: CapabilityContext): void {
     requiredScopes: READ_SCOPES,
     async handler(input, context) {
       const project = await resolveProjectName(context, input.project);
-      const to = input.to !== undefined ? { version: input.to } : { bytes: documentBytes(input.document!, "edited contract", "contracts/compare") };
+      const to =
+        input.to !== undefined
+          ? { version: input.to }
+          : { bytes: documentBytes(input.document!, "edited contract", "contracts/compare") };
       const result = await compareContracts(context.env, context.principal.organizationId, project, input.from, to);
       if (!result.ok) throw failureOf(result);
       const breaking = result.verdict.violations.filter((v) => v.severity === "error").length;
       const toName = result.to ? contractLabel(result.to) : "the edited contract";
-      const markdown = renderVerdictMarkdown(result.verdict, { project, subject: "contract-change", title: `${contractLabel(result.from)} → ${toName}` });
+      const markdown = renderVerdictMarkdown(result.verdict, {
+        project,
+        subject: "contract-change",
+        title: `${contractLabel(result.from)} → ${toName}`,
+      });
       return {
         structuredContent: {
           project,
           from: { version: result.from.version, label: result.from.label },
-          to: result.to ? { version: result.to.version, label: result.to.label, digest: null } : { version: null, label: null, digest: result.digest ?? null },
+          to: result.to
+            ? { version: result.to.version, label: result.to.label, digest: null }
+            : { version: null, label: null, digest: result.digest ?? null },
           breakingChanges: breaking,
           ...verdictFields(result.verdict),
         },

@@ -56,11 +56,17 @@ export function registerExchangeTools(ctx: CapabilityContext): void {
         );
       }
       const verdict = await readVerdictBody(context.env, context.principal.organizationId, run.verdictHash);
-      if (!verdict) throw cannotVerify("verdict_unreadable", `The verdict of recorded traffic run ${run.id} of "${project}" cannot be read: let CI upload the recording again.`);
+      if (!verdict)
+        throw cannotVerify(
+          "verdict_unreadable",
+          `The verdict of recorded traffic run ${run.id} of "${project}" cannot be read: let CI upload the recording again.`,
+        );
       const shown = verdict.violations.slice(0, 20).map((v) => `- ${v.severity} ${v.rule} ${v.location}: ${v.message}`);
       const text =
         `Recorded traffic run #${run.id} of "${project}" (${run.exchangeCount} exchanges${run.commit ? `, commit ${run.commit}` : ""}) against contract v${run.contractVersion}: ${verdict.approved ? "approved" : "rejected"}, ${verdict.totalViolations} violation(s).` +
-        (shown.length ? `\n${shown.join("\n")}${verdict.totalViolations > shown.length ? `\n... and ${verdict.totalViolations - shown.length} more in structuredContent / GET /api/v1/projects/${project}/exchanges/${run.id}` : ""}` : "");
+        (shown.length
+          ? `\n${shown.join("\n")}${verdict.totalViolations > shown.length ? `\n... and ${verdict.totalViolations - shown.length} more in structuredContent / GET /api/v1/projects/${project}/exchanges/${run.id}` : ""}`
+          : "");
       return { structuredContent: { project, run, ...verdict }, text };
     },
   });

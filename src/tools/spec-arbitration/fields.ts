@@ -7,9 +7,17 @@ import { PROJECT_NAME_PATTERN, PROJECT_NAME_RULE } from "../../contracts/store/n
 
 export const READ_SCOPES = ["contracts.read"] as const;
 
-export const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+export const readOnly = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
 
-export const projectName = z.string().regex(PROJECT_NAME_PATTERN, PROJECT_NAME_RULE).describe("Project name, e.g. orders-api (spec_projects_list shows them)");
+export const projectName = z
+  .string()
+  .regex(PROJECT_NAME_PATTERN, PROJECT_NAME_RULE)
+  .describe("Project name, e.g. orders-api (spec_projects_list shows them)");
 /**
  * `x-mcp-header` (SEP-2243): 2026-07-28 clients also send the project as the `Mcp-Param-Project` HTTP header, so
  * gateways and logs can see which project a call is about without parsing the body; the SDK rejects a header that
@@ -19,10 +27,32 @@ export const optionalProject = projectName
   .optional()
   .describe("Project name; default: your default project, set with spec_project_select")
   .meta({ "x-mcp-header": "Project" });
-export const contractVersion = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe("A contract version number (spec_contracts_list shows them)");
-export const snapshotId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe("A snapshot id (spec_snapshots_list shows them)");
-export const pageLimit = z.number().int().min(1).max(100).default(20).describe("How many entries to return, newest first (1-100, default 20)");
-export const pageBefore = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("Cursor: return entries older than this (the nextBefore of the previous page)");
+export const contractVersion = z
+  .number()
+  .int()
+  .min(1)
+  .max(Number.MAX_SAFE_INTEGER)
+  .describe("A contract version number (spec_contracts_list shows them)");
+export const snapshotId = z
+  .number()
+  .int()
+  .min(1)
+  .max(Number.MAX_SAFE_INTEGER)
+  .describe("A snapshot id (spec_snapshots_list shows them)");
+export const pageLimit = z
+  .number()
+  .int()
+  .min(1)
+  .max(100)
+  .default(20)
+  .describe("How many entries to return, newest first (1-100, default 20)");
+export const pageBefore = z
+  .number()
+  .int()
+  .min(1)
+  .max(Number.MAX_SAFE_INTEGER)
+  .optional()
+  .describe("Cursor: return entries older than this (the nextBefore of the previous page)");
 
 const documentFacts = {
   contentHash: z.string().describe("sha-256 of the stored document"),
@@ -54,7 +84,12 @@ export const snapshotRecord = z.object({
   uploadedBy: z.string().describe("Who uploaded it (user id or ci-key:<id>)"),
   uploadedAt: z.string().describe("Upload time (ISO 8601)"),
   verdictId: z.number().nullable().describe("The verdict recorded at upload"),
-  approved: z.boolean().nullable().describe("Whether the snapshot was approved at upload, against contractVersion (which may no longer be the active contract)"),
+  approved: z
+    .boolean()
+    .nullable()
+    .describe(
+      "Whether the snapshot was approved at upload, against contractVersion (which may no longer be the active contract)",
+    ),
   totalViolations: z.number().nullable().describe("Violations found at upload"),
   ...documentFacts,
 });

@@ -23,24 +23,42 @@ const requestPath = z
   .string()
   .min(1)
   .max(2048)
-  .regex(/^(\/|https?:\/\/)/, 'a path starting with "/" (a template such as /orders/{id} or a concrete path such as /orders/ord_1001), or a full URL')
-  .describe("Path of the request: a template (/orders/{id}) or a concrete path (/orders/ord_1001); a full URL is reduced to its path");
+  .regex(
+    /^(\/|https?:\/\/)/,
+    'a path starting with "/" (a template such as /orders/{id} or a concrete path such as /orders/ord_1001), or a full URL',
+  )
+  .describe(
+    "Path of the request: a template (/orders/{id}) or a concrete path (/orders/ord_1001); a full URL is reduced to its path",
+  );
 const statusCode = z.number().int().min(100).max(599).describe("HTTP status code of the response, e.g. 200");
 const payloadValue = z
   .union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), z.record(z.string(), z.unknown())])
-  .describe('The response body: a JSON object/array/value, or its JSON text as a string (a string is parsed as JSON, so a body that is itself a JSON string must be given encoded, e.g. "\\"ok\\"")');
-const contentType = z.string().min(1).max(255).optional().describe("The response's Content-Type (e.g. application/json); default: the contract's JSON media type");
+  .describe(
+    'The response body: a JSON object/array/value, or its JSON text as a string (a string is parsed as JSON, so a body that is itself a JSON string must be given encoded, e.g. "\\"ok\\"")',
+  );
+const contentType = z
+  .string()
+  .min(1)
+  .max(255)
+  .optional()
+  .describe("The response's Content-Type (e.g. application/json); default: the contract's JSON media type");
 
 function payloadFrom(value: unknown): unknown {
   if (typeof value !== "string") return value;
   if (value.length > MAX_PAYLOAD_TEXT_CHARS) {
-    throw new ToolFailure("invalid-input", `payload: the JSON text is ${value.length} characters, more than the ${MAX_PAYLOAD_TEXT_CHARS} accepted; validate a smaller sample of the response.`);
+    throw new ToolFailure(
+      "invalid-input",
+      `payload: the JSON text is ${value.length} characters, more than the ${MAX_PAYLOAD_TEXT_CHARS} accepted; validate a smaller sample of the response.`,
+    );
   }
   try {
     return JSON.parse(value);
   } catch (error) {
     const detail = error instanceof SyntaxError ? error.message.split("\n")[0]?.slice(0, 200) : "not JSON";
-    throw new ToolFailure("invalid-input", `payload: the string is not valid JSON text (${detail}). Send the response body as a JSON object, or as its exact JSON text.`);
+    throw new ToolFailure(
+      "invalid-input",
+      `payload: the string is not valid JSON text (${detail}). Send the response body as a JSON object, or as its exact JSON text.`,
+    );
   }
 }
 
@@ -49,7 +67,10 @@ function pathFrom(value: string): string {
   try {
     return new URL(value).pathname || "/";
   } catch {
-    throw new ToolFailure("invalid-input", `path: "${value.slice(0, 100)}" is not a path or a URL; give a path such as /orders/ord_1001.`);
+    throw new ToolFailure(
+      "invalid-input",
+      `path: "${value.slice(0, 100)}" is not a path or a URL; give a path such as /orders/ord_1001.`,
+    );
   }
 }
 
@@ -62,7 +83,9 @@ export function registerPayloadTool(ctx: CapabilityContext): void {
     inputSchema: z
       .object({
         project: optionalProject,
-        contractVersion: contractVersion.optional().describe("Contract version to validate against; default: the active contract"),
+        contractVersion: contractVersion
+          .optional()
+          .describe("Contract version to validate against; default: the active contract"),
         method: httpMethod,
         path: requestPath,
         status: statusCode,
@@ -75,7 +98,10 @@ export function registerPayloadTool(ctx: CapabilityContext): void {
       contract: z.object({ version: z.number(), label: z.string().nullable() }).describe("The contract version used"),
       approved: z.boolean().describe("True when the payload matches the contract's schema"),
       operation: z.string().optional().describe('The matched operation, "<METHOD> <path template>"'),
-      responseKey: z.string().optional().describe("The response entry used: the exact code, a range such as 2XX, or default"),
+      responseKey: z
+        .string()
+        .optional()
+        .describe("The response entry used: the exact code, a range such as 2XX, or default"),
       errors: z
         .array(
           z.object({
@@ -85,7 +111,11 @@ export function registerPayloadTool(ctx: CapabilityContext): void {
           }),
         )
         .describe("Leaf validation errors"),
-      violations: z.array(violation).describe("Why the payload could not be validated, as rule ids (missing-schema, undocumented-operation, undocumented-status-code, ...)"),
+      violations: z
+        .array(violation)
+        .describe(
+          "Why the payload could not be validated, as rule ids (missing-schema, undocumented-operation, undocumented-status-code, ...)",
+        ),
     }),
     annotations: readOnly,
     requiredScopes: READ_SCOPES,
@@ -102,9 +132,12 @@ export function registerPayloadTool(ctx: CapabilityContext): void {
       const lines = [
         `${verdict.approved ? "Approved" : "Rejected"}: ${input.method.toUpperCase()} ${input.path} → ${input.status}${verdict.operation ? ` matched ${verdict.operation}${verdict.responseKey ? ` response ${verdict.responseKey}` : ""}` : ""} (contract ${contractLabel(contract)} of "${project}").`,
         ...verdict.violations.map((v) => `- ${v.rule}: ${v.message}`),
-        ...verdict.errors.slice(0, MAX_ERRORS_IN_TEXT).map((e) => `- ${e.pointer === "" ? "(root)" : e.pointer} [${e.keyword}]: ${e.message}`),
+        ...verdict.errors
+          .slice(0, MAX_ERRORS_IN_TEXT)
+          .map((e) => `- ${e.pointer === "" ? "(root)" : e.pointer} [${e.keyword}]: ${e.message}`),
       ];
-      if (verdict.errors.length > MAX_ERRORS_IN_TEXT) lines.push(`… and ${verdict.errors.length - MAX_ERRORS_IN_TEXT} more errors (see structuredContent).`);
+      if (verdict.errors.length > MAX_ERRORS_IN_TEXT)
+        lines.push(`… and ${verdict.errors.length - MAX_ERRORS_IN_TEXT} more errors (see structuredContent).`);
       return {
         structuredContent: {
           project,

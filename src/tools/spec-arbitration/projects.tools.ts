@@ -54,7 +54,12 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
       const projects = await storeOf(context).listProjects(projectRestriction(context.principal));
       const selected = (await selectedProject(context)) ?? null;
       const text = projects.length
-        ? projects.map((p) => `- ${p.name}: active contract ${p.activeContractVersion === null ? "none" : `v${p.activeContractVersion}`}, ${p.snapshotCount} snapshot(s)${p.name === selected ? " (selected)" : ""}`).join("\n")
+        ? projects
+            .map(
+              (p) =>
+                `- ${p.name}: active contract ${p.activeContractVersion === null ? "none" : `v${p.activeContractVersion}`}, ${p.snapshotCount} snapshot(s)${p.name === selected ? " (selected)" : ""}`,
+            )
+            .join("\n")
         : "Your organization has no API projects yet. A project is created by its first contract upload (POST /api/v1/projects/<project>/contracts).";
       return { structuredContent: { projects, selectedProject: selected }, text };
     },
@@ -68,7 +73,10 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
     inputSchema: z.object({ project: projectName }).strict(),
     outputSchema: z.object({
       project: z.string().describe("The selected project"),
-      activeContract: z.object({ version: z.number(), label: z.string().nullable() }).nullable().describe("The project's active contract"),
+      activeContract: z
+        .object({ version: z.number(), label: z.string().nullable() })
+        .nullable()
+        .describe("The project's active contract"),
       latestSnapshot: z
         .object({
           id: z.number(),
@@ -76,12 +84,18 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
           commit: z.string(),
           approved: z.boolean().nullable().describe("Its verdict against contractVersion (null: not checked)"),
           contractVersion: z.number().describe("The contract version that verdict was judged against"),
-          judgedAgainstActive: z.boolean().describe("False when another contract version is active now: approved then says nothing about the active contract; call check_api_conformance"),
+          judgedAgainstActive: z
+            .boolean()
+            .describe(
+              "False when another contract version is active now: approved then says nothing about the active contract; call check_api_conformance",
+            ),
         })
         .nullable()
         .describe("The newest snapshot from CI"),
       lastBuildFailed: z.boolean().describe("True when a failed build was recorded after the latest snapshot"),
-      resources: z.object({ activeContract: z.string(), latestVerdict: z.string() }).describe("Resources to read (and subscribe to)"),
+      resources: z
+        .object({ activeContract: z.string(), latestVerdict: z.string() })
+        .describe("Resources to read (and subscribe to)"),
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     requiredScopes: READ_SCOPES,
@@ -98,7 +112,14 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
         activeContract: active ? { version: active.version, label: active.label } : null,
         latestSnapshot:
           latest && statement
-            ? { id: latest.id, number: latest.number, commit: latest.commit, approved: latest.approved, contractVersion: latest.contractVersion, judgedAgainstActive: statement.judgedAgainstActive }
+            ? {
+                id: latest.id,
+                number: latest.number,
+                commit: latest.commit,
+                approved: latest.approved,
+                contractVersion: latest.contractVersion,
+                judgedAgainstActive: statement.judgedAgainstActive,
+              }
             : null,
         lastBuildFailed: status.lastBuildFailed,
         resources: { activeContract: ACTIVE_CONTRACT_URI, latestVerdict: latestVerdictUri(project) },
@@ -114,7 +135,8 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
   ctx.registerTool({
     name: "spec_contracts_list",
     title: "List contract versions",
-    description: "Lists the contract versions of an API project, newest first, with which one is active and its label (e.g. a Spec Kit feature folder).",
+    description:
+      "Lists the contract versions of an API project, newest first, with which one is active and its label (e.g. a Spec Kit feature folder).",
     inputSchema: z.object({ project: optionalProject, limit: pageLimit, before: pageBefore }).strict(),
     outputSchema: z.object({
       project: z.string().describe("The project"),
@@ -149,7 +171,14 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
       const project = await resolveProjectName(context, input.project);
       const status = await requireProjectStatus(context, project);
       const page = await storeOf(context).listSnapshots(project, input.limit, input.before ?? null);
-      return { structuredContent: { project, snapshots: page.items, nextBefore: page.nextBefore, lastBuildFailed: status.lastBuildFailed } };
+      return {
+        structuredContent: {
+          project,
+          snapshots: page.items,
+          nextBefore: page.nextBefore,
+          lastBuildFailed: status.lastBuildFailed,
+        },
+      };
     },
   });
 
@@ -158,7 +187,12 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
     title: "Read a contract",
     description:
       "Returns a contract's OpenAPI document (the active one unless a version is given) with its record. Read the contract before writing code: it is the source of truth for paths, parameters, status codes and schemas. Same content as the resource spec://active/contract.",
-    inputSchema: z.object({ project: optionalProject, version: contractVersion.optional().describe("Contract version; default: the active contract") }).strict(),
+    inputSchema: z
+      .object({
+        project: optionalProject,
+        version: contractVersion.optional().describe("Contract version; default: the active contract"),
+      })
+      .strict(),
     outputSchema: z.object({
       contract: contractRecord.describe("The contract version"),
       mimeType: z.string().describe("application/json or application/yaml"),
@@ -178,9 +212,19 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
         );
       }
       const document = await readContentText(context.env, context.principal.organizationId, contract.contentHash);
-      if (document === null) throw new ToolFailure("error", `The stored document of contract ${contractLabel(contract)} of "${project}" cannot be read: upload the contract again.`, { cannotVerify: "document_unreadable" });
+      if (document === null)
+        throw new ToolFailure(
+          "error",
+          `The stored document of contract ${contractLabel(contract)} of "${project}" cannot be read: upload the contract again.`,
+          { cannotVerify: "document_unreadable" },
+        );
       return {
-        structuredContent: { contract, mimeType: documentMimeType(contract.format), document, resource: contractUri(project, contract.version) },
+        structuredContent: {
+          contract,
+          mimeType: documentMimeType(contract.format),
+          document,
+          resource: contractUri(project, contract.version),
+        },
         text: `Contract ${contractLabel(contract)} of "${project}" (OpenAPI ${contract.openapiVersion}, ${contract.operationCount} operations, ${contract.active ? "active" : "not active"}):\n\n${document}`,
       };
     },

@@ -14,7 +14,10 @@ import { snapshotVerdictStatement } from "../../contracts/verdict-statement";
 import { contractUri, latestVerdictUri } from "./uris";
 
 const argsSchema = z.object({
-  project: z.string().regex(PROJECT_NAME_PATTERN, PROJECT_NAME_RULE).describe("The project (API) the task is about, e.g. orders-api"),
+  project: z
+    .string()
+    .regex(PROJECT_NAME_PATTERN, PROJECT_NAME_RULE)
+    .describe("The project (API) the task is about, e.g. orders-api"),
   task: z.string().max(4000).optional().describe("What to build or change, in a sentence or two"),
 });
 
@@ -22,7 +25,8 @@ export function registerSpecPrompts(ctx: CapabilityContext): void {
   ctx.registerPrompt({
     name: "spec_driven_task",
     title: "Spec-driven task",
-    description: "Work on an API task with the project's contract as the source of truth: read the contract first, then check conformance before calling the task done.",
+    description:
+      "Work on an API task with the project's contract as the source of truth: read the contract first, then check conformance before calling the task done.",
     argsSchema,
     requiredScopes: ["contracts.read"],
     async build(args, context) {
@@ -40,7 +44,9 @@ export function registerSpecPrompts(ctx: CapabilityContext): void {
           snapshot && statement
             ? `The latest snapshot from CI is ${snapshotTitle(snapshot)}: ${statement.outcome}.${statement.staleNote ? ` ${statement.staleNote}` : ""}`
             : "CI has not uploaded a snapshot yet.",
-          status.lastBuildFailed && status.latestFailedBuild ? `The last build failed at ${status.latestFailedBuild.commit}: fix the build first.` : "",
+          status.lastBuildFailed && status.latestFailedBuild
+            ? `The last build failed at ${status.latestFailedBuild.commit}: fix the build first.`
+            : "",
         ]
           .filter(Boolean)
           .join(" ");

@@ -14,9 +14,21 @@ import { resourceNotFound } from "../../mcp/governed-capabilities";
 import { readContentText, readVerdictBody } from "../../contracts/store/client";
 import { snapshotTitle, type ContractRecord, type SnapshotRecord } from "../../contracts/store/records";
 import { cannotVerify } from "../../contracts/services/failure";
-import { checkProjectAccess, projectRestriction, requireProjectStatus, selectedProject, storeOf } from "../../contracts/services/project-access";
+import {
+  checkProjectAccess,
+  projectRestriction,
+  requireProjectStatus,
+  selectedProject,
+  storeOf,
+} from "../../contracts/services/project-access";
 import { contractLabel, resolveContract } from "../../contracts/services/conformance";
-import { activeContractChangedBy, forgetProjectSubscriber, recordProjectSubscriber, subscribeToActiveContract, unsubscribeFromActiveContract } from "./subscriptions";
+import {
+  activeContractChangedBy,
+  forgetProjectSubscriber,
+  recordProjectSubscriber,
+  subscribeToActiveContract,
+  unsubscribeFromActiveContract,
+} from "./subscriptions";
 import {
   ACTIVE_CONTRACT_URI,
   CONTRACT_URI_TEMPLATE,
@@ -38,7 +50,14 @@ const LISTED_TOTAL = 200;
 type Context = CallContext;
 
 /** Failures (by `cannotVerify` reason) that mean the URI names no resource the caller can reach. */
-const NOT_FOUND_REASONS = new Set(["invalid_project_name", "project_not_allowed", "unknown_project", "unknown_contract", "unknown_snapshot", "invalid_resource_variable"]);
+const NOT_FOUND_REASONS = new Set([
+  "invalid_project_name",
+  "project_not_allowed",
+  "unknown_project",
+  "unknown_contract",
+  "unknown_snapshot",
+  "invalid_resource_variable",
+]);
 
 /**
  * Handled failures of a read or subscription as the resource failures they are, with their safe message:
@@ -61,7 +80,12 @@ function cannotServe(message: string): ToolFailure {
 }
 
 function positiveInteger(text: string | undefined, what: string): number {
-  if (text === undefined || !/^[1-9]\d{0,15}$/.test(text)) throw cannotVerify("invalid_resource_variable", `Invalid ${what} "${String(text).slice(0, 40)}": use a positive whole number.`, "invalid-input");
+  if (text === undefined || !/^[1-9]\d{0,15}$/.test(text))
+    throw cannotVerify(
+      "invalid_resource_variable",
+      `Invalid ${what} "${String(text).slice(0, 40)}": use a positive whole number.`,
+      "invalid-input",
+    );
   return Number(text);
 }
 
@@ -77,11 +101,20 @@ function contractVersion(variables: Record<string, string>): number | undefined 
 }
 
 /** The snapshot {snapshot} of `project` names, or a not-found failure. */
-async function snapshotOf(context: Context, project: string, variables: Record<string, string>): Promise<SnapshotRecord> {
+async function snapshotOf(
+  context: Context,
+  project: string,
+  variables: Record<string, string>,
+): Promise<SnapshotRecord> {
   await requireProjectStatus(context, project);
   const id = positiveInteger(variables.snapshot, "snapshot id");
   const snapshot = await storeOf(context).getSnapshot(project, id);
-  if (!snapshot) throw cannotVerify("unknown_snapshot", `Project "${project}" has no snapshot ${id}: spec_snapshots_list shows its snapshots.`, "invalid-input");
+  if (!snapshot)
+    throw cannotVerify(
+      "unknown_snapshot",
+      `Project "${project}" has no snapshot ${id}: spec_snapshots_list shows its snapshots.`,
+      "invalid-input",
+    );
   return snapshot;
 }
 
@@ -92,17 +125,32 @@ export function documentMimeType(format: ContractRecord["format"]): string {
 async function contractDocument(context: Context, contract: ContractRecord): Promise<ResourceContents> {
   const download = `GET /api/v1/projects/${contract.project}/contracts/${contract.version}/document`;
   if (contract.size > MAX_RESOURCE_DOCUMENT_BYTES) {
-    throw cannotServe(`Contract ${contractLabel(contract)} of "${contract.project}" is ${contract.size} bytes, more than the ${MAX_RESOURCE_DOCUMENT_BYTES} bytes served as a resource: download it with ${download}.`);
+    throw cannotServe(
+      `Contract ${contractLabel(contract)} of "${contract.project}" is ${contract.size} bytes, more than the ${MAX_RESOURCE_DOCUMENT_BYTES} bytes served as a resource: download it with ${download}.`,
+    );
   }
   const text = await readContentText(context.env, context.principal.organizationId, contract.contentHash);
-  if (text === null) throw cannotServe(`The stored document of contract ${contractLabel(contract)} of "${contract.project}" cannot be read: upload the contract again.`);
+  if (text === null)
+    throw cannotServe(
+      `The stored document of contract ${contractLabel(contract)} of "${contract.project}" cannot be read: upload the contract again.`,
+    );
   return { text, mimeType: documentMimeType(contract.format) };
 }
 
-async function verdictOfSnapshot(context: Context, project: string, snapshot: SnapshotRecord, extra: Record<string, unknown> = {}): Promise<ResourceContents> {
+async function verdictOfSnapshot(
+  context: Context,
+  project: string,
+  snapshot: SnapshotRecord,
+  extra: Record<string, unknown> = {},
+): Promise<ResourceContents> {
   const record = snapshot.verdictId === null ? null : await storeOf(context).getVerdict(project, snapshot.verdictId);
-  const verdict = record ? await readVerdictBody(context.env, context.principal.organizationId, record.verdictHash) : null;
-  if (!verdict) throw cannotServe(`The verdict of snapshot ${snapshot.id} of "${project}" cannot be read: call check_api_conformance to check the snapshot again.`);
+  const verdict = record
+    ? await readVerdictBody(context.env, context.principal.organizationId, record.verdictHash)
+    : null;
+  if (!verdict)
+    throw cannotServe(
+      `The verdict of snapshot ${snapshot.id} of "${project}" cannot be read: call check_api_conformance to check the snapshot again.`,
+    );
   return {
     mimeType: "application/json",
     text: JSON.stringify({ project, snapshot, contractVersion: snapshot.contractVersion, ...extra, verdict }, null, 2),
@@ -153,7 +201,11 @@ export function registerSpecResources(ctx: CapabilityContext): void {
       for (const project of await visibleProjects(context)) {
         const { items: contracts } = await storeOf(context).listContracts(project, LISTED_PER_PROJECT, null);
         for (const contract of contracts) {
-          items.push({ uri: contractUri(project, contract.version), name: `${project} contract ${contractLabel(contract)}`, title: `${project}: contract ${contractLabel(contract)}${contract.active ? " (active)" : ""}` });
+          items.push({
+            uri: contractUri(project, contract.version),
+            name: `${project} contract ${contractLabel(contract)}`,
+            title: `${project}: contract ${contractLabel(contract)}${contract.active ? " (active)" : ""}`,
+          });
         }
         if (items.length >= LISTED_TOTAL) break;
       }
@@ -163,7 +215,10 @@ export function registerSpecResources(ctx: CapabilityContext): void {
       asResourceError(uri, async () => {
         const project = projectVariable(context, variables);
         const status = await requireProjectStatus(context, project);
-        return contractDocument(context, await resolveContract(context, project, contractVersion(variables), status.activeContract));
+        return contractDocument(
+          context,
+          await resolveContract(context, project, contractVersion(variables), status.activeContract),
+        );
       }),
     // Only "active" changes; a numbered version is immutable, so subscribing to one only checks that it exists.
     subscribe: (uri, variables, context) =>
@@ -201,30 +256,56 @@ export function registerSpecResources(ctx: CapabilityContext): void {
       return projects
         .filter((project) => project.latestSnapshotId !== null)
         .slice(0, LISTED_TOTAL)
-        .map((project) => ({ uri: latestVerdictUri(project.name), name: `${project.name} latest verdict`, title: `${project.name}: latest verdict` }));
+        .map((project) => ({
+          uri: latestVerdictUri(project.name),
+          name: `${project.name} latest verdict`,
+          title: `${project.name}: latest verdict`,
+        }));
     },
     read: (uri, variables, context) =>
       asResourceError(uri, async () => {
         const project = projectVariable(context, variables);
         const status = await requireProjectStatus(context, project);
         if (!status.latestSnapshot) {
-          throw cannotServe(`Project "${project}" has no snapshot yet: upload one from CI (POST /api/v1/projects/${project}/snapshots). Subscribe to this resource to hear when it arrives.`);
+          throw cannotServe(
+            `Project "${project}" has no snapshot yet: upload one from CI (POST /api/v1/projects/${project}/snapshots). Subscribe to this resource to hear when it arrives.`,
+          );
         }
-        const build = status.lastBuildFailed && status.latestFailedBuild ? { lastBuildFailed: { commit: status.latestFailedBuild.commit, recordedAt: status.latestFailedBuild.recordedAt } } : {};
-        const statement = snapshotVerdictStatement(status.latestSnapshot, status.activeContract?.version ?? null, project);
-        const judged = { activeContractVersion: status.activeContract?.version ?? null, judgedAgainstActive: statement.judgedAgainstActive, ...(statement.staleNote ? { note: statement.staleNote } : {}) };
+        const build =
+          status.lastBuildFailed && status.latestFailedBuild
+            ? {
+                lastBuildFailed: {
+                  commit: status.latestFailedBuild.commit,
+                  recordedAt: status.latestFailedBuild.recordedAt,
+                },
+              }
+            : {};
+        const statement = snapshotVerdictStatement(
+          status.latestSnapshot,
+          status.activeContract?.version ?? null,
+          project,
+        );
+        const judged = {
+          activeContractVersion: status.activeContract?.version ?? null,
+          judgedAgainstActive: statement.judgedAgainstActive,
+          ...(statement.staleNote ? { note: statement.staleNote } : {}),
+        };
         return verdictOfSnapshot(context, project, status.latestSnapshot, { ...judged, ...build });
       }),
-    subscribe: (uri, variables, context) => asResourceError(uri, () => recordProjectSubscriber(context, projectVariable(context, variables))),
-    unsubscribe: (uri, variables, context) => asResourceError(uri, () => forgetProjectSubscriber(context, projectVariable(context, variables))),
-    follow: (uri, variables, context) => asResourceError(uri, async () => void (await requireProjectStatus(context, projectVariable(context, variables)))),
+    subscribe: (uri, variables, context) =>
+      asResourceError(uri, () => recordProjectSubscriber(context, projectVariable(context, variables))),
+    unsubscribe: (uri, variables, context) =>
+      asResourceError(uri, () => forgetProjectSubscriber(context, projectVariable(context, variables))),
+    follow: (uri, variables, context) =>
+      asResourceError(uri, async () => void (await requireProjectStatus(context, projectVariable(context, variables)))),
   });
 
   ctx.registerResourceTemplate({
     name: "project-verdict",
     uriTemplate: VERDICT_URI_TEMPLATE,
     title: "Verdict of a snapshot",
-    description: "The conformance verdict recorded for one snapshot of a project ({snapshot} is the snapshot id), against the contract version it was checked with.",
+    description:
+      "The conformance verdict recorded for one snapshot of a project ({snapshot} is the snapshot id), against the contract version it was checked with.",
     mimeType: "application/json",
     requiredScopes: READ,
     async list(context) {
@@ -232,7 +313,11 @@ export function registerSpecResources(ctx: CapabilityContext): void {
       for (const project of await visibleProjects(context)) {
         const { items: snapshots } = await storeOf(context).listSnapshots(project, LISTED_PER_PROJECT, null);
         for (const snapshot of snapshots) {
-          items.push({ uri: verdictUri(project, snapshot.id), name: `${project} verdict ${snapshot.id}`, title: `${project}: verdict of ${snapshotTitle(snapshot)}` });
+          items.push({
+            uri: verdictUri(project, snapshot.id),
+            name: `${project} verdict ${snapshot.id}`,
+            title: `${project}: verdict of ${snapshotTitle(snapshot)}`,
+          });
         }
         if (items.length >= LISTED_TOTAL) break;
       }
@@ -244,7 +329,15 @@ export function registerSpecResources(ctx: CapabilityContext): void {
         return verdictOfSnapshot(context, project, await snapshotOf(context, project, variables));
       }),
     // A snapshot's verdict never changes: subscribing only checks that the snapshot exists.
-    subscribe: (uri, variables, context) => asResourceError(uri, async () => void (await snapshotOf(context, projectVariable(context, variables), variables))),
-    follow: (uri, variables, context) => asResourceError(uri, async () => void (await snapshotOf(context, projectVariable(context, variables), variables))),
+    subscribe: (uri, variables, context) =>
+      asResourceError(
+        uri,
+        async () => void (await snapshotOf(context, projectVariable(context, variables), variables)),
+      ),
+    follow: (uri, variables, context) =>
+      asResourceError(
+        uri,
+        async () => void (await snapshotOf(context, projectVariable(context, variables), variables)),
+      ),
   });
 }

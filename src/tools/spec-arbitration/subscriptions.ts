@@ -11,7 +11,13 @@
  * (injected into the REST routes by src/api/index.ts).
  */
 import { cannotVerify } from "../../contracts/services/failure";
-import { checkProjectAccess, defaultProjectOf, requireProjectStatus, selectedProject, storeOf } from "../../contracts/services/project-access";
+import {
+  checkProjectAccess,
+  defaultProjectOf,
+  requireProjectStatus,
+  selectedProject,
+  storeOf,
+} from "../../contracts/services/project-access";
 import { contractStore } from "../../contracts/store/client";
 import type { ContractChangeListener } from "../../contracts/store/events";
 import type { Env } from "../../env";
@@ -20,13 +26,22 @@ import type { CallContext, SessionView } from "../../mcp/context";
 import type { ResourceChange } from "../../mcp/resource-change";
 import { subscribedUris } from "../../mcp/subscription-list";
 import { logWarn } from "../../lib/log";
-import { ACTIVE_CONTRACT_URI, urisChangedByNewActiveContract, urisChangedByNewVerdict, urisFollowingProject } from "./uris";
+import {
+  ACTIVE_CONTRACT_URI,
+  urisChangedByNewActiveContract,
+  urisChangedByNewVerdict,
+  urisFollowingProject,
+} from "./uris";
 
 type Context = Pick<CallContext, "principal" | "session" | "env" | "sessionId">;
 
 export async function recordProjectSubscriber(context: Context, project: string): Promise<void> {
   if (!context.sessionId) {
-    throw cannotVerify("no_session", "Subscriptions need an MCP session: initialize over Streamable HTTP (the server answers with an Mcp-Session-Id) and subscribe within it.", "invalid-input");
+    throw cannotVerify(
+      "no_session",
+      "Subscriptions need an MCP session: initialize over Streamable HTTP (the server answers with an Mcp-Session-Id) and subscribe within it.",
+      "invalid-input",
+    );
   }
   checkProjectAccess(context.principal, project);
   await requireProjectStatus(context, project);
@@ -40,7 +55,18 @@ export async function recordProjectSubscriber(context: Context, project: string)
 export async function forgetProjectSubscriber(context: Context, project: string): Promise<void> {
   if (!context.sessionId) return;
   checkProjectAccess(context.principal, project);
-  if (await followsProject({ session: context.session, organizationId: context.principal.organizationId, userId: context.principal.userId, env: context.env }, project)) return;
+  if (
+    await followsProject(
+      {
+        session: context.session,
+        organizationId: context.principal.organizationId,
+        userId: context.principal.userId,
+        env: context.env,
+      },
+      project,
+    )
+  )
+    return;
   await storeOf(context).unsubscribe(project, context.sessionId);
 }
 
@@ -57,7 +83,11 @@ async function followsProject(view: SessionView, project: string): Promise<boole
 export async function subscribeToActiveContract(context: Context): Promise<void> {
   const project = await selectedProject(context);
   if (project === undefined) {
-    throw cannotVerify("no_project_selected", "spec://active/contract follows your default project, and you have none: call spec_project_select first, then subscribe.", "invalid-input");
+    throw cannotVerify(
+      "no_project_selected",
+      "spec://active/contract follows your default project, and you have none: call spec_project_select first, then subscribe.",
+      "invalid-input",
+    );
   }
   await recordProjectSubscriber(context, project);
 }
@@ -85,7 +115,13 @@ export interface NotificationReport {
 }
 
 /** Tells every subscribed session of `project` that the project's `changed` resources changed. Never throws. */
-async function announceToProjectSubscribers(env: Env, organizationId: string, project: string, changed: string[], what: Record<string, unknown>): Promise<NotificationReport> {
+async function announceToProjectSubscribers(
+  env: Env,
+  organizationId: string,
+  project: string,
+  changed: string[],
+  what: Record<string, unknown>,
+): Promise<NotificationReport> {
   const report: NotificationReport = { notified: 0, removed: 0, failed: 0 };
   const store = contractStore(env, organizationId);
   let sessions: string[];
@@ -117,7 +153,12 @@ async function announceToProjectSubscribers(env: Env, organizationId: string, pr
 }
 
 /** 2026-07-28 clients follow changes on subscriptions/listen streams, held by the organization's ListenHub. */
-async function announceToListeners(env: Env, organizationId: string, change: ResourceChange, what: Record<string, unknown>): Promise<void> {
+async function announceToListeners(
+  env: Env,
+  organizationId: string,
+  change: ResourceChange,
+  what: Record<string, unknown>,
+): Promise<void> {
   try {
     await announceToListenStreams(env, organizationId, change);
   } catch (error) {
@@ -126,13 +167,25 @@ async function announceToListeners(env: Env, organizationId: string, change: Res
 }
 
 /** A snapshot verdict was stored: its project's latest-verdict resources changed. */
-export function notifyVerdictSubscribers(env: Env, organizationId: string, project: string, snapshotId: number): Promise<NotificationReport> {
+export function notifyVerdictSubscribers(
+  env: Env,
+  organizationId: string,
+  project: string,
+  snapshotId: number,
+): Promise<NotificationReport> {
   return announceToProjectSubscribers(env, organizationId, project, urisChangedByNewVerdict(project), { snapshotId });
 }
 
 /** `project` has a new active contract (uploaded, or an older version activated). */
-export function notifyActiveContractSubscribers(env: Env, organizationId: string, project: string, version: number): Promise<NotificationReport> {
-  return announceToProjectSubscribers(env, organizationId, project, urisChangedByNewActiveContract(project), { contractVersion: version });
+export function notifyActiveContractSubscribers(
+  env: Env,
+  organizationId: string,
+  project: string,
+  version: number,
+): Promise<NotificationReport> {
+  return announceToProjectSubscribers(env, organizationId, project, urisChangedByNewActiveContract(project), {
+    contractVersion: version,
+  });
 }
 
 /** The store's change listener: announces stored verdicts and new active contracts to their followers. */

@@ -22,7 +22,12 @@ function seeOther(location: string): Response {
 }
 
 function administrator(context: ConsoleContext) {
-  return { organizationId: context.organizationId, userId: context.admin.subject, role: context.admin.role, clientId: CONSOLE_CLIENT_ID };
+  return {
+    organizationId: context.organizationId,
+    userId: context.admin.subject,
+    role: context.admin.role,
+    clientId: CONSOLE_CLIENT_ID,
+  };
 }
 
 /** A shared function's refusal as the core's Failure (the same conversion as the REST routes'). */
@@ -31,7 +36,11 @@ function refusal(result: { status: number; code: string; message: string }, pref
 }
 
 // The scopes of the REST equivalents: DELETE /api/v1/clients/grants/:userId/:grantId, POST and DELETE /api/v1/keys.
-const REVOKE_GRANT: ConsoleOperation = { method: "POST", path: "/admin/clients/revoke", requiredScopes: ["clients.admin"] };
+const REVOKE_GRANT: ConsoleOperation = {
+  method: "POST",
+  path: "/admin/clients/revoke",
+  requiredScopes: ["clients.admin"],
+};
 const CREATE_KEY: ConsoleOperation = { method: "POST", path: "/admin/keys", requiredScopes: ["keys.admin"] };
 const REVOKE_KEY: ConsoleOperation = { method: "POST", path: "/admin/keys/revoke", requiredScopes: ["keys.admin"] };
 
@@ -40,7 +49,14 @@ async function revokeGrantAction(context: ConsoleContext, form: URLSearchParams)
   const grant = String(form.get("grant") ?? "");
   const { result, correlationId } = await runGoverned(context, REVOKE_GRANT, { user, grant }, (correlationId) => ({
     async handler() {
-      const revoked = await revokeConnectedGrant(context.env, context.oauth, administrator(context), user, grant, correlationId);
+      const revoked = await revokeConnectedGrant(
+        context.env,
+        context.oauth,
+        administrator(context),
+        user,
+        grant,
+        correlationId,
+      );
       if (!revoked.ok) throw refusal(revoked);
       return revoked;
     },
@@ -48,7 +64,11 @@ async function revokeGrantAction(context: ConsoleContext, form: URLSearchParams)
     settle: () => null,
   }));
   if (result.ok) return withCorrelationId(seeOther("/admin/clients?done=grant-revoked"), correlationId);
-  if (isFormProblem(result.failure)) return withCorrelationId(await clientsPage(context, { error: result.failure.message, status: result.failure.status }), correlationId);
+  if (isFormProblem(result.failure))
+    return withCorrelationId(
+      await clientsPage(context, { error: result.failure.message, status: result.failure.status }),
+      correlationId,
+    );
   return failurePage(result.failure, correlationId);
 }
 
@@ -66,12 +86,21 @@ function keyFormValues(form: URLSearchParams): KeyFormValues {
 
 /** The form's fields as the key request, or the invalid_input failure that says what to change. */
 function keyRequest(values: KeyFormValues): CreateCiKeyRequest {
-  const others = values.otherProjects.split(",").map((p) => p.trim()).filter(Boolean);
+  const others = values.otherProjects
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
   const projects = values.allProjects ? ["*"] : [...new Set([...values.projects, ...others])];
   if (projects.length === 0) throw new Failure("invalid_input", "Choose at least one project, or All projects.");
   if (values.scopes.length === 0) throw new Failure("invalid_input", "Choose at least one scope.");
-  if (values.expiresOn && !/^\d{4}-\d{2}-\d{2}$/.test(values.expiresOn)) throw new Failure("invalid_input", "Expires on: give a date as YYYY-MM-DD, or leave it empty.");
-  const parsed = createCiKeyRequest.safeParse({ name: values.name, projects, scopes: values.scopes, ...(values.expiresOn ? { expiresAt: `${values.expiresOn}T00:00:00Z` } : {}) });
+  if (values.expiresOn && !/^\d{4}-\d{2}-\d{2}$/.test(values.expiresOn))
+    throw new Failure("invalid_input", "Expires on: give a date as YYYY-MM-DD, or leave it empty.");
+  const parsed = createCiKeyRequest.safeParse({
+    name: values.name,
+    projects,
+    scopes: values.scopes,
+    ...(values.expiresOn ? { expiresAt: `${values.expiresOn}T00:00:00Z` } : {}),
+  });
   if (!parsed.success) throw new Failure("invalid_input", `The key was not created: ${humaniseIssues(parsed.error)}`);
   return parsed.data;
 }
@@ -87,25 +116,46 @@ async function createKeyAction(context: ConsoleContext, form: URLSearchParams): 
     // The `ci_key_created` event, written with this correlation id, is the action's one record.
     settle: () => null,
   }));
-  if (result.ok) return withCorrelationId(await keysPage(context, { created: { key: result.value.key, secret: result.value.secret } }), correlationId);
-  if (isFormProblem(result.failure)) return withCorrelationId(await keysPage(context, { values, status: result.failure.status, error: result.failure.message }), correlationId);
+  if (result.ok)
+    return withCorrelationId(
+      await keysPage(context, { created: { key: result.value.key, secret: result.value.secret } }),
+      correlationId,
+    );
+  if (isFormProblem(result.failure))
+    return withCorrelationId(
+      await keysPage(context, { values, status: result.failure.status, error: result.failure.message }),
+      correlationId,
+    );
   return failurePage(result.failure, correlationId);
 }
 
 async function revokeKeyAction(context: ConsoleContext, form: URLSearchParams): Promise<Response> {
   const id = String(form.get("id") ?? "");
-  const { result, correlationId } = await runGoverned<Extract<Awaited<ReturnType<typeof revokeCiKey>>, { ok: true }>>(context, REVOKE_KEY, { id }, (correlationId) => ({
-    async handler() {
-      const revoked = await revokeCiKey(context.env, administrator(context), id, correlationId);
-      if (!revoked.ok) throw refusal(revoked);
-      return revoked;
-    },
-    // A revocation records `ci_key_revoked` with this correlation id; a key already revoked changes nothing and
-    // gets the core's own record instead.
-    settle: (revoked) => (revoked.revokedNow ? null : { outcome: "ok", reason: "already revoked" }),
-  }));
-  if (result.ok) return withCorrelationId(seeOther(result.value.revokedNow ? "/admin/keys?done=key-revoked" : "/admin/keys?done=key-already-revoked"), correlationId);
-  if (isFormProblem(result.failure)) return withCorrelationId(await keysPage(context, { error: result.failure.message, status: result.failure.status }), correlationId);
+  const { result, correlationId } = await runGoverned<Extract<Awaited<ReturnType<typeof revokeCiKey>>, { ok: true }>>(
+    context,
+    REVOKE_KEY,
+    { id },
+    (correlationId) => ({
+      async handler() {
+        const revoked = await revokeCiKey(context.env, administrator(context), id, correlationId);
+        if (!revoked.ok) throw refusal(revoked);
+        return revoked;
+      },
+      // A revocation records `ci_key_revoked` with this correlation id; a key already revoked changes nothing and
+      // gets the core's own record instead.
+      settle: (revoked) => (revoked.revokedNow ? null : { outcome: "ok", reason: "already revoked" }),
+    }),
+  );
+  if (result.ok)
+    return withCorrelationId(
+      seeOther(result.value.revokedNow ? "/admin/keys?done=key-revoked" : "/admin/keys?done=key-already-revoked"),
+      correlationId,
+    );
+  if (isFormProblem(result.failure))
+    return withCorrelationId(
+      await keysPage(context, { error: result.failure.message, status: result.failure.status }),
+      correlationId,
+    );
   return failurePage(result.failure, correlationId);
 }
 

@@ -56,14 +56,23 @@ function toLocalInput(value: string): string {
 
 function readFilters(url: URL): Filters {
   const get = (name: string) => (url.searchParams.get(name) ?? "").trim();
-  return { from: get("from"), to: get("to"), user: get("user"), client: get("client"), target: get("target"), kind: get("kind"), outcome: get("outcome") };
+  return {
+    from: get("from"),
+    to: get("to"),
+    user: get("user"),
+    client: get("client"),
+    target: get("target"),
+    kind: get("kind"),
+    outcome: get("outcome"),
+  };
 }
 
 function queryInput(filters: Filters, cursor: string | null): Record<string, unknown> {
   const input: Record<string, unknown> = { limit: PAGE_SIZE };
   if (filters.from) input.from = toIso(filters.from);
   if (filters.to) input.to = toIso(filters.to);
-  for (const [field, name] of Object.entries(TEXT_FILTERS)) if (filters[field as keyof typeof TEXT_FILTERS]) input[name] = filters[field as keyof typeof TEXT_FILTERS];
+  for (const [field, name] of Object.entries(TEXT_FILTERS))
+    if (filters[field as keyof typeof TEXT_FILTERS]) input[name] = filters[field as keyof typeof TEXT_FILTERS];
   if (filters.kind) input.kind = filters.kind;
   if (filters.outcome) input.outcome = filters.outcome;
   if (cursor) input.cursor = cursor;
@@ -131,8 +140,18 @@ export async function auditPage(context: ConsoleContext): Promise<Response> {
   const results = !page
     ? html``
     : page.events.length === 0
-      ? emptyState(filtered ? "No events match these filters" : "No events yet", filtered ? "Widen the time range or clear a filter." : "Tool calls, REST calls and OAuth events of your organization appear here.")
-      : scrollTable("Audit events", ["Time", "Outcome", "What", "User", "Client", "Reason", "Correlation id"], page.events.map(eventRow), { wide: true });
+      ? emptyState(
+          filtered ? "No events match these filters" : "No events yet",
+          filtered
+            ? "Widen the time range or clear a filter."
+            : "Tool calls, REST calls and OAuth events of your organization appear here.",
+        )
+      : scrollTable(
+          "Audit events",
+          ["Time", "Outcome", "What", "User", "Client", "Reason", "Correlation id"],
+          page.events.map(eventRow),
+          { wide: true },
+        );
   const body = html`<h1>Audit trail</h1>
 <p class="lead">Every tool call, REST call and OAuth event of ${context.organizationName} (grants, revocations, CI keys), newest first.</p>
 ${filterForm(filters)}

@@ -19,7 +19,13 @@ let nextId = 0;
 const uniqueId = (prefix: string) => `${prefix}-${(nextId = (nextId + 1) % 1_000_000)}`;
 
 /** An SVG image of WIDTH by `height` user units with its title, description and a visible caption. */
-export function figure(titleText: string, description: string, height: number, body: SafeHtml, caption: string): SafeHtml {
+export function figure(
+  titleText: string,
+  description: string,
+  height: number,
+  body: SafeHtml,
+  caption: string,
+): SafeHtml {
   const id = uniqueId("chart");
   return html`<figure class="chart" style="margin:0 0 1rem"><svg role="img" aria-labelledby="${id}-t ${id}-d" viewBox="0 0 ${WIDTH} ${height}" width="100%" style="max-width:40rem;height:auto" xmlns="http://www.w3.org/2000/svg" font-family="system-ui,sans-serif" font-size="12"><title id="${id}-t">${titleText}</title><desc id="${id}-d">${description}</desc>${body}</svg><figcaption class="muted">${caption}</figcaption></figure>`;
 }
@@ -39,13 +45,18 @@ export function verdictHistoryChart(snapshots: readonly SnapshotRecord[]): SafeH
   const step = ordered.length > 1 ? (WIDTH - left - 12) / (ordered.length - 1) : 0;
   const x = (i: number) => left + (ordered.length > 1 ? i * step : (WIDTH - left) / 2);
   const y = (version: number) => top + versions.indexOf(version) * lane + lane / 2;
-  const lanes = versions.map((v) => html`<line x1="${left}" x2="${WIDTH - 4}" y1="${y(v)}" y2="${y(v)}" stroke="${GRID}"/><text x="2" y="${y(v) + 4}" fill="${INK}">v${v}</text>`);
+  const lanes = versions.map(
+    (v) =>
+      html`<line x1="${left}" x2="${WIDTH - 4}" y1="${y(v)}" y2="${y(v)}" stroke="${GRID}"/><text x="2" y="${y(v) + 4}" fill="${INK}">v${v}</text>`,
+  );
   const marks = ordered.map((s, i) => {
     const cx = x(i);
     const cy = y(s.contractVersion);
     const label = `snapshot ${s.number} against contract v${s.contractVersion}: ${s.approved === null ? "not checked" : s.approved ? "approved" : "rejected"}`;
-    if (s.approved === true) return html`<circle cx="${cx}" cy="${cy}" r="6" fill="${OK}"><title>${label}</title></circle>`;
-    if (s.approved === false) return html`<path d="M${cx - 5} ${cy - 5}L${cx + 5} ${cy + 5}M${cx + 5} ${cy - 5}L${cx - 5} ${cy + 5}" stroke="${BAD}" stroke-width="3"><title>${label}</title></path>`;
+    if (s.approved === true)
+      return html`<circle cx="${cx}" cy="${cy}" r="6" fill="${OK}"><title>${label}</title></circle>`;
+    if (s.approved === false)
+      return html`<path d="M${cx - 5} ${cy - 5}L${cx + 5} ${cy + 5}M${cx + 5} ${cy - 5}L${cx - 5} ${cy + 5}" stroke="${BAD}" stroke-width="3"><title>${label}</title></path>`;
     return html`<circle cx="${cx}" cy="${cy}" r="5" fill="none" stroke="${INK}"><title>${label}</title></circle>`;
   });
   const first = ordered[0] as SnapshotRecord;
@@ -67,7 +78,9 @@ export function verdictHistoryChart(snapshots: readonly SnapshotRecord[]): SafeH
 }
 
 /** How many violations each (operation, rule) pair has, largest first. */
-export function violationGroups(violations: readonly Violation[]): Array<{ operation: string; rule: string; count: number; errors: number }> {
+export function violationGroups(
+  violations: readonly Violation[],
+): Array<{ operation: string; rule: string; count: number; errors: number }> {
   const groups = new Map<string, { operation: string; rule: string; count: number; errors: number }>();
   for (const violation of violations) {
     const hash = violation.location.indexOf("#");
@@ -79,7 +92,9 @@ export function violationGroups(violations: readonly Violation[]): Array<{ opera
     if (violation.severity === "error") group.errors += 1;
     groups.set(key, group);
   }
-  return [...groups.values()].sort((a, b) => b.count - a.count || a.operation.localeCompare(b.operation) || a.rule.localeCompare(b.rule));
+  return [...groups.values()].sort(
+    (a, b) => b.count - a.count || a.operation.localeCompare(b.operation) || a.rule.localeCompare(b.rule),
+  );
 }
 
 const MAX_BARS = 12;

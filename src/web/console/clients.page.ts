@@ -41,7 +41,10 @@ function row(context: ConsoleContext, grant: ConnectedGrant): SafeHtml {
 </tr>`;
 }
 
-export async function clientsPage(context: ConsoleContext, notice: { done?: string; error?: string; status?: number } = {}): Promise<Response> {
+export async function clientsPage(
+  context: ConsoleContext,
+  notice: { done?: string; error?: string; status?: number } = {},
+): Promise<Response> {
   const grants = await listConnectedGrants(context.env, context.oauth, context.organizationId);
   const clients = new Set(grants.map((g) => g.clientId)).size;
   const body = html`<h1>Connected clients</h1>
@@ -49,9 +52,16 @@ export async function clientsPage(context: ConsoleContext, notice: { done?: stri
 ${flash(notice.done)}${problem(notice.error)}
 ${
   grants.length === 0
-    ? emptyState("No connected clients", "When a member connects Claude, ChatGPT or another MCP client and approves it, the grant appears here.")
+    ? emptyState(
+        "No connected clients",
+        "When a member connects Claude, ChatGPT or another MCP client and approves it, the grant appears here.",
+      )
     : html`<p>${grants.length} active ${grants.length === 1 ? "grant" : "grants"} across ${clients} ${clients === 1 ? "client" : "clients"}.</p>
-${scrollTable("Grants of connected clients", ["Client", "Member", "Scopes", "Granted", "Expires", "Status", "Action"], grants.map((g) => row(context, g)))}`
+${scrollTable(
+  "Grants of connected clients",
+  ["Client", "Member", "Scopes", "Granted", "Expires", "Status", "Action"],
+  grants.map((g) => row(context, g)),
+)}`
 }`;
   return consoleResponse(context.frame("Connected clients", "clients"), body, notice.status ?? 200);
 }

@@ -13,7 +13,12 @@ export function emptyState(title: string, text: string | SafeHtml): SafeHtml {
 }
 
 function slug(label: string): string {
-  return label.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "table";
+  return (
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "") || "table"
+  );
 }
 
 /**
@@ -21,7 +26,12 @@ function slug(label: string): string {
  * 375 px. The hint under it (shown on narrow screens, where the table is wider than the screen, and at every
  * width for a `wide` table such as the audit trail's) says so; the region points at it with aria-describedby.
  */
-export function scrollTable(label: string, head: readonly (string | SafeHtml)[], rows: SafeHtml[], options: { compact?: boolean; wide?: boolean } = {}): SafeHtml {
+export function scrollTable(
+  label: string,
+  head: readonly (string | SafeHtml)[],
+  rows: SafeHtml[],
+  options: { compact?: boolean; wide?: boolean } = {},
+): SafeHtml {
   const hint = `${slug(label)}-scroll-hint`;
   return html`<div class="table-wrap${options.compact ? " compact" : ""}" role="region" aria-label="${label}" aria-describedby="${hint}" tabindex="0"><table>
 <thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>

@@ -37,15 +37,32 @@ export interface ConsoleContext {
   frame(title: string, section?: ConsoleSection): ConsoleFrame;
 }
 
-export async function consoleContext(request: Request, env: Env, oauth: OAuthHelpers, toolNames: () => readonly string[]): Promise<{ context: ConsoleContext } | { response: Response }> {
+export async function consoleContext(
+  request: Request,
+  env: Env,
+  oauth: OAuthHelpers,
+  toolNames: () => readonly string[],
+): Promise<{ context: ConsoleContext } | { response: Response }> {
   const url = new URL(request.url);
   const identity = await currentIdentity(request, env);
   if (!identity) {
     if (request.method === "GET" || request.method === "HEAD") {
       const back = `${url.pathname}${url.search}`;
-      return { response: new Response(null, { status: 302, headers: { Location: `/signin?return=${encodeURIComponent(back)}`, "Cache-Control": "no-store" } }) };
+      return {
+        response: new Response(null, {
+          status: 302,
+          headers: { Location: `/signin?return=${encodeURIComponent(back)}`, "Cache-Control": "no-store" },
+        }),
+      };
     }
-    return { response: errorPage(401, "Signed out", "Your session has ended. Sign in again and repeat the action.", html`<p><a href="/signin?return=%2Fadmin">Sign in</a></p>`) };
+    return {
+      response: errorPage(
+        401,
+        "Signed out",
+        "Your session has ended. Sign in again and repeat the action.",
+        html`<p><a href="/signin?return=%2Fadmin">Sign in</a></p>`,
+      ),
+    };
   }
   const organization = getPolicy().organizations[identity.organizationId];
   if (identity.role !== ADMIN_ROLE || !organization) {

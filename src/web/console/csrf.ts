@@ -19,7 +19,13 @@ export const CSRF_FIELD = "csrf";
 const encoder = new TextEncoder();
 
 async function tokenFor(sessionValue: string, secret: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(`arbiter-console-csrf:${secret}`), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(`arbiter-console-csrf:${secret}`),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   return base64url.encode(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(sessionValue))));
 }
 
@@ -35,6 +41,7 @@ export async function csrfRefusal(request: Request, env: Env, submitted: unknown
   if (typeof submitted !== "string" || !session) return "The form carries no valid security token.";
   const expected = encoder.encode(await tokenFor(session, sessionSecret(env)));
   const given = encoder.encode(submitted);
-  if (expected.byteLength !== given.byteLength || !crypto.subtle.timingSafeEqual(expected, given)) return "The form's security token does not match your session.";
+  if (expected.byteLength !== given.byteLength || !crypto.subtle.timingSafeEqual(expected, given))
+    return "The form's security token does not match your session.";
   return undefined;
 }

@@ -9,7 +9,13 @@ import type { ConsoleContext } from "./context";
 import { notFound } from "./components";
 import { loadVerdict } from "./verdict.page";
 
-const EXTENSION: Record<VerdictFormat, string> = { json: "json", markdown: "md", junit: "xml", sarif: "sarif", github: "txt" };
+const EXTENSION: Record<VerdictFormat, string> = {
+  json: "json",
+  markdown: "md",
+  junit: "xml",
+  sarif: "sarif",
+  github: "txt",
+};
 
 function attachmentHeaders(contentType: string, filename: string, extra: Record<string, string> = {}): Headers {
   return new Headers({
@@ -23,29 +29,58 @@ function attachmentHeaders(contentType: string, filename: string, extra: Record<
   });
 }
 
-async function documentDownload(context: ConsoleContext, contentHash: string, format: string, name: string): Promise<Response> {
+async function documentDownload(
+  context: ConsoleContext,
+  contentHash: string,
+  format: string,
+  name: string,
+): Promise<Response> {
   const content = await streamContent(context.env, context.organizationId, contentHash);
   if (!content) return notFound("The stored document cannot be found.");
   const yaml = format === "yaml";
   return new Response(content.body, {
-    headers: attachmentHeaders(yaml ? "application/yaml; charset=utf-8" : "application/json; charset=utf-8", `${name}.${yaml ? "yaml" : "json"}`, { "Content-Length": String(content.size) }),
+    headers: attachmentHeaders(
+      yaml ? "application/yaml; charset=utf-8" : "application/json; charset=utf-8",
+      `${name}.${yaml ? "yaml" : "json"}`,
+      { "Content-Length": String(content.size) },
+    ),
   });
 }
 
-export async function contractDocumentDownload(context: ConsoleContext, project: string, version: number): Promise<Response> {
+export async function contractDocumentDownload(
+  context: ConsoleContext,
+  project: string,
+  version: number,
+): Promise<Response> {
   const contract = await contractStore(context.env, context.organizationId).getContract(project, version);
   if (!contract) return notFound(`Project "${project}" has no contract version ${version}.`);
   return documentDownload(context, contract.contentHash, contract.format, `${project}-contract-v${version}`);
 }
 
-export async function snapshotDocumentDownload(context: ConsoleContext, project: string, id: number): Promise<Response> {
+export async function snapshotDocumentDownload(
+  context: ConsoleContext,
+  project: string,
+  id: number,
+): Promise<Response> {
   const snapshot = await contractStore(context.env, context.organizationId).getSnapshot(project, id);
   if (!snapshot) return notFound(`Project "${project}" has no snapshot with id ${id}.`);
-  return documentDownload(context, snapshot.contentHash, snapshot.format, `${project}-snapshot-${snapshot.number}-id${snapshot.id}`);
+  return documentDownload(
+    context,
+    snapshot.contentHash,
+    snapshot.format,
+    `${project}-snapshot-${snapshot.number}-id${snapshot.id}`,
+  );
 }
 
-export async function verdictReportDownload(context: ConsoleContext, project: string, id: number, format: VerdictFormat): Promise<Response> {
+export async function verdictReportDownload(
+  context: ConsoleContext,
+  project: string,
+  id: number,
+  format: VerdictFormat,
+): Promise<Response> {
   const loaded = await loadVerdict(context, project, id);
   if ("response" in loaded) return loaded.response;
-  return new Response(renderReport(format, loaded.report), { headers: attachmentHeaders(FORMAT_MEDIA_TYPE[format], `${project}-verdict-${id}.${EXTENSION[format]}`) });
+  return new Response(renderReport(format, loaded.report), {
+    headers: attachmentHeaders(FORMAT_MEDIA_TYPE[format], `${project}-verdict-${id}.${EXTENSION[format]}`),
+  });
 }

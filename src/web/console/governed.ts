@@ -55,9 +55,17 @@ export async function runGoverned<T>(
   steps: (correlationId: string) => ConsoleSteps<T>,
 ): Promise<{ result: Governed<T>; correlationId: string }> {
   const correlationId = newCorrelationId();
-  const deps = { audit: auditSinkFor(context.env), rateLimiter: rateLimiterFor(context.env), telemetry: telemetryFor(context.env) };
+  const deps = {
+    audit: auditSinkFor(context.env),
+    rateLimiter: rateLimiterFor(context.env),
+    telemetry: telemetryFor(context.env),
+  };
   const { handler, settle } = steps(correlationId);
-  const result = await governed(governedOperation(operation, context.principal), { principal: context.principal, correlationId, arguments: args, deps }, { handler, ...(settle ? { settle } : {}) });
+  const result = await governed(
+    governedOperation(operation, context.principal),
+    { principal: context.principal, correlationId, arguments: args, deps },
+    { handler, ...(settle ? { settle } : {}) },
+  );
   return { result, correlationId };
 }
 
@@ -78,10 +86,23 @@ export function withCorrelationId(response: Response, correlationId: string): Re
 
 /** A failure as the console's error page: status from the core's table, the core's message, the correlation id. */
 export function failurePage(failure: Failure, correlationId: string): Response {
-  return withCorrelationId(errorPage(failure.status, TITLES[failure.kind] ?? "Request failed", `${failure.message} (correlation id ${correlationId})`, html`<p><a href="/admin">Admin console</a></p>`), correlationId);
+  return withCorrelationId(
+    errorPage(
+      failure.status,
+      TITLES[failure.kind] ?? "Request failed",
+      `${failure.message} (correlation id ${correlationId})`,
+      html`<p><a href="/admin">Admin console</a></p>`,
+    ),
+    correlationId,
+  );
 }
 
 /** Whether a failure belongs on the form's own page (what was wrong with this input) rather than an error page. */
 export function isFormProblem(failure: Failure): boolean {
-  return failure.kind === "invalid_input" || failure.kind === "not_found" || failure.kind === "forbidden" || failure.kind === "conflict";
+  return (
+    failure.kind === "invalid_input" ||
+    failure.kind === "not_found" ||
+    failure.kind === "forbidden" ||
+    failure.kind === "conflict"
+  );
 }

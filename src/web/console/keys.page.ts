@@ -21,7 +21,14 @@ export interface KeyFormValues {
   expiresOn: string;
 }
 
-const EMPTY_FORM: KeyFormValues = { name: "", allProjects: false, projects: [], otherProjects: "", scopes: ["snapshots.write", "contracts.read"], expiresOn: "" };
+const EMPTY_FORM: KeyFormValues = {
+  name: "",
+  allProjects: false,
+  projects: [],
+  otherProjects: "",
+  scopes: ["snapshots.write", "contracts.read"],
+  expiresOn: "",
+};
 
 const STATUS_TONE = { active: "ok", revoked: "bad", expired: "warn" } as const;
 
@@ -98,8 +105,16 @@ ${
 ${
   keys.length === 0
     ? emptyState("No CI keys yet", "Create one below and give it to your pipeline.")
-    : scrollTable("CI keys", ["Key", "Projects", "Scopes", "Created", "Expires", "Status", "Action"], keys.map((k) => keyRow(context, k)))
+    : scrollTable(
+        "CI keys",
+        ["Key", "Projects", "Scopes", "Created", "Expires", "Status", "Action"],
+        keys.map((k) => keyRow(context, k)),
+      )
 }</section>
-${createForm(context, projects.map((p) => p.name), options.values ?? EMPTY_FORM)}`;
+${createForm(
+  context,
+  projects.map((p) => p.name),
+  options.values ?? EMPTY_FORM,
+)}`;
   return consoleResponse(context.frame("CI keys", "keys"), body, options.status ?? (created ? 201 : 200));
 }

@@ -22,7 +22,8 @@ const RECENT = 8;
  * Administrators' own console page views (each one a `GET` record of client admin-console) stay in the audit
  * trail but not in "Recent activity", which would otherwise show mostly the visit that led to it.
  */
-const isConsolePageView = (event: { clientId: string; kind: string; target: string }) => event.clientId === CONSOLE_CLIENT_ID && event.kind === "route" && event.target.startsWith("GET ");
+const isConsolePageView = (event: { clientId: string; kind: string; target: string }) =>
+  event.clientId === CONSOLE_CLIENT_ID && event.kind === "route" && event.target.startsWith("GET ");
 
 export async function overviewPage(context: ConsoleContext): Promise<Response> {
   const [grants, keys, projects, recent, activity] = await Promise.all([
@@ -53,7 +54,8 @@ ${
         ["Event", "Client"],
         events.map(
           // What matters on a phone sits in the first column: outcome, what, when and who; the client follows.
-          (e) => html`<tr><td>${badge(e.outcome === "ok" ? "ok" : e.outcome === "invalid-input" || e.outcome === "rate-limited" ? "warn" : "bad", e.outcome)} ${code(e.target)}<span class="event-meta">${time(e.time)} · ${code(e.userId)}</span></td><td>${code(displayText(e.clientId))}</td></tr>`,
+          (e) =>
+            html`<tr><td>${badge(e.outcome === "ok" ? "ok" : e.outcome === "invalid-input" || e.outcome === "rate-limited" ? "warn" : "bad", e.outcome)} ${code(e.target)}<span class="event-meta">${time(e.time)} · ${code(e.userId)}</span></td><td>${code(displayText(e.clientId))}</td></tr>`,
         ),
         { compact: true },
       )

@@ -21,13 +21,41 @@ export interface ProjectRoute {
 }
 
 const ID = "(\\d{1,15})";
-const ROUTES: Array<{ template: string; pattern: RegExp; handle: (context: ConsoleContext, project: string, id: number, format: string) => Promise<Response> }> = [
-  { template: "/admin/projects/:project", pattern: /^\/admin\/projects\/([^/]+)$/, handle: (c, p) => projectPage(c, p) },
-  { template: "/admin/projects/:project/verdicts/:id", pattern: new RegExp(`^/admin/projects/([^/]+)/verdicts/${ID}$`), handle: (c, p, id) => verdictPage(c, p, id) },
-  { template: "/admin/projects/:project/verdicts/:id/report.:format", pattern: new RegExp(`^/admin/projects/([^/]+)/verdicts/${ID}/report\\.([a-z]+)$`), handle: (c, p, id, f) => verdictReportDownload(c, p, id, f as VerdictFormat) },
-  { template: "/admin/projects/:project/contracts/:id/changes", pattern: new RegExp(`^/admin/projects/([^/]+)/contracts/${ID}/changes$`), handle: (c, p, id) => contractChangesPage(c, p, id) },
-  { template: "/admin/projects/:project/contracts/:id/document", pattern: new RegExp(`^/admin/projects/([^/]+)/contracts/${ID}/document$`), handle: (c, p, id) => contractDocumentDownload(c, p, id) },
-  { template: "/admin/projects/:project/snapshots/:id/document", pattern: new RegExp(`^/admin/projects/([^/]+)/snapshots/${ID}/document$`), handle: (c, p, id) => snapshotDocumentDownload(c, p, id) },
+const ROUTES: Array<{
+  template: string;
+  pattern: RegExp;
+  handle: (context: ConsoleContext, project: string, id: number, format: string) => Promise<Response>;
+}> = [
+  {
+    template: "/admin/projects/:project",
+    pattern: /^\/admin\/projects\/([^/]+)$/,
+    handle: (c, p) => projectPage(c, p),
+  },
+  {
+    template: "/admin/projects/:project/verdicts/:id",
+    pattern: new RegExp(`^/admin/projects/([^/]+)/verdicts/${ID}$`),
+    handle: (c, p, id) => verdictPage(c, p, id),
+  },
+  {
+    template: "/admin/projects/:project/verdicts/:id/report.:format",
+    pattern: new RegExp(`^/admin/projects/([^/]+)/verdicts/${ID}/report\\.([a-z]+)$`),
+    handle: (c, p, id, f) => verdictReportDownload(c, p, id, f as VerdictFormat),
+  },
+  {
+    template: "/admin/projects/:project/contracts/:id/changes",
+    pattern: new RegExp(`^/admin/projects/([^/]+)/contracts/${ID}/changes$`),
+    handle: (c, p, id) => contractChangesPage(c, p, id),
+  },
+  {
+    template: "/admin/projects/:project/contracts/:id/document",
+    pattern: new RegExp(`^/admin/projects/([^/]+)/contracts/${ID}/document$`),
+    handle: (c, p, id) => contractDocumentDownload(c, p, id),
+  },
+  {
+    template: "/admin/projects/:project/snapshots/:id/document",
+    pattern: new RegExp(`^/admin/projects/([^/]+)/snapshots/${ID}/document$`),
+    handle: (c, p, id) => snapshotDocumentDownload(c, p, id),
+  },
 ];
 
 /** The page for a project path, or undefined when the path is not one of them. */
@@ -44,9 +72,14 @@ export function matchProjectRoute(path: string): ProjectRoute | undefined {
     const id = match[2] === undefined ? 0 : Number(match[2]);
     const format = match[3] ?? "";
     const page: ProjectPageHandler = async (context) => {
-      if (!isProjectName(project)) return notFound(`"${project.slice(0, 64)}" is not a project name: names are lowercase letters, digits, '.', '_' and '-'.`);
-      if (match[2] !== undefined && (!Number.isSafeInteger(id) || id < 1)) return notFound("Ids are whole numbers from 1.");
-      if (match[3] !== undefined && !isVerdictFormat(format)) return notFound(`"${format.slice(0, 20)}" is not a report format: json, markdown, junit, sarif or github.`);
+      if (!isProjectName(project))
+        return notFound(
+          `"${project.slice(0, 64)}" is not a project name: names are lowercase letters, digits, '.', '_' and '-'.`,
+        );
+      if (match[2] !== undefined && (!Number.isSafeInteger(id) || id < 1))
+        return notFound("Ids are whole numbers from 1.");
+      if (match[3] !== undefined && !isVerdictFormat(format))
+        return notFound(`"${format.slice(0, 20)}" is not a report format: json, markdown, junit, sarif or github.`);
       return route.handle(context, project, id, format);
     };
     return { template: route.template, page };

@@ -20,7 +20,10 @@ const BUILDS_SHOWN = 10;
 function changesCell(project: string, contract: ContractRecord): SafeHtml {
   const changes = contract.changes;
   if (!changes) return html`<span class="muted">first version</span>`;
-  const label = changes.breakingChanges === 0 ? badge("ok", "no breaking changes") : badge("bad", `${changes.breakingChanges} breaking`);
+  const label =
+    changes.breakingChanges === 0
+      ? badge("ok", "no breaking changes")
+      : badge("bad", `${changes.breakingChanges} breaking`);
   return html`${label} <span class="muted">vs v${changes.comparedWithVersion}</span><br><a href="${changesHref(project, contract.version)}">Changes of v${contract.version}</a>`;
 }
 
@@ -36,7 +39,12 @@ function contractRow(project: string, contract: ContractRecord, verdict: Verdict
 </tr>`;
 }
 
-function snapshotRow(project: string, snapshot: SnapshotRecord, operations: Map<number, number>, activeVersion: number | undefined): SafeHtml {
+function snapshotRow(
+  project: string,
+  snapshot: SnapshotRecord,
+  operations: Map<number, number>,
+  activeVersion: number | undefined,
+): SafeHtml {
   const verdict =
     snapshot.verdictId === null || snapshot.approved === null
       ? html`<span class="muted">not checked</span>`
@@ -69,7 +77,9 @@ export async function projectPage(context: ConsoleContext, project: string): Pro
     store.listSnapshots(project, SNAPSHOTS_SHOWN, null),
     store.listBuilds(project, BUILDS_SHOWN, null),
   ]);
-  const contractVerdicts = await Promise.all(contracts.items.map((c) => (c.verdictId === null ? null : store.getVerdict(project, c.verdictId))));
+  const contractVerdicts = await Promise.all(
+    contracts.items.map((c) => (c.verdictId === null ? null : store.getVerdict(project, c.verdictId))),
+  );
   const operations = new Map(contracts.items.map((c) => [c.version, c.operationCount]));
   for (const snapshot of snapshots.items) {
     if (!operations.has(snapshot.contractVersion)) {
@@ -82,15 +92,26 @@ export async function projectPage(context: ConsoleContext, project: string): Pro
 <h1>${project}</h1>
 <p class="lead">Created ${time(status.project.createdAt)} by ${code(status.project.createdBy)}. ${active ? html`Active contract: v${active.version}${active.label ? html` ${code(active.label)}` : ""}.` : "No active contract."}${status.lastBuildFailed ? html` ${badge("bad", "last build failed")}` : ""}</p>
 <section aria-labelledby="contracts-heading"><h2 id="contracts-heading">Contract versions</h2>
-${scrollTable("Contract versions", ["Version", "Active", "Operations", "Constitution", "Changes", "Uploaded", "Document"], contracts.items.map((c, i) => contractRow(project, c, contractVerdicts[i] ?? null)))}
+${scrollTable(
+  "Contract versions",
+  ["Version", "Active", "Operations", "Constitution", "Changes", "Uploaded", "Document"],
+  contracts.items.map((c, i) => contractRow(project, c, contractVerdicts[i] ?? null)),
+)}
 ${contracts.nextBefore !== null ? html`<p class="muted">The ${CONTRACTS_SHOWN} newest versions are shown.</p>` : ""}
 </section>
 <section aria-labelledby="snapshots-heading"><h2 id="snapshots-heading">Latest snapshots</h2>
 ${verdictHistoryChart(snapshots.items)}
 ${
   snapshots.items.length === 0
-    ? emptyState("No snapshots yet", html`CI uploads one after each build: <span class="ident">POST /api/v1/projects/${project}/snapshots?commit=&lt;sha&gt;</span>.`)
-    : scrollTable("Latest snapshots", ["Snapshot", "Commit", "Contract", "Verdict", "Uploaded", "Document"], snapshots.items.map((s) => snapshotRow(project, s, operations, active?.version)))
+    ? emptyState(
+        "No snapshots yet",
+        html`CI uploads one after each build: <span class="ident">POST /api/v1/projects/${project}/snapshots?commit=&lt;sha&gt;</span>.`,
+      )
+    : scrollTable(
+        "Latest snapshots",
+        ["Snapshot", "Commit", "Contract", "Verdict", "Uploaded", "Document"],
+        snapshots.items.map((s) => snapshotRow(project, s, operations, active?.version)),
+      )
 }
 </section>
 <section aria-labelledby="builds-heading"><h2 id="builds-heading">Failed builds</h2>

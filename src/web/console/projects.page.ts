@@ -12,7 +12,12 @@ import { judgedLabel, notActiveNote } from "./verdict-view";
 function constitutionCell(status: ProjectStatus, verdict: VerdictRecord | null): SafeHtml {
   const contract = status.activeContract;
   if (!contract || !verdict) return html``;
-  const outcome = contract.operationCount === 0 ? badge("warn", "no operations") : verdict.approved ? badge("ok", "constitution ok") : badge("bad", "breaks the constitution");
+  const outcome =
+    contract.operationCount === 0
+      ? badge("warn", "no operations")
+      : verdict.approved
+        ? badge("ok", "constitution ok")
+        : badge("bad", "breaks the constitution");
   return html`<br>${outcome} <a href="${verdictHref(status.project.name, verdict.id)}">${judgedLabel({ kind: "constitution", contractVersion: contract.version })}</a>`;
 }
 
@@ -27,7 +32,8 @@ function trafficCell(run: ExchangeRunRecord | null, activeVersion: number | unde
 /** The latest snapshot's own verdict, named by the contract version it was judged against. */
 function snapshotVerdict(snapshot: SnapshotRecord, activeVersion: number | undefined): SafeHtml {
   const judged = judgedLabel({ kind: "snapshot", number: snapshot.number, contractVersion: snapshot.contractVersion });
-  if (snapshot.approved === null || snapshot.verdictId === null) return html`<span class="muted">${judged}: not checked</span>`;
+  if (snapshot.approved === null || snapshot.verdictId === null)
+    return html`<span class="muted">${judged}: not checked</span>`;
   return html`${snapshot.approved ? badge("ok", "approved") : badge("bad", "rejected")} <a href="${verdictHref(snapshot.project, snapshot.verdictId)}">${judged}</a>${notActiveNote(snapshot.contractVersion, activeVersion)}`;
 }
 
@@ -48,7 +54,10 @@ export async function projectsPage(context: ConsoleContext): Promise<Response> {
   const projects = await store.listProjects(null);
   const rows = await Promise.all(
     projects.map(async (project) => {
-      const [status, traffic] = await Promise.all([store.projectStatus(project.name), store.latestExchangeRun(project.name)]);
+      const [status, traffic] = await Promise.all([
+        store.projectStatus(project.name),
+        store.latestExchangeRun(project.name),
+      ]);
       if (!status) return html``;
       const verdictId = status.activeContract?.verdictId ?? null;
       return row(status, verdictId === null ? null : await store.getVerdict(project.name, verdictId), traffic);
@@ -58,8 +67,21 @@ export async function projectsPage(context: ConsoleContext): Promise<Response> {
 <p class="lead">API contracts of ${context.organizationName} and how the latest build conforms to them. Open a project for its contract versions, snapshots, verdicts and failed builds.</p>
 ${
   projects.length === 0
-    ? emptyState("No projects yet", html`A project appears when its first contract is uploaded: <span class="ident mono">POST /api/v1/projects/{project}/contracts</span> with a token or CI key carrying <span class="ident mono">contracts.write</span>.`)
-    : scrollTable("Projects", ["Project", "Active contract and its constitution check", "Latest snapshot and its verdict", "Recorded traffic", "Build"], rows)
+    ? emptyState(
+        "No projects yet",
+        html`A project appears when its first contract is uploaded: <span class="ident mono">POST /api/v1/projects/{project}/contracts</span> with a token or CI key carrying <span class="ident mono">contracts.write</span>.`,
+      )
+    : scrollTable(
+        "Projects",
+        [
+          "Project",
+          "Active contract and its constitution check",
+          "Latest snapshot and its verdict",
+          "Recorded traffic",
+          "Build",
+        ],
+        rows,
+      )
 }`;
   return consoleResponse(context.frame("Projects", "projects"), body);
 }

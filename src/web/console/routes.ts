@@ -42,8 +42,14 @@ interface ConsolePage {
 /** Every page that reads organization data runs through the core with these scopes (src/web/console/governed.ts). */
 const PAGES: Record<string, ConsolePage> = {
   "/admin": { requiredScopes: ["audit.read", "keys.admin", "clients.admin", "contracts.read"], page: overviewPage },
-  "/admin/clients": { requiredScopes: ["clients.admin"], page: (context) => clientsPage(context, { done: doneMessage(context) }) },
-  "/admin/keys": { requiredScopes: ["keys.admin", "contracts.read"], page: (context) => keysPage(context, { done: doneMessage(context) }) },
+  "/admin/clients": {
+    requiredScopes: ["clients.admin"],
+    page: (context) => clientsPage(context, { done: doneMessage(context) }),
+  },
+  "/admin/keys": {
+    requiredScopes: ["keys.admin", "contracts.read"],
+    page: (context) => keysPage(context, { done: doneMessage(context) }),
+  },
   "/admin/projects": { requiredScopes: ["contracts.read"], page: projectsPage },
   "/admin/audit": { requiredScopes: ["audit.read"], page: auditPage },
   "/admin/usage": { requiredScopes: ["keys.admin", "clients.admin"], page: usagePage },
@@ -55,10 +61,18 @@ const PROJECT_PAGE_SCOPES = ["contracts.read"] as const;
 /** A page view as one governed operation: scope check, the page, one audit record (outcome from the page's status). */
 async function governedPage(context: ConsoleContext, template: string, page: ConsolePage): Promise<Response> {
   const args = Object.fromEntries(context.url.searchParams);
-  const { result, correlationId } = await runGoverned(context, { method: "GET", path: template, requiredScopes: page.requiredScopes }, Object.keys(args).length ? { query: args } : undefined, () => ({
-    handler: () => page.page(context),
-    settle: (response) => ({ outcome: outcomeForStatus(response.status), reason: response.ok ? "" : `HTTP ${response.status}` }),
-  }));
+  const { result, correlationId } = await runGoverned(
+    context,
+    { method: "GET", path: template, requiredScopes: page.requiredScopes },
+    Object.keys(args).length ? { query: args } : undefined,
+    () => ({
+      handler: () => page.page(context),
+      settle: (response) => ({
+        outcome: outcomeForStatus(response.status),
+        reason: response.ok ? "" : `HTTP ${response.status}`,
+      }),
+    }),
+  );
   return result.ok ? withCorrelationId(result.value, correlationId) : failurePage(result.failure, correlationId);
 }
 
@@ -69,16 +83,22 @@ function doneMessage(context: ConsoleContext): string | undefined {
   return code && Object.hasOwn(DONE_MESSAGES, code) ? DONE_MESSAGES[code] : undefined;
 }
 
-
 interface ConsoleRoute {
   page: { template: string; page: ConsolePage } | undefined;
   action: ((context: ConsoleContext, form: URLSearchParams) => Promise<Response>) | undefined;
 }
 
 function routeOf(path: string): ConsoleRoute {
-  if (Object.hasOwn(PAGES, path)) return { page: { template: path, page: PAGES[path]! }, action: Object.hasOwn(ACTIONS, path) ? ACTIONS[path] : undefined };
+  if (Object.hasOwn(PAGES, path))
+    return {
+      page: { template: path, page: PAGES[path]! },
+      action: Object.hasOwn(ACTIONS, path) ? ACTIONS[path] : undefined,
+    };
   const project = matchProjectRoute(path);
-  const page = project && { template: project.template, page: { requiredScopes: PROJECT_PAGE_SCOPES, page: project.page } };
+  const page = project && {
+    template: project.template,
+    page: { requiredScopes: PROJECT_PAGE_SCOPES, page: project.page },
+  };
   return { page, action: Object.hasOwn(ACTIONS, path) ? ACTIONS[path] : undefined };
 }
 
@@ -86,10 +106,21 @@ function routeOf(path: string): ConsoleRoute {
  * Serves /admin and /admin/...; `oauth` are the authorization server's helpers (grants, clients), `toolNames` the
  * tools this deployment offers (src/index.ts hands both over, so the console imports neither front).
  */
-export async function handleConsole(request: Request, env: Env, oauth: OAuthHelpers, toolNames: () => readonly string[]): Promise<Response> {
+export async function handleConsole(
+  request: Request,
+  env: Env,
+  oauth: OAuthHelpers,
+  toolNames: () => readonly string[],
+): Promise<Response> {
   const path = new URL(request.url).pathname.replace(/\/+$/, "") || "/";
   const route = routeOf(path);
-  if (!route.page && !route.action) return errorPage(404, "Not found", "There is no such page in the admin console.", html`<p><a href="/admin">Admin console</a></p>`);
+  if (!route.page && !route.action)
+    return errorPage(
+      404,
+      "Not found",
+      "There is no such page in the admin console.",
+      html`<p><a href="/admin">Admin console</a></p>`,
+    );
 
   const access = await consoleContext(request, env, oauth, toolNames);
   if ("response" in access) return access.response;
@@ -102,14 +133,37 @@ export async function serveConsole(context: ConsoleContext, path: string): Promi
   const { page, action } = routeOf(path);
   if (request.method === "GET" || request.method === "HEAD") {
     if (page) return governedPage(context, page.template, page.page);
-    return errorPage(405, "Method not allowed", "This address only accepts the form on its page.", html`<p><a href="/admin">Admin console</a></p>`);
+    return errorPage(
+      405,
+      "Method not allowed",
+      "This address only accepts the form on its page.",
+      html`<p><a href="/admin">Admin console</a></p>`,
+    );
   }
-  if (request.method !== "POST" || !action) return errorPage(405, "Method not allowed", "Use the forms of the admin console.", html`<p><a href="/admin">Admin console</a></p>`);
+  if (request.method !== "POST" || !action)
+    return errorPage(
+      405,
+      "Method not allowed",
+      "Use the forms of the admin console.",
+      html`<p><a href="/admin">Admin console</a></p>`,
+    );
 
   const read = await readUrlEncodedForm(request, MAX_FORM_BYTES);
   const form = read.ok ? read.form : undefined;
-  if (!form) return errorPage(400, "Unreadable form", "The form could not be read. Reload the page and try again.", html`<p><a href="${path}">Back</a></p>`);
+  if (!form)
+    return errorPage(
+      400,
+      "Unreadable form",
+      "The form could not be read. Reload the page and try again.",
+      html`<p><a href="${path}">Back</a></p>`,
+    );
   const refusal = await csrfRefusal(request, env, form.get(CSRF_FIELD));
-  if (refusal) return errorPage(403, "Request refused", `${refusal} Nothing was changed. Reload the console page and try again.`, html`<p><a href="/admin">Admin console</a></p>`);
+  if (refusal)
+    return errorPage(
+      403,
+      "Request refused",
+      `${refusal} Nothing was changed. Reload the console page and try again.`,
+      html`<p><a href="/admin">Admin console</a></p>`,
+    );
   return action(context, form);
 }

@@ -28,13 +28,27 @@ const weekday = (day: string) => WEEKDAYS[new Date(`${day}T00:00:00Z`).getUTCDay
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 function rowsOf(activity: ToolActivity): Row[] {
-  const rows: Row[] = activity.tools.slice(0, TOOL_ROWS).map((t) => ({ label: t.tool, perDay: t.perDay, total: t.total, colour: CALLS, unit: "calls" }));
+  const rows: Row[] = activity.tools
+    .slice(0, TOOL_ROWS)
+    .map((t) => ({ label: t.tool, perDay: t.perDay, total: t.total, colour: CALLS, unit: "calls" }));
   const rest = activity.tools.slice(TOOL_ROWS);
   if (rest.length > 0) {
     const perDay = activity.days.map((_, i) => rest.reduce((sum, t) => sum + (t.perDay[i] ?? 0), 0));
-    rows.push({ label: `${rest.length} other tools`, perDay, total: perDay.reduce((a, b) => a + b, 0), colour: CALLS, unit: "calls" });
+    rows.push({
+      label: `${rest.length} other tools`,
+      perDay,
+      total: perDay.reduce((a, b) => a + b, 0),
+      colour: CALLS,
+      unit: "calls",
+    });
   }
-  rows.push({ label: "refused or failed", perDay: activity.refusedPerDay, total: activity.refusedPerDay.reduce((a, b) => a + b, 0), colour: BAD, unit: "calls not ok" });
+  rows.push({
+    label: "refused or failed",
+    perDay: activity.refusedPerDay,
+    total: activity.refusedPerDay.reduce((a, b) => a + b, 0),
+    colour: BAD,
+    unit: "calls not ok",
+  });
   return rows;
 }
 
@@ -76,9 +90,13 @@ function chart(activity: ToolActivity): SafeHtml {
 
 function numbers(activity: ToolActivity): SafeHtml {
   const head = ["Tool", ...activity.days.map((d) => `${weekday(d)} ${d.slice(5)}`), "Total"];
-  const rows = activity.tools.map((t) => html`<tr><td>${code(t.tool)}</td>${t.perDay.map((n) => html`<td>${n}</td>`)}<td>${t.total}</td></tr>`);
+  const rows = activity.tools.map(
+    (t) => html`<tr><td>${code(t.tool)}</td>${t.perDay.map((n) => html`<td>${n}</td>`)}<td>${t.total}</td></tr>`,
+  );
   const refusedTotal = activity.refusedPerDay.reduce((a, b) => a + b, 0);
-  rows.push(html`<tr><td>refused or failed</td>${activity.refusedPerDay.map((n) => html`<td>${n}</td>`)}<td>${refusedTotal}</td></tr>`);
+  rows.push(
+    html`<tr><td>refused or failed</td>${activity.refusedPerDay.map((n) => html`<td>${n}</td>`)}<td>${refusedTotal}</td></tr>`,
+  );
   return scrollTable("Tool calls per day", head, rows, { compact: true });
 }
 

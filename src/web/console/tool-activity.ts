@@ -58,7 +58,9 @@ export async function toolActivity(env: Env, organizationId: string, now = Date.
     days,
     tools,
     refusedPerDay,
-    refusedByOutcome: [...byOutcome.entries()].map(([outcome, count]) => ({ outcome, count })).sort((a, b) => b.count - a.count),
+    refusedByOutcome: [...byOutcome.entries()]
+      .map(([outcome, count]) => ({ outcome, count }))
+      .sort((a, b) => b.count - a.count),
     totalCalls,
     cutAt: page.next && oldest ? oldest.time : null,
   };

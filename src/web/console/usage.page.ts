@@ -8,7 +8,7 @@ import { listCiKeys } from "../../oauth/cikey-admin";
 import { listConnectedGrants } from "../../oauth/connected-clients";
 import { clientsWithCounters, REST_RATE_LIMIT_TARGET } from "../../ratelimit/keys";
 import { rateLimiterFor } from "../../ratelimit/limiter";
-import { type QuotaUsage } from "../../ratelimit/hook";
+import type { QuotaUsage } from "../../ratelimit/hook";
 import { getRateLimitPolicy, quotaFor } from "../../ratelimit/policy";
 import { html, type SafeHtml } from "../html";
 import { badge, code, emptyState, scrollTable } from "./components";
@@ -42,19 +42,33 @@ function usageRow(client: KnownClient, usage: QuotaUsage): SafeHtml {
 }
 
 export async function usagePage(context: ConsoleContext): Promise<Response> {
-  const [grants, keys] = await Promise.all([listConnectedGrants(context.env, context.oauth, context.organizationId), listCiKeys(context.env, context.organizationId)]);
+  const [grants, keys] = await Promise.all([
+    listConnectedGrants(context.env, context.oauth, context.organizationId),
+    listCiKeys(context.env, context.organizationId),
+  ]);
   const known = new Map<string, KnownClient>();
-  for (const grant of grants) if (!known.has(grant.clientId)) known.set(grant.clientId, { clientId: grant.clientId, label: grant.clientName ?? "Unnamed client" });
-  for (const key of keys) known.set(`ci-key:${key.id}`, { clientId: `ci-key:${key.id}`, label: `CI key "${key.name}"` });
-  for (const clientId of await clientsWithCounters(context.env.RATE_LIMIT_KV, context.organizationId, [...known.keys()])) if (!known.has(clientId)) known.set(clientId, { clientId, label: "Client without a live grant" });
+  for (const grant of grants)
+    if (!known.has(grant.clientId))
+      known.set(grant.clientId, { clientId: grant.clientId, label: grant.clientName ?? "Unnamed client" });
+  for (const key of keys)
+    known.set(`ci-key:${key.id}`, { clientId: `ci-key:${key.id}`, label: `CI key "${key.name}"` });
+  for (const clientId of await clientsWithCounters(context.env.RATE_LIMIT_KV, context.organizationId, [
+    ...known.keys(),
+  ]))
+    if (!known.has(clientId)) known.set(clientId, { clientId, label: "Client without a live grant" });
 
   const targets = [...context.toolNames(), REST_RATE_LIMIT_TARGET];
   const limiter = rateLimiterFor(context.env);
   const perClient = await Promise.all(
-    [...known.values()].map(async (client) => ({ client, usage: await limiter.usage({ organizationId: context.organizationId, clientId: client.clientId }, targets) })),
+    [...known.values()].map(async (client) => ({
+      client,
+      usage: await limiter.usage({ organizationId: context.organizationId, clientId: client.clientId }, targets),
+    })),
   );
   // Only open windows (or counters that cannot be read) are worth a row; the rest are at full quota.
-  const rows = perClient.flatMap(({ client, usage }) => usage.filter((u) => u.remaining === null || (u.resetsInSeconds ?? 0) > 0).map((u) => usageRow(client, u)));
+  const rows = perClient.flatMap(({ client, usage }) =>
+    usage.filter((u) => u.remaining === null || (u.resetsInSeconds ?? 0) > 0).map((u) => usageRow(client, u)),
+  );
 
   const policy = getRateLimitPolicy();
   const quotas = targets.map((target) => ({ target, ...quotaFor(policy, context.organizationId, target) }));
@@ -67,7 +81,10 @@ ${rows.length === 0 ? emptyState("No open windows", "No client of your organizat
 ${scrollTable(
   "Quotas per client",
   ["Tool", "Calls per window", "Window"],
-  quotas.map((q) => html`<tr><td>${code(q.target === REST_RATE_LIMIT_TARGET ? "REST API (all routes)" : q.target)}</td><td>${q.limit}</td><td>${q.windowSeconds} s</td></tr>`),
+  quotas.map(
+    (q) =>
+      html`<tr><td>${code(q.target === REST_RATE_LIMIT_TARGET ? "REST API (all routes)" : q.target)}</td><td>${q.limit}</td><td>${q.windowSeconds} s</td></tr>`,
+  ),
 )}
 </section>`;
   return consoleResponse(context.frame("Rate limits", "usage"), body);

@@ -65,7 +65,10 @@ function groups(verdict: Verdict): Array<{ summary: RuleSummary; violations: Vio
     list.push(violation);
     byRule.set(violation.rule, list);
   }
-  const summaries = verdict.summary.length > 0 ? verdict.summary : [...byRule.entries()].map(([rule, list]) => ({ rule, severity: list[0]!.severity, count: list.length }));
+  const summaries =
+    verdict.summary.length > 0
+      ? verdict.summary
+      : [...byRule.entries()].map(([rule, list]) => ({ rule, severity: list[0]!.severity, count: list.length }));
   return summaries.map((summary) => ({ summary, violations: byRule.get(summary.rule) ?? [] }));
 }
 
@@ -85,7 +88,10 @@ ${
     : scrollTable(
         `Violations of ${summary.rule}`,
         ["Severity", "Location", "Message"],
-        shown.map((v) => html`<tr><td>${severityBadge(v.severity)}</td><td>${code(v.location)}</td><td class="reason">${v.message}</td></tr>`),
+        shown.map(
+          (v) =>
+            html`<tr><td>${severityBadge(v.severity)}</td><td>${code(v.location)}</td><td class="reason">${v.message}</td></tr>`,
+        ),
       )
 }${shown.length < violations.length && shown.length > 0 ? html`<p class="muted">${violations.length - shown.length} more of this rule: download the verdict to read them all.</p>` : ""}
 </section>`;

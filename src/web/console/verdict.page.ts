@@ -7,7 +7,12 @@ import { violationsChart } from "./charts";
 import type { VerdictReport } from "../../engine/formats/report";
 import { renderVerdictMarkdown } from "../../engine/markdown";
 import { contractStore, readVerdictBody } from "../../contracts/store/client";
-import { snapshotTitle, type ContractRecord, type SnapshotRecord, type VerdictRecord } from "../../contracts/store/records";
+import {
+  snapshotTitle,
+  type ContractRecord,
+  type SnapshotRecord,
+  type VerdictRecord,
+} from "../../contracts/store/records";
 import type { Verdict } from "../../engine/types";
 import { html, type SafeHtml } from "../html";
 import { badge, code, notFound, time } from "./components";
@@ -42,7 +47,11 @@ interface LoadedVerdict {
 }
 
 /** A stored verdict with what it was about, or the page that says why it cannot be shown. */
-export async function loadVerdict(context: ConsoleContext, project: string, id: number): Promise<LoadedVerdict | { response: Response }> {
+export async function loadVerdict(
+  context: ConsoleContext,
+  project: string,
+  id: number,
+): Promise<LoadedVerdict | { response: Response }> {
   const store = contractStore(context.env, context.organizationId);
   const record = await store.getVerdict(project, id);
   if (!record) return { response: notFound(`Project "${project}" has no verdict ${id}.`) };
@@ -52,7 +61,11 @@ export async function loadVerdict(context: ConsoleContext, project: string, id: 
     store.getContract(project, record.contractVersion),
   ]);
   if (!verdict) return { response: notFound(`The body of verdict ${id} of "${project}" cannot be read.`) };
-  const title = snapshot ? snapshotTitle(snapshot) : record.subject === "snapshot" ? `snapshot id ${record.snapshotId}` : `contract ${contractName(contract, record.contractVersion)} against the constitution`;
+  const title = snapshot
+    ? snapshotTitle(snapshot)
+    : record.subject === "snapshot"
+      ? `snapshot id ${record.snapshotId}`
+      : `contract ${contractName(contract, record.contractVersion)} against the constitution`;
   const report: VerdictReport = {
     subject: record.subject,
     project,
@@ -80,7 +93,10 @@ function reportDownloads(base: string): Array<{ href: string; label: string }> {
 
 function counts(verdict: Verdict): string {
   if (verdict.totalViolations === 0) return "No violations.";
-  const errors = verdict.summary.length > 0 ? verdict.summary.filter((r) => r.severity === "error").reduce((sum, r) => sum + r.count, 0) : verdict.violations.filter((v) => v.severity === "error").length;
+  const errors =
+    verdict.summary.length > 0
+      ? verdict.summary.filter((r) => r.severity === "error").reduce((sum, r) => sum + r.count, 0)
+      : verdict.violations.filter((v) => v.severity === "error").length;
   return `${verdict.totalViolations} ${verdict.totalViolations === 1 ? "violation" : "violations"}; ${errors === 0 ? "none" : errors} of severity error.`;
 }
 
@@ -90,8 +106,22 @@ export async function verdictPage(context: ConsoleContext, project: string, id: 
   const { record, verdict, snapshot, contract, report } = loaded;
   const base = verdictHref(project, id);
   const files = [
-    ...(snapshot ? [{ href: `${projectHref(project)}/snapshots/${snapshot.id}/document`, label: `Snapshot document (${snapshot.format.toUpperCase()})` }] : []),
-    ...(contract ? [{ href: `${projectHref(project)}/contracts/${contract.version}/document`, label: `Contract v${contract.version} document (${contract.format.toUpperCase()})` }] : []),
+    ...(snapshot
+      ? [
+          {
+            href: `${projectHref(project)}/snapshots/${snapshot.id}/document`,
+            label: `Snapshot document (${snapshot.format.toUpperCase()})`,
+          },
+        ]
+      : []),
+    ...(contract
+      ? [
+          {
+            href: `${projectHref(project)}/contracts/${contract.version}/document`,
+            label: `Contract v${contract.version} document (${contract.format.toUpperCase()})`,
+          },
+        ]
+      : []),
     ...reportDownloads(base),
   ];
   const body = html`<p><a href="${projectHref(project)}">\u2190 ${project}</a></p>
@@ -101,10 +131,10 @@ ${contract?.operationCount === 0 ? emptyContractNote(contract.version) : ""}
 <dl class="facts">
 <dt>Outcome</dt><dd>${outcomeBadge(record.approved, contract?.operationCount)}</dd>
 <dt>Judged</dt><dd>${judgedLabel(record.subject === "snapshot" ? { kind: "snapshot", number: snapshot?.number ?? null, contractVersion: record.contractVersion } : { kind: "constitution", contractVersion: record.contractVersion })}${
-  record.subject === "snapshot" && contract && !contract.active
-    ? html` ${badge("warn", "not the active contract")}<span class="event-meta">v${record.contractVersion} is no longer active: this verdict says nothing about the active contract. Re-check the snapshot against it, or wait for CI's next snapshot.</span>`
-    : ""
-}</dd>
+    record.subject === "snapshot" && contract && !contract.active
+      ? html` ${badge("warn", "not the active contract")}<span class="event-meta">v${record.contractVersion} is no longer active: this verdict says nothing about the active contract. Re-check the snapshot against it, or wait for CI's next snapshot.</span>`
+      : ""
+  }</dd>
 <dt>Checked</dt><dd>${snapshot ? html`snapshot ${snapshot.number} of ${project} <span class="muted">(id ${snapshot.id})</span>, commit ${code(snapshot.commit)}${snapshot.branch ? html` on ${code(snapshot.branch)}` : ""}` : report.title}</dd>
 <dt>Contract</dt><dd>${contractName(contract, record.contractVersion)}${contract ? html` <span class="muted">${contract.operationCount} ${contract.operationCount === 1 ? "operation" : "operations"}</span>` : ""}</dd>
 <dt>Recorded</dt><dd>${time(record.createdAt)}</dd>
@@ -123,12 +153,19 @@ ${markdownBlock(renderVerdictMarkdown(verdict, { project, subject: record.subjec
   return consoleResponse(context.frame(`Verdict ${id} of ${project}`, "projects"), body);
 }
 
-export async function contractChangesPage(context: ConsoleContext, project: string, version: number): Promise<Response> {
+export async function contractChangesPage(
+  context: ConsoleContext,
+  project: string,
+  version: number,
+): Promise<Response> {
   const store = contractStore(context.env, context.organizationId);
   const contract = await store.getContract(project, version);
   if (!contract) return notFound(`Project "${project}" has no contract version ${version}.`);
   const hash = contract.changes ? await store.contractChangeHash(project, version) : null;
-  if (!contract.changes || !hash) return notFound(`Contract v${version} of "${project}" was its first version: there is no earlier version it was compared with.`);
+  if (!contract.changes || !hash)
+    return notFound(
+      `Contract v${version} of "${project}" was its first version: there is no earlier version it was compared with.`,
+    );
   const verdict = await readVerdictBody(context.env, context.organizationId, hash);
   if (!verdict) return notFound(`The stored comparison of contract v${version} of "${project}" cannot be read.`);
   const from = contract.changes.comparedWithVersion;

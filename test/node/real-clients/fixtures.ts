@@ -29,7 +29,13 @@ export interface ClientFixture {
   accept: string;
   /** What the client GETs to discover OAuth after the 401 (each must answer 200 JSON). */
   discovery: string[];
-  registration: { client_name: string; redirect_uris: string[]; grant_types: string[]; token_endpoint_auth_method: string; scope?: string };
+  registration: {
+    client_name: string;
+    redirect_uris: string[];
+    grant_types: string[];
+    token_endpoint_auth_method: string;
+    scope?: string;
+  };
   /** The redirect URI the authorization request uses (one of the registered ones). */
   redirectUri: string;
   scope: string;
@@ -44,15 +50,35 @@ const PRM = "/.well-known/oauth-protected-resource/mcp";
 const ASM = "/.well-known/oauth-authorization-server";
 const PUBLIC_CLIENT = { grant_types: ["authorization_code", "refresh_token"], token_endpoint_auth_method: "none" };
 
-const initialize = (version: string, name: string) => ({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name, version: "1.0.0" } } });
+const initialize = (version: string, name: string) => ({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: version, capabilities: {}, clientInfo: { name, version: "1.0.0" } },
+});
 const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
 const list = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/list", params: {} });
-const whoami = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "whoami", arguments: {} } });
-const modern = (message: Record<string, unknown>, meta: Record<string, unknown> = {}) => ({ ...message, params: { ...(message.params as object), _meta: { "{{envelope}}": true, ...meta } } });
+const whoami = (id: number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "whoami", arguments: {} },
+});
+const modern = (message: Record<string, unknown>, meta: Record<string, unknown> = {}) => ({
+  ...message,
+  params: { ...(message.params as object), _meta: { "{{envelope}}": true, ...meta } },
+});
 /** The 2026-07-28 keys ChatGPT puts in a session's requests, without the protocol-version key. */
-const chatGptMeta = { "io.modelcontextprotocol/clientInfo": { name: "openai-mcp", version: "1.0.0" }, "io.modelcontextprotocol/clientCapabilities": {} };
+const chatGptMeta = {
+  "io.modelcontextprotocol/clientInfo": { name: "openai-mcp", version: "1.0.0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 const discover = { jsonrpc: "2.0", id: 0, method: "server/discover", params: {} };
-const modernHeaders = (version: string, method: string, name?: string) => ({ "MCP-Protocol-Version": version, "Mcp-Method": method, ...(name ? { "Mcp-Name": name } : {}) });
+const modernHeaders = (version: string, method: string, name?: string) => ({
+  "MCP-Protocol-Version": version,
+  "Mcp-Method": method,
+  ...(name ? { "Mcp-Name": name } : {}),
+});
 
 /** A 2025-11-25 session client that does everything as the specification says. */
 function sessionClient(version: string): Step[] {
@@ -72,7 +98,11 @@ export const FIXTURES: ClientFixture[] = [
     userAgent: "Claude-User",
     accept: "application/json, text/event-stream",
     discovery: [PRM, ASM],
-    registration: { client_name: "Claude", redirect_uris: ["https://claude.ai/api/mcp/auth_callback"], ...PUBLIC_CLIENT },
+    registration: {
+      client_name: "Claude",
+      redirect_uris: ["https://claude.ai/api/mcp/auth_callback"],
+      ...PUBLIC_CLIENT,
+    },
     redirectUri: "https://claude.ai/api/mcp/auth_callback",
     scope: "orders.read contracts.read offline_access",
     clientInfo: { name: "claude-ai", version: "0.1.0" },
@@ -85,12 +115,21 @@ export const FIXTURES: ClientFixture[] = [
   },
   {
     client: "claude.ai connector, initialize handshake (no session echo, JSON-only Accept)",
-    sources: ["anthropics/claude-ai-mcp#975", "anthropics/claude-ai-mcp#583", "anthropics/claude-ai-mcp#99", "NateBJones-Projects/OB1#33"],
+    sources: [
+      "anthropics/claude-ai-mcp#975",
+      "anthropics/claude-ai-mcp#583",
+      "anthropics/claude-ai-mcp#99",
+      "NateBJones-Projects/OB1#33",
+    ],
     tolerances: ["sessionless-session-request", "json-only-accept"],
     userAgent: "Claude-User",
     accept: "application/json",
     discovery: [PRM, ASM],
-    registration: { client_name: "Claude", redirect_uris: ["https://claude.ai/api/mcp/auth_callback", "https://claude.com/api/mcp/auth_callback"], ...PUBLIC_CLIENT },
+    registration: {
+      client_name: "Claude",
+      redirect_uris: ["https://claude.ai/api/mcp/auth_callback", "https://claude.com/api/mcp/auth_callback"],
+      ...PUBLIC_CLIENT,
+    },
     redirectUri: "https://claude.com/api/mcp/auth_callback",
     scope: "orders.read contracts.read offline_access",
     clientInfo: { name: "claude-ai", version: "0.1.0" },
@@ -109,7 +148,11 @@ export const FIXTURES: ClientFixture[] = [
     userAgent: "Claude-User",
     accept: "application/json, text/event-stream",
     discovery: [PRM, ASM],
-    registration: { client_name: "Claude", redirect_uris: ["https://claude.ai/api/mcp/auth_callback"], ...PUBLIC_CLIENT },
+    registration: {
+      client_name: "Claude",
+      redirect_uris: ["https://claude.ai/api/mcp/auth_callback"],
+      ...PUBLIC_CLIENT,
+    },
     redirectUri: "https://claude.ai/api/mcp/auth_callback",
     scope: "orders.read contracts.read offline_access",
     clientInfo: { name: "claude-ai", version: "0.1.0" },
@@ -122,13 +165,18 @@ export const FIXTURES: ClientFixture[] = [
     ],
   },
   {
-    client: "claude.ai connector, newest: initialize, then session-less requests with the 2026-07-28 header and a 2025-style body",
+    client:
+      "claude.ai connector, newest: initialize, then session-less requests with the 2026-07-28 header and a 2025-style body",
     sources: ["CodeWithCJ/SparkyFitness#2155", "anthropics/claude-ai-mcp#975", "anthropics/claude-ai-mcp#583"],
     tolerances: ["modern-header-session-era-body", "sessionless-session-request"],
     userAgent: "Claude-User",
     accept: "application/json, text/event-stream",
     discovery: [PRM, ASM],
-    registration: { client_name: "Claude", redirect_uris: ["https://claude.ai/api/mcp/auth_callback"], ...PUBLIC_CLIENT },
+    registration: {
+      client_name: "Claude",
+      redirect_uris: ["https://claude.ai/api/mcp/auth_callback"],
+      ...PUBLIC_CLIENT,
+    },
     redirectUri: "https://claude.ai/api/mcp/auth_callback",
     scope: "orders.read contracts.read offline_access",
     clientInfo: { name: "claude-ai", version: "0.1.0" },
@@ -147,7 +195,11 @@ export const FIXTURES: ClientFixture[] = [
     userAgent: "Claude-User",
     accept: "*/*",
     discovery: [PRM, ASM],
-    registration: { client_name: "Claude", redirect_uris: ["https://claude.ai/api/mcp/auth_callback"], ...PUBLIC_CLIENT },
+    registration: {
+      client_name: "Claude",
+      redirect_uris: ["https://claude.ai/api/mcp/auth_callback"],
+      ...PUBLIC_CLIENT,
+    },
     redirectUri: "https://claude.ai/api/mcp/auth_callback",
     scope: "orders.read contracts.read offline_access",
     clientInfo: { name: "claude-ai", version: "0.1.0" },
@@ -169,7 +221,10 @@ export const FIXTURES: ClientFixture[] = [
     scope: "orders.read contracts.read",
     clientInfo: { name: "claude-code", version: "2.1.50" },
     first: { body: modern(discover), headers: modernHeaders("2026-07-28", "server/discover") },
-    steps: [{ body: modern(discover), headers: modernHeaders("2026-07-28", "server/discover") }, ...sessionClient("2025-11-25")],
+    steps: [
+      { body: modern(discover), headers: modernHeaders("2026-07-28", "server/discover") },
+      ...sessionClient("2025-11-25"),
+    ],
   },
   {
     client: "Claude Code: the version header twice (init-projection headers merged with the SDK's)",
@@ -210,7 +265,14 @@ export const FIXTURES: ClientFixture[] = [
     userAgent: "openai-mcp/1.0.0",
     accept: "application/json, text/event-stream",
     discovery: ["/.well-known/oauth-protected-resource", PRM, "/.well-known/openid-configuration", ASM],
-    registration: { client_name: "ChatGPT", redirect_uris: ["https://chatgpt.com/connector_platform_oauth_redirect", "https://chatgpt.com/connector/oauth/arbiter-replay"], ...PUBLIC_CLIENT },
+    registration: {
+      client_name: "ChatGPT",
+      redirect_uris: [
+        "https://chatgpt.com/connector_platform_oauth_redirect",
+        "https://chatgpt.com/connector/oauth/arbiter-replay",
+      ],
+      ...PUBLIC_CLIENT,
+    },
     redirectUri: "https://chatgpt.com/connector_platform_oauth_redirect",
     scope: "orders.read contracts.read offline_access",
     clientInfo: { name: "openai-mcp", version: "1.0.0" },
@@ -229,7 +291,11 @@ export const FIXTURES: ClientFixture[] = [
     userAgent: "openai-mcp/1.0.0",
     accept: "application/json, text/event-stream",
     discovery: ["/.well-known/oauth-protected-resource", PRM, "/.well-known/openid-configuration", ASM],
-    registration: { client_name: "ChatGPT", redirect_uris: ["https://chatgpt.com/connector_platform_oauth_redirect"], ...PUBLIC_CLIENT },
+    registration: {
+      client_name: "ChatGPT",
+      redirect_uris: ["https://chatgpt.com/connector_platform_oauth_redirect"],
+      ...PUBLIC_CLIENT,
+    },
     redirectUri: "https://chatgpt.com/connector_platform_oauth_redirect",
     scope: "orders.read contracts.read",
     clientInfo: { name: "openai-mcp", version: "1.0.0" },
@@ -237,8 +303,19 @@ export const FIXTURES: ClientFixture[] = [
     steps: [
       { body: initialize("2025-11-25", "openai-mcp") },
       { body: initialized, session: true, headers: { "MCP-Protocol-Version": "2025-11-25" }, status: 202 },
-      { body: { ...list(1), params: { _meta: { ...chatGptMeta, "openai/locale": "en-US" } } }, session: true, headers: { "MCP-Protocol-Version": "2025-11-25" } },
-      { body: { ...whoami(2), params: { name: "whoami", arguments: {}, _meta: { ...chatGptMeta, "openai/subject": "v1/replay-subject" } } }, session: true, headers: { "MCP-Protocol-Version": "2025-11-25" } },
+      {
+        body: { ...list(1), params: { _meta: { ...chatGptMeta, "openai/locale": "en-US" } } },
+        session: true,
+        headers: { "MCP-Protocol-Version": "2025-11-25" },
+      },
+      {
+        body: {
+          ...whoami(2),
+          params: { name: "whoami", arguments: {}, _meta: { ...chatGptMeta, "openai/subject": "v1/replay-subject" } },
+        },
+        session: true,
+        headers: { "MCP-Protocol-Version": "2025-11-25" },
+      },
     ],
   },
   {
@@ -248,7 +325,11 @@ export const FIXTURES: ClientFixture[] = [
     userAgent: "openai-mcp/1.0.0",
     accept: "application/json, text/event-stream",
     discovery: ["/.well-known/oauth-protected-resource", "/.well-known/openid-configuration"],
-    registration: { client_name: "ChatGPT", redirect_uris: ["https://chatgpt.com/connector_platform_oauth_redirect"], ...PUBLIC_CLIENT },
+    registration: {
+      client_name: "ChatGPT",
+      redirect_uris: ["https://chatgpt.com/connector_platform_oauth_redirect"],
+      ...PUBLIC_CLIENT,
+    },
     redirectUri: "https://chatgpt.com/connector_platform_oauth_redirect",
     scope: "orders.read contracts.read",
     clientInfo: { name: "openai-mcp", version: "1.0.0" },
@@ -256,31 +337,54 @@ export const FIXTURES: ClientFixture[] = [
     steps: [
       { body: modern(discover), headers: modernHeaders("2026-07-28", "server/discover") },
       { body: modern(list(1), { "openai/locale": "en-US" }), headers: modernHeaders("2026-07-28", "tools/list") },
-      { body: modern(whoami(2), { "openai/locale": "en-US", "openai/userAgent": "Mozilla/5.0", "openai/subject": "v1/replay-subject", "openai/userLocation": { country: "BR" } }), headers: modernHeaders("2026-07-28", "tools/call", "whoami") },
+      {
+        body: modern(whoami(2), {
+          "openai/locale": "en-US",
+          "openai/userAgent": "Mozilla/5.0",
+          "openai/subject": "v1/replay-subject",
+          "openai/userLocation": { country: "BR" },
+        }),
+        headers: modernHeaders("2026-07-28", "tools/call", "whoami"),
+      },
     ],
   },
   {
     client: "VS Code: server/discover, then the initialize fallback",
-    sources: ["modelcontextprotocol/modelcontextprotocol#2776 (the 2026-07-28 lifecycle's discover-then-initialize fallback, the sequence Claude Code sends in anthropics/claude-code#93290); no public VS Code wire trace was found, so this is the specification's sequence with VS Code's registration"],
+    sources: [
+      "modelcontextprotocol/modelcontextprotocol#2776 (the 2026-07-28 lifecycle's discover-then-initialize fallback, the sequence Claude Code sends in anthropics/claude-code#93290); no public VS Code wire trace was found, so this is the specification's sequence with VS Code's registration",
+    ],
     tolerances: [],
     userAgent: "node",
     accept: "application/json, text/event-stream",
     discovery: [PRM, ASM],
-    registration: { client_name: "Visual Studio Code", redirect_uris: ["http://127.0.0.1:33419", "https://vscode.dev/redirect"], ...PUBLIC_CLIENT },
+    registration: {
+      client_name: "Visual Studio Code",
+      redirect_uris: ["http://127.0.0.1:33419", "https://vscode.dev/redirect"],
+      ...PUBLIC_CLIENT,
+    },
     redirectUri: "http://127.0.0.1:33419",
     scope: "orders.read contracts.read",
     clientInfo: { name: "Visual Studio Code", version: "1.110.0" },
     first: { body: modern(discover), headers: modernHeaders("2026-07-28", "server/discover") },
-    steps: [{ body: modern(discover), headers: modernHeaders("2026-07-28", "server/discover") }, ...sessionClient("2025-11-25")],
+    steps: [
+      { body: modern(discover), headers: modernHeaders("2026-07-28", "server/discover") },
+      ...sessionClient("2025-11-25"),
+    ],
   },
   {
     client: "VS Code (GitHub Copilot agent mode)",
-    sources: ["VS Code MCP authentication: DCR with a loopback redirect, and the hosted VS Code Web callback (bytebase/bytebase#20510 lists it among hosted clients)"],
+    sources: [
+      "VS Code MCP authentication: DCR with a loopback redirect, and the hosted VS Code Web callback (bytebase/bytebase#20510 lists it among hosted clients)",
+    ],
     tolerances: [],
     userAgent: "node",
     accept: "application/json, text/event-stream",
     discovery: [PRM, ASM],
-    registration: { client_name: "Visual Studio Code", redirect_uris: ["http://127.0.0.1:33418", "https://vscode.dev/redirect"], ...PUBLIC_CLIENT },
+    registration: {
+      client_name: "Visual Studio Code",
+      redirect_uris: ["http://127.0.0.1:33418", "https://vscode.dev/redirect"],
+      ...PUBLIC_CLIENT,
+    },
     redirectUri: "http://127.0.0.1:33418",
     scope: "orders.read contracts.read",
     clientInfo: { name: "Visual Studio Code", version: "1.107.0" },
@@ -294,7 +398,15 @@ export const FIXTURES: ClientFixture[] = [
     userAgent: "Cursor/2.3.0",
     accept: "application/json, text/event-stream",
     discovery: [PRM, ASM],
-    registration: { client_name: "Cursor", redirect_uris: ["cursor://anysphere.cursor-mcp/oauth/callback", "https://www.cursor.com/agents/mcp/oauth/callback", "http://localhost:8787/callback"], ...PUBLIC_CLIENT },
+    registration: {
+      client_name: "Cursor",
+      redirect_uris: [
+        "cursor://anysphere.cursor-mcp/oauth/callback",
+        "https://www.cursor.com/agents/mcp/oauth/callback",
+        "http://localhost:8787/callback",
+      ],
+      ...PUBLIC_CLIENT,
+    },
     redirectUri: "https://www.cursor.com/agents/mcp/oauth/callback",
     scope: "orders.read contracts.read",
     clientInfo: { name: "cursor-vscode", version: "1.0.0" },
@@ -303,12 +415,19 @@ export const FIXTURES: ClientFixture[] = [
   },
   {
     client: "Gemini CLI",
-    sources: ["google-gemini/gemini-cli#7465 (its fixed callback http://localhost:7777/oauth/callback)", "google-gemini/gemini-cli#17167"],
+    sources: [
+      "google-gemini/gemini-cli#7465 (its fixed callback http://localhost:7777/oauth/callback)",
+      "google-gemini/gemini-cli#17167",
+    ],
     tolerances: [],
     userAgent: "GeminiCLI/0.20.0",
     accept: "application/json, text/event-stream",
     discovery: [PRM, ASM],
-    registration: { client_name: "Gemini CLI MCP Client", redirect_uris: ["http://localhost:7777/oauth/callback"], ...PUBLIC_CLIENT },
+    registration: {
+      client_name: "Gemini CLI MCP Client",
+      redirect_uris: ["http://localhost:7777/oauth/callback"],
+      ...PUBLIC_CLIENT,
+    },
     redirectUri: "http://localhost:7777/oauth/callback",
     scope: "orders.read contracts.read",
     clientInfo: { name: "gemini-cli-mcp-client", version: "0.0.1" },
@@ -317,12 +436,20 @@ export const FIXTURES: ClientFixture[] = [
   },
   {
     client: "Microsoft Copilot Studio",
-    sources: ["tableau/tableau-mcp#866 (its discovery, DCR and authorize sequence)", "SmartBear/smartbear-mcp#463 (its per-tool callback path)", "Teamwork/mcp#67"],
+    sources: [
+      "tableau/tableau-mcp#866 (its discovery, DCR and authorize sequence)",
+      "SmartBear/smartbear-mcp#463 (its per-tool callback path)",
+      "Teamwork/mcp#67",
+    ],
     tolerances: [],
     userAgent: "Microsoft-Copilot-Studio",
     accept: "application/json, text/event-stream",
     discovery: [ASM, "/.well-known/oauth-protected-resource"],
-    registration: { client_name: "Copilot Studio", redirect_uris: ["https://global.consent.azure-apim.net/redirect/cr938-5farbiter-20mcp-5f43bcb8573bc3e84"], ...PUBLIC_CLIENT },
+    registration: {
+      client_name: "Copilot Studio",
+      redirect_uris: ["https://global.consent.azure-apim.net/redirect/cr938-5farbiter-20mcp-5f43bcb8573bc3e84"],
+      ...PUBLIC_CLIENT,
+    },
     redirectUri: "https://global.consent.azure-apim.net/redirect/cr938-5farbiter-20mcp-5f43bcb8573bc3e84",
     scope: "orders.read contracts.read",
     clientInfo: { name: "Copilot Studio", version: "1.0" },
@@ -336,7 +463,11 @@ export const FIXTURES: ClientFixture[] = [
     userAgent: "node",
     accept: "application/json, text/event-stream",
     discovery: [PRM, ASM],
-    registration: { client_name: "MCP CLI Proxy", redirect_uris: ["http://localhost:3334/oauth/callback"], ...PUBLIC_CLIENT },
+    registration: {
+      client_name: "MCP CLI Proxy",
+      redirect_uris: ["http://localhost:3334/oauth/callback"],
+      ...PUBLIC_CLIENT,
+    },
     redirectUri: "http://localhost:3334/oauth/callback",
     scope: "orders.read contracts.read",
     clientInfo: { name: "mcp-remote", version: "0.1.37" },
@@ -345,12 +476,18 @@ export const FIXTURES: ClientFixture[] = [
   },
   {
     client: "MCP Inspector CLI",
-    sources: ["@modelcontextprotocol/inspector 2.12 (its callback http://127.0.0.1:6276/oauth/callback, run for real in e2e-mcp-clients.test.ts)"],
+    sources: [
+      "@modelcontextprotocol/inspector 2.12 (its callback http://127.0.0.1:6276/oauth/callback, run for real in e2e-mcp-clients.test.ts)",
+    ],
     tolerances: [],
     userAgent: "node",
     accept: "application/json, text/event-stream",
     discovery: [PRM, ASM],
-    registration: { client_name: "MCP Inspector", redirect_uris: ["http://127.0.0.1:6276/oauth/callback"], ...PUBLIC_CLIENT },
+    registration: {
+      client_name: "MCP Inspector",
+      redirect_uris: ["http://127.0.0.1:6276/oauth/callback"],
+      ...PUBLIC_CLIENT,
+    },
     redirectUri: "http://127.0.0.1:6276/oauth/callback",
     scope: "orders.read contracts.read offline_access",
     clientInfo: { name: "inspector-cli", version: "2.12.0" },

@@ -20,12 +20,23 @@ beforeAll(async () => {
   const ana = await restToken("ana", "keys.admin contracts.write");
   expect((await callJson(ana, "POST", "/projects/acme-orders/contracts", text(ordersContract()))).status).toBe(201);
   acmeKeyName = "acme-secret-pipeline";
-  const created = await callJson(ana, "POST", "/keys", { name: acmeKeyName, projects: ["acme-orders"], scopes: ["snapshots.write"] });
+  const created = await callJson(ana, "POST", "/keys", {
+    name: acmeKeyName,
+    projects: ["acme-orders"],
+    scopes: ["snapshots.write"],
+  });
   acmeKeyId = created.body.key.id;
   const { tokens, client } = await obtainTokens({ user: "mia", scope: "orders.read contracts.read" });
-  miaGrant = { token: tokens.access_token, clientId: client.client_id, clientName: client.client_name ?? "Test Client" };
+  miaGrant = {
+    token: tokens.access_token,
+    clientId: client.client_id,
+    clientName: client.client_name ?? "Test Client",
+  };
   const gus = await restToken("gus", "keys.admin");
-  expect((await callJson(gus, "POST", "/keys", { name: "globex-pipeline", projects: ["*"], scopes: ["contracts.read"] })).status).toBe(201);
+  expect(
+    (await callJson(gus, "POST", "/keys", { name: "globex-pipeline", projects: ["*"], scopes: ["contracts.read"] }))
+      .status,
+  ).toBe(201);
 });
 
 describe("admin console access", () => {
@@ -33,7 +44,12 @@ describe("admin console access", () => {
     const response = await SELF.fetch(`${BASE}/admin/audit?outcome=ok`, { redirect: "manual" });
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toBe(`/signin?return=${encodeURIComponent("/admin/audit?outcome=ok")}`);
-    const form = await SELF.fetch(`${BASE}/admin/keys/revoke`, { method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE }, body: `id=${acmeKeyId}` });
+    const form = await SELF.fetch(`${BASE}/admin/keys/revoke`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
+      body: `id=${acmeKeyId}`,
+    });
     expect(form.status).toBe(401);
   });
 
@@ -54,7 +70,14 @@ describe("admin console access", () => {
         expect(page.text).not.toContain(acmeKeyName);
       }
       for (const path of FORMS) {
-        const post = await member.post(path, { id: acmeKeyId, name: "x", project: "*", scope: "contracts.read", user: "mia", grant: "g" });
+        const post = await member.post(path, {
+          id: acmeKeyId,
+          name: "x",
+          project: "*",
+          scope: "contracts.read",
+          user: "mia",
+          grant: "g",
+        });
         expect(post.status, `${user} POST ${path}`).toBe(403);
       }
     }

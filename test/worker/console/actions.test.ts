@@ -38,7 +38,13 @@ describe("revoking a connected client", () => {
 
     const after = await auditEvents("acme", { target: "revoke" });
     expect(after.length - before.length).toBe(1);
-    expect(after[0]).toMatchObject({ organizationId: "acme", userId: "ana", clientId: client.client_id, kind: "oauth", outcome: "ok" });
+    expect(after[0]).toMatchObject({
+      organizationId: "acme",
+      userId: "ana",
+      clientId: client.client_id,
+      kind: "oauth",
+      outcome: "ok",
+    });
     expect(after[0]!.reason).toContain(grantId);
     expect(after[0]!.reason).toContain("admin console");
 
@@ -56,11 +62,21 @@ describe("CI keys in the console", () => {
     const csrf = await ana.csrf();
     // A project to upload to.
     const { tokens } = await obtainTokens({ user: "ana", scope: "contracts.write", resource: `${BASE}/api` });
-    expect((await callJson(tokens.access_token, "POST", "/projects/console-orders/contracts", text(ordersContract()))).status).toBe(201);
+    expect(
+      (await callJson(tokens.access_token, "POST", "/projects/console-orders/contracts", text(ordersContract())))
+        .status,
+    ).toBe(201);
     const keysPage = await ana.get("/admin/keys");
     expect(keysPage.text).toContain('value="console-orders"');
 
-    const created = await ana.post("/admin/keys", { csrf, name: "console pipeline", project: "console-orders", otherProjects: "", scope: ["snapshots.write", "contracts.read"], expiresOn: "" });
+    const created = await ana.post("/admin/keys", {
+      csrf,
+      name: "console pipeline",
+      project: "console-orders",
+      otherProjects: "",
+      scope: ["snapshots.write", "contracts.read"],
+      expiresOn: "",
+    });
     expect(created.status).toBe(201);
     const secret = /<code id="new-key-secret">([^<]+)<\/code>/.exec(created.text)![1]!;
     expect(secret).toMatch(/^arb_ci_acme_[0-9a-f]{16}_/);
@@ -77,14 +93,23 @@ describe("CI keys in the console", () => {
     expect(listed.text).toContain(keyId);
     expect(listed.text).not.toContain(secret.slice(-43));
 
-    const upload = await call(secret, "POST", "/projects/console-orders/snapshots?commit=abc123", text(ordersContract()));
+    const upload = await call(
+      secret,
+      "POST",
+      "/projects/console-orders/snapshots?commit=abc123",
+      text(ordersContract()),
+    );
     expect(upload.status).toBe(201);
 
     const revoked = await ana.post("/admin/keys/revoke", { csrf, id: keyId });
     expect(revoked.status).toBe(303);
     expect(revoked.response.headers.get("location")).toBe("/admin/keys?done=key-revoked");
-    expect((await call(secret, "POST", "/projects/console-orders/snapshots?commit=abc124", text(ordersContract()))).status).toBe(401);
-    const revokedEvents = (await auditEvents("acme", { target: "ci_key_revoked" })).filter((e) => e.reason.includes(keyId));
+    expect(
+      (await call(secret, "POST", "/projects/console-orders/snapshots?commit=abc124", text(ordersContract()))).status,
+    ).toBe(401);
+    const revokedEvents = (await auditEvents("acme", { target: "ci_key_revoked" })).filter((e) =>
+      e.reason.includes(keyId),
+    );
     expect(revokedEvents).toHaveLength(1);
     expect(revokedEvents[0]).toMatchObject({ userId: "ana", clientId: "admin-console" });
     const page = await ana.get("/admin/keys?done=key-revoked");
@@ -92,8 +117,12 @@ describe("CI keys in the console", () => {
     expect(page.text.split("<tr>").find((r) => r.includes(keyId))).toContain('badge bad">revoked');
 
     // Revoking again changes nothing and records nothing.
-    expect((await ana.post("/admin/keys/revoke", { csrf, id: keyId })).response.headers.get("location")).toBe("/admin/keys?done=key-already-revoked");
-    expect((await auditEvents("acme", { target: "ci_key_revoked" })).filter((e) => e.reason.includes(keyId))).toHaveLength(1);
+    expect((await ana.post("/admin/keys/revoke", { csrf, id: keyId })).response.headers.get("location")).toBe(
+      "/admin/keys?done=key-already-revoked",
+    );
+    expect(
+      (await auditEvents("acme", { target: "ci_key_revoked" })).filter((e) => e.reason.includes(keyId)),
+    ).toHaveLength(1);
   });
 
   it("refuses bad key forms with a message, keeps what was typed, and creates nothing", async () => {
@@ -158,7 +187,9 @@ describe("CSRF protection", () => {
     expect((await auditEvents("acme")).length).toBe(recordsBefore);
 
     // The browser's own same-origin post without an Origin header (Sec-Fetch-Site: same-origin) is accepted.
-    expect((await ana.post("/admin/keys/revoke", { id: keyId, csrf }, { "Sec-Fetch-Site": "same-origin" })).status).toBe(303);
+    expect(
+      (await ana.post("/admin/keys/revoke", { id: keyId, csrf }, { "Sec-Fetch-Site": "same-origin" })).status,
+    ).toBe(303);
   });
 });
 
@@ -167,10 +198,20 @@ describe("unreadable forms", () => {
     const ana = await signedIn("ana");
     const csrf = await ana.csrf();
     const before = (await contractStore(env, "acme").listKeys()).length;
-    const huge = await ana.post("/admin/keys", { csrf, name: "huge", project: "*", scope: "contracts.read", padding: "x".repeat(20_000) });
+    const huge = await ana.post("/admin/keys", {
+      csrf,
+      name: "huge",
+      project: "*",
+      scope: "contracts.read",
+      padding: "x".repeat(20_000),
+    });
     expect(huge.status).toBe(400);
     expect(visibleText(huge.text)).toContain("The form could not be read");
-    const json = await browserFetch(ana.jar, "/admin/keys", { method: "POST", headers: { "Content-Type": "application/json", Origin: BASE }, body: JSON.stringify({ csrf, name: "json", project: "*", scope: "contracts.read" }) });
+    const json = await browserFetch(ana.jar, "/admin/keys", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: BASE },
+      body: JSON.stringify({ csrf, name: "json", project: "*", scope: "contracts.read" }),
+    });
     expect(json.status).toBe(400);
     expect((await contractStore(env, "acme").listKeys()).length).toBe(before);
   });
@@ -184,7 +225,13 @@ describe("escaping", () => {
     const ana = await signedIn("ana");
     const csrf = await ana.csrf();
     await ana.post("/admin/keys", { csrf, name: `key ${evil}`, project: "*", scope: "contracts.read" });
-    for (const path of ["/admin/clients", "/admin/keys", "/admin/usage", "/admin/audit", `/admin/audit?target=${encodeURIComponent(evil)}`]) {
+    for (const path of [
+      "/admin/clients",
+      "/admin/keys",
+      "/admin/usage",
+      "/admin/audit",
+      `/admin/audit?target=${encodeURIComponent(evil)}`,
+    ]) {
       const page = await ana.get(path);
       expect(page.text, path).not.toContain("<script>alert");
       expect(page.text, path).not.toContain("<img src=x");

@@ -5,7 +5,8 @@ import { callJson, restToken } from "../contracts-api/api-helpers";
 import { obtainTokens, registerClient } from "../helpers";
 import { signedIn } from "./console-helpers";
 
-const UNSAFE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B\u200E\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/;
+const UNSAFE =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B\u200E\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/;
 
 describe("connected clients with a hostile name", () => {
   it("shows the name without bidi or control characters on the console page and in the REST list", async () => {

@@ -17,12 +17,20 @@ describe("GET /api/v1/clients", () => {
     const listed = body.grants.filter((g: { clientId: string }) => g.clientId === client.client_id);
     expect(listed.map((g: { userId: string }) => g.userId).sort()).toEqual(["dev", "mia"]);
     const mia = listed.find((g: { userId: string }) => g.userId === "mia");
-    expect(mia).toMatchObject({ clientName: "Listed Client", userName: "Mia Member", scopes: ["orders.read", "contracts.read"] });
+    expect(mia).toMatchObject({
+      clientName: "Listed Client",
+      userName: "Mia Member",
+      scopes: ["orders.read", "contracts.read"],
+    });
     expect(mia.grantId).toEqual(expect.any(String));
     expect(Date.parse(mia.createdAt)).not.toBeNaN();
     expect(mia.expiresAt === null || Date.parse(mia.expiresAt) > Date.parse(mia.createdAt)).toBe(true);
     // The administrator's own REST grant is listed too; no token or secret is.
-    expect(body.grants.some((g: { userId: string; scopes: string[] }) => g.userId === "ana" && g.scopes.includes("clients.admin"))).toBe(true);
+    expect(
+      body.grants.some(
+        (g: { userId: string; scopes: string[] }) => g.userId === "ana" && g.scopes.includes("clients.admin"),
+      ),
+    ).toBe(true);
     expect(JSON.stringify(body)).not.toContain(admin);
   });
 
@@ -39,20 +47,33 @@ describe("DELETE /api/v1/clients/grants/:userId/:grantId", () => {
     const { tokens, client } = await obtainTokens({ user: "mia", scope: "orders.read contracts.read offline_access" });
     expect((await mcpPost(tokens.access_token, { jsonrpc: "2.0", id: 1, method: "tools/list" })).status).not.toBe(401);
     const admin = await restToken("ana", "clients.admin");
-    const grant = (await callJson(admin, "GET", "/clients")).body.grants.find((g: { clientId: string }) => g.clientId === client.client_id);
+    const grant = (await callJson(admin, "GET", "/clients")).body.grants.find(
+      (g: { clientId: string }) => g.clientId === client.client_id,
+    );
     const before = (await auditEvents("acme", { target: "revoke", clientId: client.client_id })).length;
 
     const { status, body } = await callJson(admin, "DELETE", `/clients/grants/mia/${grant.grantId}`);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ revoked: true, grant: { grantId: grant.grantId, userId: "mia", clientId: client.client_id } });
+    expect(body).toMatchObject({
+      revoked: true,
+      grant: { grantId: grant.grantId, userId: "mia", clientId: client.client_id },
+    });
     expect((await mcpPost(tokens.access_token, { jsonrpc: "2.0", id: 1, method: "tools/list" })).status).toBe(401);
-    const refresh = await fetchToken({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: client.client_id });
+    const refresh = await fetchToken({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token!,
+      client_id: client.client_id,
+    });
     expect(refresh.status).toBe(400);
     const records = await auditEvents("acme", { target: "revoke", clientId: client.client_id });
     expect(records.length - before).toBe(1);
     expect(records[0]).toMatchObject({ userId: "ana", kind: "oauth", outcome: "ok" });
     expect(records[0]!.reason).toContain("REST API");
-    expect((await callJson(admin, "GET", "/clients")).body.grants.some((g: { grantId: string }) => g.grantId === grant.grantId)).toBe(false);
+    expect(
+      (await callJson(admin, "GET", "/clients")).body.grants.some(
+        (g: { grantId: string }) => g.grantId === grant.grantId,
+      ),
+    ).toBe(false);
   });
 
   it("answers 404 for a grant that is not there and 400 for a malformed id, recording no revocation", async () => {
@@ -70,5 +91,9 @@ describe("DELETE /api/v1/clients/grants/:userId/:grantId", () => {
 
 async function fetchToken(form: Record<string, string>): Promise<Response> {
   const { SELF } = await import("cloudflare:test");
-  return SELF.fetch(new URL("/oauth/token", API_RESOURCE).href, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ ...form, resource: "http://localhost:8787/mcp" }) });
+  return SELF.fetch(new URL("/oauth/token", API_RESOURCE).href, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ ...form, resource: "http://localhost:8787/mcp" }),
+  });
 }

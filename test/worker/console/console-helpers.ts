@@ -9,7 +9,11 @@ export interface ConsoleBrowser {
   jar: CookieJar;
   get(path: string): Promise<{ status: number; text: string; response: Response }>;
   /** Posts a form like the browser would from a console page (same Origin) unless `headers` say otherwise. */
-  post(path: string, fields: Record<string, string | string[]>, headers?: Record<string, string>): Promise<{ status: number; text: string; response: Response }>;
+  post(
+    path: string,
+    fields: Record<string, string | string[]>,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; text: string; response: Response }>;
   /** The CSRF token of this browser's session, read from a console page's form. */
   csrf(): Promise<string>;
 }
@@ -26,7 +30,8 @@ export function csrfFrom(page: string): string {
 
 export function formBody(fields: Record<string, string | string[]>): URLSearchParams {
   const body = new URLSearchParams();
-  for (const [name, value] of Object.entries(fields)) for (const one of Array.isArray(value) ? value : [value]) body.append(name, one);
+  for (const [name, value] of Object.entries(fields))
+    for (const one of Array.isArray(value) ? value : [value]) body.append(name, one);
   return body;
 }
 
@@ -41,7 +46,11 @@ export async function signedIn(user: string): Promise<ConsoleBrowser> {
       return { status: response.status, text: await response.text(), response };
     },
     async post(path, fields, headers = { Origin: BASE }) {
-      const response = await browserFetch(jar, path, { method: "POST", body: formBody(fields), headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers } });
+      const response = await browserFetch(jar, path, {
+        method: "POST",
+        body: formBody(fields),
+        headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
+      });
       return { status: response.status, text: await response.text(), response };
     },
     async csrf() {

@@ -21,7 +21,12 @@ const correlationOf = (response: Response) => {
 const recordsOf = (correlationId: string) => auditEvents("acme", { correlationId });
 
 async function createKey(ana: ConsoleBrowser, name: string): Promise<{ id: string; correlationId: string }> {
-  const created = await ana.post("/admin/keys", { csrf: await ana.csrf(), name, project: "*", scope: "contracts.read" });
+  const created = await ana.post("/admin/keys", {
+    csrf: await ana.csrf(),
+    name,
+    project: "*",
+    scope: "contracts.read",
+  });
   expect(created.status).toBe(201);
   const row = created.text.split("<tr>").find((r) => r.includes(name) && r.includes('name="id"'))!;
   return { id: /name="id" value="([0-9a-f]{16})"/.exec(row)![1]!, correlationId: correlationOf(created.response) };
@@ -31,7 +36,9 @@ describe("console writes through the core", () => {
   it("creating and revoking a key each leave exactly one record, REST's event, with the answer's correlation id", async () => {
     const ana = await signedIn("ana");
     const { id, correlationId } = await createKey(ana, "governed key");
-    expect(await recordsOf(correlationId)).toMatchObject([{ kind: "oauth", target: "ci_key_created", outcome: "ok", userId: "ana", clientId: "admin-console" }]);
+    expect(await recordsOf(correlationId)).toMatchObject([
+      { kind: "oauth", target: "ci_key_created", outcome: "ok", userId: "ana", clientId: "admin-console" },
+    ]);
 
     const revoked = await ana.post("/admin/keys/revoke", { csrf: await ana.csrf(), id });
     expect(revoked.status).toBe(303);
@@ -43,12 +50,20 @@ describe("console writes through the core", () => {
     const rest = await restToken("ana", "keys.admin");
     const other = await createKey(ana, "governed key via REST");
     expect((await callJson(rest, "DELETE", `/keys/${other.id}`)).status).toBe(200);
-    const restEvent = (await auditEvents("acme", { target: "ci_key_revoked" })).find((r) => r.reason.includes(other.id))!;
-    expect({ kind: revokeRecords[0]!.kind, target: revokeRecords[0]!.target, outcome: revokeRecords[0]!.outcome }).toEqual({ kind: restEvent.kind, target: restEvent.target, outcome: restEvent.outcome });
+    const restEvent = (await auditEvents("acme", { target: "ci_key_revoked" })).find((r) =>
+      r.reason.includes(other.id),
+    )!;
+    expect({
+      kind: revokeRecords[0]!.kind,
+      target: revokeRecords[0]!.target,
+      outcome: revokeRecords[0]!.outcome,
+    }).toEqual({ kind: restEvent.kind, target: restEvent.target, outcome: restEvent.outcome });
 
     // Revoking it again changes nothing: one record from the core itself, not a second revocation event.
     const again = await ana.post("/admin/keys/revoke", { csrf: await ana.csrf(), id });
-    expect(await recordsOf(correlationOf(again.response))).toMatchObject([{ kind: "route", target: "POST /admin/keys/revoke", outcome: "ok", reason: "already revoked" }]);
+    expect(await recordsOf(correlationOf(again.response))).toMatchObject([
+      { kind: "route", target: "POST /admin/keys/revoke", outcome: "ok", reason: "already revoked" },
+    ]);
   });
 
   it("a refused write is one record of the core, its status from the core's table", async () => {
@@ -56,15 +71,30 @@ describe("console writes through the core", () => {
     const unknown = await ana.post("/admin/keys/revoke", { csrf: await ana.csrf(), id: "0123456789abcdef" });
     expect(unknown.status).toBe(404);
     expect(visibleText(unknown.text)).toContain("There is no CI key 0123456789abcdef");
-    expect(await recordsOf(correlationOf(unknown.response))).toMatchObject([{ kind: "route", target: "POST /admin/keys/revoke", outcome: "invalid-input" }]);
+    expect(await recordsOf(correlationOf(unknown.response))).toMatchObject([
+      { kind: "route", target: "POST /admin/keys/revoke", outcome: "invalid-input" },
+    ]);
 
-    const grant = await ana.post("/admin/clients/revoke", { csrf: await ana.csrf(), user: "mia", grant: "no-such-grant" });
+    const grant = await ana.post("/admin/clients/revoke", {
+      csrf: await ana.csrf(),
+      user: "mia",
+      grant: "no-such-grant",
+    });
     expect(grant.status).toBe(404);
-    expect(await recordsOf(correlationOf(grant.response))).toMatchObject([{ kind: "route", target: "POST /admin/clients/revoke", outcome: "invalid-input", reason: expect.stringContaining("no grant") }]);
+    expect(await recordsOf(correlationOf(grant.response))).toMatchObject([
+      {
+        kind: "route",
+        target: "POST /admin/clients/revoke",
+        outcome: "invalid-input",
+        reason: expect.stringContaining("no grant"),
+      },
+    ]);
 
     const invalid = await ana.post("/admin/keys", { csrf: await ana.csrf(), name: "no scopes", project: "*" });
     expect(invalid.status).toBe(400);
-    expect(await recordsOf(correlationOf(invalid.response))).toMatchObject([{ kind: "route", target: "POST /admin/keys", outcome: "invalid-input" }]);
+    expect(await recordsOf(correlationOf(invalid.response))).toMatchObject([
+      { kind: "route", target: "POST /admin/keys", outcome: "invalid-input" },
+    ]);
   });
 });
 
@@ -77,7 +107,15 @@ describe("console reads through the core", () => {
       ["/admin/projects/no-such-project", "GET /admin/projects/:project"],
     ] as const) {
       const page = await ana.get(path);
-      expect(await recordsOf(correlationOf(page.response)), path).toMatchObject([{ kind: "route", target, outcome: page.status === 200 ? "ok" : "invalid-input", userId: "ana", clientId: "admin-console" }]);
+      expect(await recordsOf(correlationOf(page.response)), path).toMatchObject([
+        {
+          kind: "route",
+          target,
+          outcome: page.status === 200 ? "ok" : "invalid-input",
+          userId: "ana",
+          clientId: "admin-console",
+        },
+      ]);
     }
   });
 });
@@ -97,7 +135,12 @@ describe("a console principal without the REST route's scope", () => {
   async function contextLacking(ana: ConsoleBrowser, request: Request, missing: string): Promise<ConsoleContext> {
     const headers = new Headers(request.headers);
     headers.set("Cookie", ana.jar.header());
-    const access = await consoleContext(new Request(request, { headers }), env, getAuthorizationServer(env).getOAuthApi(env), () => []);
+    const access = await consoleContext(
+      new Request(request, { headers }),
+      env,
+      getAuthorizationServer(env).getOAuthApi(env),
+      () => [],
+    );
     if ("response" in access) throw new Error(`no console context: ${access.response.status}`);
     const { principal } = access.context;
     expect(principal.scopes).toContain(missing);
@@ -108,7 +151,11 @@ describe("a console principal without the REST route's scope", () => {
     const ana = await signedIn("ana");
     const { id } = await createKey(ana, "scope target");
     const csrf = await ana.csrf();
-    const post = new Request(`${BASE}/admin/keys/revoke`, { method: "POST", body: new URLSearchParams({ csrf, id }), headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE } });
+    const post = new Request(`${BASE}/admin/keys/revoke`, {
+      method: "POST",
+      body: new URLSearchParams({ csrf, id }),
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
+    });
     const context = await contextLacking(ana, post, "keys.admin");
     const refused = await serveConsole(context, "/admin/keys/revoke");
     expect(refused.status).toBe(403);
@@ -116,13 +163,22 @@ describe("a console principal without the REST route's scope", () => {
     const text = visibleText(await refused.text());
     expect(text).toContain('needs the scope keys.admin, which your role "admin" does not hold');
     expect(text).toContain(correlationId);
-    expect(await recordsOf(correlationId)).toMatchObject([{ kind: "route", target: "POST /admin/keys/revoke", outcome: "rejected-by-policy", reason: "missing scope keys.admin" }]);
+    expect(await recordsOf(correlationId)).toMatchObject([
+      {
+        kind: "route",
+        target: "POST /admin/keys/revoke",
+        outcome: "rejected-by-policy",
+        reason: "missing scope keys.admin",
+      },
+    ]);
     expect((await contractStore(env, "acme").getKey(id))?.revokedAt).toBeNull();
 
     const read = await contextLacking(ana, new Request(`${BASE}/admin/audit`), "audit.read");
     const page = await serveConsole(read, "/admin/audit");
     expect(page.status).toBe(403);
     expect(visibleText(await page.text())).toContain("needs the scope audit.read");
-    expect(await recordsOf(correlationOf(page))).toMatchObject([{ kind: "route", target: "GET /admin/audit", outcome: "rejected-by-policy" }]);
+    expect(await recordsOf(correlationOf(page))).toMatchObject([
+      { kind: "route", target: "GET /admin/audit", outcome: "rejected-by-policy" },
+    ]);
   });
 });

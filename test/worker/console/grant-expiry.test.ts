@@ -2,7 +2,17 @@
 // only at the code exchange: the refresh token's (offline_access) or, without one, the access token's. A grant
 // whose code was not redeemed yet used to read "no expiry"; it lapses with its code after 10 minutes.
 import { describe, expect, it } from "vitest";
-import { authorizeUrl, BASE, browserFetch, consentHandle, CookieJar, devSignIn, obtainTokens, pkcePair, registerClient } from "../helpers";
+import {
+  authorizeUrl,
+  BASE,
+  browserFetch,
+  consentHandle,
+  CookieJar,
+  devSignIn,
+  obtainTokens,
+  pkcePair,
+  registerClient,
+} from "../helpers";
 import { callJson, restToken } from "../contracts-api/api-helpers";
 import { signedIn, visibleText } from "./console-helpers";
 
@@ -27,7 +37,8 @@ async function grantOf(clientId: string): Promise<ListedGrant> {
  * seconds) when the code is issued and the expiry at the exchange a moment later, so the two may straddle a
  * second boundary: 0 or 1, never more in these tests, and anything else means another lifetime.
  */
-const beyond = (grant: ListedGrant, ttlSeconds: number) => (Date.parse(grant.expiresAt!) - Date.parse(grant.createdAt)) / 1000 - ttlSeconds;
+const beyond = (grant: ListedGrant, ttlSeconds: number) =>
+  (Date.parse(grant.expiresAt!) - Date.parse(grant.createdAt)) / 1000 - ttlSeconds;
 
 describe("grant expiry", () => {
   it("says a grant without a refresh token ends with its access token, one with offline_access after 30 days", async () => {
@@ -48,14 +59,22 @@ describe("grant expiry", () => {
     expect(page).toContain("refresh token (offline_access) for 30 days; each access token lasts 1 hour");
   });
 
-  it("gives a grant whose code is not redeemed yet the code's 10 minutes, not \"no expiry\"", async () => {
+  it('gives a grant whose code is not redeemed yet the code\'s 10 minutes, not "no expiry"', async () => {
     const client = await registerClient({ client_name: "Unredeemed Client", grant_types: ["authorization_code"] });
     const jar = new CookieJar();
     await devSignIn(jar, "mia");
     const { challenge } = await pkcePair();
     const consent = await browserFetch(jar, authorizeUrl(client, challenge, { scope: "orders.read" }));
-    const form = new URLSearchParams({ handle: consentHandle(await consent.text()), decision: "approve", scope: "orders.read" });
-    const approved = await browserFetch(jar, "/authorize", { method: "POST", body: form, headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE } });
+    const form = new URLSearchParams({
+      handle: consentHandle(await consent.text()),
+      decision: "approve",
+      scope: "orders.read",
+    });
+    const approved = await browserFetch(jar, "/authorize", {
+      method: "POST",
+      body: form,
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
+    });
     expect(new URL(approved.headers.get("location")!).searchParams.get("code")).toBeTruthy();
 
     const pending = await grantOf(client.client_id);

@@ -47,7 +47,13 @@ describe("overview tool-activity chart", () => {
     const session = await initializeSession(tokens.access_token);
     expect((await callTool(tokens.access_token, session, "whoami")).isError).toBeFalsy();
     expect((await callTool(tokens.access_token, session, "whoami")).isError).toBeFalsy();
-    const refused = await rpc(tokens.access_token, session, "tools/call", { name: "audit_events_list", arguments: { limit: 1 } }, nextId++);
+    const refused = await rpc(
+      tokens.access_token,
+      session,
+      "tools/call",
+      { name: "audit_events_list", arguments: { limit: 1 } },
+      nextId++,
+    );
     expect(refused.error?.data?.missingScopes).toEqual(["audit.read"]);
     expect((await callTool(tokens.access_token, session, "whoami", { unexpected: true })).isError).toBe(true);
     await toolRecordsLanded("acme", 4);
@@ -57,8 +63,16 @@ describe("overview tool-activity chart", () => {
     const store = auditStoresIn(env.AUDIT_LOG)("acme");
     const threeDaysAgo = Date.now() - 3 * DAY;
     const hostile = `<img src=x onerror="alert(1)">&tool`;
-    expect(await store.append(record("acme", 1, { time: new Date(threeDaysAgo).toISOString(), target: hostile, outcome: "rate-limited" }))).toEqual({ stored: true });
-    expect(await store.append(record("acme", 2, { time: new Date(Date.now() - 8 * DAY).toISOString(), target: "long_ago_tool" }))).toEqual({ stored: true });
+    expect(
+      await store.append(
+        record("acme", 1, { time: new Date(threeDaysAgo).toISOString(), target: hostile, outcome: "rate-limited" }),
+      ),
+    ).toEqual({ stored: true });
+    expect(
+      await store.append(
+        record("acme", 2, { time: new Date(Date.now() - 8 * DAY).toISOString(), target: "long_ago_tool" }),
+      ),
+    ).toEqual({ stored: true });
 
     const page = (await (await signedIn("ana")).get("/admin")).text;
     const chart = chartOf(page);
@@ -74,7 +88,9 @@ describe("overview tool-activity chart", () => {
     expect(description).toMatch(/invalid-input: 1/);
     expect(description).toMatch(/rate-limited: 1/);
     // One bar per tool and day, on the right day: whoami twice ok and once refused today.
-    expect(chart).toContain(`<title>whoami, ${["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][new Date().getUTCDay()]} ${today}: 3 calls</title>`);
+    expect(chart).toContain(
+      `<title>whoami, ${["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][new Date().getUTCDay()]} ${today}: 3 calls</title>`,
+    );
     expect(chart).toMatch(new RegExp(`<title>refused or failed, \\w{3} ${dayOf(threeDaysAgo)}: 1 call not ok</title>`));
     expect(chart).toMatch(new RegExp(`<title>refused or failed, \\w{3} ${today}: 2 calls not ok</title>`));
     expect(chart).not.toContain("long_ago_tool");
@@ -84,8 +100,14 @@ describe("overview tool-activity chart", () => {
     expect(chart).toContain("&#60;img src&#61;x onerror&#61;&#34;alert(1)&#34;&#62;&#38;tool: 1<title>");
 
     // The same numbers as a table: a row per tool with a count per day and a total, and the refusals row.
-    const table = page.slice(page.indexOf('aria-label="Tool calls per day"'), page.indexOf("</table>", page.indexOf('aria-label="Tool calls per day"')));
-    const rows = table.split("<tr>").slice(2).map((row) => visibleText(row).trim());
+    const table = page.slice(
+      page.indexOf('aria-label="Tool calls per day"'),
+      page.indexOf("</table>", page.indexOf('aria-label="Tool calls per day"')),
+    );
+    const rows = table
+      .split("<tr>")
+      .slice(2)
+      .map((row) => visibleText(row).trim());
     expect(rows[0]).toBe("whoami 0 0 0 0 0 0 3 3");
     expect(rows).toContain("refused or failed 0 0 0 1 0 0 2 3");
     expect(rows).toContain(`${hostile} 0 0 0 1 0 0 0 1`);
@@ -99,14 +121,22 @@ describe("overview tool-activity chart", () => {
     const deliveries = Array.from({ length: 510 }, (_, i) => ({
       deliveryId: `chart-delivery-${i}`,
       // Oldest first, one a second before now: the 10 oldest fall outside the 500 the page reads.
-      record: record("globex", i, { userId: "gus", time: new Date(now - (510 - i) * 1000).toISOString(), target: i % 2 ? "whoami" : "orders_search" }),
+      record: record("globex", i, {
+        userId: "gus",
+        time: new Date(now - (510 - i) * 1000).toISOString(),
+        target: i % 2 ? "whoami" : "orders_search",
+      }),
     }));
     const answers = await auditStoresIn(env.AUDIT_LOG)("globex").appendBatch(deliveries);
     expect(answers.every((a) => a.stored)).toBe(true);
 
     const page = (await gus.get("/admin")).text;
     const text = visibleText(page);
-    expect(text).toMatch(/More than 500 tool calls in 7 days: only the newest 500 are counted, those since \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
-    expect(/<desc id="[^"]+">([^<]*)<\/desc>/.exec(chartOf(page))![1]).toContain(": 500 tool calls of 2 tools, 0 refused or failed");
+    expect(text).toMatch(
+      /More than 500 tool calls in 7 days: only the newest 500 are counted, those since \d{4}-\d\d-\d\d \d\d:\d\d UTC/,
+    );
+    expect(/<desc id="[^"]+">([^<]*)<\/desc>/.exec(chartOf(page))![1]).toContain(
+      ": 500 tool calls of 2 tools, 0 refused or failed",
+    );
   });
 });

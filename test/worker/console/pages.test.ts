@@ -21,10 +21,17 @@ describe("empty states", () => {
 describe("projects", () => {
   it("lists each project with its active contract and latest verdict", async () => {
     const token = restPrincipal("ana", "contracts.write snapshots.write contracts.read");
-    expect((await callJson(token, "POST", "/projects/billing/contracts?label=001-billing", text(ordersContract()))).status).toBe(201);
+    expect(
+      (await callJson(token, "POST", "/projects/billing/contracts?label=001-billing", text(ordersContract()))).status,
+    ).toBe(201);
     const rejected = structuredClone(ordersContract()) as { paths: Record<string, unknown> };
     delete rejected.paths["/orders/{id}"];
-    const snapshot = await callJson(token, "POST", "/projects/billing/snapshots?commit=deadbeefcafe0001&branch=main", text(rejected));
+    const snapshot = await callJson(
+      token,
+      "POST",
+      "/projects/billing/snapshots?commit=deadbeefcafe0001&branch=main",
+      text(rejected),
+    );
     expect(snapshot.status).toBe(201);
     expect(snapshot.body.verdict.approved).toBe(false);
     expect((await callJson(token, "POST", "/projects/shipping/contracts", text(ordersContract()))).status).toBe(201);
@@ -66,7 +73,9 @@ describe("audit trail", () => {
     expect(first.status).toBe(200);
     const rows = (page: string) => [...page.matchAll(/paging-(\d+)</g)].map((m) => Number(m[1]));
     expect(rows(first.text)).toEqual(Array.from({ length: 25 }, (_, i) => 29 - i));
-    const older = /<a href="([^"]+)">Older events<\/a>/.exec(first.text)![1]!.replace(/&#(\d+);/g, (_m, c) => String.fromCharCode(Number(c)));
+    const older = /<a href="([^"]+)">Older events<\/a>/
+      .exec(first.text)![1]!
+      .replace(/&#(\d+);/g, (_m, c) => String.fromCharCode(Number(c)));
     expect(older).toContain("client=paging-client");
     const second = await ana.get(older);
     expect(rows(second.text)).toEqual([4, 3, 2, 1, 0]);

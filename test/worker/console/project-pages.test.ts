@@ -14,21 +14,47 @@ let snapshotId: number;
 
 beforeAll(async () => {
   const token = restPrincipal("ana", "contracts.write snapshots.write contracts.read");
-  expect((await callJson(token, "POST", "/projects/shop/contracts?label=001-shop", text(ordersContract()))).status).toBe(201);
+  expect(
+    (await callJson(token, "POST", "/projects/shop/contracts?label=001-shop", text(ordersContract()))).status,
+  ).toBe(201);
   // v2 drops GET /orders/{id}: a breaking change for clients of v1 (policy "warn": it becomes active).
   const smaller = structuredClone(ordersContract()) as { paths: Record<string, unknown> };
   delete smaller.paths["/orders/{id}"];
   expect((await callJson(token, "POST", "/projects/shop/contracts?label=002-shop", text(smaller))).status).toBe(201);
   // The snapshot implements v1's API plus a path whose name carries markup: it reaches the Markdown report.
   const implementation = structuredClone(ordersContract()) as { paths: Record<string, unknown> };
-  implementation.paths["/x<img src=x onerror=alert(1)>"] = { get: { operationId: "evil", responses: { "200": { description: "ok" } } } };
-  const snapshot = await callJson(token, "POST", "/projects/shop/snapshots?commit=feedface0001&branch=main", text(implementation));
+  implementation.paths["/x<img src=x onerror=alert(1)>"] = {
+    get: { operationId: "evil", responses: { "200": { description: "ok" } } },
+  };
+  const snapshot = await callJson(
+    token,
+    "POST",
+    "/projects/shop/snapshots?commit=feedface0001&branch=main",
+    text(implementation),
+  );
   expect(snapshot.status).toBe(201);
   expect(snapshot.body.verdict.approved).toBe(false);
   snapshotVerdict = snapshot.body.snapshot.verdictId;
   snapshotId = snapshot.body.snapshot.id;
-  expect((await callJson(token, "POST", "/projects/shop/builds", { commit: "badbeef0002", branch: "main", log: "error TS2304: Cannot find name 'x'." })).status).toBe(201);
-  expect((await callJson(token, "POST", "/projects/hollow/contracts?allowEmpty=true", text({ openapi: "3.1.0", info: { title: "Hollow", version: "1" }, paths: {} }))).status).toBe(201);
+  expect(
+    (
+      await callJson(token, "POST", "/projects/shop/builds", {
+        commit: "badbeef0002",
+        branch: "main",
+        log: "error TS2304: Cannot find name 'x'.",
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (
+      await callJson(
+        token,
+        "POST",
+        "/projects/hollow/contracts?allowEmpty=true",
+        text({ openapi: "3.1.0", info: { title: "Hollow", version: "1" }, paths: {} }),
+      )
+    ).status,
+  ).toBe(201);
 });
 
 describe("project page", () => {
@@ -123,7 +149,9 @@ describe("downloads", () => {
     expect(JSON.parse(contract.text)).toEqual(ordersContract());
 
     const snapshot = await ana.get(`/admin/projects/shop/snapshots/${snapshotId}/document`);
-    expect(snapshot.response.headers.get("content-disposition")).toBe(`attachment; filename="shop-snapshot-1-id${snapshotId}.json"`);
+    expect(snapshot.response.headers.get("content-disposition")).toBe(
+      `attachment; filename="shop-snapshot-1-id${snapshotId}.json"`,
+    );
     expect(snapshot.text).toContain("onerror");
 
     const markdown = await ana.get(`/admin/projects/shop/verdicts/${snapshotVerdict}/report.markdown`);
@@ -150,7 +178,9 @@ describe("pictures", () => {
     const history = /<svg role="img"[\s\S]*?<\/svg>/.exec(project)?.[0] ?? "";
     expect(history).toContain("<title");
     expect(visibleText(history)).toContain("Verdict history of the latest snapshots");
-    expect(visibleText(history)).toMatch(/1 snapshots from #1 to #1: 0 approved, 1 rejected\. By contract version: v2: 0 approved, 1 rejected\./);
+    expect(visibleText(history)).toMatch(
+      /1 snapshots from #1 to #1: 0 approved, 1 rejected\. By contract version: v2: 0 approved, 1 rejected\./,
+    );
     expect(history).toContain(`stroke="#b42318"`);
     const verdict = (await ana.get(`/admin/projects/shop/verdicts/${snapshotVerdict}`)).text;
     const bars = /<svg role="img"[\s\S]*?<\/svg>/.exec(verdict)?.[0] ?? "";
@@ -162,4 +192,3 @@ describe("pictures", () => {
     expect(project + verdict).not.toMatch(/<script/i);
   });
 });
-

@@ -20,8 +20,16 @@ export const API = `${BASE}/api/v1`;
  * An organization's stored audit records from `fromMs` on, oldest first. A REST call stores its record before it
  * answers, so they are all there once the calls returned.
  */
-export async function storedAuditRecords(organizationId: string, fromMs: number, filter: Pick<AuditQuery, "target" | "kind"> = {}): Promise<AuditRecord[]> {
-  const page = await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { ...filter, from: fromMs, limit: 500 });
+export async function storedAuditRecords(
+  organizationId: string,
+  fromMs: number,
+  filter: Pick<AuditQuery, "target" | "kind"> = {},
+): Promise<AuditRecord[]> {
+  const page = await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, {
+    ...filter,
+    from: fromMs,
+    limit: 500,
+  });
   return [...page.events].reverse();
 }
 
@@ -31,8 +39,19 @@ export async function restToken(user: string, scope: string): Promise<string> {
   return tokens.access_token;
 }
 
-export function call(token: Caller, method: string, path: string, body?: BodyInit | object, headers: Record<string, string> = {}): Promise<Response> {
-  const isJson = body !== undefined && typeof body === "object" && !(body instanceof Uint8Array) && !(body instanceof ReadableStream) && !(body instanceof ArrayBuffer);
+export function call(
+  token: Caller,
+  method: string,
+  path: string,
+  body?: BodyInit | object,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const isJson =
+    body !== undefined &&
+    typeof body === "object" &&
+    !(body instanceof Uint8Array) &&
+    !(body instanceof ReadableStream) &&
+    !(body instanceof ArrayBuffer);
   return fetchAs(token, `${API}${path}`, {
     method,
     headers: { ...(isJson ? { "Content-Type": "application/json" } : {}), ...headers },
@@ -50,18 +69,41 @@ const restContract = contract as OpenApiDocument;
 const contractIndex = indexDocument(restContract);
 const payloads = createPayloadValidator();
 
-export function contractProblems(method: string, url: string, status: number, contentType: string | null, payload: unknown): string[] {
+export function contractProblems(
+  method: string,
+  url: string,
+  status: number,
+  contentType: string | null,
+  payload: unknown,
+): string[] {
   const path = new URL(url, BASE).pathname;
   const operation = findOperation(contractIndex, method, path);
   if (!operation) return [`the contract has no operation ${method} ${path}`];
   const responseKey = findResponseKey(operation, status);
   if (!responseKey) return [`the contract declares no ${status} for ${operation.label}`];
-  const declared = Object.keys(((operation.operation.responses as Record<string, { content?: Record<string, unknown> }>)[responseKey]?.content) ?? {});
+  const declared = Object.keys(
+    (operation.operation.responses as Record<string, { content?: Record<string, unknown> }>)[responseKey]?.content ??
+      {},
+  );
   const mediaType = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
-  if (declared.length && !declared.includes(mediaType)) return [`${operation.label} ${status} answered ${mediaType || "no content type"}; the contract declares ${declared.join(", ")}`];
+  if (declared.length && !declared.includes(mediaType))
+    return [
+      `${operation.label} ${status} answered ${mediaType || "no content type"}; the contract declares ${declared.join(", ")}`,
+    ];
   if (!/json$/.test(mediaType) || typeof payload === "string") return [];
-  const verdict = payloads.validate(restContract, "arbiter-rest", { method, path, status, payload, contentType: mediaType });
-  return verdict.approved ? [] : [...verdict.violations.map((v) => v.message), ...verdict.errors.slice(0, 10).map((e) => `${e.pointer || "(body)"}: ${e.message}`)];
+  const verdict = payloads.validate(restContract, "arbiter-rest", {
+    method,
+    path,
+    status,
+    payload,
+    contentType: mediaType,
+  });
+  return verdict.approved
+    ? []
+    : [
+        ...verdict.violations.map((v) => v.message),
+        ...verdict.errors.slice(0, 10).map((e) => `${e.pointer || "(body)"}: ${e.message}`),
+      ];
 }
 
 export async function callJson<T = any>(
@@ -81,13 +123,25 @@ export async function callJson<T = any>(
     // Non-JSON answers (Markdown, JUnit) are returned as text.
   }
   if (!options.unchecked) {
-    const problems = contractProblems(method, `${API}${path}`, response.status, response.headers.get("content-type"), parsed);
-    if (problems.length) throw new Error(`${method} ${path} answered ${response.status}, which src/api/openapi.json does not allow:\n  ${problems.join("\n  ")}\n${text.slice(0, 500)}`);
+    const problems = contractProblems(
+      method,
+      `${API}${path}`,
+      response.status,
+      response.headers.get("content-type"),
+      parsed,
+    );
+    if (problems.length)
+      throw new Error(
+        `${method} ${path} answered ${response.status}, which src/api/openapi.json does not allow:\n  ${problems.join("\n  ")}\n${text.slice(0, 500)}`,
+      );
   }
   return { status: response.status, body: parsed as T };
 }
 
-export async function createKey(adminToken: Caller, spec: { name?: string; projects: string[]; scopes: string[]; expiresAt?: string }): Promise<{ id: string; secret: string }> {
+export async function createKey(
+  adminToken: Caller,
+  spec: { name?: string; projects: string[]; scopes: string[]; expiresAt?: string },
+): Promise<{ id: string; secret: string }> {
   const { status, body } = await callJson(adminToken, "POST", "/keys", { name: spec.name ?? "test key", ...spec });
   if (status !== 201) throw new Error(`key creation failed: ${status} ${JSON.stringify(body)}`);
   return { id: body.key.id, secret: body.secret };

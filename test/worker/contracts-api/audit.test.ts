@@ -20,7 +20,11 @@ describe("audit of the CI API", () => {
     const started = Date.now();
     const document = text(ordersContract({ info: { title: "Audited", version: "1" } }));
     await callJson(ana, "POST", "/projects/audited/contracts", document);
-    const created = await callJson(ana, "POST", "/keys", { name: "audit key", projects: ["audited"], scopes: ["snapshots.write"] });
+    const created = await callJson(ana, "POST", "/keys", {
+      name: "audit key",
+      projects: ["audited"],
+      scopes: ["snapshots.write"],
+    });
     const secret: string = created.body.secret;
     await callJson(secret, "POST", "/projects/audited/snapshots?commit=c1", document);
     await call(secret, "GET", "/projects/audited/snapshots");
@@ -44,7 +48,9 @@ describe("audit of the CI API", () => {
       expect(record.argumentsDigest === "" || /^sha256:[0-9a-f]{64}$/.test(String(record.argumentsDigest))).toBe(true);
     }
     // Neither the stored records nor anything logged holds the key, the token or the document.
-    const everything = [JSON.stringify(records), ...spy.mock.calls.map((args) => args.map(String).join(" "))].join("\n");
+    const everything = [JSON.stringify(records), ...spy.mock.calls.map((args) => args.map(String).join(" "))].join(
+      "\n",
+    );
     expect(everything).not.toContain(secret);
     expect(everything).not.toContain(secret.slice(-43));
     expect(everything).not.toContain(ana);

@@ -25,11 +25,21 @@ beforeAll(async () => {
 
 describe("CI keys", () => {
   it("are created by an admin, shown once, listed without secrets and usable on the REST API", async () => {
-    const created = await callJson(ana, "POST", "/keys", { name: "orders CI", projects: ["orders"], scopes: ["snapshots.write", "contracts.read"] });
+    const created = await callJson(ana, "POST", "/keys", {
+      name: "orders CI",
+      projects: ["orders"],
+      scopes: ["snapshots.write", "contracts.read"],
+    });
     expect(created.status).toBe(201);
     const secret: string = created.body.secret;
     expect(secret).toMatch(/^arb_ci_acme_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
-    expect(created.body.key).toMatchObject({ name: "orders CI", projects: ["orders"], scopes: ["snapshots.write", "contracts.read"], status: "active", createdBy: expect.stringContaining("ana") });
+    expect(created.body.key).toMatchObject({
+      name: "orders CI",
+      projects: ["orders"],
+      scopes: ["snapshots.write", "contracts.read"],
+      status: "active",
+      createdBy: expect.stringContaining("ana"),
+    });
 
     const listed = await call(ana, "GET", "/keys");
     const text = await listed.text();
@@ -41,11 +51,19 @@ describe("CI keys", () => {
 
     const whoami = await callJson(secret, "GET", "/whoami");
     expect(whoami.status).toBe(200);
-    expect(whoami.body).toMatchObject({ organization: { id: "acme" }, clientId: `ci-key:${created.body.key.id}`, scopes: ["snapshots.write", "contracts.read"] });
+    expect(whoami.body).toMatchObject({
+      organization: { id: "acme" },
+      clientId: `ci-key:${created.body.key.id}`,
+      scopes: ["snapshots.write", "contracts.read"],
+    });
   });
 
   it("are stored only as the SHA-256 of the whole key: no column holds the secret or a piece of it", async () => {
-    const { id, secret } = await createKey(ana, { name: "hash check", projects: ["orders"], scopes: ["contracts.read"] });
+    const { id, secret } = await createKey(ana, {
+      name: "hash check",
+      projects: ["orders"],
+      scopes: ["contracts.read"],
+    });
     const random = secret.slice(-43);
     const pieces = Array.from({ length: random.length - 7 }, (_, i) => random.slice(i, i + 8));
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)));
@@ -56,11 +74,14 @@ describe("CI keys", () => {
       const keyRow = sql.exec<Record<string, SqlStorageValue>>("SELECT * FROM ci_keys WHERE id = ?", id).toArray()[0];
       // Beyond ci_keys: no table of the organization's store may hold the secret either.
       const tables = sql
-        .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
+        .exec<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+        )
         .toArray()
         .map((t) => t.name);
       const values: unknown[] = [];
-      for (const table of tables) for (const r of sql.exec(`SELECT * FROM "${table}"`)) values.push(...Object.values(r));
+      for (const table of tables)
+        for (const r of sql.exec(`SELECT * FROM "${table}"`)) values.push(...Object.values(r));
       return { row: keyRow, everyValue: values.map(asText) };
     });
     expect(row).toBeDefined();
@@ -115,12 +136,23 @@ describe("CI keys", () => {
     expect(adminScope.status).toBe(400);
     expect(adminScope.body.error.code).toBe("invalid_request");
     expect(adminScope.body.error.message).toContain("scopes");
-    const past = await callJson(ana, "POST", "/keys", { name: "x", projects: ["*"], scopes: ["contracts.read"], expiresAt: "2020-01-01T00:00:00Z" });
+    const past = await callJson(ana, "POST", "/keys", {
+      name: "x",
+      projects: ["*"],
+      scopes: ["contracts.read"],
+      expiresAt: "2020-01-01T00:00:00Z",
+    });
     expect(past.status).toBe(400);
     expect(past.body.error.message).toContain("past");
-    const badProject = await callJson(ana, "POST", "/keys", { name: "x", projects: ["../etc"], scopes: ["contracts.read"] });
+    const badProject = await callJson(ana, "POST", "/keys", {
+      name: "x",
+      projects: ["../etc"],
+      scopes: ["contracts.read"],
+    });
     expect(badProject.status).toBe(400);
-    const notJson = await callJson(ana, "POST", "/keys", "name=x", { "Content-Type": "application/x-www-form-urlencoded" });
+    const notJson = await callJson(ana, "POST", "/keys", "name=x", {
+      "Content-Type": "application/x-www-form-urlencoded",
+    });
     expect(notJson.status).toBe(400);
     expect(notJson.body.error.code).toBe("invalid_json");
     const unknown = await callJson(ana, "DELETE", "/keys/0123456789abcdef");
@@ -133,17 +165,23 @@ describe("CI keys", () => {
     expect(response.status).toBe(403);
     // The step-up challenge stays exactly as the OAuth library writes it (RFC 6750 clients read the header)...
     const challenge = response.headers.get("www-authenticate") ?? "";
-    expect(challenge).toMatch(/^Bearer realm="OAuth", error="insufficient_scope", scope="contracts\.read contracts\.write keys\.admin", resource_metadata="[^"]+", error_description="This route needs the scope keys\.admin"$/);
+    expect(challenge).toMatch(
+      /^Bearer realm="OAuth", error="insufficient_scope", scope="contracts\.read contracts\.write keys\.admin", resource_metadata="[^"]+", error_description="This route needs the scope keys\.admin"$/,
+    );
     // ...while the body has the one REST error shape, naming the scope and what to do.
     expect(response.headers.get("content-type")).toBe("application/problem+json");
-    const body = (await response.json()) as { error: { code: string; message: string; correlationId: string; details: unknown } };
+    const body = (await response.json()) as {
+      error: { code: string; message: string; correlationId: string; details: unknown };
+    };
     expect(body.error.code).toBe("insufficient_scope");
     expect(body.error.message).toContain("needs the scope keys.admin");
     expect(body.error.message).toContain("Ask for an access token with the scope keys.admin");
     expect(body.error.details).toEqual({ missingScopes: ["keys.admin"] });
     expect(body.error.correlationId).toBe(response.headers.get("x-correlation-id"));
 
-    const ciKey = (await createKey(ana, { projects: ["*"], scopes: ["contracts.read", "contracts.write", "snapshots.write"] })).secret;
+    const ciKey = (
+      await createKey(ana, { projects: ["*"], scopes: ["contracts.read", "contracts.write", "snapshots.write"] })
+    ).secret;
     const byKey = await callJson(ciKey, "GET", "/keys");
     expect(byKey.status).toBe(403);
     expect(byKey.body.error.code).toBe("insufficient_scope");
@@ -168,7 +206,11 @@ describe("CI keys", () => {
     // The OAuth layer's RFC 6750 challenge, and a problem+json body saying what to send.
     expect(response.headers.get("www-authenticate")).toMatch(/^Bearer realm="OAuth"/);
     expect(((await response.json()) as { code: string }).code).toBe("missing_token");
-    const badKey = await call("arb_ci_acme_0123456789abcdef_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "GET", "/keys");
+    const badKey = await call(
+      "arb_ci_acme_0123456789abcdef_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+      "GET",
+      "/keys",
+    );
     expect(badKey.status).toBe(401);
     expect(badKey.headers.get("www-authenticate")).toContain('error="invalid_token"');
     expect(((await badKey.json()) as { detail: string }).detail).toContain("The CI key is unknown, revoked or expired");

@@ -6,7 +6,9 @@ import { BASE } from "../helpers";
 
 // Every source below bin/, read through Vite (not through the Worker's text rule and import list).
 const files = import.meta.glob<string>("../../../bin/**/*.mjs", { query: "?raw", import: "default", eager: true });
-const sources = Object.fromEntries(Object.entries(files).map(([path, text]) => [path.replace("../../../bin/", ""), text]));
+const sources = Object.fromEntries(
+  Object.entries(files).map(([path, text]) => [path.replace("../../../bin/", ""), text]),
+);
 
 describe("GET /cli/arbiter.mjs", () => {
   it("serves bin/arbiter.mjs and its modules joined into one file, without authentication", async () => {

@@ -6,7 +6,11 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env as WorkerEnv } from "../../../src/env";
-import { COMPARISON_FORM_VERSION, decodeVerdictForm, VERDICT_FORM_VERSION } from "../../../src/contracts/store/verdict-form";
+import {
+  COMPARISON_FORM_VERSION,
+  decodeVerdictForm,
+  VERDICT_FORM_VERSION,
+} from "../../../src/contracts/store/verdict-form";
 import { checkConformance } from "../../../src/engine/engine";
 import { getConformanceConfig } from "../../../src/engine/config";
 import type { OpenApiDocument } from "../../../src/engine/types";
@@ -27,13 +31,20 @@ beforeAll(() => {
 
 describe("the comparison form of a contract version", () => {
   it("is stored beside the verdict form, without the annotations, and read as the contract side of a snapshot's verdict", async () => {
-    const described = ordersContract({ info: { title: "Orders", version: "1.0.0", description: "The orders API, ".repeat(200) } });
+    const described = ordersContract({
+      info: { title: "Orders", version: "1.0.0", description: "The orders API, ".repeat(200) },
+    });
     const created = await callJson(developer, "POST", "/projects/forms/contracts", text(described));
     expect(created.status).toBe(201);
     const hash: string = created.body.contract.contentHash;
 
     const forms = await runInDurableObject(store(), (_instance, state) =>
-      state.storage.sql.exec<{ form_version: number; form_hash: string }>("SELECT form_version, form_hash FROM contract_forms WHERE content_hash = ? ORDER BY form_version", hash).toArray(),
+      state.storage.sql
+        .exec<{ form_version: number; form_hash: string }>(
+          "SELECT form_version, form_hash FROM contract_forms WHERE content_hash = ? ORDER BY form_version",
+          hash,
+        )
+        .toArray(),
     );
     expect(forms.map((form) => form.form_version)).toEqual([VERDICT_FORM_VERSION, COMPARISON_FORM_VERSION]);
 
@@ -43,14 +54,25 @@ describe("the comparison form of a contract version", () => {
     expect(read?.hash).toBe(forms[0]!.form_hash);
     expect(context.activeSource?.hash).toBe(forms[1]!.form_hash);
     const whole = decodeVerdictForm(read!.inline!) as OpenApiDocument & { info: { description?: string } };
-    const compared = decodeVerdictForm(context.activeSource!.inline!) as OpenApiDocument & { info: { description?: string } };
+    const compared = decodeVerdictForm(context.activeSource!.inline!) as OpenApiDocument & {
+      info: { description?: string };
+    };
     expect(whole.info.description).toContain("The orders API");
     expect(compared.info.description).toBe("");
     expect(context.activeSource!.size).toBeLessThan(read!.size);
 
-    const snapshot = await callJson(developer, "POST", "/projects/forms/snapshots?commit=f0f0", text(violatingSnapshot()));
+    const snapshot = await callJson(
+      developer,
+      "POST",
+      "/projects/forms/snapshots?commit=f0f0",
+      text(violatingSnapshot()),
+    );
     expect(snapshot.status).toBe(201);
-    expect(snapshot.body.verdict).toEqual(JSON.parse(JSON.stringify(checkConformance(whole, violatingSnapshot() as OpenApiDocument, getConformanceConfig()))));
+    expect(snapshot.body.verdict).toEqual(
+      JSON.parse(
+        JSON.stringify(checkConformance(whole, violatingSnapshot() as OpenApiDocument, getConformanceConfig())),
+      ),
+    );
     expect(snapshot.body.verdict.approved).toBe(false);
   });
 });

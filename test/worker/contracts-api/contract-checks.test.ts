@@ -69,14 +69,19 @@ describe("contract upload checks", () => {
   }
 
   it("refuses the same typo in a snapshot", async () => {
-    expect((await callJson(developer, "POST", "/projects/typo-snapshot/contracts", text(ordersContract()))).status).toBe(201);
+    expect(
+      (await callJson(developer, "POST", "/projects/typo-snapshot/contracts", text(ordersContract()))).status,
+    ).toBe(201);
     const snapshot = conformingSnapshot() as { paths: Paths };
     const item = snapshot.paths["/orders"]!;
     item.gett = item.get;
     delete item.get;
     const response = await callJson(developer, "POST", "/projects/typo-snapshot/snapshots?commit=abc", text(snapshot));
     expect(response.status).toBe(422);
-    expect(response.body.error.details.problems).toContainEqual({ path: "/paths/~1orders/gett", message: expect.stringContaining("did you mean `get`?") });
+    expect(response.body.error.details.problems).toContainEqual({
+      path: "/paths/~1orders/gett",
+      message: expect.stringContaining("did you mean `get`?"),
+    });
     expect((await callJson(developer, "GET", "/projects/typo-snapshot/snapshots")).body.snapshots).toEqual([]);
   });
 
@@ -84,17 +89,33 @@ describe("contract upload checks", () => {
     const webhooksOnly = text({
       openapi: "3.1.0",
       info: { title: "Order events", version: "1" },
-      webhooks: { orderPaid: { post: { requestBody: { content: { "application/json": { schema: { type: "object" } } } }, responses: { "200": { description: "ok" } } } } },
+      webhooks: {
+        orderPaid: {
+          post: {
+            requestBody: { content: { "application/json": { schema: { type: "object" } } } },
+            responses: { "200": { description: "ok" } },
+          },
+        },
+      },
     });
     const refused = await callJson(developer, "POST", "/projects/events/contracts", webhooksOnly);
     expect(refused.status).toBe(422);
-    expect(refused.body.error.details.problems).toEqual([{ path: "", message: expect.stringContaining("declares no operations") }]);
+    expect(refused.body.error.details.problems).toEqual([
+      { path: "", message: expect.stringContaining("declares no operations") },
+    ]);
     expect(refused.body.error.details.problems[0].message).toContain("?allowEmpty=true");
     expect((await callJson(developer, "GET", "/projects/events")).status).toBe(404);
 
-    const emptyPaths = await callJson(developer, "POST", "/projects/events/contracts", text({ ...ordersContract(), paths: {} }));
+    const emptyPaths = await callJson(
+      developer,
+      "POST",
+      "/projects/events/contracts",
+      text({ ...ordersContract(), paths: {} }),
+    );
     expect(emptyPaths.status).toBe(422);
-    expect(emptyPaths.body.error.details.problems).toEqual([{ path: "/paths", message: expect.stringContaining("`paths` holds no operation") }]);
+    expect(emptyPaths.body.error.details.problems).toEqual([
+      { path: "/paths", message: expect.stringContaining("`paths` holds no operation") },
+    ]);
 
     const accepted = await callJson(developer, "POST", "/projects/events/contracts?allowEmpty=true", webhooksOnly);
     expect(accepted.status).toBe(201);
@@ -106,16 +127,25 @@ describe("contract upload checks", () => {
   });
 
   it("stores and activates a contract that breaks the constitution, reporting it in words about the contract", async () => {
-    const internal = ordersContract({ paths: { ...(ordersContract().paths as Paths), "/internal/jobs": { get: { responses: { "200": { description: "ok" } } } } } });
+    const internal = ordersContract({
+      paths: {
+        ...(ordersContract().paths as Paths),
+        "/internal/jobs": { get: { responses: { "200": { description: "ok" } } } },
+      },
+    });
     const response = await callJson(developer, "POST", "/projects/unconstitutional/contracts", text(internal));
     expect(response.status).toBe(201);
     expect(response.body.contract).toMatchObject({ version: 1, active: true });
     expect(response.body.verdict.approved).toBe(false);
-    expect(response.body.verdict.violations).toContainEqual(expect.objectContaining({ rule: "forbidden-path-prefix", severity: "error" }));
+    expect(response.body.verdict.violations).toContainEqual(
+      expect.objectContaining({ rule: "forbidden-path-prefix", severity: "error" }),
+    );
     expect(response.body.markdown).toContain("## Arbiter constitution check of the contract: ❌ Rejected");
     expect(response.body.markdown).toContain("it is stored and active all the same");
     expect(response.body.markdown).not.toMatch(/implementation/i);
-    expect((await callJson(developer, "GET", "/projects/unconstitutional/contracts/active")).body.contract.version).toBe(1);
+    expect(
+      (await callJson(developer, "GET", "/projects/unconstitutional/contracts/active")).body.contract.version,
+    ).toBe(1);
 
     const clean = await callJson(developer, "POST", "/projects/constitutional/contracts", text(ordersContract()));
     expect(clean.body.markdown).toContain("The contract follows the organization's constitution: no violations.");

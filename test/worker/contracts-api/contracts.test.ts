@@ -27,7 +27,12 @@ beforeAll(async () => {
 
 describe("contracts, snapshots, builds and verdicts over REST", () => {
   it("refuses a snapshot for an unknown project with the next step", async () => {
-    const response = await callJson(developer, "POST", "/projects/orders/snapshots?commit=abc123", text(conformingSnapshot()));
+    const response = await callJson(
+      developer,
+      "POST",
+      "/projects/orders/snapshots?commit=abc123",
+      text(conformingSnapshot()),
+    );
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe("unknown_project");
     expect(response.body.error.message).toContain("upload a contract first: POST /api/v1/projects/orders/contracts");
@@ -35,19 +40,46 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
   });
 
   it("creates a project by its first contract upload, then versions further uploads and activates the latest", async () => {
-    const first = await callJson(developer, "POST", "/projects/orders/contracts", text(ordersContract()), { "Content-Type": "application/json" });
+    const first = await callJson(developer, "POST", "/projects/orders/contracts", text(ordersContract()), {
+      "Content-Type": "application/json",
+    });
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({ project: "orders", projectCreated: true, contentReused: false });
-    expect(first.body.contract).toMatchObject({ project: "orders", version: 1, active: true, label: null, format: "json", openapiVersion: "3.1.0", operationCount: 3, uploadedBy: "dev" });
+    expect(first.body.contract).toMatchObject({
+      project: "orders",
+      version: 1,
+      active: true,
+      label: null,
+      format: "json",
+      openapiVersion: "3.1.0",
+      operationCount: 3,
+      uploadedBy: "dev",
+    });
     expect(first.body.contract.contentHash).toBe(await sha256(text(ordersContract())));
-    expect(first.body.verdict).toMatchObject({ approved: true, violations: expect.any(Array), summary: expect.any(Array) });
+    expect(first.body.verdict).toMatchObject({
+      approved: true,
+      violations: expect.any(Array),
+      summary: expect.any(Array),
+    });
 
-    const second = await callJson(developer, "POST", "/projects/orders/contracts?label=003-orders", ORDERS_CONTRACT_YAML, { "Content-Type": "application/yaml" });
+    const second = await callJson(
+      developer,
+      "POST",
+      "/projects/orders/contracts?label=003-orders",
+      ORDERS_CONTRACT_YAML,
+      { "Content-Type": "application/yaml" },
+    );
     expect(second.status).toBe(201);
-    expect(second.body).toMatchObject({ projectCreated: false, contract: { version: 2, label: "003-orders", format: "yaml", openapiVersion: "3.0.3", active: true } });
+    expect(second.body).toMatchObject({
+      projectCreated: false,
+      contract: { version: 2, label: "003-orders", format: "yaml", openapiVersion: "3.0.3", active: true },
+    });
 
     const list = await callJson(developer, "GET", "/projects/orders/contracts");
-    expect(list.body.contracts.map((c: { version: number; active: boolean }) => [c.version, c.active])).toEqual([[2, true], [1, false]]);
+    expect(list.body.contracts.map((c: { version: number; active: boolean }) => [c.version, c.active])).toEqual([
+      [2, true],
+      [1, false],
+    ]);
     const active = await callJson(developer, "GET", "/projects/orders/contracts/active");
     expect(active.body.contract.version).toBe(2);
 
@@ -65,24 +97,52 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
 
   it("flags a contract that breaks its own constitution", async () => {
     const internal = ordersContract();
-    (internal.paths as Record<string, unknown>)["/internal/jobs"] = { get: { operationId: "listJobs", responses: { "200": { description: "ok" } } } };
+    (internal.paths as Record<string, unknown>)["/internal/jobs"] = {
+      get: { operationId: "listJobs", responses: { "200": { description: "ok" } } },
+    };
     const response = await callJson(developer, "POST", "/projects/constitution-demo/contracts", text(internal));
     expect(response.status).toBe(201);
     expect(response.body.verdict.approved).toBe(false);
-    expect(response.body.verdict.violations).toContainEqual(expect.objectContaining({ rule: "forbidden-path-prefix", severity: "error" }));
+    expect(response.body.verdict.violations).toContainEqual(
+      expect.objectContaining({ rule: "forbidden-path-prefix", severity: "error" }),
+    );
   });
 
   it("checks a snapshot against the active contract and returns the verdict", async () => {
-    const ok = await callJson(developer, "POST", "/projects/orders/snapshots?commit=1111111&branch=main&runUrl=https%3A%2F%2Fci.example%2Fruns%2F1", text(conformingSnapshot()));
+    const ok = await callJson(
+      developer,
+      "POST",
+      "/projects/orders/snapshots?commit=1111111&branch=main&runUrl=https%3A%2F%2Fci.example%2Fruns%2F1",
+      text(conformingSnapshot()),
+    );
     expect(ok.status).toBe(201);
-    expect(ok.body.snapshot).toMatchObject({ project: "orders", commit: "1111111", branch: "main", runUrl: "https://ci.example/runs/1", contractVersion: 1, uploadedBy: "dev", approved: true });
+    expect(ok.body.snapshot).toMatchObject({
+      project: "orders",
+      commit: "1111111",
+      branch: "main",
+      runUrl: "https://ci.example/runs/1",
+      contractVersion: 1,
+      uploadedBy: "dev",
+      approved: true,
+    });
     expect(ok.body.verdict).toMatchObject({ approved: true });
     expect(ok.body.contract).toEqual({ version: 1, label: null });
 
-    const bad = await callJson(developer, "POST", "/projects/orders/snapshots?commit=2222222", text(violatingSnapshot()));
+    const bad = await callJson(
+      developer,
+      "POST",
+      "/projects/orders/snapshots?commit=2222222",
+      text(violatingSnapshot()),
+    );
     expect(bad.status).toBe(201);
     expect(bad.body.verdict.approved).toBe(false);
-    expect(bad.body.verdict.violations).toContainEqual(expect.objectContaining({ rule: "missing-operation", severity: "error", location: expect.stringContaining("GET /orders/{id}") }));
+    expect(bad.body.verdict.violations).toContainEqual(
+      expect.objectContaining({
+        rule: "missing-operation",
+        severity: "error",
+        location: expect.stringContaining("GET /orders/{id}"),
+      }),
+    );
     expect(bad.body.snapshot).toMatchObject({ approved: false, totalViolations: bad.body.verdict.totalViolations });
     expect(bad.body.markdown).toContain("Rejected");
     expect(bad.body.markdown).toContain("missing-operation");
@@ -100,21 +160,46 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     expect(older.body.snapshots.map((s: { id: number }) => s.id)).toEqual([ok.body.snapshot.id]);
 
     const verdict = await callJson(developer, "GET", `/projects/orders/verdicts/${bad.body.verdictId}`);
-    expect(verdict.body.record).toMatchObject({ id: bad.body.verdictId, subject: "snapshot", snapshotId: bad.body.snapshot.id, contractVersion: 1, approved: false });
+    expect(verdict.body.record).toMatchObject({
+      id: bad.body.verdictId,
+      subject: "snapshot",
+      snapshotId: bad.body.snapshot.id,
+      contractVersion: 1,
+      approved: false,
+    });
     expect(verdict.body.verdict).toEqual(bad.body.verdict);
     const verdicts = await callJson(developer, "GET", "/projects/orders/verdicts");
-    expect(verdicts.body.verdicts.map((v: { subject: string }) => v.subject)).toEqual(["snapshot", "snapshot", "contract", "contract"]);
+    expect(verdicts.body.verdicts.map((v: { subject: string }) => v.subject)).toEqual([
+      "snapshot",
+      "snapshot",
+      "contract",
+      "contract",
+    ]);
 
     const document = await call(developer, "GET", `/projects/orders/snapshots/${ok.body.snapshot.id}/document`);
     expect(await document.text()).toBe(text(conformingSnapshot()));
   });
 
   it("records failed builds and reports the last build as failed until the next snapshot", async () => {
-    const build = await callJson(developer, "POST", "/projects/orders/builds", { commit: "3333333", branch: "main", log: "error CS1002: ; expected" });
+    const build = await callJson(developer, "POST", "/projects/orders/builds", {
+      commit: "3333333",
+      branch: "main",
+      log: "error CS1002: ; expected",
+    });
     expect(build.status).toBe(201);
-    expect(build.body.build).toMatchObject({ project: "orders", status: "failed", commit: "3333333", logExcerpt: "error CS1002: ; expected" });
+    expect(build.body.build).toMatchObject({
+      project: "orders",
+      status: "failed",
+      commit: "3333333",
+      logExcerpt: "error CS1002: ; expected",
+    });
     const status = await callJson(developer, "GET", "/projects/orders");
-    expect(status.body).toMatchObject({ lastBuildFailed: true, latestFailedBuild: { commit: "3333333" }, activeContract: { version: 1 }, project: { name: "orders" } });
+    expect(status.body).toMatchObject({
+      lastBuildFailed: true,
+      latestFailedBuild: { commit: "3333333" },
+      activeContract: { version: 1 },
+      project: { name: "orders" },
+    });
     const builds = await callJson(developer, "GET", "/projects/orders/builds");
     expect(builds.body.builds).toHaveLength(1);
 
@@ -135,12 +220,13 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
   });
 
   it("refuses an invalid OpenAPI document with the list of problems and stores nothing", async () => {
-    const broken = text({ openapi: "3.1.0", info: { title: "x" }, paths: { "orders": { get: { responses: "nope" } } } });
+    const broken = text({ openapi: "3.1.0", info: { title: "x" }, paths: { orders: { get: { responses: "nope" } } } });
     const response = await callJson(developer, "POST", "/projects/broken/contracts", broken);
     expect(response.status).toBe(422);
     expect(response.body.error.code).toBe("invalid_document");
     expect(response.body.error.details.problems.length).toBeGreaterThan(0);
-    for (const problem of response.body.error.details.problems) expect(problem).toEqual({ path: expect.any(String), message: expect.any(String) });
+    for (const problem of response.body.error.details.problems)
+      expect(problem).toEqual({ path: expect.any(String), message: expect.any(String) });
     expect(await storeOf("acme").blobInfo(await sha256(broken))).toBeNull();
     expect((await callJson(developer, "GET", "/projects/broken")).status).toBe(404);
 
@@ -150,11 +236,15 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     expect(binary.body.error.details.problems[0].message).toContain("UTF-8");
 
     const before = (await callJson(developer, "GET", "/projects/orders/snapshots?limit=200")).body.snapshots.length;
-    const external = ordersContract({ components: { schemas: { Order: { $ref: "https://evil.example/order.json" } } } });
+    const external = ordersContract({
+      components: { schemas: { Order: { $ref: "https://evil.example/order.json" } } },
+    });
     const refused = await callJson(developer, "POST", "/projects/orders/snapshots?commit=7777777", text(external));
     expect(refused.status).toBe(422);
     expect(await storeOf("acme").blobInfo(await sha256(text(external)))).toBeNull();
-    expect((await callJson(developer, "GET", "/projects/orders/snapshots?limit=200")).body.snapshots.length).toBe(before);
+    expect((await callJson(developer, "GET", "/projects/orders/snapshots?limit=200")).body.snapshots.length).toBe(
+      before,
+    );
 
     const empty = await callJson(developer, "POST", "/projects/orders/snapshots?commit=8888888", "");
     expect(empty.status).toBe(400);
@@ -170,8 +260,12 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     expect(a.body.snapshot.id).not.toBe(b.body.snapshot.id);
     expect(b.body.contentReused).toBe(true);
     expect(a.body.snapshot.contentHash).toBe(b.body.snapshot.contentHash);
-    const rows = await runInDurableObject(storeOf("acme"), (_instance, state) =>
-      state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM blob_chunks WHERE hash = ?", a.body.snapshot.contentHash).one().n,
+    const rows = await runInDurableObject(
+      storeOf("acme"),
+      (_instance, state) =>
+        state.storage.sql
+          .exec<{ n: number }>("SELECT COUNT(*) AS n FROM blob_chunks WHERE hash = ?", a.body.snapshot.contentHash)
+          .one().n,
     );
     expect(rows).toBe(1);
     const first = await callJson(developer, "GET", `/projects/orders/snapshots/${a.body.snapshot.id}`);
@@ -180,17 +274,22 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
 
   it("stores a document over 2.5 MiB in pieces under the 2 MB row limit and gives back the same bytes", async () => {
     // Local workerd does not enforce Durable Object SQLite's 2 MB row limit, so the piece size is checked here.
-    const padding = Array.from({ length: 3 * 1024 * 1024 / 16 }, (_, i) => i.toString(36).padStart(16, "-")).join("");
+    const padding = Array.from({ length: (3 * 1024 * 1024) / 16 }, (_, i) => i.toString(36).padStart(16, "-")).join("");
     const upload = new TextEncoder().encode(text(ordersContract({ "x-padding": padding })));
     expect(upload.byteLength).toBeGreaterThan(2.5 * 1024 * 1024);
-    const created = await callJson(developer, "POST", "/projects/large-doc/contracts", upload, { "Content-Type": "application/json" });
+    const created = await callJson(developer, "POST", "/projects/large-doc/contracts", upload, {
+      "Content-Type": "application/json",
+    });
     expect(created.status).toBe(201);
     const hash: string = created.body.contract.contentHash;
     expect(hash).toBe(await sha256(upload));
 
     const stored = await runInDurableObject(storeOf("acme"), (_instance, state) =>
       state.storage.sql
-        .exec<{ pieces: number; largest: number; total: number }>("SELECT COUNT(*) AS pieces, MAX(length(data)) AS largest, SUM(length(data)) AS total FROM blob_chunks WHERE hash = ?", hash)
+        .exec<{ pieces: number; largest: number; total: number }>(
+          "SELECT COUNT(*) AS pieces, MAX(length(data)) AS largest, SUM(length(data)) AS total FROM blob_chunks WHERE hash = ?",
+          hash,
+        )
         .one(),
     );
     expect(stored.pieces).toBeGreaterThan(1);
@@ -198,7 +297,11 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     expect(stored.largest).toBeLessThanOrEqual(CHUNK_BYTES);
     expect(stored.total).toBe(upload.byteLength);
 
-    const downloaded = await call(developer, "GET", `/projects/large-doc/contracts/${created.body.contract.version}/document`);
+    const downloaded = await call(
+      developer,
+      "GET",
+      `/projects/large-doc/contracts/${created.body.contract.version}/document`,
+    );
     expect(downloaded.status).toBe(200);
     const bytes = new Uint8Array(await downloaded.arrayBuffer());
     expect(bytes.byteLength).toBe(upload.byteLength);
@@ -207,13 +310,30 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
 
   it("loses nothing under concurrent uploads to one project", async () => {
     const before = (await callJson(developer, "GET", "/projects/orders")).body.project;
-    const snapshots = Array.from({ length: 12 }, (_, i) => callJson(developer, "POST", `/projects/orders/snapshots?commit=c${i}`, text(i % 2 ? conformingSnapshot() : violatingSnapshot())));
-    const contracts = Array.from({ length: 6 }, (_, i) => callJson(developer, "POST", `/projects/orders/contracts?label=parallel-${i}`, text(ordersContract({ info: { title: "Orders", version: `9.${i}` } }))));
+    const snapshots = Array.from({ length: 12 }, (_, i) =>
+      callJson(
+        developer,
+        "POST",
+        `/projects/orders/snapshots?commit=c${i}`,
+        text(i % 2 ? conformingSnapshot() : violatingSnapshot()),
+      ),
+    );
+    const contracts = Array.from({ length: 6 }, (_, i) =>
+      callJson(
+        developer,
+        "POST",
+        `/projects/orders/contracts?label=parallel-${i}`,
+        text(ordersContract({ info: { title: "Orders", version: `9.${i}` } })),
+      ),
+    );
     const results = await Promise.all([...snapshots, ...contracts]);
     for (const result of results) expect(result.status).toBe(201);
     const snapshotIds = results.slice(0, 12).map((r) => r.body.snapshot.id);
     expect(new Set(snapshotIds).size).toBe(12);
-    const versions = results.slice(12).map((r) => r.body.contract.version).sort((x, y) => x - y);
+    const versions = results
+      .slice(12)
+      .map((r) => r.body.contract.version)
+      .sort((x, y) => x - y);
     expect(versions).toEqual(Array.from({ length: 6 }, (_, i) => before.contractCount + 1 + i));
     const after = (await callJson(developer, "GET", "/projects/orders")).body.project;
     expect(after.snapshotCount).toBe(before.snapshotCount + 12);
@@ -248,8 +368,14 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     const after = (await callJson(developer, "GET", "/projects/orders")).body.project;
     expect(after).toEqual(before);
     expect(await storeOf("acme").blobInfo(await sha256(big))).toBeNull();
-    const pieces = await runInDurableObject(storeOf("acme"), (_instance, state) =>
-      state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM blob_chunks c WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = c.hash)").one().n,
+    const pieces = await runInDurableObject(
+      storeOf("acme"),
+      (_instance, state) =>
+        state.storage.sql
+          .exec<{ n: number }>(
+            "SELECT COUNT(*) AS n FROM blob_chunks c WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = c.hash)",
+          )
+          .one().n,
     );
     expect(pieces).toBe(0);
   });
@@ -257,10 +383,20 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
   it("limits a CI key to its projects and scopes", async () => {
     await callJson(developer, "POST", "/projects/billing/contracts", text(ordersContract()));
     const key = await createKey(ana, { projects: ["orders"], scopes: ["snapshots.write", "contracts.read"] });
-    const allowed = await callJson(key.secret, "POST", "/projects/orders/snapshots?commit=ci1", text(conformingSnapshot()));
+    const allowed = await callJson(
+      key.secret,
+      "POST",
+      "/projects/orders/snapshots?commit=ci1",
+      text(conformingSnapshot()),
+    );
     expect(allowed.status).toBe(201);
     expect(allowed.body.snapshot.uploadedBy).toBe(`ci-key:${key.id}`);
-    const elsewhere = await callJson(key.secret, "POST", "/projects/billing/snapshots?commit=ci2", text(conformingSnapshot()));
+    const elsewhere = await callJson(
+      key.secret,
+      "POST",
+      "/projects/billing/snapshots?commit=ci2",
+      text(conformingSnapshot()),
+    );
     expect(elsewhere.status).toBe(403);
     expect(elsewhere.body.error.code).toBe("project_not_allowed");
     expect((await callJson(key.secret, "GET", "/projects/billing/snapshots")).status).toBe(403);
@@ -268,7 +404,9 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     expect(projects.body.projects.map((p: { name: string }) => p.name)).toEqual(["orders"]);
     const noWrite = await call(key.secret, "POST", "/projects/orders/contracts", text(ordersContract()));
     expect(noWrite.status).toBe(403);
-    expect(noWrite.headers.get("www-authenticate")).toContain('error="insufficient_scope", scope="snapshots.write contracts.read contracts.write"');
+    expect(noWrite.headers.get("www-authenticate")).toContain(
+      'error="insufficient_scope", scope="snapshots.write contracts.read contracts.write"',
+    );
     const refusal = (await noWrite.json()) as { error: { code: string; message: string } };
     expect(refusal.error.code).toBe("insufficient_scope");
     expect(refusal.error.message).toContain("needs the scope contracts.write, which your CI key does not carry");
@@ -276,8 +414,12 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
 
     const all = await createKey(ana, { projects: ["*"], scopes: ["contracts.read"] });
     const everything = await callJson(all.secret, "GET", "/projects");
-    expect(everything.body.projects.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["billing", "orders"]));
-    expect((await call(all.secret, "POST", "/projects/orders/snapshots?commit=x", text(conformingSnapshot()))).status).toBe(403);
+    expect(everything.body.projects.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(["billing", "orders"]),
+    );
+    expect(
+      (await call(all.secret, "POST", "/projects/orders/snapshots?commit=x", text(conformingSnapshot()))).status,
+    ).toBe(403);
   });
 
   it("validates project names and ids", async () => {
@@ -301,17 +443,29 @@ describe("concurrent contract uploads to one project", () => {
   it(`queues ${UPLOADS} at once: all succeed, versions 1..${UPLOADS} contiguous, each compared with its predecessor`, async () => {
     const ci = (await createKey(ana, { projects: ["queued"], scopes: ["contracts.write", "contracts.read"] })).secret;
     const results = await Promise.all(
-      Array.from({ length: UPLOADS }, (_, i) => callJson(ci, "POST", `/projects/queued/contracts?label=parallel-${i}`, text(ordersContract({ info: { title: "Orders", version: `9.${i}` } })))),
+      Array.from({ length: UPLOADS }, (_, i) =>
+        callJson(
+          ci,
+          "POST",
+          `/projects/queued/contracts?label=parallel-${i}`,
+          text(ordersContract({ info: { title: "Orders", version: `9.${i}` } })),
+        ),
+      ),
     );
     expect(results.map((result) => result.status)).toEqual(Array(UPLOADS).fill(201));
     const versions = results.map((result) => result.body.contract.version as number).sort((a, b) => a - b);
     expect(versions).toEqual(Array.from({ length: UPLOADS }, (_, i) => i + 1));
     for (const result of results) {
-      const { version, changes } = result.body.contract as { version: number; changes: { comparedWithVersion: number } | null };
+      const { version, changes } = result.body.contract as {
+        version: number;
+        changes: { comparedWithVersion: number } | null;
+      };
       expect(changes?.comparedWithVersion ?? null).toBe(version === 1 ? null : version - 1);
     }
     const listed = await callJson(ci, "GET", "/projects/queued/contracts?limit=50");
-    expect(listed.body.contracts.map((contract: { version: number }) => contract.version)).toEqual(Array.from({ length: UPLOADS }, (_, i) => UPLOADS - i));
+    expect(listed.body.contracts.map((contract: { version: number }) => contract.version)).toEqual(
+      Array.from({ length: UPLOADS }, (_, i) => UPLOADS - i),
+    );
     expect(new Set(listed.body.contracts.map((contract: { label: string }) => contract.label)).size).toBe(UPLOADS);
   });
 });

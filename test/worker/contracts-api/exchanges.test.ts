@@ -20,14 +20,23 @@ let ci: Caller;
 let reader: Caller;
 
 const upload = (body: unknown, query = "", contentType = "application/json", token = ci) =>
-  callJson(token, "POST", `/projects/traffic/exchanges${query}`, typeof body === "string" ? body : JSON.stringify(body), { "Content-Type": contentType });
+  callJson(
+    token,
+    "POST",
+    `/projects/traffic/exchanges${query}`,
+    typeof body === "string" ? body : JSON.stringify(body),
+    { "Content-Type": contentType },
+  );
 
-const locations = (body: any) => body.verdict.violations.map((v: { rule: string; location: string }) => [v.rule, v.location]);
+const locations = (body: any) =>
+  body.verdict.violations.map((v: { rule: string; location: string }) => [v.rule, v.location]);
 
 beforeAll(async () => {
   ci = restPrincipal("ana", "contracts.read contracts.write snapshots.write");
   reader = restPrincipal("ana", "contracts.read");
-  const contract = await callJson(ci, "POST", "/projects/traffic/contracts", JSON.stringify(exchangeContract()), { "Content-Type": "application/json" });
+  const contract = await callJson(ci, "POST", "/projects/traffic/contracts", JSON.stringify(exchangeContract()), {
+    "Content-Type": "application/json",
+  });
   expect(contract.status).toBe(201);
 });
 
@@ -36,7 +45,16 @@ describe("POST /projects/:project/exchanges", () => {
     const { status, body } = await upload(conformingHar(), "?commit=aaaa111&branch=main");
     expect(status).toBe(201);
     expect(body.verdict).toEqual({ approved: true, totalViolations: 0, violations: [], summary: [] });
-    expect(body.run).toMatchObject({ project: "traffic", contractVersion: 1, format: "har", exchangeCount: 5, approved: true, commit: "aaaa111", branch: "main", uploadedBy: "ana" });
+    expect(body.run).toMatchObject({
+      project: "traffic",
+      contractVersion: 1,
+      format: "har",
+      exchangeCount: 5,
+      approved: true,
+      commit: "aaaa111",
+      branch: "main",
+      uploadedBy: "ana",
+    });
     expect(body.run.uploadDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(body.markdown).toContain("Approved");
   });
@@ -44,12 +62,37 @@ describe("POST /projects/:project/exchanges", () => {
   it("rejects real violations, each named by exchange index, operation and pointer", async () => {
     const { status, body } = await upload(
       har([
-        { method: "GET", url: "https://api.example.com/v1/orders/ord_1", status: 200, responseBody: { ...GOOD_ORDER, total: "12.50" } },
-        { method: "POST", url: "/orders", status: 201, requestHeaders: { "Idempotency-Key": "key-12345678" }, requestBody: { ...NEW_ORDER, total: -5 }, responseBody: GOOD_ORDER },
-        { method: "GET", url: "/orders?status=PAID", status: 200, responseHeaders: { "X-Total-Count": "0" }, responseBody: [] },
+        {
+          method: "GET",
+          url: "https://api.example.com/v1/orders/ord_1",
+          status: 200,
+          responseBody: { ...GOOD_ORDER, total: "12.50" },
+        },
+        {
+          method: "POST",
+          url: "/orders",
+          status: 201,
+          requestHeaders: { "Idempotency-Key": "key-12345678" },
+          requestBody: { ...NEW_ORDER, total: -5 },
+          responseBody: GOOD_ORDER,
+        },
+        {
+          method: "GET",
+          url: "/orders?status=PAID",
+          status: 200,
+          responseHeaders: { "X-Total-Count": "0" },
+          responseBody: [],
+        },
         { method: "GET", url: "/orders/ord_1", status: 418, responseBody: {} },
         { method: "GET", url: "/v1/refunds/r_1", status: 200, responseBody: {} },
-        { method: "POST", url: "/orders", status: 201, requestHeaders: { "Idempotency-Key": "key-12345678" }, requestBody: { ...NEW_ORDER, id: "ord_7" }, responseBody: GOOD_ORDER },
+        {
+          method: "POST",
+          url: "/orders",
+          status: 201,
+          requestHeaders: { "Idempotency-Key": "key-12345678" },
+          requestBody: { ...NEW_ORDER, id: "ord_7" },
+          responseBody: GOOD_ORDER,
+        },
       ]),
       "?commit=bbbb222",
     );
@@ -67,7 +110,9 @@ describe("POST /projects/:project/exchanges", () => {
     expect(messages[0]).toMatch(/^the response body \(200\): .*number/i);
     expect(messages[2]).toBe('the required query parameter "limit" is missing');
     expect(messages[3]).toContain("status 418 is not declared for GET /orders/{id}");
-    expect(messages[4]).toContain("no operation of the contract matches exchange 4 (GET /v1/{?}/{?}, where {?} stands for a recorded segment");
+    expect(messages[4]).toContain(
+      "no operation of the contract matches exchange 4 (GET /v1/{?}/{?}, where {?} stands for a recorded segment",
+    );
     expect(JSON.stringify(messages)).not.toContain("r_1");
     expect(messages[5]).toContain("readOnly");
     expect(body.run).toMatchObject({ approved: false, errorCount: 6, totalViolations: 6 });
@@ -76,7 +121,12 @@ describe("POST /projects/:project/exchanges", () => {
   it("reads NDJSON, by Content-Type or by content", async () => {
     const lines = [
       JSON.stringify({ method: "GET", path: "/orders/ord_1", status: 200, responseBody: GOOD_ORDER }),
-      JSON.stringify({ method: "GET", url: "https://api.example.com/v1/orders/ord_2", status: 200, responseBody: { id: "ord_2", total: 1 } }),
+      JSON.stringify({
+        method: "GET",
+        url: "https://api.example.com/v1/orders/ord_2",
+        status: 200,
+        responseBody: { id: "ord_2", total: 1 },
+      }),
     ].join("\n");
     for (const contentType of ["application/x-ndjson", "text/plain"]) {
       const { status, body } = await upload(lines, "", contentType);
@@ -90,7 +140,13 @@ describe("POST /projects/:project/exchanges", () => {
   it("checks against ?contractVersion= instead of the active version", async () => {
     const relaxed = exchangeContract() as { paths: Record<string, any> };
     relaxed.paths["/refunds/{id}"] = { get: { responses: { "200": { description: "ok" } } } };
-    expect((await callJson(ci, "POST", "/projects/traffic/contracts?label=v2", JSON.stringify(relaxed), { "Content-Type": "application/json" })).status).toBe(201);
+    expect(
+      (
+        await callJson(ci, "POST", "/projects/traffic/contracts?label=v2", JSON.stringify(relaxed), {
+          "Content-Type": "application/json",
+        })
+      ).status,
+    ).toBe(201);
     const refund = har([{ method: "GET", url: "/refunds/r_1", status: 200 }]);
     expect((await upload(refund)).body.verdict.approved).toBe(true);
     const old = await upload(refund, "?contractVersion=1");
@@ -103,40 +159,76 @@ describe("POST /projects/:project/exchanges", () => {
 
   it("says what is wrong with a malformed HAR (422) and stores nothing", async () => {
     const before = (await callJson(reader, "GET", "/projects/traffic/exchanges")).body.runs.length;
-    const broken = { log: { version: "1.2", entries: [{ request: { method: "GET", url: "/orders/ord_1", headers: [] }, response: { status: "200", headers: [], content: {} } }] } };
+    const broken = {
+      log: {
+        version: "1.2",
+        entries: [
+          {
+            request: { method: "GET", url: "/orders/ord_1", headers: [] },
+            response: { status: "200", headers: [], content: {} },
+          },
+        ],
+      },
+    };
     const { status, body } = await upload(broken);
     expect(status).toBe(422);
     expect(body.error.code).toBe("invalid_exchanges");
     expect(body.error.message).toContain("/log/entries/0/response/status");
-    expect(body.error.details.problems).toEqual([{ pointer: "/log/entries/0/response/status", message: 'the status must be an HTTP status code from 100 to 599, got "200"' }]);
+    expect(body.error.details.problems).toEqual([
+      {
+        pointer: "/log/entries/0/response/status",
+        message: 'the status must be an HTTP status code from 100 to 599, got "200"',
+      },
+    ]);
     const notJson = await upload("{ log: ", "");
     expect(notJson.status).toBe(422);
     expect(notJson.body.error.message).toContain("not valid JSON");
     expect((await upload({ log: { entries: [] } })).body.error.message).toContain("holds no exchanges");
-    expect((await call(ci, "POST", "/projects/traffic/exchanges", "", { "Content-Type": "application/json" })).status).toBe(400);
+    expect(
+      (await call(ci, "POST", "/projects/traffic/exchanges", "", { "Content-Type": "application/json" })).status,
+    ).toBe(400);
     expect((await upload(conformingHar(), "?contractVersion=first")).status).toBe(400);
     expect((await callJson(reader, "GET", "/projects/traffic/exchanges")).body.runs.length).toBe(before);
   });
 
   it("refuses more exchanges than the limit (422) and a body over the limit (413)", async () => {
     const line = JSON.stringify({ method: "GET", path: "/orders/ord_1", status: 200 });
-    const many = await upload(Array.from({ length: MAX_EXCHANGES + 1 }, () => line).join("\n"), "", "application/x-ndjson");
+    const many = await upload(
+      Array.from({ length: MAX_EXCHANGES + 1 }, () => line).join("\n"),
+      "",
+      "application/x-ndjson",
+    );
     expect(many.status).toBe(422);
     expect(many.body.error).toMatchObject({ code: "too_many_exchanges", details: { count: MAX_EXCHANGES + 1 } });
     expect(many.body.error.message).toContain("split the recording");
-    const big = await upload(JSON.stringify({ method: "GET", path: "/orders/ord_1", status: 200, responseBody: "x".repeat(1024 * 1024 + 10) }), "", "application/x-ndjson");
+    const big = await upload(
+      JSON.stringify({ method: "GET", path: "/orders/ord_1", status: 200, responseBody: "x".repeat(1024 * 1024 + 10) }),
+      "",
+      "application/x-ndjson",
+    );
     expect(big.status).toBe(413);
-    expect(big.body.error).toMatchObject({ code: "exchange_body_too_large", details: { pointer: "/lines/1/responseBody" } });
+    expect(big.body.error).toMatchObject({
+      code: "exchange_body_too_large",
+      details: { pointer: "/lines/1/responseBody" },
+    });
   });
 
   it("refuses a recording over 15 MiB with 413 before reading it", async () => {
-    const response = await call(ci, "POST", "/projects/traffic/exchanges", new Uint8Array(15 * 1024 * 1024 + 1), { "Content-Type": "application/json" });
+    const response = await call(ci, "POST", "/projects/traffic/exchanges", new Uint8Array(15 * 1024 * 1024 + 1), {
+      "Content-Type": "application/json",
+    });
     expect(response.status).toBe(413);
     expect(((await response.json()) as any).error.message).toContain("The recording is larger than the limit");
   });
 
   it("leaves one audit record with the count and digest, never the traffic", async () => {
-    const response = await call(ci, "POST", "/projects/traffic/exchanges?commit=dddd444", JSON.stringify(conformingHar()), { "Content-Type": "application/json" });
+    const response = await call(
+      ci,
+      "POST",
+      "/projects/traffic/exchanges?commit=dddd444",
+      JSON.stringify(conformingHar()),
+      { "Content-Type": "application/json" },
+    );
     expect(response.status).toBe(201);
     const answer = (await response.json()) as any;
     const correlationId = response.headers.get("x-correlation-id")!;
@@ -148,7 +240,9 @@ describe("POST /projects/:project/exchanges", () => {
 
   it("needs snapshots.write to upload and a known project", async () => {
     expect((await upload(conformingHar(), "", "application/json", reader)).status).toBe(403);
-    const unknown = await callJson(ci, "POST", "/projects/nowhere/exchanges", JSON.stringify(conformingHar()), { "Content-Type": "application/json" });
+    const unknown = await callJson(ci, "POST", "/projects/nowhere/exchanges", JSON.stringify(conformingHar()), {
+      "Content-Type": "application/json",
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe("unknown_project");
   });
@@ -158,7 +252,10 @@ describe("the stored run", () => {
   let latestId = 0;
 
   beforeAll(async () => {
-    const rejected = await upload(har([{ method: "GET", url: "/orders/ord_1", status: 200, responseBody: { ...GOOD_ORDER, status: "LOST" } }]), "?commit=cccc333");
+    const rejected = await upload(
+      har([{ method: "GET", url: "/orders/ord_1", status: 200, responseBody: { ...GOOD_ORDER, status: "LOST" } }]),
+      "?commit=cccc333",
+    );
     expect(rejected.status).toBe(201);
     latestId = rejected.body.run.id;
   });
@@ -167,14 +264,19 @@ describe("the stored run", () => {
     const latest = await callJson(reader, "GET", "/projects/traffic/exchanges/latest");
     expect(latest.status).toBe(200);
     expect(latest.body.run).toMatchObject({ id: latestId, commit: "cccc333", approved: false });
-    expect(latest.body.verdict.violations).toEqual([expect.objectContaining({ rule: "response-invalid", location: "GET /orders/{id}#exchange/0/response/body/status" })]);
+    expect(latest.body.verdict.violations).toEqual([
+      expect.objectContaining({
+        rule: "response-invalid",
+        location: "GET /orders/{id}#exchange/0/response/body/status",
+      }),
+    ]);
     expect((await callJson(reader, "GET", `/projects/traffic/exchanges/${latestId}`)).body.run.id).toBe(latestId);
     const list = await callJson(reader, "GET", "/projects/traffic/exchanges?limit=2");
     expect(list.body.runs.map((run: { id: number }) => run.id)[0]).toBe(latestId);
     expect(list.body.nextBefore).toEqual(expect.any(Number));
     const sarif = await call(reader, "GET", "/projects/traffic/exchanges/latest?format=sarif");
     expect(sarif.headers.get("content-type")).toContain("application/sarif+json");
-    const log = await sarif.json() as any;
+    const log = (await sarif.json()) as any;
     const validator = new Validator(structuredClone(sarifSchema) as object, "4", false);
     expect(validator.validate(log).valid).toBe(true);
     expect(log.runs[0].results[0].ruleId).toBe("response-invalid");
@@ -188,7 +290,12 @@ describe("the stored run", () => {
     const agent = await connectPrincipal("ana");
     const result = await callTool(agent, "spec_exchanges_latest", { project: "traffic" });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ project: "traffic", run: { id: latestId, commit: "cccc333" }, approved: false, totalViolations: 1 });
+    expect(result.structuredContent).toMatchObject({
+      project: "traffic",
+      run: { id: latestId, commit: "cccc333" },
+      approved: false,
+      totalViolations: 1,
+    });
     expect(result.structuredContent.violations[0].location).toBe("GET /orders/{id}#exchange/0/response/body/status");
     expect(result.content[0].text).toContain(`Recorded traffic run #${latestId}`);
   });
@@ -205,7 +312,13 @@ describe("the stored run", () => {
     expect((await callJson(globex, "GET", "/projects/traffic/exchanges/latest")).status).toBe(404);
     expect((await callJson(globex, "GET", `/projects/traffic/exchanges/${latestId}`)).status).toBe(404);
     // Even with a project of the same name in its own organization, it sees only its own runs.
-    expect((await callJson(globex, "POST", "/projects/traffic/contracts", JSON.stringify(exchangeContract()), { "Content-Type": "application/json" })).status).toBe(201);
+    expect(
+      (
+        await callJson(globex, "POST", "/projects/traffic/contracts", JSON.stringify(exchangeContract()), {
+          "Content-Type": "application/json",
+        })
+      ).status,
+    ).toBe(201);
     expect((await callJson(globex, "GET", "/projects/traffic/exchanges")).body.runs).toEqual([]);
     const agent = await connectPrincipal("gus");
     const result = await callTool(agent, "spec_exchanges_latest", { project: "traffic" });

@@ -1,7 +1,13 @@
 /** Small OpenAPI documents for the CI API tests: a contract, conforming and violating implementations. */
 
-const problem = { "application/problem+json": { schema: { type: "object", properties: { title: { type: "string" } } } } };
-const order = { type: "object", required: ["id", "total"], properties: { id: { type: "string" }, total: { type: "number" } } };
+const problem = {
+  "application/problem+json": { schema: { type: "object", properties: { title: { type: "string" } } } },
+};
+const order = {
+  type: "object",
+  required: ["id", "total"],
+  properties: { id: { type: "string" }, total: { type: "number" } },
+};
 
 export function ordersContract(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -11,18 +17,29 @@ export function ordersContract(extra: Record<string, unknown> = {}): Record<stri
     components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
     paths: {
       "/orders": {
-        get: { operationId: "listOrders", responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: order } } } } } },
+        get: {
+          operationId: "listOrders",
+          responses: {
+            "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: order } } } },
+          },
+        },
         post: {
           operationId: "createOrder",
           requestBody: { required: true, content: { "application/json": { schema: order } } },
-          responses: { "201": { description: "created", content: { "application/json": { schema: order } } }, "400": { description: "bad", content: problem } },
+          responses: {
+            "201": { description: "created", content: { "application/json": { schema: order } } },
+            "400": { description: "bad", content: problem },
+          },
         },
       },
       "/orders/{id}": {
         get: {
           operationId: "getOrder",
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
-          responses: { "200": { description: "ok", content: { "application/json": { schema: order } } }, "404": { description: "missing", content: problem } },
+          responses: {
+            "200": { description: "ok", content: { "application/json": { schema: order } } },
+            "404": { description: "missing", content: problem },
+          },
         },
       },
     },
@@ -32,7 +49,9 @@ export function ordersContract(extra: Record<string, unknown> = {}): Record<stri
 
 /** The contract as an implementation would generate it: same API, other parameter name. */
 export function conformingSnapshot(): Record<string, unknown> {
-  const doc = structuredClone(ordersContract()) as { paths: Record<string, Record<string, { parameters?: Array<{ name: string }> }>> };
+  const doc = structuredClone(ordersContract()) as {
+    paths: Record<string, Record<string, { parameters?: Array<{ name: string }> }>>;
+  };
   const byId = doc.paths["/orders/{id}"]!;
   byId.get!.parameters![0]!.name = "orderId";
   doc.paths["/orders/{orderId}"] = byId;

@@ -14,12 +14,15 @@ let verdictId: number;
 beforeAll(async () => {
   ana = restPrincipal("ana", "keys.admin contracts.read contracts.write snapshots.write");
   gus = restPrincipal("gus", "keys.admin contracts.read contracts.write snapshots.write");
-  expect((await callJson(ana, "POST", "/projects/orders/contracts?label=acme-only", text(ordersContract()))).status).toBe(201);
+  expect(
+    (await callJson(ana, "POST", "/projects/orders/contracts?label=acme-only", text(ordersContract()))).status,
+  ).toBe(201);
   const snapshot = await callJson(ana, "POST", "/projects/orders/snapshots?commit=acme1", text(violatingSnapshot()));
   snapshotId = snapshot.body.snapshot.id;
   verdictId = snapshot.body.verdictId;
   await callJson(ana, "POST", "/projects/orders/builds", { commit: "acme2", log: "acme secret build log" });
-  gusKey = (await createKey(gus, { projects: ["*"], scopes: ["contracts.read", "contracts.write", "snapshots.write"] })).secret;
+  gusKey = (await createKey(gus, { projects: ["*"], scopes: ["contracts.read", "contracts.write", "snapshots.write"] }))
+    .secret;
 });
 
 describe("cross-organization access", () => {
@@ -60,7 +63,12 @@ describe("cross-organization access", () => {
   });
 
   it("gives globex its own project of the same name, invisible to acme", async () => {
-    const own = await callJson(gus, "POST", "/projects/orders/contracts", text(ordersContract({ info: { title: "Globex orders", version: "7" } })));
+    const own = await callJson(
+      gus,
+      "POST",
+      "/projects/orders/contracts",
+      text(ordersContract({ info: { title: "Globex orders", version: "7" } })),
+    );
     expect(own.status).toBe(201);
     expect(own.body).toMatchObject({ projectCreated: true, contract: { version: 1, label: null } });
     const acme = await callJson(ana, "GET", "/projects/orders/contracts");
@@ -75,7 +83,12 @@ describe("cross-organization access", () => {
   it("ignores any organization named in the URL or body", async () => {
     const viaQuery = await callJson(gus, "GET", "/projects/orders/snapshots?organization=acme&organizationId=acme");
     expect(viaQuery.body.snapshots).toEqual([]);
-    const viaBody = await callJson(gus, "POST", "/keys", { name: "x", projects: ["*"], scopes: ["contracts.read"], organizationId: "acme" });
+    const viaBody = await callJson(gus, "POST", "/keys", {
+      name: "x",
+      projects: ["*"],
+      scopes: ["contracts.read"],
+      organizationId: "acme",
+    });
     expect(viaBody.status).toBe(400);
   });
 });

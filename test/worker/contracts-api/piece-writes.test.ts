@@ -16,13 +16,19 @@ function store() {
 
 const piecesOf = (hash: string) =>
   runInDurableObject(store(), (_instance, state) =>
-    state.storage.sql.exec<{ idx: number; size: number; first: number }>("SELECT idx, length(data) AS size, unicode(substr(CAST(data AS TEXT), 1, 1)) AS first FROM blob_chunks WHERE hash = ? ORDER BY idx", hash).toArray(),
+    state.storage.sql
+      .exec<{ idx: number; size: number; first: number }>(
+        "SELECT idx, length(data) AS size, unicode(substr(CAST(data AS TEXT), 1, 1)) AS first FROM blob_chunks WHERE hash = ? ORDER BY idx",
+        hash,
+      )
+      .toArray(),
   );
 
 /** `pieces` pieces' worth of bytes (the last one `lastBytes` long), each piece filled with its own letter. */
 function content(pieces: number, lastBytes = CHUNK_BYTES): Uint8Array {
   const bytes = new Uint8Array((pieces - 1) * CHUNK_BYTES + lastBytes);
-  for (let piece = 0; piece < pieces; piece++) bytes.fill(0x61 + piece, piece * CHUNK_BYTES, Math.min((piece + 1) * CHUNK_BYTES, bytes.byteLength));
+  for (let piece = 0; piece < pieces; piece++)
+    bytes.fill(0x61 + piece, piece * CHUNK_BYTES, Math.min((piece + 1) * CHUNK_BYTES, bytes.byteLength));
   return bytes;
 }
 
@@ -41,13 +47,21 @@ describe("piece writes", () => {
   it("leaves none of a call's pieces when one of them cannot be written", async () => {
     const hash = `sha256:${"b".repeat(64)}`;
     // The first two pieces are valid; the third's index is past MAX_PIECES and fails inside the transaction.
-    await runInDurableObject(store(), (instance) => expect(() => (instance as unknown as ContractStoreRpc).putDocumentContent(hash, MAX_PIECES - 2, content(3))).toThrow("invalid piece index"));
+    await runInDurableObject(store(), (instance) =>
+      expect(() =>
+        (instance as unknown as ContractStoreRpc).putDocumentContent(hash, MAX_PIECES - 2, content(3)),
+      ).toThrow("invalid piece index"),
+    );
     expect(await piecesOf(hash)).toEqual([]);
   });
 
   it(`refuses more than ${PIECES_PER_WRITE} pieces in one call and writes nothing`, async () => {
     const hash = `sha256:${"c".repeat(64)}`;
-    await runInDurableObject(store(), (instance) => expect(() => (instance as unknown as ContractStoreRpc).putDocumentContent(hash, 0, content(PIECES_PER_WRITE + 1, 1))).toThrow(`at most ${PIECES_PER_WRITE} pieces per call`));
+    await runInDurableObject(store(), (instance) =>
+      expect(() =>
+        (instance as unknown as ContractStoreRpc).putDocumentContent(hash, 0, content(PIECES_PER_WRITE + 1, 1)),
+      ).toThrow(`at most ${PIECES_PER_WRITE} pieces per call`),
+    );
     expect(await piecesOf(hash)).toEqual([]);
   });
 });

@@ -13,7 +13,10 @@ beforeAll(async () => {
 
 describe("snapshot numbers per project", () => {
   it("numbers each project's snapshots from 1 and keeps the organization-wide id", async () => {
-    for (const project of ["alpha", "beta"]) expect((await callJson(token, "POST", `/projects/${project}/contracts`, text(ordersContract()))).status).toBe(201);
+    for (const project of ["alpha", "beta"])
+      expect((await callJson(token, "POST", `/projects/${project}/contracts`, text(ordersContract()))).status).toBe(
+        201,
+      );
     const a1 = await callJson(token, "POST", "/projects/alpha/snapshots?commit=aaaa0001", text(conformingSnapshot()));
     const b1 = await callJson(token, "POST", "/projects/beta/snapshots?commit=bbbb0001", text(conformingSnapshot()));
     const b2 = await callJson(token, "POST", "/projects/beta/snapshots?commit=bbbb0002", text(conformingSnapshot()));
@@ -21,13 +24,20 @@ describe("snapshot numbers per project", () => {
     expect(b1.body.snapshot.id).toBe(a1.body.snapshot.id + 1);
 
     const listed = await callJson(token, "GET", "/projects/beta/snapshots");
-    expect(listed.body.snapshots.map((s: { number: number; commit: string }) => [s.number, s.commit])).toEqual([[2, "bbbb0002"], [1, "bbbb0001"]]);
+    expect(listed.body.snapshots.map((s: { number: number; commit: string }) => [s.number, s.commit])).toEqual([
+      [2, "bbbb0002"],
+      [1, "bbbb0001"],
+    ]);
     const one = await callJson(token, "GET", `/projects/beta/snapshots/${b1.body.snapshot.id}`);
     expect(one.body.snapshot).toMatchObject({ id: b1.body.snapshot.id, number: 1 });
 
-    const markdown = await (await call(token, "GET", `/projects/beta/snapshots/${b1.body.snapshot.id}?format=markdown`)).text();
+    const markdown = await (
+      await call(token, "GET", `/projects/beta/snapshots/${b1.body.snapshot.id}?format=markdown`)
+    ).text();
     expect(markdown).toContain(`snapshot 1 of beta (id ${b1.body.snapshot.id}, commit bbbb0001)`);
-    const verdict = await (await call(token, "GET", `/projects/beta/verdicts/${b2.body.snapshot.verdictId}?format=markdown`)).text();
+    const verdict = await (
+      await call(token, "GET", `/projects/beta/verdicts/${b2.body.snapshot.verdictId}?format=markdown`)
+    ).text();
     expect(verdict).toContain(`snapshot 2 of beta (id ${b2.body.snapshot.id}, commit bbbb0002)`);
   });
 });

@@ -42,7 +42,9 @@ describe("drafts", () => {
     expect(rejected.status).toBe(200);
     expect(rejected.body).toMatchObject({ project: "loop", source: "draft", stored: false, contract: { version: 1 } });
     expect(rejected.body.verdict.approved).toBe(false);
-    expect(rejected.body.verdict.violations.map((v: { rule: string; location: string }) => `${v.rule} ${v.location}`)).toEqual(["missing-operation GET /orders/{id}"]);
+    expect(
+      rejected.body.verdict.violations.map((v: { rule: string; location: string }) => `${v.rule} ${v.location}`),
+    ).toEqual(["missing-operation GET /orders/{id}"]);
     expect(rejected.body.draft.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     const approved = await callJson(dev, "POST", "/projects/loop/drafts", text(conformingSnapshot()), json);
     expect(approved.body.verdict).toMatchObject({ approved: true, totalViolations: 0 });
@@ -52,18 +54,35 @@ describe("drafts", () => {
     expect(status.body.project.snapshotCount).toBe(0);
     expect((await callJson(dev, "GET", "/projects/loop/verdicts")).body.verdicts).toHaveLength(1); // the contract's own
     const reasons = await auditReasons(started, "POST /api/v1/projects/:project/drafts");
-    expect(reasons).toEqual([`draft ${rejected.body.draft.digest.slice(0, 23)}`, `draft ${approved.body.draft.digest.slice(0, 23)}`]);
+    expect(reasons).toEqual([
+      `draft ${rejected.body.draft.digest.slice(0, 23)}`,
+      `draft ${approved.body.draft.digest.slice(0, 23)}`,
+    ]);
     expect(JSON.stringify(log.mock.calls)).not.toContain("createOrder");
   });
 
   it("names what is wrong with an invalid draft and checks against another version on request", async () => {
-    const invalid = await callJson(dev, "POST", "/projects/loop/drafts", "openapi: 3.1.0\ninfo: [", { "Content-Type": "application/yaml" });
+    const invalid = await callJson(dev, "POST", "/projects/loop/drafts", "openapi: 3.1.0\ninfo: [", {
+      "Content-Type": "application/yaml",
+    });
     expect(invalid.status).toBe(422);
     expect(invalid.body.error.code).toBe("invalid_document");
-    const unknown = await callJson(dev, "POST", "/projects/loop/drafts?contractVersion=9", text(conformingSnapshot()), json);
+    const unknown = await callJson(
+      dev,
+      "POST",
+      "/projects/loop/drafts?contractVersion=9",
+      text(conformingSnapshot()),
+      json,
+    );
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.message).toContain("no contract version 9");
-    const badQuery = await callJson(dev, "POST", "/projects/loop/drafts?contractVersion=zero", text(conformingSnapshot()), json);
+    const badQuery = await callJson(
+      dev,
+      "POST",
+      "/projects/loop/drafts?contractVersion=zero",
+      text(conformingSnapshot()),
+      json,
+    );
     expect(badQuery.status).toBe(400);
     expect(badQuery.body.error.message).toContain("contractVersion");
     const sarif = await callJson(dev, "POST", "/projects/loop/drafts?format=sarif", text(violatingSnapshot()), json);
@@ -74,17 +93,24 @@ describe("drafts", () => {
 describe("contract evolution", () => {
   it("compares each new version with the active one and reports what breaks clients (warn: it still becomes active)", async () => {
     expect((await callJson(dev, "POST", "/projects/evo/contracts", text(ordersContract()), json)).status).toBe(201);
-    const log = vi.spyOn(console, "log");
     const started = Date.now();
     const next = await callJson(dev, "POST", "/projects/evo/contracts?label=drop-get", text(withoutGetById()), json);
     expect(next.status).toBe(201);
     expect(next.body.activated).toBe(true);
-    expect(next.body.contract).toMatchObject({ version: 2, active: true, changes: { comparedWithVersion: 1, approved: false, breakingChanges: 1, totalViolations: 1 } });
+    expect(next.body.contract).toMatchObject({
+      version: 2,
+      active: true,
+      changes: { comparedWithVersion: 1, approved: false, breakingChanges: 1, totalViolations: 1 },
+    });
     expect(next.body.breakingChanges).toMatchObject({ comparedWithVersion: 1, count: 1, approved: false });
-    expect(next.body.breakingChanges.violations).toEqual([expect.objectContaining({ rule: "missing-operation", location: "GET /orders/{id}", severity: "error" })]);
+    expect(next.body.breakingChanges.violations).toEqual([
+      expect.objectContaining({ rule: "missing-operation", location: "GET /orders/{id}", severity: "error" }),
+    ]);
     expect(next.body.markdown).toContain("### Arbiter contract changelog: ❌ Rejected");
     expect(next.body.markdown).toContain("Errors reject the new contract version");
-    expect(await auditReasons(started, "POST /api/v1/projects/:project/contracts")).toEqual(["1 breaking changes vs v1"]);
+    expect(await auditReasons(started, "POST /api/v1/projects/:project/contracts")).toEqual([
+      "1 breaking changes vs v1",
+    ]);
 
     const stored = await callJson(dev, "GET", "/projects/evo/contracts/2/changes");
     expect(stored.status).toBe(200);
@@ -98,7 +124,11 @@ describe("contract evolution", () => {
     expect((await callJson(dev, "POST", "/projects/grow/contracts", text(withoutGetById()), json)).status).toBe(201);
     const grown = await callJson(dev, "POST", "/projects/grow/contracts", text(ordersContract()), json);
     expect(grown.body.breakingChanges).toMatchObject({ count: 0, approved: true, totalViolations: 1 });
-    expect(grown.body.breakingChanges.violations[0]).toMatchObject({ rule: "undocumented-operation", severity: "info", location: "GET /orders/{id}" });
+    expect(grown.body.breakingChanges.violations[0]).toMatchObject({
+      rule: "undocumented-operation",
+      severity: "info",
+      location: "GET /orders/{id}",
+    });
   });
 
   it("refuse: a breaking version is stored but not activated until activate?allowBreaking=true", async () => {
@@ -121,7 +151,13 @@ describe("contract evolution", () => {
     expect((await callJson(gus, "GET", "/projects/strict/contracts/active")).body.contract.version).toBe(2);
     // Going back to v1 adds GET /orders/{id} again: nothing breaks, no flag needed.
     expect((await callJson(gus, "POST", "/projects/strict/contracts/1/activate")).status).toBe(200);
-    const nonBreaking = await callJson(gus, "POST", "/projects/strict/contracts", text(ordersContract({ info: { title: "Orders", version: "1.1.0" } })), json);
+    const nonBreaking = await callJson(
+      gus,
+      "POST",
+      "/projects/strict/contracts",
+      text(ordersContract({ info: { title: "Orders", version: "1.1.0" } })),
+      json,
+    );
     expect(nonBreaking.body.activated).toBe(true);
   });
 

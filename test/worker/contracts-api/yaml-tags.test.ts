@@ -48,8 +48,13 @@ describe("YAML with unknown tags", () => {
   it("is accepted over REST without a warning in the log", async () => {
     const warn = vi.spyOn(console, "warn");
     const error = vi.spyOn(console, "error");
-    const emitted = typeof process !== "undefined" && typeof process.emitWarning === "function" ? vi.spyOn(process, "emitWarning") : undefined;
-    const response = await callJson(developer, "POST", "/projects/tagged/contracts", TAGGED, { "Content-Type": "application/yaml" });
+    const emitted =
+      typeof process !== "undefined" && typeof process.emitWarning === "function"
+        ? vi.spyOn(process, "emitWarning")
+        : undefined;
+    const response = await callJson(developer, "POST", "/projects/tagged/contracts", TAGGED, {
+      "Content-Type": "application/yaml",
+    });
     expect(response.status).toBe(201);
     expect(response.body.contract).toMatchObject({ format: "yaml", operationCount: 1, openapiVersion: "3.0.3" });
     expect(warn).not.toHaveBeenCalled();

@@ -4,12 +4,24 @@
  * the user and organization that set it.
  */
 import { describe, expect, it } from "vitest";
-import { checkProjectAccess, rememberSelectedProject, resolveProjectName, selectedProject } from "../../../src/contracts/services/project-access";
+import {
+  checkProjectAccess,
+  rememberSelectedProject,
+  resolveProjectName,
+  selectedProject,
+} from "../../../src/contracts/services/project-access";
 import { SpecFailure } from "../../../src/contracts/services/failure";
 import type { Principal } from "../../../src/core/principal";
 import { workerEnv } from "./helpers";
 
-const principal = (extra: Partial<Principal> = {}): Principal => ({ organizationId: "acme", userId: "ana", clientId: "c", role: "admin", scopes: ["contracts.read"], ...extra });
+const principal = (extra: Partial<Principal> = {}): Principal => ({
+  organizationId: "acme",
+  userId: "ana",
+  clientId: "c",
+  role: "admin",
+  scopes: ["contracts.read"],
+  ...extra,
+});
 
 function failureOf(work: () => unknown): SpecFailure {
   try {
@@ -49,6 +61,8 @@ describe("project access", () => {
     expect(await selectedProject(globex)).toBeUndefined();
     await expect(resolveProjectName(globex, undefined)).rejects.toThrow(/no default project/);
     // A restricted principal cannot reach a project through the default either.
-    await expect(resolveProjectName({ ...acme, principal: principal({ projects: ["billing"] }) }, undefined)).rejects.toThrow(/not one of them/);
+    await expect(
+      resolveProjectName({ ...acme, principal: principal({ projects: ["billing"] }) }, undefined),
+    ).rejects.toThrow(/not one of them/);
   });
 });

@@ -6,7 +6,19 @@ import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ContractStore } from "../../../src/contracts/store/durable-object";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
-import { callTool, connectPrincipal, recordFailedBuild, request, ciPrincipal, text, uploadContract, uploadSnapshot, workerEnv, type Agent, type Caller } from "./helpers";
+import {
+  callTool,
+  connectPrincipal,
+  recordFailedBuild,
+  request,
+  ciPrincipal,
+  text,
+  uploadContract,
+  uploadSnapshot,
+  workerEnv,
+  type Agent,
+  type Caller,
+} from "./helpers";
 
 let ci: Caller;
 let agent: Agent;
@@ -19,12 +31,16 @@ beforeAll(async () => {
 describe("check_api_conformance", () => {
   it("is listed as read-only, telling the model when to call it and what approved: false means", async () => {
     const listed = await request(agent, "tools/list");
-    const tool = (listed.result.tools as Array<Record<string, any>>).find((entry) => entry.name === "check_api_conformance");
+    const tool = (listed.result.tools as Array<Record<string, any>>).find(
+      (entry) => entry.name === "check_api_conformance",
+    );
     expect(tool).toBeDefined();
     expect(tool!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     const description = tool!.description as string;
     expect(description).toContain("Call it before you mark an implementation task done");
-    expect(description).toContain("approved: false means the implementation breaks the contract: this is a normal result, not a failure of the tool");
+    expect(description).toContain(
+      "approved: false means the implementation breaks the contract: this is a normal result, not a failure of the tool",
+    );
     expect(description).toContain("violations lists each breach");
   });
 
@@ -56,7 +72,13 @@ describe("check_api_conformance", () => {
     const verdict = result.structuredContent;
     expect(verdict.approved).toBe(false);
     expect(verdict.snapshot.commit).toBe("bad0001");
-    expect(verdict.violations).toContainEqual(expect.objectContaining({ rule: "missing-operation", severity: "error", location: expect.stringContaining("GET /orders/{id}") }));
+    expect(verdict.violations).toContainEqual(
+      expect.objectContaining({
+        rule: "missing-operation",
+        severity: "error",
+        location: expect.stringContaining("GET /orders/{id}"),
+      }),
+    );
     expect(verdict.violations).toEqual(upload.verdict.violations);
     expect(verdict.summary).toEqual(upload.verdict.summary);
     expect(text(result)).toContain("## Arbiter conformance: ❌ Rejected");
@@ -66,7 +88,10 @@ describe("check_api_conformance", () => {
 
   it("checks a given snapshot", async () => {
     const first = await callTool(agent, "check_api_conformance", { project: "orders", snapshot: 1 });
-    expect(first.structuredContent).toMatchObject({ approved: true, snapshot: { id: 1, number: 1, commit: "c0ffee1" } });
+    expect(first.structuredContent).toMatchObject({
+      approved: true,
+      snapshot: { id: 1, number: 1, commit: "c0ffee1" },
+    });
     expect(text(first)).toContain("snapshot 1 of orders (id 1, commit c0ffee1)");
   });
 
@@ -78,9 +103,18 @@ describe("check_api_conformance", () => {
     const result = await callTool(agent, "check_api_conformance", { project: "orders", snapshot: 1 });
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent).toMatchObject({ approved: false, contract: { version: 2 }, source: "computed" });
-    expect(result.structuredContent.violations).toContainEqual(expect.objectContaining({ rule: "undocumented-operation", location: expect.stringContaining("DELETE /orders/{") }));
+    expect(result.structuredContent.violations).toContainEqual(
+      expect.objectContaining({
+        rule: "undocumented-operation",
+        location: expect.stringContaining("DELETE /orders/{"),
+      }),
+    );
 
-    const againstV1 = await callTool(agent, "check_api_conformance", { project: "orders", snapshot: 1, contractVersion: 1 });
+    const againstV1 = await callTool(agent, "check_api_conformance", {
+      project: "orders",
+      snapshot: 1,
+      contractVersion: 1,
+    });
     expect(againstV1.structuredContent).toMatchObject({ approved: true, contract: { version: 1 }, source: "stored" });
   });
 });
@@ -95,7 +129,11 @@ describe("check_api_conformance when the check cannot run", () => {
 
   it("no such project: says how to find or create one", async () => {
     const result = await callTool(agent, "check_api_conformance", { project: "nope" });
-    expectCannotVerify(result, "unknown_project", /no project "nope".*spec_projects_list.*POST \/api\/v1\/projects\/nope\/contracts/);
+    expectCannotVerify(
+      result,
+      "unknown_project",
+      /no project "nope".*spec_projects_list.*POST \/api\/v1\/projects\/nope\/contracts/,
+    );
   });
 
   it("no project given and none selected", async () => {
@@ -116,19 +154,35 @@ describe("check_api_conformance when the check cannot run", () => {
     await recordFailedBuild(ci, "shipping", "bbb2222", "compiling...\nerror CS1002: ; expected");
     const result = await callTool(agent, "check_api_conformance", { project: "shipping" });
     expectCannotVerify(result, "build_failed", /last build failed at bbb2222: fix the build first/);
-    expect(result._meta).toMatchObject({ failedCommit: "bbb2222", buildLogTail: "compiling...\nerror CS1002: ; expected" });
+    expect(result._meta).toMatchObject({
+      failedCommit: "bbb2222",
+      buildLogTail: "compiling...\nerror CS1002: ; expected",
+    });
     expect(text(result)).not.toContain("CS1002");
 
     // The snapshot before the failed build can still be checked explicitly, and a new snapshot clears the state.
-    expect((await callTool(agent, "check_api_conformance", { project: "shipping", snapshot: (await latestSnapshotId("shipping"))! })).structuredContent.approved).toBe(true);
+    expect(
+      (
+        await callTool(agent, "check_api_conformance", {
+          project: "shipping",
+          snapshot: (await latestSnapshotId("shipping"))!,
+        })
+      ).structuredContent.approved,
+    ).toBe(true);
     await uploadSnapshot(ci, "shipping", conformingSnapshot(), "ccc3333");
-    expect((await callTool(agent, "check_api_conformance", { project: "shipping" })).structuredContent).toMatchObject({ approved: true, snapshot: { commit: "ccc3333" } });
+    expect((await callTool(agent, "check_api_conformance", { project: "shipping" })).structuredContent).toMatchObject({
+      approved: true,
+      snapshot: { commit: "ccc3333" },
+    });
   });
 
   it("last build failed on a branch: the required wording stays intact, the branch and CI run follow it", async () => {
     await uploadContract(ci, "returns", ordersContract("Returns"));
     await uploadSnapshot(ci, "returns", conformingSnapshot(), "eee5555");
-    await recordFailedBuild(ci, "returns", "fff6666", "error TS2304", { branch: "feature/refunds", runUrl: "https://ci.example.com/runs/42" });
+    await recordFailedBuild(ci, "returns", "fff6666", "error TS2304", {
+      branch: "feature/refunds",
+      runUrl: "https://ci.example.com/runs/42",
+    });
     const result = await callTool(agent, "check_api_conformance", { project: "returns" });
     expectCannotVerify(result, "build_failed", /last build failed at fff6666: fix the build first/);
     const message = text(result);
@@ -139,8 +193,16 @@ describe("check_api_conformance when the check cannot run", () => {
   });
 
   it("unknown snapshot or contract version", async () => {
-    expectCannotVerify(await callTool(agent, "check_api_conformance", { project: "orders", snapshot: 999 }), "unknown_snapshot", /no snapshot 999.*spec_snapshots_list/);
-    expectCannotVerify(await callTool(agent, "check_api_conformance", { project: "orders", contractVersion: 77 }), "unknown_contract", /no contract version 77.*spec_contracts_list/);
+    expectCannotVerify(
+      await callTool(agent, "check_api_conformance", { project: "orders", snapshot: 999 }),
+      "unknown_snapshot",
+      /no snapshot 999.*spec_snapshots_list/,
+    );
+    expectCannotVerify(
+      await callTool(agent, "check_api_conformance", { project: "orders", contractVersion: 77 }),
+      "unknown_contract",
+      /no contract version 77.*spec_contracts_list/,
+    );
   });
 
   it("no active contract", async () => {
@@ -159,18 +221,31 @@ describe("check_api_conformance when the check cannot run", () => {
     const v2 = ordersContract("Damaged v2");
     const upload = await uploadContract(ci, "damaged", v2);
     await runInDurableObject(store(), async (_instance, state) => {
-      state.storage.sql.exec("UPDATE blob_chunks SET data = ? WHERE hash = ?", new TextEncoder().encode("{ not json").buffer, upload.contract.contentHash);
+      state.storage.sql.exec(
+        "UPDATE blob_chunks SET data = ? WHERE hash = ?",
+        new TextEncoder().encode("{ not json").buffer,
+        upload.contract.contentHash,
+      );
     });
     // Snapshot 1 was checked against v1; checking it against the damaged v2 needs v2's document.
     const result = await callTool(agent, "check_api_conformance", { project: "damaged" });
-    expectCannotVerify(result, "document_unreadable", /contract v2 of "damaged" cannot be read: upload the contract again/);
+    expectCannotVerify(
+      result,
+      "document_unreadable",
+      /contract v2 of "damaged" cannot be read: upload the contract again/,
+    );
   });
 });
 
 function store() {
-  return workerEnv.CONTRACT_STORE.get(workerEnv.CONTRACT_STORE.idFromName("acme")) as unknown as DurableObjectStub<ContractStore>;
+  return workerEnv.CONTRACT_STORE.get(
+    workerEnv.CONTRACT_STORE.idFromName("acme"),
+  ) as unknown as DurableObjectStub<ContractStore>;
 }
 
 async function latestSnapshotId(project: string): Promise<number | null> {
-  return runInDurableObject(store(), async (instance: ContractStore) => instance.getProject(project)?.latestSnapshotId ?? null);
+  return runInDurableObject(
+    store(),
+    async (instance: ContractStore) => instance.getProject(project)?.latestSnapshotId ?? null,
+  );
 }

@@ -5,9 +5,22 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_MCP_DRAFT_BYTES } from "../../../src/contracts/services/drafts";
-import { callTool, connectPrincipal, request, ciPrincipal, text, uploadContract, type Agent, type Caller } from "./helpers";
+import {
+  callTool,
+  connectPrincipal,
+  request,
+  ciPrincipal,
+  text,
+  uploadContract,
+  type Agent,
+  type Caller,
+} from "./helpers";
 
-const order = { type: "object", required: ["id", "total"], properties: { id: { type: "string" }, total: { type: "number" } } };
+const order = {
+  type: "object",
+  required: ["id", "total"],
+  properties: { id: { type: "string" }, total: { type: "number" } },
+};
 const contract = {
   openapi: "3.1.0",
   info: { title: "Shop", version: "1.0.0" },
@@ -23,7 +36,12 @@ const contract = {
 };
 /** The agent's first local build: `total` came out as a string. */
 const firstDraft = structuredClone(contract);
-(firstDraft.paths["/orders/{id}"].get.responses["200"].content["application/json"].schema.properties as Record<string, unknown>).total = { type: "string" };
+(
+  firstDraft.paths["/orders/{id}"].get.responses["200"].content["application/json"].schema.properties as Record<
+    string,
+    unknown
+  >
+).total = { type: "string" };
 
 let agent: Agent;
 let ci: Caller;
@@ -44,16 +62,27 @@ describe("check_api_draft", () => {
   });
 
   it("rejects a draft that breaks the contract, approves the fix, and stores neither", async () => {
-    const rejected = await callTool(agent, "check_api_draft", { project: "shop", document: JSON.stringify(firstDraft) });
+    const rejected = await callTool(agent, "check_api_draft", {
+      project: "shop",
+      document: JSON.stringify(firstDraft),
+    });
     expect(rejected.isError).toBeFalsy();
-    expect(rejected.structuredContent).toMatchObject({ project: "shop", source: "draft", approved: false, contract: { version: 1 } });
+    expect(rejected.structuredContent).toMatchObject({
+      project: "shop",
+      source: "draft",
+      approved: false,
+      contract: { version: 1 },
+    });
     expect(rejected.structuredContent.violations[0]).toMatchObject({ rule: "response-type", severity: "error" });
     expect(text(rejected)).toContain("call check_api_draft again");
 
-    const yaml = "openapi: 3.1.0\ninfo: {title: Shop, version: 1.0.0}\npaths:\n  /orders/{id}:\n    get:\n      operationId: getOrder\n      parameters: [{name: id, in: path, required: true, schema: {type: string}}]\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {type: object, required: [id, total], properties: {id: {type: string}, total: {type: number}}}\n";
+    const yaml =
+      "openapi: 3.1.0\ninfo: {title: Shop, version: 1.0.0}\npaths:\n  /orders/{id}:\n    get:\n      operationId: getOrder\n      parameters: [{name: id, in: path, required: true, schema: {type: string}}]\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {type: object, required: [id, total], properties: {id: {type: string}, total: {type: number}}}\n";
     const approved = await callTool(agent, "check_api_draft", { project: "shop", document: yaml });
     expect(approved.structuredContent).toMatchObject({ approved: true, source: "draft" });
-    expect(approved.structuredContent.violations.filter((v: { severity: string }) => v.severity === "error")).toEqual([]);
+    expect(approved.structuredContent.violations.filter((v: { severity: string }) => v.severity === "error")).toEqual(
+      [],
+    );
     const asObject = await callTool(agent, "check_api_draft", { project: "shop", document: contract });
     expect(asObject.structuredContent.approved).toBe(true);
 
@@ -79,8 +108,16 @@ describe("check_api_draft", () => {
 
 describe("compare_contract_versions", () => {
   it("shows what an edited contract breaks before it is uploaded, and compares stored versions", async () => {
-    const edited = await callTool(agent, "compare_contract_versions", { project: "shop", document: JSON.stringify(firstDraft) });
-    expect(edited.structuredContent).toMatchObject({ from: { version: 1 }, to: { version: null }, breakingChanges: 1, approved: false });
+    const edited = await callTool(agent, "compare_contract_versions", {
+      project: "shop",
+      document: JSON.stringify(firstDraft),
+    });
+    expect(edited.structuredContent).toMatchObject({
+      from: { version: 1 },
+      to: { version: null },
+      breakingChanges: 1,
+      approved: false,
+    });
     expect(edited.structuredContent.to.digest).toMatch(/^sha256:/);
     expect(text(edited)).toContain("Arbiter contract changelog");
 
@@ -92,7 +129,10 @@ describe("compare_contract_versions", () => {
   });
 
   it("needs exactly one of to or document", async () => {
-    const reply = await request(agent, "tools/call", { name: "compare_contract_versions", arguments: { project: "shop" } });
+    const reply = await request(agent, "tools/call", {
+      name: "compare_contract_versions",
+      arguments: { project: "shop" },
+    });
     const result = reply.result ?? {};
     expect(result.isError).toBe(true);
     expect(text(result)).toContain("pass exactly one of to (a stored version) or document (an edited contract)");

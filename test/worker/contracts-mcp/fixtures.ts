@@ -1,6 +1,8 @@
 /** OpenAPI documents for the MCP tests: a contract with response schemas, and implementations of it. */
 
-const problem = { "application/problem+json": { schema: { type: "object", properties: { title: { type: "string" } } } } };
+const problem = {
+  "application/problem+json": { schema: { type: "object", properties: { title: { type: "string" } } } },
+};
 const order = {
   type: "object",
   required: ["id", "total", "status"],
@@ -8,7 +10,14 @@ const order = {
     id: { type: "string" },
     total: { type: "number", minimum: 0 },
     status: { type: "string", enum: ["PENDING", "PAID"] },
-    lines: { type: "array", items: { type: "object", required: ["sku"], properties: { sku: { type: "string" }, quantity: { type: "integer" } } } },
+    lines: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["sku"],
+        properties: { sku: { type: "string" }, quantity: { type: "integer" } },
+      },
+    },
   },
 };
 
@@ -20,19 +29,30 @@ export function ordersContract(title = "Orders"): Record<string, unknown> {
     components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
     paths: {
       "/orders": {
-        get: { operationId: "listOrders", responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: order } } } } } },
+        get: {
+          operationId: "listOrders",
+          responses: {
+            "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: order } } } },
+          },
+        },
       },
       "/orders/{id}": {
         get: {
           operationId: "getOrder",
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
-          responses: { "200": { description: "ok", content: { "application/json": { schema: order } } }, "404": { description: "missing", content: problem } },
+          responses: {
+            "200": { description: "ok", content: { "application/json": { schema: order } } },
+            "404": { description: "missing", content: problem },
+          },
         },
         delete: {
           operationId: "cancelOrder",
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
           // No schema for this response: validate_response_payload answers missing-schema.
-          responses: { "202": { description: "accepted", content: { "text/plain": {} } }, "404": { description: "missing", content: problem } },
+          responses: {
+            "202": { description: "accepted", content: { "text/plain": {} } },
+            "404": { description: "missing", content: problem },
+          },
         },
       },
     },
@@ -41,7 +61,9 @@ export function ordersContract(title = "Orders"): Record<string, unknown> {
 
 /** The contract as an implementation generates it (other parameter name): approved. */
 export function conformingSnapshot(): Record<string, unknown> {
-  const doc = structuredClone(ordersContract()) as { paths: Record<string, Record<string, { parameters?: Array<{ name: string }> }>> };
+  const doc = structuredClone(ordersContract()) as {
+    paths: Record<string, Record<string, { parameters?: Array<{ name: string }> }>>;
+  };
   const byId = doc.paths["/orders/{id}"]!;
   for (const operation of Object.values(byId)) operation.parameters![0]!.name = "orderId";
   doc.paths["/orders/{orderId}"] = byId;

@@ -49,8 +49,17 @@ export async function connectPrincipal(user: string, scope = "contracts.read"): 
   return { token, session: await initializeSession(token) };
 }
 
-async function post(token: Caller, path: string, body: BodyInit, contentType: string): Promise<{ status: number; body: any }> {
-  const response = await fetchAs(token, `${API}${path}`, { method: "POST", headers: { "Content-Type": contentType }, body });
+async function post(
+  token: Caller,
+  path: string,
+  body: BodyInit,
+  contentType: string,
+): Promise<{ status: number; body: any }> {
+  const response = await fetchAs(token, `${API}${path}`, {
+    method: "POST",
+    headers: { "Content-Type": contentType },
+    body,
+  });
   const text = await response.text();
   try {
     return { status: response.status, body: JSON.parse(text) };
@@ -61,33 +70,69 @@ async function post(token: Caller, path: string, body: BodyInit, contentType: st
 
 export async function uploadContract(token: Caller, project: string, document: object, label?: string): Promise<any> {
   const query = label ? `?label=${encodeURIComponent(label)}` : "";
-  const result = await post(token, `/projects/${project}/contracts${query}`, JSON.stringify(document), "application/json");
+  const result = await post(
+    token,
+    `/projects/${project}/contracts${query}`,
+    JSON.stringify(document),
+    "application/json",
+  );
   if (result.status !== 201) throw new Error(`contract upload failed: ${result.status} ${JSON.stringify(result.body)}`);
   return result.body;
 }
 
 export async function uploadSnapshot(token: Caller, project: string, document: object, commit: string): Promise<any> {
-  const result = await post(token, `/projects/${project}/snapshots?commit=${commit}&branch=main`, JSON.stringify(document), "application/json");
+  const result = await post(
+    token,
+    `/projects/${project}/snapshots?commit=${commit}&branch=main`,
+    JSON.stringify(document),
+    "application/json",
+  );
   if (result.status !== 201) throw new Error(`snapshot upload failed: ${result.status} ${JSON.stringify(result.body)}`);
   return result.body;
 }
 
 /** Recorded traffic (a HAR object or NDJSON text) uploaded from CI. */
-export async function uploadExchanges(token: Caller, project: string, recording: object | string, contentType = "application/json"): Promise<any> {
-  const result = await post(token, `/projects/${project}/exchanges`, typeof recording === "string" ? recording : JSON.stringify(recording), contentType);
-  if (result.status !== 201) throw new Error(`exchanges upload failed: ${result.status} ${JSON.stringify(result.body)}`);
+export async function uploadExchanges(
+  token: Caller,
+  project: string,
+  recording: object | string,
+  contentType = "application/json",
+): Promise<any> {
+  const result = await post(
+    token,
+    `/projects/${project}/exchanges`,
+    typeof recording === "string" ? recording : JSON.stringify(recording),
+    contentType,
+  );
+  if (result.status !== 201)
+    throw new Error(`exchanges upload failed: ${result.status} ${JSON.stringify(result.body)}`);
   return result.body;
 }
 
-export async function recordFailedBuild(token: Caller, project: string, commit: string, log: string, details: { branch?: string; runUrl?: string } = {}): Promise<any> {
-  const result = await post(token, `/projects/${project}/builds`, JSON.stringify({ commit, log, ...details }), "application/json");
+export async function recordFailedBuild(
+  token: Caller,
+  project: string,
+  commit: string,
+  log: string,
+  details: { branch?: string; runUrl?: string } = {},
+): Promise<any> {
+  const result = await post(
+    token,
+    `/projects/${project}/builds`,
+    JSON.stringify({ commit, log, ...details }),
+    "application/json",
+  );
   if (result.status !== 201) throw new Error(`build record failed: ${result.status} ${JSON.stringify(result.body)}`);
   return result.body;
 }
 
 let nextId = 100;
 
-export async function callTool(agent: Agent, name: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
+export async function callTool(
+  agent: Agent,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<Record<string, any>> {
   const reply = await rpc(agent.token, agent.session, "tools/call", { name, arguments: args }, nextId++);
   if (reply.error) throw new Error(`tools/call ${name} answered a JSON-RPC error: ${JSON.stringify(reply.error)}`);
   return reply.result;

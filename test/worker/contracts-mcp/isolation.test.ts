@@ -5,7 +5,17 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { conformingSnapshot, GOOD_ORDER, ordersContract, violatingSnapshot } from "./fixtures";
-import { callTool, connectPrincipal, request, ciPrincipal, text, uploadContract, uploadSnapshot, workerEnv, type Agent } from "./helpers";
+import {
+  callTool,
+  connectPrincipal,
+  request,
+  ciPrincipal,
+  text,
+  uploadContract,
+  uploadSnapshot,
+  workerEnv,
+  type Agent,
+} from "./helpers";
 import { contractStore } from "../../../src/contracts/store/client";
 import { mcpPost } from "../helpers";
 
@@ -26,8 +36,12 @@ beforeAll(async () => {
 
 describe("cross-organization access over MCP", () => {
   it("project lists show only the caller's organization", async () => {
-    expect((await callTool(ana, "spec_projects_list")).structuredContent.projects.map((p: { name: string }) => p.name)).toEqual(["acme-only", "orders"]);
-    expect((await callTool(gus, "spec_projects_list")).structuredContent.projects.map((p: { name: string }) => p.name)).toEqual(["orders"]);
+    expect(
+      (await callTool(ana, "spec_projects_list")).structuredContent.projects.map((p: { name: string }) => p.name),
+    ).toEqual(["acme-only", "orders"]);
+    expect(
+      (await callTool(gus, "spec_projects_list")).structuredContent.projects.map((p: { name: string }) => p.name),
+    ).toEqual(["orders"]);
   });
 
   it("tools answer about the caller's own project of that name, never the other's", async () => {
@@ -42,7 +56,10 @@ describe("cross-organization access over MCP", () => {
   it("another organization's project does not exist for the caller, in every tool", async () => {
     const calls: Array<[string, Record<string, unknown>]> = [
       ["check_api_conformance", { project: "acme-only" }],
-      ["validate_response_payload", { project: "acme-only", method: "GET", path: "/orders/1", status: 200, payload: GOOD_ORDER }],
+      [
+        "validate_response_payload",
+        { project: "acme-only", method: "GET", path: "/orders/1", status: 200, payload: GOOD_ORDER },
+      ],
       ["spec_contracts_list", { project: "acme-only" }],
       ["spec_snapshots_list", { project: "acme-only" }],
       ["spec_contract_get", { project: "acme-only" }],
@@ -57,7 +74,12 @@ describe("cross-organization access over MCP", () => {
   });
 
   it("resources, listings and the prompt refuse or omit the other organization's projects", async () => {
-    for (const uri of ["spec://projects/acme-only/contracts/1", "spec://projects/acme-only/contracts/active", "spec://projects/acme-only/verdicts/latest", "spec://projects/acme-only/verdicts/1"]) {
+    for (const uri of [
+      "spec://projects/acme-only/contracts/1",
+      "spec://projects/acme-only/contracts/active",
+      "spec://projects/acme-only/verdicts/latest",
+      "spec://projects/acme-only/verdicts/1",
+    ]) {
       const reply = await request(gus, "resources/read", { uri });
       expect(reply.error?.message, uri).toMatch(/no project "acme-only"/);
     }
@@ -77,7 +99,11 @@ describe("cross-organization access over MCP", () => {
   });
 
   it("a session belongs to its owner: another organization's token gets the unknown-session answer", async () => {
-    const res = await mcpPost(gus.token, { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "spec_projects_list", arguments: {} } }, { "mcp-session-id": ana.session, "mcp-protocol-version": "2025-11-25" });
+    const res = await mcpPost(
+      gus.token,
+      { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "spec_projects_list", arguments: {} } },
+      { "mcp-session-id": ana.session, "mcp-protocol-version": "2025-11-25" },
+    );
     expect(res.status).toBe(404);
     const refusal = await res.text();
     expect(JSON.parse(refusal)).toMatchObject({ error: { code: -32001, message: "Session not found" } });

@@ -3,7 +3,17 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
-import { callTool, connectPrincipal, request, ciPrincipal, text, uploadContract, uploadSnapshot, type Agent, type Caller } from "./helpers";
+import {
+  callTool,
+  connectPrincipal,
+  request,
+  ciPrincipal,
+  text,
+  uploadContract,
+  uploadSnapshot,
+  type Agent,
+  type Caller,
+} from "./helpers";
 
 let ci: Caller;
 let agent: Agent;
@@ -23,20 +33,39 @@ describe("project tools", () => {
     const result = await callTool(agent, "spec_projects_list");
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent.projects.map((p: { name: string }) => p.name)).toEqual(["billing", "orders"]);
-    expect(result.structuredContent.projects[1]).toMatchObject({ name: "orders", activeContractVersion: 2, contractCount: 2, snapshotCount: 2 });
+    expect(result.structuredContent.projects[1]).toMatchObject({
+      name: "orders",
+      activeContractVersion: 2,
+      contractCount: 2,
+      snapshotCount: 2,
+    });
     expect(result.structuredContent.selectedProject).toBeNull();
   });
 
   it("lists contracts and snapshots of a project, newest first, with a cursor", async () => {
     const contracts = await callTool(agent, "spec_contracts_list", { project: "orders" });
-    expect(contracts.structuredContent.contracts.map((c: { version: number; active: boolean; label: string }) => [c.version, c.active, c.label])).toEqual([
+    expect(
+      contracts.structuredContent.contracts.map((c: { version: number; active: boolean; label: string }) => [
+        c.version,
+        c.active,
+        c.label,
+      ]),
+    ).toEqual([
       [2, true, "002-orders"],
       [1, false, "001-orders"],
     ]);
     const page = await callTool(agent, "spec_snapshots_list", { project: "orders", limit: 1 });
     expect(page.structuredContent.snapshots).toHaveLength(1);
-    expect(page.structuredContent.snapshots[0]).toMatchObject({ commit: "aaa0002", approved: false, contractVersion: 2 });
-    const older = await callTool(agent, "spec_snapshots_list", { project: "orders", limit: 1, before: page.structuredContent.nextBefore });
+    expect(page.structuredContent.snapshots[0]).toMatchObject({
+      commit: "aaa0002",
+      approved: false,
+      contractVersion: 2,
+    });
+    const older = await callTool(agent, "spec_snapshots_list", {
+      project: "orders",
+      limit: 1,
+      before: page.structuredContent.nextBefore,
+    });
     expect(older.structuredContent.snapshots[0]).toMatchObject({ commit: "aaa0001", approved: true });
   });
 
@@ -69,7 +98,10 @@ describe("project tools", () => {
     expect(JSON.parse(read.result.contents[0].text)).toEqual(ordersContract("Orders 2"));
 
     const got = await callTool(session, "spec_contract_get");
-    expect(got.structuredContent).toMatchObject({ contract: { version: 2, active: true }, resource: "spec://projects/orders/contracts/2" });
+    expect(got.structuredContent).toMatchObject({
+      contract: { version: 2, active: true },
+      resource: "spec://projects/orders/contracts/2",
+    });
     expect(JSON.parse(got.structuredContent.document)).toEqual(ordersContract("Orders 2"));
 
     // Switching projects switches the defaults. The default is the user's (2026-07-28 clients have no session):
@@ -80,7 +112,9 @@ describe("project tools", () => {
     const sameUser = await request(agent, "resources/read", { uri: "spec://active/contract" });
     expect(JSON.parse(sameUser.result.contents[0].text).info.title).toBe("Billing");
     const otherUser = await connectPrincipal("dev");
-    expect((await request(otherUser, "resources/read", { uri: "spec://active/contract" })).error?.message).toMatch(/no default project/);
+    expect((await request(otherUser, "resources/read", { uri: "spec://active/contract" })).error?.message).toMatch(
+      /no default project/,
+    );
   });
 
   it("refuses to select a project that does not exist", async () => {
@@ -97,7 +131,11 @@ describe("resources", () => {
   it("lists the static resource, the templates and concrete resources", async () => {
     const templates = await request(agent, "resources/templates/list");
     expect(templates.result.resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate)).toEqual(
-      expect.arrayContaining(["spec://projects/{project}/contracts/{version}", "spec://projects/{project}/verdicts/latest", "spec://projects/{project}/verdicts/{snapshot}"]),
+      expect.arrayContaining([
+        "spec://projects/{project}/contracts/{version}",
+        "spec://projects/{project}/verdicts/latest",
+        "spec://projects/{project}/verdicts/{snapshot}",
+      ]),
     );
     const list = await request(agent, "resources/list");
     const uris = list.result.resources.map((r: { uri: string }) => r.uri);
@@ -129,10 +167,18 @@ describe("resources", () => {
   it("reads verdicts by snapshot and the latest verdict", async () => {
     const latest = await request(agent, "resources/read", { uri: "spec://projects/orders/verdicts/latest" });
     const body = JSON.parse(latest.result.contents[0].text);
-    expect(body).toMatchObject({ project: "orders", snapshot: { commit: "aaa0002" }, contractVersion: 2, verdict: { approved: false } });
+    expect(body).toMatchObject({
+      project: "orders",
+      snapshot: { commit: "aaa0002" },
+      contractVersion: 2,
+      verdict: { approved: false },
+    });
     expect(body.verdict.violations).toContainEqual(expect.objectContaining({ rule: "missing-operation" }));
     const first = await request(agent, "resources/read", { uri: "spec://projects/orders/verdicts/1" });
-    expect(JSON.parse(first.result.contents[0].text)).toMatchObject({ snapshot: { id: 1, commit: "aaa0001" }, verdict: { approved: true } });
+    expect(JSON.parse(first.result.contents[0].text)).toMatchObject({
+      snapshot: { id: 1, commit: "aaa0001" },
+      verdict: { approved: true },
+    });
     const none = await request(agent, "resources/read", { uri: "spec://projects/billing/verdicts/latest" });
     expect(none.error.message).toMatch(/no snapshot yet: upload one from CI/);
   });
@@ -142,11 +188,16 @@ describe("spec-driven prompt", () => {
   it("is listed with a project argument", async () => {
     const list = await request(agent, "prompts/list");
     const prompt = list.result.prompts.find((p: { name: string }) => p.name === "spec_driven_task");
-    expect(prompt.arguments).toEqual(expect.arrayContaining([expect.objectContaining({ name: "project", required: true })]));
+    expect(prompt.arguments).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: "project", required: true })]),
+    );
   });
 
   it("tells the model to read the contract first and check conformance before calling the task done", async () => {
-    const reply = await request(agent, "prompts/get", { name: "spec_driven_task", arguments: { project: "orders", task: "add order cancellation" } });
+    const reply = await request(agent, "prompts/get", {
+      name: "spec_driven_task",
+      arguments: { project: "orders", task: "add order cancellation" },
+    });
     const message = reply.result.messages[0].content.text as string;
     expect(message).toContain("Task: add order cancellation");
     expect(message).toContain("The active contract is v2 (002-orders)");

@@ -15,7 +15,16 @@ import { MAX_SUBSCRIPTIONS_PER_SESSION } from "../../../src/mcp/subscription-lis
 import { fetchAs } from "../harness";
 import { MCP_URL } from "../helpers";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
-import { connectPrincipal, request, ciPrincipal, uploadContract, uploadSnapshot, workerEnv, type Agent, type Caller } from "./helpers";
+import {
+  connectPrincipal,
+  request,
+  ciPrincipal,
+  uploadContract,
+  uploadSnapshot,
+  workerEnv,
+  type Agent,
+  type Caller,
+} from "./helpers";
 
 const LATEST = "spec://projects/orders/verdicts/latest";
 let ci: Caller;
@@ -83,7 +92,10 @@ describe("latest-verdict subscriptions", () => {
       expect(notification.params).toEqual({ uri: LATEST });
       // What the notification points to is the new verdict.
       const read = await request(agent, "resources/read", { uri: LATEST });
-      expect(JSON.parse(read.result.contents[0].text)).toMatchObject({ snapshot: { commit: "sub0001" }, verdict: { approved: false } });
+      expect(JSON.parse(read.result.contents[0].text)).toMatchObject({
+        snapshot: { commit: "sub0001" },
+        verdict: { approved: false },
+      });
     } finally {
       await stream.close();
     }
@@ -97,7 +109,10 @@ describe("latest-verdict subscriptions", () => {
     const ghost = crypto.randomUUID();
     // A session id that is recorded but whose session never subscribed (or is gone).
     await contractStore(workerEnv, "acme").subscribe("orders", ghost);
-    const close = await fetchAs(ended.token, MCP_URL, { method: "DELETE", headers: { "mcp-session-id": ended.session, "mcp-protocol-version": "2025-11-25" } });
+    const close = await fetchAs(ended.token, MCP_URL, {
+      method: "DELETE",
+      headers: { "mcp-session-id": ended.session, "mcp-protocol-version": "2025-11-25" },
+    });
     expect(close.status).toBeLessThan(300);
     expect(await subscribers()).toEqual(expect.arrayContaining([kept.session, ended.session, ghost]));
 
@@ -112,7 +127,10 @@ describe("latest-verdict subscriptions", () => {
 /** The URIs the session's own storage holds (what resources/subscribe kept). */
 async function heldUris(agent: Agent): Promise<string[]> {
   const stub = env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(sessionObjectName(agent.session)));
-  return runInDurableObject(stub, async (_instance, state) => (await state.storage.get<string[]>("arbiter:subscriptions")) ?? []);
+  return runInDurableObject(
+    stub,
+    async (_instance, state) => (await state.storage.get<string[]>("arbiter:subscriptions")) ?? [],
+  );
 }
 
 describe("what may be subscribed to", () => {
@@ -123,11 +141,18 @@ describe("what may be subscribed to", () => {
 
   it("answers an unknown resource with -32002 for subscribe and read, keeping nothing", async () => {
     const agent = await connectPrincipal("ana");
-    for (const uri of ["file:///etc/passwd", "spec://projects/orders", "spec://nothing/here", "graphql://schema/extra"]) {
+    for (const uri of [
+      "file:///etc/passwd",
+      "spec://projects/orders",
+      "spec://nothing/here",
+      "graphql://schema/extra",
+    ]) {
       for (const method of ["resources/subscribe", "resources/read"]) {
         const reply = await request(agent, method, { uri });
         expect(reply.error, `${method} ${uri}`).toMatchObject({ code: RESOURCE_NOT_FOUND, data: { uri } });
-        expect(reply.error.message, `${method} ${uri}`).toMatch(/Resource not found: no resource of this server has the URI .* resources\/list and resources\/templates\/list/);
+        expect(reply.error.message, `${method} ${uri}`).toMatch(
+          /Resource not found: no resource of this server has the URI .* resources\/list and resources\/templates\/list/,
+        );
       }
     }
     expect(await heldUris(agent)).toEqual([]);
@@ -156,7 +181,13 @@ describe("what may be subscribed to", () => {
 
   it("accepts the template URIs of the caller's own project, and the listed resources", async () => {
     const agent = await connectPrincipal("ana");
-    const uris = ["spec://projects/orders/contracts/1", "spec://projects/orders/contracts/active", `spec://projects/orders/verdicts/${snapshotId}`, LATEST, "graphql://schema"];
+    const uris = [
+      "spec://projects/orders/contracts/1",
+      "spec://projects/orders/contracts/active",
+      `spec://projects/orders/verdicts/${snapshotId}`,
+      LATEST,
+      "graphql://schema",
+    ];
     for (const uri of uris) expect((await request(agent, "resources/subscribe", { uri })).error, uri).toBeUndefined();
     expect(await heldUris(agent)).toEqual(uris);
     expect(await subscribers()).toContain(agent.session);
@@ -169,7 +200,10 @@ describe("what may be subscribed to", () => {
       const reply = await request(gus, "resources/subscribe", { uri });
       // Each answer names its own request's correlation id; everything else must be the same.
       expect(reply.error.data.correlationId).toMatch(/^[0-9a-f-]{36}$/);
-      return JSON.stringify({ ...reply.error, data: { ...reply.error.data, correlationId: "<id>" } }).replaceAll(project, "<project>");
+      return JSON.stringify({ ...reply.error, data: { ...reply.error.data, correlationId: "<id>" } }).replaceAll(
+        project,
+        "<project>",
+      );
     };
     for (const tail of ["verdicts/latest", "contracts/active", "contracts/1", `verdicts/${snapshotId}`]) {
       const acmes = await refusal("orders", tail);
@@ -187,7 +221,11 @@ describe("what may be subscribed to", () => {
     for (const method of ["resources/subscribe", "resources/read"]) {
       const reply = await request(agent, method, { uri: justOver });
       expect(reply.error?.code, method).toBe(-32602);
-      expect(reply.error.message, method).toMatch(new RegExp(`${justOver.length} characters long; this server's resource URIs are at most ${MAX_RESOURCE_URI_LENGTH}`));
+      expect(reply.error.message, method).toMatch(
+        new RegExp(
+          `${justOver.length} characters long; this server's resource URIs are at most ${MAX_RESOURCE_URI_LENGTH}`,
+        ),
+      );
       expect(reply.error.message.length, method).toBeLessThan(400);
     }
     // The probe's 900 KB URI: refused (by this bound or an earlier one), never kept.
@@ -200,7 +238,8 @@ describe("what may be subscribed to", () => {
 
   it(`holds at most ${MAX_SUBSCRIPTIONS_PER_SESSION} subscriptions per session; the next is refused naming the limit`, async () => {
     // Enough contract versions of "orders" that a session can name 33 distinct resources.
-    for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_SESSION + 8; i++) await uploadContract(ci, "orders", ordersContract(`Orders v${i + 2}`));
+    for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_SESSION + 8; i++)
+      await uploadContract(ci, "orders", ordersContract(`Orders v${i + 2}`));
     const agent = await connectPrincipal("ana");
     const uri = (version: number) => `spec://projects/orders/contracts/${version}`;
     for (let version = 1; version <= MAX_SUBSCRIPTIONS_PER_SESSION; version++) {
@@ -208,21 +247,29 @@ describe("what may be subscribed to", () => {
     }
     const over = await request(agent, "resources/subscribe", { uri: uri(MAX_SUBSCRIPTIONS_PER_SESSION + 1) });
     expect(over.error?.code).toBe(-32600);
-    expect(over.error.message).toMatch(new RegExp(`already holds ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions, the most one session may hold: unsubscribe`));
+    expect(over.error.message).toMatch(
+      new RegExp(
+        `already holds ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions, the most one session may hold: unsubscribe`,
+      ),
+    );
     // Also for a URI that records the session elsewhere: nothing is recorded.
     expect((await request(agent, "resources/subscribe", { uri: LATEST })).error?.code).toBe(-32600);
     expect(await subscribers()).not.toContain(agent.session);
     // Subscribing again to a held URI is not a new subscription; freeing a place makes room.
     expect((await request(agent, "resources/subscribe", { uri: uri(1) })).error).toBeUndefined();
     expect((await request(agent, "resources/unsubscribe", { uri: uri(1) })).error).toBeUndefined();
-    expect((await request(agent, "resources/subscribe", { uri: uri(MAX_SUBSCRIPTIONS_PER_SESSION + 1) })).error).toBeUndefined();
+    expect(
+      (await request(agent, "resources/subscribe", { uri: uri(MAX_SUBSCRIPTIONS_PER_SESSION + 1) })).error,
+    ).toBeUndefined();
     expect(await heldUris(agent)).toHaveLength(MAX_SUBSCRIPTIONS_PER_SESSION);
   });
 
   it(`keeps the bound under ${MAX_SUBSCRIPTIONS_PER_SESSION + 8} concurrent subscribes of one session`, async () => {
     const agent = await connectPrincipal("ana");
     const replies = await Promise.all(
-      Array.from({ length: MAX_SUBSCRIPTIONS_PER_SESSION + 8 }, (_, i) => request(agent, "resources/subscribe", { uri: `spec://projects/orders/contracts/${i + 1}` })),
+      Array.from({ length: MAX_SUBSCRIPTIONS_PER_SESSION + 8 }, (_, i) =>
+        request(agent, "resources/subscribe", { uri: `spec://projects/orders/contracts/${i + 1}` }),
+      ),
     );
     expect(replies.filter((reply) => reply.error === undefined)).toHaveLength(MAX_SUBSCRIPTIONS_PER_SESSION);
     expect(replies.filter((reply) => reply.error?.code === -32600)).toHaveLength(8);

@@ -6,7 +6,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { signedIn, visibleText } from "../console/console-helpers";
 import { conformingSnapshot, ordersContract } from "./fixtures";
-import { callTool, ciPrincipal, connectPrincipal, request, text, uploadContract, uploadSnapshot, type Agent } from "./helpers";
+import {
+  callTool,
+  ciPrincipal,
+  connectPrincipal,
+  request,
+  text,
+  uploadContract,
+  uploadSnapshot,
+  type Agent,
+} from "./helpers";
 
 let agent: Agent;
 let verdictId: number;
@@ -15,7 +24,11 @@ let verdictId: number;
 function ordersV2(): Record<string, unknown> {
   const doc = structuredClone(ordersContract()) as { paths: Record<string, unknown> };
   doc.paths["/orders/{id}/refunds"] = {
-    post: { operationId: "refundOrder", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { "201": { description: "created" } } },
+    post: {
+      operationId: "refundOrder",
+      parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+      responses: { "201": { description: "created" } },
+    },
   };
   return doc;
 }
@@ -42,7 +55,11 @@ describe("a snapshot judged against a contract version that is no longer active"
 
   it("spec_project_select states the version and whether it is the active one; check_api_conformance says rejected against v2", async () => {
     const selected = await callTool(agent, "spec_project_select", { project: "orders" });
-    expect(selected.structuredContent.latestSnapshot).toMatchObject({ approved: true, contractVersion: 1, judgedAgainstActive: false });
+    expect(selected.structuredContent.latestSnapshot).toMatchObject({
+      approved: true,
+      contractVersion: 1,
+      judgedAgainstActive: false,
+    });
     expect(text(selected)).toContain("approved against contract v1. Contract v2 is active now");
     const check = await callTool(agent, "check_api_conformance", { project: "orders" });
     expect(check.structuredContent).toMatchObject({ approved: false, contract: { version: 2 } });
@@ -59,7 +76,9 @@ describe("a snapshot judged against a contract version that is no longer active"
   it("the console labels each verdict by what it judged and flags the one judged against v1", async () => {
     const ana = await signedIn("ana");
     const list = visibleText((await ana.get("/admin/projects")).text);
-    expect(list).toContain("approved snapshot 1 against contract v1 v2 is active not judged against v2: re-check, or wait for CI");
+    expect(list).toContain(
+      "approved snapshot 1 against contract v1 v2 is active not judged against v2: re-check, or wait for CI",
+    );
     expect(list).toContain("contract v2 against the constitution");
     const page = (await ana.get("/admin/projects/orders")).text;
     const row = visibleText(page.split("<tr>").find((r) => r.includes("aaa0001"))!);

@@ -7,16 +7,37 @@ import { missingOperation } from "../../../src/engine/rules/missing-operation";
 import { openapi, responses } from "./harness";
 
 const contract = openapi({
-  "/orders": { get: { responses: responses({ "200": { type: "array", items: { type: "object", properties: { id: { type: "string" } } } } }) } },
-  "/orders/{id}": { get: { parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: responses({ "200": { type: "object", properties: { id: { type: "string" } } }, "404": null }) } },
+  "/orders": {
+    get: {
+      responses: responses({
+        "200": { type: "array", items: { type: "object", properties: { id: { type: "string" } } } },
+      }),
+    },
+  },
+  "/orders/{id}": {
+    get: {
+      parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+      responses: responses({ "200": { type: "object", properties: { id: { type: "string" } } }, "404": null }),
+    },
+  },
 });
 const snapshot = openapi({
-  "/orders": { get: { responses: responses({ "200": { type: "array", items: { type: "object", properties: { id: { type: "integer" } } } }, "418": null }) } },
+  "/orders": {
+    get: {
+      responses: responses({
+        "200": { type: "array", items: { type: "object", properties: { id: { type: "integer" } } } },
+        "418": null,
+      }),
+    },
+  },
   "/health": { get: { responses: responses({ "200": null }) } },
   "/metrics": { get: { responses: responses({ "200": null }) } },
 });
 
-const files = (conformance: Record<string, unknown>, constitution: Record<string, unknown> = { rules: {} }) => ({ "conformance.json": conformance, "constitution.json": constitution });
+const files = (conformance: Record<string, unknown>, constitution: Record<string, unknown> = { rules: {} }) => ({
+  "conformance.json": conformance,
+  "constitution.json": constitution,
+});
 
 describe("registry", () => {
   it("is frozen, ordered, with unique ids and complete metadata", () => {
@@ -28,7 +49,11 @@ describe("registry", () => {
       expect(rule.purpose.length).toBeGreaterThan(10);
       expect(rule.enforces.length).toBeGreaterThan(5);
     }
-    expect(conformanceRules.slice(0, 3).map((rule) => rule.id)).toEqual(["missing-operation", "undocumented-operation", "missing-status-code"]);
+    expect(conformanceRules.slice(0, 3).map((rule) => rule.id)).toEqual([
+      "missing-operation",
+      "undocumented-operation",
+      "missing-status-code",
+    ]);
     expect(constitutionRules.length).toBeGreaterThanOrEqual(3);
   });
 
@@ -61,7 +86,11 @@ describe("checkConformance", () => {
       { rule: "undocumented-operation", severity: "error", location: "GET /health" },
       { rule: "undocumented-operation", severity: "error", location: "GET /metrics" },
       { rule: "undocumented-status-code", severity: "warning", location: "GET /orders#/responses/418" },
-      { rule: "response-type", severity: "error", location: "GET /orders#/responses/200/content/application~1json/schema/items/properties/id" },
+      {
+        rule: "response-type",
+        severity: "error",
+        location: "GET /orders#/responses/200/content/application~1json/schema/items/properties/id",
+      },
     ]);
     expect(verdict.summary).toEqual([
       { rule: "missing-operation", severity: "error", count: 1 },
@@ -73,45 +102,89 @@ describe("checkConformance", () => {
   });
 
   it("applies configured severities, 'off' and exemptions; approved when only warnings remain", () => {
-    const config = loadConformanceConfig(files({
-      rules: { "missing-operation": "warning", "response-type": "info", "undocumented-status-code": "off" },
-      exemptions: [
-        { rule: "undocumented-operation", operation: "GET /health", reason: "platform probe" },
-        { rule: "*", operation: "* /metrics/**", reason: "scraped by Prometheus" },
-      ],
-    }));
+    const config = loadConformanceConfig(
+      files({
+        rules: { "missing-operation": "warning", "response-type": "info", "undocumented-status-code": "off" },
+        exemptions: [
+          { rule: "undocumented-operation", operation: "GET /health", reason: "platform probe" },
+          { rule: "*", operation: "* /metrics/**", reason: "scraped by Prometheus" },
+        ],
+      }),
+    );
     const verdict = checkConformance(contract, snapshot, config);
-    expect(verdict.violations.map(({ rule, severity }) => `${rule}:${severity}`)).toEqual(["missing-operation:warning", "response-type:info"]);
+    expect(verdict.violations.map(({ rule, severity }) => `${rule}:${severity}`)).toEqual([
+      "missing-operation:warning",
+      "response-type:info",
+    ]);
     expect(verdict.approved).toBe(true);
   });
 
   it("includes the constitution on the snapshot, and checkConstitution flags a contract that breaks it", () => {
     const constitution = { rules: { "forbidden-path-prefix": { severity: "error", prefixes: ["/metrics"] } } };
-    const config = loadConformanceConfig(files({ rules: { "undocumented-operation": "off", "missing-operation": "off", "response-type": "off", "undocumented-status-code": "off" } }, constitution));
+    const config = loadConformanceConfig(
+      files(
+        {
+          rules: {
+            "undocumented-operation": "off",
+            "missing-operation": "off",
+            "response-type": "off",
+            "undocumented-status-code": "off",
+          },
+        },
+        constitution,
+      ),
+    );
     const verdict = checkConformance(contract, snapshot, config);
-    expect(verdict.violations.map(({ rule, location }) => `${rule} ${location}`)).toEqual(["forbidden-path-prefix GET /metrics"]);
+    expect(verdict.violations.map(({ rule, location }) => `${rule} ${location}`)).toEqual([
+      "forbidden-path-prefix GET /metrics",
+    ]);
     expect(verdict.approved).toBe(false);
     expect(checkConstitution(contract, config).approved).toBe(true);
-    expect(checkConstitution(snapshot, config).summary).toEqual([{ rule: "forbidden-path-prefix", severity: "error", count: 1 }]);
+    expect(checkConstitution(snapshot, config).summary).toEqual([
+      { rule: "forbidden-path-prefix", severity: "error", count: 1 },
+    ]);
   });
 
   it("the bundled policies load and check a document", () => {
     const config = getConformanceConfig();
     expect(config.severities.get("missing-operation")).toBe("error");
-    const verdict = checkConstitution(openapi({ "/internal/jobs": { post: { responses: responses({ "202": null }) } } }), config);
-    expect(verdict.violations.map((violation) => violation.rule)).toEqual(expect.arrayContaining(["forbidden-path-prefix", "write-operation-problem-json", "operation-security"]));
+    const verdict = checkConstitution(
+      openapi({ "/internal/jobs": { post: { responses: responses({ "202": null }) } } }),
+      config,
+    );
+    expect(verdict.violations.map((violation) => violation.rule)).toEqual(
+      expect.arrayContaining(["forbidden-path-prefix", "write-operation-problem-json", "operation-security"]),
+    );
   });
 });
 
 describe("configuration errors name the file and the field", () => {
   it.each([
-    [files({ rules: { "missing-operaton": "error" } }), "policies/conformance.json: rules.missing-operaton: unknown conformance rule"],
+    [
+      files({ rules: { "missing-operaton": "error" } }),
+      "policies/conformance.json: rules.missing-operaton: unknown conformance rule",
+    ],
     [files({ rules: { "missing-operation": "fatal" } }), "policies/conformance.json: rules.missing-operation"],
-    [files({ rules: {}, exemptions: [{ rule: "missing-operation", operation: "/orders", reason: "because" }] }), "policies/conformance.json: exemptions.0.operation"],
-    [files({ rules: {}, exemptions: [{ rule: "nope", operation: "GET /orders", reason: "because" }] }), "policies/conformance.json: exemptions.0.rule: unknown rule \"nope\""],
-    [files({ rules: {} }, { rules: { "max-path-depth": { maxSegments: 0 } } }), "policies/constitution.json: rules.max-path-depth.maxSegments"],
-    [files({ rules: {} }, { rules: { "operation-id-pattern": { pattern: "([" } } }), "policies/constitution.json: rules.operation-id-pattern.pattern: a valid regular expression"],
-    [files({ rules: {} }, { rules: { "no-such-rule": {} } }), "policies/constitution.json: rules.no-such-rule: unknown constitution rule"],
+    [
+      files({ rules: {}, exemptions: [{ rule: "missing-operation", operation: "/orders", reason: "because" }] }),
+      "policies/conformance.json: exemptions.0.operation",
+    ],
+    [
+      files({ rules: {}, exemptions: [{ rule: "nope", operation: "GET /orders", reason: "because" }] }),
+      'policies/conformance.json: exemptions.0.rule: unknown rule "nope"',
+    ],
+    [
+      files({ rules: {} }, { rules: { "max-path-depth": { maxSegments: 0 } } }),
+      "policies/constitution.json: rules.max-path-depth.maxSegments",
+    ],
+    [
+      files({ rules: {} }, { rules: { "operation-id-pattern": { pattern: "([" } } }),
+      "policies/constitution.json: rules.operation-id-pattern.pattern: a valid regular expression",
+    ],
+    [
+      files({ rules: {} }, { rules: { "no-such-rule": {} } }),
+      "policies/constitution.json: rules.no-such-rule: unknown constitution rule",
+    ],
     [{ "conformance.json": { rules: {} } }, "policies/constitution.json: (file): file is missing"],
   ])("%#", (input, message) => {
     expect(() => loadConformanceConfig(input)).toThrow(message);
@@ -121,26 +194,67 @@ describe("configuration errors name the file and the field", () => {
 describe("renderVerdictMarkdown", () => {
   it("renders outcome, summary and every violation, escaping text from documents", () => {
     const verdict = checkConformance(contract, snapshot, loadConformanceConfig(files({ rules: {} })));
-    const markdown = renderVerdictMarkdown(verdict, { project: "orders-api", contractVersion: "003-orders", snapshot: "abc123" });
+    const markdown = renderVerdictMarkdown(verdict, {
+      project: "orders-api",
+      contractVersion: "003-orders",
+      snapshot: "abc123",
+    });
     expect(markdown).toContain("## Arbiter conformance: ❌ Rejected");
     expect(markdown).toContain("Project: `orders-api` · contract `003-orders` · snapshot `abc123`");
     expect(markdown).toContain("| `undocumented-operation` | Error | 2 |");
     expect(markdown).toContain("| Error | `missing-operation` | `GET /orders/{id}` |");
-    const hostile = renderVerdictMarkdown({ approved: false, totalViolations: 1, summary: [{ rule: "x", severity: "error", count: 1 }], violations: [{ rule: "x", severity: "error", location: "GET /a|b`c", message: "<img src=x onerror=alert(1)> | *bold*\nnext" }] }, { project: "p" });
+    const hostile = renderVerdictMarkdown(
+      {
+        approved: false,
+        totalViolations: 1,
+        summary: [{ rule: "x", severity: "error", count: 1 }],
+        violations: [
+          {
+            rule: "x",
+            severity: "error",
+            location: "GET /a|b`c",
+            message: "<img src=x onerror=alert(1)> | *bold*\nnext",
+          },
+        ],
+      },
+      { project: "p" },
+    );
     expect(hostile).not.toContain("<img");
     expect(hostile).toContain("&lt;img src\\=x onerror\\=alert\\(1\\)&gt; \\| \\*bold\\* next");
     expect(hostile).toContain("`` GET /a\\|b`c ``");
-    expect(renderVerdictMarkdown({ approved: true, totalViolations: 0, violations: [], summary: [] }, { project: "p" })).toContain("no violations");
+    expect(
+      renderVerdictMarkdown({ approved: true, totalViolations: 0, violations: [], summary: [] }, { project: "p" }),
+    ).toContain("no violations");
   });
 
   it("says plainly how many violations of each severity, and links the full verdict when the listing is cut", () => {
-    const violations = Array.from({ length: 203 }, (_, i) => ({ rule: i < 2 ? "w" : "x", severity: (i < 2 ? "warning" : "error") as "warning" | "error", location: `GET /p${i}`, message: "m" }));
-    const summary = [{ rule: "w", severity: "warning" as const, count: 2 }, { rule: "x", severity: "error" as const, count: 201 }];
+    const violations = Array.from({ length: 203 }, (_, i) => ({
+      rule: i < 2 ? "w" : "x",
+      severity: (i < 2 ? "warning" : "error") as "warning" | "error",
+      location: `GET /p${i}`,
+      message: "m",
+    }));
+    const summary = [
+      { rule: "w", severity: "warning" as const, count: 2 },
+      { rule: "x", severity: "error" as const, count: 201 },
+    ];
     const verdict = { approved: false, totalViolations: 203, violations, summary };
-    const markdown = renderVerdictMarkdown(verdict, { project: "p", subject: "snapshot", title: "snapshot #3", link: "https://arbiter.example/api/v1/projects/p/verdicts/9" });
-    expect(markdown).toContain("203 violations: 201 errors, 2 warnings, 0 info. Errors reject the implementation snapshot.");
-    expect(markdown).toContain("The first 200 violations are listed here; 3 more are not: [read the full verdict](https://arbiter.example/api/v1/projects/p/verdicts/9).");
-    const contract = renderVerdictMarkdown({ approved: true, totalViolations: 0, violations: [], summary: [] }, { project: "p", subject: "contract" });
+    const markdown = renderVerdictMarkdown(verdict, {
+      project: "p",
+      subject: "snapshot",
+      title: "snapshot #3",
+      link: "https://arbiter.example/api/v1/projects/p/verdicts/9",
+    });
+    expect(markdown).toContain(
+      "203 violations: 201 errors, 2 warnings, 0 info. Errors reject the implementation snapshot.",
+    );
+    expect(markdown).toContain(
+      "The first 200 violations are listed here; 3 more are not: [read the full verdict](https://arbiter.example/api/v1/projects/p/verdicts/9).",
+    );
+    const contract = renderVerdictMarkdown(
+      { approved: true, totalViolations: 0, violations: [], summary: [] },
+      { project: "p", subject: "contract" },
+    );
     expect(contract).not.toContain("implementation");
   });
 });

@@ -24,17 +24,32 @@ const HOSTILE = [
   "[click](https://evil.example) {0}",
 ];
 
-function report(violations: Violation[], link = "https://arbiter.example/api/v1/projects/p/snapshots/1"): VerdictReport {
+function report(
+  violations: Violation[],
+  link = "https://arbiter.example/api/v1/projects/p/snapshots/1",
+): VerdictReport {
   return {
     subject: "snapshot",
     project: "p",
     title: "snapshot #1",
     link,
-    verdict: { approved: false, totalViolations: violations.length, violations, summary: [{ rule: "missing-operation", severity: "error", count: violations.length }] },
+    verdict: {
+      approved: false,
+      totalViolations: violations.length,
+      violations,
+      summary: [{ rule: "missing-operation", severity: "error", count: violations.length }],
+    },
   };
 }
 
-const hostileReport = report(HOSTILE.map((text) => ({ rule: "missing-operation", severity: "error", location: `GET ${text}`, message: `breaks: ${text}` })));
+const hostileReport = report(
+  HOSTILE.map((text) => ({
+    rule: "missing-operation",
+    severity: "error",
+    location: `GET ${text}`,
+    message: `breaks: ${text}`,
+  })),
+);
 
 describe("document text in every format", () => {
   it("Markdown: no line break, HTML, pipe, mention, autolink or link survives; rows stay rows", () => {
@@ -48,19 +63,27 @@ describe("document text in every format", () => {
     expect(markdown).toMatch(ownLink);
     const outsideCode = markdown.replace(ownLink, "").replace(/(`+)[^`]*?(?:`(?!`)[^`]*?)*?\1/g, "");
     expect(outsideCode).not.toMatch(/<img|<details|@octocat|https:\/\/evil|www\.evil|a@b|\]\(/);
-    for (const line of lines.filter((line) => line.startsWith("| Error"))) expect(line.split(/(?<!\\)\|/).length).toBe(6);
+    for (const line of lines.filter((line) => line.startsWith("| Error")))
+      expect(line.split(/(?<!\\)\|/).length).toBe(6);
     expect(lines.filter((line) => line.startsWith("| Error"))).toHaveLength(HOSTILE.length);
     expect(markdownText("a\rb")).toBe("a b");
     expect(markdownCode("x\ry|`")).toBe("`` x y\\|` ``");
   });
 
   it("Markdown: a huge verdict stays under GitHub's comment limit and links the full verdict", () => {
-    const many = Array.from({ length: 5000 }, (_, index) => ({ rule: "missing-operation", severity: "error" as const, location: `GET /orders/${"x".repeat(80)}/${index}`, message: `the operation is missing ${"y".repeat(300)}` }));
+    const many = Array.from({ length: 5000 }, (_, index) => ({
+      rule: "missing-operation",
+      severity: "error" as const,
+      location: `GET /orders/${"x".repeat(80)}/${index}`,
+      message: `the operation is missing ${"y".repeat(300)}`,
+    }));
     const big = report(many);
     big.verdict.totalViolations = 7000;
     const markdown = renderReport("markdown", big);
     expect(markdown.length).toBeLessThanOrEqual(MAX_MARKDOWN_CHARS);
-    expect(markdown).toMatch(/The first \d+ violations are listed here; \d+ more are not: \[read the full verdict\]\(https:\/\/arbiter\.example\/api\/v1\/projects\/p\/snapshots\/1\)\.\n$/);
+    expect(markdown).toMatch(
+      /The first \d+ violations are listed here; \d+ more are not: \[read the full verdict\]\(https:\/\/arbiter\.example\/api\/v1\/projects\/p\/snapshots\/1\)\.\n$/,
+    );
   });
 
   it("GitHub workflow commands: no line starts a command other than Arbiter's own annotations", () => {
@@ -84,7 +107,9 @@ describe("document text in every format", () => {
   });
 
   it("SARIF: message text has no embedded links, placeholders, controls or bidi characters", () => {
-    const sarif = JSON.parse(renderReport("sarif", hostileReport)) as { runs: { results: { message: { text: string } }[] }[] };
+    const sarif = JSON.parse(renderReport("sarif", hostileReport)) as {
+      runs: { results: { message: { text: string } }[] }[];
+    };
     const texts = sarif.runs[0]!.results.map((result) => result.message.text);
     const last = texts[texts.length - 1]!;
     expect(last).toContain("\\[click\\](https://evil.example)");
@@ -93,7 +118,9 @@ describe("document text in every format", () => {
   });
 
   it("terminal and console: ANSI escapes and bidi overrides are shown, not obeyed", () => {
-    expect(terminalText("\u001b[2J\u001b]0;title\u0007x\r\u202Eevil")).toBe("\\x1B[2J\\x1B]0;title\\x07x\\r\\u202Eevil");
+    expect(terminalText("\u001b[2J\u001b]0;title\u0007x\r\u202Eevil")).toBe(
+      "\\x1B[2J\\x1B]0;title\\x07x\\r\\u202Eevil",
+    );
     expect(escapeHtml("admin\u202Egnp.exe<b>")).toBe("admin\\u202Egnp.exe&#60;b&#62;");
   });
 });

@@ -8,8 +8,16 @@
 import { describe, expect, it } from "vitest";
 import { casesOf, notExpressibleIn30, runCase, type SuiteCase } from "./support/json-schema-suite";
 
-const draft2020 = import.meta.glob("../../fixtures/json-schema-test-suite/draft2020-12/*.json", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
-const draft4 = import.meta.glob("../../fixtures/json-schema-test-suite/draft4/*.json", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+const draft2020 = import.meta.glob("../../fixtures/json-schema-test-suite/draft2020-12/*.json", {
+  query: "?raw",
+  import: "default",
+  eager: true,
+}) as Record<string, string>;
+const draft4 = import.meta.glob("../../fixtures/json-schema-test-suite/draft4/*.json", {
+  query: "?raw",
+  import: "default",
+  eager: true,
+}) as Record<string, string>;
 
 /*
  * Files of the suite not vendored, and why: draft2020-12/refRemote.json (31 cases) and draft4/refRemote.json
@@ -21,7 +29,8 @@ const draft4 = import.meta.glob("../../fixtures/json-schema-test-suite/draft4/*.
 function exclusion(testCase: SuiteCase, version: "3.1.0" | "3.0.3"): string | undefined {
   // 2020-12 makes format an annotation by default; Arbiter asserts the formats the README lists (the
   // format-assertion vocabulary), so these cases are refused on purpose.
-  if (/is only an annotation by default/.test(testCase.test)) return "Arbiter asserts this format (README: Payload validation)";
+  if (/is only an annotation by default/.test(testCase.test))
+    return "Arbiter asserts this format (README: Payload validation)";
   if (version === "3.0.3") return notExpressibleIn30(testCase.schema);
   return undefined;
 }
@@ -39,7 +48,8 @@ function run(files: Record<string, string>, version: "3.1.0" | "3.0.3"): Tally {
     const reason = exclusion(testCase, version);
     const outcome = reason ? { kind: "excluded" as const, reason } : runCase(testCase, version, `suite-${index++}`);
     if (outcome.kind === "agree") tally.agree++;
-    else if (outcome.kind === "excluded") tally.excluded.set(outcome.reason, (tally.excluded.get(outcome.reason) ?? 0) + 1);
+    else if (outcome.kind === "excluded")
+      tally.excluded.set(outcome.reason, (tally.excluded.get(outcome.reason) ?? 0) + 1);
     else tally.disagree.push(`${testCase.file}: ${testCase.group}: ${testCase.test}`);
   }
   return tally;
@@ -48,7 +58,9 @@ function run(files: Record<string, string>, version: "3.1.0" | "3.0.3"): Tally {
 describe("JSON-Schema-Test-Suite through validate_response_payload's path", () => {
   it("draft2020-12 through an OpenAPI 3.1 contract", () => {
     const tally = run(draft2020, "3.1.0");
-    console.log(`draft2020-12: ${tally.agree} of ${tally.agree + tally.disagree.length} applicable cases agree; excluded: ${JSON.stringify(Object.fromEntries(tally.excluded))}`);
+    console.log(
+      `draft2020-12: ${tally.agree} of ${tally.agree + tally.disagree.length} applicable cases agree; excluded: ${JSON.stringify(Object.fromEntries(tally.excluded))}`,
+    );
     expect(Object.fromEntries(tally.excluded)).toEqual(EXPECTED_2020_EXCLUDED);
     expect(tally.disagree).toEqual(EXPECTED_2020_DISAGREE);
     expect(tally.agree).toBe(EXPECTED_2020_AGREE);
@@ -56,7 +68,9 @@ describe("JSON-Schema-Test-Suite through validate_response_payload's path", () =
 
   it("draft4 through an OpenAPI 3.0 contract, for what 3.0 can express", () => {
     const tally = run(draft4, "3.0.3");
-    console.log(`draft4: ${tally.agree} of ${tally.agree + tally.disagree.length} applicable cases agree; excluded: ${JSON.stringify(Object.fromEntries(tally.excluded))}`);
+    console.log(
+      `draft4: ${tally.agree} of ${tally.agree + tally.disagree.length} applicable cases agree; excluded: ${JSON.stringify(Object.fromEntries(tally.excluded))}`,
+    );
     expect(Object.fromEntries(tally.excluded)).toEqual(EXPECTED_4_EXCLUDED);
     expect(tally.disagree).toEqual([]);
     expect(tally.agree).toBe(EXPECTED_4_AGREE);

@@ -13,13 +13,45 @@ function bySegments(pattern: string, method: string, path: string): boolean {
   const segments = canonicalPath(patternPath).split("/").slice(1);
   const anyRest = segments.at(-1) === "**";
   if (anyRest) segments.pop();
-  const candidate = canonicalPath(path).split("/").slice(1).filter((segment, _index, all) => !(all.length === 1 && segment === ""));
+  const candidate = canonicalPath(path)
+    .split("/")
+    .slice(1)
+    .filter((segment, _index, all) => !(all.length === 1 && segment === ""));
   if (anyRest ? candidate.length < segments.length : candidate.length !== segments.length) return false;
   return segments.every((segment, index) => segment === "*" || segment === candidate[index]);
 }
 
-const PATTERNS = ["GET /health", "get /health/", "* /orders/{id}", "POST /orders/{orderId}/items", "GET /", "* /**", "GET /internal/**", "* /a/*/c", "DELETE /a//b", "GET /x/{}"];
-const PATHS = ["/health", "/health/", "/health//", "/healthz", "/", "//", "/orders/{id}", "/orders/{order_id}", "/orders/1", "/orders/{id}/items", "/internal", "/internal/x/y", "/a/b/c", "/a//b", "/x/{y}", "health", "a/health"];
+const PATTERNS = [
+  "GET /health",
+  "get /health/",
+  "* /orders/{id}",
+  "POST /orders/{orderId}/items",
+  "GET /",
+  "* /**",
+  "GET /internal/**",
+  "* /a/*/c",
+  "DELETE /a//b",
+  "GET /x/{}",
+];
+const PATHS = [
+  "/health",
+  "/health/",
+  "/health//",
+  "/healthz",
+  "/",
+  "//",
+  "/orders/{id}",
+  "/orders/{order_id}",
+  "/orders/1",
+  "/orders/{id}/items",
+  "/internal",
+  "/internal/x/y",
+  "/a/b/c",
+  "/a//b",
+  "/x/{y}",
+  "health",
+  "a/health",
+];
 
 describe("operation patterns", () => {
   it("match every path as segment-by-segment matching does, by raw or canonical path", () => {
@@ -29,7 +61,9 @@ describe("operation patterns", () => {
         for (const path of PATHS) {
           const expected = bySegments(text, method, path);
           expect(pattern.matches(method, path), `${text} vs ${method} ${path}`).toBe(expected);
-          expect(pattern.matchesCanonical(method, canonicalPath(path)), `${text} vs canonical ${method} ${path}`).toBe(expected);
+          expect(pattern.matchesCanonical(method, canonicalPath(path)), `${text} vs canonical ${method} ${path}`).toBe(
+            expected,
+          );
         }
       }
     }

@@ -11,7 +11,11 @@ const schema = {
     id: { type: "string", minLength: 4 },
     total: { type: "number", minimum: 0 },
     status: { type: "string", enum: ["PENDING", "PAID"] },
-    lines: { type: "array", maxItems: 1, items: { type: "object", required: ["sku"], properties: { sku: { type: "string", pattern: "^[A-Z]-\\d+$" } } } },
+    lines: {
+      type: "array",
+      maxItems: 1,
+      items: { type: "object", required: ["sku"], properties: { sku: { type: "string", pattern: "^[A-Z]-\\d+$" } } },
+    },
   },
 };
 
@@ -28,7 +32,9 @@ describe("plain schema messages", () => {
     expect(at("/status")).toEqual(['expected one of "PENDING", "PAID"; received the string "CANCELLED"']);
     expect(at("/id")).toEqual(["expected at least 4 characters, received 2 characters"]);
     expect(at("/lines")).toEqual(["expected at most 1 item, received 2 items"]);
-    expect(at("/lines/0/sku")).toEqual(['expected text matching the pattern "^[A-Z]-\\\\d+$", received the string "a1"']);
+    expect(at("/lines/0/sku")).toEqual([
+      'expected text matching the pattern "^[A-Z]-\\\\d+$", received the string "a1"',
+    ]);
     expect(at("/lines/1")).toEqual(['required property "sku" is missing']);
     expect(found.map((e) => e.message).join("\n")).not.toMatch(/Instance/);
   });
@@ -36,6 +42,11 @@ describe("plain schema messages", () => {
   it("say which required properties are missing and how far a number is out", () => {
     const found = errors({ id: "ord_1", total: -1 }).map((e) => [e.pointer, e.message]);
     expect(found).toHaveLength(2);
-    expect(found).toEqual(expect.arrayContaining([["/total", "expected at least 0, received the integer -1"], ["", 'required property "status" is missing']]));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        ["/total", "expected at least 0, received the integer -1"],
+        ["", 'required property "status" is missing'],
+      ]),
+    );
   });
 });

@@ -33,7 +33,13 @@ function openapi(extra: Record<string, unknown>) {
   return JSON.stringify({
     openapi: "3.0.3",
     info: { title: "Chain", version: "1" },
-    paths: { "/x": { get: { responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: ref(0) } } } } } } } },
+    paths: {
+      "/x": {
+        get: {
+          responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: ref(0) } } } } },
+        },
+      },
+    },
     ...extra,
   });
 }
@@ -43,7 +49,8 @@ describe("RefResolver", () => {
     const links = 30;
     const { root, counter } = counted(chain(links));
     const resolver = new RefResolver(root);
-    for (let index = links; index >= 0; index--) expect(resolver.resolveRef(ref(index))).toMatchObject({ ok: true, value: { type: "string" } });
+    for (let index = links; index >= 0; index--)
+      expect(resolver.resolveRef(ref(index))).toMatchObject({ ok: true, value: { type: "string" } });
     // From the far end each link meets the one resolved before it; now from the start, once more.
     const fresh = counted(chain(links));
     const forward = new RefResolver(fresh.root);
@@ -55,7 +62,10 @@ describe("RefResolver", () => {
   it(`accepts ${MAX_REF_CHAIN_LINKS} references to references and refuses one more, naming the limit`, () => {
     expect(new RefResolver(chain(MAX_REF_CHAIN_LINKS)).resolveRef(ref(0)).ok).toBe(true);
     const tooLong = new RefResolver(chain(MAX_REF_CHAIN_LINKS + 1));
-    expect(tooLong.resolveRef(ref(0))).toEqual({ ok: false, reason: `$ref "${ref(0)}" goes through more than ${MAX_REF_CHAIN_LINKS} references to references before it reaches a value (at most ${MAX_REF_CHAIN_LINKS} are allowed): point it at the target directly` });
+    expect(tooLong.resolveRef(ref(0))).toEqual({
+      ok: false,
+      reason: `$ref "${ref(0)}" goes through more than ${MAX_REF_CHAIN_LINKS} references to references before it reaches a value (at most ${MAX_REF_CHAIN_LINKS} are allowed): point it at the target directly`,
+    });
     // The rest of the same chain is short enough.
     expect(tooLong.resolveRef(ref(1)).ok).toBe(true);
   });
@@ -67,7 +77,9 @@ describe("RefResolver", () => {
     const entry = resolver.resolveRef("#/components/schemas/Entry");
     expect(entry.ok).toBe(false);
     const reason = (entry as { reason: string }).reason;
-    expect(reason).toBe(`$ref cycle: ${[0, 1, 2, 3, 4, 5].map(ref).join(" -> ")} -> … 31 more … -> ${[37, 38, 39, 0].map(ref).join(" -> ")}`);
+    expect(reason).toBe(
+      `$ref cycle: ${[0, 1, 2, 3, 4, 5].map(ref).join(" -> ")} -> … 31 more … -> ${[37, 38, 39, 0].map(ref).join(" -> ")}`,
+    );
     expect(resolver.resolveRef(ref(7))).toEqual({ ok: false, reason });
   });
 });
@@ -77,15 +89,35 @@ describe("reference limits of an uploaded document", () => {
     const parsed = parseOpenApiDocument(openapi(chain(5000)));
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
-    expect(parsed.problems[0]).toEqual({ path: "/paths/~1x/get/responses/200/content/application~1json/schema/$ref", message: expect.stringContaining(`more than ${MAX_REF_CHAIN_LINKS} references to references`) });
+    expect(parsed.problems[0]).toEqual({
+      path: "/paths/~1x/get/responses/200/content/application~1json/schema/$ref",
+      message: expect.stringContaining(`more than ${MAX_REF_CHAIN_LINKS} references to references`),
+    });
     expect(parsed.problems.at(-1)?.message).toMatch(/^\d+ more problems not listed$/);
   });
 
   it(`refuses a document with more than ${MAX_DOCUMENT_REFERENCES} $refs, naming the limit, and accepts one with exactly that many`, () => {
     const target = { $ref: "#/components/schemas/Leaf" };
-    const many = (count: number) => openapi({ components: { schemas: { S0: { type: "object" }, Leaf: { type: "string" }, Wide: { allOf: Array.from({ length: count - 1 }, () => target) } } } });
+    const many = (count: number) =>
+      openapi({
+        components: {
+          schemas: {
+            S0: { type: "object" },
+            Leaf: { type: "string" },
+            Wide: { allOf: Array.from({ length: count - 1 }, () => target) },
+          },
+        },
+      });
     expect(parseOpenApiDocument(many(MAX_DOCUMENT_REFERENCES)).ok).toBe(true);
     const refused = parseOpenApiDocument(many(MAX_DOCUMENT_REFERENCES + 1));
-    expect(refused).toEqual({ ok: false, problems: [{ path: `/components/schemas/Wide/allOf/${MAX_DOCUMENT_REFERENCES - 1}/$ref`, message: expect.stringContaining(`more than ${MAX_DOCUMENT_REFERENCES} $refs`) }] });
+    expect(refused).toEqual({
+      ok: false,
+      problems: [
+        {
+          path: `/components/schemas/Wide/allOf/${MAX_DOCUMENT_REFERENCES - 1}/$ref`,
+          message: expect.stringContaining(`more than ${MAX_DOCUMENT_REFERENCES} $refs`),
+        },
+      ],
+    });
   });
 });

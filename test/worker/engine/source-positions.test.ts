@@ -15,7 +15,10 @@ const document = {
     "/orders/{orderId}": {
       get: {
         parameters: [{ name: "orderId", in: "path", required: true, schema: { type: "string" } }],
-        responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } }, "404": { description: "missing" } },
+        responses: {
+          "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } },
+          "404": { description: "missing" },
+        },
       },
     },
   },
@@ -40,7 +43,9 @@ describe("violationLocator", () => {
       const ok = lineOf(text, "200", get);
       expect(locate("GET /orders/{id}")).toEqual({ startLine: get, startColumn: expect.any(Number) });
       expect(locate("GET /orders/{id}#/responses/200")?.startLine).toBe(ok);
-      expect(locate("GET /orders/{id}#/responses/200/content/application~1json/schema")?.startLine).toBe(lineOf(text, "schema", ok));
+      expect(locate("GET /orders/{id}#/responses/200/content/application~1json/schema")?.startLine).toBe(
+        lineOf(text, "schema", ok),
+      );
       // A response the file does not declare: the deepest part it has (the responses).
       expect(locate("GET /orders/{id}#/responses/500")?.startLine).toBe(lineOf(text, "responses", get));
       expect(locate("#/info/title")?.startLine).toBe(lineOf(text, "title"));
@@ -60,10 +65,25 @@ describe("formats with locations", () => {
   const verdict: Verdict = {
     approved: false,
     totalViolations: 1,
-    violations: [{ rule: "missing-status-code", severity: "error", location: "GET /orders/{id}#/responses/404", message: "the contract declares status 404 but the implementation does not" }],
+    violations: [
+      {
+        rule: "missing-status-code",
+        severity: "error",
+        location: "GET /orders/{id}#/responses/404",
+        message: "the contract declares status 404 but the implementation does not",
+      },
+    ],
     summary: [{ rule: "missing-status-code", severity: "error", count: 1 }],
   };
-  const report = { subject: "snapshot" as const, project: "shop", title: "snapshot 1", verdict, artifactPath: "api/openapi.yaml", locate: violationLocator(text)!, link: "https://arbiter.example.com/admin/projects/shop/verdicts/7" };
+  const report = {
+    subject: "snapshot" as const,
+    project: "shop",
+    title: "snapshot 1",
+    verdict,
+    artifactPath: "api/openapi.yaml",
+    locate: violationLocator(text)!,
+    link: "https://arbiter.example.com/admin/projects/shop/verdicts/7",
+  };
   const line = lineOf(text, "404");
 
   it("SARIF results carry the line and column in the repository-relative artifact", () => {

@@ -12,7 +12,10 @@ import { checkConformance } from "../../../src/engine/engine";
 import { stripAnnotations } from "../../../src/engine/strip-annotations";
 import type { OpenApiDocument } from "../../../src/engine/types";
 
-function contract(extra: Record<string, unknown> = {}, itemSchema: Record<string, unknown> = { type: "string", description: "its name", example: "ana" }): OpenApiDocument {
+function contract(
+  extra: Record<string, unknown> = {},
+  itemSchema: Record<string, unknown> = { type: "string", description: "its name", example: "ana" },
+): OpenApiDocument {
   return {
     openapi: "3.1.0",
     info: { title: "Orders", version: "1", description: "The orders API", summary: "orders" },
@@ -23,7 +26,16 @@ function contract(extra: Record<string, unknown> = {}, itemSchema: Record<string
           operationId: "getOrder",
           summary: "Get an order",
           description: "Reads one order",
-          parameters: [{ name: "id", in: "path", required: true, description: "its id", example: "o1", schema: { type: "string", default: "o1", description: "id" } }],
+          parameters: [
+            {
+              name: "id",
+              in: "path",
+              required: true,
+              description: "its id",
+              example: "o1",
+              schema: { type: "string", default: "o1", description: "id" },
+            },
+          ],
           responses: {
             "200": {
               description: "the order",
@@ -34,7 +46,10 @@ function contract(extra: Record<string, unknown> = {}, itemSchema: Record<string
                     description: "An order",
                     required: ["description"],
                     // A property named like an annotation is a name: kept, with its own description dropped.
-                    properties: { description: itemSchema, summary: { type: "integer", enum: [{ description: "data" }] } },
+                    properties: {
+                      description: itemSchema,
+                      summary: { type: "integer", enum: [{ description: "data" }] },
+                    },
                     "x-notes": { description: "extensions are kept as they are" },
                   },
                   examples: { one: { $ref: "#/components/examples/order" } },
@@ -62,7 +77,16 @@ describe("stripAnnotations", () => {
             operationId: "getOrder",
             summary: "",
             description: "",
-            parameters: [{ name: "id", in: "path", required: true, description: "", example: "", schema: { type: "string", default: "o1", description: "" } }],
+            parameters: [
+              {
+                name: "id",
+                in: "path",
+                required: true,
+                description: "",
+                example: "",
+                schema: { type: "string", default: "o1", description: "" },
+              },
+            ],
             responses: {
               "200": {
                 description: "",
@@ -72,7 +96,10 @@ describe("stripAnnotations", () => {
                       type: "object",
                       description: "",
                       required: ["description"],
-                      properties: { description: { type: "string", description: "", example: "" }, summary: { type: "integer", enum: [{ description: "data" }] } },
+                      properties: {
+                        description: { type: "string", description: "", example: "" },
+                        summary: { type: "integer", enum: [{ description: "data" }] },
+                      },
                       "x-notes": { description: "extensions are kept as they are" },
                     },
                     examples: {},
@@ -89,18 +116,26 @@ describe("stripAnnotations", () => {
 
   it("keeps response headers as they are (the identity walk compares them exactly)", () => {
     const withHeader = contract() as any;
-    withHeader.paths["/orders/{id}"].get.responses["200"].headers = { "X-Rate": { description: "calls left", schema: { type: "integer", description: "n" } } };
+    withHeader.paths["/orders/{id}"].get.responses["200"].headers = {
+      "X-Rate": { description: "calls left", schema: { type: "integer", description: "n" } },
+    };
     const stripped = stripAnnotations(withHeader) as any;
-    expect(stripped.paths["/orders/{id}"].get.responses["200"].headers).toEqual({ "X-Rate": { description: "calls left", schema: { type: "integer", description: "n" } } });
+    expect(stripped.paths["/orders/{id}"].get.responses["200"].headers).toEqual({
+      "X-Rate": { description: "calls left", schema: { type: "integer", description: "n" } },
+    });
   });
 
   it("keeps a components' example that a remaining $ref needs, and what that example refers to", () => {
-    const stripped = stripAnnotations(contract({ "x-hooks": { schema: { $ref: "#/components/examples/order/value" } } }));
+    const stripped = stripAnnotations(
+      contract({ "x-hooks": { schema: { $ref: "#/components/examples/order/value" } } }),
+    );
     expect(stripped?.components).toEqual({ examples: { order: { value: { id: "o1" } } } });
   });
 
   it("gives up when a remaining $ref points into a dropped value", () => {
-    expect(stripAnnotations(contract({ "x-hooks": { schema: { $ref: "#/paths/~1orders~1%7Bid%7D/get/description" } } }))).toBeNull();
+    expect(
+      stripAnnotations(contract({ "x-hooks": { schema: { $ref: "#/paths/~1orders~1%7Bid%7D/get/description" } } })),
+    ).toBeNull();
     expect(stripAnnotations(contract({ "x-hooks": { schema: { $ref: "#/info/summary" } } }))).toBeNull();
   });
 
@@ -112,11 +147,14 @@ describe("stripAnnotations", () => {
 
   it("gives the same verdict as the whole contract", () => {
     const snapshot = structuredClone(contract()) as any;
-    snapshot.paths["/orders/{id}"].get.responses["200"].content["application/json"].schema.properties.summary.type = "string";
+    snapshot.paths["/orders/{id}"].get.responses["200"].content["application/json"].schema.properties.summary.type =
+      "string";
     snapshot.paths["/orders/{id}"].get.parameters[0].schema.default = "o2";
     const config = getConformanceConfig();
     const whole = checkConformance(contract(), snapshot, config);
     expect(whole.totalViolations).toBeGreaterThan(0);
-    expect(JSON.stringify(checkConformance(stripAnnotations(contract())!, snapshot, config))).toBe(JSON.stringify(whole));
+    expect(JSON.stringify(checkConformance(stripAnnotations(contract())!, snapshot, config))).toBe(
+      JSON.stringify(whole),
+    );
   });
 });

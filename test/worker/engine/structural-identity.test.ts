@@ -13,7 +13,10 @@ import { configFor, openapi } from "./harness";
 function identity(contract: OpenApiDocument, snapshot: OpenApiDocument): StructuralIdentity {
   const contractIndex = indexDocument(contract);
   const snapshotIndex = indexDocument(snapshot);
-  return new StructuralIdentity({ resolver: contractIndex.resolver, version: contractIndex.version }, { resolver: snapshotIndex.resolver, version: snapshotIndex.version });
+  return new StructuralIdentity(
+    { resolver: contractIndex.resolver, version: contractIndex.version },
+    { resolver: snapshotIndex.resolver, version: snapshotIndex.version },
+  );
 }
 
 function operation(document: OpenApiDocument, path: string, method = "get"): unknown {
@@ -29,35 +32,113 @@ const json = (schema: unknown) => ({ content: { "application/json": { schema } }
 describe("structural identity of operations", () => {
   it("ignores annotations and extensions, nothing else", () => {
     const contract = openapi({
-      "/a": { get: { summary: "A", description: "reads A", operationId: "getA", tags: ["a"], "x-internal": true, responses: { "200": { description: "ok", ...json({ type: "object", description: "the A", example: { id: "1" }, properties: { id: { type: "string", title: "Id" } } }) } } } },
+      "/a": {
+        get: {
+          summary: "A",
+          description: "reads A",
+          operationId: "getA",
+          tags: ["a"],
+          "x-internal": true,
+          responses: {
+            "200": {
+              description: "ok",
+              ...json({
+                type: "object",
+                description: "the A",
+                example: { id: "1" },
+                properties: { id: { type: "string", title: "Id" } },
+              }),
+            },
+          },
+        },
+      },
     });
     const renamed = openapi({
-      "/a": { get: { summary: "Fetch A", operationId: "fetchA", responses: { "200": { description: "the A", ...json({ type: "object", properties: { id: { type: "string" } } }) } } } },
+      "/a": {
+        get: {
+          summary: "Fetch A",
+          operationId: "fetchA",
+          responses: {
+            "200": { description: "the A", ...json({ type: "object", properties: { id: { type: "string" } } }) },
+          },
+        },
+      },
     });
-    const retyped = openapi({ "/a": { get: { responses: { "200": { description: "ok", ...json({ type: "object", properties: { id: { type: "integer" } } }) } } } } });
+    const retyped = openapi({
+      "/a": {
+        get: {
+          responses: {
+            "200": { description: "ok", ...json({ type: "object", properties: { id: { type: "integer" } } }) },
+          },
+        },
+      },
+    });
     expect(identity(contract, renamed).operations(operation(contract, "/a"), operation(renamed, "/a"))).toBe(true);
     expect(identity(contract, retyped).operations(operation(contract, "/a"), operation(retyped, "/a"))).toBe(false);
   });
 
   it("compares the `default` response (a status key, not the schema annotation of the same name)", () => {
-    const contract = openapi({ "/a": { get: { responses: { "200": { description: "ok" }, default: { description: "error", ...json({ type: "object", properties: { code: { type: "string" } } }) } } } } });
-    const snapshot = openapi({ "/a": { get: { responses: { "200": { description: "ok" }, default: { description: "error", ...json({ type: "object", properties: { code: { type: "integer" } } }) } } } } });
+    const contract = openapi({
+      "/a": {
+        get: {
+          responses: {
+            "200": { description: "ok" },
+            default: { description: "error", ...json({ type: "object", properties: { code: { type: "string" } } }) },
+          },
+        },
+      },
+    });
+    const snapshot = openapi({
+      "/a": {
+        get: {
+          responses: {
+            "200": { description: "ok" },
+            default: { description: "error", ...json({ type: "object", properties: { code: { type: "integer" } } }) },
+          },
+        },
+      },
+    });
     expect(identity(contract, snapshot).operations(operation(contract, "/a"), operation(snapshot, "/a"))).toBe(false);
-    expect(locations("response-type", contract, snapshot)).toEqual(["GET /a#/responses/default/content/application~1json/schema/properties/code"]);
+    expect(locations("response-type", contract, snapshot)).toEqual([
+      "GET /a#/responses/default/content/application~1json/schema/properties/code",
+    ]);
   });
 
   it("compares security requirements by scheme name, whatever the name", () => {
     const securitySchemes = { default: { type: "http", scheme: "bearer" } };
-    const contract = openapi({ "/a": { get: { security: [{ default: [] }], responses: { "200": { description: "ok" } } } } }, { components: { securitySchemes } });
-    const snapshot = openapi({ "/a": { get: { security: [{}], responses: { "200": { description: "ok" } } } } }, { components: { securitySchemes } });
+    const contract = openapi(
+      { "/a": { get: { security: [{ default: [] }], responses: { "200": { description: "ok" } } } } },
+      { components: { securitySchemes } },
+    );
+    const snapshot = openapi(
+      { "/a": { get: { security: [{}], responses: { "200": { description: "ok" } } } } },
+      { components: { securitySchemes } },
+    );
     expect(identity(contract, snapshot).operations(operation(contract, "/a"), operation(snapshot, "/a"))).toBe(false);
     expect(locations("security-requirements", contract, snapshot)).toEqual(["GET /a#/security"]);
   });
 
   it("follows references: equal targets under other names are identical, changed targets are not", () => {
-    const contract = openapi({ "/a": { get: { responses: { "200": { description: "ok", ...json({ $ref: "#/components/schemas/Order" }) } } } } }, { components: { schemas: { Order: { type: "object", properties: { id: { type: "string" } } } } } });
-    const renamed = openapi({ "/a": { get: { responses: { "200": { description: "ok", ...json({ $ref: "#/components/schemas/OrderDto" }) } } } } }, { components: { schemas: { OrderDto: { type: "object", properties: { id: { type: "string" } } } } } });
-    const changed = openapi({ "/a": { get: { responses: { "200": { description: "ok", ...json({ $ref: "#/components/schemas/Order" }) } } } } }, { components: { schemas: { Order: { type: "object", properties: { id: { type: "integer" } } } } } });
+    const contract = openapi(
+      {
+        "/a": { get: { responses: { "200": { description: "ok", ...json({ $ref: "#/components/schemas/Order" }) } } } },
+      },
+      { components: { schemas: { Order: { type: "object", properties: { id: { type: "string" } } } } } },
+    );
+    const renamed = openapi(
+      {
+        "/a": {
+          get: { responses: { "200": { description: "ok", ...json({ $ref: "#/components/schemas/OrderDto" }) } } },
+        },
+      },
+      { components: { schemas: { OrderDto: { type: "object", properties: { id: { type: "string" } } } } } },
+    );
+    const changed = openapi(
+      {
+        "/a": { get: { responses: { "200": { description: "ok", ...json({ $ref: "#/components/schemas/Order" }) } } } },
+      },
+      { components: { schemas: { Order: { type: "object", properties: { id: { type: "integer" } } } } } },
+    );
     expect(identity(contract, renamed).operations(operation(contract, "/a"), operation(renamed, "/a"))).toBe(true);
     expect(identity(contract, changed).operations(operation(contract, "/a"), operation(changed, "/a"))).toBe(false);
   });
@@ -87,17 +168,76 @@ describe("structural identity of operations", () => {
   });
 
   it("an identical recursive schema is identical", () => {
-    const components = { schemas: { Node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/components/schemas/Node" } }, id: { type: "string" } } } } };
-    const paths = { "/tree": { get: { responses: { "200": { description: "ok", ...json({ $ref: "#/components/schemas/Node" }) } } } } };
+    const components = {
+      schemas: {
+        Node: {
+          type: "object",
+          properties: {
+            children: { type: "array", items: { $ref: "#/components/schemas/Node" } },
+            id: { type: "string" },
+          },
+        },
+      },
+    };
+    const paths = {
+      "/tree": { get: { responses: { "200": { description: "ok", ...json({ $ref: "#/components/schemas/Node" }) } } } },
+    };
     const contract = openapi(paths, { components });
     const snapshot = openapi(paths, { components: structuredClone(components) });
-    expect(identity(contract, snapshot).operations(operation(contract, "/tree"), operation(snapshot, "/tree"))).toBe(true);
+    expect(identity(contract, snapshot).operations(operation(contract, "/tree"), operation(snapshot, "/tree"))).toBe(
+      true,
+    );
   });
 
   it("fields written in another order compare by name", () => {
-    const contract = openapi({ "/a": { get: { responses: { "200": { description: "ok", ...json({ type: "object", required: ["id"], properties: { id: { type: "string" }, total: { type: "number" } } }) } } } } });
-    const reordered = openapi({ "/a": { get: { responses: { "200": { ...json({ properties: { total: { type: "number" }, id: { type: "string" } }, required: ["id"], type: "object" }), description: "ok" } } } } });
-    const extra = openapi({ "/a": { get: { responses: { "200": { description: "ok", ...json({ type: "object", required: ["id"], properties: { total: { type: "number" }, id: { type: "string" }, note: { type: "string" } } }) } } } } });
+    const contract = openapi({
+      "/a": {
+        get: {
+          responses: {
+            "200": {
+              description: "ok",
+              ...json({
+                type: "object",
+                required: ["id"],
+                properties: { id: { type: "string" }, total: { type: "number" } },
+              }),
+            },
+          },
+        },
+      },
+    });
+    const reordered = openapi({
+      "/a": {
+        get: {
+          responses: {
+            "200": {
+              ...json({
+                properties: { total: { type: "number" }, id: { type: "string" } },
+                required: ["id"],
+                type: "object",
+              }),
+              description: "ok",
+            },
+          },
+        },
+      },
+    });
+    const extra = openapi({
+      "/a": {
+        get: {
+          responses: {
+            "200": {
+              description: "ok",
+              ...json({
+                type: "object",
+                required: ["id"],
+                properties: { total: { type: "number" }, id: { type: "string" }, note: { type: "string" } },
+              }),
+            },
+          },
+        },
+      },
+    });
     expect(identity(contract, reordered).operations(operation(contract, "/a"), operation(reordered, "/a"))).toBe(true);
     expect(identity(contract, extra).operations(operation(contract, "/a"), operation(extra, "/a"))).toBe(false);
   });

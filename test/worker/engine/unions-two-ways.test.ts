@@ -17,7 +17,12 @@ type Place = "request" | "response";
 function documentWith(schema: Schema, place: Place): OpenApiDocument {
   const operation =
     place === "request"
-      ? { post: { requestBody: { required: true, content: { "application/json": { schema } } }, responses: responses({ "204": null }) } }
+      ? {
+          post: {
+            requestBody: { required: true, content: { "application/json": { schema } } },
+            responses: responses({ "204": null }),
+          },
+        }
       : { get: { responses: responses({ "200": schema }) } };
   return openapi({ "/things": operation }, {}, "3.1.0");
 }
@@ -31,7 +36,11 @@ function findings(contract: Schema, implementation: Schema, place: Place): strin
   return verdict.violations.map((violation) => `${violation.rule}:${violation.severity}`).sort();
 }
 
-const asTypeArray = (object: Schema, string: Schema = {}, extraTypes: string[] = []): Schema => ({ type: ["string", "object", ...extraTypes], ...string, ...object });
+const asTypeArray = (object: Schema, string: Schema = {}, extraTypes: string[] = []): Schema => ({
+  type: ["string", "object", ...extraTypes],
+  ...string,
+  ...object,
+});
 const asOneOf = (object: Schema, string: Schema = {}, extraTypes: string[] = []): Schema => ({
   oneOf: [{ type: "string", ...string }, { type: "object", ...object }, ...extraTypes.map((type) => ({ type }))],
 });
@@ -47,9 +56,16 @@ describe("a union written as a type array or as a oneOf", () => {
     });
 
     it(`is no change with null among the types, or with an array member (${place} body)`, () => {
-      expect(findings(asTypeArray(objectPart, stringPart, ["null"]), asOneOf(objectPart, stringPart, ["null"]), place)).toEqual([]);
+      expect(
+        findings(asTypeArray(objectPart, stringPart, ["null"]), asOneOf(objectPart, stringPart, ["null"]), place),
+      ).toEqual([]);
       const arrayTypes: Schema = { type: ["array", "string"], items: { type: "integer" }, minItems: 1, minLength: 2 };
-      const arrayOneOf: Schema = { oneOf: [{ type: "array", items: { type: "integer" }, minItems: 1 }, { type: "string", minLength: 2 }] };
+      const arrayOneOf: Schema = {
+        oneOf: [
+          { type: "array", items: { type: "integer" }, minItems: 1 },
+          { type: "string", minLength: 2 },
+        ],
+      };
       expect(findings(arrayTypes, arrayOneOf, place)).toEqual([]);
       expect(findings(arrayOneOf, arrayTypes, place)).toEqual([]);
     });
@@ -66,8 +82,14 @@ describe("a union written as a type array or as a oneOf", () => {
       for (const { object, string, breaks } of cases) {
         const sameForm = findings(asOneOf(objectPart, stringPart), asOneOf(object, string), place);
         const what = JSON.stringify({ object, string });
-        if (breaks === place) expect(sameForm.some((finding) => finding.endsWith(":error")), `an error when both use oneOf: ${what}`).toBe(true);
-        expect(findings(asTypeArray(objectPart, stringPart), asTypeArray(object, string), place), what).toEqual(sameForm);
+        if (breaks === place)
+          expect(
+            sameForm.some((finding) => finding.endsWith(":error")),
+            `an error when both use oneOf: ${what}`,
+          ).toBe(true);
+        expect(findings(asTypeArray(objectPart, stringPart), asTypeArray(object, string), place), what).toEqual(
+          sameForm,
+        );
         expect(findings(asTypeArray(objectPart, stringPart), asOneOf(object, string), place), what).toEqual(sameForm);
         expect(findings(asOneOf(objectPart, stringPart), asTypeArray(object, string), place), what).toEqual(sameForm);
       }

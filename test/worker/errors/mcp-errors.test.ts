@@ -14,7 +14,9 @@ describe("JSON-RPC error messages", () => {
   it("an unknown tool's message is ours alone, without the SDK's prefix", async () => {
     const reply = await rpc(token, sessionId, "tools/call", { name: "no_such_tool", arguments: {} });
     expect(reply.error.code).toBe(-32602);
-    expect(reply.error.message).toBe('Unknown tool "no_such_tool". Call tools/list to see the tools this server offers.');
+    expect(reply.error.message).toBe(
+      'Unknown tool "no_such_tool". Call tools/list to see the tools this server offers.',
+    );
     expect(reply.error.message).not.toContain("MCP error");
   });
 
@@ -37,15 +39,32 @@ async function expectJsonRpcError(response: Response, status: number): Promise<R
 
 describe("transport errors on /mcp", () => {
   it("a POST that does not accept event streams (406)", async () => {
-    await expectJsonRpcError(await mcpPost(token, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { Accept: "text/html", "mcp-session-id": sessionId }), 406);
+    await expectJsonRpcError(
+      await mcpPost(
+        token,
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        { Accept: "text/html", "mcp-session-id": sessionId },
+      ),
+      406,
+    );
   });
 
   it("a POST with a non-JSON content type (415)", async () => {
-    await expectJsonRpcError(await mcpPost(token, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "Content-Type": "text/plain", "mcp-session-id": sessionId }), 415);
+    await expectJsonRpcError(
+      await mcpPost(
+        token,
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        { "Content-Type": "text/plain", "mcp-session-id": sessionId },
+      ),
+      415,
+    );
   });
 
   it("an unknown session (404)", async () => {
-    await expectJsonRpcError(await mcpPost(token, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "mcp-session-id": "no-such-session" }), 404);
+    await expectJsonRpcError(
+      await mcpPost(token, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "mcp-session-id": "no-such-session" }),
+      404,
+    );
   });
 
   it("a method Streamable HTTP does not define", async () => {

@@ -10,10 +10,17 @@ async function expectProblem(response: Response, status: number, code: string): 
   expect(response.status).toBe(status);
   expect(response.headers.get("content-type")).toBe("application/problem+json");
   const body = (await response.json()) as Record<string, any>;
-  expect(body).toMatchObject({ type: `urn:arbiter:problem:${code}`, status, code, title: expect.any(String), detail: expect.any(String) });
+  expect(body).toMatchObject({
+    type: `urn:arbiter:problem:${code}`,
+    status,
+    code,
+    title: expect.any(String),
+    detail: expect.any(String),
+  });
   expect(body.error).toMatchObject({ code, message: body.detail });
   const correlationId = response.headers.get("x-correlation-id");
-  if (correlationId) expect(body).toMatchObject({ correlationId, instance: `urn:uuid:${correlationId}`, error: { correlationId } });
+  if (correlationId)
+    expect(body).toMatchObject({ correlationId, instance: `urn:uuid:${correlationId}`, error: { correlationId } });
   return body;
 }
 
@@ -22,7 +29,8 @@ beforeAll(async () => {
   token = await restToken("ana", "contracts.read");
 });
 
-const get = (path: string, init: RequestInit = {}) => SELF.fetch(`${BASE}${path}`, { ...init, headers: { Authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
+const get = (path: string, init: RequestInit = {}) =>
+  SELF.fetch(`${BASE}${path}`, { ...init, headers: { Authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
 
 describe("REST errors through the Worker", () => {
   it("every problem names its occurrence (the correlation id) in the body", async () => {
@@ -41,14 +49,30 @@ describe("REST errors through the Worker", () => {
 
   it("route errors and chat errors", async () => {
     await expectProblem(await get("/api/v1/projects/Bad Name"), 400, "invalid_project_name");
-    await expectProblem(await get("/chat", { method: "POST", headers: { "Content-Type": "text/plain" }, body: "hi" }), 400, "invalid_request");
+    await expectProblem(
+      await get("/chat", { method: "POST", headers: { "Content-Type": "text/plain" }, body: "hi" }),
+      400,
+      "invalid_request",
+    );
   });
 });
 
 describe("the router's 429 and 500", () => {
   const principalContext = () =>
-    ({ props: { organizationId: "acme", userId: "ana", role: "admin", name: "Ana" }, auth: { token: "t", audience: API_RESOURCE, scope: ["contracts.read"], clientId: "c" }, waitUntil() {}, passThroughOnException() {} }) as unknown as ExecutionContext;
-  const throwing: ApiRoute = { method: "GET", path: "/api/v1/boom", requiredScopes: [], handle: async () => { throw new Error("secret detail"); } };
+    ({
+      props: { organizationId: "acme", userId: "ana", role: "admin", name: "Ana" },
+      auth: { token: "t", audience: API_RESOURCE, scope: ["contracts.read"], clientId: "c" },
+      waitUntil() {},
+      passThroughOnException() {},
+    }) as unknown as ExecutionContext;
+  const throwing: ApiRoute = {
+    method: "GET",
+    path: "/api/v1/boom",
+    requiredScopes: [],
+    handle: async () => {
+      throw new Error("secret detail");
+    },
+  };
   const audit = () => ({ record: async () => {} });
 
   it("500 carries the correlation id, never the exception", async () => {
@@ -60,7 +84,9 @@ describe("the router's 429 and 500", () => {
   });
 
   it("429 keeps Retry-After and the quota details", async () => {
-    const rateLimiter = () => ({ check: async () => ({ allowed: false as const, limit: 5, windowSeconds: 60, retryAfterSeconds: 7 }) });
+    const rateLimiter = () => ({
+      check: async () => ({ allowed: false as const, limit: 5, windowSeconds: 60, retryAfterSeconds: 7 }),
+    });
     const handler = createApiHandler([throwing], { audit, rateLimiter });
     const response = await handler.fetch(new Request(`${BASE}/api/v1/boom`), env as unknown as Env, principalContext());
     expect(response.headers.get("retry-after")).toBe("7");

@@ -7,9 +7,19 @@ import { createKey, restToken } from "../contracts-api/api-helpers";
 const CHALLENGE_API = `Bearer realm="OAuth", resource_metadata="${BASE}/.well-known/oauth-protected-resource/api"`;
 const CHALLENGE_MCP = `Bearer realm="OAuth", resource_metadata="${BASE}/.well-known/oauth-protected-resource/mcp"`;
 
-async function get(url: string, authorization?: string): Promise<{ status: number; type: string; challenge: string; body: any }> {
-  const response = await SELF.fetch(url, { headers: authorization === undefined ? {} : { Authorization: authorization } });
-  return { status: response.status, type: response.headers.get("content-type") ?? "", challenge: response.headers.get("www-authenticate") ?? "", body: await response.json() };
+async function get(
+  url: string,
+  authorization?: string,
+): Promise<{ status: number; type: string; challenge: string; body: any }> {
+  const response = await SELF.fetch(url, {
+    headers: authorization === undefined ? {} : { Authorization: authorization },
+  });
+  return {
+    status: response.status,
+    type: response.headers.get("content-type") ?? "",
+    challenge: response.headers.get("www-authenticate") ?? "",
+    body: await response.json(),
+  };
 }
 
 let mcpToken: string;
@@ -29,17 +39,30 @@ describe("401 bodies", () => {
     expect(answer.type).toBe("application/problem+json");
     expect(answer.challenge.startsWith(CHALLENGE_API)).toBe(true);
     expect(answer.challenge).not.toContain("error=");
-    expect(answer.body).toMatchObject({ status: 401, title: "Unauthorized", code: "missing_token", error: "missing_token", type: "urn:arbiter:problem:missing_token" });
+    expect(answer.body).toMatchObject({
+      status: 401,
+      title: "Unauthorized",
+      code: "missing_token",
+      error: "missing_token",
+      type: "urn:arbiter:problem:missing_token",
+    });
     expect(answer.body.detail).toContain("Authorization: Bearer <token>");
     expect(answer.body.error_description).toBe(answer.body.detail);
   });
 
   it("/mcp without credentials gets a JSON body", async () => {
-    const response = await SELF.fetch(MCP_URL, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: "{}" });
+    const response = await SELF.fetch(MCP_URL, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: "{}",
+    });
     expect(response.status).toBe(401);
     expect(response.headers.get("content-type")).toBe("application/json");
     expect(response.headers.get("www-authenticate")?.startsWith(CHALLENGE_MCP)).toBe(true);
-    expect(await response.json()).toMatchObject({ error: "missing_token", error_description: expect.stringContaining("Bearer") });
+    expect(await response.json()).toMatchObject({
+      error: "missing_token",
+      error_description: expect.stringContaining("Bearer"),
+    });
   });
 
   it("an MCP token on the REST API names both resources", async () => {
@@ -47,7 +70,9 @@ describe("401 bodies", () => {
     expect(answer.status).toBe(401);
     expect(answer.challenge).toContain('error="invalid_token"');
     expect(answer.body.code).toBe("invalid_token");
-    expect(answer.body.detail).toBe(`This token was issued for ${MCP_URL}; REST needs a token for ${API_RESOURCE}. Ask for one with resource=${API_RESOURCE} when authorizing (arbiter login does).`);
+    expect(answer.body.detail).toBe(
+      `This token was issued for ${MCP_URL}; REST needs a token for ${API_RESOURCE}. Ask for one with resource=${API_RESOURCE} when authorizing (arbiter login does).`,
+    );
   });
 
   it("a REST token on /mcp says so the other way round", async () => {
@@ -55,7 +80,9 @@ describe("401 bodies", () => {
     expect(answer.status).toBe(401);
     expect(answer.type).toBe("application/json");
     expect(answer.body.error).toBe("invalid_token");
-    expect(answer.body.error_description).toContain(`This token was issued for ${API_RESOURCE}; MCP needs a token for ${MCP_URL}`);
+    expect(answer.body.error_description).toContain(
+      `This token was issued for ${API_RESOURCE}; MCP needs a token for ${MCP_URL}`,
+    );
   });
 
   it("a CI key sent without Bearer is told how to send it", async () => {

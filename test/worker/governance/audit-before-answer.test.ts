@@ -20,7 +20,13 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const principal: Principal = { organizationId: "durable-org", userId: "ana", clientId: "client-durable", role: "admin", scopes: [] };
+const principal: Principal = {
+  organizationId: "durable-org",
+  userId: "ana",
+  clientId: "client-durable",
+  role: "admin",
+  scopes: [],
+};
 const context = (): Omit<CallContext, "correlationId"> => ({
   principal,
   env,
@@ -56,7 +62,11 @@ function auditLines(spy: { mock: { calls: unknown[][] } }, correlationId: string
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+const envelope = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 
 /** One stateless (2026-07-28) tools/call of whoami through the Worker. */
 async function statelessWhoami(token: string): Promise<string> {
@@ -70,7 +80,12 @@ async function statelessWhoami(token: string): Promise<string> {
       "Mcp-Method": "tools/call",
       "Mcp-Name": "whoami",
     },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {}, _meta: envelope } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "whoami", arguments: {}, _meta: envelope },
+    }),
   });
   expect(response.status).toBe(200);
   return ((await response.json()) as { result: { _meta: { correlationId: string } } }).result._meta.correlationId;
@@ -79,8 +94,14 @@ async function statelessWhoami(token: string): Promise<string> {
 describe("audit records safe before the answer", () => {
   it("holds the answer until the store has the record, then stores exactly one", async () => {
     const store = heldStore();
-    const answered = runToolCall(whoami(), {}, context(), { audit: new StoringAuditSink(store.lookup), rateLimiter: unlimited });
-    const early = await Promise.race([answered.then(() => "answered"), new Promise((done) => setTimeout(() => done("waiting"), 300))]);
+    const answered = runToolCall(whoami(), {}, context(), {
+      audit: new StoringAuditSink(store.lookup),
+      rateLimiter: unlimited,
+    });
+    const early = await Promise.race([
+      answered.then(() => "answered"),
+      new Promise((done) => setTimeout(() => done("waiting"), 300)),
+    ]);
     expect(early).toBe("waiting");
     expect(store.appends()).toBe(1);
     store.release();
@@ -103,7 +124,15 @@ describe("audit records safe before the answer", () => {
     expect(result.isError).toBeFalsy();
     // Already in the log when the answer is back: nothing waits in memory for later.
     const lines = auditLines(log, result._meta.correlationId as string);
-    expect(lines).toEqual([expect.objectContaining({ stored: false, organizationId: "durable-org", clientId: "client-durable", target: "whoami", outcome: "ok" })]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        stored: false,
+        organizationId: "durable-org",
+        clientId: "client-durable",
+        target: "whoami",
+        outcome: "ok",
+      }),
+    ]);
   });
 
   it("a 2026-07-28 stateless call's record is in the store the moment its answer arrives (nothing left to an isolate)", async () => {

@@ -20,7 +20,8 @@ const ORG = "outbox-org";
 
 const record = (overrides: Partial<AuditRecord> = {}) => auditRecord(ORG, overrides);
 
-const storedIn = async (organizationId: string, correlationId: string) => (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
+const storedIn = async (organizationId: string, correlationId: string) =>
+  (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
 const stored = (correlationId: string) => storedIn(ORG, correlationId);
 const noDrain = async () => undefined;
 /**
@@ -38,12 +39,17 @@ async function withDrainDelay(seconds: number, body: () => Promise<void>): Promi
   }
 }
 /** The session object itself (the binding is typed by its RPC, runInDurableObject hands over the instance). */
-const sessionObject = (name: string) => env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(name)) as unknown as DurableObjectStub<ArbiterMcpAgent>;
+const sessionObject = (name: string) =>
+  env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(name)) as unknown as DurableObjectStub<ArbiterMcpAgent>;
 
 describe("audit outbox of a session object", () => {
   it("keeps the records of a batch interrupted by an eviction and stores each exactly once in the next instance", async () => {
     const stub = sessionObject("streamable-http:outbox-eviction");
-    const records = [record(), record({ target: "orders_search" }), record({ outcome: "invalid-input", reason: "bad status" })];
+    const records = [
+      record(),
+      record({ target: "orders_search" }),
+      record({ outcome: "invalid-input", reason: "bad status" }),
+    ];
     const real = auditStoresIn(env.AUDIT_LOG);
     // The store commits the batch, then the object is evicted before the store's answer arrives.
     const storesThenHangs: AuditBatchLookup = (organizationId) => ({
@@ -92,7 +98,9 @@ describe("audit outbox of a session object", () => {
       expect(outbox.pending()).toBe(0);
     });
     for (const item of records) {
-      const lines = log.mock.calls.map((call) => String(call[0])).filter((line) => line.includes('"event":"audit"') && line.includes(item.correlationId));
+      const lines = log.mock.calls
+        .map((call) => String(call[0]))
+        .filter((line) => line.includes('"event":"audit"') && line.includes(item.correlationId));
       expect(lines).toHaveLength(1);
       expect(JSON.parse(lines[0]!)).toEqual({ level: "info", event: "audit", ...item, stored: false });
       expect(await stored(item.correlationId)).toHaveLength(0);
@@ -120,7 +128,13 @@ describe("audit outbox of a session object", () => {
     const ids: string[] = [];
     await withDrainDelay(60, async () => {
       for (let call = 0; call < 3; call++) {
-        const reply = await rpc(tokens.access_token, session, "tools/call", { name: "whoami", arguments: {} }, 10 + call);
+        const reply = await rpc(
+          tokens.access_token,
+          session,
+          "tools/call",
+          { name: "whoami", arguments: {} },
+          10 + call,
+        );
         ids.push(reply.result._meta.correlationId as string);
       }
       await runInDurableObject(stub, async (instance: ArbiterMcpAgent, state) => {
@@ -175,17 +189,25 @@ describe("audit outbox of a session object", () => {
     const log = vi.spyOn(console, "log");
     const quiet = record();
     const printed = record();
-    await runInDurableObject(sessionObject("streamable-http:outbox-lines"), async (_instance: ArbiterMcpAgent, state) => {
-      const byDefault = new AuditOutbox(state.storage.sql, state.id.toString(), noDrain);
-      await byDefault.add(quiet);
-      expect(await byDefault.drain(auditStoresIn(env.AUDIT_LOG))).toEqual({ stored: 1, logged: 0 });
-      const all = new AuditOutbox(state.storage.sql, state.id.toString(), noDrain, "all");
-      await all.add(printed);
-      expect(await all.drain(auditStoresIn(env.AUDIT_LOG))).toEqual({ stored: 1, logged: 0 });
-    });
-    const lines = (correlationId: string) => log.mock.calls.map((call) => String(call[0])).filter((line) => line.includes('"event":"audit"') && line.includes(correlationId));
+    await runInDurableObject(
+      sessionObject("streamable-http:outbox-lines"),
+      async (_instance: ArbiterMcpAgent, state) => {
+        const byDefault = new AuditOutbox(state.storage.sql, state.id.toString(), noDrain);
+        await byDefault.add(quiet);
+        expect(await byDefault.drain(auditStoresIn(env.AUDIT_LOG))).toEqual({ stored: 1, logged: 0 });
+        const all = new AuditOutbox(state.storage.sql, state.id.toString(), noDrain, "all");
+        await all.add(printed);
+        expect(await all.drain(auditStoresIn(env.AUDIT_LOG))).toEqual({ stored: 1, logged: 0 });
+      },
+    );
+    const lines = (correlationId: string) =>
+      log.mock.calls
+        .map((call) => String(call[0]))
+        .filter((line) => line.includes('"event":"audit"') && line.includes(correlationId));
     expect(lines(quiet.correlationId)).toEqual([]);
-    expect(lines(printed.correlationId).map((line) => JSON.parse(line))).toEqual([{ level: "info", event: "audit", ...printed, stored: true }]);
+    expect(lines(printed.correlationId).map((line) => JSON.parse(line))).toEqual([
+      { level: "info", event: "audit", ...printed, stored: true },
+    ]);
     expect(await stored(quiet.correlationId)).toHaveLength(1);
     expect(await stored(printed.correlationId)).toHaveLength(1);
   });

@@ -29,12 +29,19 @@ async function withDrainDelay(seconds: number, body: () => Promise<void>): Promi
   }
 }
 
-const sessionObject = (session: string) => env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(`streamable-http:${session}`)) as unknown as DurableObjectStub<ArbiterMcpAgent>;
-const storedIn = async (organizationId: string, correlationId: string) => (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
+const sessionObject = (session: string) =>
+  env.MCP_OBJECT.get(
+    env.MCP_OBJECT.idFromName(`streamable-http:${session}`),
+  ) as unknown as DurableObjectStub<ArbiterMcpAgent>;
+const storedIn = async (organizationId: string, correlationId: string) =>
+  (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 async function endSession(caller: Verified, session: string): Promise<void> {
-  const deleted = await fetchAs(caller, MCP_URL, { method: "DELETE", headers: { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" } });
+  const deleted = await fetchAs(caller, MCP_URL, {
+    method: "DELETE",
+    headers: { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+  });
   expect(deleted.status).toBe(204);
 }
 
@@ -50,7 +57,15 @@ async function expectStored(organizationId: string, correlationIds: readonly str
   return found;
 }
 
-async function callsThenEnd(options: { user: string; scope: string; tool: string; args: Record<string, unknown>; calls: number; endAfterMs: number; evictFirst?: boolean }): Promise<string[]> {
+async function callsThenEnd(options: {
+  user: string;
+  scope: string;
+  tool: string;
+  args: Record<string, unknown>;
+  calls: number;
+  endAfterMs: number;
+  evictFirst?: boolean;
+}): Promise<string[]> {
   const caller = mcpPrincipal(options.user, options.scope);
   const session = await initializeSession(caller);
   const ids: string[] = [];
@@ -69,7 +84,14 @@ async function callsThenEnd(options: { user: string; scope: string; tool: string
 describe("ending a session keeps its audit records", () => {
   it("DELETE right after five calls: all five records reach the audit store", async () => {
     await withDrainDelay(60, async () => {
-      const ids = await callsThenEnd({ user: "ana", scope: "orders.read", tool: "whoami", args: {}, calls: 5, endAfterMs: 0 });
+      const ids = await callsThenEnd({
+        user: "ana",
+        scope: "orders.read",
+        tool: "whoami",
+        args: {},
+        calls: 5,
+        endAfterMs: 0,
+      });
       const records = await expectStored("acme", ids);
       expect(records.every((record) => record.target === "whoami" && record.outcome === "ok")).toBe(true);
     });
@@ -77,14 +99,41 @@ describe("ending a session keeps its audit records", () => {
 
   it("DELETE one and three seconds after the last call: every record is kept", async () => {
     await withDrainDelay(60, async () => {
-      await expectStored("acme", await callsThenEnd({ user: "ana", scope: "orders.read", tool: "whoami", args: {}, calls: 2, endAfterMs: 1_000 }));
-      await expectStored("acme", await callsThenEnd({ user: "ana", scope: "orders.read", tool: "whoami", args: {}, calls: 2, endAfterMs: 3_000 }));
+      await expectStored(
+        "acme",
+        await callsThenEnd({
+          user: "ana",
+          scope: "orders.read",
+          tool: "whoami",
+          args: {},
+          calls: 2,
+          endAfterMs: 1_000,
+        }),
+      );
+      await expectStored(
+        "acme",
+        await callsThenEnd({
+          user: "ana",
+          scope: "orders.read",
+          tool: "whoami",
+          args: {},
+          calls: 2,
+          endAfterMs: 3_000,
+        }),
+      );
     });
   });
 
   it("an administrator's unmasked reads of personal data, then DELETE: each read is on record", async () => {
     await withDrainDelay(60, async () => {
-      const ids = await callsThenEnd({ user: "ana", scope: "orders.read orders.pii", tool: "orders_get_by_id", args: { id: "ord_1001" }, calls: 3, endAfterMs: 0 });
+      const ids = await callsThenEnd({
+        user: "ana",
+        scope: "orders.read orders.pii",
+        tool: "orders_get_by_id",
+        args: { id: "ord_1001" },
+        calls: 3,
+        endAfterMs: 0,
+      });
       const records = await expectStored("acme", ids);
       expect(records.every((record) => record.target === "orders_get_by_id")).toBe(true);
     });
@@ -92,7 +141,18 @@ describe("ending a session keeps its audit records", () => {
 
   it("a session object evicted after its calls still hands its records over when it ends", async () => {
     await withDrainDelay(60, async () => {
-      await expectStored("acme", await callsThenEnd({ user: "ana", scope: "orders.read", tool: "whoami", args: {}, calls: 3, endAfterMs: 0, evictFirst: true }));
+      await expectStored(
+        "acme",
+        await callsThenEnd({
+          user: "ana",
+          scope: "orders.read",
+          tool: "whoami",
+          args: {},
+          calls: 3,
+          endAfterMs: 0,
+          evictFirst: true,
+        }),
+      );
     });
   });
 
@@ -103,18 +163,35 @@ describe("ending a session keeps its audit records", () => {
     const session = await initializeSession(caller);
     const ids: string[] = [];
     await withDrainDelay(60, async () => {
-      for (let call = 0; call < 2; call++) ids.push((await rpc(caller, session, "tools/call", { name: "whoami", arguments: {} }, 30 + call)).result._meta.correlationId as string);
+      for (let call = 0; call < 2; call++)
+        ids.push(
+          (await rpc(caller, session, "tools/call", { name: "whoami", arguments: {} }, 30 + call)).result._meta
+            .correlationId as string,
+        );
     });
     await runInDurableObject(sessionObject(session), async (instance: ArbiterMcpAgent) => {
       // The object's own env, with an audit namespace whose every store refuses.
-      const failing = { ...(Reflect.get(instance, "env") as object), AUDIT_LOG: { idFromName: () => ({}), get: () => ({ appendBatch: async () => Promise.reject(new Error("audit store unavailable")) }) } };
+      const failing = {
+        ...(Reflect.get(instance, "env") as object),
+        AUDIT_LOG: {
+          idFromName: () => ({}),
+          get: () => ({ appendBatch: async () => Promise.reject(new Error("audit store unavailable")) }),
+        },
+      };
       Object.defineProperty(instance, "env", { value: failing });
       await instance.destroy().catch(() => undefined);
     });
     for (const id of ids) {
-      const lines = log.mock.calls.map((call) => String(call[0])).filter((line) => line.includes('"event":"audit"') && line.includes(id));
+      const lines = log.mock.calls
+        .map((call) => String(call[0]))
+        .filter((line) => line.includes('"event":"audit"') && line.includes(id));
       expect(lines).toHaveLength(1);
-      expect(JSON.parse(lines[0]!)).toMatchObject({ event: "audit", correlationId: id, target: "whoami", stored: false });
+      expect(JSON.parse(lines[0]!)).toMatchObject({
+        event: "audit",
+        correlationId: id,
+        target: "whoami",
+        stored: false,
+      });
       expect(await storedIn("acme", id)).toHaveLength(0);
     }
   });

@@ -7,7 +7,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApiHandler, type ApiRoute } from "../../../src/api/router";
 import { getAuditPolicy, loadAuditPolicy, retentionMsFor } from "../../../src/audit/policy";
-import { type AuditRecord } from "../../../src/audit/record";
+import type { AuditRecord } from "../../../src/audit/record";
 import { auditRecord } from "../helpers";
 import { scrubText } from "../../../src/audit/scrub";
 import { auditDrainDelayOf, DEFAULT_AUDIT_DRAIN_DELAY_SECONDS } from "../../../src/audit/drain-delay";
@@ -63,16 +63,24 @@ describe("audit store", () => {
   });
 
   it("takes the retention from policies/audit.json, per organization when overridden", () => {
-    const policy = loadAuditPolicy({ ...bundledPolicyFiles, "audit.json": { retentionDays: 30, organizations: { acme: { retentionDays: 400 } } } });
+    const policy = loadAuditPolicy({
+      ...bundledPolicyFiles,
+      "audit.json": { retentionDays: 30, organizations: { acme: { retentionDays: 400 } } },
+    });
     expect(retentionMsFor(policy, "acme")).toBe(400 * DAY);
     expect(retentionMsFor(policy, "globex")).toBe(30 * DAY);
-    expect(() => loadAuditPolicy({ ...bundledPolicyFiles, "audit.json": { retentionDays: 0 } })).toThrow(/policies\/audit\.json: retentionDays/);
+    expect(() => loadAuditPolicy({ ...bundledPolicyFiles, "audit.json": { retentionDays: 0 } })).toThrow(
+      /policies\/audit\.json: retentionDays/,
+    );
   });
 
   it("belongs to one organization: refuses another's records and answers another's queries with nothing", async () => {
     const store = auditStoresIn(env.AUDIT_LOG)("owner-org");
     await store.append(record("owner-org", Date.now()));
-    expect(await store.append(record("intruder-org", Date.now()))).toEqual({ stored: false, problem: "this audit store belongs to another organization" });
+    expect(await store.append(record("intruder-org", Date.now()))).toEqual({
+      stored: false,
+      problem: "this audit store belongs to another organization",
+    });
     expect(await store.query("intruder-org", { limit: 10 })).toEqual({ events: [], next: null });
     expect((await store.query("owner-org", { limit: 10 })).events).toHaveLength(1);
   });
@@ -85,11 +93,19 @@ describe("audit store", () => {
       record(organization, base, { userId: "ana", target: "whoami" }),
       record(organization, base + 1000, { userId: "dev", target: "whoami", outcome: "rate-limited" }),
       record(organization, base + 2000, { userId: "ana", clientId: "client-2", target: "audit_events_list" }),
-      record(organization, base + 3000, { userId: "ana", kind: "route", target: "GET /api/v1/whoami", outcome: "invalid-input" }),
+      record(organization, base + 3000, {
+        userId: "ana",
+        kind: "route",
+        target: "GET /api/v1/whoami",
+        outcome: "invalid-input",
+      }),
       record(organization, base + 4000, { userId: "ana", kind: "oauth", target: "grant" }),
     ];
     for (const r of records) await store.append(r);
-    const ids = async (query: Parameters<typeof store.query>[1]) => (await store.query(organization, query)).events.map((e) => records.findIndex((r) => r.correlationId === e.correlationId));
+    const ids = async (query: Parameters<typeof store.query>[1]) =>
+      (await store.query(organization, query)).events.map((e) =>
+        records.findIndex((r) => r.correlationId === e.correlationId),
+      );
 
     expect(await ids({ limit: 10 })).toEqual([4, 3, 2, 1, 0]);
     expect(await ids({ limit: 10, from: base + 1000, to: base + 3000 })).toEqual([2, 1]);
@@ -103,21 +119,31 @@ describe("audit store", () => {
     expect(first.next).not.toBeNull();
     const second = await store.query(organization, { limit: 2, after: first.next! });
     const third = await store.query(organization, { limit: 2, after: second.next! });
-    expect([...first.events, ...second.events, ...third.events].map((e) => e.correlationId)).toEqual([...records].reverse().map((r) => r.correlationId));
+    expect([...first.events, ...second.events, ...third.events].map((e) => e.correlationId)).toEqual(
+      [...records].reverse().map((r) => r.correlationId),
+    );
     expect(third.next).toBeNull();
   });
 
   it("refuses a malformed record rather than storing part of it", async () => {
     const store = auditStoresIn(env.AUDIT_LOG)("strict-org");
-    expect(await store.append({ ...record("strict-org", Date.now()), outcome: "fine" as never })).toMatchObject({ stored: false, problem: expect.stringContaining("outcome") });
-    expect(await store.append({ ...record("strict-org", Date.now()), time: "yesterday" })).toMatchObject({ stored: false, problem: expect.stringContaining("time") });
+    expect(await store.append({ ...record("strict-org", Date.now()), outcome: "fine" as never })).toMatchObject({
+      stored: false,
+      problem: expect.stringContaining("outcome"),
+    });
+    expect(await store.append({ ...record("strict-org", Date.now()), time: "yesterday" })).toMatchObject({
+      stored: false,
+      problem: expect.stringContaining("time"),
+    });
     expect((await store.query("strict-org", { limit: 10 })).events).toEqual([]);
   });
 
   it("stores a batch in order, answers each delivery in its place, and stores a delivery id once", async () => {
     const store = auditStoresIn(env.AUDIT_LOG)("batch-store-org");
     const now = Date.now();
-    const good = Array.from({ length: 120 }, (_, index) => record("batch-store-org", now + index, { target: `tool_${index}`, reason: `r'"${index}` }));
+    const good = Array.from({ length: 120 }, (_, index) =>
+      record("batch-store-org", now + index, { target: `tool_${index}`, reason: `r'"${index}` }),
+    );
     const deliveries = [
       ...good.slice(0, 60).map((r, index) => ({ deliveryId: `owner:${index}`, record: r })),
       { deliveryId: "owner:bad", record: { ...record("batch-store-org", now), outcome: "fine" as never } },
@@ -144,7 +170,9 @@ describe("audit sink", () => {
     const r = record("sink-org", Date.now(), { reason: "Authorization: Bearer abc.def.ghi" });
     await auditSinkFor(env).record(r);
     expect(capturedAuditLines(log).filter((line) => line.correlationId === r.correlationId)).toEqual([]);
-    const stored = (await auditStoresIn(env.AUDIT_LOG)("sink-org").query("sink-org", { correlationId: r.correlationId, limit: 5 })).events;
+    const stored = (
+      await auditStoresIn(env.AUDIT_LOG)("sink-org").query("sink-org", { correlationId: r.correlationId, limit: 5 })
+    ).events;
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ reason: "Authorization: [redacted]" });
   });
@@ -156,7 +184,10 @@ describe("audit sink", () => {
     const lines = capturedAuditLines(log).filter((line) => line.correlationId === r.correlationId);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ stored: true, reason: "Authorization: [redacted]" });
-    expect((await auditStoresIn(env.AUDIT_LOG)("sink-org").query("sink-org", { correlationId: r.correlationId, limit: 5 })).events).toHaveLength(1);
+    expect(
+      (await auditStoresIn(env.AUDIT_LOG)("sink-org").query("sink-org", { correlationId: r.correlationId, limit: 5 }))
+        .events,
+    ).toHaveLength(1);
   });
 
   it("reads AUDIT_DRAIN_DELAY_SECONDS: 5 by default, whole seconds from 0 to 60, anything else named in a warning", () => {
@@ -165,7 +196,8 @@ describe("audit sink", () => {
     expect(DEFAULT_AUDIT_DRAIN_DELAY_SECONDS).toBe(5);
     expect(auditDrainDelayOf({ AUDIT_DRAIN_DELAY_SECONDS: "0" })).toBe(0);
     expect(auditDrainDelayOf({ AUDIT_DRAIN_DELAY_SECONDS: " 60 " })).toBe(60);
-    for (const bad of ["61", "-1", "1.5", "soon"]) expect(auditDrainDelayOf({ AUDIT_DRAIN_DELAY_SECONDS: bad })).toBe(5);
+    for (const bad of ["61", "-1", "1.5", "soon"])
+      expect(auditDrainDelayOf({ AUDIT_DRAIN_DELAY_SECONDS: bad })).toBe(5);
     const printed = warn.mock.calls.map((call) => String(call[0])).join("\n");
     expect(printed).toContain("AUDIT_DRAIN_DELAY_SECONDS is not a whole number of seconds from 0 to 60");
     expect(printed).toContain("soon");
@@ -191,12 +223,24 @@ describe("audit sink", () => {
         throw new Error("Durable Object storage is unavailable");
       },
     }));
-    const principal: Principal = { organizationId: "acme", userId: "ana", clientId: "client-x", role: "admin", scopes: ["audit.read"] };
+    const principal: Principal = {
+      organizationId: "acme",
+      userId: "ana",
+      clientId: "client-x",
+      role: "admin",
+      scopes: ["audit.read"],
+    };
     const tool = getCatalog().tools.get("audit_events_list")!;
     const result = await runToolCall(
       tool,
       { limit: 1 },
-      { principal, env, session: { get: async () => undefined, put: async () => undefined }, signal: new AbortController().signal, progress: async () => undefined },
+      {
+        principal,
+        env,
+        session: { get: async () => undefined, put: async () => undefined },
+        signal: new AbortController().signal,
+        progress: async () => undefined,
+      },
       { audit: failing, rateLimiter: unlimited },
     );
     expect(result.isError).toBeFalsy();
@@ -225,8 +269,12 @@ describe("audit sink", () => {
     expect(scrubText("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig")).toBe("jwt [redacted]");
     expect(scrubText("client_secret=s3cr3t&x=1")).toBe("[redacted]&x=1");
     expect(scrubText("key ci_8fJ2kLm9Qx7Rt4Vb6Nw1Zc3Yd5Pa0Se2")).toBe("key [redacted]");
-    expect(scrubText("correlation id 509e5ec2-81f4-4d81-a0e1-f7048db2c468")).toBe("correlation id 509e5ec2-81f4-4d81-a0e1-f7048db2c468");
-    expect(scrubText('Unrecognized key: "audit_events_list_for_a_long_tool_name"')).toBe('Unrecognized key: "audit_events_list_for_a_long_tool_name"');
+    expect(scrubText("correlation id 509e5ec2-81f4-4d81-a0e1-f7048db2c468")).toBe(
+      "correlation id 509e5ec2-81f4-4d81-a0e1-f7048db2c468",
+    );
+    expect(scrubText('Unrecognized key: "audit_events_list_for_a_long_tool_name"')).toBe(
+      'Unrecognized key: "audit_events_list_for_a_long_tool_name"',
+    );
   });
 });
 
@@ -254,7 +302,10 @@ describe("REST router", () => {
     const handler = createApiHandler([route], { rateLimiter: (e) => rateLimiterFor(e, policy) });
     const ctx = principalContext(`client-${crypto.randomUUID()}`);
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await handler.fetch(new Request("http://localhost:8787/api/v1/echo", { method: "POST" }), env, ctx)).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push(
+        (await handler.fetch(new Request("http://localhost:8787/api/v1/echo", { method: "POST" }), env, ctx)).status,
+      );
     expect(statuses).toEqual([200, 200, 429, 429]);
     expect(handled).toBe(2);
   });
@@ -262,7 +313,12 @@ describe("REST router", () => {
   it("still answers when the audit store fails, logging the record with stored: false", async () => {
     const log = vi.spyOn(console, "log");
     vi.spyOn(console, "error").mockImplementation(() => undefined);
-    const route: ApiRoute = { method: "GET", path: "/api/v1/ping", requiredScopes: [], handle: async () => Response.json({ pong: true }) };
+    const route: ApiRoute = {
+      method: "GET",
+      path: "/api/v1/ping",
+      requiredScopes: [],
+      handle: async () => Response.json({ pong: true }),
+    };
     const failing = () =>
       new StoringAuditSink(() => ({
         append: async (): Promise<never> => {
@@ -270,10 +326,18 @@ describe("REST router", () => {
         },
       }));
     const handler = createApiHandler([route], { audit: failing });
-    const response = await handler.fetch(new Request("http://localhost:8787/api/v1/ping?x=1"), env, principalContext("client-ping"));
+    const response = await handler.fetch(
+      new Request("http://localhost:8787/api/v1/ping?x=1"),
+      env,
+      principalContext("client-ping"),
+    );
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ pong: true });
-    const lines = capturedAuditLines(log).filter((line) => line.correlationId === response.headers.get("x-correlation-id"));
-    expect(lines).toMatchObject([{ stored: false, kind: "route", target: "GET /api/v1/ping", outcome: "ok", clientId: "client-ping" }]);
+    const lines = capturedAuditLines(log).filter(
+      (line) => line.correlationId === response.headers.get("x-correlation-id"),
+    );
+    expect(lines).toMatchObject([
+      { stored: false, kind: "route", target: "GET /api/v1/ping", outcome: "ok", clientId: "client-ping" },
+    ]);
   });
 });

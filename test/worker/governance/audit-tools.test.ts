@@ -27,12 +27,21 @@ const CALLS: Record<string, { valid: Record<string, unknown>; invalid: Record<st
   spec_snapshots_list: { valid: { project: "audited" }, invalid: { project: "audited", limit: -1 } },
   spec_contract_get: { valid: { project: "audited" }, invalid: { project: "audited", version: "latest!" } },
   check_api_conformance: { valid: { project: "audited" }, invalid: { project: "audited", snapshot: "first" } },
-  check_api_draft: { valid: { project: "audited", document: conformingSnapshot() }, invalid: { project: "audited", document: 42 } },
+  check_api_draft: {
+    valid: { project: "audited", document: conformingSnapshot() },
+    invalid: { project: "audited", document: 42 },
+  },
   compare_contract_versions: { valid: { project: "audited", to: 1 }, invalid: { project: "audited", to: "first" } },
   spec_exchanges_latest: { valid: { project: "audited" }, invalid: { project: "audited", run: 1 } },
   validate_response_payload: {
     valid: { project: "audited", method: "GET", path: "/orders/ord_1001", status: 200, payload: GOOD_ORDER },
-    invalid: { project: "audited", method: "GET", path: "/orders/ord_1001", status: "two hundred", payload: GOOD_ORDER },
+    invalid: {
+      project: "audited",
+      method: "GET",
+      path: "/orders/ord_1001",
+      status: "two hundred",
+      payload: GOOD_ORDER,
+    },
   },
 };
 
@@ -40,7 +49,12 @@ let nextId = 1000;
 async function callTool(token: string, session: string, name: string, args: Record<string, unknown>) {
   const reply = await rpc(token, session, "tools/call", { name, arguments: args }, nextId++);
   if (!reply.result) throw new Error(`tools/call ${name} failed: ${JSON.stringify(reply.error)}`);
-  return reply.result as { isError?: boolean; content: Array<{ text: string }>; structuredContent?: any; _meta: Record<string, any> };
+  return reply.result as {
+    isError?: boolean;
+    content: Array<{ text: string }>;
+    structuredContent?: any;
+    _meta: Record<string, any>;
+  };
 }
 
 /**
@@ -87,7 +101,12 @@ describe("audit trail of tool calls", () => {
     const ci = await restToken("ana");
     await uploadContract(ci, "audited", ordersContract());
     await uploadSnapshot(ci, "audited", conformingSnapshot(), "c0ffee1");
-    await uploadExchanges(ci, "audited", `${JSON.stringify({ method: "GET", path: "/orders/ord_1001", status: 200, responseBody: GOOD_ORDER })}\n`, "application/x-ndjson");
+    await uploadExchanges(
+      ci,
+      "audited",
+      `${JSON.stringify({ method: "GET", path: "/orders/ord_1001", status: 200, responseBody: GOOD_ORDER })}\n`,
+      "application/x-ndjson",
+    );
     ({ tokens } = await obtainTokens({ user: "ana", scope: mcpScopes().join(" ") }));
     session = await initializeSession(tokens.access_token);
   });
@@ -99,10 +118,18 @@ describe("audit trail of tool calls", () => {
     const listed = await rpc(tokens.access_token, session, "tools/list", {}, nextId++);
     const names: string[] = listed.result.tools.map((tool: { name: string }) => tool.name);
     const missing = names.filter((name) => !(name in CALLS));
-    expect(missing, `tools without an entry in CALLS (add valid and invalid arguments for them): ${missing.join(", ")}`).toEqual([]);
+    expect(
+      missing,
+      `tools without an entry in CALLS (add valid and invalid arguments for them): ${missing.join(", ")}`,
+    ).toEqual([]);
 
     const limiter = rateLimiterFor(env);
-    const expectations: Array<{ name: string; args: Record<string, unknown>; outcome: AuditOutcome; correlationId?: string }> = [];
+    const expectations: Array<{
+      name: string;
+      args: Record<string, unknown>;
+      outcome: AuditOutcome;
+      correlationId?: string;
+    }> = [];
     for (const name of names) {
       const { valid, invalid } = CALLS[name]!;
 
@@ -123,7 +150,8 @@ describe("audit trail of tool calls", () => {
       // The session may still hold calls it leased from the coordinator before the quota ran out
       // (src/ratelimit/leases.ts): they are admitted, never more than MAX_LEASE, then the session refuses too.
       let limited = await callTool(tokens.access_token, session, name, valid);
-      for (let leased = 0; !limited.isError && leased < MAX_LEASE; leased++) limited = await callTool(tokens.access_token, session, name, valid);
+      for (let leased = 0; !limited.isError && leased < MAX_LEASE; leased++)
+        limited = await callTool(tokens.access_token, session, name, valid);
       expect(limited.isError).toBe(true);
       expect(limited._meta.retryAfter).toBeGreaterThan(0);
       expectations.push({ name, args: valid, outcome: "rate-limited", correlationId: limited._meta.correlationId });
@@ -161,7 +189,12 @@ describe("audit trail of tool calls", () => {
     // A grant with offline_access holds a refresh token: the calls made under it must not record it either.
     const refreshing = (await obtainTokens({ user: "ana", scope: "audit.read offline_access" })).tokens;
     expect(refreshing.refresh_token).toEqual(expect.any(String));
-    const underRefreshing = await callTool(refreshing.access_token, await initializeSession(refreshing.access_token), "audit_events_list", { limit: 1 });
+    const underRefreshing = await callTool(
+      refreshing.access_token,
+      await initializeSession(refreshing.access_token),
+      "audit_events_list",
+      { limit: 1 },
+    );
     expect(underRefreshing.isError).toBeFalsy();
 
     // Records are stored after the answer (the session's audit outbox): wait for the last one before reading all.
@@ -179,25 +212,47 @@ describe("audit trail of tool calls", () => {
   });
 
   it("lists the caller's organization's events with filters and cursors", async () => {
-    const first = await callTool(tokens.access_token, session, "audit_events_list", { kind: "tool", target: "whoami", limit: 2 });
+    const first = await callTool(tokens.access_token, session, "audit_events_list", {
+      kind: "tool",
+      target: "whoami",
+      limit: 2,
+    });
     expect(first.isError, first.content[0]?.text).toBeFalsy();
     expect(first.structuredContent.organizationId).toBe("acme");
     expect(first.structuredContent.events).toHaveLength(2);
-    expect(first.structuredContent.events.every((e: AuditRecord) => e.target === "whoami" && e.kind === "tool")).toBe(true);
+    expect(first.structuredContent.events.every((e: AuditRecord) => e.target === "whoami" && e.kind === "tool")).toBe(
+      true,
+    );
     const cursor = first.structuredContent.nextCursor as string;
     expect(cursor).toEqual(expect.any(String));
-    const second = await callTool(tokens.access_token, session, "audit_events_list", { kind: "tool", target: "whoami", limit: 2, cursor });
+    const second = await callTool(tokens.access_token, session, "audit_events_list", {
+      kind: "tool",
+      target: "whoami",
+      limit: 2,
+      cursor,
+    });
     const seen = new Set(first.structuredContent.events.map((e: AuditRecord) => e.correlationId));
-    for (const event of second.structuredContent.events as AuditRecord[]) expect(seen.has(event.correlationId)).toBe(false);
-    expect(Date.parse(second.structuredContent.events[0].time)).toBeLessThanOrEqual(Date.parse(first.structuredContent.events[1].time));
+    for (const event of second.structuredContent.events as AuditRecord[])
+      expect(seen.has(event.correlationId)).toBe(false);
+    expect(Date.parse(second.structuredContent.events[0].time)).toBeLessThanOrEqual(
+      Date.parse(first.structuredContent.events[1].time),
+    );
 
-    const otherFilters = await callTool(tokens.access_token, session, "audit_events_list", { kind: "tool", target: "audit_events_list", limit: 2, cursor });
+    const otherFilters = await callTool(tokens.access_token, session, "audit_events_list", {
+      kind: "tool",
+      target: "audit_events_list",
+      limit: 2,
+      cursor,
+    });
     expect(otherFilters.isError).toBe(true);
     expect(otherFilters.content[0]!.text).toContain("different filters");
     const forged = await callTool(tokens.access_token, session, "audit_events_list", { cursor: "not-a-cursor" });
     expect(forged.isError).toBe(true);
     expect(forged.content[0]!.text).toContain("cursor: not a cursor this server issued");
-    const backwards = await callTool(tokens.access_token, session, "audit_events_list", { from: "2026-02-01T00:00:00Z", to: "2026-01-01T00:00:00Z" });
+    const backwards = await callTool(tokens.access_token, session, "audit_events_list", {
+      from: "2026-02-01T00:00:00Z",
+      to: "2026-01-01T00:00:00Z",
+    });
     expect(backwards.content[0]!.text).toContain("`from` must be earlier than `to`");
   });
 
@@ -206,16 +261,22 @@ describe("audit trail of tool calls", () => {
     const gus = await obtainTokens({ user: "gus", scope: "contracts.read audit.read" });
     const gusSession = await initializeSession(gus.tokens.access_token);
 
-    const refused = await callTool(gus.tokens.access_token, gusSession, "audit_events_list", { organizationId: "acme" });
+    const refused = await callTool(gus.tokens.access_token, gusSession, "audit_events_list", {
+      organizationId: "acme",
+    });
     expect(refused.isError).toBe(true);
     expect(refused.content[0]!.text).toContain("you can only read the audit trail of your own organization (globex)");
-    expect(await recordsOf("globex", refused._meta.correlationId)).toMatchObject([{ outcome: "rejected-by-policy", organizationId: "globex" }]);
+    expect(await recordsOf("globex", refused._meta.correlationId)).toMatchObject([
+      { outcome: "rejected-by-policy", organizationId: "globex" },
+    ]);
 
     const own = await callTool(gus.tokens.access_token, gusSession, "audit_events_list", { limit: 100 });
     expect(own.structuredContent.organizationId).toBe("globex");
     expect(own.structuredContent.events.length).toBeGreaterThan(0);
     for (const event of own.structuredContent.events as AuditRecord[]) expect(event.organizationId).toBe("globex");
-    const byCorrelation = await callTool(gus.tokens.access_token, gusSession, "audit_events_list", { correlationId: acmeEvent._meta.correlationId });
+    const byCorrelation = await callTool(gus.tokens.access_token, gusSession, "audit_events_list", {
+      correlationId: acmeEvent._meta.correlationId,
+    });
     expect(byCorrelation.structuredContent.events).toEqual([]);
 
     // Without audit.read the tool is refused outright (the /mcp handler answers the step-up challenge).

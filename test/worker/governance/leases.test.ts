@@ -44,7 +44,10 @@ class ListingKv implements CounterKv {
   async list(options: { prefix: string }) {
     this.lists++;
     const page = await this.inner.list(options);
-    return { keys: page.keys.map((key) => ({ name: key.name, metadata: key.metadata })), list_complete: page.list_complete };
+    return {
+      keys: page.keys.map((key) => ({ name: key.name, metadata: key.metadata })),
+      list_complete: page.list_complete,
+    };
   }
 }
 
@@ -55,7 +58,8 @@ describe("rate-limit leases", () => {
     const subject = { organizationId: "acme", clientId: client(), target: "whoami" };
     const decisions = await Promise.all(Array.from({ length: 100 }, () => limiter.check(subject)));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(30);
-    for (const refused of decisions.filter((d) => !d.allowed)) expect(refused).toMatchObject({ allowed: false, limit: 30, windowSeconds: 60, cause: "quota" });
+    for (const refused of decisions.filter((d) => !d.allowed))
+      expect(refused).toMatchObject({ allowed: false, limit: 30, windowSeconds: 60, cause: "quota" });
     expect(limiter.leasedUnused()).toBe(0);
     // Leases of 1, 4, 12, 6, 3, 2, 1 and 1 calls, then one that finds the window used up.
     expect(counter.leases).toBe(9);
@@ -86,7 +90,11 @@ describe("rate-limit leases", () => {
     expect((await limiter.check(subject)).allowed).toBe(true);
     expect(kept).toHaveLength(0);
     for (let call = 1; call < 4; call++) expect((await limiter.check(subject)).allowed).toBe(true);
-    expect({ leases: counter.leases, kept: kept.length, unused: limiter.leasedUnused() }).toEqual({ leases: 2, kept: 0, unused: 1 });
+    expect({ leases: counter.leases, kept: kept.length, unused: limiter.leasedUnused() }).toEqual({
+      leases: 2,
+      kept: 0,
+      unused: 1,
+    });
     // The call that takes the 4-call lease's last one starts the next lease (12: half of the 25 left) in the background.
     expect((await limiter.check(subject)).allowed).toBe(true);
     expect(kept).toHaveLength(1);
@@ -103,7 +111,8 @@ describe("rate-limit leases", () => {
     const a = new LeasedRateLimiter(lookup, undefined, undefined, { keepAlive: (work) => kept.push(work) });
     const b = new LeasedRateLimiter(lookup, undefined, undefined, { keepAlive: (work) => kept.push(work) });
     const subject = { organizationId: "acme", clientId: client(), target: "whoami" };
-    const burst = (limiter: LeasedRateLimiter, calls: number) => Promise.all(Array.from({ length: calls }, () => limiter.check(subject)));
+    const burst = (limiter: LeasedRateLimiter, calls: number) =>
+      Promise.all(Array.from({ length: calls }, () => limiter.check(subject)));
     const [fromA, fromB] = await Promise.all([burst(a, 50), burst(b, 50)]);
     await Promise.all(kept);
     const admitted = [...fromA, ...fromB].filter((d) => d.allowed).length;
@@ -140,7 +149,8 @@ describe("rate-limit leases", () => {
     const a = new LeasedRateLimiter(lookup);
     const b = new LeasedRateLimiter(lookup);
     const subject = { organizationId: "acme", clientId: client(), target: "whoami" };
-    const burst = (limiter: LeasedRateLimiter, calls: number) => Promise.all(Array.from({ length: calls }, () => limiter.check(subject)));
+    const burst = (limiter: LeasedRateLimiter, calls: number) =>
+      Promise.all(Array.from({ length: calls }, () => limiter.check(subject)));
     const [fromA, fromB] = await Promise.all([burst(a, 50), burst(b, 50)]);
     const admitted = [...fromA, ...fromB].filter((d) => d.allowed).length;
     expect(admitted).toBeLessThanOrEqual(30);
@@ -154,8 +164,14 @@ describe("rate-limit leases", () => {
     const subject = { organizationId: "acme", clientId: client(), target: "whoami", report };
     await limiter.check(subject);
     const second = await limiter.check(subject);
-    expect(second.allowed && second.usage?.find((u) => u.target === "whoami")).toMatchObject({ limit: 30, remaining: 28 });
-    expect(second.allowed && second.usage?.find((u) => u.target === "orders_search")).toMatchObject({ limit: 30, remaining: 30 });
+    expect(second.allowed && second.usage?.find((u) => u.target === "whoami")).toMatchObject({
+      limit: 30,
+      remaining: 28,
+    });
+    expect(second.allowed && second.usage?.find((u) => u.target === "orders_search")).toMatchObject({
+      limit: 30,
+      remaining: 30,
+    });
   });
 
   it("reads a client's counters of every tool with one KV listing, and restores them from it after a restart", async () => {
@@ -172,9 +188,15 @@ describe("rate-limit leases", () => {
     expect({ gets: kv.gets, lists: kv.lists }).toEqual({ gets: 0, lists: 1 });
 
     // Counted calls are written with their state in the key's metadata; a new coordinator lists them back.
-    for (let call = 0; call < 3; call++) await first.check(await counterKey(organizationId, clientId, "whoami"), quota, "closed");
+    for (let call = 0; call < 3; call++)
+      await first.check(await counterKey(organizationId, clientId, "whoami"), quota, "closed");
     const key = await counterKey(organizationId, clientId, "whoami");
-    for (let attempt = 0; attempt < 100 && ((await env.RATE_LIMIT_KV.getWithMetadata(key)).metadata as { count?: number } | null)?.count !== 3; attempt++) {
+    for (
+      let attempt = 0;
+      attempt < 100 &&
+      ((await env.RATE_LIMIT_KV.getWithMetadata(key)).metadata as { count?: number } | null)?.count !== 3;
+      attempt++
+    ) {
       await new Promise((done) => setTimeout(done, 20));
     }
     const restarted = new ListingKv(env.RATE_LIMIT_KV);

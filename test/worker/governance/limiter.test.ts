@@ -24,8 +24,16 @@ function client(): string {
   return `client-${crypto.randomUUID()}`;
 }
 
-async function admittedOf(limiter: CoordinatedRateLimiter, organizationId: string, clientId: string, target: string, calls: number): Promise<number> {
-  const decisions = await Promise.all(Array.from({ length: calls }, () => limiter.check({ organizationId, clientId, target })));
+async function admittedOf(
+  limiter: CoordinatedRateLimiter,
+  organizationId: string,
+  clientId: string,
+  target: string,
+  calls: number,
+): Promise<number> {
+  const decisions = await Promise.all(
+    Array.from({ length: calls }, () => limiter.check({ organizationId, clientId, target })),
+  );
   return decisions.filter((d) => d.allowed).length;
 }
 
@@ -40,7 +48,10 @@ describe("coordinated rate limiter (Durable Object + KV)", () => {
     // Two limiter instances stand for two sessions (two Durable Objects) of one client.
     const sessionA = rateLimiterFor(env);
     const sessionB = rateLimiterFor(env);
-    const [a, b] = await Promise.all([admittedOf(sessionA, "acme", shared, "whoami", 20), admittedOf(sessionB, "acme", shared, "whoami", 20)]);
+    const [a, b] = await Promise.all([
+      admittedOf(sessionA, "acme", shared, "whoami", 20),
+      admittedOf(sessionB, "acme", shared, "whoami", 20),
+    ]);
     expect(a + b).toBe(30);
     expect(await admittedOf(sessionA, "acme", client(), "whoami", 5)).toBe(5);
   });
@@ -50,7 +61,11 @@ describe("coordinated rate limiter (Durable Object + KV)", () => {
       default: { limit: 6, windowSeconds: 60 },
       tools: { whoami: { limit: 2, windowSeconds: 60 } },
       organizations: {
-        globex: { default: { limit: 4, windowSeconds: 60 }, tools: { audit_events_list: { limit: 1, windowSeconds: 60 } }, rest: { limit: 3, windowSeconds: 60 } },
+        globex: {
+          default: { limit: 4, windowSeconds: 60 },
+          tools: { audit_events_list: { limit: 1, windowSeconds: 60 } },
+          rest: { limit: 3, windowSeconds: 60 },
+        },
       },
     });
     const limiter = rateLimiterFor(env, policy);
@@ -96,7 +111,10 @@ describe("coordinated rate limiter (Durable Object + KV)", () => {
       },
     });
     const subject = { organizationId: "acme", clientId: client(), target: "whoami" };
-    const open = new CoordinatedRateLimiter(unreachable, policyWith({ onStoreFailure: { tools: "open", rest: "closed" } }));
+    const open = new CoordinatedRateLimiter(
+      unreachable,
+      policyWith({ onStoreFailure: { tools: "open", rest: "closed" } }),
+    );
     expect(await open.check(subject)).toEqual({ allowed: true, limit: 30 });
     expect(await open.check({ ...subject, target: "rest" })).toEqual({
       allowed: false,
@@ -105,10 +123,15 @@ describe("coordinated rate limiter (Durable Object + KV)", () => {
       retryAfterSeconds: STORE_FAILURE_RETRY_SECONDS,
       cause: "store-unavailable",
     });
-    const closed = new CoordinatedRateLimiter(unreachable, policyWith({ onStoreFailure: { tools: "closed", rest: "open" } }));
+    const closed = new CoordinatedRateLimiter(
+      unreachable,
+      policyWith({ onStoreFailure: { tools: "closed", rest: "open" } }),
+    );
     expect(await closed.check(subject)).toMatchObject({ allowed: false, cause: "store-unavailable" });
     expect(await closed.check({ ...subject, target: "rest" })).toMatchObject({ allowed: true });
-    expect(await closed.usage(subject, ["whoami"])).toEqual([{ target: "whoami", limit: 30, windowSeconds: 60, remaining: null, resetsInSeconds: null }]);
+    expect(await closed.usage(subject, ["whoami"])).toEqual([
+      { target: "whoami", limit: 30, windowSeconds: 60, remaining: null, resetsInSeconds: null },
+    ]);
   });
 
   it("refuses a limited tool call in the pipeline before the tool's handler (and its upstream) runs", async () => {
@@ -127,10 +150,23 @@ describe("coordinated rate limiter (Durable Object + KV)", () => {
       },
     };
     const limiter = rateLimiterFor(env, policyWith({ tools: { upstream_probe: { limit: 2, windowSeconds: 60 } } }));
-    const principal: Principal = { organizationId: "acme", userId: "ana", clientId: client(), role: "admin", scopes: [] };
-    const context = { principal, env, session: { get: async () => undefined, put: async () => undefined }, signal: new AbortController().signal, progress: async () => undefined };
+    const principal: Principal = {
+      organizationId: "acme",
+      userId: "ana",
+      clientId: client(),
+      role: "admin",
+      scopes: [],
+    };
+    const context = {
+      principal,
+      env,
+      session: { get: async () => undefined, put: async () => undefined },
+      signal: new AbortController().signal,
+      progress: async () => undefined,
+    };
     const results = [];
-    for (let i = 0; i < 4; i++) results.push(await runToolCall(tool, {}, context, { audit: logAuditSink, rateLimiter: limiter }));
+    for (let i = 0; i < 4; i++)
+      results.push(await runToolCall(tool, {}, context, { audit: logAuditSink, rateLimiter: limiter }));
     expect(results.map((r) => Boolean(r.isError))).toEqual([false, false, true, true]);
     expect(handlerRuns).toBe(2);
     expect(results[2]!.content[0]!.text).toContain("Rate limit reached: upstream_probe allows 2 calls per 60 s");
@@ -140,10 +176,20 @@ describe("coordinated rate limiter (Durable Object + KV)", () => {
   it("reaches the same coordinator for one (organization, client) from the namespace", async () => {
     const lookup = coordinatorsIn(env.RATE_LIMITER);
     const id = client();
-    const quota = { organizationId: "acme", clientId: id, target: "whoami", limit: 3, windowSeconds: 60, onStoreFailure: "closed" as const };
+    const quota = {
+      organizationId: "acme",
+      clientId: id,
+      target: "whoami",
+      limit: 3,
+      windowSeconds: 60,
+      onStoreFailure: "closed" as const,
+    };
     await lookup("acme", id).check(quota);
     await lookup("acme", id).check(quota);
     expect(await lookup("acme", id).check(quota)).toMatchObject({ allowed: true, remaining: 0 });
-    expect(await lookup("globex", id).check({ ...quota, organizationId: "globex" })).toMatchObject({ allowed: true, remaining: 2 });
+    expect(await lookup("globex", id).check({ ...quota, organizationId: "globex" })).toMatchObject({
+      allowed: true,
+      remaining: 2,
+    });
   });
 });

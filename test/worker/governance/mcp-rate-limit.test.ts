@@ -11,7 +11,12 @@ let nextId = 100;
 async function callTool(token: string, session: string, name: string, args: Record<string, unknown> = {}) {
   const reply = await rpc(token, session, "tools/call", { name, arguments: args }, nextId++);
   if (!reply.result) throw new Error(`tools/call ${name} failed: ${JSON.stringify(reply.error)}`);
-  return reply.result as { isError?: boolean; content: Array<{ text: string }>; structuredContent?: any; _meta: Record<string, any> };
+  return reply.result as {
+    isError?: boolean;
+    content: Array<{ text: string }>;
+    structuredContent?: any;
+    _meta: Record<string, any>;
+  };
 }
 
 describe("MCP rate limits", () => {
@@ -31,7 +36,9 @@ describe("MCP rate limits", () => {
       const refused = await callTool(tokens.access_token, session, "whoami");
       expect(refused.isError).toBe(true);
       expect(refused.structuredContent).toBeUndefined();
-      expect(refused.content[0]!.text).toMatch(/^Rate limit reached: whoami allows 30 calls per 60 s for this client\. Retry after \d+ s/);
+      expect(refused.content[0]!.text).toMatch(
+        /^Rate limit reached: whoami allows 30 calls per 60 s for this client\. Retry after \d+ s/,
+      );
       expect(refused._meta).toMatchObject({ limit: 30, windowSeconds: 60 });
       expect(refused._meta.retryAfter).toBeGreaterThan(0);
       expect(refused._meta.retryAfter).toBeLessThanOrEqual(60);
@@ -50,12 +57,20 @@ describe("MCP rate limits", () => {
     await callTool(tokens.access_token, session, "audit_events_list", { limit: 1 });
     await callTool(tokens.access_token, session, "audit_events_list", { limit: 1 });
     const result = await callTool(tokens.access_token, session, "whoami");
-    const quotas = result.structuredContent.quotas as Array<{ tool: string; limit: number; windowSeconds: number; remaining: number; resetsInSeconds: number }>;
+    const quotas = result.structuredContent.quotas as Array<{
+      tool: string;
+      limit: number;
+      windowSeconds: number;
+      remaining: number;
+      resetsInSeconds: number;
+    }>;
     const byTool = new Map(quotas.map((q) => [q.tool, q]));
     expect(byTool.get("whoami")).toMatchObject({ limit: 30, windowSeconds: 60, remaining: 28 });
     expect(byTool.get("audit_events_list")).toMatchObject({ limit: 30, windowSeconds: 60, remaining: 28 });
     expect(byTool.get("whoami")!.resetsInSeconds).toBeGreaterThan(0);
     const listed = await rpc(tokens.access_token, session, "tools/list", {}, nextId++);
-    expect(new Set(quotas.map((q) => q.tool))).toEqual(new Set(listed.result.tools.map((t: { name: string }) => t.name)));
+    expect(new Set(quotas.map((q) => q.tool))).toEqual(
+      new Set(listed.result.tools.map((t: { name: string }) => t.name)),
+    );
   });
 });

@@ -10,13 +10,18 @@ import { auditStoresIn } from "../../../src/audit/sink";
 import { BASE, initializeSession, mcpPost, obtainTokens, registerClient } from "../helpers";
 
 async function oauthRecords(clientId: string, target: string): Promise<AuditRecord[]> {
-  return (await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", { clientId, kind: "oauth", target, limit: 50 })).events;
+  return (await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", { clientId, kind: "oauth", target, limit: 50 }))
+    .events;
 }
 
 async function revoke(clientId: string, token: string, hint?: string): Promise<Response> {
   const form = new URLSearchParams({ token, client_id: clientId });
   if (hint) form.set("token_type_hint", hint);
-  return SELF.fetch(`${BASE}/oauth/token`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: form });
+  return SELF.fetch(`${BASE}/oauth/token`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: form,
+  });
 }
 
 describe("OAuth events in the audit trail", () => {
@@ -24,7 +29,14 @@ describe("OAuth events in the audit trail", () => {
     const { client } = await obtainTokens({ user: "mia", scope: "orders.read contracts.read" });
     const grants = await oauthRecords(client.client_id, "grant");
     expect(grants).toHaveLength(1);
-    expect(grants[0]).toMatchObject({ organizationId: "acme", userId: "mia", clientId: client.client_id, kind: "oauth", outcome: "ok", reason: "granted orders.read contracts.read" });
+    expect(grants[0]).toMatchObject({
+      organizationId: "acme",
+      userId: "mia",
+      clientId: client.client_id,
+      kind: "oauth",
+      outcome: "ok",
+      reason: "granted orders.read contracts.read",
+    });
   });
 
   it("records revoking a refresh token (the grant) once, and the tokens stop working", async () => {
@@ -36,7 +48,13 @@ describe("OAuth events in the audit trail", () => {
     expect(response.status).toBe(200);
     const revokes = await oauthRecords(client.client_id, "revoke");
     expect(revokes).toHaveLength(1);
-    expect(revokes[0]).toMatchObject({ organizationId: "acme", userId: "dev", clientId: client.client_id, outcome: "ok", reason: expect.stringContaining("grant revoked") });
+    expect(revokes[0]).toMatchObject({
+      organizationId: "acme",
+      userId: "dev",
+      clientId: client.client_id,
+      outcome: "ok",
+      reason: expect.stringContaining("grant revoked"),
+    });
     expect(JSON.stringify(revokes)).not.toContain(tokens.refresh_token!);
     expect((await mcpPost(tokens.access_token, { jsonrpc: "2.0", id: 1, method: "tools/list" })).status).toBe(401);
 
@@ -48,7 +66,9 @@ describe("OAuth events in the audit trail", () => {
   it("records revoking an access token once", async () => {
     const { tokens, client } = await obtainTokens({ user: "ana", scope: "orders.read contracts.read" });
     expect((await revoke(client.client_id, tokens.access_token)).status).toBe(200);
-    expect(await oauthRecords(client.client_id, "revoke")).toMatchObject([{ userId: "ana", clientId: client.client_id, reason: "access token revoked" }]);
+    expect(await oauthRecords(client.client_id, "revoke")).toMatchObject([
+      { userId: "ana", clientId: client.client_id, reason: "access token revoked" },
+    ]);
     expect((await mcpPost(tokens.access_token, { jsonrpc: "2.0", id: 1, method: "tools/list" })).status).toBe(401);
   });
 
@@ -60,6 +80,15 @@ describe("OAuth events in the audit trail", () => {
     expect((await revoke(client.client_id, "acme--ana:not-a-grant:not-a-secret-value-at-all")).status).toBe(200);
     expect(await oauthRecords(client.client_id, "revoke")).toEqual([]);
     expect(await oauthRecords(stranger.client_id, "revoke")).toEqual([]);
-    expect((await mcpPost(tokens.access_token, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } })).status).toBe(200);
+    expect(
+      (
+        await mcpPost(tokens.access_token, {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+        })
+      ).status,
+    ).toBe(200);
   });
 });

@@ -17,7 +17,13 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const principalOf = (clientId: string): Principal => ({ organizationId: "acme", userId: "ana", clientId, role: "admin", scopes: [] });
+const principalOf = (clientId: string): Principal => ({
+  organizationId: "acme",
+  userId: "ana",
+  clientId,
+  role: "admin",
+  scopes: [],
+});
 const context = (principal: Principal): Omit<CallContext, "correlationId"> => ({
   principal,
   env,
@@ -49,7 +55,9 @@ describe("quotas reported with the rate-limit decision", () => {
     vi.spyOn(console, "log").mockImplementation(() => undefined);
     const principal = principalOf(`client-${crypto.randomUUID()}`);
     const whoami = getCatalog().tools.get("whoami")!;
-    const results = await Promise.all(Array.from({ length: 40 }, () => runToolCall(whoami, {}, context(principal), deps())));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () => runToolCall(whoami, {}, context(principal), deps())),
+    );
     const admitted = results.filter((r) => !r.isError);
     expect(admitted).toHaveLength(30);
     expect(results.filter((r) => r.isError && /Rate limit reached/.test(r.content[0]!.text))).toHaveLength(10);

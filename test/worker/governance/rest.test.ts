@@ -17,7 +17,8 @@ async function api(token: string, path: string, init: RequestInit = {}): Promise
 }
 
 async function recordsOf(organizationId: string, correlationId: string): Promise<AuditRecord[]> {
-  return (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
+  return (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 }))
+    .events;
 }
 
 describe("REST API governance", () => {
@@ -25,7 +26,13 @@ describe("REST API governance", () => {
     const { tokens, client } = await obtainTokens({ user: "ana", scope: "contracts.read", resource: API_RESOURCE });
     const cases: Array<{ path: string; method?: string; status: number; outcome: string; target: string }> = [
       { path: "/api/v1/whoami", status: 200, outcome: "ok", target: "GET /api/v1/whoami" },
-      { path: "/api/v1/whoami", method: "DELETE", status: 405, outcome: "invalid-input", target: "DELETE /api/v1/whoami" },
+      {
+        path: "/api/v1/whoami",
+        method: "DELETE",
+        status: 405,
+        outcome: "invalid-input",
+        target: "DELETE /api/v1/whoami",
+      },
       { path: "/api/v1/nothing-here", status: 404, outcome: "invalid-input", target: "GET /api/v1/nothing-here" },
       { path: "/api/v1/audit/events", status: 403, outcome: "rejected-by-policy", target: "GET /api/v1/audit/events" },
     ];
@@ -36,7 +43,14 @@ describe("REST API governance", () => {
       expect(correlationId).toEqual(expect.any(String));
       const records = await recordsOf("acme", correlationId!);
       expect(records).toHaveLength(1);
-      expect(records[0]).toMatchObject({ kind: "route", target: c.target, outcome: c.outcome, clientId: client.client_id, userId: "ana", organizationId: "acme" });
+      expect(records[0]).toMatchObject({
+        kind: "route",
+        target: c.target,
+        outcome: c.outcome,
+        clientId: client.client_id,
+        userId: "ana",
+        organizationId: "acme",
+      });
     }
   });
 
@@ -45,7 +59,9 @@ describe("REST API governance", () => {
     const { tokens, client } = await obtainTokens({ user: "dev", scope: "contracts.read", resource: API_RESOURCE });
     const ids: string[] = [];
     for (let batch = 0; batch < quota.limit; batch += 10) {
-      const responses = await Promise.all(Array.from({ length: Math.min(10, quota.limit - batch) }, () => api(tokens.access_token, "/api/v1/whoami")));
+      const responses = await Promise.all(
+        Array.from({ length: Math.min(10, quota.limit - batch) }, () => api(tokens.access_token, "/api/v1/whoami")),
+      );
       for (const response of responses) {
         expect(response.status).toBe(200);
         ids.push(response.headers.get("x-correlation-id")!);
@@ -56,14 +72,24 @@ describe("REST API governance", () => {
     expect(limited.status).toBe(429);
     const retryAfter = Number(limited.headers.get("retry-after"));
     expect(Number.isInteger(retryAfter) && retryAfter > 0 && retryAfter <= quota.windowSeconds).toBe(true);
-    const body = (await limited.json()) as { error: { code: string; message: string; details: Record<string, number> } };
+    const body = (await limited.json()) as {
+      error: { code: string; message: string; details: Record<string, number> };
+    };
     expect(body.error.code).toBe("rate_limited");
-    expect(body.error.message).toContain(`the REST API allows ${quota.limit} requests per ${quota.windowSeconds} s for this client`);
+    expect(body.error.message).toContain(
+      `the REST API allows ${quota.limit} requests per ${quota.windowSeconds} s for this client`,
+    );
     expect(body.error.details).toEqual({ limit: quota.limit, windowSeconds: quota.windowSeconds, retryAfter });
     // Other routes share the bucket.
     expect((await api(tokens.access_token, "/api/v1/not-a-route")).status).toBe(429);
 
-    const records = (await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", { clientId: client.client_id, kind: "route", limit: 500 })).events;
+    const records = (
+      await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", {
+        clientId: client.client_id,
+        kind: "route",
+        limit: 500,
+      })
+    ).events;
     expect(records.filter((r) => r.outcome === "ok")).toHaveLength(quota.limit);
     expect(records.filter((r) => r.outcome === "rate-limited")).toHaveLength(2);
     expect(records).toHaveLength(quota.limit + 2);
@@ -72,10 +98,17 @@ describe("REST API governance", () => {
   });
 
   it("serves the audit trail with filters and cursors, and refuses other organizations", async () => {
-    const { tokens, client } = await obtainTokens({ user: "ana", scope: "contracts.read audit.read", resource: API_RESOURCE });
+    const { tokens, client } = await obtainTokens({
+      user: "ana",
+      scope: "contracts.read audit.read",
+      resource: API_RESOURCE,
+    });
     for (let i = 0; i < 3; i++) await (await api(tokens.access_token, "/api/v1/whoami")).body?.cancel();
 
-    const first = await api(tokens.access_token, `/api/v1/audit/events?clientId=${encodeURIComponent(client.client_id)}&target=${encodeURIComponent("GET /api/v1/whoami")}&limit=2`);
+    const first = await api(
+      tokens.access_token,
+      `/api/v1/audit/events?clientId=${encodeURIComponent(client.client_id)}&target=${encodeURIComponent("GET /api/v1/whoami")}&limit=2`,
+    );
     expect(first.status).toBe(200);
     const page1 = (await first.json()) as { organizationId: string; events: AuditRecord[]; nextCursor: string | null };
     expect(page1.organizationId).toBe("acme");
@@ -90,7 +123,12 @@ describe("REST API governance", () => {
     expect(page2.nextCursor).toBeNull();
     expect(new Set([...page1.events, ...page2.events].map((e) => e.correlationId)).size).toBe(3);
 
-    const grants = (await (await api(tokens.access_token, `/api/v1/audit/events?kind=oauth&target=grant&clientId=${encodeURIComponent(client.client_id)}`)).json()) as { events: AuditRecord[] };
+    const grants = (await (
+      await api(
+        tokens.access_token,
+        `/api/v1/audit/events?kind=oauth&target=grant&clientId=${encodeURIComponent(client.client_id)}`,
+      )
+    ).json()) as { events: AuditRecord[] };
     expect(grants.events).toMatchObject([{ kind: "oauth", target: "grant", outcome: "ok", userId: "ana" }]);
 
     const badOutcome = await api(tokens.access_token, "/api/v1/audit/events?outcome=maybe");
@@ -98,17 +136,24 @@ describe("REST API governance", () => {
     expect(((await badOutcome.json()) as { error: { message: string } }).error.message).toContain("outcome");
     const unknown = await api(tokens.access_token, "/api/v1/audit/events?colour=blue");
     expect(unknown.status).toBe(400);
-    expect(((await unknown.json()) as { error: { message: string } }).error.message).toContain('Unknown query parameter "colour"');
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toContain(
+      'Unknown query parameter "colour"',
+    );
     expect((await api(tokens.access_token, "/api/v1/audit/events?limit=1000")).status).toBe(400);
     expect((await api(tokens.access_token, "/api/v1/audit/events?cursor=abc")).status).toBe(400);
 
     const crossOrg = await api(tokens.access_token, "/api/v1/audit/events?organizationId=globex");
     expect(crossOrg.status).toBe(403);
-    expect(((await crossOrg.json()) as { error: { message: string } }).error.message).toContain("your own organization (acme)");
+    expect(((await crossOrg.json()) as { error: { message: string } }).error.message).toContain(
+      "your own organization (acme)",
+    );
     expect((await api(tokens.access_token, "/api/v1/audit/events?organizationId=acme&limit=1")).status).toBe(200);
 
     const gus = await obtainTokens({ user: "gus", scope: "audit.read", resource: API_RESOURCE });
-    const globex = (await (await api(gus.tokens.access_token, "/api/v1/audit/events?limit=100")).json()) as { organizationId: string; events: AuditRecord[] };
+    const globex = (await (await api(gus.tokens.access_token, "/api/v1/audit/events?limit=100")).json()) as {
+      organizationId: string;
+      events: AuditRecord[];
+    };
     expect(globex.organizationId).toBe("globex");
     expect(globex.events.length).toBeGreaterThan(0);
     expect(globex.events.every((e) => e.organizationId === "globex")).toBe(true);

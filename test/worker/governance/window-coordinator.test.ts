@@ -27,10 +27,18 @@ describe("window coordinator", () => {
   it("admits exactly 30 of 100 concurrent calls against a limit of 30", async () => {
     const { coordinator } = setup();
     const key = freshKey();
-    const decisions = await Promise.all(Array.from({ length: 100 }, () => coordinator.check(key, { limit: 30, windowSeconds: 60 }, "open")));
+    const decisions = await Promise.all(
+      Array.from({ length: 100 }, () => coordinator.check(key, { limit: 30, windowSeconds: 60 }, "open")),
+    );
     expect(admitted(decisions)).toBe(30);
     for (const decision of decisions.filter((d) => !d.allowed)) {
-      expect(decision).toMatchObject({ allowed: false, limit: 30, windowSeconds: 60, retryAfterSeconds: 60, cause: "quota" });
+      expect(decision).toMatchObject({
+        allowed: false,
+        limit: 30,
+        windowSeconds: 60,
+        retryAfterSeconds: 60,
+        cause: "quota",
+      });
     }
     const remaining = decisions.filter((d) => d.allowed).map((d) => (d.allowed ? d.remaining : -1));
     expect(new Set(remaining).size).toBe(30);
@@ -61,7 +69,11 @@ describe("window coordinator", () => {
     expect(JSON.parse((await env.RATE_LIMIT_KV.get(key)) ?? "null")).toMatchObject({ count: 20 });
 
     // A new instance (as after an eviction or restart) with empty memory, 5 s later.
-    const restarted = new WindowCoordinator({ kv: first.kv, now: () => first.time.now + 5_000, schedule: first.time.schedule });
+    const restarted = new WindowCoordinator({
+      kv: first.kv,
+      now: () => first.time.now + 5_000,
+      schedule: first.time.schedule,
+    });
     const decisions = await Promise.all(Array.from({ length: 15 }, () => restarted.check(key, quota, "closed")));
     expect(admitted(decisions)).toBe(10);
     expect(decisions.find((d) => !d.allowed)).toMatchObject({ retryAfterSeconds: 54 });
@@ -98,14 +110,27 @@ describe("window coordinator", () => {
     const key = freshKey();
     await env.RATE_LIMIT_KV.put(key, JSON.stringify({ start: Date.UTC(2026, 0, 1), count: 28 }));
     kv.failReads = true;
-    const refused = await Promise.all(Array.from({ length: 5 }, () => coordinator.check(key, { limit: 30, windowSeconds: 60 }, "closed")));
+    const refused = await Promise.all(
+      Array.from({ length: 5 }, () => coordinator.check(key, { limit: 30, windowSeconds: 60 }, "closed")),
+    );
     for (const decision of refused) {
-      expect(decision).toEqual({ allowed: false, limit: 30, windowSeconds: 60, retryAfterSeconds: STORE_FAILURE_RETRY_SECONDS, cause: "store-unavailable" });
+      expect(decision).toEqual({
+        allowed: false,
+        limit: 30,
+        windowSeconds: 60,
+        retryAfterSeconds: STORE_FAILURE_RETRY_SECONDS,
+        cause: "store-unavailable",
+      });
     }
-    expect(await coordinator.usage(key, { limit: 30, windowSeconds: 60 })).toEqual({ remaining: null, resetsInSeconds: null });
+    expect(await coordinator.usage(key, { limit: 30, windowSeconds: 60 })).toEqual({
+      remaining: null,
+      resetsInSeconds: null,
+    });
 
     kv.failReads = false;
-    const decisions = await Promise.all(Array.from({ length: 5 }, () => coordinator.check(key, { limit: 30, windowSeconds: 60 }, "closed")));
+    const decisions = await Promise.all(
+      Array.from({ length: 5 }, () => coordinator.check(key, { limit: 30, windowSeconds: 60 }, "closed")),
+    );
     expect(admitted(decisions)).toBe(2);
   });
 
@@ -114,7 +139,9 @@ describe("window coordinator", () => {
     const key = freshKey();
     await env.RATE_LIMIT_KV.put(key, JSON.stringify({ start: Date.UTC(2026, 0, 1), count: 30 }));
     kv.failReads = true;
-    const decisions = await Promise.all(Array.from({ length: 12 }, () => coordinator.check(key, { limit: 5, windowSeconds: 60 }, "open")));
+    const decisions = await Promise.all(
+      Array.from({ length: 12 }, () => coordinator.check(key, { limit: 5, windowSeconds: 60 }, "open")),
+    );
     expect(admitted(decisions)).toBe(5);
     expect(kv.reads).toBe(1);
   });
@@ -145,6 +172,9 @@ describe("window coordinator", () => {
     const { coordinator } = setup();
     const key = freshKey();
     await env.RATE_LIMIT_KV.put(key, "not json");
-    expect(await coordinator.check(key, { limit: 1, windowSeconds: 60 }, "closed")).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await coordinator.check(key, { limit: 1, windowSeconds: 60 }, "closed")).toMatchObject({
+      allowed: true,
+      remaining: 0,
+    });
   });
 });

@@ -34,7 +34,8 @@ describe("response cache", () => {
   const member = principal("acme", ["orders.search", "orders.read"], "mia");
   const analyst = principal("acme", ["orders.search", "orders.read", "orders.pii"]);
   const globex = principal("globex", ["orders.search", "orders.read"], "gus");
-  const search = (who: typeof member, args: Record<string, unknown>) => runToolCall(tools.get("orders_search")!, args, callContext(who, env), recordingDeps());
+  const search = (who: typeof member, args: Record<string, unknown>) =>
+    runToolCall(tools.get("orders_search")!, args, callContext(who, env), recordingDeps());
 
   it("answers the same organization, masking level and variables from the cache; anything else goes upstream", async () => {
     state.mode = "ok";
@@ -56,16 +57,26 @@ describe("response cache", () => {
     expect(state.seen).toHaveLength(3);
     const names = (unmasked.structuredContent!.orders as Array<{ customerName: string }>).map((o) => o.customerName);
     expect(names).toContain("Ana");
-    expect((again.structuredContent!.orders as Array<{ customerName: string }>).every((o) => o.customerName === "[masked]")).toBe(true);
+    expect(
+      (again.structuredContent!.orders as Array<{ customerName: string }>).every((o) => o.customerName === "[masked]"),
+    ).toBe(true);
 
     const other = await search(globex, { status: "PAID" });
     expect(other._meta.cache).toBe("miss");
     expect(state.seen).toHaveLength(4);
-    expect((other.structuredContent!.orders as Array<{ id: string }>).every((o) => o.id.startsWith("ord_2"))).toBe(true);
+    expect((other.structuredContent!.orders as Array<{ id: string }>).every((o) => o.id.startsWith("ord_2"))).toBe(
+      true,
+    );
   });
 
   it("stores the masked answer, never the upstream's raw one", async () => {
-    const key = await responseCacheKey({ organizationId: "acme", maskingLevel: [], upstreamKind: "http", operation: "SearchOrders", variables: { status: "PAID", limit: 20 } });
+    const key = await responseCacheKey({
+      organizationId: "acme",
+      maskingLevel: [],
+      upstreamKind: "http",
+      operation: "SearchOrders",
+      variables: { status: "PAID", limit: 20 },
+    });
     const stored = await cache.get(key);
     expect(stored).toBeDefined();
     expect(JSON.stringify(stored)).not.toMatch(/"Ana"|"Carla"/);
@@ -81,15 +92,20 @@ describe("response cache", () => {
     expect(state.seen).toHaveLength(2);
 
     state.mode = "partial";
-    const get = (id: string) => runToolCall(tools.get("orders_get_by_id")!, { id }, callContext(member, env), recordingDeps());
+    const get = (id: string) =>
+      runToolCall(tools.get("orders_get_by_id")!, { id }, callContext(member, env), recordingDeps());
     expect((await get("ord_1002"))._meta.partial).toBe(true);
     expect((await get("ord_1002"))._meta.cache).toBe("miss");
     expect(state.seen).toHaveLength(4);
   });
 
   it("refuses a cache TTL on a mutation at load", () => {
-    expect(() => loadGraphqlCatalog(policyFilesWith({ [`${OPS}UpdateOrderStatus.json`]: { ...basePolicy("UpdateOrderStatus"), cacheTtlSeconds: 30 } }))).toThrow(
-      "policies/graphql/operations/UpdateOrderStatus.json: mutation-not-cacheable",
-    );
+    expect(() =>
+      loadGraphqlCatalog(
+        policyFilesWith({
+          [`${OPS}UpdateOrderStatus.json`]: { ...basePolicy("UpdateOrderStatus"), cacheTtlSeconds: 30 },
+        }),
+      ),
+    ).toThrow("policies/graphql/operations/UpdateOrderStatus.json: mutation-not-cacheable");
   });
 });

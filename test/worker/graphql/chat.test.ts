@@ -16,7 +16,11 @@ async function apiToken(user: string, scope: string): Promise<string> {
 
 /** POST /chat: a token goes through the Worker's /chat; a verified principal to the REST handler, which serves /chat as /api/chat. */
 function chat(token: Caller | undefined, body: unknown, contentType = "application/json") {
-  const init = { method: "POST", headers: { "Content-Type": contentType }, body: typeof body === "string" ? body : JSON.stringify(body) };
+  const init = {
+    method: "POST",
+    headers: { "Content-Type": contentType },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  };
   if (token === undefined) return SELF.fetch(`${BASE}/chat`, init);
   return fetchAs(token, isVerified(token) ? `${BASE}/api/chat` : `${BASE}/chat`, init);
 }
@@ -51,18 +55,26 @@ describe("POST /chat", () => {
     const token = restPrincipal("ana", "orders.read orders.pii");
     const reply = await ask(token, "detalhe o pedido ord_1002");
     expect(reply.messages[2]!.content).toBe("Consultando o pedido ord_1002 via tool orders_get_by_id...");
-    expect(reply.messages[3]!.content).toBe("Pedido ord_1002: Bruno - PENDING - total 89.90 BRL, 1 item(ns) (dados de demonstração).");
-    expect((await ask(token, "what about ord_9999?")).messages[3]!.content).toBe("Order ord_9999 not found (demo data).");
+    expect(reply.messages[3]!.content).toBe(
+      "Pedido ord_1002: Bruno - PENDING - total 89.90 BRL, 1 item(ns) (dados de demonstração).",
+    );
+    expect((await ask(token, "what about ord_9999?")).messages[3]!.content).toBe(
+      "Order ord_9999 not found (demo data).",
+    );
   });
 
   it("applies the tools' scopes and tenant isolation", async () => {
     const searchOnly = restPrincipal("ana", "orders.search");
     const refused = await ask(searchOnly, "detalhe o pedido ord_1002");
-    expect(refused.messages[3]!.content).toMatch(/^Insufficient scope: orders_get_by_id needs the OAuth scope "orders\.read"/);
+    expect(refused.messages[3]!.content).toMatch(
+      /^Insufficient scope: orders_get_by_id needs the OAuth scope "orders\.read"/,
+    );
     expect(refused.messages[3]!.content).toContain(refused.correlationId);
 
     const gus = restPrincipal("gus", "orders.read orders.pii");
-    expect((await ask(gus, "detalhe o pedido ord_1002")).messages[3]!.content).toBe("Pedido ord_1002 não encontrado (dados de demonstração).");
+    expect((await ask(gus, "detalhe o pedido ord_1002")).messages[3]!.content).toBe(
+      "Pedido ord_1002 não encontrado (dados de demonstração).",
+    );
   });
 
   it("answers with examples when it does not understand, and refuses bad bodies clearly", async () => {
@@ -72,7 +84,12 @@ describe("POST /chat", () => {
     expect(help.messages[2]!.content).toContain('"show me paid orders"');
     expect(help.messages[2]!.content).toContain("ord_1002");
 
-    for (const [body, type] of [["not json", "application/json"], [{ text: "" }, "application/json"], [{ question: "paid" }, "application/json"], [{ text: "paid" }, "text/plain"]] as const) {
+    for (const [body, type] of [
+      ["not json", "application/json"],
+      [{ text: "" }, "application/json"],
+      [{ question: "paid" }, "application/json"],
+      [{ text: "paid" }, "text/plain"],
+    ] as const) {
       const response = await chat(token, body, type);
       expect(response.status).toBe(400);
       const error = ((await response.json()) as { error: { code: string; message: string } }).error;

@@ -12,7 +12,14 @@ import { runToolCall } from "../../../src/mcp/pipeline";
 import { getPolicy } from "../../../src/policy/load";
 import { orderToolRegistrar } from "../../../src/tools/orders/tools";
 import { OPS, policyFilesWith } from "./fixtures";
-import { callContext, envWithUpstreams, LEAKED_IN_ERRORS, principal, recordingDeps, scriptedUpstream } from "./upstream-harness";
+import {
+  callContext,
+  envWithUpstreams,
+  LEAKED_IN_ERRORS,
+  principal,
+  recordingDeps,
+  scriptedUpstream,
+} from "./upstream-harness";
 
 function toolsFor(catalog: GraphqlCatalog, fetcher: GovernedOptions["fetcher"]) {
   return buildCatalog([orderToolRegistrar(catalog, { fetcher, cache: null })], getPolicy().scopeNames).tools;
@@ -38,7 +45,11 @@ describe("gateway to a configured upstream", () => {
     expect(audit.outcome).toBe("ok");
     const seen = state.seen[0]!;
     expect(seen.url).toBe("https://orders.acme.example/graphql");
-    expect(seen.body).toEqual({ query: getGraphqlCatalog().operations.find((o) => o.name === "SearchOrders")!.upstreamQuery, operationName: "SearchOrders", variables: { status: "PAID", limit: 20 } });
+    expect(seen.body).toEqual({
+      query: getGraphqlCatalog().operations.find((o) => o.name === "SearchOrders")!.upstreamQuery,
+      operationName: "SearchOrders",
+      variables: { status: "PAID", limit: 20 },
+    });
     expect(seen.headers.authorization).toBe("Bearer acme-upstream-secret-123");
     expect(result._meta).toMatchObject({ dataSource: "organization-upstream", demoData: false });
     expect(JSON.stringify(result)).not.toContain("acme-upstream-secret-123");
@@ -48,7 +59,12 @@ describe("gateway to a configured upstream", () => {
     state.mode = "ok";
     state.seen = [];
     const deps = recordingDeps();
-    await runToolCall(tools.get("orders_get_by_id")!, { id: "ord_2001" }, callContext(principal("globex", ["orders.read"], "gus"), env), deps);
+    await runToolCall(
+      tools.get("orders_get_by_id")!,
+      { id: "ord_2001" },
+      callContext(principal("globex", ["orders.read"], "gus"), env),
+      deps,
+    );
     expect(state.seen[0]!.url).toBe("https://orders.globex.example/graphql");
     expect(state.seen[0]!.headers["x-api-key"]).toBe("globex-upstream-secret-456");
     expect(state.seen[0]!.headers.authorization).toBeUndefined();
@@ -58,7 +74,9 @@ describe("gateway to a configured upstream", () => {
     state.mode = "http-500";
     const { result, audit } = await call("orders_get_by_id", { id: "ord_1002" });
     expect(result.isError).toBe(true);
-    expect(result.content[0]!.text).toMatch(/^The order API failed \(HTTP 500\)\. Retry later; if it keeps failing, tell the operator\. \(correlation id /);
+    expect(result.content[0]!.text).toMatch(
+      /^The order API failed \(HTTP 500\)\. Retry later; if it keeps failing, tell the operator\. \(correlation id /,
+    );
     expect(JSON.stringify(result)).not.toMatch(/stack|db\.js|hunter2|acme\.example/);
     expect(audit.outcome).toBe("upstream-error");
   });
@@ -84,13 +102,18 @@ describe("gateway to a configured upstream", () => {
     state.mode = "errors-only";
     const failed = await call("orders_search", {});
     expect(failed.result.isError).toBe(true);
-    expect(failed.result.content[0]!.text).toContain("The order API reported errors and no data: the order API reported an error. Retry later");
+    expect(failed.result.content[0]!.text).toContain(
+      "The order API reported errors and no data: the order API reported an error. Retry later",
+    );
     expect(JSON.stringify(failed.result)).not.toMatch(/stacktrace|Database unavailable/);
 
     state.mode = "partial";
     const partial = await call("orders_get_by_id", { id: "ord_1002" });
     expect(partial.result.isError).toBeUndefined();
-    expect(partial.result.structuredContent).toEqual({ orderById: null, errors: [{ message: "the order API reported an error", path: ["orderById", "total"] }] });
+    expect(partial.result.structuredContent).toEqual({
+      orderById: null,
+      errors: [{ message: "the order API reported an error", path: ["orderById", "total"] }],
+    });
     expect(JSON.stringify(partial.result)).not.toContain("could not be computed");
     expect(partial.result._meta.partial).toBe(true);
     expect(partial.audit.outcome).toBe("ok");
@@ -102,7 +125,10 @@ describe("gateway to a configured upstream", () => {
     vi.spyOn(console, "warn").mockImplementation((...args: unknown[]) => void warned.push(args.map(String).join(" ")));
     const { result, audit } = await call("orders_get_by_id", { id: "ord_1002" });
     vi.restoreAllMocks();
-    expect(result.structuredContent).toEqual({ orderById: null, errors: [{ message: "access denied", path: ["orderById"] }] });
+    expect(result.structuredContent).toEqual({
+      orderById: null,
+      errors: [{ message: "access denied", path: ["orderById"] }],
+    });
     const shown = JSON.stringify(result);
     for (const secret of [...LEAKED_IN_ERRORS, "permission denied"]) expect(shown).not.toContain(secret);
     expect(JSON.stringify(audit)).not.toContain("permission denied");
@@ -117,7 +143,9 @@ describe("gateway to a configured upstream", () => {
     const { result, audit } = await call("orders_get_by_id", { id: "ord_1002" });
     expect(state.seen[0]!.redirect).toBe("manual");
     expect(result.isError).toBe(true);
-    expect(result.content[0]!.text).toMatch(/^The order API answered with a redirect \(HTTP 302\), which Arbiter does not follow\./);
+    expect(result.content[0]!.text).toMatch(
+      /^The order API answered with a redirect \(HTTP 302\), which Arbiter does not follow\./,
+    );
     expect(JSON.stringify(result)).not.toContain("169.254");
     expect(audit.outcome).toBe("upstream-error");
   });
@@ -140,11 +168,34 @@ describe("upstream configuration", () => {
   it("calls a service binding named in upstreams.json instead of the public network", async () => {
     const upstreams = getGraphqlCatalog().upstreams;
     const catalog = loadGraphqlCatalog(
-      policyFilesWith({ "graphql/upstreams.json": { ...upstreams, organizations: { ...upstreams.organizations, acme: { serviceBinding: "ORDERS_API", credentialSecret: "GRAPHQL_UPSTREAM_TOKEN_ACME", credentialHeader: "X-Api-Key" } } } }),
+      policyFilesWith({
+        "graphql/upstreams.json": {
+          ...upstreams,
+          organizations: {
+            ...upstreams.organizations,
+            acme: {
+              serviceBinding: "ORDERS_API",
+              credentialSecret: "GRAPHQL_UPSTREAM_TOKEN_ACME",
+              credentialHeader: "X-Api-Key",
+            },
+          },
+        },
+      }),
     );
     const { state, fetcher } = scriptedUpstream();
-    const env = { ...envWithUpstreams(), ORDERS_API: { fetch: (request: Request) => fetcher(new Request(request.url.replace("upstream.service.internal", "orders.acme.example"), request)) } };
-    const result = await runToolCall(toolsFor(catalog, undefined).get("orders_get_by_id")!, { id: "ord_1001" }, callContext(reader, env), recordingDeps());
+    const env = {
+      ...envWithUpstreams(),
+      ORDERS_API: {
+        fetch: (request: Request) =>
+          fetcher(new Request(request.url.replace("upstream.service.internal", "orders.acme.example"), request)),
+      },
+    };
+    const result = await runToolCall(
+      toolsFor(catalog, undefined).get("orders_get_by_id")!,
+      { id: "ord_1001" },
+      callContext(reader, env),
+      recordingDeps(),
+    );
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent).toMatchObject({ orderById: { id: "ord_1001", status: "PAID" } });
     expect(state.seen[0]!.headers["x-api-key"]).toBe("acme-upstream-secret-123");
@@ -154,8 +205,15 @@ describe("upstream configuration", () => {
   it("refuses a misconfigured endpoint with a message naming the var, not its value", async () => {
     const env = { ...envWithUpstreams(), GRAPHQL_UPSTREAM_URL_ACME: "ftp://orders.internal/graphql" };
     const deps = recordingDeps();
-    const result = await runToolCall(toolsFor(getGraphqlCatalog(), undefined).get("orders_search")!, {}, callContext(reader, env), deps);
-    expect(result.content[0]!.text).toContain("The order API for this organization is not configured correctly (GRAPHQL_UPSTREAM_URL_ACME must be an http(s) URL)");
+    const result = await runToolCall(
+      toolsFor(getGraphqlCatalog(), undefined).get("orders_search")!,
+      {},
+      callContext(reader, env),
+      deps,
+    );
+    expect(result.content[0]!.text).toContain(
+      "The order API for this organization is not configured correctly (GRAPHQL_UPSTREAM_URL_ACME must be an http(s) URL)",
+    );
     expect(result.content[0]!.text).not.toContain("orders.internal");
     expect(deps.records[0]!.outcome).toBe("upstream-error");
   });
@@ -165,7 +223,12 @@ describe("upstream configuration", () => {
     state.mode = "hang";
     const cancel = new AbortController();
     setTimeout(() => cancel.abort(), 50);
-    const result = await runToolCall(toolsFor(getGraphqlCatalog(), fetcher).get("orders_search")!, {}, callContext(reader, envWithUpstreams(), cancel.signal), recordingDeps());
+    const result = await runToolCall(
+      toolsFor(getGraphqlCatalog(), fetcher).get("orders_search")!,
+      {},
+      callContext(reader, envWithUpstreams(), cancel.signal),
+      recordingDeps(),
+    );
     expect(result.content[0]!.text).toContain("The request was cancelled before the order API answered");
     expect(state.seen[0]!.aborted()).toBe(true);
   });
@@ -174,12 +237,22 @@ describe("upstream configuration", () => {
 describe("gateway limits from policy", () => {
   it("aborts the upstream request at the operation's timeout: isError, audit outcome timeout", async () => {
     const catalog = loadGraphqlCatalog(
-      policyFilesWith({ [`${OPS}GetOrderById.json`]: { ...(getGraphqlCatalog().operations.find((o) => o.name === "GetOrderById")!.policy), timeoutMs: 200 } }),
+      policyFilesWith({
+        [`${OPS}GetOrderById.json`]: {
+          ...getGraphqlCatalog().operations.find((o) => o.name === "GetOrderById")!.policy,
+          timeoutMs: 200,
+        },
+      }),
     );
     const { state, fetcher } = scriptedUpstream();
     state.mode = "hang";
     const deps = recordingDeps();
-    const result = await runToolCall(toolsFor(catalog, fetcher).get("orders_get_by_id")!, { id: "ord_1002" }, callContext(reader, envWithUpstreams()), deps);
+    const result = await runToolCall(
+      toolsFor(catalog, fetcher).get("orders_get_by_id")!,
+      { id: "ord_1002" },
+      callContext(reader, envWithUpstreams()),
+      deps,
+    );
     expect(result.isError).toBe(true);
     expect(result.content[0]!.text).toMatch(/^upstream timed out after 0\.2 s \(correlation id /);
     expect(deps.records[0]!.outcome).toBe("timeout");
@@ -191,14 +264,21 @@ describe("gateway limits from policy", () => {
     const catalog = loadGraphqlCatalog(policyFilesWith({ "graphql/gateway.json": gateway }));
     const { state, fetcher } = scriptedUpstream();
     state.mode = "huge";
-    const result = await runToolCall(toolsFor(catalog, fetcher).get("orders_search")!, {}, callContext(reader, envWithUpstreams()), recordingDeps());
+    const result = await runToolCall(
+      toolsFor(catalog, fetcher).get("orders_search")!,
+      {},
+      callContext(reader, envWithUpstreams()),
+      recordingDeps(),
+    );
     expect(result.content[0]!.text).toContain("The order API answer is larger than the 2048 bytes Arbiter accepts");
   });
 });
 
 describe("a mutation enabled through policy", () => {
   const shipped = getGraphqlCatalog().operations.find((o) => o.name === "UpdateOrderStatus")!.policy;
-  const catalog = loadGraphqlCatalog(policyFilesWith({ [`${OPS}UpdateOrderStatus.json`]: { ...shipped, enabled: true } }));
+  const catalog = loadGraphqlCatalog(
+    policyFilesWith({ [`${OPS}UpdateOrderStatus.json`]: { ...shipped, enabled: true } }),
+  );
   const tools = buildCatalog([orderToolRegistrar(catalog, { cache: null })], getPolicy().scopeNames).tools;
   const env = envWithUpstreams();
   const demoEnv = { ...env, GRAPHQL_UPSTREAM_URL_ACME: "" };
@@ -206,23 +286,45 @@ describe("a mutation enabled through policy", () => {
   it("becomes a destructive tool needing its own scope, orders.write", () => {
     const tool = tools.get("orders_update_status")!;
     expect(tool.requiredScopes).toEqual(["orders.write"]);
-    expect(tool.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
+    expect(tool.annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     expect(catalog.subsetSdl).toContain("updateOrderStatus(");
   });
 
   it("is refused without orders.write and runs with it, changing the (demo) order", async () => {
     const tool = tools.get("orders_update_status")!;
     const refusedDeps = recordingDeps();
-    const refused = await runToolCall(tool, { id: "ord_1002", status: "enviado" }, callContext(reader, demoEnv), refusedDeps);
+    const refused = await runToolCall(
+      tool,
+      { id: "ord_1002", status: "enviado" },
+      callContext(reader, demoEnv),
+      refusedDeps,
+    );
     expect(refused.isError).toBe(true);
     expect(refused.content[0]!.text).toContain('needs the OAuth scope "orders.write"');
     expect(refusedDeps.records[0]!.outcome).toBe("rejected-by-policy");
 
     const writer = principal("acme", ["orders.read", "orders.write"]);
-    const done = await runToolCall(tool, { id: "ord_1002", status: "enviado" }, callContext(writer, demoEnv), recordingDeps());
+    const done = await runToolCall(
+      tool,
+      { id: "ord_1002", status: "enviado" },
+      callContext(writer, demoEnv),
+      recordingDeps(),
+    );
     expect(done.isError).toBeUndefined();
-    expect(done.structuredContent).toEqual({ updateOrderStatus: { id: "ord_1002", status: "SHIPPED", total: 89.9, currency: "BRL" } });
-    const after = await runToolCall(tools.get("orders_get_by_id")!, { id: "ord_1002" }, callContext(writer, demoEnv), recordingDeps());
+    expect(done.structuredContent).toEqual({
+      updateOrderStatus: { id: "ord_1002", status: "SHIPPED", total: 89.9, currency: "BRL" },
+    });
+    const after = await runToolCall(
+      tools.get("orders_get_by_id")!,
+      { id: "ord_1002" },
+      callContext(writer, demoEnv),
+      recordingDeps(),
+    );
     expect((after.structuredContent!.orderById as { status: string }).status).toBe("SHIPPED");
   });
 });

@@ -18,7 +18,10 @@ describe("order resources and prompt", () => {
     const session = await initializeSession(token);
     const resources = (await rpc(token, session, "resources/list")).result.resources.map((r: { uri: string }) => r.uri);
     expect(resources).toEqual(expect.arrayContaining(["graphql://schema", "policies://access", "examples://orders"]));
-    const prompts = (await rpc(token, session, "prompts/list", {}, 3)).result.prompts as Array<{ name: string; arguments: Array<{ name: string; required: boolean }> }>;
+    const prompts = (await rpc(token, session, "prompts/list", {}, 3)).result.prompts as Array<{
+      name: string;
+      arguments: Array<{ name: string; required: boolean }>;
+    }>;
     const ask = prompts.find((p) => p.name === "ask_orders")!;
     expect(ask.arguments).toEqual([expect.objectContaining({ name: "question", required: true })]);
   });
@@ -29,7 +32,8 @@ describe("order resources and prompt", () => {
     const schema = await read(token, session, "graphql://schema");
     expect(schema.mimeType).toBe("application/graphql");
     const subset = buildASTSchema(parse(schema.text));
-    for (const operation of enabledOperations(getGraphqlCatalog())) expect(validate(subset, operation.document), operation.name).toEqual([]);
+    for (const operation of enabledOperations(getGraphqlCatalog()))
+      expect(validate(subset, operation.document), operation.name).toEqual([]);
     // Not touched by any enabled operation: the customer relation, its e-mail, the filter input, the mutation.
     expect(schema.text).not.toMatch(/type Customer|email|OrderFilter|Mutation|updateOrderStatus/);
     expect(schema.text).toContain("orderById(");
@@ -41,12 +45,27 @@ describe("order resources and prompt", () => {
     const session = await initializeSession(token);
     const access = JSON.parse((await read(token, session, "policies://access")).text);
     const search = access.tools.find((t: { tool: string }) => t.tool === "orders_search");
-    expect(search).toMatchObject({ requiredScopes: ["orders.search"], youMayCall: true, timeout: "3 s", quota: quotaFor(getRateLimitPolicy(), "acme", "orders_search") });
+    expect(search).toMatchObject({
+      requiredScopes: ["orders.search"],
+      youMayCall: true,
+      timeout: "3 s",
+      quota: quotaFor(getRateLimitPolicy(), "acme", "orders_search"),
+    });
     const get = access.tools.find((t: { tool: string }) => t.tool === "orders_get_by_id");
     expect(get).toMatchObject({ requiredScopes: ["orders.read"], youMayCall: false });
-    expect(access.disabledOperations).toEqual([expect.objectContaining({ tool: "orders_update_status", requiredScopes: ["orders.write"] })]);
-    expect(access.maskedFields).toContainEqual({ field: "Order.customerName", reason: "customer's name (personal data)", unmaskScope: "orders.pii", maskedAs: "[masked]", maskedForYou: true });
-    expect(Object.keys(access.audit.fields)).toEqual(expect.arrayContaining(["correlationId", "target", "outcome", "durationMs", "argumentsDigest"]));
+    expect(access.disabledOperations).toEqual([
+      expect.objectContaining({ tool: "orders_update_status", requiredScopes: ["orders.write"] }),
+    ]);
+    expect(access.maskedFields).toContainEqual({
+      field: "Order.customerName",
+      reason: "customer's name (personal data)",
+      unmaskScope: "orders.pii",
+      maskedAs: "[masked]",
+      maskedForYou: true,
+    });
+    expect(Object.keys(access.audit.fields)).toEqual(
+      expect.arrayContaining(["correlationId", "target", "outcome", "durationMs", "argumentsDigest"]),
+    );
     expect(access.dataSource).toContain("demo");
     expect(access.limits.maxDepth).toBe(getGraphqlCatalog().gateway.limits.maxDepth);
   });
@@ -60,21 +79,39 @@ describe("order resources and prompt", () => {
     expect(search.arguments).toEqual({ status: "paid", limit: 5 });
     expect(search.sentAsVariables).toEqual({ status: "PAID", limit: 5 });
     expect(search.structuredContent.orders).toHaveLength(5);
-    expect(search.structuredContent.orders.every((o: { status: string; customerName: string }) => o.status === "PAID" && o.customerName === "[masked]")).toBe(true);
+    expect(
+      search.structuredContent.orders.every(
+        (o: { status: string; customerName: string }) => o.status === "PAID" && o.customerName === "[masked]",
+      ),
+    ).toBe(true);
     const get = doc.examples.find((e: { tool: string }) => e.tool === "orders_get_by_id");
-    expect(get.structuredContent.orderById).toMatchObject({ id: "ord_1002", total: 89.9, status: "PENDING", customerName: "[masked]" });
+    expect(get.structuredContent.orderById).toMatchObject({
+      id: "ord_1002",
+      total: 89.9,
+      status: "PENDING",
+      customerName: "[masked]",
+    });
     expect(get._meta.demoData).toBe(true);
 
     const clear = mcpPrincipal("ana", "orders.read orders.pii");
     const adminSession = await initializeSession(clear);
     const unmasked = JSON.parse((await read(clear, adminSession, "examples://orders")).text);
-    expect(unmasked.examples.find((e: { tool: string }) => e.tool === "orders_get_by_id").structuredContent.orderById.customerName).toBe("Bruno");
+    expect(
+      unmasked.examples.find((e: { tool: string }) => e.tool === "orders_get_by_id").structuredContent.orderById
+        .customerName,
+    ).toBe("Bruno");
   });
 
   it("ask_orders tells the model to use only the order tools, no other sources, no sensitive data", async () => {
     const token = mcpPrincipal("mia", "orders.read");
     const session = await initializeSession(token);
-    const reply = await rpc(token, session, "prompts/get", { name: "ask_orders", arguments: { question: "Quais pedidos estão pagos?" } }, 9);
+    const reply = await rpc(
+      token,
+      session,
+      "prompts/get",
+      { name: "ask_orders", arguments: { question: "Quais pedidos estão pagos?" } },
+      9,
+    );
     const text = reply.result.messages[0].content.text as string;
     expect(reply.result.messages[0].role).toBe("user");
     expect(text).toContain("- orders_search: Search orders");

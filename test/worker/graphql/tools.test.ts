@@ -16,7 +16,8 @@ async function connect(user: string, scope: string) {
   return {
     token,
     session,
-    call: async (name: string, args: Record<string, unknown>) => (await rpc(token, session, "tools/call", { name, arguments: args }, id++)).result,
+    call: async (name: string, args: Record<string, unknown>) =>
+      (await rpc(token, session, "tools/call", { name, arguments: args }, id++)).result,
   };
 }
 
@@ -28,7 +29,12 @@ describe("order tools over MCP", () => {
     expect(byName.has("orders_update_status")).toBe(false);
     const search = byName.get("orders_search")!;
     expect(search.title).toBe("Search orders");
-    expect(search.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(search.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     expect(search._meta.requiredScopes).toEqual(["orders.search"]);
     expect(search.inputSchema.properties.status.enum).toEqual(["PENDING", "PAID", "SHIPPED", "CANCELLED", "REFUNDED"]);
     expect(search.outputSchema.properties.orders.items.required).toContain("customerName");
@@ -39,14 +45,27 @@ describe("order tools over MCP", () => {
 
   it("refuses each tool without its own scope: HTTP 403 insufficient_scope naming the missing scope", async () => {
     const readOnly = await connect("ana", "orders.read");
-    const refused = await mcpPost(readOnly.token, { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "orders_search", arguments: {} } }, { "mcp-session-id": readOnly.session, "mcp-protocol-version": "2025-11-25" });
+    const refused = await mcpPost(
+      readOnly.token,
+      { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "orders_search", arguments: {} } },
+      { "mcp-session-id": readOnly.session, "mcp-protocol-version": "2025-11-25" },
+    );
     expect(refused.status).toBe(403);
     expect(refused.headers.get("www-authenticate")).toMatch(/error="insufficient_scope"/);
     expect(refused.headers.get("www-authenticate")).toMatch(/scope="[^"]*orders\.search/);
     expect((await readOnly.call("orders_get_by_id", { id: "ord_1001" })).isError).toBeUndefined();
 
     const searchOnly = await connect("ana", "orders.search");
-    const refusedGet = await mcpPost(searchOnly.token, { jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "orders_get_by_id", arguments: { id: "ord_1001" } } }, { "mcp-session-id": searchOnly.session, "mcp-protocol-version": "2025-11-25" });
+    const refusedGet = await mcpPost(
+      searchOnly.token,
+      {
+        jsonrpc: "2.0",
+        id: 6,
+        method: "tools/call",
+        params: { name: "orders_get_by_id", arguments: { id: "ord_1001" } },
+      },
+      { "mcp-session-id": searchOnly.session, "mcp-protocol-version": "2025-11-25" },
+    );
     expect(refusedGet.status).toBe(403);
     expect(refusedGet.headers.get("www-authenticate")).toMatch(/scope="[^"]*orders\.read/);
     expect((await searchOnly.call("orders_search", { limit: 1 })).isError).toBeUndefined();
@@ -62,7 +81,10 @@ describe("order tools over MCP", () => {
     expect((canonical.structuredContent.orders as Order[]).every((o) => o.status === "PAID")).toBe(true);
     for (const word of ["paid", "Paid", "pago", " PAGOS "]) {
       const result = await client.call("orders_search", { status: word, limit: 50 });
-      expect((result.structuredContent.orders as Order[]).map((o) => o.id), word).toEqual(ids);
+      expect(
+        (result.structuredContent.orders as Order[]).map((o) => o.id),
+        word,
+      ).toEqual(ids);
     }
     expect(canonical._meta).toMatchObject({ demoData: true, dataSource: "demo" });
     expect(canonical._meta.note).toMatch(/demo data/i);
@@ -72,7 +94,9 @@ describe("order tools over MCP", () => {
     const client = await connect("ana", "orders.read orders.search");
     const status = await client.call("orders_search", { status: "lost in space" });
     expect(status.isError).toBe(true);
-    expect(status.content[0].text).toContain("status: not a valid OrderStatus. Valid values: PENDING, PAID, SHIPPED, CANCELLED, REFUNDED");
+    expect(status.content[0].text).toContain(
+      "status: not a valid OrderStatus. Valid values: PENDING, PAID, SHIPPED, CANCELLED, REFUNDED",
+    );
     expect(status.content[0].text).toContain("paid -> PAID");
 
     const limit = await client.call("orders_search", { limit: 500 });
@@ -92,7 +116,12 @@ describe("order tools over MCP", () => {
   it("masks customer names unless the token holds orders.pii", async () => {
     const member = await connect("mia", "orders.read orders.search");
     const masked = await member.call("orders_get_by_id", { id: "ord_1002" });
-    expect(masked.structuredContent.orderById).toMatchObject({ id: "ord_1002", customerName: "[masked]", total: 89.9, status: "PENDING" });
+    expect(masked.structuredContent.orderById).toMatchObject({
+      id: "ord_1002",
+      customerName: "[masked]",
+      total: 89.9,
+      status: "PENDING",
+    });
     expect(masked._meta.maskedFields).toEqual(["Order.customerName"]);
     expect(JSON.stringify(masked)).not.toContain("Bruno");
     const search = await member.call("orders_search", { limit: 50 });
@@ -100,7 +129,12 @@ describe("order tools over MCP", () => {
 
     const admin = await connect("ana", "orders.read orders.search orders.pii");
     const clear = await admin.call("orders_get_by_id", { id: "ord_1002" });
-    expect(clear.structuredContent.orderById).toMatchObject({ id: "ord_1002", customerName: "Bruno", total: 89.9, status: "PENDING" });
+    expect(clear.structuredContent.orderById).toMatchObject({
+      id: "ord_1002",
+      customerName: "Bruno",
+      total: 89.9,
+      status: "PENDING",
+    });
     expect(clear._meta.maskedFields).toEqual([]);
     const original = await admin.call("orders_get_by_id", { id: "ord_1001" });
     expect(original.structuredContent.orderById).toMatchObject({ customerName: "Ana", total: 120.5, status: "PAID" });
@@ -111,14 +145,18 @@ describe("order tools over MCP", () => {
     const foreign = await gus.call("orders_get_by_id", { id: "ord_1002" });
     expect(foreign.isError).toBeUndefined();
     expect(foreign.structuredContent.orderById).toBeNull();
-    const globexIds = ((await gus.call("orders_search", { limit: 50 })).structuredContent.orders as Order[]).map((o) => o.id);
+    const globexIds = ((await gus.call("orders_search", { limit: 50 })).structuredContent.orders as Order[]).map(
+      (o) => o.id,
+    );
     expect(globexIds.length).toBeGreaterThan(0);
     expect(globexIds.every((id) => id.startsWith("ord_2"))).toBe(true);
     const own = await gus.call("orders_get_by_id", { id: globexIds[0]! });
     expect(own.structuredContent.orderById.id).toBe(globexIds[0]);
 
     const ana = await connect("ana", "orders.read orders.search");
-    const acmeIds = ((await ana.call("orders_search", { limit: 50 })).structuredContent.orders as Order[]).map((o) => o.id);
+    const acmeIds = ((await ana.call("orders_search", { limit: 50 })).structuredContent.orders as Order[]).map(
+      (o) => o.id,
+    );
     expect(acmeIds.some((id) => globexIds.includes(id))).toBe(false);
     expect((await ana.call("orders_get_by_id", { id: globexIds[0]! })).structuredContent.orderById).toBeNull();
   });

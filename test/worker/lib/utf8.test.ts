@@ -70,7 +70,9 @@ function expectSameParse(bytes: Uint8Array): string | null {
 describe("utf8JsonAsAscii", () => {
   it("gives ASCII text as it is, and non-ASCII characters as escapes of their UTF-16 code units", () => {
     expect(utf8JsonAsAscii(encode('{"openapi":"3.1.0"}'))).toBe('{"openapi":"3.1.0"}');
-    expect(utf8JsonAsAscii(encode(' \n{"títle":"Ação ✓ 𝄞"}'))).toBe(' \n{"t\\u00edtle":"A\\u00e7\\u00e3o \\u2713 \\ud834\\udd1e"}');
+    expect(utf8JsonAsAscii(encode(' \n{"títle":"Ação ✓ 𝄞"}'))).toBe(
+      ' \n{"t\\u00edtle":"A\\u00e7\\u00e3o \\u2713 \\ud834\\udd1e"}',
+    );
     expect(utf8JsonAsAscii(Uint8Array.of(0xef, 0xbb, 0xbf, ...encode('["é"]')))).toBe('["\\u00e9"]');
   });
 
@@ -94,7 +96,10 @@ describe("utf8JsonAsAscii", () => {
     ["a character after an escaped backslash (the form does not count backslashes)", encode('{"a":"\\\\é"}')],
     ["invalid UTF-8", Uint8Array.of(0x7b, 0x22, 0xc0, 0xaf, 0x22, 0x7d)],
     ["a large document mostly not ASCII", encode(JSON.stringify({ title: "日本語のドキュメント".repeat(3000) }))],
-    ["more runs of characters than the form takes", encode(JSON.stringify(Array.from({ length: 5000 }, () => "a é b".repeat(3))))],
+    [
+      "more runs of characters than the form takes",
+      encode(JSON.stringify(Array.from({ length: 5000 }, () => "a é b".repeat(3)))),
+    ],
   ];
   it.each(decoded)("leaves %s to be decoded as it is", (_what, bytes) => {
     expect(utf8JsonAsAscii(bytes)).toBeNull();
@@ -104,7 +109,8 @@ describe("utf8JsonAsAscii", () => {
     // Characters placed around every power-of-two boundary, so the halving search cuts runs in two.
     const filler = "x".repeat(70_000);
     const value: Record<string, string> = {};
-    for (let index = 0; index < 40; index++) value[`k${index}ü`] = `${filler.slice(0, (index * 7919) % 70_000)}ü✓𝄞${filler.slice(0, index * 13)}é`;
+    for (let index = 0; index < 40; index++)
+      value[`k${index}ü`] = `${filler.slice(0, (index * 7919) % 70_000)}ü✓𝄞${filler.slice(0, index * 13)}é`;
     const text = JSON.stringify(value, null, 2);
     const bytes = encode(`xx${text}yy`).subarray(2, -2);
     const form = expectSameParse(bytes);
@@ -115,10 +121,33 @@ describe("utf8JsonAsAscii", () => {
   it("agrees with the decoded text on generated documents, accepted or refused", () => {
     let seed = 7;
     const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
-    const pieces = ['"', "\\", "é", "✓", "𝄞", "a", " ", ":", ",", "{", "}", "[", "]", "1", "u", "0", "\\u00e9", "\n", "\u2028"];
+    const pieces = [
+      '"',
+      "\\",
+      "é",
+      "✓",
+      "𝄞",
+      "a",
+      " ",
+      ":",
+      ",",
+      "{",
+      "}",
+      "[",
+      "]",
+      "1",
+      "u",
+      "0",
+      "\\u00e9",
+      "\n",
+      "\u2028",
+    ];
     let parsedBoth = 0;
     for (let round = 0; round < 2000; round++) {
-      const valid = JSON.stringify({ a: Array.from({ length: random(6) }, () => pieces[random(pieces.length)]).join(""), [pieces[random(pieces.length)]!]: [random(9), "ü"] });
+      const valid = JSON.stringify({
+        a: Array.from({ length: random(6) }, () => pieces[random(pieces.length)]).join(""),
+        [pieces[random(pieces.length)]!]: [random(9), "ü"],
+      });
       // Half the documents are damaged: a piece inserted at a random place.
       const at = random(valid.length);
       const text = round % 2 === 0 ? valid : `${valid.slice(0, at)}${pieces[random(pieces.length)]}${valid.slice(at)}`;

@@ -5,7 +5,12 @@ import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
 import { auditStoresIn } from "../../../src/audit/sink";
-import { BENCH_BARE_TOOL, BENCH_GOVERNED_TOOL, benchBareEnabled, toolsServedBesideCatalog } from "../../../src/mcp/bench-bare";
+import {
+  BENCH_BARE_TOOL,
+  BENCH_GOVERNED_TOOL,
+  benchBareEnabled,
+  toolsServedBesideCatalog,
+} from "../../../src/mcp/bench-bare";
 import { unknownToolCalls } from "../../../src/mcp/unknown-tools";
 import { LeasedRateLimiter } from "../../../src/ratelimit/leases";
 import type { Env } from "../../../src/env";
@@ -27,15 +32,38 @@ async function statelessCall(workerEnv: Env, name: string) {
     jsonrpc: "2.0",
     id: 1,
     method: "tools/call",
-    params: { name, arguments: {}, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} } },
+    params: {
+      name,
+      arguments: {},
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
   };
   const request = new Request(MCP_URL, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name },
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2026-07-28",
+      "Mcp-Method": "tools/call",
+      "Mcp-Name": name,
+    },
     body: JSON.stringify(body),
   });
-  const response = await serveStateless(request, body, workerEnv, { organizationId: "acme", userId: "ana", clientId: "c-stateless", role: "admin", scopes: [] }, crypto.randomUUID());
-  return (await response.json()) as { result?: { structuredContent?: unknown; isError?: boolean; content?: Array<{ text: string }> }; error?: { message: string } };
+  const response = await serveStateless(
+    request,
+    body,
+    workerEnv,
+    { organizationId: "acme", userId: "ana", clientId: "c-stateless", role: "admin", scopes: [] },
+    crypto.randomUUID(),
+  );
+  return (await response.json()) as {
+    result?: { structuredContent?: unknown; isError?: boolean; content?: Array<{ text: string }> };
+    error?: { message: string };
+  };
 }
 
 async function connect(workerEnv: Env) {
@@ -67,7 +95,9 @@ describe("bench_bare", () => {
 
   it("is an unknown tool in the Worker's own configuration", async () => {
     const { client } = await connect(env);
-    await expect(client.callTool({ name: BENCH_BARE_TOOL, arguments: {} })).rejects.toThrow(/Unknown tool "bench_bare"/);
+    await expect(client.callTool({ name: BENCH_BARE_TOOL, arguments: {} })).rejects.toThrow(
+      /Unknown tool "bench_bare"/,
+    );
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain(BENCH_BARE_TOOL);
   });
 
@@ -100,15 +130,19 @@ describe("bench_bare", () => {
     const session = await client.callTool({ name: BENCH_GOVERNED_TOOL, arguments: {} });
     expect(session.structuredContent).toEqual({ ok: true, tool: BENCH_BARE_TOOL });
     expect(records).toMatchObject([{ kind: "tool", target: BENCH_GOVERNED_TOOL, outcome: "ok" }]);
-    await expect(connect(env).then(({ client: off }) => off.callTool({ name: BENCH_GOVERNED_TOOL, arguments: {} }))).rejects.toThrow(/Unknown tool "bench_governed"/);
+    await expect(
+      connect(env).then(({ client: off }) => off.callTool({ name: BENCH_GOVERNED_TOOL, arguments: {} })),
+    ).rejects.toThrow(/Unknown tool "bench_governed"/);
 
     const leased = vi.spyOn(LeasedRateLimiter.prototype, "check");
     const stateless = await statelessCall({ ...env, ...ENABLED }, BENCH_GOVERNED_TOOL);
     expect(stateless.result?.structuredContent).toEqual({ ok: true, tool: BENCH_BARE_TOOL });
     expect(leased).toHaveBeenCalledTimes(1);
     // The stateless lane stores the record just after the answer (waitUntil).
-    const stored = async () => (await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", { target: BENCH_GOVERNED_TOOL, limit: 10 })).events;
-    for (let attempt = 0; attempt < 100 && (await stored()).length === 0; attempt++) await new Promise((done) => setTimeout(done, 20));
+    const stored = async () =>
+      (await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", { target: BENCH_GOVERNED_TOOL, limit: 10 })).events;
+    for (let attempt = 0; attempt < 100 && (await stored()).length === 0; attempt++)
+      await new Promise((done) => setTimeout(done, 20));
     expect(await stored()).toMatchObject([{ kind: "tool", target: BENCH_GOVERNED_TOOL, outcome: "ok" }]);
   });
 
@@ -116,7 +150,9 @@ describe("bench_bare", () => {
     const call = (name: string) => ({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: {} } });
     for (const name of [BENCH_BARE_TOOL, BENCH_GOVERNED_TOOL]) {
       expect(unknownToolCalls(call(name), getCatalog(), toolsServedBesideCatalog(ENABLED))).toEqual([]);
-      expect(unknownToolCalls(call(name), getCatalog(), toolsServedBesideCatalog({ PUBLIC_URL: ENABLED.PUBLIC_URL }))).toHaveLength(1);
+      expect(
+        unknownToolCalls(call(name), getCatalog(), toolsServedBesideCatalog({ PUBLIC_URL: ENABLED.PUBLIC_URL })),
+      ).toHaveLength(1);
     }
   });
 });

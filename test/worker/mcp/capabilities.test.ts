@@ -24,7 +24,12 @@ beforeAll(async () => {
 
 describe("initialize capabilities", () => {
   it("advertise exactly what the server does, on the wire", async () => {
-    const response = await mcpPost(token, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    const response = await mcpPost(token, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
     expect(response.status).toBe(200);
     const [reply] = await readRpc(response);
     expect(reply!.result.capabilities).toStrictEqual(ADVERTISED);

@@ -29,7 +29,11 @@ async function records(filter: Omit<AuditQuery, "limit">, atLeast = 1) {
 }
 
 async function sessionCall(token: Verified, session: string, method: string, params: unknown, id: number) {
-  const response = await mcpPost(token, { jsonrpc: "2.0", id, method, params }, { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" });
+  const response = await mcpPost(
+    token,
+    { jsonrpc: "2.0", id, method, params },
+    { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+  );
   const [message] = await readRpc(response);
   return { response, message: message! };
 }
@@ -38,7 +42,13 @@ async function modernCall(token: Verified, method: string, params: Record<string
   return modernRequest(token, method, params, {}, id);
 }
 
-async function modernRequest(token: Verified, method: string, params: Record<string, unknown>, headers: Record<string, string>, id: number) {
+async function modernRequest(
+  token: Verified,
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string>,
+  id: number,
+) {
   const response = await modernPost(token, method, params, headers, id);
   const [message] = await readRpc(response);
   return { response, message: message! };
@@ -56,8 +66,16 @@ describe("resources and prompts are governed like tool calls", () => {
     }
     const { message: refused } = await sessionCall(caller, session, "resources/read", { uri: ACTIVE }, 99);
     expect(refused.error.code).toBe(-32000);
-    expect(refused.error.message).toMatch(new RegExp(`^Rate limit reached: spec://active/contract allows ${quota.limit} reads per ${quota.windowSeconds} s for this client\\. Retry after \\d+ s`));
-    expect(refused.error.data).toMatchObject({ code: "rate_limited", limit: quota.limit, windowSeconds: quota.windowSeconds });
+    expect(refused.error.message).toMatch(
+      new RegExp(
+        `^Rate limit reached: spec://active/contract allows ${quota.limit} reads per ${quota.windowSeconds} s for this client\\. Retry after \\d+ s`,
+      ),
+    );
+    expect(refused.error.data).toMatchObject({
+      code: "rate_limited",
+      limit: quota.limit,
+      windowSeconds: quota.windowSeconds,
+    });
     expect(refused.error.data.retryAfter).toBeGreaterThan(0);
 
     const audited = await records({ clientId: caller.auth.clientId, kind: "resource" }, quota.limit + 1);
@@ -70,17 +88,34 @@ describe("resources and prompts are governed like tool calls", () => {
     const quota = quotaFor(getRateLimitPolicy(), "acme", "prompt:spec_driven_task");
     const caller = mcpPrincipal("mia", "contracts.read");
     for (let i = 0; i < quota.limit; i++) {
-      const { message } = await modernCall(caller, "prompts/get", { name: "spec_driven_task", arguments: { project: "orders" } }, 10 + i);
+      const { message } = await modernCall(
+        caller,
+        "prompts/get",
+        { name: "spec_driven_task", arguments: { project: "orders" } },
+        10 + i,
+      );
       expect(message.error?.code ?? 0, JSON.stringify(message.error)).not.toBe(-32000);
     }
-    const { response, message: refused } = await modernCall(caller, "prompts/get", { name: "spec_driven_task", arguments: { project: "orders" } }, 99);
+    const { response, message: refused } = await modernCall(
+      caller,
+      "prompts/get",
+      { name: "spec_driven_task", arguments: { project: "orders" } },
+      99,
+    );
     expect(refused.error.code).toBe(-32000);
-    expect(refused.error.message).toMatch(/^Rate limit reached: the prompt spec_driven_task allows \d+ requests per \d+ s for this client\. Retry after \d+ s/);
+    expect(refused.error.message).toMatch(
+      /^Rate limit reached: the prompt spec_driven_task allows \d+ requests per \d+ s for this client\. Retry after \d+ s/,
+    );
     // The one correlation id: the header's is the error's and the refusal's audit record's.
     const correlationId = response.headers.get("X-Correlation-Id");
     expect(refused.error.data.correlationId).toBe(correlationId);
     const [record] = await records({ correlationId: correlationId! });
-    expect(record).toMatchObject({ kind: "prompt", target: "spec_driven_task", outcome: "rate-limited", clientId: caller.auth.clientId });
+    expect(record).toMatchObject({
+      kind: "prompt",
+      target: "spec_driven_task",
+      outcome: "rate-limited",
+      clientId: caller.auth.clientId,
+    });
 
     const audited = await records({ clientId: caller.auth.clientId, kind: "prompt" }, quota.limit + 1);
     expect(audited).toHaveLength(quota.limit + 1);
@@ -89,12 +124,25 @@ describe("resources and prompts are governed like tool calls", () => {
   it("audits a refused argument of a prompt as invalid input, in both eras", async () => {
     const caller = mcpPrincipal("ana", "contracts.read");
     const session = await initializeSession(caller);
-    const legacy = await sessionCall(caller, session, "prompts/get", { name: "spec_driven_task", arguments: { project: "Not A Name!" } }, 5);
+    const legacy = await sessionCall(
+      caller,
+      session,
+      "prompts/get",
+      { name: "spec_driven_task", arguments: { project: "Not A Name!" } },
+      5,
+    );
     expect(legacy.message.error.code).toBe(-32602);
-    const modern = await modernCall(caller, "prompts/get", { name: "spec_driven_task", arguments: { project: "Not A Name!" } }, 6);
+    const modern = await modernCall(
+      caller,
+      "prompts/get",
+      { name: "spec_driven_task", arguments: { project: "Not A Name!" } },
+      6,
+    );
     expect(modern.message.error.code).toBe(-32602);
     const audited = await records({ clientId: caller.auth.clientId, kind: "prompt", outcome: "invalid-input" }, 2);
-    expect(audited.map((record) => record.correlationId).sort()).toEqual([legacy.response.headers.get("X-Correlation-Id"), modern.response.headers.get("X-Correlation-Id")].sort());
+    expect(audited.map((record) => record.correlationId).sort()).toEqual(
+      [legacy.response.headers.get("X-Correlation-Id"), modern.response.headers.get("X-Correlation-Id")].sort(),
+    );
   });
 });
 
@@ -118,7 +166,16 @@ describe("one correlation id per request", () => {
   it("replaces a correlation id the client sends with the request's own", async () => {
     const caller = mcpPrincipal("ana", "orders.read");
     const forged = "00000000-0000-4000-8000-000000000000";
-    const response = await mcpPost(caller, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }, { "X-Correlation-Id": forged });
+    const response = await mcpPost(
+      caller,
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
+      { "X-Correlation-Id": forged },
+    );
     expect(response.headers.get("X-Correlation-Id")).toMatch(/^[0-9a-f-]{36}$/);
     expect(response.headers.get("X-Correlation-Id")).not.toBe(forged);
   });
@@ -129,7 +186,11 @@ describe("one correlation id per request", () => {
       ["paid orders", { kind: "tool", target: "orders_search", outcome: "ok" }],
       ["hello", { kind: "route", target: "POST /api/chat", outcome: "ok" }],
     ] as const) {
-      const response = await fetchAs(caller, "/api/chat", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text }) });
+      const response = await fetchAs(caller, "/api/chat", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ text }),
+      });
       expect(response.status).toBe(200);
       const body = (await response.json()) as { correlationId: string };
       expect(body.correlationId).toBe(response.headers.get("X-Correlation-Id"));
@@ -146,13 +207,29 @@ describe("a call of a tool that does not exist", () => {
   it("is answered as before and leaves one audit record, in both eras", async () => {
     const caller = mcpPrincipal("ana", "orders.read");
     const session = await initializeSession(caller);
-    const legacy = await sessionCall(caller, session, "tools/call", { name: "orders_delete_all", arguments: { confirm: true } }, 9);
-    const modern = await modernCall(caller, "tools/call", { name: "orders_delete_all", arguments: { confirm: true } }, 10);
+    const legacy = await sessionCall(
+      caller,
+      session,
+      "tools/call",
+      { name: "orders_delete_all", arguments: { confirm: true } },
+      9,
+    );
+    const modern = await modernCall(
+      caller,
+      "tools/call",
+      { name: "orders_delete_all", arguments: { confirm: true } },
+      10,
+    );
     for (const { response, message } of [legacy, modern]) {
       expect(message.error?.code).toBe(-32602);
       const audited = await records({ correlationId: response.headers.get("X-Correlation-Id")! });
       expect(audited).toHaveLength(1);
-      expect(audited[0]).toMatchObject({ kind: "tool", target: "orders_delete_all", outcome: "invalid-input", reason: "tools/call: unknown tool" });
+      expect(audited[0]).toMatchObject({
+        kind: "tool",
+        target: "orders_delete_all",
+        outcome: "invalid-input",
+        reason: "tools/call: unknown tool",
+      });
     }
   });
 
@@ -160,24 +237,48 @@ describe("a call of a tool that does not exist", () => {
     const caller = mcpPrincipal("ana", "orders.read", { clientId: "unknown-tool-flood" });
     const { limit } = quotaFor(getRateLimitPolicy(), "acme", "unknown-tools");
     const batch = (count: number, first: number) =>
-      mcpPost(caller, Array.from({ length: count }, (_, index) => ({ jsonrpc: "2.0", id: first + index, method: "tools/call", params: { name: "orders_delete_all", arguments: {}, _meta: MODERN_ENVELOPE } })), { "MCP-Protocol-Version": "2026-07-28" });
+      mcpPost(
+        caller,
+        Array.from({ length: count }, (_, index) => ({
+          jsonrpc: "2.0",
+          id: first + index,
+          method: "tools/call",
+          params: { name: "orders_delete_all", arguments: {}, _meta: MODERN_ENVELOPE },
+        })),
+        { "MCP-Protocol-Version": "2026-07-28" },
+      );
     const within = await batch(limit - 5, 100);
     expect(within.status).not.toBe(429);
     const folded = await records({ correlationId: within.headers.get("X-Correlation-Id")! });
     expect(folded).toHaveLength(1);
-    expect(folded[0]).toMatchObject({ target: "orders_delete_all", outcome: "invalid-input", reason: `tools/call: unknown tool (x${limit - 5} in one request)` });
+    expect(folded[0]).toMatchObject({
+      target: "orders_delete_all",
+      outcome: "invalid-input",
+      reason: `tools/call: unknown tool (x${limit - 5} in one request)`,
+    });
 
     const over = await batch(10, 200);
     expect(over.status).toBe(429);
-    expect(((await over.json()) as { error: { message: string } }).error.message).toMatch(/calls of tools that do not exist count against a quota of \d+ per \d+ s/);
+    expect(((await over.json()) as { error: { message: string } }).error.message).toMatch(
+      /calls of tools that do not exist count against a quota of \d+ per \d+ s/,
+    );
     const limited = await records({ correlationId: over.headers.get("X-Correlation-Id")! });
     expect(limited).toHaveLength(1);
-    expect(limited[0]).toMatchObject({ target: "orders_delete_all", outcome: "rate-limited", reason: "tools/call: unknown tool, rate limited (x10 in one request)" });
+    expect(limited[0]).toMatchObject({
+      target: "orders_delete_all",
+      outcome: "rate-limited",
+      reason: "tools/call: unknown tool, rate limited (x10 in one request)",
+    });
   });
 
   it("records a name that is not a tool name as such, never the client's text", async () => {
     const caller = mcpPrincipal("ana", "orders.read");
-    const { response, message } = await modernCall(caller, "tools/call", { name: "<script>alert(1)</script>", arguments: {} }, 11);
+    const { response, message } = await modernCall(
+      caller,
+      "tools/call",
+      { name: "<script>alert(1)</script>", arguments: {} },
+      11,
+    );
     expect(message.error).toBeDefined();
     const [record] = await records({ correlationId: response.headers.get("X-Correlation-Id")! });
     expect(record).toMatchObject({ kind: "tool", target: "(not a tool name)", outcome: "invalid-input" });
@@ -227,8 +328,14 @@ describe("one failure type, one mapping", () => {
     const rpc = failureAsJsonRpcError(failure, "c-1");
     expect(rpc.code).toBe(expected.jsonRpcCode);
     // Only an internal failure names the correlation id in the message; every one carries it in data.
-    expect(rpc.message).toBe(kind === "internal" ? `what went wrong (${kind}) (correlation id c-1)` : `what went wrong (${kind})`);
-    expect(rpc.data).toEqual({ code: kind, correlationId: "c-1", ...(kind === "rate_limited" ? { retryAfter: 7 } : {}) });
+    expect(rpc.message).toBe(
+      kind === "internal" ? `what went wrong (${kind}) (correlation id c-1)` : `what went wrong (${kind})`,
+    );
+    expect(rpc.data).toEqual({
+      code: kind,
+      correlationId: "c-1",
+      ...(kind === "rate_limited" ? { retryAfter: 7 } : {}),
+    });
 
     const problem = failureAsProblem(failure);
     expect(problem).toEqual({
@@ -242,11 +349,47 @@ describe("one failure type, one mapping", () => {
 });
 
 describe("era parity: both MCP eras and REST answer the same failure with the same shape", () => {
-  type Case = { name: string; scope: string; tool: string; arguments: Record<string, unknown>; rest: string; code: string; outcome: string; status: number };
+  type Case = {
+    name: string;
+    scope: string;
+    tool: string;
+    arguments: Record<string, unknown>;
+    rest: string;
+    code: string;
+    outcome: string;
+    status: number;
+  };
   const CASES: Case[] = [
-    { name: "an unknown project", scope: "contracts.read", tool: "spec_contracts_list", arguments: { project: "nope" }, rest: "/api/v1/projects/nope/contracts", code: "unknown_project", outcome: "invalid-input", status: 404 },
-    { name: "a missing scope", scope: "orders.read", tool: "spec_contracts_list", arguments: { project: "nope" }, rest: "/api/v1/projects/nope/contracts", code: "insufficient_scope", outcome: "rejected-by-policy", status: 403 },
-    { name: "an invalid limit", scope: "contracts.read", tool: "spec_contracts_list", arguments: { project: "nope", limit: 0 }, rest: "/api/v1/projects/nope/contracts?limit=0", code: "invalid_input", outcome: "invalid-input", status: 400 },
+    {
+      name: "an unknown project",
+      scope: "contracts.read",
+      tool: "spec_contracts_list",
+      arguments: { project: "nope" },
+      rest: "/api/v1/projects/nope/contracts",
+      code: "unknown_project",
+      outcome: "invalid-input",
+      status: 404,
+    },
+    {
+      name: "a missing scope",
+      scope: "orders.read",
+      tool: "spec_contracts_list",
+      arguments: { project: "nope" },
+      rest: "/api/v1/projects/nope/contracts",
+      code: "insufficient_scope",
+      outcome: "rejected-by-policy",
+      status: 403,
+    },
+    {
+      name: "an invalid limit",
+      scope: "contracts.read",
+      tool: "spec_contracts_list",
+      arguments: { project: "nope", limit: 0 },
+      rest: "/api/v1/projects/nope/contracts?limit=0",
+      code: "invalid_input",
+      outcome: "invalid-input",
+      status: 400,
+    },
   ];
   /**
    * Where REST differs from MCP, each with its reason; anything else that differs fails. The two MCP eras may
@@ -254,8 +397,14 @@ describe("era parity: both MCP eras and REST answer the same failure with the sa
    */
   const REST_DIFFERENCES: Record<string, { code?: string; message: string }> = {
     "an unknown project": { message: "each surface names its own next step (a tool to call, a route to POST to)" },
-    "a missing scope": { message: "REST names the credential (access token or CI key) and how to get the scope; MCP asks to reconnect and grant it" },
-    "an invalid limit": { code: "invalid_query", message: "REST names the query parameter as the client wrote it; MCP names the tool argument" },
+    "a missing scope": {
+      message:
+        "REST names the credential (access token or CI key) and how to get the scope; MCP asks to reconnect and grant it",
+    },
+    "an invalid limit": {
+      code: "invalid_query",
+      message: "REST names the query parameter as the client wrote it; MCP names the tool argument",
+    },
   };
 
   /** _meta members only the 2026-07-28 era sends, and why. */
@@ -268,43 +417,62 @@ describe("era parity: both MCP eras and REST answer the same failure with the sa
     const strip = (text: string) => text.replace(` (correlation id ${correlationId})`, "");
     if (message.error) {
       const { correlationId: _, ...data } = message.error.data ?? {};
-      return { isError: true, jsonRpcCode: message.error.code as number | undefined, text: strip(message.error.message), meta: data as Record<string, unknown> };
+      return {
+        isError: true,
+        jsonRpcCode: message.error.code as number | undefined,
+        text: strip(message.error.message),
+        meta: data as Record<string, unknown>,
+      };
     }
     const { correlationId: _, ...meta } = message.result._meta as Record<string, unknown>;
-    return { isError: message.result.isError as boolean | undefined, jsonRpcCode: undefined, text: strip(message.result.content[0].text), meta };
+    return {
+      isError: message.result.isError as boolean | undefined,
+      jsonRpcCode: undefined,
+      text: strip(message.result.content[0].text),
+      meta,
+    };
   }
 
   it("keeps the listed differences to the cases there are", () => {
     expect(Object.keys(REST_DIFFERENCES).sort()).toEqual(CASES.map((c) => c.name).sort());
   });
 
-  it.each(CASES)("answers $name the same way in both eras, and as REST does but for the listed differences", async (c) => {
-    const mcp = mcpPrincipal("ana", c.scope);
-    const session = await initializeSession(mcp);
-    const legacy = await sessionCall(mcp, session, "tools/call", { name: c.tool, arguments: c.arguments }, 21);
-    const modern = await modernRequest(mcp, "tools/call", { name: c.tool, arguments: c.arguments }, { "Mcp-Param-Project": String(c.arguments.project) }, 22);
-    const rest = await fetchAs(restPrincipal("ana", c.scope), c.rest);
+  it.each(CASES)(
+    "answers $name the same way in both eras, and as REST does but for the listed differences",
+    async (c) => {
+      const mcp = mcpPrincipal("ana", c.scope);
+      const session = await initializeSession(mcp);
+      const legacy = await sessionCall(mcp, session, "tools/call", { name: c.tool, arguments: c.arguments }, 21);
+      const modern = await modernRequest(
+        mcp,
+        "tools/call",
+        { name: c.tool, arguments: c.arguments },
+        { "Mcp-Param-Project": String(c.arguments.project) },
+        22,
+      );
+      const rest = await fetchAs(restPrincipal("ana", c.scope), c.rest);
 
-    const legacyId = legacy.response.headers.get("X-Correlation-Id")!;
-    const modernId = modern.response.headers.get("X-Correlation-Id")!;
-    const legacyShape = withoutCorrelation(legacy.message, legacyId);
-    const modernShape = withoutCorrelation(modern.message, modernId);
-    for (const member of Object.keys(ERA_ONLY)) delete modernShape.meta[member];
-    expect(modernShape).toEqual(legacyShape);
-    expect(legacyShape.isError).toBe(true);
-    // A tool result names its code in _meta when it is more precise than the kind (the kind is the code otherwise).
-    expect(legacyShape.meta.code ?? c.code).toBe(c.code);
+      const legacyId = legacy.response.headers.get("X-Correlation-Id")!;
+      const modernId = modern.response.headers.get("X-Correlation-Id")!;
+      const legacyShape = withoutCorrelation(legacy.message, legacyId);
+      const modernShape = withoutCorrelation(modern.message, modernId);
+      for (const member of Object.keys(ERA_ONLY)) delete modernShape.meta[member];
+      expect(modernShape).toEqual(legacyShape);
+      expect(legacyShape.isError).toBe(true);
+      // A tool result names its code in _meta when it is more precise than the kind (the kind is the code otherwise).
+      expect(legacyShape.meta.code ?? c.code).toBe(c.code);
 
-    const problem = (await rest.json()) as { status: number; code: string; detail: string; correlationId: string };
-    const differs = REST_DIFFERENCES[c.name]!;
-    expect(rest.status).toBe(c.status);
-    expect(problem.status).toBe(c.status);
-    expect(problem.code).toBe(differs.code ?? c.code);
-    if (differs.message) expect(problem.detail).not.toBe(legacyShape.text);
+      const problem = (await rest.json()) as { status: number; code: string; detail: string; correlationId: string };
+      const differs = REST_DIFFERENCES[c.name]!;
+      expect(rest.status).toBe(c.status);
+      expect(problem.status).toBe(c.status);
+      expect(problem.code).toBe(differs.code ?? c.code);
+      if (differs.message) expect(problem.detail).not.toBe(legacyShape.text);
 
-    for (const correlationId of [legacyId, modernId, problem.correlationId]) {
-      const [record] = await records({ correlationId });
-      expect(record?.outcome, `${c.name}: audit outcome of ${correlationId}`).toBe(c.outcome);
-    }
-  });
+      for (const correlationId of [legacyId, modernId, problem.correlationId]) {
+        const [record] = await records({ correlationId });
+        expect(record?.outcome, `${c.name}: audit outcome of ${correlationId}`).toBe(c.outcome);
+      }
+    },
+  );
 });

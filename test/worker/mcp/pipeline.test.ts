@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { AuditRecord, AuditSink } from "../../../src/audit/record";
 import { buildCatalog, CatalogError, type Catalog } from "../../../src/mcp/catalog";
 import { ToolFailure, type Registrar, type SessionState } from "../../../src/mcp/context";
-import { type Principal } from "../../../src/core/principal";
+import type { Principal } from "../../../src/core/principal";
 import { getCatalog } from "../../../src/mcp/registry";
 import { createArbiterServer } from "../../../src/mcp/server";
 import { getPolicy } from "../../../src/policy/load";
@@ -22,7 +22,10 @@ const testTools: Registrar = (ctx) => {
     name: "echo_pii",
     title: "Echo",
     description: "Echoes a name; needs orders.pii.",
-    inputSchema: z.object({ name: z.string().min(1).describe("A name"), count: z.number().int().optional().describe("Repeat count") }),
+    inputSchema: z.object({
+      name: z.string().min(1).describe("A name"),
+      count: z.number().int().optional().describe("Repeat count"),
+    }),
     outputSchema: z.object({ echoed: z.string() }),
     annotations: readOnly,
     requiredScopes: ["orders.pii"],
@@ -86,12 +89,22 @@ function memorySession(): SessionState {
   return { get: async <T>(k: string) => data.get(k) as T | undefined, put: async (k, v) => void data.set(k, v) };
 }
 
-async function connect(catalog: Catalog, principal: Principal, rateLimiter: RateLimiter = { check: async () => ({ allowed: true }) }) {
+async function connect(
+  catalog: Catalog,
+  principal: Principal,
+  rateLimiter: RateLimiter = { check: async () => ({ allowed: true }) },
+) {
   const records: AuditRecord[] = [];
   const audit: AuditSink = { record: async (r) => void records.push(r) };
   const limiterCalls: string[] = [];
   const limiter: RateLimiter = { check: async (s) => (limiterCalls.push(s.target), rateLimiter.check(s)) };
-  const server = createArbiterServer(catalog, { env, session: memorySession(), audit, rateLimiter: limiter, principalOf: () => principal });
+  const server = createArbiterServer(catalog, {
+    env,
+    session: memorySession(),
+    audit,
+    rateLimiter: limiter,
+    principalOf: () => principal,
+  });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
   const client = new Client({ name: "pipeline-test", version: "1.0.0" });
@@ -99,7 +112,13 @@ async function connect(catalog: Catalog, principal: Principal, rateLimiter: Rate
   return { client, records, limiterCalls };
 }
 
-const principal = (scopes: string[]): Principal => ({ organizationId: "acme", userId: "ana", clientId: "client-1", role: "admin", scopes });
+const principal = (scopes: string[]): Principal => ({
+  organizationId: "acme",
+  userId: "ana",
+  clientId: "client-1",
+  role: "admin",
+  scopes,
+});
 const catalog = buildCatalog([testTools], getPolicy().scopeNames);
 const text = (result: unknown) => (result as { content?: Array<{ text: string }> }).content?.[0]?.text ?? "";
 
@@ -113,11 +132,20 @@ describe("tool pipeline", () => {
     expect(result._meta).toMatchObject({ missingScopes: ["orders.pii"] });
     expect(limiterCalls).toEqual([]);
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ target: "echo_pii", outcome: "rejected-by-policy", organizationId: "acme", userId: "ana", clientId: "client-1", kind: "tool" });
+    expect(records[0]).toMatchObject({
+      target: "echo_pii",
+      outcome: "rejected-by-policy",
+      organizationId: "acme",
+      userId: "ana",
+      clientId: "client-1",
+      kind: "tool",
+    });
   });
 
   it("refuses a rate-limited call before validating input, with retryAfter in _meta", async () => {
-    const denied: RateLimiter = { check: async () => ({ allowed: false, limit: 30, windowSeconds: 60, retryAfterSeconds: 17 }) };
+    const denied: RateLimiter = {
+      check: async () => ({ allowed: false, limit: 30, windowSeconds: 60, retryAfterSeconds: 17 }),
+    };
     const { client, records } = await connect(catalog, principal(["orders.pii"]), denied);
     const result = await client.callTool({ name: "echo_pii", arguments: { name: 42 } });
     expect(result.isError).toBe(true);
@@ -179,7 +207,9 @@ describe("tool pipeline", () => {
   it("sends progress notifications when the client asks for them", async () => {
     const { client } = await connect(catalog, principal(["orders.read"]));
     const seen: Array<{ progress: number; total?: number; message?: string }> = [];
-    const result = await client.callTool({ name: "long_work", arguments: { steps: 3 } }, undefined, { onprogress: (p) => void seen.push(p) });
+    const result = await client.callTool({ name: "long_work", arguments: { steps: 3 } }, undefined, {
+      onprogress: (p) => void seen.push(p),
+    });
     expect(result.structuredContent).toEqual({ done: 3 });
     expect(seen.map((p) => p.progress)).toEqual([1, 2, 3]);
     expect(seen[2]).toMatchObject({ total: 3, message: "step 3" });
@@ -197,9 +227,19 @@ describe("tool pipeline", () => {
   it("lists every tool with a title, annotations and input/output JSON schemas", async () => {
     const { client } = await connect(catalog, principal([]));
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["bad_output", "echo_pii", "explode", "long_work", "slow_upstream"]);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "bad_output",
+      "echo_pii",
+      "explode",
+      "long_work",
+      "slow_upstream",
+    ]);
     const echo = tools.find((t) => t.name === "echo_pii")!;
-    expect(echo.inputSchema).toMatchObject({ type: "object", properties: { name: { type: "string", description: "A name" } }, required: ["name"] });
+    expect(echo.inputSchema).toMatchObject({
+      type: "object",
+      properties: { name: { type: "string", description: "A name" } },
+      required: ["name"],
+    });
     expect(echo.outputSchema).toMatchObject({ type: "object", properties: { echoed: { type: "string" } } });
     expect(echo.annotations).toMatchObject({ title: "Echo", readOnlyHint: true, destructiveHint: false });
   });
@@ -231,16 +271,46 @@ describe("every registered tool goes through the pipeline", () => {
       expect(tool.title.length).toBeGreaterThan(0);
       // The hints' types are the compiler's business; what it cannot see is whether they fit what the tool does.
       if (tool.annotations.readOnlyHint) expect(tool.annotations.destructiveHint, tool.name).toBe(false);
-      if (tool.requiredScopes.some((scope) => /\.(write|admin)$/.test(scope))) expect(tool.annotations.readOnlyHint, `${tool.name} needs a write scope`).toBe(false);
+      if (tool.requiredScopes.some((scope) => /\.(write|admin)$/.test(scope)))
+        expect(tool.annotations.readOnlyHint, `${tool.name} needs a write scope`).toBe(false);
     }
   });
 });
 
 describe("catalog checks at start-up", () => {
-  const base = { title: "T", description: "D", inputSchema: z.object({}), outputSchema: z.object({}), annotations: readOnly, async handler() { return { structuredContent: {} }; } };
+  const base = {
+    title: "T",
+    description: "D",
+    inputSchema: z.object({}),
+    outputSchema: z.object({}),
+    annotations: readOnly,
+    async handler() {
+      return { structuredContent: {} };
+    },
+  };
   it("refuses names clients reject, duplicates and unknown scopes", () => {
-    expect(() => buildCatalog([(ctx) => ctx.registerTool({ ...base, name: "orders.search", requiredScopes: [] })], getPolicy().scopeNames)).toThrow(CatalogError);
-    expect(() => buildCatalog([(ctx) => { ctx.registerTool({ ...base, name: "a", requiredScopes: [] }); ctx.registerTool({ ...base, name: "a", requiredScopes: [] }); }], getPolicy().scopeNames)).toThrow(/twice/);
-    expect(() => buildCatalog([(ctx) => ctx.registerTool({ ...base, name: "b", requiredScopes: ["orders.everything"] })], getPolicy().scopeNames)).toThrow(/unknown scope "orders.everything"/);
+    expect(() =>
+      buildCatalog(
+        [(ctx) => ctx.registerTool({ ...base, name: "orders.search", requiredScopes: [] })],
+        getPolicy().scopeNames,
+      ),
+    ).toThrow(CatalogError);
+    expect(() =>
+      buildCatalog(
+        [
+          (ctx) => {
+            ctx.registerTool({ ...base, name: "a", requiredScopes: [] });
+            ctx.registerTool({ ...base, name: "a", requiredScopes: [] });
+          },
+        ],
+        getPolicy().scopeNames,
+      ),
+    ).toThrow(/twice/);
+    expect(() =>
+      buildCatalog(
+        [(ctx) => ctx.registerTool({ ...base, name: "b", requiredScopes: ["orders.everything"] })],
+        getPolicy().scopeNames,
+      ),
+    ).toThrow(/unknown scope "orders.everything"/);
   });
 });

@@ -31,12 +31,29 @@ function unknownSessionId(): string {
 type Attempt = (token: Caller, session: string) => Promise<Response>;
 
 const attempts: Record<string, Attempt> = {
-  "POST ping": (token, session) => mcpPost(token, { jsonrpc: "2.0", id: 7, method: "ping" }, { "mcp-session-id": session, ...VERSION }),
-  "POST tools/list": (token, session) => mcpPost(token, { jsonrpc: "2.0", id: 8, method: "tools/list" }, { "mcp-session-id": session, ...VERSION }),
-  "POST a notification": (token, session) => mcpPost(token, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }, { "mcp-session-id": session, ...VERSION }),
-  "POST resources/subscribe": (token, session) => mcpPost(token, { jsonrpc: "2.0", id: 9, method: "resources/subscribe", params: { uri: LATEST } }, { "mcp-session-id": session, ...VERSION }),
-  "GET the stream": (token, session) => fetchAs(token, MCP_URL, { method: "GET", headers: { Accept: "text/event-stream", "mcp-session-id": session, ...VERSION } }),
-  DELETE: (token, session) => fetchAs(token, MCP_URL, { method: "DELETE", headers: { "mcp-session-id": session, ...VERSION } }),
+  "POST ping": (token, session) =>
+    mcpPost(token, { jsonrpc: "2.0", id: 7, method: "ping" }, { "mcp-session-id": session, ...VERSION }),
+  "POST tools/list": (token, session) =>
+    mcpPost(token, { jsonrpc: "2.0", id: 8, method: "tools/list" }, { "mcp-session-id": session, ...VERSION }),
+  "POST a notification": (token, session) =>
+    mcpPost(
+      token,
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } },
+      { "mcp-session-id": session, ...VERSION },
+    ),
+  "POST resources/subscribe": (token, session) =>
+    mcpPost(
+      token,
+      { jsonrpc: "2.0", id: 9, method: "resources/subscribe", params: { uri: LATEST } },
+      { "mcp-session-id": session, ...VERSION },
+    ),
+  "GET the stream": (token, session) =>
+    fetchAs(token, MCP_URL, {
+      method: "GET",
+      headers: { Accept: "text/event-stream", "mcp-session-id": session, ...VERSION },
+    }),
+  DELETE: (token, session) =>
+    fetchAs(token, MCP_URL, { method: "DELETE", headers: { "mcp-session-id": session, ...VERSION } }),
 };
 
 async function answer(response: Response): Promise<{ status: number; contentType: string | null; body: string }> {
@@ -78,7 +95,11 @@ describe.each([
     const session = await initializeSession(owner);
     const unknown = await answer(await attempt(attacker(), unknownSessionId()));
     expect(unknown.status).toBe(404);
-    expect(JSON.parse(unknown.body)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } });
+    expect(JSON.parse(unknown.body)).toMatchObject({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32001, message: "Session not found" },
+    });
     const foreign = await answer(await attempt(attacker(), session));
     expect(foreign).toEqual(unknown);
     // The owner's session is untouched: it answers, and its stream slot is free (an attacker's GET would hold it).

@@ -10,7 +10,13 @@ import { onlyToolCalled } from "../../../src/mcp/v2/handler";
 import { createStatelessServer, type StatelessRuntime } from "../../../src/mcp/v2/server";
 import type { Env } from "../../../src/env";
 
-const principal: Principal = { organizationId: "acme", userId: "ana", clientId: "c-scope", role: "admin", scopes: ["orders.read"] };
+const principal: Principal = {
+  organizationId: "acme",
+  userId: "ana",
+  clientId: "c-scope",
+  role: "admin",
+  scopes: ["orders.read"],
+};
 const runtime: StatelessRuntime = {
   env,
   principal,
@@ -43,7 +49,9 @@ describe("the stateless lane's server per request", () => {
 
   it("holds the whole catalog otherwise", async () => {
     const client = await servedBy(undefined);
-    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual([...getCatalog().tools.keys()].sort());
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(
+      [...getCatalog().tools.keys()].sort(),
+    );
     expect((await client.listResources()).resources.length).toBe(getCatalog().resources.size);
   });
 

@@ -15,11 +15,17 @@ describe("2026-07-28 stateless lane", () => {
     const listed = await modernPost(token, "tools/list");
     expect(listed.status).toBe(200);
     expect(listed.headers.get("mcp-session-id")).toBeNull();
-    const tools = ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name);
+    const tools = ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map(
+      (t) => t.name,
+    );
     expect(tools).toContain("whoami");
     const called = await modernPost(token, "tools/call", { name: "whoami", arguments: {} });
     expect(called.status).toBe(200);
-    const result = ((await called.json()) as { result: { structuredContent: { organization: { id: string } }; _meta: { correlationId: string } } }).result;
+    const result = (
+      (await called.json()) as {
+        result: { structuredContent: { organization: { id: string } }; _meta: { correlationId: string } };
+      }
+    ).result;
     expect(result.structuredContent).toMatchObject({ organization: { id: "acme" } });
     expect(result._meta.correlationId).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -33,8 +39,14 @@ describe("2026-07-28 stateless lane", () => {
 
   it("refuses a foreign Origin and a request without a token like the session lane", async () => {
     const { tokens } = await obtainTokens({ user: "ana", scope: "contracts.read" });
-    expect((await modernPost(tokens.access_token, "tools/list", {}, { Origin: "https://evil.example" })).status).toBe(403);
-    const anonymous = await SELF.fetch(MCP_URL, { method: "POST", headers: { "Content-Type": "application/json", "MCP-Protocol-Version": MODERN_ERA }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_ENVELOPE } }) });
+    expect((await modernPost(tokens.access_token, "tools/list", {}, { Origin: "https://evil.example" })).status).toBe(
+      403,
+    );
+    const anonymous = await SELF.fetch(MCP_URL, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "MCP-Protocol-Version": MODERN_ERA },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_ENVELOPE } }),
+    });
     expect(anonymous.status).toBe(401);
   });
 
@@ -42,8 +54,18 @@ describe("2026-07-28 stateless lane", () => {
     const token = mcpPrincipal("ana", "contracts.read");
     const response = await fetchAs(token, MCP_URL, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": MODERN_ERA, "Mcp-Method": "tools/list" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN_ERA } } }),
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN_ERA,
+        "Mcp-Method": "tools/list",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN_ERA } },
+      }),
     });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32602);
@@ -55,16 +77,27 @@ describe("2026-07-28 stateless lane", () => {
     await uploadContract(ciPrincipal("ana"), "orders", ordersContract());
     const noContracts = mcpPrincipal("ana", "orders.read");
     // A listen stream needs what a read of its URIs needs: stepped up before the hub, like resources/subscribe.
-    const refused = await modernPost(noContracts, "subscriptions/listen", { notifications: { resourceSubscriptions: [latest] } });
+    const refused = await modernPost(noContracts, "subscriptions/listen", {
+      notifications: { resourceSubscriptions: [latest] },
+    });
     expect(refused.status).toBe(403);
     expect(refused.headers.get("WWW-Authenticate")).toMatch(/insufficient_scope/);
-    expect(((await refused.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32600, message: expect.stringMatching(/needs the OAuth scope "contracts.read"/) });
+    expect(((await refused.json()) as { error: { code: number; message: string } }).error).toMatchObject({
+      code: -32600,
+      message: expect.stringMatching(/needs the OAuth scope "contracts.read"/),
+    });
 
     const reader = mcpPrincipal("ana", "contracts.read");
-    const unknown = await modernPost(reader, "subscriptions/listen", { notifications: { resourceSubscriptions: ["test://nothing"] } });
-    expect(((await unknown.json()) as { error: { message: string } }).error.message).toMatch(/no resource test:\/\/nothing/);
+    const unknown = await modernPost(reader, "subscriptions/listen", {
+      notifications: { resourceSubscriptions: ["test://nothing"] },
+    });
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toMatch(
+      /no resource test:\/\/nothing/,
+    );
 
-    const stream = await modernPost(reader, "subscriptions/listen", { notifications: { resourceSubscriptions: [latest] } });
+    const stream = await modernPost(reader, "subscriptions/listen", {
+      notifications: { resourceSubscriptions: [latest] },
+    });
     expect(stream.status).toBe(200);
     expect(stream.headers.get("content-type")).toContain("text/event-stream");
     const body = stream.body!.getReader();
@@ -72,16 +105,28 @@ describe("2026-07-28 stateless lane", () => {
     while (!text.includes("\n\n")) text += new TextDecoder().decode((await body.read()).value);
     await body.cancel();
     const first = JSON.parse(/data: (.*)/.exec(text)![1]!) as { method: string; params: { notifications: unknown } };
-    expect(first).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { notifications: { resourceSubscriptions: [latest] } } });
+    expect(first).toMatchObject({
+      method: "notifications/subscriptions/acknowledged",
+      params: { notifications: { resourceSubscriptions: [latest] } },
+    });
   });
 
   it("applies resources/subscribe's URI rules to subscriptions/listen: no foreign or unknown project, no URI over 2,048 characters", async () => {
     const reader = mcpPrincipal("ana", "contracts.read");
-    const errorOf = async (uris: string[]) => ((await (await modernPost(reader, "subscriptions/listen", { notifications: { resourceSubscriptions: uris } })).json()) as { error?: { message: string } }).error;
+    const errorOf = async (uris: string[]) =>
+      (
+        (await (
+          await modernPost(reader, "subscriptions/listen", { notifications: { resourceSubscriptions: uris } })
+        ).json()) as { error?: { message: string } }
+      ).error;
     // A project no organization of ana's has (another organization may have one by that name).
-    expect(await errorOf(["spec://projects/not-ours/verdicts/latest"])).toMatchObject({ message: expect.stringMatching(/not-ours/) });
+    expect(await errorOf(["spec://projects/not-ours/verdicts/latest"])).toMatchObject({
+      message: expect.stringMatching(/not-ours/),
+    });
     await uploadContract(ciPrincipal("ana"), "orders", ordersContract());
-    expect(await errorOf(["spec://projects/orders/contracts/999"])).toMatchObject({ message: expect.stringMatching(/999|version/) });
+    expect(await errorOf(["spec://projects/orders/contracts/999"])).toMatchObject({
+      message: expect.stringMatching(/999|version/),
+    });
     const long = `spec://projects/${"a".repeat(2100)}/verdicts/latest`;
     expect(await errorOf([long])).toMatchObject({ message: expect.stringMatching(/at most 2048/) });
   });

@@ -28,7 +28,10 @@ describe("toolsListableFor", () => {
   });
 
   it("lists every tool when organizations.json sets listToolsBeyondRole", () => {
-    const files = { ...bundledPolicyFiles, "organizations.json": { ...(bundledPolicyFiles["organizations.json"] as object), listToolsBeyondRole: true } };
+    const files = {
+      ...bundledPolicyFiles,
+      "organizations.json": { ...(bundledPolicyFiles["organizations.json"] as object), listToolsBeyondRole: true },
+    };
     const policy = loadPolicy(files);
     expect(policy.listToolsBeyondRole).toBe(true);
     expect(names(toolsListableFor(tools, "member", policy))).toEqual(names(tools));
@@ -45,7 +48,9 @@ describe("tools/list over /mcp", () => {
     expect(memberTools).toContain("orders_search");
 
     const admin = mcpPrincipal("ana", "orders.read contracts.read");
-    expect(names((await rpc(admin, await initializeSession(admin), "tools/list")).result.tools)).toContain("audit_events_list");
+    expect(names((await rpc(admin, await initializeSession(admin), "tools/list")).result.tools)).toContain(
+      "audit_events_list",
+    );
   });
 
   it("lists the same tools statelessly (2026-07-28) as in a session, for a member and an administrator", async () => {
@@ -57,7 +62,8 @@ describe("tools/list over /mcp", () => {
       const token = mcpPrincipal(user, "orders.read contracts.read");
       return names((await rpc(token, await initializeSession(token), "tools/list")).result.tools);
     };
-    for (const user of ["mia", "ana"]) expect((await statelessTools(user)).sort(), user).toEqual((await sessionTools(user)).sort());
+    for (const user of ["mia", "ana"])
+      expect((await statelessTools(user)).sort(), user).toEqual((await sessionTools(user)).sort());
     expect(await statelessTools("mia")).not.toContain("audit_events_list");
     expect(await statelessTools("ana")).toContain("audit_events_list");
   });

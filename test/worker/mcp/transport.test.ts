@@ -15,7 +15,16 @@ beforeAll(async () => {
 });
 
 function initialize(protocolVersion: string, headers: Record<string, string> = {}) {
-  return mcpPost(token, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "t", version: "1" } } }, headers);
+  return mcpPost(
+    token,
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    },
+    headers,
+  );
 }
 
 describe("initialize", () => {
@@ -56,7 +65,11 @@ describe("DNS-rebinding protection", () => {
   });
 
   it("refuses a foreign Host with 403, even without a token", async () => {
-    const res = await SELF.fetch("http://rebind.attacker.example/mcp", { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: "{}" });
+    const res = await SELF.fetch("http://rebind.attacker.example/mcp", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: "{}",
+    });
     expect(res.status).toBe(403);
   });
 
@@ -71,21 +84,36 @@ describe("sessions", () => {
     const session = await initializeSession(caller);
     const ok = await rpc(caller, session, "tools/list");
     expect(ok.result.tools.length).toBeGreaterThan(0);
-    const del = await fetchAs(caller, MCP_URL, { method: "DELETE", headers: { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" } });
+    const del = await fetchAs(caller, MCP_URL, {
+      method: "DELETE",
+      headers: { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+    });
     expect(del.status).toBe(204);
-    const after = await mcpPost(caller, { jsonrpc: "2.0", id: 5, method: "tools/list" }, { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" });
+    const after = await mcpPost(
+      caller,
+      { jsonrpc: "2.0", id: 5, method: "tools/list" },
+      { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+    );
     expect(after.status).toBe(404);
   });
 
   it("an unknown session id gets 404", async () => {
-    const res = await mcpPost(caller, { jsonrpc: "2.0", id: 5, method: "tools/list" }, { "mcp-session-id": "0".repeat(64), "mcp-protocol-version": "2025-11-25" });
+    const res = await mcpPost(
+      caller,
+      { jsonrpc: "2.0", id: 5, method: "tools/list" },
+      { "mcp-session-id": "0".repeat(64), "mcp-protocol-version": "2025-11-25" },
+    );
     expect(res.status).toBe(404);
   });
 
   it("a session cannot be used by another user: it is answered as an unknown session (session-ownership.test.ts has every method)", async () => {
     const session = await initializeSession(caller);
     const other = mcpPrincipal("gus", "orders.read");
-    const res = await mcpPost(other, { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "whoami", arguments: {} } }, { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" });
+    const res = await mcpPost(
+      other,
+      { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "whoami", arguments: {} } },
+      { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+    );
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: { code: -32001, message: "Session not found" } });
   });
@@ -100,20 +128,36 @@ describe("bad input", () => {
 
   it("a body that is not a JSON-RPC message gets 400", async () => {
     const session = await initializeSession(caller);
-    const res = await mcpPost(caller, { hello: "world" }, { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" });
+    const res = await mcpPost(
+      caller,
+      { hello: "world" },
+      { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+    );
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: { code: -32700 } });
   });
 
   it("a batch with an initialize request in it is refused with 400", async () => {
-    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+    const init = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    };
     const res = await mcpPost(caller, [init, { jsonrpc: "2.0", id: 2, method: "tools/list" }]);
     expect(res.status).toBe(400);
   });
 
   it("a batch of requests in a session is answered per message, never with a 500", async () => {
     const session = await initializeSession(caller);
-    const res = await mcpPost(caller, [{ jsonrpc: "2.0", id: 11, method: "tools/list" }, { jsonrpc: "2.0", id: 12, method: "ping" }], { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" });
+    const res = await mcpPost(
+      caller,
+      [
+        { jsonrpc: "2.0", id: 11, method: "tools/list" },
+        { jsonrpc: "2.0", id: 12, method: "ping" },
+      ],
+      { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+    );
     expect(res.status).toBeLessThan(500);
     if (res.status === 200) {
       const ids = (await readRpc(res)).map((m) => m.id).sort();
@@ -125,7 +169,12 @@ describe("bad input", () => {
 
   it("an oversized body gets 413", async () => {
     const session = await initializeSession(caller);
-    const big = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "whoami", arguments: { pad: "x".repeat(5 * 1024 * 1024) } } });
+    const big = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "whoami", arguments: { pad: "x".repeat(5 * 1024 * 1024) } },
+    });
     const res = await mcpPost(caller, big, { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" });
     expect(res.status).toBe(413);
   });
@@ -145,9 +194,17 @@ describe("bad input", () => {
   });
 
   it("a missing Accept header gets 406 and a wrong content type 415", async () => {
-    const noAccept = await fetchAs(caller, MCP_URL, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+    const noAccept = await fetchAs(caller, MCP_URL, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    });
     expect(noAccept.status).toBe(406);
-    const wrongType = await fetchAs(caller, MCP_URL, { method: "POST", headers: { "Content-Type": "text/plain", Accept: "application/json, text/event-stream" }, body: "{}" });
+    const wrongType = await fetchAs(caller, MCP_URL, {
+      method: "POST",
+      headers: { "Content-Type": "text/plain", Accept: "application/json, text/event-stream" },
+      body: "{}",
+    });
     expect(wrongType.status).toBe(415);
   });
 });

@@ -9,7 +9,8 @@ let mcp: string;
 let rest: string;
 beforeAll(async () => {
   mcp = (await obtainTokens({ user: "ana", scope: "orders.read" })).tokens.access_token;
-  rest = (await obtainTokens({ user: "ana", scope: "orders.search contracts.write", resource: API_RESOURCE })).tokens.access_token;
+  rest = (await obtainTokens({ user: "ana", scope: "orders.search contracts.write", resource: API_RESOURCE })).tokens
+    .access_token;
 });
 
 /** A POST whose Content-Length promises 100 bytes and whose body ends after 6. */
@@ -22,7 +23,12 @@ function shortPost(url: string, token: string, headers: Record<string, string> =
   });
   return SELF.fetch(url, {
     method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", "Content-Length": "100", ...headers },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "Content-Type": "application/json",
+      "Content-Length": "100",
+      ...headers,
+    },
     body,
     duplex: "half",
   } as RequestInit);
@@ -37,7 +43,8 @@ describe("a body shorter than its Content-Length", () => {
       id: null,
       error: {
         code: -32700,
-        message: "Parse error: the request body was truncated: it ended after 6 bytes of the 100 its Content-Length declares. Send the whole message again.",
+        message:
+          "Parse error: the request body was truncated: it ended after 6 bytes of the 100 its Content-Length declares. Send the whole message again.",
         data: { receivedBytes: 6, declaredBytes: 100 },
       },
     });
@@ -51,6 +58,8 @@ describe("a body shorter than its Content-Length", () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe("body_truncated");
-    expect(body.error.message).toBe("The request body was truncated: it ended after 6 bytes of the 100 its Content-Length declares. Nothing was stored; send the whole body again.");
+    expect(body.error.message).toBe(
+      "The request body was truncated: it ended after 6 bytes of the 100 its Content-Length declares. Nothing was stored; send the whole body again.",
+    );
   });
 });

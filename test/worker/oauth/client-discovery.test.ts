@@ -19,9 +19,19 @@ describe("discovery documents clients probe", () => {
     const oidc = await SELF.fetch(`${BASE}/.well-known/openid-configuration`);
     expect(oidc.status).toBe(200);
     const metadata = (await oidc.json()) as Record<string, unknown>;
-    const rfc8414 = (await (await SELF.fetch(`${BASE}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    const rfc8414 = (await (await SELF.fetch(`${BASE}/.well-known/oauth-authorization-server`)).json()) as Record<
+      string,
+      unknown
+    >;
     expect(metadata.issuer).toBe(BASE);
-    for (const key of ["authorization_endpoint", "token_endpoint", "registration_endpoint", "scopes_supported", "code_challenge_methods_supported"]) expect(metadata[key]).toEqual(rfc8414[key]);
+    for (const key of [
+      "authorization_endpoint",
+      "token_endpoint",
+      "registration_endpoint",
+      "scopes_supported",
+      "code_challenge_methods_supported",
+    ])
+      expect(metadata[key]).toEqual(rfc8414[key]);
     expect(metadata.response_types_supported).toEqual(["code"]);
     expect(Object.keys(metadata).filter((key) => key.startsWith("id_token_"))).toEqual([]);
     expect(metadata.scopes_supported).not.toContain("openid");
@@ -29,9 +39,16 @@ describe("discovery documents clients probe", () => {
 });
 
 describe("a host that is not PUBLIC_URL's", () => {
-  for (const path of ["/mcp", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-authorization-server", "/oauth/token"]) {
+  for (const path of [
+    "/mcp",
+    "/.well-known/oauth-protected-resource/mcp",
+    "/.well-known/oauth-authorization-server",
+    "/oauth/token",
+  ]) {
     it(`answers ${path} on 127.0.0.1 with JSON naming the configured URL, not an empty 404`, async () => {
-      const response = await SELF.fetch(`http://127.0.0.1:8787${path}`, { method: path === "/oauth/token" ? "POST" : "GET" });
+      const response = await SELF.fetch(`http://127.0.0.1:8787${path}`, {
+        method: path === "/oauth/token" ? "POST" : "GET",
+      });
       expect(response.status).toBe(421);
       const body = (await response.json()) as { error: string; error_description: string; public_url: string };
       expect(body.error).toBe("wrong_host");

@@ -16,27 +16,54 @@ const connectors: Connector[] = [
   {
     name: "Claude (claude.ai)",
     redirectUri: "https://claude.ai/api/mcp/auth_callback",
-    registration: { client_name: "Claude", redirect_uris: ["https://claude.ai/api/mcp/auth_callback"], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none", scope: "orders.read contracts.read offline_access" },
+    registration: {
+      client_name: "Claude",
+      redirect_uris: ["https://claude.ai/api/mcp/auth_callback"],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      scope: "orders.read contracts.read offline_access",
+    },
   },
   {
     name: "Claude (claude.com)",
     redirectUri: "https://claude.com/api/mcp/auth_callback",
-    registration: { client_name: "Claude", redirect_uris: ["https://claude.com/api/mcp/auth_callback"], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" },
+    registration: {
+      client_name: "Claude",
+      redirect_uris: ["https://claude.com/api/mcp/auth_callback"],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    },
   },
   {
     name: "ChatGPT",
     redirectUri: "https://chatgpt.com/connector_platform_oauth_redirect",
-    registration: { client_name: "ChatGPT", redirect_uris: ["https://chatgpt.com/connector_platform_oauth_redirect"], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "client_secret_post" },
+    registration: {
+      client_name: "ChatGPT",
+      redirect_uris: ["https://chatgpt.com/connector_platform_oauth_redirect"],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "client_secret_post",
+    },
   },
 ];
 
-async function consentAndCode(jar: CookieJar, authorize: string, expectedRedirect: string): Promise<{ code: string; page: string }> {
+async function consentAndCode(
+  jar: CookieJar,
+  authorize: string,
+  expectedRedirect: string,
+): Promise<{ code: string; page: string }> {
   const page = await browserFetch(jar, authorize);
   expect(page.status).toBe(200);
   const body = await page.text();
   const form = new URLSearchParams({ handle: consentHandle(body), decision: "approve" });
   for (const m of body.matchAll(/name="scope" value="([^"]+)" data-requested/g)) form.append("scope", m[1]!);
-  const approved = await browserFetch(jar, "/authorize", { method: "POST", body: form, headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE } });
+  const approved = await browserFetch(jar, "/authorize", {
+    method: "POST",
+    body: form,
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
+  });
   expect(approved.status).toBe(302);
   const location = new URL(approved.headers.get("location")!);
   expect(`${location.origin}${location.pathname}`).toBe(expectedRedirect);
@@ -45,7 +72,11 @@ async function consentAndCode(jar: CookieJar, authorize: string, expectedRedirec
 
 describe.each(connectors)("$name", ({ registration, redirectUri }) => {
   it("registers, authorizes with its redirect URI and exchanges the code for MCP tokens", async () => {
-    const reg = await SELF.fetch(`${BASE}/oauth/register`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(registration) });
+    const reg = await SELF.fetch(`${BASE}/oauth/register`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(registration),
+    });
     expect(reg.status).toBe(201);
     const client = (await reg.json()) as { client_id: string; client_secret?: string };
 
@@ -65,17 +96,40 @@ describe.each(connectors)("$name", ({ registration, redirectUri }) => {
     const { code, page } = await consentAndCode(jar, authorize, redirectUri);
     expect(page).toContain(new URL(redirectUri).hostname);
 
-    const body = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: verifier, client_id: client.client_id, resource: MCP_URL });
+    const body = new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      client_id: client.client_id,
+      resource: MCP_URL,
+    });
     if (client.client_secret) body.set("client_secret", client.client_secret);
-    const token = await SELF.fetch(`${BASE}/oauth/token`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body });
+    const token = await SELF.fetch(`${BASE}/oauth/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body,
+    });
     expect(token.status).toBe(200);
     const tokens = (await token.json()) as { access_token: string; refresh_token: string; scope: string };
     expect(tokens.scope.split(" ").sort()).toEqual(["contracts.read", "offline_access", "orders.read"]);
     expect(tokens.refresh_token).toBeTruthy();
 
-    const refresh = new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: client.client_id });
+    const refresh = new URLSearchParams({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: client.client_id,
+    });
     if (client.client_secret) refresh.set("client_secret", client.client_secret);
-    expect((await SELF.fetch(`${BASE}/oauth/token`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: refresh })).status).toBe(200);
+    expect(
+      (
+        await SELF.fetch(`${BASE}/oauth/token`, {
+          method: "POST",
+          headers: { "Content-Type": "application/x-www-form-urlencoded" },
+          body: refresh,
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -92,7 +146,14 @@ describe("Client ID Metadata Documents", () => {
     const token = await SELF.fetch(`${BASE}/oauth/token`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: verifier, client_id: CIMD_CLIENT_ID, resource: MCP_URL }),
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+        client_id: CIMD_CLIENT_ID,
+        resource: MCP_URL,
+      }),
     });
     expect(token.status).toBe(200);
   });

@@ -18,7 +18,18 @@ describe("OAuth discovery", () => {
     expect(meta.grant_types_supported).toEqual(expect.arrayContaining(["authorization_code", "refresh_token"]));
     expect(meta.client_id_metadata_document_supported).toBe(true);
     expect(meta.protected_resources).toEqual([`${BASE}/mcp`, `${BASE}/api`]);
-    for (const scope of ["orders.read", "orders.search", "orders.pii", "contracts.read", "contracts.write", "snapshots.write", "audit.read", "keys.admin", "clients.admin", "offline_access"]) {
+    for (const scope of [
+      "orders.read",
+      "orders.search",
+      "orders.pii",
+      "contracts.read",
+      "contracts.write",
+      "snapshots.write",
+      "audit.read",
+      "keys.admin",
+      "clients.admin",
+      "offline_access",
+    ]) {
       expect(meta.scopes_supported).toContain(scope);
     }
   });
@@ -38,7 +49,11 @@ describe("OAuth discovery", () => {
   it("publishes protected resource metadata for the REST API", async () => {
     const res = await SELF.fetch(`${BASE}/.well-known/oauth-protected-resource/api`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ resource: `${BASE}/api`, authorization_servers: [BASE], scopes_supported: ["contracts.read"] });
+    expect(await res.json()).toMatchObject({
+      resource: `${BASE}/api`,
+      authorization_servers: [BASE],
+      scopes_supported: ["contracts.read"],
+    });
   });
 
   it("answers an unauthenticated /mcp request with 401 and a challenge naming its metadata and baseline scopes", async () => {
@@ -54,7 +69,9 @@ describe("OAuth discovery", () => {
     for (const path of ["/api/v1/whoami", "/chat"]) {
       const res = await SELF.fetch(`${BASE}${path}`, { method: path === "/chat" ? "POST" : "GET" });
       expect(res.status, path).toBe(401);
-      expect(res.headers.get("www-authenticate"), path).toContain(`resource_metadata="${BASE}/.well-known/oauth-protected-resource/api"`);
+      expect(res.headers.get("www-authenticate"), path).toContain(
+        `resource_metadata="${BASE}/.well-known/oauth-protected-resource/api"`,
+      );
     }
   });
 

@@ -15,7 +15,12 @@ async function register(metadata: Record<string, unknown>): Promise<{ status: nu
   const response = await SELF.fetch(`${BASE}/oauth/register`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ client_name: "Limits", redirect_uris: [CLAUDE], token_endpoint_auth_method: "none", ...metadata }),
+    body: JSON.stringify({
+      client_name: "Limits",
+      redirect_uris: [CLAUDE],
+      token_endpoint_auth_method: "none",
+      ...metadata,
+    }),
   });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
@@ -25,7 +30,9 @@ describe("registration limits", () => {
     const long = await register({ client_name: "x".repeat(100_000) });
     expect(long.status).toBe(400);
     expect(long.body.error).toBe("invalid_client_metadata");
-    expect(long.body.error_description).toBe("client_name is 100000 characters long; the limit is 200. Register a shorter name.");
+    expect(long.body.error_description).toBe(
+      "client_name is 100000 characters long; the limit is 200. Register a shorter name.",
+    );
     expect((await register({ client_name: "é".repeat(200) })).status).toBe(201);
     const localized = await register({ "client_name#ja": "名".repeat(201) });
     expect(localized.status).toBe(400);
@@ -67,15 +74,33 @@ describe("registration limits", () => {
   });
 
   it("accepts canonical https and loopback URIs, a bare origin, and Cursor's private-use callback beside them", async () => {
-    const accepted = ["https://app.example", "https://app.example/cb?tenant=1", "http://127.0.0.1:33418/callback", "http://localhost/cb", "http://[::1]:8080/cb", "cursor://anysphere.cursor-mcp/oauth/callback"];
+    const accepted = [
+      "https://app.example",
+      "https://app.example/cb?tenant=1",
+      "http://127.0.0.1:33418/callback",
+      "http://localhost/cb",
+      "http://[::1]:8080/cb",
+      "cursor://anysphere.cursor-mcp/oauth/callback",
+    ];
     const { status, body } = await register({ redirect_uris: accepted });
     expect(status).toBe(201);
     expect(body.redirect_uris).toEqual(accepted);
   });
 
   it("still registers Claude's and ChatGPT's exact redirect URIs", async () => {
-    expect((await register({ client_name: "Claude", redirect_uris: [CLAUDE, "https://claude.com/api/mcp/auth_callback"] })).status).toBe(201);
-    expect((await register({ client_name: "ChatGPT", redirect_uris: [CHATGPT], token_endpoint_auth_method: "client_secret_post" })).status).toBe(201);
+    expect(
+      (await register({ client_name: "Claude", redirect_uris: [CLAUDE, "https://claude.com/api/mcp/auth_callback"] }))
+        .status,
+    ).toBe(201);
+    expect(
+      (
+        await register({
+          client_name: "ChatGPT",
+          redirect_uris: [CHATGPT],
+          token_endpoint_auth_method: "client_secret_post",
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it("stores nothing for a refused registration, and a browser client can read the refusal", async () => {
@@ -83,7 +108,11 @@ describe("registration limits", () => {
     const response = await SELF.fetch(`${BASE}/oauth/register`, {
       method: "POST",
       headers: { "Content-Type": "application/json", Origin: "https://inspector.example" },
-      body: JSON.stringify({ client_name: "Wild", redirect_uris: ["https://*.example/cb"], token_endpoint_auth_method: "none" }),
+      body: JSON.stringify({
+        client_name: "Wild",
+        redirect_uris: ["https://*.example/cb"],
+        token_endpoint_auth_method: "none",
+      }),
     });
     expect(response.status).toBe(400);
     expect(response.headers.get("access-control-allow-origin")).toBe("https://inspector.example");
@@ -95,7 +124,15 @@ describe("registration limits", () => {
     const servers = getOAuthServers(env, { mcp: mcpResourceHandler, api: apiResourceHandler });
     const ctx = createExecutionContext();
     const direct = await servers.authorizationServer.fetch(
-      new Request(`${BASE}/oauth/register`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ client_name: "y".repeat(201), redirect_uris: [CLAUDE], token_endpoint_auth_method: "none" }) }),
+      new Request(`${BASE}/oauth/register`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          client_name: "y".repeat(201),
+          redirect_uris: [CLAUDE],
+          token_endpoint_auth_method: "none",
+        }),
+      }),
       env,
       ctx,
     );

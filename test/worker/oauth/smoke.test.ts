@@ -12,7 +12,9 @@ describe("smoke", () => {
   it("challenges /mcp without a token", async () => {
     const res = await mcpPost(undefined, { jsonrpc: "2.0", id: 1, method: "tools/list" });
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toContain(`resource_metadata="${BASE}/.well-known/oauth-protected-resource/mcp"`);
+    expect(res.headers.get("www-authenticate")).toContain(
+      `resource_metadata="${BASE}/.well-known/oauth-protected-resource/mcp"`,
+    );
   });
 
   it("runs the whole dance and calls whoami", async () => {

@@ -8,17 +8,33 @@ import type { Env } from "../../../src/env";
 import { allowedHostnames, foreignOriginOrHost } from "../../../src/web/origin-guard";
 
 const envWith = (vars: Partial<Env>) => ({ PUBLIC_URL: "https://arbiter.example", ...vars }) as Env;
-const request = (host: string, origin?: string) => new Request(`https://${host}/mcp`, { headers: { host, ...(origin ? { origin } : {}) } });
+const request = (host: string, origin?: string) =>
+  new Request(`https://${host}/mcp`, { headers: { host, ...(origin ? { origin } : {}) } });
 
 describe("Host and Origin guard", () => {
   it("follows PUBLIC_URL, ALLOWED_HOSTNAMES and the development sign-in as they change", () => {
     expect([...allowedHostnames(envWith({}))]).toEqual(["arbiter.example"]);
     expect(foreignOriginOrHost(request("mcp.acme.example"), envWith({}))).toBe("Host is not this server");
-    expect(foreignOriginOrHost(request("mcp.acme.example"), envWith({ ALLOWED_HOSTNAMES: "MCP.acme.example, other.example" }))).toBeUndefined();
+    expect(
+      foreignOriginOrHost(
+        request("mcp.acme.example"),
+        envWith({ ALLOWED_HOSTNAMES: "MCP.acme.example, other.example" }),
+      ),
+    ).toBeUndefined();
     expect(foreignOriginOrHost(request("mcp.acme.example"), envWith({}))).toBe("Host is not this server");
     expect(foreignOriginOrHost(request("localhost:8787"), envWith({ ARBITER_DEV_SIGN_IN: "true" }))).toBeUndefined();
     expect(foreignOriginOrHost(request("localhost:8787"), envWith({}))).toBe("Host is not this server");
-    expect(foreignOriginOrHost(request("arbiter.example", "https://evil.example"), envWith({ PUBLIC_URL: "https://arbiter.example" }))).toBe("Origin is not allowed");
-    expect(foreignOriginOrHost(request("evil.example", "https://evil.example"), envWith({ PUBLIC_URL: "https://evil.example" }))).toBeUndefined();
+    expect(
+      foreignOriginOrHost(
+        request("arbiter.example", "https://evil.example"),
+        envWith({ PUBLIC_URL: "https://arbiter.example" }),
+      ),
+    ).toBe("Origin is not allowed");
+    expect(
+      foreignOriginOrHost(
+        request("evil.example", "https://evil.example"),
+        envWith({ PUBLIC_URL: "https://evil.example" }),
+      ),
+    ).toBeUndefined();
   });
 });

@@ -32,7 +32,18 @@ function constrainsNothing(schema: unknown, reader: SchemaReader): boolean {
   if (resolved === true) return true;
   if (!isRecord(resolved)) return false;
   const view = viewSchema(resolved, reader);
-  return !view.types && !view.nullable && view.properties.size === 0 && view.items === undefined && !view.enumValues && !view.alternatives && !view.constraints && view.format === undefined && !view.closed && view.additionalProperties === undefined;
+  return (
+    !view.types &&
+    !view.nullable &&
+    view.properties.size === 0 &&
+    view.items === undefined &&
+    !view.enumValues &&
+    !view.alternatives &&
+    !view.constraints &&
+    view.format === undefined &&
+    !view.closed &&
+    view.additionalProperties === undefined
+  );
 }
 
 function extraOf(view: SchemaView, reader: SchemaReader): Extra {
@@ -59,13 +70,20 @@ function closedKeyword(view: SchemaView): string {
   return view.source?.additionalProperties === false ? "additionalProperties: false" : "unevaluatedProperties: false";
 }
 
-export function additionalPropertiesChanges(host: CompositionHost, contract: SchemaView, snapshot: SchemaView, direction: Direction, into: SchemaChange[]): void {
+export function additionalPropertiesChanges(
+  host: CompositionHost,
+  contract: SchemaView,
+  snapshot: SchemaView,
+  direction: Direction,
+  into: SchemaChange[],
+): void {
   const contractExtra = extraOf(contract, host.contract);
   const snapshotExtra = extraOf(snapshot, host.snapshot);
   if (direction === "response") {
     if (contractExtra.kind === "closed") {
       for (const [name, raw] of snapshot.properties) {
-        if (contract.properties.has(name) || matchesPattern(contract, name) || isWriteOnly(raw, host.snapshot)) continue;
+        if (contract.properties.has(name) || matchesPattern(contract, name) || isWriteOnly(raw, host.snapshot))
+          continue;
         into.push({
           kind: "closed-object",
           pointer: `/properties/${escapeToken(name)}`,
@@ -73,12 +91,25 @@ export function additionalPropertiesChanges(host: CompositionHost, contract: Sch
         });
       }
       if (snapshotExtra.kind === "open") {
-        into.push({ kind: "additional-properties", pointer: "", message: `the contract's object is closed (${closedKeyword(contract)}) but the implementation's is open, so it may return properties the contract forbids` });
+        into.push({
+          kind: "additional-properties",
+          pointer: "",
+          message: `the contract's object is closed (${closedKeyword(contract)}) but the implementation's is open, so it may return properties the contract forbids`,
+        });
       } else if (snapshotExtra.kind === "schema") {
-        into.push({ kind: "additional-properties", pointer: "/additionalProperties", message: `the contract's object is closed (${closedKeyword(contract)}) but the implementation allows additional properties (an additionalProperties schema), so it may return properties the contract forbids` });
+        into.push({
+          kind: "additional-properties",
+          pointer: "/additionalProperties",
+          message: `the contract's object is closed (${closedKeyword(contract)}) but the implementation allows additional properties (an additionalProperties schema), so it may return properties the contract forbids`,
+        });
       }
     } else if (contractExtra.kind === "schema" && snapshotExtra.kind === "open") {
-      into.push({ kind: "additional-properties", pointer: "/additionalProperties", message: "the contract limits additional property values to its additionalProperties schema but the implementation sets no such limit, so it may return values the contract does not allow" });
+      into.push({
+        kind: "additional-properties",
+        pointer: "/additionalProperties",
+        message:
+          "the contract limits additional property values to its additionalProperties schema but the implementation sets no such limit, so it may return values the contract does not allow",
+      });
     }
     return;
   }
@@ -89,7 +120,12 @@ export function additionalPropertiesChanges(host: CompositionHost, contract: Sch
       message: `the implementation's object is closed (${closedKeyword(snapshot)}) where the contract's is open, so it refuses properties the contract lets clients send`,
     });
   } else if (snapshotExtra.kind === "schema" && contractExtra.kind === "open") {
-    into.push({ kind: "additional-properties", pointer: "/additionalProperties", message: "the implementation limits additional property values to an additionalProperties schema the contract does not set, so it may refuse values the contract allows" });
+    into.push({
+      kind: "additional-properties",
+      pointer: "/additionalProperties",
+      message:
+        "the implementation limits additional property values to an additionalProperties schema the contract does not set, so it may refuse values the contract allows",
+    });
   }
 }
 

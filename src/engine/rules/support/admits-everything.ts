@@ -10,6 +10,14 @@ export function admitsEverything(view: SchemaView): string | undefined {
   if (only === undefined || view.nullable) return undefined;
   const open = view.additionalProperties === undefined || view.additionalProperties === true;
   const constrained =
-    view.format !== undefined || view.enumValues !== undefined || view.properties.size > 0 || view.required.size > 0 || view.items !== undefined || !open || view.closed || view.alternatives !== undefined || view.constraints !== undefined;
+    view.format !== undefined ||
+    view.enumValues !== undefined ||
+    view.properties.size > 0 ||
+    view.required.size > 0 ||
+    view.items !== undefined ||
+    !open ||
+    view.closed ||
+    view.alternatives !== undefined ||
+    view.constraints !== undefined;
   return constrained ? undefined : `admits any ${only}`;
 }

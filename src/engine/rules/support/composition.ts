@@ -31,7 +31,12 @@ import type { CompositionChangeKind, Direction, SchemaChange } from "./schema-ch
 export interface CompositionHost {
   readonly contract: SchemaReader;
   readonly snapshot: SchemaReader;
-  compare(contractSchema: unknown, snapshotSchema: unknown, direction: Direction, depth: number): readonly SchemaChange[];
+  compare(
+    contractSchema: unknown,
+    snapshotSchema: unknown,
+    direction: Direction,
+    depth: number,
+  ): readonly SchemaChange[];
   identical(contractSchema: unknown, snapshotSchema: unknown): boolean;
   blocking(change: SchemaChange): boolean;
 }
@@ -55,7 +60,20 @@ interface Alternative {
   singleType: string | undefined;
 }
 
-const ANNOTATIONS = new Set(["description", "summary", "title", "example", "examples", "deprecated", "externalDocs", "xml", "$comment", "default", "readOnly", "writeOnly"]);
+const ANNOTATIONS = new Set([
+  "description",
+  "summary",
+  "title",
+  "example",
+  "examples",
+  "deprecated",
+  "externalDocs",
+  "xml",
+  "$comment",
+  "default",
+  "readOnly",
+  "writeOnly",
+]);
 const effectiveCache = new WeakMap<object, WeakMap<object, object>>();
 
 /**
@@ -66,7 +84,15 @@ function enclosingRest(source: Record<string, unknown>, wrapper?: string): Recor
   const rest: Record<string, unknown> = {};
   let constrains = false;
   for (const [key, value] of Object.entries(source)) {
-    if (key === "oneOf" || key === "anyOf" || key === wrapper || key === "discriminator" || key === "nullable" || key.startsWith("x-")) continue;
+    if (
+      key === "oneOf" ||
+      key === "anyOf" ||
+      key === wrapper ||
+      key === "discriminator" ||
+      key === "nullable" ||
+      key.startsWith("x-")
+    )
+      continue;
     rest[key] = value;
     if (!ANNOTATIONS.has(key)) constrains = true;
   }
@@ -91,12 +117,18 @@ interface AlternativesHolder {
  * (NestJS, Swashbuckle), or a oneOf/anyOf whose other members only allow null (3.1 `anyOf: [X, {type:
  * "null"}]`, FastAPI).
  */
-function wrappedMember(schema: Record<string, unknown>, reader: SchemaReader): { keyword: string; index: number; member: unknown } | undefined {
-  if (Array.isArray(schema.allOf)) return schema.allOf.length === 1 ? { keyword: "allOf", index: 0, member: schema.allOf[0] } : undefined;
+function wrappedMember(
+  schema: Record<string, unknown>,
+  reader: SchemaReader,
+): { keyword: string; index: number; member: unknown } | undefined {
+  if (Array.isArray(schema.allOf))
+    return schema.allOf.length === 1 ? { keyword: "allOf", index: 0, member: schema.allOf[0] } : undefined;
   for (const keyword of ["oneOf", "anyOf"]) {
     const list = schema[keyword];
     if (!Array.isArray(list)) continue;
-    const kept = list.map((member, index) => ({ member, index })).filter(({ member }) => !allowsOnlyNull(viewSchema(member, reader)));
+    const kept = list
+      .map((member, index) => ({ member, index }))
+      .filter(({ member }) => !allowsOnlyNull(viewSchema(member, reader)));
     if (kept.length === 1) return { keyword, ...(kept[0] as { member: unknown; index: number }) };
   }
   return undefined;
@@ -124,7 +156,8 @@ function alternativesHolder(view: SchemaView, reader: SchemaReader): Alternative
   for (let depth = 0; depth < 16; depth++) {
     const own = current[keyword];
     if (Array.isArray(own) && own.includes(member)) {
-      if (current.allOf !== undefined || current.$ref !== undefined) return { holder: current, base: `${prefix}/${keyword}`, enclosing: undefined };
+      if (current.allOf !== undefined || current.$ref !== undefined)
+        return { holder: current, base: `${prefix}/${keyword}`, enclosing: undefined };
       const rest = enclosingRest(current);
       return { holder: current, base: `${prefix}/${keyword}`, enclosing: rest ? [...wrappers, rest] : wrappers };
     }
@@ -140,7 +173,8 @@ function alternativesHolder(view: SchemaView, reader: SchemaReader): Alternative
     for (let index = 0; index < source.allOf.length; index++) {
       const part = resolveSchema(source.allOf[index], reader);
       const list = isRecord(part) ? part[keyword] : undefined;
-      if (isRecord(part) && Array.isArray(list) && list.includes(member)) return { holder: part, base: `/allOf/${index}/${keyword}`, enclosing: undefined };
+      if (isRecord(part) && Array.isArray(list) && list.includes(member))
+        return { holder: part, base: `/allOf/${index}/${keyword}`, enclosing: undefined };
     }
   }
   return undefined;
@@ -151,7 +185,11 @@ function alternativesHolder(view: SchemaView, reader: SchemaReader): Alternative
  * around it) and the member together, built once per source and member so comparisons memoised by object stay
  * memoised. The member alone where `enclosing` is undefined.
  */
-function effectiveMember(source: Record<string, unknown>, found: AlternativesHolder | undefined, member: unknown): unknown {
+function effectiveMember(
+  source: Record<string, unknown>,
+  found: AlternativesHolder | undefined,
+  member: unknown,
+): unknown {
   if (!found?.enclosing || !isRecord(member)) return member;
   let bySource = effectiveCache.get(source);
   if (!bySource) {
@@ -171,7 +209,8 @@ function effectiveMember(source: Record<string, unknown>, found: AlternativesHol
  * `allOf: [$ref]`), so a wrapped alternative pairs with its component by name and the discriminator selects it.
  */
 function memberRef(raw: unknown): string | undefined {
-  const member = isRecord(raw) && raw.$ref === undefined && Array.isArray(raw.allOf) && raw.allOf.length === 1 ? raw.allOf[0] : raw;
+  const member =
+    isRecord(raw) && raw.$ref === undefined && Array.isArray(raw.allOf) && raw.allOf.length === 1 ? raw.allOf[0] : raw;
   return isRecord(member) && typeof member.$ref === "string" ? member.$ref : undefined;
 }
 
@@ -188,13 +227,15 @@ function discriminatorMapping(view: SchemaView): Map<string, string> | undefined
   if (!isRecord(discriminator)) return undefined;
   const mapping = new Map<string, string>();
   if (isRecord(discriminator.mapping)) {
-    for (const [value, target] of Object.entries(discriminator.mapping)) if (typeof target === "string") mapping.set(value, target);
+    for (const [value, target] of Object.entries(discriminator.mapping))
+      if (typeof target === "string") mapping.set(value, target);
   }
   const mapped = new Set(mapping.values());
   for (const member of view.alternatives ?? []) {
     const name = refNameOf(member);
     const ref = memberRef(member);
-    if (name !== undefined && typeof ref === "string" && !mapped.has(ref) && !mapped.has(name) && !mapping.has(name)) mapping.set(name, ref);
+    if (name !== undefined && typeof ref === "string" && !mapped.has(ref) && !mapped.has(name) && !mapping.has(name))
+      mapping.set(name, ref);
   }
   return mapping;
 }
@@ -210,7 +251,11 @@ function selects(target: string, raw: unknown): boolean {
  * a wrapper stands for ("/anyOf/0/oneOf"), or the allOf member that holds them ("/allOf/1/oneOf"); with the
  * list as written, so indexes count the members a reader sees (a `{type: "null"}` member included).
  */
-function alternativesLocation(view: SchemaView, reader: SchemaReader, found = alternativesHolder(view, reader)): { base: string; list: readonly unknown[] } | undefined {
+function alternativesLocation(
+  view: SchemaView,
+  reader: SchemaReader,
+  found = alternativesHolder(view, reader),
+): { base: string; list: readonly unknown[] } | undefined {
   const keyword = view.alternativesKeyword;
   if (!keyword || !view.alternatives) return undefined;
   if (keyword === "type") return { base: "", list: view.alternatives };
@@ -221,7 +266,19 @@ function alternativesLocation(view: SchemaView, reader: SchemaReader, found = al
 function alternativesOf(view: SchemaView, reader: SchemaReader): Alternative[] {
   const mapping = discriminatorMapping(view);
   if (!view.alternatives || !view.source) {
-    return [{ index: -1, raw: view.source, effective: view.source, ownProperties: new Set(view.properties.keys()), refName: undefined, discriminatorValues: new Set(), view, at: "", singleType: singleTypeOf(view) }];
+    return [
+      {
+        index: -1,
+        raw: view.source,
+        effective: view.source,
+        ownProperties: new Set(view.properties.keys()),
+        refName: undefined,
+        discriminatorValues: new Set(),
+        view,
+        at: "",
+        singleType: singleTypeOf(view),
+      },
+    ];
   }
   const source = view.source;
   const found = alternativesHolder(view, reader);
@@ -234,7 +291,17 @@ function alternativesOf(view: SchemaView, reader: SchemaReader): Alternative[] {
     const effective = effectiveMember(source, found, raw);
     const ownProperties = new Set(viewSchema(raw, reader).properties.keys());
     const memberView = viewSchema(effective, reader);
-    return { index, raw, effective, ownProperties, refName: refNameOf(raw), discriminatorValues: values, view: memberView, at: view.alternativesKeyword === "type" ? "" : `/${index}`, singleType: singleTypeOf(memberView) };
+    return {
+      index,
+      raw,
+      effective,
+      ownProperties,
+      refName: refNameOf(raw),
+      discriminatorValues: values,
+      view: memberView,
+      at: view.alternativesKeyword === "type" ? "" : `/${index}`,
+      singleType: singleTypeOf(memberView),
+    };
   });
 }
 
@@ -243,7 +310,11 @@ function singleTypeOf(view: SchemaView): string | undefined {
 }
 
 /** The alternative that is the only one of `source`'s single type on each side (a type list's members pair so). */
-function sameOnlyType(source: Alternative, sources: readonly Alternative[], targets: readonly Alternative[]): Alternative | undefined {
+function sameOnlyType(
+  source: Alternative,
+  sources: readonly Alternative[],
+  targets: readonly Alternative[],
+): Alternative | undefined {
   const type = source.singleType;
   if (type === undefined || sources.filter((other) => other.singleType === type).length !== 1) return undefined;
   const matching = targets.filter((target) => target.singleType === type);
@@ -251,17 +322,27 @@ function sameOnlyType(source: Alternative, sources: readonly Alternative[], targ
 }
 
 /** Composition changes that make an alternative fail to cover another, when found nested inside it. */
-export const BLOCKING_COMPOSITION_CHANGES: ReadonlySet<string> = new Set<CompositionChangeKind>(["alternative-removed", "alternative-added", "discriminator"]);
+export const BLOCKING_COMPOSITION_CHANGES: ReadonlySet<string> = new Set<CompositionChangeKind>([
+  "alternative-removed",
+  "alternative-added",
+  "discriminator",
+]);
 
 function describeAlternative(alternative: Alternative, keyword: string | undefined): string {
   if (alternative.index < 0) return "schema";
   if (keyword === "type") return `${alternative.singleType ?? "untyped"} member of its type list`;
-  const name = alternative.refName ? ` (${alternative.refName})` : alternative.discriminatorValues.size > 0 ? ` (discriminator ${[...alternative.discriminatorValues].join(", ")})` : "";
+  const name = alternative.refName
+    ? ` (${alternative.refName})`
+    : alternative.discriminatorValues.size > 0
+      ? ` (discriminator ${[...alternative.discriminatorValues].join(", ")})`
+      : "";
   return `${keyword ?? "alternative"} alternative ${alternative.index}${name}`;
 }
 
 function constrainsNothing(view: SchemaView): boolean {
-  return !view.types && view.properties.size === 0 && view.items === undefined && !view.enumValues && !view.alternatives;
+  return (
+    !view.types && view.properties.size === 0 && view.items === undefined && !view.enumValues && !view.alternatives
+  );
 }
 
 function sharesDiscriminatorValue(a: Alternative, b: Alternative): boolean {
@@ -289,11 +370,20 @@ function identityPartner(
     sameOnlyType(source, sources, targets) ??
     // Inline alternatives have no name: with as many on both sides, the one at the same place (a reordering
     // still passes, as another alternative then covers it).
-    (source.index >= 0 && targets.length === sources.length ? targets.find((target) => target.index === source.index && target.refName === undefined && source.refName === undefined) : undefined)
+    (source.index >= 0 && targets.length === sources.length
+      ? targets.find(
+          (target) => target.index === source.index && target.refName === undefined && source.refName === undefined,
+        )
+      : undefined)
   );
 }
 
-function compareDiscriminators(contract: SchemaView, snapshot: SchemaView, direction: Direction, into: SchemaChange[]): void {
+function compareDiscriminators(
+  contract: SchemaView,
+  snapshot: SchemaView,
+  direction: Direction,
+  into: SchemaChange[],
+): void {
   const contractDiscriminator = contract.source?.discriminator;
   const snapshotDiscriminator = snapshot.source?.discriminator;
   if (!isRecord(contractDiscriminator) || !isRecord(snapshotDiscriminator)) return;
@@ -310,20 +400,34 @@ function compareDiscriminators(contract: SchemaView, snapshot: SchemaView, direc
   if (direction === "request") {
     for (const value of contractMapping.keys()) {
       if (!snapshotMapping.has(value)) {
-        into.push({ kind: "discriminator", pointer: `/discriminator/mapping/${escapeToken(value)}`, message: `the contract maps discriminator value "${value}" but the implementation does not (it maps ${[...snapshotMapping.keys()].map((key) => `"${key}"`).join(", ") || "none"}), so a client sending it is refused` });
+        into.push({
+          kind: "discriminator",
+          pointer: `/discriminator/mapping/${escapeToken(value)}`,
+          message: `the contract maps discriminator value "${value}" but the implementation does not (it maps ${[...snapshotMapping.keys()].map((key) => `"${key}"`).join(", ") || "none"}), so a client sending it is refused`,
+        });
       }
     }
   } else {
     for (const value of snapshotMapping.keys()) {
       if (!contractMapping.has(value)) {
-        into.push({ kind: "discriminator", pointer: "/discriminator/mapping", message: `the implementation may return discriminator value "${value}", which the contract does not map (it maps ${[...contractMapping.keys()].map((key) => `"${key}"`).join(", ") || "none"})` });
+        into.push({
+          kind: "discriminator",
+          pointer: "/discriminator/mapping",
+          message: `the implementation may return discriminator value "${value}", which the contract does not map (it maps ${[...contractMapping.keys()].map((key) => `"${key}"`).join(", ") || "none"})`,
+        });
       }
     }
   }
 }
 
 /** The differences between two schemas of which at least one has oneOf/anyOf alternatives (besides nullability). */
-export function compareComposition(host: CompositionHost, contract: SchemaView, snapshot: SchemaView, direction: Direction, depth: number): SchemaChange[] {
+export function compareComposition(
+  host: CompositionHost,
+  contract: SchemaView,
+  snapshot: SchemaView,
+  direction: Direction,
+  depth: number,
+): SchemaChange[] {
   const changes: SchemaChange[] = [];
   const seen = new Set<string>();
   const add = (change: SchemaChange): void => {
@@ -343,7 +447,10 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
 
   // A type list's members never overlap (one type each), as a oneOf's must not.
   const exclusive = (view: SchemaView) => (view.alternativesKeyword === "type" ? "oneOf" : view.alternativesKeyword);
-  const narrowed = direction === "request" ? exclusive(contract) === "anyOf" && exclusive(snapshot) === "oneOf" : exclusive(contract) === "oneOf" && exclusive(snapshot) === "anyOf";
+  const narrowed =
+    direction === "request"
+      ? exclusive(contract) === "anyOf" && exclusive(snapshot) === "oneOf"
+      : exclusive(contract) === "oneOf" && exclusive(snapshot) === "anyOf";
   if (narrowed && contractAlternatives.length > 1 && snapshotAlternatives.length > 1) {
     add({
       kind: "alternatives-undecided",
@@ -355,18 +462,30 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
     });
   }
 
-  const [sources, targets] = direction === "response" ? [snapshotAlternatives, contractAlternatives] : [contractAlternatives, snapshotAlternatives];
+  const [sources, targets] =
+    direction === "response"
+      ? [snapshotAlternatives, contractAlternatives]
+      : [contractAlternatives, snapshotAlternatives];
   // Null at the top of an alternative is the enclosing schema's nullability, which the schema diff compares
   // once beside this (compareNullability): a side without alternatives carries its `nullable` in its effective
   // schema, while the other side's alternatives leave the enclosing `nullable` out, so comparing it again here
   // reported "may return null" for `nullable: true` beside a oneOf that the implementation wrote with one member.
   const pairChanges = (source: Alternative, target: Alternative): readonly SchemaChange[] =>
-    withoutTopNullability(direction === "response" ? host.compare(target.effective, source.effective, direction, depth + 1) : host.compare(source.effective, target.effective, direction, depth + 1));
+    withoutTopNullability(
+      direction === "response"
+        ? host.compare(target.effective, source.effective, direction, depth + 1)
+        : host.compare(source.effective, target.effective, direction, depth + 1),
+    );
   const sameStructure = (source: Alternative, target: Alternative): boolean =>
-    direction === "response" ? host.identical(resolveSchema(target.effective, host.contract), resolveSchema(source.effective, host.snapshot)) : host.identical(resolveSchema(source.effective, host.contract), resolveSchema(target.effective, host.snapshot));
+    direction === "response"
+      ? host.identical(resolveSchema(target.effective, host.contract), resolveSchema(source.effective, host.snapshot))
+      : host.identical(resolveSchema(source.effective, host.contract), resolveSchema(target.effective, host.snapshot));
   const sameMember = (source: Alternative, target: Alternative): boolean =>
-    direction === "response" ? host.identical(resolveSchema(target.raw, host.contract), resolveSchema(source.raw, host.snapshot)) : host.identical(resolveSchema(source.raw, host.contract), resolveSchema(target.raw, host.snapshot));
-  const contractSideOf = (source: Alternative, target: Alternative): Alternative => (direction === "response" ? target : source);
+    direction === "response"
+      ? host.identical(resolveSchema(target.raw, host.contract), resolveSchema(source.raw, host.snapshot))
+      : host.identical(resolveSchema(source.raw, host.contract), resolveSchema(target.raw, host.snapshot));
+  const contractSideOf = (source: Alternative, target: Alternative): Alternative =>
+    direction === "response" ? target : source;
   /** The nearest miss, so the message says what to change: the target with the fewest blocking differences. */
   const closest = (source: Alternative): string => {
     let best: { target: Alternative; first: SchemaChange; count: number } | undefined;
@@ -384,7 +503,12 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
   const place = (contractAlternative: Alternative, change: SchemaChange): SchemaChange => {
     if (contractAlternative.index < 0) return change;
     const property = /^\/properties\/([^/]+)/.exec(change.pointer)?.[1];
-    if (property !== undefined && !contractAlternative.ownProperties.has(unescapeToken(property)) && contract.properties.has(unescapeToken(property))) return change;
+    if (
+      property !== undefined &&
+      !contractAlternative.ownProperties.has(unescapeToken(property)) &&
+      contract.properties.has(unescapeToken(property))
+    )
+      return change;
     return { ...change, pointer: `${base}${contractAlternative.at}${change.pointer}` };
   };
   const isBlocking = (found: readonly SchemaChange[]): boolean => found.some((change) => host.blocking(change));
@@ -393,11 +517,16 @@ export function compareComposition(host: CompositionHost, contract: SchemaView, 
     const [contractAlternative, snapshotAlternative] = direction === "response" ? [cover, source] : [source, cover];
     const contractSide = `the contract's ${describeAlternative(contractAlternative, keyword)}`;
     const snapshotSide = `the implementation's ${describeAlternative(snapshotAlternative, snapshot.alternativesKeyword)}`;
-    const admits = admitsEverything(cover.view) ?? (direction === "response" ? "accepts every value it may return" : "accepts every value it allows");
+    const admits =
+      admitsEverything(cover.view) ??
+      (direction === "response" ? "accepts every value it may return" : "accepts every value it allows");
     return {
       kind: "alternative-covered",
       pointer: contractAlternative.index >= 0 ? `${base}${contractAlternative.at}` : base,
-      message: direction === "response" ? `${snapshotSide} is allowed because ${contractSide} ${admits}` : `${contractSide} is still accepted because ${snapshotSide} ${admits}`,
+      message:
+        direction === "response"
+          ? `${snapshotSide} is allowed because ${contractSide} ${admits}`
+          : `${contractSide} is still accepted because ${snapshotSide} ${admits}`,
     };
   };
 

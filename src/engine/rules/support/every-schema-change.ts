@@ -15,19 +15,28 @@ export function reportSchemaChanges(context: ConformanceContext, kinds: Readonly
   for (const pair of context.comparedPairs) {
     for (const [contract, snapshot] of pairParameters(pair).both) {
       for (const change of context.schemaChanges(contract.schema, snapshot.schema, "request")) {
-        report(locate(pair.contract, `${contract.pointer}/schema${change.pointer}`), `${describeParameter(contract)}: `, change);
+        report(
+          locate(pair.contract, `${contract.pointer}/schema${change.pointer}`),
+          `${describeParameter(contract)}: `,
+          change,
+        );
       }
     }
     for (const body of context.requestBodies(pair)) {
       for (const change of body.changes) report(locate(pair.contract, body.pointer + change.pointer), "", change);
     }
     for (const body of context.responseBodies(pair)) {
-      for (const change of body.changes) report(locate(pair.contract, body.pointer + change.pointer), `status ${body.status}: `, change);
+      for (const change of body.changes)
+        report(locate(pair.contract, body.pointer + change.pointer), `status ${body.status}: `, change);
     }
     for (const header of pairResponseHeaders(context.contract, context.snapshot, pair)) {
       if (!header.snapshot || header.contract.schema === undefined || header.snapshot.schema === undefined) continue;
       for (const change of context.schemaChanges(header.contract.schema, header.snapshot.schema, "response")) {
-        report(locate(pair.contract, `${header.pointer}${header.contract.schemaPointer}${change.pointer}`), `status ${header.status}: response header "${header.contract.name}": `, change);
+        report(
+          locate(pair.contract, `${header.pointer}${header.contract.schemaPointer}${change.pointer}`),
+          `status ${header.status}: response header "${header.contract.name}": `,
+          change,
+        );
       }
     }
   }

@@ -55,11 +55,16 @@ function within(inner: string, outer: string): boolean {
  * nothing can: in a request the implementation must accept every value of the contract's format, in a
  * response it must return only values of it.
  */
-export function formatChange(contract: string | undefined, snapshot: string | undefined, direction: "request" | "response"): string | undefined {
+export function formatChange(
+  contract: string | undefined,
+  snapshot: string | undefined,
+  direction: "request" | "response",
+): string | undefined {
   if (contract === undefined || snapshot === undefined || contract === snapshot) return undefined;
   if (!isConstraintFormat(contract) || !isConstraintFormat(snapshot)) return undefined;
   const difference = `format is "${contract}" in the contract but "${snapshot}" in the implementation`;
-  if (direction === "request") return within(contract, snapshot) ? undefined : `${difference}, so it refuses values the contract allows`;
+  if (direction === "request")
+    return within(contract, snapshot) ? undefined : `${difference}, so it refuses values the contract allows`;
   return within(snapshot, contract) ? undefined : `${difference}, so it may return values the contract does not allow`;
 }
 
@@ -69,9 +74,18 @@ export function formatChange(contract: string | undefined, snapshot: string | un
  * lets clients send ("abc" for a uuid). Integer formats are left out: generators write int32/int64 on every
  * integer, and "format only one side declares" is otherwise not a finding (see the top of this file).
  */
-export function parameterFormatAdded(contract: { format: string | undefined; types: ReadonlySet<string> | undefined; enumValues: readonly unknown[] | undefined }, snapshot: { format: string | undefined }): string | undefined {
-  if (contract.format !== undefined || contract.enumValues !== undefined || snapshot.format === undefined) return undefined;
-  if (!isConstraintFormat(snapshot.format) || snapshot.format === "int32" || snapshot.format === "int64") return undefined;
+export function parameterFormatAdded(
+  contract: {
+    format: string | undefined;
+    types: ReadonlySet<string> | undefined;
+    enumValues: readonly unknown[] | undefined;
+  },
+  snapshot: { format: string | undefined },
+): string | undefined {
+  if (contract.format !== undefined || contract.enumValues !== undefined || snapshot.format === undefined)
+    return undefined;
+  if (!isConstraintFormat(snapshot.format) || snapshot.format === "int32" || snapshot.format === "int64")
+    return undefined;
   if (contract.types !== undefined && !contract.types.has("string")) return undefined;
   return `the implementation sets format "${snapshot.format}", which the contract leaves free, so it refuses values the contract allows`;
 }

@@ -34,6 +34,7 @@ export function pickMediaType(content: Record<string, unknown>, mediaType: strin
   if (exact !== undefined) return exact;
   const family = mediaTypeFamily(essence);
   const sameFamily = keys.filter((key) => mediaTypeFamily(key) === family);
-  if (sameFamily.length > 0) return sameFamily.find((key) => mediaTypeEssence(key) === "application/json") ?? sameFamily[0];
+  if (sameFamily.length > 0)
+    return sameFamily.find((key) => mediaTypeEssence(key) === "application/json") ?? sameFamily[0];
   return keys.find((key) => mediaTypeCovers(key, essence));
 }

@@ -20,14 +20,19 @@ export function isOperationPattern(text: string): boolean {
 
 /** The segments after the first "/", except that "/" alone has none. */
 function candidateSegments(canonical: string): string[] {
-  return canonical.split("/").slice(1).filter((segment, index, all) => !(all.length === 1 && segment === ""));
+  return canonical
+    .split("/")
+    .slice(1)
+    .filter((segment, _index, all) => !(all.length === 1 && segment === ""));
 }
 
 export function compileOperationPattern(text: string): OperationPattern {
   const match = PATTERN_SHAPE.exec(text.trim());
   if (!match) throw new Error(`"${text}" is not an operation pattern such as "GET /orders/{id}" or "* /internal/**"`);
   const method = (match[1] ?? "*").toUpperCase();
-  const segments = canonicalPath(match[2] ?? "/").split("/").slice(1);
+  const segments = canonicalPath(match[2] ?? "/")
+    .split("/")
+    .slice(1);
   const anyRest = segments.at(-1) === "**";
   if (anyRest) segments.pop();
   // Without wildcards a pattern matches one canonical path, compared as a string: constitution rules ask once
@@ -44,6 +49,8 @@ export function compileOperationPattern(text: string): OperationPattern {
   return {
     source: text,
     matchesCanonical,
-    matches: (candidateMethod, candidatePath) => (method === "*" || method === candidateMethod.toUpperCase()) && matchesCanonical(candidateMethod, canonicalPath(candidatePath)),
+    matches: (candidateMethod, candidatePath) =>
+      (method === "*" || method === candidateMethod.toUpperCase()) &&
+      matchesCanonical(candidateMethod, canonicalPath(candidatePath)),
   };
 }

@@ -46,16 +46,19 @@ export class ProvisionalMemo<T> {
     const depth = this.outerLowest.length;
     const lowest = this.lowest;
     if (!confirmsAssumption) {
-      for (let index = start; index < this.provisional.length; index++) this.entries.delete(this.provisional[index] as string);
+      for (let index = start; index < this.provisional.length; index++)
+        this.entries.delete(this.provisional[index] as string);
       this.provisional.length = start;
     }
     if (lowest >= depth) {
-      for (let index = start; index < this.provisional.length; index++) (this.entries.get(this.provisional[index] as string) as Entry<T>).dependsOn = SETTLED;
+      for (let index = start; index < this.provisional.length; index++)
+        (this.entries.get(this.provisional[index] as string) as Entry<T>).dependsOn = SETTLED;
       this.provisional.length = start;
       this.entries.set(key, { value, dependsOn: SETTLED });
       this.lowest = outerLowest;
     } else {
-      for (let index = start; index < this.provisional.length; index++) (this.entries.get(this.provisional[index] as string) as Entry<T>).dependsOn = lowest;
+      for (let index = start; index < this.provisional.length; index++)
+        (this.entries.get(this.provisional[index] as string) as Entry<T>).dependsOn = lowest;
       this.entries.set(key, { value, dependsOn: lowest });
       this.provisional.push(key);
       this.lowest = Math.min(outerLowest, lowest);

@@ -54,17 +54,20 @@ export class ReferenceMemo {
     if (!same) {
       // A difference is real whatever was assumed; what was assumed under this pair is unknown now.
       this.results.set(key, DIFFERENT);
-      for (let index = start; index < this.provisional.length; index++) this.results.delete(this.provisional[index] as string);
+      for (let index = start; index < this.provisional.length; index++)
+        this.results.delete(this.provisional[index] as string);
       this.provisional.length = start;
       this.lowest = outerLowest;
     } else if (lowest >= depth) {
       // Relied on nothing above this pair: it and everything provisional under it are settled.
       this.results.set(key, IDENTICAL);
-      for (let index = start; index < this.provisional.length; index++) this.results.set(this.provisional[index] as string, IDENTICAL);
+      for (let index = start; index < this.provisional.length; index++)
+        this.results.set(this.provisional[index] as string, IDENTICAL);
       this.provisional.length = start;
       this.lowest = outerLowest;
     } else {
-      for (let index = start; index < this.provisional.length; index++) this.results.set(this.provisional[index] as string, lowest);
+      for (let index = start; index < this.provisional.length; index++)
+        this.results.set(this.provisional[index] as string, lowest);
       this.results.set(key, lowest);
       this.provisional.push(key);
       this.lowest = Math.min(outerLowest, lowest);

@@ -14,13 +14,20 @@ export interface ResponseChangeOptions {
   note?: string;
 }
 
-export function reportResponseChanges(context: ConformanceContext, kind: SchemaChangeKind, options: ResponseChangeOptions = {}): void {
+export function reportResponseChanges(
+  context: ConformanceContext,
+  kind: SchemaChangeKind,
+  options: ResponseChangeOptions = {},
+): void {
   const note = options.note ? ` ${options.note}` : "";
   for (const pair of context.comparedPairs) {
     for (const body of context.responseBodies(pair)) {
       for (const change of body.changes) {
         if (change.kind !== kind || options.skip?.(body, change)) continue;
-        context.report(locate(pair.contract, body.pointer + change.pointer), `status ${body.status}: ${change.message}${note}`);
+        context.report(
+          locate(pair.contract, body.pointer + change.pointer),
+          `status ${body.status}: ${change.message}${note}`,
+        );
       }
     }
   }

@@ -50,20 +50,31 @@ function headersOf(response: unknown, resolver: RefResolver): Map<string, Header
 const paired = new WeakMap<OperationPair, HeaderPair[]>();
 
 /** Every contract response header of a status both sides declare, with its implementation counterpart; once per pair. */
-export function pairResponseHeaders(contract: DocumentIndex, snapshot: DocumentIndex, pair: OperationPair): readonly HeaderPair[] {
+export function pairResponseHeaders(
+  contract: DocumentIndex,
+  snapshot: DocumentIndex,
+  pair: OperationPair,
+): readonly HeaderPair[] {
   let pairs = paired.get(pair);
   if (pairs) return pairs;
   pairs = [];
   const snapshotResponses = responsesOf(pair.snapshot);
   const snapshotKeys = statusKeys(pair.snapshot);
   for (const status of statusKeys(pair.contract)) {
-    const snapshotKey = matchingStatusKey(status, snapshotKeys) ?? (status === "default" && "default" in snapshotResponses ? "default" : undefined);
+    const snapshotKey =
+      matchingStatusKey(status, snapshotKeys) ??
+      (status === "default" && "default" in snapshotResponses ? "default" : undefined);
     if (snapshotKey === undefined) continue; // missing-status-code reports it
     const contractHeaders = headersOf(responsesOf(pair.contract)[status], contract.resolver);
     if (contractHeaders.size === 0) continue;
     const snapshotHeaders = headersOf(snapshotResponses[snapshotKey], snapshot.resolver);
     for (const [key, header] of contractHeaders) {
-      pairs.push({ status, pointer: `/responses/${escapeToken(status)}/headers/${escapeToken(header.name)}`, contract: header, snapshot: snapshotHeaders.get(key) });
+      pairs.push({
+        status,
+        pointer: `/responses/${escapeToken(status)}/headers/${escapeToken(header.name)}`,
+        contract: header,
+        snapshot: snapshotHeaders.get(key),
+      });
     }
   }
   paired.set(pair, pairs);

@@ -41,7 +41,8 @@ interface Check {
 }
 
 function define<T>(check: TypedCheck<T>): Check {
-  const read = (constraints: ValueConstraints | undefined): T | undefined => (constraints === undefined ? undefined : check.read(constraints));
+  const read = (constraints: ValueConstraints | undefined): T | undefined =>
+    constraints === undefined ? undefined : check.read(constraints);
   return {
     family: check.family,
     label: check.label,
@@ -110,7 +111,12 @@ function sizeOf(value: unknown, family: Family): number | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? Object.keys(value).length : undefined;
 }
 
-function countCheck(family: Family, label: string, read: (c: ValueConstraints) => number | undefined, lower: boolean): Check {
+function countCheck(
+  family: Family,
+  label: string,
+  read: (c: ValueConstraints) => number | undefined,
+  lower: boolean,
+): Check {
   return define<number>({
     family,
     label,
@@ -124,16 +130,34 @@ function countCheck(family: Family, label: string, read: (c: ValueConstraints) =
   });
 }
 
-const showBound = (lower: boolean) => (bound: Bound): string => `${lower ? ">" : "<"}${bound.exclusive ? "" : "="} ${bound.value}`;
+const showBound =
+  (lower: boolean) =>
+  (bound: Bound): string =>
+    `${lower ? ">" : "<"}${bound.exclusive ? "" : "="} ${bound.value}`;
 
 const CHECKS: readonly Check[] = [
-  define<Bound>({ family: "number", label: "the lower bound", read: (c) => c.minimum, within: boundWithin(true), admits: boundAdmits(true), show: showBound(true) }),
-  define<Bound>({ family: "number", label: "the upper bound", read: (c) => c.maximum, within: boundWithin(false), admits: boundAdmits(false), show: showBound(false) }),
+  define<Bound>({
+    family: "number",
+    label: "the lower bound",
+    read: (c) => c.minimum,
+    within: boundWithin(true),
+    admits: boundAdmits(true),
+    show: showBound(true),
+  }),
+  define<Bound>({
+    family: "number",
+    label: "the upper bound",
+    read: (c) => c.maximum,
+    within: boundWithin(false),
+    admits: boundAdmits(false),
+    show: showBound(false),
+  }),
   define<number>({
     family: "number",
     label: "multipleOf",
     read: (c) => c.multipleOf,
-    within: (inner, outer, integers) => outer === undefined || (integers && outer === 1) || (inner !== undefined && isMultiple(inner, outer)),
+    within: (inner, outer, integers) =>
+      outer === undefined || (integers && outer === 1) || (inner !== undefined && isMultiple(inner, outer)),
     admits: (value, of) => typeof value !== "number" || isMultiple(value, of),
     show: String,
   }),
@@ -144,7 +168,8 @@ const CHECKS: readonly Check[] = [
     label: "pattern",
     read: (c) => (c.patterns.length > 0 ? c.patterns : undefined),
     // Whether one regular expression matches less than another is not decidable here: only the same patterns are.
-    within: (inner, outer) => outer === undefined || (inner !== undefined && outer.every((pattern) => inner.includes(pattern))),
+    within: (inner, outer) =>
+      outer === undefined || (inner !== undefined && outer.every((pattern) => inner.includes(pattern))),
     admits: (value, patterns) => {
       if (typeof value !== "string") return true;
       try {
@@ -162,7 +187,8 @@ const CHECKS: readonly Check[] = [
     label: "uniqueItems",
     read: (c) => (c.uniqueItems ? true : undefined),
     within: (inner, outer) => outer === undefined || inner === true,
-    admits: (value) => !Array.isArray(value) || new Set(value.map((item) => JSON.stringify(item))).size === value.length,
+    admits: (value) =>
+      !Array.isArray(value) || new Set(value.map((item) => JSON.stringify(item))).size === value.length,
     show: () => "true",
   }),
   countCheck("object", "minProperties", (c) => c.minProperties, true),
@@ -174,15 +200,27 @@ function applies(types: ReadonlySet<string> | undefined, family: Family): boolea
   return family === "number" ? types.has("number") || types.has("integer") : types.has(family);
 }
 
-function message(check: Check, contract: ValueConstraints | undefined, snapshot: ValueConstraints | undefined, direction: ConstraintDirection): string {
+function message(
+  check: Check,
+  contract: ValueConstraints | undefined,
+  snapshot: ValueConstraints | undefined,
+  direction: ConstraintDirection,
+): string {
   if (check.label === "uniqueItems") {
     return direction === "request"
       ? "the implementation requires unique items (uniqueItems), which the contract does not, so it refuses arrays with repeated items that the contract allows"
       : "the contract requires unique items (uniqueItems) but the implementation does not, so it may return arrays with repeated items";
   }
-  const consequence = direction === "request" ? (check.label === "pattern" ? "so it may refuse values the contract allows" : "so it refuses values the contract allows") : "so it may return values the contract does not allow";
-  if (check.sets(contract) && check.sets(snapshot)) return `${check.label} is ${check.show(contract)} in the contract but ${check.show(snapshot)} in the implementation, ${consequence}`;
-  if (check.sets(snapshot)) return `the implementation sets ${check.label} ${check.show(snapshot)}, which the contract does not, ${consequence}`;
+  const consequence =
+    direction === "request"
+      ? check.label === "pattern"
+        ? "so it may refuse values the contract allows"
+        : "so it refuses values the contract allows"
+      : "so it may return values the contract does not allow";
+  if (check.sets(contract) && check.sets(snapshot))
+    return `${check.label} is ${check.show(contract)} in the contract but ${check.show(snapshot)} in the implementation, ${consequence}`;
+  if (check.sets(snapshot))
+    return `the implementation sets ${check.label} ${check.show(snapshot)}, which the contract does not, ${consequence}`;
   return `the contract sets ${check.label} ${check.show(contract)} but the implementation declares none, ${consequence}`;
 }
 
@@ -191,7 +229,11 @@ function listed(values: readonly unknown[]): string {
 }
 
 /** One message per constraint that breaks clients in `direction`, in a fixed keyword order. */
-export function constraintChanges(contract: SchemaView, snapshot: SchemaView, direction: ConstraintDirection): string[] {
+export function constraintChanges(
+  contract: SchemaView,
+  snapshot: SchemaView,
+  direction: ConstraintDirection,
+): string[] {
   const contractConstraints = contract.constraints;
   const snapshotConstraints = snapshot.constraints;
   // Request: only the implementation's constraints can refuse; response: only the contract's can be broken.
@@ -202,7 +244,7 @@ export function constraintChanges(contract: SchemaView, snapshot: SchemaView, di
   if ((direction === "request" ? snapshot : contract).enumValues !== undefined) return [];
   const flowing = direction === "request" ? contract : snapshot;
   const types = flowing.types ?? (direction === "request" ? snapshot.types : contract.types);
-  const integers = types !== undefined && types.has("integer") && !types.has("number");
+  const integers = types !== undefined ? types.has("integer") && !types.has("number") : false;
   const changes: string[] = [];
   for (const check of CHECKS) {
     if (!applies(types, check.family)) continue;
@@ -222,7 +264,10 @@ export function constraintChanges(contract: SchemaView, snapshot: SchemaView, di
         continue;
       }
     }
-    const fine = direction === "request" ? check.within(contractConstraints, snapshotConstraints, integers) : check.within(snapshotConstraints, contractConstraints, integers);
+    const fine =
+      direction === "request"
+        ? check.within(contractConstraints, snapshotConstraints, integers)
+        : check.within(snapshotConstraints, contractConstraints, integers);
     if (!fine) changes.push(message(check, contractConstraints, snapshotConstraints, direction));
   }
   return changes;

@@ -25,7 +25,14 @@ import type { Direction, SchemaChange, SchemaChangeKind } from "./schema-change"
  * them: `additionalProperties: false` admits no value with a property it does not declare, so GitHub's
  * empty-object alternative covers no simple-user.
  */
-const BLOCKING: ReadonlySet<SchemaChangeKind> = new Set(["type", "enum", "nullable", "required-missing", "required-added", "closed-object"]);
+const BLOCKING: ReadonlySet<SchemaChangeKind> = new Set([
+  "type",
+  "enum",
+  "nullable",
+  "required-missing",
+  "required-added",
+  "closed-object",
+]);
 const NONE: readonly SchemaChange[] = Object.freeze([]);
 const MAX_DEPTH = 64;
 
@@ -53,7 +60,8 @@ export class SchemaDiffer {
     this.composition = {
       contract,
       snapshot,
-      compare: (contractSchema, snapshotSchema, direction, depth) => this.compare(contractSchema, snapshotSchema, direction, depth),
+      compare: (contractSchema, snapshotSchema, direction, depth) =>
+        this.compare(contractSchema, snapshotSchema, direction, depth),
       identical: (contractSchema, snapshotSchema) => this.identity.schemas(contractSchema, snapshotSchema),
       blocking: (change) => BLOCKING.has(change.kind) || BLOCKING_COMPOSITION_CHANGES.has(change.kind),
     };
@@ -72,10 +80,21 @@ export class SchemaDiffer {
     return id;
   }
 
-  private compare(contractRaw: unknown, snapshotRaw: unknown, direction: Direction, depth: number): readonly SchemaChange[] {
+  private compare(
+    contractRaw: unknown,
+    snapshotRaw: unknown,
+    direction: Direction,
+    depth: number,
+  ): readonly SchemaChange[] {
     const contractSchema = resolveSchema(contractRaw, this.contract);
     const snapshotSchema = resolveSchema(snapshotRaw, this.snapshot);
-    if (typeof contractSchema !== "object" || contractSchema === null || typeof snapshotSchema !== "object" || snapshotSchema === null) return NONE;
+    if (
+      typeof contractSchema !== "object" ||
+      contractSchema === null ||
+      typeof snapshotSchema !== "object" ||
+      snapshotSchema === null
+    )
+      return NONE;
     if (depth > MAX_DEPTH) return NONE;
     // Most schemas are written the same on both sides: a structural comparison that allocates nothing settles
     // those before any semantic view is built.
@@ -88,15 +107,28 @@ export class SchemaDiffer {
     this.results.begin(key);
     let changes: readonly SchemaChange[] = NONE;
     try {
-      changes = bounded(this.compareViews(viewSchema(contractSchema, this.contract), viewSchema(snapshotSchema, this.snapshot), direction, depth));
+      changes = bounded(
+        this.compareViews(
+          viewSchema(contractSchema, this.contract),
+          viewSchema(snapshotSchema, this.snapshot),
+          direction,
+          depth,
+        ),
+      );
     } finally {
       this.results.end(key, changes, changes.length === 0);
     }
     return changes;
   }
 
-  private compareViews(contract: SchemaView, snapshot: SchemaView, direction: Direction, depth: number): readonly SchemaChange[] {
-    if (contract.alternatives || snapshot.alternatives) return this.compareAlternatives(contract, snapshot, direction, depth);
+  private compareViews(
+    contract: SchemaView,
+    snapshot: SchemaView,
+    direction: Direction,
+    depth: number,
+  ): readonly SchemaChange[] {
+    if (contract.alternatives || snapshot.alternatives)
+      return this.compareAlternatives(contract, snapshot, direction, depth);
     const changes: SchemaChange[] = [];
     const typeChange = compareTypes(contract, snapshot, direction);
     if (typeChange) return [typeChange];
@@ -105,12 +137,22 @@ export class SchemaDiffer {
     if (format !== undefined) changes.push({ kind: "format", pointer: "", message: format });
     compareEnums(contract, snapshot, direction, changes);
     if (contract.constraints || snapshot.constraints) {
-      for (const message of constraintChanges(contract, snapshot, direction)) changes.push({ kind: "constraint", pointer: "", message });
+      for (const message of constraintChanges(contract, snapshot, direction))
+        changes.push({ kind: "constraint", pointer: "", message });
     }
-    if (contract.properties.size > 0 || snapshot.properties.size > 0) this.compareProperties(contract, snapshot, direction, depth, changes);
-    if (contract.items !== undefined && snapshot.items !== undefined) this.nest(contract.items, snapshot.items, direction, depth, "/items", changes);
+    if (contract.properties.size > 0 || snapshot.properties.size > 0)
+      this.compareProperties(contract, snapshot, direction, depth, changes);
+    if (contract.items !== undefined && snapshot.items !== undefined)
+      this.nest(contract.items, snapshot.items, direction, depth, "/items", changes);
     if (isObject(contract.additionalProperties) && isObject(snapshot.additionalProperties)) {
-      this.nest(contract.additionalProperties, snapshot.additionalProperties, direction, depth, "/additionalProperties", changes);
+      this.nest(
+        contract.additionalProperties,
+        snapshot.additionalProperties,
+        direction,
+        depth,
+        "/additionalProperties",
+        changes,
+      );
     }
     if (contract.closed || snapshot.closed || contract.additionalProperties !== snapshot.additionalProperties) {
       additionalPropertiesChanges(this.composition, contract, snapshot, direction, changes);
@@ -118,13 +160,26 @@ export class SchemaDiffer {
     return changes.length === 0 ? NONE : changes;
   }
 
-  private nest(contractSchema: unknown, snapshotSchema: unknown, direction: Direction, depth: number, prefix: string, into: SchemaChange[]): void {
+  private nest(
+    contractSchema: unknown,
+    snapshotSchema: unknown,
+    direction: Direction,
+    depth: number,
+    prefix: string,
+    into: SchemaChange[],
+  ): void {
     for (const change of this.compare(contractSchema, snapshotSchema, direction, depth + 1)) {
       into.push({ ...change, pointer: prefix + change.pointer });
     }
   }
 
-  private compareProperties(contract: SchemaView, snapshot: SchemaView, direction: Direction, depth: number, changes: SchemaChange[]): void {
+  private compareProperties(
+    contract: SchemaView,
+    snapshot: SchemaView,
+    direction: Direction,
+    depth: number,
+    changes: SchemaChange[],
+  ): void {
     const snapshotDeclaresProperties = snapshot.properties.size > 0;
     // readOnly properties exist only in responses and writeOnly ones only in requests: in the other direction
     // they are neither required nor compared.
@@ -147,19 +202,44 @@ export class SchemaDiffer {
           // A name both sides require without declaring it (GitHub's docker metadata requires "tags" but
           // declares "tag") is the same promise on both sides.
           if (snapshotDeclaresProperties && !snapshot.required.has(name)) {
-            changes.push({ kind: "required-missing", pointer, message: `required property "${name}" is missing from the implementation's response` });
+            changes.push({
+              kind: "required-missing",
+              pointer,
+              message: `required property "${name}" is missing from the implementation's response`,
+            });
           }
         } else if (snapshotAbsent(name)) {
           settled.add(name);
-          changes.push({ kind: "required-missing", pointer, message: `required property "${name}" is writeOnly in the implementation, so its responses never include it` });
-        } else if ((snapshot.requiredDeclared || this.snapshot.writesRequired === true) && !snapshot.required.has(name)) {
-          changes.push({ kind: "required-optional", pointer, message: `property "${name}" is required by the contract but optional in the implementation, so it may be omitted` });
+          changes.push({
+            kind: "required-missing",
+            pointer,
+            message: `required property "${name}" is writeOnly in the implementation, so its responses never include it`,
+          });
+        } else if (
+          (snapshot.requiredDeclared || this.snapshot.writesRequired === true) &&
+          !snapshot.required.has(name)
+        ) {
+          changes.push({
+            kind: "required-optional",
+            pointer,
+            message: `property "${name}" is required by the contract but optional in the implementation, so it may be omitted`,
+          });
         }
       }
       for (const name of snapshot.properties.keys()) {
-        if (contract.required.has(name) || !contract.properties.has(name) || contractAbsent(name) || !snapshotAbsent(name)) continue;
+        if (
+          contract.required.has(name) ||
+          !contract.properties.has(name) ||
+          contractAbsent(name) ||
+          !snapshotAbsent(name)
+        )
+          continue;
         settled.add(name);
-        changes.push({ kind: "write-only", pointer: `/properties/${escapeToken(name)}`, message: `property "${name}" is writeOnly in the implementation, so its responses no longer include it while the contract returns it` });
+        changes.push({
+          kind: "write-only",
+          pointer: `/properties/${escapeToken(name)}`,
+          message: `property "${name}" is writeOnly in the implementation, so its responses no longer include it while the contract returns it`,
+        });
       }
     } else {
       for (const name of snapshot.required) {
@@ -184,12 +264,26 @@ export class SchemaDiffer {
         if (snapshot.properties.has(name)) {
           if (snapshotAbsent(name)) {
             settled.add(name);
-            if (contract.required.has(name)) changes.push({ kind: "read-only", pointer, message: `the contract requires clients to send property "${name}" but the implementation marks it readOnly, so it ignores (or refuses) the value` });
-            else changes.push({ kind: "property-missing", pointer, message: `the implementation marks property "${name}" readOnly, so it ignores the value clients send` });
+            if (contract.required.has(name))
+              changes.push({
+                kind: "read-only",
+                pointer,
+                message: `the contract requires clients to send property "${name}" but the implementation marks it readOnly, so it ignores (or refuses) the value`,
+              });
+            else
+              changes.push({
+                kind: "property-missing",
+                pointer,
+                message: `the implementation marks property "${name}" readOnly, so it ignores the value clients send`,
+              });
           }
         } else if (closed && !snapshot.required.has(name)) {
           // A property the implementation requires is one it knows, declared or not.
-          changes.push({ kind: "property-missing", pointer, message: `the implementation does not accept property "${name}" that the contract defines` });
+          changes.push({
+            kind: "property-missing",
+            pointer,
+            message: `the implementation does not accept property "${name}" that the contract defines`,
+          });
         }
       }
     }
@@ -204,7 +298,11 @@ export class SchemaDiffer {
         else {
           const declared = viewSchema(contractProperty, this.contract).types;
           if (direction === "response" && snapshot.additionalProperties !== false && declared && declared.size > 0) {
-            changes.push({ kind: "type", pointer, message: `the implementation requires property "${name}" but does not define it, so it may return any value where the contract says ${describeTypes(declared)}` });
+            changes.push({
+              kind: "type",
+              pointer,
+              message: `the implementation requires property "${name}" but does not define it, so it may return any value where the contract says ${describeTypes(declared)}`,
+            });
           }
           continue;
         }
@@ -212,16 +310,25 @@ export class SchemaDiffer {
       // ASP.NET Core (and other generators) mark every C# reference-typed member nullable while the serializer
       // omits nulls; for a property neither side requires, "may be null" is told apart so it can be reported
       // with a lower severity (rule response-optional-nullability) than null in a required property.
-      const optionalOnBothSides = direction === "response" && !contract.required.has(name) && !snapshot.required.has(name);
+      const optionalOnBothSides =
+        direction === "response" && !contract.required.has(name) && !snapshot.required.has(name);
       for (const change of this.compare(contractProperty, snapshotProperty, direction, depth + 1)) {
-        const kind = optionalOnBothSides && change.kind === "nullable" && change.pointer === "" ? "nullable-optional" : change.kind;
+        const kind =
+          optionalOnBothSides && change.kind === "nullable" && change.pointer === ""
+            ? "nullable-optional"
+            : change.kind;
         changes.push({ ...change, kind, pointer: pointer + change.pointer });
       }
     }
   }
 
   /** oneOf/anyOf on either side: compared by the values each side accepts, in composition.ts. */
-  private compareAlternatives(contract: SchemaView, snapshot: SchemaView, direction: Direction, depth: number): readonly SchemaChange[] {
+  private compareAlternatives(
+    contract: SchemaView,
+    snapshot: SchemaView,
+    direction: Direction,
+    depth: number,
+  ): readonly SchemaChange[] {
     const changes: SchemaChange[] = [];
     compareNullability(contract, snapshot, direction, changes);
     changes.push(...compareComposition(this.composition, contract, snapshot, direction, depth));
@@ -259,20 +366,38 @@ function describeTypes(types: ReadonlySet<string>): string {
 function compareTypes(contract: SchemaView, snapshot: SchemaView, direction: Direction): SchemaChange | undefined {
   if (!contract.types || !snapshot.types) return undefined;
   // Response: what the implementation sends must be a contract type. Request: what clients send must be accepted.
-  const [produced, allowed] = direction === "response" ? [snapshot.types, contract.types] : [contract.types, snapshot.types];
+  const [produced, allowed] =
+    direction === "response" ? [snapshot.types, contract.types] : [contract.types, snapshot.types];
   for (const type of produced) {
     if (!accepts(allowed, type)) {
-      return { kind: "type", pointer: "", message: `type is ${describeTypes(contract.types)} in the contract but ${describeTypes(snapshot.types)} in the implementation` };
+      return {
+        kind: "type",
+        pointer: "",
+        message: `type is ${describeTypes(contract.types)} in the contract but ${describeTypes(snapshot.types)} in the implementation`,
+      };
     }
   }
   return undefined;
 }
 
-function compareNullability(contract: SchemaView, snapshot: SchemaView, direction: Direction, changes: SchemaChange[]): void {
+function compareNullability(
+  contract: SchemaView,
+  snapshot: SchemaView,
+  direction: Direction,
+  changes: SchemaChange[],
+): void {
   if (direction === "response" && snapshot.nullable && !contract.nullable) {
-    changes.push({ kind: "nullable", pointer: "", message: "the implementation may return null where the contract does not allow null" });
+    changes.push({
+      kind: "nullable",
+      pointer: "",
+      message: "the implementation may return null where the contract does not allow null",
+    });
   } else if (direction === "request" && contract.nullable && !snapshot.nullable) {
-    changes.push({ kind: "nullable", pointer: "", message: "the contract allows null here but the implementation does not accept it" });
+    changes.push({
+      kind: "nullable",
+      pointer: "",
+      message: "the contract allows null here but the implementation does not accept it",
+    });
   }
 }
 
@@ -286,27 +411,47 @@ function compareEnums(contract: SchemaView, snapshot: SchemaView, direction: Dir
     if (!snapshot.enumValues) {
       // A single allowed value (const, or 3.0's one-value enum) is a promise, not a list generators leave out.
       if (contract.enumValues.length === 1) {
-        changes.push({ kind: "enum", pointer: "", message: `the contract fixes the value to ${JSON.stringify(contract.enumValues[0])} but the implementation declares no such limit, so it may return others` });
+        changes.push({
+          kind: "enum",
+          pointer: "",
+          message: `the contract fixes the value to ${JSON.stringify(contract.enumValues[0])} but the implementation declares no such limit, so it may return others`,
+        });
         return;
       }
-      changes.push({ kind: "enum-unconstrained", pointer: "", message: `the contract limits the values to ${JSON.stringify(contract.enumValues)} but the implementation declares no such limit, so it may return others` });
+      changes.push({
+        kind: "enum-unconstrained",
+        pointer: "",
+        message: `the contract limits the values to ${JSON.stringify(contract.enumValues)} but the implementation declares no such limit, so it may return others`,
+      });
       return;
     }
     const allowed = new Set(contract.enumValues.map(enumKey));
     const extra = snapshot.enumValues.filter((value) => !allowed.has(enumKey(value)));
     if (extra.length > 0) {
-      changes.push({ kind: "enum", pointer: "", message: `the implementation may return ${extra.map((value) => JSON.stringify(value)).join(", ")}, outside the contract's values ${JSON.stringify(contract.enumValues)}` });
+      changes.push({
+        kind: "enum",
+        pointer: "",
+        message: `the implementation may return ${extra.map((value) => JSON.stringify(value)).join(", ")}, outside the contract's values ${JSON.stringify(contract.enumValues)}`,
+      });
     }
   } else {
     if (!snapshot.enumValues) return;
     if (!contract.enumValues) {
-      changes.push({ kind: "enum", pointer: "", message: `the implementation only accepts ${JSON.stringify(snapshot.enumValues)} where the contract allows any value` });
+      changes.push({
+        kind: "enum",
+        pointer: "",
+        message: `the implementation only accepts ${JSON.stringify(snapshot.enumValues)} where the contract allows any value`,
+      });
       return;
     }
     const accepted = new Set(snapshot.enumValues.map(enumKey));
     const refused = contract.enumValues.filter((value) => !accepted.has(enumKey(value)));
     if (refused.length > 0) {
-      changes.push({ kind: "enum", pointer: "", message: `the implementation does not accept ${refused.map((value) => JSON.stringify(value)).join(", ")}, which the contract allows` });
+      changes.push({
+        kind: "enum",
+        pointer: "",
+        message: `the implementation does not accept ${refused.map((value) => JSON.stringify(value)).join(", ")}, which the contract allows`,
+      });
     }
   }
 }

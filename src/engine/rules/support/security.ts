@@ -20,7 +20,10 @@ export interface RequirementPart {
 export type Requirement = Map<string, RequirementPart>;
 
 function schemeObject(index: DocumentIndex, name: string): Record<string, unknown> | undefined {
-  const schemes = isRecord(index.document.components) && isRecord(index.document.components.securitySchemes) ? index.document.components.securitySchemes : {};
+  const schemes =
+    isRecord(index.document.components) && isRecord(index.document.components.securitySchemes)
+      ? index.document.components.securitySchemes
+      : {};
   const scheme = index.resolver.deref(schemes[name]);
   return isRecord(scheme) ? scheme : undefined;
 }
@@ -62,7 +65,9 @@ export function isAnonymous(alternatives: readonly Requirement[]): boolean {
 }
 
 export function describeRequirement(requirement: Requirement): string {
-  return [...requirement].map(([kind, part]) => (part.scopes.size > 0 ? `${kind} with scopes ${[...part.scopes].join(" ")}` : kind)).join(" and ");
+  return [...requirement]
+    .map(([kind, part]) => (part.scopes.size > 0 ? `${kind} with scopes ${[...part.scopes].join(" ")}` : kind))
+    .join(" and ");
 }
 
 function hasType(part: RequirementPart, type: string): boolean {
@@ -74,7 +79,14 @@ function hasType(part: RequirementPart, type: string): boolean {
  * requirement with scopes (the contract's scoped grant is then checked by nobody).
  */
 export function oidcStandsInForScopedOAuth(contract: RequirementPart, snapshot: RequirementPart): boolean {
-  return contract.scopes.size > 0 && hasType(contract, "oauth2") && !hasType(contract, "openIdConnect") && snapshot.scopes.size === 0 && hasType(snapshot, "openIdConnect") && !hasType(snapshot, "oauth2");
+  return (
+    contract.scopes.size > 0 &&
+    hasType(contract, "oauth2") &&
+    !hasType(contract, "openIdConnect") &&
+    snapshot.scopes.size === 0 &&
+    hasType(snapshot, "openIdConnect") &&
+    !hasType(snapshot, "oauth2")
+  );
 }
 
 /**
@@ -118,16 +130,28 @@ export interface SecurityComparison {
 const comparisons = new WeakMap<OperationPair, SecurityComparison>();
 
 /** Both sides' requirements with each contract alternative paired to its implementation counterpart; once per pair. */
-export function compareSecurity(contractIndex: DocumentIndex, snapshotIndex: DocumentIndex, pair: OperationPair): SecurityComparison {
+export function compareSecurity(
+  contractIndex: DocumentIndex,
+  snapshotIndex: DocumentIndex,
+  pair: OperationPair,
+): SecurityComparison {
   let comparison = comparisons.get(pair);
   if (!comparison) {
     const contract = requirementsOf(contractIndex, pair.contract);
     const snapshot = requirementsOf(snapshotIndex, pair.snapshot);
     const paired = contract.map((alternative) => ({
       contract: alternative,
-      snapshot: snapshot.find((offered) => sameScopes(alternative, offered) && satisfies(alternative, offered)) ?? snapshot.find((offered) => satisfies(alternative, offered)),
+      snapshot:
+        snapshot.find((offered) => sameScopes(alternative, offered) && satisfies(alternative, offered)) ??
+        snapshot.find((offered) => satisfies(alternative, offered)),
     }));
-    comparison = { contract, snapshot, contractAnonymous: isAnonymous(contract), snapshotAnonymous: isAnonymous(snapshot), paired };
+    comparison = {
+      contract,
+      snapshot,
+      contractAnonymous: isAnonymous(contract),
+      snapshotAnonymous: isAnonymous(snapshot),
+      paired,
+    };
     comparisons.set(pair, comparison);
   }
   return comparison;

@@ -256,7 +256,14 @@ export class StructuralIdentity {
    * of the documents' hidden classes (a lookup by name ties it to them, and a GC that frees them throws the code
    * away). Returns undefined when the orders differ: the caller then compares by name.
    */
-  private inOrder(walker: number, mapOf: number, skipExtensions: boolean, a: Record<string, unknown>, b: Record<string, unknown>, depth: number): boolean | undefined {
+  private inOrder(
+    walker: number,
+    mapOf: number,
+    skipExtensions: boolean,
+    a: Record<string, unknown>,
+    b: Record<string, unknown>,
+    depth: number,
+  ): boolean | undefined {
     const keys = this.scratchKeys;
     const values = this.scratchValues;
     const base = this.top;
@@ -278,7 +285,11 @@ export class StructuralIdentity {
       const bValue = values[index++];
       if (followsRefs && key === "$ref") {
         const aValue = a[key];
-        if (typeof aValue !== "string" || typeof bValue !== "string" || !this.referenced(walker, this.contract.resolver.refOf(a), this.snapshot.resolver.refOf(b), depth)) {
+        if (
+          typeof aValue !== "string" ||
+          typeof bValue !== "string" ||
+          !this.referenced(walker, this.contract.resolver.refOf(a), this.snapshot.resolver.refOf(b), depth)
+        ) {
           result = false;
           break;
         }
@@ -353,7 +364,12 @@ export class StructuralIdentity {
       const aRef = a.$ref;
       const bRef = b.$ref;
       if (aRef !== undefined || bRef !== undefined) {
-        if (typeof aRef !== "string" || typeof bRef !== "string" || !this.referenced(walker, this.contract.resolver.refOf(a), this.snapshot.resolver.refOf(b), depth)) return false;
+        if (
+          typeof aRef !== "string" ||
+          typeof bRef !== "string" ||
+          !this.referenced(walker, this.contract.resolver.refOf(a), this.snapshot.resolver.refOf(b), depth)
+        )
+          return false;
         if (this.ignoreRefSiblings) return true;
       }
     }
@@ -380,10 +396,18 @@ export class StructuralIdentity {
     const aTarget = this.contract.resolver.resolveRef(aRef);
     const bTarget = this.snapshot.resolver.resolveRef(bRef);
     memo.begin(key);
-    const same = aTarget.ok && bTarget.ok && (aTarget.value === bTarget.value || this.value(walker, aTarget.value, bTarget.value, depth + 1));
+    const same =
+      aTarget.ok &&
+      bTarget.ok &&
+      (aTarget.value === bTarget.value || this.value(walker, aTarget.value, bTarget.value, depth + 1));
     memo.end(key, same);
     return same;
   }
 }
 
-keepLayout(new StructuralIdentity({ resolver: new RefResolver({}), version: "3.0" }, { resolver: new RefResolver({}), version: "3.0" }));
+keepLayout(
+  new StructuralIdentity(
+    { resolver: new RefResolver({}), version: "3.0" },
+    { resolver: new RefResolver({}), version: "3.0" },
+  ),
+);

@@ -7,7 +7,22 @@ import type { DocumentIndex } from "../../normalize-document";
 import { isRecord } from "../../normalize-pointer";
 import { resolveSchema } from "../../normalize-schema";
 
-const ANNOTATIONS: ReadonlySet<string> = new Set(["description", "summary", "title", "example", "examples", "deprecated", "externalDocs", "xml", "$comment", "default", "readOnly", "writeOnly", "$schema", "$id"]);
+const ANNOTATIONS: ReadonlySet<string> = new Set([
+  "description",
+  "summary",
+  "title",
+  "example",
+  "examples",
+  "deprecated",
+  "externalDocs",
+  "xml",
+  "$comment",
+  "default",
+  "readOnly",
+  "writeOnly",
+  "$schema",
+  "$id",
+]);
 
 export function promisesNothing(schema: unknown, document: DocumentIndex): boolean {
   if (schema === undefined || schema === true) return true;

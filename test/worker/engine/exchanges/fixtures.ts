@@ -23,23 +23,44 @@ export function exchangeContract(): Record<string, unknown> {
           operationId: "listOrders",
           parameters: [
             { name: "limit", in: "query", required: true, schema: { type: "integer", maximum: 100 } },
-            { name: "status", in: "query", schema: { type: "array", items: { type: "string", enum: ["PENDING", "PAID"] } } },
+            {
+              name: "status",
+              in: "query",
+              schema: { type: "array", items: { type: "string", enum: ["PENDING", "PAID"] } },
+            },
           ],
           responses: {
             "200": {
               description: "ok",
               headers: { "X-Total-Count": { required: true, schema: { type: "integer" } } },
-              content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Order" } } } },
+              content: {
+                "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Order" } } },
+              },
             },
           },
         },
         post: {
           operationId: "createOrder",
-          parameters: [{ name: "Idempotency-Key", in: "header", required: true, schema: { type: "string", minLength: 8 } }],
-          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Order" } } } },
+          parameters: [
+            { name: "Idempotency-Key", in: "header", required: true, schema: { type: "string", minLength: 8 } },
+          ],
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { $ref: "#/components/schemas/Order" } } },
+          },
           responses: {
-            "201": { description: "created", content: { "application/json": { schema: { $ref: "#/components/schemas/Order" } } } },
-            "4XX": { description: "bad", content: { "application/problem+json": { schema: { type: "object", required: ["title"], properties: { title: { type: "string" } } } } } },
+            "201": {
+              description: "created",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Order" } } },
+            },
+            "4XX": {
+              description: "bad",
+              content: {
+                "application/problem+json": {
+                  schema: { type: "object", required: ["title"], properties: { title: { type: "string" } } },
+                },
+              },
+            },
           },
         },
       },
@@ -47,7 +68,13 @@ export function exchangeContract(): Record<string, unknown> {
         get: {
           operationId: "getOrder",
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string", pattern: "^ord_" } }],
-          responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Order" } } } }, "404": { description: "missing" } },
+          responses: {
+            "200": {
+              description: "ok",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Order" } } },
+            },
+            "404": { description: "missing" },
+          },
         },
       },
     },
@@ -77,7 +104,12 @@ export function har(exchanges: HarExchange[]): Record<string, unknown> {
       version: "1.2",
       creator: { name: "test", version: "1" },
       entries: exchanges.map((exchange) => {
-        const responseText = exchange.responseBody === undefined ? undefined : typeof exchange.responseBody === "string" ? exchange.responseBody : JSON.stringify(exchange.responseBody);
+        const responseText =
+          exchange.responseBody === undefined
+            ? undefined
+            : typeof exchange.responseBody === "string"
+              ? exchange.responseBody
+              : JSON.stringify(exchange.responseBody);
         return {
           startedDateTime: "2026-12-01T00:00:00.000Z",
           time: 1,
@@ -90,7 +122,9 @@ export function har(exchanges: HarExchange[]): Record<string, unknown> {
             cookies: [],
             headersSize: -1,
             bodySize: -1,
-            ...(exchange.requestBody === undefined ? {} : { postData: { mimeType: "application/json", text: JSON.stringify(exchange.requestBody) } }),
+            ...(exchange.requestBody === undefined
+              ? {}
+              : { postData: { mimeType: "application/json", text: JSON.stringify(exchange.requestBody) } }),
           },
           response: {
             status: exchange.status,
@@ -101,7 +135,11 @@ export function har(exchanges: HarExchange[]): Record<string, unknown> {
             content: {
               size: responseText?.length ?? 0,
               mimeType: exchange.responseMimeType ?? "application/json",
-              ...(responseText === undefined ? {} : exchange.base64 ? { text: btoa(responseText), encoding: "base64" } : { text: responseText }),
+              ...(responseText === undefined
+                ? {}
+                : exchange.base64
+                  ? { text: btoa(responseText), encoding: "base64" }
+                  : { text: responseText }),
             },
             redirectURL: "",
             headersSize: -1,
@@ -118,9 +156,30 @@ export function har(exchanges: HarExchange[]): Record<string, unknown> {
 /** Exchanges that conform to exchangeContract(). */
 export function conformingHar(): Record<string, unknown> {
   return har([
-    { method: "GET", url: "https://api.example.com/v1/orders?limit=10&status=PAID&status=PENDING", status: 200, responseHeaders: { "X-Total-Count": "1" }, responseBody: [GOOD_ORDER] },
-    { method: "POST", url: "https://api.example.com/v1/orders", status: 201, requestHeaders: { "Idempotency-Key": "key-12345678", "Content-Type": "application/json" }, requestBody: NEW_ORDER, responseBody: GOOD_ORDER },
-    { method: "POST", url: "https://api.example.com/v1/orders", status: 409, requestHeaders: { "Idempotency-Key": "key-12345678" }, requestBody: NEW_ORDER, responseBody: { title: "duplicate" }, responseMimeType: "application/problem+json" },
+    {
+      method: "GET",
+      url: "https://api.example.com/v1/orders?limit=10&status=PAID&status=PENDING",
+      status: 200,
+      responseHeaders: { "X-Total-Count": "1" },
+      responseBody: [GOOD_ORDER],
+    },
+    {
+      method: "POST",
+      url: "https://api.example.com/v1/orders",
+      status: 201,
+      requestHeaders: { "Idempotency-Key": "key-12345678", "Content-Type": "application/json" },
+      requestBody: NEW_ORDER,
+      responseBody: GOOD_ORDER,
+    },
+    {
+      method: "POST",
+      url: "https://api.example.com/v1/orders",
+      status: 409,
+      requestHeaders: { "Idempotency-Key": "key-12345678" },
+      requestBody: NEW_ORDER,
+      responseBody: { title: "duplicate" },
+      responseMimeType: "application/problem+json",
+    },
     { method: "GET", url: "/v1/orders/ord_1", status: 200, responseBody: GOOD_ORDER, base64: true },
     { method: "GET", url: "/orders/ord_2", status: 404 },
   ]);

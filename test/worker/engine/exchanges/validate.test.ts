@@ -27,42 +27,89 @@ describe("recorded exchanges against a contract", () => {
   });
 
   it("rejects a response payload violation with the exchange index and the pointer", () => {
-    const verdict = check(har([
-      { method: "GET", url: "/orders/ord_1", status: 200, responseBody: GOOD_ORDER },
-      { method: "GET", url: "/orders/ord_2", status: 200, responseBody: { ...GOOD_ORDER, total: -1 } },
-    ]));
+    const verdict = check(
+      har([
+        { method: "GET", url: "/orders/ord_1", status: 200, responseBody: GOOD_ORDER },
+        { method: "GET", url: "/orders/ord_2", status: 200, responseBody: { ...GOOD_ORDER, total: -1 } },
+      ]),
+    );
     expect(verdict.approved).toBe(false);
     expect(verdict.violations).toEqual([
-      { rule: "response-invalid", severity: "error", location: "GET /orders/{id}#exchange/1/response/body/total", message: expect.stringMatching(/^the response body \(200\): .*0/) },
+      {
+        rule: "response-invalid",
+        severity: "error",
+        location: "GET /orders/{id}#exchange/1/response/body/total",
+        message: expect.stringMatching(/^the response body \(200\): .*0/),
+      },
     ]);
     expect(verdict.summary).toEqual([{ rule: "response-invalid", severity: "error", count: 1 }]);
   });
 
   it("rejects a request body violation, and a readOnly property sent in a request", () => {
-    const verdict = check(har([
-      { method: "POST", url: "/orders", status: 201, requestHeaders: { "Idempotency-Key": "key-12345678" }, requestBody: { ...NEW_ORDER, status: "SHIPPED" }, responseBody: GOOD_ORDER },
-      { method: "POST", url: "/orders", status: 201, requestHeaders: { "Idempotency-Key": "key-12345678" }, requestBody: { ...NEW_ORDER, id: "ord_9" }, responseBody: GOOD_ORDER },
-    ]));
+    const verdict = check(
+      har([
+        {
+          method: "POST",
+          url: "/orders",
+          status: 201,
+          requestHeaders: { "Idempotency-Key": "key-12345678" },
+          requestBody: { ...NEW_ORDER, status: "SHIPPED" },
+          responseBody: GOOD_ORDER,
+        },
+        {
+          method: "POST",
+          url: "/orders",
+          status: 201,
+          requestHeaders: { "Idempotency-Key": "key-12345678" },
+          requestBody: { ...NEW_ORDER, id: "ord_9" },
+          responseBody: GOOD_ORDER,
+        },
+      ]),
+    );
     expect(findings(verdict)).toEqual([
       ["request-invalid", "POST /orders#exchange/0/request/body/status"],
       ["request-invalid", "POST /orders#exchange/1/request/body/id"],
     ]);
-    expect(verdict.violations[1]?.message).toBe("the request body: property is readOnly: it must not appear in a request");
+    expect(verdict.violations[1]?.message).toBe(
+      "the request body: property is readOnly: it must not appear in a request",
+    );
   });
 
   it("rejects a writeOnly property in a response", () => {
-    const verdict = check(har([{ method: "GET", url: "/orders/ord_1", status: 200, responseBody: { ...GOOD_ORDER, secret: "x" } }]));
+    const verdict = check(
+      har([{ method: "GET", url: "/orders/ord_1", status: 200, responseBody: { ...GOOD_ORDER, secret: "x" } }]),
+    );
     expect(findings(verdict)).toEqual([["response-invalid", "GET /orders/{id}#exchange/0/response/body/secret"]]);
   });
 
   it("rejects missing required parameters and parameter values against their schemas", () => {
-    const verdict = check(har([
-      { method: "GET", url: "/orders?status=PAID", status: 200, responseHeaders: { "X-Total-Count": "0" }, responseBody: [] },
-      { method: "GET", url: "/orders?limit=500&status=LOST", status: 200, responseHeaders: { "X-Total-Count": "0" }, responseBody: [] },
-      { method: "POST", url: "/orders", status: 201, requestBody: NEW_ORDER, responseBody: GOOD_ORDER },
-      { method: "GET", url: "/orders/42", status: 200, responseBody: GOOD_ORDER },
-      { method: "POST", url: "/orders", status: 201, requestHeaders: { "Idempotency-Key": "key-12345678" }, responseBody: GOOD_ORDER },
-    ]));
+    const verdict = check(
+      har([
+        {
+          method: "GET",
+          url: "/orders?status=PAID",
+          status: 200,
+          responseHeaders: { "X-Total-Count": "0" },
+          responseBody: [],
+        },
+        {
+          method: "GET",
+          url: "/orders?limit=500&status=LOST",
+          status: 200,
+          responseHeaders: { "X-Total-Count": "0" },
+          responseBody: [],
+        },
+        { method: "POST", url: "/orders", status: 201, requestBody: NEW_ORDER, responseBody: GOOD_ORDER },
+        { method: "GET", url: "/orders/42", status: 200, responseBody: GOOD_ORDER },
+        {
+          method: "POST",
+          url: "/orders",
+          status: 201,
+          requestHeaders: { "Idempotency-Key": "key-12345678" },
+          responseBody: GOOD_ORDER,
+        },
+      ]),
+    );
     expect(findings(verdict)).toEqual([
       ["request-invalid", "GET /orders#exchange/0/request/query/limit"],
       ["request-invalid", "GET /orders#exchange/1/request/query/limit"],
@@ -76,12 +123,21 @@ describe("recorded exchanges against a contract", () => {
   });
 
   it("reports an undocumented status, a missing required response header and undocumented content types", () => {
-    const verdict = check(har([
-      { method: "GET", url: "/orders/ord_1", status: 500, responseBody: { oops: true } },
-      { method: "GET", url: "/orders?limit=1", status: 200, responseBody: [] },
-      { method: "GET", url: "/orders?limit=1", status: 200, responseHeaders: { "X-Total-Count": "many" }, responseBody: "<orders/>", responseMimeType: "application/xml" },
-      { method: "GET", url: "/orders/ord_1", status: 404, responseBody: { title: "missing" } },
-    ]));
+    const verdict = check(
+      har([
+        { method: "GET", url: "/orders/ord_1", status: 500, responseBody: { oops: true } },
+        { method: "GET", url: "/orders?limit=1", status: 200, responseBody: [] },
+        {
+          method: "GET",
+          url: "/orders?limit=1",
+          status: 200,
+          responseHeaders: { "X-Total-Count": "many" },
+          responseBody: "<orders/>",
+          responseMimeType: "application/xml",
+        },
+        { method: "GET", url: "/orders/ord_1", status: 404, responseBody: { title: "missing" } },
+      ]),
+    );
     expect(findings(verdict)).toEqual([
       ["undocumented-status-code", "GET /orders/{id}#exchange/0/response/status"],
       ["response-header-missing", "GET /orders#exchange/1/response/header/x-total-count"],
@@ -89,12 +145,21 @@ describe("recorded exchanges against a contract", () => {
       ["undocumented-media-type", "GET /orders#exchange/2/response/header/content-type"],
       ["undocumented-media-type", "GET /orders/{id}#exchange/3/response/body"],
     ]);
-    expect(verdict.violations[0]?.message).toBe("status 500 is not declared for GET /orders/{id} (it declares 200, 404; nor 5XX or default)");
+    expect(verdict.violations[0]?.message).toBe(
+      "status 500 is not declared for GET /orders/{id} (it declares 200, 404; nor 5XX or default)",
+    );
   });
 
   it("reports request bodies of an undeclared content type, or where the contract declares none", () => {
     const upload = har([
-      { method: "POST", url: "/orders", status: 201, requestHeaders: { "Idempotency-Key": "key-12345678" }, requestBody: "x", responseBody: GOOD_ORDER },
+      {
+        method: "POST",
+        url: "/orders",
+        status: 201,
+        requestHeaders: { "Idempotency-Key": "key-12345678" },
+        requestBody: "x",
+        responseBody: GOOD_ORDER,
+      },
       { method: "GET", url: "/orders/ord_1", status: 200, requestBody: { q: 1 }, responseBody: GOOD_ORDER },
     ]) as { log: { entries: Array<Record<string, any>> } };
     upload.log.entries[0]!.request.postData = { mimeType: "text/csv", text: "total,status" };
@@ -103,19 +168,32 @@ describe("recorded exchanges against a contract", () => {
       ["undocumented-media-type", "POST /orders#exchange/0/request/header/content-type"],
       ["undocumented-media-type", "GET /orders/{id}#exchange/1/request/body"],
     ]);
-    expect(verdict.violations[0]?.message).toBe("the request body is text/csv, which the contract does not declare for POST /orders (it declares application/json)");
+    expect(verdict.violations[0]?.message).toBe(
+      "the request body is text/csv, which the contract does not declare for POST /orders (it declares application/json)",
+    );
   });
 
   it("reads header names such as constructor and __proto__ as plain names", () => {
     const contract = exchangeContract() as { paths: Record<string, any> };
     contract.paths["/things/{id}"] = {
       get: {
-        parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer" } }, { name: "Constructor", in: "header", required: true, schema: { type: "string" } }],
+        parameters: [
+          { name: "id", in: "path", required: true, schema: { type: "integer" } },
+          { name: "Constructor", in: "header", required: true, schema: { type: "string" } },
+        ],
         // JSON.parse makes "__proto__" an own key, as a parsed contract has it.
-        responses: { "200": { description: "ok", headers: JSON.parse('{"__proto__": {"required": true, "schema": {"type": "string"}}}') } },
+        responses: {
+          "200": {
+            description: "ok",
+            headers: JSON.parse('{"__proto__": {"required": true, "schema": {"type": "string"}}}'),
+          },
+        },
       },
     };
-    const parsed = parseExchanges(JSON.stringify({ method: "GET", path: "/things/x", status: 200 }), "application/x-ndjson");
+    const parsed = parseExchanges(
+      JSON.stringify({ method: "GET", path: "/things/x", status: 200 }),
+      "application/x-ndjson",
+    );
     if (!parsed.ok) throw new Error("not parsed");
     const verdict = createExchangeValidator().validate(contract, "names", parsed.exchanges);
     expect(findings(verdict)).toEqual([
@@ -128,15 +206,30 @@ describe("recorded exchanges against a contract", () => {
   it("warns instead of failing when the contract's schema cannot be used", () => {
     const contract = exchangeContract() as { paths: Record<string, any> };
     contract.paths["/orders/{id}"].get.parameters[0].schema = { type: "string", pattern: "([unclosed" };
-    const parsed = parseExchanges(JSON.stringify(har([{ method: "GET", url: "/orders/ord_1", status: 200, responseBody: GOOD_ORDER }])), "application/json");
+    const parsed = parseExchanges(
+      JSON.stringify(har([{ method: "GET", url: "/orders/ord_1", status: 200, responseBody: GOOD_ORDER }])),
+      "application/json",
+    );
     if (!parsed.ok) throw new Error("not parsed");
     const verdict = createExchangeValidator().validate(contract, "unusable", parsed.exchanges);
     expect(verdict.approved).toBe(true);
-    expect(verdict.violations).toEqual([{ rule: "schema-unusable", severity: "warning", location: "GET /orders/{id}#exchange/0/request/path/id", message: expect.stringContaining('the contract\'s schema for path parameter "id" cannot be used') }]);
+    expect(verdict.violations).toEqual([
+      {
+        rule: "schema-unusable",
+        severity: "warning",
+        location: "GET /orders/{id}#exchange/0/request/path/id",
+        message: expect.stringContaining('the contract\'s schema for path parameter "id" cannot be used'),
+      },
+    ]);
   });
 
   it("reports exchanges whose path matches no operation as undocumented-operation with the path's shape", () => {
-    const verdict = check(har([{ method: "GET", url: "https://api.example.com/v1/invoices/7?x=1", status: 200, responseBody: {} }, { method: "DELETE", url: "/orders/ord_1", status: 204 }]));
+    const verdict = check(
+      har([
+        { method: "GET", url: "https://api.example.com/v1/invoices/7?x=1", status: 200, responseBody: {} },
+        { method: "DELETE", url: "/orders/ord_1", status: 204 },
+      ]),
+    );
     // Only segments the contract's own paths use are kept: the recorded ones may be e-mail addresses or tokens.
     expect(findings(verdict)).toEqual([
       ["undocumented-operation", "GET /v1/{?}/{?}#exchange/0"],
@@ -147,11 +240,19 @@ describe("recorded exchanges against a contract", () => {
   it("no finding quotes the traffic: content types, concrete paths, recorded keys and numbers stay out (issue 22)", () => {
     const secret = "alice@example.com";
     const token = "tok_9f8e7d6c5b4a";
-    const verdict = check(har([
-      { method: "GET", url: `/v1/users/${secret}/${token}`, status: 200, responseBody: {} },
-      { method: "GET", url: "/orders/ord_1", status: 200, responseHeaders: { "content-type": `application/x-${token}; owner=${secret}` }, responseBody: "x" },
-      { method: "GET", url: "/orders/ord_1", status: 200, responseBody: { ...GOOD_ORDER, total: -987654321.25 } },
-    ]));
+    const verdict = check(
+      har([
+        { method: "GET", url: `/v1/users/${secret}/${token}`, status: 200, responseBody: {} },
+        {
+          method: "GET",
+          url: "/orders/ord_1",
+          status: 200,
+          responseHeaders: { "content-type": `application/x-${token}; owner=${secret}` },
+          responseBody: "x",
+        },
+        { method: "GET", url: "/orders/ord_1", status: 200, responseBody: { ...GOOD_ORDER, total: -987654321.25 } },
+      ]),
+    );
     expect(verdict.totalViolations).toBeGreaterThanOrEqual(3);
     const text = JSON.stringify(verdict);
     for (const value of [secret, token, "987654321"]) expect(text).not.toContain(value);
@@ -161,9 +262,21 @@ describe("recorded exchanges against a contract", () => {
   it("reads NDJSON: url or path, bodies as JSON values or text, headers as objects", () => {
     const lines = [
       { method: "get", path: "/orders/ord_1", status: 200, responseBody: GOOD_ORDER },
-      { method: "POST", url: "https://api.example.com/v1/orders", status: 201, requestHeaders: { "idempotency-key": "key-12345678" }, requestBody: NEW_ORDER, responseHeaders: { "Content-Type": "application/json" }, responseBody: JSON.stringify({ ...GOOD_ORDER, total: "12" }) },
-    ].map((line) => JSON.stringify(line)).join("\n");
-    expect(findings(check(`${lines}\n`, "application/x-ndjson"))).toEqual([["response-invalid", "POST /orders#exchange/1/response/body/total"]]);
+      {
+        method: "POST",
+        url: "https://api.example.com/v1/orders",
+        status: 201,
+        requestHeaders: { "idempotency-key": "key-12345678" },
+        requestBody: NEW_ORDER,
+        responseHeaders: { "Content-Type": "application/json" },
+        responseBody: JSON.stringify({ ...GOOD_ORDER, total: "12" }),
+      },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join("\n");
+    expect(findings(check(`${lines}\n`, "application/x-ndjson"))).toEqual([
+      ["response-invalid", "POST /orders#exchange/1/response/body/total"],
+    ]);
     // Without a content type the content decides.
     expect(findings(check(lines, "application/octet-stream"))).toHaveLength(1);
   });
@@ -178,12 +291,26 @@ describe("recorded exchanges against a contract", () => {
 
   it("lists the first violations in exchange order though operations are checked together", () => {
     // Alternating operations: checked grouped by operation, listed by exchange index, capped after pruning.
-    const verdict = check(har(Array.from({ length: 2500 }, (_, i) =>
-      i % 2 === 0 ? { method: "GET", url: `/orders/ord_${i}`, status: 200, responseBody: { ...GOOD_ORDER, total: -1 } } : { method: "GET", url: `/orders?limit=${1000 + i}`, status: 200, responseHeaders: { "X-Total-Count": "1" }, responseBody: [] },
-    )));
+    const verdict = check(
+      har(
+        Array.from({ length: 2500 }, (_, i) =>
+          i % 2 === 0
+            ? { method: "GET", url: `/orders/ord_${i}`, status: 200, responseBody: { ...GOOD_ORDER, total: -1 } }
+            : {
+                method: "GET",
+                url: `/orders?limit=${1000 + i}`,
+                status: 200,
+                responseHeaders: { "X-Total-Count": "1" },
+                responseBody: [],
+              },
+        ),
+      ),
+    );
     expect(verdict.totalViolations).toBe(2500);
     expect(verdict.violations).toHaveLength(1000);
-    expect(verdict.violations.map((v) => Number(/#exchange\/(\d+)\//.exec(v.location)?.[1]))).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+    expect(verdict.violations.map((v) => Number(/#exchange\/(\d+)\//.exec(v.location)?.[1]))).toEqual(
+      Array.from({ length: 1000 }, (_, i) => i),
+    );
     expect(verdict.summary).toEqual([
       { rule: "request-invalid", severity: "error", count: 1250 },
       { rule: "response-invalid", severity: "error", count: 1250 },
@@ -193,7 +320,9 @@ describe("recorded exchanges against a contract", () => {
 
 describe("reading uploads", () => {
   it("says what is wrong with a malformed HAR, with a pointer", () => {
-    const broken = har([{ method: "GET", url: "/orders/ord_1", status: 200 }]) as { log: { entries: Array<Record<string, any>> } };
+    const broken = har([{ method: "GET", url: "/orders/ord_1", status: 200 }]) as {
+      log: { entries: Array<Record<string, any>> };
+    };
     broken.log.entries[0]!.response.status = "ok";
     delete broken.log.entries[0]!.request.url;
     const parsed = parseExchanges(JSON.stringify(broken), "application/json");
@@ -201,19 +330,46 @@ describe("reading uploads", () => {
       ok: false,
       code: "invalid_exchanges",
       problems: [
-        { pointer: "/log/entries/0/request/url", message: "request.url must be an absolute http(s) URL or a path starting with /" },
-        { pointer: "/log/entries/0/response/status", message: 'the status must be an HTTP status code from 100 to 599, got "ok"' },
+        {
+          pointer: "/log/entries/0/request/url",
+          message: "request.url must be an absolute http(s) URL or a path starting with /",
+        },
+        {
+          pointer: "/log/entries/0/response/status",
+          message: 'the status must be an HTTP status code from 100 to 599, got "ok"',
+        },
       ],
     });
-    expect(parseExchanges("{ not json", "application/json")).toMatchObject({ ok: false, code: "invalid_exchanges", problems: [{ pointer: "", message: expect.stringContaining("not valid JSON") }] });
-    expect(parseExchanges(JSON.stringify({ log: {} }), "application/json")).toMatchObject({ ok: false, problems: [{ pointer: "/log/entries" }] });
-    expect(parseExchanges('{"method":"GET","path":"/a","status":200}\nnope\n', "application/x-ndjson")).toMatchObject({ ok: false, problems: [{ pointer: "/lines/2", message: "line 2 is not valid JSON" }] });
+    expect(parseExchanges("{ not json", "application/json")).toMatchObject({
+      ok: false,
+      code: "invalid_exchanges",
+      problems: [{ pointer: "", message: expect.stringContaining("not valid JSON") }],
+    });
+    expect(parseExchanges(JSON.stringify({ log: {} }), "application/json")).toMatchObject({
+      ok: false,
+      problems: [{ pointer: "/log/entries" }],
+    });
+    expect(parseExchanges('{"method":"GET","path":"/a","status":200}\nnope\n', "application/x-ndjson")).toMatchObject({
+      ok: false,
+      problems: [{ pointer: "/lines/2", message: "line 2 is not valid JSON" }],
+    });
   });
 
   it("refuses more exchanges than the limit and bodies over the limit", () => {
-    const lines = Array.from({ length: MAX_EXCHANGES + 1 }, () => '{"method":"GET","path":"/a","status":200}').join("\n");
-    expect(parseExchanges(lines, "application/x-ndjson")).toEqual({ ok: false, code: "too_many_exchanges", count: MAX_EXCHANGES + 1 });
+    const lines = Array.from({ length: MAX_EXCHANGES + 1 }, () => '{"method":"GET","path":"/a","status":200}').join(
+      "\n",
+    );
+    expect(parseExchanges(lines, "application/x-ndjson")).toEqual({
+      ok: false,
+      code: "too_many_exchanges",
+      count: MAX_EXCHANGES + 1,
+    });
     const big = JSON.stringify({ method: "GET", path: "/a", status: 200, responseBody: "x".repeat(1024 * 1024 + 1) });
-    expect(parseExchanges(big, "application/x-ndjson")).toEqual({ ok: false, code: "exchange_body_too_large", pointer: "/lines/1/responseBody", bytes: 1024 * 1024 + 1 });
+    expect(parseExchanges(big, "application/x-ndjson")).toEqual({
+      ok: false,
+      code: "exchange_body_too_large",
+      pointer: "/lines/1/responseBody",
+      bytes: 1024 * 1024 + 1,
+    });
   });
 });

@@ -13,12 +13,26 @@ function report(subject: VerdictReport["subject"], rule: string): VerdictReport 
     subject,
     project: "orders",
     title: "run",
-    verdict: { approved: false, totalViolations: 1, violations: [{ rule, severity: "error", location: "GET /orders#exchange/0/response/status", message: "status 500 is not declared" }], summary: [] },
+    verdict: {
+      approved: false,
+      totalViolations: 1,
+      violations: [
+        {
+          rule,
+          severity: "error",
+          location: "GET /orders#exchange/0/response/status",
+          message: "status 500 is not declared",
+        },
+      ],
+      summary: [],
+    },
   } as unknown as VerdictReport;
 }
 
 function descriptor(sarif: Record<string, unknown>) {
-  return (sarif as { runs: Array<{ tool: { driver: { rules: Array<{ id: string; shortDescription: { text: string } }> } } }> }).runs[0]!.tool.driver.rules[0]!;
+  return (
+    sarif as { runs: Array<{ tool: { driver: { rules: Array<{ id: string; shortDescription: { text: string } }> } } }> }
+  ).runs[0]!.tool.driver.rules[0]!;
 }
 
 describe("SARIF rule help from the rule registry", () => {
@@ -34,7 +48,9 @@ describe("SARIF rule help from the rule registry", () => {
     const sarif = renderSarif(report("exchanges", "exchange-status-undocumented"));
     const help = descriptor(sarif);
     expect(help.id).toBe("undocumented-status-code");
-    expect((sarif as { runs: Array<{ results: Array<{ ruleId: string }> }> }).runs[0]!.results[0]!.ruleId).toBe("undocumented-status-code");
+    expect((sarif as { runs: Array<{ results: Array<{ ruleId: string }> }> }).runs[0]!.results[0]!.ruleId).toBe(
+      "undocumented-status-code",
+    );
     expect(help.shortDescription.text).toBe(catalogEntry("traffic", "undocumented-status-code")!.purpose);
   });
 });

@@ -6,13 +6,36 @@ const schemes = { components: { securitySchemes: { Bearer: { type: "http", schem
 
 describe("operation-security", () => {
   it("accepts document-level security and excepted operations", () => {
-    expectConstitutionValid("operation-security", options, openapi({ "/orders": { get: { responses: responses({ "200": null }) } }, "/health": { get: { security: [], responses: responses({ "200": null }) } } }, { security: [{ Bearer: [] }], ...schemes }));
+    expectConstitutionValid(
+      "operation-security",
+      options,
+      openapi(
+        {
+          "/orders": { get: { responses: responses({ "200": null }) } },
+          "/health": { get: { security: [], responses: responses({ "200": null }) } },
+        },
+        { security: [{ Bearer: [] }], ...schemes },
+      ),
+    );
   });
 
   it("reports operations without security or with anonymous access", () => {
-    expectConstitutionViolations("operation-security", options, openapi({ "/orders": { get: { responses: responses({ "200": null }) }, post: { security: [{}, { Bearer: [] }], responses: responses({ "201": null }) } } }, schemes), [
-      { location: "GET /orders#/security", message: "declares no security requirement" },
-      { location: "POST /orders#/security", message: "allows anonymous access" },
-    ]);
+    expectConstitutionViolations(
+      "operation-security",
+      options,
+      openapi(
+        {
+          "/orders": {
+            get: { responses: responses({ "200": null }) },
+            post: { security: [{}, { Bearer: [] }], responses: responses({ "201": null }) },
+          },
+        },
+        schemes,
+      ),
+      [
+        { location: "GET /orders#/security", message: "declares no security requirement" },
+        { location: "POST /orders#/security", message: "allows anonymous access" },
+      ],
+    );
   });
 });

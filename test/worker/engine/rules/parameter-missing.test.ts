@@ -17,15 +17,33 @@ const contract = openapi({
 
 describe("parameter-missing", () => {
   it("accepts parameters declared on the operation instead of the path item, with header names in another case", () => {
-    const snapshot = openapi({ "/orders": { get: { parameters: [{ name: "x-tenant", in: "header", required: true, schema: { type: "string" } }, { name: "status", in: "query", schema: { type: "string" } }, { name: "limit", in: "query", schema: { type: "integer" } }], responses: responses({ "200": null }) } } });
+    const snapshot = openapi({
+      "/orders": {
+        get: {
+          parameters: [
+            { name: "x-tenant", in: "header", required: true, schema: { type: "string" } },
+            { name: "status", in: "query", schema: { type: "string" } },
+            { name: "limit", in: "query", schema: { type: "integer" } },
+          ],
+          responses: responses({ "200": null }),
+        },
+      },
+    });
     expectValid("parameter-missing", contract, snapshot);
   });
 
   it("reports contract parameters the implementation does not accept (Accept headers are ignored as OpenAPI says)", () => {
-    const snapshot = openapi({ "/orders": { get: { parameters: [{ name: "limit", in: "query", schema: { type: "integer" } }], responses: responses({ "200": null }) } } });
+    const snapshot = openapi({
+      "/orders": {
+        get: {
+          parameters: [{ name: "limit", in: "query", schema: { type: "integer" } }],
+          responses: responses({ "200": null }),
+        },
+      },
+    });
     expectViolations("parameter-missing", contract, snapshot, [
-      { location: "GET /orders#/parameters/header/X-Tenant", message: "header parameter \"X-Tenant\"" },
-      { location: "GET /orders#/parameters/query/status", message: "query parameter \"status\"" },
+      { location: "GET /orders#/parameters/header/X-Tenant", message: 'header parameter "X-Tenant"' },
+      { location: "GET /orders#/parameters/query/status", message: 'query parameter "status"' },
     ]);
   });
 });

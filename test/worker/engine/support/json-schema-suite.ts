@@ -28,8 +28,20 @@ export function casesOf(files: Record<string, string>): SuiteCase[] {
   const cases: SuiteCase[] = [];
   for (const [path, text] of Object.entries(files)) {
     const file = path.split("/").slice(-2).join("/");
-    for (const group of JSON.parse(text) as { description: string; schema: unknown; tests: { description: string; data: unknown; valid: boolean }[] }[]) {
-      for (const test of group.tests) cases.push({ file, group: group.description, test: test.description, schema: group.schema, data: test.data, valid: test.valid });
+    for (const group of JSON.parse(text) as {
+      description: string;
+      schema: unknown;
+      tests: { description: string; data: unknown; valid: boolean }[];
+    }[]) {
+      for (const test of group.tests)
+        cases.push({
+          file,
+          group: group.description,
+          test: test.description,
+          schema: group.schema,
+          data: test.data,
+          valid: test.valid,
+        });
     }
   }
   return cases;
@@ -41,11 +53,24 @@ const SCHEMA_POINTER = "#/components/schemas/S";
 const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples", "example"]);
 
 function documentFor(schema: unknown, version: "3.1.0" | "3.0.3"): string {
-  const wrapped = version === "3.1.0" && typeof schema === "object" && schema !== null && !("$id" in schema) ? { $id: BASE_ID, ...schema } : version === "3.0.3" ? rebase(schema) : schema;
+  const wrapped =
+    version === "3.1.0" && typeof schema === "object" && schema !== null && !("$id" in schema)
+      ? { $id: BASE_ID, ...schema }
+      : version === "3.0.3"
+        ? rebase(schema)
+        : schema;
   return JSON.stringify({
     openapi: version,
     info: { title: "JSON-Schema-Test-Suite case", version: "1" },
-    paths: { "/case": { get: { responses: { "200": { description: "case", content: { "application/json": { schema: { $ref: SCHEMA_POINTER } } } } } } } },
+    paths: {
+      "/case": {
+        get: {
+          responses: {
+            "200": { description: "case", content: { "application/json": { schema: { $ref: SCHEMA_POINTER } } } },
+          },
+        },
+      },
+    },
     components: { schemas: { S: wrapped } },
   });
 }
@@ -56,7 +81,10 @@ function rebase(value: unknown, data = false): unknown {
   if (typeof value !== "object" || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
-    const rebased = !data && key === "$ref" && typeof child === "string" && child.startsWith("#") ? `${SCHEMA_POINTER}${child.slice(1)}` : rebase(child, data || DATA_KEYWORDS.has(key));
+    const rebased =
+      !data && key === "$ref" && typeof child === "string" && child.startsWith("#")
+        ? `${SCHEMA_POINTER}${child.slice(1)}`
+        : rebase(child, data || DATA_KEYWORDS.has(key));
     Object.defineProperty(out, key, { value: rebased, enumerable: true, writable: true, configurable: true });
   }
   return out;
@@ -76,11 +104,14 @@ export function notExpressibleIn30(schema: unknown, data = false): string | unde
   }
   if (typeof schema !== "object" || schema === null || data) return undefined;
   const record = schema as Record<string, unknown>;
-  for (const keyword of NOT_IN_OPENAPI_30) if (keyword in record && keyword !== "$schema") return `uses "${keyword}", which OpenAPI 3.0's Schema Object does not have`;
+  for (const keyword of NOT_IN_OPENAPI_30)
+    if (keyword in record && keyword !== "$schema")
+      return `uses "${keyword}", which OpenAPI 3.0's Schema Object does not have`;
   if (Array.isArray(record.type)) return "a type array (OpenAPI 3.0 takes one type)";
   if (record.type === "null") return 'type "null" (OpenAPI 3.0 writes nullable instead)';
   if (Array.isArray(record.items)) return "items as an array (tuples are not in OpenAPI 3.0)";
-  if (typeof record.$ref === "string" && !record.$ref.startsWith("#")) return "refers to another document (refused at upload by design)";
+  if (typeof record.$ref === "string" && !record.$ref.startsWith("#"))
+    return "refers to another document (refused at upload by design)";
   for (const [key, child] of Object.entries(record)) {
     if (key === "properties" || key === "definitions") {
       for (const member of Object.values((child ?? {}) as Record<string, unknown>)) {
@@ -100,10 +131,26 @@ export function runCase(testCase: SuiteCase, version: "3.1.0" | "3.0.3", key: st
   if (!parsed.ok) {
     const message = parsed.problems.map((problem) => problem.message).join("; ");
     // References to other documents are refused at upload by design.
-    if (/external \$ref/.test(message)) return { kind: "excluded", reason: "refers to another document (refused at upload by design)" };
+    if (/external \$ref/.test(message))
+      return { kind: "excluded", reason: "refers to another document (refused at upload by design)" };
     return { kind: "disagree", detail: `contract refused: ${message}` };
   }
-  const verdict = createPayloadValidator().validate(parsed.document, key, { method: "GET", path: "/case", status: 200, contentType: "application/json", payload: testCase.data });
-  if (verdict.violations.length > 0) return { kind: "disagree", detail: `not validated: ${verdict.violations.map((violation) => violation.message).join("; ")}` };
-  return verdict.approved === testCase.valid ? { kind: "agree" } : { kind: "disagree", detail: `expected ${testCase.valid ? "valid" : "invalid"}, got ${verdict.approved ? "valid" : JSON.stringify(verdict.errors.slice(0, 2))}` };
+  const verdict = createPayloadValidator().validate(parsed.document, key, {
+    method: "GET",
+    path: "/case",
+    status: 200,
+    contentType: "application/json",
+    payload: testCase.data,
+  });
+  if (verdict.violations.length > 0)
+    return {
+      kind: "disagree",
+      detail: `not validated: ${verdict.violations.map((violation) => violation.message).join("; ")}`,
+    };
+  return verdict.approved === testCase.valid
+    ? { kind: "agree" }
+    : {
+        kind: "disagree",
+        detail: `expected ${testCase.valid ? "valid" : "invalid"}, got ${verdict.approved ? "valid" : JSON.stringify(verdict.errors.slice(0, 2))}`,
+      };
 }
