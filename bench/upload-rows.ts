@@ -14,7 +14,7 @@ import { checkConformance } from "../src/engine/engine";
 import { findUnknownFields } from "../src/engine/fixed-fields";
 import { indexDocument } from "../src/engine/normalize-document";
 import { encodeVerdict } from "../src/engine/encode-verdict";
-import { sha256Hex } from "../src/contracts/store/hash";
+import { sha256Digest } from "../src/lib/sha256";
 import { parseDocumentBytes } from "../src/engine/parse-upload";
 import { decodeUtf8Strict, utf8JsonAsAscii } from "../src/lib/utf8";
 import { CHUNK_BYTES } from "../src/contracts/store/schema";
@@ -117,7 +117,7 @@ export async function snapshotUpload(
 ): Promise<number> {
   const parsed = parseDocumentBytes(bytes);
   if (!parsed.ok) throw new Error(`the snapshot was refused: ${parsed.problems[0]?.message}`);
-  const hash = await sha256Hex(bytes);
+  const hash = await sha256Digest(bytes);
   const verdict = checkConformance(readContract(), parsed.document, config);
   return hash.length + encodeVerdict(verdict).json.byteLength;
 }
@@ -248,7 +248,7 @@ export async function measureUpload(
   const hash = await timer.measure(
     snapshotText,
     () => undefined,
-    () => sha256Hex(snapshotBytes),
+    () => sha256Digest(snapshotBytes),
     5,
   );
   const pieces = await timer.measure(

@@ -30,6 +30,7 @@ import { handleConsole } from "./web/console/routes";
 import { landingPage } from "./web/landing";
 import { logError } from "./lib/log";
 import { forbidden, foreignOriginOrHost } from "./web/origin-guard";
+import { ARBITER_VERSION } from "./version";
 
 export { ArbiterMcpAgent } from "./mcp/agent";
 export { ListenHub } from "./mcp/v2/listen-hub";
@@ -48,7 +49,7 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
   if (path === "/health") {
     getPolicy();
     return Response.json(
-      { status: "ok", service: "arbiter", version: "0.1.0" },
+      { status: "ok", service: "arbiter", version: ARBITER_VERSION },
       { headers: { "Cache-Control": "no-store" } },
     );
   }

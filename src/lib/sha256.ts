@@ -8,3 +8,8 @@ export async function sha256Hex(data: Uint8Array | string): Promise<string> {
   for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
   return hex;
 }
+
+/** A content address as stored and shown: `sha256:<64 hex digits>` (sha256Hex is the bare hex). */
+export async function sha256Digest(bytes: Uint8Array): Promise<string> {
+  return `sha256:${await sha256Hex(bytes)}`;
+}

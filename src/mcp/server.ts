@@ -51,13 +51,14 @@ import {
 import { runToolCall, type PipelineDeps } from "./pipeline";
 import { getPolicy } from "../policy/load";
 import { toolsListableFor } from "./tool-visibility";
+import { ARBITER_VERSION } from "../version";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export const SERVER_INFO = {
   name: "arbiter",
   title: "Arbiter",
-  version: "0.1.0",
+  version: ARBITER_VERSION,
 } as const;
 
 export const SERVER_INSTRUCTIONS = [

@@ -5,7 +5,7 @@
 import type { OAuthResourceTokenValidation } from "@cloudflare/workers-oauth-provider";
 import { CI_KEY_CLIENT_PREFIX, parseCiKey } from "./cikeys";
 import { contractStore } from "../contracts/store/client";
-import { sha256Hex } from "../contracts/store/hash";
+import { sha256Digest } from "../lib/sha256";
 import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
 import type { GrantProps } from "./grant-props";
@@ -31,7 +31,7 @@ export async function validateCiKey(
   if (!parsed || !(parsed.organizationId in getPolicy().organizations)) return null;
   const stored = await contractStore(env, parsed.organizationId).keyForValidation(parsed.id);
   if (!stored) return null;
-  if (!sameHash(stored.secretHash, await sha256Hex(new TextEncoder().encode(token)))) return null;
+  if (!sameHash(stored.secretHash, await sha256Digest(new TextEncoder().encode(token)))) return null;
   const { key } = stored;
   if (key.revokedAt) return null;
   const expiresAt = key.expiresAt ? Date.parse(key.expiresAt) : undefined;

@@ -7,7 +7,7 @@
  * src/oauth/ci-key-validation.ts.
  */
 import { base64url } from "jose";
-import { sha256Hex } from "../contracts/store/hash";
+import { sha256Digest } from "../lib/sha256";
 
 export const CI_KEY_PREFIX = "arb_ci_";
 
@@ -37,5 +37,5 @@ export function parseCiKey(token: string): ParsedCiKey | null {
 export async function generateCiKey(organizationId: string): Promise<{ id: string; key: string; secretHash: string }> {
   const id = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
   const key = `${CI_KEY_PREFIX}${organizationId}_${id}_${base64url.encode(crypto.getRandomValues(new Uint8Array(32)))}`;
-  return { id, key, secretHash: await sha256Hex(new TextEncoder().encode(key)) };
+  return { id, key, secretHash: await sha256Digest(new TextEncoder().encode(key)) };
 }

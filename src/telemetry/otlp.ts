@@ -5,11 +5,12 @@
 import type { Attributes } from "../lib/telemetry/attributes";
 import { HISTOGRAM_BOUNDS, METRIC_UNITS, type MetricsDelta } from "../lib/telemetry/metrics";
 import { SPAN_KIND, type FinishedSpan } from "../lib/telemetry/span";
+import { ARBITER_VERSION } from "../version";
 
 type AnyValue = { stringValue: string } | { boolValue: boolean } | { intValue: string } | { doubleValue: number };
 type KeyValue = { key: string; value: AnyValue };
 
-const SCOPE = { name: "arbiter", version: "0.1.0" };
+const SCOPE = { name: "arbiter", version: ARBITER_VERSION };
 /** AGGREGATION_TEMPORALITY_DELTA: each export carries what happened since the previous one. */
 const DELTA = 1;
 const STATUS_OK = 1;

@@ -287,6 +287,13 @@ describe("layers", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("names each SHA-256 form once: bare hex (sha256Hex) and the stored content address (sha256Digest), both in src/lib/sha256.ts", () => {
+    const definers = sourceFiles(join(root, "src")).filter((file) =>
+      /export (async )?function sha256\w*\(/.test(readFileSync(join(root, file), "utf8")),
+    );
+    expect(definers).toEqual(["src/lib/sha256.ts"]);
+  });
+
   it("keeps src/lib/ a leaf that imports nothing else of src/", () => {
     const crossings = sourceFiles(join(root, "src", "lib")).flatMap((file) =>
       localImportsOf(file)

@@ -4,10 +4,9 @@
 import { describe, expect, it } from "vitest";
 import { newFlow, openFlow, sealFlow } from "../../src/auth/oidc-state";
 import { openSession, sealSession } from "../../src/auth/session";
-import { sha256Hex as contentHash } from "../../src/contracts/store/hash";
 import { readCookie } from "../../src/lib/cookies";
 import { openSealed, sealValue } from "../../src/lib/sealed";
-import { sha256Hex } from "../../src/lib/sha256";
+import { sha256Digest as contentHash, sha256Hex } from "../../src/lib/sha256";
 import { decodePrincipal, encodePrincipal } from "../../src/mcp/principal-header";
 
 const NOW = Date.UTC(2026, 11, 1, 9, 0, 0);

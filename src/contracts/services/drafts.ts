@@ -8,7 +8,7 @@ import type { Env } from "../../env";
 import { getConformanceConfig } from "../../engine/config";
 import { checkConformance, compareContractVersions } from "../../engine/engine";
 import { contractStore } from "../store/client";
-import { sha256Hex } from "../store/hash";
+import { sha256Digest } from "../../lib/sha256";
 import type { ContractRecord } from "../store/records";
 import { loadStoredDocument } from "./uploads";
 import { parseDocumentBytes } from "../../engine/parse-upload";
@@ -116,7 +116,7 @@ export async function checkDraft(
   bytes: Uint8Array,
   version?: number,
 ): Promise<DraftVerdict | SpecCheckFailure> {
-  const digest = await sha256Hex(bytes);
+  const digest = await sha256Digest(bytes);
   const parsed = parseDocumentBytes(bytes);
   if (!parsed.ok) return invalidDocument(parsed.problems, "draft");
   const contract = await contractVersion(env, organizationId, project, version);
@@ -156,7 +156,7 @@ export async function compareContracts(
     next = document;
     toRecord = record;
   } else {
-    digest = await sha256Hex(to.bytes);
+    digest = await sha256Digest(to.bytes);
     const parsed = parseDocumentBytes(to.bytes);
     if (!parsed.ok) return invalidDocument(parsed.problems, "edited contract");
     next = parsed.document;

@@ -15,7 +15,7 @@ import { parseExchanges } from "../../engine/exchanges/parse";
 import { createExchangeValidator } from "../../engine/exchanges/validate";
 import { encodeVerdict } from "../../engine/encode-verdict";
 import { contractStore } from "../store/client";
-import { sha256Hex } from "../store/hash";
+import { sha256Digest } from "../../lib/sha256";
 import type { ContractRecord, ExchangeRunRecord, StoreFailure } from "../store/records";
 import type { Verdict } from "../../engine/types";
 import { WorkBudgetExhausted } from "../../engine/work-budget";
@@ -128,7 +128,7 @@ export async function recordExchanges(
       contractVersion: contract.version,
       format: parsed.format,
       exchangeCount: parsed.exchanges.length,
-      uploadDigest: await sha256Hex(bytes),
+      uploadDigest: await sha256Digest(bytes),
       commit: meta.commit,
       branch: meta.branch,
       runUrl: meta.runUrl,

@@ -18,7 +18,7 @@ import { parseDocumentBytes } from "../../engine/parse-upload";
 import { unsafePatternProblems } from "../../engine/pattern-check";
 import { contractStore, prepareContent, readContent, readPieces, type ContractStoreStub } from "../store/client";
 import type { DocumentSource } from "../store/form-table";
-import { sha256Hex } from "../store/hash";
+import { sha256Digest } from "../../lib/sha256";
 import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from "../store/records";
 import type { UploadContext } from "../store/rpc";
 import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../store/verdict-form";
@@ -137,9 +137,9 @@ export async function uploadContract(
   const config = getConformanceConfig();
   const verdict = checkConstitution(parsed.document, config);
   const store = contractStore(env, who.organizationId);
-  const contentHash = await sha256Hex(bytes);
+  const contentHash = await sha256Digest(bytes);
   const prepareForm = async (formBytes: Uint8Array | null) =>
-    formBytes ? prepareContent(store, formBytes, await sha256Hex(formBytes)) : null;
+    formBytes ? prepareContent(store, formBytes, await sha256Digest(formBytes)) : null;
   const [content, form, comparisonForm] = await Promise.all([
     prepareContent(store, bytes, contentHash),
     prepareForm(encodeVerdictForm(parsed.document, parsed.facts.format)),
@@ -258,7 +258,7 @@ export async function uploadSnapshot(
       : { ok: false, code: "unknown_project", message: `There is no project "${project}".` };
   }
   const size = bytesHolder.bytes.byteLength;
-  const hash = await sha256Hex(bytesHolder.bytes);
+  const hash = await sha256Digest(bytesHolder.bytes);
   // The snapshot's pieces go out while the contract's come in: both are waits on the store.
   const [content, contractBytes] = await Promise.all([
     prepareContent(store, bytesHolder.bytes, hash),

@@ -8,7 +8,7 @@ import type { Env } from "../../env";
 import type { Verdict } from "../../engine/types";
 import type { ContractStoreRpc } from "./rpc";
 import { tracedStub } from "../../telemetry/stub";
-import { sha256Hex } from "./hash";
+import { sha256Digest } from "../../lib/sha256";
 import type { BlobInfo, ContentPieces } from "./blob-table";
 import { CHUNK_BYTES, PIECES_PER_CALL, PIECES_PER_WRITE } from "./schema";
 
@@ -86,7 +86,7 @@ export async function prepareContent(
 /** Stores `bytes` content-addressed (sha-256). Idempotent; the same bytes are stored once per organization. */
 export async function storeContent(env: Env, organizationId: string, bytes: Uint8Array): Promise<StoredContent> {
   const store = contractStore(env, organizationId);
-  const hash = await sha256Hex(bytes);
+  const hash = await sha256Digest(bytes);
   const chunkCount = chunkCountOf(bytes.byteLength);
   if (await store.blobInfo(hash)) return { hash, size: bytes.byteLength, chunkCount, reused: true };
   await sendPieces(store, hash, bytes);

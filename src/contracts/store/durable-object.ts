@@ -66,7 +66,7 @@ import type {
 import { CHUNK_BYTES, PIECES_PER_CALL, PIECES_PER_WRITE, SCHEMA_STATEMENTS } from "./schema";
 import { addSubscriber, listSubscribers, removeSubscriber } from "./subscriber-table";
 import { getDefaultProject, setDefaultProject } from "./default-project-table";
-import { sha256Hex } from "./hash";
+import { sha256Digest } from "../../lib/sha256";
 import type { ContractStoreRpc, UploadContext, VerdictBody } from "./rpc";
 
 export class ContractStore extends DurableObject<Env> implements ContractStoreRpc {
@@ -82,7 +82,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   }
 
   private async storeVerdictBody(body: VerdictBody): Promise<VerdictInput> {
-    const verdictHash = await sha256Hex(body.json);
+    const verdictHash = await sha256Digest(body.json);
     return { approved: body.approved, totalViolations: body.totalViolations, errorCount: body.errorCount, verdictHash };
   }
 

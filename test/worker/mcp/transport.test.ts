@@ -4,6 +4,7 @@ import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fetchAs, mcpPrincipal, type Caller } from "../harness";
 import { BASE, MCP_URL, initializeSession, mcpPost, obtainTokens, readRpc, rpc } from "../helpers";
+import packageJson from "../../../package.json";
 
 // The front door (initialize, DNS-rebinding protection) with a real OAuth token; sessions and bad input at the
 // handler with a verified principal of the same grant (harness.ts).
@@ -34,7 +35,7 @@ describe("initialize", () => {
     expect(res.headers.get("mcp-session-id")).toBeTruthy();
     const [reply] = await readRpc(res);
     expect(reply!.result.protocolVersion).toBe("2025-11-25");
-    expect(reply!.result.serverInfo).toMatchObject({ name: "arbiter", title: "Arbiter", version: "0.1.0" });
+    expect(reply!.result.serverInfo).toMatchObject({ name: "arbiter", title: "Arbiter", version: packageJson.version });
     expect(reply!.result.instructions).toMatch(/order data/);
     expect(reply!.result.instructions).toMatch(/check_api_conformance/);
     expect(reply!.result.capabilities).toMatchObject({ tools: {}, resources: { subscribe: true } });

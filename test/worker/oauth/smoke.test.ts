@@ -1,12 +1,14 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import packageJson from "../../../package.json";
 import { BASE, initializeSession, mcpPost, obtainTokens, rpc } from "../helpers";
 
 describe("smoke", () => {
   it("serves health", async () => {
     const res = await SELF.fetch(`${BASE}/health`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ status: "ok" });
+    // The package's version, not a number written twice (it was "0.1.0" by hand here and in the server info).
+    expect(await res.json()).toMatchObject({ status: "ok", version: packageJson.version });
   });
 
   it("challenges /mcp without a token", async () => {
