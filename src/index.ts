@@ -12,7 +12,7 @@ import { handleAuthorize } from "./auth/authorize";
 import { handleSignInRoutes } from "./auth/routes";
 import { SessionSecretMissing } from "./auth/session";
 import { mcpResourceHandler } from "./mcp/http";
-import { getCatalog } from "./mcp/registry";
+import { getCatalog } from "./mcp/deployment-catalog";
 import {
   OPENID_CONFIGURATION,
   openIdConfiguration,

@@ -13,7 +13,7 @@ import { governed, type GovernedOperation } from "../core/governed";
 import type { Principal } from "../core/principal";
 import type { Env } from "../env";
 import { getGraphqlCatalog } from "../graphql/bundled";
-import { enabledOperations, type GraphqlOperation } from "../graphql/catalog";
+import { enabledOperations, type GraphqlOperation } from "../graphql/operation-allowlist";
 import { isPortuguese, understand } from "../graphql/chat-intent";
 import { summariseOrder, summariseSearch } from "../graphql/chat-summary";
 import { GatewayFailure } from "../graphql/errors";

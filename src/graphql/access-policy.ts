@@ -7,7 +7,7 @@ import type { AuditRecord } from "../audit/record";
 import type { Env } from "../env";
 import type { Principal } from "../core/principal";
 import { getRateLimitPolicy, quotaFor } from "../ratelimit/policy";
-import { GRAPHQL_POLICY_FILES, type GraphqlCatalog } from "./catalog";
+import { GRAPHQL_POLICY_FILES, type GraphqlCatalog } from "./operation-allowlist";
 import { formatSeconds } from "./gateway";
 import { maskingLevel } from "./masking";
 import { resolveUpstream } from "./upstream";

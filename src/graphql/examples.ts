@@ -4,7 +4,7 @@
  * reading principal. Mutations are not run.
  */
 import { GatewayFailure } from "./errors";
-import { enabledOperations, type GraphqlCatalog } from "./catalog";
+import { enabledOperations, type GraphqlCatalog } from "./operation-allowlist";
 import { runGovernedOperation, type GovernedCall } from "./run-operation";
 
 export async function ordersExamplesDocument(catalog: GraphqlCatalog, call: GovernedCall) {

@@ -9,7 +9,7 @@
 import { GatewayFailure } from "./errors";
 import { currentSpan, withSpan } from "../lib/telemetry/span";
 import { logWarn } from "../lib/log";
-import type { GraphqlOperation } from "./catalog";
+import type { GraphqlOperation } from "./operation-allowlist";
 import type { ResolvedUpstream } from "./upstream";
 import { describeUpstreamErrors, splitUpstreamErrors, type UpstreamError } from "./upstream-errors";
 

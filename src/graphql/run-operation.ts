@@ -7,7 +7,7 @@ import { GatewayFailure } from "./errors";
 import type { Caller, WorkerEnv } from "./types";
 import { describeZodIssuesForUpstream } from "./output-check";
 import { cacheApiResponseCache, responseCacheKey, type ResponseCache } from "./cache";
-import type { GraphqlCatalog, GraphqlOperation } from "./catalog";
+import type { GraphqlCatalog, GraphqlOperation } from "./operation-allowlist";
 import { executeOnUpstream } from "./gateway";
 import type { Fetcher } from "./types";
 import { applyDataPolicy, maskingLevel } from "./masking";

@@ -7,7 +7,7 @@
 import { GatewayFailure } from "./errors";
 import type { WorkerEnv as Env } from "./types";
 import { logWarn } from "../lib/log";
-import type { GraphqlCatalog } from "./catalog";
+import type { GraphqlCatalog } from "./operation-allowlist";
 import { demoUpstreamFor } from "./demo-upstream";
 import type { Fetcher } from "./types";
 

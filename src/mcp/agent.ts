@@ -17,7 +17,7 @@ import { auditDrainDelayOf } from "../audit/drain-delay";
 import { auditLogLinesOf } from "../audit/log-lines";
 import { auditStoresIn } from "../audit/sink";
 import { sessionPipelineDeps } from "./deps";
-import { getCatalog } from "./registry";
+import { getCatalog } from "./deployment-catalog";
 import { decodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
 import { announceChange, createArbiterServer, type Extra } from "./server";
 import { sameOwner } from "./session-owner";

@@ -8,7 +8,7 @@ import { LeasedRateLimiter } from "../ratelimit/leases";
 import { coordinatorsIn, rateLimiterFor } from "../ratelimit/limiter";
 import { telemetryFor } from "../telemetry";
 import type { PipelineDeps } from "./pipeline";
-import { getCatalog } from "./registry";
+import { getCatalog } from "./deployment-catalog";
 
 /**
  * Where the pipeline runs, which decides how a call's audit record is made safe before its answer:

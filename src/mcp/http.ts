@@ -26,7 +26,7 @@ import { ArbiterMcpAgent, type SessionProps } from "./agent";
 import { pipelineDepsFor } from "./deps";
 import { checkMessageBounds, MAX_MCP_BODY_BYTES } from "./message-bounds";
 import { encodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
-import { getCatalog } from "./registry";
+import { getCatalog } from "./deployment-catalog";
 import { ownerGuardedNamespace, ownerOf } from "./session-owner";
 import { scopeRefusals, type ScopeRefusal } from "./step-up";
 import { auditUnknownToolCalls, unknownToolCalls } from "./unknown-tools";

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { enabledOperations, loadGraphqlCatalog } from "../../src/graphql/catalog";
+import { enabledOperations, loadGraphqlCatalog } from "../../src/graphql/operation-allowlist";
 import { runGovernedOperation } from "../../src/graphql/run-operation";
 import { readPolicyFolder } from "./graphql-support";
 

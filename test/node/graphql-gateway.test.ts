@@ -4,7 +4,7 @@
  * GraphQL errors (partial data) and oversize answers become safe results. Policy is read from disk.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadGraphqlCatalog, type GraphqlCatalog } from "../../src/graphql/catalog";
+import { loadGraphqlCatalog, type GraphqlCatalog } from "../../src/graphql/operation-allowlist";
 import { runGovernedOperation } from "../../src/graphql/run-operation";
 import { GatewayFailure } from "../../src/graphql/errors";
 import type { Caller, WorkerEnv } from "../../src/graphql/types";

@@ -9,7 +9,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { loadGraphqlCatalog } from "../../src/graphql/catalog";
+import { loadGraphqlCatalog } from "../../src/graphql/operation-allowlist";
 import { GatewayFailure } from "../../src/graphql/errors";
 import { runGovernedOperation } from "../../src/graphql/run-operation";
 import type { WorkerEnv } from "../../src/graphql/types";

@@ -151,3 +151,16 @@ describe("folder names", () => {
     expect(named).toEqual([]);
   });
 });
+
+describe("file names", () => {
+  it("keeps one catalog (the MCP tools, resources and prompts) and one registry (the engine's rules) under src/", () => {
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const path = join(dir, name);
+        return statSync(path).isDirectory() ? files(path) : [relative(root, path).split("\\").join("/")];
+      });
+    const all = files(join(root, "src"));
+    expect(all.filter((file) => /(^|\/)catalog\.ts$/.test(file))).toEqual(["src/mcp/catalog.ts"]);
+    expect(all.filter((file) => /registry\.ts$/.test(file))).toEqual(["src/engine/rules/rule-registry.ts"]);
+  });
+});

@@ -1,11 +1,11 @@
-// The README's rule table is the one rule registry (src/engine/rules/catalog.ts) as a reader sees it: every
+// The README's rule table is the one rule registry (src/engine/rules/rule-registry.ts) as a reader sees it: every
 // verdict rule, traffic finding and payload finding once per family, with its default severity and purpose exactly
 // as the registry declares them. A rule added, renamed or re-graded without its row (or a row left behind) fails
 // here, with the rows that differ; so do ids that break the naming scheme and aliases that name nothing.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { canonicalRuleId, RULE_CATALOG } from "../../src/engine/rules/catalog";
+import { canonicalRuleId, RULE_CATALOG } from "../../src/engine/rules/rule-registry";
 import { allRules } from "../../src/engine/rules/index";
 
 const root = join(import.meta.dirname, "..", "..");

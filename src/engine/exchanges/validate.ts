@@ -17,11 +17,11 @@ import { pathParameterValues, typedValue } from "./parameters";
 import { SchemaValidators } from "./schemas";
 import { trafficMediaType, trafficMessage, trafficPointer } from "./traffic-text";
 import { UPLOAD_SECONDS, UPLOAD_WORK_UNITS, WorkBudget, WorkBudgetExhausted } from "../work-budget";
-import { TRAFFIC_RULES } from "../rules/catalog";
+import { TRAFFIC_RULES } from "../rules/rule-registry";
 
 const TRAFFIC_RULE_IDS = TRAFFIC_RULES.map((rule) => rule.id);
 const severities = new Map(TRAFFIC_RULES.map((rule) => [rule.id, rule.severity]));
-/** A traffic finding's severity, from the rule registry (src/engine/rules/catalog.ts). */
+/** A traffic finding's severity, from the rule registry (src/engine/rules/rule-registry.ts). */
 const exchangeRuleSeverity = (id: string): Severity => severities.get(id) ?? "error";
 
 /** Header parameters OpenAPI says to ignore: the HTTP layer and the security schemes own them. */

@@ -5,7 +5,7 @@
  * scanning refuses results without a file. https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html
  */
 import { sarifText } from "../../lib/escape/sarif";
-import { catalogEntry, canonicalRuleId } from "../rules/catalog";
+import { catalogEntry, canonicalRuleId } from "../rules/rule-registry";
 import { rulesById } from "../rules";
 import type { ViolationLocator } from "../source-positions";
 import type { Severity, Violation } from "../types";

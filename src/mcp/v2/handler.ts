@@ -19,7 +19,7 @@ import {
 import type { Principal } from "../../core/principal";
 import { pipelineDepsFor } from "../deps";
 import { encodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
-import { getCatalog } from "../registry";
+import { getCatalog } from "../deployment-catalog";
 import { jsonOnlySchema } from "./json-schema";
 import { createStatelessServer, registerGovernedTool, type StatelessRuntime } from "./server";
 

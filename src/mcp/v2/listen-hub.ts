@@ -20,7 +20,7 @@ import type { ResourceChange } from "../resource-change";
 import type { ListenHubRpc } from "../session-rpc";
 import { pipelineDepsFor } from "../deps";
 import { decodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
-import { getCatalog } from "../registry";
+import { getCatalog } from "../deployment-catalog";
 import { authInfoOf, STATELESS_HANDLER_OPTIONS } from "./handler";
 import { checkListenUris, listenOperation } from "./listen-filter";
 import { createStatelessServer } from "./server";

@@ -1,7 +1,7 @@
 /** The ask_orders prompt: a question answered with the order tools only, never other sources or personal data. */
 import { z } from "zod";
 import { getGraphqlCatalog } from "../../graphql/bundled";
-import { enabledOperations, type GraphqlCatalog } from "../../graphql/catalog";
+import { enabledOperations, type GraphqlCatalog } from "../../graphql/operation-allowlist";
 import type { CapabilityContext, Registrar } from "../../mcp/context";
 
 const questionField = z

@@ -4,7 +4,7 @@
  */
 import { accessPolicyDocument } from "../../graphql/access-policy";
 import { getGraphqlCatalog } from "../../graphql/bundled";
-import type { GraphqlCatalog } from "../../graphql/catalog";
+import type { GraphqlCatalog } from "../../graphql/operation-allowlist";
 import { ordersExamplesDocument } from "../../graphql/examples";
 import type { CapabilityContext, Registrar } from "../../mcp/context";
 

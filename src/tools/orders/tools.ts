@@ -6,7 +6,7 @@
 import { ToolFailure, type CapabilityContext, type Registrar } from "../../mcp/context";
 import { GatewayFailure } from "../../graphql/errors";
 import { getGraphqlCatalog } from "../../graphql/bundled";
-import { enabledOperations, type GraphqlCatalog } from "../../graphql/catalog";
+import { enabledOperations, type GraphqlCatalog } from "../../graphql/operation-allowlist";
 import { runGovernedOperation, type GovernedOptions } from "../../graphql/run-operation";
 
 /** A registrar for the tools of `catalog`; `options` lets tests inject a fetcher or a cache. */

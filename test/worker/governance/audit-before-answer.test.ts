@@ -12,7 +12,7 @@ import { auditStoresIn, StoringAuditSink, type AuditAppender } from "../../../sr
 import type { CallContext } from "../../../src/mcp/context";
 import type { Principal } from "../../../src/core/principal";
 import { runToolCall } from "../../../src/mcp/pipeline";
-import { getCatalog } from "../../../src/mcp/registry";
+import { getCatalog } from "../../../src/mcp/deployment-catalog";
 import { unlimited } from "../../../src/ratelimit/hook";
 import { initializeSession, MCP_URL, obtainTokens, rpc } from "../helpers";
 

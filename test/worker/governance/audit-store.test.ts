@@ -16,7 +16,7 @@ import { auditSinkFor, auditStoresIn, StoringAuditSink } from "../../../src/audi
 import { MIN_CLEANUP_SPACING_MS } from "../../../src/audit/store";
 import type { Principal } from "../../../src/core/principal";
 import { runToolCall } from "../../../src/mcp/pipeline";
-import { getCatalog } from "../../../src/mcp/registry";
+import { getCatalog } from "../../../src/mcp/deployment-catalog";
 import { unlimited } from "../../../src/ratelimit/hook";
 import { rateLimiterFor } from "../../../src/ratelimit/limiter";
 import { getRateLimitPolicy, rateLimitFileSchema } from "../../../src/ratelimit/policy";

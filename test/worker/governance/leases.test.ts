@@ -12,7 +12,7 @@ import { counterKey } from "../../../src/ratelimit/keys";
 import { LeasedRateLimiter } from "../../../src/ratelimit/leases";
 import { coordinatorsIn } from "../../../src/ratelimit/limiter";
 import { getRateLimitPolicy } from "../../../src/ratelimit/policy";
-import { getCatalog } from "../../../src/mcp/registry";
+import { getCatalog } from "../../../src/mcp/deployment-catalog";
 
 const client = () => `client-${crypto.randomUUID()}`;
 

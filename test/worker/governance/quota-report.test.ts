@@ -10,7 +10,7 @@ import type { CallContext } from "../../../src/mcp/context";
 import type { Principal } from "../../../src/core/principal";
 import { pipelineDepsFor } from "../../../src/mcp/deps";
 import { runToolCall } from "../../../src/mcp/pipeline";
-import { getCatalog } from "../../../src/mcp/registry";
+import { getCatalog } from "../../../src/mcp/deployment-catalog";
 import { CoordinatedRateLimiter } from "../../../src/ratelimit/limiter";
 
 afterEach(() => {

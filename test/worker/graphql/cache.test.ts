@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { getGraphqlCatalog } from "../../../src/graphql/bundled";
 import { cacheApiResponseCache, responseCacheKey } from "../../../src/graphql/cache";
-import { loadGraphqlCatalog } from "../../../src/graphql/catalog";
+import { loadGraphqlCatalog } from "../../../src/graphql/operation-allowlist";
 import { buildCatalog } from "../../../src/mcp/catalog";
 import { runToolCall } from "../../../src/mcp/pipeline";
 import { getPolicy } from "../../../src/policy/load";

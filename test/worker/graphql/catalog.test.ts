@@ -7,7 +7,7 @@ import { parse, validate } from "graphql";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { getGraphqlCatalog } from "../../../src/graphql/bundled";
-import { enabledOperations, loadGraphqlCatalog } from "../../../src/graphql/catalog";
+import { enabledOperations, loadGraphqlCatalog } from "../../../src/graphql/operation-allowlist";
 import { GraphqlPolicyError } from "../../../src/graphql/errors";
 import { bundledPolicyFiles } from "../../../src/policy/files";
 import { FIND_ORDERS_OPERATION, FIND_ORDERS_POLICY, OPS, policyFilesWith } from "./fixtures";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { getGraphqlCatalog } from "../../../src/graphql/bundled";
-import { loadGraphqlCatalog, type GraphqlCatalog } from "../../../src/graphql/catalog";
+import { loadGraphqlCatalog, type GraphqlCatalog } from "../../../src/graphql/operation-allowlist";
 import type { GovernedOptions } from "../../../src/graphql/run-operation";
 import { buildCatalog } from "../../../src/mcp/catalog";
 import { runToolCall } from "../../../src/mcp/pipeline";

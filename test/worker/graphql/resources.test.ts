@@ -2,7 +2,7 @@
 import { buildASTSchema, parse, validate } from "graphql";
 import { describe, expect, it } from "vitest";
 import { getGraphqlCatalog } from "../../../src/graphql/bundled";
-import { enabledOperations } from "../../../src/graphql/catalog";
+import { enabledOperations } from "../../../src/graphql/operation-allowlist";
 import { getRateLimitPolicy, quotaFor } from "../../../src/ratelimit/policy";
 import { mcpPrincipal, type Caller } from "../harness";
 import { initializeSession, rpc } from "../helpers";

@@ -14,7 +14,7 @@ import {
 import { unknownToolCalls } from "../../../src/mcp/unknown-tools";
 import { LeasedRateLimiter } from "../../../src/ratelimit/leases";
 import type { Env } from "../../../src/env";
-import { getCatalog } from "../../../src/mcp/registry";
+import { getCatalog } from "../../../src/mcp/deployment-catalog";
 import { createArbiterServer } from "../../../src/mcp/server";
 import { serveStateless } from "../../../src/mcp/v2/handler";
 import { CoordinatedRateLimiter } from "../../../src/ratelimit/limiter";

@@ -10,7 +10,7 @@ import type { AuditRecord, AuditSink } from "../../../src/audit/record";
 import { buildCatalog, CatalogError, type Catalog } from "../../../src/mcp/catalog";
 import { ToolFailure, type Registrar, type SessionState } from "../../../src/mcp/context";
 import type { Principal } from "../../../src/core/principal";
-import { getCatalog } from "../../../src/mcp/registry";
+import { getCatalog } from "../../../src/mcp/deployment-catalog";
 import { createArbiterServer } from "../../../src/mcp/server";
 import { getPolicy } from "../../../src/policy/load";
 import type { RateLimiter } from "../../../src/ratelimit/hook";

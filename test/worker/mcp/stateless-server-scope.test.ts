@@ -5,7 +5,7 @@ import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Principal } from "../../../src/core/principal";
-import { getCatalog } from "../../../src/mcp/registry";
+import { getCatalog } from "../../../src/mcp/deployment-catalog";
 import { onlyToolCalled } from "../../../src/mcp/v2/handler";
 import { createStatelessServer, type StatelessRuntime } from "../../../src/mcp/v2/server";
 import type { Env } from "../../../src/env";

@@ -1,7 +1,7 @@
 // tools/list leaves out tools whose scopes the caller's role can never grant (policies/organizations.json);
 // `listToolsBeyondRole: true` keeps listing them. Tools the role could grant but the token lacks stay listed.
 import { describe, expect, it } from "vitest";
-import { getCatalog } from "../../../src/mcp/registry";
+import { getCatalog } from "../../../src/mcp/deployment-catalog";
 import { toolsListableFor } from "../../../src/mcp/tool-visibility";
 import { bundledPolicyFiles } from "../../../src/policy/files";
 import { getPolicy, loadPolicy } from "../../../src/policy/load";

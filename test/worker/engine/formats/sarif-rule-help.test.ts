@@ -1,12 +1,12 @@
 /**
- * SARIF rule help comes from the one rule registry (src/engine/rules/catalog.ts): a recorded-traffic finding is
+ * SARIF rule help comes from the one rule registry (src/engine/rules/rule-registry.ts): a recorded-traffic finding is
  * described by its traffic entry even where a verdict rule shares its id, and a verdict stored with an earlier id
  * (an alias) still gets its rule's help.
  */
 import { describe, expect, it } from "vitest";
 import { renderSarif } from "../../../../src/engine/formats/sarif";
 import type { VerdictReport } from "../../../../src/engine/formats/report";
-import { catalogEntry } from "../../../../src/engine/rules/catalog";
+import { catalogEntry } from "../../../../src/engine/rules/rule-registry";
 
 function report(subject: VerdictReport["subject"], rule: string): VerdictReport {
   return {
