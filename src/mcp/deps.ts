@@ -14,7 +14,7 @@ import { getCatalog } from "./deployment-catalog";
  * Where the pipeline runs, which decides how a call's audit record is made safe before its answer:
  *  - the 2025-11-25 session Durable Object (sessionPipelineDeps): the record goes into the object's own outbox
  *    before the answer (a local write the output gate holds the answer for) and is drained to the audit store by an
- *    alarm after it (audit/outbox.ts). An alarm, not work left pending: commit d237eba saw the full worker suite
+ *    alarm after it (audit/outbox.ts). An alarm, not work left pending: an earlier version saw the full worker suite
  *    stall when the session object left its RPC to the audit store running after the answer; an alarm is an event
  *    of its own, which the runtime runs to completion, retries when it fails and re-runs after an eviction;
  *  - "worker-request" (the 2026-07-28 stateless lane) and "wait" (/chat, the listen hub): a Worker request has no

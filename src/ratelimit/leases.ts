@@ -24,7 +24,7 @@
  *   stateless `whoami` went from 1.27-1.33x to 1.00-1.05x bare p50. The lease asked for is the one the next call
  *   would have asked for (same size, same cap), only earlier, and a client that calls once or twice leases as
  *   before. The session lane has no keepAlive: an RPC its object left running after an answer stalled the worker
- *   suite once (commit d237eba, src/mcp/deps.ts), so its holders renew when a call needs it.
+ *   suite once (src/mcp/deps.ts says how), so its holders renew when a call needs it.
  * - When the coordinator cannot be reached, the policy's onStoreFailure decides, as CoordinatedRateLimiter does.
  */
 import type { CoordinatorApi, CoordinatorLease } from "./coordinator-rpc";
