@@ -3,7 +3,7 @@
  * happens when storing fails (the caller still gets its result; the full record is logged stored:false).
  * Also the REST router's order: a rate-limited call never reaches the route handler.
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApiHandler, type ApiRoute } from "../../../src/api/router";
 import { getAuditPolicy, loadAuditPolicy, retentionMsFor } from "../../../src/audit/policy";
@@ -339,5 +339,61 @@ describe("REST router", () => {
     expect(lines).toMatchObject([
       { stored: false, kind: "route", target: "GET /api/v1/ping", outcome: "ok", clientId: "client-ping" },
     ]);
+  });
+});
+
+describe("audit filters that match few records", () => {
+  const planOf = (sql: SqlStorage, where: string, ...values: SqlStorageValue[]) =>
+    sql
+      .exec<{ detail: string }>(
+        `EXPLAIN QUERY PLAN SELECT * FROM audit_events WHERE ${where} ORDER BY time_ms DESC, seq DESC LIMIT 51`,
+        ...values,
+      )
+      .toArray()
+      .map((row) => row.detail)
+      .join("; ");
+
+  it("read only the matching records, newest first, through the filter's own index (no scan, no sort)", async () => {
+    const store = auditStoresIn(env.AUDIT_LOG)("plan-org");
+    await store.append(auditRecord("plan-org"));
+    await runInDurableObject(store, (_instance, state) => {
+      for (const [column, value] of [
+        ["user_id", "ana"],
+        ["client_id", "rare-client"],
+        ["target", "orders_search"],
+        ["outcome", "rate-limited"],
+      ] as const) {
+        const plan = planOf(state.storage.sql, `${column} = ?`, value);
+        expect(plan, column).toContain(`USING INDEX audit_events_by_${column}`);
+        expect(plan, column).not.toMatch(/SCAN audit_events(?! USING)|TEMP B-TREE/);
+      }
+    });
+  });
+
+  it("gives a store made before the indexes its indexes when it next starts, its records kept", async () => {
+    const store = auditStoresIn(env.AUDIT_LOG)("upgrade-org");
+    const record = auditRecord("upgrade-org", { outcome: "rate-limited" });
+    await store.append(record);
+    await runInDurableObject(store, (_instance, state) => {
+      for (const column of ["user_id", "client_id", "target", "outcome"])
+        state.storage.sql.exec(`DROP INDEX audit_events_by_${column}`);
+    });
+    await evictDurableObject(store);
+    const page = await store.query("upgrade-org", { outcome: "rate-limited", limit: 10 });
+    expect(page.events.map((event) => event.correlationId)).toEqual([record.correlationId]);
+    await runInDurableObject(store, (_instance, state) => {
+      const indexes = state.storage.sql
+        .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'audit_events'`)
+        .toArray()
+        .map((row) => row.name);
+      expect(indexes).toEqual(
+        expect.arrayContaining([
+          "audit_events_by_outcome",
+          "audit_events_by_client_id",
+          "audit_events_by_user_id",
+          "audit_events_by_target",
+        ]),
+      );
+    });
   });
 });
