@@ -321,12 +321,16 @@ export function activateContract(sql: SqlStorage, project: string, version: numb
 
 // ---- snapshots ------------------------------------------------------------------------------------------
 
-const SNAPSHOT_SELECT = `
-  SELECT s.*, c.version AS contract_version, v.id AS verdict_id, v.approved AS approved, v.total_violations AS total_violations,
-         (SELECT COUNT(*) FROM snapshots earlier WHERE earlier.project = s.project AND earlier.id <= s.id) AS number
+const SNAPSHOT_FROM = `
   FROM snapshots s
   JOIN contracts c ON c.id = s.contract_id
   LEFT JOIN verdicts v ON v.subject = 'snapshot' AND v.snapshot_id = s.id`;
+const SNAPSHOT_COLUMNS = `s.*, c.version AS contract_version, v.id AS verdict_id, v.approved AS approved, v.total_violations AS total_violations`;
+/** One snapshot with its number in the project (its predecessors counted: fine for one row). */
+const SNAPSHOT_SELECT = `
+  SELECT ${SNAPSHOT_COLUMNS},
+         (SELECT COUNT(*) FROM snapshots earlier WHERE earlier.project = s.project AND earlier.id <= s.id) AS number
+  ${SNAPSHOT_FROM}`;
 
 function toSnapshot(row: Row): SnapshotRecord {
   return {
@@ -362,15 +366,21 @@ export function listSnapshots(
   limit: number,
   before: number | null,
 ): Page<SnapshotRecord> {
-  const rows = sql
+  const found = sql
     .exec(
-      `${SNAPSHOT_SELECT} WHERE s.project = ? AND s.id < ? ORDER BY s.id DESC LIMIT ?`,
+      `SELECT ${SNAPSHOT_COLUMNS} ${SNAPSHOT_FROM} WHERE s.project = ? AND s.id < ? ORDER BY s.id DESC LIMIT ?`,
       project,
       before ?? Number.MAX_SAFE_INTEGER,
       limit + 1,
     )
-    .toArray()
-    .map(toSnapshot);
+    .toArray();
+  // The page lists a project's snapshots one after another, newest first: the first one's number is counted once,
+  // the others follow it (counting each row's predecessors made every page cost the project's whole history).
+  const first = found[0];
+  const firstNumber = first
+    ? num(sql.exec("SELECT COUNT(*) AS n FROM snapshots WHERE project = ? AND id <= ?", project, num(first.id)).one().n)
+    : 0;
+  const rows = found.map((row, index) => toSnapshot({ ...row, number: firstNumber - index }));
   return page(rows, limit, (s) => s.id);
 }
 

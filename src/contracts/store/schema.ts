@@ -110,6 +110,8 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      created_at TEXT NOT NULL
    )`,
   `CREATE INDEX IF NOT EXISTS verdicts_by_project ON verdicts (project, id)`,
+  // The snapshot list joins each snapshot to its verdict: without this, every row read the organization's verdicts.
+  `CREATE INDEX IF NOT EXISTS verdicts_by_snapshot ON verdicts (snapshot_id)`,
   `CREATE TABLE IF NOT EXISTS ci_keys (
      id TEXT PRIMARY KEY,
      name TEXT NOT NULL,

@@ -40,4 +40,31 @@ describe("snapshot numbers per project", () => {
     ).text();
     expect(verdict).toContain(`snapshot 2 of beta (id ${b2.body.snapshot.id}, commit bbbb0002)`);
   });
+
+  it("keeps each snapshot's number across pages, with another project's snapshots in between", async () => {
+    for (const project of ["gamma", "delta"])
+      expect((await callJson(token, "POST", `/projects/${project}/contracts`, text(ordersContract()))).status).toBe(
+        201,
+      );
+    for (let index = 1; index <= 5; index++) {
+      await callJson(token, "POST", `/projects/gamma/snapshots?commit=gggg000${index}`, text(conformingSnapshot()));
+      await callJson(token, "POST", `/projects/delta/snapshots?commit=dddd000${index}`, text(conformingSnapshot()));
+    }
+    const seen: Array<[number, string]> = [];
+    let before: number | null = null;
+    for (let pageCount = 0; pageCount < 5; pageCount++) {
+      const listed = await callJson(
+        token,
+        "GET",
+        `/projects/gamma/snapshots?limit=2${before === null ? "" : `&before=${before}`}`,
+      );
+      for (const snapshot of listed.body.snapshots as Array<{ number: number; commit: string; approved: boolean }>) {
+        seen.push([snapshot.number, snapshot.commit]);
+        expect(snapshot.approved).toBe(true);
+      }
+      before = listed.body.nextBefore;
+      if (before === null) break;
+    }
+    expect(seen).toEqual([5, 4, 3, 2, 1].map((number) => [number, `gggg000${number}`]));
+  });
 });
