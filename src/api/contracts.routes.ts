@@ -156,8 +156,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
         const limit = unpagedLimit(new URL(input.request.url));
         const only =
           input.principal.projects && !input.principal.projects.includes("*") ? [...input.principal.projects] : null;
-        const projects = await store(input).listProjects(only);
-        return json({ projects: limit.limit === null ? projects : projects.slice(0, limit.limit) });
+        return json({ projects: await store(input).listProjects(only, limit.limit) });
       },
     },
     projectRoute("GET", "", READ, async (input) => {

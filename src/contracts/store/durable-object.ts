@@ -150,8 +150,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
 
   // ---- projects and contracts -------------------------------------------------------------------------------
 
-  listProjects(only: string[] | null): ProjectRecord[] {
-    return listProjects(this.sql, only);
+  listProjects(only: string[] | null, limit: number | null = null): ProjectRecord[] {
+    return listProjects(this.sql, only, limit);
   }
 
   getProject(name: string): ProjectRecord | null {

@@ -50,7 +50,7 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   /** The cheapest stored source of a document: its verdict form, else its uploaded bytes (form-table.ts). */
   documentSource(contentHash: string): DocumentSource | null;
   readVerdictBody(hash: string): Uint8Array | null;
-  listProjects(only: string[] | null): ProjectRecord[];
+  listProjects(only: string[] | null, limit?: number | null): ProjectRecord[];
   getProject(name: string): ProjectRecord | null;
   projectStatus(name: string): ProjectStatus | null;
   /** One call for what a snapshot upload reads before its verdict. */

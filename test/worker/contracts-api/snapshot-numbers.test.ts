@@ -53,7 +53,7 @@ describe("snapshot numbers per project", () => {
     const seen: Array<[number, string]> = [];
     let before: number | null = null;
     for (let pageCount = 0; pageCount < 5; pageCount++) {
-      const listed = await callJson(
+      const listed: { body: { snapshots: unknown[]; nextBefore: number | null } } = await callJson(
         token,
         "GET",
         `/projects/gamma/snapshots?limit=2${before === null ? "" : `&before=${before}`}`,
@@ -66,5 +66,15 @@ describe("snapshot numbers per project", () => {
       if (before === null) break;
     }
     expect(seen).toEqual([5, 4, 3, 2, 1].map((number) => [number, `gggg000${number}`]));
+  });
+
+  it("lists projects in name order, cut at ?limit in the store", async () => {
+    for (const project of ["aaa-1", "aaa-2", "aaa-3"])
+      expect((await callJson(token, "POST", `/projects/${project}/contracts`, text(ordersContract()))).status).toBe(
+        201,
+      );
+    const listed = await callJson(token, "GET", "/projects?limit=2");
+    expect(listed.body.projects.map((project: { name: string }) => project.name)).toEqual(["aaa-1", "aaa-2"]);
+    expect((await callJson(token, "GET", "/projects")).body.projects.length).toBeGreaterThanOrEqual(3);
   });
 });
