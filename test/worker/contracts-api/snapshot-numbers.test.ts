@@ -70,9 +70,9 @@ describe("snapshot numbers per project", () => {
 
   it("lists projects in name order, cut at ?limit in the store", async () => {
     for (const project of ["aaa-1", "aaa-2", "aaa-3"])
-      expect((await callJson(token, "POST", `/projects/${project}/contracts`, text(ordersContract()))).status).toBe(
-        201,
-      );
+      expect(
+        (await callJson(token, "POST", `/projects/${project}/contracts?create=true`, text(ordersContract()))).status,
+      ).toBe(201);
     const listed = await callJson(token, "GET", "/projects?limit=2");
     expect(listed.body.projects.map((project: { name: string }) => project.name)).toEqual(["aaa-1", "aaa-2"]);
     expect((await callJson(token, "GET", "/projects")).body.projects.length).toBeGreaterThanOrEqual(3);
