@@ -21,7 +21,7 @@ export const UPLOAD_WORK_UNITS = 2_000_000;
  * One upload of recorded exchanges as the REST route validates it, in slices that yield: bounded by the time it
  * takes (read across the yields, where the clock moves), not by a count.
  */
-export const UPLOAD_SECONDS = 30;
+export const UPLOAD_SECONDS = 120;
 
 export class WorkBudgetExhausted extends Error {
   override readonly name = "WorkBudgetExhausted";
