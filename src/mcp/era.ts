@@ -21,7 +21,8 @@ export const SESSION_ERA_VERSIONS: ReadonlySet<string> = new Set(SESSION_ERA_VER
 /** The versions the stateless lane serves (per-request envelope, no session). */
 export const MODERN_ERA_VERSIONS: ReadonlySet<string> = new Set(["2026-07-28"]);
 
-function claimsEnvelope(message: unknown): boolean {
+/** Whether one JSON-RPC message carries the 2026-07-28 per-request envelope (its protocol-version key). */
+export function claimsEnvelope(message: unknown): boolean {
   const meta = (message as { params?: { _meta?: unknown } } | null)?.params?._meta;
   return typeof meta === "object" && meta !== null && ENVELOPE_VERSION_KEY in meta;
 }

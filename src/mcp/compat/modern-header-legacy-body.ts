@@ -7,7 +7,7 @@
  * registered (its callback on claude.ai or claude.com) or by its Client ID Metadata Document URL on those hosts.
  * Such a request is then served as the session-less 2025-era request it is written as.
  */
-import { ENVELOPE_VERSION_KEY, MODERN_ERA_VERSIONS } from "../era";
+import { claimsEnvelope, MODERN_ERA_VERSIONS } from "../era";
 import { sessionlessKind } from "./sessionless";
 
 /** claude.ai's OAuth callbacks, as it registers them by Dynamic Client Registration. */
@@ -19,11 +19,6 @@ const CLAUDE_AI_HOSTS: ReadonlySet<string> = new Set(["claude.ai", "claude.com"]
 
 /** What the front knows of an OAuth client: its registered redirect URIs (null when there is no such client). */
 export type ClientRedirects = (clientId: string) => Promise<readonly string[] | null>;
-
-function claimsEnvelope(message: unknown): boolean {
-  const meta = (message as { params?: { _meta?: unknown } } | null)?.params?._meta;
-  return typeof meta === "object" && meta !== null && ENVELOPE_VERSION_KEY in meta;
-}
 
 /**
  * Whether a request has the pattern's shape: a POST without a session id whose header names a 2026-era version,
