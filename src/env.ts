@@ -5,6 +5,7 @@ import type { ToleranceCounterRpc } from "./mcp/compat/counter-rpc";
 import type { McpSessionRpc, ListenHubRpc } from "./mcp/session-rpc";
 import type { CoordinatorRpc } from "./ratelimit/coordinator-rpc";
 import type { ContractStoreRpc } from "./contracts/store/rpc";
+import type { DirectoryRpc } from "./directory/rpc";
 
 /** Bindings and vars of the Worker, as wrangler.toml declares them. Secrets are optional strings. */
 export interface Env {
@@ -20,7 +21,15 @@ export interface Env {
   RATE_LIMITER: DurableObjectNamespace<CoordinatorRpc>;
   /** Audit trails, one per organization. */
   AUDIT_LOG: DurableObjectNamespace<AuditLogRpc>;
+  /** The organization directory (src/directory/): one object for the deployment. */
+  DIRECTORY: DurableObjectNamespace<DirectoryRpc>;
   PUBLIC_URL: string;
+  /** Secret: the operator's key for /operator/v1 (docs/operations.md). Unset: the operator API is off. */
+  ARBITER_OPERATOR_KEY?: string;
+  /** Secret: encrypts organizations' write-only secrets in the directory (src/directory/secrets.ts). */
+  DIRECTORY_ENCRYPTION_KEY?: string;
+  /** Secret, during a key rotation only: the key DIRECTORY_ENCRYPTION_KEY replaced. */
+  DIRECTORY_ENCRYPTION_KEY_PREVIOUS?: string;
   ARBITER_DEV_SIGN_IN?: string;
   ALLOWED_HOSTNAMES?: string;
   /** Benchmark only (src/mcp/bench-bare.ts): "true" with a loopback PUBLIC_URL adds the ungoverned bench_bare tool. */

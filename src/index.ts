@@ -5,10 +5,12 @@
 import type { Env } from "./env";
 import { apiResourceHandler } from "./api";
 import { CLI_PATH, serveCli } from "./api/cli.route";
+import { handleOperator } from "./api/operator.routes";
 import { failureProblem } from "./api/errors";
 import { Failure } from "./core/failure";
 import { withRevocationAudit } from "./audit/revocation";
 import { handleAuthorize } from "./auth/authorize";
+import { withOrganizationGate } from "./directory/gate";
 import { handleSignInRoutes } from "./auth/routes";
 import { SessionSecretMissing } from "./auth/session";
 import { mcpResourceHandler } from "./mcp/http";
@@ -38,13 +40,19 @@ export { ToleranceCounter } from "./mcp/compat/counter-store";
 export { RateLimitCoordinator } from "./ratelimit/coordinator";
 export { AuditLog } from "./audit/store";
 export { ContractStore } from "./contracts/store/durable-object";
+export { OrganizationDirectory } from "./directory/store";
 
 const PROTECTED_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
+/** Both protected resources refuse organizations that are suspended or deleted (src/directory/gate.ts). */
+const resourceHandlers = {
+  mcp: withOrganizationGate(mcpResourceHandler),
+  api: withOrganizationGate(apiResourceHandler),
+};
 
 async function route(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
   const url = new URL(request.url);
   const path = url.pathname;
-  const servers = getOAuthServers(env, { mcp: mcpResourceHandler, api: apiResourceHandler });
+  const servers = getOAuthServers(env, resourceHandlers);
 
   if (path === "/health") {
     getPolicy();
@@ -55,6 +63,8 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
   }
   if (path === "/" && request.method === "GET") return landingPage(env);
   if (path === CLI_PATH) return serveCli(request);
+  const operator = await handleOperator(request, env);
+  if (operator) return operator;
 
   if (path === "/mcp" || path.startsWith("/mcp/")) {
     const refusal = foreignOriginOrHost(request, env);

@@ -11,6 +11,7 @@ import { exchangeRoutes } from "./exchanges.routes";
 import { identityRoutes } from "./identity.routes";
 import { mcpToleranceRoutes } from "./mcp-tolerances.routes";
 import { openApiRoutes } from "./openapi.route";
+import { organizationRoutes } from "./organization.routes";
 import { specCheckRoutes } from "./spec-checks.routes";
 import { createApiHandler } from "./router";
 
@@ -29,6 +30,7 @@ export const apiRoutes = [
   ...contractRoutes(specChangeNotifier),
   ...exchangeRoutes,
   ...connectedClientRoutes(oauthHelpers),
+  ...organizationRoutes,
 ];
 
 export const apiResourceHandler = createApiHandler(apiRoutes);

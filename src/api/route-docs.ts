@@ -34,6 +34,43 @@ const P = "/api/v1/projects/:project";
 /** Keyed by `${method} ${path}` exactly as the route table has them. */
 export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "GET /api/v1/whoami": { operationId: "getWhoami", ok: [200, JSON_ONLY], errors: [] },
+  "GET /api/v1/organization": { operationId: "getOrganization", ok: [200, JSON_ONLY], errors: [] },
+  "PATCH /api/v1/organization": {
+    operationId: "changeOrganization",
+    body: JSON_ONLY,
+    ok: [200, JSON_ONLY],
+    errors: [400, 409],
+  },
+  "PUT /api/v1/organization": {
+    operationId: "applyOrganization",
+    body: JSON_ONLY,
+    ok: [200, JSON_ONLY],
+    errors: [400, 409],
+  },
+  "PUT /api/v1/organization/secrets/:name": {
+    operationId: "setOrganizationSecret",
+    body: JSON_ONLY,
+    ok: [200, JSON_ONLY],
+    errors: [400, 404, 503],
+  },
+  "GET /api/v1/organization/members": { operationId: "listOrganizationMembers", ok: [200, JSON_ONLY], errors: [] },
+  "PUT /api/v1/organization/members/:email": {
+    operationId: "putOrganizationMember",
+    body: JSON_ONLY,
+    ok: [200, JSON_ONLY],
+    errors: [400, 409],
+  },
+  "DELETE /api/v1/organization/members/:email": {
+    operationId: "removeOrganizationMember",
+    ok: [200, JSON_ONLY],
+    errors: [400, 404, 409],
+  },
+  "GET /api/v1/organization/changes": { operationId: "listOrganizationChanges", ok: [200, JSON_ONLY], errors: [] },
+  "POST /api/v1/organization/upstream/test": {
+    operationId: "testOrganizationUpstream",
+    ok: [200, JSON_ONLY],
+    errors: [],
+  },
   "GET /api/v1/openapi.json": { operationId: "getOpenApi", ok: [200, JSON_ONLY], errors: [] },
   "GET /api/v1/audit/events": {
     operationId: "listAuditEvents",

@@ -44,6 +44,11 @@ export interface AuditDelivery {
 
 /** The audit store's RPC methods. */
 export interface AuditLogRpc extends Rpc.DurableObjectBranded {
+  /**
+   * Removes everything this object stores: its organization was deleted (src/directory/store.ts, after the grace
+   * period and an export). Only the directory calls it, on the object named by that organization's id.
+   */
+  purgeOrganization(organizationId: string): Promise<void>;
   /** Stores one record, or refuses a malformed one or one for another organization. */
   append(input: AuditRecord): Promise<AppendResult>;
   /** Stores a batch of outbox deliveries (outbox.ts), one answer each; a delivery id already stored is not stored again. */

@@ -77,6 +77,11 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     this.organization = owner?.value;
   }
 
+  async purgeOrganization(_organizationId: string): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+  }
+
   /** Stores one record, or refuses a malformed one or one for another organization (the sink logs it). */
   async append(input: AuditRecord): Promise<AppendResult> {
     const [result] = this.insertAll([{ record: input, deliveryId: null }]);

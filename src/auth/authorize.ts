@@ -12,7 +12,10 @@ import {
   type OAuthHelpers,
 } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
-import { getPolicy, grantableScopes, type Policy, type ProtectedResourceName } from "../policy/load";
+import { getPolicy, type Policy, type ProtectedResourceName } from "../policy/load";
+import { organizationGrantable } from "../directory/grantable";
+import { resolveOrganization } from "../directory/client";
+import type { OrganizationSettings } from "../directory/settings";
 import { auditSinkFor } from "../audit/sink";
 import { recordEvent } from "../core/governed";
 import { errorPage, html, htmlHeaders, page } from "../web/html";
@@ -32,8 +35,20 @@ function resourceName(servers: OAuthServers, request: AuthRequest): ProtectedRes
 }
 
 /** Scopes the member may grant for this resource. */
-function grantableFor(policy: Policy, identity: Identity, resource: ProtectedResourceName): string[] {
-  return grantableScopes(policy, identity.role).filter((scope) => policy.scopes[scope]?.resources.includes(resource));
+function grantableFor(
+  policy: Policy,
+  identity: Identity,
+  resource: ProtectedResourceName,
+  organization: OrganizationSettings | undefined,
+): string[] {
+  return organizationGrantable(organization, identity.role).filter((scope) =>
+    policy.scopes[scope]?.resources.includes(resource),
+  );
+}
+
+/** The signed-in member's organization settings (role caps, display name), from the directory. */
+async function organizationOf(env: Env, identity: Identity): Promise<OrganizationSettings | undefined> {
+  return (await resolveOrganization(env, identity.organizationId))?.record.settings;
 }
 
 function renderAuthorizationError(error: unknown): Response {
@@ -126,7 +141,8 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
         });
       }
       const resource = resourceName(servers, authRequest);
-      const grantable = grantableFor(policy, identity, resource);
+      const organization = await organizationOf(env, identity);
+      const grantable = grantableFor(policy, identity, resource, organization);
       const requested = authRequest.scope.length > 0 ? authRequest.scope : [...policy.baseline[resource]];
       const offered = requested.filter((scope) => grantable.includes(scope));
       const refused = requested.filter((scope) => !grantable.includes(scope));
@@ -156,7 +172,7 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
           details,
           handle: consent.handle,
           identity,
-          organizationName: policy.organizations[identity.organizationId]?.name ?? identity.organizationId,
+          organizationName: organization?.name ?? identity.organizationId,
           offered,
           alsoGrantable,
           refused,
@@ -203,13 +219,14 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
       }
       const ticked = form.getAll("scope").map(String);
       // Never more than the role may grant, whatever the form says.
-      const allGrantable = grantableScopes(policy, identity.role);
+      const organization = await organizationOf(env, identity);
+      const allGrantable = organizationGrantable(organization, identity.role);
       const chosen = ticked.filter((scope) => allGrantable.includes(scope));
       const remember = { secret: sessionSecret(env), subject: grantUserId(identity.organizationId, identity.subject) };
       const approved = await oauth.approveConsent(request, handle, { scope: chosen, remember });
       const resource = resourceName(servers, approved.request);
       const granted = approved.request.scope.filter((scope) =>
-        grantableFor(policy, identity, resource).includes(scope),
+        grantableFor(policy, identity, resource, organization).includes(scope),
       );
       return complete(env, oauth, approved.request, identity, granted, approved.headers);
     }

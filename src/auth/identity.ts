@@ -21,7 +21,8 @@ export type SignInCompletion =
  * src/auth/routes.ts dispatch to them, so the authorize flow never depends on which one was used.
  */
 export interface SignInMethod {
-  readonly id: Identity["method"];
+  /** "org": organizations' own providers (src/auth/org-oidc.ts); their identities have method "oidc". */
+  readonly id: Identity["method"] | "org";
   readonly label: string;
   /** Starts sign-in: a form to show (naming `app`, the application that asked, when known) or a redirect to the identity provider. */
   begin(request: Request, returnTo: string, app?: RequestingApp): Promise<Response>;

@@ -18,6 +18,8 @@ export interface OidcFlow {
   returnTo: string;
   /** The issuer the attempt started with: a changed configuration invalidates attempts in flight. */
   issuer: string;
+  /** Set when the attempt is at an organization's own provider (src/auth/org-oidc.ts): only that organization. */
+  organizationId?: string;
 }
 
 const encoder = new TextEncoder();
@@ -30,8 +32,15 @@ export async function pkceChallenge(verifier: string): Promise<string> {
   return base64url.encode(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(verifier))));
 }
 
-export function newFlow(issuer: string, returnTo: string): OidcFlow {
-  return { state: randomToken(), nonce: randomToken(), codeVerifier: randomToken(48), returnTo, issuer };
+export function newFlow(issuer: string, returnTo: string, organizationId?: string): OidcFlow {
+  return {
+    state: randomToken(),
+    nonce: randomToken(),
+    codeVerifier: randomToken(48),
+    returnTo,
+    issuer,
+    ...(organizationId ? { organizationId } : {}),
+  };
 }
 
 const FLOW_SEAL_PURPOSE = "arbiter-oidc-flow";
@@ -44,7 +53,7 @@ export async function sealFlow(flow: OidcFlow, secret: string, now = Date.now())
 export async function openFlow(value: string, secret: string, now = Date.now()): Promise<OidcFlow | undefined> {
   const sealed = await openSealed(value, { purpose: FLOW_SEAL_PURPOSE, secret }, now);
   if (!sealed) return undefined;
-  const { state, nonce, codeVerifier, returnTo, issuer } = sealed;
+  const { state, nonce, codeVerifier, returnTo, issuer, organizationId } = sealed;
   if (
     typeof state !== "string" ||
     typeof nonce !== "string" ||
@@ -53,7 +62,8 @@ export async function openFlow(value: string, secret: string, now = Date.now()):
     typeof issuer !== "string"
   )
     return undefined;
-  return { state, nonce, codeVerifier, returnTo, issuer };
+  if (organizationId !== undefined && typeof organizationId !== "string") return undefined;
+  return { state, nonce, codeVerifier, returnTo, issuer, ...(organizationId ? { organizationId } : {}) };
 }
 
 export function readFlowCookie(request: Request): string | undefined {

@@ -5,9 +5,11 @@
  */
 import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
+import { signInEntries } from "../directory/client";
+import { organizationCallback } from "./org-oidc";
 import { logInfo } from "../lib/log";
 import type { Identity, SignInCompletion, SignInMethod } from "./identity";
-import { readOidcConfig } from "./oidc-config";
+import { readOidcConfig, type OidcConfig } from "./oidc-config";
 import { discoverProvider } from "./oidc-discovery";
 import { OidcFailure, oidcFailureResponse } from "./oidc-errors";
 import { verifyIdToken } from "./oidc-id-token";
@@ -17,6 +19,7 @@ import {
   clearFlowCookie,
   flowCookie,
   newFlow,
+  type OidcFlow,
   openFlow,
   pkceChallenge,
   readFlowCookie,
@@ -43,12 +46,17 @@ function providerErrorFailure(error: string, description: string | null): OidcFa
   );
 }
 
-async function begin(env: Env, returnTo: string): Promise<Response> {
+/** Sends the browser to the provider of `config`; `organizationId` binds the attempt to an organization's own provider. */
+export async function beginAt(
+  env: Env,
+  config: OidcConfig,
+  returnTo: string,
+  organizationId?: string,
+): Promise<Response> {
   try {
-    const config = readOidcConfig(env);
     const secret = sessionSecret(env);
     const provider = await discoverProvider(config.issuer);
-    const flow = newFlow(config.issuer, returnTo);
+    const flow = newFlow(config.issuer, returnTo, organizationId);
     const target = new URL(provider.authorization_endpoint);
     target.searchParams.set("response_type", "code");
     target.searchParams.set("client_id", config.clientId);
@@ -72,15 +80,44 @@ async function begin(env: Env, returnTo: string): Promise<Response> {
   }
 }
 
-async function complete(env: Env, request: Request): Promise<SignInCompletion> {
+async function begin(env: Env, returnTo: string): Promise<Response> {
+  try {
+    return await beginAt(env, readOidcConfig(env), returnTo);
+  } catch (error) {
+    if (error instanceof OidcFailure) return oidcFailureResponse(error, restartHref(returnTo));
+    throw error;
+  }
+}
+
+/**
+ * How a finished sign-in at a provider becomes an organization and role: the platform provider maps claims against
+ * the directory; an organization's own provider signs people into that organization only.
+ */
+export interface CallbackSettings {
+  config: OidcConfig;
+  organizationOf(
+    claims: Readonly<Record<string, unknown>>,
+  ): Promise<
+    | { ok: true; organizationId: string; role: string; organizationFrom: string; roleFrom: string }
+    | { ok: false; failure: OidcFailure }
+  >;
+}
+
+export async function completeWith(
+  env: Env,
+  request: Request,
+  settingsFor: (flow: OidcFlow) => Promise<CallbackSettings>,
+): Promise<SignInCompletion> {
   let returnTo = "/";
   try {
-    const config = readOidcConfig(env);
     const secret = sessionSecret(env);
     const query = new URL(request.url).searchParams;
     const sealed = readFlowCookie(request);
-    const flow = sealed ? await openFlow(sealed, secret) : undefined;
-    if (!flow || flow.issuer !== config.issuer) {
+    const opened = sealed ? await openFlow(sealed, secret) : undefined;
+    const settings = opened ? await settingsFor(opened) : undefined;
+    const config = settings?.config;
+    const flow = opened;
+    if (!flow || !settings || !config || flow.issuer !== config.issuer) {
       throw new OidcFailure(
         "flow-expired",
         "Arbiter has no sign-in in progress for this browser: it expired (after 10 minutes), was already completed, or was started in another browser. Start again from your app.",
@@ -123,12 +160,8 @@ async function complete(env: Env, request: Request): Promise<SignInCompletion> {
       ? await withUserinfoClaims(verified.claims, verified.subject, provider, tokens.accessToken)
       : verified.claims;
 
-    const settings = {
-      ...(config.orgClaim ? { orgClaim: config.orgClaim } : {}),
-      ...(config.roleClaim ? { roleClaim: config.roleClaim } : {}),
-    };
-    const mapping = mapOrganization(claims, settings, getPolicy());
-    if (!mapping.ok) throw mappingRefusal(mapping, settings);
+    const mapping = await settings.organizationOf(claims);
+    if (!mapping.ok) throw mapping.failure;
 
     const identity: Identity = {
       subject: verified.subject,
@@ -154,12 +187,30 @@ async function complete(env: Env, request: Request): Promise<SignInCompletion> {
   }
 }
 
+/** The platform provider (OIDC_ISSUER): claims and e-mail domains mapped against the directory's organizations. */
+async function platformCallback(env: Env, flow: OidcFlow): Promise<CallbackSettings> {
+  if (flow.organizationId) return organizationCallback(env, flow.organizationId);
+  const config = readOidcConfig(env);
+  const settings = {
+    ...(config.orgClaim ? { orgClaim: config.orgClaim } : {}),
+    ...(config.roleClaim ? { roleClaim: config.roleClaim } : {}),
+  };
+  return {
+    config,
+    async organizationOf(claims) {
+      const directory = { organizations: await signInEntries(env), roles: getPolicy().roles };
+      const mapping = mapOrganization(claims, settings, directory);
+      return mapping.ok ? mapping : { ok: false, failure: mappingRefusal(mapping, settings) };
+    },
+  };
+}
+
 /** The OpenID Connect sign-in method for this deployment's settings. */
 export function oidcSignIn(env: Env): SignInMethod {
   return {
     id: "oidc",
     label: "Sign in with your organization's identity provider",
     begin: (_request, returnTo) => begin(env, returnTo),
-    complete: (request) => complete(env, request),
+    complete: (request) => completeWith(env, request, (flow) => platformCallback(env, flow)),
   };
 }

@@ -2,6 +2,7 @@
 import type { Env } from "../env";
 import { errorPage, html, htmlResponse } from "../web/html";
 import { safeReturnTo, type SignInMethod } from "./identity";
+import { directoryStub } from "../directory/client";
 import { signInMethods } from "./methods";
 import { requestingApp, type ClientLookup } from "./requesting-app";
 import { requestingAppNote } from "./requesting-app-note";
@@ -17,7 +18,17 @@ function sameOrigin(request: Request, env: Env): boolean {
 async function finish(method: SignInMethod, request: Request, env: Env): Promise<Response> {
   const completion = await method.complete(request);
   if ("response" in completion) return completion.response;
-  const sealed = await sealSession(completion.identity, sessionSecret(env));
+  // The directory has the last word: a removed member is refused, a listed one gets their listed role.
+  const { identity } = completion;
+  const admission = await directoryStub(env).admit(
+    identity.organizationId,
+    identity.email ?? null,
+    identity.subject,
+    identity.role,
+  );
+  if (!admission.ok) return errorPage(403, "Sign-in refused", admission.message);
+  identity.role = admission.role;
+  const sealed = await sealSession(identity, sessionSecret(env));
   const headers = new Headers({
     Location: completion.returnTo,
     "Set-Cookie": sessionCookie(sealed),
@@ -48,7 +59,7 @@ export async function handleSignInRoutes(
     });
   }
   if (path !== "/signin" && !path.startsWith("/signin/")) return undefined;
-  const methods = signInMethods(env);
+  const methods = await signInMethods(env);
   const returnTo = safeReturnTo(url.searchParams.get("return"));
 
   if (path === "/signin") {

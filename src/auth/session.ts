@@ -7,6 +7,7 @@ import { devSignInEnabled } from "../env";
 import { readCookie } from "../lib/cookies";
 import { openSealed, sealValue } from "../lib/sealed";
 import type { Identity } from "./identity";
+import { directoryStub } from "../directory/client";
 
 export const SESSION_COOKIE = "__Host-arbiter-session";
 const SESSION_TTL_SECONDS = 8 * 3600;
@@ -36,10 +37,22 @@ export async function openSession(value: string, secret: string, now = Date.now(
   return (await openSealed(value, { purpose: SESSION_SEAL_PURPOSE, secret }, now)) as Identity | undefined;
 }
 
+/**
+ * The signed-in identity, as the directory sees it now: a session of a removed member, or of an organization that
+ * is suspended or deleted, counts as signed out; a member whose role changed has the new role at once.
+ */
 export async function currentIdentity(request: Request, env: Env): Promise<Identity | undefined> {
   const value = readCookie(request, SESSION_COOKIE);
   if (!value) return undefined;
-  return openSession(value, sessionSecret(env));
+  const identity = await openSession(value, sessionSecret(env));
+  if (!identity) return undefined;
+  const admission = await directoryStub(env).admit(
+    identity.organizationId,
+    identity.email ?? null,
+    identity.subject,
+    identity.role,
+  );
+  return admission.ok ? { ...identity, role: admission.role } : undefined;
 }
 
 export function sessionCookie(value: string): string {

@@ -11,12 +11,14 @@ import type { GraphqlCatalog, GraphqlOperation } from "./operation-allowlist";
 import { executeOnUpstream } from "./gateway";
 import type { Fetcher } from "./types";
 import { applyDataPolicy, maskingLevel } from "./masking";
-import { demoUpstream, resolveUpstream } from "./upstream";
+import { demoUpstream, resolveUpstream, type OrganizationUpstream } from "./upstream";
 
 export interface GovernedCall {
   principal: Caller;
   env: WorkerEnv;
   signal?: AbortSignal;
+  /** The organization's upstream from the directory, when its administrators set one (it wins over upstreams.json). */
+  upstream?: OrganizationUpstream;
 }
 
 export interface GovernedOptions {
@@ -53,7 +55,7 @@ export async function runGovernedOperation(
   const { principal } = call;
   const upstream = options.forceDemo
     ? demoUpstream(catalog, principal.organizationId)
-    : resolveUpstream(catalog, principal.organizationId, call.env, options.fetcher);
+    : resolveUpstream(catalog, principal.organizationId, call.env, options.fetcher, call.upstream);
   const level = maskingLevel(principal.scopes, catalog.masking);
   const maskedFields = operation.sensitiveFields
     .filter((field) => !level.includes(field.unmaskScope))

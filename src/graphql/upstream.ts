@@ -47,12 +47,41 @@ export function demoUpstream(catalog: GraphqlCatalog, organizationId: string): R
   };
 }
 
+/**
+ * An upstream the organization's administrators configured at runtime (the directory, src/directory/): it wins over
+ * upstreams.json. The endpoint was checked when it was set (https, public address outside development).
+ */
+export interface OrganizationUpstream {
+  endpoint: string;
+  credentialHeader: string;
+  credentialScheme?: string;
+  organizationHeader?: string;
+  /** The write-only credential, decrypted for this request's header only. */
+  credential?: string;
+}
+
+function organizationConfigured(
+  configured: OrganizationUpstream,
+  organizationId: string,
+  fetcher: Fetcher | undefined,
+): ResolvedUpstream {
+  const headers = baseHeaders();
+  if (configured.organizationHeader) headers[configured.organizationHeader] = organizationId;
+  if (configured.credential)
+    headers[configured.credentialHeader] = configured.credentialScheme
+      ? `${configured.credentialScheme} ${configured.credential}`
+      : configured.credential;
+  return { kind: "http", endpoint: configured.endpoint, headers, fetcher: fetcher ?? ((request) => fetch(request)) };
+}
+
 export function resolveUpstream(
   catalog: GraphqlCatalog,
   organizationId: string,
   env: Env,
   fetcher: Fetcher | undefined,
+  fromDirectory?: OrganizationUpstream,
 ): ResolvedUpstream {
+  if (fromDirectory) return organizationConfigured(fromDirectory, organizationId, fetcher);
   const entry = catalog.upstreams.organizations[organizationId] ?? catalog.upstreams.default;
   const headers = baseHeaders();
 

@@ -5,7 +5,7 @@ import { auditSinkFor } from "../audit/sink";
 import type { Env } from "../env";
 import type { RateLimiter } from "../ratelimit/hook";
 import { LeasedRateLimiter } from "../ratelimit/leases";
-import { coordinatorsIn, rateLimiterFor } from "../ratelimit/limiter";
+import { directoryQuotas, coordinatorsIn, rateLimiterFor } from "../ratelimit/limiter";
 import { telemetryFor } from "../telemetry";
 import type { PipelineDeps } from "./pipeline";
 import { getCatalog } from "./deployment-catalog";
@@ -58,7 +58,9 @@ export function sessionPipelineDeps(env: Env, outbox: AuditOutbox): PipelineDeps
   const audit: AuditSink = { record: (record) => outbox.add(record) };
   return {
     audit,
-    rateLimiter: reportingQuotas(new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER))),
+    rateLimiter: reportingQuotas(
+      new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER), undefined, undefined, {}, directoryQuotas(env)),
+    ),
     telemetry: telemetryFor(env),
   };
 }
@@ -74,9 +76,13 @@ function isolateLimiter(env: Env): RateLimiter {
     isolateLeases,
     env.RATE_LIMITER,
     () =>
-      new LeasedRateLimiter(coordinatorsIn(env.RATE_LIMITER), undefined, undefined, {
-        keepAlive: (work) => waitUntil(work),
-      }),
+      new LeasedRateLimiter(
+        coordinatorsIn(env.RATE_LIMITER),
+        undefined,
+        undefined,
+        { keepAlive: (work) => waitUntil(work) },
+        directoryQuotas(env),
+      ),
   );
 }
 

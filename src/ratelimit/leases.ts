@@ -31,7 +31,15 @@ import type { CoordinatorApi, CoordinatorLease } from "./coordinator-rpc";
 import { STORE_FAILURE_RETRY_SECONDS } from "./coordinator-core";
 import type { QuotaUsage, RateLimitDecision, RateLimiter, RateLimitSubject } from "./hook";
 import { withQuotas } from "./limiter";
-import { getRateLimitPolicy, quotaFor, storeFailureModeFor, type RateLimitPolicy } from "./policy";
+import {
+  getRateLimitPolicy,
+  quotaFor,
+  storeFailureModeFor,
+  withOrganizationQuotas,
+  type OrganizationQuotaLookup,
+  type Quota,
+  type RateLimitPolicy,
+} from "./policy";
 import { logWarn } from "../lib/log";
 
 /** The largest lease, whatever the quota. */
@@ -48,6 +56,8 @@ export interface LeaseOptions {
 }
 
 interface Lease {
+  /** The quota the lease was taken under; a different one now voids what is left. */
+  quota?: Quota;
   left: number;
   /** Epoch ms at which the leased window closes; the lease is void from then on. */
   windowEndsAt: number;
@@ -69,12 +79,25 @@ export class LeasedRateLimiter implements RateLimiter {
     private readonly policy: RateLimitPolicy = getRateLimitPolicy(),
     private readonly now: () => number = () => Date.now(),
     private readonly options: LeaseOptions = {},
+    private readonly organizationQuotas?: OrganizationQuotaLookup,
   ) {}
 
   async check(subject: RateLimitSubject): Promise<RateLimitDecision> {
-    const quota = quotaFor(this.policy, subject.organizationId, subject.target);
+    const policy = withOrganizationQuotas(
+      this.policy,
+      subject.organizationId,
+      await this.organizationQuotas?.(subject.organizationId),
+    );
+    const quota = quotaFor(policy, subject.organizationId, subject.target);
     const key = leaseKey(subject.organizationId, subject.clientId, subject.target);
     const lease = this.leaseOf(key);
+    // A quota changed at runtime (the directory): calls leased under the old one are given back at once.
+    if (lease.quota && (lease.quota.limit !== quota.limit || lease.quota.windowSeconds !== quota.windowSeconds)) {
+      lease.left = 0;
+      lease.refusedUntil = 0;
+      lease.refusal = undefined;
+    }
+    lease.quota = quota;
     for (;;) {
       const now = this.now();
       // From the look to the take there is no await: concurrent calls of one holder are decided one by one.
@@ -84,36 +107,40 @@ export class LeasedRateLimiter implements RateLimiter {
       }
       if (lease.left > 0) {
         lease.left--;
-        if (lease.left === 0 && lease.taken >= 2) this.renewAhead(subject, lease);
+        if (lease.left === 0 && lease.taken >= 2) this.renewAhead(subject, lease, policy);
         return {
           allowed: true,
           limit: quota.limit,
           remaining: this.remainingOf(subject, subject.target, lease.usage) ?? undefined,
-          ...(subject.report ? { usage: this.report(subject, lease) } : {}),
+          ...(subject.report ? { usage: this.report(subject, lease, policy) } : {}),
         };
       }
       if (lease.refusal && now < lease.refusedUntil)
         return { ...lease.refusal, retryAfterSeconds: Math.max(1, Math.ceil((lease.refusedUntil - now) / 1000)) };
-      const outcome = await this.renewing(subject, lease);
-      if (outcome === "failed") return this.storeFailure(subject);
+      const outcome = await this.renewing(subject, lease, policy);
+      if (outcome === "failed") return this.storeFailure(subject, policy);
       // "granted" or "refused": look again (another waiter may have taken the last leased call).
     }
   }
 
   /** The lease's renewal in flight, started now if there is none: concurrent callers share one round trip. */
-  private renewing(subject: RateLimitSubject, lease: Lease): Promise<"granted" | "refused" | "failed"> {
-    lease.renewing ??= this.renew(subject, lease).finally(() => {
+  private renewing(
+    subject: RateLimitSubject,
+    lease: Lease,
+    policy: RateLimitPolicy,
+  ): Promise<"granted" | "refused" | "failed"> {
+    lease.renewing ??= this.renew(subject, lease, policy).finally(() => {
       lease.renewing = undefined;
     });
     return lease.renewing;
   }
 
   /** The next lease asked for in the background (keepAlive only): what the next call would ask for, earlier. */
-  private renewAhead(subject: RateLimitSubject, lease: Lease): void {
+  private renewAhead(subject: RateLimitSubject, lease: Lease, policy: RateLimitPolicy): void {
     const { keepAlive } = this.options;
     if (!keepAlive || lease.renewing) return;
     // renew() settles with an outcome and never rejects; a failure is logged there and the next call asks again.
-    keepAlive(this.renewing(subject, lease));
+    keepAlive(this.renewing(subject, lease, policy));
   }
 
   /** Calls leased and not used yet, over every lease still open (tests and diagnostics). */
@@ -143,10 +170,14 @@ export class LeasedRateLimiter implements RateLimiter {
     return lease;
   }
 
-  private async renew(subject: RateLimitSubject, lease: Lease): Promise<"granted" | "refused" | "failed"> {
+  private async renew(
+    subject: RateLimitSubject,
+    lease: Lease,
+    policy: RateLimitPolicy,
+  ): Promise<"granted" | "refused" | "failed"> {
     const { organizationId, clientId, target } = subject;
-    const quota = quotaFor(this.policy, organizationId, target);
-    const report = subject.report?.map((name) => ({ target: name, ...quotaFor(this.policy, organizationId, name) }));
+    const quota = quotaFor(policy, organizationId, target);
+    const report = subject.report?.map((name) => ({ target: name, ...quotaFor(policy, organizationId, name) }));
     let grant: CoordinatorLease;
     try {
       grant = await this.coordinatorFor(organizationId, clientId).lease({
@@ -154,7 +185,7 @@ export class LeasedRateLimiter implements RateLimiter {
         clientId,
         target,
         ...quota,
-        onStoreFailure: storeFailureModeFor(this.policy, target),
+        onStoreFailure: storeFailureModeFor(policy, target),
         want: Math.min(MAX_LEASE, 4 ** Math.min(lease.taken, 3)),
         traceparent: undefined,
         ...(report ? { report } : {}),
@@ -193,11 +224,11 @@ export class LeasedRateLimiter implements RateLimiter {
   }
 
   /** The reported targets' remaining quota: the coordinator's as of the last lease, plus what this holder still holds. */
-  private report(subject: RateLimitSubject, lease: Lease): QuotaUsage[] {
+  private report(subject: RateLimitSubject, lease: Lease, policy: RateLimitPolicy): QuotaUsage[] {
     const base =
       lease.usage ??
       withQuotas(
-        (subject.report ?? []).map((target) => ({ target, ...quotaFor(this.policy, subject.organizationId, target) })),
+        (subject.report ?? []).map((target) => ({ target, ...quotaFor(policy, subject.organizationId, target) })),
         undefined,
       );
     return base.map((usage) => ({ ...usage, remaining: this.remainingOf(subject, usage.target, base) }));
@@ -210,16 +241,16 @@ export class LeasedRateLimiter implements RateLimiter {
     return coordinator + (held && this.now() < held.windowEndsAt ? held.left : 0);
   }
 
-  private storeFailure(subject: RateLimitSubject): RateLimitDecision {
-    const quota = quotaFor(this.policy, subject.organizationId, subject.target);
-    if (storeFailureModeFor(this.policy, subject.target) === "open") {
+  private storeFailure(subject: RateLimitSubject, policy: RateLimitPolicy): RateLimitDecision {
+    const quota = quotaFor(policy, subject.organizationId, subject.target);
+    if (storeFailureModeFor(policy, subject.target) === "open") {
       return {
         allowed: true,
         limit: quota.limit,
         ...(subject.report
           ? {
               usage: withQuotas(
-                subject.report.map((target) => ({ target, ...quotaFor(this.policy, subject.organizationId, target) })),
+                subject.report.map((target) => ({ target, ...quotaFor(policy, subject.organizationId, target) })),
                 undefined,
               ),
             }

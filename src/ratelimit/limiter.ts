@@ -8,7 +8,15 @@ import type { CoordinatorApi, QuotaRequest, TargetUsage } from "./coordinator-rp
 import { STORE_FAILURE_RETRY_SECONDS } from "./coordinator-core";
 import type { QuotaUsage, RateLimitDecision, RateLimiter, RateLimitSubject } from "./hook";
 import { coordinatorName } from "./keys";
-import { getRateLimitPolicy, quotaFor, storeFailureModeFor, type RateLimitPolicy } from "./policy";
+import {
+  getRateLimitPolicy,
+  quotaFor,
+  storeFailureModeFor,
+  withOrganizationQuotas,
+  type OrganizationQuotaLookup,
+  type RateLimitPolicy,
+} from "./policy";
+import { resolveOrganization } from "../directory/client";
 import { tracedStub } from "../telemetry/stub";
 import { logWarn } from "../lib/log";
 
@@ -18,12 +26,18 @@ export class CoordinatedRateLimiter implements RateLimiter {
   constructor(
     private readonly coordinatorFor: CoordinatorLookup,
     private readonly policy: RateLimitPolicy = getRateLimitPolicy(),
+    private readonly organizationQuotas?: OrganizationQuotaLookup,
   ) {}
 
+  private async policyFor(organizationId: string): Promise<RateLimitPolicy> {
+    return withOrganizationQuotas(this.policy, organizationId, await this.organizationQuotas?.(organizationId));
+  }
+
   async check(subject: RateLimitSubject): Promise<RateLimitDecision> {
-    const quota = quotaFor(this.policy, subject.organizationId, subject.target);
-    const onStoreFailure = storeFailureModeFor(this.policy, subject.target);
-    const report = subject.report ? this.quotasOf(subject.organizationId, subject.report) : undefined;
+    const policy = await this.policyFor(subject.organizationId);
+    const quota = quotaFor(policy, subject.organizationId, subject.target);
+    const onStoreFailure = storeFailureModeFor(policy, subject.target);
+    const report = subject.report ? quotasOf(policy, subject.organizationId, subject.report) : undefined;
     try {
       const { organizationId, clientId, target } = subject;
       const decision = await this.coordinatorFor(organizationId, clientId).check({
@@ -61,7 +75,7 @@ export class CoordinatedRateLimiter implements RateLimiter {
     subject: { organizationId: string; clientId: string },
     targets: readonly string[],
   ): Promise<QuotaUsage[]> {
-    const quotas = this.quotasOf(subject.organizationId, targets);
+    const quotas = quotasOf(await this.policyFor(subject.organizationId), subject.organizationId, targets);
     let reports: TargetUsage[] | undefined;
     try {
       reports = await this.coordinatorFor(subject.organizationId, subject.clientId).usage({
@@ -73,10 +87,6 @@ export class CoordinatedRateLimiter implements RateLimiter {
       logWarn("rate-limit coordinator unavailable", { organizationId: subject.organizationId, error });
     }
     return withQuotas(quotas, reports);
-  }
-
-  private quotasOf(organizationId: string, targets: readonly string[]): QuotaRequest[] {
-    return targets.map((target) => ({ target, ...quotaFor(this.policy, organizationId, target) }));
   }
 }
 
@@ -103,6 +113,15 @@ export function coordinatorsIn(
     );
 }
 
+function quotasOf(policy: RateLimitPolicy, organizationId: string, targets: readonly string[]): QuotaRequest[] {
+  return targets.map((target) => ({ target, ...quotaFor(policy, organizationId, target) }));
+}
+
+/** An organization's runtime quotas from the directory (through its isolate cache: no round trip when warm). */
+export function directoryQuotas(env: Pick<Env, "DIRECTORY">): OrganizationQuotaLookup {
+  return async (organizationId) => (await resolveOrganization(env, organizationId))?.record.settings.quotas;
+}
+
 export function rateLimiterFor(env: Env, policy: RateLimitPolicy = getRateLimitPolicy()): CoordinatedRateLimiter {
-  return new CoordinatedRateLimiter(coordinatorsIn(env.RATE_LIMITER), policy);
+  return new CoordinatedRateLimiter(coordinatorsIn(env.RATE_LIMITER), policy, directoryQuotas(env));
 }

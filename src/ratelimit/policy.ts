@@ -37,6 +37,37 @@ export function getRateLimitPolicy(): RateLimitPolicy {
   return cached;
 }
 
+/** An organization's quotas as its administrators set them in the directory (src/directory/settings.ts). */
+export interface OrganizationQuotas {
+  default?: Quota;
+  tools?: Record<string, Quota>;
+  rest?: Quota;
+}
+
+/**
+ * The policy with one organization's runtime quotas laid over the file's: a quota set in the directory wins over
+ * the same quota in rate-limits.json; what it does not set keeps the file's.
+ */
+export function withOrganizationQuotas(
+  policy: RateLimitPolicy,
+  organizationId: string,
+  quotas: OrganizationQuotas | undefined,
+): RateLimitPolicy {
+  if (!quotas) return policy;
+  const file = policy.organizations[organizationId];
+  const merged: RateLimitPolicy["organizations"][string] = {
+    tools: { ...(file?.tools ?? {}), ...(quotas.tools ?? {}) },
+  };
+  const fallback = quotas.default ?? file?.default;
+  if (fallback) merged.default = fallback;
+  const rest = quotas.rest ?? file?.rest;
+  if (rest) merged.rest = rest;
+  return { ...policy, organizations: { ...policy.organizations, [organizationId]: merged } };
+}
+
+/** Where a limiter finds an organization's runtime quotas (the directory, through its isolate cache). */
+export type OrganizationQuotaLookup = (organizationId: string) => Promise<OrganizationQuotas | undefined>;
+
 /** The quota that applies to one organization and tool (`target` "rest" for the REST API). */
 export function quotaFor(policy: RateLimitPolicy, organizationId: string, target: string): Quota {
   const org = policy.organizations[organizationId];

@@ -81,6 +81,34 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     });
   }
 
+  async purgeOrganization(_organizationId: string): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+  }
+
+  exportTables(): Record<string, Array<Record<string, unknown>>> {
+    const tables = this.sql
+      .exec<{ name: string }>(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name`,
+      )
+      .toArray();
+    const archive: Record<string, Array<Record<string, unknown>>> = {};
+    for (const { name } of tables) {
+      archive[name] = this.sql
+        .exec(`SELECT * FROM "${name.replace(/"/g, '""')}"`)
+        .toArray()
+        .map((row) =>
+          Object.fromEntries(
+            Object.entries(row).map(([column, value]) => [
+              column,
+              value instanceof ArrayBuffer ? { base64: Buffer.from(value).toString("base64") } : value,
+            ]),
+          ),
+        );
+    }
+    return archive;
+  }
+
   private async storeVerdictBody(body: VerdictBody): Promise<VerdictInput> {
     const verdictHash = await sha256Digest(body.json);
     return { approved: body.approved, totalViolations: body.totalViolations, errorCount: body.errorCount, verdictHash };

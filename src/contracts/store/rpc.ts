@@ -40,6 +40,13 @@ export interface UploadContext {
 
 /** The store's RPC methods (a stub answers each with a promise). */
 export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
+  /**
+   * Removes everything this object stores: its organization was deleted (src/directory/store.ts, after the grace
+   * period and an export). Only the directory calls it, on the object named by that organization's id.
+   */
+  purgeOrganization(organizationId: string): Promise<void>;
+  /** Every row of every table, for the organization's export archive (binary values as `{ base64 }`). */
+  exportTables(): Record<string, Array<Record<string, unknown>>>;
   blobInfo(hash: string): BlobInfo | null;
   putDocumentPiece(hash: string, index: number, bytes: Uint8Array): void;
   /** Consecutive pieces from `firstIndex` (at most PIECES_PER_WRITE: a whole document) as one buffer, cut by the store, in one transaction. */

@@ -16,6 +16,11 @@ export interface ToleranceCount {
 
 export interface ToleranceCounterRpc extends Rpc.DurableObjectBranded {
   /**
+   * Removes everything this object stores: its organization was deleted (src/directory/store.ts, after the grace
+   * period and an export). Only the directory calls it, on the object named by that organization's id.
+   */
+  purgeOrganization(organizationId: string): Promise<void>;
+  /**
    * Counts one tolerated request of the OAuth client `oauthClientId`; true when this (rule, client, kind) was never
    * seen before and got a row of its own (not the rule's overflow row).
    */

@@ -35,6 +35,11 @@ export class ToleranceCounter extends DurableObject<Env> implements ToleranceCou
     sql.exec("CREATE INDEX IF NOT EXISTS tolerated_opened_by ON tolerated (opened_by)");
   }
 
+  async purgeOrganization(_organizationId: string): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+  }
+
   /** Counts one tolerated request; true when this (rule, client, kind) was never seen before and got its own row. */
   async record(rule: string, client: string, kind: string, at: string, oauthClientId = ""): Promise<boolean> {
     const sql = this.ctx.storage.sql;

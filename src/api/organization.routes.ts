@@ -1,0 +1,143 @@
+/**
+ * An organization's administrators configure their own organization (scope org.admin): its settings (display name,
+ * e-mail domains, sign-in provider, role caps, upstream, quotas, audit retention), its write-only secrets, its
+ * members, and they read its change log. Always the caller's own organization: no route takes an organization id,
+ * so no administrator can reach another's. Claim values of the platform's provider are the operator's to set.
+ * The services are the directory's (src/directory/admin.ts), shared with the operator's API.
+ */
+import { Failure } from "../core/failure";
+import type { Principal } from "../core/principal";
+import {
+  changeSettings,
+  getOrganization,
+  listMembers,
+  organizationChanges,
+  organizationView,
+  putMember,
+  removeMember,
+  setOrganizationSecret,
+  type Actor,
+} from "../directory/admin";
+import type { SecretName } from "../directory/rpc";
+import { testUpstream } from "../directory/upstream-test";
+import { MAX_JSON_BODY_BYTES } from "../contracts/store/limits";
+import { json, readJsonBody } from "./contracts-http";
+import { expectedRevision } from "./operator.routes";
+import type { ApiRoute } from "./router";
+import { z } from "zod";
+
+const SCOPE = ["org.admin"] as const;
+const member = (principal: Principal): Actor => ({ kind: "member", userId: principal.userId });
+const anyObject = z.record(z.string(), z.unknown());
+const OPERATOR_ONLY = ["claimValues"] as const;
+
+function refuseOperatorOnly(patch: Record<string, unknown>, current: Record<string, unknown>): void {
+  for (const key of OPERATOR_ONLY) {
+    if (key in patch && JSON.stringify(patch[key]) !== JSON.stringify(current[key]))
+      throw new Failure(
+        "forbidden",
+        `Invalid settings: ${key}: set by the deployment's operator (they map the platform provider's claims to organizations); leave it out.`,
+        { field: key },
+        "operator_only_setting",
+      );
+  }
+}
+
+async function changeOwnSettings(
+  request: Request,
+  env: Parameters<ApiRoute["handle"]>[0]["env"],
+  principal: Principal,
+  replace: boolean,
+) {
+  const patch = (await readJsonBody(request, MAX_JSON_BODY_BYTES, anyObject)).data;
+  const current = await getOrganization(env, principal.organizationId);
+  refuseOperatorOnly(patch, current.settings);
+  const settings =
+    replace && !("claimValues" in patch) ? { ...patch, claimValues: current.settings.claimValues } : patch;
+  const record = await changeSettings(env, principal.organizationId, settings, member(principal), {
+    replace,
+    expectedRevision: expectedRevision(request),
+    action: replace ? "settings.applied" : "settings.changed",
+  });
+  return json({ organization: organizationView(record) });
+}
+
+export const organizationRoutes: ApiRoute[] = [
+  {
+    method: "GET",
+    path: "/api/v1/organization",
+    requiredScopes: SCOPE,
+    handle: async ({ env, principal }) =>
+      json({ organization: organizationView(await getOrganization(env, principal.organizationId)) }),
+  },
+  {
+    method: "PATCH",
+    path: "/api/v1/organization",
+    requiredScopes: SCOPE,
+    handle: ({ request, env, principal }) => changeOwnSettings(request, env, principal, false),
+  },
+  {
+    method: "PUT",
+    path: "/api/v1/organization",
+    requiredScopes: SCOPE,
+    handle: ({ request, env, principal }) => changeOwnSettings(request, env, principal, true),
+  },
+  {
+    method: "PUT",
+    path: "/api/v1/organization/secrets/:name",
+    requiredScopes: SCOPE,
+    async handle({ request, env, principal, params }) {
+      const name = params.name as SecretName;
+      if (name !== "signInClientSecret" && name !== "upstreamCredential")
+        throw new Failure(
+          "not_found",
+          `Unknown secret "${params.name}": secrets are signInClientSecret, upstreamCredential.`,
+          {},
+          "unknown_secret",
+        );
+      const { value } = (await readJsonBody(request, MAX_JSON_BODY_BYTES, z.object({ value: z.string().nullable() })))
+        .data;
+      const record = await setOrganizationSecret(env, principal.organizationId, name, value, member(principal));
+      return json({ organization: organizationView(record) });
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/v1/organization/members",
+    requiredScopes: SCOPE,
+    handle: async ({ env, principal }) => json({ members: await listMembers(env, principal.organizationId) }),
+  },
+  {
+    method: "PUT",
+    path: "/api/v1/organization/members/:email",
+    requiredScopes: SCOPE,
+    async handle({ request, env, principal, params, note }) {
+      const { role } = (await readJsonBody(request, MAX_JSON_BODY_BYTES, z.object({ role: z.string() }))).data;
+      const changed = await putMember(env, principal.organizationId, params.email, role, member(principal));
+      note(`grants revoked: ${changed.grantsRevoked}`);
+      return json(changed);
+    },
+  },
+  {
+    method: "DELETE",
+    path: "/api/v1/organization/members/:email",
+    requiredScopes: SCOPE,
+    async handle({ env, principal, params, note }) {
+      const removed = await removeMember(env, principal.organizationId, params.email, member(principal));
+      note(`grants revoked: ${removed.grantsRevoked}`);
+      return json(removed);
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/v1/organization/changes",
+    requiredScopes: SCOPE,
+    handle: async ({ env, principal }) => json({ changes: await organizationChanges(env, principal.organizationId) }),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/organization/upstream/test",
+    requiredScopes: SCOPE,
+    handle: async ({ env, principal }) => json(await testUpstream(env, principal.organizationId)),
+  },
+];

@@ -1,0 +1,324 @@
+/**
+ * The directory's services: the one door through which the operator's routes, the organization administrators'
+ * routes, the console and the CLI (over REST) read and change organizations. Each validates with the settings
+ * schema and the platform's catalogue and caps, writes in one directory transaction, drops this isolate's cached
+ * entry, and applies the change's effects: a member removed or given a lower role loses the grants beyond it at
+ * once; a deleted organization's grants are revoked. Refusals are Failures with a stable code naming the fix.
+ */
+import { Failure, type FailureKind } from "../core/failure";
+import type { Env } from "../env";
+import { getAuthorizationServer, grantUserId } from "../oauth/servers";
+import { listGrantHolders } from "../oauth/grant-holders";
+import { getPolicy } from "../policy/load";
+import { organizationGrantable } from "./grantable";
+import { directoryStub, forgetOrganization } from "./client";
+import type { DirectoryRefusal, SecretName } from "./rpc";
+import {
+  ORGANIZATION_ID,
+  organizationSettingsSchema,
+  parseSettings,
+  platformCapsSchema,
+  SettingsError,
+  settingsErrorFromZod,
+  type MemberRecord,
+  type OrganizationRecord,
+  type OrganizationSettings,
+  type PlatformCaps,
+} from "./settings";
+import { checkSettings, isDevelopmentOrigin } from "./validate";
+
+/** Who is changing the directory: the operator, or a member of the organization (their grant's user id). */
+export type Actor = { kind: "operator" } | { kind: "member"; userId: string };
+const actorName = (actor: Actor) => (actor.kind === "operator" ? "operator" : actor.userId);
+
+const REFUSAL_KINDS: Record<DirectoryRefusal["code"], FailureKind> = {
+  unknown_organization: "not_found",
+  organization_exists: "conflict",
+  domain_claimed: "conflict",
+  stale_revision: "conflict",
+  not_allowed_in_status: "conflict",
+  export_required: "conflict",
+  last_admin: "conflict",
+  unknown_member: "not_found",
+  secret_key_missing: "unavailable",
+};
+
+function refused(refusal: DirectoryRefusal): Failure {
+  return new Failure(
+    REFUSAL_KINDS[refusal.code],
+    refusal.message,
+    refusal.field ? { field: refusal.field } : {},
+    refusal.code,
+  );
+}
+
+function invalidSettings(error: SettingsError): Failure {
+  return new Failure(
+    "invalid_input",
+    `Invalid settings: ${error.field || "(settings)"}: ${error.problem}.`,
+    { field: error.field },
+    "invalid_settings",
+  );
+}
+
+/** The settings as validated against schema, catalogue and caps; throws the Failure naming the first bad field. */
+async function validated(env: Env, input: unknown): Promise<OrganizationSettings> {
+  try {
+    const settings = parseSettings(input);
+    checkSettings(settings, getPolicy(), await directoryStub(env).caps(), isDevelopmentOrigin(env.PUBLIC_URL));
+    return settings;
+  } catch (error) {
+    if (error instanceof SettingsError) throw invalidSettings(error);
+    throw error;
+  }
+}
+
+/** What every surface shows of an organization: never a secret's value. */
+export function organizationView(record: OrganizationRecord) {
+  return {
+    id: record.id,
+    status: record.status,
+    revision: record.revision,
+    settings: record.settings,
+    secrets: record.secrets,
+    seeded: record.seeded,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    ...(record.deleteAfter ? { deleteAfter: record.deleteAfter } : {}),
+    ...(record.exportedAt ? { exportedAt: record.exportedAt } : {}),
+  };
+}
+
+export async function getOrganization(env: Env, organizationId: string): Promise<OrganizationRecord> {
+  const record = await directoryStub(env).organization(organizationId);
+  if (!record || record.status === "deleted")
+    throw new Failure("not_found", `There is no organization "${organizationId}".`, {}, "unknown_organization");
+  return record;
+}
+
+export async function listOrganizations(env: Env): Promise<OrganizationRecord[]> {
+  return directoryStub(env).list();
+}
+
+export async function createOrganization(env: Env, id: unknown, input: unknown): Promise<OrganizationRecord> {
+  if (typeof id !== "string" || !ORGANIZATION_ID.test(id))
+    throw new Failure(
+      "invalid_input",
+      "Invalid settings: id: organization ids are 1-63 lowercase letters, digits and dashes, starting with a letter or digit.",
+      { field: "id" },
+      "invalid_settings",
+    );
+  const settings = await validated(env, input);
+  const created = await directoryStub(env).create(id, settings, "operator");
+  if (!created.ok) throw refused(created);
+  forgetOrganization(id);
+  return created.record;
+}
+
+/**
+ * Changes settings. `patch` replaces the top-level keys it names (a key set to null is removed); with `replace`,
+ * it is the whole settings object (`arbiter org apply`). `expectedRevision` (when given) must be the current one.
+ */
+export async function changeSettings(
+  env: Env,
+  organizationId: string,
+  patch: unknown,
+  actor: Actor,
+  options: { replace?: boolean; expectedRevision?: number | null; action?: string } = {},
+): Promise<OrganizationRecord> {
+  if (typeof patch !== "object" || patch === null || Array.isArray(patch))
+    throw new Failure("invalid_input", "Invalid settings: send a JSON object of settings.", {}, "invalid_settings");
+  const current = await getOrganization(env, organizationId);
+  let next: Record<string, unknown>;
+  if (options.replace) next = { ...(patch as Record<string, unknown>) };
+  else {
+    next = { ...current.settings };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === null) delete next[key];
+      else next[key] = value;
+    }
+  }
+  const settings = await validated(env, next);
+  const updated = await directoryStub(env).update(
+    organizationId,
+    settings,
+    options.expectedRevision ?? null,
+    actorName(actor),
+    options.action ?? "settings.changed",
+  );
+  if (!updated.ok) throw refused(updated);
+  forgetOrganization(organizationId);
+  return updated.record;
+}
+
+export async function setOrganizationStatus(
+  env: Env,
+  organizationId: string,
+  status: "active" | "suspended",
+): Promise<OrganizationRecord> {
+  const changed = await directoryStub(env).setStatus(organizationId, status, "operator");
+  if (!changed.ok) throw refused(changed);
+  forgetOrganization(organizationId);
+  return changed.record;
+}
+
+const SECRET_MAX = 4096;
+
+export async function setOrganizationSecret(
+  env: Env,
+  organizationId: string,
+  name: SecretName,
+  value: unknown,
+  actor: Actor,
+): Promise<OrganizationRecord> {
+  if (value !== null && (typeof value !== "string" || value.length === 0 || value.length > SECRET_MAX))
+    throw new Failure(
+      "invalid_input",
+      `Invalid settings: ${name}: send {"value": "<the secret>"} (1-${SECRET_MAX} characters), or {"value": null} to clear it.`,
+      { field: name },
+      "invalid_settings",
+    );
+  const changed = await directoryStub(env).setSecret(organizationId, name, value, actorName(actor));
+  if (!changed.ok) throw refused(changed);
+  forgetOrganization(organizationId);
+  return changed.record;
+}
+
+export async function organizationChanges(env: Env, organizationId: string | null, limit = 100) {
+  return directoryStub(env).changes(organizationId, Math.min(Math.max(limit, 1), 500));
+}
+
+export async function platformCaps(env: Env): Promise<PlatformCaps> {
+  return directoryStub(env).caps();
+}
+
+export async function setPlatformCaps(env: Env, input: unknown): Promise<PlatformCaps> {
+  const parsed = platformCapsSchema.safeParse(input);
+  if (!parsed.success) throw invalidSettings(settingsErrorFromZod(parsed.error, "caps"));
+  return directoryStub(env).setCaps(parsed.data, "operator");
+}
+
+// ---- members ----------------------------------------------------------------------------------------------------
+
+const EMAIL = /^[^\s@]{1,64}@[a-z0-9.-]+\.[a-z]{2,}$/i;
+
+function checkedEmail(value: unknown): string {
+  if (typeof value !== "string" || !EMAIL.test(value.trim()))
+    throw new Failure(
+      "invalid_input",
+      "Invalid member: email: expected an e-mail address such as ana@example.com.",
+      { field: "email" },
+      "invalid_member",
+    );
+  return value.trim().toLowerCase();
+}
+
+/** Revokes the member's grants whose scopes go beyond `keep` (all of them when `keep` is empty). */
+async function revokeGrantsBeyond(
+  env: Env,
+  organizationId: string,
+  subject: string,
+  keep: readonly string[],
+): Promise<number> {
+  const oauth = getAuthorizationServer(env).getOAuthApi(env);
+  const userId = grantUserId(organizationId, subject);
+  const allowed = new Set(keep);
+  let revoked = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await oauth.listUserGrants(userId, cursor ? { cursor } : {});
+    for (const grant of page.items) {
+      if (grant.scope.every((scope) => allowed.has(scope))) continue;
+      await oauth.revokeGrant(grant.id, userId);
+      revoked++;
+    }
+    cursor = page.cursor;
+  } while (cursor);
+  return revoked;
+}
+
+export async function listMembers(env: Env, organizationId: string): Promise<MemberRecord[]> {
+  await getOrganization(env, organizationId);
+  return directoryStub(env).members(organizationId);
+}
+
+export async function putMember(
+  env: Env,
+  organizationId: string,
+  emailInput: unknown,
+  role: unknown,
+  actor: Actor,
+): Promise<{ member: MemberRecord; grantsRevoked: number }> {
+  const email = checkedEmail(emailInput);
+  const roles = Object.keys(getPolicy().roles);
+  if (typeof role !== "string" || !roles.includes(role))
+    throw new Failure(
+      "invalid_input",
+      `Invalid member: role: expected one of ${roles.join(", ")}.`,
+      { field: "role" },
+      "invalid_member",
+    );
+  const record = await getOrganization(env, organizationId);
+  const put = await directoryStub(env).putMember(organizationId, email, role, actorName(actor));
+  if (!put.ok) throw refused(put);
+  forgetOrganization(organizationId);
+  const grantsRevoked = put.member.subject
+    ? await revokeGrantsBeyond(env, organizationId, put.member.subject, organizationGrantable(record.settings, role))
+    : 0;
+  return { member: put.member, grantsRevoked };
+}
+
+export async function removeMember(
+  env: Env,
+  organizationId: string,
+  emailInput: unknown,
+  actor: Actor,
+): Promise<{ member: MemberRecord; grantsRevoked: number }> {
+  const email = checkedEmail(emailInput);
+  const removed = await directoryStub(env).removeMember(organizationId, email, actorName(actor));
+  if (!removed.ok) throw refused(removed);
+  forgetOrganization(organizationId);
+  const grantsRevoked = removed.member.subject
+    ? await revokeGrantsBeyond(env, organizationId, removed.member.subject, [])
+    : 0;
+  return { member: removed.member, grantsRevoked };
+}
+
+// ---- export and deletion ----------------------------------------------------------------------------------------
+
+/**
+ * A JSON archive of the organization: settings (secrets only as set/unset), members, the change log, and every
+ * row of its contract store (projects, contract versions, snapshots, verdicts, documents as base64). Taking it is
+ * what allows a deletion.
+ */
+export async function exportOrganization(env: Env, organizationId: string) {
+  const record = await getOrganization(env, organizationId);
+  const [members, changes, contracts] = await Promise.all([
+    directoryStub(env).members(organizationId),
+    directoryStub(env).changes(organizationId, 500),
+    env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(organizationId)).exportTables(),
+  ]);
+  const marked = await directoryStub(env).markExported(organizationId, "operator");
+  if (!marked.ok) throw refused(marked);
+  forgetOrganization(organizationId);
+  return {
+    format: "arbiter-organization-export/1",
+    exportedAt: new Date().toISOString(),
+    organization: organizationView(record),
+    members,
+    changes,
+    contracts,
+  };
+}
+
+/** Starts the deletion: refused at once everywhere, grants revoked, data removed after the grace period. */
+export async function deleteOrganization(env: Env, organizationId: string): Promise<OrganizationRecord> {
+  const deleting = await directoryStub(env).beginDeletion(organizationId, "operator");
+  if (!deleting.ok) throw refused(deleting);
+  forgetOrganization(organizationId);
+  for (const holder of await listGrantHolders(env, organizationId))
+    await revokeGrantsBeyond(env, organizationId, holder.subject, []);
+  return deleting.record;
+}
+
+export { organizationSettingsSchema };

@@ -1,0 +1,101 @@
+/**
+ * What the organization directory (the Durable Object in store.ts) offers over RPC. Env types the DIRECTORY binding
+ * by this interface, so no caller imports the class. Callers go through client.ts (the isolate cache) or the
+ * services in admin.ts.
+ */
+import type {
+  ChangeRecord,
+  MemberRecord,
+  OrganizationRecord,
+  OrganizationSettings,
+  OrganizationStatus,
+  PlatformCaps,
+} from "./settings";
+
+export type SecretName = "signInClientSecret" | "upstreamCredential";
+
+/** A refusal of a directory write: a code for machines, the field when one is at fault, words for people. */
+export interface DirectoryRefusal {
+  ok: false;
+  code:
+    | "unknown_organization"
+    | "organization_exists"
+    | "domain_claimed"
+    | "stale_revision"
+    | "not_allowed_in_status"
+    | "export_required"
+    | "last_admin"
+    | "unknown_member"
+    | "secret_key_missing";
+  message: string;
+  field?: string;
+}
+
+export type DirectoryResult<T> = ({ ok: true } & T) | DirectoryRefusal;
+
+/** What the hot path reads for one organization: its record and the upstream credential its calls send. */
+export interface ResolvedOrganization {
+  record: OrganizationRecord;
+  upstreamCredential?: string;
+}
+
+/** The mapping data platform-provider sign-in needs (OIDC_ISSUER): every active organization's domains and claims. */
+export interface SignInEntry {
+  emailDomains: string[];
+  claimValues: string[];
+  defaultRole: string;
+  /** The organization signs in at its own provider (settings.signIn). */
+  ownProvider: boolean;
+}
+
+/** Whether a person who just signed in may enter, and with which role. */
+export type Admission =
+  | { ok: true; role: string }
+  | { ok: false; reason: "removed" | "not-a-member" | "organization-unavailable"; message: string };
+
+export interface DirectoryRpc extends Rpc.DurableObjectBranded {
+  resolve(organizationId: string): Promise<ResolvedOrganization | null>;
+  signInEntries(): Record<string, SignInEntry>;
+  organizationForDomain(domain: string): string | null;
+  signInClientSecret(organizationId: string): Promise<string | null>;
+  list(): OrganizationRecord[];
+  organization(organizationId: string): OrganizationRecord | null;
+  create(
+    organizationId: string,
+    settings: OrganizationSettings,
+    actor: string,
+  ): DirectoryResult<{ record: OrganizationRecord }>;
+  update(
+    organizationId: string,
+    settings: OrganizationSettings,
+    expectedRevision: number | null,
+    actor: string,
+    action: string,
+  ): DirectoryResult<{ record: OrganizationRecord }>;
+  setStatus(
+    organizationId: string,
+    status: Extract<OrganizationStatus, "active" | "suspended">,
+    actor: string,
+  ): DirectoryResult<{ record: OrganizationRecord }>;
+  setSecret(
+    organizationId: string,
+    name: SecretName,
+    value: string | null,
+    actor: string,
+  ): Promise<DirectoryResult<{ record: OrganizationRecord }>>;
+  markExported(organizationId: string, actor: string): DirectoryResult<{ record: OrganizationRecord }>;
+  beginDeletion(organizationId: string, actor: string): Promise<DirectoryResult<{ record: OrganizationRecord }>>;
+  members(organizationId: string): MemberRecord[];
+  putMember(
+    organizationId: string,
+    email: string,
+    role: string,
+    actor: string,
+  ): DirectoryResult<{ member: MemberRecord; previousRole: string | null }>;
+  removeMember(organizationId: string, email: string, actor: string): DirectoryResult<{ member: MemberRecord }>;
+  admit(organizationId: string, email: string | null, subject: string, mappedRole: string): Admission;
+  changes(organizationId: string | null, limit: number): ChangeRecord[];
+  caps(): PlatformCaps;
+  setCaps(caps: PlatformCaps, actor: string): PlatformCaps;
+  reencryptSecrets(): Promise<{ reencrypted: number; unreadable: number }>;
+}

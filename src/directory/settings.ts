@@ -1,0 +1,185 @@
+/**
+ * An organization's settings as data: what the directory stores for it and what its administrators change at
+ * runtime. One zod schema is the validation for the REST routes, `arbiter org apply` and the seed, so a setting is
+ * refused with the same words wherever it comes from. Secrets (the sign-in client secret, the upstream credential)
+ * are never part of these settings: they are written on their own routes and stored encrypted (secrets.ts).
+ */
+import { z } from "zod";
+
+export const ORGANIZATION_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+const domain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(
+    /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.[a-z]{2,}$/,
+    "expected a domain such as example.com",
+  );
+
+const quota = z
+  .object({
+    limit: z.number().int().positive().describe("Calls admitted per window"),
+    windowSeconds: z.number().int().min(1).max(86_400).describe("Window length in seconds"),
+  })
+  .strict();
+
+/** The organization's own OpenID Connect provider: its members sign in there, and only into this organization. */
+export const signInSchema = z
+  .object({
+    issuer: z.string().trim().url("expected the provider's issuer URL, e.g. https://login.example.com"),
+    clientId: z.string().trim().min(1, "expected the client id Arbiter is registered with at the provider").max(200),
+    /** Claim holding the role (a role name); absent: the member's role from the member list or the default role. */
+    roleClaim: z.string().trim().min(1).max(100).optional(),
+    scopes: z.string().trim().max(300).default("openid email profile"),
+  })
+  .strict();
+
+export const upstreamSchema = z
+  .object({
+    endpoint: z.string().trim().url("expected the GraphQL endpoint URL, e.g. https://orders.example.com/graphql"),
+    credentialHeader: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9-]{1,64}$/, "expected an HTTP header name such as Authorization")
+      .default("Authorization"),
+    /** Prefix of the credential in the header, e.g. Bearer; absent: the credential alone. */
+    credentialScheme: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9-]{1,32}$/, "expected a word such as Bearer")
+      .optional(),
+    /** Header carrying the organization id, for upstreams shared by several organizations. */
+    organizationHeader: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9-]{1,64}$/, "expected an HTTP header name such as X-Organization-Id")
+      .optional(),
+  })
+  .strict();
+
+export const quotasSchema = z
+  .object({
+    /** Every tool, resource and prompt of the organization, per client. */
+    default: quota.optional(),
+    /** Per tool (or `resource:<name>`, `prompt:<name>`, `subscriptions`). */
+    tools: z.record(z.string().regex(/^[A-Za-z0-9_:.-]{1,80}$/, "expected a tool name"), quota).optional(),
+    /** The REST API, per client. */
+    rest: quota.optional(),
+  })
+  .strict();
+
+/** What an organization's administrators may change (the operator may change it too). */
+export const organizationSettingsSchema = z
+  .object({
+    name: z.string().trim().min(1, "expected a display name").max(120),
+    /** E-mail domains whose verified users belong to this organization; each domain belongs to one organization. */
+    emailDomains: z.array(domain).max(50).default([]),
+    /** Values of the platform provider's organization claim (OIDC_ORG_CLAIM) that mean this organization. */
+    claimValues: z.array(z.string().trim().min(1).max(200)).max(50).default([]),
+    defaultRole: z.string().min(1).default("member"),
+    /** true: only people on the member list may sign in; false: anyone of the organization's domains may. */
+    membersOnly: z.boolean().default(false),
+    signIn: signInSchema.optional(),
+    /** Per role, the scopes its members may grant: within the platform's role (policies/organizations.json). */
+    roleCaps: z.record(z.string(), z.array(z.string())).optional(),
+    upstream: upstreamSchema.optional(),
+    quotas: quotasSchema.optional(),
+    /** Days the audit trail keeps records, within the platform's cap. */
+    auditRetentionDays: z.number().int().min(1).optional(),
+  })
+  .strict();
+
+export type OrganizationSettings = z.infer<typeof organizationSettingsSchema>;
+export type SignInSettings = z.infer<typeof signInSchema>;
+export type UpstreamSettings = z.infer<typeof upstreamSchema>;
+export type QuotaSettings = z.infer<typeof quotasSchema>;
+
+/** What the operator sets for every organization: the ceilings organizations configure within. */
+export const platformCapsSchema = z
+  .object({
+    /** The most calls per minute any one quota may admit (a quota's limit scaled to 60 s). */
+    maxCallsPerMinute: z.number().int().positive().default(600),
+    maxAuditRetentionDays: z.number().int().positive().max(3650).default(365),
+    /** Days between an organization's deletion and the removal of its data (0: at once, after its export). */
+    deletionGraceDays: z.number().int().min(0).max(90).default(7),
+  })
+  .strict();
+
+export type PlatformCaps = z.infer<typeof platformCapsSchema>;
+
+export const ORGANIZATION_STATUSES = ["active", "suspended", "deleting", "deleted"] as const;
+export type OrganizationStatus = (typeof ORGANIZATION_STATUSES)[number];
+
+/** An organization as the directory answers it: settings, never a secret's value, only whether it is set. */
+export interface OrganizationRecord {
+  id: string;
+  status: OrganizationStatus;
+  settings: OrganizationSettings;
+  /** Grows by one with every change; `arbiter org apply` names the revision it read. */
+  revision: number;
+  createdAt: string;
+  updatedAt: string;
+  /** Set while deleting: when its data will be removed. */
+  deleteAfter?: string;
+  /** When its last export was taken (deletion needs one). */
+  exportedAt?: string;
+  /** Which write-only secrets are set. */
+  secrets: { signInClientSecret: boolean; upstreamCredential: boolean };
+  /** Seeded from the bundled policy files (acme, globex) rather than created at runtime. */
+  seeded: boolean;
+}
+
+export const MEMBER_STATUSES = ["active", "removed"] as const;
+export interface MemberRecord {
+  email: string;
+  role: string;
+  status: (typeof MEMBER_STATUSES)[number];
+  /** The subject they signed in with, once they have. */
+  subject?: string;
+  updatedAt: string;
+}
+
+export interface ChangeRecord {
+  seq: number;
+  time: string;
+  organizationId: string;
+  /** Who made it: `operator`, or the member's user id. */
+  actor: string;
+  action: string;
+  /** Settings before and after, secrets never included (a secret change says only that it was set or cleared). */
+  before: unknown;
+  after: unknown;
+}
+
+/** A setting that does not validate: the field, in the dotted form of the policy file errors, and the fix. */
+export class SettingsError extends Error {
+  override readonly name = "SettingsError";
+  constructor(
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`${field || "(settings)"}: ${problem}`);
+  }
+}
+
+export function settingsErrorFromZod(error: z.ZodError, prefix = ""): SettingsError {
+  const issue = error.issues[0];
+  const path = issue ? issue.path.map(String).join(".") : "";
+  const field = [prefix, path].filter(Boolean).join(".");
+  if (issue?.code === "unrecognized_keys") {
+    const keys = issue.keys.join(", ");
+    return new SettingsError(
+      field,
+      `unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}: remove ${issue.keys.length > 1 ? "them" : "it"} (see docs/console.md for the settings)`,
+    );
+  }
+  return new SettingsError(field, issue?.message ?? "invalid");
+}
+
+/** Parses settings from outside; throws SettingsError naming the first bad field. */
+export function parseSettings(value: unknown): OrganizationSettings {
+  const result = organizationSettingsSchema.safeParse(value);
+  if (!result.success) throw settingsErrorFromZod(result.error);
+  return result.data;
+}

@@ -1,0 +1,783 @@
+/**
+ * The organization directory: one SQLite-backed Durable Object for the whole deployment, the source of truth for
+ * which organizations exist, their settings, members, write-only secrets (encrypted), the platform's caps and the
+ * log of every change. It serves the look-ups sign-in needs (e-mail domain to organization) and the hot path's
+ * "resolve this organization" (read through the isolate cache in client.ts, so a warm isolate does not call it).
+ *
+ * Seed: on first start, and on the first start of an upgraded deployment, the organizations of the bundled
+ * policies/organizations.json are written here as they are (same ids, domains, claims, default role), once each:
+ * an organization the operator later deletes is not seeded again. Their upstreams keep coming from
+ * policies/graphql/upstreams.json and Worker vars until their administrators set one here, so existing tokens,
+ * grants, CI keys, contracts and audit records keep working unchanged.
+ *
+ * Deletion: marked `deleting` (everything refused at once), data removed by an alarm after the grace period
+ * (contracts, snapshots, verdicts, CI keys, audit trail, tolerance counts); the directory keeps a tombstone and the
+ * change record of the deletion.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../env";
+import { getPolicy } from "../policy/load";
+import { logInfo, logWarn } from "../lib/log";
+import type {
+  Admission,
+  DirectoryRefusal,
+  DirectoryResult,
+  DirectoryRpc,
+  ResolvedOrganization,
+  SecretName,
+  SignInEntry,
+} from "./rpc";
+import { openSecret, sealSecret, SecretKeyMissing, type SealedSecret } from "./secrets";
+import {
+  platformCapsSchema,
+  type ChangeRecord,
+  type MemberRecord,
+  type OrganizationRecord,
+  type OrganizationSettings,
+  type OrganizationStatus,
+  type PlatformCaps,
+} from "./settings";
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS organizations (
+    id TEXT PRIMARY KEY,
+    status TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    delete_after INTEGER,
+    exported_at TEXT,
+    seeded INTEGER NOT NULL DEFAULT 0
+  )`,
+  `CREATE TABLE IF NOT EXISTS email_domains (domain TEXT PRIMARY KEY, organization_id TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS secrets (
+    organization_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    iv BLOB NOT NULL,
+    ciphertext BLOB NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (organization_id, name)
+  )`,
+  `CREATE TABLE IF NOT EXISTS members (
+    organization_id TEXT NOT NULL,
+    email TEXT NOT NULL,
+    role TEXT NOT NULL,
+    status TEXT NOT NULL,
+    subject TEXT,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (organization_id, email)
+  )`,
+  `CREATE TABLE IF NOT EXISTS changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    time TEXT NOT NULL,
+    organization_id TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    before TEXT,
+    after TEXT
+  )`,
+  `CREATE INDEX IF NOT EXISTS changes_by_organization ON changes (organization_id, seq)`,
+  `CREATE TABLE IF NOT EXISTS platform (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS seeded (organization_id TEXT PRIMARY KEY, time TEXT NOT NULL)`,
+];
+
+interface OrganizationRow extends Record<string, SqlStorageValue> {
+  id: string;
+  status: string;
+  settings: string;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+  delete_after: number | null;
+  exported_at: string | null;
+  seeded: number;
+}
+
+interface MemberRow extends Record<string, SqlStorageValue> {
+  email: string;
+  role: string;
+  status: string;
+  subject: string | null;
+  updated_at: string;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function refusal(code: Extract<DirectoryResult<object>, { ok: false }>["code"], message: string, field?: string) {
+  return { ok: false as const, code, message, ...(field ? { field } : {}) };
+}
+
+/** The bundled organizations as directory settings (policies/organizations.json). */
+export function seedSettings(): Array<{ id: string; settings: OrganizationSettings }> {
+  return Object.entries(getPolicy().organizations).map(([id, org]) => ({
+    id,
+    settings: {
+      name: org.name,
+      emailDomains: org.emailDomains.map((domain) => domain.toLowerCase()),
+      claimValues: org.claimValues,
+      defaultRole: org.defaultRole,
+      membersOnly: false,
+    },
+  }));
+}
+
+export class OrganizationDirectory extends DurableObject<Env> implements DirectoryRpc {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    ctx.blockConcurrencyWhile(async () => {
+      for (const statement of SCHEMA) this.sql.exec(statement);
+      this.seed();
+    });
+  }
+
+  /** Writes each bundled organization once, in one transaction; never again once seeded (a deletion stays). */
+  private seed(): void {
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      for (const { id, settings } of seedSettings()) {
+        if (this.sql.exec(`SELECT 1 FROM seeded WHERE organization_id = ?`, id).toArray().length) continue;
+        this.sql.exec(`INSERT INTO seeded (organization_id, time) VALUES (?, ?)`, id, now);
+        if (this.row(id)) continue;
+        this.sql.exec(
+          `INSERT INTO organizations (id, status, settings, revision, created_at, updated_at, seeded) VALUES (?, 'active', ?, 1, ?, ?, 1)`,
+          id,
+          JSON.stringify(settings),
+          now,
+          now,
+        );
+        for (const domain of settings.emailDomains)
+          this.sql.exec(`INSERT OR IGNORE INTO email_domains (domain, organization_id) VALUES (?, ?)`, domain, id);
+        this.logChange(id, "platform", "organization.seeded", null, settings);
+      }
+    });
+  }
+
+  // ---- reading ------------------------------------------------------------------------------------------------
+
+  private row(id: string): OrganizationRow | undefined {
+    return this.sql.exec<OrganizationRow>(`SELECT * FROM organizations WHERE id = ?`, id).toArray()[0];
+  }
+
+  private secretNames(id: string): Set<string> {
+    return new Set(
+      this.sql
+        .exec<{ name: string }>(`SELECT name FROM secrets WHERE organization_id = ?`, id)
+        .toArray()
+        .map((row) => row.name),
+    );
+  }
+
+  private recordOf(row: OrganizationRow): OrganizationRecord {
+    const secrets = this.secretNames(row.id);
+    return {
+      id: row.id,
+      status: row.status as OrganizationStatus,
+      settings: JSON.parse(row.settings) as OrganizationSettings,
+      revision: row.revision,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      ...(row.delete_after !== null ? { deleteAfter: new Date(row.delete_after).toISOString() } : {}),
+      ...(row.exported_at ? { exportedAt: row.exported_at } : {}),
+      secrets: {
+        signInClientSecret: secrets.has("signInClientSecret"),
+        upstreamCredential: secrets.has("upstreamCredential"),
+      },
+      seeded: row.seeded === 1,
+    };
+  }
+
+  private async secretValue(id: string, name: SecretName): Promise<string | undefined> {
+    const row = this.sql
+      .exec<{ key_id: string; iv: ArrayBuffer; ciphertext: ArrayBuffer }>(
+        `SELECT key_id, iv, ciphertext FROM secrets WHERE organization_id = ? AND name = ?`,
+        id,
+        name,
+      )
+      .toArray()[0];
+    if (!row) return undefined;
+    const sealed: SealedSecret = {
+      keyId: row.key_id,
+      iv: new Uint8Array(row.iv),
+      ciphertext: new Uint8Array(row.ciphertext),
+    };
+    const value = await openSecret(this.env, id, name, sealed);
+    if (value === undefined)
+      logWarn("directory secret unreadable with the configured keys", { organizationId: id, name });
+    return value;
+  }
+
+  async resolve(organizationId: string): Promise<ResolvedOrganization | null> {
+    const row = this.row(organizationId);
+    if (!row) return null;
+    const record = this.recordOf(row);
+    const credential = record.secrets.upstreamCredential
+      ? await this.secretValue(organizationId, "upstreamCredential")
+      : undefined;
+    return { record, ...(credential !== undefined ? { upstreamCredential: credential } : {}) };
+  }
+
+  signInEntries(): Record<string, SignInEntry> {
+    const entries: Record<string, SignInEntry> = {};
+    for (const row of this.sql.exec<OrganizationRow>(`SELECT * FROM organizations WHERE status = 'active'`)) {
+      const settings = JSON.parse(row.settings) as OrganizationSettings;
+      entries[row.id] = {
+        emailDomains: settings.emailDomains,
+        claimValues: settings.claimValues,
+        defaultRole: settings.defaultRole,
+        ownProvider: settings.signIn !== undefined,
+      };
+    }
+    return entries;
+  }
+
+  organizationForDomain(domain: string): string | null {
+    return (
+      this.sql
+        .exec<{ organization_id: string }>(
+          `SELECT organization_id FROM email_domains WHERE domain = ?`,
+          domain.toLowerCase(),
+        )
+        .toArray()[0]?.organization_id ?? null
+    );
+  }
+
+  async signInClientSecret(organizationId: string): Promise<string | null> {
+    return (await this.secretValue(organizationId, "signInClientSecret")) ?? null;
+  }
+
+  list(): OrganizationRecord[] {
+    return this.sql
+      .exec<OrganizationRow>(`SELECT * FROM organizations ORDER BY id`)
+      .toArray()
+      .map((row) => this.recordOf(row));
+  }
+
+  organization(organizationId: string): OrganizationRecord | null {
+    const row = this.row(organizationId);
+    return row ? this.recordOf(row) : null;
+  }
+
+  // ---- writing ------------------------------------------------------------------------------------------------
+
+  private logChange(organizationId: string, actor: string, action: string, before: unknown, after: unknown): void {
+    this.sql.exec(
+      `INSERT INTO changes (time, organization_id, actor, action, before, after) VALUES (?, ?, ?, ?, ?, ?)`,
+      new Date().toISOString(),
+      organizationId,
+      actor,
+      action,
+      before === null || before === undefined ? null : JSON.stringify(before),
+      after === null || after === undefined ? null : JSON.stringify(after),
+    );
+  }
+
+  /** The first domain of `domains` another organization holds, if any. */
+  private claimedDomain(
+    organizationId: string,
+    domains: readonly string[],
+  ): { domain: string; owner: string } | undefined {
+    for (const domain of domains) {
+      const owner = this.organizationForDomain(domain);
+      if (owner !== null && owner !== organizationId) return { domain, owner };
+    }
+    return undefined;
+  }
+
+  private writeDomains(organizationId: string, domains: readonly string[]): void {
+    this.sql.exec(`DELETE FROM email_domains WHERE organization_id = ?`, organizationId);
+    for (const domain of domains)
+      this.sql.exec(`INSERT INTO email_domains (domain, organization_id) VALUES (?, ?)`, domain, organizationId);
+  }
+
+  create(
+    organizationId: string,
+    settings: OrganizationSettings,
+    actor: string,
+  ): DirectoryResult<{ record: OrganizationRecord }> {
+    if (this.row(organizationId))
+      return refusal(
+        "organization_exists",
+        `An organization with the id "${organizationId}" exists (or existed: ids of deleted organizations are not reused). Choose another id.`,
+        "id",
+      );
+    const claimed = this.claimedDomain(organizationId, settings.emailDomains);
+    if (claimed)
+      return refusal(
+        "domain_claimed",
+        `The e-mail domain ${claimed.domain} belongs to another organization. Each domain belongs to one organization: remove it from this one, or ask the operator.`,
+        "emailDomains",
+      );
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(
+        `INSERT INTO organizations (id, status, settings, revision, created_at, updated_at) VALUES (?, 'active', ?, 1, ?, ?)`,
+        organizationId,
+        JSON.stringify(settings),
+        now,
+        now,
+      );
+      this.writeDomains(organizationId, settings.emailDomains);
+      this.logChange(organizationId, actor, "organization.created", null, settings);
+    });
+    return { ok: true, record: this.organization(organizationId) as OrganizationRecord };
+  }
+
+  private writable(organizationId: string): { ok: true; row: OrganizationRow } | DirectoryRefusal {
+    const row = this.row(organizationId);
+    if (!row || row.status === "deleted")
+      return refusal("unknown_organization", `There is no organization "${organizationId}".`);
+    if (row.status === "deleting")
+      return refusal(
+        "not_allowed_in_status",
+        `Organization "${organizationId}" is being deleted (its data is removed after ${row.delete_after ? new Date(row.delete_after).toISOString() : "its grace period"}); it cannot be changed.`,
+      );
+    return { ok: true, row };
+  }
+
+  update(
+    organizationId: string,
+    settings: OrganizationSettings,
+    expectedRevision: number | null,
+    actor: string,
+    action: string,
+  ): DirectoryResult<{ record: OrganizationRecord }> {
+    const found = this.writable(organizationId);
+    if (!found.ok) return found;
+    const row = found.row;
+    if (expectedRevision !== null && expectedRevision !== row.revision)
+      return refusal(
+        "stale_revision",
+        `The settings changed since revision ${expectedRevision} was read (now ${row.revision}). Read them again, re-apply your change and retry.`,
+        "revision",
+      );
+    const claimed = this.claimedDomain(organizationId, settings.emailDomains);
+    if (claimed)
+      return refusal(
+        "domain_claimed",
+        `The e-mail domain ${claimed.domain} belongs to another organization. Each domain belongs to one organization: remove it from this one, or ask the operator.`,
+        "emailDomains",
+      );
+    const before = JSON.parse(row.settings) as OrganizationSettings;
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(
+        `UPDATE organizations SET settings = ?, revision = revision + 1, updated_at = ? WHERE id = ?`,
+        JSON.stringify(settings),
+        new Date().toISOString(),
+        organizationId,
+      );
+      this.writeDomains(organizationId, settings.emailDomains);
+      this.logChange(organizationId, actor, action, before, settings);
+    });
+    return { ok: true, record: this.organization(organizationId) as OrganizationRecord };
+  }
+
+  setStatus(
+    organizationId: string,
+    status: "active" | "suspended",
+    actor: string,
+  ): DirectoryResult<{ record: OrganizationRecord }> {
+    const found = this.writable(organizationId);
+    if (!found.ok) return found;
+    const row = found.row;
+    if (row.status !== status)
+      this.ctx.storage.transactionSync(() => {
+        this.sql.exec(
+          `UPDATE organizations SET status = ?, revision = revision + 1, updated_at = ? WHERE id = ?`,
+          status,
+          new Date().toISOString(),
+          organizationId,
+        );
+        this.logChange(
+          organizationId,
+          actor,
+          status === "suspended" ? "organization.suspended" : "organization.resumed",
+          { status: row.status },
+          { status },
+        );
+      });
+    return { ok: true, record: this.organization(organizationId) as OrganizationRecord };
+  }
+
+  async setSecret(
+    organizationId: string,
+    name: SecretName,
+    value: string | null,
+    actor: string,
+  ): Promise<DirectoryResult<{ record: OrganizationRecord }>> {
+    const found = this.writable(organizationId);
+    if (!found.ok) return found;
+    const row = found.row;
+    let sealed: SealedSecret | undefined;
+    if (value !== null) {
+      try {
+        sealed = await sealSecret(this.env, organizationId, name, value);
+      } catch (error) {
+        if (error instanceof SecretKeyMissing) return refusal("secret_key_missing", error.message);
+        throw error;
+      }
+    }
+    const had = this.secretNames(organizationId).has(name);
+    this.ctx.storage.transactionSync(() => {
+      if (sealed)
+        this.sql.exec(
+          `INSERT INTO secrets (organization_id, name, key_id, iv, ciphertext, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (organization_id, name) DO UPDATE SET key_id = excluded.key_id, iv = excluded.iv, ciphertext = excluded.ciphertext, updated_at = excluded.updated_at`,
+          organizationId,
+          name,
+          sealed.keyId,
+          sealed.iv,
+          sealed.ciphertext,
+          new Date().toISOString(),
+        );
+      else this.sql.exec(`DELETE FROM secrets WHERE organization_id = ? AND name = ?`, organizationId, name);
+      this.sql.exec(
+        `UPDATE organizations SET revision = revision + 1, updated_at = ? WHERE id = ?`,
+        new Date().toISOString(),
+        organizationId,
+      );
+      // Never the value: only that it was set or cleared.
+      this.logChange(
+        organizationId,
+        actor,
+        `secret.${name}`,
+        { [name]: had ? "set" : "unset" },
+        { [name]: sealed ? "set" : "unset" },
+      );
+    });
+    return { ok: true, record: this.organization(organizationId) as OrganizationRecord };
+  }
+
+  markExported(organizationId: string, actor: string): DirectoryResult<{ record: OrganizationRecord }> {
+    const row = this.row(organizationId);
+    if (!row || row.status === "deleted")
+      return refusal("unknown_organization", `There is no organization "${organizationId}".`);
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(`UPDATE organizations SET exported_at = ? WHERE id = ?`, new Date().toISOString(), organizationId);
+      this.logChange(organizationId, actor, "organization.exported", null, null);
+    });
+    return { ok: true, record: this.organization(organizationId) as OrganizationRecord };
+  }
+
+  async beginDeletion(organizationId: string, actor: string): Promise<DirectoryResult<{ record: OrganizationRecord }>> {
+    const found = this.writable(organizationId);
+    if (!found.ok) return found;
+    const row = found.row;
+    if (!row.exported_at)
+      return refusal(
+        "export_required",
+        `Export organization "${organizationId}" first (GET /operator/v1/organizations/${organizationId}/export): its data is removed after deletion, and the export is its only copy.`,
+      );
+    const graceDays = this.caps().deletionGraceDays;
+    const deleteAfter = Date.now() + graceDays * DAY_MS;
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(
+        `UPDATE organizations SET status = 'deleting', delete_after = ?, revision = revision + 1, updated_at = ? WHERE id = ?`,
+        deleteAfter,
+        new Date().toISOString(),
+        organizationId,
+      );
+      this.sql.exec(`DELETE FROM email_domains WHERE organization_id = ?`, organizationId);
+      this.logChange(
+        organizationId,
+        actor,
+        "organization.deletion-started",
+        { status: row.status },
+        {
+          status: "deleting",
+          deleteAfter: new Date(deleteAfter).toISOString(),
+        },
+      );
+    });
+    await this.scheduleAlarm();
+    if (graceDays === 0) await this.alarm();
+    return { ok: true, record: this.organization(organizationId) as OrganizationRecord };
+  }
+
+  private async scheduleAlarm(): Promise<void> {
+    const next = this.sql
+      .exec<{ at: number | null }>(`SELECT MIN(delete_after) AS at FROM organizations WHERE status = 'deleting'`)
+      .toArray()[0]?.at;
+    if (next === null || next === undefined) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > next) await this.ctx.storage.setAlarm(next);
+  }
+
+  /** Removes the data of organizations whose grace period is over; keeps their tombstone and change log. */
+  override async alarm(): Promise<void> {
+    const due = this.sql
+      .exec<{ id: string }>(`SELECT id FROM organizations WHERE status = 'deleting' AND delete_after <= ?`, Date.now())
+      .toArray();
+    for (const { id } of due) {
+      try {
+        await this.env.CONTRACT_STORE.get(this.env.CONTRACT_STORE.idFromName(id)).purgeOrganization(id);
+        await this.env.AUDIT_LOG.get(this.env.AUDIT_LOG.idFromName(id)).purgeOrganization(id);
+        await this.env.TOLERANCE_COUNTER.get(this.env.TOLERANCE_COUNTER.idFromName(id)).purgeOrganization(id);
+      } catch (error) {
+        // Retried by the next alarm: the organization stays `deleting` (refused everywhere) until its data is gone.
+        logWarn("organization data not yet removed", { organizationId: id, error });
+        await this.ctx.storage.setAlarm(Date.now() + 60_000);
+        continue;
+      }
+      this.ctx.storage.transactionSync(() => {
+        this.sql.exec(
+          `UPDATE organizations SET status = 'deleted', settings = ?, revision = revision + 1, updated_at = ? WHERE id = ?`,
+          JSON.stringify({
+            name: `(deleted) ${id}`,
+            emailDomains: [],
+            claimValues: [],
+            defaultRole: "member",
+            membersOnly: true,
+          }),
+          new Date().toISOString(),
+          id,
+        );
+        this.sql.exec(`DELETE FROM secrets WHERE organization_id = ?`, id);
+        this.sql.exec(`DELETE FROM members WHERE organization_id = ?`, id);
+        this.logChange(id, "platform", "organization.deleted", { status: "deleting" }, { status: "deleted" });
+      });
+      logInfo("organization deleted", { organizationId: id });
+    }
+    await this.scheduleAlarm();
+  }
+
+  // ---- members ------------------------------------------------------------------------------------------------
+
+  private memberOf(row: MemberRow): MemberRecord {
+    return {
+      email: row.email,
+      role: row.role,
+      status: row.status as MemberRecord["status"],
+      ...(row.subject ? { subject: row.subject } : {}),
+      updatedAt: row.updated_at,
+    };
+  }
+
+  private memberRow(organizationId: string, email: string): MemberRow | undefined {
+    return this.sql
+      .exec<MemberRow>(
+        `SELECT email, role, status, subject, updated_at FROM members WHERE organization_id = ? AND email = ?`,
+        organizationId,
+        email.toLowerCase(),
+      )
+      .toArray()[0];
+  }
+
+  members(organizationId: string): MemberRecord[] {
+    return this.sql
+      .exec<MemberRow>(
+        `SELECT email, role, status, subject, updated_at FROM members WHERE organization_id = ? ORDER BY email`,
+        organizationId,
+      )
+      .toArray()
+      .map((row) => this.memberOf(row));
+  }
+
+  private activeAdmins(organizationId: string): string[] {
+    return this.sql
+      .exec<{ email: string }>(
+        `SELECT email FROM members WHERE organization_id = ? AND status = 'active' AND role = 'admin'`,
+        organizationId,
+      )
+      .toArray()
+      .map((row) => row.email);
+  }
+
+  putMember(
+    organizationId: string,
+    email: string,
+    role: string,
+    actor: string,
+  ): DirectoryResult<{ member: MemberRecord; previousRole: string | null }> {
+    const found = this.writable(organizationId);
+    if (!found.ok) return found;
+    const row = found.row;
+    const key = email.toLowerCase();
+    const existing = this.memberRow(organizationId, key);
+    const admins = this.activeAdmins(organizationId);
+    if (existing?.status === "active" && existing.role === "admin" && role !== "admin" && admins.length === 1)
+      return refusal(
+        "last_admin",
+        `${key} is the organization's last administrator: make someone else an administrator first.`,
+        "role",
+      );
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(
+        `INSERT INTO members (organization_id, email, role, status, subject, updated_at) VALUES (?, ?, ?, 'active', NULL, ?)
+         ON CONFLICT (organization_id, email) DO UPDATE SET role = excluded.role, status = 'active', updated_at = excluded.updated_at`,
+        organizationId,
+        key,
+        role,
+        now,
+      );
+      this.logChange(
+        organizationId,
+        actor,
+        existing ? "member.changed" : "member.added",
+        existing ? { email: key, role: existing.role, status: existing.status } : null,
+        { email: key, role, status: "active" },
+      );
+    });
+    return {
+      ok: true,
+      member: this.memberOf(this.memberRow(organizationId, key) as MemberRow),
+      previousRole: existing?.status === "active" ? existing.role : null,
+    };
+  }
+
+  removeMember(organizationId: string, email: string, actor: string): DirectoryResult<{ member: MemberRecord }> {
+    const found = this.writable(organizationId);
+    if (!found.ok) return found;
+    const row = found.row;
+    const key = email.toLowerCase();
+    const existing = this.memberRow(organizationId, key);
+    if (!existing || existing.status === "removed")
+      return refusal("unknown_member", `${key} is not a member of "${organizationId}".`, "email");
+    if (existing.role === "admin" && this.activeAdmins(organizationId).length === 1)
+      return refusal(
+        "last_admin",
+        `${key} is the organization's last administrator: make someone else an administrator before removing them.`,
+        "email",
+      );
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(
+        `UPDATE members SET status = 'removed', updated_at = ? WHERE organization_id = ? AND email = ?`,
+        new Date().toISOString(),
+        organizationId,
+        key,
+      );
+      this.logChange(
+        organizationId,
+        actor,
+        "member.removed",
+        { email: key, role: existing.role, status: "active" },
+        {
+          email: key,
+          status: "removed",
+        },
+      );
+    });
+    return { ok: true, member: this.memberOf(this.memberRow(organizationId, key) as MemberRow) };
+  }
+
+  /**
+   * Sign-in's question: may this person enter, with which role? A removed member may not; a listed member gets the
+   * role on the list (and their subject is noted, so their grants can be found when they are removed); anyone else
+   * gets the role sign-in mapped, unless the organization admits members only.
+   */
+  admit(organizationId: string, email: string | null, subject: string, mappedRole: string): Admission {
+    const row = this.row(organizationId);
+    if (!row || row.status !== "active")
+      return {
+        ok: false,
+        reason: "organization-unavailable",
+        message: `Organization "${organizationId}" is not active on this deployment (suspended or deleted). Ask its administrator.`,
+      };
+    const settings = JSON.parse(row.settings) as OrganizationSettings;
+    const member = email ? this.memberRow(organizationId, email) : undefined;
+    if (member?.status === "removed")
+      return {
+        ok: false,
+        reason: "removed",
+        message: "You were removed from this organization. Ask one of its administrators to invite you again.",
+      };
+    if (member) {
+      if (member.subject !== subject)
+        this.sql.exec(
+          `UPDATE members SET subject = ? WHERE organization_id = ? AND email = ?`,
+          subject,
+          organizationId,
+          member.email,
+        );
+      return { ok: true, role: member.role };
+    }
+    if (settings.membersOnly)
+      return {
+        ok: false,
+        reason: "not-a-member",
+        message:
+          "This organization admits only the people on its member list. Ask one of its administrators to add you.",
+      };
+    if (email)
+      this.sql.exec(
+        `INSERT OR IGNORE INTO members (organization_id, email, role, status, subject, updated_at) VALUES (?, ?, ?, 'active', ?, ?)`,
+        organizationId,
+        email.toLowerCase(),
+        mappedRole,
+        subject,
+        new Date().toISOString(),
+      );
+    return { ok: true, role: mappedRole };
+  }
+
+  // ---- the log, caps and keys ---------------------------------------------------------------------------------
+
+  changes(organizationId: string | null, limit: number): ChangeRecord[] {
+    const rows = (
+      organizationId === null
+        ? this.sql.exec(`SELECT * FROM changes ORDER BY seq DESC LIMIT ?`, limit)
+        : this.sql.exec(
+            `SELECT * FROM changes WHERE organization_id = ? ORDER BY seq DESC LIMIT ?`,
+            organizationId,
+            limit,
+          )
+    ).toArray();
+    return rows.map((row) => ({
+      seq: Number(row.seq),
+      time: String(row.time),
+      organizationId: String(row.organization_id),
+      actor: String(row.actor),
+      action: String(row.action),
+      before: row.before === null ? null : (JSON.parse(String(row.before)) as unknown),
+      after: row.after === null ? null : (JSON.parse(String(row.after)) as unknown),
+    }));
+  }
+
+  caps(): PlatformCaps {
+    const stored = this.sql.exec<{ value: string }>(`SELECT value FROM platform WHERE key = 'caps'`).toArray()[0];
+    return platformCapsSchema.parse(stored ? JSON.parse(stored.value) : {});
+  }
+
+  setCaps(caps: PlatformCaps, actor: string): PlatformCaps {
+    const before = this.caps();
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(
+        `INSERT INTO platform (key, value) VALUES ('caps', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        JSON.stringify(caps),
+      );
+      this.logChange("(platform)", actor, "platform.caps", before, caps);
+    });
+    return this.caps();
+  }
+
+  async reencryptSecrets(): Promise<{ reencrypted: number; unreadable: number }> {
+    const rows = this.sql
+      .exec<{ organization_id: string; name: string }>(`SELECT organization_id, name FROM secrets`)
+      .toArray();
+    let reencrypted = 0;
+    let unreadable = 0;
+    for (const { organization_id: id, name } of rows) {
+      const value = await this.secretValue(id, name as SecretName);
+      if (value === undefined) {
+        unreadable++;
+        continue;
+      }
+      const sealed = await sealSecret(this.env, id, name, value);
+      this.sql.exec(
+        `UPDATE secrets SET key_id = ?, iv = ?, ciphertext = ? WHERE organization_id = ? AND name = ?`,
+        sealed.keyId,
+        sealed.iv,
+        sealed.ciphertext,
+        id,
+        name,
+      );
+      reencrypted++;
+    }
+    return { reencrypted, unreadable };
+  }
+}
