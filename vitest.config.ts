@@ -27,7 +27,13 @@ export default defineConfig({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
         // The session outbox drains 1 s after a call rather than the deployed 5 s: tests read records soon after.
-        bindings: { ARBITER_DEV_SIGN_IN: "true", PUBLIC_URL: "http://localhost:8787", AUDIT_DRAIN_DELAY_SECONDS: "1" },
+        // ARBITER_OPERATOR_KEY: the operator API (/operator/v1) is on in tests, as `npm start` turns it on.
+        bindings: {
+          ARBITER_DEV_SIGN_IN: "true",
+          PUBLIC_URL: "http://localhost:8787",
+          AUDIT_DRAIN_DELAY_SECONDS: "1",
+          ARBITER_OPERATOR_KEY: "test-operator-key-not-a-secret-0123456789",
+        },
         outboundService: outbound,
       },
     }),

@@ -1,5 +1,5 @@
-import { getPolicy } from "../policy/load";
 import { rateLimiterFor } from "../ratelimit/limiter";
+import { organizationName } from "../directory/names";
 import { REST_RATE_LIMIT_TARGET } from "../ratelimit/keys";
 import type { ApiRoute } from "./router";
 
@@ -9,10 +9,10 @@ export const identityRoutes: ApiRoute[] = [
     path: "/api/v1/whoami",
     requiredScopes: [],
     async handle({ principal, env }) {
-      const org = getPolicy().organizations[principal.organizationId];
+      const name = await organizationName(env, principal.organizationId);
       const [rest] = await rateLimiterFor(env).usage(principal, [REST_RATE_LIMIT_TARGET]);
       return Response.json({
-        organization: { id: principal.organizationId, name: org?.name ?? principal.organizationId },
+        organization: { id: principal.organizationId, name: name ?? principal.organizationId },
         userId: principal.userId,
         clientId: principal.clientId,
         role: principal.role,

@@ -7,6 +7,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { getAuditPolicy, retentionMsFor } from "./policy";
+import { resolveOrganization } from "../directory/client";
 import type { AuditDelivery } from "./store-rpc";
 import type { AuditRecord } from "./record";
 import { storedRecordProblem } from "./stored-record";
@@ -188,7 +189,7 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
   override async alarm(): Promise<void> {
     this.alarmKnownSet = false;
     if (this.organization === undefined) return;
-    const retention = retentionMsFor(getAuditPolicy(), this.organization);
+    const retention = await this.retentionMs(this.organization);
     this.sql.exec(`DELETE FROM audit_events WHERE time_ms < ?`, Date.now() - retention);
     const oldest = this.sql
       .exec<{ oldest: number | null }>(`SELECT MIN(time_ms) AS oldest FROM audit_events`)
@@ -196,10 +197,21 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     if (oldest !== null) await this.scheduleCleanup(oldest + retention);
   }
 
+  /**
+   * How long records are kept: the organization's own setting in the directory (within the operator's cap), else
+   * policies/audit.json. A directory that cannot be reached leaves the file's retention in force.
+   */
+  private async retentionMs(organizationId: string): Promise<number> {
+    const days = await resolveOrganization(this.env, organizationId)
+      .then((resolved) => resolved?.record.settings.auditRetentionDays)
+      .catch(() => undefined);
+    return days ? days * 24 * 60 * 60 * 1000 : retentionMsFor(getAuditPolicy(), organizationId);
+  }
+
   private async ensureCleanupScheduled(recordTimeMs: number): Promise<void> {
     if (this.alarmKnownSet) return;
     if ((await this.ctx.storage.getAlarm()) === null) {
-      await this.scheduleCleanup(recordTimeMs + retentionMsFor(getAuditPolicy(), this.organization ?? ""));
+      await this.scheduleCleanup(recordTimeMs + (await this.retentionMs(this.organization ?? "")));
     }
     this.alarmKnownSet = true;
   }

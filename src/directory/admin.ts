@@ -228,7 +228,7 @@ async function revokeGrantsBeyond(
   do {
     const page = await oauth.listUserGrants(userId, cursor ? { cursor } : {});
     for (const grant of page.items) {
-      if (grant.scope.every((scope) => allowed.has(scope))) continue;
+      if (allowed.size > 0 && grant.scope.every((scope) => allowed.has(scope))) continue;
       await oauth.revokeGrant(grant.id, userId);
       revoked++;
     }

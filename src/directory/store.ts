@@ -493,8 +493,9 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         },
       );
     });
-    await this.scheduleAlarm();
-    if (graceDays === 0) await this.alarm();
+    // No grace: the data goes now (its export was taken); otherwise the alarm removes it when the grace ends.
+    if (graceDays === 0) await this.purgeDue();
+    else await this.scheduleAlarm();
     return { ok: true, record: this.organization(organizationId) as OrganizationRecord };
   }
 
@@ -507,8 +508,13 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     if (current === null || current > next) await this.ctx.storage.setAlarm(next);
   }
 
-  /** Removes the data of organizations whose grace period is over; keeps their tombstone and change log. */
   override async alarm(): Promise<void> {
+    await this.purgeDue();
+    await this.scheduleAlarm();
+  }
+
+  /** Removes the data of organizations whose grace period is over; keeps their tombstone and change log. */
+  private async purgeDue(): Promise<void> {
     const due = this.sql
       .exec<{ id: string }>(`SELECT id FROM organizations WHERE status = 'deleting' AND delete_after <= ?`, Date.now())
       .toArray();
@@ -542,7 +548,6 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
       });
       logInfo("organization deleted", { organizationId: id });
     }
-    await this.scheduleAlarm();
   }
 
   // ---- members ------------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
  * The REST resource server's check of a presented CI key (format and storage in src/oauth/cikeys.ts): the
  * OAuth side of CI keys, so that the contracts folder does not import the provider's types.
  */
+import { resolveOrganization } from "../directory/client";
 import type { OAuthResourceTokenValidation } from "@cloudflare/workers-oauth-provider";
 import { CI_KEY_CLIENT_PREFIX, parseCiKey } from "./cikeys";
 import { contractStore } from "../contracts/store/client";
@@ -28,7 +29,8 @@ export async function validateCiKey(
   now = Date.now(),
 ): Promise<OAuthResourceTokenValidation<GrantProps> | null> {
   const parsed = parseCiKey(token);
-  if (!parsed || !(parsed.organizationId in getPolicy().organizations)) return null;
+  // The organization must be in the directory; whether it may be served now is the organization gate's to say.
+  if (!parsed || !(await resolveOrganization(env, parsed.organizationId))) return null;
   const stored = await contractStore(env, parsed.organizationId).keyForValidation(parsed.id);
   if (!stored) return null;
   if (!sameHash(stored.secretHash, await sha256Digest(new TextEncoder().encode(token)))) return null;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { organizationName } from "../directory/names";
 import { getPolicy } from "../policy/load";
 import type { CapabilityContext } from "../mcp/context";
 import { rateLimiterFor } from "../ratelimit/limiter";
@@ -45,12 +46,12 @@ export function registerIdentityTools(ctx: CapabilityContext): void {
     // The pipeline's rate-limit decision reports these (src/mcp/deps.ts), so the quotas cost no second limiter call.
     reportsQuotaOf: () => ctx.toolNames(),
     async handler(_input, { principal, env, quotas }) {
-      const org = getPolicy().organizations[principal.organizationId];
+      const name = await organizationName(env, principal.organizationId);
       // Without a report (a pipeline whose limiter is a stand-in, as in some tests), the limiter is asked directly.
       const usage = quotas ?? (await rateLimiterFor(env).usage(principal, ctx.toolNames()));
       return {
         structuredContent: {
-          organization: { id: principal.organizationId, name: org?.name ?? principal.organizationId },
+          organization: { id: principal.organizationId, name: name ?? principal.organizationId },
           userId: principal.userId,
           clientId: principal.clientId,
           role: principal.role,

@@ -4,6 +4,7 @@
  * 403 page that says why. Everything a page shows or changes is scoped to `organizationId`, which comes from
  * the signed browser session only.
  */
+import { resolveOrganization } from "../../directory/client";
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Identity } from "../../auth/identity";
 import { currentIdentity } from "../../auth/session";
@@ -64,7 +65,7 @@ export async function consoleContext(
       ),
     };
   }
-  const organization = getPolicy().organizations[identity.organizationId];
+  const organization = (await resolveOrganization(env, identity.organizationId))?.record.settings;
   if (identity.role !== ADMIN_ROLE || !organization) {
     return {
       response: errorPage(

@@ -1,0 +1,307 @@
+/**
+ * Organizations as data (src/directory/): the seed and the upgrade of an existing deployment, the operator's API, an
+ * organization administrator's settings, secrets that never come back, and each effect without a redeploy
+ * (suspension, quotas, members, deletion), all through the Worker's front door with real tokens and CI keys.
+ */
+import { env, runInDurableObject, SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { contractStore } from "../../../src/contracts/store/client";
+import { BASE } from "../helpers";
+import { call, callJson, createKey, restToken } from "../contracts-api/api-helpers";
+import { ordersContract, text } from "../contracts-api/fixtures";
+import { restPrincipal } from "../harness";
+import { operator, OPERATOR_KEY } from "./helpers";
+
+const INITECH = {
+  id: "initech",
+  name: "Initech",
+  emailDomains: ["initech.example"],
+  defaultRole: "member",
+  upstream: {
+    endpoint: "https://orders.initech.example/graphql",
+    credentialScheme: "Bearer",
+    organizationHeader: "X-Org",
+  },
+};
+
+describe("the directory on an upgraded deployment", () => {
+  it("seeds acme and globex from policies/ on first start, and data written before keeps working", async () => {
+    // Written before anything reads the directory, as an existing deployment's data is before the upgrade.
+    const key = await createKey(restPrincipal("ana", "keys.admin"), { projects: ["*"], scopes: ["contracts.read"] });
+    const before = await contractStore(env, "acme").listKeys();
+    expect(before.map((record) => record.id)).toContain(key.id);
+
+    const listed = await operator("GET", "/organizations");
+    expect(listed.status).toBe(200);
+    const byId = Object.fromEntries(listed.body.organizations.map((org: any) => [org.id, org]));
+    expect(byId.acme).toMatchObject({
+      status: "active",
+      seeded: true,
+      settings: { name: "Acme Commerce", emailDomains: ["acme.example"], claimValues: ["acme"], defaultRole: "member" },
+    });
+    expect(byId.globex.settings.emailDomains).toEqual(["globex.example"]);
+    // The CI key of before the directory passes the organization gate.
+    const projects = await SELF.fetch(`${BASE}/api/v1/projects`, {
+      headers: { Authorization: `Bearer ${key.secret}` },
+    });
+    expect(projects.status).toBe(200);
+    const seeded = await operator("GET", "/changes");
+    expect(
+      seeded.body.changes
+        .filter((change: any) => change.action === "organization.seeded")
+        .map((c: any) => c.organizationId)
+        .sort(),
+    ).toEqual(["acme", "globex"]);
+  });
+});
+
+describe("the operator's API", () => {
+  it("answers 401 without the operator key, and never to a member's token", async () => {
+    const none = await SELF.fetch(`${BASE}/operator/v1/organizations`);
+    expect(none.status).toBe(401);
+    expect(((await none.json()) as any).code).toBe("operator_key_required");
+    const wrong = await SELF.fetch(`${BASE}/operator/v1/organizations`, {
+      headers: { Authorization: `Bearer ${OPERATOR_KEY}x` },
+    });
+    expect(wrong.status).toBe(401);
+    const ana = await restToken("ana", "org.admin");
+    const member = await SELF.fetch(`${BASE}/operator/v1/organizations`, {
+      headers: { Authorization: `Bearer ${ana}` },
+    });
+    expect(member.status).toBe(401);
+  });
+
+  it("refuses bad settings naming the field and the fix, and stores nothing", async () => {
+    const cases: Array<[unknown, string, RegExp]> = [
+      [{ ...INITECH, id: "Not An Id" }, "id", /lowercase letters, digits and dashes/],
+      [{ ...INITECH, colour: "blue" }, "", /unknown key colour: remove it/],
+      [
+        { ...INITECH, upstream: { endpoint: "http://orders.initech.example/graphql" } },
+        "upstream.endpoint",
+        /https URL/,
+      ],
+      [{ ...INITECH, upstream: { endpoint: "https://10.0.0.7/graphql" } }, "upstream.endpoint", /public address/],
+      [{ ...INITECH, quotas: { default: { limit: 100000, windowSeconds: 60 } } }, "quotas.default", /platform's cap/],
+      [{ ...INITECH, roleCaps: { member: ["orders.pii"] } }, "roleCaps.member.0", /at most .*beyond it/],
+      [{ ...INITECH, defaultRole: "boss" }, "defaultRole", /unknown role "boss"/],
+      [{ ...INITECH, emailDomains: ["not a domain"] }, "emailDomains.0", /expected a domain/],
+    ];
+    for (const [body, field, message] of cases) {
+      const refused = await operator("POST", "/organizations", body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.code).toBe("invalid_settings");
+      if (field) expect(refused.body.details).toEqual({ field });
+      expect(refused.body.detail).toMatch(message);
+    }
+    const claimed = await operator("POST", "/organizations", { ...INITECH, emailDomains: ["acme.example"] });
+    expect(claimed.status).toBe(409);
+    expect(claimed.body.code).toBe("domain_claimed");
+    expect(claimed.body.detail).toContain("acme.example belongs to another organization");
+    expect((await operator("GET", "/organizations/initech")).status).toBe(404);
+  });
+
+  it("creates an organization, keeps its secrets write-only and encrypted, and logs every change without them", async () => {
+    const created = await operator("POST", "/organizations", INITECH);
+    expect(created.status).toBe(201);
+    expect(created.body.organization).toMatchObject({ id: "initech", status: "active", revision: 1, seeded: false });
+    expect((await operator("POST", "/organizations", INITECH)).body.code).toBe("organization_exists");
+
+    const credential = "initech-upstream-credential-7c1e";
+    const set = await operator("PUT", "/organizations/initech/secrets/upstreamCredential", { value: credential });
+    expect(set.status).toBe(200);
+    expect(set.body.organization.secrets).toEqual({ signInClientSecret: false, upstreamCredential: true });
+    expect((await operator("PUT", "/organizations/initech/secrets/password", { value: "x" })).status).toBe(404);
+
+    const shown = JSON.stringify([
+      (await operator("GET", "/organizations/initech")).body,
+      (await operator("GET", "/organizations/initech/changes")).body,
+      (await operator("GET", "/changes")).body,
+    ]);
+    expect(shown).not.toContain(credential);
+    const changes = (await operator("GET", "/organizations/initech/changes")).body.changes;
+    expect(changes.map((change: any) => change.action)).toEqual(["secret.upstreamCredential", "organization.created"]);
+    expect(changes[0]).toMatchObject({
+      actor: "operator",
+      before: { upstreamCredential: "unset" },
+      after: { upstreamCredential: "set" },
+    });
+
+    // At rest: AES-GCM ciphertext, never the value; the hot path gets the value back for the upstream header only.
+    const stub = env.DIRECTORY.get(env.DIRECTORY.idFromName("directory"));
+    const stored = await runInDurableObject(stub, (_instance, state) =>
+      state.storage.sql
+        .exec<{ ciphertext: ArrayBuffer }>(`SELECT ciphertext FROM secrets WHERE organization_id = 'initech'`)
+        .toArray(),
+    );
+    expect(stored).toHaveLength(1);
+    expect(new TextDecoder().decode(stored[0]!.ciphertext)).not.toContain(credential);
+    expect((await stub.resolve("initech"))?.upstreamCredential).toBe(credential);
+  });
+
+  it("changes settings with If-Match, refusing a stale revision and leaving the stored ones as they were", async () => {
+    const current = (await operator("GET", "/organizations/initech")).body.organization;
+    const stale = await operator(
+      "PATCH",
+      "/organizations/initech",
+      { name: "Initech Ltd" },
+      { "If-Match": `"${current.revision - 1}"` },
+    );
+    expect(stale.status).toBe(409);
+    expect(stale.body.code).toBe("stale_revision");
+    const changed = await operator(
+      "PATCH",
+      "/organizations/initech",
+      { name: "Initech Ltd" },
+      { "If-Match": `"${current.revision}"` },
+    );
+    expect(changed.status).toBe(200);
+    expect(changed.body.organization.settings.name).toBe("Initech Ltd");
+    expect(changed.body.organization.settings.upstream.endpoint).toBe(INITECH.upstream.endpoint);
+    expect(changed.body.organization.revision).toBe(current.revision + 1);
+  });
+});
+
+describe("an organization administrator (org.admin)", () => {
+  it("reads and changes only their own organization; the operator's settings stay the operator's", async () => {
+    const ana = await restToken("ana", "org.admin");
+    const gus = await restToken("gus", "org.admin");
+    const mine = await callJson(ana, "GET", "/organization");
+    expect(mine.body.organization.id).toBe("acme");
+    expect((await callJson(gus, "GET", "/organization")).body.organization.id).toBe("globex");
+
+    const renamed = await callJson(ana, "PATCH", "/organization", { name: "Acme Commerce GmbH" });
+    expect(renamed.status).toBe(200);
+    expect((await operator("GET", "/organizations/acme")).body.organization.settings.name).toBe("Acme Commerce GmbH");
+    expect((await operator("GET", "/organizations/globex")).body.organization.settings.name).toBe("Globex Retail");
+
+    const claims = await call(ana, "PATCH", "/organization", { claimValues: ["globex"] });
+    expect(claims.status).toBe(403);
+    expect(((await claims.json()) as any).code).toBe("operator_only_setting");
+    const stolen = await call(ana, "PATCH", "/organization", { emailDomains: ["acme.example", "globex.example"] });
+    expect(stolen.status).toBe(409);
+
+    // Without org.admin: the step-up challenge, as for every scope.
+    const mia = await restToken("mia", "contracts.read");
+    const refused = await call(mia, "GET", "/organization");
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("www-authenticate")).toContain("org.admin");
+  });
+
+  it("a lower quota applies to the next calls, with no redeploy", async () => {
+    const ana = await restToken("ana", "org.admin contracts.read");
+    expect(
+      (await callJson(ana, "PATCH", "/organization", { quotas: { rest: { limit: 3, windowSeconds: 60 } } })).status,
+    ).toBe(200);
+    const dev = await restToken("dev", "contracts.read");
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await call(dev, "GET", "/projects")).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect((await callJson(ana, "PATCH", "/organization", { quotas: null })).status).toBe(200);
+    expect((await call(dev, "GET", "/projects")).status).toBe(200);
+  });
+
+  it("removing a member ends their grants at once; they cannot sign in again; the last administrator stays", async () => {
+    const ana = await restToken("ana", "org.admin");
+    const mia = await restToken("mia", "contracts.read");
+    expect((await call(mia, "GET", "/projects")).status).toBe(200);
+    const members = (await callJson(ana, "GET", "/organization/members")).body.members;
+    expect(members.map((member: any) => member.email)).toEqual(
+      expect.arrayContaining(["ana@acme.example", "mia@acme.example"]),
+    );
+
+    const removed = await callJson(ana, "DELETE", "/organization/members/mia%40acme.example");
+    expect(removed.status).toBe(200);
+    expect(removed.body.grantsRevoked).toBeGreaterThanOrEqual(1);
+    expect((await call(mia, "GET", "/projects")).status).toBe(401);
+    await expect(restToken("mia", "contracts.read")).rejects.toThrow();
+
+    const last = await callJson(ana, "DELETE", "/organization/members/ana%40acme.example");
+    expect(last.status).toBe(409);
+    expect(last.body.code).toBe("last_admin");
+    // Invited back, with a role: she signs in again.
+    expect((await callJson(ana, "PUT", "/organization/members/mia%40acme.example", { role: "member" })).status).toBe(
+      200,
+    );
+    expect((await call(await restToken("mia", "contracts.read"), "GET", "/projects")).status).toBe(200);
+  });
+
+  it("a lower role ends the grants beyond it", async () => {
+    const ana = await restToken("ana", "org.admin");
+    const analyst = await restToken("dev", "contracts.read contracts.write");
+    expect((await call(analyst, "GET", "/projects")).status).toBe(200);
+    const lowered = await callJson(ana, "PUT", "/organization/members/dani%40acme.example", { role: "member" });
+    expect(lowered.status).toBe(200);
+    expect(lowered.body.grantsRevoked).toBe(1);
+    expect((await call(analyst, "GET", "/projects")).status).toBe(401);
+  });
+});
+
+describe("suspension and deletion", () => {
+  it("a suspended organization's tokens and CI keys are refused on both resources until it is resumed", async () => {
+    const gus = await restToken("gus", "contracts.read keys.admin");
+    const key = await createKey(gus, { projects: ["*"], scopes: ["contracts.read"] });
+    expect((await operator("POST", "/organizations/globex/suspend")).body.organization.status).toBe("suspended");
+    for (const credential of [gus, key.secret]) {
+      const refused = await SELF.fetch(`${BASE}/api/v1/projects`, {
+        headers: { Authorization: `Bearer ${credential}` },
+      });
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as any).code).toBe("organization_suspended");
+    }
+    // acme is untouched.
+    expect((await call(await restToken("ana", "contracts.read"), "GET", "/projects")).status).toBe(200);
+    expect((await operator("POST", "/organizations/globex/resume")).body.organization.status).toBe("active");
+    expect((await call(gus, "GET", "/projects")).status).toBe(200);
+  });
+
+  it("deletes an organization only after its export, then removes its data and keeps the record of the deletion", async () => {
+    const id = "umbrella";
+    expect(
+      (await operator("POST", "/organizations", { id, name: "Umbrella", emailDomains: ["umbrella.example"] })).status,
+    ).toBe(201);
+    // Its data, written as its CI would write it.
+    await contractStore(env, id).createKey({
+      id: "k1",
+      name: "ci",
+      projects: ["*"],
+      scopes: ["contracts.read"],
+      secretHash: "0".repeat(64),
+      createdBy: "operator",
+      expiresAt: null,
+    });
+    expect((await operator("DELETE", `/organizations/${id}`)).body.code).toBe("export_required");
+    const archive = await operator("GET", `/organizations/${id}/export`);
+    expect(archive.status).toBe(200);
+    expect(archive.body.format).toBe("arbiter-organization-export/1");
+    expect(JSON.stringify(archive.body.contracts)).toContain('"k1"');
+
+    expect((await operator("PUT", "/caps", { deletionGraceDays: 0 })).status).toBe(200);
+    const deleted = await operator("DELETE", `/organizations/${id}`);
+    expect(deleted.status).toBe(202);
+    expect(await contractStore(env, id).exportTables()).toEqual({});
+    expect((await operator("GET", `/organizations/${id}`)).status).toBe(404);
+    const log = (await operator("GET", `/organizations/${id}/changes`)).body.changes.map((c: any) => c.action);
+    expect(log.slice(0, 3)).toEqual(["organization.deleted", "organization.deletion-started", "organization.exported"]);
+    // The id is not reused, and its domain is free again.
+    expect((await operator("POST", "/organizations", { id, name: "Umbrella 2" })).body.code).toBe(
+      "organization_exists",
+    );
+    expect(
+      (await operator("POST", "/organizations", { id: "umbrella-2", name: "U2", emailDomains: ["umbrella.example"] }))
+        .status,
+    ).toBe(201);
+    expect((await operator("PUT", "/caps", {})).body.caps.deletionGraceDays).toBe(7);
+  });
+});
+
+describe("the consent page follows the organization's role caps", () => {
+  it("offers no scope beyond the cap", async () => {
+    expect(
+      (await operator("PATCH", "/organizations/acme", { roleCaps: { admin: ["contracts.read", "org.admin"] } })).status,
+    ).toBe(200);
+    const token = await restToken("ana", "contracts.read contracts.write org.admin");
+    const who = (await callJson(token, "GET", "/whoami")).body;
+    expect([...who.scopes].sort()).toEqual(["contracts.read", "org.admin"]);
+    expect((await operator("PATCH", "/organizations/acme", { roleCaps: null })).status).toBe(200);
+  });
+});
