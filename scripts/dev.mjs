@@ -8,6 +8,8 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export const DEFAULT_PORT = 8787;
+/** The operator key of `npm start` only: development, never a deployment's (wrangler.toml sets none). */
+export const DEV_OPERATOR_KEY = "dev-operator-key";
 
 /** The wrangler dev arguments for what `npm start --` was given. */
 export function devArguments(argv, env = {}) {
@@ -27,9 +29,9 @@ export function devArguments(argv, env = {}) {
   }
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     throw new Error(`PORT must be a port number (1-65535), got "${env.PORT}".`);
-  const publicUrlGiven = rest.some(
-    (arg, i) => /^PUBLIC_URL[:=]/.test(arg) && (rest[i - 1] === "--var" || arg.startsWith("--var")),
-  );
+  const given = (name) =>
+    rest.some((arg, i) => new RegExp(`^${name}[:=]`).test(arg) && (rest[i - 1] === "--var" || arg.startsWith("--var")));
+  const publicUrlGiven = given("PUBLIC_URL");
   return [
     "dev",
     "--port",
@@ -37,6 +39,8 @@ export function devArguments(argv, env = {}) {
     "--var",
     "ARBITER_DEV_SIGN_IN:true",
     ...(publicUrlGiven ? [] : ["--var", `PUBLIC_URL:http://localhost:${port}`]),
+    // The operator API (/operator/v1) with a development key: docs/operations.md. A deployment sets a secret instead.
+    ...(given("ARBITER_OPERATOR_KEY") ? [] : ["--var", `ARBITER_OPERATOR_KEY:${DEV_OPERATOR_KEY}`]),
     ...rest,
   ];
 }

@@ -15,6 +15,10 @@ describe("deploy configuration", () => {
     expect(toml).not.toMatch(/^\[env\./m);
   });
 
+  it("holds no operator key or directory encryption key: a deployment sets them as secrets", () => {
+    expect(toml).not.toMatch(/^\s*(ARBITER_OPERATOR_KEY|DIRECTORY_ENCRYPTION_KEY)\s*=/m);
+  });
+
   it("turns development sign-in on only in npm start (and the tests)", async () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
     expect(pkg.scripts.start).toBe("node scripts/dev.mjs");
@@ -38,6 +42,8 @@ describe("deploy configuration", () => {
       "ARBITER_DEV_SIGN_IN:true",
       "--var",
       "PUBLIC_URL:http://localhost:8787",
+      "--var",
+      "ARBITER_OPERATOR_KEY:dev-operator-key",
     ]);
     expect(devArguments(["--port", "8900"])).toEqual([
       "dev",
@@ -47,6 +53,8 @@ describe("deploy configuration", () => {
       "ARBITER_DEV_SIGN_IN:true",
       "--var",
       "PUBLIC_URL:http://localhost:8900",
+      "--var",
+      "ARBITER_OPERATOR_KEY:dev-operator-key",
     ]);
     expect(devArguments(["--port=8901", "--ip", "0.0.0.0"])).toEqual([
       "dev",
@@ -56,6 +64,8 @@ describe("deploy configuration", () => {
       "ARBITER_DEV_SIGN_IN:true",
       "--var",
       "PUBLIC_URL:http://localhost:8901",
+      "--var",
+      "ARBITER_OPERATOR_KEY:dev-operator-key",
       "--ip",
       "0.0.0.0",
     ]);
@@ -65,6 +75,10 @@ describe("deploy configuration", () => {
         a.startsWith("PUBLIC_URL"),
       ),
     ).toEqual(["PUBLIC_URL:https://arbiter.test"]);
+    // An operator key of one's own wins over the development one.
+    expect(
+      devArguments(["--var", "ARBITER_OPERATOR_KEY:mine"]).filter((a) => a.startsWith("ARBITER_OPERATOR_KEY")),
+    ).toEqual(["ARBITER_OPERATOR_KEY:mine"]);
     expect(() => devArguments(["--port", "lots"])).toThrow('--port expects a port number (1-65535), got "lots".');
   });
 

@@ -55,6 +55,11 @@ export interface PrincipalOptions {
   approve?: string[];
   /** The client the grant belongs to; default: a new one, as obtainTokens registers a new client. */
   clientId?: string;
+  /**
+   * A member of this organization instead of the user's own (an organization created at runtime through the
+   * operator's API: development users belong to the seeded ones). The subject and role stay the user's.
+   */
+  organizationId?: string;
 }
 
 /**
@@ -82,13 +87,18 @@ export function verifiedPrincipal(resource: ProtectedResourceName, options: Prin
   return {
     verified: true,
     resource,
-    props: { organizationId: user.organization, userId: subject, role: user.role, name: user.name },
+    props: {
+      organizationId: options.organizationId ?? user.organization,
+      userId: subject,
+      role: user.role,
+      name: user.name,
+    },
     auth: {
       token: PLACEHOLDER_TOKEN,
       audience: `${origin}/${resource}`,
       scope,
       clientId,
-      userId: grantUserId(user.organization, subject),
+      userId: grantUserId(options.organizationId ?? user.organization, subject),
       expiresAt: Math.floor(Date.now() / 1000) + ACCESS_TOKEN_TTL_SECONDS,
     },
   };

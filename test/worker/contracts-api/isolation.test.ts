@@ -1,19 +1,26 @@
 // One organization never reaches another's projects, keys or documents: the organization comes from the token
-// or CI key only, so every route answers as if the other organization's data did not exist.
+// or CI key only, so every route answers as if the other organization's data did not exist. Run for a seeded
+// organization (globex) and for one the operator created at runtime (src/directory/).
 import { beforeAll, describe, expect, it } from "vitest";
+import { operator } from "../directory/helpers";
 import { call, callJson, createKey } from "./api-helpers";
 import { restPrincipal, type Caller } from "../harness";
 import { conformingSnapshot, ordersContract, text, violatingSnapshot } from "./fixtures";
 
+const OTHERS = [
+  { label: "globex (seeded)", organizationId: undefined },
+  { label: "hooli (created at runtime)", organizationId: "hooli" },
+] as const;
+
 let ana: Caller;
-let gus: Caller;
-let gusKey: string;
 let snapshotId: number;
 let verdictId: number;
 
 beforeAll(async () => {
   ana = restPrincipal("ana", "keys.admin contracts.read contracts.write snapshots.write");
-  gus = restPrincipal("gus", "keys.admin contracts.read contracts.write snapshots.write");
+  expect(
+    (await operator("POST", "/organizations", { id: "hooli", name: "Hooli", emailDomains: ["hooli.example"] })).status,
+  ).toBe(201);
   expect(
     (await callJson(ana, "POST", "/projects/orders/contracts?label=acme-only", text(ordersContract()))).status,
   ).toBe(201);
@@ -21,11 +28,20 @@ beforeAll(async () => {
   snapshotId = snapshot.body.snapshot.id;
   verdictId = snapshot.body.verdictId;
   await callJson(ana, "POST", "/projects/orders/builds", { commit: "acme2", log: "acme secret build log" });
-  gusKey = (await createKey(gus, { projects: ["*"], scopes: ["contracts.read", "contracts.write", "snapshots.write"] }))
-    .secret;
 });
 
-describe("cross-organization access", () => {
+describe.each(OTHERS)("cross-organization access from $label", ({ organizationId }) => {
+  let gus: Caller;
+  let gusKey: string;
+  beforeAll(async () => {
+    gus = restPrincipal("gus", "keys.admin contracts.read contracts.write snapshots.write", {
+      ...(organizationId ? { organizationId } : {}),
+    });
+    gusKey = (
+      await createKey(gus, { projects: ["*"], scopes: ["contracts.read", "contracts.write", "snapshots.write"] })
+    ).secret;
+  });
+
   const reads = () => [
     "/projects/orders",
     "/projects/orders/contracts",
