@@ -7,6 +7,7 @@
  */
 import { Failure, type FailureKind } from "../core/failure";
 import type { Env } from "../env";
+import { logWarn } from "../lib/log";
 import { getAuthorizationServer, grantUserId } from "../oauth/servers";
 import { listGrantHolders } from "../oauth/grant-holders";
 import { getPolicy } from "../policy/load";
@@ -151,6 +152,16 @@ export async function changeSettings(
   return updated.record;
 }
 
+/**
+ * Ends the organization's open 2026-07-28 listen streams at once (new ones are refused by the organization gate).
+ * Its 2025-11-25 sessions need nothing: each of their requests passes the gate.
+ */
+async function closeListenStreams(env: Env, organizationId: string): Promise<void> {
+  await env.LISTEN_HUB.get(env.LISTEN_HUB.idFromName(organizationId))
+    .closeAll(organizationId)
+    .catch((error: unknown) => logWarn("listen streams not closed", { organizationId, error }));
+}
+
 export async function setOrganizationStatus(
   env: Env,
   organizationId: string,
@@ -159,6 +170,7 @@ export async function setOrganizationStatus(
   const changed = await directoryStub(env).setStatus(organizationId, status, "operator");
   if (!changed.ok) throw refused(changed);
   forgetOrganization(organizationId);
+  if (status === "suspended") await closeListenStreams(env, organizationId);
   return changed.record;
 }
 
@@ -316,6 +328,7 @@ export async function deleteOrganization(env: Env, organizationId: string): Prom
   const deleting = await directoryStub(env).beginDeletion(organizationId, "operator");
   if (!deleting.ok) throw refused(deleting);
   forgetOrganization(organizationId);
+  await closeListenStreams(env, organizationId);
   for (const holder of await listGrantHolders(env, organizationId))
     await revokeGrantsBeyond(env, organizationId, holder.subject, []);
   return deleting.record;

@@ -44,6 +44,14 @@ function refusal(id: unknown, error: { code: number; message: string; data?: Rec
 
 export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
   private readonly users = new Map<string, UserListens>();
+  /** One entry per open stream: ends it (the organization was suspended or deleted). */
+  private readonly closers = new Set<() => void>();
+
+  async closeAll(_organizationId: string): Promise<number> {
+    const open = [...this.closers];
+    for (const close of open) close();
+    return open.length;
+  }
 
   private listensOf(userId: string): UserListens {
     let listens = this.users.get(userId);
@@ -73,14 +81,30 @@ export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
     }
     listens.open++;
     let released = false;
+    const closers = this.closers;
     const release = () => {
       if (released) return;
       released = true;
+      closers.delete(close);
       listens.open--;
       if (listens.open === 0 && this.users.get(userId) === listens) this.users.delete(userId);
     };
     const reader = response.body.getReader();
+    let streamController: ReadableStreamDefaultController<Uint8Array> | undefined;
+    const close = () => {
+      release();
+      try {
+        streamController?.close();
+      } catch {
+        // Already closed or errored: nothing more to end.
+      }
+      reader.cancel("organization no longer served").catch(() => undefined);
+    };
+    closers.add(close);
     const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        streamController = controller;
+      },
       async pull(controller) {
         try {
           const { done, value } = await reader.read();

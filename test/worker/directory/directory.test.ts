@@ -9,7 +9,10 @@ import { contractStore } from "../../../src/contracts/store/client";
 import { BASE } from "../helpers";
 import { call, callJson, createKey, restToken } from "../contracts-api/api-helpers";
 import { ordersContract, text } from "../contracts-api/fixtures";
-import { restPrincipal } from "../harness";
+import { mcpPrincipal, restPrincipal } from "../harness";
+import { modernPost } from "../helpers";
+import { ordersContract as mcpOrdersContract } from "../contracts-mcp/fixtures";
+import { ciPrincipal, uploadContract } from "../contracts-mcp/helpers";
 import { operator, OPERATOR_KEY } from "./helpers";
 
 const INITECH = {
@@ -252,6 +255,22 @@ describe("suspension and deletion", () => {
     expect((await call(await restToken("ana", "contracts.read"), "GET", "/projects")).status).toBe(200);
     expect((await operator("POST", "/organizations/globex/resume")).body.organization.status).toBe("active");
     expect((await call(gus, "GET", "/projects")).status).toBe(200);
+  });
+
+  it("suspension ends the organization's open listen streams at once", async () => {
+    await uploadContract(ciPrincipal("gus"), "orders", mcpOrdersContract());
+    const stream = await modernPost(mcpPrincipal("gus", "contracts.read"), "subscriptions/listen", {
+      notifications: { resourceSubscriptions: ["spec://projects/orders/verdicts/latest"] },
+    });
+    expect(stream.headers.get("content-type")).toContain("text/event-stream");
+    const body = stream.body!.getReader();
+    let text = "";
+    while (!text.includes("\n\n")) text += new TextDecoder().decode((await body.read()).value);
+    expect((await operator("POST", "/organizations/globex/suspend")).status).toBe(200);
+    let ended = false;
+    for (let i = 0; i < 20 && !ended; i++) ended = (await body.read()).done;
+    expect(ended).toBe(true);
+    expect((await operator("POST", "/organizations/globex/resume")).status).toBe(200);
   });
 
   it("deletes an organization only after its export, then removes its data and keeps the record of the deletion", async () => {
