@@ -39,13 +39,13 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     operationId: "changeOrganization",
     body: JSON_ONLY,
     ok: [200, JSON_ONLY],
-    errors: [400, 409],
+    errors: [400, 409, 422],
   },
   "PUT /api/v1/organization": {
     operationId: "applyOrganization",
     body: JSON_ONLY,
     ok: [200, JSON_ONLY],
-    errors: [400, 409],
+    errors: [400, 409, 422],
   },
   "PUT /api/v1/organization/secrets/:name": {
     operationId: "setOrganizationSecret",

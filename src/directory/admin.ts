@@ -6,6 +6,8 @@
  * once; a deleted organization's grants are revoked. Refusals are Failures with a stable code naming the fix.
  */
 import { Failure, type FailureKind } from "../core/failure";
+import { discoverProvider } from "../auth/oidc-discovery";
+import { OidcFailure } from "../auth/oidc-errors";
 import type { Env } from "../env";
 import { logWarn } from "../lib/log";
 import { getAuthorizationServer, grantUserId } from "../oauth/servers";
@@ -74,6 +76,24 @@ async function validated(env: Env, input: unknown): Promise<OrganizationSettings
   }
 }
 
+/**
+ * A new sign-in provider must answer its discovery document now, so a typo in the issuer is caught when it is set
+ * rather than at a member's first sign-in.
+ */
+async function checkProvider(issuer: string): Promise<void> {
+  try {
+    await discoverProvider(issuer);
+  } catch (error) {
+    if (!(error instanceof OidcFailure)) throw error;
+    throw new Failure(
+      "unprocessable",
+      `Invalid settings: signIn.issuer: the identity provider's discovery failed (${error.message}) Check the issuer URL: ${issuer}/.well-known/openid-configuration must answer.`,
+      { field: "signIn.issuer" },
+      "identity_provider_unreachable",
+    );
+  }
+}
+
 /** What every surface shows of an organization: never a secret's value. */
 export function organizationView(record: OrganizationRecord) {
   return {
@@ -110,6 +130,7 @@ export async function createOrganization(env: Env, id: unknown, input: unknown):
       "invalid_settings",
     );
   const settings = await validated(env, input);
+  if (settings.signIn) await checkProvider(settings.signIn.issuer);
   const created = await directoryStub(env).create(id, settings, "operator");
   if (!created.ok) throw refused(created);
   forgetOrganization(id);
@@ -140,6 +161,8 @@ export async function changeSettings(
     }
   }
   const settings = await validated(env, next);
+  if (settings.signIn && settings.signIn.issuer !== current.settings.signIn?.issuer)
+    await checkProvider(settings.signIn.issuer);
   const updated = await directoryStub(env).update(
     organizationId,
     settings,

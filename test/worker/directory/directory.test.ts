@@ -96,6 +96,15 @@ describe("the operator's API", () => {
       if (field) expect(refused.body.details).toEqual({ field });
       expect(refused.body.detail).toMatch(message);
     }
+    const noProvider = await operator("POST", "/organizations", {
+      ...INITECH,
+      signIn: { issuer: "https://idp.arbiter-test.invalid", clientId: "arbiter" },
+    });
+    expect(noProvider.status).toBe(422);
+    expect(noProvider.body.code).toBe("identity_provider_unreachable");
+    expect(noProvider.body.detail).toContain(
+      "https://idp.arbiter-test.invalid/.well-known/openid-configuration must answer",
+    );
     const claimed = await operator("POST", "/organizations", { ...INITECH, emailDomains: ["acme.example"] });
     expect(claimed.status).toBe(409);
     expect(claimed.body.code).toBe("domain_claimed");
