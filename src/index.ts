@@ -12,6 +12,7 @@ import { withRevocationAudit } from "./audit/revocation";
 import { handleAuthorize } from "./auth/authorize";
 import { withOrganizationGate } from "./directory/gate";
 import { handleSignInRoutes } from "./auth/routes";
+import { handleInvitationRoutes } from "./auth/invitations";
 import { SessionSecretMissing } from "./auth/session";
 import { mcpResourceHandler } from "./mcp/http";
 import { getCatalog } from "./mcp/deployment-catalog";
@@ -101,6 +102,8 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
       ...getCatalog().tools.keys(),
     ]);
 
+  const invitation = await handleInvitationRoutes(request, env);
+  if (invitation) return invitation;
   const signIn = await handleSignInRoutes(request, env, (clientId) =>
     servers.authorizationServer.getOAuthApi(env).lookupClient(clientId),
   );

@@ -9,7 +9,9 @@ import { Failure } from "../core/failure";
 import type { Principal } from "../core/principal";
 import {
   changeSettings,
+  createInvitation,
   getOrganization,
+  listInvitations,
   listMembers,
   organizationChanges,
   organizationView,
@@ -127,6 +129,30 @@ export const organizationRoutes: ApiRoute[] = [
       note(`grants revoked: ${removed.grantsRevoked}`);
       return json(removed);
     },
+  },
+  {
+    method: "POST",
+    path: "/api/v1/organization/invitations",
+    requiredScopes: SCOPE,
+    async handle({ request, env, principal }) {
+      const { email, role } = (
+        await readJsonBody(request, MAX_JSON_BODY_BYTES, z.object({ email: z.string(), role: z.string() }))
+      ).data;
+      const created = await createInvitation(env, principal.organizationId, email, role, member(principal));
+      return json(
+        {
+          ...created,
+          notice: `Send this link to ${created.invitation.email}: it works once, until ${created.invitation.expiresAt}, and is not shown again.`,
+        },
+        201,
+      );
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/v1/organization/invitations",
+    requiredScopes: SCOPE,
+    handle: async ({ env, principal }) => json({ invitations: await listInvitations(env, principal.organizationId) }),
   },
   {
     method: "GET",

@@ -65,6 +65,17 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     ok: [200, JSON_ONLY],
     errors: [400, 404, 409],
   },
+  "POST /api/v1/organization/invitations": {
+    operationId: "createOrganizationInvitation",
+    body: JSON_ONLY,
+    ok: [201, JSON_ONLY],
+    errors: [400],
+  },
+  "GET /api/v1/organization/invitations": {
+    operationId: "listOrganizationInvitations",
+    ok: [200, JSON_ONLY],
+    errors: [],
+  },
   "GET /api/v1/organization/changes": { operationId: "listOrganizationChanges", ok: [200, JSON_ONLY], errors: [] },
   "POST /api/v1/organization/upstream/test": {
     operationId: "testOrganizationUpstream",

@@ -33,6 +33,7 @@ export interface SignInMethod {
 /** Only same-site paths of the pages that need sign-in may be returned to (no open redirect). */
 export function safeReturnTo(value: string | null | undefined): string {
   if (!value?.startsWith("/") || value.startsWith("//") || value.includes("\\")) return "/";
+  if (value === "/invitations/accepted") return value;
   if (!/^\/(authorize|admin)(\/|\?|$)/.test(value)) return "/";
   return value;
 }

@@ -4,6 +4,7 @@ import { errorPage, html, htmlResponse } from "../web/html";
 import { safeReturnTo, type SignInMethod } from "./identity";
 import { directoryStub } from "../directory/client";
 import { signInMethods } from "./methods";
+import { acceptFor, clearInvitationCookie, pendingInvitation } from "./invitations";
 import { requestingApp, type ClientLookup } from "./requesting-app";
 import { requestingAppNote } from "./requesting-app-note";
 import { clearSessionCookie, sealSession, sessionCookie, sessionSecret } from "./session";
@@ -18,8 +19,17 @@ function sameOrigin(request: Request, env: Env): boolean {
 async function finish(method: SignInMethod, request: Request, env: Env): Promise<Response> {
   const completion = await method.complete(request);
   if ("response" in completion) return completion.response;
-  // The directory has the last word: a removed member is refused, a listed one gets their listed role.
   const { identity } = completion;
+  // An invitation link opened before signing in is used now, before admission: it is what makes them a member.
+  const invitation = await pendingInvitation(request, env);
+  if (invitation) {
+    const refused = await acceptFor(env, invitation, identity);
+    if (refused) {
+      refused.headers.append("Set-Cookie", clearInvitationCookie());
+      return refused;
+    }
+  }
+  // The directory has the last word: a removed member is refused, a listed one gets their listed role.
   const admission = await directoryStub(env).admit(
     identity.organizationId,
     identity.email ?? null,
@@ -35,6 +45,7 @@ async function finish(method: SignInMethod, request: Request, env: Env): Promise
     "Cache-Control": "no-store",
   });
   for (const cookie of completion.cookies ?? []) headers.append("Set-Cookie", cookie);
+  if (invitation) headers.append("Set-Cookie", clearInvitationCookie());
   return new Response(null, { status: 303, headers });
 }
 

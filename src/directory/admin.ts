@@ -9,6 +9,8 @@ import { Failure, type FailureKind } from "../core/failure";
 import { discoverProvider } from "../auth/oidc-discovery";
 import { OidcFailure } from "../auth/oidc-errors";
 import type { Env } from "../env";
+import { base64url } from "jose";
+import { sha256Hex } from "../lib/sha256";
 import { logWarn } from "../lib/log";
 import { getAuthorizationServer, grantUserId } from "../oauth/servers";
 import { listGrantHolders } from "../oauth/grant-holders";
@@ -23,6 +25,7 @@ import {
   platformCapsSchema,
   SettingsError,
   settingsErrorFromZod,
+  type InvitationRecord,
   type MemberRecord,
   type OrganizationRecord,
   type OrganizationSettings,
@@ -44,6 +47,10 @@ const REFUSAL_KINDS: Record<DirectoryRefusal["code"], FailureKind> = {
   last_admin: "conflict",
   unknown_member: "not_found",
   secret_key_missing: "unavailable",
+  unknown_invitation: "not_found",
+  invitation_used: "conflict",
+  invitation_expired: "conflict",
+  invitation_wrong_person: "forbidden",
 };
 
 function refused(refusal: DirectoryRefusal): Failure {
@@ -317,6 +324,54 @@ export async function removeMember(
     ? await revokeGrantsBeyond(env, organizationId, removed.member.subject, [])
     : 0;
   return { member: removed.member, grantsRevoked };
+}
+
+// ---- invitations ------------------------------------------------------------------------------------------------
+
+export const INVITATION_DAYS = 7;
+
+/** The SHA-256 of an invitation link's token: only the hash is stored. */
+export async function invitationHash(token: string): Promise<string> {
+  return sha256Hex(token);
+}
+
+/**
+ * Invites `email` with `role`: a single-use link, valid INVITATION_DAYS days, shown once in the answer (only its
+ * hash is stored). Whoever opens it signs in with that address and becomes a member with that role.
+ */
+export async function createInvitation(
+  env: Env,
+  organizationId: string,
+  emailInput: unknown,
+  role: unknown,
+  actor: Actor,
+): Promise<{ invitation: InvitationRecord; link: string }> {
+  const email = checkedEmail(emailInput);
+  const roles = Object.keys(getPolicy().roles);
+  if (typeof role !== "string" || !roles.includes(role))
+    throw new Failure(
+      "invalid_input",
+      `Invalid invitation: role: expected one of ${roles.join(", ")}.`,
+      { field: "role" },
+      "invalid_member",
+    );
+  const token = base64url.encode(crypto.getRandomValues(new Uint8Array(32)));
+  const expiresAt = Date.now() + INVITATION_DAYS * 24 * 60 * 60 * 1000;
+  const created = await directoryStub(env).invite(
+    organizationId,
+    email,
+    role,
+    await invitationHash(token),
+    expiresAt,
+    actorName(actor),
+  );
+  if (!created.ok) throw refused(created);
+  return { invitation: created.invitation, link: new URL(`/invitations/${token}`, env.PUBLIC_URL).href };
+}
+
+export async function listInvitations(env: Env, organizationId: string): Promise<InvitationRecord[]> {
+  await getOrganization(env, organizationId);
+  return directoryStub(env).invitations(organizationId);
 }
 
 // ---- export and deletion ----------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
  */
 import type {
   ChangeRecord,
+  InvitationRecord,
   MemberRecord,
   OrganizationRecord,
   OrganizationSettings,
@@ -26,7 +27,11 @@ export interface DirectoryRefusal {
     | "export_required"
     | "last_admin"
     | "unknown_member"
-    | "secret_key_missing";
+    | "secret_key_missing"
+    | "unknown_invitation"
+    | "invitation_used"
+    | "invitation_expired"
+    | "invitation_wrong_person";
   message: string;
   field?: string;
 }
@@ -93,6 +98,20 @@ export interface DirectoryRpc extends Rpc.DurableObjectBranded {
     actor: string,
   ): DirectoryResult<{ member: MemberRecord; previousRole: string | null }>;
   removeMember(organizationId: string, email: string, actor: string): DirectoryResult<{ member: MemberRecord }>;
+  invite(
+    organizationId: string,
+    email: string,
+    role: string,
+    tokenHash: string,
+    expiresAt: number,
+    actor: string,
+  ): DirectoryResult<{ invitation: InvitationRecord }>;
+  invitations(organizationId: string): InvitationRecord[];
+  invitationPreview(tokenHash: string): DirectoryResult<{ invitation: InvitationRecord; organizationName: string }>;
+  acceptInvitation(
+    tokenHash: string,
+    identity: { organizationId: string; email: string | null; subject: string },
+  ): DirectoryResult<{ member: MemberRecord; organizationId: string }>;
   admit(organizationId: string, email: string | null, subject: string, mappedRole: string): Admission;
   changes(organizationId: string | null, limit: number): ChangeRecord[];
   caps(): PlatformCaps;

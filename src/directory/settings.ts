@@ -140,6 +140,19 @@ export interface MemberRecord {
   updatedAt: string;
 }
 
+export interface InvitationRecord {
+  /** The first 12 hex digits of the link's hash: names the invitation in lists (the link itself is never stored). */
+  id: string;
+  organizationId: string;
+  email: string;
+  role: string;
+  createdBy: string;
+  createdAt: string;
+  expiresAt: string;
+  status: "pending" | "used" | "expired";
+  usedAt?: string;
+}
+
 export interface ChangeRecord {
   seq: number;
   time: string;

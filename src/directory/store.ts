@@ -31,6 +31,7 @@ import { openSecret, sealSecret, SecretKeyMissing, type SealedSecret } from "./s
 import {
   platformCapsSchema,
   type ChangeRecord,
+  type InvitationRecord,
   type MemberRecord,
   type OrganizationRecord,
   type OrganizationSettings,
@@ -80,6 +81,18 @@ const SCHEMA = [
   )`,
   `CREATE INDEX IF NOT EXISTS changes_by_organization ON changes (organization_id, seq)`,
   `CREATE TABLE IF NOT EXISTS platform (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS invitations (
+    token_hash TEXT PRIMARY KEY,
+    organization_id TEXT NOT NULL,
+    email TEXT NOT NULL,
+    role TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at TEXT,
+    used_by TEXT
+  )`,
+  `CREATE INDEX IF NOT EXISTS invitations_by_organization ON invitations (organization_id, created_at)`,
   `CREATE TABLE IF NOT EXISTS seeded (organization_id TEXT PRIMARY KEY, time TEXT NOT NULL)`,
 ];
 
@@ -718,6 +731,138 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         new Date().toISOString(),
       );
     return { ok: true, role: mappedRole };
+  }
+
+  // ---- invitations --------------------------------------------------------------------------------------------
+
+  private invitationOf(row: Record<string, SqlStorageValue>): InvitationRecord {
+    const used = row.used_at !== null;
+    const expired = !used && Number(row.expires_at) <= Date.now();
+    return {
+      id: String(row.token_hash).slice(0, 12),
+      organizationId: String(row.organization_id),
+      email: String(row.email),
+      role: String(row.role),
+      createdBy: String(row.created_by),
+      createdAt: String(row.created_at),
+      expiresAt: new Date(Number(row.expires_at)).toISOString(),
+      status: used ? "used" : expired ? "expired" : "pending",
+      ...(used ? { usedAt: String(row.used_at) } : {}),
+    };
+  }
+
+  invite(
+    organizationId: string,
+    email: string,
+    role: string,
+    tokenHash: string,
+    expiresAt: number,
+    actor: string,
+  ): DirectoryResult<{ invitation: InvitationRecord }> {
+    const found = this.writable(organizationId);
+    if (!found.ok) return found;
+    const key = email.toLowerCase();
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(
+        `INSERT INTO invitations (token_hash, organization_id, email, role, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        tokenHash,
+        organizationId,
+        key,
+        role,
+        actor,
+        new Date().toISOString(),
+        expiresAt,
+      );
+      this.logChange(organizationId, actor, "invitation.created", null, {
+        email: key,
+        role,
+        expiresAt: new Date(expiresAt).toISOString(),
+      });
+    });
+    const row = this.sql.exec(`SELECT * FROM invitations WHERE token_hash = ?`, tokenHash).toArray()[0];
+    return { ok: true, invitation: this.invitationOf(row as Record<string, SqlStorageValue>) };
+  }
+
+  invitations(organizationId: string): InvitationRecord[] {
+    return this.sql
+      .exec(`SELECT * FROM invitations WHERE organization_id = ? ORDER BY created_at DESC LIMIT 200`, organizationId)
+      .toArray()
+      .map((row) => this.invitationOf(row));
+  }
+
+  /** What an invitation link shows before anyone signs in: the organization's name and the role, or why not. */
+  invitationPreview(tokenHash: string): DirectoryResult<{ invitation: InvitationRecord; organizationName: string }> {
+    const row = this.sql.exec(`SELECT * FROM invitations WHERE token_hash = ?`, tokenHash).toArray()[0];
+    if (!row) return refusal("unknown_invitation", "This invitation link is not valid: ask for a new one.");
+    const invitation = this.invitationOf(row);
+    const organization = this.row(invitation.organizationId);
+    if (!organization || organization.status !== "active")
+      return refusal("unknown_invitation", "The organization of this invitation is not active any more.");
+    return {
+      ok: true,
+      invitation,
+      organizationName: (JSON.parse(organization.settings) as OrganizationSettings).name,
+    };
+  }
+
+  /**
+   * Uses an invitation: single use, before it expires, by the person it names (their signed-in e-mail) in its
+   * organization. Makes them a member with the invitation's role, in one transaction with marking it used.
+   */
+  acceptInvitation(
+    tokenHash: string,
+    identity: { organizationId: string; email: string | null; subject: string },
+  ): DirectoryResult<{ member: MemberRecord; organizationId: string }> {
+    const preview = this.invitationPreview(tokenHash);
+    if (!preview.ok) return preview;
+    const { invitation } = preview;
+    if (invitation.status === "used")
+      return refusal(
+        "invitation_used",
+        "This invitation was already used. Ask the organization's administrator for a new one.",
+      );
+    if (invitation.status === "expired")
+      return refusal(
+        "invitation_expired",
+        `This invitation expired on ${invitation.expiresAt}. Ask the organization's administrator for a new one.`,
+      );
+    if (identity.organizationId !== invitation.organizationId)
+      return refusal(
+        "invitation_wrong_person",
+        `This invitation is for ${preview.organizationName}; you signed in to another organization. Sign out and sign in with the account it was sent to.`,
+      );
+    if ((identity.email ?? "").toLowerCase() !== invitation.email)
+      return refusal(
+        "invitation_wrong_person",
+        "This invitation was sent to another e-mail address than the one you signed in with. Sign in with the invited address.",
+      );
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(
+        `UPDATE invitations SET used_at = ?, used_by = ? WHERE token_hash = ?`,
+        now,
+        identity.subject,
+        tokenHash,
+      );
+      this.sql.exec(
+        `INSERT INTO members (organization_id, email, role, status, subject, updated_at) VALUES (?, ?, ?, 'active', ?, ?)
+         ON CONFLICT (organization_id, email) DO UPDATE SET role = excluded.role, status = 'active', subject = excluded.subject, updated_at = excluded.updated_at`,
+        invitation.organizationId,
+        invitation.email,
+        invitation.role,
+        identity.subject,
+        now,
+      );
+      this.logChange(invitation.organizationId, invitation.email, "invitation.accepted", null, {
+        email: invitation.email,
+        role: invitation.role,
+      });
+    });
+    return {
+      ok: true,
+      organizationId: invitation.organizationId,
+      member: this.memberOf(this.memberRow(invitation.organizationId, invitation.email) as MemberRow),
+    };
   }
 
   // ---- the log, caps and keys ---------------------------------------------------------------------------------

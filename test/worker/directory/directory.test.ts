@@ -6,7 +6,7 @@
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { contractStore } from "../../../src/contracts/store/client";
-import { BASE } from "../helpers";
+import { BASE, browserFetch, CookieJar, devSignIn } from "../helpers";
 import { call, callJson, createKey, restToken } from "../contracts-api/api-helpers";
 import { ordersContract, text } from "../contracts-api/fixtures";
 import { mcpPrincipal, restPrincipal } from "../harness";
@@ -245,6 +245,75 @@ describe("an organization administrator (org.admin)", () => {
     expect(lowered.status).toBe(200);
     expect(lowered.body.grantsRevoked).toBe(1);
     expect((await call(analyst, "GET", "/projects")).status).toBe(401);
+  });
+});
+
+describe("invitations", () => {
+  it("a single-use, expiring link makes the invited person a member, even where only members may sign in", async () => {
+    const ana = await restToken("ana", "org.admin");
+    expect((await callJson(ana, "PATCH", "/organization", { membersOnly: true })).status).toBe(200);
+    expect((await callJson(ana, "DELETE", "/organization/members/mia%40acme.example")).status).toBe(200);
+    // Not on the list: sign-in is refused.
+    const refused = await devSignIn(new CookieJar(), "mia", "/admin");
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain("removed from this organization");
+
+    const created = await callJson(ana, "POST", "/organization/invitations", {
+      email: "Mia@acme.example",
+      role: "analyst",
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.invitation).toMatchObject({ email: "mia@acme.example", role: "analyst", status: "pending" });
+    const link = new URL(created.body.link);
+    const listed = (await callJson(ana, "GET", "/organization/invitations")).body.invitations;
+    expect(JSON.stringify(listed)).not.toContain(link.pathname.split("/").pop());
+
+    const jar = new CookieJar();
+    const page = await browserFetch(jar, link.pathname);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/mia@acme.example is invited to Acme[^<]* with the role <strong>analyst/);
+    const accept = await browserFetch(jar, link.pathname, { method: "POST", headers: { Origin: BASE } });
+    expect(accept.status).toBe(303);
+    expect(accept.headers.get("location")).toBe("/signin?return=%2Finvitations%2Faccepted");
+    const signedIn = await devSignIn(jar, "mia", "/invitations/accepted");
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get("location")).toBe("/invitations/accepted");
+    expect(jar.has("__Host-arbiter-invitation")).toBe(false);
+    expect(await (await browserFetch(jar, "/invitations/accepted")).text()).toContain("<strong>analyst</strong>");
+    const members = (await callJson(ana, "GET", "/organization/members")).body.members;
+    expect(members.find((m: any) => m.email === "mia@acme.example")).toMatchObject({
+      role: "analyst",
+      status: "active",
+    });
+
+    // Used once: a second use is refused; the invitation list says so.
+    const again = await browserFetch(new CookieJar(), link.pathname);
+    expect(again.status).toBe(409);
+    expect(await again.text()).toContain("already used");
+    expect((await callJson(ana, "GET", "/organization/invitations")).body.invitations[0].status).toBe("used");
+
+    // Another person signing in with someone else's link is refused, and stays out.
+    const forMia = await callJson(ana, "POST", "/organization/invitations", {
+      email: "mia@acme.example",
+      role: "admin",
+    });
+    const other = new CookieJar();
+    const path = new URL(forMia.body.link).pathname;
+    await browserFetch(other, path, { method: "POST", headers: { Origin: BASE } });
+    const wrong = await devSignIn(other, "dev", "/invitations/accepted");
+    expect(wrong.status).toBe(403);
+    expect(await wrong.text()).toContain("another e-mail address");
+
+    // Expired: refused with its date.
+    const stub = env.DIRECTORY.get(env.DIRECTORY.idFromName("directory"));
+    await runInDurableObject(stub, (_instance, state) => {
+      state.storage.sql.exec(`UPDATE invitations SET expires_at = 0 WHERE used_at IS NULL`);
+    });
+    const expired = await browserFetch(new CookieJar(), path);
+    expect(expired.status).toBe(409);
+    expect(await expired.text()).toContain("expired");
+    expect((await browserFetch(new CookieJar(), "/invitations/not-a-real-invitation-token-000")).status).toBe(404);
+    expect((await callJson(ana, "PATCH", "/organization", { membersOnly: false })).status).toBe(200);
   });
 });
 
