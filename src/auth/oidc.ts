@@ -6,7 +6,6 @@
 import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
 import { signInEntries } from "../directory/client";
-import { organizationCallback } from "./org-oidc";
 import { logInfo } from "../lib/log";
 import type { Identity, SignInCompletion, SignInMethod } from "./identity";
 import { readOidcConfig, type OidcConfig } from "./oidc-config";
@@ -189,7 +188,11 @@ export async function completeWith(
 
 /** The platform provider (OIDC_ISSUER): claims and e-mail domains mapped against the directory's organizations. */
 async function platformCallback(env: Env, flow: OidcFlow): Promise<CallbackSettings> {
-  if (flow.organizationId) return organizationCallback(env, flow.organizationId);
+  if (flow.organizationId)
+    throw new OidcFailure(
+      "flow-expired",
+      "This sign-in started at an organization's own provider but came back to the platform provider's address. Start again from your app.",
+    );
   const config = readOidcConfig(env);
   const settings = {
     ...(config.orgClaim ? { orgClaim: config.orgClaim } : {}),

@@ -7,6 +7,7 @@
  * that uses it (the upstream request's header, the token request to the provider): never in an answer, export,
  * log, audit record or telemetry.
  */
+import { sha256Hex } from "../lib/sha256";
 import { isDevelopmentOrigin } from "./validate";
 
 export interface SecretKeyVars {
@@ -40,15 +41,22 @@ interface KeyEntry {
 
 const encoder = new TextEncoder();
 
+/** The AES-256-GCM key of `secret` (HKDF-SHA-256, purpose-labelled), and its short public id. */
 async function keyEntry(secret: string): Promise<KeyEntry> {
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", encoder.encode(`arbiter-directory-key:${secret}`)),
+  const material = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"]);
+  const key = await crypto.subtle.deriveKey(
+    {
+      name: "HKDF",
+      hash: "SHA-256",
+      salt: encoder.encode("arbiter-directory"),
+      info: encoder.encode("secrets/aes-256-gcm"),
+    },
+    material,
+    { name: "AES-GCM", length: 256 },
+    false,
+    ["encrypt", "decrypt"],
   );
-  const idDigest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", encoder.encode(`arbiter-directory-key-id:${secret}`)),
-  );
-  const id = [...idDigest.slice(0, 4)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-  const key = await crypto.subtle.importKey("raw", digest, { name: "AES-GCM" }, false, ["encrypt", "decrypt"]);
+  const id = (await sha256Hex(`arbiter-directory-key-id:${secret}`)).slice(0, 8);
   return { id, key };
 }
 
