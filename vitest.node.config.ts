@@ -13,6 +13,7 @@ const SHARED_WRANGLER_DEV = [
   "test/node/browser-consent.test.ts",
   "test/node/cli-exchanges.test.ts",
   "test/node/cli-projects-scopes.test.ts",
+  "test/node/cli-org.test.ts",
   "test/node/examples-quickstart.test.ts",
   "test/node/spec-loop-e2e.test.ts",
   "test/node/e2e-mcp-clients.test.ts",

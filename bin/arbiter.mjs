@@ -16,6 +16,8 @@ import { diff } from "./cli/commands/diff.mjs";
 import { exchanges } from "./cli/commands/exchanges.mjs";
 import { login } from "./cli/commands/login.mjs";
 import { logout } from "./cli/commands/logout.mjs";
+import { members } from "./cli/commands/members.mjs";
+import { org } from "./cli/commands/org.mjs";
 import { snapshot } from "./cli/commands/snapshot.mjs";
 import { token } from "./cli/commands/token.mjs";
 import { EXIT, Unverified, fail } from "./cli/errors.mjs";
@@ -26,8 +28,20 @@ export { EXIT } from "./cli/errors.mjs";
 export { credentialsFile } from "./cli/credentials.mjs";
 export { summaryText } from "./cli/reports.mjs";
 
-const COMMANDS = { snapshot, contract, exchanges, check, diff, "build-failed": buildFailed, login, token, logout };
-const SIGN_IN_COMMANDS = new Set(["login", "token", "logout"]);
+const COMMANDS = {
+  snapshot,
+  contract,
+  exchanges,
+  check,
+  diff,
+  "build-failed": buildFailed,
+  login,
+  token,
+  logout,
+  org,
+  members,
+};
+const SIGN_IN_COMMANDS = new Set(["login", "token", "logout", "org", "members"]);
 
 export async function main(
   argv = process.argv.slice(2),

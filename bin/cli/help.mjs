@@ -18,6 +18,9 @@ Usage:
   Every command that gets a verdict takes --format <fmt> (print that format instead of the summary) and
   --out-<fmt> <file> (write it; several at once), <fmt> one of json, markdown, junit, sarif, github.
 
+  arbiter org show | export | apply <file> [--dry-run]        the organization's settings as code (org.admin)
+  arbiter members list | add <email> --role <r> | remove <email> | invite <email> --role <r>
+
   arbiter login --server <url> [--scopes '<scope> ...'] [--resource api|chat|mcp] [--no-browser] [--timeout <sec>]
   arbiter token [--server <url>] [--resource api|chat|mcp] [--whoami]
   arbiter logout [--server <url>] [--resource api|chat|mcp]

@@ -35,6 +35,8 @@ const OPTIONS = Object.freeze({
   resource: { type: "string" },
   whoami: { type: "boolean" },
   "no-browser": { type: "boolean" },
+  "dry-run": { type: "boolean" },
+  role: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 });

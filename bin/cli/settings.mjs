@@ -32,7 +32,7 @@ function serverOf(values, env, token) {
  * `command` is what the person asked for (e.g. "arbiter contract") and `needs` the scopes its route requires: a
  * login token that lacks one is stopped here with the exact login to run, before anything is sent.
  */
-export async function settings(values, env, command = "This command", needs = []) {
+export async function settings(values, env, command = "This command", needs = [], { needsProject = true } = {}) {
   const project = values.project ?? env.ARBITER_PROJECT;
   let token = values.token ?? env.ARBITER_TOKEN;
   const base = serverOf(values, env, token);
@@ -56,7 +56,7 @@ export async function settings(values, env, command = "This command", needs = []
     fail(
       `No credentials: pass --token or set ARBITER_TOKEN (a CI key from your organization admin), or run "arbiter login --server ${base}" on your own machine.`,
     );
-  if (!project) fail("No project: pass --project or set ARBITER_PROJECT.");
+  if (!project && needsProject) fail("No project: pass --project or set ARBITER_PROJECT.");
   const timeout = values.timeout === undefined ? 120 : Number(values.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0) fail("--timeout must be a positive number of seconds.");
   return {

@@ -11,6 +11,8 @@ import commandDiff from "../../bin/cli/commands/diff.mjs";
 import commandExchanges from "../../bin/cli/commands/exchanges.mjs";
 import commandLogin from "../../bin/cli/commands/login.mjs";
 import commandLogout from "../../bin/cli/commands/logout.mjs";
+import commandMembers from "../../bin/cli/commands/members.mjs";
+import commandOrg from "../../bin/cli/commands/org.mjs";
 import commandSnapshot from "../../bin/cli/commands/snapshot.mjs";
 import commandToken from "../../bin/cli/commands/token.mjs";
 import credentials from "../../bin/cli/credentials.mjs";
@@ -38,6 +40,8 @@ export const CLI_SOURCES: CliSources = Object.freeze({
   "cli/commands/diff.mjs": commandDiff,
   "cli/commands/exchanges.mjs": commandExchanges,
   "cli/commands/login.mjs": commandLogin,
+  "cli/commands/members.mjs": commandMembers,
+  "cli/commands/org.mjs": commandOrg,
   "cli/commands/logout.mjs": commandLogout,
   "cli/commands/snapshot.mjs": commandSnapshot,
   "cli/commands/token.mjs": commandToken,

@@ -26,7 +26,9 @@ import { MAX_JSON_BODY_BYTES } from "../contracts/store/limits";
 import { json, readJsonBody } from "./contracts-http";
 import { expectedRevision } from "./operator.routes";
 import type { ApiRoute } from "./router";
+import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { readBodyLimited } from "../lib/body";
 
 const SCOPE = ["org.admin"] as const;
 const member = (principal: Principal): Actor => ({ kind: "member", userId: principal.userId });
@@ -45,13 +47,40 @@ function refuseOperatorOnly(patch: Record<string, unknown>, current: Record<stri
   }
 }
 
+/** Settings as JSON, or as YAML (`arbiter org apply org.yaml`): the same schema validates both. */
+async function settingsBody(request: Request): Promise<Record<string, unknown>> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!/yaml/i.test(type)) return (await readJsonBody(request, MAX_JSON_BODY_BYTES, anyObject)).data;
+  const read = await readBodyLimited(request, MAX_JSON_BODY_BYTES);
+  if (!read.ok)
+    throw new Failure("invalid_input", "The settings are empty, unreadable or too large.", {}, "invalid_body");
+  let value: unknown;
+  try {
+    value = parseYaml(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(read.bytes), {
+      maxAliasCount: 0,
+    });
+  } catch (error) {
+    const said = error instanceof Error ? error.message.split("\n")[0]?.slice(0, 200) : "";
+    throw new Failure("invalid_input", `The settings are not valid YAML: ${said}`, {}, "invalid_yaml");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new Failure(
+      "invalid_input",
+      "The settings must be a mapping of setting names to values.",
+      {},
+      "invalid_settings",
+    );
+  return value as Record<string, unknown>;
+}
+
 async function changeOwnSettings(
   request: Request,
   env: Parameters<ApiRoute["handle"]>[0]["env"],
   principal: Principal,
   replace: boolean,
 ) {
-  const patch = (await readJsonBody(request, MAX_JSON_BODY_BYTES, anyObject)).data;
+  const patch = await settingsBody(request);
+  const dryRun = new URL(request.url).searchParams.get("dryRun") === "true";
   const current = await getOrganization(env, principal.organizationId);
   refuseOperatorOnly(patch, current.settings);
   const settings =
@@ -60,8 +89,12 @@ async function changeOwnSettings(
     replace,
     expectedRevision: expectedRevision(request),
     action: replace ? "settings.applied" : "settings.changed",
+    dryRun,
   });
-  return json({ organization: organizationView(record) });
+  return json({
+    organization: organizationView(record),
+    ...(record.difference ? { dryRun: true, difference: record.difference } : {}),
+  });
 }
 
 export const organizationRoutes: ApiRoute[] = [

@@ -37,13 +37,15 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "GET /api/v1/organization": { operationId: "getOrganization", ok: [200, JSON_ONLY], errors: [] },
   "PATCH /api/v1/organization": {
     operationId: "changeOrganization",
-    body: JSON_ONLY,
+    query: ["dryRun"],
+    body: ["application/json", "application/yaml"],
     ok: [200, JSON_ONLY],
     errors: [400, 409, 422],
   },
   "PUT /api/v1/organization": {
     operationId: "applyOrganization",
-    body: JSON_ONLY,
+    query: ["dryRun"],
+    body: ["application/json", "application/yaml"],
     ok: [200, JSON_ONLY],
     errors: [400, 409, 422],
   },

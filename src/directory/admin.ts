@@ -101,6 +101,25 @@ async function checkProvider(issuer: string): Promise<void> {
   }
 }
 
+/** One setting that a change would add, remove or change, by its dotted path. */
+export interface SettingsDifference {
+  path: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+/** The leaves that differ between two settings objects (arrays compared whole), in path order. */
+export function settingsDifference(before: unknown, after: unknown, path = ""): SettingsDifference[] {
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    typeof value === "object" && value !== null && !Array.isArray(value);
+  if (isObject(before) && isObject(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    return keys.flatMap((key) => settingsDifference(before[key], after[key], path ? `${path}.${key}` : key));
+  }
+  if (JSON.stringify(before) === JSON.stringify(after)) return [];
+  return [{ path, ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }) }];
+}
+
 /** What every surface shows of an organization: never a secret's value. */
 export function organizationView(record: OrganizationRecord) {
   return {
@@ -153,8 +172,8 @@ export async function changeSettings(
   organizationId: string,
   patch: unknown,
   actor: Actor,
-  options: { replace?: boolean; expectedRevision?: number | null; action?: string } = {},
-): Promise<OrganizationRecord> {
+  options: { replace?: boolean; expectedRevision?: number | null; action?: string; dryRun?: boolean } = {},
+): Promise<OrganizationRecord & { difference?: SettingsDifference[] }> {
   if (typeof patch !== "object" || patch === null || Array.isArray(patch))
     throw new Failure("invalid_input", "Invalid settings: send a JSON object of settings.", {}, "invalid_settings");
   const current = await getOrganization(env, organizationId);
@@ -168,6 +187,7 @@ export async function changeSettings(
     }
   }
   const settings = await validated(env, next);
+  if (options.dryRun) return { ...current, settings, difference: settingsDifference(current.settings, settings) };
   if (settings.signIn && settings.signIn.issuer !== current.settings.signIn?.issuer)
     await checkProvider(settings.signIn.issuer);
   const updated = await directoryStub(env).update(
