@@ -25,6 +25,7 @@ import {
   platformCapsSchema,
   SettingsError,
   settingsErrorFromZod,
+  type ChangeRecord,
   type InvitationRecord,
   type MemberRecord,
   type OrganizationRecord,
@@ -246,8 +247,14 @@ export async function setOrganizationSecret(
   return changed.record;
 }
 
-export async function organizationChanges(env: Env, organizationId: string | null, limit = 100) {
-  return directoryStub(env).changes(organizationId, Math.min(Math.max(limit, 1), 500));
+export async function organizationChanges(
+  env: Env,
+  organizationId: string | null,
+  limit = 100,
+): Promise<ChangeRecord[]> {
+  // RPC types a stored `unknown` (before/after) as never; the values are the JSON the store parsed.
+  const changes = await directoryStub(env).changes(organizationId, Math.min(Math.max(limit, 1), 500));
+  return changes as ChangeRecord[];
 }
 
 export async function platformCaps(env: Env): Promise<PlatformCaps> {

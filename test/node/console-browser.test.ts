@@ -400,6 +400,7 @@ describe("admin console in a real browser", () => {
       },
       { path: "/admin/audit", heading: "Audit trail", known: ["ci_key_created"] },
       { path: "/admin/usage", heading: "Rate limits" },
+      { path: "/admin/organization", heading: "Organization", known: ["organization.seeded"] },
     ];
     for (const width of [1280, 375]) {
       const context = await browser.newContext({ viewport: { width, height: 900 } });

@@ -5,6 +5,7 @@
  * the signed browser session only.
  */
 import { resolveOrganization } from "../../directory/client";
+import { organizationGrantable } from "../../directory/grantable";
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Identity } from "../../auth/identity";
 import { currentIdentity } from "../../auth/session";
@@ -82,7 +83,7 @@ export async function consoleContext(
     userId: identity.subject,
     clientId: CONSOLE_CLIENT_ID,
     role: identity.role,
-    scopes: [...(getPolicy().roles[identity.role]?.grantable ?? [])],
+    scopes: organizationGrantable(organization, identity.role),
   };
   return {
     context: {

@@ -6,10 +6,11 @@
 import type { Identity } from "../../auth/identity";
 import { escapeHtml, html, htmlHeaders, STYLES, type SafeHtml } from "../html";
 
-export type ConsoleSection = "overview" | "clients" | "keys" | "projects" | "audit" | "usage";
+export type ConsoleSection = "overview" | "organization" | "clients" | "keys" | "projects" | "audit" | "usage";
 
 const SECTIONS: ReadonlyArray<{ id: ConsoleSection; href: string; label: string }> = [
   { id: "overview", href: "/admin", label: "Overview" },
+  { id: "organization", href: "/admin/organization", label: "Organization" },
   { id: "clients", href: "/admin/clients", label: "Connected clients" },
   { id: "keys", href: "/admin/keys", label: "CI keys" },
   { id: "projects", href: "/admin/projects", label: "Projects" },

@@ -18,6 +18,8 @@ import { CSRF_FIELD, csrfRefusal } from "./csrf";
 import { CONSOLE_ACTIONS, type ConsoleAction } from "./actions";
 import { failurePage, runGoverned, withCorrelationId } from "./governed";
 import { keysPage } from "./keys.page";
+import { ORGANIZATION_ACTIONS, ORGANIZATION_DONE_MESSAGES } from "./organization.actions";
+import { organizationPage } from "./organization.page";
 import { overviewPage } from "./overview.page";
 import { projectsPage } from "./projects.page";
 import { matchProjectRoute } from "./project-routes";
@@ -31,6 +33,7 @@ const DONE_MESSAGES: Record<string, string> = {
   "grant-revoked": "The grant was revoked: its access and refresh tokens no longer work.",
   "key-revoked": "The CI key was revoked: the next request made with it is refused.",
   "key-already-revoked": "That CI key was already revoked.",
+  ...ORGANIZATION_DONE_MESSAGES,
 };
 
 interface ConsolePage {
@@ -53,6 +56,10 @@ const PAGES: Record<string, ConsolePage> = {
   "/admin/projects": { requiredScopes: ["contracts.read"], page: projectsPage },
   "/admin/audit": { requiredScopes: ["audit.read"], page: auditPage },
   "/admin/usage": { requiredScopes: ["keys.admin", "clients.admin"], page: usagePage },
+  "/admin/organization": {
+    requiredScopes: ["org.admin"],
+    page: (context) => organizationPage(context, { done: doneMessage(context) }),
+  },
 };
 
 /** The project pages (project-routes.ts) read contracts, snapshots and verdicts: GET /api/v1/projects/... needs contracts.read. */
@@ -76,7 +83,7 @@ async function governedPage(context: ConsoleContext, template: string, page: Con
   return result.ok ? withCorrelationId(result.value, correlationId) : failurePage(result.failure, correlationId);
 }
 
-const ACTIONS: Record<string, ConsoleAction> = CONSOLE_ACTIONS;
+const ACTIONS: Record<string, ConsoleAction> = { ...CONSOLE_ACTIONS, ...ORGANIZATION_ACTIONS };
 
 function doneMessage(context: ConsoleContext): string | undefined {
   const code = context.url.searchParams.get("done");

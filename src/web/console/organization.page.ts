@@ -1,0 +1,137 @@
+/**
+ * The organization page (/admin/organization, scope org.admin): its settings (name, e-mail domains, who may sign in,
+ * its own sign-in provider, its orders API with a "Test connection" button, quotas), its write-only secrets (a
+ * field to set a new value, never the value), its members with their roles, invitations, and the change log. The
+ * forms post to src/web/console/organization.actions.ts, which call the directory's services like the REST routes.
+ */
+import { listInvitations, listMembers, getOrganization, organizationChanges } from "../../directory/admin";
+import type { UpstreamTestResult } from "../../directory/upstream-test";
+import { getPolicy } from "../../policy/load";
+import { html, type SafeHtml } from "../html";
+import { badge, code, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
+import type { ConsoleContext } from "./context";
+import { consoleResponse } from "./layout";
+
+export interface OrganizationPageOptions {
+  done?: string;
+  error?: string;
+  status?: number;
+  /** The answer of "Test connection", shown at the upstream. */
+  upstreamTest?: UpstreamTestResult;
+  /** The link of an invitation just created: shown once. */
+  invitationLink?: { email: string; link: string; expiresAt: string };
+}
+
+const field = (id: string, label: string, value: string | undefined, hint = "", type = "text") =>
+  html`<div class="field"><label for="${id}">${label}${hint ? html` <span class="hint">${hint}</span>` : ""}</label>
+<input type="${type}" id="${id}" name="${id}" value="${value ?? ""}"${type === "password" ? html` autocomplete="new-password"` : ""}></div>`;
+
+function roleOptions(selected: string): SafeHtml {
+  return html`${Object.keys(getPolicy().roles).map(
+    (role) => html`<option value="${role}"${role === selected ? html` selected` : ""}>${role}</option>`,
+  )}`;
+}
+
+function testResult(result: UpstreamTestResult | undefined): SafeHtml {
+  if (!result) return html``;
+  return result.ok
+    ? html`<p role="status">${badge("ok", "connected")} ${result.endpoint ?? ""} answered HTTP ${result.status} in ${result.durationMs} ms${result.credentialSent ? " with the credential" : ""}.</p>`
+    : html`<p role="alert">${badge("bad", "failed")} ${result.problem ?? "The test failed."}</p>`;
+}
+
+export async function organizationPage(
+  context: ConsoleContext,
+  options: OrganizationPageOptions = {},
+): Promise<Response> {
+  const [record, members, invitations, changes] = await Promise.all([
+    getOrganization(context.env, context.organizationId),
+    listMembers(context.env, context.organizationId),
+    listInvitations(context.env, context.organizationId),
+    organizationChanges(context.env, context.organizationId, 20),
+  ]);
+  const s = record.settings;
+  const csrf = csrfInput(context.csrf);
+  const quota = (name: "default" | "rest") => s.quotas?.[name];
+  const body = html`<h1>Organization</h1>
+<p class="lead">${s.name} (${code(record.id)}): ${badge(record.status === "active" ? "ok" : "bad", record.status)}, revision ${record.revision}. Changes apply to the next requests; other servers see them within 2 s.</p>
+${flash(options.done)}${problem(options.error)}
+<section class="card" aria-labelledby="settings-heading"><h2 id="settings-heading">Settings</h2>
+<form method="post" action="/admin/organization/settings">${csrf}<input type="hidden" name="revision" value="${record.revision}">
+${field("name", "Display name", s.name)}
+${field("emailDomains", "E-mail domains", s.emailDomains.join(", "), "Comma-separated; each domain belongs to one organization")}
+<label class="check"><input type="checkbox" name="membersOnly" value="true"${s.membersOnly ? html` checked` : ""}> Only people on the member list may sign in</label>
+<div class="field"><label for="defaultRole">Default role</label><select id="defaultRole" name="defaultRole">${roleOptions(s.defaultRole)}</select></div>
+<fieldset><legend>Sign-in provider (OpenID Connect)</legend>
+${field("signInIssuer", "Issuer", s.signIn?.issuer, "Empty: no provider of your own")}
+${field("signInClientId", "Client id", s.signIn?.clientId)}
+${field("signInRoleClaim", "Role claim", s.signIn?.roleClaim, "Optional")}
+<p class="muted">Register <code>${new URL("/signin/org/callback", context.env.PUBLIC_URL).href}</code> at the provider.</p></fieldset>
+<fieldset><legend>Orders API (GraphQL)</legend>
+${field("upstreamEndpoint", "Endpoint", s.upstream?.endpoint, "https; empty: the deployment's default")}
+${field("upstreamCredentialHeader", "Credential header", s.upstream?.credentialHeader ?? "Authorization")}
+${field("upstreamCredentialScheme", "Credential scheme", s.upstream?.credentialScheme, "e.g. Bearer; empty: the credential alone")}
+${field("upstreamOrganizationHeader", "Organization header", s.upstream?.organizationHeader, "Optional, e.g. X-Organization-Id")}
+</fieldset>
+<fieldset><legend>Quotas per client</legend>
+${field("quotaDefaultLimit", "Tool calls per window", quota("default")?.limit?.toString(), "Empty: the deployment's default", "number")}
+${field("quotaDefaultWindow", "Window (seconds)", quota("default")?.windowSeconds?.toString(), "", "number")}
+${field("quotaRestLimit", "REST requests per window", quota("rest")?.limit?.toString(), "", "number")}
+${field("quotaRestWindow", "Window (seconds)", quota("rest")?.windowSeconds?.toString(), "", "number")}
+</fieldset>
+<div class="actions"><button type="submit" class="primary">Save settings</button></div>
+</form></section>
+<section class="card" aria-labelledby="secrets-heading"><h2 id="secrets-heading">Secrets</h2>
+<p class="muted">Write-only: stored encrypted, never shown again. Provider client secret: ${record.secrets.signInClientSecret ? badge("ok", "set") : badge("neutral", "not set")}; orders API credential: ${record.secrets.upstreamCredential ? badge("ok", "set") : badge("neutral", "not set")}.</p>
+<form method="post" action="/admin/organization/secret">${csrf}
+<div class="field"><label for="secret-name">Secret</label><select id="secret-name" name="name"><option value="upstreamCredential">Orders API credential</option><option value="signInClientSecret">Provider client secret</option></select></div>
+${field("value", "New value", "", "Empty clears it", "password")}
+<div class="actions"><button type="submit">Set secret</button></div></form>
+<form method="post" action="/admin/organization/upstream-test">${csrf}<div class="actions"><button type="submit">Test connection to the orders API</button></div></form>
+${testResult(options.upstreamTest)}
+</section>
+<section aria-labelledby="members-heading"><h2 id="members-heading">Members</h2>
+${
+  members.length === 0
+    ? emptyState("No members listed yet", "People appear here once they sign in, are added or accept an invitation.")
+    : scrollTable(
+        "Members",
+        ["E-mail", "Role", "Status", "Since", "Change"],
+        members.map(
+          (
+            m,
+          ) => html`<tr><td>${m.email}</td><td>${m.role}</td><td>${badge(m.status === "active" ? "ok" : "neutral", m.status)}</td><td>${time(m.updatedAt)}</td>
+<td><form class="inline" method="post" action="/admin/organization/member">${csrf}<input type="hidden" name="email" value="${m.email}"><select name="role" aria-label="Role of ${m.email}">${roleOptions(m.role)}</select> <button type="submit" class="small">Set role</button></form>
+${m.status === "active" ? html`<form class="inline" method="post" action="/admin/organization/member/remove">${csrf}<input type="hidden" name="email" value="${m.email}"><button type="submit" class="danger small" aria-label="Remove ${m.email}">Remove</button></form>` : ""}</td></tr>`,
+        ),
+      )
+}
+<form method="post" action="/admin/organization/invite" class="card">${csrf}<h3>Invite someone</h3>
+${field("inviteEmail", "E-mail", "", "", "email")}
+<div class="field"><label for="inviteRole">Role</label><select id="inviteRole" name="role">${roleOptions(s.defaultRole)}</select></div>
+<div class="actions"><button type="submit" class="primary">Create invitation link</button></div></form>
+${
+  options.invitationLink
+    ? html`<section class="secret-box" aria-labelledby="invite-link"><h3 id="invite-link">Invitation for ${options.invitationLink.email}</h3>
+<p><strong>Send this link now: it is not shown again.</strong> It works once, until ${time(options.invitationLink.expiresAt)}.</p><code>${options.invitationLink.link}</code></section>`
+    : ""
+}
+${
+  invitations.length
+    ? scrollTable(
+        "Invitations",
+        ["E-mail", "Role", "Status", "Expires"],
+        invitations.map(
+          (i) =>
+            html`<tr><td>${i.email}</td><td>${i.role}</td><td>${badge(i.status === "pending" ? "warn" : i.status === "used" ? "ok" : "neutral", i.status)}</td><td>${time(i.expiresAt)}</td></tr>`,
+        ),
+      )
+    : ""
+}</section>
+<section aria-labelledby="changes-heading"><h2 id="changes-heading">Change log</h2>
+${scrollTable(
+  "Changes",
+  ["When", "Who", "What"],
+  changes.map((c) => html`<tr><td>${time(c.time)}</td><td>${c.actor}</td><td>${code(c.action)}</td></tr>`),
+)}</section>`;
+  return consoleResponse(context.frame("Organization", "organization"), body, options.status ?? 200);
+}

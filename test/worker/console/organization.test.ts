@@ -1,0 +1,98 @@
+// The console's organization page (/admin/organization, org.admin): the settings form changes the directory (and a
+// refused change says why and stores nothing), secrets are write-only, "Test connection" names what failed, members
+// change role or leave, an invitation link is shown once, and another organization's administrator sees only theirs.
+import { describe, expect, it } from "vitest";
+import { operator } from "../directory/helpers";
+import { auditEvents, signedIn, visibleText } from "./console-helpers";
+
+describe("the organization page", () => {
+  it("shows and saves the settings, refusing a bad one with its field and keeping the stored ones", async () => {
+    const ana = await signedIn("ana");
+    const page = await ana.get("/admin/organization");
+    expect(page.status).toBe(200);
+    const text = visibleText(page.text);
+    expect(text).toMatch(/Acme Commerce \(\s*acme\s*\): active/);
+    expect(page.text).toContain('value="acme.example"');
+    const csrf = await ana.csrf();
+    const revision = /name="revision" value="(\d+)"/.exec(page.text)![1]!;
+    const form = {
+      csrf,
+      revision,
+      name: "Acme Commerce",
+      emailDomains: "acme.example, acme-shop.example",
+      defaultRole: "member",
+      upstreamEndpoint: "",
+      signInIssuer: "",
+      quotaDefaultLimit: "20",
+      quotaDefaultWindow: "60",
+    };
+    const saved = await ana.post("/admin/organization/settings", form);
+    expect(saved.status).toBe(303);
+    const after = (await operator("GET", "/organizations/acme")).body.organization;
+    expect(after.settings.emailDomains).toEqual(["acme.example", "acme-shop.example"]);
+    expect(after.settings.quotas).toEqual({ default: { limit: 20, windowSeconds: 60 } });
+    expect(visibleText((await ana.get("/admin/organization?done=saved")).text)).toContain("The settings were saved");
+
+    const refused = await ana.post("/admin/organization/settings", {
+      ...form,
+      revision: String(after.revision),
+      upstreamEndpoint: "http://orders.acme.example/graphql",
+    });
+    expect(refused.status).toBe(400);
+    expect(visibleText(refused.text)).toContain("upstream.endpoint: must be an https URL");
+    const stale = await ana.post("/admin/organization/settings", { ...form, name: "Stale" });
+    expect(stale.status).toBe(409);
+    expect((await operator("GET", "/organizations/acme")).body.organization.revision).toBe(after.revision);
+    const records = await auditEvents("acme", { target: "POST /admin/organization/settings" });
+    expect(records.map((record) => record.outcome).sort()).toEqual(["invalid-input", "invalid-input", "ok"]);
+  });
+
+  it("stores secrets without showing them, and tests the upstream connection naming what failed", async () => {
+    const ana = await signedIn("ana");
+    const csrf = await ana.csrf();
+    const set = await ana.post("/admin/organization/secret", {
+      csrf,
+      name: "upstreamCredential",
+      value: "acme-credential-42",
+    });
+    expect(set.status).toBe(303);
+    const page = await ana.get("/admin/organization");
+    expect(page.text).not.toContain("acme-credential-42");
+    expect(visibleText(page.text)).toMatch(/orders API credential: set/);
+    const tested = await ana.post("/admin/organization/upstream-test", { csrf });
+    expect(tested.status).toBe(200);
+    expect(visibleText(tested.text)).toContain("No upstream is set for this organization");
+  });
+
+  it("changes a member's role, removes a member, and shows an invitation link once", async () => {
+    await operator("PUT", "/organizations/acme/members/mia%40acme.example", { role: "member" });
+    const ana = await signedIn("ana");
+    const csrf = await ana.csrf();
+    expect(
+      (await ana.post("/admin/organization/member", { csrf, email: "mia@acme.example", role: "analyst" })).status,
+    ).toBe(303);
+    const members = (await operator("GET", "/organizations/acme/members")).body.members;
+    expect(members.find((m: any) => m.email === "mia@acme.example").role).toBe("analyst");
+    expect((await ana.post("/admin/organization/member/remove", { csrf, email: "mia@acme.example" })).status).toBe(303);
+    const invited = await ana.post("/admin/organization/invite", {
+      csrf,
+      inviteEmail: "newbie@acme.example",
+      role: "member",
+    });
+    expect(invited.status).toBe(201);
+    expect(invited.text).toMatch(/http:\/\/localhost:8787\/invitations\/[A-Za-z0-9_-]{20,}/);
+    expect((await ana.get("/admin/organization")).text).not.toMatch(/\/invitations\/[A-Za-z0-9_-]{20,}/);
+    const last = await ana.post("/admin/organization/member/remove", { csrf, email: "ana@acme.example" });
+    expect(last.status).toBe(409);
+    expect(visibleText(last.text)).toContain("last administrator");
+  });
+
+  it("shows another organization's administrator only their own organization", async () => {
+    const gus = await signedIn("gus");
+    const page = visibleText((await gus.get("/admin/organization")).text);
+    expect(page).toMatch(/Globex Retail \(\s*globex\s*\): active/);
+    expect(page).not.toContain("acme");
+    const mia = await signedIn("dev");
+    expect((await mia.get("/admin/organization")).status).toBe(403);
+  });
+});
