@@ -10,7 +10,7 @@ import { auditSinkFor } from "../audit/sink";
 import { Failure, kindForOutcome } from "../core/failure";
 import { failureAsToolResult } from "../core/failure-mapping";
 import { governed, type GovernedOperation } from "../core/governed";
-import { organizationUpstream } from "../directory/upstream";
+import { organizationMasking, organizationUpstream } from "../directory/upstream";
 import type { Principal } from "../core/principal";
 import type { Env } from "../env";
 import { getGraphqlCatalog } from "../graphql/bundled";
@@ -71,6 +71,7 @@ async function callOrderTool(
             env: call.env,
             signal: call.signal,
             upstream: await organizationUpstream(call.env, call.principal.organizationId),
+            extraMasking: await organizationMasking(call.env, call.principal.organizationId),
           });
         } catch (error) {
           // The gateway's handled failures carry a safe message and an audit outcome, as for the MCP tool.

@@ -32,7 +32,9 @@ import {
   type OrganizationSettings,
   type PlatformCaps,
 } from "./settings";
-import { checkSettings, isDevelopmentOrigin } from "./validate";
+import { checkSettings, isDevelopmentOrigin, type DataPolicyFloor } from "./validate";
+import { getNamedType, isObjectType } from "graphql";
+import { getGraphqlCatalog } from "../graphql/bundled";
 
 /** Who is changing the directory: the operator, or a member of the organization (their grant's user id). */
 export type Actor = { kind: "operator" } | { kind: "member"; userId: string };
@@ -76,7 +78,13 @@ function invalidSettings(error: SettingsError): Failure {
 async function validated(env: Env, input: unknown): Promise<OrganizationSettings> {
   try {
     const settings = parseSettings(input);
-    checkSettings(settings, getPolicy(), await directoryStub(env).caps(), isDevelopmentOrigin(env.PUBLIC_URL));
+    checkSettings(
+      settings,
+      getPolicy(),
+      await directoryStub(env).caps(),
+      isDevelopmentOrigin(env.PUBLIC_URL),
+      dataPolicyFloor(),
+    );
     return settings;
   } catch (error) {
     if (error instanceof SettingsError) throw invalidSettings(error);
@@ -119,6 +127,21 @@ export function settingsDifference(before: unknown, after: unknown, path = ""): 
   }
   if (JSON.stringify(before) === JSON.stringify(after)) return [];
   return [{ path, ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }) }];
+}
+
+/** The platform's masked fields and the orders schema's field types, for an organization's data policy. */
+function dataPolicyFloor(): DataPolicyFloor {
+  const catalog = getGraphqlCatalog();
+  return {
+    floor: new Set(catalog.masking.sensitive.keys()),
+    leafType(coordinate) {
+      const [typeName, fieldName] = coordinate.split(".");
+      const type = typeName ? catalog.schema.getType(typeName) : undefined;
+      if (!type || !isObjectType(type)) return undefined;
+      const field = fieldName ? type.getFields()[fieldName] : undefined;
+      return field ? getNamedType(field.type).name : undefined;
+    },
+  };
 }
 
 /** What every surface shows of an organization: never a secret's value. */

@@ -85,6 +85,21 @@ export const organizationSettingsSchema = z
     roleCaps: z.record(z.string(), z.array(z.string())).optional(),
     upstream: upstreamSchema.optional(),
     quotas: quotasSchema.optional(),
+    /**
+     * Fields masked beyond the platform's data policy (policies/data-policy.json, the floor): `Type.field` of a
+     * String or ID field of the orders schema -> the scope that unmasks it. The floor's fields cannot be redefined.
+     */
+    dataPolicy: z
+      .object({
+        sensitiveFields: z.record(
+          z
+            .string()
+            .regex(/^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$/, "expected Type.field, e.g. Order.currency"),
+          z.object({ unmaskScope: z.string(), reason: z.string().max(200).optional() }).strict(),
+        ),
+      })
+      .strict()
+      .optional(),
     /** Days the audit trail keeps records, within the platform's cap. */
     auditRetentionDays: z.number().int().min(1).optional(),
   })

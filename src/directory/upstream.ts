@@ -1,5 +1,5 @@
 /**
- * The organization's upstream as its administrators set it in the directory, for the order tools, /chat and the
+ * The organization's upstream and extra masked fields as its administrators set them in the directory, for the order tools, /chat and the
  * "test connection" check: read through the isolate cache (no round trip on a warm isolate). Undefined when the
  * organization set none: upstreams.json and the Worker's vars apply, as before the directory.
  */
@@ -21,4 +21,14 @@ export async function organizationUpstream(
     ...(upstream.organizationHeader ? { organizationHeader: upstream.organizationHeader } : {}),
     ...(resolved?.upstreamCredential ? { credential: resolved.upstreamCredential } : {}),
   };
+}
+
+/** The fields the organization masks beyond the platform's data policy: coordinate -> the scope that unmasks it. */
+export async function organizationMasking(
+  env: Pick<Env, "DIRECTORY">,
+  organizationId: string,
+): Promise<Record<string, string> | undefined> {
+  const fields = (await resolveOrganization(env, organizationId))?.record.settings.dataPolicy?.sensitiveFields;
+  if (!fields || Object.keys(fields).length === 0) return undefined;
+  return Object.fromEntries(Object.entries(fields).map(([coordinate, rule]) => [coordinate, rule.unmaskScope]));
 }

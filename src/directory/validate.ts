@@ -71,11 +71,19 @@ export function outboundUrlProblem(value: string, development: boolean): string 
 const perMinute = (quota: { limit: number; windowSeconds: number }) => (quota.limit * 60) / quota.windowSeconds;
 
 /** Throws SettingsError for the first setting outside the platform's catalogue or caps. */
+/** What the data policy check needs of the orders schema: the platform's masked fields and each field's type. */
+export interface DataPolicyFloor {
+  floor: ReadonlySet<string>;
+  /** The named type of a field's leaf (`String`, `ID`, `Float`, an enum...), or undefined when there is no such field. */
+  leafType(coordinate: string): string | undefined;
+}
+
 export function checkSettings(
   settings: OrganizationSettings,
   policy: Pick<Policy, "roles" | "scopeNames">,
   caps: PlatformCaps,
   development: boolean,
+  data?: DataPolicyFloor,
 ): void {
   const roles = Object.keys(policy.roles);
   if (!roles.includes(settings.defaultRole))
@@ -120,6 +128,27 @@ export function checkSettings(
       throw new SettingsError(
         field,
         `${quota.limit} calls per ${quota.windowSeconds} s is more than the platform's cap of ${caps.maxCallsPerMinute} calls per minute: lower the limit or lengthen the window`,
+      );
+  }
+  for (const [coordinate, rule] of Object.entries(settings.dataPolicy?.sensitiveFields ?? {})) {
+    const field = `dataPolicy.sensitiveFields.${coordinate}`;
+    if (data?.floor.has(coordinate))
+      throw new SettingsError(
+        field,
+        "the platform's data policy masks this field already, with its own unmask scope; an organization may add fields, never change the floor's",
+      );
+    const type = data?.leafType(coordinate);
+    if (data && type === undefined)
+      throw new SettingsError(field, "no such field in the orders schema (policies/graphql/schema.graphql)");
+    if (data && type !== "String" && type !== "ID")
+      throw new SettingsError(
+        field,
+        `only String and ID fields can be masked (the mask is text); this field is ${type}`,
+      );
+    if (!policy.scopeNames.includes(rule.unmaskScope))
+      throw new SettingsError(
+        `${field}.unmaskScope`,
+        `unknown scope "${rule.unmaskScope}"; known scopes: ${policy.scopeNames.join(", ")}`,
       );
   }
   if (settings.auditRetentionDays !== undefined && settings.auditRetentionDays > caps.maxAuditRetentionDays)

@@ -10,7 +10,8 @@ import { cacheApiResponseCache, responseCacheKey, type ResponseCache } from "./c
 import type { GraphqlCatalog, GraphqlOperation } from "./operation-allowlist";
 import { executeOnUpstream } from "./gateway";
 import type { Fetcher } from "./types";
-import { applyDataPolicy, maskingLevel } from "./masking";
+import { applyDataPolicy, maskingLevel, sensitiveFieldsIn } from "./masking";
+import type { MaskingRules } from "./output-schema";
 import { demoUpstream, resolveUpstream, type OrganizationUpstream } from "./upstream";
 
 export interface GovernedCall {
@@ -19,6 +20,16 @@ export interface GovernedCall {
   signal?: AbortSignal;
   /** The organization's upstream from the directory, when its administrators set one (it wins over upstreams.json). */
   upstream?: OrganizationUpstream;
+  /** Fields the organization masks beyond the platform's data policy (coordinate -> unmask scope): never fewer. */
+  extraMasking?: Readonly<Record<string, string>>;
+}
+
+/** The platform's masking rules plus the organization's additions; the floor's own entries always win. */
+function organizationRules(rules: MaskingRules, extra: Readonly<Record<string, string>> | undefined): MaskingRules {
+  if (!extra) return rules;
+  const sensitive = new Map(Object.entries(extra));
+  for (const [coordinate, scope] of rules.sensitive) sensitive.set(coordinate, scope);
+  return { mask: rules.mask, sensitive };
 }
 
 export interface GovernedOptions {
@@ -56,10 +67,23 @@ export async function runGovernedOperation(
   const upstream = options.forceDemo
     ? demoUpstream(catalog, principal.organizationId)
     : resolveUpstream(catalog, principal.organizationId, call.env, options.fetcher, call.upstream);
-  const level = maskingLevel(principal.scopes, catalog.masking);
-  const maskedFields = operation.sensitiveFields
+  const rules = organizationRules(catalog.masking, call.extraMasking);
+  const level = maskingLevel(principal.scopes, rules);
+  const maskedFields = (
+    rules === catalog.masking ? operation.sensitiveFields : sensitiveFieldsIn(operation.selection, rules)
+  )
     .filter((field) => !level.includes(field.unmaskScope))
     .map((field) => field.coordinate);
+  // A cached answer was masked under one policy: the organization's additions are part of its key.
+  const cacheLevel = call.extraMasking
+    ? [
+        ...level,
+        `masks:${Object.entries(call.extraMasking)
+          .sort()
+          .map(([c, s]) => `${c}=${s}`)
+          .join(",")}`,
+      ]
+    : level;
   const demo = upstream.kind === "demo";
   const baseMeta = {
     dataSource: demo ? ("demo" as const) : ("organization-upstream" as const),
@@ -77,7 +101,7 @@ export async function runGovernedOperation(
   const key = cache
     ? await responseCacheKey({
         organizationId: principal.organizationId,
-        maskingLevel: level,
+        maskingLevel: cacheLevel,
         upstreamKind: upstream.kind,
         operation: operation.name,
         variables,
@@ -97,7 +121,7 @@ export async function runGovernedOperation(
     call.signal,
     principal.organizationId,
   );
-  const masked = applyDataPolicy(answer.data, operation.selection, principal.scopes, catalog.masking);
+  const masked = applyDataPolicy(answer.data, operation.selection, principal.scopes, rules);
   const structuredContent = answer.errors.length ? { ...masked, errors: answer.errors } : masked;
   const checked = operation.outputSchema.safeParse(structuredContent);
   if (!checked.success) {

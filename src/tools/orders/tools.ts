@@ -8,7 +8,7 @@ import { GatewayFailure } from "../../graphql/errors";
 import { getGraphqlCatalog } from "../../graphql/bundled";
 import { enabledOperations, type GraphqlCatalog } from "../../graphql/operation-allowlist";
 import { runGovernedOperation, type GovernedOptions } from "../../graphql/run-operation";
-import { organizationUpstream } from "../../directory/upstream";
+import { organizationMasking, organizationUpstream } from "../../directory/upstream";
 
 /** A registrar for the tools of `catalog`; `options` lets tests inject a fetcher or a cache. */
 export function orderToolRegistrar(catalog: GraphqlCatalog, options: GovernedOptions = {}): Registrar {
@@ -28,7 +28,11 @@ export function orderToolRegistrar(catalog: GraphqlCatalog, options: GovernedOpt
               catalog,
               operation,
               input as Record<string, unknown>,
-              { ...call, upstream: await organizationUpstream(call.env, call.principal.organizationId) },
+              {
+                ...call,
+                upstream: await organizationUpstream(call.env, call.principal.organizationId),
+                extraMasking: await organizationMasking(call.env, call.principal.organizationId),
+              },
               options,
             );
             return { structuredContent: result.structuredContent, meta: { ...result.meta, operation: operation.name } };

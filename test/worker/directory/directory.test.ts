@@ -6,7 +6,7 @@
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { contractStore } from "../../../src/contracts/store/client";
-import { BASE, browserFetch, CookieJar, devSignIn } from "../helpers";
+import { BASE, browserFetch, CookieJar, devSignIn, initializeSession, rpc } from "../helpers";
 import { call, callJson, createKey, restToken } from "../contracts-api/api-helpers";
 import { ordersContract, text } from "../contracts-api/fixtures";
 import { mcpPrincipal, restPrincipal } from "../harness";
@@ -388,6 +388,60 @@ describe("suspension and deletion", () => {
         .status,
     ).toBe(201);
     expect((await operator("PUT", "/caps", {})).body.caps.deletionGraceDays).toBe(7);
+  });
+});
+
+describe("an organization's data policy", () => {
+  it("masks more fields than the platform's floor, never fewer, in the order tools' answers", async () => {
+    const refusals: Array<[Record<string, unknown>, RegExp]> = [
+      [{ "Order.customerName": { unmaskScope: "orders.read" } }, /masks this field already/],
+      [{ "Order.total": { unmaskScope: "orders.pii" } }, /only String and ID fields.*Float/],
+      [{ "Order.nothing": { unmaskScope: "orders.pii" } }, /no such field/],
+      [{ "Order.currency": { unmaskScope: "orders.everything" } }, /unknown scope "orders.everything"/],
+    ];
+    for (const [sensitiveFields, message] of refusals) {
+      const refused = await operator("PATCH", "/organizations/acme", { dataPolicy: { sensitiveFields } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.detail).toMatch(message);
+    }
+    const set = await operator("PATCH", "/organizations/acme", {
+      dataPolicy: {
+        sensitiveFields: { "Order.currency": { unmaskScope: "orders.pii", reason: "pricing is internal" } },
+      },
+    });
+    expect(set.status).toBe(200);
+
+    const orderOf = async (user: string, scope: string) => {
+      const token = mcpPrincipal(user, scope);
+      const session = await initializeSession(token);
+      const reply = await rpc(token, session, "tools/call", {
+        name: "orders_get_by_id",
+        arguments: { id: "ord_1002" },
+      });
+      return reply.result as {
+        structuredContent: { orderById: Record<string, unknown> };
+        _meta: { maskedFields: string[] };
+      };
+    };
+    const member = await orderOf("dev", "orders.read");
+    expect(member.structuredContent.orderById).toMatchObject({
+      currency: "[masked]",
+      customerName: "[masked]",
+      total: 89.9,
+    });
+    expect(member._meta.maskedFields).toEqual(expect.arrayContaining(["Order.currency", "Order.customerName"]));
+    const analyst = await orderOf("ana", "orders.read orders.pii");
+    expect(analyst.structuredContent.orderById.currency).toBe("BRL");
+    // globex keeps the platform's policy only.
+    const gus = mcpPrincipal("gus", "orders.read orders.search");
+    const searched = await rpc(gus, await initializeSession(gus), "tools/call", {
+      name: "orders_search",
+      arguments: { limit: 3 },
+    });
+    const orders = searched.result.structuredContent.orders as Array<{ currency: string }>;
+    expect(orders.length).toBeGreaterThan(0);
+    expect(orders.every((order) => order.currency === "USD")).toBe(true);
+    expect((await operator("PATCH", "/organizations/acme", { dataPolicy: null })).status).toBe(200);
   });
 });
 
