@@ -30,7 +30,8 @@ import { contractStore, readVerdictBody, streamContent } from "../contracts/stor
 import type { ContractChangeListener } from "../contracts/store/events";
 import { snapshotTitle } from "../contracts/store/records";
 import { MAX_BUILD_BODY_BYTES, MAX_LOG_EXCERPT_CHARS } from "../contracts/store/limits";
-import { breakingChangesPolicy, getConformanceConfig } from "../engine/config";
+import { breakingChangesPolicy, type BreakingChangesPolicy } from "../engine/config";
+import { conformanceConfigFor } from "../contracts/services/organization-config";
 import { renderVerdictMarkdown } from "../engine/markdown";
 import { compareContracts } from "../contracts/services/drafts";
 import { uploadContract, uploadSnapshot } from "../contracts/services/uploads";
@@ -208,7 +209,15 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
           projectCreated: result.projectCreated,
           contract: result.contract,
           activated: result.contract.active,
-          ...activationStatement(input, result.contract, change),
+          ...activationStatement(
+            breakingChangesPolicy(
+              await conformanceConfigFor(input.env, input.principal.organizationId),
+              input.principal.organizationId,
+            ),
+            input,
+            result.contract,
+            change,
+          ),
           contentReused: result.contentReused,
           verdictId: result.verdictRecord.id,
           verdict: result.verdict,
@@ -449,7 +458,8 @@ async function breakingActivation(
   version: number,
   allowBreaking: boolean,
 ): Promise<Response | null> {
-  if (breakingChangesPolicy(getConformanceConfig(), input.principal.organizationId) !== "refuse") return null;
+  const config = await conformanceConfigFor(input.env, input.principal.organizationId);
+  if (breakingChangesPolicy(config, input.principal.organizationId) !== "refuse") return null;
   const active = await store(input).getActiveContract(input.project);
   if (!active || active.version === version) return null;
   const comparison = await compareContracts(input.env, input.principal.organizationId, input.project, active.version, {
@@ -497,6 +507,7 @@ async function refuseProbableTypo(input: ApiRequest & { project: string }): Prom
 
 /** `activation`: said whenever the upload breaks clients of the version it was compared with, or is not active. */
 function activationStatement(
+  policy: BreakingChangesPolicy,
   input: ApiRequest & { project: string },
   contract: { version: number; active: boolean },
   change: { comparedWithVersion: number; verdict: Verdict } | null,
@@ -508,7 +519,7 @@ function activationStatement(
     comparedWithVersion: change.comparedWithVersion,
     breakingChanges: breakingCount(change.verdict),
     activated: contract.active,
-    policy: breakingChangesPolicy(getConformanceConfig(), input.principal.organizationId),
+    policy,
   });
   return statement ? { activation: statement } : {};
 }

@@ -100,6 +100,25 @@ export const organizationSettingsSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * The organization's conformance policy, over policies/conformance.json and constitution.json: rule severities,
+     * more exemptions, constitution rules with their options, what a breaking contract version does.
+     */
+    conformance: z
+      .object({
+        rules: z.record(z.string(), z.enum(["error", "warning", "info", "off"])).optional(),
+        exemptions: z
+          .array(z.object({ rule: z.string().min(1), operation: z.string(), reason: z.string() }).strict())
+          .max(200)
+          .optional(),
+        // Options are flat (a string, number, boolean or list of strings), as every constitution rule's are.
+        constitution: z
+          .record(z.string(), z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])))
+          .optional(),
+        breakingChanges: z.enum(["warn", "refuse"]).optional(),
+      })
+      .strict()
+      .optional(),
     /** Days the audit trail keeps records, within the platform's cap. */
     auditRetentionDays: z.number().int().min(1).optional(),
   })

@@ -3,6 +3,7 @@
  * the platform's catalogue, caps the operator set, and addresses an upstream or identity provider may not have.
  * Each refusal is a SettingsError naming the field and the fix.
  */
+import { organizationConformanceProblem } from "../engine/config";
 import type { Policy } from "../policy/load";
 import type { OrganizationSettings, PlatformCaps } from "./settings";
 import { SettingsError } from "./settings";
@@ -151,6 +152,8 @@ export function checkSettings(
         `unknown scope "${rule.unmaskScope}"; known scopes: ${policy.scopeNames.join(", ")}`,
       );
   }
+  const conformance = settings.conformance && organizationConformanceProblem(settings.conformance);
+  if (conformance) throw new SettingsError(`conformance.${conformance.field}`, conformance.problem);
   if (settings.auditRetentionDays !== undefined && settings.auditRetentionDays > caps.maxAuditRetentionDays)
     throw new SettingsError(
       "auditRetentionDays",

@@ -144,3 +144,104 @@ export function getConformanceConfig(): ConformanceConfig {
   cached ??= loadConformanceConfig(bundledPolicyFiles);
   return cached;
 }
+
+/**
+ * An organization's own conformance policy (its settings in the directory): rule severities, more exemptions,
+ * constitution rules with their options, and what a breaking contract version does. It is laid over the platform's
+ * policy files: a rule it names takes its severity, its exemptions come after the platform's.
+ */
+export interface OrganizationConformancePolicy {
+  rules?: Readonly<Record<string, string>>;
+  exemptions?: ReadonlyArray<{ rule: string; operation: string; reason: string }>;
+  constitution?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  breakingChanges?: BreakingChangesPolicy;
+}
+
+/** The first problem of an organization's conformance policy, as a field and the fix; undefined when it is usable. */
+export function organizationConformanceProblem(
+  policy: OrganizationConformancePolicy,
+): { field: string; problem: string } | undefined {
+  const conformanceIds = new Set(conformanceRules.map((rule) => rule.id));
+  const severities = new Set(["error", "warning", "info", "off"]);
+  for (const [id, severity] of Object.entries(policy.rules ?? {})) {
+    if (!conformanceIds.has(id))
+      return {
+        field: `rules.${id}`,
+        problem: rulesById.has(id)
+          ? "it is a constitution rule: set it under constitution"
+          : `unknown conformance rule "${id}"; known rules: ${[...conformanceIds].join(", ")}`,
+      };
+    if (!severities.has(severity)) return { field: `rules.${id}`, problem: "expected error, warning, info or off" };
+  }
+  for (const [index, exemption] of (policy.exemptions ?? []).entries()) {
+    if (exemption.rule !== "*" && !rulesById.has(exemption.rule))
+      return { field: `exemptions.${index}.rule`, problem: `unknown rule "${exemption.rule}" (use a rule id or "*")` };
+    if (!isOperationPattern(exemption.operation))
+      return {
+        field: `exemptions.${index}.operation`,
+        problem: 'expected an operation pattern such as "GET /health" or "* /internal/**"',
+      };
+    if (exemption.reason.trim().length < 3)
+      return { field: `exemptions.${index}.reason`, problem: "say why the exemption exists" };
+  }
+  const constitutionById = new Map(constitutionRules.map((rule) => [rule.id, rule]));
+  for (const [id, entry] of Object.entries(policy.constitution ?? {})) {
+    const rule = constitutionById.get(id);
+    if (!rule)
+      return {
+        field: `constitution.${id}`,
+        problem: `unknown constitution rule "${id}"; known rules: ${[...constitutionById.keys()].join(", ")}`,
+      };
+    const { severity, ...options } = entry;
+    if (severity !== undefined && !severities.has(String(severity)))
+      return { field: `constitution.${id}.severity`, problem: "expected error, warning, info or off" };
+    const parsed = rule.options.safeParse(options);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return {
+        field: ["constitution", id, ...(issue?.path ?? []).map(String)].join("."),
+        problem: issue?.message ?? "invalid",
+      };
+    }
+  }
+  return undefined;
+}
+
+/** The platform's configuration with one organization's policy laid over it (checked with organizationConformanceProblem). */
+export function withOrganizationConformance(
+  config: ConformanceConfig,
+  organizationId: string,
+  policy: OrganizationConformancePolicy | undefined,
+): ConformanceConfig {
+  if (!policy) return config;
+  const severities = new Map(config.severities);
+  for (const [id, severity] of Object.entries(policy.rules ?? {})) severities.set(id, severity as SeveritySetting);
+  const constitution = new Map(config.constitution);
+  const constitutionById = new Map(constitutionRules.map((rule) => [rule.id, rule]));
+  for (const [id, entry] of Object.entries(policy.constitution ?? {})) {
+    const rule = constitutionById.get(id);
+    if (!rule) continue;
+    const { severity, ...options } = entry;
+    const parsed = rule.options.safeParse(options);
+    if (!parsed.success) continue;
+    severities.set(id, (severity as SeveritySetting | undefined) ?? rule.defaultSeverity);
+    constitution.set(id, parsed.data);
+  }
+  const exemptions = [
+    ...config.exemptions,
+    ...(policy.exemptions ?? []).map((exemption) => ({
+      rule: exemption.rule,
+      operation: compileOperationPattern(exemption.operation),
+      reason: exemption.reason,
+    })),
+  ];
+  const byOrganization = new Map(config.breakingChangesByOrganization);
+  if (policy.breakingChanges) byOrganization.set(organizationId, policy.breakingChanges);
+  return Object.freeze({
+    ...config,
+    severities,
+    constitution,
+    exemptions: Object.freeze(exemptions),
+    breakingChangesByOrganization: byOrganization,
+  });
+}

@@ -5,7 +5,7 @@
  * contract changed since) the engine runs on the stored documents. A rejected implementation is a normal outcome;
  * only "cannot verify" cases throw (SpecFailure), each with the next step.
  */
-import { getConformanceConfig } from "../../engine/config";
+import { conformanceConfigFor } from "./organization-config";
 import { checkConformance } from "../../engine/engine";
 import { readVerdictBody } from "../store/client";
 import type { BuildRecord, ContractRecord, SnapshotRecord } from "../store/records";
@@ -136,7 +136,11 @@ export async function runConformanceCheck(context: Context, request: Conformance
     project,
     contract,
     snapshot,
-    verdict: checkConformance(contractDocument, snapshotDocument, getConformanceConfig()),
+    verdict: checkConformance(
+      contractDocument,
+      snapshotDocument,
+      await conformanceConfigFor(context.env, context.principal.organizationId),
+    ),
     source: "computed",
   };
 }

@@ -5,7 +5,7 @@
  * "latest", and never notifies anyone; only its digest is kept, in the caller's audit record.
  */
 import type { Env } from "../../env";
-import { getConformanceConfig } from "../../engine/config";
+import { conformanceConfigFor } from "./organization-config";
 import { checkConformance, compareContractVersions } from "../../engine/engine";
 import { contractStore } from "../store/client";
 import { sha256Digest } from "../../lib/sha256";
@@ -125,7 +125,7 @@ export async function checkDraft(
   if (isFailure(contractDocument)) return contractDocument;
   return {
     ok: true,
-    verdict: checkConformance(contractDocument, parsed.document, getConformanceConfig()),
+    verdict: checkConformance(contractDocument, parsed.document, await conformanceConfigFor(env, organizationId)),
     contract,
     digest,
     operationCount: parsed.facts.operationCount,
@@ -167,7 +167,7 @@ export async function compareContracts(
     ok: true,
     from,
     to: toRecord,
-    verdict: compareContractVersions(previous, next, getConformanceConfig(), {
+    verdict: compareContractVersions(previous, next, await conformanceConfigFor(env, organizationId), {
       from: `v${from.version}`,
       to: toRecord ? `v${toRecord.version}` : "the edited contract",
     }),

@@ -10,7 +10,8 @@
  * body is released once its pieces are stored, before the contract's form is decoded, so the peak holds two parsed
  * documents and the form's bytes, never two texts of the full documents.
  */
-import { breakingChangesPolicy, getConformanceConfig } from "../../engine/config";
+import { breakingChangesPolicy } from "../../engine/config";
+import { conformanceConfigFor } from "./organization-config";
 import { checkConformance, checkConstitution, compareContractVersions } from "../../engine/engine";
 import type { DocumentProblem, OpenApiDocument, Verdict } from "../../engine/types";
 import { encodeVerdict } from "../../engine/encode-verdict";
@@ -134,7 +135,7 @@ export async function uploadContract(
     return { ok: false, code: "invalid_document", problems: [emptyContractProblem(parsed.document)] };
   const unsafePatterns = unsafePatternProblems(parsed.document);
   if (unsafePatterns.length > 0) return { ok: false, code: "invalid_document", problems: unsafePatterns };
-  const config = getConformanceConfig();
+  const config = await conformanceConfigFor(env, who.organizationId);
   const verdict = checkConstitution(parsed.document, config);
   const store = contractStore(env, who.organizationId);
   const contentHash = await sha256Digest(bytes);
@@ -274,7 +275,11 @@ export async function uploadSnapshot(
       code: "missing_content",
       message: `The stored document of contract version ${contract.version} cannot be read; upload the contract again.`,
     };
-  const verdict = checkConformance(contractDocument, parsed.document, getConformanceConfig());
+  const verdict = checkConformance(
+    contractDocument,
+    parsed.document,
+    await conformanceConfigFor(env, who.organizationId),
+  );
   const stored = await store.recordSnapshot(
     {
       project,

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { contractStore } from "../../../src/contracts/store/client";
 import { BASE, browserFetch, CookieJar, devSignIn, initializeSession, rpc } from "../helpers";
 import { call, callJson, createKey, restToken } from "../contracts-api/api-helpers";
-import { ordersContract, text } from "../contracts-api/fixtures";
+import { ordersContract, text, violatingSnapshot } from "../contracts-api/fixtures";
 import { mcpPrincipal, restPrincipal } from "../harness";
 import { modernPost } from "../helpers";
 import { ordersContract as mcpOrdersContract } from "../contracts-mcp/fixtures";
@@ -442,6 +442,47 @@ describe("an organization's data policy", () => {
     expect(orders.length).toBeGreaterThan(0);
     expect(orders.every((order) => order.currency === "USD")).toBe(true);
     expect((await operator("PATCH", "/organizations/acme", { dataPolicy: null })).status).toBe(200);
+  });
+});
+
+describe("an organization's conformance policy", () => {
+  it("sets its own severities and exemptions over the platform's, for its verdicts only", async () => {
+    const bad: Array<[Record<string, unknown>, RegExp]> = [
+      [{ rules: { "no-such-rule": "off" } }, /conformance.rules.no-such-rule: unknown conformance rule/],
+      [
+        { exemptions: [{ rule: "*", operation: "FETCH", reason: "because" }] },
+        /exemptions.0.operation: expected an operation pattern/,
+      ],
+      [
+        { constitution: { "max-path-depth": { maxSegments: "many" } } },
+        /conformance.constitution.max-path-depth.maxSegments/,
+      ],
+    ];
+    for (const [conformance, message] of bad) {
+      const refused = await operator("PATCH", "/organizations/acme", { conformance });
+      expect(refused.status).toBe(400);
+      expect(refused.body.detail).toMatch(message);
+    }
+    const writer = (user: string) => restPrincipal(user, "contracts.read contracts.write snapshots.write");
+    for (const user of ["ana", "gus"]) {
+      expect(
+        (await callJson(writer(user), "POST", "/projects/policy-shop/contracts", text(ordersContract()))).status,
+      ).toBe(201);
+    }
+    const verdictOf = async (user: string) =>
+      (await callJson(writer(user), "POST", "/projects/policy-shop/snapshots?commit=c1", text(violatingSnapshot())))
+        .body;
+    // The snapshot drops an operation of the contract: missing-operation, an error by the platform's policy.
+    expect((await verdictOf("ana")).verdict.approved).toBe(false);
+    const set = await operator("PATCH", "/organizations/acme", {
+      conformance: {
+        exemptions: [{ rule: "missing-operation", operation: "GET /orders/*", reason: "served by the legacy gateway" }],
+      },
+    });
+    expect(set.status).toBe(200);
+    expect((await verdictOf("ana")).verdict.approved).toBe(true);
+    expect((await verdictOf("gus")).verdict.approved).toBe(false);
+    expect((await operator("PATCH", "/organizations/acme", { conformance: null })).status).toBe(200);
   });
 });
 
