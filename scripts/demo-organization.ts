@@ -4,8 +4,8 @@
 // commands with this run's addresses filled in, then stays up (Ctrl-C stops it). Development only: the same loopback
 // servers the end-to-end test (test/node/organizations-e2e.test.ts) onboards.
 import { randomUUID } from "node:crypto";
-import { startTestProvider } from "../test/helpers/oidc-test-provider.ts";
-import { startLoopbackUpstream } from "../test/node/graphql-support.ts";
+import { startTestProvider } from "../test/helpers/oidc-test-provider";
+import { startLoopbackUpstream } from "../test/node/graphql-support";
 
 const arbiter = process.env.ARBITER_URL ?? "http://localhost:8787";
 const clientSecret = `initech-demo-${randomUUID()}`;

@@ -6,11 +6,11 @@
 import type { AuditRecord } from "../audit/record";
 import type { Env } from "../env";
 import type { Principal } from "../core/principal";
-import { getRateLimitPolicy, quotaFor } from "../ratelimit/policy";
+import { getRateLimitPolicy, quotaFor, withOrganizationQuotas, type OrganizationQuotas } from "../ratelimit/policy";
 import { GRAPHQL_POLICY_FILES, type GraphqlCatalog } from "./operation-allowlist";
 import { formatSeconds } from "./gateway";
-import { maskingLevel } from "./masking";
-import { resolveUpstream } from "./upstream";
+import { maskingLevel, sensitiveFieldsIn } from "./masking";
+import { resolveUpstream, type OrganizationUpstream } from "./upstream";
 
 /** Every audit field, described. Typed against AuditRecord so a new field cannot be forgotten here. */
 export const AUDIT_FIELDS: Readonly<Record<keyof AuditRecord, string>> = {
@@ -27,9 +27,14 @@ export const AUDIT_FIELDS: Readonly<Record<keyof AuditRecord, string>> = {
   reason: "Short safe reason for a refusal or failure: never a token, secret, payload or masked value",
 };
 
-function upstreamSource(catalog: GraphqlCatalog, principal: Principal, env: Env): string {
+function upstreamSource(
+  catalog: GraphqlCatalog,
+  principal: Principal,
+  env: Env,
+  fromDirectory: OrganizationUpstream | undefined,
+): string {
   try {
-    const kind = resolveUpstream(catalog, principal.organizationId, env, undefined).kind;
+    const kind = resolveUpstream(catalog, principal.organizationId, env, undefined, fromDirectory).kind;
     return kind === "demo"
       ? "embedded demo upstream (demo data)"
       : kind === "service"
@@ -40,15 +45,31 @@ function upstreamSource(catalog: GraphqlCatalog, principal: Principal, env: Env)
   }
 }
 
-export function accessPolicyDocument(catalog: GraphqlCatalog, principal: Principal, env: Env) {
-  const rateLimits = getRateLimitPolicy();
+/** What the organization set at runtime (src/directory/): its upstream, quotas and extra masked fields. */
+export interface OrganizationOverrides {
+  upstream?: OrganizationUpstream;
+  quotas?: OrganizationQuotas;
+  extraMasking?: Readonly<Record<string, string>>;
+}
+
+export function accessPolicyDocument(
+  catalog: GraphqlCatalog,
+  principal: Principal,
+  env: Env,
+  overrides: OrganizationOverrides = {},
+) {
+  const rateLimits = withOrganizationQuotas(getRateLimitPolicy(), principal.organizationId, overrides.quotas);
   const held = new Set(principal.scopes);
+  const rules = {
+    mask: catalog.masking.mask,
+    sensitive: new Map([...Object.entries(overrides.extraMasking ?? {}), ...catalog.masking.sensitive]),
+  };
   const unmasked = maskingLevel(principal.scopes, catalog.masking);
   return {
     about:
       "Generated from the policy this server enforces (policies/graphql/*, policies/data-policy.json, policies/rate-limits.json). Only the operations listed here ever reach the orders API; user input travels only as GraphQL variables.",
     organization: principal.organizationId,
-    dataSource: upstreamSource(catalog, principal, env),
+    dataSource: upstreamSource(catalog, principal, env, overrides.upstream),
     tools: catalog.operations
       .filter((operation) => operation.enabled)
       .map((operation) => ({
@@ -63,7 +84,7 @@ export function accessPolicyDocument(catalog: GraphqlCatalog, principal: Princip
         responseCacheSeconds: operation.cacheTtlSeconds,
         estimatedCost: operation.estimatedCost,
         annotations: operation.annotations,
-        sensitiveFields: operation.sensitiveFields.map((field) => field.coordinate),
+        sensitiveFields: sensitiveFieldsIn(operation.selection, rules).map((field) => field.coordinate),
       })),
     disabledOperations: catalog.operations
       .filter((operation) => !operation.enabled)

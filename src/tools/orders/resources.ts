@@ -2,6 +2,8 @@
  * Read-only context for agents using the order tools: the allowed schema subset, the access policy as
  * enforced, and example outputs on demo data. All three are generated from the loaded policy.
  */
+import { resolveOrganization } from "../../directory/client";
+import { organizationMasking, organizationUpstream } from "../../directory/upstream";
 import { accessPolicyDocument } from "../../graphql/access-policy";
 import { getGraphqlCatalog } from "../../graphql/bundled";
 import type { GraphqlCatalog } from "../../graphql/operation-allowlist";
@@ -32,7 +34,15 @@ export function orderResourceRegistrar(catalog: GraphqlCatalog): Registrar {
       requiredScopes: [],
       async read({ principal, env }) {
         return {
-          text: JSON.stringify(accessPolicyDocument(catalog, principal, env), null, 2),
+          text: JSON.stringify(
+            accessPolicyDocument(catalog, principal, env, {
+              upstream: await organizationUpstream(env, principal.organizationId),
+              quotas: (await resolveOrganization(env, principal.organizationId))?.record.settings.quotas,
+              extraMasking: await organizationMasking(env, principal.organizationId),
+            }),
+            null,
+            2,
+          ),
           mimeType: "application/json",
         };
       },
