@@ -305,6 +305,18 @@ function checkedEmail(value: unknown): string {
   return value.trim().toLowerCase();
 }
 
+/** A role of the platform's catalogue (policies/organizations.json), or the Failure naming the roles there are. */
+function checkedRole(role: unknown, what: "member" | "invitation"): asserts role is string {
+  const roles = Object.keys(getPolicy().roles);
+  if (typeof role !== "string" || !roles.includes(role))
+    throw new Failure(
+      "invalid_input",
+      `Invalid ${what}: role: expected one of ${roles.join(", ")}.`,
+      { field: "role" },
+      "invalid_member",
+    );
+}
+
 /** Revokes the member's grants whose scopes go beyond `keep` (all of them when `keep` is empty). */
 async function revokeGrantsBeyond(
   env: Env,
@@ -342,14 +354,7 @@ export async function putMember(
   actor: Actor,
 ): Promise<{ member: MemberRecord; grantsRevoked: number }> {
   const email = checkedEmail(emailInput);
-  const roles = Object.keys(getPolicy().roles);
-  if (typeof role !== "string" || !roles.includes(role))
-    throw new Failure(
-      "invalid_input",
-      `Invalid member: role: expected one of ${roles.join(", ")}.`,
-      { field: "role" },
-      "invalid_member",
-    );
+  checkedRole(role, "member");
   const record = await getOrganization(env, organizationId);
   const put = await directoryStub(env).putMember(organizationId, email, role, actorName(actor));
   if (!put.ok) throw refused(put);
@@ -397,14 +402,7 @@ export async function createInvitation(
   actor: Actor,
 ): Promise<{ invitation: InvitationRecord; link: string }> {
   const email = checkedEmail(emailInput);
-  const roles = Object.keys(getPolicy().roles);
-  if (typeof role !== "string" || !roles.includes(role))
-    throw new Failure(
-      "invalid_input",
-      `Invalid invitation: role: expected one of ${roles.join(", ")}.`,
-      { field: "role" },
-      "invalid_member",
-    );
+  checkedRole(role, "invitation");
   const token = base64url.encode(crypto.getRandomValues(new Uint8Array(32)));
   const expiresAt = Date.now() + INVITATION_DAYS * 24 * 60 * 60 * 1000;
   const created = await directoryStub(env).invite(

@@ -289,14 +289,16 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     );
   }
 
-  /** The first domain of `domains` another organization holds, if any. */
-  private claimedDomain(
-    organizationId: string,
-    domains: readonly string[],
-  ): { domain: string; owner: string } | undefined {
+  /** The refusal of the first domain of `domains` another organization holds, if any. */
+  private domainRefusal(organizationId: string, domains: readonly string[]): DirectoryRefusal | undefined {
     for (const domain of domains) {
       const owner = this.organizationForDomain(domain);
-      if (owner !== null && owner !== organizationId) return { domain, owner };
+      if (owner !== null && owner !== organizationId)
+        return refusal(
+          "domain_claimed",
+          `The e-mail domain ${domain} belongs to another organization. Each domain belongs to one organization: remove it from this one, or ask the operator.`,
+          "emailDomains",
+        );
     }
     return undefined;
   }
@@ -318,13 +320,8 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         `An organization with the id "${organizationId}" exists (or existed: ids of deleted organizations are not reused). Choose another id.`,
         "id",
       );
-    const claimed = this.claimedDomain(organizationId, settings.emailDomains);
-    if (claimed)
-      return refusal(
-        "domain_claimed",
-        `The e-mail domain ${claimed.domain} belongs to another organization. Each domain belongs to one organization: remove it from this one, or ask the operator.`,
-        "emailDomains",
-      );
+    const claimed = this.domainRefusal(organizationId, settings.emailDomains);
+    if (claimed) return claimed;
     const now = new Date().toISOString();
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
@@ -368,13 +365,8 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         `The settings changed since revision ${expectedRevision} was read (now ${row.revision}). Read them again, re-apply your change and retry.`,
         "revision",
       );
-    const claimed = this.claimedDomain(organizationId, settings.emailDomains);
-    if (claimed)
-      return refusal(
-        "domain_claimed",
-        `The e-mail domain ${claimed.domain} belongs to another organization. Each domain belongs to one organization: remove it from this one, or ask the operator.`,
-        "emailDomains",
-      );
+    const claimed = this.domainRefusal(organizationId, settings.emailDomains);
+    if (claimed) return claimed;
     const before = JSON.parse(row.settings) as OrganizationSettings;
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
