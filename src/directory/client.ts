@@ -1,21 +1,30 @@
 /**
  * The hot path's view of the directory: an isolate cache in front of the directory object, so a warm isolate
- * resolves an organization's settings with no round trip. A cached entry is used for at most
- * DIRECTORY_CACHE_MS; a change made through this isolate drops its entry at once. So a change applies to the next
- * request on the isolate that made it, and within DIRECTORY_CACHE_MS (2 s) on every other isolate (the bound
- * docs/architecture.md states). When the directory cannot be reached, an entry up to a minute old is used rather
- * than refusing every call; older, the call is refused (fail closed: a suspension must not be skipped).
+ * resolves an organization's settings with no round trip. An entry is served as it is for DIRECTORY_REFRESH_MS;
+ * past that, the request that finds it still gets it and one refresh starts beside it (stale-while-revalidate:
+ * concurrent requests neither wait nor each read the directory); past DIRECTORY_CACHE_MS a request waits for a
+ * fresh read. So no entry older than DIRECTORY_CACHE_MS (2 s) is ever served, and a change applies within 2 s on
+ * every isolate (the bound docs/architecture.md states); a change made through this isolate drops its entry at
+ * once, so it applies to its next request. The refresh in flight is plain data (its start time), never a promise
+ * shared across requests: the Workers runtime forbids one request awaiting another's I/O. When the directory
+ * cannot be reached, an entry up to a minute old is used rather than refusing every call; older, the call is
+ * refused (fail closed: a suspension must not be skipped).
  */
 import type { Env } from "../env";
 import { logWarn } from "../lib/log";
 import type { DirectoryRpc, ResolvedOrganization, SignInEntry } from "./rpc";
 
+/** The oldest entry ever served: the bound a change takes to reach every isolate. */
 export const DIRECTORY_CACHE_MS = 2_000;
+/** Past this age an entry is still served, and refreshed beside the request that found it. */
+export const DIRECTORY_REFRESH_MS = 1_000;
 const STALE_FALLBACK_MS = 60_000;
 
 interface Entry<T> {
   value: T;
   at: number;
+  /** When the refresh beside a request started; a refresh that died with its request is retried a second later. */
+  refreshingSince?: number;
 }
 
 const organizations = new Map<string, Entry<ResolvedOrganization | null>>();
@@ -32,20 +41,36 @@ export class DirectoryUnavailable extends Error {
   }
 }
 
-async function cached<T>(
-  entry: Entry<T> | undefined,
-  load: () => Promise<T>,
-  store: (entry: Entry<T>) => void,
-  now: number,
-): Promise<T> {
-  if (entry && now - entry.at < DIRECTORY_CACHE_MS) return entry.value;
+interface Slot<T> {
+  get(): Entry<T> | undefined;
+  set(entry: Entry<T>): void;
+}
+
+async function cached<T>(slot: Slot<T>, load: () => Promise<T>, now: number): Promise<T> {
+  const entry = slot.get();
+  const age = entry ? now - entry.at : Number.POSITIVE_INFINITY;
+  if (entry && age < DIRECTORY_REFRESH_MS) return entry.value;
+  if (entry && age < DIRECTORY_CACHE_MS) {
+    if (entry.refreshingSince === undefined || now - entry.refreshingSince >= DIRECTORY_REFRESH_MS) {
+      entry.refreshingSince = now;
+      // Not awaited: this request answers from the entry; the read lands for the requests after it.
+      load().then(
+        (value) => {
+          // A change made here meanwhile dropped the entry; a newer read may have replaced it: keep theirs.
+          if (slot.get() === entry) slot.set({ value, at: now });
+        },
+        (error: unknown) => logWarn("organization directory unreachable", { error }),
+      );
+    }
+    return entry.value;
+  }
   try {
     const value = await load();
-    store({ value, at: now });
+    slot.set({ value, at: now });
     return value;
   } catch (error) {
     logWarn("organization directory unreachable", { error });
-    if (entry && now - entry.at < STALE_FALLBACK_MS) return entry.value;
+    if (entry && age < STALE_FALLBACK_MS) return entry.value;
     throw new DirectoryUnavailable();
   }
 }
@@ -57,9 +82,11 @@ export function resolveOrganization(
   now = Date.now(),
 ): Promise<ResolvedOrganization | null> {
   return cached(
-    organizations.get(organizationId),
+    {
+      get: () => organizations.get(organizationId),
+      set: (entry) => organizations.set(organizationId, entry),
+    },
     async () => (await directoryStub(env).resolve(organizationId)) as ResolvedOrganization | null,
-    (entry) => organizations.set(organizationId, entry),
     now,
   );
 }
@@ -67,11 +94,13 @@ export function resolveOrganization(
 /** Every active organization's e-mail domains and claim values, for the platform provider's sign-in. */
 export function signInEntries(env: Pick<Env, "DIRECTORY">, now = Date.now()): Promise<Record<string, SignInEntry>> {
   return cached(
-    signIn,
-    async () => (await directoryStub(env).signInEntries()) as Record<string, SignInEntry>,
-    (entry) => {
-      signIn = entry;
+    {
+      get: () => signIn,
+      set: (entry) => {
+        signIn = entry;
+      },
     },
+    async () => (await directoryStub(env).signInEntries()) as Record<string, SignInEntry>,
     now,
   );
 }
