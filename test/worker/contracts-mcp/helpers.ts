@@ -26,9 +26,9 @@ export async function mcpToken(user: string, scope = "contracts.read"): Promise<
   return tokens.access_token;
 }
 
-/** The CI side as a verified principal of the REST API (no OAuth round trips). */
-export function ciPrincipal(user: string, scope = CI_SCOPES): Verified {
-  return restPrincipal(user, scope);
+/** The CI side as a verified principal of the REST API (no OAuth round trips), optionally of another organization. */
+export function ciPrincipal(user: string, scope = CI_SCOPES, organizationId?: string): Verified {
+  return restPrincipal(user, scope, organizationId ? { organizationId } : {});
 }
 
 /** An agent: its caller (an MCP token or a verified principal) and an initialized session. */
@@ -44,8 +44,12 @@ export async function connectAgent(user: string, scope = "contracts.read"): Prom
 }
 
 /** An agent whose verified principal goes straight to the /mcp handler: a new client, as connectAgent registers one. */
-export async function connectPrincipal(user: string, scope = "contracts.read"): Promise<Agent> {
-  const token = mcpPrincipal(user, scope);
+export async function connectPrincipal(
+  user: string,
+  scope = "contracts.read",
+  organizationId?: string,
+): Promise<Agent> {
+  const token = mcpPrincipal(user, scope, organizationId ? { organizationId } : {});
   return { token, session: await initializeSession(token) };
 }
 

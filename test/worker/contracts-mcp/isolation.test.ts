@@ -1,7 +1,8 @@
 /**
- * One organization never sees another's projects over MCP: gus (globex) against ana's (acme) project "orders",
- * through every tool, resource, template listing, subscription and the prompt. globex has its own "orders" too,
- * so a leak would show acme's content, not an error.
+ * One organization never sees another's projects over MCP: gus against ana's (acme) project "orders", through
+ * every tool, resource, template listing, subscription and the prompt. Run with gus in a seeded organization
+ * (globex) and in one the operator created at runtime (hooli, src/directory/). The other organization has its own
+ * "orders" too, so a leak would show acme's content, not an error.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { conformingSnapshot, GOOD_ORDER, ordersContract, violatingSnapshot } from "./fixtures";
@@ -17,24 +18,43 @@ import {
   type Agent,
 } from "./helpers";
 import { contractStore } from "../../../src/contracts/store/client";
+import { operator } from "../directory/helpers";
 import { mcpPost } from "../helpers";
 
+const OTHERS = [
+  { label: "globex (seeded)", organizationId: "globex", created: false },
+  { label: "hooli (created at runtime)", organizationId: "hooli", created: true },
+] as const;
+
 let ana: Agent;
-let gus: Agent;
 
 beforeAll(async () => {
   const acmeCi = ciPrincipal("ana");
   await uploadContract(acmeCi, "orders", ordersContract("Acme Orders"));
   await uploadSnapshot(acmeCi, "orders", violatingSnapshot(), "acme001");
   await uploadContract(acmeCi, "acme-only", ordersContract("Acme only"));
-  const globexCi = ciPrincipal("gus");
-  await uploadContract(globexCi, "orders", ordersContract("Globex Orders"));
-  await uploadSnapshot(globexCi, "orders", conformingSnapshot(), "globex01");
   ana = await connectPrincipal("ana");
-  gus = await connectPrincipal("gus");
 });
 
-describe("cross-organization access over MCP", () => {
+describe.each(OTHERS)("cross-organization access over MCP from $label", ({ organizationId, created }) => {
+  let gus: Agent;
+  beforeAll(async () => {
+    if (created)
+      expect(
+        (
+          await operator("POST", "/organizations", {
+            id: organizationId,
+            name: "Hooli",
+            emailDomains: ["hooli.example"],
+          })
+        ).status,
+      ).toBe(201);
+    const otherCi = ciPrincipal("gus", undefined, organizationId);
+    await uploadContract(otherCi, "orders", ordersContract("Globex Orders"));
+    await uploadSnapshot(otherCi, "orders", conformingSnapshot(), "globex01");
+    gus = await connectPrincipal("gus", undefined, organizationId);
+  });
+
   it("project lists show only the caller's organization", async () => {
     expect(
       (await callTool(ana, "spec_projects_list")).structuredContent.projects.map((p: { name: string }) => p.name),
@@ -95,7 +115,7 @@ describe("cross-organization access over MCP", () => {
     const reply = await request(gus, "resources/subscribe", { uri: "spec://projects/acme-only/verdicts/latest" });
     expect(reply.error?.message).toMatch(/no project "acme-only"/);
     expect(await contractStore(workerEnv, "acme").subscribers("acme-only")).toEqual([]);
-    expect(await contractStore(workerEnv, "globex").subscribers("acme-only")).toEqual([]);
+    expect(await contractStore(workerEnv, organizationId).subscribers("acme-only")).toEqual([]);
   });
 
   it("a session belongs to its owner: another organization's token gets the unknown-session answer", async () => {
