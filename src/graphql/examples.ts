@@ -1,7 +1,7 @@
 /**
  * The examples://orders document: the example arguments from each enabled query's policy, run through the
  * real governed path against the embedded demo upstream (never the organization's real API), masked for the
- * reading principal. Mutations are not run.
+ * reading principal and the organization's extra masked fields (its data policy). Mutations are not run.
  */
 import { GatewayFailure } from "./errors";
 import { enabledOperations, type GraphqlCatalog } from "./operation-allowlist";

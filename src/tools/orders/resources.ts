@@ -52,12 +52,21 @@ export function orderResourceRegistrar(catalog: GraphqlCatalog): Registrar {
       uri: "examples://orders",
       title: "Order tool examples (demo data)",
       description:
-        "Example outputs of the order tools, produced by running them against the embedded demo upstream (demo data), masked for your token.",
+        "Example outputs of the order tools, produced by running them against the embedded demo upstream (demo data), masked for your token and your organization's data policy.",
       mimeType: "application/json",
       requiredScopes: [],
       async read({ principal, env, signal }) {
         return {
-          text: JSON.stringify(await ordersExamplesDocument(catalog, { principal, env, signal }), null, 2),
+          text: JSON.stringify(
+            await ordersExamplesDocument(catalog, {
+              principal,
+              env,
+              signal,
+              extraMasking: await organizationMasking(env, principal.organizationId),
+            }),
+            null,
+            2,
+          ),
           mimeType: "application/json",
         };
       },

@@ -5,6 +5,7 @@ import { getGraphqlCatalog } from "../../../src/graphql/bundled";
 import { enabledOperations } from "../../../src/graphql/operation-allowlist";
 import { getRateLimitPolicy, quotaFor } from "../../../src/ratelimit/policy";
 import { mcpPrincipal, type Caller } from "../harness";
+import { operator } from "../directory/helpers";
 import { initializeSession, rpc } from "../helpers";
 
 async function read(token: Caller, session: string, uri: string) {
@@ -100,6 +101,31 @@ describe("order resources and prompt", () => {
       unmasked.examples.find((e: { tool: string }) => e.tool === "orders_get_by_id").structuredContent.orderById
         .customerName,
     ).toBe("Bruno");
+  });
+
+  it("examples://orders also masks the fields the organization's data policy adds", async () => {
+    expect(
+      (
+        await operator("POST", "/organizations", {
+          id: "vandelay",
+          name: "Vandelay",
+          emailDomains: ["vandelay.example"],
+          dataPolicy: {
+            sensitiveFields: { "Order.currency": { unmaskScope: "orders.pii", reason: "pricing is internal" } },
+          },
+        })
+      ).status,
+    ).toBe(201);
+    const reader = mcpPrincipal("mia", "orders.read", { organizationId: "vandelay" });
+    const doc = JSON.parse((await read(reader, await initializeSession(reader), "examples://orders")).text);
+    const orders = doc.examples.find((e: { tool: string }) => e.tool === "orders_search").structuredContent.orders;
+    expect(orders.length).toBeGreaterThan(0);
+    for (const order of orders) expect(order).toMatchObject({ currency: "[masked]", customerName: "[masked]" });
+    const acme = mcpPrincipal("mia", "orders.read");
+    const acmeDoc = JSON.parse((await read(acme, await initializeSession(acme), "examples://orders")).text);
+    const acmeOrders = acmeDoc.examples.find((e: { tool: string }) => e.tool === "orders_search").structuredContent
+      .orders;
+    expect(acmeOrders.map((order: { currency: string }) => order.currency)).not.toContain("[masked]");
   });
 
   it("ask_orders tells the model to use only the order tools, no other sources, no sensitive data", async () => {
