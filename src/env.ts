@@ -15,6 +15,8 @@ export interface Env {
   LISTEN_HUB: DurableObjectNamespace<ListenHubRpc>;
   /** Deviations of real clients tolerated at /mcp, counted per organization (src/mcp/compat/). */
   TOLERANCE_COUNTER: DurableObjectNamespace<ToleranceCounterRpc>;
+  /** Documents, forms and large verdict bodies, content-addressed per organization (src/contracts/store/bucket.ts). */
+  DOCUMENTS: R2Bucket;
   OAUTH_KV: KVNamespace;
   RATE_LIMIT_KV: KVNamespace;
   /** Rate-limit coordinators, one per (organization, client). */

@@ -45,7 +45,7 @@ async function readSource(
   contentHash: string,
   alreadyRead?: Uint8Array | null,
 ): Promise<OpenApiDocument | null> {
-  const bytes = alreadyRead === undefined ? await readPieces(store, source) : alreadyRead;
+  const bytes = alreadyRead === undefined ? await readPieces({ env, organizationId, store }, source) : alreadyRead;
   const document = bytes ? documentFromSource(source, bytes) : null;
   if (document || source.kind === "document") return document;
   // A form that cannot be read (the store never writes one) must not hide the document: read the bytes.
@@ -140,9 +140,9 @@ export async function uploadContract(
   const store = contractStore(env, who.organizationId);
   const contentHash = await sha256Digest(bytes);
   const prepareForm = async (formBytes: Uint8Array | null) =>
-    formBytes ? prepareContent(store, formBytes, await sha256Digest(formBytes)) : null;
+    formBytes ? prepareContent(env, who.organizationId, store, formBytes, await sha256Digest(formBytes)) : null;
   const [content, form, comparisonForm] = await Promise.all([
-    prepareContent(store, bytes, contentHash),
+    prepareContent(env, who.organizationId, store, bytes, contentHash),
     prepareForm(encodeVerdictForm(parsed.document, parsed.facts.format)),
     prepareForm(encodeComparisonForm(parsed.document, parsed.facts.format)),
   ]);
@@ -260,10 +260,10 @@ export async function uploadSnapshot(
   }
   const size = bytesHolder.bytes.byteLength;
   const hash = await sha256Digest(bytesHolder.bytes);
-  // The snapshot's pieces go out while the contract's come in: both are waits on the store.
+  // The snapshot's bytes go out while the contract's come in: both are waits on storage.
   const [content, contractBytes] = await Promise.all([
-    prepareContent(store, bytesHolder.bytes, hash),
-    activeSource ? readPieces(store, activeSource) : null,
+    prepareContent(env, who.organizationId, store, bytesHolder.bytes, hash),
+    activeSource ? readPieces({ env, organizationId: who.organizationId, store }, activeSource) : null,
   ]);
   bytesHolder.bytes = undefined;
   const contractDocument = activeSource

@@ -1,6 +1,7 @@
 /**
- * Content-addressed storage inside the organization's Durable Object. A document (or verdict body) is stored
- * once per SHA-256 as pieces of at most CHUNK_BYTES. A document's pieces arrive in one call (the store cuts them)
+ * Content-addressed records inside the organization's Durable Object. Each content (a document, a form, a verdict
+ * body) has one `blobs` row per SHA-256, naming where its bytes are: in the DOCUMENTS bucket (`r2`, bucket.ts: any
+ * content over SQL_CONTENT_MAX since that bucket exists) or here as pieces of at most CHUNK_BYTES (`sql`). A document's pieces arrive in one call (the store cuts them)
  * and are written in one transaction; the `blobs` row is written last and only when every piece is present with
  * the announced total size, so a reader never sees half a document. Pieces of an upload
  * that died before completion are unreferenced and the next upload of the same bytes reuses them.
@@ -10,7 +11,9 @@ import { CHUNK_BYTES } from "./schema";
 export interface BlobInfo {
   hash: string;
   size: number;
+  /** Pieces in blob_chunks; 0 for content in the bucket. */
   chunkCount: number;
+  storedIn: "sql" | "r2";
 }
 
 export const HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
@@ -20,9 +23,14 @@ export const MAX_PIECES = 64;
 
 export function getBlob(sql: SqlStorage, hash: string): BlobInfo | null {
   const row = sql
-    .exec<{ size: number; chunk_count: number }>("SELECT size, chunk_count FROM blobs WHERE hash = ?", hash)
+    .exec<{ size: number; chunk_count: number; stored_in: string }>(
+      "SELECT size, chunk_count, stored_in FROM blobs WHERE hash = ?",
+      hash,
+    )
     .toArray()[0];
-  return row ? { hash, size: row.size, chunkCount: row.chunk_count } : null;
+  return row
+    ? { hash, size: row.size, chunkCount: row.chunk_count, storedIn: row.stored_in === "r2" ? "r2" : "sql" }
+    : null;
 }
 
 /** SQLite binds whole ArrayBuffers: hand it exactly the bytes of the view. */
@@ -81,7 +89,7 @@ export function putSmallBlob(sql: SqlStorage, hash: string, bytes: Uint8Array): 
 
 export function readSmallBlob(sql: SqlStorage, hash: string): Uint8Array | null {
   const info = getBlob(sql, hash);
-  if (!info) return null;
+  if (info?.storedIn !== "sql") return null;
   const out = new Uint8Array(info.size);
   let offset = 0;
   for (const row of sql.exec<{ data: ArrayBuffer }>(
@@ -104,11 +112,31 @@ export interface ContentPieces {
   size: number;
   chunkCount: number;
   inline: Uint8Array | null;
+  /** The bytes were written to the bucket beforehand (the store checks they are there before its transaction). */
+  inBucket?: boolean;
 }
 
-/** Stores the inline piece (if any) and completes the content; false when pieces are missing. */
+/** Records content whose bytes are in the bucket (the caller checked they are, with this size). */
+export function recordBucketBlob(sql: SqlStorage, hash: string, size: number): void {
+  if (!HASH_PATTERN.test(hash)) throw new RangeError("invalid content hash");
+  sql.exec(
+    "INSERT OR IGNORE INTO blobs (hash, size, chunk_count, created_at, stored_in) VALUES (?, ?, 0, ?, 'r2')",
+    hash,
+    size,
+    new Date().toISOString(),
+  );
+}
+
+/**
+ * Stores the inline piece (if any) and completes the content; false when pieces are missing. Content in the
+ * bucket is recorded as it is: the store checked its object before the transaction (ContractStore.checkBucket).
+ */
 export function completeContent(sql: SqlStorage, content: ContentPieces): boolean {
   if (getBlob(sql, content.hash)) return true;
+  if (content.inBucket) {
+    recordBucketBlob(sql, content.hash, content.size);
+    return true;
+  }
   if (content.inline) {
     if (content.chunkCount !== 1) throw new RangeError("only content of one piece is sent inline");
     putChunk(sql, content.hash, 0, content.inline);

@@ -1,16 +1,16 @@
 /**
  * ContractStore: one SQLite-backed Durable Object per organization (named by the organization id, which
- * always comes from the verified token or CI key). A single object serialises every write of the
+ * always comes from the verified token or CI key), holding its records; content over SQL_CONTENT_MAX is in the
+ * DOCUMENTS bucket (bucket.ts). A single object serialises every write of the
  * organization, so concurrent uploads to one project get distinct version numbers and ids and none is lost.
  * The class is a thin RPC surface; the SQL lives in the *-table.ts modules. Use it through client.ts.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../env";
 import {
-  completeBlob,
   completeContent,
   getBlob,
-  putChunk,
+  recordBucketBlob,
   putSmallBlob,
   readChunk,
   readSmallBlob,
@@ -63,10 +63,19 @@ import type {
   StoreResult,
   VerdictRecord,
 } from "./records";
-import { CHUNK_BYTES, PIECES_PER_CALL, PIECES_PER_WRITE, SCHEMA_STATEMENTS } from "./schema";
+import { PIECES_PER_CALL } from "./schema";
+import { applySchema } from "./schema-upgrade";
 import { addSubscriber, listSubscribers, removeSubscriber } from "./subscriber-table";
 import { getDefaultProject, setDefaultProject } from "./default-project-table";
 import { sha256Digest } from "../../lib/sha256";
+import {
+  bucketContentSize,
+  deleteBucketContent,
+  listBucketContent,
+  putBucketContent,
+  readBucketContent,
+  SQL_CONTENT_MAX,
+} from "./bucket";
 import type { ContractStoreRpc, UploadContext, VerdictBody } from "./rpc";
 
 export class ContractStore extends DurableObject<Env> implements ContractStoreRpc {
@@ -76,17 +85,38 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    ctx.blockConcurrencyWhile(async () => {
-      for (const statement of SCHEMA_STATEMENTS) this.sql.exec(statement);
-    });
+    ctx.blockConcurrencyWhile(async () => applySchema(this.sql));
   }
 
-  async purgeOrganization(_organizationId: string): Promise<void> {
+  /** The organization this object belongs to: objects are only ever reached by idFromName(organizationId). */
+  private get organizationId(): string {
+    const name = this.ctx.id.name;
+    if (!name) throw new Error("ContractStore is reached by idFromName(organizationId) only");
+    return name;
+  }
+
+  async purgeOrganization(organizationId: string): Promise<void> {
     await this.ctx.storage.deleteAlarm();
+    await deleteBucketContent(this.env, organizationId, await listBucketContent(this.env, organizationId));
     await this.ctx.storage.deleteAll();
   }
 
-  exportTables(): Record<string, Array<Record<string, unknown>>> {
+  /** Every table's rows, and the bytes of the content held in the bucket (`bucket_content`, base64). */
+  async exportTables(): Promise<Record<string, Array<Record<string, unknown>>>> {
+    const archive = this.exportSqlTables();
+    if (!archive.blobs) return archive; // a purged store has no tables left
+    const inBucket = this.sql
+      .exec<{ hash: string }>("SELECT hash FROM blobs WHERE stored_in = 'r2' ORDER BY hash")
+      .toArray();
+    archive.bucket_content = [];
+    for (const { hash } of inBucket) {
+      const bytes = await readBucketContent(this.env, this.organizationId, hash);
+      archive.bucket_content.push({ hash, base64: bytes ? Buffer.from(bytes).toString("base64") : null });
+    }
+    return archive;
+  }
+
+  private exportSqlTables(): Record<string, Array<Record<string, unknown>>> {
     const tables = this.sql
       .exec<{ name: string }>(
         `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name`,
@@ -109,41 +139,37 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return archive;
   }
 
-  private async storeVerdictBody(body: VerdictBody): Promise<VerdictInput> {
+  /**
+   * A verdict body's record, and how to save its bytes inside the record's transaction: a body over SQL_CONTENT_MAX
+   * is written to the bucket now, before that transaction, and only recorded in it.
+   */
+  private async prepareVerdictBody(body: VerdictBody): Promise<{ input: VerdictInput; save: () => void }> {
     const verdictHash = await sha256Digest(body.json);
-    return { approved: body.approved, totalViolations: body.totalViolations, errorCount: body.errorCount, verdictHash };
+    const input = {
+      approved: body.approved,
+      totalViolations: body.totalViolations,
+      errorCount: body.errorCount,
+      verdictHash,
+    };
+    if (body.json.byteLength <= SQL_CONTENT_MAX)
+      return { input, save: () => putSmallBlob(this.sql, verdictHash, body.json) };
+    if (!getBlob(this.sql, verdictHash)) await putBucketContent(this.env, this.organizationId, verdictHash, body.json);
+    return { input, save: () => recordBucketBlob(this.sql, verdictHash, body.json.byteLength) };
+  }
+
+  /**
+   * Whether every content announced as written to the bucket is there with its size (checked before the record's
+   * transaction, which then only records it). Content already recorded here needs no check.
+   */
+  private async inBucket(content: ContentPieces | null): Promise<boolean> {
+    if (!content?.inBucket || getBlob(this.sql, content.hash)) return true;
+    return (await bucketContentSize(this.env, this.organizationId, content.hash)) === content.size;
   }
 
   // ---- content --------------------------------------------------------------------------------------------
 
   blobInfo(hash: string): BlobInfo | null {
     return getBlob(this.sql, hash);
-  }
-
-  putDocumentPiece(hash: string, index: number, bytes: Uint8Array): void {
-    putChunk(this.sql, hash, index, bytes);
-  }
-
-  /**
-   * Consecutive pieces from `firstIndex` on, sent as one buffer and cut here, in one transaction: a failed call
-   * leaves none of them, and its answer waits for one commit. At most PIECES_PER_WRITE pieces (a whole document).
-   */
-  putDocumentContent(hash: string, firstIndex: number, bytes: Uint8Array): void {
-    if (bytes.byteLength > PIECES_PER_WRITE * CHUNK_BYTES)
-      throw new RangeError(`at most ${PIECES_PER_WRITE} pieces per call`);
-    this.ctx.storage.transactionSync(() => {
-      for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES)
-        putChunk(
-          this.sql,
-          hash,
-          firstIndex + offset / CHUNK_BYTES,
-          bytes.subarray(offset, Math.min(offset + CHUNK_BYTES, bytes.byteLength)),
-        );
-    });
-  }
-
-  completeDocument(hash: string, size: number, chunkCount: number): boolean {
-    return this.ctx.storage.transactionSync(() => completeBlob(this.sql, hash, size, chunkCount));
   }
 
   readDocumentPiece(hash: string, index: number): Uint8Array | null {
@@ -172,7 +198,9 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return documentSource(this.sql, contentHash);
   }
 
-  readVerdictBody(hash: string): Uint8Array | null {
+  async readVerdictBody(hash: string): Promise<Uint8Array | null> {
+    const info = getBlob(this.sql, hash);
+    if (info?.storedIn === "r2") return readBucketContent(this.env, this.organizationId, hash);
     return readSmallBlob(this.sql, hash);
   }
 
@@ -232,13 +260,19 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     | { ok: false; code: "stale_comparison"; message: string }
   > {
     try {
-      const verdictInput = await this.storeVerdictBody(verdict);
-      const changeInput = change
-        ? { comparedWithVersion: change.comparedWithVersion, verdict: await this.storeVerdictBody(change.verdict) }
-        : undefined;
+      const verdictBody = await this.prepareVerdictBody(verdict);
+      const changeBody = change ? await this.prepareVerdictBody(change.verdict) : undefined;
+      const changeInput =
+        change && changeBody
+          ? { comparedWithVersion: change.comparedWithVersion, verdict: changeBody.input }
+          : undefined;
+      const verdictInput = verdictBody.input;
+      const contentThere = await this.inBucket(content);
+      const verdictForm = (await this.inBucket(forms.verdict)) ? forms.verdict : null;
+      const comparisonForm = (await this.inBucket(forms.comparison)) ? forms.comparison : null;
       return this.ctx.storage.transactionSync(() => {
         const contentReused = getBlob(this.sql, content.hash) !== null;
-        if (content.hash !== input.document.contentHash || !completeContent(this.sql, content))
+        if (content.hash !== input.document.contentHash || !contentThere || !completeContent(this.sql, content))
           return {
             ok: false as const,
             code: "missing_content" as const,
@@ -252,12 +286,12 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
             message: "The active contract changed while this upload was being compared with it.",
           };
         }
-        if (forms.verdict && completeContent(this.sql, forms.verdict))
-          putForm(this.sql, content.hash, forms.verdict.hash, VERDICT_FORM_VERSION);
-        if (forms.comparison && completeContent(this.sql, forms.comparison))
-          putForm(this.sql, content.hash, forms.comparison.hash, COMPARISON_FORM_VERSION);
-        putSmallBlob(this.sql, verdictInput.verdictHash, verdict.json);
-        if (change && changeInput) putSmallBlob(this.sql, changeInput.verdict.verdictHash, change.verdict.json);
+        if (verdictForm && completeContent(this.sql, verdictForm))
+          putForm(this.sql, content.hash, verdictForm.hash, VERDICT_FORM_VERSION);
+        if (comparisonForm && completeContent(this.sql, comparisonForm))
+          putForm(this.sql, content.hash, comparisonForm.hash, COMPARISON_FORM_VERSION);
+        verdictBody.save();
+        changeBody?.save();
         return {
           ok: true as const,
           ...insertContract(this.sql, {
@@ -312,7 +346,9 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     verdict: VerdictBody,
     content: ContentPieces,
   ): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord; contentReused: boolean }>> {
-    const verdictInput = await this.storeVerdictBody(verdict);
+    const verdictBody = await this.prepareVerdictBody(verdict);
+    const verdictInput = verdictBody.input;
+    const contentThere = await this.inBucket(content);
     return this.ctx.storage.transactionSync(() => {
       if (!getProject(this.sql, input.project))
         return {
@@ -321,13 +357,13 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
           message: `There is no project "${input.project}".`,
         };
       const contentReused = getBlob(this.sql, content.hash) !== null;
-      if (content.hash !== input.document.contentHash || !completeContent(this.sql, content))
+      if (content.hash !== input.document.contentHash || !contentThere || !completeContent(this.sql, content))
         return {
           ok: false as const,
           code: "missing_content" as const,
           message: "The document content was not stored completely; upload it again.",
         };
-      putSmallBlob(this.sql, verdictInput.verdictHash, verdict.json);
+      verdictBody.save();
       const stored = insertSnapshot(this.sql, { ...input, verdict: verdictInput });
       if (!stored)
         return {
@@ -381,7 +417,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     input: Omit<ExchangeRunInput, "verdict">,
     verdict: VerdictBody,
   ): Promise<StoreResult<{ run: ExchangeRunRecord }>> {
-    const verdictInput = await this.storeVerdictBody(verdict);
+    const verdictBody = await this.prepareVerdictBody(verdict);
     return this.ctx.storage.transactionSync(() => {
       if (!getProject(this.sql, input.project))
         return {
@@ -389,8 +425,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
           code: "unknown_project" as const,
           message: `There is no project "${input.project}".`,
         };
-      putSmallBlob(this.sql, verdictInput.verdictHash, verdict.json);
-      const run = insertExchangeRun(this.sql, { ...input, verdict: verdictInput });
+      verdictBody.save();
+      const run = insertExchangeRun(this.sql, { ...input, verdict: verdictBody.input });
       if (!run)
         return {
           ok: false as const,

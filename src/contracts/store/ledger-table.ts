@@ -335,11 +335,8 @@ const SNAPSHOT_FROM = `
   JOIN contracts c ON c.id = s.contract_id
   LEFT JOIN verdicts v ON v.subject = 'snapshot' AND v.snapshot_id = s.id`;
 const SNAPSHOT_COLUMNS = `s.*, c.version AS contract_version, v.id AS verdict_id, v.approved AS approved, v.total_violations AS total_violations`;
-/** One snapshot with its number in the project (its predecessors counted: fine for one row). */
-const SNAPSHOT_SELECT = `
-  SELECT ${SNAPSHOT_COLUMNS},
-         (SELECT COUNT(*) FROM snapshots earlier WHERE earlier.project = s.project AND earlier.id <= s.id) AS number
-  ${SNAPSHOT_FROM}`;
+/** One snapshot with its number in the project (stored with it: schema-upgrade.ts numbered older stores' rows). */
+const SNAPSHOT_SELECT = `SELECT ${SNAPSHOT_COLUMNS} ${SNAPSHOT_FROM}`;
 
 function toSnapshot(row: Row): SnapshotRecord {
   return {
@@ -383,14 +380,8 @@ export function listSnapshots(
       limit + 1,
     )
     .toArray();
-  // The page lists a project's snapshots one after another, newest first: the first one's number is counted once,
-  // the others follow it (counting each row's predecessors made every page cost the project's whole history).
-  const first = found[0];
-  const firstNumber = first
-    ? num(sql.exec("SELECT COUNT(*) AS n FROM snapshots WHERE project = ? AND id <= ?", project, num(first.id)).one().n)
-    : 0;
-  const rows = found.map((row, index) => toSnapshot({ ...row, number: firstNumber - index }));
-  return page(rows, limit, (s) => s.id);
+  // Each row carries its own number: a page costs its rows, and numbers stay when retention deletes older rows.
+  return page(found.map(toSnapshot), limit, (s) => s.id);
 }
 
 export interface SnapshotInput {
@@ -420,11 +411,22 @@ export function insertSnapshot(
   if (!getBlob(sql, input.document.contentHash)) throw new Error("document content is not stored");
   const now = new Date().toISOString();
   const d = input.document;
+  // One more than the project's newest snapshot, which retention never deletes: numbers are never reused.
+  const number =
+    num(
+      sql
+        .exec<{ number: number | null }>(
+          "SELECT number FROM snapshots WHERE project = ? ORDER BY id DESC LIMIT 1",
+          input.project,
+        )
+        .toArray()[0]?.number ?? 0,
+    ) + 1;
   sql.exec(
-    `INSERT INTO snapshots (project, seq, commit_sha, branch, run_url, content_hash, size, format, openapi_version, operation_count, contract_id, uploaded_by, uploaded_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO snapshots (project, seq, number, commit_sha, branch, run_url, content_hash, size, format, openapi_version, operation_count, contract_id, uploaded_by, uploaded_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     input.project,
     nextSequence(sql),
+    number,
     input.commit,
     input.branch,
     input.runUrl,

@@ -46,17 +46,13 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
    */
   purgeOrganization(organizationId: string): Promise<void>;
   /** Every row of every table, for the organization's export archive (binary values as `{ base64 }`). */
-  exportTables(): Record<string, Array<Record<string, unknown>>>;
+  exportTables(): Promise<Record<string, Array<Record<string, unknown>>>>;
   blobInfo(hash: string): BlobInfo | null;
-  putDocumentPiece(hash: string, index: number, bytes: Uint8Array): void;
-  /** Consecutive pieces from `firstIndex` (at most PIECES_PER_WRITE: a whole document) as one buffer, cut by the store, in one transaction. */
-  putDocumentContent(hash: string, firstIndex: number, bytes: Uint8Array): void;
-  completeDocument(hash: string, size: number, chunkCount: number): boolean;
   readDocumentPiece(hash: string, index: number): Uint8Array | null;
   readDocumentPieces(hash: string, firstIndex: number, count: number): Uint8Array[] | null;
   /** The cheapest stored source of a document: its verdict form, else its uploaded bytes (form-table.ts). */
   documentSource(contentHash: string): DocumentSource | null;
-  readVerdictBody(hash: string): Uint8Array | null;
+  readVerdictBody(hash: string): Promise<Uint8Array | null>;
   listProjects(only: string[] | null, limit?: number | null): ProjectRecord[];
   getProject(name: string): ProjectRecord | null;
   projectStatus(name: string): ProjectStatus | null;

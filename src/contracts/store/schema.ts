@@ -1,12 +1,16 @@
 /**
  * The SQLite schema of one organization's ContractStore Durable Object. Every table is append-only except
  * `projects.active_contract_id` (which version is active) and the revocation columns of `ci_keys`: uploads,
- * verdicts and build results are never rewritten. Documents and verdict bodies live once per content hash in
- * `blobs` + `blob_chunks`, cut into pieces below the 2 MB row limit of Durable Object SQLite.
+ * verdicts and build results are never rewritten. Documents and verdict bodies are recorded once per content hash in
+ * `blobs`: their bytes are in the DOCUMENTS bucket (bucket.ts) when larger than SQL_CONTENT_MAX, else in
+ * `blob_chunks` (a store from before the bucket keeps its larger content there too, in pieces below the 2 MB row
+ * limit of Durable Object SQLite).
  *
  * Tables and retention (kept until the organization's object is deleted):
- *   blobs          content hash -> size and piece count; a row exists only once every piece is stored
- *   blob_chunks    (hash, index) -> at most CHUNK_BYTES of the content
+ *   blobs          content hash -> size, where it is stored (`stored_in`: 'sql' in blob_chunks, 'r2' in the DOCUMENTS
+ *                  bucket, bucket.ts) and its piece count in SQLite; a row exists only once the content is whole
+ *   blob_chunks    (hash, index) -> at most CHUNK_BYTES of the content (content of at most SQL_CONTENT_MAX since
+ *                  documents went to R2; a store from before keeps its larger pieces and reads them as before)
  *   projects       created by the first contract upload; points at the active contract version
  *   contracts      every uploaded contract version (per-project version numbers 1, 2, ...)
  *   snapshots      every CI snapshot upload with its commit, branch, run URL and uploader
@@ -28,19 +32,13 @@ export const CHUNK_BYTES = 1024 * 1024;
 /** Pieces read back by one store call (4 MiB): under the RPC message limit, and a bounded extra copy on each side. */
 export const PIECES_PER_CALL = 4;
 
-/**
- * Pieces written by one store call (15 MiB, the largest uploaded document, MAX_DOCUMENT_BYTES): a document goes
- * in one call, under the 32 MiB RPC message limit. Only a verdict form larger than its document (non-ASCII text
- * escaped) takes more than one.
- */
-export const PIECES_PER_WRITE = 15;
-
 export const SCHEMA_STATEMENTS: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS blobs (
      hash TEXT PRIMARY KEY,
      size INTEGER NOT NULL,
      chunk_count INTEGER NOT NULL,
-     created_at TEXT NOT NULL
+     created_at TEXT NOT NULL,
+     stored_in TEXT NOT NULL DEFAULT 'sql'
    )`,
   `CREATE TABLE IF NOT EXISTS blob_chunks (
      hash TEXT NOT NULL,
@@ -72,6 +70,7 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      id INTEGER PRIMARY KEY AUTOINCREMENT,
      project TEXT NOT NULL,
      seq INTEGER NOT NULL,
+     number INTEGER,
      commit_sha TEXT NOT NULL,
      branch TEXT,
      run_url TEXT,

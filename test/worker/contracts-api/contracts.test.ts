@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CHUNK_BYTES } from "../../../src/contracts/store/schema";
+import { contentKey, SQL_CONTENT_MAX } from "../../../src/contracts/store/bucket";
 import type { Env as WorkerEnv } from "../../../src/env";
 import { call, callJson, createKey } from "./api-helpers";
 import { restPrincipal, type Caller } from "../harness";
@@ -272,8 +272,7 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     expect(first.body.snapshot.commit).toBe("aaaaaaa");
   });
 
-  it("stores a document over 2.5 MiB in pieces under the 2 MB row limit and gives back the same bytes", async () => {
-    // Local workerd does not enforce Durable Object SQLite's 2 MB row limit, so the piece size is checked here.
+  it("keeps a document over SQL_CONTENT_MAX in the bucket, the store naming it, and gives back the same bytes", async () => {
     const padding = Array.from({ length: (3 * 1024 * 1024) / 16 }, (_, i) => i.toString(36).padStart(16, "-")).join("");
     const upload = new TextEncoder().encode(text(ordersContract({ "x-padding": padding })));
     expect(upload.byteLength).toBeGreaterThan(2.5 * 1024 * 1024);
@@ -284,18 +283,32 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     const hash: string = created.body.contract.contentHash;
     expect(hash).toBe(await sha256(upload));
 
-    const stored = await runInDurableObject(storeOf("acme"), (_instance, state) =>
-      state.storage.sql
-        .exec<{ pieces: number; largest: number; total: number }>(
-          "SELECT COUNT(*) AS pieces, MAX(length(data)) AS largest, SUM(length(data)) AS total FROM blob_chunks WHERE hash = ?",
-          hash,
-        )
+    const stored = await runInDurableObject(storeOf("acme"), (_instance, state) => ({
+      blob: state.storage.sql
+        .exec<{ size: number; stored_in: string }>("SELECT size, stored_in FROM blobs WHERE hash = ?", hash)
         .one(),
+      pieces: state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM blob_chunks WHERE hash = ?", hash).one()
+        .n,
+    }));
+    expect(stored).toEqual({ blob: { size: upload.byteLength, stored_in: "r2" }, pieces: 0 });
+    const object = await (env as unknown as WorkerEnv).DOCUMENTS.get(contentKey("acme", hash));
+    expect(object?.size).toBe(upload.byteLength);
+    expect(await sha256(new Uint8Array(await object!.arrayBuffer()))).toBe(hash);
+    // Its forms went to the bucket too; the small snapshot of the same project stays in SQLite.
+    const small = await callJson(
+      developer,
+      "POST",
+      "/projects/orders/snapshots?commit=small01",
+      text(conformingSnapshot()),
     );
-    expect(stored.pieces).toBeGreaterThan(1);
-    expect(stored.largest).toBeLessThanOrEqual(2_000_000);
-    expect(stored.largest).toBeLessThanOrEqual(CHUNK_BYTES);
-    expect(stored.total).toBe(upload.byteLength);
+    const placements = await runInDurableObject(storeOf("acme"), (_instance, state) =>
+      state.storage.sql
+        .exec<{ hash: string; stored_in: string; size: number }>("SELECT hash, stored_in, size FROM blobs")
+        .toArray(),
+    );
+    expect(placements.find((row) => row.hash === small.body.snapshot.contentHash)?.stored_in).toBe("sql");
+    for (const row of placements) expect(row.stored_in).toBe(row.size > SQL_CONTENT_MAX ? "r2" : "sql");
+    expect(placements.filter((row) => row.stored_in === "r2").length).toBeGreaterThan(1);
 
     const downloaded = await call(
       developer,

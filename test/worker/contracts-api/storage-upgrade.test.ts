@@ -1,0 +1,141 @@
+// Upgrade in place (docs/storage.md "Upgrading a store from before the bucket"): a store of the layout before
+// documents went to R2 (every content in `blob_chunks` pieces of 1 MiB, a `blobs` table without `stored_in`) keeps
+// every contract, snapshot, verdict, CI key and download, byte for byte, once the new code starts on it, and new
+// uploads compare with its old contents. The old layout is made here from a store written by this code: its bucket
+// content is moved back into pieces, the bucket objects deleted and the column dropped, which is what a store written
+// before the bucket holds; then the object restarts, as an upgraded deployment's would.
+import { env, runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { contentKey, listBucketContent } from "../../../src/contracts/store/bucket";
+import { CHUNK_BYTES } from "../../../src/contracts/store/schema";
+import { applySchema } from "../../../src/contracts/store/schema-upgrade";
+import type { Env as WorkerEnv } from "../../../src/env";
+import { sha256Digest } from "../../../src/lib/sha256";
+import { restPrincipal, type Caller } from "../harness";
+import { call, callJson, createKey } from "./api-helpers";
+import { ordersContract, text, violatingSnapshot } from "./fixtures";
+
+const bindings = env as unknown as WorkerEnv;
+const store = () => bindings.CONTRACT_STORE.get(bindings.CONTRACT_STORE.idFromName("acme"));
+
+let ana: Caller;
+let ciKey: string;
+const uploads: Record<string, Uint8Array> = {};
+const before: Record<string, unknown> = {};
+
+const padding = (n: number) => Array.from({ length: n / 16 }, (_, i) => i.toString(36).padStart(16, "~")).join("");
+
+async function readAll(path: string): Promise<Uint8Array> {
+  const response = await call(ana, "GET", path);
+  expect(response.status, path).toBe(200);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/** Turns this store back into the layout before the bucket: pieces in SQLite, no `stored_in`, nothing in R2. */
+async function rewindToPieceLayout(): Promise<number> {
+  const inBucket = await runInDurableObject(store(), (_instance, state) =>
+    state.storage.sql.exec<{ hash: string }>("SELECT hash FROM blobs WHERE stored_in = 'r2'").toArray(),
+  );
+  for (const { hash } of inBucket) {
+    const object = await bindings.DOCUMENTS.get(contentKey("acme", hash));
+    const bytes = new Uint8Array(await object!.arrayBuffer());
+    await runInDurableObject(store(), (_instance, state) => {
+      const pieces = Math.ceil(bytes.byteLength / CHUNK_BYTES);
+      for (let index = 0; index < pieces; index++)
+        state.storage.sql.exec(
+          "INSERT INTO blob_chunks (hash, idx, data) VALUES (?, ?, ?)",
+          hash,
+          index,
+          bytes.slice(index * CHUNK_BYTES, (index + 1) * CHUNK_BYTES).buffer,
+        );
+      state.storage.sql.exec("UPDATE blobs SET chunk_count = ? WHERE hash = ?", pieces, hash);
+    });
+    await bindings.DOCUMENTS.delete(contentKey("acme", hash));
+  }
+  await runInDurableObject(store(), (_instance, state) => {
+    state.storage.sql.exec("ALTER TABLE blobs DROP COLUMN stored_in");
+    // Snapshot numbers were counted, not stored.
+    state.storage.sql.exec("ALTER TABLE snapshots DROP COLUMN number");
+  });
+  return inBucket.length;
+}
+
+beforeAll(async () => {
+  ana = restPrincipal("ana", "keys.admin contracts.read contracts.write snapshots.write");
+  uploads.contract = new TextEncoder().encode(text(ordersContract({ "x-padding": padding(2.5 * 1024 * 1024) })));
+  uploads.snapshot = new TextEncoder().encode(text(violatingSnapshot()));
+  const contract = await callJson(ana, "POST", "/projects/legacy/contracts?label=old", uploads.contract);
+  expect(contract.status).toBe(201);
+  expect((await callJson(ana, "POST", "/projects/legacy/snapshots?commit=old0000", uploads.contract)).status).toBe(201);
+  const snapshot = await callJson(ana, "POST", "/projects/legacy/snapshots?commit=old0001", uploads.snapshot);
+  expect(snapshot.status).toBe(201);
+  ciKey = (await createKey(ana, { projects: ["legacy"], scopes: ["contracts.read", "snapshots.write"] })).secret;
+  before.snapshot = snapshot.body.snapshot;
+  before.verdict = (await callJson(ana, "GET", `/projects/legacy/verdicts/${snapshot.body.verdictId}`)).body;
+  before.contracts = (await callJson(ana, "GET", "/projects/legacy/contracts")).body;
+  before.snapshots = (await callJson(ana, "GET", "/projects/legacy/snapshots")).body;
+  before.verdictId = snapshot.body.verdictId;
+
+  expect(await rewindToPieceLayout()).toBeGreaterThanOrEqual(3); // the document and its two forms
+  // The object starts again on the old layout, as after a deploy of this code.
+  await runInDurableObject(store(), (_instance, state) => {
+    const columns = (table: string) =>
+      state.storage.sql
+        .exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`)
+        .toArray()
+        .map((column) => column.name);
+    expect(columns("blobs")).not.toContain("stored_in");
+    expect(columns("snapshots")).not.toContain("number");
+    applySchema(state.storage.sql);
+  });
+});
+
+describe("a store from before documents went to the bucket", () => {
+  it("keeps every record, and downloads give the uploaded bytes back, byte for byte", async () => {
+    const downloaded = await readAll("/projects/legacy/contracts/1/document");
+    expect(await sha256Digest(downloaded)).toBe(await sha256Digest(uploads.contract!));
+    expect(downloaded.byteLength).toBe(uploads.contract!.byteLength);
+    const snapshotId = (before.snapshot as { id: number }).id;
+    expect(await readAll(`/projects/legacy/snapshots/${snapshotId}/document`)).toEqual(uploads.snapshot);
+    expect((await callJson(ana, "GET", "/projects/legacy/contracts")).body).toEqual(before.contracts);
+    expect((await callJson(ana, "GET", "/projects/legacy/snapshots")).body).toEqual(before.snapshots);
+    expect((before.snapshots as { snapshots: Array<{ number: number }> }).snapshots.map((s) => s.number)).toEqual([
+      2, 1,
+    ]);
+    expect((await callJson(ana, "GET", `/projects/legacy/verdicts/${before.verdictId}`)).body).toEqual(before.verdict);
+  });
+
+  it("takes the CI key made before, and checks a new snapshot against the old contract read from its pieces", async () => {
+    const checked = await callJson(ciKey, "POST", "/projects/legacy/snapshots?commit=new0001", uploads.snapshot);
+    expect(checked.status).toBe(201);
+    expect(checked.body.contentReused).toBe(true);
+    expect(checked.body.snapshot.number).toBe(3);
+    const again = await callJson(ana, "GET", `/projects/legacy/verdicts/${checked.body.verdictId}`);
+    expect(again.body.verdict).toEqual((before.verdict as { verdict: unknown }).verdict);
+  });
+
+  it("writes new large content to the bucket beside the old pieces", async () => {
+    const next = new TextEncoder().encode(text(ordersContract({ "x-padding": padding(1024 * 1024) })));
+    expect((await callJson(ana, "POST", "/projects/legacy/contracts?label=new", next)).status).toBe(201);
+    const hash = await sha256Digest(next);
+    const placement = await runInDurableObject(store(), (_instance, state) =>
+      state.storage.sql.exec<{ stored_in: string }>("SELECT stored_in FROM blobs WHERE hash = ?", hash).one(),
+    );
+    expect(placement.stored_in).toBe("r2");
+    expect(await readAll("/projects/legacy/contracts/2/document")).toEqual(next);
+    expect(await sha256Digest(await readAll("/projects/legacy/contracts/1/document"))).toBe(
+      await sha256Digest(uploads.contract!),
+    );
+  });
+
+  it("exports the bucket's content with the tables, and a purge removes it from the bucket", async () => {
+    const archive = (await store().exportTables()) as unknown as Record<string, unknown>;
+    const exported = archive.bucket_content as Array<{ hash: string; base64: string }>;
+    expect(exported.length).toBeGreaterThan(0);
+    for (const { hash, base64 } of exported)
+      expect(await sha256Digest(new Uint8Array(Buffer.from(base64, "base64")))).toBe(hash);
+    expect(await listBucketContent(bindings, "acme")).toEqual(exported.map((entry) => entry.hash).sort());
+    await store().purgeOrganization("acme");
+    expect(await listBucketContent(bindings, "acme")).toEqual([]);
+  });
+});
