@@ -36,16 +36,15 @@ function moduleIndex(source: string): (line: number) => string {
  * Store-side functions come first: they run in the same isolate, called from the Worker's awaits.
  */
 const STEPS: Array<[step: string, functionNames: string[]]> = [
-  ["store: write pieces (SQLite)", ["putDocumentPieces", "putDocumentPiece", "putDocumentContent"]],
-  ["store: read pieces (SQLite)", ["readDocumentPieces", "readDocumentPiece"]],
+  ["store: read pieces (SQLite; stores from before the bucket)", ["readDocumentPieces", "readDocumentPiece"]],
   ["store: record snapshot + verdict", ["recordSnapshot"]],
   ["store: upload context", ["uploadContext"]],
   ["read the body", ["readBodyLimited", "readDocument"]],
   ["parse the snapshot (decode, JSON.parse, checks)", ["parseDocumentBytes"]],
   ["decode the contract's comparison form", ["decodeVerdictForm", "documentFromSource"]],
   ["SHA-256", ["sha256Hex"]],
-  ["send pieces (Worker side)", ["sendPieces", "prepareContent"]],
-  ["read pieces (Worker side)", ["readPieces"]],
+  ["write to the bucket (Worker side)", ["prepareContent", "putBucketContent"]],
+  ["read the contract back (Worker side)", ["readPieces", "readBucketContent"]],
   ["verdict", ["checkConformance"]],
   ["encodeVerdict", ["encodeVerdict"]],
   ["answer: Markdown", ["renderVerdictMarkdown"]],

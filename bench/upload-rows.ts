@@ -17,7 +17,6 @@ import { encodeVerdict } from "../src/engine/encode-verdict";
 import { sha256Digest } from "../src/lib/sha256";
 import { parseDocumentBytes } from "../src/engine/parse-upload";
 import { decodeUtf8Strict, utf8JsonAsAscii } from "../src/lib/utf8";
-import { CHUNK_BYTES } from "../src/contracts/store/schema";
 import { decodeVerdictForm, encodeComparisonForm } from "../src/contracts/store/verdict-form";
 import type { OpenApiDocument } from "../src/engine/types";
 import { bundledPolicyFiles } from "../src/policy/files";
@@ -59,7 +58,6 @@ export interface UploadMeasurements {
   structure: Paired;
   unknownFields: Paired;
   hash: Paired;
-  pieces: Paired;
   encoded: Paired;
   index: Paired;
 }
@@ -108,8 +106,7 @@ export function storedDocument(bytes: Uint8Array): OpenApiDocument {
  * the Durable Object RPCs and SQLite writes: parseDocumentBytes (UTF-8 decode, JSON.parse, structural checks with
  * the unknown-field check, every `$ref` resolved), sha256Hex (WebCrypto, the content address), then the verdict
  * with the bundled policies (constitution included) and encodeVerdict, as recordSnapshot receives it. The body
- * goes to the store as it is (client.ts sendPieces: one call, cut into pieces by the store), so the Worker makes
- * no piece copies. `readContract` is where uploadSnapshot reads the active contract back from storage.
+ * goes to the DOCUMENTS bucket as it is (client.ts prepareContent), so the Worker makes no copies of it. `readContract` is where uploadSnapshot reads the active contract back from storage.
  */
 export async function snapshotUpload(
   bytes: Uint8Array<ArrayBuffer>,
@@ -251,15 +248,6 @@ export async function measureUpload(
     () => sha256Digest(snapshotBytes),
     5,
   );
-  const pieces = await timer.measure(
-    snapshotText,
-    () => undefined,
-    () => {
-      for (let offset = 0; offset < snapshotBytes.byteLength; offset += CHUNK_BYTES)
-        snapshotBytes.subarray(offset, offset + CHUNK_BYTES).slice();
-    },
-    20,
-  );
   // Indexes are cached per document: each repetition indexes its own freshly read contract.
   const index = await timer.measure(
     contractText,
@@ -325,7 +313,6 @@ export async function measureUpload(
     structure,
     unknownFields,
     hash,
-    pieces,
     encoded,
     index,
   };
@@ -414,11 +401,6 @@ export function uploadTableRows(measured: UploadMeasurements, where: string): [s
       `${where}: upload part: SHA-256 content address (sha256Hex, WebCrypto; 5 runs per round)`,
       `${ms(m.hash.ms)} ms`,
       pairedNote(m.hash),
-    ],
-    [
-      `${where}: upload part: 1 MiB pieces, as the store cuts them (putDocumentContent: one copy each for SQLite, on the store's side; 20 runs per round)`,
-      `${ms(m.pieces.ms)} ms`,
-      pairedNote(m.pieces),
     ],
     [
       `${where}: upload part: encodeVerdict of the verdict above (20 runs per round)`,
