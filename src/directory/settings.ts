@@ -69,6 +69,27 @@ export const quotasSchema = z
   })
   .strict();
 
+const retentionPolicy = {
+  /** Days a snapshot, failed build or traffic run is kept at least (default 90). */
+  snapshotDays: z.number().int().min(1).max(3650).optional(),
+  /** The newest this many of each branch are kept whatever their age (default 10). */
+  keepPerBranch: z.number().int().min(0).max(10_000).optional(),
+};
+
+/** How long a project's history is kept (src/contracts/store/retention-table.ts; contract versions are kept for good). */
+export const retentionSchema = z
+  .object({
+    ...retentionPolicy,
+    /** Per project, over the organization's values. */
+    projects: z
+      .record(
+        z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "expected a project name"),
+        z.object(retentionPolicy).strict(),
+      )
+      .optional(),
+  })
+  .strict();
+
 /** What an organization's administrators may change (the operator may change it too). */
 export const organizationSettingsSchema = z
   .object({
@@ -121,6 +142,8 @@ export const organizationSettingsSchema = z
       .optional(),
     /** Days the audit trail keeps records, within the platform's cap. */
     auditRetentionDays: z.number().int().min(1).optional(),
+    /** How long snapshots, builds and traffic runs are kept, for the organization and per project. */
+    retention: retentionSchema.optional(),
   })
   .strict();
 
@@ -137,6 +160,8 @@ export const platformCapsSchema = z
     maxAuditRetentionDays: z.number().int().positive().max(3650).default(365),
     /** Days between an organization's deletion and the removal of its data (0: at once, after its export). */
     deletionGraceDays: z.number().int().min(0).max(90).default(7),
+    /** The longest retention.snapshotDays an organization may set. */
+    maxSnapshotRetentionDays: z.number().int().positive().max(3650).default(365),
   })
   .strict();
 

@@ -159,4 +159,17 @@ export function checkSettings(
       "auditRetentionDays",
       `at most ${caps.maxAuditRetentionDays} days on this deployment (the operator's cap)`,
     );
+  const retention = settings.retention;
+  const longest = [
+    ["retention.snapshotDays", retention?.snapshotDays] as const,
+    ...Object.entries(retention?.projects ?? {}).map(
+      ([project, own]) => [`retention.projects.${project}.snapshotDays`, own.snapshotDays] as const,
+    ),
+  ];
+  for (const [field, days] of longest)
+    if (days !== undefined && days > caps.maxSnapshotRetentionDays)
+      throw new SettingsError(
+        field,
+        `at most ${caps.maxSnapshotRetentionDays} days on this deployment (the operator's cap)`,
+      );
 }

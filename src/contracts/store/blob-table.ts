@@ -119,11 +119,26 @@ export interface ContentPieces {
 /** Records content whose bytes are in the bucket (the caller checked they are, with this size). */
 export function recordBucketBlob(sql: SqlStorage, hash: string, size: number): void {
   if (!HASH_PATTERN.test(hash)) throw new RangeError("invalid content hash");
-  sql.exec(
+  const written = sql.exec(
     "INSERT OR IGNORE INTO blobs (hash, size, chunk_count, created_at, stored_in) VALUES (?, ?, 0, ?, 'r2')",
     hash,
     size,
     new Date().toISOString(),
+  ).rowsWritten;
+  if (written > 0) addBucketBytes(sql, size);
+}
+
+/** The bytes this organization holds in the bucket, kept as a running total (schema-upgrade.ts starts it). */
+export function bucketBytes(sql: SqlStorage): number {
+  return Number(
+    sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = 'bucket_bytes'").toArray()[0]?.value ?? 0,
+  );
+}
+
+export function addBucketBytes(sql: SqlStorage, delta: number): void {
+  sql.exec(
+    "INSERT INTO counters (name, value) VALUES ('bucket_bytes', ?) ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
+    delta,
   );
 }
 

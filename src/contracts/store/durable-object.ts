@@ -8,6 +8,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../env";
 import {
+  bucketBytes,
   completeContent,
   getBlob,
   recordBucketBlob,
@@ -60,6 +61,7 @@ import type {
   ProjectRecord,
   ProjectStatus,
   SnapshotRecord,
+  StorageUsage,
   StoreResult,
   VerdictRecord,
 } from "./records";
@@ -68,6 +70,8 @@ import { applySchema } from "./schema-upgrade";
 import { addSubscriber, listSubscribers, removeSubscriber } from "./subscriber-table";
 import { getDefaultProject, setDefaultProject } from "./default-project-table";
 import { sha256Digest } from "../../lib/sha256";
+import { resolveOrganization } from "../../directory/client";
+import { collectContent, expireProject, policyFor, type RetentionRun, type RetentionSettings } from "./retention-table";
 import {
   bucketContentSize,
   deleteBucketContent,
@@ -78,9 +82,15 @@ import {
 } from "./bucket";
 import type { ContractStoreRpc, UploadContext, VerdictBody } from "./rpc";
 
+/** How often the retention alarm runs when it finished its work (expiry is counted in days). */
+export const RETENTION_INTERVAL_MS = 6 * 60 * 60 * 1000;
+/** Rows one retention run deletes at most; a run that leaves more runs again a second later. */
+export const RETENTION_BATCH = 500;
+
 export class ContractStore extends DurableObject<Env> implements ContractStoreRpc {
   private readonly sql: SqlStorage;
   private readonly contractUploads = new ContractUploadQueue();
+  private retentionAlarmKnownSet = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -164,6 +174,125 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   private async inBucket(content: ContentPieces | null): Promise<boolean> {
     if (!content?.inBucket || getBlob(this.sql, content.hash)) return true;
     return (await bucketContentSize(this.env, this.organizationId, content.hash)) === content.size;
+  }
+
+  // ---- retention and storage use -------------------------------------------------------------------------
+
+  /** Keeps one retention alarm set once the store holds history (called after each record of it). */
+  private async ensureRetentionAlarm(): Promise<void> {
+    if (this.retentionAlarmKnownSet) return;
+    if ((await this.ctx.storage.getAlarm()) === null)
+      await this.ctx.storage.setAlarm(Date.now() + RETENTION_INTERVAL_MS);
+    this.retentionAlarmKnownSet = true;
+  }
+
+  /**
+   * The retention alarm: one run with the organization's policy from the directory; again a second later while
+   * expired rows remain, else after RETENTION_INTERVAL_MS. A directory that cannot be reached deletes nothing: the
+   * run is tried again an interval later.
+   */
+  override async alarm(): Promise<void> {
+    this.retentionAlarmKnownSet = false;
+    const settings = await resolveOrganization(this.env, this.organizationId)
+      .then((resolved) => (resolved ? { retention: resolved.record.settings.retention } : null))
+      .catch(() => undefined);
+    if (settings === null) return; // no such organization any more: the directory purges its data
+    const run = settings ? await this.runRetention(settings.retention, Date.now()) : null;
+    await this.ctx.storage.setAlarm(Date.now() + (run?.more ? 1_000 : RETENTION_INTERVAL_MS));
+    this.retentionAlarmKnownSet = true;
+  }
+
+  /**
+   * Deletes up to RETENTION_BATCH expired rows over the organization's projects (retention-table.ts) and the
+   * content no record names any more, in one transaction; then that content's bucket objects. `now` is the clock
+   * expiry is counted from (tests pass their own).
+   */
+  async runRetention(retention: RetentionSettings | undefined, now: number): Promise<RetentionRun> {
+    const result = this.ctx.storage.transactionSync(() => {
+      const run: RetentionRun = { deleted: { snapshots: 0, builds: 0, exchangeRuns: 0 }, contentBytes: 0, more: false };
+      const candidates: string[] = [];
+      let left = RETENTION_BATCH;
+      for (const { name } of this.sql.exec<{ name: string }>("SELECT name FROM projects ORDER BY name").toArray()) {
+        const pass = expireProject(this.sql, name, policyFor(retention, name), now, left);
+        run.deleted.snapshots += pass.deleted.snapshots;
+        run.deleted.builds += pass.deleted.builds;
+        run.deleted.exchangeRuns += pass.deleted.exchangeRuns;
+        candidates.push(...pass.candidates);
+        left -= pass.deleted.snapshots + pass.deleted.builds + pass.deleted.exchangeRuns;
+        if (pass.more || left <= 0) {
+          run.more = true;
+          break;
+        }
+      }
+      const collected = collectContent(this.sql, candidates);
+      run.contentBytes = collected.bytes;
+      const deleted = run.deleted.snapshots + run.deleted.builds + run.deleted.exchangeRuns;
+      if (deleted > 0) {
+        this.sql.exec(
+          "INSERT INTO retention_runs (ran_at, snapshots, builds, exchange_runs, content_bytes) VALUES (?, ?, ?, ?, ?)",
+          new Date(now).toISOString(),
+          run.deleted.snapshots,
+          run.deleted.builds,
+          run.deleted.exchangeRuns,
+          collected.bytes,
+        );
+        this.sql.exec("DELETE FROM retention_runs WHERE id <= (SELECT MAX(id) - 50 FROM retention_runs)");
+      }
+      return { run, inBucket: collected.inBucket };
+    });
+    // After the commit: a failure here leaves objects no record names (never shown), not records without bytes.
+    await deleteBucketContent(this.env, this.organizationId, result.inBucket);
+    return result.run;
+  }
+
+  /** What the organization stores: its database, its bucket content, per project, and the last retention runs. */
+  storageUsage(): StorageUsage {
+    const count = (table: string, project: string) =>
+      Number(this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE project = ?`, project).one().n);
+    const projects = this.sql
+      .exec<{ name: string }>("SELECT name FROM projects ORDER BY name")
+      .toArray()
+      .map(({ name }) => {
+        const snapshots = this.sql
+          .exec<{ n: number; bytes: number | null; oldest: string | null }>(
+            "SELECT COUNT(*) AS n, SUM(size) AS bytes, MIN(uploaded_at) AS oldest FROM snapshots WHERE project = ?",
+            name,
+          )
+          .one();
+        const contracts = this.sql
+          .exec<{ n: number; bytes: number | null }>(
+            "SELECT COUNT(*) AS n, SUM(size) AS bytes FROM contracts WHERE project = ?",
+            name,
+          )
+          .one();
+        return {
+          name,
+          snapshots: Number(snapshots.n),
+          documentBytes: Number(snapshots.bytes ?? 0) + Number(contracts.bytes ?? 0),
+          contracts: Number(contracts.n),
+          builds: count("builds", name),
+          exchangeRuns: count("exchange_runs", name),
+          oldestSnapshotAt: snapshots.oldest,
+        };
+      });
+    const retentionRuns = this.sql
+      .exec<{ ran_at: string; snapshots: number; builds: number; exchange_runs: number; content_bytes: number }>(
+        "SELECT * FROM retention_runs ORDER BY id DESC LIMIT 10",
+      )
+      .toArray()
+      .map((row) => ({
+        ranAt: row.ran_at,
+        snapshots: Number(row.snapshots),
+        builds: Number(row.builds),
+        exchangeRuns: Number(row.exchange_runs),
+        contentBytes: Number(row.content_bytes),
+      }));
+    return {
+      databaseBytes: this.ctx.storage.sql.databaseSize,
+      bucketBytes: bucketBytes(this.sql),
+      projects,
+      retentionRuns,
+    };
   }
 
   // ---- content --------------------------------------------------------------------------------------------
@@ -349,7 +478,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     const verdictBody = await this.prepareVerdictBody(verdict);
     const verdictInput = verdictBody.input;
     const contentThere = await this.inBucket(content);
-    return this.ctx.storage.transactionSync(() => {
+    const result = this.ctx.storage.transactionSync(() => {
       if (!getProject(this.sql, input.project))
         return {
           ok: false as const,
@@ -373,6 +502,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
         };
       return { ok: true as const, ...stored, contentReused };
     });
+    if (result.ok) await this.ensureRetentionAlarm();
+    return result;
   }
 
   getSnapshot(project: string, id: number): SnapshotRecord | null {
@@ -383,8 +514,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return listSnapshots(this.sql, project, limit, before);
   }
 
-  recordBuild(input: BuildInput): StoreResult<{ build: BuildRecord }> {
-    return this.ctx.storage.transactionSync(() => {
+  async recordBuild(input: BuildInput): Promise<StoreResult<{ build: BuildRecord }>> {
+    const result = this.ctx.storage.transactionSync(() => {
       if (!getProject(this.sql, input.project))
         return {
           ok: false as const,
@@ -393,6 +524,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
         };
       return { ok: true as const, build: insertBuild(this.sql, input) };
     });
+    if (result.ok) await this.ensureRetentionAlarm();
+    return result;
   }
 
   getBuild(project: string, id: number): BuildRecord | null {
@@ -418,7 +551,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     verdict: VerdictBody,
   ): Promise<StoreResult<{ run: ExchangeRunRecord }>> {
     const verdictBody = await this.prepareVerdictBody(verdict);
-    return this.ctx.storage.transactionSync(() => {
+    const result = this.ctx.storage.transactionSync(() => {
       if (!getProject(this.sql, input.project))
         return {
           ok: false as const,
@@ -435,6 +568,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
         };
       return { ok: true as const, run };
     });
+    if (result.ok) await this.ensureRetentionAlarm();
+    return result;
   }
 
   getExchangeRun(project: string, id: number): ExchangeRunRecord | null {

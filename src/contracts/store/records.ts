@@ -146,3 +146,28 @@ export type StoreFailure =
   | { ok: false; code: "busy"; message: string };
 
 export type StoreResult<T> = ({ ok: true } & T) | StoreFailure;
+
+/** What an organization stores, and what the retention alarm did lately (GET /api/v1/storage). */
+export interface StorageUsage {
+  /** The object's SQLite database: records, indexes and content of at most 64 KiB. */
+  databaseBytes: number;
+  /** Content held in the DOCUMENTS bucket. */
+  bucketBytes: number;
+  projects: Array<{
+    name: string;
+    snapshots: number;
+    /** Sizes of its snapshots' and contract versions' documents (content shared between records counts in each). */
+    documentBytes: number;
+    contracts: number;
+    builds: number;
+    exchangeRuns: number;
+    oldestSnapshotAt: string | null;
+  }>;
+  retentionRuns: Array<{
+    ranAt: string;
+    snapshots: number;
+    builds: number;
+    exchangeRuns: number;
+    contentBytes: number;
+  }>;
+}

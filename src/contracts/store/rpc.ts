@@ -7,6 +7,7 @@ import type { BlobInfo, ContentPieces } from "./blob-table";
 import type { DocumentSource } from "./form-table";
 import type { ExchangeRunInput } from "./exchange-table";
 import type { NewKey } from "./key-table";
+import type { RetentionRun, RetentionSettings } from "./retention-table";
 import type { BuildInput, ContractInput, SnapshotInput } from "./ledger-table";
 import type {
   BuildRecord,
@@ -17,6 +18,7 @@ import type {
   ProjectRecord,
   ProjectStatus,
   SnapshotRecord,
+  StorageUsage,
   StoreResult,
   VerdictRecord,
 } from "./records";
@@ -47,6 +49,13 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   purgeOrganization(organizationId: string): Promise<void>;
   /** Every row of every table, for the organization's export archive (binary values as `{ base64 }`). */
   exportTables(): Promise<Record<string, Array<Record<string, unknown>>>>;
+  /**
+   * One retention run (retention-table.ts) with these settings and this clock: what the alarm runs with the
+   * organization's settings from the directory.
+   */
+  runRetention(retention: RetentionSettings | undefined, now: number): Promise<RetentionRun>;
+  /** What the organization stores (database, bucket, per project) and the last retention runs. */
+  storageUsage(): StorageUsage;
   blobInfo(hash: string): BlobInfo | null;
   readDocumentPiece(hash: string, index: number): Uint8Array | null;
   readDocumentPieces(hash: string, firstIndex: number, count: number): Uint8Array[] | null;
@@ -92,7 +101,7 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   ): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord; contentReused: boolean }>>;
   getSnapshot(project: string, id: number): SnapshotRecord | null;
   listSnapshots(project: string, limit: number, before: number | null): Page<SnapshotRecord>;
-  recordBuild(input: BuildInput): StoreResult<{ build: BuildRecord }>;
+  recordBuild(input: BuildInput): Promise<StoreResult<{ build: BuildRecord }>>;
   getBuild(project: string, id: number): BuildRecord | null;
   listBuilds(project: string, limit: number, before: number | null): Page<BuildRecord>;
   getVerdict(project: string, id: number): VerdictRecord | null;

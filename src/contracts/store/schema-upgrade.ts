@@ -43,4 +43,9 @@ export function applySchema(sql: SqlStorage): void {
     if (backfill) sql.exec(backfill);
   }
   for (const statement of SCHEMA_STATEMENTS.filter(isIndex)) sql.exec(statement);
+  // The running total of bucket bytes (blob-table.ts), counted once for a store that has none yet.
+  if (sql.exec("SELECT 1 FROM counters WHERE name = 'bucket_bytes'").toArray().length === 0)
+    sql.exec(
+      "INSERT INTO counters (name, value) SELECT 'bucket_bytes', COALESCE(SUM(size), 0) FROM blobs WHERE stored_in = 'r2'",
+    );
 }

@@ -22,6 +22,7 @@
  *   exchange_runs  every upload of recorded traffic (HAR / NDJSON): counts, digest and verdict, not the exchanges
  *   default_projects  each user's default project (spec_project_select), for both MCP protocol eras
  *   counters       the sequence that orders snapshots, builds and traffic runs of a project in time
+ *   retention_runs what the retention alarm deleted, per run (the last 50 runs; retention-table.ts)
  *   contract_forms  content hash of a contract document -> the blob of one of its forms (verdict-form.ts): form
  *                  version 1 the verdict form, 2 the comparison form (annotations stripped); written with the
  *                  contract version, kept like the document it was made from
@@ -168,6 +169,21 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      form_hash TEXT NOT NULL,
      PRIMARY KEY (content_hash, form_version)
    )`,
+  `CREATE TABLE IF NOT EXISTS retention_runs (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     ran_at TEXT NOT NULL,
+     snapshots INTEGER NOT NULL,
+     builds INTEGER NOT NULL,
+     exchange_runs INTEGER NOT NULL,
+     content_bytes INTEGER NOT NULL
+   )`,
+  // Retention asks, for each content an expired record named, whether any other record still names it.
+  `CREATE INDEX IF NOT EXISTS contracts_by_content ON contracts (content_hash)`,
+  `CREATE INDEX IF NOT EXISTS snapshots_by_content ON snapshots (content_hash)`,
+  `CREATE INDEX IF NOT EXISTS verdicts_by_body ON verdicts (verdict_hash)`,
+  `CREATE INDEX IF NOT EXISTS contract_changes_by_body ON contract_changes (verdict_hash)`,
+  `CREATE INDEX IF NOT EXISTS exchange_runs_by_body ON exchange_runs (verdict_hash)`,
+  `CREATE INDEX IF NOT EXISTS contract_forms_by_form ON contract_forms (form_hash)`,
   `CREATE TABLE IF NOT EXISTS counters (
      name TEXT PRIMARY KEY,
      value INTEGER NOT NULL
