@@ -91,6 +91,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   private readonly sql: SqlStorage;
   private readonly contractUploads = new ContractUploadQueue();
   private retentionAlarmKnownSet = false;
+  /** Content hashes whose bucket objects retention is deleting right now. */
+  private readonly deletingFromBucket = new Set<string>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -173,6 +175,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    */
   private async inBucket(content: ContentPieces | null): Promise<boolean> {
     if (!content?.inBucket || getBlob(this.sql, content.hash)) return true;
+    if (this.deletingFromBucket.has(content.hash)) return false; // retention is deleting these bytes: upload again
     return (await bucketContentSize(this.env, this.organizationId, content.hash)) === content.size;
   }
 
@@ -240,8 +243,16 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
       }
       return { run, inBucket: collected.inBucket };
     });
-    // After the commit: a failure here leaves objects no record names (never shown), not records without bytes.
-    await deleteBucketContent(this.env, this.organizationId, result.inBucket);
+    // After the commit: a failure here leaves objects no record names (never shown), not records without bytes. An
+    // upload of the same bytes meanwhile may have recorded them again: those stay. While the delete runs, a record
+    // of those bytes is refused (inBucket), so none is made for an object about to go.
+    const gone = result.inBucket.filter((hash) => !getBlob(this.sql, hash));
+    for (const hash of gone) this.deletingFromBucket.add(hash);
+    try {
+      await deleteBucketContent(this.env, this.organizationId, gone);
+    } finally {
+      for (const hash of gone) this.deletingFromBucket.delete(hash);
+    }
     return result.run;
   }
 
@@ -396,9 +407,11 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
           ? { comparedWithVersion: change.comparedWithVersion, verdict: changeBody.input }
           : undefined;
       const verdictInput = verdictBody.input;
-      const contentThere = await this.inBucket(content);
-      const verdictForm = (await this.inBucket(forms.verdict)) ? forms.verdict : null;
-      const comparisonForm = (await this.inBucket(forms.comparison)) ? forms.comparison : null;
+      const [contentThere, verdictFormThere, comparisonFormThere] = await Promise.all(
+        [content, forms.verdict, forms.comparison].map((each) => this.inBucket(each)),
+      );
+      const verdictForm = verdictFormThere ? forms.verdict : null;
+      const comparisonForm = comparisonFormThere ? forms.comparison : null;
       return this.ctx.storage.transactionSync(() => {
         const contentReused = getBlob(this.sql, content.hash) !== null;
         if (content.hash !== input.document.contentHash || !contentThere || !completeContent(this.sql, content))
