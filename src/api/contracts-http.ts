@@ -114,6 +114,13 @@ export function storeFailure(failure: StoreFailure, project: string): Failure {
     case "missing_content":
     case "busy":
       return new Failure("conflict", failure.message, {}, failure.code);
+    case "storage_quota_exceeded":
+      return new Failure(
+        "insufficient_storage",
+        failure.message,
+        { usedBytes: failure.usedBytes, quotaBytes: failure.quotaBytes },
+        failure.code,
+      );
   }
 }
 

@@ -35,6 +35,7 @@ import { conformanceConfigFor } from "../contracts/services/organization-config"
 import { renderVerdictMarkdown } from "../engine/markdown";
 import { compareContracts } from "../contracts/services/drafts";
 import { uploadContract, uploadSnapshot } from "../contracts/services/uploads";
+import { storageRefusal } from "../contracts/services/storage";
 import { logWarn } from "../lib/log";
 import {
   breakingCount,
@@ -372,12 +373,21 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
     projectRoute("POST", "/builds", ["snapshots.write"], async (input) => {
       const body = await readJsonBody(input.request, MAX_BUILD_BODY_BYTES, buildBody);
       const { commit, branch, runUrl, log } = body.data;
+      const excerpt = logExcerpt(log ?? "");
+      const full = await storageRefusal(
+        input.env,
+        input.principal.organizationId,
+        store(input),
+        await store(input).storageUsed(),
+        { project: input.project, bytes: excerpt.length },
+      );
+      if (full) throw storeFailure(full, input.project);
       const result = await store(input).recordBuild({
         project: input.project,
         commit,
         branch: branch ?? null,
         runUrl: runUrl ?? null,
-        logExcerpt: logExcerpt(log ?? ""),
+        logExcerpt: excerpt,
         recordedBy: input.principal.userId,
       });
       if (!result.ok) throw storeFailure(result, input.project);

@@ -70,6 +70,13 @@ function failure(result: ExchangesFailure, project: string): Failure {
     case "missing_content":
     case "busy":
       return new Failure("conflict", result.message, {}, result.code);
+    case "storage_quota_exceeded":
+      return new Failure(
+        "insufficient_storage",
+        result.message,
+        { usedBytes: result.usedBytes, quotaBytes: result.quotaBytes },
+        result.code,
+      );
   }
 }
 

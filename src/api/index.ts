@@ -13,6 +13,7 @@ import { mcpToleranceRoutes } from "./mcp-tolerances.routes";
 import { openApiRoutes } from "./openapi.route";
 import { organizationRoutes } from "./organization.routes";
 import { specCheckRoutes } from "./spec-checks.routes";
+import { storageRoutes } from "./storage.routes";
 import { createApiHandler } from "./router";
 
 /** The OAuth grants of a request's deployment, for the connected-clients routes. */
@@ -31,6 +32,7 @@ export const apiRoutes = [
   ...exchangeRoutes,
   ...connectedClientRoutes(oauthHelpers),
   ...organizationRoutes,
+  ...storageRoutes,
 ];
 
 export const apiResourceHandler = createApiHandler(apiRoutes);

@@ -33,14 +33,18 @@ import { readBodyLimited } from "../lib/body";
 const SCOPE = ["org.admin"] as const;
 const member = (principal: Principal): Actor => ({ kind: "member", userId: principal.userId });
 const anyObject = z.record(z.string(), z.unknown());
-const OPERATOR_ONLY = ["claimValues"] as const;
+/** Settings only the deployment's operator changes, with why. */
+const OPERATOR_ONLY = {
+  claimValues: "they map the platform provider's claims to organizations",
+  storageQuotaBytes: "they decide how much each organization may store; ask them to raise it",
+} as const;
 
 function refuseOperatorOnly(patch: Record<string, unknown>, current: Record<string, unknown>): void {
-  for (const key of OPERATOR_ONLY) {
+  for (const [key, why] of Object.entries(OPERATOR_ONLY)) {
     if (key in patch && JSON.stringify(patch[key]) !== JSON.stringify(current[key]))
       throw new Failure(
         "forbidden",
-        `Invalid settings: ${key}: set by the deployment's operator (they map the platform provider's claims to organizations); leave it out.`,
+        `Invalid settings: ${key}: set by the deployment's operator (${why}); leave it out.`,
         { field: key },
         "operator_only_setting",
       );

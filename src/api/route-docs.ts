@@ -34,6 +34,7 @@ const P = "/api/v1/projects/:project";
 /** Keyed by `${method} ${path}` exactly as the route table has them. */
 export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "GET /api/v1/whoami": { operationId: "getWhoami", ok: [200, JSON_ONLY], errors: [] },
+  "GET /api/v1/storage": { operationId: "getStorage", ok: [200, JSON_ONLY], errors: [] },
   "GET /api/v1/organization": { operationId: "getOrganization", ok: [200, JSON_ONLY], errors: [] },
   "PATCH /api/v1/organization": {
     operationId: "changeOrganization",
@@ -121,7 +122,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     query: ["label", "allowEmpty", "create", ...FORMAT_QUERY],
     body: DOCUMENT_MEDIA,
     ok: [201, VERDICT_MEDIA],
-    errors: [400, 403, 404, 409, 413, 422],
+    errors: [400, 403, 404, 409, 413, 422, 507],
   },
   [`GET ${P}/contracts`]: { operationId: "listContracts", query: PAGE_QUERY, ok: [200, JSON_ONLY], errors: [400, 404] },
   [`GET ${P}/contracts/active`]: { operationId: "getActiveContract", ok: [200, JSON_ONLY], errors: [400, 404] },
@@ -163,7 +164,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     query: ["commit!", "branch", "runUrl", ...FORMAT_QUERY],
     body: DOCUMENT_MEDIA,
     ok: [201, VERDICT_MEDIA],
-    errors: [400, 403, 404, 409, 413, 422],
+    errors: [400, 403, 404, 409, 413, 422, 507],
   },
   [`GET ${P}/snapshots`]: { operationId: "listSnapshots", query: PAGE_QUERY, ok: [200, JSON_ONLY], errors: [400, 404] },
   [`GET ${P}/snapshots/latest`]: {
@@ -187,7 +188,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     operationId: "recordBuild",
     body: JSON_ONLY,
     ok: [201, JSON_ONLY],
-    errors: [400, 403, 404, 413],
+    errors: [400, 403, 404, 413, 507],
   },
   [`GET ${P}/builds`]: { operationId: "listBuilds", query: PAGE_QUERY, ok: [200, JSON_ONLY], errors: [400, 404] },
   [`POST ${P}/exchanges`]: {
@@ -195,7 +196,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     query: ["contractVersion", "commit", "branch", "runUrl", ...FORMAT_QUERY],
     body: ["application/json", "application/x-ndjson"],
     ok: [201, VERDICT_MEDIA],
-    errors: [400, 403, 404, 409, 413, 422],
+    errors: [400, 403, 404, 409, 413, 422, 507],
   },
   [`GET ${P}/exchanges`]: {
     operationId: "listExchangeRuns",

@@ -31,6 +31,8 @@ export const FAILURE_CLASSES = {
   too_large: { status: 413, outcome: "invalid-input", jsonRpcCode: -32602 },
   unprocessable: { status: 422, outcome: "invalid-input", jsonRpcCode: -32602 },
   rate_limited: { status: 429, outcome: "rate-limited", jsonRpcCode: -32000 },
+  /** The organization's storage quota (or its store's database) is full: nothing was stored. */
+  insufficient_storage: { status: 507, outcome: "rejected-by-policy", jsonRpcCode: -32000 },
   cannot_verify: { status: 409, outcome: "error", jsonRpcCode: -32603 },
   upstream_error: { status: 502, outcome: "upstream-error", jsonRpcCode: -32603 },
   unavailable: { status: 503, outcome: "upstream-error", jsonRpcCode: -32603 },

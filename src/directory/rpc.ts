@@ -42,6 +42,8 @@ export type DirectoryResult<T> = ({ ok: true } & T) | DirectoryRefusal;
 export interface ResolvedOrganization {
   record: OrganizationRecord;
   upstreamCredential?: string;
+  /** Bytes the organization may store: its own storageQuotaBytes, else the operator's caps.storageQuotaBytes. */
+  storageQuotaBytes: number;
 }
 
 /** The mapping data platform-provider sign-in needs (OIDC_ISSUER): every active organization's domains and claims. */

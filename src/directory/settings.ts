@@ -69,6 +69,9 @@ export const quotasSchema = z
   })
   .strict();
 
+/** The largest storage quota that can be set (1 TiB): a typo's extra digits are refused, not obeyed. */
+const STORAGE_QUOTA_LIMIT = 1024 ** 4;
+
 const retentionPolicy = {
   /** Days a snapshot, failed build or traffic run is kept at least (default 90). */
   snapshotDays: z.number().int().min(1).max(3650).optional(),
@@ -144,6 +147,11 @@ export const organizationSettingsSchema = z
     auditRetentionDays: z.number().int().min(1).optional(),
     /** How long snapshots, builds and traffic runs are kept, for the organization and per project. */
     retention: retentionSchema.optional(),
+    /**
+     * Bytes the organization may store (its contract store's database and its bucket content), over the operator's
+     * caps.storageQuotaBytes. Set by the operator only (PATCH /api/v1/operator/organizations/:id).
+     */
+    storageQuotaBytes: z.number().int().positive().max(STORAGE_QUOTA_LIMIT).optional(),
   })
   .strict();
 
@@ -162,6 +170,13 @@ export const platformCapsSchema = z
     deletionGraceDays: z.number().int().min(0).max(90).default(7),
     /** The longest retention.snapshotDays an organization may set. */
     maxSnapshotRetentionDays: z.number().int().positive().max(3650).default(365),
+    /** Bytes an organization may store unless its own storageQuotaBytes says otherwise (default 10 GiB). */
+    storageQuotaBytes: z
+      .number()
+      .int()
+      .positive()
+      .max(STORAGE_QUOTA_LIMIT)
+      .default(10 * 1024 ** 3),
   })
   .strict();
 

@@ -231,7 +231,11 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     const credential = record.secrets.upstreamCredential
       ? await this.secretValue(organizationId, "upstreamCredential")
       : undefined;
-    return { record, ...(credential !== undefined ? { upstreamCredential: credential } : {}) };
+    return {
+      record,
+      storageQuotaBytes: record.settings.storageQuotaBytes ?? this.caps().storageQuotaBytes,
+      ...(credential !== undefined ? { upstreamCredential: credential } : {}),
+    };
   }
 
   signInEntries(): Record<string, SignInEntry> {

@@ -15,6 +15,7 @@ import { parseExchanges } from "../../engine/exchanges/parse";
 import { createExchangeValidator } from "../../engine/exchanges/validate";
 import { encodeVerdict } from "../../engine/encode-verdict";
 import { contractStore } from "../store/client";
+import { storageRefusal } from "./storage";
 import { sha256Digest } from "../../lib/sha256";
 import type { ContractRecord, ExchangeRunRecord, StoreFailure } from "../store/records";
 import type { Verdict } from "../../engine/types";
@@ -103,6 +104,10 @@ export async function recordExchanges(
   if (!parsed.ok) return unreadable(parsed);
   const contract = await contractVersion(env, who.organizationId, project, version);
   if (isFailure(contract)) return contract;
+  // The exchanges are not kept (a digest and the verdict are): refused only when storage is already full.
+  const store = contractStore(env, who.organizationId);
+  const full = await storageRefusal(env, who.organizationId, store, await store.storageUsed(), { project, bytes: 0 });
+  if (full) return full;
   const document = await storedDocument(env, who.organizationId, contract);
   if (isFailure(document)) return document;
   let verdict: Verdict;
@@ -122,7 +127,7 @@ export async function recordExchanges(
       message: `Cannot verify the recorded traffic: ${error.message}. Nothing was stored.`,
     };
   }
-  const stored = await contractStore(env, who.organizationId).recordExchangeRun(
+  const stored = await store.recordExchangeRun(
     {
       project,
       contractVersion: contract.version,

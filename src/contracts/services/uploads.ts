@@ -23,6 +23,7 @@ import { sha256Digest } from "../../lib/sha256";
 import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from "../store/records";
 import type { UploadContext } from "../store/rpc";
 import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../store/verdict-form";
+import { storageRefusal } from "./storage";
 
 export interface Uploader {
   organizationId: string;
@@ -138,6 +139,12 @@ export async function uploadContract(
   const config = await conformanceConfigFor(env, who.organizationId);
   const verdict = checkConstitution(parsed.document, config);
   const store = contractStore(env, who.organizationId);
+  // The document and its two forms (each about the document's size at most).
+  const full = await storageRefusal(env, who.organizationId, store, await store.storageUsed(), {
+    project,
+    bytes: 3 * bytes.byteLength,
+  });
+  if (full) return full;
   const contentHash = await sha256Digest(bytes);
   const prepareForm = async (formBytes: Uint8Array | null) =>
     formBytes ? prepareContent(env, who.organizationId, store, formBytes, await sha256Digest(formBytes)) : null;
@@ -248,7 +255,7 @@ export async function uploadSnapshot(
   // No local reference to the bytes: the holder is the only one, so clearing it frees them.
   const parsed = parseDocumentBytes(bytesHolder.bytes);
   if (!parsed.ok) return { ok: false, code: "invalid_document", problems: parsed.problems };
-  const { active: contract, activeSource, projectExists } = context ?? (await store.uploadContext(project));
+  const { active: contract, activeSource, projectExists, storage } = context ?? (await store.uploadContext(project));
   if (!contract) {
     return projectExists
       ? {
@@ -258,6 +265,11 @@ export async function uploadSnapshot(
         }
       : { ok: false, code: "unknown_project", message: `There is no project "${project}".` };
   }
+  const full = await storageRefusal(env, who.organizationId, store, storage, {
+    project,
+    bytes: bytesHolder.bytes.byteLength,
+  });
+  if (full) return full;
   const size = bytesHolder.bytes.byteLength;
   const hash = await sha256Digest(bytesHolder.bytes);
   // The snapshot's bytes go out while the contract's come in: both are waits on storage.

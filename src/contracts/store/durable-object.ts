@@ -62,6 +62,7 @@ import type {
   ProjectStatus,
   SnapshotRecord,
   StorageUsage,
+  StorageUsed,
   StoreResult,
   VerdictRecord,
 } from "./records";
@@ -71,7 +72,14 @@ import { addSubscriber, listSubscribers, removeSubscriber } from "./subscriber-t
 import { getDefaultProject, setDefaultProject } from "./default-project-table";
 import { sha256Digest } from "../../lib/sha256";
 import { resolveOrganization } from "../../directory/client";
-import { collectContent, expireProject, policyFor, type RetentionRun, type RetentionSettings } from "./retention-table";
+import {
+  collectContent,
+  expireProject,
+  policyFor,
+  RETENTION_INTERVAL_MS,
+  type RetentionRun,
+  type RetentionSettings,
+} from "./retention-table";
 import {
   bucketContentSize,
   deleteBucketContent,
@@ -82,8 +90,6 @@ import {
 } from "./bucket";
 import type { ContractStoreRpc, UploadContext, VerdictBody } from "./rpc";
 
-/** How often the retention alarm runs when it finished its work (expiry is counted in days). */
-export const RETENTION_INTERVAL_MS = 6 * 60 * 60 * 1000;
 /** Rows one retention run deletes at most; a run that leaves more runs again a second later. */
 export const RETENTION_BATCH = 500;
 
@@ -299,8 +305,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
         contentBytes: Number(row.content_bytes),
       }));
     return {
-      databaseBytes: this.ctx.storage.sql.databaseSize,
-      bucketBytes: bucketBytes(this.sql),
+      ...this.storageUsed(),
       projects,
       retentionRuns,
     };
@@ -365,7 +370,12 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
       projectExists: active !== null || getProject(this.sql, project) !== null,
       active,
       activeSource: active ? documentSource(this.sql, active.contentHash, "compare") : null,
+      storage: this.storageUsed(),
     };
+  }
+
+  storageUsed(): StorageUsed {
+    return { databaseBytes: this.ctx.storage.sql.databaseSize, bucketBytes: bucketBytes(this.sql) };
   }
 
   /**

@@ -143,16 +143,21 @@ export type StoreFailure =
   | { ok: false; code: "unknown_contract"; message: string }
   | { ok: false; code: "missing_content"; message: string }
   | { ok: false; code: "unknown_key"; message: string }
-  | { ok: false; code: "busy"; message: string };
+  | { ok: false; code: "busy"; message: string }
+  | { ok: false; code: "storage_quota_exceeded"; message: string; usedBytes: number; quotaBytes: number };
 
 export type StoreResult<T> = ({ ok: true } & T) | StoreFailure;
 
-/** What an organization stores, and what the retention alarm did lately (GET /api/v1/storage). */
-export interface StorageUsage {
+/** The two figures the storage quota counts. */
+export interface StorageUsed {
   /** The object's SQLite database: records, indexes and content of at most 64 KiB. */
   databaseBytes: number;
   /** Content held in the DOCUMENTS bucket. */
   bucketBytes: number;
+}
+
+/** What an organization stores, and what the retention alarm did lately (GET /api/v1/storage). */
+export interface StorageUsage extends StorageUsed {
   projects: Array<{
     name: string;
     snapshots: number;

@@ -15,6 +15,9 @@ export interface RetentionPolicy {
 }
 
 /** The platform's default when neither the organization nor the project sets one. */
+/** How often the retention alarm runs when it finished its work (expiry is counted in days). */
+export const RETENTION_INTERVAL_MS = 6 * 60 * 60 * 1000;
+
 export const DEFAULT_RETENTION: RetentionPolicy = { snapshotDays: 90, keepPerBranch: 10 };
 
 /** An organization's retention settings (directory settings `retention`): its own, and per project. */

@@ -19,6 +19,7 @@ import type {
   ProjectStatus,
   SnapshotRecord,
   StorageUsage,
+  StorageUsed,
   StoreResult,
   VerdictRecord,
 } from "./records";
@@ -38,6 +39,8 @@ export interface UploadContext {
   active: ContractRecord | null;
   /** The active version's verdict form, or its uploaded bytes when it has none (inline when one piece). */
   activeSource: DocumentSource | null;
+  /** What the organization stores now, for the quota check before the upload's bytes are written. */
+  storage: StorageUsed;
 }
 
 /** The store's RPC methods (a stub answers each with a promise). */
@@ -67,6 +70,8 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   projectStatus(name: string): ProjectStatus | null;
   /** One call for what a snapshot upload reads before its verdict. */
   uploadContext(project: string): UploadContext;
+  /** The database's and the bucket's bytes (two reads, no scan): what the storage quota is checked against. */
+  storageUsed(): StorageUsed;
   /** Waits for this contract upload's turn in the project's queue (contract-queue.ts), then answers its context. */
   beginContractUpload(project: string): Promise<UploadContext & { ticket: string }>;
   /** Ends a turn that will not record (harmless when the turn already ended). */

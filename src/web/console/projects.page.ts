@@ -1,4 +1,5 @@
 /** Projects of the organization with their active contract and latest verdict (from the ContractStore); each leads to its page. */
+import { formatBytes, storageReport, type StorageReport } from "../../contracts/services/storage";
 import { contractStore } from "../../contracts/store/client";
 import type { ExchangeRunRecord, ProjectStatus, SnapshotRecord, VerdictRecord } from "../../contracts/store/records";
 import { html, type SafeHtml } from "../html";
@@ -49,9 +50,31 @@ function row(status: ProjectStatus, constitution: VerdictRecord | null, traffic:
 </tr>`;
 }
 
+/** What the organization stores against its quota, and per project with its retention (GET /api/v1/storage). */
+function storageSection(report: StorageReport): SafeHtml {
+  const share = report.quotaBytes > 0 ? Math.min(100, (report.usedBytes / report.quotaBytes) * 100) : 0;
+  const tone = share >= 90 ? "bad" : share >= 75 ? "warn" : "ok";
+  const lastRun = report.retentionRuns[0];
+  const rows = report.projects.map(
+    (project) => html`<tr>
+<td>${code(project.name)}</td>
+<td>${project.snapshots}</td>
+<td>${formatBytes(project.documentBytes)}</td>
+<td>${time(project.oldestSnapshotAt)}</td>
+<td>${project.retention.snapshotDays} days, newest ${project.retention.keepPerBranch} per branch</td>
+</tr>`,
+  );
+  return html`<h2 id="storage">Storage</h2>
+<p>${badge(tone, `${share.toFixed(share < 10 ? 1 : 0)}% of quota`)} ${formatBytes(report.usedBytes)} of ${formatBytes(report.quotaBytes)}: records ${formatBytes(report.databaseBytes)}, documents ${formatBytes(report.bucketBytes)}. Uploads past the quota are refused (507); shorten retention in the organization settings (<span class="ident mono">retention</span>) or ask the operator to raise the quota. Retention runs every ${report.retention.runEveryHours} hours${lastRun ? html`; the last run that deleted anything: ${time(lastRun.ranAt)}, ${lastRun.snapshots} snapshots, ${formatBytes(lastRun.contentBytes)}` : ""}.</p>
+${rows.length === 0 ? html`` : scrollTable("Storage per project", ["Project", "Snapshots", "Documents", "Oldest snapshot", "Kept"], rows, { compact: true })}`;
+}
+
 export async function projectsPage(context: ConsoleContext): Promise<Response> {
   const store = contractStore(context.env, context.organizationId);
-  const projects = await store.listProjects(null);
+  const [projects, storage] = await Promise.all([
+    store.listProjects(null),
+    storageReport(context.env, context.organizationId, store, null),
+  ]);
   const rows = await Promise.all(
     projects.map(async (project) => {
       const [status, traffic] = await Promise.all([
@@ -82,6 +105,7 @@ ${
         ],
         rows,
       )
-}`;
+}
+${storageSection(storage)}`;
   return consoleResponse(context.frame("Projects", "projects"), body);
 }

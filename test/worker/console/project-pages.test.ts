@@ -81,6 +81,16 @@ describe("project page", () => {
     expect(visibleText(rows.find((r) => r.includes("badbeef0002"))!)).toContain("error TS2304: Cannot find name 'x'.");
   });
 
+  it("shows storage against the quota and per project with its retention on the projects page", async () => {
+    const ana = await signedIn("ana");
+    const list = await ana.get("/admin/projects");
+    const storage = list.text.slice(list.text.indexOf('id="storage"'));
+    expect(visibleText(storage)).toMatch(/of quota .* of 10\.0 GiB: records .*, documents /);
+    const shop = visibleText(storage.split("<tr>").find((r) => r.includes(">shop<"))!);
+    expect(shop).toContain("90 days, newest 10 per branch");
+    expect(shop).toMatch(/shop\s*1\s/);
+  });
+
   it("answers 404 for a project the organization does not have, and for a name that cannot be one", async () => {
     const ana = await signedIn("ana");
     expect((await ana.get("/admin/projects/nothing-here")).status).toBe(404);

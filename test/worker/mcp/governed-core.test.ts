@@ -303,6 +303,7 @@ describe("one failure type, one mapping", () => {
     too_large: { status: 413, jsonRpcCode: -32602, outcome: "invalid-input" },
     unprocessable: { status: 422, jsonRpcCode: -32602, outcome: "invalid-input" },
     rate_limited: { status: 429, jsonRpcCode: -32000, outcome: "rate-limited" },
+    insufficient_storage: { status: 507, jsonRpcCode: -32000, outcome: "rejected-by-policy" },
     cannot_verify: { status: 409, jsonRpcCode: -32603, outcome: "error" },
     upstream_error: { status: 502, jsonRpcCode: -32603, outcome: "upstream-error" },
     unavailable: { status: 503, jsonRpcCode: -32603, outcome: "upstream-error" },

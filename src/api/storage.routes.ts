@@ -1,0 +1,22 @@
+/**
+ * What the caller's organization stores against its quota (scope contracts.read): database and bucket bytes, each
+ * project's counts, documents and retention policy (a CI key sees only its projects), and the last retention runs.
+ * docs/storage.md "When storage fills" says what to do as it grows.
+ */
+import { storageReport } from "../contracts/services/storage";
+import { contractStore } from "../contracts/store/client";
+import { json } from "./contracts-http";
+import type { ApiRoute } from "./router";
+
+export const storageRoutes: ApiRoute[] = [
+  {
+    method: "GET",
+    path: "/api/v1/storage",
+    requiredScopes: ["contracts.read"],
+    async handle({ env, principal }) {
+      const visible = principal.projects && !principal.projects.includes("*") ? principal.projects : null;
+      const store = contractStore(env, principal.organizationId);
+      return json({ storage: await storageReport(env, principal.organizationId, store, visible) });
+    },
+  },
+];

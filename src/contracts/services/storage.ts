@@ -1,0 +1,109 @@
+/**
+ * How much an organization stores, and the quota every upload is checked against before its bytes are written.
+ * The quota counts the contract store's SQLite database and its content in the DOCUMENTS bucket; it is the
+ * organization's `storageQuotaBytes` (set by the operator), else the operator's `caps.storageQuotaBytes`. Whatever
+ * the quota, a database past DATABASE_REFUSAL_BYTES refuses uploads: Cloudflare stops a Durable Object's writes at
+ * 10 GB, and a store must keep room to record retention runs and CI keys (docs/storage.md "When storage fills").
+ */
+import { resolveOrganization } from "../../directory/client";
+import type { Env } from "../../env";
+import type { ContractStoreStub } from "../store/client";
+import { policyFor, RETENTION_INTERVAL_MS, type RetentionPolicy } from "../store/retention-table";
+import type { StorageUsage, StorageUsed, StoreFailure } from "../store/records";
+
+/** 90% of the 10 GB a Durable Object's SQLite database may hold on Cloudflare. */
+export const DATABASE_REFUSAL_BYTES = 9_000_000_000;
+
+/** The quota of an organization (its own, else the operator's default). */
+export async function storageQuota(env: Pick<Env, "DIRECTORY">, organizationId: string): Promise<number | null> {
+  return (await resolveOrganization(env, organizationId))?.storageQuotaBytes ?? null;
+}
+
+export function formatBytes(bytes: number): string {
+  const units = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/**
+ * What the uploading project holds. Other projects are not named: a CI key may be limited to some projects, and
+ * GET /api/v1/storage shows each one to those who may see it.
+ */
+function projectHoldings(usage: StorageUsage, name: string): string {
+  const project = usage.projects.find((candidate) => candidate.name === name);
+  if (!project) return "";
+  const oldest = project.oldestSnapshotAt ? `, the oldest from ${project.oldestSnapshotAt.slice(0, 10)}` : "";
+  const plural = project.snapshots === 1 ? "" : "s";
+  return ` Project "${name}" holds ${formatBytes(project.documentBytes)} of documents in ${project.snapshots} snapshot${plural}${oldest}.`;
+}
+
+const HOURS_BETWEEN_RUNS = RETENTION_INTERVAL_MS / 3_600_000;
+
+/**
+ * Null when an upload adding `incomingBytes` fits; else the refusal, naming what holds the space and what to
+ * delete or raise. Nothing has been written when it is answered.
+ */
+export async function storageRefusal(
+  env: Pick<Env, "DIRECTORY">,
+  organizationId: string,
+  store: ContractStoreStub,
+  used: StorageUsed,
+  upload: { project: string; bytes: number },
+): Promise<StoreFailure | null> {
+  const incomingBytes = upload.bytes;
+  const quota = await storageQuota(env, organizationId);
+  const total = used.databaseBytes + used.bucketBytes;
+  const overDatabase = used.databaseBytes >= DATABASE_REFUSAL_BYTES;
+  if (quota === null || (!overDatabase && total + incomingBytes <= quota)) return null;
+  const usage = await store.storageUsage();
+  const retention = (await resolveOrganization(env, organizationId))?.record.settings.retention;
+  const policy = policyFor(retention, "");
+  const makeRoom =
+    ` To make room, shorten retention (organization settings \`retention.snapshotDays\`, now ${policy.snapshotDays}` +
+    ` days, or \`retention.keepPerBranch\`, now ${policy.keepPerBranch}; per project under \`retention.projects\`):` +
+    ` the next retention run, within ${HOURS_BETWEEN_RUNS} hours, deletes what expired. GET /api/v1/storage shows` +
+    " what each project holds.";
+  const message = overDatabase
+    ? `This upload is refused and nothing was stored: the organization's contract store holds ${formatBytes(used.databaseBytes)} of records, near the platform's 10 GB per store.${projectHoldings(usage, upload.project)}${makeRoom}`
+    : `This upload is refused and nothing was stored: the organization stores ${formatBytes(total)} (records ${formatBytes(used.databaseBytes)}, documents ${formatBytes(used.bucketBytes)}) of its ${formatBytes(quota)} storage quota, and this upload adds ${formatBytes(incomingBytes)}.${projectHoldings(usage, upload.project)}${makeRoom} Or ask the deployment's operator to raise the organization's \`storageQuotaBytes\`.`;
+  return { ok: false, code: "storage_quota_exceeded", message, usedBytes: total, quotaBytes: quota };
+}
+
+/** GET /api/v1/storage and the console's storage line: usage against the quota, per project with its retention. */
+export interface StorageReport extends StorageUsed {
+  usedBytes: number;
+  quotaBytes: number;
+  /** Uploads are refused past this database size whatever the quota. */
+  databaseRefusalBytes: number;
+  retention: RetentionPolicy & { runEveryHours: number };
+  projects: Array<StorageUsage["projects"][number] & { retention: RetentionPolicy }>;
+  retentionRuns: StorageUsage["retentionRuns"];
+}
+
+/** `visible`: the projects the caller may see (a CI key's list), null for all of them. */
+export async function storageReport(
+  env: Pick<Env, "DIRECTORY">,
+  organizationId: string,
+  store: ContractStoreStub,
+  visible: readonly string[] | null,
+): Promise<StorageReport> {
+  const [usage, resolved] = await Promise.all([store.storageUsage(), resolveOrganization(env, organizationId)]);
+  const retention = resolved?.record.settings.retention;
+  return {
+    databaseBytes: usage.databaseBytes,
+    bucketBytes: usage.bucketBytes,
+    usedBytes: usage.databaseBytes + usage.bucketBytes,
+    quotaBytes: resolved?.storageQuotaBytes ?? 0,
+    databaseRefusalBytes: DATABASE_REFUSAL_BYTES,
+    retention: { ...policyFor(retention, ""), runEveryHours: HOURS_BETWEEN_RUNS },
+    projects: usage.projects
+      .filter((project) => visible === null || visible.includes(project.name))
+      .map((project) => ({ ...project, retention: policyFor(retention, project.name) })),
+    retentionRuns: usage.retentionRuns,
+  };
+}

@@ -1,0 +1,127 @@
+// Storage usage and its quota (docs/storage.md "When storage fills"): GET /api/v1/storage shows what the organization
+// stores against its quota, per project (a CI key sees its projects only); an upload the quota cannot take is
+// refused with 507 storage_quota_exceeded, a message naming what the project holds and what to shorten or raise, and
+// nothing stored; the quota is the operator's to set (an administrator's PATCH is refused), and raising it lets
+// the same upload through.
+import { beforeAll, describe, expect, it } from "vitest";
+import { operator } from "../directory/helpers";
+import { restPrincipal, type Caller } from "../harness";
+import { callJson, createKey } from "./api-helpers";
+import { conformingHar } from "../engine/exchanges/fixtures";
+import { conformingSnapshot, ordersContract, text } from "./fixtures";
+
+let ana: Caller;
+
+interface Usage {
+  usedBytes: number;
+  quotaBytes: number;
+  databaseBytes: number;
+  bucketBytes: number;
+  projects: Array<{ name: string; snapshots: number; documentBytes: number; retention: unknown }>;
+}
+
+async function usage(caller: Caller = ana): Promise<Usage> {
+  const answer = await callJson(caller, "GET", "/storage");
+  expect(answer.status).toBe(200);
+  return answer.body.storage;
+}
+
+async function snapshotCount(): Promise<number> {
+  return (await callJson(ana, "GET", "/projects/orders/snapshots")).body.snapshots.length;
+}
+
+/** A snapshot of about `bytes` bytes (over 64 KiB goes to the bucket). */
+function snapshotOf(bytes: number): string {
+  return text({ ...conformingSnapshot(), "x-padding": "p".repeat(bytes) });
+}
+
+beforeAll(async () => {
+  ana = restPrincipal("ana", "contracts.read contracts.write snapshots.write keys.admin org.admin");
+  expect((await callJson(ana, "POST", "/projects/orders/contracts", text(ordersContract()))).status).toBe(201);
+  expect((await callJson(ana, "POST", "/projects/billing/contracts", text(ordersContract()))).status).toBe(201);
+  expect((await callJson(ana, "POST", "/projects/orders/snapshots?commit=a1", snapshotOf(200_000))).status).toBe(201);
+});
+
+describe("storage usage", () => {
+  it("shows the database, the bucket, the default quota and each project with its retention", async () => {
+    const storage = await usage();
+    expect(storage.bucketBytes).toBeGreaterThan(200_000);
+    expect(storage.databaseBytes).toBeGreaterThan(0);
+    expect(storage.usedBytes).toBe(storage.databaseBytes + storage.bucketBytes);
+    expect(storage.quotaBytes).toBe(10 * 1024 ** 3);
+    const orders = storage.projects.find((project) => project.name === "orders");
+    expect(orders).toMatchObject({ snapshots: 1, retention: { snapshotDays: 90, keepPerBranch: 10 } });
+    expect(orders!.documentBytes).toBeGreaterThan(200_000);
+    expect(storage.projects.map((project) => project.name).sort()).toEqual(["billing", "orders"]);
+  });
+
+  it("shows a CI key only the projects it may use", async () => {
+    const { secret } = await createKey(ana, { projects: ["billing"], scopes: ["contracts.read"] });
+    const storage = await usage(secret);
+    expect(storage.projects.map((project) => project.name)).toEqual(["billing"]);
+  });
+});
+
+describe("the storage quota", () => {
+  it("is the operator's: an administrator cannot change it", async () => {
+    const patched = await callJson(ana, "PATCH", "/organization", { storageQuotaBytes: 1024 ** 4 });
+    expect(patched.status).toBe(403);
+    expect(patched.body.code).toBe("operator_only_setting");
+    expect(patched.body.detail).toContain("storageQuotaBytes");
+    expect((await usage()).quotaBytes).toBe(10 * 1024 ** 3);
+  });
+
+  it("refuses an upload it cannot take with 507, says what to delete or raise, and stores nothing", async () => {
+    const before = await usage();
+    const quota = before.usedBytes + 100_000;
+    expect((await operator("PATCH", "/organizations/acme", { storageQuotaBytes: quota })).status).toBe(200);
+    expect((await usage()).quotaBytes).toBe(quota);
+    const count = await snapshotCount();
+
+    const refused = await callJson(ana, "POST", "/projects/orders/snapshots?commit=b2", snapshotOf(300_000));
+    expect(refused.status).toBe(507);
+    expect(refused.body.code).toBe("storage_quota_exceeded");
+    expect(refused.body.detail).toContain('Project "orders" holds');
+    expect(refused.body.detail).toContain("1 snapshot");
+    expect(refused.body.detail).toContain("retention.snapshotDays");
+    expect(refused.body.detail).toContain("storageQuotaBytes");
+    expect(refused.body.detail).toContain("nothing was stored");
+    // Another project's name is not in the answer (a CI key may be limited to this one).
+    expect(refused.body.detail).not.toContain("billing");
+    expect(await snapshotCount()).toBe(count);
+    expect((await usage()).bucketBytes).toBe(before.bucketBytes);
+
+    // A small upload still fits.
+    expect((await callJson(ana, "POST", "/projects/orders/snapshots?commit=b3", snapshotOf(100))).status).toBe(201);
+
+    const contract = await callJson(ana, "POST", "/projects/orders/contracts", snapshotOf(300_000));
+    expect(contract.status).toBe(507);
+    expect(contract.body.code).toBe("storage_quota_exceeded");
+  });
+
+  it("refuses builds and traffic runs once storage is full", async () => {
+    const full = (await usage()).usedBytes - 1;
+    expect((await operator("PATCH", "/organizations/acme", { storageQuotaBytes: full })).status).toBe(200);
+    const build = await callJson(ana, "POST", "/projects/orders/builds", { commit: "c3", log: "failed" });
+    expect(build.status).toBe(507);
+    expect(build.body.code).toBe("storage_quota_exceeded");
+    const exchanges = await callJson(ana, "POST", "/projects/orders/exchanges", JSON.stringify(conformingHar()), {
+      "Content-Type": "application/json",
+    });
+    expect(exchanges.status).toBe(507);
+    expect(exchanges.body.code).toBe("storage_quota_exceeded");
+  });
+
+  it("lets the same upload through once the operator raises it", async () => {
+    expect((await operator("PATCH", "/organizations/acme", { storageQuotaBytes: 1024 ** 3 })).status).toBe(200);
+    const count = await snapshotCount();
+    expect((await callJson(ana, "POST", "/projects/orders/snapshots?commit=b2", snapshotOf(300_000))).status).toBe(201);
+    expect(await snapshotCount()).toBe(count + 1);
+  });
+
+  it("is validated when set", async () => {
+    const wrong = await operator("PATCH", "/organizations/acme", { storageQuotaBytes: -5 });
+    expect(wrong.status).toBe(400);
+    expect(JSON.stringify(wrong.body)).toContain("storageQuotaBytes");
+  });
+});
