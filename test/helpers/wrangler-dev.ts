@@ -40,6 +40,11 @@ export interface WranglerDevOptions {
    * Worker has answered nothing yet (bench:coldstart times the first request). Default: GET /health answers 200.
    */
   noWarmUpRequest?: boolean;
+  /**
+   * Keep state in this directory, and keep it after stop (bench:scale stops the server, seeds its stores' SQLite files
+   * directly, and starts it again on the same state). Default: a temporary directory removed on stop.
+   */
+  persistTo?: string;
 }
 
 export interface WranglerDev {
@@ -134,7 +139,7 @@ async function waitForPort(port: number, deadline: number): Promise<void> {
 
 async function startOnce(port: number, options: WranglerDevOptions): Promise<WranglerDev> {
   const url = `http://localhost:${port}`;
-  const persistDir = await mkdtemp(join(tmpdir(), "arbiter-wrangler-"));
+  const persistDir = options.persistTo ?? (await mkdtemp(join(tmpdir(), "arbiter-wrangler-")));
   const vars = { PUBLIC_URL: url, ...options.vars };
   const args = [
     "wrangler",
@@ -180,7 +185,7 @@ async function startOnce(port: number, options: WranglerDevOptions): Promise<Wra
 
   const cleanup = async () => {
     await killGroup(child);
-    await rm(persistDir, { recursive: true, force: true });
+    if (!options.persistTo) await rm(persistDir, { recursive: true, force: true });
   };
   const deadline = Date.now() + (options.readyTimeoutMs ?? 90_000);
   try {

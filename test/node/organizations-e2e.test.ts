@@ -10,7 +10,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HttpBrowser, locationOf } from "../helpers/http-browser";
+import { orgSignIn } from "../helpers/org-sign-in";
 import { startTestProvider, type TestProvider } from "../helpers/oidc-test-provider";
 import { freePort, startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
 import { startLoopbackUpstream, type LoopbackUpstream } from "./graphql-support";
@@ -20,7 +20,6 @@ const CLIENT_ID = "arbiter-initech";
 const CLIENT_SECRET = `initech-idp-secret-${crypto.randomUUID()}`;
 const UPSTREAM_CREDENTIAL = `initech-upstream-${crypto.randomUUID()}`;
 const SESSION_SECRET = `e2e-session-secret-${crypto.randomUUID()}`;
-const CLIENT_REDIRECT = "https://client.example/callback";
 
 let provider: TestProvider;
 let upstream: LoopbackUpstream;
@@ -68,96 +67,9 @@ afterAll(async () => {
   for (const secret of [CLIENT_SECRET, UPSTREAM_CREDENTIAL, OPERATOR_KEY]) expect(logs).not.toContain(secret);
 });
 
-async function pkce(): Promise<{ verifier: string; challenge: string }> {
-  const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
-  const verifier = b64(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = b64(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
-  return { verifier, challenge };
-}
-
-/** Registers a client, signs `account` in at initech's provider through Arbiter's e-mail form, consents, redeems. */
-async function tokenFor(account: string, email: string, scope: string): Promise<{ token?: string; page?: Response }> {
-  const registration = await fetch(`${worker.url}/oauth/register`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({
-      client_name: "initech e2e client",
-      redirect_uris: [CLIENT_REDIRECT],
-      token_endpoint_auth_method: "none",
-      grant_types: ["authorization_code"],
-      response_types: ["code"],
-    }),
-  });
-  const { client_id } = (await registration.json()) as { client_id: string };
-  const { verifier, challenge } = await pkce();
-  const browser = new HttpBrowser();
-  let url = `${worker.url}/authorize?${new URLSearchParams({
-    response_type: "code",
-    client_id,
-    redirect_uri: CLIENT_REDIRECT,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    state: "s",
-    scope,
-    resource: `${worker.url}/mcp`,
-  })}`;
-  for (let hop = 0; hop < 25; hop++) {
-    const response = await browser.fetch(url);
-    const next = locationOf(response, url);
-    if (response.status >= 300 && response.status < 400 && next) {
-      url = next;
-      continue;
-    }
-    if (response.status !== 200) return { page: response };
-    const page = await response.text();
-    if (url.startsWith(worker.url) && page.includes('action="/signin/org"')) {
-      // Arbiter's own page: the work e-mail names the organization, whose provider comes next.
-      const posted = await browser.postForm(`${worker.url}/signin/org`, {
-        email,
-        return: new URL(url).searchParams.get("return") ?? "/",
-      });
-      expect(posted.status).toBe(302);
-      url = locationOf(posted, url)!;
-      continue;
-    }
-    if (url.startsWith(worker.url) && page.includes('name="handle"')) {
-      const handle = /name="handle" value="([^"]+)"/
-        .exec(page)![1]!
-        .replace(/&#(\d+);/g, (_m, c) => String.fromCharCode(Number(c)));
-      // One `scope` field per ticked box, as the consent page's form sends them.
-      const form = new URLSearchParams({ handle, decision: "approve" });
-      for (const name of scope.split(" ")) form.append("scope", name);
-      const approved = await browser.fetch(`${worker.url}/authorize`, {
-        method: "POST",
-        headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: worker.url },
-        body: form,
-      });
-      const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
-      const token = await fetch(`${worker.url}/oauth/token`, {
-        method: "POST",
-        headers: { "Content-Type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({
-          grant_type: "authorization_code",
-          code,
-          redirect_uri: CLIENT_REDIRECT,
-          client_id,
-          code_verifier: verifier,
-          resource: `${worker.url}/mcp`,
-        }),
-      });
-      expect(token.status).toBe(200);
-      return { token: ((await token.json()) as { access_token: string }).access_token };
-    }
-    // The provider's development login and consent forms.
-    const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1];
-    expect(action, `no form at ${url}: ${page.slice(0, 300)}`).toBeDefined();
-    const submit = new URL(action!.replace(/&amp;/g, "&"), url).href;
-    const posted = page.includes('name="prompt" value="login"')
-      ? await browser.postForm(submit, { prompt: "login", login: account, password: "any" })
-      : await browser.postForm(submit, { prompt: "consent" });
-    url = locationOf(posted, submit)!;
-  }
-  throw new Error("sign-in did not finish within 25 hops");
+/** Signs `account` in at initech's provider through Arbiter's e-mail form, consents, redeems (org-sign-in.ts). */
+function tokenFor(account: string, email: string, scope: string): Promise<{ token?: string; page?: Response }> {
+  return orgSignIn({ arbiter: worker.url, account, email, scope });
 }
 
 type ToolResult = { isError?: boolean; structuredContent?: unknown };

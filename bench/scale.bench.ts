@@ -1,0 +1,540 @@
+/**
+ * How Arbiter's storage behaves as an organization's history grows (issue 33; docs/benchmarks.md "Storage at scale").
+ * `npm run bench:scale` starts `wrangler dev` (workerd, local Durable Objects, KV and R2, as `npm start` runs) on a
+ * state directory of its own and prints, as ratios to the smallest size with the spread (p10-p90) of each median:
+ *
+ * 1. History curves: a snapshot upload and the first and last pages of the snapshot and verdict lists of a project
+ *    holding 0, 1,000 and 10,000 snapshots, a 3-snapshot project's list in that organization, the projects list, and
+ *    the audit trail's first page, a frequent filter, a rare one and one that matches nothing at 1,000 and 100,000
+ *    records (and a million). Between sizes the server is stopped and the organization's store and audit trail are grown in their
+ *    SQLite files directly (rows copied from real uploads and calls), then the server starts again on that state.
+ * 2. Storage per snapshot: database and bucket bytes per snapshot (GET /api/v1/storage) for small, 1 MB and 13 MB
+ *    (GitHub's description) documents, each upload's bytes distinct, and the database size retention leaves in
+ *    steady state.
+ * 3. Twenty concurrent 1 MB snapshot uploads to 20 projects of one organization against 20 projects of 20
+ *    organizations (created at runtime, members signed in at a loopback OpenID Connect provider), rounds alternated.
+ *
+ * Options: --sizes=0,1000,10000  --audit=1000,100000,1000000  --rounds=5  --skip=bytes,concurrency
+ */
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { DatabaseSync } from "node:sqlite";
+import { obtainToken } from "../test/helpers/oauth-http";
+import { startTestProvider, type TestProvider } from "../test/helpers/oidc-test-provider";
+import { orgSignIn } from "../test/helpers/org-sign-in";
+import { freePort, startWranglerDev, type WranglerDev } from "../test/helpers/wrangler-dev";
+import { conformingSnapshot, ordersContract } from "../test/worker/contracts-api/fixtures";
+import { githubText } from "./github-fixture";
+
+const args = new Map(
+  process.argv.slice(2).map((arg) => {
+    const [key, value] = arg.replace(/^--/, "").split("=");
+    return [key!, value ?? "true"] as const;
+  }),
+);
+const numbers = (key: string, fallback: number[]) => (args.get(key) ?? fallback.join(",")).split(",").map(Number);
+const SIZES = numbers("sizes", [0, 1_000, 10_000]);
+const AUDIT_SIZES = numbers("audit", [1_000, 100_000, 1_000_000]);
+const ROUNDS = Number(args.get("rounds") ?? 5);
+const SKIP = new Set((args.get("skip") ?? "").split(","));
+const REPEATS = 25;
+const OPERATOR_KEY = `scale-operator-${crypto.randomUUID()}`;
+const SESSION_SECRET = `scale-session-${crypto.randomUUID()}`;
+const IDP_SECRET = `scale-idp-${crypto.randomUUID()}`;
+const ORGANIZATIONS = 20;
+const BENCH_QUOTAS = { rest: { limit: 1_000_000, windowSeconds: 60 } };
+
+// ---- figures ----------------------------------------------------------------------------------------------------
+
+interface Figure {
+  median: number;
+  p10: number;
+  p90: number;
+}
+
+function figure(values: number[]): Figure {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))]!;
+  return { median: at(0.5), p10: at(0.1), p90: at(0.9) };
+}
+
+const ms = (f: Figure) => `${f.median.toFixed(1)} ms (${f.p10.toFixed(1)}-${f.p90.toFixed(1)})`;
+const ratio = (f: Figure, base: Figure) =>
+  `${(f.median / base.median).toFixed(2)}x (${(f.p10 / base.median).toFixed(2)}-${(f.p90 / base.median).toFixed(2)})`;
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
+
+async function timeRequest(send: () => Promise<Response>, expected = 200): Promise<number> {
+  const start = performance.now();
+  const response = await send();
+  const text = await response.text();
+  const took = performance.now() - start;
+  if (response.status !== expected) throw new Error(`answered ${response.status}: ${text.slice(0, 300)}`);
+  return took;
+}
+
+async function repeat(times: number, send: () => Promise<Response>, expected = 200): Promise<Figure> {
+  await timeRequest(send, expected); // warm-up
+  const took: number[] = [];
+  for (let i = 0; i < times; i++) took.push(await timeRequest(send, expected));
+  return figure(took);
+}
+
+// ---- the server and its callers ---------------------------------------------------------------------------------
+
+const state = await mkdtemp(join(tmpdir(), "arbiter-scale-"));
+const port = await freePort();
+let dev!: WranglerDev;
+let provider: TestProvider | undefined;
+
+async function start(): Promise<void> {
+  dev = await startWranglerDev({
+    port,
+    persistTo: state,
+    vars: { ARBITER_DEV_SIGN_IN: "true", ARBITER_OPERATOR_KEY: OPERATOR_KEY, SESSION_SECRET },
+  });
+}
+
+const api = (token: string) => ({
+  get: (path: string) => fetch(`${dev.url}/api/v1${path}`, { headers: { Authorization: `Bearer ${token}` } }),
+  post: (path: string, body: string) =>
+    fetch(`${dev.url}/api/v1${path}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body,
+    }),
+});
+
+async function operator(method: string, path: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${dev.url}/operator/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${OPERATOR_KEY}`, "Content-Type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`operator ${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+let uploads = 0;
+/** A small snapshot whose bytes no other upload has (CI's usual case: every build's document differs a little). */
+function smallSnapshot(): string {
+  return JSON.stringify({ ...conformingSnapshot(), "x-build": `${Date.now()}-${uploads++}` });
+}
+
+/** A snapshot of about `bytes` bytes, distinct from every other. */
+function paddedSnapshot(bytes: number): string {
+  const tag = `${Date.now()}-${uploads++}-`;
+  return JSON.stringify({ ...conformingSnapshot(), "x-padding": tag + "p".repeat(Math.max(0, bytes - 1_000)) });
+}
+
+async function expectStatus(response: Promise<Response>, status: number, what: string): Promise<any> {
+  const answer = await response;
+  const text = await answer.text();
+  if (answer.status !== status) throw new Error(`${what}: ${answer.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+// ---- growing the stores in their SQLite files -------------------------------------------------------------------
+
+async function sqliteFiles(className: string): Promise<string[]> {
+  const dir = join(state, "v3", "do", `arbiter-${className}`);
+  return (await readdir(dir))
+    .filter((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite")
+    .map((name) => join(dir, name));
+}
+
+/** The one file of `className` whose database answers `probe` with a row. */
+async function fileWhere(className: string, probe: string): Promise<string> {
+  for (const file of await sqliteFiles(className)) {
+    const db = new DatabaseSync(file);
+    try {
+      if (db.prepare(probe).get()) return file;
+    } catch {
+      // Another object's database, without that table.
+    } finally {
+      db.close();
+    }
+  }
+  throw new Error(`no ${className} database answers ${probe}`);
+}
+
+/** Copies the project's newest snapshot and its verdict until the project holds `target` snapshots. */
+async function growSnapshots(project: string, target: number): Promise<void> {
+  const db = new DatabaseSync(await fileWhere("ContractStore", `SELECT 1 FROM projects WHERE name = '${project}'`));
+  try {
+    const count = Number((db.prepare("SELECT COUNT(*) AS n FROM snapshots WHERE project = ?").get(project) as any).n);
+    const template = db
+      .prepare("SELECT * FROM snapshots WHERE project = ? ORDER BY id DESC LIMIT 1")
+      .get(project) as any;
+    const verdict = db.prepare("SELECT * FROM verdicts WHERE snapshot_id = ?").get(template.id) as any;
+    const insertSnapshot = db.prepare(
+      `INSERT INTO snapshots (project, seq, number, commit_sha, branch, run_url, content_hash, size, format,
+         openapi_version, operation_count, contract_id, uploaded_by, uploaded_at)
+       VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const insertVerdict = db.prepare(
+      `INSERT INTO verdicts (project, subject, snapshot_id, contract_id, approved, total_violations, error_count,
+         verdict_hash, created_at) VALUES (?, 'snapshot', ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    let seq = Number((db.prepare("SELECT value FROM counters WHERE name = 'events'").get() as any).value);
+    let number = Number(template.number);
+    const at = new Date().toISOString();
+    db.exec("BEGIN");
+    for (let i = count; i < target; i++) {
+      seq++;
+      number++;
+      const inserted = insertSnapshot.run(
+        project,
+        seq,
+        number,
+        (0x10000000 + number).toString(16).padEnd(40, "0"),
+        i % 5 === 0 ? "main" : `feature-${i % 7}`,
+        template.content_hash,
+        template.size,
+        template.format,
+        template.openapi_version,
+        template.operation_count,
+        template.contract_id,
+        template.uploaded_by,
+        at,
+      );
+      insertVerdict.run(
+        project,
+        inserted.lastInsertRowid,
+        verdict.contract_id,
+        verdict.approved,
+        verdict.total_violations,
+        verdict.error_count,
+        verdict.verdict_hash,
+        at,
+      );
+    }
+    db.prepare("UPDATE counters SET value = ? WHERE name = 'events'").run(seq);
+    db.exec("COMMIT");
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Grows the organization's audit trail to `target` records: 20 clients, 12 targets (whoami the most frequent), about
+ * 1 in 1,000 rate-limited, spread over the last 30 days.
+ */
+async function growAudit(organization: string, target: number): Promise<void> {
+  const db = new DatabaseSync(
+    await fileWhere("AuditLog", `SELECT 1 FROM audit_meta WHERE key = 'organization' AND value = '${organization}'`),
+  );
+  try {
+    const count = Number((db.prepare("SELECT COUNT(*) AS n FROM audit_events").get() as any).n);
+    const insert = db.prepare(
+      `INSERT INTO audit_events (correlation_id, time, time_ms, organization_id, user_id, client_id, kind, target,
+         arguments_digest, duration_ms, outcome, reason) VALUES (?, ?, ?, ?, ?, ?, 'tool', ?, '', ?, ?, '')`,
+    );
+    const targets = ["whoami", "whoami", "whoami", "orders_search", "orders_get", "spec_verdict_latest"];
+    const extra = ["spec_project_select", "audit_events_list", "spec_contract_get", "spec_snapshot_list"];
+    const now = Date.now();
+    db.exec("BEGIN");
+    for (let i = count; i < target; i++) {
+      const time = now - Math.floor(((i * 7919) % 2_592_000) * 1000);
+      insert.run(
+        crypto.randomUUID(),
+        new Date(time).toISOString(),
+        time,
+        organization,
+        `user-${i % 40}`,
+        `client-${i % 20}`,
+        i % 10 < 6 ? targets[i % targets.length]! : extra[i % extra.length]!,
+        5 + (i % 50),
+        i % 1000 === 7 ? "rate-limited" : "ok",
+      );
+    }
+    db.exec("COMMIT");
+  } finally {
+    db.close();
+  }
+}
+
+// ---- the sections ---------------------------------------------------------------------------------------------
+
+interface HistoryRow {
+  size: number;
+  upload: Figure;
+  snapshotsFirst: Figure;
+  snapshotsLast: Figure;
+  verdictsFirst: Figure;
+  verdictsLast: Figure;
+  smallProject: Figure;
+  projects: Figure;
+}
+
+async function lastPageKey(list: "snapshots" | "verdicts"): Promise<number | null> {
+  // The oldest rows are the ones this bench uploaded before growing the project: their ids are the smallest.
+  const db = new DatabaseSync(await fileWhere("ContractStore", "SELECT 1 FROM projects WHERE name = 'scale'"), {
+    readOnly: true,
+  });
+  try {
+    const row = db.prepare(`SELECT id FROM ${list} WHERE project = 'scale' ORDER BY id LIMIT 1 OFFSET 50`).get() as
+      | { id: number }
+      | undefined;
+    return row ? Number(row.id) : null;
+  } finally {
+    db.close();
+  }
+}
+
+async function history(token: string, size: number): Promise<HistoryRow> {
+  const client = api(token);
+  const keys = { snapshots: await lastPageKey("snapshots"), verdicts: await lastPageKey("verdicts") };
+  const page = (list: "snapshots" | "verdicts", key: number | null) =>
+    `/projects/scale/${list}?limit=50${key === null ? "" : `&before=${key}`}`;
+  const row: HistoryRow = {
+    size,
+    snapshotsFirst: await repeat(REPEATS, () => client.get(page("snapshots", null))),
+    snapshotsLast: await repeat(REPEATS, () => client.get(page("snapshots", keys.snapshots))),
+    verdictsFirst: await repeat(REPEATS, () => client.get(page("verdicts", null))),
+    verdictsLast: await repeat(REPEATS, () => client.get(page("verdicts", keys.verdicts))),
+    smallProject: await repeat(REPEATS, () => client.get("/projects/small/snapshots?limit=50")),
+    projects: await repeat(REPEATS, () => client.get("/projects")),
+    // Last: each upload adds a snapshot (15 on a size of 1,000 or more is within the curve's noise).
+    upload: await repeat(15, () => client.post("/projects/scale/snapshots?commit=feedbeef", smallSnapshot()), 201),
+  };
+  return row;
+}
+
+interface AuditRow {
+  size: number;
+  first: Figure;
+  frequent: Figure;
+  rare: Figure;
+  none: Figure;
+}
+
+async function auditQueries(token: string, size: number): Promise<AuditRow> {
+  const client = api(token);
+  return {
+    size,
+    first: await repeat(REPEATS, () => client.get("/audit/events?limit=50")),
+    frequent: await repeat(REPEATS, () => client.get("/audit/events?limit=50&target=whoami")),
+    rare: await repeat(REPEATS, () => client.get("/audit/events?limit=50&outcome=rate-limited")),
+    none: await repeat(REPEATS, () => client.get("/audit/events?limit=50&clientId=no-such-client")),
+  };
+}
+
+async function storageOf(token: string): Promise<{ databaseBytes: number; bucketBytes: number }> {
+  return (await expectStatus(api(token).get("/storage"), 200, "GET /storage")).storage;
+}
+
+async function bytesPerSnapshot(token: string): Promise<void> {
+  const client = api(token);
+  const github = githubText();
+  await expectStatus(client.post("/projects/github/contracts?create=true", github), 201, "GitHub contract");
+  const kinds = [
+    { name: "small", count: 40, project: "scale", body: () => smallSnapshot() },
+    { name: "1 MB", count: 10, project: "scale", body: () => paddedSnapshot(1_000_000) },
+    {
+      name: "13 MB (GitHub)",
+      count: 3,
+      project: "github",
+      // The description as published (13 MB, indented), with its version changed so every upload's bytes differ.
+      body: () => github.replace(/"version": "[^"]*"/, `"version": "scale-${uploads++}"`),
+    },
+  ];
+  console.log("\n## Storage per snapshot (GET /api/v1/storage before and after; every upload's bytes distinct)\n");
+  console.log("| Document | Snapshots | Database bytes per snapshot | Bucket bytes per snapshot |");
+  console.log("| --- | --- | --- | --- |");
+  const perSnapshot: Record<string, number> = {};
+  for (const kind of kinds) {
+    const before = await storageOf(token);
+    for (let i = 0; i < kind.count; i++)
+      await expectStatus(client.post(`/projects/${kind.project}/snapshots?commit=b0b0`, kind.body()), 201, kind.name);
+    const after = await storageOf(token);
+    const database = (after.databaseBytes - before.databaseBytes) / kind.count;
+    const bucket = (after.bucketBytes - before.bucketBytes) / kind.count;
+    perSnapshot[kind.name] = database;
+    console.log(`| ${kind.name} | ${kind.count} | ${Math.round(database)} | ${Math.round(bucket)} |`);
+  }
+  // Retention's steady state: 20 projects, 10 snapshots a day each, 90 days kept (the default policy).
+  const kept = 20 * 10 * 90;
+  const worst = Math.max(...Object.values(perSnapshot), 1);
+  console.log(
+    `\nSteady state under the default retention (20 projects x 10 snapshots a day x 90 days = ${kept} snapshots):` +
+      ` about ${mib(kept * worst)} of database at the largest per-snapshot cost measured, against 9 GB where` +
+      " uploads are refused: no days-to-limit, the database stops growing once retention deletes as much as arrives.",
+  );
+}
+
+async function concurrency(anaToken: string): Promise<void> {
+  provider = await startTestProvider({
+    clientId: "arbiter-scale",
+    clientSecret: IDP_SECRET,
+    redirectUris: [`${dev.url}/signin/org/callback`],
+    accounts: Object.fromEntries(
+      Array.from({ length: ORGANIZATIONS }, (_, i) => {
+        const id = `scale${String(i + 1).padStart(2, "0")}`;
+        return [id, { claims: { name: id, email: `ci@${id}.example`, email_verified: true } }];
+      }),
+    ),
+  });
+  const tokens: string[] = [];
+  for (let i = 0; i < ORGANIZATIONS; i++) {
+    const id = `scale${String(i + 1).padStart(2, "0")}`;
+    await operator("POST", "/organizations", {
+      id,
+      name: `Scale ${i + 1}`,
+      emailDomains: [`${id}.example`],
+      defaultRole: "developer",
+      quotas: BENCH_QUOTAS,
+      signIn: { issuer: provider.issuer, clientId: "arbiter-scale" },
+    });
+    await operator("PUT", `/organizations/${id}/secrets/signInClientSecret`, { value: IDP_SECRET });
+    const signed = await orgSignIn({
+      arbiter: dev.url,
+      account: id,
+      email: `ci@${id}.example`,
+      scope: "contracts.read contracts.write snapshots.write",
+      resource: `${dev.url}/api`,
+    });
+    if (!signed.token) throw new Error(`${id}: sign-in stopped at ${signed.page?.status}`);
+    tokens.push(signed.token);
+    await expectStatus(
+      api(signed.token).post("/projects/p/contracts?create=true", JSON.stringify(ordersContract())),
+      201,
+      id,
+    );
+  }
+  const ana = api(anaToken);
+  for (let i = 0; i < ORGANIZATIONS; i++)
+    await expectStatus(
+      ana.post(`/projects/c${i + 1}/contracts?create=true`, JSON.stringify(ordersContract())),
+      201,
+      "acme",
+    );
+
+  const batch = async (targets: Array<{ token: string; project: string }>) => {
+    const bodies = targets.map(() => paddedSnapshot(1_000_000));
+    const start = performance.now();
+    const each = await Promise.all(
+      targets.map(async (target, i) => {
+        const began = performance.now();
+        await expectStatus(
+          api(target.token).post(`/projects/${target.project}/snapshots?commit=c0c0`, bodies[i]!),
+          201,
+          "upload",
+        );
+        return performance.now() - began;
+      }),
+    );
+    return { wall: performance.now() - start, each };
+  };
+  const within = Array.from({ length: ORGANIZATIONS }, (_, i) => ({ token: anaToken, project: `c${i + 1}` }));
+  const across = tokens.map((token) => ({ token, project: "p" }));
+  await batch(within); // warm-up of both shapes
+  await batch(across);
+  const walls = { within: [] as number[], across: [] as number[] };
+  const each = { within: [] as number[], across: [] as number[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const shape of round % 2 === 0 ? (["within", "across"] as const) : (["across", "within"] as const)) {
+      const result = await batch(shape === "within" ? within : across);
+      walls[shape].push(result.wall);
+      each[shape].push(...result.each);
+    }
+  }
+  const [wallWithin, wallAcross] = [figure(walls.within), figure(walls.across)];
+  const [eachWithin, eachAcross] = [figure(each.within), figure(each.across)];
+  console.log(`\n## 20 concurrent 1 MB snapshot uploads (${ROUNDS} rounds of each, alternated)\n`);
+  console.log("| Shape | Batch wall time | One upload | Batch ratio within / across |");
+  console.log("| --- | --- | --- | --- |");
+  console.log(
+    `| 20 projects of one organization | ${ms(wallWithin)} | ${ms(eachWithin)} | ${ratio(wallWithin, wallAcross)} |`,
+  );
+  console.log(`| 20 organizations, one project each | ${ms(wallAcross)} | ${ms(eachAcross)} | 1.00x |`);
+}
+
+// ---- the run ------------------------------------------------------------------------------------------------------
+
+console.log(
+  `# bench:scale (${new Date().toISOString()}, load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")})`,
+);
+try {
+  await start();
+  const token = await obtainToken(dev.url, {
+    user: "ana",
+    scope: "contracts.read contracts.write snapshots.write audit.read",
+    resource: `${dev.url}/api`,
+  });
+  const client = api(token);
+  // The REST quota (120 a minute per client by default) stays on, raised so that it never answers 429 here.
+  await operator("PUT", "/caps", { maxCallsPerMinute: 1_000_000 });
+  await operator("PATCH", "/organizations/acme", { quotas: BENCH_QUOTAS });
+  for (const project of ["scale", "small"])
+    await expectStatus(
+      client.post(`/projects/${project}/contracts?create=true`, JSON.stringify(ordersContract())),
+      201,
+      project,
+    );
+  for (let i = 0; i < 3; i++)
+    await expectStatus(client.post("/projects/small/snapshots?commit=5a5a", smallSnapshot()), 201, "small");
+
+  const rows: HistoryRow[] = [];
+  for (const [index, size] of SIZES.entries()) {
+    if (index > 0) {
+      await dev.stop();
+      await growSnapshots("scale", size);
+      await start();
+    }
+    rows.push(await history(token, size));
+    console.log(`measured ${size} snapshots`);
+  }
+  const auditRows: AuditRow[] = [];
+  for (const size of AUDIT_SIZES) {
+    await dev.stop();
+    await growAudit("acme", size);
+    await start();
+    auditRows.push(await auditQueries(token, size));
+    console.log(`measured ${size} audit records`);
+  }
+
+  console.log("\n## History curves (medians of 25 requests, 15 uploads; p10-p90; ratio to the smallest size)\n");
+  const columns: Array<[string, keyof Omit<HistoryRow, "size">]> = [
+    ["Snapshot upload (small)", "upload"],
+    ["Snapshots, first page", "snapshotsFirst"],
+    ["Snapshots, last page", "snapshotsLast"],
+    ["Verdicts, first page", "verdictsFirst"],
+    ["Verdicts, last page", "verdictsLast"],
+    ["A 3-snapshot project's list", "smallProject"],
+    ["Projects list", "projects"],
+  ];
+  console.log(`| Request | ${rows.map((row) => `${row.size} snapshots`).join(" | ")} |`);
+  console.log(`| --- | ${rows.map(() => "---").join(" | ")} |`);
+  for (const [label, key] of columns)
+    console.log(
+      `| ${label} | ${rows.map((row) => `${ms(row[key])}, ${ratio(row[key], rows[0]![key])}`).join(" | ")} |`,
+    );
+
+  if (auditRows.length > 0) {
+    console.log("\n## Audit queries (GET /api/v1/audit/events?limit=50)\n");
+    const auditColumns: Array<[string, keyof Omit<AuditRow, "size">]> = [
+      ["First page", "first"],
+      ["Frequent filter (target=whoami)", "frequent"],
+      ["Rare filter (outcome=rate-limited)", "rare"],
+      ["Filter matching nothing (clientId)", "none"],
+    ];
+    console.log(`| Query | ${auditRows.map((row) => `${row.size} records`).join(" | ")} |`);
+    console.log(`| --- | ${auditRows.map(() => "---").join(" | ")} |`);
+    for (const [label, key] of auditColumns)
+      console.log(
+        `| ${label} | ${auditRows.map((row) => `${ms(row[key])}, ${ratio(row[key], auditRows[0]![key])}`).join(" | ")} |`,
+      );
+  }
+
+  if (!SKIP.has("bytes")) await bytesPerSnapshot(token);
+  if (!SKIP.has("concurrency")) await concurrency(token);
+} finally {
+  await dev?.stop();
+  await provider?.stop();
+  await rm(state, { recursive: true, force: true });
+}
