@@ -14,8 +14,13 @@
  * 3. Twenty concurrent 1 MB snapshot uploads to 20 projects of one organization against 20 projects of 20
  *    organizations (created at runtime, members signed in at a loopback OpenID Connect provider), rounds alternated.
  *
- * Options: --sizes=0,1000,10000  --audit=1000,100000,1000000  --rounds=5  --skip=bytes,concurrency
+ * 4. Memory per open MCP session (2025-11-25, initialized, then idle): workerd's RSS and the Worker isolate's V8 heap
+ *    (DevTools Runtime.getHeapUsage after a collection) at 10 and 500 sessions, and again after --idle seconds.
+ *
+ * Options: --sizes=0,1000,10000  --audit=1000,100000,1000000  --rounds=5  --idle=75
+ *          --skip=bytes,concurrency,sessions
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +31,7 @@ import { startTestProvider, type TestProvider } from "../test/helpers/oidc-test-
 import { orgSignIn } from "../test/helpers/org-sign-in";
 import { freePort, startWranglerDev, type WranglerDev } from "../test/helpers/wrangler-dev";
 import { conformingSnapshot, ordersContract } from "../test/worker/contracts-api/fixtures";
+import { type DevTools, devtools } from "./devtools";
 import { githubText } from "./github-fixture";
 
 const args = new Map(
@@ -38,6 +44,7 @@ const numbers = (key: string, fallback: number[]) => (args.get(key) ?? fallback.
 const SIZES = numbers("sizes", [0, 1_000, 10_000]);
 const AUDIT_SIZES = numbers("audit", [1_000, 100_000, 1_000_000]);
 const ROUNDS = Number(args.get("rounds") ?? 5);
+const IDLE_SECONDS = Number(args.get("idle") ?? 75);
 const SKIP = new Set((args.get("skip") ?? "").split(","));
 const REPEATS = 25;
 const OPERATOR_KEY = `scale-operator-${crypto.randomUUID()}`;
@@ -88,9 +95,12 @@ const port = await freePort();
 let dev!: WranglerDev;
 let provider: TestProvider | undefined;
 
+const inspectorPort = await freePort();
+
 async function start(): Promise<void> {
   dev = await startWranglerDev({
     port,
+    inspectorPort,
     persistTo: state,
     vars: { ARBITER_DEV_SIGN_IN: "true", ARBITER_OPERATOR_KEY: OPERATOR_KEY, SESSION_SECRET },
   });
@@ -452,6 +462,104 @@ async function concurrency(anaToken: string): Promise<void> {
   console.log(`| 20 organizations, one project each | ${ms(wallAcross)} | ${ms(eachAcross)} | 1.00x |`);
 }
 
+/** workerd's resident memory: the one process named workerd below wrangler dev's process tree. */
+function workerdRssBytes(): number {
+  const parents = new Map<number, number>();
+  const names = new Map<number, string>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      names.set(Number(entry), stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")));
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // The process ended while we read.
+    }
+  }
+  const below = (pid: number): boolean => {
+    for (let current = pid, hops = 0; current > 1 && hops < 10; hops++) {
+      if (current === dev.pid) return true;
+      current = parents.get(current) ?? 0;
+    }
+    return false;
+  };
+  const workerd = [...names].find(([pid, name]) => name === "workerd" && below(pid))?.[0];
+  if (workerd === undefined) throw new Error("no workerd process below wrangler dev");
+  const status = readFileSync(`/proc/${workerd}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+/** The Worker isolate's V8 heap after a collection. One DevTools session serves every reading: wrangler's inspector
+ * proxy does not answer a second session opened after the first closed. */
+async function heapBytes(inspector: DevTools): Promise<number | null> {
+  // Bounded: with 500 sessions the inspector has been seen not to answer; the RSS is still read.
+  const within = <T>(promise: Promise<T>) =>
+    Promise.race([promise, new Promise<null>((done) => setTimeout(() => done(null), 20_000))]);
+  if ((await within(inspector.send("HeapProfiler.collectGarbage"))) === null) return null;
+  const usage = await within(inspector.send("Runtime.getHeapUsage"));
+  return usage === null ? null : Number(usage.usedSize);
+}
+
+/** Opens one 2025-11-25 session (initialize, then notifications/initialized) and leaves it idle. */
+async function openSession(token: string): Promise<void> {
+  const headers = {
+    Authorization: `Bearer ${token}`,
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+  };
+  const initialize = await fetch(`${dev.url}/mcp`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench-scale", version: "1" } },
+    }),
+  });
+  await initialize.text();
+  const session = initialize.headers.get("mcp-session-id");
+  if (initialize.status !== 200 || !session) throw new Error(`initialize answered ${initialize.status}`);
+  const initialized = await fetch(`${dev.url}/mcp`, {
+    method: "POST",
+    headers: { ...headers, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25" },
+    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  });
+  await initialized.text();
+  if (initialized.status !== 202) throw new Error(`notifications/initialized answered ${initialized.status}`);
+}
+
+async function sessionMemory(): Promise<void> {
+  const token = await obtainToken(dev.url, { user: "mia", scope: "orders.read", resource: `${dev.url}/mcp` });
+  const inspector = await devtools(inspectorPort);
+  const measure = async () => ({ rss: workerdRssBytes(), heap: await heapBytes(inspector) });
+  const base = await measure();
+  const rows: Array<{ label: string; sessions: number; rss: number; heap: number | null }> = [];
+  let open = 0;
+  for (const target of [10, 500]) {
+    const began = performance.now();
+    while (open < target) {
+      await openSession(token);
+      open++;
+      if (open % 100 === 0) console.log(`${open} sessions open (${((performance.now() - began) / 1000).toFixed(0)} s)`);
+    }
+    rows.push({ label: `${target} open sessions`, sessions: target, ...(await measure()) });
+  }
+  await new Promise((done) => setTimeout(done, IDLE_SECONDS * 1000));
+  rows.push({ label: `500 sessions, after ${IDLE_SECONDS} s idle`, sessions: 500, ...(await measure()) });
+  inspector.close();
+  console.log("\n## Memory per open MCP session (2025-11-25, initialized, idle)\n");
+  console.log(
+    `Before any session: workerd RSS ${mib(base.rss)}, Worker heap ${base.heap === null ? "?" : mib(base.heap)}.\n`,
+  );
+  console.log("| Sessions | workerd RSS | per session | V8 heap (after GC) | per session |");
+  console.log("| --- | --- | --- | --- | --- |");
+  for (const row of rows)
+    console.log(
+      `| ${row.label} | ${mib(row.rss)} | ${((row.rss - base.rss) / row.sessions / 1024).toFixed(0)} KiB | ${row.heap === null || base.heap === null ? "no answer from the inspector | -" : `${mib(row.heap)} | ${((row.heap - base.heap) / row.sessions / 1024).toFixed(0)} KiB`} |`,
+    );
+}
+
 // ---- the run ------------------------------------------------------------------------------------------------------
 
 console.log(
@@ -532,6 +640,7 @@ try {
   }
 
   if (!SKIP.has("bytes")) await bytesPerSnapshot(token);
+  if (!SKIP.has("sessions")) await sessionMemory();
   if (!SKIP.has("concurrency")) await concurrency(token);
 } finally {
   await dev?.stop();
