@@ -204,7 +204,7 @@ export function compareContractVersions(
   config: ConformanceConfig,
   names?: EvolutionNames,
 ): Verdict {
-  const verdict = runConformanceRules(previous, next, evolutionConfig(config)).verdict;
+  const verdict = runConformanceRules(previous, next, evolutionConfig(config), true).verdict;
   return names ? verdictInVersionTerms(verdict, names) : verdict;
 }
 
@@ -247,6 +247,7 @@ function runConformanceRules(
   contract: OpenApiDocument,
   snapshot: OpenApiDocument,
   config: ConformanceConfig,
+  evolution = false,
 ): { verdict: Verdict; snapshotIndex: DocumentIndex } {
   const contractIndex = indexDocument(contract);
   const snapshotIndex = indexDocument(snapshot);
@@ -284,9 +285,10 @@ function runConformanceRules(
     schemaChanges: (contractSchema, snapshotSchema, direction) =>
       differ.diff(contractSchema, snapshotSchema, direction),
     report: (location, message) => current?.report(location, message),
+    errorsReported: () => collector.errorCount(),
   };
   for (const rule of conformanceRules) {
-    if (!isEnabled(config, rule.id)) continue;
+    if (!isEnabled(config, rule.id) || (rule.evolutionOnly && !evolution)) continue;
     current = collector.forRule(rule.id);
     rule.check(context);
   }

@@ -100,6 +100,13 @@ export class ViolationCollector {
     this.forRule(rule)?.report(location, message);
   }
 
+  /** Violations of severity error reported so far. */
+  errorCount(): number {
+    let errors = 0;
+    for (const reports of this.reported) if (reports.severity === "error") errors += reports.count;
+    return errors;
+  }
+
   verdict(ruleOrder: readonly string[]): Verdict {
     const order = new Map(ruleOrder.map((id, index) => [id, index]));
     const violations = this.listed;

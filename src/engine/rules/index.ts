@@ -37,6 +37,7 @@ import { responseOptionalNullability } from "./response-optional-nullability";
 import { responsePropertyOptional } from "./response-property-optional";
 import { responseRequiredProperty } from "./response-required-property";
 import { responseType } from "./response-type";
+import { breakingChangeVersion } from "./breaking-change-version";
 import type { ConformanceRule, ConstitutionRule, Rule } from "./rule";
 import { schemaAdditionalProperties } from "./schema-additional-properties";
 import { schemaAlternativeCovered } from "./schema-alternative-covered";
@@ -132,6 +133,8 @@ export const conformanceRules: readonly ConformanceRule[] = frozenRules([
   securityRequirements,
   securityScopesFewer,
   securitySchemeFlows,
+  // Last: it reads the errors every rule above reported.
+  breakingChangeVersion,
 ]);
 
 export const constitutionRules: readonly ConstitutionRule<unknown>[] = frozenRules([

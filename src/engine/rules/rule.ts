@@ -40,10 +40,14 @@ export interface ConformanceContext {
   schemaChanges(contractSchema: unknown, snapshotSchema: unknown, direction: Direction): readonly SchemaChange[];
   /** `location` is "<METHOD> <path>" optionally followed by "#" and a JSON pointer inside the operation. */
   report(location: string, message: string): void;
+  /** Violations of severity error the rules before this one reported (counted whether listed or not). */
+  errorsReported(): number;
 }
 
 export interface ConformanceRule extends RuleMeta {
   readonly kind: "conformance";
+  /** Runs only when a contract version is compared with the previous one, never in a snapshot's verdict. */
+  readonly evolutionOnly?: true;
   check(context: ConformanceContext): void;
 }
 

@@ -100,11 +100,18 @@ describe("contract evolution", () => {
     expect(next.body.contract).toMatchObject({
       version: 2,
       active: true,
-      changes: { comparedWithVersion: 1, approved: false, breakingChanges: 1, totalViolations: 1 },
+      // The break, and the version discipline warning: info.version stayed 1.0.0 (docs/rules.md).
+      changes: { comparedWithVersion: 1, approved: false, breakingChanges: 1, totalViolations: 2 },
     });
     expect(next.body.breakingChanges).toMatchObject({ comparedWithVersion: 1, count: 1, approved: false });
     expect(next.body.breakingChanges.violations).toEqual([
       expect.objectContaining({ rule: "missing-operation", location: "GET /orders/{id}", severity: "error" }),
+      expect.objectContaining({
+        rule: "breaking-change-version",
+        location: "#/info/version",
+        severity: "warning",
+        message: expect.stringContaining("info.version goes from 1.0.0 to 1.0.0: raise it to 2.0.0"),
+      }),
     ]);
     expect(next.body.markdown).toContain("### Arbiter contract changelog: ❌ Rejected");
     expect(next.body.markdown).toContain("Errors reject the new contract version");
