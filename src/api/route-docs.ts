@@ -35,6 +35,7 @@ const P = "/api/v1/projects/:project";
 export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "GET /api/v1/whoami": { operationId: "getWhoami", ok: [200, JSON_ONLY], errors: [] },
   "GET /api/v1/storage": { operationId: "getStorage", ok: [200, JSON_ONLY], errors: [] },
+  "POST /api/v1/storage/retention-runs": { operationId: "runRetention", ok: [200, JSON_ONLY], errors: [404] },
   "GET /api/v1/organization": { operationId: "getOrganization", ok: [200, JSON_ONLY], errors: [] },
   "PATCH /api/v1/organization": {
     operationId: "changeOrganization",

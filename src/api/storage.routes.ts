@@ -1,8 +1,10 @@
 /**
  * What the caller's organization stores against its quota (scope contracts.read): database and bucket bytes, each
  * project's counts, documents and retention policy (a CI key sees only its projects), and the last retention runs.
- * docs/storage.md "When storage fills" says what to do as it grows.
+ * docs/storage.md "When storage fills" says what to do as it grows. An administrator (org.admin) runs retention now
+ * after shortening it, instead of waiting for the next run.
  */
+import { Failure } from "../core/failure";
 import { storageReport } from "../contracts/services/storage";
 import { contractStore } from "../contracts/store/client";
 import { json } from "./contracts-http";
@@ -17,6 +19,28 @@ export const storageRoutes: ApiRoute[] = [
       const visible = principal.projects && !principal.projects.includes("*") ? principal.projects : null;
       const store = contractStore(env, principal.organizationId);
       return json({ storage: await storageReport(env, principal.organizationId, store, visible) });
+    },
+  },
+  {
+    method: "POST",
+    path: "/api/v1/storage/retention-runs",
+    requiredScopes: ["org.admin"],
+    async handle({ env, principal }) {
+      const run = await contractStore(env, principal.organizationId).runRetentionNow();
+      if (!run)
+        throw new Failure(
+          "not_found",
+          "Your organization is not in the directory any more.",
+          {},
+          "unknown_organization",
+        );
+      const storage = await storageReport(
+        env,
+        principal.organizationId,
+        contractStore(env, principal.organizationId),
+        null,
+      );
+      return json({ run, storage });
     },
   },
 ];

@@ -66,7 +66,8 @@ export async function storageRefusal(
   const makeRoom =
     ` To make room, shorten retention (organization settings \`retention.snapshotDays\`, now ${policy.snapshotDays}` +
     ` days, or \`retention.keepPerBranch\`, now ${policy.keepPerBranch}; per project under \`retention.projects\`):` +
-    ` the next retention run, within ${HOURS_BETWEEN_RUNS} hours, deletes what expired. GET /api/v1/storage shows` +
+    ` the next retention run, within ${HOURS_BETWEEN_RUNS} hours, deletes what expired (an administrator runs it at` +
+    " once: POST /api/v1/storage/retention-runs). GET /api/v1/storage shows" +
     " what each project holds.";
   const message = overDatabase
     ? `This upload is refused and nothing was stored: the organization's contract store holds ${formatBytes(used.databaseBytes)} of records, near the platform's 10 GB per store.${projectHoldings(usage, upload.project)}${makeRoom}`

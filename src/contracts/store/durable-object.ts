@@ -70,6 +70,7 @@ import { PIECES_PER_CALL } from "./schema";
 import { applySchema } from "./schema-upgrade";
 import { addSubscriber, listSubscribers, removeSubscriber } from "./subscriber-table";
 import { getDefaultProject, setDefaultProject } from "./default-project-table";
+import { logWarn } from "../../lib/log";
 import { sha256Digest } from "../../lib/sha256";
 import { resolveOrganization } from "../../directory/client";
 import {
@@ -202,13 +203,29 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    */
   override async alarm(): Promise<void> {
     this.retentionAlarmKnownSet = false;
-    const settings = await resolveOrganization(this.env, this.organizationId)
-      .then((resolved) => (resolved ? { retention: resolved.record.settings.retention } : null))
-      .catch(() => undefined);
-    if (settings === null) return; // no such organization any more: the directory purges its data
-    const run = settings ? await this.runRetention(settings.retention, Date.now()) : null;
+    const run = await this.runRetentionNow().catch((error: unknown) => {
+      logWarn("retention run failed; trying again later", { error });
+      return undefined;
+    });
+    if (run === null) return; // no such organization any more: the directory purges its data
     await this.ctx.storage.setAlarm(Date.now() + (run?.more ? 1_000 : RETENTION_INTERVAL_MS));
     this.retentionAlarmKnownSet = true;
+  }
+
+  /**
+   * One retention run now with the organization's policy from the directory (POST /api/v1/storage/retention-runs,
+   * and the alarm); null when the directory has no such organization. When expired rows remain, the alarm takes the
+   * next batch a second later.
+   */
+  async runRetentionNow(): Promise<RetentionRun | null> {
+    const resolved = await resolveOrganization(this.env, this.organizationId);
+    if (!resolved) return null;
+    const run = await this.runRetention(resolved.record.settings.retention, Date.now());
+    if (run.more) {
+      await this.ctx.storage.setAlarm(Date.now() + 1_000);
+      this.retentionAlarmKnownSet = true;
+    }
+    return run;
   }
 
   /**

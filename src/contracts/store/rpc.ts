@@ -57,6 +57,8 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
    * organization's settings from the directory.
    */
   runRetention(retention: RetentionSettings | undefined, now: number): Promise<RetentionRun>;
+  /** One run now with the organization's policy from the directory; null when it has no such organization. */
+  runRetentionNow(): Promise<RetentionRun | null>;
   /** What the organization stores (database, bucket, per project) and the last retention runs. */
   storageUsage(): StorageUsage;
   blobInfo(hash: string): BlobInfo | null;

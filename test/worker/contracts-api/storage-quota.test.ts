@@ -3,7 +3,9 @@
 // refused with 507 storage_quota_exceeded, a message naming what the project holds and what to shorten or raise, and
 // nothing stored; the quota is the operator's to set (an administrator's PATCH is refused), and raising it lets
 // the same upload through.
+import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Env as WorkerEnv } from "../../../src/env";
 import { operator } from "../directory/helpers";
 import { restPrincipal, type Caller } from "../harness";
 import { callJson, createKey } from "./api-helpers";
@@ -123,5 +125,43 @@ describe("the storage quota", () => {
     const wrong = await operator("PATCH", "/organizations/acme", { storageQuotaBytes: -5 });
     expect(wrong.status).toBe(400);
     expect(JSON.stringify(wrong.body)).toContain("storageQuotaBytes");
+  });
+});
+
+describe("running retention now", () => {
+  it("is an administrator's: after shortening retention, expired snapshots and their bytes go at once", async () => {
+    const member = restPrincipal("mia", "contracts.read");
+    expect(
+      (
+        await callJson(member, "POST", "/storage/retention-runs", undefined, undefined, {
+          unchecked: "403 from the router",
+        })
+      ).status,
+    ).toBe(403);
+
+    const before = await usage();
+    const orders = before.projects.find((project) => project.name === "orders")!;
+    expect(orders.snapshots).toBeGreaterThanOrEqual(3);
+    const bindings = env as unknown as WorkerEnv;
+    await runInDurableObject(bindings.CONTRACT_STORE.get(bindings.CONTRACT_STORE.idFromName("acme")), (_i, state) => {
+      state.storage.sql.exec(
+        "UPDATE snapshots SET uploaded_at = ?",
+        new Date(Date.now() - 10 * 86_400_000).toISOString(),
+      );
+    });
+    const shortened = await callJson(ana, "PATCH", "/organization", {
+      retention: { snapshotDays: 1, keepPerBranch: 0 },
+    });
+    expect(shortened.status).toBe(200);
+
+    const ran = await callJson(ana, "POST", "/storage/retention-runs");
+    expect(ran.status).toBe(200);
+    // Every snapshot but the project's newest expired.
+    expect(ran.body.run.deleted.snapshots).toBe(orders.snapshots - 1);
+    expect(ran.body.run.more).toBe(false);
+    expect(ran.body.run.contentBytes).toBeGreaterThan(200_000);
+    const after = ran.body.storage as Usage;
+    expect(after.projects.find((project) => project.name === "orders")!.snapshots).toBe(1);
+    expect(after.bucketBytes).toBeLessThan(before.bucketBytes);
   });
 });
