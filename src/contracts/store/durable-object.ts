@@ -104,7 +104,14 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    ctx.blockConcurrencyWhile(async () => applySchema(this.sql));
+    ctx.blockConcurrencyWhile(async () => {
+      applySchema(this.sql);
+      // A store upgraded from before retention has history but no alarm: it gets one now, not at its next upload.
+      const history = this.sql
+        .exec("SELECT 1 FROM snapshots UNION ALL SELECT 1 FROM builds UNION ALL SELECT 1 FROM exchange_runs LIMIT 1")
+        .toArray();
+      if (history.length > 0) await this.ensureRetentionAlarm();
+    });
   }
 
   /** The organization this object belongs to: objects are only ever reached by idFromName(organizationId). */

@@ -4,11 +4,10 @@
 // uploads compare with its old contents. The old layout is made here from a store written by this code: its bucket
 // content is moved back into pieces, the bucket objects deleted and the column dropped, which is what a store written
 // before the bucket holds; then the object restarts, as an upgraded deployment's would.
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { contentKey, listBucketContent } from "../../../src/contracts/store/bucket";
 import { CHUNK_BYTES } from "../../../src/contracts/store/schema";
-import { applySchema } from "../../../src/contracts/store/schema-upgrade";
 import type { Env as WorkerEnv } from "../../../src/env";
 import { sha256Digest } from "../../../src/lib/sha256";
 import { restPrincipal, type Caller } from "../harness";
@@ -77,8 +76,8 @@ beforeAll(async () => {
   before.verdictId = snapshot.body.verdictId;
 
   expect(await rewindToPieceLayout()).toBeGreaterThanOrEqual(3); // the document and its two forms
-  // The object starts again on the old layout, as after a deploy of this code.
-  await runInDurableObject(store(), (_instance, state) => {
+  // The object starts again on the old layout (evicted: its next request constructs it), as after a deploy.
+  await runInDurableObject(store(), async (_instance, state) => {
     const columns = (table: string) =>
       state.storage.sql
         .exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`)
@@ -86,11 +85,25 @@ beforeAll(async () => {
         .map((column) => column.name);
     expect(columns("blobs")).not.toContain("stored_in");
     expect(columns("snapshots")).not.toContain("number");
-    applySchema(state.storage.sql);
+    // A store from before retention had no alarm.
+    await state.storage.deleteAlarm();
   });
+  await evictDurableObject(store());
 });
 
 describe("a store from before documents went to the bucket", () => {
+  it("upgrades itself when it starts again, and sets its retention alarm without waiting for an upload", async () => {
+    const { columns, alarm } = await runInDurableObject(store(), async (_instance, state) => ({
+      columns: state.storage.sql
+        .exec<{ name: string }>("SELECT name FROM pragma_table_info('blobs')")
+        .toArray()
+        .map((column) => column.name),
+      alarm: await state.storage.getAlarm(),
+    }));
+    expect(columns).toContain("stored_in");
+    expect(alarm).not.toBeNull();
+  });
+
   it("keeps every record, and downloads give the uploaded bytes back, byte for byte", async () => {
     const downloaded = await readAll("/projects/legacy/contracts/1/document");
     expect(await sha256Digest(downloaded)).toBe(await sha256Digest(uploads.contract!));
