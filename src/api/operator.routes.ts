@@ -160,7 +160,10 @@ const routes: Route[] = [
   {
     method: "GET",
     pattern: new RegExp(`^/organizations/${ORG}/export$`),
-    handle: async (_r, env, [id]) => json(await exportOrganization(env, id as string)),
+    handle: async (_r, env, [id]) =>
+      new Response(await exportOrganization(env, id as string), {
+        headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+      }),
   },
   {
     method: "DELETE",

@@ -5,6 +5,7 @@
  * entry, and applies the change's effects: a member removed or given a lower role loses the grants beyond it at
  * once; a deleted organization's grants are revoked. Refusals are Failures with a stable code naming the fix.
  */
+import { readBucketContent } from "../contracts/store/bucket";
 import { Failure, type FailureKind } from "../core/failure";
 import { discoverProvider } from "../auth/oidc-discovery";
 import { OidcFailure } from "../auth/oidc-errors";
@@ -426,27 +427,58 @@ export async function listInvitations(env: Env, organizationId: string): Promise
 
 /**
  * A JSON archive of the organization: settings (secrets only as set/unset), members, the change log, and every
- * row of its contract store (projects, contract versions, snapshots, verdicts, documents as base64). Taking it is
- * what allows a deletion.
+ * row of its contract store (projects, contract versions, snapshots, verdicts, documents as base64), then the content
+ * held in the bucket (`contracts.bucket_content`, `{hash, base64}`), streamed one object at a time so the archive of
+ * an organization with gigabytes of documents never sits in memory whole. Taking it is what allows a deletion.
  */
-export async function exportOrganization(env: Env, organizationId: string) {
+export async function exportOrganization(env: Env, organizationId: string): Promise<ReadableStream<Uint8Array>> {
   const record = await getOrganization(env, organizationId);
-  const [members, changes, contracts] = await Promise.all([
+  const store = env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(organizationId));
+  const [members, changes, tables, hashes] = await Promise.all([
     directoryStub(env).members(organizationId),
     directoryStub(env).changes(organizationId, 500),
-    env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(organizationId)).exportTables(),
+    store.exportTables(),
+    store.bucketContentHashes(),
   ]);
   const marked = await directoryStub(env).markExported(organizationId, "operator");
   if (!marked.ok) throw refused(marked);
   forgetOrganization(organizationId);
-  return {
+  const head = JSON.stringify({
     format: "arbiter-organization-export/1",
     exportedAt: new Date().toISOString(),
     organization: organizationView(record),
     members,
     changes,
-    contracts,
-  };
+    contracts: tables,
+  });
+  const encoder = new TextEncoder();
+  const pending = [...hashes];
+  let started = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!started) {
+        started = true;
+        if (Object.keys(tables).length === 0) {
+          // A purged store: no tables, no content.
+          controller.enqueue(encoder.encode(head));
+          controller.close();
+          return;
+        }
+        // The head ends with the contracts object and the archive's own closing braces: the content goes inside.
+        controller.enqueue(encoder.encode(`${head.slice(0, -2)},"bucket_content":[`));
+        if (pending.length > 0) return;
+      }
+      const hash = pending.shift();
+      if (hash === undefined) {
+        controller.enqueue(encoder.encode("]}}"));
+        controller.close();
+        return;
+      }
+      const bytes = await readBucketContent(env, organizationId, hash);
+      const entry = JSON.stringify({ hash, base64: bytes ? Buffer.from(bytes).toString("base64") : null });
+      controller.enqueue(encoder.encode(pending.length === hashes.length - 1 ? entry : `,${entry}`));
+    },
+  });
 }
 
 /** Starts the deletion: refused at once everywhere, grants revoked, data removed after the grace period. */

@@ -127,19 +127,22 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     await this.ctx.storage.deleteAll();
   }
 
-  /** Every table's rows, and the bytes of the content held in the bucket (`bucket_content`, base64). */
-  async exportTables(): Promise<Record<string, Array<Record<string, unknown>>>> {
-    const archive = this.exportSqlTables();
-    if (!archive.blobs) return archive; // a purged store has no tables left
-    const inBucket = this.sql
+  /**
+   * Every table's rows. The content held in the bucket is not in them: the export streams it object by object
+   * (bucketContentHashes, src/directory/admin.ts), so an organization with gigabytes of documents exports in the
+   * memory of one document.
+   */
+  exportTables(): Record<string, Array<Record<string, unknown>>> {
+    return this.exportSqlTables();
+  }
+
+  /** The content held in the bucket, by hash (for the export). */
+  bucketContentHashes(): string[] {
+    if (!this.sql.exec("SELECT name FROM sqlite_master WHERE name = 'blobs'").toArray().length) return [];
+    return this.sql
       .exec<{ hash: string }>("SELECT hash FROM blobs WHERE stored_in = 'r2' ORDER BY hash")
-      .toArray();
-    archive.bucket_content = [];
-    for (const { hash } of inBucket) {
-      const bytes = await readBucketContent(this.env, this.organizationId, hash);
-      archive.bucket_content.push({ hash, base64: bytes ? Buffer.from(bytes).toString("base64") : null });
-    }
-    return archive;
+      .toArray()
+      .map((row) => row.hash);
   }
 
   private exportSqlTables(): Record<string, Array<Record<string, unknown>>> {

@@ -51,7 +51,9 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
    */
   purgeOrganization(organizationId: string): Promise<void>;
   /** Every row of every table, for the organization's export archive (binary values as `{ base64 }`). */
-  exportTables(): Promise<Record<string, Array<Record<string, unknown>>>>;
+  exportTables(): Record<string, Array<Record<string, unknown>>>;
+  /** The hashes of the content held in the DOCUMENTS bucket, which the export streams after the tables. */
+  bucketContentHashes(): string[];
   /**
    * One retention run (retention-table.ts) with these settings and this clock: what the alarm runs with the
    * organization's settings from the directory.
