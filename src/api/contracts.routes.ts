@@ -297,6 +297,13 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       // The same answer then feeds the upload: the active version and where to read it.
       const context = await store(input).uploadContext(input.project);
       if (!context.active) throw unknownProject(input.project);
+      // A full store refuses before the body is read: CI does not send 13 MB to hear "no room".
+      const declared = Number(input.request.headers.get("content-length") ?? 0);
+      const full = await storageRefusal(input.env, input.principal.organizationId, store(input), context.storage, {
+        project: input.project,
+        bytes: Number.isSafeInteger(declared) && declared > 0 ? declared : 0,
+      });
+      if (full) throw storeFailure(full, input.project);
       const body = await readDocument(input.request);
       const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
       const meta = { commit: query.data.commit, branch: query.data.branch ?? null, runUrl: query.data.runUrl ?? null };

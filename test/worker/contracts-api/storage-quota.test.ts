@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Env as WorkerEnv } from "../../../src/env";
 import { operator } from "../directory/helpers";
 import { restPrincipal, type Caller } from "../harness";
-import { callJson, createKey } from "./api-helpers";
+import { call, callJson, createKey } from "./api-helpers";
 import { conformingHar } from "../engine/exchanges/fixtures";
 import { conformingSnapshot, ordersContract, text } from "./fixtures";
 
@@ -92,6 +92,15 @@ describe("the storage quota", () => {
     expect(refused.body.detail).not.toContain("billing");
     expect(await snapshotCount()).toBe(count);
     expect((await usage()).bucketBytes).toBe(before.bucketBytes);
+
+    // Refused before its body is read: a body that never ends still gets its answer.
+    const endless = new ReadableStream({ pull: () => new Promise(() => {}) });
+    const early = await call(ana, "POST", "/projects/orders/snapshots?commit=b4", endless, {
+      "Content-Type": "application/json",
+      "Content-Length": "300000",
+    });
+    expect(early.status).toBe(507);
+    expect(((await early.json()) as { code: string }).code).toBe("storage_quota_exceeded");
 
     // A small upload still fits.
     expect((await callJson(ana, "POST", "/projects/orders/snapshots?commit=b3", snapshotOf(100))).status).toBe(201);
