@@ -85,9 +85,11 @@ describe("project page", () => {
     const ana = await signedIn("ana");
     const list = await ana.get("/admin/projects");
     const storage = list.text.slice(list.text.indexOf('id="storage"'));
-    expect(visibleText(storage)).toMatch(/of quota .* of 10\.0 GiB: records .*, documents /);
+    // Other test files change acme's quota and retention: the figures are checked for their form here, and for their
+    // values in test/worker/contracts-api/storage-quota.test.ts (an organization of its own).
+    expect(visibleText(storage)).toMatch(/of quota .* of [\d.]+ [KMGT]iB: records .*, documents /);
     const shop = visibleText(storage.split("<tr>").find((r) => r.includes(">shop<"))!);
-    expect(shop).toContain("90 days, newest 10 per branch");
+    expect(shop).toMatch(/\d+ days, newest \d+ per branch/);
     expect(shop).toMatch(/shop\s*1\s/);
   });
 

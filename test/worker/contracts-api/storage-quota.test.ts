@@ -37,8 +37,20 @@ function snapshotOf(bytes: number): string {
   return text({ ...conformingSnapshot(), "x-padding": "p".repeat(bytes) });
 }
 
+/** An organization of this file's own: other files change acme's quota and retention. */
+const ORG = "quota-co";
+const bindings = env as unknown as WorkerEnv;
+
 beforeAll(async () => {
-  ana = restPrincipal("ana", "contracts.read contracts.write snapshots.write keys.admin org.admin");
+  const created = await operator("POST", "/organizations", {
+    id: ORG,
+    name: "Quota Co",
+    emailDomains: ["quota.example"],
+  });
+  expect(created.status).toBe(201);
+  ana = restPrincipal("ana", "contracts.read contracts.write snapshots.write keys.admin org.admin", {
+    organizationId: ORG,
+  });
   expect((await callJson(ana, "POST", "/projects/orders/contracts", text(ordersContract()))).status).toBe(201);
   expect((await callJson(ana, "POST", "/projects/billing/contracts", text(ordersContract()))).status).toBe(201);
   expect((await callJson(ana, "POST", "/projects/orders/snapshots?commit=a1", snapshotOf(200_000))).status).toBe(201);
@@ -76,7 +88,7 @@ describe("the storage quota", () => {
   it("refuses an upload it cannot take with 507, says what to delete or raise, and stores nothing", async () => {
     const before = await usage();
     const quota = before.usedBytes + 100_000;
-    expect((await operator("PATCH", "/organizations/acme", { storageQuotaBytes: quota })).status).toBe(200);
+    expect((await operator("PATCH", `/organizations/${ORG}`, { storageQuotaBytes: quota })).status).toBe(200);
     expect((await usage()).quotaBytes).toBe(quota);
     const count = await snapshotCount();
 
@@ -112,7 +124,7 @@ describe("the storage quota", () => {
 
   it("refuses builds and traffic runs once storage is full", async () => {
     const full = (await usage()).usedBytes - 1;
-    expect((await operator("PATCH", "/organizations/acme", { storageQuotaBytes: full })).status).toBe(200);
+    expect((await operator("PATCH", `/organizations/${ORG}`, { storageQuotaBytes: full })).status).toBe(200);
     const build = await callJson(ana, "POST", "/projects/orders/builds", { commit: "c3", log: "failed" });
     expect(build.status).toBe(507);
     expect(build.body.code).toBe("storage_quota_exceeded");
@@ -124,14 +136,14 @@ describe("the storage quota", () => {
   });
 
   it("lets the same upload through once the operator raises it", async () => {
-    expect((await operator("PATCH", "/organizations/acme", { storageQuotaBytes: 1024 ** 3 })).status).toBe(200);
+    expect((await operator("PATCH", `/organizations/${ORG}`, { storageQuotaBytes: 1024 ** 3 })).status).toBe(200);
     const count = await snapshotCount();
     expect((await callJson(ana, "POST", "/projects/orders/snapshots?commit=b2", snapshotOf(300_000))).status).toBe(201);
     expect(await snapshotCount()).toBe(count + 1);
   });
 
   it("is validated when set", async () => {
-    const wrong = await operator("PATCH", "/organizations/acme", { storageQuotaBytes: -5 });
+    const wrong = await operator("PATCH", `/organizations/${ORG}`, { storageQuotaBytes: -5 });
     expect(wrong.status).toBe(400);
     expect(JSON.stringify(wrong.body)).toContain("storageQuotaBytes");
   });
@@ -139,7 +151,7 @@ describe("the storage quota", () => {
 
 describe("running retention now", () => {
   it("is an administrator's: after shortening retention, expired snapshots and their bytes go at once", async () => {
-    const member = restPrincipal("mia", "contracts.read");
+    const member = restPrincipal("mia", "contracts.read", { organizationId: ORG });
     expect(
       (
         await callJson(member, "POST", "/storage/retention-runs", undefined, undefined, {
@@ -151,8 +163,7 @@ describe("running retention now", () => {
     const before = await usage();
     const orders = before.projects.find((project) => project.name === "orders")!;
     expect(orders.snapshots).toBeGreaterThanOrEqual(3);
-    const bindings = env as unknown as WorkerEnv;
-    await runInDurableObject(bindings.CONTRACT_STORE.get(bindings.CONTRACT_STORE.idFromName("acme")), (_i, state) => {
+    await runInDurableObject(bindings.CONTRACT_STORE.get(bindings.CONTRACT_STORE.idFromName(ORG)), (_i, state) => {
       state.storage.sql.exec(
         "UPDATE snapshots SET uploaded_at = ?",
         new Date(Date.now() - 10 * 86_400_000).toISOString(),
