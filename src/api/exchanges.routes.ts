@@ -27,6 +27,7 @@ import {
   projectRoute,
   queryObject,
   tooLarge,
+  storeFailure,
   unknownProject,
 } from "./contracts-http";
 import { branchText, commitText, runUrlText } from "./contracts.routes";
@@ -58,25 +59,12 @@ function failure(result: ExchangesFailure, project: string): Failure {
       return new Failure("too_large", result.message, { pointer: result.pointer, bytes: result.bytes }, result.code);
     case "work_budget_exhausted":
       return new Failure("unprocessable", result.message, { limit: result.limit }, result.code);
-    case "unknown_project":
-      return unknownProject(project);
-    case "no_active_contract":
-    case "unknown_contract":
-    case "unknown_key":
-      return new Failure("not_found", result.message, {}, result.code);
     case "invalid_document":
       // The same problem as an upload's invalid document, and the same answer (docs/ci.md "REST errors").
       return new Failure("unprocessable", result.message, {}, result.code);
-    case "missing_content":
-    case "busy":
-      return new Failure("conflict", result.message, {}, result.code);
-    case "storage_quota_exceeded":
-      return new Failure(
-        "insufficient_storage",
-        result.message,
-        { usedBytes: result.usedBytes, quotaBytes: result.quotaBytes },
-        result.code,
-      );
+    default:
+      // What the store answers: the same failures as every other contract route's (contracts-http.ts).
+      return storeFailure(result, project);
   }
 }
 
