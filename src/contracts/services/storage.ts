@@ -14,11 +14,6 @@ import type { StorageUsage, StorageUsed, StoreFailure } from "../store/records";
 /** 90% of the 10 GB a Durable Object's SQLite database may hold on Cloudflare. */
 export const DATABASE_REFUSAL_BYTES = 9_000_000_000;
 
-/** The quota of an organization (its own, else the operator's default). */
-export async function storageQuota(env: Pick<Env, "DIRECTORY">, organizationId: string): Promise<number | null> {
-  return (await resolveOrganization(env, organizationId))?.storageQuotaBytes ?? null;
-}
-
 export function formatBytes(bytes: number): string {
   const units = ["bytes", "KiB", "MiB", "GiB", "TiB"];
   let value = bytes;
@@ -56,13 +51,14 @@ export async function storageRefusal(
   upload: { project: string; bytes: number },
 ): Promise<StoreFailure | null> {
   const incomingBytes = upload.bytes;
-  const quota = await storageQuota(env, organizationId);
+  const resolved = await resolveOrganization(env, organizationId);
+  const quota = resolved?.storageQuotaBytes ?? null;
   const total = used.databaseBytes + used.bucketBytes;
   const overDatabase = used.databaseBytes >= DATABASE_REFUSAL_BYTES;
   if (quota === null || (!overDatabase && total + incomingBytes <= quota)) return null;
   const usage = await store.storageUsage();
-  const retention = (await resolveOrganization(env, organizationId))?.record.settings.retention;
-  const policy = policyFor(retention, "");
+  // The policy the uploading project is kept by (its own values over the organization's).
+  const policy = policyFor(resolved?.record.settings.retention, upload.project);
   const makeRoom =
     ` To make room, shorten retention (organization settings \`retention.snapshotDays\`, now ${policy.snapshotDays}` +
     ` days, or \`retention.keepPerBranch\`, now ${policy.keepPerBranch}; per project under \`retention.projects\`):` +
