@@ -9,6 +9,7 @@
 // serves all of it as one file at GET /cli/arbiter.mjs (src/api/cli-bundle.ts joins the modules).
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { breaks } from "./cli/commands/breaks.mjs";
 import { buildFailed } from "./cli/commands/build-failed.mjs";
 import { check } from "./cli/commands/check.mjs";
 import { contract } from "./cli/commands/contract.mjs";
@@ -35,6 +36,7 @@ const COMMANDS = {
   check,
   diff,
   "build-failed": buildFailed,
+  breaks,
   login,
   token,
   logout,

@@ -14,6 +14,9 @@ Usage:
                     [--contract-version <n>]                                  recorded traffic from integration tests
   arbiter check <openapi-file> --project <name> [--contract-version <n>]     a local build's document, not stored
   arbiter diff [<contract-file>] --project <name> [--from <n>] [--to <n>]     what a contract change breaks
+  arbiter breaks list --project <name>                                         accepted breaking changes
+  arbiter breaks accept <fingerprint> --project <name> --reason <text> --expires <YYYY-MM-DD> [--owner <who>]
+  arbiter breaks revoke <id> --project <name>
 
   Every command that gets a verdict takes --format <fmt> (print that format instead of the summary) and
   --out-<fmt> <file> (write it; several at once), <fmt> one of json, markdown, junit, sarif, github.

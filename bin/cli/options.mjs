@@ -37,6 +37,9 @@ const OPTIONS = Object.freeze({
   "no-browser": { type: "boolean" },
   "dry-run": { type: "boolean" },
   role: { type: "string" },
+  reason: { type: "string" },
+  owner: { type: "string" },
+  expires: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 });

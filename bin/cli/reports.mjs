@@ -5,9 +5,16 @@ import { logLines, terminalText } from "./safe-text.mjs";
 import { repositoryPath } from "./repository.mjs";
 import { plural } from "./text.mjs";
 
+/** An error's fingerprint (what "arbiter breaks accept" takes), an accepted break's acceptance. */
+function detail(v) {
+  if (v.acceptance)
+    return `\n          accepted by ${terminalText(v.acceptance.owner)} until ${terminalText(v.acceptance.expiresAt)}: ${terminalText(v.acceptance.reason)} (${terminalText(v.acceptance.id)})`;
+  return v.severity === "error" && v.fingerprint ? `\n          fingerprint ${terminalText(v.fingerprint)}` : "";
+}
+
 export function summaryText(heading, verdict, limit = 50) {
   const violations = verdict.violations ?? [];
-  const counts = { error: 0, warning: 0, info: 0 };
+  const counts = { error: 0, warning: 0, info: 0, accepted: 0 };
   // The server lists at most 500 violations per rule; its summary and totalViolations count all of them.
   if (Array.isArray(verdict.summary) && verdict.summary.length > 0)
     for (const s of verdict.summary) counts[s.severity] = (counts[s.severity] ?? 0) + s.count;
@@ -16,12 +23,12 @@ export function summaryText(heading, verdict, limit = 50) {
   // Headings name files, labels and commits; violations quote documents: every field is shown, never obeyed.
   const lines = [
     `${terminalText(heading)}: ${verdict.approved ? "APPROVED" : "REJECTED"}`,
-    `  ${plural(counts.error, "error")}, ${plural(counts.warning, "warning")}, ${counts.info} info`,
+    `  ${plural(counts.error, "error")}, ${plural(counts.warning, "warning")}, ${counts.info} info${counts.accepted ? `, ${counts.accepted} accepted` : ""}`,
   ];
   const shown = violations.slice(0, limit);
   for (const v of shown)
     lines.push(
-      `  ${terminalText(v.severity).toUpperCase().padEnd(7)} ${terminalText(v.rule)}  ${terminalText(v.location)}\n          ${terminalText(v.message)}`,
+      `  ${terminalText(v.severity).toUpperCase().padEnd(7)} ${terminalText(v.rule)}  ${terminalText(v.location)}\n          ${terminalText(v.message)}${detail(v)}`,
     );
   if (total > shown.length) lines.push(`  ... and ${total - shown.length} more (see the JUnit or Markdown report)`);
   return logLines(lines.join("\n"));

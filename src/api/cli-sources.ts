@@ -4,6 +4,7 @@
  * checks that this list is exactly the files under bin/).
  */
 import arbiter from "../../bin/arbiter.mjs";
+import commandBreaks from "../../bin/cli/commands/breaks.mjs";
 import commandBuildFailed from "../../bin/cli/commands/build-failed.mjs";
 import commandCheck from "../../bin/cli/commands/check.mjs";
 import commandContract from "../../bin/cli/commands/contract.mjs";
@@ -34,6 +35,7 @@ import type { CliSources } from "./cli-bundle";
 
 export const CLI_SOURCES: CliSources = Object.freeze({
   "arbiter.mjs": arbiter,
+  "cli/commands/breaks.mjs": commandBreaks,
   "cli/commands/build-failed.mjs": commandBuildFailed,
   "cli/commands/check.mjs": commandCheck,
   "cli/commands/contract.mjs": commandContract,

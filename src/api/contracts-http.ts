@@ -113,6 +113,7 @@ export function storeFailure(failure: StoreFailure, project: string): Failure {
       return new Failure("not_found", failure.message, {}, failure.code);
     case "missing_content":
     case "busy":
+    case "already_accepted":
       return new Failure("conflict", failure.message, {}, failure.code);
     case "storage_quota_exceeded":
       return new Failure(

@@ -2,6 +2,7 @@
 import type { Env } from "../env";
 import { getAuthorizationServer } from "../oauth/servers";
 import { specChangeNotifier } from "../tools/spec-arbitration/subscriptions";
+import { acceptedBreakRoutes } from "./accepted-breaks.routes";
 import { auditRoutes } from "./audit.routes";
 import { chatRoutes } from "./chat.routes";
 import { ciKeyRoutes } from "./cikeys.routes";
@@ -30,6 +31,7 @@ export const apiRoutes = [
   ...specCheckRoutes,
   ...contractRoutes(specChangeNotifier),
   ...exchangeRoutes,
+  ...acceptedBreakRoutes,
   ...connectedClientRoutes(oauthHelpers),
   ...organizationRoutes,
   ...storageRoutes,

@@ -191,6 +191,14 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     ok: [201, JSON_ONLY],
     errors: [400, 403, 404, 413, 507],
   },
+  [`GET ${P}/accepted-breaks`]: { operationId: "listAcceptedBreaks", ok: [200, JSON_ONLY], errors: [400, 404] },
+  [`POST ${P}/accepted-breaks`]: {
+    operationId: "acceptBreak",
+    body: JSON_ONLY,
+    ok: [201, JSON_ONLY],
+    errors: [400, 404, 409, 413],
+  },
+  [`DELETE ${P}/accepted-breaks/:id`]: { operationId: "revokeAcceptedBreak", ok: [200, JSON_ONLY], errors: [400, 404] },
   [`GET ${P}/builds`]: { operationId: "listBuilds", query: PAGE_QUERY, ok: [200, JSON_ONLY], errors: [400, 404] },
   [`POST ${P}/exchanges`]: {
     operationId: "uploadExchanges",

@@ -8,9 +8,10 @@ import { PolicyError, policyErrorFromZod } from "../policy/errors";
 import { bundledPolicyFiles, type PolicyFiles } from "../policy/files";
 import { constitutionRules, conformanceRules, rulesById } from "./rules/index";
 import { compileOperationPattern, isOperationPattern, type OperationPattern } from "./rules/support/operation-pattern";
-import type { Severity } from "./types";
+import type { AcceptedBreak } from "./acceptance";
+import type { RuleSeverity } from "./types";
 
-export type SeveritySetting = Severity | "off";
+export type SeveritySetting = RuleSeverity | "off";
 export type BreakingChangesPolicy = "warn" | "refuse";
 
 export interface Exemption {
@@ -30,6 +31,8 @@ export interface ConformanceConfig {
   /** Whether a contract version that breaks clients of the active one becomes active on upload (see breakingChangesPolicy). */
   readonly breakingChanges: BreakingChangesPolicy;
   readonly breakingChangesByOrganization: ReadonlyMap<string, BreakingChangesPolicy>;
+  /** A project's accepted breaks in force (acceptance.ts): a matching error becomes "accepted". */
+  readonly acceptances?: readonly AcceptedBreak[];
 }
 
 const severitySetting = z.enum(["error", "warning", "info", "off"]);

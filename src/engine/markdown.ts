@@ -7,9 +7,22 @@ import { clipped, markdownCode, markdownText } from "../lib/escape/markdown";
 import type { ViolationLocator } from "./source-positions";
 import { artifactUri } from "./formats/sarif";
 import { subjectNoun, type ReportSubject } from "./formats/report";
-import type { Severity, Verdict } from "./types";
+import { describeAcceptance } from "./acceptance";
+import type { Severity, Verdict, Violation } from "./types";
 
-const SEVERITY_LABEL: Record<Severity, string> = { error: "Error", warning: "Warning", info: "Info" };
+/** An accepted finding's message says who accepted it, why and until when. */
+export function messageOf(violation: Violation): string {
+  return violation.acceptance
+    ? `${violation.message} (${describeAcceptance(violation.acceptance)})`
+    : violation.message;
+}
+
+const SEVERITY_LABEL: Record<Severity, string> = {
+  error: "Error",
+  warning: "Warning",
+  info: "Info",
+  accepted: "Accepted",
+};
 const MAX_LISTED = 200;
 
 /** The listing stops before the report would pass this size: GitHub refuses comments over 65,536 characters. */
@@ -60,9 +73,10 @@ export function renderVerdictMarkdown(verdict: Verdict, context: MarkdownContext
     return `${lines.join("\n")}\n`;
   }
   // Counts come from the summary: the listing keeps at most a few hundred violations per rule, the summary all.
-  const counts = { error: 0, warning: 0, info: 0 };
+  const counts = { error: 0, warning: 0, info: 0, accepted: 0 };
   for (const entry of verdict.summary) counts[entry.severity] += entry.count;
   const parts = [plural(counts.error, "error"), plural(counts.warning, "warning"), `${counts.info} info`];
+  if (counts.accepted > 0) parts.push(`${counts.accepted} accepted`);
   lines.push(
     `${plural(verdict.totalViolations, "violation")}: ${parts.join(", ")}. ${consequence(subject, verdict.approved)}`,
     "",
@@ -78,7 +92,7 @@ export function renderVerdictMarkdown(verdict: Verdict, context: MarkdownContext
     const line = region
       ? ` (${code(`${decodeURIComponent(artifactUri(context.artifactPath))}:${region.startLine}`)})`
       : "";
-    const row = `| ${SEVERITY_LABEL[violation.severity]} | ${code(violation.rule)} | ${code(violation.location)}${line} | ${markdownText(clipped(violation.message, MAX_CELL))} |`;
+    const row = `| ${SEVERITY_LABEL[violation.severity]} | ${code(violation.rule)} | ${code(violation.location)}${line} | ${markdownText(clipped(messageOf(violation), MAX_CELL))} |`;
     // Room is kept for the closing paragraph (a few hundred characters with the link).
     if (size + row.length + 1 > MAX_MARKDOWN_CHARS - 1000) break;
     lines.push(row);

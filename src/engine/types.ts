@@ -3,7 +3,23 @@
  * (storage, REST, MCP tools, CLI). Everything here is plain data so it can be stored and sent as JSON.
  */
 
-export type Severity = "error" | "warning" | "info";
+/** What a rule (or a policy) may set. */
+export type RuleSeverity = "error" | "warning" | "info";
+
+/**
+ * A finding's severity in a verdict: a rule's, or "accepted" for an error a team accepted for a while
+ * (acceptance.ts): recorded with who accepted it, why and until when, and not counted against approval.
+ */
+export type Severity = RuleSeverity | "accepted";
+
+/** The acceptance an "accepted" finding names. */
+export interface AcceptanceRef {
+  id: string;
+  reason: string;
+  owner: string;
+  /** ISO 8601 date-time after which the break is an error again. */
+  expiresAt: string;
+}
 
 /**
  * One finding. `location` is "<METHOD> <pathTemplate>" followed by a JSON pointer inside that operation, e.g.
@@ -15,6 +31,13 @@ export interface Violation {
   severity: Severity;
   location: string;
   message: string;
+  /**
+   * On errors and accepted findings: a stable name of the change (rule and location, path parameters unnamed;
+   * acceptance.ts), what an acceptance matches. Reformatting or reordering the document does not change it.
+   */
+  fingerprint?: string;
+  /** On accepted findings: the acceptance that turned the error into "accepted". */
+  acceptance?: AcceptanceRef;
 }
 
 export interface RuleSummary {

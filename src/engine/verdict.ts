@@ -1,11 +1,13 @@
 /**
- * Builds a verdict from reported violations: applies configured severities and exemptions, orders violations by
- * rule registry order then location, and summarises by rule. `approved` is true when no violation is an error.
+ * Builds a verdict from reported violations: applies configured severities, exemptions and accepted breaks (an
+ * accepted error becomes "accepted"), orders violations by rule registry order then location, and summarises by
+ * rule. `approved` is true when no violation is an error.
  * A verdict lists at most MAX_LISTED_PER_RULE violations of each rule; its counts cover all of them.
  */
+import { type AcceptedBreak, breakFingerprint } from "./acceptance";
 import type { ConformanceConfig, Exemption } from "./config";
 import { keepLayout } from "./keep-layout";
-import type { RuleSummary, Severity, Verdict, Violation } from "./types";
+import type { AcceptanceRef, RuleSummary, Severity, Verdict, Violation } from "./types";
 
 export interface RawViolation {
   rule: string;
@@ -44,6 +46,8 @@ export const MAX_LISTED_PER_RULE = 500;
  */
 export class RuleReports {
   count = 0;
+  /** This rule's accepted findings, reported apart (severity "accepted"), made at the first one. */
+  private acceptedReports: RuleReports | null = null;
   constructor(
     readonly rule: string,
     readonly severity: Severity,
@@ -51,13 +55,40 @@ export class RuleReports {
     /** The collector's lists: the violations it lists, and the rules that reported, in the order they first did. */
     private readonly listed: Violation[],
     private readonly reported: RuleReports[],
+    /** The acceptances in force that name this rule, by fingerprint; null when there are none (the usual case). */
+    private readonly acceptances: ReadonlyMap<string, AcceptedBreak> | null = null,
   ) {}
 
   report(location: string, message: string): void {
     if (this.exemptions.length !== 0 && isExempt(this.exemptions, location)) return;
+    if (this.severity !== "error") {
+      if (this.count++ === 0) this.reported.push(this);
+      if (this.count <= MAX_LISTED_PER_RULE)
+        this.listed.push({ rule: this.rule, severity: this.severity, location, message });
+      return;
+    }
+    const fingerprint = breakFingerprint(this.rule, location);
+    const accepted = this.acceptances?.get(fingerprint);
+    if (accepted) {
+      this.acceptedReports ??= new RuleReports(this.rule, "accepted", [], this.listed, this.reported);
+      this.acceptedReports.reportAccepted(location, message, fingerprint, accepted);
+      return;
+    }
     if (this.count++ === 0) this.reported.push(this);
     if (this.count <= MAX_LISTED_PER_RULE)
-      this.listed.push({ rule: this.rule, severity: this.severity, location, message });
+      this.listed.push({ rule: this.rule, severity: this.severity, location, message, fingerprint });
+  }
+
+  private reportAccepted(location: string, message: string, fingerprint: string, accepted: AcceptedBreak): void {
+    if (this.count++ === 0) this.reported.push(this);
+    if (this.count > MAX_LISTED_PER_RULE) return;
+    const acceptance: AcceptanceRef = {
+      id: accepted.id,
+      reason: accepted.reason,
+      owner: accepted.owner,
+      expiresAt: accepted.expiresAt,
+    };
+    this.listed.push({ rule: this.rule, severity: "accepted", location, message, fingerprint, acceptance });
   }
 }
 
@@ -81,6 +112,7 @@ export class ViolationCollector {
     let reports = this.byRule.get(rule);
     if (reports === undefined) {
       const severity = this.config.severities.get(rule);
+      const accepted = (this.config.acceptances ?? []).filter((acceptance) => acceptance.rule === rule);
       reports =
         severity === undefined || severity === "off"
           ? null
@@ -90,6 +122,9 @@ export class ViolationCollector {
               this.config.exemptions.filter((exemption) => exemption.rule === "*" || exemption.rule === rule),
               this.listed,
               this.reported,
+              accepted.length === 0
+                ? null
+                : new Map(accepted.map((acceptance) => [acceptance.fingerprint, acceptance])),
             );
       this.byRule.set(rule, reports);
     }
@@ -137,6 +172,7 @@ export class ViolationCollector {
 keepLayout(new ViolationCollector({ severities: new Map(), exemptions: [] } as unknown as ConformanceConfig));
 keepLayout(new RuleReports("", "error", [], [], []));
 keepLayout({ rule: "", severity: "error", location: "", message: "" } satisfies Violation);
+keepLayout({ rule: "", severity: "error", location: "", message: "", fingerprint: "" } satisfies Violation);
 
 export function buildVerdict(
   raw: readonly RawViolation[],

@@ -466,7 +466,7 @@ describe("sensitive scopes, more scopes, lifetime and switching account", () => 
     const text = visible(html);
     expect(text).toContain("orders.pii sensitive");
     expect(text).toContain("Sensitive: personal data: customer names unmasked. Not ticked for you");
-    expect(text).toContain("Sensitive: changes data: contract versions and which is active.");
+    expect(text).toContain("Sensitive: changes data: contract versions, which is active, and accepted breaks.");
     expect(text).toContain("Sensitive: administration: the whole organization's audit trail.");
     expect(html).toMatch(/value="orders\.pii" data-requested aria-describedby="why-orders\.pii">/);
     expect(text).not.toMatch(/orders\.search sensitive/);

@@ -10,6 +10,8 @@ import { checkConformance } from "../../engine/engine";
 import { readVerdictBody } from "../store/client";
 import type { BuildRecord, ContractRecord, SnapshotRecord } from "../store/records";
 import type { Verdict } from "../../engine/types";
+import type { AcceptedBreak } from "../../engine/acceptance";
+import { fingerprintOf, withAcceptances } from "./acceptances";
 import { loadDocument } from "./documents";
 import { cannotVerify } from "./failure";
 import { requireProjectStatus, storeOf, type SpecCaller } from "./project-access";
@@ -81,6 +83,20 @@ export async function resolveContract(
   return contract;
 }
 
+/**
+ * Whether a stored verdict stands with the acceptances in force now: every one it applied is still in force, and
+ * no error it lists is one an acceptance in force names.
+ */
+function sameAcceptances(verdict: Verdict, acceptances: readonly AcceptedBreak[]): boolean {
+  const inForce = new Set(acceptances.map((acceptance) => acceptance.id));
+  const fingerprints = new Set(acceptances.map((acceptance) => acceptance.fingerprint));
+  return verdict.violations.every((violation) =>
+    violation.acceptance
+      ? inForce.has(violation.acceptance.id)
+      : violation.severity !== "error" || !fingerprints.has(fingerprintOf(violation)),
+  );
+}
+
 async function storedVerdict(context: Context, snapshot: SnapshotRecord): Promise<Verdict | null> {
   if (snapshot.verdictId === null) return null;
   const record = await storeOf(context).getVerdict(snapshot.project, snapshot.verdictId);
@@ -114,9 +130,13 @@ export async function runConformanceCheck(context: Context, request: Conformance
     snapshot = found;
   }
 
+  // A stored verdict is the answer unless accepted breaks changed since: one in force now that it did not apply,
+  // or one it applied that is no longer in force (expired or revoked); then the check runs again.
+  const acceptances = await storeOf(context).acceptancesInForce(project);
   if (snapshot.contractVersion === contract.version) {
     const verdict = await storedVerdict(context, snapshot);
-    if (verdict) return { project, contract, snapshot, verdict, source: "stored" };
+    if (verdict && sameAcceptances(verdict, acceptances))
+      return { project, contract, snapshot, verdict, source: "stored" };
   }
   const contractDocument = await loadDocument(context.env, context.principal.organizationId, contract);
   if (!contractDocument) {
@@ -139,7 +159,7 @@ export async function runConformanceCheck(context: Context, request: Conformance
     verdict: checkConformance(
       contractDocument,
       snapshotDocument,
-      await conformanceConfigFor(context.env, context.principal.organizationId),
+      withAcceptances(await conformanceConfigFor(context.env, context.principal.organizationId), acceptances),
     ),
     source: "computed",
   };

@@ -6,6 +6,7 @@
  */
 import type { Env } from "../../env";
 import { conformanceConfigFor } from "./organization-config";
+import { withAcceptances } from "./acceptances";
 import { checkConformance, compareContractVersions } from "../../engine/engine";
 import { contractStore } from "../store/client";
 import { sha256Digest } from "../../lib/sha256";
@@ -105,6 +106,15 @@ export async function storedDocument(
   );
 }
 
+/** The organization's configuration with the project's accepted breaks in force (a draft sees what CI will). */
+async function projectConfig(env: Env, organizationId: string, project: string) {
+  const [config, acceptances] = await Promise.all([
+    conformanceConfigFor(env, organizationId),
+    contractStore(env, organizationId).acceptancesInForce(project),
+  ]);
+  return withAcceptances(config, acceptances);
+}
+
 export const isFailure = (value: unknown): value is SpecCheckFailure =>
   typeof value === "object" && value !== null && (value as { ok?: unknown }).ok === false;
 
@@ -125,7 +135,7 @@ export async function checkDraft(
   if (isFailure(contractDocument)) return contractDocument;
   return {
     ok: true,
-    verdict: checkConformance(contractDocument, parsed.document, await conformanceConfigFor(env, organizationId)),
+    verdict: checkConformance(contractDocument, parsed.document, await projectConfig(env, organizationId, project)),
     contract,
     digest,
     operationCount: parsed.facts.operationCount,
@@ -167,7 +177,7 @@ export async function compareContracts(
     ok: true,
     from,
     to: toRecord,
-    verdict: compareContractVersions(previous, next, await conformanceConfigFor(env, organizationId), {
+    verdict: compareContractVersions(previous, next, await projectConfig(env, organizationId, project), {
       from: `v${from.version}`,
       to: toRecord ? `v${toRecord.version}` : "the edited contract",
     }),

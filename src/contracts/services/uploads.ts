@@ -24,6 +24,7 @@ import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from
 import type { UploadContext } from "../store/rpc";
 import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../store/verdict-form";
 import { storageRefusal } from "./storage";
+import { acceptedIdsOf, withAcceptances } from "./acceptances";
 
 export interface Uploader {
   organizationId: string;
@@ -172,7 +173,7 @@ export async function uploadContract(
         const next = ((await store.getProject(project))?.contractCount ?? turn.active.version) + 1;
         change = {
           comparedWithVersion: turn.active.version,
-          verdict: compareContractVersions(previous, parsed.document, config, {
+          verdict: compareContractVersions(previous, parsed.document, withAcceptances(config, turn.acceptances), {
             from: `v${turn.active.version}`,
             to: `v${next}`,
           }),
@@ -193,6 +194,7 @@ export async function uploadContract(
         change ? { comparedWithVersion: change.comparedWithVersion, verdict: encodeVerdict(change.verdict) } : null,
         content.pieces,
         { verdict: form?.pieces ?? null, comparison: comparisonForm?.pieces ?? null },
+        change ? acceptedIdsOf(change.verdict) : [],
       );
       // The record call ended the turn, whatever it answered.
       recorded = true;
@@ -255,7 +257,13 @@ export async function uploadSnapshot(
   // No local reference to the bytes: the holder is the only one, so clearing it frees them.
   const parsed = parseDocumentBytes(bytesHolder.bytes);
   if (!parsed.ok) return { ok: false, code: "invalid_document", problems: parsed.problems };
-  const { active: contract, activeSource, projectExists, storage } = context ?? (await store.uploadContext(project));
+  const {
+    active: contract,
+    activeSource,
+    projectExists,
+    storage,
+    acceptances,
+  } = context ?? (await store.uploadContext(project));
   if (!contract) {
     return projectExists
       ? {
@@ -290,7 +298,7 @@ export async function uploadSnapshot(
   const verdict = checkConformance(
     contractDocument,
     parsed.document,
-    await conformanceConfigFor(env, who.organizationId),
+    withAcceptances(await conformanceConfigFor(env, who.organizationId), acceptances ?? []),
   );
   const stored = await store.recordSnapshot(
     {
@@ -304,6 +312,7 @@ export async function uploadSnapshot(
     },
     encodeVerdict(verdict),
     content.pieces,
+    acceptedIdsOf(verdict),
   );
   if (!stored.ok) return stored;
   return {

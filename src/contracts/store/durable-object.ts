@@ -68,6 +68,17 @@ import type {
 } from "./records";
 import { PIECES_PER_CALL } from "./schema";
 import { applySchema } from "./schema-upgrade";
+import type { AcceptedBreak } from "../../engine/acceptance";
+import {
+  type AcceptedBreakRecord,
+  acceptancesInForce,
+  getAcceptance,
+  insertAcceptance,
+  listAcceptances,
+  markMatched,
+  type NewAcceptance,
+  revokeAcceptance,
+} from "./acceptance-table";
 import { addSubscriber, listSubscribers, removeSubscriber } from "./subscriber-table";
 import { getDefaultProject, setDefaultProject } from "./default-project-table";
 import { logWarn } from "../../lib/log";
@@ -398,6 +409,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
       active,
       activeSource: active ? documentSource(this.sql, active.contentHash, "compare") : null,
       storage: this.storageUsed(),
+      acceptances: acceptancesInForce(this.sql, project, Date.now()),
     };
   }
 
@@ -432,6 +444,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     change: { comparedWithVersion: number; verdict: VerdictBody } | null,
     content: ContentPieces,
     forms: { verdict: ContentPieces | null; comparison: ContentPieces | null },
+    /** The accepted breaks the change's verdict used (marked matched with the record). */
+    acceptedIds: readonly string[] = [],
   ): Promise<
     | StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean; contentReused: boolean }>
     | { ok: false; code: "stale_comparison"; message: string }
@@ -471,6 +485,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
           putForm(this.sql, content.hash, comparisonForm.hash, COMPARISON_FORM_VERSION);
         verdictBody.save();
         changeBody?.save();
+        markMatched(this.sql, acceptedIds, null, Date.now());
         return {
           ok: true as const,
           ...insertContract(this.sql, {
@@ -517,6 +532,63 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return listContracts(this.sql, project, limit, before);
   }
 
+  // ---- accepted breaks (acceptance-table.ts) --------------------------------------------------------------
+
+  /** The project's acceptances in force now, as a verdict takes them. */
+  acceptancesInForce(project: string): AcceptedBreak[] {
+    return acceptancesInForce(this.sql, project, Date.now());
+  }
+
+  /**
+   * Records an acceptance, unless the project is unknown or the same change already has another one in force; the
+   * very same acceptance again answers the one recorded (`created: false`).
+   */
+  acceptBreak(input: NewAcceptance): StoreResult<{ acceptance: AcceptedBreakRecord; created: boolean }> {
+    return this.ctx.storage.transactionSync(() => {
+      if (!getProject(this.sql, input.project))
+        return {
+          ok: false as const,
+          code: "unknown_project" as const,
+          message: `There is no project "${input.project}".`,
+        };
+      const now = Date.now();
+      const existing = acceptancesInForce(this.sql, input.project, now).find(
+        (acceptance) => acceptance.fingerprint === input.fingerprint,
+      );
+      // The same acceptance again (a retried call) answers the one in force; anything else about it is a conflict.
+      if (
+        existing &&
+        existing.reason === input.reason &&
+        existing.owner === input.owner &&
+        existing.expiresAt === input.expiresAt
+      )
+        return {
+          ok: true as const,
+          acceptance: getAcceptance(this.sql, input.project, existing.id, now)!,
+          created: false,
+        };
+      if (existing)
+        return {
+          ok: false as const,
+          code: "already_accepted" as const,
+          message: `This change (${input.fingerprint}) is already accepted by ${existing.id} until ${existing.expiresAt}: revoke it first (DELETE /api/v1/projects/${input.project}/accepted-breaks/${existing.id}) to accept it again with another reason or expiry.`,
+        };
+      return { ok: true as const, acceptance: insertAcceptance(this.sql, input, now), created: true };
+    });
+  }
+
+  listAcceptedBreaks(project: string, limit: number): AcceptedBreakRecord[] {
+    return listAcceptances(this.sql, project, Date.now(), limit);
+  }
+
+  getAcceptedBreak(project: string, id: string): AcceptedBreakRecord | null {
+    return getAcceptance(this.sql, project, id, Date.now());
+  }
+
+  revokeAcceptedBreak(project: string, id: string, revokedBy: string): AcceptedBreakRecord | null {
+    return revokeAcceptance(this.sql, project, id, revokedBy, Date.now());
+  }
+
   // ---- snapshots, builds, verdicts --------------------------------------------------------------------------
 
   /** Records a snapshot and its verdict; `content` (the snapshot's bytes) is completed in the same transaction. */
@@ -524,6 +596,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     input: Omit<SnapshotInput, "verdict">,
     verdict: VerdictBody,
     content: ContentPieces,
+    /** The accepted breaks the verdict used (marked matched by this snapshot). */
+    acceptedIds: readonly string[] = [],
   ): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord; contentReused: boolean }>> {
     const verdictBody = await this.prepareVerdictBody(verdict);
     const verdictInput = verdictBody.input;
@@ -550,6 +624,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
           code: "unknown_contract" as const,
           message: `Project "${input.project}" has no contract version ${input.contractVersion}.`,
         };
+      markMatched(this.sql, acceptedIds, stored.snapshot.id, Date.now());
       return { ok: true as const, ...stored, contentReused };
     });
     if (result.ok) await this.ensureRetentionAlarm();

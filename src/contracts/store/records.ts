@@ -144,6 +144,7 @@ export type StoreFailure =
   | { ok: false; code: "missing_content"; message: string }
   | { ok: false; code: "unknown_key"; message: string }
   | { ok: false; code: "busy"; message: string }
+  | { ok: false; code: "already_accepted"; message: string }
   | { ok: false; code: "storage_quota_exceeded"; message: string; usedBytes: number; quotaBytes: number };
 
 export type StoreResult<T> = ({ ok: true } & T) | StoreFailure;

@@ -3,6 +3,8 @@
  * body it takes. Env types the CONTRACT_STORE binding by this interface, so no caller imports the class; the class
  * implements it, so the two cannot drift. Callers go through client.ts.
  */
+import type { AcceptedBreak } from "../../engine/acceptance";
+import type { AcceptedBreakRecord, NewAcceptance } from "./acceptance-table";
 import type { BlobInfo, ContentPieces } from "./blob-table";
 import type { DocumentSource } from "./form-table";
 import type { ExchangeRunInput } from "./exchange-table";
@@ -41,6 +43,8 @@ export interface UploadContext {
   activeSource: DocumentSource | null;
   /** What the organization stores now, for the quota check before the upload's bytes are written. */
   storage: StorageUsed;
+  /** The project's accepted breaks in force now (acceptance-table.ts), which the verdict applies. */
+  acceptances: AcceptedBreak[];
 }
 
 /** The store's RPC methods (a stub answers each with a promise). */
@@ -93,6 +97,7 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
     change: { comparedWithVersion: number; verdict: VerdictBody } | null,
     content: ContentPieces,
     forms: { verdict: ContentPieces | null; comparison: ContentPieces | null },
+    acceptedIds?: readonly string[],
   ): Promise<
     | StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean; contentReused: boolean }>
     | { ok: false; code: "stale_comparison"; message: string }
@@ -107,7 +112,14 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
     input: Omit<SnapshotInput, "verdict">,
     verdict: VerdictBody,
     content: ContentPieces,
+    acceptedIds?: readonly string[],
   ): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord; contentReused: boolean }>>;
+  /** Accepted breaks (acceptance-table.ts): those in force now, recording one, the list with states, revoking. */
+  acceptancesInForce(project: string): AcceptedBreak[];
+  acceptBreak(input: NewAcceptance): StoreResult<{ acceptance: AcceptedBreakRecord; created: boolean }>;
+  listAcceptedBreaks(project: string, limit: number): AcceptedBreakRecord[];
+  getAcceptedBreak(project: string, id: string): AcceptedBreakRecord | null;
+  revokeAcceptedBreak(project: string, id: string, revokedBy: string): AcceptedBreakRecord | null;
   getSnapshot(project: string, id: number): SnapshotRecord | null;
   listSnapshots(project: string, limit: number, before: number | null): Page<SnapshotRecord>;
   recordBuild(input: BuildInput): Promise<StoreResult<{ build: BuildRecord }>>;

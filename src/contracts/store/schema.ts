@@ -22,6 +22,8 @@
  *   exchange_runs  every upload of recorded traffic (HAR / NDJSON): counts, digest and verdict, not the exchanges
  *   default_projects  each user's default project (spec_project_select), for both MCP protocol eras
  *   counters       the sequence that orders snapshots, builds and traffic runs of a project in time
+ *   accepted_breaks breaking changes a team accepted per project, with reason, owner and expiry; revoked and
+ *                  expired ones stay listed (acceptance-table.ts)
  *   retention_runs what the retention alarm deleted, per run (the last 50 runs; retention-table.ts)
  *   contract_forms  content hash of a contract document -> the blob of one of its forms (verdict-form.ts): form
  *                  version 1 the verdict form, 2 the comparison form (annotations stripped); written with the
@@ -177,6 +179,25 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      exchange_runs INTEGER NOT NULL,
      content_bytes INTEGER NOT NULL
    )`,
+  // Accepted breaks (acceptance-table.ts): snapshot_at_creation is the project's newest snapshot id when it was made.
+  `CREATE TABLE IF NOT EXISTS accepted_breaks (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     project TEXT NOT NULL,
+     fingerprint TEXT NOT NULL,
+     rule TEXT NOT NULL,
+     location TEXT NOT NULL,
+     reason TEXT NOT NULL,
+     owner TEXT NOT NULL,
+     expires_at TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     created_by TEXT NOT NULL,
+     snapshot_at_creation INTEGER,
+     revoked_at TEXT,
+     revoked_by TEXT,
+     last_matched_at TEXT,
+     last_matched_snapshot INTEGER
+   )`,
+  `CREATE INDEX IF NOT EXISTS accepted_breaks_by_project ON accepted_breaks (project, id)`,
   // Retention asks, for each content an expired record named, whether any other record still names it.
   `CREATE INDEX IF NOT EXISTS contracts_by_content ON contracts (content_hash)`,
   `CREATE INDEX IF NOT EXISTS snapshots_by_content ON snapshots (content_hash)`,

@@ -1,9 +1,10 @@
 /**
  * A verdict as JUnit XML, the format every CI system shows as test results: one test case per violation
- * (errors as failures, warnings and infos as passing cases with their text in system-out), or one passing
+ * (errors as failures, warnings, infos and accepted breaks as passing cases with their text in system-out), or one passing
  * case when there is nothing to report.
  */
 import { xmlText } from "../../lib/escape/xml";
+import { messageOf } from "../markdown";
 import type { VerdictReport } from "./report";
 
 export function renderJunit(report: VerdictReport): string {
@@ -14,7 +15,7 @@ export function renderJunit(report: VerdictReport): string {
     if (violation.severity === "error") {
       return `    <testcase ${attributes}>\n      <failure message="${xmlText(violation.message)}" type="${xmlText(violation.rule)}">${xmlText(`${violation.location}\n${violation.message}`)}</failure>\n    </testcase>`;
     }
-    return `    <testcase ${attributes}>\n      <system-out>${xmlText(`${violation.severity}: ${violation.message}`)}</system-out>\n    </testcase>`;
+    return `    <testcase ${attributes}>\n      <system-out>${xmlText(`${violation.severity}: ${messageOf(violation)}`)}</system-out>\n    </testcase>`;
   });
   if (cases.length === 0)
     cases.push(

@@ -8,11 +8,18 @@ import { sarifText } from "../../lib/escape/sarif";
 import { catalogEntry, canonicalRuleId } from "../rules/rule-registry";
 import { rulesById } from "../rules";
 import type { ViolationLocator } from "../source-positions";
+import { describeAcceptance } from "../acceptance";
 import type { Severity, Violation } from "../types";
 import { subjectNoun, type VerdictReport } from "./report";
 
 export const SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json";
-const LEVEL: Record<Severity, "error" | "warning" | "note"> = { error: "error", warning: "warning", info: "note" };
+/** An accepted break keeps its rule's level (error) and carries a suppression saying who accepted it and why. */
+const LEVEL: Record<Severity, "error" | "warning" | "note"> = {
+  error: "error",
+  warning: "warning",
+  info: "note",
+  accepted: "error",
+};
 
 interface ReportingDescriptor {
   id: string;
@@ -105,7 +112,21 @@ function resultOf(violation: Violation, ruleIndex: number, artifactPath: string,
         ],
       },
     ],
-    partialFingerprints: { "arbiterLocation/v1": `${violation.rule}|${violation.location}` },
+    partialFingerprints: {
+      "arbiterLocation/v1": `${violation.rule}|${violation.location}`,
+      ...(violation.fingerprint ? { "arbiterBreak/v1": violation.fingerprint } : {}),
+    },
+    ...(violation.acceptance
+      ? {
+          suppressions: [
+            {
+              kind: "external",
+              status: "accepted",
+              justification: sarifText(describeAcceptance(violation.acceptance)),
+            },
+          ],
+        }
+      : {}),
     properties: { ...(operation ? { operation } : {}), pointer },
   };
 }

@@ -10,7 +10,7 @@
  * follow the scheme keeps its old id as an alias: verdicts stored before, and anything that names the old id, still
  * resolve (canonicalRuleId).
  */
-import type { Severity } from "../types";
+import type { RuleSeverity } from "../types";
 import { allRules } from "./index";
 
 /** Which check reports the finding: verdict rules are conformance or constitution rules (rule.ts). */
@@ -19,7 +19,7 @@ export type RuleFamily = "conformance" | "constitution" | "traffic" | "payload";
 export interface CatalogEntry {
   readonly id: string;
   readonly family: RuleFamily;
-  readonly severity: Severity;
+  readonly severity: RuleSeverity;
   readonly purpose: string;
   /** Earlier ids of the same finding, still accepted where stored data or a caller names them. */
   readonly aliases?: readonly string[];

@@ -5,14 +5,14 @@
  */
 import type { z } from "zod";
 import type { DocumentIndex, IndexedOperation, OperationMatching, OperationPair } from "../normalize-document";
-import type { Severity } from "../types";
+import type { RuleSeverity } from "../types";
 import type { BodyPair, MediaTypeGap } from "./support/operation-parts";
 import type { Direction, SchemaChange } from "./support/schema-change";
 
 export interface RuleMeta {
   /** kebab-case, unique; what policies and violations call the rule. */
   readonly id: string;
-  readonly defaultSeverity: Severity;
+  readonly defaultSeverity: RuleSeverity;
   /** One line: what the rule protects. */
   readonly purpose: string;
   /** Link to what the rule enforces (the OpenAPI specification section or breaking-change category). */

@@ -106,13 +106,30 @@ export const projectRecord = z.object({
 
 export const violation = z.object({
   rule: z.string().describe("Rule id, e.g. missing-operation"),
-  severity: z.enum(["error", "warning", "info"]).describe("error rejects; warning and info do not"),
+  severity: z
+    .enum(["error", "warning", "info", "accepted"])
+    .describe("error rejects; warning and info do not; accepted is an error a team accepted until a date"),
   location: z.string().describe('"<METHOD> <path>" then a JSON pointer inside the operation, or a document pointer'),
   message: z.string().describe("What is wrong"),
+  fingerprint: z
+    .string()
+    .optional()
+    .describe("On errors and accepted breaks: the stable name of the change that spec_break_accept takes"),
+  acceptance: z
+    .object({
+      id: z.string(),
+      reason: z.string(),
+      owner: z.string(),
+      expiresAt: z.string().describe("ISO 8601; after it the break is an error again"),
+    })
+    .optional()
+    .describe("On accepted breaks: the acceptance in force"),
 });
 
 export const ruleSummary = z.object({
   rule: z.string().describe("Rule id"),
-  severity: z.enum(["error", "warning", "info"]).describe("The rule's effective severity"),
+  severity: z
+    .enum(["error", "warning", "info", "accepted"])
+    .describe("The rule's effective severity, or accepted for its accepted breaks"),
   count: z.number().describe("Violations of this rule"),
 });

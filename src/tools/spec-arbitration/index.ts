@@ -6,6 +6,7 @@
  * a JSON-RPC error like any other (src/core/failure-mapping.ts).
  */
 import type { CapabilityContext } from "../../mcp/context";
+import { registerAcceptanceTools } from "./acceptances.tools";
 import { registerConformanceTool } from "./conformance.tools";
 import { registerDraftTools } from "./drafts.tools";
 import { registerExchangeTools } from "./exchanges.tools";
@@ -20,6 +21,7 @@ export function registerContractTools(ctx: CapabilityContext): void {
   registerDraftTools(ctx);
   registerPayloadTool(ctx);
   registerExchangeTools(ctx);
+  registerAcceptanceTools(ctx);
   registerSpecResources(ctx);
   registerSpecPrompts(ctx);
 }

@@ -3,6 +3,7 @@
  * operations: nothing was checked), the violations grouped by rule with severity and location, and the
  * Markdown report as escaped preformatted text (no HTML from a document ever reaches the page).
  */
+import { messageOf } from "../../engine/markdown";
 import type { RuleSummary, Severity, Verdict, Violation } from "../../engine/types";
 import { html, type SafeHtml } from "../html";
 import { badge, code, scrollTable, type BadgeTone } from "./components";
@@ -10,7 +11,12 @@ import { badge, code, scrollTable, type BadgeTone } from "./components";
 /** More would make a page no one reads; the downloads hold every violation. */
 export const MAX_VIOLATIONS_SHOWN = 300;
 
-const SEVERITY_TONE: Record<Severity, BadgeTone> = { error: "bad", warning: "warn", info: "neutral" };
+const SEVERITY_TONE: Record<Severity, BadgeTone> = {
+  error: "bad",
+  warning: "warn",
+  info: "neutral",
+  accepted: "neutral",
+};
 
 export function severityBadge(severity: Severity): SafeHtml {
   return badge(SEVERITY_TONE[severity] ?? "neutral", severity);
@@ -59,17 +65,27 @@ export function emptyContractNote(version: number): SafeHtml {
 }
 
 function groups(verdict: Verdict): Array<{ summary: RuleSummary; violations: Violation[] }> {
+  // A rule with accepted breaks has two summary entries (its severity, and "accepted"): grouped by both.
+  const keyOf = (rule: string, severity: string) => `${severity} ${rule}`;
   const byRule = new Map<string, Violation[]>();
   for (const violation of verdict.violations) {
-    const list = byRule.get(violation.rule) ?? [];
+    const key = keyOf(violation.rule, violation.severity);
+    const list = byRule.get(key) ?? [];
     list.push(violation);
-    byRule.set(violation.rule, list);
+    byRule.set(key, list);
   }
   const summaries =
     verdict.summary.length > 0
       ? verdict.summary
-      : [...byRule.entries()].map(([rule, list]) => ({ rule, severity: list[0]!.severity, count: list.length }));
-  return summaries.map((summary) => ({ summary, violations: byRule.get(summary.rule) ?? [] }));
+      : [...byRule.values()].map((list) => ({
+          rule: list[0]!.rule,
+          severity: list[0]!.severity,
+          count: list.length,
+        }));
+  return summaries.map((summary) => ({
+    summary,
+    violations: byRule.get(keyOf(summary.rule, summary.severity)) ?? [],
+  }));
 }
 
 /** The violations grouped by rule: a heading per rule (id, severity, count) and a table of its violations. */
@@ -80,7 +96,7 @@ export function violationsByRule(verdict: Verdict, headingLevel: "h2" | "h3" = "
     const shown = violations.slice(0, Math.max(0, budget));
     budget -= shown.length;
     const heading = html`${code(summary.rule)} ${severityBadge(summary.severity)} <span class="muted">${summary.count} ${summary.count === 1 ? "violation" : "violations"}</span>`;
-    const id = `rule-${summary.rule.replace(/[^a-zA-Z0-9_-]/g, "-")}`;
+    const id = `rule-${summary.severity === "accepted" ? "accepted-" : ""}${summary.rule.replace(/[^a-zA-Z0-9_-]/g, "-")}`;
     return html`<section class="rule-group" aria-labelledby="${id}">${headingLevel === "h2" ? html`<h2 id="${id}">${heading}</h2>` : html`<h3 id="${id}">${heading}</h3>`}
 ${
   shown.length === 0
@@ -90,7 +106,7 @@ ${
         ["Severity", "Location", "Message"],
         shown.map(
           (v) =>
-            html`<tr><td>${severityBadge(v.severity)}</td><td>${code(v.location)}</td><td class="reason">${v.message}</td></tr>`,
+            html`<tr><td>${severityBadge(v.severity)}</td><td>${code(v.location)}</td><td class="reason">${messageOf(v)}</td></tr>`,
         ),
       )
 }${shown.length < violations.length && shown.length > 0 ? html`<p class="muted">${violations.length - shown.length} more of this rule: download the verdict to read them all.</p>` : ""}

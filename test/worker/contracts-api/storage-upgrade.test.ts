@@ -60,6 +60,8 @@ async function rewindToPieceLayout(): Promise<number> {
     state.storage.sql.exec("ALTER TABLE blobs DROP COLUMN stored_in");
     // Snapshot numbers were counted, not stored.
     state.storage.sql.exec("ALTER TABLE snapshots DROP COLUMN number");
+    // Accepted breaks came later still.
+    state.storage.sql.exec("DROP TABLE IF EXISTS accepted_breaks");
   });
   return inBucket.length;
 }
@@ -130,6 +132,19 @@ describe("a store from before documents went to the bucket", () => {
     expect(checked.body.snapshot.number).toBe(3);
     const again = await callJson(ana, "GET", `/projects/legacy/verdicts/${checked.body.verdictId}`);
     expect(again.body.verdict).toEqual((before.verdict as { verdict: unknown }).verdict);
+  });
+
+  it("takes accepted breaks, a table it did not have", async () => {
+    const accepted = await callJson(ana, "POST", "/projects/legacy/accepted-breaks", {
+      rule: "missing-operation",
+      location: "GET /orders/{id}",
+      reason: "kept until the v2 service",
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    expect(accepted.status).toBe(201);
+    const checked = await callJson(ana, "POST", "/projects/legacy/snapshots?commit=new0002", uploads.snapshot);
+    expect(checked.body.verdict.approved).toBe(true);
+    expect(checked.body.snapshot.number).toBe(4);
   });
 
   it("writes new large content to the bucket beside the old pieces", async () => {

@@ -33,6 +33,18 @@ const CALLS: Record<string, { valid: Record<string, unknown>; invalid: Record<st
   },
   compare_contract_versions: { valid: { project: "audited", to: 1 }, invalid: { project: "audited", to: "first" } },
   spec_exchanges_latest: { valid: { project: "audited" }, invalid: { project: "audited", run: 1 } },
+  spec_break_accept: {
+    // The same acceptance again answers the recorded one, so repeated valid calls stay valid.
+    valid: {
+      project: "audited",
+      rule: "missing-operation",
+      location: "GET /orders/{id}",
+      reason: "audit trail test",
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    },
+    invalid: { project: "audited", reason: "no expiry" },
+  },
+  spec_accepted_breaks_list: { valid: { project: "audited" }, invalid: { project: "audited", limit: 5 } },
   validate_response_payload: {
     valid: { project: "audited", method: "GET", path: "/orders/ord_1001", status: 200, payload: GOOD_ORDER },
     invalid: {
