@@ -1,9 +1,12 @@
 /**
  * One project (/admin/projects/:project): its contract versions with labels, the active one, each version's
  * breaking changes against the version it replaced, the latest snapshots with their verdicts, and the failed
- * builds CI reported. Every verdict links to its page; every stored document can be downloaded.
+ * builds CI reported, and the accepted breaks (accepted-breaks.ts). Every verdict links to its page; every stored
+ * document can be downloaded.
  */
 import { verdictHistoryChart } from "./charts";
+import { MAX_ACCEPTANCES_LISTED } from "../../contracts/services/acceptances";
+import { ACCEPTED_BREAK_DONE, acceptedBreaksSection, type AcceptedBreaksNotice } from "./accepted-breaks";
 import { contractStore } from "../../contracts/store/client";
 import type { BuildRecord, ContractRecord, SnapshotRecord, VerdictRecord } from "../../contracts/store/records";
 import { html, type SafeHtml } from "../html";
@@ -68,15 +71,23 @@ function buildRow(build: BuildRecord): SafeHtml {
 </tr>`;
 }
 
-export async function projectPage(context: ConsoleContext, project: string): Promise<Response> {
+export async function projectPage(
+  context: ConsoleContext,
+  project: string,
+  notice: AcceptedBreaksNotice = {},
+): Promise<Response> {
   const store = contractStore(context.env, context.organizationId);
   const status = await store.projectStatus(project);
   if (!status) return notFound(`${context.organizationName} has no project "${project}".`);
-  const [contracts, snapshots, builds] = await Promise.all([
+  const [contracts, snapshots, builds, acceptances] = await Promise.all([
     store.listContracts(project, CONTRACTS_SHOWN, null),
     store.listSnapshots(project, SNAPSHOTS_SHOWN, null),
     store.listBuilds(project, BUILDS_SHOWN, null),
+    store.listAcceptedBreaks(project, MAX_ACCEPTANCES_LISTED),
   ]);
+  const doneCode = context.url.searchParams.get("done") ?? "";
+  const done =
+    notice.done ?? (Object.hasOwn(ACCEPTED_BREAK_DONE, doneCode) ? ACCEPTED_BREAK_DONE[doneCode] : undefined);
   const contractVerdicts = await Promise.all(
     contracts.items.map((c) => (c.verdictId === null ? null : store.getVerdict(project, c.verdictId))),
   );
@@ -114,8 +125,9 @@ ${
       )
 }
 </section>
+${acceptedBreaksSection(context, project, acceptances, { ...notice, ...(done ? { done } : {}) })}
 <section aria-labelledby="builds-heading"><h2 id="builds-heading">Failed builds</h2>
 ${builds.items.length === 0 ? emptyState("No failed builds", "Builds CI reports as failed appear here with their log excerpt.") : scrollTable("Failed builds", ["Commit", "Log excerpt", "CI run", "Recorded"], builds.items.map(buildRow))}
 </section>`;
-  return consoleResponse(context.frame(project, "projects"), body);
+  return consoleResponse(context.frame(project, "projects"), body, notice.status ?? 200);
 }

@@ -23,6 +23,8 @@ import { organizationPage } from "./organization.page";
 import { overviewPage } from "./overview.page";
 import { projectsPage } from "./projects.page";
 import { matchProjectRoute } from "./project-routes";
+import { projectPage } from "./project.page";
+import { acceptedBreakActions } from "./accepted-breaks";
 import { usagePage } from "./usage.page";
 
 /** Console forms are a few fields; anything larger is not one of them. */
@@ -83,7 +85,11 @@ async function governedPage(context: ConsoleContext, template: string, page: Con
   return result.ok ? withCorrelationId(result.value, correlationId) : failurePage(result.failure, correlationId);
 }
 
-const ACTIONS: Record<string, ConsoleAction> = { ...CONSOLE_ACTIONS, ...ORGANIZATION_ACTIONS };
+const ACTIONS: Record<string, ConsoleAction> = {
+  ...CONSOLE_ACTIONS,
+  ...ORGANIZATION_ACTIONS,
+  ...acceptedBreakActions(projectPage),
+};
 
 function doneMessage(context: ConsoleContext): string | undefined {
   const code = context.url.searchParams.get("done");

@@ -106,7 +106,7 @@ ${
         ["Severity", "Location", "Message"],
         shown.map(
           (v) =>
-            html`<tr><td>${severityBadge(v.severity)}</td><td>${code(v.location)}</td><td class="reason">${messageOf(v)}</td></tr>`,
+            html`<tr><td>${severityBadge(v.severity)}</td><td>${code(v.location)}${v.fingerprint ? html`<span class="event-meta">fingerprint ${code(v.fingerprint)}</span>` : ""}</td><td class="reason">${messageOf(v)}</td></tr>`,
         ),
       )
 }${shown.length < violations.length && shown.length > 0 ? html`<p class="muted">${violations.length - shown.length} more of this rule: download the verdict to read them all.</p>` : ""}
