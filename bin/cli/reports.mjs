@@ -5,8 +5,20 @@ import { logLines, terminalText } from "./safe-text.mjs";
 import { repositoryPath } from "./repository.mjs";
 import { plural } from "./text.mjs";
 
-/** An error's fingerprint (what "arbiter breaks accept" takes), an accepted break's acceptance. */
+/** How often recorded traffic exercised what a break touches (the server's usage index). */
+function usageLine(u) {
+  if (!u) return "";
+  if (u.exchanges === 0) return `\n          usage: never seen in the recorded traffic of the last ${u.days} days`;
+  const touched = u.touched ? `, ${u.touched.count} of them ${terminalText(u.touched.what)}` : "";
+  return `\n          usage: ${u.exchanges} recorded exchange${u.exchanges === 1 ? "" : "s"} in the last ${u.days} days${touched}`;
+}
+
+/** An error's fingerprint (what "arbiter breaks accept" takes), an accepted break's acceptance, and their usage. */
 function detail(v) {
+  return usageLine(v.usage) + acceptanceLine(v);
+}
+
+function acceptanceLine(v) {
   if (v.acceptance)
     return `\n          accepted by ${terminalText(v.acceptance.owner)} until ${terminalText(v.acceptance.expiresAt)}: ${terminalText(v.acceptance.reason)} (${terminalText(v.acceptance.id)})`;
   return v.severity === "error" && v.fingerprint ? `\n          fingerprint ${terminalText(v.fingerprint)}` : "";

@@ -15,6 +15,7 @@ import { openApiRoutes } from "./openapi.route";
 import { organizationRoutes } from "./organization.routes";
 import { specCheckRoutes } from "./spec-checks.routes";
 import { storageRoutes } from "./storage.routes";
+import { usageRoutes } from "./usage.routes";
 import { createApiHandler } from "./router";
 
 /** The OAuth grants of a request's deployment, for the connected-clients routes. */
@@ -32,6 +33,7 @@ export const apiRoutes = [
   ...contractRoutes(specChangeNotifier),
   ...exchangeRoutes,
   ...acceptedBreakRoutes,
+  ...usageRoutes,
   ...connectedClientRoutes(oauthHelpers),
   ...organizationRoutes,
   ...storageRoutes,

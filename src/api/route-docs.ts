@@ -199,6 +199,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     errors: [400, 404, 409, 413],
   },
   [`DELETE ${P}/accepted-breaks/:id`]: { operationId: "revokeAcceptedBreak", ok: [200, JSON_ONLY], errors: [400, 404] },
+  [`POST ${P}/usage`]: { operationId: "ingestUsage", body: JSON_ONLY, ok: [201, JSON_ONLY], errors: [400, 404, 413] },
   [`GET ${P}/builds`]: { operationId: "listBuilds", query: PAGE_QUERY, ok: [200, JSON_ONLY], errors: [400, 404] },
   [`POST ${P}/exchanges`]: {
     operationId: "uploadExchanges",

@@ -140,6 +140,14 @@ export const organizationSettingsSchema = z
           .record(z.string(), z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])))
           .optional(),
         breakingChanges: z.enum(["warn", "refuse"]).optional(),
+        /** Is this break used? The evidence window, and whether a break never seen in it is a warning. */
+        usage: z
+          .object({
+            windowDays: z.number().int().min(1).max(90).optional(),
+            unusedBreaks: z.enum(["error", "warning"]).optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),

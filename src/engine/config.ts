@@ -33,6 +33,17 @@ export interface ConformanceConfig {
   readonly breakingChangesByOrganization: ReadonlyMap<string, BreakingChangesPolicy>;
   /** A project's accepted breaks in force (acceptance.ts): a matching error becomes "accepted". */
   readonly acceptances?: readonly AcceptedBreak[];
+  /** The organization's use of the usage index (usage.ts); absent: a 30-day window, unused breaks stay errors. */
+  readonly usage?: UsagePolicy;
+}
+
+/**
+ * How verdicts use recorded traffic: the evidence window, and whether a breaking change that no recorded exchange
+ * exercised in it is a warning instead of an error ("error", the default, keeps every break an error).
+ */
+export interface UsagePolicy {
+  windowDays: number;
+  unusedBreaks: "error" | "warning";
 }
 
 const severitySetting = z.enum(["error", "warning", "info", "off"]);
@@ -158,6 +169,7 @@ export interface OrganizationConformancePolicy {
   exemptions?: ReadonlyArray<{ rule: string; operation: string; reason: string }>;
   constitution?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   breakingChanges?: BreakingChangesPolicy;
+  usage?: { windowDays?: number; unusedBreaks?: "error" | "warning" };
 }
 
 /** The first problem of an organization's conformance policy, as a field and the fix; undefined when it is usable. */
@@ -240,8 +252,12 @@ export function withOrganizationConformance(
   ];
   const byOrganization = new Map(config.breakingChangesByOrganization);
   if (policy.breakingChanges) byOrganization.set(organizationId, policy.breakingChanges);
+  const usage: UsagePolicy | undefined = policy.usage
+    ? { windowDays: policy.usage.windowDays ?? 30, unusedBreaks: policy.usage.unusedBreaks ?? "error" }
+    : config.usage;
   return Object.freeze({
     ...config,
+    ...(usage ? { usage } : {}),
     severities,
     constitution,
     exemptions: Object.freeze(exemptions),

@@ -8,13 +8,18 @@ import type { ViolationLocator } from "./source-positions";
 import { artifactUri } from "./formats/sarif";
 import { subjectNoun, type ReportSubject } from "./formats/report";
 import { describeAcceptance } from "./acceptance";
+import { describeUsage } from "./usage";
 import type { Severity, Verdict, Violation } from "./types";
 
-/** An accepted finding's message says who accepted it, why and until when. */
+/**
+ * A finding's message with what formats add to it: its use in recorded traffic ("is this break used?") and, for an
+ * accepted break, who accepted it, why and until when.
+ */
 export function messageOf(violation: Violation): string {
-  return violation.acceptance
-    ? `${violation.message} (${describeAcceptance(violation.acceptance)})`
-    : violation.message;
+  const notes: string[] = [];
+  if (violation.usage) notes.push(describeUsage(violation.location.split("#")[0] ?? "", violation.usage));
+  if (violation.acceptance) notes.push(describeAcceptance(violation.acceptance));
+  return notes.length === 0 ? violation.message : `${violation.message} (${notes.join("; ")})`;
 }
 
 const SEVERITY_LABEL: Record<Severity, string> = {

@@ -12,6 +12,16 @@ export type RuleSeverity = "error" | "warning" | "info";
  */
 export type Severity = RuleSeverity | "accepted";
 
+/** What a verdict says about a finding's use in recorded traffic (src/engine/usage.ts). */
+export interface UsageEvidence {
+  /** The window, in days up to today (UTC). */
+  days: number;
+  /** Recorded exchanges of the finding's operation in the window. */
+  exchanges: number;
+  /** What the break touches, when the location tells, and how often it was exercised. */
+  touched?: { what: string; count: number };
+}
+
 /** The acceptance an "accepted" finding names. */
 export interface AcceptanceRef {
   id: string;
@@ -38,6 +48,11 @@ export interface Violation {
   fingerprint?: string;
   /** On accepted findings: the acceptance that turned the error into "accepted". */
   acceptance?: AcceptanceRef;
+  /**
+   * On errors and accepted findings of a project with recorded traffic in the window: how often the operation, and
+   * the status, parameter or property the change touches, was exercised (src/engine/usage.ts).
+   */
+  usage?: UsageEvidence;
 }
 
 export interface RuleSummary {

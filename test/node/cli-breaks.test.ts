@@ -1,6 +1,7 @@
 /**
- * Accepted breaks end to end with the CLI against a real `wrangler dev`: a breaking snapshot is rejected and its
- * summary prints the change's fingerprint; `arbiter breaks accept` accepts it until a time a few seconds ahead; the
+ * "Is this break used?" and accepted breaks end to end with the CLI against a real `wrangler dev`: recorded traffic
+ * feeds the usage index, a breaking snapshot is rejected with the evidence in its summary and in every report format,
+ * and its summary prints the change's fingerprint; `arbiter breaks accept` accepts it until a time a few seconds ahead; the
  * next snapshot is approved with the acceptance named in the summary and in every report format; once the real
  * clock passes the expiry the same snapshot is rejected again and `arbiter breaks list` says "expired".
  */
@@ -56,9 +57,31 @@ afterAll(async () => {
 });
 
 describe("arbiter breaks", () => {
-  it("accepts a break until a time, approves the next verdict naming it, and rejects again after the expiry", async () => {
-    const rejected = await runCli(["snapshot", breaking, "--commit", "b1"]);
+  it("shows a break's usage in every format, accepts it until a time, approves the next verdict naming it, and rejects again after the expiry", async () => {
+    const traffic = join(work, "traffic.ndjson");
+    const order = { id: "ord_1", total: 12.5 };
+    writeFileSync(
+      traffic,
+      [1, 2, 3]
+        .map(() => JSON.stringify({ method: "GET", path: "/orders/ord_1", status: 200, responseBody: order }))
+        .join("\n"),
+    );
+    expect((await runCli(["exchanges", traffic, "--commit", "t1"])).code).toBe(0);
+
+    const evidence = "3 recorded exchanges of GET /orders/{id} in the last 30 days";
+    const formats = (prefix: string) =>
+      ["json", "markdown", "junit", "sarif", "github"].flatMap((format) => [
+        `--out-${format}`,
+        join(work, `${prefix}.${format}`),
+      ]);
+    const rejected = await runCli(["snapshot", breaking, "--commit", "b1", ...formats("rejected")]);
     expect(rejected.code).toBe(1);
+    expect(rejected.stdout).toContain("usage: 3 recorded exchanges in the last 30 days");
+    expect(JSON.parse(report("rejected.json")).verdict.violations[0].usage).toEqual({ days: 30, exchanges: 3 });
+    expect(report("rejected.markdown")).toContain(evidence.replace("{id}", "\\{id\\}"));
+    expect(report("rejected.junit")).toContain(evidence);
+    expect(report("rejected.github")).toContain(evidence);
+    expect(JSON.parse(report("rejected.sarif")).runs[0].results[0].properties.usage.exchanges).toBe(3);
     const fingerprint = /fingerprint (bc-[0-9a-f]{16})/.exec(rejected.stdout)?.[1];
     expect(fingerprint, rejected.stdout).toBeDefined();
 
@@ -76,14 +99,10 @@ describe("arbiter breaks", () => {
     ]);
     expect(accepted.stderr).toBe("");
     expect(accepted.code).toBe(0);
-    const id = /as (ab-\d+)/.exec(accepted.stdout)?.[1];
+    const id = /as (ab-\d+)/.exec(accepted.stdout)?.[1] ?? "(no id in the answer)";
     expect(id, accepted.stdout).toBeDefined();
 
-    const formats = ["json", "markdown", "junit", "sarif", "github"].flatMap((format) => [
-      `--out-${format}`,
-      join(work, `verdict.${format}`),
-    ]);
-    const approved = await runCli(["snapshot", breaking, "--commit", "b2", ...formats]);
+    const approved = await runCli(["snapshot", breaking, "--commit", "b2", ...formats("verdict")]);
     expect(approved.code, approved.stdout + approved.stderr).toBe(0);
     expect(approved.stdout).toContain("1 accepted");
     expect(approved.stdout).toContain(`accepted by team-orders until ${expiresAt}: getOrder moves to v2 (${id})`);

@@ -12,6 +12,7 @@ import type { BuildRecord, ContractRecord, SnapshotRecord } from "../store/recor
 import type { Verdict } from "../../engine/types";
 import type { AcceptedBreak } from "../../engine/acceptance";
 import { fingerprintOf, withAcceptances } from "./acceptances";
+import { withUsageEvidence } from "./usage";
 import { loadDocument } from "./documents";
 import { cannotVerify } from "./failure";
 import { requireProjectStatus, storeOf, type SpecCaller } from "./project-access";
@@ -138,6 +139,10 @@ export async function runConformanceCheck(context: Context, request: Conformance
     if (verdict && sameAcceptances(verdict, acceptances))
       return { project, contract, snapshot, verdict, source: "stored" };
   }
+  const config = withAcceptances(
+    await conformanceConfigFor(context.env, context.principal.organizationId),
+    acceptances,
+  );
   const contractDocument = await loadDocument(context.env, context.principal.organizationId, contract);
   if (!contractDocument) {
     throw cannotVerify(
@@ -156,10 +161,12 @@ export async function runConformanceCheck(context: Context, request: Conformance
     project,
     contract,
     snapshot,
-    verdict: checkConformance(
-      contractDocument,
-      snapshotDocument,
-      withAcceptances(await conformanceConfigFor(context.env, context.principal.organizationId), acceptances),
+    verdict: await withUsageEvidence(
+      context.env,
+      context.principal.organizationId,
+      project,
+      checkConformance(contractDocument, snapshotDocument, config),
+      config,
     ),
     source: "computed",
   };

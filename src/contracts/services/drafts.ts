@@ -7,6 +7,8 @@
 import type { Env } from "../../env";
 import { conformanceConfigFor } from "./organization-config";
 import { withAcceptances } from "./acceptances";
+import { withUsageEvidence } from "./usage";
+import type { ConformanceConfig } from "../../engine/config";
 import { checkConformance, compareContractVersions } from "../../engine/engine";
 import { contractStore } from "../store/client";
 import { sha256Digest } from "../../lib/sha256";
@@ -115,6 +117,17 @@ async function projectConfig(env: Env, organizationId: string, project: string) 
   return withAcceptances(config, acceptances);
 }
 
+/** A verdict computed with the project's configuration, with the usage evidence of its breaks. */
+async function evidenced(
+  env: Env,
+  organizationId: string,
+  project: string,
+  check: (config: ConformanceConfig) => Verdict,
+): Promise<Verdict> {
+  const config = await projectConfig(env, organizationId, project);
+  return withUsageEvidence(env, organizationId, project, check(config), config);
+}
+
 export const isFailure = (value: unknown): value is SpecCheckFailure =>
   typeof value === "object" && value !== null && (value as { ok?: unknown }).ok === false;
 
@@ -135,7 +148,9 @@ export async function checkDraft(
   if (isFailure(contractDocument)) return contractDocument;
   return {
     ok: true,
-    verdict: checkConformance(contractDocument, parsed.document, await projectConfig(env, organizationId, project)),
+    verdict: await evidenced(env, organizationId, project, (config) =>
+      checkConformance(contractDocument, parsed.document, config),
+    ),
     contract,
     digest,
     operationCount: parsed.facts.operationCount,
@@ -177,10 +192,12 @@ export async function compareContracts(
     ok: true,
     from,
     to: toRecord,
-    verdict: compareContractVersions(previous, next, await projectConfig(env, organizationId, project), {
-      from: `v${from.version}`,
-      to: toRecord ? `v${toRecord.version}` : "the edited contract",
-    }),
+    verdict: await evidenced(env, organizationId, project, (config) =>
+      compareContractVersions(previous, next, config, {
+        from: `v${from.version}`,
+        to: toRecord ? `v${toRecord.version}` : "the edited contract",
+      }),
+    ),
     ...(digest ? { digest } : {}),
   };
 }

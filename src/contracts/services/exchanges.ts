@@ -1,8 +1,9 @@
 /**
  * Recorded traffic (HAR 1.2 or NDJSON) checked against a contract version and recorded as the project's latest
  * traffic verdict. Transport-free: REST (and any later MCP upload tool) maps the tagged failures to its answers.
- * The exchanges are read, validated and dropped: only their count, the upload's digest and the verdict are kept,
- * because recordings carry credentials and personal data.
+ * The exchanges are read, validated and dropped: only their count, the upload's digest, the verdict and their
+ * usage counts (src/engine/usage.ts: operations, statuses, parameter names, property paths; never a value) are
+ * kept, because recordings carry credentials and personal data.
  */
 import type { Env } from "../../env";
 import {
@@ -12,6 +13,8 @@ import {
   type ParsedExchanges,
 } from "../../engine/exchanges/exchange";
 import { parseExchanges } from "../../engine/exchanges/parse";
+import { indexDocument } from "../../engine/normalize-document";
+import { countExchangeUsage } from "../../engine/usage";
 import { createExchangeValidator } from "../../engine/exchanges/validate";
 import { encodeVerdict } from "../../engine/encode-verdict";
 import { contractStore } from "../store/client";
@@ -127,6 +130,8 @@ export async function recordExchanges(
       message: `Cannot verify the recorded traffic: ${error.message}. Nothing was stored.`,
     };
   }
+  // The usage index keeps what the exchanges exercised (operations, statuses, parameter names, property paths).
+  const usage = countExchangeUsage(indexDocument(document), parsed.exchanges);
   const stored = await store.recordExchangeRun(
     {
       project,
@@ -146,6 +151,7 @@ export async function recordExchanges(
         .filter((entry) => entry.severity === "error")
         .reduce((sum, entry) => sum + entry.count, 0),
     },
+    usage,
   );
   if (!stored.ok) return stored;
   return { ok: true, run: stored.run, contract, verdict };

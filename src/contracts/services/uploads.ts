@@ -25,6 +25,7 @@ import type { UploadContext } from "../store/rpc";
 import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../store/verdict-form";
 import { storageRefusal } from "./storage";
 import { acceptedIdsOf, withAcceptances } from "./acceptances";
+import { withUsageEvidence } from "./usage";
 
 export interface Uploader {
   organizationId: string;
@@ -171,12 +172,14 @@ export async function uploadContract(
           };
         // Versions are numbered in upload order and this upload holds the project's turn: it becomes the next number.
         const next = ((await store.getProject(project))?.contractCount ?? turn.active.version) + 1;
+        const projectConfig = withAcceptances(config, turn.acceptances);
+        const compared = compareContractVersions(previous, parsed.document, projectConfig, {
+          from: `v${turn.active.version}`,
+          to: `v${next}`,
+        });
         change = {
           comparedWithVersion: turn.active.version,
-          verdict: compareContractVersions(previous, parsed.document, withAcceptances(config, turn.acceptances), {
-            from: `v${turn.active.version}`,
-            to: `v${next}`,
-          }),
+          verdict: await withUsageEvidence(env, who.organizationId, project, compared, projectConfig),
         };
       }
       const activate =
@@ -295,10 +298,13 @@ export async function uploadSnapshot(
       code: "missing_content",
       message: `The stored document of contract version ${contract.version} cannot be read; upload the contract again.`,
     };
-  const verdict = checkConformance(
-    contractDocument,
-    parsed.document,
-    withAcceptances(await conformanceConfigFor(env, who.organizationId), acceptances ?? []),
+  const config = withAcceptances(await conformanceConfigFor(env, who.organizationId), acceptances ?? []);
+  const verdict = await withUsageEvidence(
+    env,
+    who.organizationId,
+    project,
+    checkConformance(contractDocument, parsed.document, config),
+    config,
   );
   const stored = await store.recordSnapshot(
     {

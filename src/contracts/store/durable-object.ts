@@ -68,6 +68,8 @@ import type {
 } from "./records";
 import { PIECES_PER_CALL } from "./schema";
 import { applySchema } from "./schema-upgrade";
+import type { UsageCount } from "../../engine/usage";
+import { addUsage, dayOf, deleteOldUsage, usageSince } from "./usage-table";
 import type { AcceptedBreak } from "../../engine/acceptance";
 import {
   type AcceptedBreakRecord,
@@ -271,6 +273,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
           break;
         }
       }
+      deleteOldUsage(this.sql, now);
       const collected = collectContent(this.sql, candidates);
       run.contentBytes = collected.bytes;
       const deleted = run.deleted.snapshots + run.deleted.builds + run.deleted.exchangeRuns;
@@ -674,6 +677,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   async recordExchangeRun(
     input: Omit<ExchangeRunInput, "verdict">,
     verdict: VerdictBody,
+    usage: readonly UsageCount[] = [],
   ): Promise<StoreResult<{ run: ExchangeRunRecord }>> {
     const verdictBody = await this.prepareVerdictBody(verdict);
     const result = this.ctx.storage.transactionSync(() => {
@@ -691,10 +695,25 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
           code: "unknown_contract" as const,
           message: `Project "${input.project}" has no contract version ${input.contractVersion}.`,
         };
+      addUsage(this.sql, input.project, dayOf(Date.now()), usage);
       return { ok: true as const, run };
     });
     if (result.ok) await this.ensureRetentionAlarm();
     return result;
+  }
+
+  /** Counts a gateway or middleware posted for `day` (the ingest route checked them). */
+  recordUsage(project: string, day: string, counts: readonly UsageCount[]): StoreResult<{ counts: number }> {
+    return this.ctx.storage.transactionSync(() => {
+      if (!getProject(this.sql, project))
+        return { ok: false as const, code: "unknown_project" as const, message: `There is no project "${project}".` };
+      addUsage(this.sql, project, day, counts);
+      return { ok: true as const, counts: counts.length };
+    });
+  }
+
+  usageSince(project: string, operations: string[], sinceDay: string): { anyTraffic: boolean; counts: UsageCount[] } {
+    return usageSince(this.sql, project, operations, sinceDay);
   }
 
   getExchangeRun(project: string, id: number): ExchangeRunRecord | null {

@@ -4,6 +4,7 @@
  * implements it, so the two cannot drift. Callers go through client.ts.
  */
 import type { AcceptedBreak } from "../../engine/acceptance";
+import type { UsageCount } from "../../engine/usage";
 import type { AcceptedBreakRecord, NewAcceptance } from "./acceptance-table";
 import type { BlobInfo, ContentPieces } from "./blob-table";
 import type { DocumentSource } from "./form-table";
@@ -130,7 +131,11 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   recordExchangeRun(
     input: Omit<ExchangeRunInput, "verdict">,
     verdict: VerdictBody,
+    usage?: readonly UsageCount[],
   ): Promise<StoreResult<{ run: ExchangeRunRecord }>>;
+  /** The usage index (usage-table.ts): counts posted for a day, and the counts of some operations since a day. */
+  recordUsage(project: string, day: string, counts: readonly UsageCount[]): StoreResult<{ counts: number }>;
+  usageSince(project: string, operations: string[], sinceDay: string): { anyTraffic: boolean; counts: UsageCount[] };
   getExchangeRun(project: string, id: number): ExchangeRunRecord | null;
   latestExchangeRun(project: string): ExchangeRunRecord | null;
   listExchangeRuns(project: string, limit: number, before: number | null): Page<ExchangeRunRecord>;

@@ -24,6 +24,8 @@
  *   counters       the sequence that orders snapshots, builds and traffic runs of a project in time
  *   accepted_breaks breaking changes a team accepted per project, with reason, owner and expiry; revoked and
  *                  expired ones stay listed (acceptance-table.ts)
+ *   usage_counts   what recorded traffic exercised per project, operation, day, status and field (counts only,
+ *                  never a value; usage-table.ts), kept 90 days
  *   retention_runs what the retention alarm deleted, per run (the last 50 runs; retention-table.ts)
  *   contract_forms  content hash of a contract document -> the blob of one of its forms (verdict-form.ts): form
  *                  version 1 the verdict form, 2 the comparison form (annotations stripped); written with the
@@ -198,6 +200,17 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      last_matched_snapshot INTEGER
    )`,
   `CREATE INDEX IF NOT EXISTS accepted_breaks_by_project ON accepted_breaks (project, id)`,
+  // The usage index (usage-table.ts): one row per project, operation, day, status and field.
+  `CREATE TABLE IF NOT EXISTS usage_counts (
+     project TEXT NOT NULL,
+     operation TEXT NOT NULL,
+     day TEXT NOT NULL,
+     status TEXT NOT NULL,
+     field TEXT NOT NULL,
+     count INTEGER NOT NULL,
+     PRIMARY KEY (project, operation, day, status, field)
+   )`,
+  `CREATE INDEX IF NOT EXISTS usage_counts_by_day ON usage_counts (project, day)`,
   // Retention asks, for each content an expired record named, whether any other record still names it.
   `CREATE INDEX IF NOT EXISTS contracts_by_content ON contracts (content_hash)`,
   `CREATE INDEX IF NOT EXISTS snapshots_by_content ON snapshots (content_hash)`,

@@ -13,7 +13,7 @@ export function renderJunit(report: VerdictReport): string {
   const cases = verdict.violations.map((violation) => {
     const attributes = `name="${xmlText(`${violation.rule}: ${violation.location}`)}" classname="${xmlText(`arbiter.${project}.${violation.rule}`)}"`;
     if (violation.severity === "error") {
-      return `    <testcase ${attributes}>\n      <failure message="${xmlText(violation.message)}" type="${xmlText(violation.rule)}">${xmlText(`${violation.location}\n${violation.message}`)}</failure>\n    </testcase>`;
+      return `    <testcase ${attributes}>\n      <failure message="${xmlText(messageOf(violation))}" type="${xmlText(violation.rule)}">${xmlText(`${violation.location}\n${messageOf(violation)}`)}</failure>\n    </testcase>`;
     }
     return `    <testcase ${attributes}>\n      <system-out>${xmlText(`${violation.severity}: ${messageOf(violation)}`)}</system-out>\n    </testcase>`;
   });

@@ -127,7 +127,11 @@ function resultOf(violation: Violation, ruleIndex: number, artifactPath: string,
           ],
         }
       : {}),
-    properties: { ...(operation ? { operation } : {}), pointer },
+    properties: {
+      ...(operation ? { operation } : {}),
+      pointer,
+      ...(violation.usage ? { usage: violation.usage } : {}),
+    },
   };
 }
 

@@ -124,6 +124,17 @@ export const violation = z.object({
     })
     .optional()
     .describe("On accepted breaks: the acceptance in force"),
+  usage: z
+    .object({
+      days: z.number().describe("The window, in days up to today"),
+      exchanges: z.number().describe("Recorded exchanges of the operation in the window"),
+      touched: z
+        .object({ what: z.string(), count: z.number() })
+        .optional()
+        .describe("The status, parameter or property the change touches, and how often it was exercised"),
+    })
+    .optional()
+    .describe("Is this break used? From the project's recorded traffic; absent when none was recorded in the window"),
 });
 
 export const ruleSummary = z.object({

@@ -60,8 +60,9 @@ async function rewindToPieceLayout(): Promise<number> {
     state.storage.sql.exec("ALTER TABLE blobs DROP COLUMN stored_in");
     // Snapshot numbers were counted, not stored.
     state.storage.sql.exec("ALTER TABLE snapshots DROP COLUMN number");
-    // Accepted breaks came later still.
+    // Accepted breaks and the usage index came later still.
     state.storage.sql.exec("DROP TABLE IF EXISTS accepted_breaks");
+    state.storage.sql.exec("DROP TABLE IF EXISTS usage_counts");
   });
   return inBucket.length;
 }
@@ -134,7 +135,7 @@ describe("a store from before documents went to the bucket", () => {
     expect(again.body.verdict).toEqual((before.verdict as { verdict: unknown }).verdict);
   });
 
-  it("takes accepted breaks, a table it did not have", async () => {
+  it("takes accepted breaks and reads the usage index, tables it did not have", async () => {
     const accepted = await callJson(ana, "POST", "/projects/legacy/accepted-breaks", {
       rule: "missing-operation",
       location: "GET /orders/{id}",

@@ -1,5 +1,6 @@
 /**
- * Accepted breaks over MCP: spec_break_accept (contracts.write) accepts the change a verdict names by its
+ * Accepted breaks and usage evidence over MCP: the verdict's error carries how often recorded traffic called its
+ * operation; spec_break_accept (contracts.write) accepts the change a verdict names by its
  * fingerprint, check_api_conformance then answers the project's latest snapshot approved with the change accepted
  * (the stored verdict is checked again, since it predates the acceptance), the 2026-07-28 lane takes the same call,
  * and a caller with contracts.read only is refused.
@@ -8,7 +9,15 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { modernPost, readRpc } from "../helpers";
 import { mcpPrincipal } from "../harness";
 import { ordersContract, violatingSnapshot } from "./fixtures";
-import { type Agent, callTool, ciPrincipal, connectPrincipal, uploadContract, uploadSnapshot } from "./helpers";
+import {
+  type Agent,
+  callTool,
+  ciPrincipal,
+  connectPrincipal,
+  uploadContract,
+  uploadExchanges,
+  uploadSnapshot,
+} from "./helpers";
 
 const PROJECT = "accepting";
 let writer: Agent;
@@ -16,6 +25,12 @@ let writer: Agent;
 beforeAll(async () => {
   const ci = ciPrincipal("ana");
   await uploadContract(ci, PROJECT, ordersContract());
+  await uploadExchanges(
+    ci,
+    PROJECT,
+    `${JSON.stringify({ method: "GET", path: "/orders/ord_1001", status: 200, responseBody: { id: "ord_1001", total: 2 } })}\n`,
+    "application/x-ndjson",
+  );
   await uploadSnapshot(ci, PROJECT, violatingSnapshot(), "b0rk3n1");
   writer = await connectPrincipal("ana", "contracts.read contracts.write");
 });
@@ -26,6 +41,8 @@ describe("accepting a break over MCP", () => {
     expect(before.structuredContent.approved).toBe(false);
     const error = before.structuredContent.violations.find((v: any) => v.severity === "error");
     expect(error.fingerprint).toMatch(/^bc-[0-9a-f]{16}$/);
+    // The usage evidence of the recorded traffic, in the structured content.
+    expect(error.usage).toEqual({ days: 30, exchanges: 1 });
 
     const accepted = await callTool(writer, "spec_break_accept", {
       project: PROJECT,
