@@ -17,8 +17,12 @@
  * 4. Memory per open MCP session (2025-11-25, initialized, then idle): workerd's RSS and the Worker isolate's V8 heap
  *    (DevTools Runtime.getHeapUsage after a collection) at 10 and 500 sessions, and again after --idle seconds.
  *
+ * 5. The usage index's cost ("is this break used?", docs/ci.md): a breaking snapshot upload to a project whose index
+ *    is empty against one holding 90 days of 1,000 counts a day on the broken operation (90,000 rows, 30,000 in the
+ *    evidence window), alternated; and an approved upload, which reads no usage.
+ *
  * Options: --sizes=0,1000,10000  --audit=1000,100000,1000000  --rounds=5  --idle=75
- *          --skip=bytes,concurrency,sessions
+ *          --skip=bytes,concurrency,sessions,usage
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
@@ -462,6 +466,72 @@ async function concurrency(anaToken: string): Promise<void> {
   console.log(`| 20 organizations, one project each | ${ms(wallAcross)} | ${ms(eachAcross)} | 1.00x |`);
 }
 
+/** A snapshot that breaks GET /orders/{id} (its total turns into a string), distinct from every other upload. */
+function breakingSnapshot(): string {
+  const doc = structuredClone(ordersContract()) as {
+    paths: Record<string, { get?: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }>;
+  };
+  doc.paths["/orders/{id}"]!.get!.responses["200"]!.content["application/json"]!.schema = {
+    type: "object",
+    required: ["id", "total"],
+    properties: { id: { type: "string" }, total: { type: "string" } },
+  };
+  return JSON.stringify({ ...doc, "x-build": `${Date.now()}-${uploads++}` });
+}
+
+async function usageCost(token: string): Promise<void> {
+  const client = api(token);
+  for (const project of ["usage-empty", "usage-full"])
+    await expectStatus(
+      client.post(`/projects/${project}/contracts?create=true`, JSON.stringify(ordersContract())),
+      201,
+      project,
+    );
+  const DAYS = 90;
+  const PER_DAY = 1000;
+  for (let d = 0; d < DAYS; d++) {
+    const day = new Date(Date.now() - d * 86_400_000).toISOString().slice(0, 10);
+    // The operation's own count, then one status count and 999 property paths of its 200 responses.
+    const counts: Array<Record<string, unknown>> = [{ operation: "GET /orders/{id}", count: 50 }];
+    for (let i = 0; i < PER_DAY; i++)
+      counts.push({
+        operation: "GET /orders/{id}",
+        status: 200,
+        field: i === 0 ? "" : `response:/lines/*/f${i}`,
+        count: 1 + (i % 7),
+      });
+    await expectStatus(client.post("/projects/usage-full/usage", JSON.stringify({ day, counts })), 201, "usage ingest");
+  }
+  const send = (project: string, body: () => string) => () =>
+    client.post(`/projects/${project}/snapshots?commit=u5e`, body());
+  await timeRequest(send("usage-empty", breakingSnapshot), 201);
+  await timeRequest(send("usage-full", breakingSnapshot), 201);
+  const took = { empty: [] as number[], full: [] as number[], approved: [] as number[] };
+  for (let i = 0; i < REPEATS; i++) {
+    const order = i % 2 === 0 ? (["empty", "full"] as const) : (["full", "empty"] as const);
+    for (const which of order) took[which].push(await timeRequest(send(`usage-${which}`, breakingSnapshot), 201));
+    took.approved.push(await timeRequest(send("usage-full", smallSnapshot), 201));
+  }
+  const evidence = await expectStatus(
+    client.post("/projects/usage-full/snapshots?commit=u5f", breakingSnapshot()),
+    201,
+    "check",
+  );
+  const usage = evidence.verdict.violations[0]?.usage;
+  const [empty, full, approved] = [figure(took.empty), figure(took.full), figure(took.approved)];
+  console.log(`\n## Usage evidence (${REPEATS} breaking uploads per project, alternated)\n`);
+  console.log(`Evidence read in the full project: ${JSON.stringify(usage)}\n`);
+  console.log("| Upload | Time | Ratio to the empty index |");
+  console.log("| --- | --- | --- |");
+  console.log(`| Breaking snapshot, empty usage index | ${ms(empty)} | 1.00x |`);
+  console.log(
+    `| Breaking snapshot, ${DAYS * (PER_DAY + 1)} counts on the broken operation | ${ms(full)} | ${ratio(full, empty)} |`,
+  );
+  console.log(
+    `| Approved snapshot in the full project (no usage read) | ${ms(approved)} | ${ratio(approved, empty)} |`,
+  );
+}
+
 /** workerd's resident memory: the one process named workerd below wrangler dev's process tree. */
 function workerdRssBytes(): number {
   const parents = new Map<number, number>();
@@ -639,6 +709,7 @@ try {
       );
   }
 
+  if (!SKIP.has("usage")) await usageCost(token);
   if (!SKIP.has("bytes")) await bytesPerSnapshot(token);
   if (!SKIP.has("sessions")) await sessionMemory();
   if (!SKIP.has("concurrency")) await concurrency(token);

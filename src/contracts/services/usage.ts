@@ -2,7 +2,7 @@
  * "Is this break used?": every error (and accepted break) of a snapshot's, draft's or contract evolution's verdict
  * gets the evidence of the project's usage index (src/engine/usage.ts): how many recorded exchanges of its operation
  * the window holds, and of the status, parameter or property it touches. One store read per verdict, for the
- * operations its findings name, and none for a verdict without errors. "Never seen" is said too, and turns an error
+ * keys its findings touch, and none for a verdict without errors. "Never seen" is said too, and turns an error
  * into a warning only when the organization's policy says so (conformance.usage.unusedBreaks: "warning").
  * The ingest route's format is checked here as well.
  */
@@ -15,11 +15,12 @@ import {
   type UsageCount,
   usageEvidence,
   usageOperation,
+  usageTarget,
   usageTotals,
 } from "../../engine/usage";
 import type { Env } from "../../env";
 import { contractStore } from "../store/client";
-import { dayOf, USAGE_KEPT_DAYS } from "../store/usage-table";
+import { dayOf, USAGE_KEPT_DAYS, type UsageKey } from "../store/usage-table";
 
 const DAY_MS = 86_400_000;
 
@@ -27,25 +28,30 @@ const breaks = (violation: Violation) => violation.severity === "error" || viola
 
 /** The verdict with usage evidence on its errors and accepted breaks (and the policy's severities by usage). */
 export async function withUsageEvidence(
-  env: Pick<Env, "CONTRACT_STORE">,
+  env: Env,
   organizationId: string,
   project: string,
   verdict: Verdict,
   config: ConformanceConfig,
   now = Date.now(),
 ): Promise<Verdict> {
-  const operations = new Set<string>();
+  // The keys the findings' evidence needs: each operation's own count and what each finding touches.
+  const keys = new Map<string, UsageKey>();
+  const want = (operation: string, status: string, field: string) =>
+    keys.set(`${operation}\n${status}\n${field}`, { operation, status, field });
   for (const violation of verdict.violations) {
     if (!breaks(violation)) continue;
-    const operation = usageOperation(violation.location.split("#")[0] ?? "");
-    if (operation) operations.add(operation);
+    const target = usageTarget(violation.location);
+    if (!target) continue;
+    want(target.operation, "", "");
+    if (target.status !== "" || target.field !== "") want(target.operation, target.status, target.field);
   }
-  if (operations.size === 0) return verdict;
+  if (keys.size === 0) return verdict;
   const days = config.usage?.windowDays ?? USAGE_WINDOW_DAYS;
   const since = dayOf(now - (days - 1) * DAY_MS);
-  const { anyTraffic, counts } = await contractStore(env as Env, organizationId).usageSince(
+  const { anyTraffic, counts } = await contractStore(env, organizationId).usageSince(
     project,
-    [...operations],
+    [...keys.values()],
     since,
   );
   if (!anyTraffic) return verdict;

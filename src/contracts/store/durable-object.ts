@@ -69,7 +69,7 @@ import type {
 import { PIECES_PER_CALL } from "./schema";
 import { applySchema } from "./schema-upgrade";
 import type { UsageCount } from "../../engine/usage";
-import { addUsage, dayOf, deleteOldUsage, usageSince } from "./usage-table";
+import { addUsage, dayOf, deleteOldUsage, MAX_USAGE_KEYS, type UsageKey, usageSince } from "./usage-table";
 import type { AcceptedBreak } from "../../engine/acceptance";
 import {
   type AcceptedBreakRecord,
@@ -712,8 +712,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     });
   }
 
-  usageSince(project: string, operations: string[], sinceDay: string): { anyTraffic: boolean; counts: UsageCount[] } {
-    return usageSince(this.sql, project, operations, sinceDay);
+  usageSince(project: string, keys: UsageKey[], sinceDay: string): { anyTraffic: boolean; counts: UsageCount[] } {
+    return usageSince(this.sql, project, keys.slice(0, MAX_USAGE_KEYS), sinceDay);
   }
 
   getExchangeRun(project: string, id: number): ExchangeRunRecord | null {

@@ -6,6 +6,7 @@
 import type { AcceptedBreak } from "../../engine/acceptance";
 import type { UsageCount } from "../../engine/usage";
 import type { AcceptedBreakRecord, NewAcceptance } from "./acceptance-table";
+import type { UsageKey } from "./usage-table";
 import type { BlobInfo, ContentPieces } from "./blob-table";
 import type { DocumentSource } from "./form-table";
 import type { ExchangeRunInput } from "./exchange-table";
@@ -135,7 +136,7 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   ): Promise<StoreResult<{ run: ExchangeRunRecord }>>;
   /** The usage index (usage-table.ts): counts posted for a day, and the counts of some operations since a day. */
   recordUsage(project: string, day: string, counts: readonly UsageCount[]): StoreResult<{ counts: number }>;
-  usageSince(project: string, operations: string[], sinceDay: string): { anyTraffic: boolean; counts: UsageCount[] };
+  usageSince(project: string, keys: UsageKey[], sinceDay: string): { anyTraffic: boolean; counts: UsageCount[] };
   getExchangeRun(project: string, id: number): ExchangeRunRecord | null;
   latestExchangeRun(project: string): ExchangeRunRecord | null;
   listExchangeRuns(project: string, limit: number, before: number | null): Page<ExchangeRunRecord>;

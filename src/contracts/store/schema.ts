@@ -200,7 +200,8 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      last_matched_snapshot INTEGER
    )`,
   `CREATE INDEX IF NOT EXISTS accepted_breaks_by_project ON accepted_breaks (project, id)`,
-  // The usage index (usage-table.ts): one row per project, operation, day, status and field.
+  // The usage index (usage-table.ts): one row per project, operation, status, field and day, so the evidence of one
+  // finding is one short range (its key's days in the window).
   `CREATE TABLE IF NOT EXISTS usage_counts (
      project TEXT NOT NULL,
      operation TEXT NOT NULL,
@@ -208,7 +209,7 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      status TEXT NOT NULL,
      field TEXT NOT NULL,
      count INTEGER NOT NULL,
-     PRIMARY KEY (project, operation, day, status, field)
+     PRIMARY KEY (project, operation, status, field, day)
    )`,
   `CREATE INDEX IF NOT EXISTS usage_counts_by_day ON usage_counts (project, day)`,
   // Retention asks, for each content an expired record named, whether any other record still names it.

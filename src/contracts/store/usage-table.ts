@@ -7,6 +7,8 @@ import type { UsageCount } from "../../engine/usage";
 
 /** Days of counts kept: three times the default evidence window, the longest window a policy may set. */
 export const USAGE_KEPT_DAYS = 90;
+/** Keys one verdict's evidence reads at most (two per listed finding; a verdict lists a few hundred). */
+export const MAX_USAGE_KEYS = 2000;
 /** Old rows deleted per retention run (the next run takes the rest). */
 const DELETE_BATCH = 5000;
 
@@ -27,32 +29,42 @@ export function addUsage(sql: SqlStorage, project: string, day: string, counts: 
     );
 }
 
+/** A key of the index: what one finding's evidence reads. */
+export interface UsageKey {
+  operation: string;
+  status: string;
+  field: string;
+}
+
 /**
- * The counts of `operations` from `sinceDay` on, summed over the days (one indexed read per operation range), and
- * whether the project has any count in the window at all (without which "never seen" would say nothing).
+ * The counts of `keys` from `sinceDay` on, summed over the days (one short indexed range per key), and whether the
+ * project has any count in the window at all (without which "never seen" would say nothing).
  */
 export function usageSince(
   sql: SqlStorage,
   project: string,
-  operations: readonly string[],
+  keys: readonly UsageKey[],
   sinceDay: string,
 ): { anyTraffic: boolean; counts: UsageCount[] } {
   const anyTraffic =
     sql.exec("SELECT 1 FROM usage_counts WHERE project = ? AND day >= ? LIMIT 1", project, sinceDay).toArray().length >
     0;
-  if (!anyTraffic || operations.length === 0) return { anyTraffic, counts: [] };
+  if (!anyTraffic) return { anyTraffic, counts: [] };
   const counts: UsageCount[] = [];
-  for (const operation of new Set(operations))
-    for (const row of sql
-      .exec<{ status: string; field: string; count: number }>(
-        `SELECT status, field, SUM(count) AS count FROM usage_counts
-         WHERE project = ? AND operation = ? AND day >= ? GROUP BY status, field`,
+  for (const key of keys) {
+    const row = sql
+      .exec<{ count: number | null }>(
+        `SELECT SUM(count) AS count FROM usage_counts
+         WHERE project = ? AND operation = ? AND status = ? AND field = ? AND day >= ?`,
         project,
-        operation,
+        key.operation,
+        key.status,
+        key.field,
         sinceDay,
       )
-      .toArray())
-      counts.push({ operation, status: String(row.status), field: String(row.field), count: Number(row.count) });
+      .one();
+    counts.push({ ...key, count: Number(row.count ?? 0) });
+  }
   return { anyTraffic, counts };
 }
 
