@@ -13,6 +13,7 @@ const SHARED_WRANGLER_DEV = [
   "test/node/browser-consent.test.ts",
   "test/node/cli-exchanges.test.ts",
   "test/node/cli-breaks.test.ts",
+  "test/node/verdict-app.test.ts",
   "test/node/cli-projects-scopes.test.ts",
   "test/node/cli-org.test.ts",
   "test/node/examples-quickstart.test.ts",

@@ -75,6 +75,8 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
   annotations: ToolAnnotations;
   /** Every scope the call needs; checked before anything else. */
   requiredScopes: readonly string[];
+  /** Extra `_meta` of the tool's listing (an MCP App view: `ui.resourceUri`), in both protocol eras. */
+  listingMeta?: Record<string, unknown>;
   /**
    * Optional, for a tool that shows quotas (whoami): the targets whose remaining quota its rate-limit decision
    * reports in `context.quotas` (src/mcp/deps.ts asks for them), so showing them costs no second limiter call.
@@ -86,6 +88,8 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
 export interface ResourceContents {
   text: string;
   mimeType: string;
+  /** The content item's `_meta` (an MCP App's `ui` settings: its CSP, its border). */
+  meta?: Record<string, unknown>;
 }
 
 export interface ResourceDefinition {
@@ -95,6 +99,8 @@ export interface ResourceDefinition {
   description: string;
   mimeType: string;
   requiredScopes: readonly string[];
+  /** Extra `_meta` of the resource's listing (an MCP App's `ui` settings), in both protocol eras. */
+  listingMeta?: Record<string, unknown>;
   read(context: CallContext): Promise<ResourceContents>;
   /** Optional: runs when a session subscribes to this resource (before the subscription is kept); throwing refuses it. */
   subscribe?(context: CallContext): Promise<void>;

@@ -75,6 +75,11 @@ export function resourceNotFound(uri: string, detail: string, code = "resource_n
 
 const settledAs = (action: ResourceAction) => () => ({ outcome: "ok" as const, reason: action });
 
+/** A resources/read content item, with its `_meta` when the resource has one (an MCP App's `ui` settings). */
+export function contentItem(uri: string, contents: ResourceContents) {
+  return { uri, mimeType: contents.mimeType, text: contents.text, ...(contents.meta ? { _meta: contents.meta } : {}) };
+}
+
 /** resources/read of one URI through the core. */
 export function readResource(
   target: ResourceTarget,

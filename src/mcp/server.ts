@@ -27,7 +27,14 @@ import { CORRELATION_HEADER, forwardedCorrelationId } from "../core/correlation"
 import { Failure } from "../core/failure";
 import { failureAsJsonRpcError } from "../core/failure-mapping";
 import type { Governed } from "../core/governed";
-import { changeSubscription, getPrompt, promptArgsForSdk, readResource, resolvedTarget } from "./governed-capabilities";
+import {
+  changeSubscription,
+  contentItem,
+  getPrompt,
+  promptArgsForSdk,
+  readResource,
+  resolvedTarget,
+} from "./governed-capabilities";
 import type { Env } from "../env";
 import {
   BENCH_BARE_TOOL,
@@ -109,7 +116,7 @@ export function toolListing(catalog: Catalog) {
     inputSchema: z.toJSONSchema(tool.inputSchema, { io: "input" }) as { type: "object"; [key: string]: unknown },
     outputSchema: z.toJSONSchema(tool.outputSchema, { io: "output" }) as { type: "object"; [key: string]: unknown },
     annotations: { title: tool.title, ...tool.annotations },
-    _meta: { requiredScopes: [...tool.requiredScopes] },
+    _meta: { ...tool.listingMeta, requiredScopes: [...tool.requiredScopes] },
   }));
 }
 
@@ -172,6 +179,7 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
       title: resource.title,
       description: resource.description,
       mimeType: resource.mimeType,
+      ...(resource.listingMeta ? { _meta: resource.listingMeta } : {}),
     }));
     for (const template of catalog.resourceTemplates.values()) {
       if (!template.list) continue;
@@ -205,7 +213,7 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
       await readResource(resolve(uri, context.correlationId), uri, context, runtime),
       context.correlationId,
     );
-    return { contents: [{ uri, mimeType: contents.mimeType, text: contents.text }] };
+    return { contents: [contentItem(uri, contents)] };
   });
 
   for (const prompt of catalog.prompts.values()) {

@@ -159,7 +159,7 @@ describe("one /mcp URL, two protocol eras", () => {
   it("calls every listed tool through the governed core in both eras, with a token holding every scope the tools need", async () => {
     const token = await obtainToken(server.url, {
       user: "ana",
-      scope: "orders.read orders.search orders.pii orders.write contracts.read audit.read",
+      scope: "orders.read orders.search orders.pii orders.write contracts.read contracts.write audit.read",
       resource: `${server.url}/mcp`,
     });
     const headers = { Authorization: `Bearer ${token}` };

@@ -16,7 +16,7 @@ import { failureAsJsonRpcError } from "../../core/failure-mapping";
 import type { Governed } from "../../core/governed";
 import type { CallContext, SessionState, ToolDefinition } from "../context";
 import type { Principal } from "../../core/principal";
-import { getPrompt, promptArgsForSdk, readResource } from "../governed-capabilities";
+import { contentItem, getPrompt, promptArgsForSdk, readResource } from "../governed-capabilities";
 import { runToolCall, type PipelineDeps } from "../pipeline";
 import type { ResourceTarget } from "../resource-lookup";
 import { SERVER_INFO, SERVER_INSTRUCTIONS } from "../server";
@@ -110,7 +110,7 @@ function listingOf(tool: ToolDefinition): Record<string, unknown> {
         () => z.toJSONSchema(tool.outputSchema, { io: "output" }) as Record<string, unknown>,
       ),
       annotations: { title: tool.title, ...tool.annotations },
-      _meta: { requiredScopes: [...tool.requiredScopes] },
+      _meta: { ...tool.listingMeta, requiredScopes: [...tool.requiredScopes] },
     };
     listings.set(tool, listing);
   }
@@ -163,11 +163,16 @@ export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntim
     server.registerResource(
       resource.name,
       resource.uri,
-      { title: resource.title, description: resource.description, mimeType: resource.mimeType },
+      {
+        title: resource.title,
+        description: resource.description,
+        mimeType: resource.mimeType,
+        ...(resource.listingMeta ? { _meta: resource.listingMeta } : {}),
+      },
       async (uri, ctx) => {
         const context = callContext(ctx, runtime, session);
         const contents = answered(await readResource(target, uri.href, context, runtime), context.correlationId);
-        return { contents: [{ uri: uri.href, mimeType: contents.mimeType, text: contents.text }] };
+        return { contents: [contentItem(uri.href, contents)] };
       },
     );
   }

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { resolveProjectName } from "../../contracts/services/project-access";
 import { contractLabel, runConformanceCheck } from "../../contracts/services/conformance";
 import { latestVerdictUri } from "./uris";
+import { consoleLinkMeta, VERDICT_VIEW_TOOL_META } from "./verdict-view";
 import { renderVerdictMarkdown } from "../../engine/markdown";
 import { snapshotTitle } from "../../contracts/store/records";
 import type { CapabilityContext } from "../../mcp/context";
@@ -69,6 +70,7 @@ export function registerConformanceTool(ctx: CapabilityContext): void {
     }),
     annotations: readOnly,
     requiredScopes: READ_SCOPES,
+    listingMeta: VERDICT_VIEW_TOOL_META,
     async handler(input, context) {
       const project = await resolveProjectName(context, input.project);
       const outcome = await runConformanceCheck(context, {
@@ -111,6 +113,12 @@ export function registerConformanceTool(ctx: CapabilityContext): void {
           resource: latestVerdictUri(project),
         },
         text: `${markdown}\n${nextStep}`,
+        // The app view's console link: the stored verdict's page, else the project's.
+        meta: consoleLinkMeta(
+          context.env.PUBLIC_URL,
+          project,
+          outcome.source === "stored" && snapshot.verdictId !== null ? `/verdicts/${snapshot.verdictId}` : "",
+        ),
       };
     },
   });

@@ -15,6 +15,7 @@ import {
   type SpecCheckFailure,
 } from "../../contracts/services/drafts";
 import type { CapabilityContext } from "../../mcp/context";
+import { consoleLinkMeta, VERDICT_VIEW_TOOL_META } from "./verdict-view";
 import { MAX_VIOLATIONS_RETURNED } from "./conformance.tools";
 import { contractVersion, optionalProject, READ_SCOPES, readOnly, ruleSummary, violation } from "./fields";
 
@@ -113,6 +114,7 @@ export function registerDraftTools(ctx: CapabilityContext): void {
     }),
     annotations: readOnly,
     requiredScopes: READ_SCOPES,
+    listingMeta: VERDICT_VIEW_TOOL_META,
     async handler(input, context) {
       const project = await resolveProjectName(context, input.project);
       const bytes = documentBytes(input.document, "draft", "drafts");
@@ -142,6 +144,7 @@ export function registerDraftTools(ctx: CapabilityContext): void {
           draft: { digest: result.digest, operationCount: result.operationCount },
         },
         text: `${markdown}\n${next}`,
+        meta: consoleLinkMeta(context.env.PUBLIC_URL, project),
       };
     },
   });
@@ -179,6 +182,7 @@ export function registerDraftTools(ctx: CapabilityContext): void {
     }),
     annotations: readOnly,
     requiredScopes: READ_SCOPES,
+    listingMeta: VERDICT_VIEW_TOOL_META,
     async handler(input, context) {
       const project = await resolveProjectName(context, input.project);
       const to =
@@ -205,6 +209,7 @@ export function registerDraftTools(ctx: CapabilityContext): void {
           ...verdictFields(result.verdict),
         },
         text: markdown,
+        meta: consoleLinkMeta(context.env.PUBLIC_URL, project),
       };
     },
   });

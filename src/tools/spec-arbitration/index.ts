@@ -14,6 +14,7 @@ import { registerPayloadTool } from "./payload.tools";
 import { registerSpecPrompts } from "./prompts";
 import { registerSpecProjectTools } from "./projects.tools";
 import { registerSpecResources } from "./resources";
+import { APP_MIME_TYPE, VERDICT_VIEW_RESOURCE_META, VERDICT_VIEW_URI, verdictViewContents } from "./verdict-view";
 
 export function registerContractTools(ctx: CapabilityContext): void {
   registerSpecProjectTools(ctx);
@@ -22,6 +23,17 @@ export function registerContractTools(ctx: CapabilityContext): void {
   registerPayloadTool(ctx);
   registerExchangeTools(ctx);
   registerAcceptanceTools(ctx);
+  ctx.registerResource({
+    name: "verdict_view",
+    uri: VERDICT_VIEW_URI,
+    title: "Verdict view (MCP App)",
+    description:
+      "The interactive view hosts that render MCP Apps show for check_api_conformance, check_api_draft and compare_contract_versions: the verdict at a glance, findings by operation and rule with their usage and accepted breaks, and a link to the console.",
+    mimeType: APP_MIME_TYPE,
+    requiredScopes: ["contracts.read"],
+    listingMeta: VERDICT_VIEW_RESOURCE_META,
+    read: async () => verdictViewContents(),
+  });
   registerSpecResources(ctx);
   registerSpecPrompts(ctx);
 }
