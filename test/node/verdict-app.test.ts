@@ -22,6 +22,7 @@ const MARKUP = "<img src=x onerror=alert(1)>";
 let server: WranglerDev;
 let browser: Browser;
 let result: Record<string, any>;
+let draftResult: Record<string, any>;
 let view: string;
 let viewUri: string;
 
@@ -97,6 +98,10 @@ beforeAll(async () => {
     const tool = (await client.listTools()).tools.find((entry) => entry.name === "check_api_conformance")!;
     viewUri = (tool._meta as { ui: { resourceUri: string } }).ui.resourceUri;
     result = await client.callTool({ name: "check_api_conformance", arguments: { project: PROJECT } });
+    draftResult = await client.callTool({
+      name: "check_api_draft",
+      arguments: { project: PROJECT, document: JSON.stringify(breakingSnapshot(), null, 2) },
+    });
     const read = await client.readResource({ uri: viewUri });
     view = (read.contents[0] as { text: string }).text;
   } finally {
@@ -111,7 +116,7 @@ afterAll(async () => {
 });
 
 /** A host page: the view in a sandboxed iframe, the host side of ui/initialize, the tool result, and what it hears. */
-async function host(width: number): Promise<{ page: Page; requests: string[] }> {
+async function host(width: number, toolResult = result): Promise<{ page: Page; requests: string[] }> {
   const context = await browser.newContext({ viewport: { width, height: 900 } });
   const page = await context.newPage();
   const requests: string[] = [];
@@ -140,7 +145,7 @@ async function host(width: number): Promise<{ page: Page; requests: string[] }> 
       (window as unknown as { toolResult: unknown }).toolResult = toolResult;
       (document.getElementById("app") as HTMLIFrameElement).srcdoc = html as string;
     },
-    [view, result] as const,
+    [view, toolResult] as const,
   );
   await page.frameLocator("#app").getByText("Rejected", { exact: true }).waitFor();
   return { page, requests };
@@ -181,6 +186,16 @@ describe("the verdict view in a host", () => {
       (message) => message.method === "ui/notifications/size-changed",
     );
     expect(sized.params.height).toBeGreaterThan(100);
+    await page.context().close();
+  });
+
+  it("places a draft's findings on their lines in the document the agent sent", async () => {
+    const { page } = await host(1280, draftResult);
+    const text = ((await page.frameLocator("#app").locator("main").textContent()) ?? "").replace(/\s+/g, " ");
+    const lines = draftResult._meta["arbiter/lines"] as Record<string, number>;
+    const total = Object.entries(lines).find(([location]) => location.includes("properties/total"))!;
+    expect(text).toContain(`#${total[0].split("#")[1]} line ${total[1]}`);
+    expect(text).toContain("Draft against contract v1");
     await page.context().close();
   });
 

@@ -15,7 +15,7 @@ import {
   type SpecCheckFailure,
 } from "../../contracts/services/drafts";
 import type { CapabilityContext } from "../../mcp/context";
-import { consoleLinkMeta, VERDICT_VIEW_TOOL_META } from "./verdict-view";
+import { consoleLinkMeta, linesMeta, VERDICT_VIEW_TOOL_META } from "./verdict-view";
 import { MAX_VIOLATIONS_RETURNED } from "./conformance.tools";
 import { contractVersion, optionalProject, READ_SCOPES, readOnly, ruleSummary, violation } from "./fields";
 
@@ -144,7 +144,11 @@ export function registerDraftTools(ctx: CapabilityContext): void {
           draft: { digest: result.digest, operationCount: result.operationCount },
         },
         text: `${markdown}\n${next}`,
-        meta: consoleLinkMeta(context.env.PUBLIC_URL, project),
+        meta: {
+          ...consoleLinkMeta(context.env.PUBLIC_URL, project),
+          // Lines only for a draft sent as text: an object's lines would be those of our own serialisation.
+          ...(typeof input.document === "string" ? linesMeta(result.verdict.violations, bytes) : {}),
+        },
       };
     },
   });

@@ -1,7 +1,8 @@
 /**
  * The verdict as an MCP App (the MCP Apps extension, 2026-01-26): check_api_conformance, check_api_draft and
  * compare_contract_versions name this `ui://` resource in their listing's `_meta.ui.resourceUri`, and a host that
- * renders apps shows it in a sandboxed iframe with the tool's result; other hosts keep the text and structured content,
+ * renders apps shows it in a sandboxed iframe with the tool's result (findings placed on their line when the tool
+ * was given the document as text: check_api_draft's `_meta["arbiter/lines"]`); other hosts keep the text and structured content,
  * which do not change. The view is one self-contained HTML document: its script speaks the extension's postMessage
  * protocol to the host (ui/initialize, then it receives ui/notifications/tool-result), builds the page with DOM
  * methods and textContent only (document text is never parsed as HTML), makes no request of its own (its CSP allows
@@ -9,6 +10,8 @@
  * the host (ui/open-link). It shows only the tool result the host hands it: what the caller's scopes allowed the tool
  * to answer.
  */
+import { lazyLocator } from "../../engine/source-positions";
+import type { Violation } from "../../engine/types";
 import type { ResourceContents } from "../../mcp/context";
 
 export const VERDICT_VIEW_URI = "ui://arbiter/verdict-view.html";
@@ -27,6 +30,10 @@ export const VERDICT_VIEW_RESOURCE_META = {
 
 /** Where the view finds the console page of what it shows (a tool result's `_meta`). */
 export const CONSOLE_URL_META_KEY = "arbiter/consoleUrl";
+/** Where it finds each finding's line in the document the tool was given (location -> line). */
+export const LINES_META_KEY = "arbiter/lines";
+/** Findings located in a draft: the view lists about as many; locating costs a second parse of the document. */
+const MAX_LOCATED = 200;
 
 const STYLE = `
 :root { color-scheme: light dark; --fg: #1b1f24; --muted: #57606a; --bg: #ffffff; --line: #d0d7de;
@@ -89,12 +96,16 @@ const SCRIPT = `
     return text + ".";
   }
 
+  let lines = {};
+
   function finding(v) {
     const hash = v.location.indexOf("#");
+    const line = Object.prototype.hasOwnProperty.call(lines, v.location) ? lines[v.location] : undefined;
     const item = el("li", {},
       el("span", { class: "badge " + (TONE[v.severity] || "info") }, v.severity), " ",
       el("code", {}, v.rule), " ",
       el("code", { class: "muted" }, hash < 0 ? v.location : v.location.slice(hash)),
+      typeof line === "number" ? el("span", { class: "muted" }, " line " + line) : "",
       el("p", {}, v.message));
     const usage = usageText(v);
     if (usage) item.append(el("p", { class: "note" }, "Usage: " + usage));
@@ -112,6 +123,8 @@ const SCRIPT = `
       return resize();
     }
     const violations = Array.isArray(data.violations) ? data.violations : [];
+    const located = result._meta && result._meta["arbiter/lines"];
+    lines = located && typeof located === "object" ? located : {};
     const summary = Array.isArray(data.summary) ? data.summary : [];
     const counts = { error: 0, accepted: 0, warning: 0, info: 0 };
     for (const entry of summary) if (entry.severity in counts) counts[entry.severity] += entry.count;
@@ -223,6 +236,18 @@ export function verdictViewHtml(nonce: string): string {
 export function consoleLinkMeta(publicUrl: string, project: string, suffix = ""): Record<string, string> {
   const base = publicUrl.replace(/\/+$/, "");
   return { [CONSOLE_URL_META_KEY]: `${base}/admin/projects/${encodeURIComponent(project)}${suffix}` };
+}
+
+/** A tool result's `_meta` with the line of each listed finding in `bytes` (the document as the caller sent it). */
+export function linesMeta(violations: readonly Violation[], bytes: Uint8Array): Record<string, Record<string, number>> {
+  if (violations.length === 0) return {};
+  const locate = lazyLocator(bytes);
+  const lines: Record<string, number> = {};
+  for (const violation of violations.slice(0, MAX_LOCATED)) {
+    const region = locate(violation.location);
+    if (region) lines[violation.location] = region.startLine;
+  }
+  return Object.keys(lines).length === 0 ? {} : { [LINES_META_KEY]: lines };
 }
 
 /** The resource's contents: a fresh nonce per read. */

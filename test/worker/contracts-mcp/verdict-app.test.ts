@@ -98,5 +98,18 @@ describe("the verdict view", () => {
     expect(Object.keys(checked.structuredContent)).not.toContain("consoleUrl");
     const draft = await callTool(agent, "check_api_draft", { project: PROJECT, document: ordersContract() });
     expect(draft._meta["arbiter/consoleUrl"]).toBe(`http://localhost:8787/admin/projects/${PROJECT}`);
+    // A conforming draft sent as an object: nothing to locate, no lines.
+    expect(draft._meta["arbiter/lines"]).toBeUndefined();
+  });
+
+  it("places a text draft's findings on their lines for the view", async () => {
+    const text = JSON.stringify(violatingSnapshot(), null, 2);
+    const draft = await callTool(agent, "check_api_draft", { project: PROJECT, document: text });
+    const lines = draft._meta["arbiter/lines"] as Record<string, number>;
+    const missing = draft.structuredContent.violations.find((v: any) => v.rule === "missing-operation");
+    // The draft keeps the path /orders/{id} without its GET: the finding sits on that path's line.
+    const pathLine = text.split("\n").findIndex((line) => line.includes('"/orders/{id}"')) + 1;
+    expect(pathLine).toBeGreaterThan(1);
+    expect(lines[missing.location], JSON.stringify({ lines, location: missing.location })).toBe(pathLine);
   });
 });
