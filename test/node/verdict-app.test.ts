@@ -15,7 +15,7 @@ import { launchBrowser } from "../helpers/browser";
 import { obtainToken } from "../helpers/oauth-http";
 import { sharedWranglerDev } from "../helpers/shared-wrangler-dev";
 import type { WranglerDev } from "../helpers/wrangler-dev";
-import { ordersContract } from "../worker/contracts-api/fixtures";
+import { breakingSnapshot, ordersContract } from "../worker/contracts-api/fixtures";
 
 const PROJECT = "app-view";
 const MARKUP = "<img src=x onerror=alert(1)>";
@@ -25,20 +25,6 @@ let result: Record<string, any>;
 let draftResult: Record<string, any>;
 let view: string;
 let viewUri: string;
-
-/** GET /orders/{id} answers total as a string; POST /orders requires a property whose name carries markup. */
-function breakingSnapshot(): Record<string, unknown> {
-  const doc = structuredClone(ordersContract()) as any;
-  doc.paths["/orders/{id}"].get.responses["200"].content["application/json"].schema = {
-    type: "object",
-    required: ["id", "total"],
-    properties: { id: { type: "string" }, total: { type: "string" } },
-  };
-  const create = doc.paths["/orders"].post.requestBody.content["application/json"].schema;
-  create.required = [...create.required, MARKUP];
-  create.properties = { ...create.properties, [MARKUP]: { type: "string" } };
-  return doc;
-}
 
 async function rest(token: string, method: string, path: string, body: string, type = "application/json") {
   const response = await fetch(`${server.url}/api/v1${path}`, {
@@ -69,7 +55,12 @@ beforeAll(async () => {
       .join("\n"),
     "application/x-ndjson",
   );
-  const first = await rest(ci, "POST", `/projects/${PROJECT}/snapshots?commit=a1`, JSON.stringify(breakingSnapshot()));
+  const first = await rest(
+    ci,
+    "POST",
+    `/projects/${PROJECT}/snapshots?commit=a1`,
+    JSON.stringify(breakingSnapshot(MARKUP)),
+  );
   const markupBreak = first.verdict.violations.find((v: any) => v.location.startsWith("POST /orders"));
   await rest(
     ci,
@@ -81,7 +72,7 @@ beforeAll(async () => {
       expiresAt: "2027-06-30",
     }),
   );
-  await rest(ci, "POST", `/projects/${PROJECT}/snapshots?commit=a2`, JSON.stringify(breakingSnapshot()));
+  await rest(ci, "POST", `/projects/${PROJECT}/snapshots?commit=a2`, JSON.stringify(breakingSnapshot(MARKUP)));
 
   const mcpToken = await obtainToken(server.url, {
     user: "ana",
@@ -100,7 +91,7 @@ beforeAll(async () => {
     result = await client.callTool({ name: "check_api_conformance", arguments: { project: PROJECT } });
     draftResult = await client.callTool({
       name: "check_api_draft",
-      arguments: { project: PROJECT, document: JSON.stringify(breakingSnapshot(), null, 2) },
+      arguments: { project: PROJECT, document: JSON.stringify(breakingSnapshot(MARKUP), null, 2) },
     });
     const read = await client.readResource({ uri: viewUri });
     view = (read.contents[0] as { text: string }).text;

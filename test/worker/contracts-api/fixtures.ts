@@ -66,6 +66,25 @@ export function violatingSnapshot(): Record<string, unknown> {
   return doc;
 }
 
+/**
+ * An implementation that breaks two operations: GET /orders/{id} answers `total` as a string, and POST /orders
+ * requires `newRequired`, a property the contract does not define.
+ */
+export function breakingSnapshot(newRequired = "channel"): Record<string, unknown> {
+  const doc = structuredClone(ordersContract()) as {
+    paths: Record<string, Record<string, any>>;
+  };
+  doc.paths["/orders/{id}"]!.get.responses["200"].content["application/json"].schema = {
+    type: "object",
+    required: ["id", "total"],
+    properties: { id: { type: "string" }, total: { type: "string" } },
+  };
+  const create = doc.paths["/orders"]!.post.requestBody.content["application/json"].schema;
+  create.required = [...create.required, newRequired];
+  create.properties = { ...create.properties, [newRequired]: { type: "string" } };
+  return doc;
+}
+
 export const ORDERS_CONTRACT_YAML = `openapi: 3.0.3
 info:
   title: Orders

@@ -8,26 +8,12 @@ import { indexDocument } from "../../../src/engine/normalize-document";
 import { operator } from "../directory/helpers";
 import { restPrincipal, type Caller } from "../harness";
 import { call, callJson } from "./api-helpers";
-import { ordersContract, text } from "./fixtures";
+import { breakingSnapshot, ordersContract, text } from "./fixtures";
 
 const ORG = "usage-co";
 let ana: Caller;
 const today = () => new Date().toISOString().slice(0, 10);
 const ORDER = { id: "ord_1", total: 12.5 };
-
-/** The implementation: GET /orders/{id} answers total as a string, and POST /orders takes a new required field. */
-function breakingSnapshot(): Record<string, unknown> {
-  const doc = structuredClone(ordersContract()) as any;
-  doc.paths["/orders/{id}"].get.responses["200"].content["application/json"].schema = {
-    type: "object",
-    required: ["id", "total"],
-    properties: { id: { type: "string" }, total: { type: "string" } },
-  };
-  const create = doc.paths["/orders"].post.requestBody.content["application/json"].schema;
-  create.required = [...create.required, "channel"];
-  create.properties = { ...create.properties, channel: { type: "string" } };
-  return doc;
-}
 
 const ndjson = (lines: object[]) => lines.map((line) => JSON.stringify(line)).join("\n");
 
