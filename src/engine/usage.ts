@@ -4,7 +4,8 @@
  * field: "" for the operation or the status itself, `parameter:<in>:<name>` for a query or header parameter sent,
  * `request:<path>` and `response:<path>` for a property path present in a JSON body (`/total`, `/lines/*\/sku`:
  * array items as `*`). Recordings carry credentials and personal data: names of declared parameters and property
- * paths are all that is counted (an undeclared query parameter is not, since a name can itself be data).
+ * paths whose every name the contract declares are all that is counted (an undeclared query parameter or body key
+ * is not, since a name can itself be data).
  *
  * Evidence for a finding: its location names the operation and, where it can tell, the status, the parameter or the
  * property the break touches; `usageEvidence` turns the counts into what verdicts say.
@@ -40,25 +41,66 @@ export function usageOperation(label: string): string | null {
 /** A JSON pointer step as written in property paths ("/" and "~" escaped as in JSON pointers). */
 const step = (name: string) => name.replace(/~/g, "~0").replace(/\//g, "~1");
 
-function propertyPaths(value: unknown, prefix: string, depth: number, into: Set<string>): void {
+const declaredCache = new WeakMap<object, ReadonlySet<string>>();
+
+/**
+ * Every property name the contract declares somewhere (the keys of its `properties` objects). A body's key is counted
+ * only when it is one of them: a map keyed by data (`{"ana@example.com": ...}`, order ids) has keys the contract
+ * cannot name, and a key can itself be personal data.
+ */
+function declaredNames(document: object): ReadonlySet<string> {
+  let names = declaredCache.get(document);
+  if (names) return names;
+  const found = new Set<string>();
+  const seen = new WeakSet<object>();
+  const walk = (value: unknown) => {
+    if (value === null || typeof value !== "object" || seen.has(value)) return;
+    seen.add(value);
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item);
+      return;
+    }
+    const properties = (value as Record<string, unknown>).properties;
+    if (properties !== null && typeof properties === "object" && !Array.isArray(properties))
+      for (const name of Object.keys(properties)) found.add(name);
+    for (const child of Object.values(value)) walk(child);
+  };
+  walk(document);
+  names = found;
+  declaredCache.set(document, names);
+  return names;
+}
+
+function propertyPaths(
+  value: unknown,
+  prefix: string,
+  depth: number,
+  declared: ReadonlySet<string>,
+  into: Set<string>,
+): void {
   if (depth > MAX_DEPTH || into.size >= MAX_PATHS_PER_BODY || value === null || typeof value !== "object") return;
   if (Array.isArray(value)) {
-    for (const item of value) propertyPaths(item, `${prefix}/*`, depth + 1, into);
+    for (const item of value) propertyPaths(item, `${prefix}/*`, depth + 1, declared, into);
     return;
   }
   for (const [name, child] of Object.entries(value)) {
     if (into.size >= MAX_PATHS_PER_BODY) return;
+    if (!declared.has(name)) continue;
     const path = `${prefix}/${step(name)}`;
     into.add(path);
-    propertyPaths(child, path, depth + 1, into);
+    propertyPaths(child, path, depth + 1, declared, into);
   }
 }
 
-function jsonPaths(body: string | undefined, contentType: string | undefined): Set<string> {
+function jsonPaths(
+  body: string | undefined,
+  contentType: string | undefined,
+  declared: ReadonlySet<string>,
+): Set<string> {
   const paths = new Set<string>();
   if (body === undefined || body === "" || (contentType && !/json/i.test(contentType))) return paths;
   try {
-    propertyPaths(JSON.parse(body), "", 0, paths);
+    propertyPaths(JSON.parse(body), "", 0, declared, paths);
   } catch {
     // A body that is not JSON has no property paths to count.
   }
@@ -74,6 +116,7 @@ export function countExchangeUsage(index: DocumentIndex, exchanges: readonly Rec
     if (found) found.count++;
     else if (counts.size < MAX_USAGE_COUNTS) counts.set(id, { operation, status, field, count: 1 });
   };
+  const declared = declaredNames(index.document);
   for (const exchange of exchanges) {
     const question = exchange.target.indexOf("?");
     const path = question < 0 ? exchange.target : exchange.target.slice(0, question);
@@ -93,8 +136,9 @@ export function countExchangeUsage(index: DocumentIndex, exchanges: readonly Rec
             : false;
       if (sent) add(name, "", `parameter:${parameter.in}:${parameter.name}`);
     }
-    for (const field of jsonPaths(exchange.requestBody, exchange.requestContentType)) add(name, "", `request:${field}`);
-    for (const field of jsonPaths(exchange.responseBody, exchange.responseContentType))
+    for (const field of jsonPaths(exchange.requestBody, exchange.requestContentType, declared))
+      add(name, "", `request:${field}`);
+    for (const field of jsonPaths(exchange.responseBody, exchange.responseContentType, declared))
       add(name, status, `response:${field}`);
   }
   return [...counts.values()];

@@ -44,18 +44,17 @@ describe("the usage index", () => {
         status: 200,
         requestHeaders: { authorization: "Bearer t0ken" },
         responseHeaders: {},
-        responseBody: JSON.stringify({ id: "ord_1", total: 3, lines: [{ sku: "a-secret-sku" }] }),
+        // A key the contract does not declare (here an e-mail) is data, not a name: not counted.
+        responseBody: JSON.stringify({ id: "ord_1", total: 3, "ana@example.com": { total: 1 } }),
       },
     ]);
     const text = JSON.stringify(counts);
-    for (const value of ["ord_1", "abc", "secret", "t0ken", "a-secret-sku"]) expect(text).not.toContain(value);
+    for (const value of ["ord_1", "abc", "secret", "t0ken", "ana@example.com"]) expect(text).not.toContain(value);
     expect(counts).toContainEqual({ operation: "GET /orders/{}", status: "200", field: "response:/total", count: 1 });
-    expect(counts).toContainEqual({
-      operation: "GET /orders/{}",
-      status: "200",
-      field: "response:/lines/*/sku",
-      count: 1,
-    });
+    expect(counts.filter((count) => count.field.startsWith("response:")).map((count) => count.field)).toEqual([
+      "response:/id",
+      "response:/total",
+    ]);
     expect(
       usageTarget("GET /orders/{id}#/responses/200/content/application~1json/schema/items/properties/total"),
     ).toMatchObject({
