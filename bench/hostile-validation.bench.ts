@@ -8,9 +8,9 @@
 import { performance } from "node:perf_hooks";
 import { createExchangeValidator } from "../src/engine/exchanges/validate";
 import { parseExchanges } from "../src/engine/exchanges/parse";
-import { createPayloadValidator } from "../src/engine/payload";
+import { createPayloadValidator } from "../src/engine/payload/payload";
 import type { OpenApiDocument } from "../src/engine/types";
-import { WorkBudgetExhausted } from "../src/engine/work-budget";
+import { WorkBudgetExhausted } from "../src/engine/payload/work-budget";
 import { HOSTILE_CASES, ndjsonOf } from "./hostile-cases";
 
 const RUNS = Number(process.env.RUNS ?? 3);

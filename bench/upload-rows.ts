@@ -8,14 +8,14 @@
  * the ratio. workerd's clock advances in whole milliseconds, so the parts that take a few milliseconds are run
  * `repeat` times inside the timed part and divided.
  */
-import { getConformanceConfig, loadConformanceConfig } from "../src/engine/config";
-import { checkOpenApiStructure } from "../src/engine/document-checks";
+import { getConformanceConfig, loadConformanceConfig } from "../src/engine/verdict/config";
+import { checkOpenApiStructure } from "../src/engine/load/document-checks";
 import { checkConformance } from "../src/engine/engine";
-import { findUnknownFields } from "../src/engine/fixed-fields";
-import { indexDocument } from "../src/engine/normalize-document";
-import { encodeVerdict } from "../src/engine/encode-verdict";
+import { findUnknownFields } from "../src/engine/load/fixed-fields";
+import { indexDocument } from "../src/engine/normalize/normalize-document";
+import { encodeVerdict } from "../src/engine/verdict/encode-verdict";
 import { sha256Digest } from "../src/lib/sha256";
-import { parseDocumentBytes } from "../src/engine/parse-upload";
+import { parseDocumentBytes } from "../src/engine/load/parse-upload";
 import { decodeUtf8Strict, utf8JsonAsAscii } from "../src/lib/utf8";
 import { decodeVerdictForm, encodeComparisonForm } from "../src/contracts/store/verdict-form";
 import type { OpenApiDocument } from "../src/engine/types";

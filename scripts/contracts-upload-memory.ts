@@ -22,9 +22,9 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
-import { getConformanceConfig } from "../src/engine/config";
+import { getConformanceConfig } from "../src/engine/verdict/config";
 import { checkConformance } from "../src/engine/engine";
-import { parseDocumentBytes } from "../src/engine/parse-upload";
+import { parseDocumentBytes } from "../src/engine/load/parse-upload";
 import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../src/contracts/store/verdict-form";
 
 const readBytes = process.argv.includes("--read=bytes");

@@ -11,7 +11,7 @@
  */
 import { parseExchanges } from "../src/engine/exchanges/parse";
 import { createExchangeValidator } from "../src/engine/exchanges/validate";
-import { parseDocumentBytes } from "../src/engine/parse-upload";
+import { parseDocumentBytes } from "../src/engine/load/parse-upload";
 import { githubExchanges, harOf } from "../bench/github-exchanges";
 import { githubText } from "../bench/github-fixture";
 const count = Number(process.argv[2]);

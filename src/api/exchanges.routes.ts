@@ -13,7 +13,7 @@
 import { Failure } from "../core/failure";
 import { z } from "zod";
 import { MAX_EXCHANGES_UPLOAD_BYTES } from "../engine/exchanges/exchange";
-import { renderVerdictMarkdown } from "../engine/markdown";
+import { renderVerdictMarkdown } from "../engine/formats/markdown";
 import { recordExchanges, type ExchangesFailure } from "../contracts/services/exchanges";
 import { contractStore, readVerdictBody } from "../contracts/store/client";
 import { readBodyLimited } from "../lib/body";

@@ -5,8 +5,9 @@
  * path in the repository for SARIF locations.
  */
 import { Failure } from "../core/failure";
-import { lazyLocator, MAX_LOCATED_BYTES } from "../engine/source-positions";
-import { embeddedReports, FORMAT_MEDIA_TYPE, formatChoice, renderReport, type FormatChoice } from "../engine/formats";
+import { lazyLocator, MAX_LOCATED_BYTES } from "../engine/formats/source-positions";
+import { embeddedReports, FORMAT_MEDIA_TYPE, renderReport } from "../engine/formats";
+import { formatChoice, type FormatChoice } from "./format-choice";
 import type { VerdictReport } from "../engine/formats/report";
 import { json } from "./contracts-http";
 

@@ -2,10 +2,10 @@
  * The conformance engine: runs the registered rules over a contract and a snapshot (or one document for the
  * constitution) and returns a verdict. Pure: no I/O, no clock; documents are read, never modified.
  */
-import { verdictInVersionTerms, type EvolutionNames } from "./evolution-wording";
+import { verdictInVersionTerms, type EvolutionNames } from "./verdict/evolution-wording";
 import { countMetric, withSpan } from "../lib/telemetry/span";
-import type { ConformanceConfig } from "./config";
-import { indexDocument, matchOperations, type DocumentIndex, type OperationPair } from "./normalize-document";
+import type { ConformanceConfig } from "./verdict/config";
+import { indexDocument, matchOperations, type DocumentIndex, type OperationPair } from "./normalize/normalize-document";
 import { allRules, conformanceRules, constitutionRules } from "./rules/index";
 import type { ConformanceContext, ConstitutionContext } from "./rules/rule";
 import {
@@ -18,15 +18,15 @@ import {
   statusKeys,
   type BodyPair,
   type MediaTypeGap,
-} from "./rules/support/operation-parts";
-import type { SchemaChange } from "./rules/support/schema-change";
-import { SchemaDiffer } from "./rules/support/schema-diff";
-import { promisesNothing } from "./rules/support/untyped-schema";
-import { documentWritesRequired } from "./normalize-schema";
-import type { StructuralIdentity } from "./rules/support/structural-identity";
-import { escapeToken, isRecord } from "./normalize-pointer";
+} from "./diff/operation-parts";
+import type { SchemaChange } from "./diff/schema-change";
+import { SchemaDiffer } from "./diff/schema-diff";
+import { promisesNothing } from "./diff/untyped-schema";
+import { documentWritesRequired } from "./normalize/normalize-schema";
+import type { StructuralIdentity } from "./diff/structural-identity";
+import { escapeToken, isRecord } from "./normalize/normalize-pointer";
 import { keepLayout } from "./keep-layout";
-import { mergeVerdicts, RuleReports, ViolationCollector } from "./verdict";
+import { mergeVerdicts, RuleReports, ViolationCollector } from "./verdict/verdict";
 import type { OpenApiDocument, Verdict } from "./types";
 
 const RULE_ORDER = allRules.map((rule) => rule.id);

@@ -12,7 +12,7 @@ export type RuleSeverity = "error" | "warning" | "info";
  */
 export type Severity = RuleSeverity | "accepted";
 
-/** What a verdict says about a finding's use in recorded traffic (src/engine/usage.ts). */
+/** What a verdict says about a finding's use in recorded traffic (src/engine/verdict/usage.ts). */
 export interface UsageEvidence {
   /** The window, in days up to today (UTC). */
   days: number;
@@ -50,7 +50,7 @@ export interface Violation {
   acceptance?: AcceptanceRef;
   /**
    * On errors and accepted findings of a project with recorded traffic in the window: how often the operation, and
-   * the status, parameter or property the change touches, was exercised (src/engine/usage.ts).
+   * the status, parameter or property the change touches, was exercised (src/engine/verdict/usage.ts).
    */
   usage?: UsageEvidence;
 }

@@ -9,9 +9,9 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { getConformanceConfig } from "../../src/engine/config";
+import { getConformanceConfig } from "../../src/engine/verdict/config";
 import { checkConformance, compareContractVersions } from "../../src/engine/engine";
-import { parseDocumentBytes } from "../../src/engine/parse-upload";
+import { parseDocumentBytes } from "../../src/engine/load/parse-upload";
 import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../../src/contracts/store/verdict-form";
 import type { OpenApiDocument } from "../../src/engine/types";
 import { githubText, mutatedCopy } from "../../bench/github-fixture";

@@ -1,5 +1,5 @@
 /**
- * Accepted breaks (src/engine/acceptance.ts, stored by acceptance-table.ts): a team accepts a known breaking change of
+ * Accepted breaks (src/engine/verdict/acceptance.ts, stored by acceptance-table.ts): a team accepts a known breaking change of
  * a project with a reason, an owner and an expiry; until it expires (or is revoked) the change is "accepted" in the
  * project's verdicts instead of an error. One door for REST, the MCP tools, the CLI and the console: the input is
  * checked here, the change is named by its fingerprint, or by its rule and location (the fingerprint is computed), and
@@ -7,8 +7,8 @@
  */
 import { z } from "zod";
 import { Failure } from "../../core/failure";
-import { type AcceptedBreak, breakFingerprint, FINGERPRINT_PATTERN } from "../../engine/acceptance";
-import type { ConformanceConfig } from "../../engine/config";
+import { type AcceptedBreak, breakFingerprint, FINGERPRINT_PATTERN } from "../../engine/verdict/acceptance";
+import type { ConformanceConfig } from "../../engine/verdict/config";
 import type { Verdict, Violation } from "../../engine/types";
 import type { AcceptedBreakRecord } from "../store/acceptance-table";
 import { readVerdictBody } from "../store/client";

@@ -10,7 +10,7 @@ import { checkConformance } from "../../engine/engine";
 import { readVerdictBody } from "../store/client";
 import type { BuildRecord, ContractRecord, SnapshotRecord } from "../store/records";
 import type { Verdict } from "../../engine/types";
-import type { AcceptedBreak } from "../../engine/acceptance";
+import type { AcceptedBreak } from "../../engine/verdict/acceptance";
 import { fingerprintOf, withAcceptances } from "./acceptances";
 import { withUsageEvidence } from "./usage";
 import { loadDocument } from "./documents";

@@ -8,13 +8,13 @@ import type { Env } from "../../env";
 import { conformanceConfigFor } from "./organization-config";
 import { withAcceptances } from "./acceptances";
 import { withUsageEvidence } from "./usage";
-import type { ConformanceConfig } from "../../engine/config";
+import type { ConformanceConfig } from "../../engine/verdict/config";
 import { checkConformance, compareContractVersions } from "../../engine/engine";
 import { contractStore } from "../store/client";
 import { sha256Digest } from "../../lib/sha256";
 import type { ContractRecord } from "../store/records";
 import { loadStoredDocument } from "./uploads";
-import { parseDocumentBytes } from "../../engine/parse-upload";
+import { parseDocumentBytes } from "../../engine/load/parse-upload";
 import type { DocumentProblem, OpenApiDocument, Verdict } from "../../engine/types";
 
 /** Largest draft an MCP tool call may carry (the MCP message as a whole is limited to 4 MiB). */

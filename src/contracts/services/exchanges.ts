@@ -2,7 +2,7 @@
  * Recorded traffic (HAR 1.2 or NDJSON) checked against a contract version and recorded as the project's latest
  * traffic verdict. Transport-free: REST (and any later MCP upload tool) maps the tagged failures to its answers.
  * The exchanges are read, validated and dropped: only their count, the upload's digest, the verdict and their
- * usage counts (src/engine/usage.ts: operations, statuses, parameter names, property paths; never a value) are
+ * usage counts (src/engine/verdict/usage.ts: operations, statuses, parameter names, property paths; never a value) are
  * kept, because recordings carry credentials and personal data.
  */
 import type { Env } from "../../env";
@@ -13,16 +13,16 @@ import {
   type ParsedExchanges,
 } from "../../engine/exchanges/exchange";
 import { parseExchanges } from "../../engine/exchanges/parse";
-import { indexDocument } from "../../engine/normalize-document";
-import { countExchangeUsage } from "../../engine/usage";
+import { indexDocument } from "../../engine/normalize/normalize-document";
+import { countExchangeUsage } from "../../engine/verdict/usage";
 import { createExchangeValidator } from "../../engine/exchanges/validate";
-import { encodeVerdict } from "../../engine/encode-verdict";
+import { encodeVerdict } from "../../engine/verdict/encode-verdict";
 import { contractStore } from "../store/client";
 import { storageRefusal } from "./storage";
 import { sha256Digest } from "../../lib/sha256";
 import type { ContractRecord, ExchangeRunRecord, StoreFailure } from "../store/records";
 import type { Verdict } from "../../engine/types";
-import { WorkBudgetExhausted } from "../../engine/work-budget";
+import { WorkBudgetExhausted } from "../../engine/payload/work-budget";
 import { contractVersion, isFailure, storedDocument, type SpecCheckFailure } from "./drafts";
 
 /**

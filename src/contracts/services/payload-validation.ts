@@ -3,7 +3,7 @@
  * keyed by organization, contract content hash, operation, response entry and media type, so repeated validation
  * against the same contract version and operation reuses the built validator (the engine's buildCount shows it).
  */
-import { createPayloadValidator } from "../../engine/payload";
+import { createPayloadValidator } from "../../engine/payload/payload";
 import type { ContractRecord } from "../store/records";
 import type { PayloadCheckInput, PayloadVerdict } from "../../engine/types";
 import { contractLabel, resolveContract } from "./conformance";

@@ -1,13 +1,13 @@
 /**
  * "Is this break used?": every error (and accepted break) of a snapshot's, draft's or contract evolution's verdict
- * gets the evidence of the project's usage index (src/engine/usage.ts): how many recorded exchanges of its operation
+ * gets the evidence of the project's usage index (src/engine/verdict/usage.ts): how many recorded exchanges of its operation
  * the window holds, and of the status, parameter or property it touches. One store read per verdict, for the
  * keys its findings touch, and none for a verdict without errors. "Never seen" is said too, and turns an error
  * into a warning only when the organization's policy says so (conformance.usage.unusedBreaks: "warning").
  * The ingest route's format is checked here as well.
  */
 import { z } from "zod";
-import type { ConformanceConfig } from "../../engine/config";
+import type { ConformanceConfig } from "../../engine/verdict/config";
 import type { RuleSummary, Verdict, Violation } from "../../engine/types";
 import {
   MAX_USAGE_COUNTS,
@@ -17,7 +17,7 @@ import {
   usageOperation,
   usageTarget,
   usageTotals,
-} from "../../engine/usage";
+} from "../../engine/verdict/usage";
 import type { Env } from "../../env";
 import { contractStore } from "../store/client";
 import { dayOf, USAGE_KEPT_DAYS, type UsageKey } from "../store/usage-table";

@@ -1,9 +1,9 @@
 /**
- * Accepted breaks of a project (src/engine/acceptance.ts): who accepted which change, why and until when. Rows are
+ * Accepted breaks of a project (src/engine/verdict/acceptance.ts): who accepted which change, why and until when. Rows are
  * never deleted by the product: a revoked or expired acceptance stays listed with its state, so the list says what
  * was accepted and what no longer applies instead of rotting. A verdict that used an acceptance marks it matched.
  */
-import type { AcceptedBreak } from "../../engine/acceptance";
+import type { AcceptedBreak } from "../../engine/verdict/acceptance";
 
 type Row = Record<string, SqlStorageValue>;
 

@@ -14,7 +14,7 @@ import type {
   SnapshotRecord,
   VerdictRecord,
 } from "./records";
-import type { DocumentFacts, DocumentFormat } from "../../engine/parse-upload";
+import type { DocumentFacts, DocumentFormat } from "../../engine/load/parse-upload";
 
 type Row = Record<string, SqlStorageValue>;
 type Cell = SqlStorageValue | undefined;

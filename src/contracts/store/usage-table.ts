@@ -1,9 +1,9 @@
 /**
- * The usage index of each project (src/engine/usage.ts): counts per day, operation, status and field, never a value.
+ * The usage index of each project (src/engine/verdict/usage.ts): counts per day, operation, status and field, never a value.
  * Fed by recorded-traffic uploads and the ingest route; read once per verdict for the operations its findings name.
  * Kept USAGE_KEPT_DAYS days (the retention run deletes older days).
  */
-import type { UsageCount } from "../../engine/usage";
+import type { UsageCount } from "../../engine/verdict/usage";
 
 /** Days of counts kept: three times the default evidence window, the longest window a policy may set. */
 export const USAGE_KEPT_DAYS = 90;

@@ -4,9 +4,9 @@
  * string carries "42", the schema says integer) before it is validated. Arrays come from repeated query keys or
  * a comma-separated value; object-valued parameters (deepObject and the like) are not read and not checked.
  */
-import { isRecord } from "../normalize-pointer";
-import type { RefResolver } from "../ref-resolver";
-import { matchSegment, parseSegmentTemplate } from "../segment-template";
+import { isRecord } from "../normalize/normalize-pointer";
+import type { RefResolver } from "../load/ref-resolver";
+import { matchSegment, parseSegmentTemplate } from "../normalize/segment-template";
 
 function decode(part: string): string {
   try {

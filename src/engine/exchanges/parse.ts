@@ -5,7 +5,7 @@
  * JSON object with a `log` member is HAR, anything else is read as NDJSON lines. Pure: text in, exchanges or
  * the problems (with a pointer to each) out.
  */
-import { isRecord } from "../normalize-pointer";
+import { isRecord } from "../normalize/normalize-pointer";
 import {
   MAX_EXCHANGE_BODY_BYTES,
   MAX_EXCHANGES,

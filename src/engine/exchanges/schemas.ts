@@ -4,13 +4,13 @@
  * readOnly/writeOnly by direction) and kept in a bounded cache keyed by document, operation and part, so the
  * thousandth exchange of an operation reuses the validator the first one built.
  */
-import { MAX_PAYLOAD_DEPTH, nestsDeeperThan } from "../payload";
-import { MeteredValidator, UnusableSchema } from "../metered-validator";
-import { leafErrors } from "../payload-errors";
-import { convertToJsonSchema, SchemaConversionError } from "../payload-schema";
-import type { Direction } from "../rules/support/schema-change";
+import { MAX_PAYLOAD_DEPTH, nestsDeeperThan } from "../payload/payload";
+import { MeteredValidator, UnusableSchema } from "../payload/metered-validator";
+import { leafErrors } from "../payload/payload-errors";
+import { convertToJsonSchema, SchemaConversionError } from "../payload/payload-schema";
+import type { Direction } from "../diff/schema-change";
 import type { OpenApiDocument, PayloadError } from "../types";
-import { VALUE_WORK_UNITS, WorkBudget, WorkBudgetExhausted } from "../work-budget";
+import { VALUE_WORK_UNITS, WorkBudget, WorkBudgetExhausted } from "../payload/work-budget";
 
 const MAX_CACHED_VALIDATORS = 2000;
 

@@ -5,18 +5,18 @@
  * verdict. Locations read "GET /orders/{id}#exchange/3/response/body/total": the operation, then the exchange's
  * position in the upload and a JSON pointer into it. Pure: no I/O, no clock.
  */
-import { indexDocument, type DocumentIndex, type IndexedOperation } from "../normalize-document";
-import { escapeToken, isRecord } from "../normalize-pointer";
-import { findOperation, findResponseKey } from "../payload-route";
-import { mediaTypeFamily, pickMediaType } from "../rules/support/media-types";
-import { contentOf, responsesOf } from "../rules/support/operation-parts";
-import type { Direction } from "../rules/support/schema-change";
+import { indexDocument, type DocumentIndex, type IndexedOperation } from "../normalize/normalize-document";
+import { escapeToken, isRecord } from "../normalize/normalize-pointer";
+import { findOperation, findResponseKey } from "../payload/payload-route";
+import { mediaTypeFamily, pickMediaType } from "../diff/media-types";
+import { contentOf, responsesOf } from "../diff/operation-parts";
+import type { Direction } from "../diff/schema-change";
 import type { OpenApiDocument, RuleSummary, Severity, Verdict, Violation } from "../types";
 import { MAX_EXCHANGE_VIOLATIONS_LISTED, type RecordedExchange } from "./exchange";
 import { pathParameterValues, typedValue } from "./parameters";
 import { SchemaValidators } from "./schemas";
 import { trafficMediaType, trafficMessage, trafficPointer } from "./traffic-text";
-import { UPLOAD_SECONDS, UPLOAD_WORK_UNITS, WorkBudget, WorkBudgetExhausted } from "../work-budget";
+import { UPLOAD_SECONDS, UPLOAD_WORK_UNITS, WorkBudget, WorkBudgetExhausted } from "../payload/work-budget";
 import { TRAFFIC_RULES } from "../rules/rule-registry";
 
 const TRAFFIC_RULE_IDS = TRAFFIC_RULES.map((rule) => rule.id);

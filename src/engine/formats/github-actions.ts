@@ -5,7 +5,7 @@
  * https://docs.github.com/actions/reference/workflow-commands-for-github-actions
  */
 import { workflowData, workflowProperty } from "../../lib/escape/workflow-command";
-import { messageOf } from "../markdown";
+import { messageOf } from "./markdown";
 import type { Severity } from "../types";
 import type { VerdictReport } from "./report";
 import { artifactUri } from "./sarif";

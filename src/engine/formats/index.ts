@@ -3,7 +3,7 @@
  * `?format=<one>` with the rendered document itself, or embed several with `?formats=a,b` in the JSON answer;
  * the CLI writes them to files (--format, --out-<format>).
  */
-import { renderVerdictMarkdown } from "../markdown";
+import { renderVerdictMarkdown } from "./markdown";
 import { renderGithubActions } from "./github-actions";
 import { renderJunit } from "./junit";
 import type { VerdictReport } from "./report";
@@ -47,40 +47,6 @@ export function renderReport(format: VerdictFormat, report: VerdictReport): stri
     case "github":
       return renderGithubActions(report);
   }
-}
-
-export type FormatChoice =
-  | { ok: true; single?: VerdictFormat; embedded: VerdictFormat[] }
-  | { ok: false; message: string };
-
-/** Reads `?format=` (answer with that document) and `?formats=a,b` (embed those in the JSON answer). */
-export function formatChoice(url: URL): FormatChoice {
-  const allowed = VERDICT_FORMATS.join(", ");
-  const single = url.searchParams.get("format");
-  if (single !== null && !isVerdictFormat(single))
-    return {
-      ok: false,
-      message: `format "${single.slice(0, 40)}" is not one of ${allowed}: pass ?format=sarif, for example.`,
-    };
-  const listed = url.searchParams.get("formats");
-  const embedded: VerdictFormat[] = [];
-  if (listed !== null) {
-    for (const name of listed
-      .split(",")
-      .map((part) => part.trim())
-      .filter(Boolean)) {
-      if (!isVerdictFormat(name))
-        return { ok: false, message: `formats lists "${name.slice(0, 40)}", which is not one of ${allowed}.` };
-      if (!embedded.includes(name)) embedded.push(name);
-    }
-  }
-  if (single !== null && embedded.length > 0)
-    return {
-      ok: false,
-      message:
-        "pass either ?format=<one> (the answer is that document) or ?formats=<a,b> (embedded in the JSON answer), not both.",
-    };
-  return single === null ? { ok: true, embedded } : { ok: true, single, embedded };
 }
 
 /** The `reports` member of a JSON answer: each requested format, SARIF as an object, the others as text. */

@@ -4,7 +4,7 @@
  * case when there is nothing to report.
  */
 import { xmlText } from "../../lib/escape/xml";
-import { messageOf } from "../markdown";
+import { messageOf } from "./markdown";
 import type { VerdictReport } from "./report";
 
 export function renderJunit(report: VerdictReport): string {

@@ -2,7 +2,7 @@
  * What every verdict format is fed: the verdict plus the facts that name what was checked. One shape for
  * snapshots, drafts, recorded traffic and contract changes, so each format is written once.
  */
-import type { ViolationLocator } from "../source-positions";
+import type { ViolationLocator } from "./source-positions";
 import type { Verdict } from "../types";
 
 export type ReportSubject = "snapshot" | "draft" | "exchanges" | "contract" | "contract-change";

@@ -7,8 +7,8 @@
 import { sarifText } from "../../lib/escape/sarif";
 import { catalogEntry, canonicalRuleId } from "../rules/rule-registry";
 import { rulesById } from "../rules";
-import type { ViolationLocator } from "../source-positions";
-import { describeAcceptance } from "../acceptance";
+import type { ViolationLocator } from "./source-positions";
+import { describeAcceptance } from "../verdict/acceptance";
 import type { Severity, Violation } from "../types";
 import { subjectNoun, type VerdictReport } from "./report";
 

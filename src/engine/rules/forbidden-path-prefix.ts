@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { locate, type ConstitutionRule } from "./rule";
-import { canonicalPath } from "../normalize-document";
+import { canonicalPath } from "../normalize/normalize-document";
 
 const options = z.object({
   prefixes: z.array(z.string().regex(/^\/[^\s]*$/, "a prefix is a path starting with /, e.g. /internal")).min(1),

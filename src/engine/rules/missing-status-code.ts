@@ -1,6 +1,6 @@
 import { locate, type ConformanceRule } from "./rule";
-import { matchingStatusKey, statusKeys } from "./support/operation-parts";
-import { escapeToken } from "../normalize-pointer";
+import { matchingStatusKey, statusKeys } from "../diff/operation-parts";
+import { escapeToken } from "../normalize/normalize-pointer";
 
 /** A response the contract declares (a code or a range; not `default`) must be declared by the implementation. */
 export const missingStatusCode: ConformanceRule = {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { locate, type ConstitutionRule } from "./rule";
-import { compileOperationPattern, isOperationPattern, type OperationPattern } from "./support/operation-pattern";
+import { compileOperationPattern, isOperationPattern, type OperationPattern } from "../diff/operation-pattern";
 
 // Patterns are compiled once, when the policy is loaded: compiled per verdict, each check called fresh closures,
 // and the optimized code that had inlined them was thrown away with them after every upload.

@@ -1,5 +1,5 @@
 import { locate, type ConformanceRule } from "./rule";
-import { describeParameter, pairParameters } from "./support/parameters";
+import { describeParameter, pairParameters } from "../diff/parameters";
 
 /** A parameter the contract lets clients send empty (`allowEmptyValue`, as in `?flag=`) is accepted empty by the implementation. */
 export const parameterAllowEmptyValue: ConformanceRule = {

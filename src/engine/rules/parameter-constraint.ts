@@ -1,11 +1,11 @@
 import { locate, type ConformanceRule } from "./rule";
-import { describeParameter, pairParameters } from "./support/parameters";
+import { describeParameter, pairParameters } from "../diff/parameters";
 
 /**
  * A parameter's value constraints in the implementation accept every value the contract allows: no raised
  * minimum or lowered maximum (3.0 boolean and 3.1 numeric exclusive bounds alike), no new or coarser multipleOf,
  * no raised minLength/minItems, lowered maxLength/maxItems, new uniqueItems, or added or changed pattern. Header,
- * query, path and cookie parameters alike. The comparison is rules/support/schema-constraints.ts; this rule reports
+ * query, path and cookie parameters alike. The comparison is diff/schema-constraints.ts; this rule reports
  * the changes it finds in parameters.
  *
  * Both directions, and why only one is reported: parameters are requests, so a constraint the implementation

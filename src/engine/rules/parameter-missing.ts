@@ -1,5 +1,5 @@
 import { locate, type ConformanceRule } from "./rule";
-import { describeParameter, pairParameters } from "./support/parameters";
+import { describeParameter, pairParameters } from "../diff/parameters";
 
 /** A parameter the contract defines must be read by the implementation. */
 export const parameterMissing: ConformanceRule = {

@@ -1,5 +1,5 @@
 import { locate, type ConformanceRule } from "./rule";
-import { describeParameter, pairParameters } from "./support/parameters";
+import { describeParameter, pairParameters } from "../diff/parameters";
 
 /** The implementation must not require a parameter the contract does not define: clients following it would fail. */
 export const parameterNewRequired: ConformanceRule = {

@@ -1,5 +1,5 @@
 import { locate, type ConformanceRule } from "./rule";
-import { describeParameter, pairParameters } from "./support/parameters";
+import { describeParameter, pairParameters } from "../diff/parameters";
 
 /** A parameter the contract makes optional must stay optional in the implementation. */
 export const parameterRequired: ConformanceRule = {

@@ -1,5 +1,5 @@
 import { locate, type ConformanceRule } from "./rule";
-import { describeParameter, pairParameters } from "./support/parameters";
+import { describeParameter, pairParameters } from "../diff/parameters";
 
 const KINDS = new Set(["type", "enum", "nullable", "required-added"]);
 
@@ -8,8 +8,8 @@ const KINDS = new Set(["type", "enum", "nullable", "required-added"]);
  * object-valued parameters (deepObject, `content`) no property the contract leaves optional becomes required). A
  * parameter written with a style (query, path, header, cookie with `schema`) is text on the wire and never
  * carries JSON null, so nullability is compared only for parameters described by `content`.
- * The comparison is the schema diff's (rules/support/schema-diff.ts, change kinds type, enum, nullable, required-added);
- * parameters are paired in rules/support/parameters.ts. This rule reports those findings.
+ * The comparison is the schema diff's (diff/schema-diff.ts, change kinds type, enum, nullable, required-added);
+ * parameters are paired in diff/parameters.ts. This rule reports those findings.
  */
 export const parameterSchema: ConformanceRule = {
   kind: "conformance",

@@ -1,7 +1,7 @@
 import { locate, type ConformanceRule } from "./rule";
-import { describeParameter, pairParameters } from "./support/parameters";
-import type { IndexedParameter } from "../normalize-document";
-import { viewSchema } from "../normalize-schema";
+import { describeParameter, pairParameters } from "../diff/parameters";
+import type { IndexedParameter } from "../normalize/normalize-document";
+import { viewSchema } from "../normalize/normalize-schema";
 
 /** OpenAPI's defaults: `form` for query and cookie parameters, `simple` for path and header ones. */
 function styleOf(parameter: IndexedParameter): string {

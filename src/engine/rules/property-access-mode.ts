@@ -1,6 +1,6 @@
 import type { ConformanceRule } from "./rule";
-import { reportSchemaChanges } from "./support/every-schema-change";
-import type { SchemaChangeKind } from "./support/schema-change";
+import { reportSchemaChanges } from "../diff/every-schema-change";
+import type { SchemaChangeKind } from "../diff/schema-change";
 
 const KINDS: ReadonlySet<SchemaChangeKind> = new Set(["write-only", "read-only"]);
 
@@ -10,7 +10,7 @@ const KINDS: ReadonlySet<SchemaChangeKind> = new Set(["write-only", "read-only"]
  * implementation would ignore it), also when the flag or the `required` list comes through allOf. A property
  * the contract requires in responses that becomes writeOnly is rule response-required-property's finding; an
  * optional request property that becomes readOnly is request-body-property-missing's (a warning: clients need
- * not send it). The comparison is the schema diff's (rules/support/schema-diff.ts).
+ * not send it). The comparison is the schema diff's (diff/schema-diff.ts).
  */
 export const propertyAccessMode: ConformanceRule = {
   kind: "conformance",

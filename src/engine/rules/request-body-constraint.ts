@@ -3,7 +3,7 @@ import { locate, type ConformanceRule } from "./rule";
 /**
  * The implementation's request body schema accepts every value the contract allows as far as bounds, lengths,
  * item and property counts, multipleOf, uniqueItems and patterns go, at any depth. The comparison is
- * rules/support/schema-constraints.ts; this rule reports the changes it finds in request bodies.
+ * diff/schema-constraints.ts; this rule reports the changes it finds in request bodies.
  *
  * Both directions, and why only one is reported: in a request clients send what the contract allows and the
  * implementation decides, so a constraint it loosens or drops (a lower minLength, a raised maximum, a pattern or

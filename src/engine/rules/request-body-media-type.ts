@@ -2,7 +2,7 @@ import { locate, type ConformanceRule } from "./rule";
 
 /**
  * Every request media type family the contract accepts is accepted by the implementation.
- * Media types are paired by family in rules/support/operation-parts.ts (pairMediaTypes, with media-types.ts); this
+ * Media types are paired by family in diff/operation-parts.ts (pairMediaTypes, with media-types.ts); this
  * rule reports the gaps.
  */
 export const requestBodyMediaType: ConformanceRule = {

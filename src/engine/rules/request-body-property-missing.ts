@@ -2,7 +2,7 @@ import { locate, type ConformanceRule } from "./rule";
 
 /**
  * A request property the contract defines is unknown to the implementation (clients send it; nobody reads it).
- * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "property-missing"); this rule
+ * The comparison is the schema diff's (diff/schema-diff.ts, change kind "property-missing"); this rule
  * reports it.
  */
 export const requestBodyPropertyMissing: ConformanceRule = {

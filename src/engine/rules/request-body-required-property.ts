@@ -2,7 +2,7 @@ import { locate, type ConformanceRule } from "./rule";
 
 /**
  * The implementation does not require a request property that the contract leaves optional or does not define.
- * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "required-added"); this rule
+ * The comparison is the schema diff's (diff/schema-diff.ts, change kind "required-added"); this rule
  * reports it.
  */
 export const requestBodyRequiredProperty: ConformanceRule = {

@@ -1,5 +1,5 @@
 import { locate, type ConformanceRule } from "./rule";
-import { isRecord } from "../normalize-pointer";
+import { isRecord } from "../normalize/normalize-pointer";
 
 /** The implementation does not require a request body the contract makes optional or does not define. */
 export const requestBodyRequired: ConformanceRule = {

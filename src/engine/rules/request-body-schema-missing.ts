@@ -4,7 +4,7 @@ import { locate, type ConformanceRule } from "./rule";
  * The implementation keeps a request media type the contract types but declares no schema for it (or `{}`).
  * Accepting any body refuses nothing a client sends, so this is not a break; but the description no longer says
  * what the implementation reads, and nothing checks it against the contract: a warning, so the gap is seen.
- * The pairs come from the engine (BodyPair.snapshotUntyped, decided by rules/support/untyped-schema.ts).
+ * The pairs come from the engine (BodyPair.snapshotUntyped, decided by diff/untyped-schema.ts).
  */
 export const requestBodySchemaMissing: ConformanceRule = {
   kind: "conformance",

@@ -4,7 +4,7 @@ const KINDS = new Set(["type", "enum", "nullable"]);
 
 /**
  * The implementation's request body schema accepts every value the contract allows (types, enums, null).
- * The comparison is the schema diff's (rules/support/schema-diff.ts, change kinds type, enum, nullable); this rule
+ * The comparison is the schema diff's (diff/schema-diff.ts, change kinds type, enum, nullable); this rule
  * reports those findings.
  */
 export const requestBodySchema: ConformanceRule = {

@@ -5,7 +5,7 @@ import { locate, type ConformanceRule } from "./rule";
  * description then promises nothing about the body, so nothing checks that it still returns what the contract
  * says (a client reading the contract's fields may get anything). An error, as for a changed type. Pairs where
  * the contract's own schema constrains nothing are not reported: both sides promise the same nothing.
- * The pairs come from the engine (BodyPair.snapshotUntyped, decided by rules/support/untyped-schema.ts).
+ * The pairs come from the engine (BodyPair.snapshotUntyped, decided by diff/untyped-schema.ts).
  */
 export const responseBodySchemaMissing: ConformanceRule = {
   kind: "conformance",

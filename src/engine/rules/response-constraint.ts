@@ -1,10 +1,10 @@
 import type { ConformanceRule } from "./rule";
-import { reportResponseChanges } from "./support/response-changes";
+import { reportResponseChanges } from "../diff/response-changes";
 
 /**
  * Response values stay within the contract's bounds, lengths, item and property counts, multipleOf, uniqueItems
  * and patterns: a lowered minimum, a raised maximum, a dropped or changed constraint are reported, at any depth.
- * The comparison is rules/support/schema-constraints.ts; this rule reports the changes it finds in response bodies.
+ * The comparison is diff/schema-constraints.ts; this rule reports the changes it finds in response bodies.
  *
  * Both directions, and why only one is reported: in a response the implementation produces and clients check
  * against the contract, so a constraint the implementation tightens (a higher minLength, a lower maximum, an

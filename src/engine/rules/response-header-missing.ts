@@ -1,5 +1,5 @@
 import { locate, type ConformanceRule } from "./rule";
-import { pairResponseHeaders } from "./support/response-headers";
+import { pairResponseHeaders } from "../diff/response-headers";
 
 /**
  * A response header the contract requires is declared, and required, by the implementation: clients read it

@@ -1,6 +1,6 @@
 import { locate, type ConformanceRule } from "./rule";
-import { pairResponseHeaders } from "./support/response-headers";
-import type { SchemaChangeKind } from "./support/schema-change";
+import { pairResponseHeaders } from "../diff/response-headers";
+import type { SchemaChangeKind } from "../diff/schema-change";
 
 /** oneOf/anyOf findings in a header are schema-alternatives' (and -undecided's), like everywhere else. */
 const ELSEWHERE: ReadonlySet<SchemaChangeKind> = new Set([
@@ -12,7 +12,7 @@ const ELSEWHERE: ReadonlySet<SchemaChangeKind> = new Set([
 
 /**
  * A response header's values stay within the contract's schema: its type, constraints and nullability,
- * compared in the response direction by the schema diff (rules/support/schema-diff.ts holds that logic; this
+ * compared in the response direction by the schema diff (diff/schema-diff.ts holds that logic; this
  * rule reports every kind of change it finds in a header's schema, except oneOf/anyOf findings).
  */
 export const responseHeaderSchema: ConformanceRule = {

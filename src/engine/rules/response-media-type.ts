@@ -4,7 +4,7 @@ import { locate, type ConformanceRule } from "./rule";
  * Every response media type family the contract declares is produced by the implementation: application/json
  * and application/problem+json are one family (so are other +json types); extra types the implementation
  * offers (ASP.NET Core's text/plain and text/json) are not reported.
- * Media types are paired by family in rules/support/operation-parts.ts (pairMediaTypes, with media-types.ts); this
+ * Media types are paired by family in diff/operation-parts.ts (pairMediaTypes, with media-types.ts); this
  * rule reports the gaps.
  */
 export const responseMediaType: ConformanceRule = {

@@ -1,10 +1,10 @@
 import type { ConformanceRule } from "./rule";
-import { reportResponseChanges } from "./support/response-changes";
+import { reportResponseChanges } from "../diff/response-changes";
 
 /**
  * The implementation returns null only where the contract allows it.
- * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "nullable"); this rule reports it
- * through rules/support/response-changes.ts.
+ * The comparison is the schema diff's (diff/schema-diff.ts, change kind "nullable"); this rule reports it
+ * through diff/response-changes.ts.
  */
 export const responseNullability: ConformanceRule = {
   kind: "conformance",

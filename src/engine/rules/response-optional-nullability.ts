@@ -1,6 +1,6 @@
-import { mediaTypeEssence } from "./support/media-types";
+import { mediaTypeEssence } from "../diff/media-types";
 import type { ConformanceRule } from "./rule";
-import { reportResponseChanges } from "./support/response-changes";
+import { reportResponseChanges } from "../diff/response-changes";
 
 /**
  * The members RFC 9457 defines for every problem details object, all optional. ASP.NET Core's ProblemDetails
@@ -23,8 +23,8 @@ function isProblemDetails(mediaType: string): boolean {
  * Null the contract does not allow, in a response property that neither side requires. Kept apart from
  * response-nullability (an error) because generators such as ASP.NET Core mark every reference-typed member
  * nullable; the standard members of a problem+json body are not reported at all (see PROBLEM_DETAILS_MEMBERS).
- * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "nullable-optional"); this rule
- * reports it through rules/support/response-changes.ts and leaves out the problem details members.
+ * The comparison is the schema diff's (diff/schema-diff.ts, change kind "nullable-optional"); this rule
+ * reports it through diff/response-changes.ts and leaves out the problem details members.
  */
 export const responseOptionalNullability: ConformanceRule = {
   kind: "conformance",

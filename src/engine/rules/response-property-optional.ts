@@ -1,5 +1,5 @@
 import type { ConformanceRule } from "./rule";
-import { reportResponseChanges } from "./support/response-changes";
+import { reportResponseChanges } from "../diff/response-changes";
 
 /**
  * A property the contract requires in a response is required by the implementation too, when the implementation
@@ -7,8 +7,8 @@ import { reportResponseChanges } from "./support/response-changes";
  * does a schema with no list in a document whose named schemas write `required` lists (its generator states what is
  * required, so no list means nothing is). A document that writes no `required` list anywhere says nothing, as many
  * generators write none.
- * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "required-optional"); this rule
- * reports it through rules/support/response-changes.ts.
+ * The comparison is the schema diff's (diff/schema-diff.ts, change kind "required-optional"); this rule
+ * reports it through diff/response-changes.ts.
  */
 export const responsePropertyOptional: ConformanceRule = {
   kind: "conformance",

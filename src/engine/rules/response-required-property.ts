@@ -1,10 +1,10 @@
 import type { ConformanceRule } from "./rule";
-import { reportResponseChanges } from "./support/response-changes";
+import { reportResponseChanges } from "../diff/response-changes";
 
 /**
  * A property the contract requires in a response is declared by the implementation.
- * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "required-missing"); this rule
- * reports it through rules/support/response-changes.ts.
+ * The comparison is the schema diff's (diff/schema-diff.ts, change kind "required-missing"); this rule
+ * reports it through diff/response-changes.ts.
  */
 export const responseRequiredProperty: ConformanceRule = {
   kind: "conformance",

@@ -1,10 +1,10 @@
 import type { ConformanceRule } from "./rule";
-import { reportResponseChanges } from "./support/response-changes";
+import { reportResponseChanges } from "../diff/response-changes";
 
 /**
  * Response property types are those of the contract.
- * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "type"); this rule reports it
- * through rules/support/response-changes.ts.
+ * The comparison is the schema diff's (diff/schema-diff.ts, change kind "type"); this rule reports it
+ * through diff/response-changes.ts.
  */
 export const responseType: ConformanceRule = {
   kind: "conformance",

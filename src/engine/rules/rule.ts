@@ -4,10 +4,15 @@
  * the engine applies configured severities and exemptions and builds the verdict.
  */
 import type { z } from "zod";
-import type { DocumentIndex, IndexedOperation, OperationMatching, OperationPair } from "../normalize-document";
+import type {
+  DocumentIndex,
+  IndexedOperation,
+  OperationMatching,
+  OperationPair,
+} from "../normalize/normalize-document";
 import type { RuleSeverity } from "../types";
-import type { BodyPair, MediaTypeGap } from "./support/operation-parts";
-import type { Direction, SchemaChange } from "./support/schema-change";
+import type { BodyPair, MediaTypeGap } from "../diff/operation-parts";
+import type { Direction, SchemaChange } from "../diff/schema-change";
 
 export interface RuleMeta {
   /** kebab-case, unique; what policies and violations call the rule. */

@@ -1,6 +1,6 @@
 import type { ConformanceRule } from "./rule";
-import { reportSchemaChanges } from "./support/every-schema-change";
-import type { SchemaChangeKind } from "./support/schema-change";
+import { reportSchemaChanges } from "../diff/every-schema-change";
+import type { SchemaChangeKind } from "../diff/schema-change";
 
 const KINDS: ReadonlySet<SchemaChangeKind> = new Set(["closed-object", "additional-properties"]);
 
@@ -9,7 +9,7 @@ const KINDS: ReadonlySet<SchemaChangeKind> = new Set(["closed-object", "addition
  * (`additionalProperties: false`, 3.1 `unevaluatedProperties: false`) forbids and keeps the contract's limit on
  * additional values; a request object the contract leaves open is not closed or limited by the implementation.
  * Both sides are read even when only one declares an additionalProperties schema. The logic and its reasoning
- * per direction are in rules/support/additional-properties.ts; this rule reports its findings in parameters,
+ * per direction are in diff/additional-properties.ts; this rule reports its findings in parameters,
  * bodies and response headers.
  */
 export const schemaAdditionalProperties: ConformanceRule = {

@@ -1,6 +1,6 @@
 import type { ConformanceRule } from "./rule";
-import { reportSchemaChanges } from "./support/every-schema-change";
-import type { SchemaChangeKind } from "./support/schema-change";
+import { reportSchemaChanges } from "../diff/every-schema-change";
+import type { SchemaChangeKind } from "../diff/schema-change";
 
 const KINDS: ReadonlySet<SchemaChangeKind> = new Set(["alternative-covered"]);
 
@@ -8,7 +8,7 @@ const KINDS: ReadonlySet<SchemaChangeKind> = new Set(["alternative-covered"]);
  * Why a oneOf/anyOf alternative without an unchanged partner passes: a new response alternative that a contract
  * alternative allows entirely (an open one, typically), or a contract request alternative that another
  * implementation alternative accepts. Info, so it explains an approval and never changes one. The matching logic
- * lives in rules/support/composition.ts; this rule reports its covered notes.
+ * lives in diff/composition.ts; this rule reports its covered notes.
  */
 export const schemaAlternativeCovered: ConformanceRule = {
   kind: "conformance",

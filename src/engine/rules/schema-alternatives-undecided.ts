@@ -1,13 +1,13 @@
 import type { ConformanceRule } from "./rule";
-import { reportSchemaChanges } from "./support/every-schema-change";
-import type { SchemaChangeKind } from "./support/schema-change";
+import { reportSchemaChanges } from "../diff/every-schema-change";
+import type { SchemaChangeKind } from "../diff/schema-change";
 
 const KINDS: ReadonlySet<SchemaChangeKind> = new Set(["alternatives-undecided"]);
 
 /**
  * Where the comparison of oneOf/anyOf alternatives cannot decide (anyOf against oneOf, an alternative that
  * constrains no type), it says so with the reason rather than passing in silence. The logic lives in
- * rules/support/composition.ts; this rule reports its undecided findings.
+ * diff/composition.ts; this rule reports its undecided findings.
  */
 export const schemaAlternativesUndecided: ConformanceRule = {
   kind: "conformance",

@@ -1,13 +1,13 @@
 import type { ConformanceRule } from "./rule";
-import { reportSchemaChanges } from "./support/every-schema-change";
-import type { SchemaChangeKind } from "./support/schema-change";
+import { reportSchemaChanges } from "../diff/every-schema-change";
+import type { SchemaChangeKind } from "../diff/schema-change";
 
 const KINDS: ReadonlySet<SchemaChangeKind> = new Set(["alternative-removed", "alternative-added", "discriminator"]);
 
 /**
  * oneOf/anyOf alternatives and discriminators, compared by the values each side accepts: in a request no contract
  * alternative is refused, in a response no alternative the contract does not allow is added, and the
- * discriminator's propertyName and mapping stay. The matching logic lives in rules/support/composition.ts; this
+ * discriminator's propertyName and mapping stay. The matching logic lives in diff/composition.ts; this
  * rule reports its findings in parameters, bodies and response headers.
  */
 export const schemaAlternatives: ConformanceRule = {

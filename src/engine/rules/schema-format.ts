@@ -1,7 +1,7 @@
 import { locate, type ConformanceRule } from "./rule";
-import { viewSchema } from "../normalize-schema";
-import { parameterFormatAdded } from "./support/format-lattice";
-import { describeParameter, pairParameters } from "./support/parameters";
+import { viewSchema } from "../normalize/normalize-schema";
+import { parameterFormatAdded } from "../diff/format-lattice";
+import { describeParameter, pairParameters } from "../diff/parameters";
 
 /** Parameters sent as text the contract may leave free of a format (cookies are left to their own conventions). */
 const TEXT_PARAMETERS: ReadonlySet<string> = new Set(["path", "query", "header"]);
@@ -14,7 +14,7 @@ const TEXT_PARAMETERS: ReadonlySet<string> = new Set(["path", "query", "header"]
  * One exception: a string format the implementation adds to a path, query or header parameter whose values the
  * contract leaves free (parameterFormatAdded in format-lattice.ts): a client that sends "abc" where any text
  * was allowed is refused.
- * The comparison is the schema diff's (rules/support/schema-diff.ts, change kind "format"); this rule reports it.
+ * The comparison is the schema diff's (diff/schema-diff.ts, change kind "format"); this rule reports it.
  */
 export const schemaFormat: ConformanceRule = {
   kind: "conformance",

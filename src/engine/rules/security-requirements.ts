@@ -1,5 +1,5 @@
 import { locate, type ConformanceRule } from "./rule";
-import { compareSecurity, describeRequirement, oidcStandsInForScopedOAuth, type Requirement } from "./support/security";
+import { compareSecurity, describeRequirement, oidcStandsInForScopedOAuth, type Requirement } from "../diff/security";
 
 /** Why no implementation alternative lets a contract client in, when it is the OpenID Connect stand-in. */
 function oidcReason(contract: Requirement, snapshot: readonly Requirement[]): string {
@@ -17,7 +17,7 @@ function oidcReason(contract: Requirement, snapshot: readonly Requirement[]): st
 /**
  * Authentication the contract demands is demanded by the implementation, and nothing more: no missing or extra
  * authentication, no scope the contract does not ask for. Requiring fewer scopes is security-scopes-fewer's.
- * Requirements are read in rules/support/security.ts.
+ * Requirements are read in diff/security.ts.
  */
 export const securityRequirements: ConformanceRule = {
   kind: "conformance",

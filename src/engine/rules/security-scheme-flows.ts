@@ -1,6 +1,6 @@
-import { isRecord } from "../normalize-pointer";
+import { isRecord } from "../normalize/normalize-pointer";
 import { locate, type ConformanceRule } from "./rule";
-import { compareSecurity, type RequirementPart } from "./support/security";
+import { compareSecurity, type RequirementPart } from "../diff/security";
 
 const FLOWS = ["implicit", "password", "clientCredentials", "authorizationCode"] as const;
 const FLOW_URLS = ["authorizationUrl", "tokenUrl", "refreshUrl"] as const;
@@ -39,7 +39,7 @@ function oauthDifferences(contract: Record<string, unknown>, snapshot: Record<st
 /**
  * Where both sides use OAuth 2, every flow of the contract is offered with the same authorization, token and
  * refresh URLs; where both use OpenID Connect, the discovery URL is the same. A client configured from the
- * contract otherwise obtains its token from the wrong place. Requirements are paired in rules/support/security.ts.
+ * contract otherwise obtains its token from the wrong place. Requirements are paired in diff/security.ts.
  */
 export const securitySchemeFlows: ConformanceRule = {
   kind: "conformance",

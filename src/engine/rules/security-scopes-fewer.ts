@@ -1,12 +1,12 @@
 import { locate, type ConformanceRule } from "./rule";
-import { compareSecurity, describeRequirement } from "./support/security";
+import { compareSecurity, describeRequirement } from "../diff/security";
 
 /**
  * The implementation asks for every scope the contract asks for. With a scope dropped from a requirement, no
  * client is refused (a token holding the old scopes still holds the fewer ones): clients are over-granted, let in
  * where the contract keeps them out, so the operation's authorization is weaker than the contract promises. That
  * is a security regression, so it is an error, like security-requirements' missing authentication.
- * Requirements are read and paired in rules/support/security.ts.
+ * Requirements are read and paired in diff/security.ts.
  */
 export const securityScopesFewer: ConformanceRule = {
   kind: "conformance",

@@ -1,6 +1,6 @@
 import { locate, type ConformanceRule } from "./rule";
-import { matchingStatusKey, statusKeys } from "./support/operation-parts";
-import { escapeToken } from "../normalize-pointer";
+import { matchingStatusKey, statusKeys } from "../diff/operation-parts";
+import { escapeToken } from "../normalize/normalize-pointer";
 
 /**
  * A status code the implementation declares that the contract does not. Codes frameworks add on their own

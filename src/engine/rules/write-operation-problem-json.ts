@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { locate, type ConstitutionRule } from "./rule";
-import { contentOf, responsesOf } from "./support/operation-parts";
-import { mediaTypeEssence } from "./support/media-types";
-import type { RefResolver } from "../ref-resolver";
+import { contentOf, responsesOf } from "../diff/operation-parts";
+import { mediaTypeEssence } from "../diff/media-types";
+import type { RefResolver } from "../load/ref-resolver";
 
 const options = z
   .object({

@@ -10,7 +10,7 @@
  * the host (ui/open-link). It shows only the tool result the host hands it: what the caller's scopes allowed the tool
  * to answer.
  */
-import { lazyLocator } from "../../engine/source-positions";
+import { lazyLocator } from "../../engine/formats/source-positions";
 import type { Violation } from "../../engine/types";
 import type { ResourceContents } from "../../mcp/context";
 

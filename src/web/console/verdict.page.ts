@@ -5,7 +5,7 @@
  */
 import { violationsChart } from "./charts";
 import type { VerdictReport } from "../../engine/formats/report";
-import { renderVerdictMarkdown } from "../../engine/markdown";
+import { renderVerdictMarkdown } from "../../engine/formats/markdown";
 import { contractStore, readVerdictBody } from "../../contracts/store/client";
 import {
   snapshotTitle,

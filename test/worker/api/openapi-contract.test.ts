@@ -9,7 +9,7 @@ import { apiRoutes } from "../../../src/api";
 import { ROUTE_DOCS } from "../../../src/api/route-docs";
 import { routeKey, snapshotFromRoutes } from "../../../src/api/route-snapshot";
 import type { ApiRoute } from "../../../src/api/router";
-import { getConformanceConfig } from "../../../src/engine/config";
+import { getConformanceConfig } from "../../../src/engine/verdict/config";
 import { checkConformance, checkConstitution } from "../../../src/engine/engine";
 import type { Verdict } from "../../../src/engine/types";
 import { BASE } from "../helpers";

@@ -2,7 +2,7 @@
 // break by it (CSRF-checked, one audit record, the same service as REST), lists it with its state and revokes it;
 // a bad form comes back on the project page saying what to change, with what was typed.
 import { beforeAll, describe, expect, it } from "vitest";
-import { breakFingerprint } from "../../../src/engine/acceptance";
+import { breakFingerprint } from "../../../src/engine/verdict/acceptance";
 import { callJson } from "../contracts-api/api-helpers";
 import { ordersContract, text, violatingSnapshot } from "../contracts-api/fixtures";
 import { restPrincipal } from "../harness";

@@ -3,7 +3,7 @@
 // format; a rewritten document keeps the fingerprint; the list says which acceptances no longer match, expired or
 // were revoked; bad input is refused with what to send.
 import { beforeAll, describe, expect, it } from "vitest";
-import { breakFingerprint } from "../../../src/engine/acceptance";
+import { breakFingerprint } from "../../../src/engine/verdict/acceptance";
 import { operator } from "../directory/helpers";
 import { restPrincipal, type Caller } from "../harness";
 import { call, callJson, createKey, storedAuditRecords } from "./api-helpers";

@@ -12,7 +12,7 @@ import {
   VERDICT_FORM_VERSION,
 } from "../../../src/contracts/store/verdict-form";
 import { checkConformance } from "../../../src/engine/engine";
-import { getConformanceConfig } from "../../../src/engine/config";
+import { getConformanceConfig } from "../../../src/engine/verdict/config";
 import type { OpenApiDocument } from "../../../src/engine/types";
 import { callJson } from "./api-helpers";
 import { restPrincipal, type Caller } from "../harness";

@@ -3,8 +3,8 @@
 // operation the window holds, and of the status and property it touches; "never seen" is said too and turns an error
 // into a warning only under the organization's policy; bad ingest bodies are refused with what to fix.
 import { beforeAll, describe, expect, it } from "vitest";
-import { countExchangeUsage, usageTarget } from "../../../src/engine/usage";
-import { indexDocument } from "../../../src/engine/normalize-document";
+import { countExchangeUsage, usageTarget } from "../../../src/engine/verdict/usage";
+import { indexDocument } from "../../../src/engine/normalize/normalize-document";
 import { operator } from "../directory/helpers";
 import { restPrincipal, type Caller } from "../harness";
 import { call, callJson } from "./api-helpers";

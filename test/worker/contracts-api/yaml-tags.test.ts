@@ -4,7 +4,7 @@
  * once per unknown tag per upload, with a stack trace (console.warn, or process.emitWarning under Node).
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { parseOpenApiDocument } from "../../../src/engine/document";
+import { parseOpenApiDocument } from "../../../src/engine/load/document";
 import { callJson } from "./api-helpers";
 import { restPrincipal, type Caller } from "../harness";
 

@@ -1,5 +1,5 @@
 /**
- * How oneOf/anyOf findings are placed and worded by the rules that report them (rules/support/composition.ts):
+ * How oneOf/anyOf findings are placed and worded by the rules that report them (diff/composition.ts):
  * a changed alternative is reported at its own index, and a property the enclosing schema defines is known
  * inside each branch.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { getConformanceConfig, loadConformanceConfig } from "../../../src/engine/config";
+import { getConformanceConfig, loadConformanceConfig } from "../../../src/engine/verdict/config";
 import { checkConformance, checkConstitution } from "../../../src/engine/engine";
-import { renderVerdictMarkdown } from "../../../src/engine/markdown";
+import { renderVerdictMarkdown } from "../../../src/engine/formats/markdown";
 import { allRules, conformanceRules, constitutionRules, rulesById } from "../../../src/engine/rules/index";
 import { missingOperation } from "../../../src/engine/rules/missing-operation";
 import { openapi, responses } from "./harness";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseOpenApiDocument } from "../../../src/engine/document";
-import { closestField } from "../../../src/engine/fixed-fields";
+import { parseOpenApiDocument } from "../../../src/engine/load/document";
+import { closestField } from "../../../src/engine/load/fixed-fields";
 import aspnetcore from "./fixtures/orders-aspnetcore.json";
 import nestjs from "./fixtures/orders-nestjs.json";
 import springdoc from "./fixtures/orders-springdoc.json";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { getConformanceConfig, loadConformanceConfig } from "../../../src/engine/config";
-import { parseOpenApiDocument } from "../../../src/engine/document";
+import { getConformanceConfig, loadConformanceConfig } from "../../../src/engine/verdict/config";
+import { parseOpenApiDocument } from "../../../src/engine/load/document";
 import { checkConformance } from "../../../src/engine/engine";
 import type { OpenApiDocument } from "../../../src/engine/types";
 import contractText from "./fixtures/orders-contract.yaml?raw";

@@ -3,8 +3,8 @@
  * configuration loader, and assert exactly which violations come out.
  */
 import { expect } from "vitest";
-import { loadConformanceConfig, type ConformanceConfig } from "../../../src/engine/config";
-import { parseOpenApiDocument } from "../../../src/engine/document";
+import { loadConformanceConfig, type ConformanceConfig } from "../../../src/engine/verdict/config";
+import { parseOpenApiDocument } from "../../../src/engine/load/document";
 import { checkConformance, checkConstitution } from "../../../src/engine/engine";
 import { conformanceRules } from "../../../src/engine/rules/index";
 import type { OpenApiDocument, Violation } from "../../../src/engine/types";

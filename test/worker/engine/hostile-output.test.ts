@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { renderReport } from "../../../src/engine/formats";
 import type { VerdictReport } from "../../../src/engine/formats/report";
-import { MAX_MARKDOWN_CHARS } from "../../../src/engine/markdown";
+import { MAX_MARKDOWN_CHARS } from "../../../src/engine/formats/markdown";
 import { markdownCode, markdownText } from "../../../src/lib/escape/markdown";
 import { logLine, workflowData, workflowProperty } from "../../../src/lib/escape/workflow-command";
 import { terminalText } from "../../../src/lib/escape/terminal";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createPayloadValidator } from "../../../src/engine/payload";
-import { convertToJsonSchema } from "../../../src/engine/payload-schema";
+import { createPayloadValidator } from "../../../src/engine/payload/payload";
+import { convertToJsonSchema } from "../../../src/engine/payload/payload-schema";
 import { openapi } from "./harness";
 
 const json = (schema: unknown, description = "ok") => ({ description, content: { "application/json": { schema } } });

@@ -1,12 +1,12 @@
 /**
- * OpenAPI 3.1 references read as JSON Schema 2020-12 reads them (src/engine/schema-resources.ts), where an
+ * OpenAPI 3.1 references read as JSON Schema 2020-12 reads them (src/engine/load/schema-resources.ts), where an
  * upload, the verdict and payload validation meet them: `$id` bases, `$anchor`, relative and URN references in
  * one document; other documents refused; `$ref` inside data left alone; `$dynamicRef` followed or refused by name.
  */
 import { stringify as toYaml } from "yaml";
 import { describe, expect, it } from "vitest";
-import { parseOpenApiDocument } from "../../../src/engine/document";
-import { createPayloadValidator } from "../../../src/engine/payload";
+import { parseOpenApiDocument } from "../../../src/engine/load/document";
+import { createPayloadValidator } from "../../../src/engine/payload/payload";
 import { expectValid, expectViolations } from "./harness";
 import type { OpenApiDocument } from "../../../src/engine/types";
 

@@ -1,5 +1,5 @@
 /**
- * stripAnnotations (src/engine/strip-annotations.ts), the comparison form's document: it empties the descriptions,
+ * stripAnnotations (src/engine/load/strip-annotations.ts), the comparison form's document: it empties the descriptions,
  * summaries and examples of the objects a verdict compares, and nothing that is a name, data or an extension; it
  * keeps a components' example that a remaining `$ref` needs, and gives up (null) when a remaining `$ref` points
  * into a dropped value, leaves the document, or schemas use `$id` or anchors. The verdict against the stripped
@@ -7,9 +7,9 @@
  * and GHES' descriptions).
  */
 import { describe, expect, it } from "vitest";
-import { getConformanceConfig } from "../../../src/engine/config";
+import { getConformanceConfig } from "../../../src/engine/verdict/config";
 import { checkConformance } from "../../../src/engine/engine";
-import { stripAnnotations } from "../../../src/engine/strip-annotations";
+import { stripAnnotations } from "../../../src/engine/load/strip-annotations";
 import type { OpenApiDocument } from "../../../src/engine/types";
 
 function contract(

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { checkConformance } from "../../../src/engine/engine";
-import { indexDocument } from "../../../src/engine/normalize-document";
-import { StructuralIdentity } from "../../../src/engine/rules/support/structural-identity";
+import { indexDocument } from "../../../src/engine/normalize/normalize-document";
+import { StructuralIdentity } from "../../../src/engine/diff/structural-identity";
 import type { OpenApiDocument } from "../../../src/engine/types";
 import { configFor, openapi } from "./harness";
 

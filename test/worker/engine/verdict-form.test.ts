@@ -4,7 +4,7 @@
  * contract without a form, read from its bytes instead. What it writes is ASCII and decodes to the same value.
  */
 import { describe, expect, it } from "vitest";
-import { parseOpenApiDocument } from "../../../src/engine/document";
+import { parseOpenApiDocument } from "../../../src/engine/load/document";
 import { decodeVerdictForm, encodeVerdictForm } from "../../../src/contracts/store/verdict-form";
 import type { OpenApiDocument } from "../../../src/engine/types";
 

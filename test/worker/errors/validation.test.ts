@@ -1,7 +1,7 @@
 /** Validation messages in plain words, one `limit` rule on every list route, and YAML errors that show the line. */
 import { describe, expect, it, beforeAll } from "vitest";
 import { z } from "zod";
-import { parseOpenApiDocument } from "../../../src/engine/document";
+import { parseOpenApiDocument } from "../../../src/engine/load/document";
 import { humaniseIssues } from "../../../src/lib/humanise";
 import { callJson } from "../contracts-api/api-helpers";
 import { restPrincipal, type Caller } from "../harness";

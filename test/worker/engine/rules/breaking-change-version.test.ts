@@ -3,7 +3,7 @@
 // version, a compatible change or versions that are not semver get none; never in a snapshot's verdict; the
 // organization's policy grades it.
 import { describe, expect, it } from "vitest";
-import { getConformanceConfig, withOrganizationConformance } from "../../../../src/engine/config";
+import { getConformanceConfig, withOrganizationConformance } from "../../../../src/engine/verdict/config";
 import { checkConformance, compareContractVersions } from "../../../../src/engine/engine";
 import { openapi, responses } from "../harness";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getConformanceConfig } from "../../../../src/engine/config";
+import { getConformanceConfig } from "../../../../src/engine/verdict/config";
 import { checkConformance } from "../../../../src/engine/engine";
 import { rulesById } from "../../../../src/engine/rules/index";
 import type { OpenApiDocument } from "../../../../src/engine/types";

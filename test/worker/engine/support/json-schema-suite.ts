@@ -10,8 +10,8 @@
  * - draft4 through an OpenAPI 3.0 contract: 3.0 has no `$id`, so "#..." references are rebased onto
  *   #/components/schemas/S (what a bundler does); only cases 3.0's Schema Object can express are run.
  */
-import { parseOpenApiDocument } from "../../../../src/engine/document";
-import { createPayloadValidator } from "../../../../src/engine/payload";
+import { parseOpenApiDocument } from "../../../../src/engine/load/document";
+import { createPayloadValidator } from "../../../../src/engine/payload/payload";
 
 export interface SuiteCase {
   file: string;
