@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createPayloadValidator } from "../../../src/engine/payload/payload";
-import { convertToJsonSchema } from "../../../src/engine/payload/payload-schema";
-import { openapi } from "./harness";
+import { createPayloadValidator } from "../../../../src/engine/payload/payload";
+import { convertToJsonSchema } from "../../../../src/engine/payload/payload-schema";
+import { openapi } from "../harness";
 
 const json = (schema: unknown, description = "ok") => ({ description, content: { "application/json": { schema } } });
 

@@ -5,11 +5,11 @@
  * (the same rules at the same severities as when both sides use the same form).
  */
 import { describe, expect, it } from "vitest";
-import { loadConformanceConfig } from "../../../src/engine/verdict/config";
-import { bundledPolicyFiles } from "../../../src/policy/files";
-import { checkConformance } from "../../../src/engine/engine";
-import type { OpenApiDocument } from "../../../src/engine/types";
-import { openapi, responses } from "./harness";
+import { loadConformanceConfig } from "../../../../src/engine/verdict/config";
+import { bundledPolicyFiles } from "../../../../src/policy/files";
+import { checkConformance } from "../../../../src/engine/engine";
+import type { OpenApiDocument } from "../../../../src/engine/types";
+import { openapi, responses } from "../harness";
 
 type Schema = Record<string, unknown>;
 type Place = "request" | "response";

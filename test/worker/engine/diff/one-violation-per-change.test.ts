@@ -4,10 +4,10 @@
  * that owns it, and semantically equal rewrites (3.0 vs 3.1, $ref vs inline) give none.
  */
 import { describe, expect, it } from "vitest";
-import { loadConformanceConfig } from "../../../src/engine/verdict/config";
-import { parseOpenApiDocument } from "../../../src/engine/load/document";
-import { checkConformance } from "../../../src/engine/engine";
-import type { OpenApiDocument } from "../../../src/engine/types";
+import { loadConformanceConfig } from "../../../../src/engine/verdict/config";
+import { parseOpenApiDocument } from "../../../../src/engine/load/document";
+import { checkConformance } from "../../../../src/engine/engine";
+import type { OpenApiDocument } from "../../../../src/engine/types";
 
 type Json = Record<string, any>;
 

@@ -2,7 +2,7 @@
 // of the validator library's "Instance type "string" is invalid. Expected "number"."
 import { Validator } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
-import { leafErrors } from "../../../src/engine/payload/payload-errors";
+import { leafErrors } from "../../../../src/engine/payload/payload-errors";
 
 const schema = {
   type: "object",

@@ -3,9 +3,9 @@
 // the same line.
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { renderReport } from "../../../src/engine/formats";
-import type { Verdict } from "../../../src/engine/types";
-import { violationLocator } from "../../../src/engine/formats/source-positions";
+import { renderReport } from "../../../../src/engine/formats";
+import type { Verdict } from "../../../../src/engine/types";
+import { violationLocator } from "../../../../src/engine/formats/source-positions";
 
 const document = {
   openapi: "3.1.0",

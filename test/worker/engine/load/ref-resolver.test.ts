@@ -4,8 +4,8 @@
  * a bounded message. Through parseOpenApiDocument: the same limits, and the limit on $refs per document.
  */
 import { describe, expect, it } from "vitest";
-import { parseOpenApiDocument } from "../../../src/engine/load/document";
-import { MAX_DOCUMENT_REFERENCES, MAX_REF_CHAIN_LINKS, RefResolver } from "../../../src/engine/load/ref-resolver";
+import { parseOpenApiDocument } from "../../../../src/engine/load/document";
+import { MAX_DOCUMENT_REFERENCES, MAX_REF_CHAIN_LINKS, RefResolver } from "../../../../src/engine/load/ref-resolver";
 
 const ref = (index: number) => `#/components/schemas/S${index}`;
 

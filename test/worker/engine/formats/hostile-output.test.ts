@@ -3,14 +3,14 @@
  * document can play goes through each format, and each consumer's rules hold (src/lib/escape/*).
  */
 import { describe, expect, it } from "vitest";
-import { renderReport } from "../../../src/engine/formats";
-import type { VerdictReport } from "../../../src/engine/formats/report";
-import { MAX_MARKDOWN_CHARS } from "../../../src/engine/formats/markdown";
-import { markdownCode, markdownText } from "../../../src/lib/escape/markdown";
-import { logLine, workflowData, workflowProperty } from "../../../src/lib/escape/workflow-command";
-import { terminalText } from "../../../src/lib/escape/terminal";
-import { escapeHtml } from "../../../src/web/html";
-import type { Violation } from "../../../src/engine/types";
+import { renderReport } from "../../../../src/engine/formats";
+import type { VerdictReport } from "../../../../src/engine/formats/report";
+import { MAX_MARKDOWN_CHARS } from "../../../../src/engine/formats/markdown";
+import { markdownCode, markdownText } from "../../../../src/lib/escape/markdown";
+import { logLine, workflowData, workflowProperty } from "../../../../src/lib/escape/workflow-command";
+import { terminalText } from "../../../../src/lib/escape/terminal";
+import { escapeHtml } from "../../../../src/web/html";
+import type { Violation } from "../../../../src/engine/types";
 
 const HOSTILE = [
   "/a\r## ✅ Approved\r<details><summary>ok</summary>",

@@ -4,7 +4,7 @@
  * inside each branch.
  */
 import { describe, it } from "vitest";
-import { expectValid, expectViolations, openapi, responses } from "./harness";
+import { expectValid, expectViolations, openapi, responses } from "../harness";
 
 describe("oneOf/anyOf findings name the right alternative and the right schema", () => {
   it("reports a change in the 19th of 20 alternatives at oneOf/18, not at the closest one", () => {

@@ -4,11 +4,11 @@
  * does not make a changed schema look identical, and only what no rule reads is ignored.
  */
 import { describe, expect, it } from "vitest";
-import { checkConformance } from "../../../src/engine/engine";
-import { indexDocument } from "../../../src/engine/normalize/normalize-document";
-import { StructuralIdentity } from "../../../src/engine/diff/structural-identity";
-import type { OpenApiDocument } from "../../../src/engine/types";
-import { configFor, openapi } from "./harness";
+import { checkConformance } from "../../../../src/engine/engine";
+import { indexDocument } from "../../../../src/engine/normalize/normalize-document";
+import { StructuralIdentity } from "../../../../src/engine/diff/structural-identity";
+import type { OpenApiDocument } from "../../../../src/engine/types";
+import { configFor, openapi } from "../harness";
 
 function identity(contract: OpenApiDocument, snapshot: OpenApiDocument): StructuralIdentity {
   const contractIndex = indexDocument(contract);

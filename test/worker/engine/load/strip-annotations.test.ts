@@ -7,10 +7,10 @@
  * and GHES' descriptions).
  */
 import { describe, expect, it } from "vitest";
-import { getConformanceConfig } from "../../../src/engine/verdict/config";
-import { checkConformance } from "../../../src/engine/engine";
-import { stripAnnotations } from "../../../src/engine/load/strip-annotations";
-import type { OpenApiDocument } from "../../../src/engine/types";
+import { getConformanceConfig } from "../../../../src/engine/verdict/config";
+import { checkConformance } from "../../../../src/engine/engine";
+import { stripAnnotations } from "../../../../src/engine/load/strip-annotations";
+import type { OpenApiDocument } from "../../../../src/engine/types";
 
 function contract(
   extra: Record<string, unknown> = {},

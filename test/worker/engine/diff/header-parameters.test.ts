@@ -4,8 +4,8 @@
  * keyword constraints) a header parameter gets too.
  */
 import { describe, expect, it } from "vitest";
-import { checkConformance } from "../../../src/engine/engine";
-import { configFor, openapi, responses } from "./harness";
+import { checkConformance } from "../../../../src/engine/engine";
+import { configFor, openapi, responses } from "../harness";
 
 const op = (parameter: Record<string, unknown>) =>
   openapi({ "/orders": { get: { parameters: [parameter], responses: responses({ "200": null }) } } });

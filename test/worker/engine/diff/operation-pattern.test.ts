@@ -3,8 +3,8 @@
  * with an indexed operation's canonical path) answer exactly as matching segment by segment does.
  */
 import { describe, expect, it } from "vitest";
-import { canonicalPath } from "../../../src/engine/normalize/normalize-document";
-import { compileOperationPattern } from "../../../src/engine/diff/operation-pattern";
+import { canonicalPath } from "../../../../src/engine/normalize/normalize-document";
+import { compileOperationPattern } from "../../../../src/engine/diff/operation-pattern";
 
 /** The segment-by-segment reading of a pattern, written out as the module's comment defines it. */
 function bySegments(pattern: string, method: string, path: string): boolean {

@@ -5,20 +5,20 @@
  * the stall they cover (the engine before the change ran for minutes); they assert results, not timings.
  */
 import { describe, expect, it } from "vitest";
-import { parseExchanges } from "../../../src/engine/exchanges/parse";
-import { createExchangeValidator } from "../../../src/engine/exchanges/validate";
-import { createPayloadValidator } from "../../../src/engine/payload/payload";
-import { unsafePatternProblems } from "../../../src/engine/load/pattern-check";
-import { compilePattern, patternProblem } from "../../../src/engine/load/safe-pattern";
-import { matchSegment, parseSegmentTemplate } from "../../../src/engine/normalize/segment-template";
-import type { OpenApiDocument } from "../../../src/engine/types";
+import { parseExchanges } from "../../../../src/engine/exchanges/parse";
+import { createExchangeValidator } from "../../../../src/engine/exchanges/validate";
+import { createPayloadValidator } from "../../../../src/engine/payload/payload";
+import { unsafePatternProblems } from "../../../../src/engine/load/pattern-check";
+import { compilePattern, patternProblem } from "../../../../src/engine/load/safe-pattern";
+import { matchSegment, parseSegmentTemplate } from "../../../../src/engine/normalize/segment-template";
+import type { OpenApiDocument } from "../../../../src/engine/types";
 import {
   UPLOAD_SECONDS,
   UPLOAD_WORK_UNITS,
   VALUE_WORK_UNITS,
   WorkBudgetExhausted,
-} from "../../../src/engine/payload/work-budget";
-import { HOSTILE_CASES, ndjsonOf } from "../../../bench/hostile-cases";
+} from "../../../../src/engine/payload/work-budget";
+import { HOSTILE_CASES, ndjsonOf } from "../../../../bench/hostile-cases";
 
 const GUARD = { timeout: 10_000 };
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { parseOpenApiDocument } from "../../../src/engine/load/document";
-import { closestField } from "../../../src/engine/load/fixed-fields";
-import aspnetcore from "./fixtures/orders-aspnetcore.json";
-import nestjs from "./fixtures/orders-nestjs.json";
-import springdoc from "./fixtures/orders-springdoc.json";
-import contractYaml from "./fixtures/orders-contract.yaml?raw";
+import { parseOpenApiDocument } from "../../../../src/engine/load/document";
+import { closestField } from "../../../../src/engine/load/fixed-fields";
+import aspnetcore from "../fixtures/orders-aspnetcore.json";
+import nestjs from "../fixtures/orders-nestjs.json";
+import springdoc from "../fixtures/orders-springdoc.json";
+import contractYaml from "../fixtures/orders-contract.yaml?raw";
 
 const ok = { "200": { description: "ok" } };
 

@@ -1,19 +1,19 @@
 /// <reference types="vite/client" />
 /**
- * The official JSON-Schema-Test-Suite through payload validation's own path (support/json-schema-suite.ts says
+ * The official JSON-Schema-Test-Suite through payload validation's own path (json-schema-suite.ts beside it says
  * how each case becomes a contract): draft2020-12 through OpenAPI 3.1, draft4 through OpenAPI 3.0 for what 3.0's
  * Schema Object can express. The agreement count is asserted exactly, so a change that wins or loses a case
  * shows here; every excluded case is listed with its reason.
  */
 import { describe, expect, it } from "vitest";
-import { casesOf, notExpressibleIn30, runCase, type SuiteCase } from "./support/json-schema-suite";
+import { casesOf, notExpressibleIn30, runCase, type SuiteCase } from "./json-schema-suite";
 
-const draft2020 = import.meta.glob("../../fixtures/json-schema-test-suite/draft2020-12/*.json", {
+const draft2020 = import.meta.glob("../../../fixtures/json-schema-test-suite/draft2020-12/*.json", {
   query: "?raw",
   import: "default",
   eager: true,
 }) as Record<string, string>;
-const draft4 = import.meta.glob("../../fixtures/json-schema-test-suite/draft4/*.json", {
+const draft4 = import.meta.glob("../../../fixtures/json-schema-test-suite/draft4/*.json", {
   query: "?raw",
   import: "default",
   eager: true,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { stringify as toYaml } from "yaml";
-import { checkOpenApiStructure } from "../../../src/engine/load/document-checks";
-import { parseOpenApiDocument } from "../../../src/engine/load/document";
-import { indexDocument } from "../../../src/engine/normalize/normalize-document";
-import { parseDocumentBytes } from "../../../src/engine/load/parse-upload";
+import { checkOpenApiStructure } from "../../../../src/engine/load/document-checks";
+import { parseOpenApiDocument } from "../../../../src/engine/load/document";
+import { indexDocument } from "../../../../src/engine/normalize/normalize-document";
+import { parseDocumentBytes } from "../../../../src/engine/load/parse-upload";
 
 const minimal = {
   openapi: "3.0.3",

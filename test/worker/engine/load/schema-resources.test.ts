@@ -5,10 +5,10 @@
  */
 import { stringify as toYaml } from "yaml";
 import { describe, expect, it } from "vitest";
-import { parseOpenApiDocument } from "../../../src/engine/load/document";
-import { createPayloadValidator } from "../../../src/engine/payload/payload";
-import { expectValid, expectViolations } from "./harness";
-import type { OpenApiDocument } from "../../../src/engine/types";
+import { parseOpenApiDocument } from "../../../../src/engine/load/document";
+import { createPayloadValidator } from "../../../../src/engine/payload/payload";
+import { expectValid, expectViolations } from "../harness";
+import type { OpenApiDocument } from "../../../../src/engine/types";
 
 const RESPONSE = "GET /orders#/responses/200/content/application~1json/schema";
 
