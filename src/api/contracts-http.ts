@@ -1,7 +1,7 @@
 /** Request parsing and error answers shared by the contracts, snapshots, builds and CI key routes. */
 import { currentSpan, recordMetric } from "../lib/telemetry/span";
 import type { z } from "zod";
-import type { DocumentProblem, Verdict } from "../engine/types";
+import type { DocumentProblem, Verdict } from "../engine";
 import { readBodyLimited, readBodyWhole } from "../lib/body";
 import { DEFAULT_PAGE_SIZE, MAX_DOCUMENT_BYTES, MAX_PAGE_SIZE, MAX_PROBLEMS_SHOWN } from "../contracts/store/limits";
 import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../contracts/store/names";

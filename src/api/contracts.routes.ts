@@ -22,7 +22,7 @@
  *   GET  /api/v1/projects/:project/verdicts/:id                   contracts.read
  */
 import { closestName } from "../lib/closest-name";
-import type { Verdict } from "../engine/types";
+import type { Verdict } from "../engine";
 import { breakingStatement } from "../contracts/breaking-statement";
 import { Failure } from "../core/failure";
 import { z } from "zod";
@@ -30,9 +30,9 @@ import { contractStore, readVerdictBody, streamContent } from "../contracts/stor
 import type { ContractChangeListener } from "../contracts/store/events";
 import { snapshotTitle } from "../contracts/store/records";
 import { MAX_BUILD_BODY_BYTES, MAX_LOG_EXCERPT_CHARS } from "../contracts/store/limits";
-import { breakingChangesPolicy, type BreakingChangesPolicy } from "../engine/verdict/config";
+import { breakingChangesPolicy, type BreakingChangesPolicy } from "../engine";
 import { conformanceConfigFor } from "../contracts/services/organization-config";
-import { renderVerdictMarkdown } from "../engine/formats/markdown";
+import { renderVerdictMarkdown } from "../engine";
 import { compareContracts } from "../contracts/services/drafts";
 import { uploadContract, uploadSnapshot } from "../contracts/services/uploads";
 import { storageRefusal } from "../contracts/services/storage";

@@ -12,13 +12,13 @@
  */
 import { Failure } from "../core/failure";
 import { z } from "zod";
-import { MAX_EXCHANGES_UPLOAD_BYTES } from "../engine/exchanges/exchange";
-import { renderVerdictMarkdown } from "../engine/formats/markdown";
+import { MAX_EXCHANGES_UPLOAD_BYTES } from "../engine";
+import { renderVerdictMarkdown } from "../engine";
 import { recordExchanges, type ExchangesFailure } from "../contracts/services/exchanges";
 import { contractStore, readVerdictBody } from "../contracts/store/client";
 import { readBodyLimited } from "../lib/body";
 import type { ExchangeRunRecord } from "../contracts/store/records";
-import type { Verdict } from "../engine/types";
+import type { Verdict } from "../engine";
 import {
   invalidQuery,
   json,

@@ -2,7 +2,7 @@
  * Which verdict formats a REST request asks for: `?format=<one>` (the answer is that document) or `?formats=a,b`
  * (embedded in the JSON answer). HTTP parsing belongs to the REST layer; the engine only renders (src/engine/formats).
  */
-import { isVerdictFormat, VERDICT_FORMATS, type VerdictFormat } from "../engine/formats";
+import { isVerdictFormat, VERDICT_FORMATS, type VerdictFormat } from "../engine";
 
 export type FormatChoice =
   | { ok: true; single?: VerdictFormat; embedded: VerdictFormat[] }

@@ -6,7 +6,7 @@
  * tests' payload validation), the rest here. Used by the test that runs checkConformance(contract, snapshot).
  */
 import { CI_KEY_SCOPES } from "../oauth/cikeys";
-import type { OpenApiDocument } from "../engine/types";
+import type { OpenApiDocument } from "../engine";
 import type { RouteDoc } from "./route-docs";
 import type { ApiRoute } from "./router";
 

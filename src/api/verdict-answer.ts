@@ -5,10 +5,10 @@
  * path in the repository for SARIF locations.
  */
 import { Failure } from "../core/failure";
-import { lazyLocator, MAX_LOCATED_BYTES } from "../engine/formats/source-positions";
-import { embeddedReports, FORMAT_MEDIA_TYPE, renderReport } from "../engine/formats";
+import { lazyLocator, MAX_LOCATED_BYTES } from "../engine";
+import { embeddedReports, FORMAT_MEDIA_TYPE, renderReport } from "../engine";
 import { formatChoice, type FormatChoice } from "./format-choice";
-import type { VerdictReport } from "../engine/formats/report";
+import type { VerdictReport } from "../engine";
 import { json } from "./contracts-http";
 
 /** Read before any work is done, so a mistyped format refuses the request instead of storing an upload. */

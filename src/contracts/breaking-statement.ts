@@ -3,7 +3,7 @@
  * changes break clients of which version, whether the new version is active, and why (the organization's
  * policy), with the next step. Before, the answer printed "REJECTED" beside "is now active" and exited 0.
  */
-import type { BreakingChangesPolicy } from "../engine/verdict/config";
+import type { BreakingChangesPolicy } from "../engine";
 
 export interface BreakingUpload {
   project: string;

@@ -3,7 +3,7 @@
  * the platform's catalogue, caps the operator set, and addresses an upstream or identity provider may not have.
  * Each refusal is a SettingsError naming the field and the fix.
  */
-import { organizationConformanceProblem } from "../engine/verdict/config";
+import { organizationConformanceProblem } from "../engine";
 import type { Policy } from "../policy/load";
 import type { OrganizationSettings, PlatformCaps } from "./settings";
 import { SettingsError } from "./settings";

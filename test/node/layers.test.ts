@@ -229,6 +229,22 @@ describe("layers", () => {
     expect(packageImportsFrom("src/engine", /^(cloudflare:|agents|@modelcontextprotocol\/|@cloudflare\/)/)).toEqual([]);
   });
 
+  it("lets code outside the engine use only its face, src/engine/index.ts", () => {
+    const deepImport = /^src\/engine\/(?!index\.ts$)/;
+    const graph = importGraph();
+    const outside = [...graph.keys()].filter((file) => file.startsWith("src/") && !file.startsWith("src/engine/"));
+    const deep = [...graph]
+      .filter(([file]) => outside.includes(file))
+      .flatMap(([file, targets]) => targets.filter((target) => deepImport.test(target)).map((t) => `${file} -> ${t}`));
+    expect(deep).toEqual([]);
+    // The check finds a deep import when there is one.
+    const planted = new Map(graph);
+    planted.set("src/api/planted.ts", ["src/engine/verdict/config.ts"]);
+    expect(crossingsFrom(["src/api"], deepImport, planted)).toEqual([
+      "src/api/planted.ts -> src/engine/verdict/config.ts",
+    ]);
+  });
+
   it("keeps the contracts domain (store and services) free of every surface", () => {
     // The store reports changes to an injected ContractChangeListener (src/contracts/store/events.ts); services fail
     // with SpecFailure (the core's Failure), which each surface maps. Neither needs to import a surface.

@@ -7,9 +7,9 @@
  */
 import { z } from "zod";
 import { Failure } from "../../core/failure";
-import { type AcceptedBreak, breakFingerprint, FINGERPRINT_PATTERN } from "../../engine/verdict/acceptance";
-import type { ConformanceConfig } from "../../engine/verdict/config";
-import type { Verdict, Violation } from "../../engine/types";
+import { type AcceptedBreak, breakFingerprint, FINGERPRINT_PATTERN } from "../../engine";
+import type { ConformanceConfig } from "../../engine";
+import type { Verdict, Violation } from "../../engine";
 import type { AcceptedBreakRecord } from "../store/acceptance-table";
 import { readVerdictBody } from "../store/client";
 import { cannotVerify } from "./failure";

@@ -6,11 +6,11 @@
  * only "cannot verify" cases throw (SpecFailure), each with the next step.
  */
 import { conformanceConfigFor } from "./organization-config";
-import { checkConformance } from "../../engine/engine";
+import { checkConformance } from "../../engine";
 import { readVerdictBody } from "../store/client";
 import type { BuildRecord, ContractRecord, SnapshotRecord } from "../store/records";
-import type { Verdict } from "../../engine/types";
-import type { AcceptedBreak } from "../../engine/verdict/acceptance";
+import type { Verdict } from "../../engine";
+import type { AcceptedBreak } from "../../engine";
 import { fingerprintOf, withAcceptances } from "./acceptances";
 import { withUsageEvidence } from "./usage";
 import { loadDocument } from "./documents";

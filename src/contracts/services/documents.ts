@@ -7,7 +7,7 @@
  */
 import type { Env } from "../../env";
 import { loadStoredDocument } from "./uploads";
-import type { OpenApiDocument } from "../../engine/types";
+import type { OpenApiDocument } from "../../engine";
 
 const MAX_CACHED_BYTES = 8 * 1024 * 1024;
 const MAX_CACHED_DOCUMENTS = 16;

@@ -8,14 +8,14 @@ import type { Env } from "../../env";
 import { conformanceConfigFor } from "./organization-config";
 import { withAcceptances } from "./acceptances";
 import { withUsageEvidence } from "./usage";
-import type { ConformanceConfig } from "../../engine/verdict/config";
-import { checkConformance, compareContractVersions } from "../../engine/engine";
+import type { ConformanceConfig } from "../../engine";
+import { checkConformance, compareContractVersions } from "../../engine";
 import { contractStore } from "../store/client";
 import { sha256Digest } from "../../lib/sha256";
 import type { ContractRecord } from "../store/records";
 import { loadStoredDocument } from "./uploads";
-import { parseDocumentBytes } from "../../engine/load/parse-upload";
-import type { DocumentProblem, OpenApiDocument, Verdict } from "../../engine/types";
+import { parseDocumentBytes } from "../../engine";
+import type { DocumentProblem, OpenApiDocument, Verdict } from "../../engine";
 
 /** Largest draft an MCP tool call may carry (the MCP message as a whole is limited to 4 MiB). */
 export const MAX_MCP_DRAFT_BYTES = 1024 * 1024;

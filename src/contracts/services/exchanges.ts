@@ -6,23 +6,18 @@
  * kept, because recordings carry credentials and personal data.
  */
 import type { Env } from "../../env";
-import {
-  MAX_EXCHANGE_BODY_BYTES,
-  MAX_EXCHANGES,
-  type ExchangeProblem,
-  type ParsedExchanges,
-} from "../../engine/exchanges/exchange";
-import { parseExchanges } from "../../engine/exchanges/parse";
-import { indexDocument } from "../../engine/normalize/normalize-document";
-import { countExchangeUsage } from "../../engine/verdict/usage";
-import { createExchangeValidator } from "../../engine/exchanges/validate";
-import { encodeVerdict } from "../../engine/verdict/encode-verdict";
+import { MAX_EXCHANGE_BODY_BYTES, MAX_EXCHANGES, type ExchangeProblem, type ParsedExchanges } from "../../engine";
+import { parseExchanges } from "../../engine";
+import { indexDocument } from "../../engine";
+import { countExchangeUsage } from "../../engine";
+import { createExchangeValidator } from "../../engine";
+import { encodeVerdict } from "../../engine";
 import { contractStore } from "../store/client";
 import { storageRefusal } from "./storage";
 import { sha256Digest } from "../../lib/sha256";
 import type { ContractRecord, ExchangeRunRecord, StoreFailure } from "../store/records";
-import type { Verdict } from "../../engine/types";
-import { WorkBudgetExhausted } from "../../engine/payload/work-budget";
+import type { Verdict } from "../../engine";
+import { WorkBudgetExhausted } from "../../engine";
 import { contractVersion, isFailure, storedDocument, type SpecCheckFailure } from "./drafts";
 
 /**

@@ -3,7 +3,7 @@
  * own conformance policy from the directory laid over them (read through the isolate cache).
  */
 import { resolveOrganization } from "../../directory/client";
-import { getConformanceConfig, withOrganizationConformance, type ConformanceConfig } from "../../engine/verdict/config";
+import { getConformanceConfig, withOrganizationConformance, type ConformanceConfig } from "../../engine";
 import type { Env } from "../../env";
 
 export async function conformanceConfigFor(

@@ -3,9 +3,9 @@
  * keyed by organization, contract content hash, operation, response entry and media type, so repeated validation
  * against the same contract version and operation reuses the built validator (the engine's buildCount shows it).
  */
-import { createPayloadValidator } from "../../engine/payload/payload";
+import { createPayloadValidator } from "../../engine";
 import type { ContractRecord } from "../store/records";
-import type { PayloadCheckInput, PayloadVerdict } from "../../engine/types";
+import type { PayloadCheckInput, PayloadVerdict } from "../../engine";
 import { contractLabel, resolveContract } from "./conformance";
 import { documentKey, loadDocument } from "./documents";
 import { cannotVerify } from "./failure";

@@ -10,13 +10,13 @@
  * body is released once its pieces are stored, before the contract's form is decoded, so the peak holds two parsed
  * documents and the form's bytes, never two texts of the full documents.
  */
-import { breakingChangesPolicy } from "../../engine/verdict/config";
+import { breakingChangesPolicy } from "../../engine";
 import { conformanceConfigFor } from "./organization-config";
-import { checkConformance, checkConstitution, compareContractVersions } from "../../engine/engine";
-import type { DocumentProblem, OpenApiDocument, Verdict } from "../../engine/types";
-import { encodeVerdict } from "../../engine/verdict/encode-verdict";
-import { parseDocumentBytes } from "../../engine/load/parse-upload";
-import { unsafePatternProblems } from "../../engine/load/pattern-check";
+import { checkConformance, checkConstitution, compareContractVersions } from "../../engine";
+import type { DocumentProblem, OpenApiDocument, Verdict } from "../../engine";
+import { encodeVerdict } from "../../engine";
+import { parseDocumentBytes } from "../../engine";
+import { unsafePatternProblems } from "../../engine";
 import { contractStore, prepareContent, readContent, readPieces, type ContractStoreStub } from "../store/client";
 import type { DocumentSource } from "../store/form-table";
 import { sha256Digest } from "../../lib/sha256";

@@ -7,8 +7,8 @@
  * The ingest route's format is checked here as well.
  */
 import { z } from "zod";
-import type { ConformanceConfig } from "../../engine/verdict/config";
-import type { RuleSummary, Verdict, Violation } from "../../engine/types";
+import type { ConformanceConfig } from "../../engine";
+import type { RuleSummary, Verdict, Violation } from "../../engine";
 import {
   MAX_USAGE_COUNTS,
   USAGE_WINDOW_DAYS,
@@ -17,7 +17,7 @@ import {
   usageOperation,
   usageTarget,
   usageTotals,
-} from "../../engine/verdict/usage";
+} from "../../engine";
 import type { Env } from "../../env";
 import { contractStore } from "../store/client";
 import { dayOf, USAGE_KEPT_DAYS, type UsageKey } from "../store/usage-table";

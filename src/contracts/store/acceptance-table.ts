@@ -3,7 +3,7 @@
  * never deleted by the product: a revoked or expired acceptance stays listed with its state, so the list says what
  * was accepted and what no longer applies instead of rotting. A verdict that used an acceptance marks it matched.
  */
-import type { AcceptedBreak } from "../../engine/verdict/acceptance";
+import type { AcceptedBreak } from "../../engine";
 
 type Row = Record<string, SqlStorageValue>;
 

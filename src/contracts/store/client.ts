@@ -6,7 +6,7 @@
  * existed comes back a few pieces per call.
  */
 import type { Env } from "../../env";
-import type { Verdict } from "../../engine/types";
+import type { Verdict } from "../../engine";
 import type { ContractStoreRpc } from "./rpc";
 import { tracedStub } from "../../telemetry/stub";
 import type { BlobInfo, ContentPieces } from "./blob-table";

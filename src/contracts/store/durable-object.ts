@@ -68,9 +68,9 @@ import type {
 } from "./records";
 import { PIECES_PER_CALL } from "./schema";
 import { applySchema } from "./schema-upgrade";
-import type { UsageCount } from "../../engine/verdict/usage";
+import type { UsageCount } from "../../engine";
 import { addUsage, dayOf, deleteOldUsage, MAX_USAGE_KEYS, type UsageKey, usageSince } from "./usage-table";
-import type { AcceptedBreak } from "../../engine/verdict/acceptance";
+import type { AcceptedBreak } from "../../engine";
 import {
   type AcceptedBreakRecord,
   acceptancesInForce,

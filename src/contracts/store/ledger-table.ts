@@ -14,7 +14,7 @@ import type {
   SnapshotRecord,
   VerdictRecord,
 } from "./records";
-import type { DocumentFacts, DocumentFormat } from "../../engine/load/parse-upload";
+import type { DocumentFacts, DocumentFormat } from "../../engine";
 
 type Row = Record<string, SqlStorageValue>;
 type Cell = SqlStorageValue | undefined;

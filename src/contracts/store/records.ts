@@ -3,7 +3,7 @@
  * MCP tools can do the same, so both surfaces describe a stored object identically.
  */
 
-import type { DocumentFacts } from "../../engine/load/parse-upload";
+import type { DocumentFacts } from "../../engine";
 
 export interface VerdictRecord {
   id: number;

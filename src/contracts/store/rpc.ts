@@ -3,8 +3,8 @@
  * body it takes. Env types the CONTRACT_STORE binding by this interface, so no caller imports the class; the class
  * implements it, so the two cannot drift. Callers go through client.ts.
  */
-import type { AcceptedBreak } from "../../engine/verdict/acceptance";
-import type { UsageCount } from "../../engine/verdict/usage";
+import type { AcceptedBreak } from "../../engine";
+import type { UsageCount } from "../../engine";
 import type { AcceptedBreakRecord, NewAcceptance } from "./acceptance-table";
 import type { UsageKey } from "./usage-table";
 import type { BlobInfo, ContentPieces } from "./blob-table";

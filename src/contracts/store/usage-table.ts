@@ -3,7 +3,7 @@
  * Fed by recorded-traffic uploads and the ingest route; read once per verdict for the operations its findings name.
  * Kept USAGE_KEPT_DAYS days (the retention run deletes older days).
  */
-import type { UsageCount } from "../../engine/verdict/usage";
+import type { UsageCount } from "../../engine";
 
 /** Days of counts kept: three times the default evidence window, the longest window a policy may set. */
 export const USAGE_KEPT_DAYS = 90;

@@ -9,10 +9,10 @@
  * original bytes as before, so data stored before the form existed, or under another version, still works.
  * Pure (no storage, no Workers types): the benchmark and the memory script run this very code.
  */
-import type { DocumentFormat } from "../../engine/load/parse-upload";
-import type { OpenApiDocument } from "../../engine/types";
+import type { DocumentFormat } from "../../engine";
+import type { OpenApiDocument } from "../../engine";
 import { decodeUtf8Strict } from "../../lib/utf8";
-import { stripAnnotations } from "../../engine/load/strip-annotations";
+import { stripAnnotations } from "../../engine";
 
 export const VERDICT_FORM_VERSION = 1;
 /** The comparison form's version, a form version of its own in the same table (contract_forms). */

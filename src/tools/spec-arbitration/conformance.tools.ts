@@ -8,7 +8,7 @@ import { resolveProjectName } from "../../contracts/services/project-access";
 import { contractLabel, runConformanceCheck } from "../../contracts/services/conformance";
 import { latestVerdictUri } from "./uris";
 import { consoleLinkMeta, VERDICT_VIEW_TOOL_META } from "./verdict-view";
-import { renderVerdictMarkdown } from "../../engine/formats/markdown";
+import { renderVerdictMarkdown } from "../../engine";
 import { snapshotTitle } from "../../contracts/store/records";
 import type { CapabilityContext } from "../../mcp/context";
 import { contractVersion, optionalProject, READ_SCOPES, readOnly, ruleSummary, snapshotId, violation } from "./fields";

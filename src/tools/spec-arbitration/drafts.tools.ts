@@ -7,7 +7,7 @@ import { z } from "zod";
 import { cannotVerify } from "../../contracts/services/failure";
 import { resolveProjectName } from "../../contracts/services/project-access";
 import { contractLabel } from "../../contracts/services/conformance";
-import { renderVerdictMarkdown } from "../../engine/formats/markdown";
+import { renderVerdictMarkdown } from "../../engine";
 import {
   checkDraft,
   compareContracts,

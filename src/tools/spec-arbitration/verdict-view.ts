@@ -10,8 +10,8 @@
  * the host (ui/open-link). It shows only the tool result the host hands it: what the caller's scopes allowed the tool
  * to answer.
  */
-import { lazyLocator } from "../../engine/formats/source-positions";
-import type { Violation } from "../../engine/types";
+import { lazyLocator } from "../../engine";
+import type { Violation } from "../../engine";
 import type { ResourceContents } from "../../mcp/context";
 
 export const VERDICT_VIEW_URI = "ui://arbiter/verdict-view.html";

@@ -6,7 +6,7 @@
  * piece of document text in it goes through the same escaping as the HTML.
  */
 import type { SnapshotRecord } from "../../contracts/store/records";
-import type { Violation } from "../../engine/types";
+import type { Violation } from "../../engine";
 import { html, type SafeHtml } from "../html";
 
 export const WIDTH = 340;

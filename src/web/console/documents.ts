@@ -3,7 +3,7 @@
  * CI formats. Served under /admin (administrators of the session's organization only) because the console
  * session is a browser cookie, not a bearer token the REST document routes accept.
  */
-import { renderReport, FORMAT_MEDIA_TYPE, type VerdictFormat } from "../../engine/formats";
+import { renderReport, FORMAT_MEDIA_TYPE, type VerdictFormat } from "../../engine";
 import { contractStore, streamContent } from "../../contracts/store/client";
 import type { ConsoleContext } from "./context";
 import { notFound } from "./components";

@@ -5,7 +5,7 @@
  * verdict is simply not found. Names and ids are validated before any lookup.
  */
 import { isProjectName } from "../../contracts/store/names";
-import { isVerdictFormat, type VerdictFormat } from "../../engine/formats";
+import { isVerdictFormat, type VerdictFormat } from "../../engine";
 import { notFound } from "./components";
 import type { ConsoleContext } from "./context";
 import { contractDocumentDownload, snapshotDocumentDownload, verdictReportDownload } from "./documents";

@@ -3,8 +3,8 @@
  * operations: nothing was checked), the violations grouped by rule with severity and location, and the
  * Markdown report as escaped preformatted text (no HTML from a document ever reaches the page).
  */
-import { messageOf } from "../../engine/formats/markdown";
-import type { RuleSummary, Severity, Verdict, Violation } from "../../engine/types";
+import { messageOf } from "../../engine";
+import type { RuleSummary, Severity, Verdict, Violation } from "../../engine";
 import { html, type SafeHtml } from "../html";
 import { badge, code, scrollTable, type BadgeTone } from "./components";
 

@@ -4,8 +4,8 @@
  * violations grouped by rule, the Markdown report, and downloads of the documents and the verdict.
  */
 import { violationsChart } from "./charts";
-import type { VerdictReport } from "../../engine/formats/report";
-import { renderVerdictMarkdown } from "../../engine/formats/markdown";
+import type { VerdictReport } from "../../engine";
+import { renderVerdictMarkdown } from "../../engine";
 import { contractStore, readVerdictBody } from "../../contracts/store/client";
 import {
   snapshotTitle,
@@ -13,7 +13,7 @@ import {
   type SnapshotRecord,
   type VerdictRecord,
 } from "../../contracts/store/records";
-import type { Verdict } from "../../engine/types";
+import type { Verdict } from "../../engine";
 import { html, type SafeHtml } from "../html";
 import { badge, code, notFound, time } from "./components";
 import type { ConsoleContext } from "./context";
