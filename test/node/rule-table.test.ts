@@ -13,6 +13,8 @@ const root = join(import.meta.dirname, "..", "..");
 interface Row {
   id: string;
   kind: string;
+  direction: string;
+  area: string;
   severity: string;
   purpose: string;
 }
@@ -23,14 +25,24 @@ function readmeRows(): Row[] {
   const rows: Row[] = [];
   for (const line of section.split("\n")) {
     const match =
-      /^\| `([a-z0-9-]+)` \| (conformance|constitution|traffic|payload) \| (error|warning|info) \| (.*) \|$/.exec(line);
-    if (match) rows.push({ id: match[1]!, kind: match[2]!, severity: match[3]!, purpose: match[4]! });
+      /^\| `([a-z0-9-]+)` \| (conformance|constitution|traffic|payload) \| ([a-z]+) \| ([a-z ]+) \| (error|warning|info) \| (.*) \|$/.exec(
+        line,
+      );
+    if (match)
+      rows.push({
+        id: match[1]!,
+        kind: match[2]!,
+        direction: match[3]!,
+        area: match[4]!,
+        severity: match[5]!,
+        purpose: match[6]!,
+      });
   }
   return rows;
 }
 
 describe("README rule table", () => {
-  it("lists every registered rule once per family, with its default severity and purpose, and nothing else", () => {
+  it("lists every registered rule once per family, with its direction, area, default severity and purpose, and nothing else", () => {
     const rows = readmeRows();
     expect(rows.length).toBeGreaterThan(0);
     const key = (row: { id: string; kind: string }) => `${row.kind} ${row.id}`;
@@ -41,6 +53,8 @@ describe("README rule table", () => {
     const registered = RULE_CATALOG.map((entry) => ({
       id: entry.id,
       kind: entry.family,
+      direction: entry.direction,
+      area: entry.area,
       severity: entry.severity,
       purpose: entry.purpose,
     }));

@@ -12,6 +12,7 @@
  */
 import type { RuleSeverity } from "../types";
 import { allRules } from "./index";
+import { type RuleTaxonomy, ruleTaxonomy } from "./taxonomy";
 
 /** Which check reports the finding: verdict rules are conformance or constitution rules (rule.ts). */
 export type RuleFamily = "conformance" | "constitution" | "traffic" | "payload";
@@ -25,7 +26,7 @@ export interface CatalogEntry {
   readonly aliases?: readonly string[];
 }
 
-function frozen(entries: CatalogEntry[]): readonly CatalogEntry[] {
+function frozen<E extends CatalogEntry>(entries: E[]): readonly E[] {
   for (const entry of entries) Object.freeze(entry);
   return Object.freeze(entries);
 }
@@ -140,13 +141,18 @@ export const PAYLOAD_RULES: readonly CatalogEntry[] = frozen([
 ]);
 
 /** Every finding of every family: the verdict rules in registry order, then traffic, then payload. */
-export const RULE_CATALOG: readonly CatalogEntry[] = Object.freeze([
-  ...frozen(
-    allRules.map((rule) => ({ id: rule.id, family: rule.kind, severity: rule.defaultSeverity, purpose: rule.purpose })),
-  ),
-  ...TRAFFIC_RULES,
-  ...PAYLOAD_RULES,
-]);
+export const RULE_CATALOG: readonly (CatalogEntry & RuleTaxonomy)[] = frozen(
+  [
+    ...allRules.map((rule) => ({
+      id: rule.id,
+      family: rule.kind,
+      severity: rule.defaultSeverity,
+      purpose: rule.purpose,
+    })),
+    ...TRAFFIC_RULES,
+    ...PAYLOAD_RULES,
+  ].map((entry) => ({ ...entry, ...ruleTaxonomy(entry.id) })),
+);
 
 const canonical = new Map<string, string>(
   RULE_CATALOG.flatMap((entry) => (entry.aliases ?? []).map((alias) => [alias, entry.id] as [string, string])),
