@@ -1,5 +1,5 @@
 // Lets Node 22 run the engine's TypeScript sources directly (with --experimental-transform-types): the sources
-// use extensionless relative imports as the Worker bundler does, import JSON policy files without attributes,
+// use extensionless relative imports (files and folders with an index.ts) as the Worker bundler does, import JSON policy files without attributes,
 // and import .graphql policy files as text (wrangler.toml's Text rule does the same in the Worker bundle).
 import { registerHooks } from "node:module";
 import { readFileSync } from "node:fs";
@@ -11,10 +11,13 @@ registerHooks({
       (specifier.startsWith(".") || specifier.startsWith("/")) &&
       !/\.[cm]?[jt]s$|\.json$|\.graphql$/.test(specifier)
     ) {
-      try {
-        return nextResolve(`${specifier}.ts`, context);
-      } catch {
-        // not a TypeScript file: default resolution below
+      // As the Worker bundler does: the file with .ts, else the folder's index.ts (src/engine is imported as a folder).
+      for (const candidate of [`${specifier}.ts`, `${specifier}/index.ts`]) {
+        try {
+          return nextResolve(candidate, context);
+        } catch {
+          // not this one: the next candidate, then default resolution below
+        }
       }
     }
     return nextResolve(specifier, context);
