@@ -12,7 +12,7 @@ import { parseOpenApiDocument } from "../../src/engine/load/document";
 import { checkConformance } from "../../src/engine/engine";
 import { escapeToken } from "../../src/engine/normalize/normalize-pointer";
 import { createPayloadValidator } from "../../src/engine/payload/payload";
-import { MAX_DOCUMENT_REFERENCES, RefResolver } from "../../src/engine/load/ref-resolver";
+import { MAX_DOCUMENT_REFERENCES, RefResolver } from "../../src/engine/normalize/ref-resolver";
 import { convertToJsonSchema } from "../../src/engine/payload/payload-schema";
 import type { OpenApiDocument } from "../../src/engine/types";
 

@@ -3,7 +3,7 @@
  * response bodies by media type family), with the schema differences computed once per pair.
  */
 import { escapeToken, isRecord } from "../normalize/normalize-pointer";
-import type { RefResolver } from "../load/ref-resolver";
+import type { RefResolver } from "../normalize/ref-resolver";
 import type { IndexedOperation } from "../normalize/normalize-document";
 import { mediaTypeFamily, pickMediaType } from "./media-types";
 import type { SchemaChange } from "./schema-change";

@@ -4,7 +4,7 @@
  * OpenAPI: a response header named Content-Type SHALL be ignored (the media type says it).
  */
 import { escapeToken, isRecord } from "../normalize/normalize-pointer";
-import type { RefResolver } from "../load/ref-resolver";
+import type { RefResolver } from "../normalize/ref-resolver";
 import type { DocumentIndex, OperationPair } from "../normalize/normalize-document";
 import { matchingStatusKey, responsesOf, statusKeys } from "./operation-parts";
 

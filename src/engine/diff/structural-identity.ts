@@ -14,7 +14,7 @@
  */
 import { keepLayout } from "../keep-layout";
 import { isRecord } from "../normalize/normalize-pointer";
-import { RefResolver } from "../load/ref-resolver";
+import { RefResolver } from "../normalize/ref-resolver";
 import type { SchemaReader } from "../normalize/normalize-schema";
 import { ReferenceMemo } from "./reference-memo";
 

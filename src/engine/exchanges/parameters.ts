@@ -5,7 +5,7 @@
  * a comma-separated value; object-valued parameters (deepObject and the like) are not read and not checked.
  */
 import { isRecord } from "../normalize/normalize-pointer";
-import type { RefResolver } from "../load/ref-resolver";
+import type { RefResolver } from "../normalize/ref-resolver";
 import { matchSegment, parseSegmentTemplate } from "../normalize/segment-template";
 
 function decode(part: string): string {

@@ -7,7 +7,7 @@
 import { findUnknownFields } from "./fixed-fields";
 import { walkDocument } from "./document-walk";
 import { isRecord, pointerOf } from "../normalize/normalize-pointer";
-import type { RefResolver } from "./ref-resolver";
+import type { RefResolver } from "../normalize/ref-resolver";
 import type { DocumentProblem } from "../types";
 
 export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace", "query"] as const;

@@ -11,7 +11,7 @@
  */
 import { keepLayout } from "../keep-layout";
 import { isRecord } from "../normalize/normalize-pointer";
-import { MAX_DOCUMENT_REFERENCES, RefResolver, tooManyReferences } from "./ref-resolver";
+import { MAX_DOCUMENT_REFERENCES, RefResolver, tooManyReferences } from "../normalize/ref-resolver";
 
 export const MAX_DOCUMENT_DEPTH = 200;
 

@@ -5,7 +5,7 @@
  */
 import { keepLayout } from "../keep-layout";
 import { escapeToken, isRecord } from "./normalize-pointer";
-import { RefResolver } from "../load/ref-resolver";
+import { RefResolver } from "./ref-resolver";
 import type { OpenApiDocument } from "../types";
 
 export interface IndexedParameter {

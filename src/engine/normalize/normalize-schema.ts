@@ -20,7 +20,7 @@
  */
 import { mergeConstraints, readConstraints, type ValueConstraints } from "./normalize-constraints";
 import { isRecord } from "./normalize-pointer";
-import type { RefResolver } from "../load/ref-resolver";
+import type { RefResolver } from "./ref-resolver";
 
 export interface SchemaView {
   /** The resolved schema object (after following references). */

@@ -21,9 +21,9 @@
  */
 import { isRecord, refTokens, valueAt } from "../normalize/normalize-pointer";
 import { propertyFlag } from "../normalize/normalize-schema";
-import { RefResolver } from "../load/ref-resolver";
+import { RefResolver } from "../normalize/ref-resolver";
 import type { Direction } from "../diff/schema-change";
-import { fragmentOf, type SchemaResources } from "../load/schema-resources";
+import { fragmentOf, type SchemaResources } from "../normalize/schema-resources";
 
 export const WRITE_ONLY_MARK = "x-arbiter-forbidden-by-direction";
 

@@ -2,7 +2,7 @@ import { locate, type ConformanceRule } from "./rule";
 import { describeParameter, pairParameters } from "../diff/parameters";
 import { sameData } from "../diff/structural-identity";
 import { isRecord } from "../normalize/normalize-pointer";
-import type { RefResolver } from "../load/ref-resolver";
+import type { RefResolver } from "../normalize/ref-resolver";
 
 /**
  * The schema's `default`, or undefined when it declares none. In 3.1 a `default` beside a `$ref` counts (a

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { locate, type ConstitutionRule } from "./rule";
 import { contentOf, responsesOf } from "../diff/operation-parts";
 import { mediaTypeEssence } from "../diff/media-types";
-import type { RefResolver } from "../load/ref-resolver";
+import type { RefResolver } from "../normalize/ref-resolver";
 
 const options = z
   .object({

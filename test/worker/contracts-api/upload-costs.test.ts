@@ -8,7 +8,7 @@
  * and 5,000 operations over one changed 100-property schema needed 200 MB for a 0.7 MB upload.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { MAX_DOCUMENT_REFERENCES, MAX_REF_CHAIN_LINKS } from "../../../src/engine/load/ref-resolver";
+import { MAX_DOCUMENT_REFERENCES, MAX_REF_CHAIN_LINKS } from "../../../src/engine/normalize/ref-resolver";
 import { MAX_CHANGES_PER_SCHEMA } from "../../../src/engine/diff/schema-diff";
 import { MAX_LISTED_PER_RULE } from "../../../src/engine/verdict/verdict";
 import { callJson } from "./api-helpers";

@@ -5,7 +5,7 @@
  * took 9 s before). A chain longer than MAX_REF_CHAIN_LINKS is refused, each reference of it naming the limit.
  */
 import { keepLayout } from "../keep-layout";
-import { isRecord, refTokens, valueAt } from "../normalize/normalize-pointer";
+import { isRecord, refTokens, valueAt } from "./normalize-pointer";
 import { SchemaResources, type DynamicReference } from "./schema-resources";
 
 /**

@@ -19,7 +19,7 @@
  * are never walked here. Example data (`example`, `examples`, `enum`, `const`, `default`) is data: an `$id` or
  * `$ref` inside it is a value.
  */
-import { isRecord, pointerOf, refTokens } from "../normalize/normalize-pointer";
+import { isRecord, pointerOf, refTokens } from "./normalize-pointer";
 
 /** The base URI of a document that declares none (3.2 `$self` sets one): references resolve against it. */
 const DOCUMENT_BASE = "https://document.arbiter.invalid/openapi.json";

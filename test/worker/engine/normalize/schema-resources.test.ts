@@ -1,5 +1,5 @@
 /**
- * OpenAPI 3.1 references read as JSON Schema 2020-12 reads them (src/engine/load/schema-resources.ts), where an
+ * OpenAPI 3.1 references read as JSON Schema 2020-12 reads them (src/engine/normalize/schema-resources.ts), where an
  * upload, the verdict and payload validation meet them: `$id` bases, `$anchor`, relative and URN references in
  * one document; other documents refused; `$ref` inside data left alone; `$dynamicRef` followed or refused by name.
  */

@@ -5,7 +5,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseOpenApiDocument } from "../../../../src/engine/load/document";
-import { MAX_DOCUMENT_REFERENCES, MAX_REF_CHAIN_LINKS, RefResolver } from "../../../../src/engine/load/ref-resolver";
+import {
+  MAX_DOCUMENT_REFERENCES,
+  MAX_REF_CHAIN_LINKS,
+  RefResolver,
+} from "../../../../src/engine/normalize/ref-resolver";
 
 const ref = (index: number) => `#/components/schemas/S${index}`;
 
