@@ -26,7 +26,7 @@ import type { Verdict } from "../engine";
 import { breakingStatement } from "../contracts/breaking-statement";
 import { Failure } from "../core/failure";
 import { z } from "zod";
-import { contractStore, readVerdictBody, streamContent } from "../contracts/store/client";
+import { contractStore, projectPlace, readVerdictBody, streamContent } from "../contracts/store/client";
 import type { ContractChangeListener } from "../contracts/store/events";
 import { snapshotTitle } from "../contracts/store/records";
 import { MAX_BUILD_BODY_BYTES, MAX_LOG_EXCERPT_CHARS } from "../contracts/store/limits";
@@ -34,8 +34,8 @@ import { breakingChangesPolicy, type BreakingChangesPolicy } from "../engine";
 import { conformanceConfigFor } from "../contracts/services/organization-config";
 import { renderVerdictMarkdown } from "../engine";
 import { compareContracts } from "../contracts/services/drafts";
-import { uploadContract, uploadSnapshot } from "../contracts/services/uploads";
-import { storageRefusal } from "../contracts/services/storage";
+import { startSnapshotUpload, uploadContract, uploadSnapshot } from "../contracts/services/uploads";
+import { quotaUse, storageRefusal } from "../contracts/services/storage";
 import { logWarn } from "../lib/log";
 import {
   breakingCount,
@@ -114,6 +114,12 @@ const buildBody = z
 
 const store = (input: ApiRequest) => contractStore(input.env, input.principal.organizationId);
 
+/** Where the route's project lives (its own store, or the organization's for a project from before the split). */
+const place = (input: ApiRequest & { project: string }) =>
+  projectPlace(input.env, input.principal.organizationId, input.project);
+
+const projectStore = async (input: ApiRequest & { project: string }) => (await place(input)).store;
+
 /** Tells whoever listens (MCP subscribers) that the project's active contract changed; the change is stored either way. */
 async function announceActiveContract(
   changes: ContractChangeListener,
@@ -128,12 +134,12 @@ async function announceActiveContract(
 }
 
 async function documentResponse(
-  input: ApiRequest,
+  input: ApiRequest & { project: string },
   contentHash: string,
   format: string,
   name: string,
 ): Promise<Response> {
-  const content = await streamContent(input.env, input.principal.organizationId, contentHash);
+  const content = await streamContent(await place(input), contentHash);
   if (!content)
     throw new Failure("conflict", "The stored document cannot be read; upload it again.", {}, "missing_content");
   return new Response(content.body, {
@@ -162,7 +168,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       },
     },
     projectRoute("GET", "", READ, async (input) => {
-      const status = await store(input).projectStatus(input.project);
+      const status = await (await projectStore(input)).projectStatus(input.project);
       if (!status) throw unknownProject(input.project);
       return json(status);
     }),
@@ -232,18 +238,22 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
     }),
     projectRoute("GET", "/contracts", READ, async (input) => {
       const page = pageQuery(input.url);
-      if (!(await store(input).getProject(input.project))) throw unknownProject(input.project);
-      const { items, nextBefore } = await store(input).listContracts(input.project, page.limit, page.before);
+      if (!(await (await projectStore(input)).getProject(input.project))) throw unknownProject(input.project);
+      const { items, nextBefore } = await (await projectStore(input)).listContracts(
+        input.project,
+        page.limit,
+        page.before,
+      );
       return json({ contracts: items, nextBefore });
     }),
     projectRoute("GET", "/contracts/active", READ, async (input) => {
-      const contract = await store(input).getActiveContract(input.project);
+      const contract = await (await projectStore(input)).getActiveContract(input.project);
       if (!contract) throw unknownProject(input.project);
       return json({ contract });
     }),
     projectRoute("GET", "/contracts/:version", READ, async (input) => {
       const version = positiveInt(input.params.version, "version");
-      const contract = await store(input).getContract(input.project, version.value);
+      const contract = await (await projectStore(input)).getContract(input.project, version.value);
       if (!contract)
         throw new Failure(
           "not_found",
@@ -251,15 +261,17 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
           {},
           "unknown_contract",
         );
-      const verdict = contract.verdictId ? await store(input).getVerdict(input.project, contract.verdictId) : null;
+      const verdict = contract.verdictId
+        ? await (await projectStore(input)).getVerdict(input.project, contract.verdictId)
+        : null;
       return json({
         contract,
-        verdict: verdict ? await readVerdictBody(input.env, input.principal.organizationId, verdict.verdictHash) : null,
+        verdict: verdict ? await readVerdictBody(await place(input), verdict.verdictHash) : null,
       });
     }),
     projectRoute("GET", "/contracts/:version/document", READ, async (input) => {
       const version = positiveInt(input.params.version, "version");
-      const contract = await store(input).getContract(input.project, version.value);
+      const contract = await (await projectStore(input)).getContract(input.project, version.value);
       if (!contract)
         throw new Failure(
           "not_found",
@@ -282,7 +294,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       if (!query.success) throw invalidQuery(query.error);
       const refused = await breakingActivation(input, version.value, query.data.allowBreaking === "true");
       if (refused) return refused;
-      const result = await store(input).activateContract(input.project, version.value);
+      const result = await (await projectStore(input)).activateContract(input.project, version.value);
       if (!result.ok) throw storeFailure(result, input.project);
       await announceActiveContract(changes, input, result.contract.version);
       return json({ contract: result.contract });
@@ -295,11 +307,12 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       const formats = requestedFormats(input.url);
       // Refuse early, before reading a large body, when there is nothing to check against.
       // The same answer then feeds the upload: the active version and where to read it.
-      const context = await store(input).uploadContext(input.project);
-      if (!context.active) throw unknownProject(input.project);
+      const start = await startSnapshotUpload(input.env, input.principal.organizationId, input.project);
+      if (!start.context.active) throw unknownProject(input.project);
       // A full store refuses before the body is read: CI does not send 13 MB to hear "no room".
       const declared = Number(input.request.headers.get("content-length") ?? 0);
-      const full = await storageRefusal(input.env, input.principal.organizationId, store(input), context.storage, {
+      const use = await quotaUse(start.place, start.context.storage);
+      const full = await storageRefusal(input.env, input.principal.organizationId, use, {
         project: input.project,
         bytes: Number.isSafeInteger(declared) && declared > 0 ? declared : 0,
       });
@@ -308,7 +321,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
       const meta = { commit: query.data.commit, branch: query.data.branch ?? null, runUrl: query.data.runUrl ?? null };
       const located = bytesForLocations(formats.choice, body.holder.bytes);
-      const result = await uploadSnapshot(input.env, who, input.project, meta, body.holder, context);
+      const result = await uploadSnapshot(input.env, who, input.project, meta, body.holder, start);
       if (!result.ok)
         throw result.code === "invalid_document"
           ? invalidDocument(result.problems)
@@ -343,12 +356,16 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
     }),
     projectRoute("GET", "/snapshots", READ, async (input) => {
       const page = pageQuery(input.url);
-      if (!(await store(input).getProject(input.project))) throw unknownProject(input.project);
-      const { items, nextBefore } = await store(input).listSnapshots(input.project, page.limit, page.before);
+      if (!(await (await projectStore(input)).getProject(input.project))) throw unknownProject(input.project);
+      const { items, nextBefore } = await (await projectStore(input)).listSnapshots(
+        input.project,
+        page.limit,
+        page.before,
+      );
       return json({ snapshots: items, nextBefore });
     }),
     projectRoute("GET", "/snapshots/latest", READ, async (input) => {
-      const status = await store(input).projectStatus(input.project);
+      const status = await (await projectStore(input)).projectStatus(input.project);
       if (!status) throw unknownProject(input.project);
       if (!status.latestSnapshot)
         throw new Failure(
@@ -365,7 +382,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
     }),
     projectRoute("GET", "/snapshots/:id/document", READ, async (input) => {
       const id = positiveInt(input.params.id, "snapshot id");
-      const snapshot = await store(input).getSnapshot(input.project, id.value);
+      const snapshot = await (await projectStore(input)).getSnapshot(input.project, id.value);
       if (!snapshot)
         throw new Failure(
           "not_found",
@@ -381,15 +398,12 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       const body = await readJsonBody(input.request, MAX_BUILD_BODY_BYTES, buildBody);
       const { commit, branch, runUrl, log } = body.data;
       const excerpt = logExcerpt(log ?? "");
-      const full = await storageRefusal(
-        input.env,
-        input.principal.organizationId,
-        store(input),
-        await store(input).storageUsed(),
-        { project: input.project, bytes: excerpt.length },
-      );
+      const full = await storageRefusal(input.env, input.principal.organizationId, await quotaUse(await place(input)), {
+        project: input.project,
+        bytes: excerpt.length,
+      });
       if (full) throw storeFailure(full, input.project);
-      const result = await store(input).recordBuild({
+      const result = await (await projectStore(input)).recordBuild({
         project: input.project,
         commit,
         branch: branch ?? null,
@@ -402,28 +416,38 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
     }),
     projectRoute("GET", "/builds", READ, async (input) => {
       const page = pageQuery(input.url);
-      if (!(await store(input).getProject(input.project))) throw unknownProject(input.project);
-      const { items, nextBefore } = await store(input).listBuilds(input.project, page.limit, page.before);
+      if (!(await (await projectStore(input)).getProject(input.project))) throw unknownProject(input.project);
+      const { items, nextBefore } = await (await projectStore(input)).listBuilds(
+        input.project,
+        page.limit,
+        page.before,
+      );
       return json({ builds: items, nextBefore });
     }),
 
     // ---- verdicts -------------------------------------------------------------------------------------------
     projectRoute("GET", "/verdicts", READ, async (input) => {
       const page = pageQuery(input.url);
-      if (!(await store(input).getProject(input.project))) throw unknownProject(input.project);
-      const { items, nextBefore } = await store(input).listVerdicts(input.project, page.limit, page.before);
+      if (!(await (await projectStore(input)).getProject(input.project))) throw unknownProject(input.project);
+      const { items, nextBefore } = await (await projectStore(input)).listVerdicts(
+        input.project,
+        page.limit,
+        page.before,
+      );
       return json({ verdicts: items, nextBefore });
     }),
     projectRoute("GET", "/verdicts/:id", READ, async (input) => {
       const id = positiveInt(input.params.id, "verdict id");
       const formats = requestedFormats(input.url);
-      const record = await store(input).getVerdict(input.project, id.value);
+      const record = await (await projectStore(input)).getVerdict(input.project, id.value);
       if (!record)
         throw new Failure("not_found", `Project "${input.project}" has no verdict ${id.value}.`, {}, "unknown_verdict");
-      const verdict = await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash);
+      const verdict = await readVerdictBody(await place(input), record.verdictHash);
       if (!verdict) return json({ record, verdict });
       const snapshot =
-        record.snapshotId === null ? null : await store(input).getSnapshot(input.project, record.snapshotId);
+        record.snapshotId === null
+          ? null
+          : await (await projectStore(input)).getSnapshot(input.project, record.snapshotId);
       const report = {
         subject: record.subject,
         project: input.project,
@@ -442,12 +466,14 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
 }
 
 async function snapshotWithVerdict(input: ApiRequest & { project: string; url: URL }, id: number): Promise<Response> {
-  const snapshot = await store(input).getSnapshot(input.project, id);
+  const snapshot = await (await projectStore(input)).getSnapshot(input.project, id);
   if (!snapshot)
     throw new Failure("not_found", `Project "${input.project}" has no snapshot ${id}.`, {}, "unknown_snapshot");
   const formats = requestedFormats(input.url);
-  const record = snapshot.verdictId ? await store(input).getVerdict(input.project, snapshot.verdictId) : null;
-  const verdict = record ? await readVerdictBody(input.env, input.principal.organizationId, record.verdictHash) : null;
+  const record = snapshot.verdictId
+    ? await (await projectStore(input)).getVerdict(input.project, snapshot.verdictId)
+    : null;
+  const verdict = record ? await readVerdictBody(await place(input), record.verdictHash) : null;
   if (!record || !verdict) {
     if (formats.choice.single && formats.choice.single !== "json")
       throw new Failure(
@@ -477,7 +503,7 @@ async function breakingActivation(
 ): Promise<Response | null> {
   const config = await conformanceConfigFor(input.env, input.principal.organizationId);
   if (breakingChangesPolicy(config, input.principal.organizationId) !== "refuse") return null;
-  const active = await store(input).getActiveContract(input.project);
+  const active = await (await projectStore(input)).getActiveContract(input.project);
   if (!active || active.version === version) return null;
   const comparison = await compareContracts(input.env, input.principal.organizationId, input.project, active.version, {
     version,
@@ -506,7 +532,7 @@ async function breakingActivation(
  * unless the upload says ?create=true.
  */
 async function refuseProbableTypo(input: ApiRequest & { project: string }): Promise<void> {
-  if (await store(input).getProject(input.project)) return;
+  if (await (await projectStore(input)).getProject(input.project)) return;
   const visible =
     input.principal.projects && !input.principal.projects.includes("*") ? [...input.principal.projects] : null;
   const suggestion = closestName(

@@ -15,7 +15,7 @@ import { z } from "zod";
 import { MAX_EXCHANGES_UPLOAD_BYTES } from "../engine";
 import { renderVerdictMarkdown } from "../engine";
 import { recordExchanges, type ExchangesFailure } from "../contracts/services/exchanges";
-import { contractStore, readVerdictBody } from "../contracts/store/client";
+import { projectPlace, readVerdictBody } from "../contracts/store/client";
 import { readBodyLimited } from "../lib/body";
 import type { ExchangeRunRecord } from "../contracts/store/records";
 import type { Verdict } from "../engine";
@@ -47,7 +47,11 @@ const uploadQuery = z.object({
   runUrl: runUrlText.optional(),
 });
 
-const store = (input: ApiRequest) => contractStore(input.env, input.principal.organizationId);
+/** Where the route's project lives (its own store, or the organization's for a project from before the split). */
+const place = (input: ApiRequest & { project: string }) =>
+  projectPlace(input.env, input.principal.organizationId, input.project);
+
+const projectStore = async (input: ApiRequest & { project: string }) => (await place(input)).store;
 
 function failure(result: ExchangesFailure, project: string): Failure {
   switch (result.code) {
@@ -92,7 +96,7 @@ async function runWithVerdict(
 ): Promise<Response> {
   const formats = requestedFormats(input.url);
   if (!run) throw missing();
-  const verdict = await readVerdictBody(input.env, input.principal.organizationId, run.verdictHash);
+  const verdict = await readVerdictBody(await place(input), run.verdictHash);
   if (!verdict)
     throw new Failure(
       "not_found",
@@ -162,13 +166,17 @@ export const exchangeRoutes: ApiRoute[] = [
   }),
   projectRoute("GET", "/exchanges", READ, async (input) => {
     const page = pageQuery(input.url);
-    if (!(await store(input).getProject(input.project))) throw unknownProject(input.project);
-    const { items, nextBefore } = await store(input).listExchangeRuns(input.project, page.limit, page.before);
+    if (!(await (await projectStore(input)).getProject(input.project))) throw unknownProject(input.project);
+    const { items, nextBefore } = await (await projectStore(input)).listExchangeRuns(
+      input.project,
+      page.limit,
+      page.before,
+    );
     return json({ runs: items, nextBefore });
   }),
   projectRoute("GET", "/exchanges/latest", READ, async (input) => {
-    if (!(await store(input).getProject(input.project))) throw unknownProject(input.project);
-    const run = await store(input).latestExchangeRun(input.project);
+    if (!(await (await projectStore(input)).getProject(input.project))) throw unknownProject(input.project);
+    const run = await (await projectStore(input)).latestExchangeRun(input.project);
     return runWithVerdict(
       input,
       run,
@@ -183,7 +191,7 @@ export const exchangeRoutes: ApiRoute[] = [
   }),
   projectRoute("GET", "/exchanges/:id", READ, async (input) => {
     const id = positiveInt(input.params.id, "run id");
-    const run = await store(input).getExchangeRun(input.project, id.value);
+    const run = await (await projectStore(input)).getExchangeRun(input.project, id.value);
     return runWithVerdict(
       input,
       run,

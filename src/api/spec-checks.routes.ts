@@ -12,7 +12,7 @@
 import { Failure } from "../core/failure";
 import { z } from "zod";
 import { checkDraft, compareContracts, type SpecCheckFailure } from "../contracts/services/drafts";
-import { contractStore, readVerdictBody } from "../contracts/store/client";
+import { projectPlace, readVerdictBody } from "../contracts/store/client";
 import {
   changeSummary,
   invalidDocument,
@@ -148,7 +148,8 @@ export const specCheckRoutes: ApiRoute[] = [
   projectRoute("GET", "/contracts/:version/changes", ["contracts.read"], async (input) => {
     const parsed = positiveInt(input.params.version, "version");
     const formats = requestedFormats(input.url);
-    const store = contractStore(input.env, input.principal.organizationId);
+    const place = await projectPlace(input.env, input.principal.organizationId, input.project);
+    const { store } = place;
     const contract = await store.getContract(input.project, parsed.value);
     if (!contract)
       throw new Failure(
@@ -166,7 +167,7 @@ export const specCheckRoutes: ApiRoute[] = [
         "no_comparison",
       );
     }
-    const verdict = await readVerdictBody(input.env, input.principal.organizationId, hash);
+    const verdict = await readVerdictBody(place, hash);
     if (!verdict) throw new Failure("conflict", "The stored comparison cannot be read.", {}, "missing_content");
     const report = {
       subject: "contract-change" as const,

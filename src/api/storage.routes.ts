@@ -17,8 +17,7 @@ export const storageRoutes: ApiRoute[] = [
     requiredScopes: ["contracts.read"],
     async handle({ env, principal }) {
       const visible = principal.projects && !principal.projects.includes("*") ? principal.projects : null;
-      const store = contractStore(env, principal.organizationId);
-      return json({ storage: await storageReport(env, principal.organizationId, store, visible) });
+      return json({ storage: await storageReport(env, principal.organizationId, visible) });
     },
   },
   {
@@ -34,12 +33,7 @@ export const storageRoutes: ApiRoute[] = [
           {},
           "unknown_organization",
         );
-      const storage = await storageReport(
-        env,
-        principal.organizationId,
-        contractStore(env, principal.organizationId),
-        null,
-      );
+      const storage = await storageReport(env, principal.organizationId, null);
       return json({ run, storage });
     },
   },

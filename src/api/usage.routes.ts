@@ -5,7 +5,7 @@
  */
 import { Failure } from "../core/failure";
 import { usageCountsOf, usageIngestRequest } from "../contracts/services/usage";
-import { contractStore } from "../contracts/store/client";
+import { projectPlace } from "../contracts/store/client";
 import { json, projectRoute, readJsonBody, storeFailure } from "./contracts-http";
 import type { ApiRoute } from "./router";
 
@@ -18,11 +18,8 @@ export const usageRoutes: ApiRoute[] = [
     const counted = usageCountsOf(body.data);
     if ("problem" in counted)
       throw new Failure("invalid_input", `Invalid usage counts: ${counted.problem}.`, {}, "invalid_usage");
-    const stored = await contractStore(env, principal.organizationId).recordUsage(
-      project,
-      body.data.day,
-      counted.counts,
-    );
+    const { store } = await projectPlace(env, principal.organizationId, project);
+    const stored = await store.recordUsage(project, body.data.day, counted.counts);
     if (!stored.ok) throw storeFailure(stored, project);
     note(`${stored.counts} usage counts for ${body.data.day}`);
     return json({ project, day: body.data.day, counts: stored.counts }, 201);

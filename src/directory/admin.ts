@@ -5,7 +5,8 @@
  * entry, and applies the change's effects: a member removed or given a lower role loses the grants beyond it at
  * once; a deleted organization's grants are revoked. Refusals are Failures with a stable code naming the fix.
  */
-import { readBucketContent } from "../contracts/store/bucket";
+import { organizationSpace, projectSpace, readBucketContent } from "../contracts/store/bucket";
+import { projectStoreName } from "../contracts/store/project-homes";
 import { Failure, type FailureKind } from "../core/failure";
 import { discoverProvider } from "../auth/oidc-discovery";
 import { OidcFailure } from "../auth/oidc-errors";
@@ -427,19 +428,40 @@ export async function listInvitations(env: Env, organizationId: string): Promise
 
 /**
  * A JSON archive of the organization: settings (secrets only as set/unset), members, the change log, and every
- * row of its contract store (projects, contract versions, snapshots, verdicts, documents as base64), then the content
- * held in the bucket (`contracts.bucket_content`, `{hash, base64}`), streamed one object at a time so the archive of
- * an organization with gigabytes of documents never sits in memory whole. Taking it is what allows a deletion.
+ * row of its contract store (CI keys, projects from before the split with their contract versions, snapshots,
+ * verdicts, documents as base64) and of each project's own store (`contracts.project_stores`, by project), then the
+ * content held in the bucket (`contracts.bucket_content`, `{hash, base64}`, with `project` for a project store's),
+ * streamed one object at a time so the archive of an organization with gigabytes of documents never sits in memory
+ * whole. Taking it is what allows a deletion.
  */
 export async function exportOrganization(env: Env, organizationId: string): Promise<ReadableStream<Uint8Array>> {
   const record = await getOrganization(env, organizationId);
   const store = env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(organizationId));
-  const [members, changes, tables, hashes] = await Promise.all([
+  const [members, changes, organizationTables, organizationHashes, projectNames] = await Promise.all([
     directoryStub(env).members(organizationId),
     directoryStub(env).changes(organizationId, 500),
     store.exportTables(),
     store.bucketContentHashes(),
+    store.ownProjectNames(),
   ]);
+  const projectStores: Record<string, Record<string, Array<Record<string, unknown>>>> = {};
+  const hashes: Array<{ project: string | null; hash: string }> = organizationHashes.map((hash) => ({
+    project: null,
+    hash,
+  }));
+  for (const project of projectNames) {
+    const projectStore = env.CONTRACT_STORE.get(
+      env.CONTRACT_STORE.idFromName(projectStoreName(organizationId, project)),
+    );
+    const [tables, contentHashes] = await Promise.all([
+      projectStore.exportTables(),
+      projectStore.bucketContentHashes(),
+    ]);
+    projectStores[project] = tables;
+    for (const hash of contentHashes) hashes.push({ project, hash });
+  }
+  const tables: Record<string, unknown> = Object.fromEntries(Object.entries(organizationTables));
+  if (projectNames.length > 0) tables.project_stores = projectStores;
   const marked = await directoryStub(env).markExported(organizationId, "operator");
   if (!marked.ok) throw refused(marked);
   forgetOrganization(organizationId);
@@ -468,14 +490,17 @@ export async function exportOrganization(env: Env, organizationId: string): Prom
         controller.enqueue(encoder.encode(`${head.slice(0, -2)},"bucket_content":[`));
         if (pending.length > 0) return;
       }
-      const hash = pending.shift();
-      if (hash === undefined) {
+      const next = pending.shift();
+      if (next === undefined) {
         controller.enqueue(encoder.encode("]}}"));
         controller.close();
         return;
       }
-      const bytes = await readBucketContent(env, organizationId, hash);
-      const entry = JSON.stringify({ hash, base64: bytes ? Buffer.from(bytes).toString("base64") : null });
+      const { project, hash } = next;
+      const space = project === null ? organizationSpace(organizationId) : projectSpace(organizationId, project);
+      const bytes = await readBucketContent(env, space, hash);
+      const base64 = bytes ? Buffer.from(bytes).toString("base64") : null;
+      const entry = JSON.stringify(project === null ? { hash, base64 } : { project, hash, base64 });
       controller.enqueue(encoder.encode(pending.length === hashes.length - 1 ? entry : `,${entry}`));
     },
   });

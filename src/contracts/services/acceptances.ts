@@ -13,7 +13,7 @@ import type { Verdict, Violation } from "../../engine";
 import type { AcceptedBreakRecord } from "../store/acceptance-table";
 import { readVerdictBody } from "../store/client";
 import { cannotVerify } from "./failure";
-import { checkProjectAccess, requireProjectStatus, storeOf, type SpecCaller } from "./project-access";
+import { checkProjectAccess, placeOf, projectStoreOf, requireProjectStatus, type SpecCaller } from "./project-access";
 
 /** How far ahead an acceptance may run: a break accepted for longer is a contract change, not an exception. */
 export const MAX_ACCEPTANCE_DAYS = 366;
@@ -66,7 +66,8 @@ function expiryOf(text: string, now: number): string {
 
 /** The project's latest snapshot verdict and latest contract change: where a fingerprint from a verdict comes from. */
 async function latestVerdicts(context: SpecCaller, project: string): Promise<Verdict[]> {
-  const store = storeOf(context);
+  const place = await placeOf(context, project);
+  const { store } = place;
   const status = await requireProjectStatus(context, project);
   const hashes: string[] = [];
   const snapshot = status.latestSnapshot;
@@ -79,9 +80,7 @@ async function latestVerdicts(context: SpecCaller, project: string): Promise<Ver
     const changeHash = latest ? await store.contractChangeHash(project, latest.version) : null;
     if (changeHash) hashes.push(changeHash);
   }
-  const verdicts = await Promise.all(
-    hashes.map((hash) => readVerdictBody(context.env, context.principal.organizationId, hash)),
-  );
+  const verdicts = await Promise.all(hashes.map((hash) => readVerdictBody(place, hash)));
   return verdicts.filter((verdict): verdict is Verdict => verdict !== null);
 }
 
@@ -132,7 +131,7 @@ export async function acceptBreak(
   checkProjectAccess(context.principal, project);
   const expiresAt = expiryOf(request.expiresAt, Date.now());
   const change = await changeOf(context, project, request);
-  const result = await storeOf(context).acceptBreak({
+  const result = await (await projectStoreOf(context, project)).acceptBreak({
     project,
     ...change,
     reason: request.reason,
@@ -148,7 +147,7 @@ export async function acceptBreak(
 export async function listAcceptedBreaks(context: SpecCaller, project: string): Promise<AcceptedBreakRecord[]> {
   checkProjectAccess(context.principal, project);
   await requireProjectStatus(context, project);
-  return storeOf(context).listAcceptedBreaks(project, MAX_ACCEPTANCES_LISTED);
+  return (await projectStoreOf(context, project)).listAcceptedBreaks(project, MAX_ACCEPTANCES_LISTED);
 }
 
 export async function revokeAcceptedBreak(
@@ -157,7 +156,11 @@ export async function revokeAcceptedBreak(
   id: string,
 ): Promise<AcceptedBreakRecord> {
   checkProjectAccess(context.principal, project);
-  const revoked = await storeOf(context).revokeAcceptedBreak(project, id, context.principal.userId);
+  const revoked = await (await projectStoreOf(context, project)).revokeAcceptedBreak(
+    project,
+    id,
+    context.principal.userId,
+  );
   if (!revoked)
     throw cannotVerify(
       "unknown_acceptance",

@@ -15,7 +15,7 @@ import { fingerprintOf, withAcceptances } from "./acceptances";
 import { withUsageEvidence } from "./usage";
 import { loadDocument } from "./documents";
 import { cannotVerify } from "./failure";
-import { requireProjectStatus, storeOf, type SpecCaller } from "./project-access";
+import { placeOf, projectStoreOf, requireProjectStatus, type SpecCaller } from "./project-access";
 
 type Context = SpecCaller;
 
@@ -74,7 +74,7 @@ export async function resolveContract(
     }
     return active;
   }
-  const contract = await storeOf(context).getContract(project, version);
+  const contract = await (await projectStoreOf(context, project)).getContract(project, version);
   if (!contract)
     throw cannotVerify(
       "unknown_contract",
@@ -100,8 +100,9 @@ function sameAcceptances(verdict: Verdict, acceptances: readonly AcceptedBreak[]
 
 async function storedVerdict(context: Context, snapshot: SnapshotRecord): Promise<Verdict | null> {
   if (snapshot.verdictId === null) return null;
-  const record = await storeOf(context).getVerdict(snapshot.project, snapshot.verdictId);
-  return record ? readVerdictBody(context.env, context.principal.organizationId, record.verdictHash) : null;
+  const place = await placeOf(context, snapshot.project);
+  const record = await place.store.getVerdict(snapshot.project, snapshot.verdictId);
+  return record ? readVerdictBody(place, record.verdictHash) : null;
 }
 
 export async function runConformanceCheck(context: Context, request: ConformanceRequest): Promise<ConformanceOutcome> {
@@ -121,7 +122,7 @@ export async function runConformanceCheck(context: Context, request: Conformance
     }
     snapshot = status.latestSnapshot;
   } else {
-    const found = await storeOf(context).getSnapshot(project, request.snapshotId);
+    const found = await (await projectStoreOf(context, project)).getSnapshot(project, request.snapshotId);
     if (!found)
       throw cannotVerify(
         "unknown_snapshot",
@@ -133,7 +134,7 @@ export async function runConformanceCheck(context: Context, request: Conformance
 
   // A stored verdict is the answer unless accepted breaks changed since: one in force now that it did not apply,
   // or one it applied that is no longer in force (expired or revoked); then the check runs again.
-  const acceptances = await storeOf(context).acceptancesInForce(project);
+  const acceptances = await (await projectStoreOf(context, project)).acceptancesInForce(project);
   if (snapshot.contractVersion === contract.version) {
     const verdict = await storedVerdict(context, snapshot);
     if (verdict && sameAcceptances(verdict, acceptances))

@@ -7,6 +7,7 @@
  */
 import type { Env } from "../../env";
 import { loadStoredDocument } from "./uploads";
+import { projectPlace } from "../store/client";
 import type { OpenApiDocument } from "../../engine";
 
 const MAX_CACHED_BYTES = 8 * 1024 * 1024;
@@ -41,7 +42,7 @@ export function documentKey(organizationId: string, contentHash: string): string
 export async function loadDocument(
   env: Env,
   organizationId: string,
-  facts: { contentHash: string; size: number },
+  facts: { project: string; contentHash: string; size: number },
 ): Promise<OpenApiDocument | null> {
   const key = documentKey(organizationId, facts.contentHash);
   const hit = parsed.get(key);
@@ -50,7 +51,7 @@ export async function loadDocument(
     parsed.set(key, hit);
     return hit.document;
   }
-  const document = await loadStoredDocument(env, organizationId, facts.contentHash);
+  const document = await loadStoredDocument(await projectPlace(env, organizationId, facts.project), facts.contentHash);
   if (document) remember(key, { document, size: facts.size });
   return document;
 }

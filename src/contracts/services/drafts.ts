@@ -10,7 +10,7 @@ import { withAcceptances } from "./acceptances";
 import { withUsageEvidence } from "./usage";
 import type { ConformanceConfig } from "../../engine";
 import { checkConformance, compareContractVersions } from "../../engine";
-import { contractStore } from "../store/client";
+import { projectPlace } from "../store/client";
 import { sha256Digest } from "../../lib/sha256";
 import type { ContractRecord } from "../store/records";
 import { loadStoredDocument } from "./uploads";
@@ -62,7 +62,7 @@ export async function contractVersion(
   project: string,
   version: number | undefined,
 ): Promise<ContractRecord | SpecCheckFailure> {
-  const store = contractStore(env, organizationId);
+  const { store } = await projectPlace(env, organizationId, project);
   if (version === undefined) {
     const active = await store.getActiveContract(project);
     if (active) return active;
@@ -98,7 +98,10 @@ export async function storedDocument(
   organizationId: string,
   contract: ContractRecord,
 ): Promise<OpenApiDocument | SpecCheckFailure> {
-  const document = await loadStoredDocument(env, organizationId, contract.contentHash);
+  const document = await loadStoredDocument(
+    await projectPlace(env, organizationId, contract.project),
+    contract.contentHash,
+  );
   return (
     document ?? {
       ok: false,
@@ -112,7 +115,7 @@ export async function storedDocument(
 async function projectConfig(env: Env, organizationId: string, project: string) {
   const [config, acceptances] = await Promise.all([
     conformanceConfigFor(env, organizationId),
-    contractStore(env, organizationId).acceptancesInForce(project),
+    projectPlace(env, organizationId, project).then(({ store }) => store.acceptancesInForce(project)),
   ]);
   return withAcceptances(config, acceptances);
 }

@@ -12,8 +12,8 @@ import { indexDocument } from "../../engine";
 import { countExchangeUsage } from "../../engine";
 import { createExchangeValidator } from "../../engine";
 import { encodeVerdict } from "../../engine";
-import { contractStore } from "../store/client";
-import { storageRefusal } from "./storage";
+import { projectPlace } from "../store/client";
+import { quotaUse, storageRefusal } from "./storage";
 import { sha256Digest } from "../../lib/sha256";
 import type { ContractRecord, ExchangeRunRecord, StoreFailure } from "../store/records";
 import type { Verdict } from "../../engine";
@@ -103,8 +103,9 @@ export async function recordExchanges(
   const contract = await contractVersion(env, who.organizationId, project, version);
   if (isFailure(contract)) return contract;
   // The exchanges are not kept (a digest and the verdict are): refused only when storage is already full.
-  const store = contractStore(env, who.organizationId);
-  const full = await storageRefusal(env, who.organizationId, store, await store.storageUsed(), { project, bytes: 0 });
+  const place = await projectPlace(env, who.organizationId, project);
+  const { store } = place;
+  const full = await storageRefusal(env, who.organizationId, await quotaUse(place), { project, bytes: 0 });
   if (full) return full;
   const document = await storedDocument(env, who.organizationId, contract);
   if (isFailure(document)) return document;

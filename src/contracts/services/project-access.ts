@@ -5,7 +5,7 @@
  * SpecFailures whose message says what to do next; their code names the case for clients.
  */
 import type { Env } from "../../env";
-import { contractStore, type ContractStoreStub } from "../store/client";
+import { contractStore, type OrganizationStore, type ProjectPlace, projectPlace } from "../store/client";
 import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../store/names";
 import type { ProjectStatus } from "../store/records";
 import { cannotVerify, type SpecFailure } from "./failure";
@@ -26,8 +26,19 @@ export interface SpecCaller {
 
 type Context = SpecCaller;
 
-export function storeOf(context: Context): ContractStoreStub {
+/** The organization's store: its projects list, default projects, subscribers, CI keys and storage. */
+export function storeOf(context: Context): OrganizationStore {
   return contractStore(context.env, context.principal.organizationId);
+}
+
+/** Where a project's records are (its own store, or the organization's for a project from before the split). */
+export function placeOf(context: Context, project: string): Promise<ProjectPlace> {
+  return projectPlace(context.env, context.principal.organizationId, project);
+}
+
+/** The store holding a project's records. */
+export async function projectStoreOf(context: Context, project: string): Promise<ProjectPlace["store"]> {
+  return (await placeOf(context, project)).store;
 }
 
 /** The projects a restricted principal may see, or null for all. */
@@ -90,7 +101,7 @@ export function unknownProjectFailure(project: string): SpecFailure {
 
 /** The project's status (active contract, latest snapshot, last failed build), or a failure naming the next step. */
 export async function requireProjectStatus(context: Context, project: string): Promise<ProjectStatus> {
-  const status = await storeOf(context).projectStatus(project);
+  const status = await (await projectStoreOf(context, project)).projectStatus(project);
   if (!status) throw unknownProjectFailure(project);
   return status;
 }

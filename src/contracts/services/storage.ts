@@ -1,13 +1,14 @@
 /**
  * How much an organization stores, and the quota every upload is checked against before its bytes are written.
- * The quota counts the contract store's SQLite database and its content in the DOCUMENTS bucket; it is the
- * organization's `storageQuotaBytes` (set by the operator), else the operator's `caps.storageQuotaBytes`. Whatever
- * the quota, a database past DATABASE_REFUSAL_BYTES refuses uploads: Cloudflare stops a Durable Object's writes at
- * 10 GB, and a store must keep room to record retention runs and CI keys (docs/storage.md "When storage fills").
+ * The quota counts the organization's contract stores (its own and each project's) with their SQLite databases and
+ * their content in the DOCUMENTS bucket; it is the organization's `storageQuotaBytes` (set by the operator), else
+ * the operator's `caps.storageQuotaBytes`. Whatever the quota, a store whose database is past
+ * DATABASE_REFUSAL_BYTES refuses uploads: Cloudflare stops a Durable Object's writes at 10 GB, and a store must
+ * keep room to record retention runs and CI keys (docs/storage.md "When storage fills").
  */
 import { resolveOrganization } from "../../directory/client";
 import type { Env } from "../../env";
-import type { ContractStoreStub } from "../store/client";
+import { contractStore, type ProjectPlace } from "../store/client";
 import { policyFor, RETENTION_INTERVAL_MS, type RetentionPolicy } from "../store/retention-table";
 import type { StorageUsage, StorageUsed, StoreFailure } from "../store/records";
 
@@ -43,20 +44,36 @@ const HOURS_BETWEEN_RUNS = RETENTION_INTERVAL_MS / 3_600_000;
  * Null when an upload adding `incomingBytes` fits; else the refusal, naming what holds the space and what to
  * delete or raise. Nothing has been written when it is answered.
  */
+/** What the quota check reads: the organization's total, and the bytes of the store the upload goes to. */
+export interface QuotaUse {
+  organization: StorageUsed;
+  /** The uploading project's store: its database is what the platform's per-store limit counts. */
+  store: StorageUsed;
+}
+
+/** The organization's total (from its store) beside the project store's own bytes (`own` when already read). */
+export async function quotaUse(place: ProjectPlace, own?: StorageUsed): Promise<QuotaUse> {
+  const [organization, store] = await Promise.all([
+    contractStore(place.env, place.organizationId).storageUsed(),
+    own ?? place.store.storeUsed(),
+  ]);
+  return { organization, store };
+}
+
 export async function storageRefusal(
-  env: Pick<Env, "DIRECTORY">,
+  env: Env,
   organizationId: string,
-  store: ContractStoreStub,
-  used: StorageUsed,
+  use: QuotaUse,
   upload: { project: string; bytes: number },
 ): Promise<StoreFailure | null> {
   const incomingBytes = upload.bytes;
   const resolved = await resolveOrganization(env, organizationId);
   const quota = resolved?.storageQuotaBytes ?? null;
+  const used = use.organization;
   const total = used.databaseBytes + used.bucketBytes;
-  const overDatabase = used.databaseBytes >= DATABASE_REFUSAL_BYTES;
+  const overDatabase = use.store.databaseBytes >= DATABASE_REFUSAL_BYTES;
   if (quota === null || (!overDatabase && total + incomingBytes <= quota)) return null;
-  const usage = await store.storageUsage();
+  const usage = await contractStore(env, organizationId).storageUsage();
   // The policy the uploading project is kept by (its own values over the organization's).
   const policy = policyFor(resolved?.record.settings.retention, upload.project);
   const makeRoom =
@@ -66,7 +83,7 @@ export async function storageRefusal(
     " once: POST /api/v1/storage/retention-runs). GET /api/v1/storage shows" +
     " what each project holds.";
   const message = overDatabase
-    ? `This upload is refused and nothing was stored: the organization's contract store holds ${formatBytes(used.databaseBytes)} of records, near the platform's 10 GB per store.${projectHoldings(usage, upload.project)}${makeRoom}`
+    ? `This upload is refused and nothing was stored: the store of project "${upload.project}" holds ${formatBytes(use.store.databaseBytes)} of records, near the platform's 10 GB per store.${projectHoldings(usage, upload.project)}${makeRoom}`
     : `This upload is refused and nothing was stored: the organization stores ${formatBytes(total)} (records ${formatBytes(used.databaseBytes)}, documents ${formatBytes(used.bucketBytes)}) of its ${formatBytes(quota)} storage quota, and this upload adds ${formatBytes(incomingBytes)}.${projectHoldings(usage, upload.project)}${makeRoom} Or ask the deployment's operator to raise the organization's \`storageQuotaBytes\`.`;
   return { ok: false, code: "storage_quota_exceeded", message, usedBytes: total, quotaBytes: quota };
 }
@@ -84,12 +101,14 @@ export interface StorageReport extends StorageUsed {
 
 /** `visible`: the projects the caller may see (a CI key's list), null for all of them. */
 export async function storageReport(
-  env: Pick<Env, "DIRECTORY">,
+  env: Env,
   organizationId: string,
-  store: ContractStoreStub,
   visible: readonly string[] | null,
 ): Promise<StorageReport> {
-  const [usage, resolved] = await Promise.all([store.storageUsage(), resolveOrganization(env, organizationId)]);
+  const [usage, resolved] = await Promise.all([
+    contractStore(env, organizationId).storageUsage(),
+    resolveOrganization(env, organizationId),
+  ]);
   const retention = resolved?.record.settings.retention;
   return {
     databaseBytes: usage.databaseBytes,

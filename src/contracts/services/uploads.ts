@@ -17,13 +17,21 @@ import type { DocumentProblem, OpenApiDocument, Verdict } from "../../engine";
 import { encodeVerdict } from "../../engine";
 import { parseDocumentBytes } from "../../engine";
 import { unsafePatternProblems } from "../../engine";
-import { contractStore, prepareContent, readContent, readPieces, type ContractStoreStub } from "../store/client";
+import type { Env } from "../../env";
+import {
+  type ContentPlace,
+  prepareContent,
+  type ProjectPlace,
+  projectPlace,
+  readContent,
+  readPieces,
+} from "../store/client";
 import type { DocumentSource } from "../store/form-table";
 import { sha256Digest } from "../../lib/sha256";
 import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from "../store/records";
 import type { UploadContext } from "../store/rpc";
 import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../store/verdict-form";
-import { storageRefusal } from "./storage";
+import { quotaUse, storageRefusal } from "./storage";
 import { acceptedIdsOf, withAcceptances } from "./acceptances";
 import { withUsageEvidence } from "./usage";
 
@@ -41,38 +49,27 @@ export function documentFromSource(source: Pick<DocumentSource, "kind">, bytes: 
 }
 
 async function readSource(
-  env: Parameters<typeof readContent>[0],
-  organizationId: string,
-  store: ContractStoreStub,
+  place: ContentPlace,
   source: DocumentSource,
   contentHash: string,
   alreadyRead?: Uint8Array | null,
 ): Promise<OpenApiDocument | null> {
-  const bytes = alreadyRead === undefined ? await readPieces({ env, organizationId, store }, source) : alreadyRead;
+  const bytes = alreadyRead === undefined ? await readPieces(place, source) : alreadyRead;
   const document = bytes ? documentFromSource(source, bytes) : null;
   if (document || source.kind === "document") return document;
   // A form that cannot be read (the store never writes one) must not hide the document: read the bytes.
-  return loadOriginal(env, organizationId, contentHash);
+  return loadOriginal(place, contentHash);
 }
 
-async function loadOriginal(
-  env: Parameters<typeof readContent>[0],
-  organizationId: string,
-  contentHash: string,
-): Promise<OpenApiDocument | null> {
-  const bytes = await readContent(env, organizationId, contentHash);
+async function loadOriginal(place: ContentPlace, contentHash: string): Promise<OpenApiDocument | null> {
+  const bytes = await readContent(place, contentHash);
   return bytes ? documentFromSource({ kind: "document" }, bytes) : null;
 }
 
-/** A stored document for reading: from its verdict form when it has one, else its bytes parsed again. */
-export async function loadStoredDocument(
-  env: Parameters<typeof readContent>[0],
-  organizationId: string,
-  contentHash: string,
-): Promise<OpenApiDocument | null> {
-  const store = contractStore(env, organizationId);
-  const source = await store.documentSource(contentHash);
-  return source ? readSource(env, organizationId, store, source, contentHash) : null;
+/** A stored document of a project for reading: from its verdict form when it has one, else its bytes parsed again. */
+export async function loadStoredDocument(place: ContentPlace, contentHash: string): Promise<OpenApiDocument | null> {
+  const source = await place.store.documentSource(contentHash);
+  return source ? readSource(place, source, contentHash) : null;
 }
 
 /** What the new version breaks for clients of the version that was active when it was uploaded. */
@@ -125,7 +122,7 @@ const MAX_COMPARISON_ATTEMPTS = 8;
  * store (beginContractUpload), so each compares with its predecessor and none is refused.
  */
 export async function uploadContract(
-  env: Parameters<typeof readContent>[0],
+  env: Env,
   who: Uploader,
   project: string,
   label: string | null,
@@ -140,18 +137,19 @@ export async function uploadContract(
   if (unsafePatterns.length > 0) return { ok: false, code: "invalid_document", problems: unsafePatterns };
   const config = await conformanceConfigFor(env, who.organizationId);
   const verdict = checkConstitution(parsed.document, config);
-  const store = contractStore(env, who.organizationId);
+  const place = await projectPlace(env, who.organizationId, project);
+  const { store } = place;
   // The document and its two forms (each about the document's size at most).
-  const full = await storageRefusal(env, who.organizationId, store, await store.storageUsed(), {
+  const full = await storageRefusal(env, who.organizationId, await quotaUse(place), {
     project,
     bytes: 3 * bytes.byteLength,
   });
   if (full) return full;
   const contentHash = await sha256Digest(bytes);
   const prepareForm = async (formBytes: Uint8Array | null) =>
-    formBytes ? prepareContent(env, who.organizationId, store, formBytes, await sha256Digest(formBytes)) : null;
+    formBytes ? prepareContent(place, formBytes, await sha256Digest(formBytes)) : null;
   const [content, form, comparisonForm] = await Promise.all([
-    prepareContent(env, who.organizationId, store, bytes, contentHash),
+    prepareContent(place, bytes, contentHash),
     prepareForm(encodeVerdictForm(parsed.document, parsed.facts.format)),
     prepareForm(encodeComparisonForm(parsed.document, parsed.facts.format)),
   ]);
@@ -161,9 +159,7 @@ export async function uploadContract(
     try {
       let change: ContractChange | null = null;
       if (turn.active) {
-        const previous = turn.activeSource
-          ? await readSource(env, who.organizationId, store, turn.activeSource, turn.active.contentHash)
-          : null;
+        const previous = turn.activeSource ? await readSource(place, turn.activeSource, turn.active.contentHash) : null;
         if (!previous)
           return {
             ok: false,
@@ -242,31 +238,41 @@ export type SnapshotUpload =
   | { ok: false; code: "invalid_document"; problems: DocumentProblem[] }
   | StoreFailure;
 
+/** Where a snapshot upload goes and what it reads first: the project's place and its store's upload context. */
+export interface SnapshotUploadStart {
+  place: ProjectPlace;
+  context: UploadContext;
+}
+
+/** Asked before the body is read (the REST route refuses early when there is nothing to check against). */
+export async function startSnapshotUpload(
+  env: Env,
+  organizationId: string,
+  project: string,
+): Promise<SnapshotUploadStart> {
+  const place = await projectPlace(env, organizationId, project);
+  return { place, context: await place.store.uploadContext(project) };
+}
+
 /**
  * `bytesHolder.bytes` is released (set to undefined) once stored, so the body buffer can be collected before the
- * contract is decoded. `context` is the store's answer the caller already has (the REST route asks for it before it
- * reads the body, to refuse early when there is nothing to check against); without it, it is asked here.
+ * contract is decoded. `start` is what the caller already asked (startSnapshotUpload); without it, it is asked here.
  */
 export async function uploadSnapshot(
-  env: Parameters<typeof readContent>[0],
+  env: Env,
   who: Uploader,
   project: string,
   meta: SnapshotMeta,
   bytesHolder: { bytes?: Uint8Array },
-  context?: UploadContext,
+  start?: SnapshotUploadStart,
 ): Promise<SnapshotUpload> {
-  const store = contractStore(env, who.organizationId);
+  const { place, context } = start ?? (await startSnapshotUpload(env, who.organizationId, project));
+  const { store } = place;
   if (!bytesHolder.bytes) throw new Error("no snapshot bytes");
   // No local reference to the bytes: the holder is the only one, so clearing it frees them.
   const parsed = parseDocumentBytes(bytesHolder.bytes);
   if (!parsed.ok) return { ok: false, code: "invalid_document", problems: parsed.problems };
-  const {
-    active: contract,
-    activeSource,
-    projectExists,
-    storage,
-    acceptances,
-  } = context ?? (await store.uploadContext(project));
+  const { active: contract, activeSource, projectExists, storage, acceptances } = context;
   if (!contract) {
     return projectExists
       ? {
@@ -276,7 +282,7 @@ export async function uploadSnapshot(
         }
       : { ok: false, code: "unknown_project", message: `There is no project "${project}".` };
   }
-  const full = await storageRefusal(env, who.organizationId, store, storage, {
+  const full = await storageRefusal(env, who.organizationId, await quotaUse(place, storage), {
     project,
     bytes: bytesHolder.bytes.byteLength,
   });
@@ -285,12 +291,12 @@ export async function uploadSnapshot(
   const hash = await sha256Digest(bytesHolder.bytes);
   // The snapshot's bytes go out while the contract's come in: both are waits on storage.
   const [content, contractBytes] = await Promise.all([
-    prepareContent(env, who.organizationId, store, bytesHolder.bytes, hash),
-    activeSource ? readPieces({ env, organizationId: who.organizationId, store }, activeSource) : null,
+    prepareContent(place, bytesHolder.bytes, hash),
+    activeSource ? readPieces(place, activeSource) : null,
   ]);
   bytesHolder.bytes = undefined;
   const contractDocument = activeSource
-    ? await readSource(env, who.organizationId, store, activeSource, contract.contentHash, contractBytes)
+    ? await readSource(place, activeSource, contract.contentHash, contractBytes)
     : null;
   if (!contractDocument)
     return {

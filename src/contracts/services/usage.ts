@@ -19,7 +19,7 @@ import {
   usageTotals,
 } from "../../engine";
 import type { Env } from "../../env";
-import { contractStore } from "../store/client";
+import { projectPlace } from "../store/client";
 import { dayOf, USAGE_KEPT_DAYS, type UsageKey } from "../store/usage-table";
 
 const DAY_MS = 86_400_000;
@@ -49,11 +49,8 @@ export async function withUsageEvidence(
   if (keys.size === 0) return verdict;
   const days = config.usage?.windowDays ?? USAGE_WINDOW_DAYS;
   const since = dayOf(now - (days - 1) * DAY_MS);
-  const { anyTraffic, counts } = await contractStore(env, organizationId).usageSince(
-    project,
-    [...keys.values()],
-    since,
-  );
+  const { store } = await projectPlace(env, organizationId, project);
+  const { anyTraffic, counts } = await store.usageSince(project, [...keys.values()], since);
   if (!anyTraffic) return verdict;
   const totals = usageTotals(counts);
   const downgrade = config.usage?.unusedBreaks === "warning";

@@ -1,22 +1,109 @@
 /**
- * Typed access to an organization's ContractStore, shared by the REST API and the MCP tools. Every function
- * takes the organization id from the caller's verified principal: nothing here accepts it from a URL or a
- * body. A document of more than SQL_CONTENT_MAX goes to the DOCUMENTS bucket and is read back from it (bucket.ts);
- * a smaller one travels inside the call that needs it. Content a store kept in SQLite pieces before the bucket
- * existed comes back a few pieces per call.
+ * Typed access to the ContractStores, shared by the REST API, the MCP tools and the console. Every function takes
+ * the organization id from the caller's verified principal: nothing here accepts it from a URL or a body. The
+ * organization's store (contractStore) answers for the organization: its projects list, CI keys, default projects,
+ * subscribers and storage; a project's records are in the store projectPlace finds (its own, or the organization's
+ * for a project created before the split: project-homes.ts). A document of more than SQL_CONTENT_MAX goes to the
+ * DOCUMENTS bucket under that store's space and is read back from it (bucket.ts); a smaller one travels inside the
+ * call that needs it. Content a store kept in SQLite pieces before the bucket existed comes back a few pieces per call.
  */
 import type { Env } from "../../env";
 import type { Verdict } from "../../engine";
 import type { ContractStoreRpc } from "./rpc";
 import { tracedStub } from "../../telemetry/stub";
 import type { BlobInfo, ContentPieces } from "./blob-table";
-import { putBucketContent, readBucketContent, SQL_CONTENT_MAX, streamBucketContent } from "./bucket";
+import {
+  organizationSpace,
+  projectSpace,
+  putBucketContent,
+  readBucketContent,
+  SQL_CONTENT_MAX,
+  streamBucketContent,
+} from "./bucket";
+import { type ProjectHome, projectStoreName } from "./project-homes";
 import { CHUNK_BYTES, PIECES_PER_CALL } from "./schema";
 
 export type ContractStoreStub = DurableObjectStub<ContractStoreRpc>;
 
-export function contractStore(env: Env, organizationId: string): ContractStoreStub {
+/** What the organization's store answers for the whole organization; a project's records are asked of its place. */
+type OrganizationMethod =
+  | "purgeOrganization"
+  | "exportTables"
+  | "bucketContentHashes"
+  | "ownProjectNames"
+  | "runRetentionNow"
+  | "storageUsage"
+  | "storageUsed"
+  | "listProjects"
+  | "projectHome"
+  | "createKey"
+  | "getKey"
+  | "keyForValidation"
+  | "listKeys"
+  | "revokeKey"
+  | "subscribe"
+  | "unsubscribe"
+  | "subscribers"
+  | "defaultProject"
+  | "setDefaultProject";
+
+export type OrganizationStore = Pick<ContractStoreStub, OrganizationMethod>;
+
+/** The organization's own store: the organization's records and its directory of projects. */
+export function contractStore(env: Env, organizationId: string): OrganizationStore {
   return tracedStub(env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(organizationId)), "ContractStore");
+}
+
+/** Where a project's records and content are: the store to call, and that store's bucket space. */
+export interface ProjectPlace {
+  env: Env;
+  organizationId: string;
+  project: string;
+  home: ProjectHome;
+  store: ContractStoreStub;
+  space: string;
+}
+
+/**
+ * Projects known to live in their own store. A project never leaves its own store, so the answer is kept for the
+ * isolate's life (bounded); a project created before the split is asked about every time.
+ */
+const OWN_HOMES = new Set<string>();
+const OWN_HOMES_KEPT = 10_000;
+
+/** Forgets what is known of where projects live: for tests that rewind a project into its organization's store. */
+export function forgetProjectHomes(): void {
+  OWN_HOMES.clear();
+}
+
+/** The store holding a project's records: one call to the organization's store, none once a project is known. */
+export async function projectPlace(env: Env, organizationId: string, project: string): Promise<ProjectPlace> {
+  const name = projectStoreName(organizationId, project);
+  let home: ProjectHome = "own";
+  if (!OWN_HOMES.has(name)) {
+    home = await contractStore(env, organizationId).projectHome(project);
+    if (home === "own") {
+      if (OWN_HOMES.size >= OWN_HOMES_KEPT) OWN_HOMES.clear();
+      OWN_HOMES.add(name);
+    }
+  }
+  return home === "own"
+    ? {
+        env,
+        organizationId,
+        project,
+        home,
+        store: tracedStub(env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(name)), "ContractStore"),
+        space: projectSpace(organizationId, project),
+      }
+    : {
+        env,
+        organizationId,
+        project,
+        home,
+        store: tracedStub(env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(organizationId)), "ContractStore"),
+        space: organizationSpace(organizationId),
+      };
 }
 
 /**
@@ -43,26 +130,20 @@ async function eachBatch(chunkCount: number, run: (first: number, count: number)
  * bucket now, before the record that names it, unless the store already holds it (bucket.ts).
  */
 export async function prepareContent(
-  env: Env,
-  organizationId: string,
-  store: ContractStoreStub,
+  place: ContentPlace,
   bytes: Uint8Array,
   hash: string,
 ): Promise<{ pieces: ContentPieces; reused: boolean | null }> {
   if (bytes.byteLength <= SQL_CONTENT_MAX)
     return { pieces: { hash, size: bytes.byteLength, chunkCount: 1, inline: bytes.slice() }, reused: null };
   const pieces = { hash, size: bytes.byteLength, chunkCount: 0, inline: null, inBucket: true };
-  if (await store.blobInfo(hash)) return { pieces, reused: true };
-  await putBucketContent(env, organizationId, hash, bytes);
+  if (await place.store.blobInfo(hash)) return { pieces, reused: true };
+  await putBucketContent(place.env, place.space, hash, bytes);
   return { pieces, reused: false };
 }
 
-/** Where a stored content's bytes are read from: its organization's store, and the bucket for large content. */
-export interface ContentPlace {
-  env: Env;
-  organizationId: string;
-  store: ContractStoreStub;
-}
+/** Where a stored content's bytes are read from: the store holding its record, and that store's bucket space. */
+export type ContentPlace = Pick<ProjectPlace, "env" | "store" | "space">;
 
 /**
  * The bytes of stored content in one buffer: from the bucket, or its SQLite pieces read several at a time (null
@@ -74,7 +155,7 @@ export async function readPieces(
 ): Promise<Uint8Array | null> {
   if (info.inline) return info.inline;
   if (info.storedIn === "r2") {
-    const bytes = await readBucketContent(place.env, place.organizationId, info.hash);
+    const bytes = await readBucketContent(place.env, place.space, info.hash);
     return bytes?.byteLength === info.size ? bytes : null;
   }
   const { store } = place;
@@ -93,28 +174,26 @@ export async function readPieces(
 }
 
 /** The stored bytes of a document, in one buffer (null when no such content is stored). */
-export async function readContent(env: Env, organizationId: string, hash: string): Promise<Uint8Array | null> {
-  const store = contractStore(env, organizationId);
-  const info = await store.blobInfo(hash);
-  return info ? readPieces({ env, organizationId, store }, info) : null;
+export async function readContent(place: ContentPlace, hash: string): Promise<Uint8Array | null> {
+  const info = await place.store.blobInfo(hash);
+  return info ? readPieces(place, info) : null;
 }
 
 /** The stored document as UTF-8 text (documents are validated as UTF-8 at upload). */
-export async function readContentText(env: Env, organizationId: string, hash: string): Promise<string | null> {
-  const bytes = await readContent(env, organizationId, hash);
+export async function readContentText(place: ContentPlace, hash: string): Promise<string | null> {
+  const bytes = await readContent(place, hash);
   return bytes ? new TextDecoder().decode(bytes) : null;
 }
 
 /** Streams the stored bytes piece by piece, for downloads. */
 export async function streamContent(
-  env: Env,
-  organizationId: string,
+  place: ContentPlace,
   hash: string,
 ): Promise<{ size: number; body: ReadableStream<Uint8Array> } | null> {
-  const store = contractStore(env, organizationId);
+  const { store } = place;
   const info = await store.blobInfo(hash);
   if (!info) return null;
-  if (info.storedIn === "r2") return streamBucketContent(env, organizationId, hash);
+  if (info.storedIn === "r2") return streamBucketContent(place.env, place.space, hash);
   let index = 0;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -131,7 +210,7 @@ export async function streamContent(
 }
 
 /** The body of a stored verdict. */
-export async function readVerdictBody(env: Env, organizationId: string, verdictHash: string): Promise<Verdict | null> {
-  const bytes = await contractStore(env, organizationId).readVerdictBody(verdictHash);
+export async function readVerdictBody(place: ContentPlace, verdictHash: string): Promise<Verdict | null> {
+  const bytes = await place.store.readVerdictBody(verdictHash);
   return bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as Verdict) : null;
 }

@@ -1,9 +1,13 @@
 /**
- * ContractStore: one SQLite-backed Durable Object per organization (named by the organization id, which
- * always comes from the verified token or CI key), holding its records; content over SQL_CONTENT_MAX is in the
- * DOCUMENTS bucket (bucket.ts). A single object serialises every write of the
- * organization, so concurrent uploads to one project get distinct version numbers and ids and none is lost.
- * The class is a thin RPC surface; the SQL lives in the *-table.ts modules. Use it through client.ts.
+ * ContractStore: SQLite-backed Durable Objects of two kinds, one class. A project's own store (named
+ * `<organization>/projects/<project>`) holds that project's history: contract versions, snapshots, builds, verdicts,
+ * traffic runs, accepted breaks and usage counts. The organization's store (named by the organization id) holds the
+ * organization's records (CI keys, default projects, subscribers), the projects created before the split, and the
+ * directory of the others with their summaries (project-homes.ts). Names always come from the verified token or CI
+ * key. Content over SQL_CONTENT_MAX is in the DOCUMENTS bucket under the store's space (bucket.ts). Each store
+ * serialises its own writes, so concurrent uploads to one project get distinct version numbers and ids and none is
+ * lost, while uploads to different projects never wait for each other. The class is a thin RPC surface; the SQL
+ * lives in the *-table.ts modules. Use it through client.ts.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../env";
@@ -98,10 +102,23 @@ import {
   bucketContentSize,
   deleteBucketContent,
   listBucketContent,
+  organizationSpace,
+  projectSpace,
   putBucketContent,
   readBucketContent,
   SQL_CONTENT_MAX,
 } from "./bucket";
+import {
+  hasOwnHome,
+  listSummaries,
+  ownHomeNames,
+  ownHomesUsed,
+  type ProjectHome,
+  projectStoreName,
+  type ProjectSummary,
+  putSummary,
+  storeOwner,
+} from "./project-homes";
 import type { ContractStoreRpc, UploadContext, VerdictBody } from "./rpc";
 
 /** Rows one retention run deletes at most; a run that leaves more runs again a second later. */
@@ -127,17 +144,93 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     });
   }
 
-  /** The organization this object belongs to: objects are only ever reached by idFromName(organizationId). */
-  private get organizationId(): string {
+  /** Whom this object belongs to, from its name (project-homes.ts): objects are only ever reached by idFromName. */
+  private get owner(): { organizationId: string; project: string | null } {
     const name = this.ctx.id.name;
-    if (!name) throw new Error("ContractStore is reached by idFromName(organizationId) only");
-    return name;
+    if (!name) throw new Error("ContractStore is reached by idFromName only");
+    return storeOwner(name);
+  }
+
+  private get organizationId(): string {
+    return this.owner.organizationId;
+  }
+
+  /** Where this store keeps its bucket content. */
+  private get space(): string {
+    const { organizationId, project } = this.owner;
+    return project === null ? organizationSpace(organizationId) : projectSpace(organizationId, project);
+  }
+
+  private storeOf(name: string) {
+    return this.env.CONTRACT_STORE.get(this.env.CONTRACT_STORE.idFromName(name));
+  }
+
+  /** The organization's store, seen from a project's own store. */
+  private organizationStore() {
+    return this.storeOf(this.organizationId);
+  }
+
+  /** Each project in a store of its own, with that store (the organization's store only). */
+  private ownProjectStores() {
+    return ownHomeNames(this.sql).map((name) => ({
+      name,
+      store: this.storeOf(projectStoreName(this.organizationId, name)),
+    }));
   }
 
   async purgeOrganization(organizationId: string): Promise<void> {
+    if (organizationId !== this.organizationId) throw new Error("purgeOrganization names another organization");
+    if (this.owner.project === null)
+      for (const { store } of this.ownProjectStores()) await store.purgeOrganization(organizationId);
     await this.ctx.storage.deleteAlarm();
-    await deleteBucketContent(this.env, organizationId, await listBucketContent(this.env, organizationId));
+    await deleteBucketContent(this.env, this.space, await listBucketContent(this.env, this.space));
     await this.ctx.storage.deleteAll();
+  }
+
+  // ---- where projects live (project-homes.ts) ----------------------------------------------------------------
+
+  /**
+   * Where a project's records are: in this (the organization's) store when it was created before the split, else
+   * in its own store (also for a project that does not exist yet: its first upload creates it there).
+   */
+  projectHome(name: string): ProjectHome {
+    return getProject(this.sql, name) && !hasOwnHome(this.sql, name) ? "organization" : "own";
+  }
+
+  /** A project's own store reports its summary after a write (the organization's store keeps it for lists). */
+  noteProject(summary: ProjectSummary): void {
+    putSummary(this.sql, summary, new Date().toISOString());
+  }
+
+  /** A project's own store reports a retention run that deleted something (listed with the organization's). */
+  noteRetentionRun(run: RetentionRun, ranAt: string): void {
+    this.recordRetentionRun(run, ranAt);
+  }
+
+  /** The names of the projects in stores of their own (the organization's store only), for the export. */
+  ownProjectNames(): string[] {
+    return ownHomeNames(this.sql);
+  }
+
+  /** This project's summary, sent to the organization's store (a project's own store only). */
+  private summary(): ProjectSummary | null {
+    const name = this.owner.project;
+    const project = name === null ? null : getProject(this.sql, name);
+    if (!name || !project) return null;
+    return { project, storage: this.projectUsage(name), used: this.ownUsed() };
+  }
+
+  /**
+   * Tells the organization's store this project's summary after a write, before the write is answered, so the
+   * project list and the quota see the upload as soon as its client does. A failure is logged and sent again with
+   * the next write or retention run: the records themselves are already committed here.
+   */
+  private async tellOrganization(): Promise<void> {
+    const summary = this.summary();
+    if (!summary) return;
+    await this.organizationStore()
+      .noteProject(summary)
+      .catch((error: unknown) => logWarn("project summary not delivered; sent again with the next write", { error }));
   }
 
   /**
@@ -195,7 +288,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     };
     if (body.json.byteLength <= SQL_CONTENT_MAX)
       return { input, save: () => putSmallBlob(this.sql, verdictHash, body.json) };
-    if (!getBlob(this.sql, verdictHash)) await putBucketContent(this.env, this.organizationId, verdictHash, body.json);
+    if (!getBlob(this.sql, verdictHash)) await putBucketContent(this.env, this.space, verdictHash, body.json);
     return { input, save: () => recordBucketBlob(this.sql, verdictHash, body.json.byteLength) };
   }
 
@@ -206,7 +299,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   private async inBucket(content: ContentPieces | null): Promise<boolean> {
     if (!content?.inBucket || getBlob(this.sql, content.hash)) return true;
     if (this.deletingFromBucket.has(content.hash)) return false; // retention is deleting these bytes: upload again
-    return (await bucketContentSize(this.env, this.organizationId, content.hash)) === content.size;
+    return (await bucketContentSize(this.env, this.space, content.hash)) === content.size;
   }
 
   // ---- retention and storage use -------------------------------------------------------------------------
@@ -238,7 +331,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   /**
    * One retention run now with the organization's policy from the directory (POST /api/v1/storage/retention-runs,
    * and the alarm); null when the directory has no such organization. When expired rows remain, the alarm takes the
-   * next batch a second later.
+   * next batch a second later. In the organization's store, the projects in stores of their own run theirs too (a
+   * few at a time) and the answer adds up every store's run.
    */
   async runRetentionNow(): Promise<RetentionRun | null> {
     const resolved = await resolveOrganization(this.env, this.organizationId);
@@ -247,6 +341,19 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     if (run.more) {
       await this.ctx.storage.setAlarm(Date.now() + 1_000);
       this.retentionAlarmKnownSet = true;
+    }
+    if (this.owner.project !== null) return run;
+    const stores = this.ownProjectStores();
+    for (let at = 0; at < stores.length; at += 8) {
+      const runs = await Promise.all(stores.slice(at, at + 8).map(({ store }) => store.runRetentionNow()));
+      for (const each of runs) {
+        if (!each) continue;
+        run.deleted.snapshots += each.deleted.snapshots;
+        run.deleted.builds += each.deleted.builds;
+        run.deleted.exchangeRuns += each.deleted.exchangeRuns;
+        run.contentBytes += each.contentBytes;
+        run.more ||= each.more;
+      }
     }
     return run;
   }
@@ -277,18 +384,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
       const collected = collectContent(this.sql, candidates);
       run.contentBytes = collected.bytes;
       const deleted = run.deleted.snapshots + run.deleted.builds + run.deleted.exchangeRuns;
-      if (deleted > 0) {
-        this.sql.exec(
-          "INSERT INTO retention_runs (ran_at, snapshots, builds, exchange_runs, content_bytes) VALUES (?, ?, ?, ?, ?)",
-          new Date(now).toISOString(),
-          run.deleted.snapshots,
-          run.deleted.builds,
-          run.deleted.exchangeRuns,
-          collected.bytes,
-        );
-        this.sql.exec("DELETE FROM retention_runs WHERE id <= (SELECT MAX(id) - 50 FROM retention_runs)");
-      }
-      return { run, inBucket: collected.inBucket };
+      if (deleted > 0) this.recordRetentionRun(run, new Date(now).toISOString());
+      return { run, inBucket: collected.inBucket, deleted };
     });
     // After the commit: a failure here leaves objects no record names (never shown), not records without bytes. An
     // upload of the same bytes meanwhile may have recorded them again: those stay. While the delete runs, a record
@@ -296,46 +393,76 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     const gone = result.inBucket.filter((hash) => !getBlob(this.sql, hash));
     for (const hash of gone) this.deletingFromBucket.add(hash);
     try {
-      await deleteBucketContent(this.env, this.organizationId, gone);
+      await deleteBucketContent(this.env, this.space, gone);
     } finally {
       for (const hash of gone) this.deletingFromBucket.delete(hash);
+    }
+    if (this.owner.project !== null) {
+      await this.tellOrganization();
+      if (result.deleted > 0)
+        await this.organizationStore()
+          .noteRetentionRun(result.run, new Date(now).toISOString())
+          .catch((error: unknown) => logWarn("retention run not reported to the organization's store", { error }));
     }
     return result.run;
   }
 
-  /** What the organization stores: its database, its bucket content, per project, and the last retention runs. */
+  /** Lists a run that deleted something (the last 50 are kept). */
+  private recordRetentionRun(run: RetentionRun, ranAt: string): void {
+    this.sql.exec(
+      "INSERT INTO retention_runs (ran_at, snapshots, builds, exchange_runs, content_bytes) VALUES (?, ?, ?, ?, ?)",
+      ranAt,
+      run.deleted.snapshots,
+      run.deleted.builds,
+      run.deleted.exchangeRuns,
+      run.contentBytes,
+    );
+    this.sql.exec("DELETE FROM retention_runs WHERE id <= (SELECT MAX(id) - 50 FROM retention_runs)");
+  }
+
+  /** What one project stores in this store. */
+  private projectUsage(name: string): StorageUsage["projects"][number] {
+    const count = (table: string) =>
+      Number(this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE project = ?`, name).one().n);
+    const snapshots = this.sql
+      .exec<{ n: number; bytes: number | null; oldest: string | null }>(
+        "SELECT COUNT(*) AS n, SUM(size) AS bytes, MIN(uploaded_at) AS oldest FROM snapshots WHERE project = ?",
+        name,
+      )
+      .one();
+    const contracts = this.sql
+      .exec<{ n: number; bytes: number | null }>(
+        "SELECT COUNT(*) AS n, SUM(size) AS bytes FROM contracts WHERE project = ?",
+        name,
+      )
+      .one();
+    return {
+      name,
+      snapshots: Number(snapshots.n),
+      documentBytes: Number(snapshots.bytes ?? 0) + Number(contracts.bytes ?? 0),
+      contracts: Number(contracts.n),
+      builds: count("builds"),
+      exchangeRuns: count("exchange_runs"),
+      oldestSnapshotAt: snapshots.oldest,
+    };
+  }
+
+  /**
+   * What the organization stores: its store's database and bucket content plus what each project's own store last
+   * reported, per project (in name order), and the last retention runs of all its stores.
+   */
   storageUsage(): StorageUsage {
-    const count = (table: string, project: string) =>
-      Number(this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE project = ?`, project).one().n);
-    const projects = this.sql
+    const legacy = this.sql
       .exec<{ name: string }>("SELECT name FROM projects ORDER BY name")
       .toArray()
-      .map(({ name }) => {
-        const snapshots = this.sql
-          .exec<{ n: number; bytes: number | null; oldest: string | null }>(
-            "SELECT COUNT(*) AS n, SUM(size) AS bytes, MIN(uploaded_at) AS oldest FROM snapshots WHERE project = ?",
-            name,
-          )
-          .one();
-        const contracts = this.sql
-          .exec<{ n: number; bytes: number | null }>(
-            "SELECT COUNT(*) AS n, SUM(size) AS bytes FROM contracts WHERE project = ?",
-            name,
-          )
-          .one();
-        return {
-          name,
-          snapshots: Number(snapshots.n),
-          documentBytes: Number(snapshots.bytes ?? 0) + Number(contracts.bytes ?? 0),
-          contracts: Number(contracts.n),
-          builds: count("builds", name),
-          exchangeRuns: count("exchange_runs", name),
-          oldestSnapshotAt: snapshots.oldest,
-        };
-      });
+      .map(({ name }) => this.projectUsage(name));
+    const own = listSummaries(this.sql, null, null).map((summary) => summary.storage);
+    const projects = [...legacy.filter((entry) => !own.some((o) => o.name === entry.name)), ...own].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
     const retentionRuns = this.sql
       .exec<{ ran_at: string; snapshots: number; builds: number; exchange_runs: number; content_bytes: number }>(
-        "SELECT * FROM retention_runs ORDER BY id DESC LIMIT 10",
+        "SELECT * FROM retention_runs ORDER BY ran_at DESC, id DESC LIMIT 10",
       )
       .toArray()
       .map((row) => ({
@@ -386,14 +513,21 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
 
   async readVerdictBody(hash: string): Promise<Uint8Array | null> {
     const info = getBlob(this.sql, hash);
-    if (info?.storedIn === "r2") return readBucketContent(this.env, this.organizationId, hash);
+    if (info?.storedIn === "r2") return readBucketContent(this.env, this.space, hash);
     return readSmallBlob(this.sql, hash);
   }
 
   // ---- projects and contracts -------------------------------------------------------------------------------
 
+  /**
+   * The organization's projects in name order (only those in `only` when given, at most `limit`): the ones created
+   * before the split from this store's rows, the others from the summaries their stores sent.
+   */
   listProjects(only: string[] | null, limit: number | null = null): ProjectRecord[] {
-    return listProjects(this.sql, only, limit);
+    const own = listSummaries(this.sql, only, limit).map((summary) => summary.project);
+    const legacy = listProjects(this.sql, only, limit).filter((row) => !own.some((o) => o.name === row.name));
+    const merged = [...legacy, ...own].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return limit === null ? merged : merged.slice(0, limit);
   }
 
   getProject(name: string): ProjectRecord | null {
@@ -411,12 +545,31 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
       projectExists: active !== null || getProject(this.sql, project) !== null,
       active,
       activeSource: active ? documentSource(this.sql, active.contentHash, "compare") : null,
-      storage: this.storageUsed(),
+      storage: this.ownUsed(),
       acceptances: acceptancesInForce(this.sql, project, Date.now()),
     };
   }
 
+  /**
+   * The bytes counted against the organization's quota (two reads and one sum, no scan): in the organization's store,
+   * its own plus what its projects' own stores last reported; in a project's own store, that store's alone (the
+   * upload path asks the organization's store for the total).
+   */
   storageUsed(): StorageUsed {
+    const own = this.ownUsed();
+    if (this.owner.project !== null) return own;
+    const projects = ownHomesUsed(this.sql);
+    return {
+      databaseBytes: own.databaseBytes + projects.databaseBytes,
+      bucketBytes: own.bucketBytes + projects.bucketBytes,
+    };
+  }
+
+  storeUsed(): StorageUsed {
+    return this.ownUsed();
+  }
+
+  private ownUsed(): StorageUsed {
     return { databaseBytes: this.ctx.storage.sql.databaseSize, bucketBytes: bucketBytes(this.sql) };
   }
 
@@ -466,7 +619,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
       );
       const verdictForm = verdictFormThere ? forms.verdict : null;
       const comparisonForm = comparisonFormThere ? forms.comparison : null;
-      return this.ctx.storage.transactionSync(() => {
+      const result = this.ctx.storage.transactionSync(() => {
         const contentReused = getBlob(this.sql, content.hash) !== null;
         if (content.hash !== input.document.contentHash || !contentThere || !completeContent(this.sql, content))
           return {
@@ -499,6 +652,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
           contentReused,
         };
       });
+      if (result.ok) await this.tellOrganization();
+      return result;
     } finally {
       if (ticket) this.contractUploads.give(input.project, ticket);
     }
@@ -508,8 +663,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return getContractChangeHash(this.sql, project, version);
   }
 
-  activateContract(project: string, version: number): StoreResult<{ contract: ContractRecord }> {
-    return this.ctx.storage.transactionSync(() => {
+  async activateContract(project: string, version: number): Promise<StoreResult<{ contract: ContractRecord }>> {
+    const result = this.ctx.storage.transactionSync(() => {
       if (!getProject(this.sql, project))
         return { ok: false as const, code: "unknown_project" as const, message: `There is no project "${project}".` };
       const contract = activateContract(this.sql, project, version);
@@ -521,6 +676,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
         };
       return { ok: true as const, contract };
     });
+    if (result.ok) await this.tellOrganization();
+    return result;
   }
 
   getContract(project: string, version: number): ContractRecord | null {
@@ -630,7 +787,10 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
       markMatched(this.sql, acceptedIds, stored.snapshot.id, Date.now());
       return { ok: true as const, ...stored, contentReused };
     });
-    if (result.ok) await this.ensureRetentionAlarm();
+    if (result.ok) {
+      await this.ensureRetentionAlarm();
+      await this.tellOrganization();
+    }
     return result;
   }
 
@@ -652,7 +812,10 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
         };
       return { ok: true as const, build: insertBuild(this.sql, input) };
     });
-    if (result.ok) await this.ensureRetentionAlarm();
+    if (result.ok) {
+      await this.ensureRetentionAlarm();
+      await this.tellOrganization();
+    }
     return result;
   }
 
@@ -698,7 +861,10 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
       addUsage(this.sql, input.project, dayOf(Date.now()), usage);
       return { ok: true as const, run };
     });
-    if (result.ok) await this.ensureRetentionAlarm();
+    if (result.ok) {
+      await this.ensureRetentionAlarm();
+      await this.tellOrganization();
+    }
     return result;
   }
 

@@ -48,7 +48,10 @@ export interface ContractChangeSummary {
 }
 
 export interface SnapshotRecord extends DocumentFacts {
-  /** Unique in the organization (ids count across all its projects); what routes and tools take. */
+  /**
+   * Unique in its project (ids count in the store holding the project: its own, or for a project created before
+   * the split the organization's, whose ids count across those projects); what routes and tools take.
+   */
   id: number;
   /** 1 for the project's first snapshot, 2 for its second...: what a person counts. */
   number: number;

@@ -11,6 +11,7 @@ import type { BlobInfo, ContentPieces } from "./blob-table";
 import type { DocumentSource } from "./form-table";
 import type { ExchangeRunInput } from "./exchange-table";
 import type { NewKey } from "./key-table";
+import type { ProjectHome, ProjectSummary } from "./project-homes";
 import type { RetentionRun, RetentionSettings } from "./retention-table";
 import type { BuildInput, ContractInput, SnapshotInput } from "./ledger-table";
 import type {
@@ -43,7 +44,7 @@ export interface UploadContext {
   active: ContractRecord | null;
   /** The active version's verdict form, or its uploaded bytes when it has none (inline when one piece). */
   activeSource: DocumentSource | null;
-  /** What the organization stores now, for the quota check before the upload's bytes are written. */
+  /** What this store holds now (the organization's total comes from its store: services/storage.ts quotaUse). */
   storage: StorageUsed;
   /** The project's accepted breaks in force now (acceptance-table.ts), which the verdict applies. */
   acceptances: AcceptedBreak[];
@@ -52,10 +53,22 @@ export interface UploadContext {
 /** The store's RPC methods (a stub answers each with a promise). */
 export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   /**
-   * Removes everything this object stores: its organization was deleted (src/directory/store.ts, after the grace
-   * period and an export). Only the directory calls it, on the object named by that organization's id.
+   * Removes everything this object stores, and in the organization's store every project store it lists: the
+   * organization was deleted (src/directory/store.ts, after the grace period and an export). Only the directory calls
+   * it, on the object named by that organization's id.
    */
   purgeOrganization(organizationId: string): Promise<void>;
+  /**
+   * Where a project's records are (project-homes.ts): `organization` for a project created before the split, which
+   * stays in the organization's store; `own` for every other, existing or not yet.
+   */
+  projectHome(name: string): ProjectHome;
+  /** A project's own store reports its summary after each write (the organization's store lists it). */
+  noteProject(summary: ProjectSummary): void;
+  /** A project's own store reports a retention run that deleted something. */
+  noteRetentionRun(run: RetentionRun, ranAt: string): void;
+  /** The projects living in stores of their own (the organization's store), for the export. */
+  ownProjectNames(): string[];
   /** Every row of every table, for the organization's export archive (binary values as `{ base64 }`). */
   exportTables(): Record<string, Array<Record<string, unknown>>>;
   /** The hashes of the content held in the DOCUMENTS bucket, which the export streams after the tables. */
@@ -80,8 +93,13 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   projectStatus(name: string): ProjectStatus | null;
   /** One call for what a snapshot upload reads before its verdict. */
   uploadContext(project: string): UploadContext;
-  /** The database's and the bucket's bytes (two reads, no scan): what the storage quota is checked against. */
+  /**
+   * What the storage quota is checked against (no scan): in the organization's store, its own database and bucket
+   * bytes plus what each project's own store last reported; in a project's store, that store's own.
+   */
   storageUsed(): StorageUsed;
+  /** This store's own database and bucket bytes. */
+  storeUsed(): StorageUsed;
   /** Waits for this contract upload's turn in the project's queue (contract-queue.ts), then answers its context. */
   beginContractUpload(project: string): Promise<UploadContext & { ticket: string }>;
   /** Ends a turn that will not record (harmless when the turn already ended). */
@@ -105,7 +123,7 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
     | { ok: false; code: "stale_comparison"; message: string }
   >;
   contractChangeHash(project: string, version: number): string | null;
-  activateContract(project: string, version: number): StoreResult<{ contract: ContractRecord }>;
+  activateContract(project: string, version: number): Promise<StoreResult<{ contract: ContractRecord }>>;
   getContract(project: string, version: number): ContractRecord | null;
   getActiveContract(project: string): ContractRecord | null;
   listContracts(project: string, limit: number, before: number | null): Page<ContractRecord>;

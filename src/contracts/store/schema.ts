@@ -1,5 +1,5 @@
 /**
- * The SQLite schema of one organization's ContractStore Durable Object. Every table is append-only except
+ * The SQLite schema of a ContractStore Durable Object (an organization's, or one project's: project-homes.ts). Every table is append-only except
  * `projects.active_contract_id` (which version is active) and the revocation columns of `ci_keys`: uploads,
  * verdicts and build results are never rewritten. Documents and verdict bodies are recorded once per content hash in
  * `blobs`: their bytes are in the DOCUMENTS bucket (bucket.ts) when larger than SQL_CONTENT_MAX, else in
@@ -26,7 +26,10 @@
  *                  expired ones stay listed (acceptance-table.ts)
  *   usage_counts   what recorded traffic exercised per project, operation, day, status and field (counts only,
  *                  never a value; usage-table.ts), kept 90 days
- *   retention_runs what the retention alarm deleted, per run (the last 50 runs; retention-table.ts)
+ *   retention_runs what the retention alarm deleted, per run (the last 50 runs; retention-table.ts); the
+ *                  organization's store also lists its projects' stores' runs
+ *   project_homes  the organization's store only: each project living in a store of its own, with the summary that
+ *                  store sent after its last write (project-homes.ts)
  *   contract_forms  content hash of a contract document -> the blob of one of its forms (verdict-form.ts): form
  *                  version 1 the verdict form, 2 the comparison form (annotations stripped); written with the
  *                  contract version, kept like the document it was made from
@@ -222,5 +225,11 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS counters (
      name TEXT PRIMARY KEY,
      value INTEGER NOT NULL
+   )`,
+  // The organization's store only: the projects that live in stores of their own, with their last summary.
+  `CREATE TABLE IF NOT EXISTS project_homes (
+     name TEXT PRIMARY KEY,
+     summary TEXT NOT NULL,
+     updated_at TEXT NOT NULL
    )`,
 ];

@@ -11,7 +11,9 @@ import {
   requireProjectStatus,
   resolveProjectName,
   selectedProject,
+  projectStoreOf,
   storeOf,
+  placeOf,
 } from "../../contracts/services/project-access";
 import { contractLabel, resolveContract } from "../../contracts/services/conformance";
 import { documentMimeType } from "./resources";
@@ -148,7 +150,11 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
     async handler(input, context) {
       const project = await resolveProjectName(context, input.project);
       await requireProjectStatus(context, project);
-      const page = await storeOf(context).listContracts(project, input.limit, input.before ?? null);
+      const page = await (await projectStoreOf(context, project)).listContracts(
+        project,
+        input.limit,
+        input.before ?? null,
+      );
       return { structuredContent: { project, contracts: page.items, nextBefore: page.nextBefore } };
     },
   });
@@ -170,7 +176,11 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
     async handler(input, context) {
       const project = await resolveProjectName(context, input.project);
       const status = await requireProjectStatus(context, project);
-      const page = await storeOf(context).listSnapshots(project, input.limit, input.before ?? null);
+      const page = await (await projectStoreOf(context, project)).listSnapshots(
+        project,
+        input.limit,
+        input.before ?? null,
+      );
       return {
         structuredContent: {
           project,
@@ -211,7 +221,7 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
           `Contract ${contractLabel(contract)} of "${project}" is ${contract.size} bytes, more than the ${MAX_TOOL_DOCUMENT_BYTES} bytes this tool returns: download it with GET /api/v1/projects/${project}/contracts/${contract.version}/document, or validate payloads against it with validate_response_payload.`,
         );
       }
-      const document = await readContentText(context.env, context.principal.organizationId, contract.contentHash);
+      const document = await readContentText(await placeOf(context, project), contract.contentHash);
       if (document === null)
         throw new ToolFailure(
           "error",

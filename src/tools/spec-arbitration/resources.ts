@@ -19,7 +19,9 @@ import {
   projectRestriction,
   requireProjectStatus,
   selectedProject,
+  projectStoreOf,
   storeOf,
+  placeOf,
 } from "../../contracts/services/project-access";
 import { contractLabel, resolveContract } from "../../contracts/services/conformance";
 import {
@@ -108,7 +110,7 @@ async function snapshotOf(
 ): Promise<SnapshotRecord> {
   await requireProjectStatus(context, project);
   const id = positiveInteger(variables.snapshot, "snapshot id");
-  const snapshot = await storeOf(context).getSnapshot(project, id);
+  const snapshot = await (await projectStoreOf(context, project)).getSnapshot(project, id);
   if (!snapshot)
     throw cannotVerify(
       "unknown_snapshot",
@@ -129,7 +131,7 @@ async function contractDocument(context: Context, contract: ContractRecord): Pro
       `Contract ${contractLabel(contract)} of "${contract.project}" is ${contract.size} bytes, more than the ${MAX_RESOURCE_DOCUMENT_BYTES} bytes served as a resource: download it with ${download}.`,
     );
   }
-  const text = await readContentText(context.env, context.principal.organizationId, contract.contentHash);
+  const text = await readContentText(await placeOf(context, contract.project), contract.contentHash);
   if (text === null)
     throw cannotServe(
       `The stored document of contract ${contractLabel(contract)} of "${contract.project}" cannot be read: upload the contract again.`,
@@ -143,10 +145,9 @@ async function verdictOfSnapshot(
   snapshot: SnapshotRecord,
   extra: Record<string, unknown> = {},
 ): Promise<ResourceContents> {
-  const record = snapshot.verdictId === null ? null : await storeOf(context).getVerdict(project, snapshot.verdictId);
-  const verdict = record
-    ? await readVerdictBody(context.env, context.principal.organizationId, record.verdictHash)
-    : null;
+  const place = await placeOf(context, project);
+  const record = snapshot.verdictId === null ? null : await place.store.getVerdict(project, snapshot.verdictId);
+  const verdict = record ? await readVerdictBody(place, record.verdictHash) : null;
   if (!verdict)
     throw cannotServe(
       `The verdict of snapshot ${snapshot.id} of "${project}" cannot be read: call check_api_conformance to check the snapshot again.`,
@@ -199,7 +200,11 @@ export function registerSpecResources(ctx: CapabilityContext): void {
     async list(context) {
       const items: Array<{ uri: string; name: string; title?: string }> = [];
       for (const project of await visibleProjects(context)) {
-        const { items: contracts } = await storeOf(context).listContracts(project, LISTED_PER_PROJECT, null);
+        const { items: contracts } = await (await projectStoreOf(context, project)).listContracts(
+          project,
+          LISTED_PER_PROJECT,
+          null,
+        );
         for (const contract of contracts) {
           items.push({
             uri: contractUri(project, contract.version),
@@ -311,7 +316,11 @@ export function registerSpecResources(ctx: CapabilityContext): void {
     async list(context) {
       const items: Array<{ uri: string; name: string; title?: string }> = [];
       for (const project of await visibleProjects(context)) {
-        const { items: snapshots } = await storeOf(context).listSnapshots(project, LISTED_PER_PROJECT, null);
+        const { items: snapshots } = await (await projectStoreOf(context, project)).listSnapshots(
+          project,
+          LISTED_PER_PROJECT,
+          null,
+        );
         for (const snapshot of snapshots) {
           items.push({
             uri: verdictUri(project, snapshot.id),

@@ -4,7 +4,7 @@
  * session is a browser cookie, not a bearer token the REST document routes accept.
  */
 import { renderReport, FORMAT_MEDIA_TYPE, type VerdictFormat } from "../../engine";
-import { contractStore, streamContent } from "../../contracts/store/client";
+import { type ContentPlace, projectPlace, streamContent } from "../../contracts/store/client";
 import type { ConsoleContext } from "./context";
 import { notFound } from "./components";
 import { loadVerdict } from "./verdict.page";
@@ -30,12 +30,12 @@ function attachmentHeaders(contentType: string, filename: string, extra: Record<
 }
 
 async function documentDownload(
-  context: ConsoleContext,
+  place: ContentPlace,
   contentHash: string,
   format: string,
   name: string,
 ): Promise<Response> {
-  const content = await streamContent(context.env, context.organizationId, contentHash);
+  const content = await streamContent(place, contentHash);
   if (!content) return notFound("The stored document cannot be found.");
   const yaml = format === "yaml";
   return new Response(content.body, {
@@ -52,9 +52,10 @@ export async function contractDocumentDownload(
   project: string,
   version: number,
 ): Promise<Response> {
-  const contract = await contractStore(context.env, context.organizationId).getContract(project, version);
+  const place = await projectPlace(context.env, context.organizationId, project);
+  const contract = await place.store.getContract(project, version);
   if (!contract) return notFound(`Project "${project}" has no contract version ${version}.`);
-  return documentDownload(context, contract.contentHash, contract.format, `${project}-contract-v${version}`);
+  return documentDownload(place, contract.contentHash, contract.format, `${project}-contract-v${version}`);
 }
 
 export async function snapshotDocumentDownload(
@@ -62,10 +63,11 @@ export async function snapshotDocumentDownload(
   project: string,
   id: number,
 ): Promise<Response> {
-  const snapshot = await contractStore(context.env, context.organizationId).getSnapshot(project, id);
+  const place = await projectPlace(context.env, context.organizationId, project);
+  const snapshot = await place.store.getSnapshot(project, id);
   if (!snapshot) return notFound(`Project "${project}" has no snapshot with id ${id}.`);
   return documentDownload(
-    context,
+    place,
     snapshot.contentHash,
     snapshot.format,
     `${project}-snapshot-${snapshot.number}-id${snapshot.id}`,

@@ -7,7 +7,7 @@
 import { verdictHistoryChart } from "./charts";
 import { MAX_ACCEPTANCES_LISTED } from "../../contracts/services/acceptances";
 import { ACCEPTED_BREAK_DONE, acceptedBreaksSection, type AcceptedBreaksNotice } from "./accepted-breaks";
-import { contractStore } from "../../contracts/store/client";
+import { projectPlace } from "../../contracts/store/client";
 import type { BuildRecord, ContractRecord, SnapshotRecord, VerdictRecord } from "../../contracts/store/records";
 import { html, type SafeHtml } from "../html";
 import { badge, code, emptyState, notFound, scrollTable, shortened, time } from "./components";
@@ -76,7 +76,7 @@ export async function projectPage(
   project: string,
   notice: AcceptedBreaksNotice = {},
 ): Promise<Response> {
-  const store = contractStore(context.env, context.organizationId);
+  const { store } = await projectPlace(context.env, context.organizationId, project);
   const status = await store.projectStatus(project);
   if (!status) return notFound(`${context.organizationName} has no project "${project}".`);
   const [contracts, snapshots, builds, acceptances] = await Promise.all([

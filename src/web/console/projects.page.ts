@@ -1,6 +1,6 @@
 /** Projects of the organization with their active contract and latest verdict (from the ContractStore); each leads to its page. */
 import { formatBytes, storageReport, type StorageReport } from "../../contracts/services/storage";
-import { contractStore } from "../../contracts/store/client";
+import { contractStore, projectPlace } from "../../contracts/store/client";
 import type { ExchangeRunRecord, ProjectStatus, SnapshotRecord, VerdictRecord } from "../../contracts/store/records";
 import { html, type SafeHtml } from "../html";
 import { badge, code, emptyState, scrollTable, time } from "./components";
@@ -70,13 +70,13 @@ ${rows.length === 0 ? html`` : scrollTable("Storage per project", ["Project", "S
 }
 
 export async function projectsPage(context: ConsoleContext): Promise<Response> {
-  const store = contractStore(context.env, context.organizationId);
   const [projects, storage] = await Promise.all([
-    store.listProjects(null),
-    storageReport(context.env, context.organizationId, store, null),
+    contractStore(context.env, context.organizationId).listProjects(null),
+    storageReport(context.env, context.organizationId, null),
   ]);
   const rows = await Promise.all(
     projects.map(async (project) => {
+      const { store } = await projectPlace(context.env, context.organizationId, project.name);
       const [status, traffic] = await Promise.all([
         store.projectStatus(project.name),
         store.latestExchangeRun(project.name),

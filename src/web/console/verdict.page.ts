@@ -6,7 +6,7 @@
 import { violationsChart } from "./charts";
 import type { VerdictReport } from "../../engine";
 import { renderVerdictMarkdown } from "../../engine";
-import { contractStore, readVerdictBody } from "../../contracts/store/client";
+import { projectPlace, readVerdictBody } from "../../contracts/store/client";
 import {
   snapshotTitle,
   type ContractRecord,
@@ -52,11 +52,12 @@ export async function loadVerdict(
   project: string,
   id: number,
 ): Promise<LoadedVerdict | { response: Response }> {
-  const store = contractStore(context.env, context.organizationId);
+  const place = await projectPlace(context.env, context.organizationId, project);
+  const { store } = place;
   const record = await store.getVerdict(project, id);
   if (!record) return { response: notFound(`Project "${project}" has no verdict ${id}.`) };
   const [verdict, snapshot, contract] = await Promise.all([
-    readVerdictBody(context.env, context.organizationId, record.verdictHash),
+    readVerdictBody(place, record.verdictHash),
     record.snapshotId === null ? null : store.getSnapshot(project, record.snapshotId),
     store.getContract(project, record.contractVersion),
   ]);
@@ -158,7 +159,8 @@ export async function contractChangesPage(
   project: string,
   version: number,
 ): Promise<Response> {
-  const store = contractStore(context.env, context.organizationId);
+  const place = await projectPlace(context.env, context.organizationId, project);
+  const { store } = place;
   const contract = await store.getContract(project, version);
   if (!contract) return notFound(`Project "${project}" has no contract version ${version}.`);
   const hash = contract.changes ? await store.contractChangeHash(project, version) : null;
@@ -166,7 +168,7 @@ export async function contractChangesPage(
     return notFound(
       `Contract v${version} of "${project}" was its first version: there is no earlier version it was compared with.`,
     );
-  const verdict = await readVerdictBody(context.env, context.organizationId, hash);
+  const verdict = await readVerdictBody(place, hash);
   if (!verdict) return notFound(`The stored comparison of contract v${version} of "${project}" cannot be read.`);
   const from = contract.changes.comparedWithVersion;
   const breaking = contract.changes.breakingChanges;

@@ -3,9 +3,9 @@
  * document, for every reader) and its comparison form (annotations stripped), which a snapshot upload reads as the
  * contract side of its verdict. The snapshot's verdict is the one the whole document gives.
  */
-import { env, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
+import { projectStore } from "./stores";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Env as WorkerEnv } from "../../../src/env";
 import {
   COMPARISON_FORM_VERSION,
   decodeVerdictForm,
@@ -20,9 +20,9 @@ import { ordersContract, text, violatingSnapshot } from "./fixtures";
 
 let developer: Caller;
 
+/** The store of project "forms", its own (src/contracts/store/project-homes.ts). */
 function store() {
-  const bindings = env as unknown as WorkerEnv;
-  return bindings.CONTRACT_STORE.get(bindings.CONTRACT_STORE.idFromName("acme"));
+  return projectStore("acme", "forms");
 }
 
 beforeAll(() => {

@@ -1,6 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { contentKey, SQL_CONTENT_MAX } from "../../../src/contracts/store/bucket";
+import { SQL_CONTENT_MAX } from "../../../src/contracts/store/bucket";
+import { projectContentKey, projectStore } from "./stores";
 import type { Env as WorkerEnv } from "../../../src/env";
 import { call, callJson, createKey } from "./api-helpers";
 import { restPrincipal, type Caller } from "../harness";
@@ -13,11 +14,6 @@ async function sha256(bytes: string | Uint8Array): Promise<string> {
   const data = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
   return `sha256:${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}`;
-}
-
-function storeOf(organization: string) {
-  const bindings = env as unknown as WorkerEnv;
-  return bindings.CONTRACT_STORE.get(bindings.CONTRACT_STORE.idFromName(organization));
 }
 
 beforeAll(async () => {
@@ -227,7 +223,7 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     expect(response.body.error.details.problems.length).toBeGreaterThan(0);
     for (const problem of response.body.error.details.problems)
       expect(problem).toEqual({ path: expect.any(String), message: expect.any(String) });
-    expect(await storeOf("acme").blobInfo(await sha256(broken))).toBeNull();
+    expect(await projectStore("acme", "broken").blobInfo(await sha256(broken))).toBeNull();
     expect((await callJson(developer, "GET", "/projects/broken")).status).toBe(404);
 
     const notText = new Uint8Array([0xff, 0xfe, 0x00, 0x7b]);
@@ -241,7 +237,7 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     });
     const refused = await callJson(developer, "POST", "/projects/orders/snapshots?commit=7777777", text(external));
     expect(refused.status).toBe(422);
-    expect(await storeOf("acme").blobInfo(await sha256(text(external)))).toBeNull();
+    expect(await projectStore("acme", "orders").blobInfo(await sha256(text(external)))).toBeNull();
     expect((await callJson(developer, "GET", "/projects/orders/snapshots?limit=200")).body.snapshots.length).toBe(
       before,
     );
@@ -261,7 +257,7 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     expect(b.body.contentReused).toBe(true);
     expect(a.body.snapshot.contentHash).toBe(b.body.snapshot.contentHash);
     const rows = await runInDurableObject(
-      storeOf("acme"),
+      projectStore("acme", "orders"),
       (_instance, state) =>
         state.storage.sql
           .exec<{ n: number }>("SELECT COUNT(*) AS n FROM blob_chunks WHERE hash = ?", a.body.snapshot.contentHash)
@@ -283,7 +279,7 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
     const hash: string = created.body.contract.contentHash;
     expect(hash).toBe(await sha256(upload));
 
-    const stored = await runInDurableObject(storeOf("acme"), (_instance, state) => ({
+    const stored = await runInDurableObject(projectStore("acme", "large-doc"), (_instance, state) => ({
       blob: state.storage.sql
         .exec<{ size: number; stored_in: string }>("SELECT size, stored_in FROM blobs WHERE hash = ?", hash)
         .one(),
@@ -291,7 +287,7 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
         .n,
     }));
     expect(stored).toEqual({ blob: { size: upload.byteLength, stored_in: "r2" }, pieces: 0 });
-    const object = await (env as unknown as WorkerEnv).DOCUMENTS.get(contentKey("acme", hash));
+    const object = await (env as unknown as WorkerEnv).DOCUMENTS.get(projectContentKey("acme", "large-doc", hash));
     expect(object?.size).toBe(upload.byteLength);
     expect(await sha256(new Uint8Array(await object!.arrayBuffer()))).toBe(hash);
     // Its forms went to the bucket too; the small snapshot of the same project stays in SQLite.
@@ -301,12 +297,16 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
       "/projects/orders/snapshots?commit=small01",
       text(conformingSnapshot()),
     );
-    const placements = await runInDurableObject(storeOf("acme"), (_instance, state) =>
-      state.storage.sql
-        .exec<{ hash: string; stored_in: string; size: number }>("SELECT hash, stored_in, size FROM blobs")
-        .toArray(),
+    const placementsOf = (project: string) =>
+      runInDurableObject(projectStore("acme", project), (_instance, state) =>
+        state.storage.sql
+          .exec<{ hash: string; stored_in: string; size: number }>("SELECT hash, stored_in, size FROM blobs")
+          .toArray(),
+      );
+    const placements = await placementsOf("large-doc");
+    expect((await placementsOf("orders")).find((row) => row.hash === small.body.snapshot.contentHash)?.stored_in).toBe(
+      "sql",
     );
-    expect(placements.find((row) => row.hash === small.body.snapshot.contentHash)?.stored_in).toBe("sql");
     for (const row of placements) expect(row.stored_in).toBe(row.size > SQL_CONTENT_MAX ? "r2" : "sql");
     expect(placements.filter((row) => row.stored_in === "r2").length).toBeGreaterThan(1);
 
@@ -380,9 +380,9 @@ describe("contracts, snapshots, builds and verdicts over REST", () => {
 
     const after = (await callJson(developer, "GET", "/projects/orders")).body.project;
     expect(after).toEqual(before);
-    expect(await storeOf("acme").blobInfo(await sha256(big))).toBeNull();
+    expect(await projectStore("acme", "orders").blobInfo(await sha256(big))).toBeNull();
     const pieces = await runInDurableObject(
-      storeOf("acme"),
+      projectStore("acme", "orders"),
       (_instance, state) =>
         state.storage.sql
           .exec<{ n: number }>(

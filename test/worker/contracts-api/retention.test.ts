@@ -4,15 +4,16 @@
 // the directory (settings `retention`, per project too).
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { contentKey } from "../../../src/contracts/store/bucket";
 import type { Env as WorkerEnv } from "../../../src/env";
 import { operator } from "../directory/helpers";
 import { restPrincipal, type Caller } from "../harness";
 import { call, callJson } from "./api-helpers";
 import { conformingSnapshot, ordersContract, text, violatingSnapshot } from "./fixtures";
+import { organizationStore, projectContentKey, projectStore } from "./stores";
 
 const bindings = env as unknown as WorkerEnv;
-const store = () => bindings.CONTRACT_STORE.get(bindings.CONTRACT_STORE.idFromName("acme"));
+/** The store of project "orders" (its own since the split), which runs its retention on its own alarm. */
+const store = () => projectStore("acme", "orders");
 const DAY = 86_400_000;
 
 let ana: Caller;
@@ -87,7 +88,7 @@ describe("retention", () => {
     expect(verdicts.map((v: { subject: string }) => v.subject).sort()).toEqual(["contract", "snapshot", "snapshot"]);
     expect((await call(ana, "GET", "/projects/orders/contracts/1/document")).status).toBe(200);
     // The large document left the bucket with its record; content a kept record names stayed.
-    expect(await bindings.DOCUMENTS.head(contentKey("acme", largeHash))).toBeNull();
+    expect(await bindings.DOCUMENTS.head(projectContentKey("acme", "orders", largeHash))).toBeNull();
     const kept = await callJson(ana, "GET", `/projects/orders/snapshots/${ids.fresh}/document`);
     expect(kept.status).toBe(200);
     const usage = await runInDurableObject(
@@ -100,7 +101,8 @@ describe("retention", () => {
           .one().n,
     );
     expect(usage).toBe(0);
-    const runs = (await store().storageUsage()).retentionRuns;
+    // The project's store reported its run to the organization's, which lists every store's runs.
+    const runs = (await organizationStore("acme").storageUsage()).retentionRuns;
     expect(runs[0]).toMatchObject({ snapshots: 3, builds: 1 });
     expect(runs[0]!.contentBytes).toBeGreaterThan(8192 * 16);
   });

@@ -1,5 +1,6 @@
-// Snapshot ids count across the organization (one table for all its projects); each snapshot also carries its
-// number in its own project, and answers name both ("snapshot 1 of beta (id 2, ...)").
+// Snapshot ids count in the store that holds the project: its own store for every project created since the split
+// (docs/storage.md "One store per project"), so another project's uploads do not advance them. Each snapshot also
+// carries its number in its project, and answers name both ("snapshot 1 of beta (id 1, ...)").
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, callJson } from "./api-helpers";
 import { restPrincipal, type Caller } from "../harness";
@@ -12,16 +13,19 @@ beforeAll(async () => {
 });
 
 describe("snapshot numbers per project", () => {
-  it("numbers each project's snapshots from 1 and keeps the organization-wide id", async () => {
+  it("numbers each project's snapshots from 1, with ids that another project's uploads do not advance", async () => {
     for (const project of ["alpha", "beta"])
       expect((await callJson(token, "POST", `/projects/${project}/contracts`, text(ordersContract()))).status).toBe(
         201,
       );
     const a1 = await callJson(token, "POST", "/projects/alpha/snapshots?commit=aaaa0001", text(conformingSnapshot()));
     const b1 = await callJson(token, "POST", "/projects/beta/snapshots?commit=bbbb0001", text(conformingSnapshot()));
+    const a2 = await callJson(token, "POST", "/projects/alpha/snapshots?commit=aaaa0002", text(conformingSnapshot()));
     const b2 = await callJson(token, "POST", "/projects/beta/snapshots?commit=bbbb0002", text(conformingSnapshot()));
     expect([a1.body.snapshot.number, b1.body.snapshot.number, b2.body.snapshot.number]).toEqual([1, 1, 2]);
-    expect(b1.body.snapshot.id).toBe(a1.body.snapshot.id + 1);
+    // Each project's store counts its own: alpha's second upload came between beta's first and second.
+    expect(a2.body.snapshot.id).toBe(a1.body.snapshot.id + 1);
+    expect(b2.body.snapshot.id).toBe(b1.body.snapshot.id + 1);
 
     const listed = await callJson(token, "GET", "/projects/beta/snapshots");
     expect(listed.body.snapshots.map((s: { number: number; commit: string }) => [s.number, s.commit])).toEqual([

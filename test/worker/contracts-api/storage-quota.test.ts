@@ -4,6 +4,7 @@
 // nothing stored; the quota is the operator's to set (an administrator's PATCH is refused), and raising it lets
 // the same upload through.
 import { env, runInDurableObject } from "cloudflare:test";
+import { projectStore } from "./stores";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env as WorkerEnv } from "../../../src/env";
 import { operator } from "../directory/helpers";
@@ -163,7 +164,7 @@ describe("running retention now", () => {
     const before = await usage();
     const orders = before.projects.find((project) => project.name === "orders")!;
     expect(orders.snapshots).toBeGreaterThanOrEqual(3);
-    await runInDurableObject(bindings.CONTRACT_STORE.get(bindings.CONTRACT_STORE.idFromName(ORG)), (_i, state) => {
+    await runInDurableObject(projectStore(ORG, "orders"), (_i, state) => {
       state.storage.sql.exec(
         "UPDATE snapshots SET uploaded_at = ?",
         new Date(Date.now() - 10 * 86_400_000).toISOString(),

@@ -6,7 +6,8 @@
 // before the bucket holds; then the object restarts, as an upgraded deployment's would.
 import { env, evictDurableObject, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { contentKey, listBucketContent } from "../../../src/contracts/store/bucket";
+import { listBucketContent, organizationSpace } from "../../../src/contracts/store/bucket";
+import { intoOrganizationStore, organizationContentKey, organizationStore, projectStore } from "./stores";
 import { CHUNK_BYTES } from "../../../src/contracts/store/schema";
 import type { Env as WorkerEnv } from "../../../src/env";
 import { sha256Digest } from "../../../src/lib/sha256";
@@ -17,7 +18,8 @@ import { BASE } from "../helpers";
 import { ordersContract, text, violatingSnapshot } from "./fixtures";
 
 const bindings = env as unknown as WorkerEnv;
-const store = () => bindings.CONTRACT_STORE.get(bindings.CONTRACT_STORE.idFromName("acme"));
+/** The organization's store, which held every project before the split. */
+const store = () => organizationStore("acme");
 
 let ana: Caller;
 let ciKey: string;
@@ -41,7 +43,7 @@ async function rewindToPieceLayout(): Promise<number> {
     state.storage.sql.exec<{ hash: string }>("SELECT hash FROM blobs WHERE stored_in = 'r2'").toArray(),
   );
   for (const { hash } of inBucket) {
-    const object = await bindings.DOCUMENTS.get(contentKey("acme", hash));
+    const object = await bindings.DOCUMENTS.get(organizationContentKey("acme", hash));
     const bytes = new Uint8Array(await object!.arrayBuffer());
     await runInDurableObject(store(), (_instance, state) => {
       const pieces = Math.ceil(bytes.byteLength / CHUNK_BYTES);
@@ -54,7 +56,7 @@ async function rewindToPieceLayout(): Promise<number> {
         );
       state.storage.sql.exec("UPDATE blobs SET chunk_count = ? WHERE hash = ?", pieces, hash);
     });
-    await bindings.DOCUMENTS.delete(contentKey("acme", hash));
+    await bindings.DOCUMENTS.delete(organizationContentKey("acme", hash));
   }
   await runInDurableObject(store(), (_instance, state) => {
     state.storage.sql.exec("ALTER TABLE blobs DROP COLUMN stored_in");
@@ -83,6 +85,8 @@ beforeAll(async () => {
   before.snapshots = (await callJson(ana, "GET", "/projects/legacy/snapshots")).body;
   before.verdictId = snapshot.body.verdictId;
 
+  // Before the split, every project lived in the organization's store.
+  await intoOrganizationStore("acme", "legacy");
   expect(await rewindToPieceLayout()).toBeGreaterThanOrEqual(3); // the document and its two forms
   // The object starts again on the old layout (evicted: its next request constructs it), as after a deploy.
   await runInDurableObject(store(), async (_instance, state) => {
@@ -162,6 +166,26 @@ describe("a store from before documents went to the bucket", () => {
     );
   });
 
+  it("keeps the project where it was, while a project created after the upgrade gets a store of its own", async () => {
+    const created = await callJson(ana, "POST", "/projects/newer/contracts", text(ordersContract()));
+    expect(created.status).toBe(201);
+    const own = await runInDurableObject(projectStore("acme", "newer"), (_instance, state) =>
+      state.storage.sql.exec<{ name: string }>("SELECT name FROM projects").toArray(),
+    );
+    expect(own).toEqual([{ name: "newer" }]);
+    const inOrganization = await runInDurableObject(store(), (_instance, state) =>
+      state.storage.sql.exec<{ name: string }>("SELECT name FROM projects ORDER BY name").toArray(),
+    );
+    expect(inOrganization.map((row) => row.name)).toContain("legacy");
+    expect(inOrganization.map((row) => row.name)).not.toContain("newer");
+    const listed = (await callJson(ana, "GET", "/projects")).body.projects as Array<{ name: string }>;
+    expect(listed.map((project) => project.name)).toEqual(expect.arrayContaining(["legacy", "newer"]));
+    const storage = (await callJson(ana, "GET", "/storage")).body.storage;
+    const names = storage.projects.map((project: { name: string }) => project.name);
+    expect(names).toEqual(expect.arrayContaining(["legacy", "newer"]));
+    expect(storage.projects.find((project: { name: string }) => project.name === "newer").contracts).toBe(1);
+  });
+
   it("exports the bucket's content with the tables, and a purge removes it from the bucket", async () => {
     // The operator's export streams the content one object at a time after the tables (docs/operations.md).
     const response = await operatorResponse("GET", "/organizations/acme/export");
@@ -172,8 +196,21 @@ describe("a store from before documents went to the bucket", () => {
     expect(exported.length).toBeGreaterThan(1);
     for (const { hash, base64 } of exported)
       expect(await sha256Digest(new Uint8Array(Buffer.from(base64, "base64")))).toBe(hash);
-    expect(await listBucketContent(bindings, "acme")).toEqual(exported.map((entry) => entry.hash).sort());
+    const organizationContent = exported.filter((entry) => !("project" in entry)).map((entry) => entry.hash);
+    expect(await listBucketContent(bindings, organizationSpace("acme"))).toEqual(organizationContent.sort());
+    // The project created after the upgrade is exported from its own store.
+    const projectStores = archive.contracts.project_stores as Record<string, Record<string, Array<{ name?: string }>>>;
+    expect(projectStores.newer?.projects?.map((row) => row.name)).toEqual(["newer"]);
     await store().purgeOrganization("acme");
-    expect(await listBucketContent(bindings, "acme")).toEqual([]);
+    expect(await listBucketContent(bindings, organizationSpace("acme"))).toEqual([]);
+    // The purge reached the project's own store too.
+    const left = await runInDurableObject(
+      projectStore("acme", "newer"),
+      (_instance, state) =>
+        state.storage.sql
+          .exec<{ n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'projects'")
+          .one().n,
+    );
+    expect(left).toBe(0);
   });
 });

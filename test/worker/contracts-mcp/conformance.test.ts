@@ -5,6 +5,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ContractStore } from "../../../src/contracts/store/durable-object";
+import { projectStoreName } from "../../../src/contracts/store/project-homes";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
 import {
   callTool,
@@ -208,7 +209,7 @@ describe("check_api_conformance when the check cannot run", () => {
   it("no active contract", async () => {
     await uploadContract(ci, "legacy", ordersContract("Legacy"));
     // Every upload activates its contract, so this state only arises from storage outside the API; set it directly.
-    await runInDurableObject(store(), async (_instance, state) => {
+    await runInDurableObject(store("legacy"), async (_instance, state) => {
       state.storage.sql.exec("UPDATE projects SET active_contract_id = NULL WHERE name = 'legacy'");
     });
     const result = await callTool(agent, "check_api_conformance", { project: "legacy" });
@@ -220,7 +221,7 @@ describe("check_api_conformance when the check cannot run", () => {
     await uploadSnapshot(ci, "damaged", conformingSnapshot(), "ddd4444");
     const v2 = ordersContract("Damaged v2");
     const upload = await uploadContract(ci, "damaged", v2);
-    await runInDurableObject(store(), async (_instance, state) => {
+    await runInDurableObject(store("damaged"), async (_instance, state) => {
       state.storage.sql.exec(
         "UPDATE blob_chunks SET data = ? WHERE hash = ?",
         new TextEncoder().encode("{ not json").buffer,
@@ -237,15 +238,16 @@ describe("check_api_conformance when the check cannot run", () => {
   });
 });
 
-function store() {
+/** The project's own store (src/contracts/store/project-homes.ts). */
+function store(project: string) {
   return workerEnv.CONTRACT_STORE.get(
-    workerEnv.CONTRACT_STORE.idFromName("acme"),
+    workerEnv.CONTRACT_STORE.idFromName(projectStoreName("acme", project)),
   ) as unknown as DurableObjectStub<ContractStore>;
 }
 
 async function latestSnapshotId(project: string): Promise<number | null> {
   return runInDurableObject(
-    store(),
+    store(project),
     async (instance: ContractStore) => instance.getProject(project)?.latestSnapshotId ?? null,
   );
 }

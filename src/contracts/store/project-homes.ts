@@ -1,0 +1,81 @@
+/**
+ * Where each project's history lives. Since the split (docs/storage.md "One store per project"), a project created
+ * by its first contract upload lives in a ContractStore of its own, named `<organization>/projects/<name>`; the
+ * organization's store, named `<organization>`, keeps the organization's records (CI keys, default projects,
+ * subscribers), the projects created before the split (their rows never moved: they keep working as they were), and
+ * this directory of the others: one row per project with the summary its store sends after every write, which the
+ * project list, the storage report and the quota read without calling every project's store.
+ */
+import type { ProjectRecord, StorageUsage, StorageUsed } from "./records";
+
+/** The separator no organization id or project name can contain (settings.ts, names.ts). */
+const PROJECT_PART = "/projects/";
+
+/** The name of a project's own store. */
+export function projectStoreName(organizationId: string, project: string): string {
+  return `${organizationId}${PROJECT_PART}${project}`;
+}
+
+/** Whom a store belongs to, read from its name: an organization's own store, or one project's. */
+export function storeOwner(name: string): { organizationId: string; project: string | null } {
+  const at = name.indexOf(PROJECT_PART);
+  return at < 0
+    ? { organizationId: name, project: null }
+    : { organizationId: name.slice(0, at), project: name.slice(at + PROJECT_PART.length) };
+}
+
+/** Where a project's records are: the organization's store (created before the split) or the project's own. */
+export type ProjectHome = "organization" | "own";
+
+/** What a project's own store tells the organization's after each write. */
+export interface ProjectSummary {
+  project: ProjectRecord;
+  storage: StorageUsage["projects"][number];
+  used: StorageUsed;
+}
+
+export function putSummary(sql: SqlStorage, summary: ProjectSummary, now: string): void {
+  sql.exec(
+    `INSERT INTO project_homes (name, summary, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT (name) DO UPDATE SET summary = excluded.summary, updated_at = excluded.updated_at`,
+    summary.project.name,
+    JSON.stringify(summary),
+    now,
+  );
+}
+
+/** The summaries of the projects that live in their own stores, in name order (only those in `only` when given). */
+export function listSummaries(sql: SqlStorage, only: readonly string[] | null, limit: number | null): ProjectSummary[] {
+  const where = only ? "WHERE name IN (SELECT value FROM json_each(?))" : "";
+  const bindings: SqlStorageValue[] = only ? [JSON.stringify(only)] : [];
+  return sql
+    .exec<{ summary: string }>(
+      `SELECT summary FROM project_homes ${where} ORDER BY name LIMIT ?`,
+      ...bindings,
+      limit ?? -1,
+    )
+    .toArray()
+    .map((row) => JSON.parse(row.summary) as ProjectSummary);
+}
+
+export function hasOwnHome(sql: SqlStorage, name: string): boolean {
+  return sql.exec("SELECT 1 FROM project_homes WHERE name = ?", name).toArray().length > 0;
+}
+
+/** The bytes the projects in their own stores hold, summed from their summaries. */
+export function ownHomesUsed(sql: SqlStorage): StorageUsed {
+  const row = sql
+    .exec<{ database: number | null; bucket: number | null }>(
+      `SELECT SUM(json_extract(summary, '$.used.databaseBytes')) AS database,
+              SUM(json_extract(summary, '$.used.bucketBytes')) AS bucket FROM project_homes`,
+    )
+    .one();
+  return { databaseBytes: Number(row.database ?? 0), bucketBytes: Number(row.bucket ?? 0) };
+}
+
+export function ownHomeNames(sql: SqlStorage): string[] {
+  return sql
+    .exec<{ name: string }>("SELECT name FROM project_homes ORDER BY name")
+    .toArray()
+    .map((row) => row.name);
+}
