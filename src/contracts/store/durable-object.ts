@@ -109,6 +109,15 @@ import {
   SQL_CONTENT_MAX,
 } from "./bucket";
 import {
+  deleteProjectRows,
+  insertMovedRows,
+  MOVED_TABLES,
+  type MovedRow,
+  projectBucketContent,
+  projectRowCounts,
+  projectRowsPage,
+} from "./project-move";
+import {
   hasOwnHome,
   listSummaries,
   ownHomeNames,
@@ -123,6 +132,15 @@ import type { ContractStoreRpc, UploadContext, VerdictBody } from "./rpc";
 
 /** Rows one retention run deletes at most; a run that leaves more runs again a second later. */
 export const RETENTION_BATCH = 500;
+
+/** How long content a moved project's records named stays in the organization's store after the move. */
+const MOVED_CONTENT_GRACE_MS = 60_000;
+
+/** How long after a store with projects from before the split starts it begins moving them (one per alarm run). */
+const MOVE_START_DELAY_MS = 5 * 60_000;
+
+/** How long after a failed move the next attempt is made. */
+const MOVE_RETRY_MS = 10 * 60_000;
 
 export class ContractStore extends DurableObject<Env> implements ContractStoreRpc {
   private readonly sql: SqlStorage;
@@ -141,6 +159,13 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
         .exec("SELECT 1 FROM snapshots UNION ALL SELECT 1 FROM builds UNION ALL SELECT 1 FROM exchange_runs LIMIT 1")
         .toArray();
       if (history.length > 0) await this.ensureRetentionAlarm();
+      // Projects from before the split move into their own stores, one per alarm run, starting a while after start.
+      const name = ctx.id.name;
+      if (name && storeOwner(name).project === null && this.legacyProjectNames().length > 0) {
+        const at = await ctx.storage.getAlarm();
+        if (at === null || at > Date.now() + MOVE_START_DELAY_MS)
+          await ctx.storage.setAlarm(Date.now() + MOVE_START_DELAY_MS);
+      }
     });
   }
 
@@ -319,13 +344,29 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    */
   override async alarm(): Promise<void> {
     this.retentionAlarmKnownSet = false;
-    const run = await this.runRetentionNow().catch((error: unknown) => {
+    const run = await this.runOwnRetention().catch((error: unknown) => {
       logWarn("retention run failed; trying again later", { error });
       return undefined;
     });
     if (run === null) return; // no such organization any more: the directory purges its data
-    await this.ctx.storage.setAlarm(Date.now() + (run?.more ? 1_000 : RETENTION_INTERVAL_MS));
+    let next = run?.more ? 1_000 : RETENTION_INTERVAL_MS;
+    if (this.owner.project === null) next = Math.min(next, await this.moveOnePerRun());
+    await this.ctx.storage.setAlarm(Date.now() + next);
     this.retentionAlarmKnownSet = true;
+  }
+
+  /**
+   * The organization's store's share of an alarm run: deletes content moved projects no longer need, then moves the
+   * next project from before the split; answers when the alarm should come back for the rest.
+   */
+  private async moveOnePerRun(): Promise<number> {
+    const waiting = await this.collectMovedContent(Date.now()).catch((error: unknown) => {
+      logWarn("content of moved projects not collected; trying again later", { error });
+      return 1;
+    });
+    const next = this.legacyProjectNames()[0];
+    if (next !== undefined) return (await this.moveProject(next)).moved ? 1_000 : MOVE_RETRY_MS;
+    return waiting > 0 ? MOVED_CONTENT_GRACE_MS + 1_000 : RETENTION_INTERVAL_MS;
   }
 
   /**
@@ -335,14 +376,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    * few at a time) and the answer adds up every store's run.
    */
   async runRetentionNow(): Promise<RetentionRun | null> {
-    const resolved = await resolveOrganization(this.env, this.organizationId);
-    if (!resolved) return null;
-    const run = await this.runRetention(resolved.record.settings.retention, Date.now());
-    if (run.more) {
-      await this.ctx.storage.setAlarm(Date.now() + 1_000);
-      this.retentionAlarmKnownSet = true;
-    }
-    if (this.owner.project !== null) return run;
+    const run = await this.runOwnRetention();
+    if (run === null || this.owner.project !== null) return run;
     const stores = this.ownProjectStores();
     for (let at = 0; at < stores.length; at += 8) {
       const runs = await Promise.all(stores.slice(at, at + 8).map(({ store }) => store.runRetentionNow()));
@@ -354,6 +389,18 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
         run.contentBytes += each.contentBytes;
         run.more ||= each.more;
       }
+    }
+    return run;
+  }
+
+  /** One retention run of this store alone, with the organization's policy (what its alarm runs). */
+  private async runOwnRetention(): Promise<RetentionRun | null> {
+    const resolved = await resolveOrganization(this.env, this.organizationId);
+    if (!resolved) return null;
+    const run = await this.runRetention(resolved.record.settings.retention, Date.now());
+    if (run.more) {
+      await this.ctx.storage.setAlarm(Date.now() + 1_000);
+      this.retentionAlarmKnownSet = true;
     }
     return run;
   }
@@ -577,7 +624,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    * Waits for this contract upload's turn in the project's queue (contract-queue.ts), then answers what it compares
    * with. The turn ends with recordContract or endContractUpload, or by itself after the lease.
    */
-  async beginContractUpload(project: string): Promise<UploadContext & { ticket: string }> {
+  private async beginContractUploadHere(project: string): Promise<UploadContext & { ticket: string }> {
     const ticket = await this.contractUploads.take(project);
     return { ticket, ...this.uploadContext(project) };
   }
@@ -593,7 +640,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    * and the caller takes a new turn, so no version is ever recorded as compared with a version it was not compared
    * with. `content` is completed here, in the same transaction; its forms (verdict-form.ts) when they are complete too.
    */
-  async recordContract(
+  private async recordContractHere(
     ticket: string | null,
     input: Omit<ContractInput, "verdict" | "change">,
     verdict: VerdictBody,
@@ -663,7 +710,10 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return getContractChangeHash(this.sql, project, version);
   }
 
-  async activateContract(project: string, version: number): Promise<StoreResult<{ contract: ContractRecord }>> {
+  private async activateContractHere(
+    project: string,
+    version: number,
+  ): Promise<StoreResult<{ contract: ContractRecord }>> {
     const result = this.ctx.storage.transactionSync(() => {
       if (!getProject(this.sql, project))
         return { ok: false as const, code: "unknown_project" as const, message: `There is no project "${project}".` };
@@ -692,6 +742,291 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return listContracts(this.sql, project, limit, before);
   }
 
+  // ---- writes, where the project lives ----------------------------------------------------------------------
+  // In the organization's store, a write to a project waits for a move of that project in progress, then goes to
+  // the project's own store once it lives there (project-move.ts); otherwise it is written here, counted as in
+  // progress so that a move starts only after it.
+
+  private async writeTo<T>(project: string, here: () => Promise<T> | T, there: (own: ContractStoreRpc) => Promise<T>) {
+    if (this.owner.project === null) {
+      await this.moves.get(project);
+      if (hasOwnHome(this.sql, project)) return there(this.projectStoreRpc(project));
+    }
+    this.writing.set(project, (this.writing.get(project) ?? 0) + 1);
+    try {
+      return await here();
+    } finally {
+      const left = (this.writing.get(project) ?? 1) - 1;
+      if (left > 0) this.writing.set(project, left);
+      else this.writing.delete(project);
+    }
+  }
+
+  /** Content the Worker put in this store's bucket space, copied to the project's before a write goes there. */
+  private async copyToProjectSpace(project: string, contents: ReadonlyArray<ContentPieces | null>): Promise<void> {
+    const target = projectSpace(this.organizationId, project);
+    for (const content of contents) {
+      if (!content?.inBucket || (await bucketContentSize(this.env, target, content.hash)) === content.size) continue;
+      const bytes = await readBucketContent(this.env, this.space, content.hash);
+      if (bytes) await putBucketContent(this.env, target, content.hash, bytes);
+    }
+  }
+
+  async beginContractUpload(project: string): Promise<UploadContext & { ticket: string }> {
+    return this.writeTo(
+      project,
+      () => this.beginContractUploadHere(project),
+      (own) => own.beginContractUpload(project),
+    );
+  }
+
+  async recordContract(
+    ticket: string | null,
+    input: Omit<ContractInput, "verdict" | "change">,
+    verdict: VerdictBody,
+    change: { comparedWithVersion: number; verdict: VerdictBody } | null,
+    content: ContentPieces,
+    forms: { verdict: ContentPieces | null; comparison: ContentPieces | null },
+    acceptedIds: readonly string[] = [],
+  ): ReturnType<ContractStoreRpc["recordContract"]> {
+    return this.writeTo(
+      input.project,
+      () => this.recordContractHere(ticket, input, verdict, change, content, forms, acceptedIds),
+      async (own) => {
+        await this.copyToProjectSpace(input.project, [content, forms.verdict, forms.comparison]);
+        return own.recordContract(ticket, input, verdict, change, content, forms, acceptedIds);
+      },
+    );
+  }
+
+  async activateContract(project: string, version: number): Promise<StoreResult<{ contract: ContractRecord }>> {
+    return this.writeTo(
+      project,
+      () => this.activateContractHere(project, version),
+      (own) => own.activateContract(project, version),
+    );
+  }
+
+  async acceptBreak(input: NewAcceptance): Promise<StoreResult<{ acceptance: AcceptedBreakRecord; created: boolean }>> {
+    return this.writeTo(
+      input.project,
+      () => this.acceptBreakHere(input),
+      (own) => own.acceptBreak(input),
+    );
+  }
+
+  async revokeAcceptedBreak(project: string, id: string, revokedBy: string): Promise<AcceptedBreakRecord | null> {
+    return this.writeTo(
+      project,
+      () => this.revokeAcceptedBreakHere(project, id, revokedBy),
+      (own) => own.revokeAcceptedBreak(project, id, revokedBy),
+    );
+  }
+
+  async recordSnapshot(
+    input: Omit<SnapshotInput, "verdict">,
+    verdict: VerdictBody,
+    content: ContentPieces,
+    acceptedIds: readonly string[] = [],
+  ): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord; contentReused: boolean }>> {
+    return this.writeTo(
+      input.project,
+      () => this.recordSnapshotHere(input, verdict, content, acceptedIds),
+      async (own) => {
+        await this.copyToProjectSpace(input.project, [content]);
+        return own.recordSnapshot(input, verdict, content, acceptedIds);
+      },
+    );
+  }
+
+  async recordBuild(input: BuildInput): Promise<StoreResult<{ build: BuildRecord }>> {
+    return this.writeTo(
+      input.project,
+      () => this.recordBuildHere(input),
+      (own) => own.recordBuild(input),
+    );
+  }
+
+  async recordExchangeRun(
+    input: Omit<ExchangeRunInput, "verdict">,
+    verdict: VerdictBody,
+    usage: readonly UsageCount[] = [],
+  ): Promise<StoreResult<{ run: ExchangeRunRecord }>> {
+    return this.writeTo(
+      input.project,
+      () => this.recordExchangeRunHere(input, verdict, usage),
+      (own) => own.recordExchangeRun(input, verdict, usage),
+    );
+  }
+
+  async recordUsage(
+    project: string,
+    day: string,
+    counts: readonly UsageCount[],
+  ): Promise<StoreResult<{ counts: number }>> {
+    return this.writeTo(
+      project,
+      () => this.recordUsageHere(project, day, counts),
+      (own) => own.recordUsage(project, day, counts),
+    );
+  }
+
+  // ---- moving a project from before the split into its own store (project-move.ts) ------------------------
+
+  /** Moves in progress (organization's store): writes to the project wait for them. */
+  private readonly moves = new Map<string, Promise<void>>();
+  /** Writes in progress per project (organization's store): a move starts once they are done. */
+  private readonly writing = new Map<string, number>();
+
+  /** A project's own store, called as this class (the organization's store forwards to it). */
+  private projectStoreRpc(project: string): ContractStoreRpc {
+    // biome-ignore lint/plugin: a stub of this very class; its methods answer what ContractStoreRpc declares
+    return this.storeOf(projectStoreName(this.organizationId, project)) as unknown as ContractStoreRpc;
+  }
+
+  /** Projects still in the organization's store (created before the split). */
+  private legacyProjectNames(): string[] {
+    return this.sql
+      .exec<{ name: string }>(
+        "SELECT name FROM projects WHERE name NOT IN (SELECT name FROM project_homes) ORDER BY name",
+      )
+      .toArray()
+      .map((row) => row.name);
+  }
+
+  /**
+   * Moves one project created before the split into its own store (the organization's store only): waits for writes
+   * to it in progress (new ones wait for the move), copies its rows a page at a time (ids, numbers and times kept)
+   * and its bucket content, checks the project's store holds as many rows of each table, then in one transaction
+   * deletes the rows here and names the project's store in the directory; waiting writes then go there. The content
+   * only the moved records named is deleted here by a later alarm run (collectMovedContent), once reads that began
+   * before the move are done. Any failure leaves the project where it was (the next attempt starts over).
+   */
+  async moveProject(name: string): Promise<{ moved: boolean; rows: number; contentObjects: number; message: string }> {
+    if (this.owner.project !== null) throw new Error("only an organization's store moves projects");
+    if (!getProject(this.sql, name) || hasOwnHome(this.sql, name))
+      return { moved: false, rows: 0, contentObjects: 0, message: `"${name}" is not a project of this store` };
+    if (this.moves.has(name))
+      return { moved: false, rows: 0, contentObjects: 0, message: `"${name}" is being moved already` };
+    let done = () => {};
+    this.moves.set(
+      name,
+      new Promise<void>((resolve) => {
+        done = resolve;
+      }),
+    );
+    let rows = 0;
+    let contentObjects = 0;
+    try {
+      const deadline = Date.now() + 60_000;
+      while (this.writing.has(name)) {
+        if (Date.now() > deadline) throw new Error("writes to the project did not finish within 60 s");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const own = this.projectStoreRpc(name);
+      await own.importBegin();
+      for (const { table } of MOVED_TABLES) {
+        let after = 0;
+        for (;;) {
+          const page = projectRowsPage(this.sql, table, name, after);
+          if (page.rows.length > 0) await own.importRows(table, page.rows);
+          rows += page.rows.length;
+          if (page.next === null) break;
+          after = page.next;
+        }
+      }
+      const target = projectSpace(this.organizationId, name);
+      for (const { hash, size } of projectBucketContent(this.sql, name)) {
+        if ((await bucketContentSize(this.env, target, hash)) !== size) {
+          const bytes = await readBucketContent(this.env, this.space, hash);
+          if (!bytes) throw new Error(`content ${hash} is missing from the bucket`);
+          await putBucketContent(this.env, target, hash, bytes);
+        }
+        contentObjects++;
+      }
+      const events = this.sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = 'events'").toArray()[0];
+      const received = await own.importEnd(Number(events?.value ?? 0), projectRowCounts(this.sql, name));
+      if (!received.ok) throw new Error(received.message);
+      this.ctx.storage.transactionSync(() => {
+        for (const hash of deleteProjectRows(this.sql, name))
+          this.sql.exec(
+            "INSERT OR REPLACE INTO moved_content (hash, moved_at) VALUES (?, ?)",
+            hash,
+            new Date().toISOString(),
+          );
+        putSummary(this.sql, received.summary, new Date().toISOString());
+      });
+      return { moved: true, rows, contentObjects, message: `"${name}" now lives in its own store` };
+    } catch (error) {
+      logWarn("a project could not be moved into its own store; it stays where it was and is tried again later", {
+        error,
+      });
+      return { moved: false, rows, contentObjects, message: error instanceof Error ? error.message : String(error) };
+    } finally {
+      this.moves.delete(name);
+      done();
+    }
+  }
+
+  /**
+   * Deletes the content moved projects' records named that no record here names any more, once moved more than
+   * MOVED_CONTENT_GRACE_MS ago (a download that began before the move has finished by then); answers how many wait.
+   */
+  private async collectMovedContent(now: number): Promise<number> {
+    const before = new Date(now - MOVED_CONTENT_GRACE_MS).toISOString();
+    const { inBucket, waiting } = this.ctx.storage.transactionSync(() => {
+      const due = this.sql
+        .exec<{ hash: string }>("SELECT hash FROM moved_content WHERE moved_at <= ? LIMIT 1000", before)
+        .toArray()
+        .map((row) => row.hash);
+      const collected = collectContent(this.sql, due);
+      for (const hash of due) this.sql.exec("DELETE FROM moved_content WHERE hash = ?", hash);
+      const left = Number(this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM moved_content").one().n);
+      return { inBucket: collected.inBucket, waiting: left };
+    });
+    const gone = inBucket.filter((hash) => !getBlob(this.sql, hash));
+    await deleteBucketContent(this.env, this.space, gone);
+    return waiting;
+  }
+
+  /** Receives a moved project (its own store): empties this store first, so a move that failed half-way starts over. */
+  importBegin(): void {
+    if (this.owner.project === null) throw new Error("an organization's store does not receive projects");
+    this.ctx.storage.transactionSync(() => {
+      applySchema(this.sql); // a store emptied by a purge while it was running has no tables left
+      for (const { table } of MOVED_TABLES) this.sql.exec(`DELETE FROM ${table}`);
+      this.sql.exec("DELETE FROM counters");
+    });
+  }
+
+  importRows(table: string, rows: MovedRow[]): void {
+    if (this.owner.project === null) throw new Error("an organization's store does not receive projects");
+    this.ctx.storage.transactionSync(() => insertMovedRows(this.sql, table, rows));
+  }
+
+  /**
+   * Ends receiving a moved project: checks it holds `expected` rows of each table, continues the organization's
+   * event counter, counts its bucket bytes and sets its retention alarm; answers its summary for the directory.
+   */
+  async importEnd(
+    events: number,
+    expected: Record<string, number>,
+  ): Promise<{ ok: true; summary: ProjectSummary } | { ok: false; message: string }> {
+    const name = this.owner.project;
+    if (name === null) throw new Error("an organization's store does not receive projects");
+    const counts = projectRowCounts(this.sql, name);
+    const short = Object.keys(expected).filter((table) => counts[table] !== expected[table]);
+    if (short.length > 0)
+      return { ok: false, message: `the project's store did not receive every row of ${short.join(", ")}` };
+    this.sql.exec("INSERT OR REPLACE INTO counters (name, value) VALUES ('events', ?)", events);
+    this.sql.exec(
+      "INSERT OR REPLACE INTO counters (name, value) SELECT 'bucket_bytes', COALESCE(SUM(size), 0) FROM blobs WHERE stored_in = 'r2'",
+    );
+    await this.ensureRetentionAlarm();
+    const summary = this.summary();
+    return summary ? { ok: true, summary } : { ok: false, message: "the project's store received no project row" };
+  }
+
   // ---- accepted breaks (acceptance-table.ts) --------------------------------------------------------------
 
   /** The project's acceptances in force now, as a verdict takes them. */
@@ -703,7 +1038,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    * Records an acceptance, unless the project is unknown or the same change already has another one in force; the
    * very same acceptance again answers the one recorded (`created: false`).
    */
-  acceptBreak(input: NewAcceptance): StoreResult<{ acceptance: AcceptedBreakRecord; created: boolean }> {
+  private acceptBreakHere(input: NewAcceptance): StoreResult<{ acceptance: AcceptedBreakRecord; created: boolean }> {
     return this.ctx.storage.transactionSync(() => {
       if (!getProject(this.sql, input.project))
         return {
@@ -745,14 +1080,14 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return getAcceptance(this.sql, project, id, Date.now());
   }
 
-  revokeAcceptedBreak(project: string, id: string, revokedBy: string): AcceptedBreakRecord | null {
+  private revokeAcceptedBreakHere(project: string, id: string, revokedBy: string): AcceptedBreakRecord | null {
     return revokeAcceptance(this.sql, project, id, revokedBy, Date.now());
   }
 
   // ---- snapshots, builds, verdicts --------------------------------------------------------------------------
 
   /** Records a snapshot and its verdict; `content` (the snapshot's bytes) is completed in the same transaction. */
-  async recordSnapshot(
+  private async recordSnapshotHere(
     input: Omit<SnapshotInput, "verdict">,
     verdict: VerdictBody,
     content: ContentPieces,
@@ -802,7 +1137,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return listSnapshots(this.sql, project, limit, before);
   }
 
-  async recordBuild(input: BuildInput): Promise<StoreResult<{ build: BuildRecord }>> {
+  private async recordBuildHere(input: BuildInput): Promise<StoreResult<{ build: BuildRecord }>> {
     const result = this.ctx.storage.transactionSync(() => {
       if (!getProject(this.sql, input.project))
         return {
@@ -837,7 +1172,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
 
   // ---- recorded traffic -----------------------------------------------------------------------------------
 
-  async recordExchangeRun(
+  private async recordExchangeRunHere(
     input: Omit<ExchangeRunInput, "verdict">,
     verdict: VerdictBody,
     usage: readonly UsageCount[] = [],
@@ -869,7 +1204,11 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   }
 
   /** Counts a gateway or middleware posted for `day` (the ingest route checked them). */
-  recordUsage(project: string, day: string, counts: readonly UsageCount[]): StoreResult<{ counts: number }> {
+  private recordUsageHere(
+    project: string,
+    day: string,
+    counts: readonly UsageCount[],
+  ): StoreResult<{ counts: number }> {
     return this.ctx.storage.transactionSync(() => {
       if (!getProject(this.sql, project))
         return { ok: false as const, code: "unknown_project" as const, message: `There is no project "${project}".` };

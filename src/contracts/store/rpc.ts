@@ -12,6 +12,7 @@ import type { DocumentSource } from "./form-table";
 import type { ExchangeRunInput } from "./exchange-table";
 import type { NewKey } from "./key-table";
 import type { ProjectHome, ProjectSummary } from "./project-homes";
+import type { MovedRow } from "./project-move";
 import type { RetentionRun, RetentionSettings } from "./retention-table";
 import type { BuildInput, ContractInput, SnapshotInput } from "./ledger-table";
 import type {
@@ -69,6 +70,18 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   noteRetentionRun(run: RetentionRun, ranAt: string): void;
   /** The projects living in stores of their own (the organization's store), for the export. */
   ownProjectNames(): string[];
+  /**
+   * Moves a project created before the split into its own store (the organization's store; its alarm moves them
+   * one per run by itself): what moved, or why it stayed where it was.
+   */
+  moveProject(name: string): Promise<{ moved: boolean; rows: number; contentObjects: number; message: string }>;
+  /** A project's own store receiving a moved project (project-move.ts): start over, a page of rows, the end. */
+  importBegin(): void;
+  importRows(table: string, rows: MovedRow[]): void;
+  importEnd(
+    events: number,
+    expected: Record<string, number>,
+  ): Promise<{ ok: true; summary: ProjectSummary } | { ok: false; message: string }>;
   /** Every row of every table, for the organization's export archive (binary values as `{ base64 }`). */
   exportTables(): Record<string, Array<Record<string, unknown>>>;
   /** The hashes of the content held in the DOCUMENTS bucket, which the export streams after the tables. */
@@ -136,10 +149,10 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   ): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord; contentReused: boolean }>>;
   /** Accepted breaks (acceptance-table.ts): those in force now, recording one, the list with states, revoking. */
   acceptancesInForce(project: string): AcceptedBreak[];
-  acceptBreak(input: NewAcceptance): StoreResult<{ acceptance: AcceptedBreakRecord; created: boolean }>;
+  acceptBreak(input: NewAcceptance): Promise<StoreResult<{ acceptance: AcceptedBreakRecord; created: boolean }>>;
   listAcceptedBreaks(project: string, limit: number): AcceptedBreakRecord[];
   getAcceptedBreak(project: string, id: string): AcceptedBreakRecord | null;
-  revokeAcceptedBreak(project: string, id: string, revokedBy: string): AcceptedBreakRecord | null;
+  revokeAcceptedBreak(project: string, id: string, revokedBy: string): Promise<AcceptedBreakRecord | null>;
   getSnapshot(project: string, id: number): SnapshotRecord | null;
   listSnapshots(project: string, limit: number, before: number | null): Page<SnapshotRecord>;
   recordBuild(input: BuildInput): Promise<StoreResult<{ build: BuildRecord }>>;
@@ -153,7 +166,7 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
     usage?: readonly UsageCount[],
   ): Promise<StoreResult<{ run: ExchangeRunRecord }>>;
   /** The usage index (usage-table.ts): counts posted for a day, and the counts of some operations since a day. */
-  recordUsage(project: string, day: string, counts: readonly UsageCount[]): StoreResult<{ counts: number }>;
+  recordUsage(project: string, day: string, counts: readonly UsageCount[]): Promise<StoreResult<{ counts: number }>>;
   usageSince(project: string, keys: UsageKey[], sinceDay: string): { anyTraffic: boolean; counts: UsageCount[] };
   getExchangeRun(project: string, id: number): ExchangeRunRecord | null;
   latestExchangeRun(project: string): ExchangeRunRecord | null;

@@ -30,6 +30,8 @@
  *                  organization's store also lists its projects' stores' runs
  *   project_homes  the organization's store only: each project living in a store of its own, with the summary that
  *                  store sent after its last write (project-homes.ts)
+ *   moved_content  the organization's store only: content a project moved to its own store named, checked and
+ *                  deleted by the next alarm run (project-move.ts)
  *   contract_forms  content hash of a contract document -> the blob of one of its forms (verdict-form.ts): form
  *                  version 1 the verdict form, 2 the comparison form (annotations stripped); written with the
  *                  contract version, kept like the document it was made from
@@ -225,6 +227,12 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS counters (
      name TEXT PRIMARY KEY,
      value INTEGER NOT NULL
+   )`,
+  // The organization's store only: content a moved project's records named, deleted by the next alarm run unless a
+  // record still names it (project-move.ts).
+  `CREATE TABLE IF NOT EXISTS moved_content (
+     hash TEXT PRIMARY KEY,
+     moved_at TEXT NOT NULL
    )`,
   // The organization's store only: the projects that live in stores of their own, with their last summary.
   `CREATE TABLE IF NOT EXISTS project_homes (

@@ -3,10 +3,9 @@
 // refused with 507 storage_quota_exceeded, a message naming what the project holds and what to shorten or raise, and
 // nothing stored; the quota is the operator's to set (an administrator's PATCH is refused), and raising it lets
 // the same upload through.
-import { env, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { projectStore } from "./stores";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Env as WorkerEnv } from "../../../src/env";
 import { operator } from "../directory/helpers";
 import { restPrincipal, type Caller } from "../harness";
 import { call, callJson, createKey } from "./api-helpers";
@@ -40,7 +39,6 @@ function snapshotOf(bytes: number): string {
 
 /** An organization of this file's own: other files change acme's quota and retention. */
 const ORG = "quota-co";
-const bindings = env as unknown as WorkerEnv;
 
 beforeAll(async () => {
   const created = await operator("POST", "/organizations", {

@@ -4,7 +4,7 @@
 // uploads compare with its old contents. The old layout is made here from a store written by this code: its bucket
 // content is moved back into pieces, the bucket objects deleted and the column dropped, which is what a store written
 // before the bucket holds; then the object restarts, as an upgraded deployment's would.
-import { env, evictDurableObject, runInDurableObject, SELF } from "cloudflare:test";
+import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listBucketContent, organizationSpace } from "../../../src/contracts/store/bucket";
 import { intoOrganizationStore, organizationContentKey, organizationStore, projectStore } from "./stores";
@@ -184,6 +184,69 @@ describe("a store from before documents went to the bucket", () => {
     const names = storage.projects.map((project: { name: string }) => project.name);
     expect(names).toEqual(expect.arrayContaining(["legacy", "newer"]));
     expect(storage.projects.find((project: { name: string }) => project.name === "newer").contracts).toBe(1);
+  });
+
+  it("moves the project into its own store on the organization's alarm, byte for byte, losing no write made meanwhile", async () => {
+    const beforeMove = {
+      contracts: (await callJson(ana, "GET", "/projects/legacy/contracts")).body,
+      verdict: (await callJson(ana, "GET", `/projects/legacy/verdicts/${before.verdictId}`)).body,
+      breaks: (await callJson(ana, "GET", "/projects/legacy/accepted-breaks")).body,
+      document: await readAll("/projects/legacy/contracts/1/document"),
+    };
+    const alarmSet = await runInDurableObject(store(), (_instance, state) => state.storage.getAlarm());
+    expect(alarmSet).not.toBeNull();
+    // The alarm moves the project while CI keeps uploading to it.
+    const [ran, during] = await Promise.all([
+      runDurableObjectAlarm(store()),
+      callJson(ciKey, "POST", "/projects/legacy/snapshots?commit=during1", uploads.snapshot),
+    ]);
+    expect(ran).toBe(true);
+    expect(during.status).toBe(201);
+    const where = await runInDurableObject(store(), (_instance, state) => ({
+      legacyRows: state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM snapshots").one().n,
+      projects: state.storage.sql.exec<{ name: string }>("SELECT name FROM projects").toArray(),
+      homes: state.storage.sql.exec<{ name: string }>("SELECT name FROM project_homes ORDER BY name").toArray(),
+    }));
+    expect(where).toEqual({ legacyRows: 0, projects: [], homes: [{ name: "legacy" }, { name: "newer" }] });
+    const moved = await runInDurableObject(projectStore("acme", "legacy"), (_instance, state) =>
+      state.storage.sql.exec<{ commit_sha: string }>("SELECT commit_sha FROM snapshots ORDER BY id").toArray(),
+    );
+    expect(moved.map((row) => row.commit_sha)).toEqual(["old0000", "old0001", "new0001", "new0002", "during1"]);
+
+    expect((await callJson(ana, "GET", "/projects/legacy/contracts")).body).toEqual(beforeMove.contracts);
+    expect((await callJson(ana, "GET", `/projects/legacy/verdicts/${before.verdictId}`)).body).toEqual(
+      beforeMove.verdict,
+    );
+    // The same acceptance, now last matched by the snapshot uploaded during the move.
+    const { lastMatchedAt: _at, lastMatchedSnapshotId: _id, ...accepted } = beforeMove.breaks.acceptedBreaks[0];
+    const afterMove = (await callJson(ana, "GET", "/projects/legacy/accepted-breaks")).body.acceptedBreaks;
+    expect(afterMove).toEqual([
+      { ...accepted, lastMatchedAt: expect.any(String), lastMatchedSnapshotId: during.body.snapshot.id },
+    ]);
+    expect(await readAll("/projects/legacy/contracts/1/document")).toEqual(beforeMove.document);
+    expect(await readAll("/projects/legacy/contracts/2/document")).toEqual(
+      new TextEncoder().encode(text(ordersContract({ "x-padding": padding(1024 * 1024) }))),
+    );
+    // Numbers and ids continue in the project's own store; the accepted break still applies.
+    const after = await callJson(ciKey, "POST", "/projects/legacy/snapshots?commit=after01", uploads.snapshot);
+    expect(after.status).toBe(201);
+    expect(after.body.snapshot.number).toBe(6);
+    expect(after.body.snapshot.id).toBe(during.body.snapshot.id + 1);
+    expect(after.body.verdict.approved).toBe(true);
+
+    // The organization's copy of the content goes a grace period later (reads that began before the move finish).
+    expect((await listBucketContent(bindings, organizationSpace("acme"))).length).toBeGreaterThan(0);
+    await runInDurableObject(store(), (_instance, state) => {
+      state.storage.sql.exec("UPDATE moved_content SET moved_at = ?", new Date(Date.now() - 120_000).toISOString());
+    });
+    expect(await runDurableObjectAlarm(store())).toBe(true);
+    expect(await listBucketContent(bindings, organizationSpace("acme"))).toEqual([]);
+    const leftHere = await runInDurableObject(
+      store(),
+      (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM blobs").one().n,
+    );
+    expect(leftHere).toBe(0);
+    expect(await readAll("/projects/legacy/contracts/1/document")).toEqual(beforeMove.document);
   });
 
   it("exports the bucket's content with the tables, and a purge removes it from the bucket", async () => {
