@@ -23,6 +23,12 @@ import { announceChange, createArbiterServer, type Extra } from "./server";
 import { sameOwner } from "./session-owner";
 import { primingFrame } from "./sse-priming";
 
+/** How long a session object stays in memory without a request: MCP_SESSION_IDLE_SECONDS, default 30. */
+export function sessionIdleMs(env: Pick<Env, "MCP_SESSION_IDLE_SECONDS">): number {
+  const seconds = Number(env.MCP_SESSION_IDLE_SECONDS ?? 30);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 30_000;
+}
+
 /** Props stored with the session when it is created: the owner, to which every later request must match. */
 export interface SessionProps extends Record<string, unknown> {
   owner: SessionOwner;
@@ -93,6 +99,58 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
   /** The session's owner, fixed by the request that created it (props of later requests never replace it). */
   private owner: SessionProps["owner"] | undefined;
 
+  // ---- leaving memory when idle -------------------------------------------------------------------------------
+  // Everything a session holds is in its storage (initialize request, owner, subscriptions, audit outbox, schedules),
+  // so an idle one need not stay in memory: memory then follows active sessions, not open ones. Cloudflare evicts
+  // idle objects by itself after a while; this makes the bound explicit, and holds under `wrangler dev` too, which
+  // keeps objects in memory until it stops. The check is one of agents' schedules (an alarm, stored), at most one
+  // waiting per session, so it writes storage once per idle period, not per call, and holds no timer that would keep
+  // the object from hibernating.
+
+  private lastActive = Date.now();
+  /** Whether a request reached this instance (an instance woken only by its alarm has nothing to wait for). */
+  private touched = false;
+  private idleCheckScheduled = false;
+
+  /** A request reached the session: it stays in memory at least the idle time from now. */
+  private touch(): void {
+    this.lastActive = Date.now();
+    this.touched = true;
+    if (!this.idleCheckScheduled) this.scheduleIdleCheck(sessionIdleMs(this.env));
+  }
+
+  private scheduleIdleCheck(ms: number): void {
+    this.idleCheckScheduled = true;
+    // Not `idempotent`: agents would hand back the check running now (its row stays until it returns) instead of a
+    // new one. The flag keeps it to one; a check too many (after an eviction forgot the flag) finds nothing to do.
+    this.schedule(Math.max(1, Math.ceil(ms / 1000)), "leaveMemoryWhenIdle", undefined, { idempotent: false }).catch(
+      () => {
+        this.idleCheckScheduled = false;
+      },
+    );
+  }
+
+  /**
+   * Scheduled callback: leaves memory (the runtime drops this instance; the next request builds the session again
+   * from its storage) when no request came for the idle time, no connection is open (a POST being answered, a GET
+   * stream: the platform hibernates those by itself) and no audit drain waits; looks again later while requests come.
+   */
+  async leaveMemoryWhenIdle(): Promise<void> {
+    this.idleCheckScheduled = false;
+    if (!this.touched) return; // woken only for this check: it leaves memory again by itself
+    const left = this.lastActive + sessionIdleMs(this.env) - Date.now();
+    if (left > 0) return this.scheduleIdleCheck(left);
+    // An open connection: the platform hibernates the object by itself, and the next request schedules a check.
+    if (this.ctx.getWebSockets().length > 0) return;
+    // Audit records waiting for their drain: look again once it has run.
+    if (this.auditDrainScheduled) return this.scheduleIdleCheck(auditDrainDelayOf(this.env) * 1000 + 1000);
+    // After this callback has returned, so agents records it as run: abort() ends the instance by throwing.
+    setTimeout(() => {
+      if (Date.now() - this.lastActive >= sessionIdleMs(this.env) && this.ctx.getWebSockets().length === 0)
+        this.ctx.abort("idle MCP session left memory; its storage rebuilds it on the next request");
+    }, 0);
+  }
+
   override async onStart(props?: SessionProps): Promise<void> {
     let owner = await this.ctx.storage.get<SessionOwner>("arbiter:owner");
     // Only a session that is not initialized yet takes its owner from the request: an initialized session
@@ -110,6 +168,7 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
    * request only for the session's owner, nothing (as for an unknown session) for anyone else.
    */
   async initializeRequestFor(caller: SessionOwner): Promise<Awaited<ReturnType<McpAgent["getInitializeRequest"]>>> {
+    this.touch();
     const owner = this.owner ?? (await this.ctx.storage.get<SessionOwner>("arbiter:owner"));
     if (!owner || !sameOwner(owner, caller)) return undefined;
     return this.getInitializeRequest();
@@ -119,6 +178,7 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
 
   /** A POST's SSE stream starts with a priming event (id + retry), before any message of the request. */
   override async onConnect(connection: Connection, context: ConnectionContext): Promise<void> {
+    this.touch();
     if (context.request.headers.get("cf-mcp-method") === "POST") connection.send(primingFrame(connection.id));
     return super.onConnect(connection, context);
   }
@@ -148,6 +208,7 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
    * with DELETE, never initialized), so the caller can forget it.
    */
   async announceChange(change: ResourceChange): Promise<boolean> {
+    this.touch();
     if (!(await this.getInitializeRequest())) return false;
     // The owner is read from storage when this call is the first thing the object does since it was evicted.
     const owner = this.owner ?? (await this.ctx.storage.get<SessionProps["owner"]>("arbiter:owner"));
