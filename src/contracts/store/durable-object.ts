@@ -128,7 +128,7 @@ import {
   putSummary,
   storeOwner,
 } from "./project-homes";
-import type { ContractStoreRpc, UploadContext, VerdictBody } from "./rpc";
+import type { ContractStoreRpc, UploadContext, UsageSince, VerdictBody } from "./rpc";
 
 /** Rows one retention run deletes at most; a run that leaves more runs again a second later. */
 export const RETENTION_BATCH = 500;
@@ -577,16 +577,20 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return limit === null ? merged : merged.slice(0, limit);
   }
 
-  getProject(name: string): ProjectRecord | null {
-    return getProject(this.sql, name);
+  getProject(name: string): ProjectRecord | null | Promise<ProjectRecord | null> {
+    return this.movedTo(name)?.getProject(name) ?? getProject(this.sql, name);
   }
 
-  projectStatus(name: string): ProjectStatus | null {
-    return projectStatus(this.sql, name);
+  projectStatus(name: string): ProjectStatus | null | Promise<ProjectStatus | null> {
+    return this.movedTo(name)?.projectStatus(name) ?? projectStatus(this.sql, name);
   }
 
   /** One call for what a snapshot upload reads before its verdict (it used to take four). */
-  uploadContext(project: string): UploadContext {
+  uploadContext(project: string): UploadContext | Promise<UploadContext> {
+    return this.movedTo(project)?.uploadContext(project) ?? this.uploadContextHere(project);
+  }
+
+  private uploadContextHere(project: string): UploadContext {
     const active = getActiveContract(this.sql, project);
     return {
       projectExists: active !== null || getProject(this.sql, project) !== null,
@@ -626,7 +630,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    */
   private async beginContractUploadHere(project: string): Promise<UploadContext & { ticket: string }> {
     const ticket = await this.contractUploads.take(project);
-    return { ticket, ...this.uploadContext(project) };
+    return { ticket, ...this.uploadContextHere(project) };
   }
 
   endContractUpload(project: string, ticket: string): void {
@@ -706,8 +710,10 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     }
   }
 
-  contractChangeHash(project: string, version: number): string | null {
-    return getContractChangeHash(this.sql, project, version);
+  contractChangeHash(project: string, version: number): string | null | Promise<string | null> {
+    return (
+      this.movedTo(project)?.contractChangeHash(project, version) ?? getContractChangeHash(this.sql, project, version)
+    );
   }
 
   private async activateContractHere(
@@ -730,16 +736,22 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return result;
   }
 
-  getContract(project: string, version: number): ContractRecord | null {
-    return getContract(this.sql, project, version);
+  getContract(project: string, version: number): ContractRecord | null | Promise<ContractRecord | null> {
+    return this.movedTo(project)?.getContract(project, version) ?? getContract(this.sql, project, version);
   }
 
-  getActiveContract(project: string): ContractRecord | null {
-    return getActiveContract(this.sql, project);
+  getActiveContract(project: string): ContractRecord | null | Promise<ContractRecord | null> {
+    return this.movedTo(project)?.getActiveContract(project) ?? getActiveContract(this.sql, project);
   }
 
-  listContracts(project: string, limit: number, before: number | null): Page<ContractRecord> {
-    return listContracts(this.sql, project, limit, before);
+  listContracts(
+    project: string,
+    limit: number,
+    before: number | null,
+  ): Page<ContractRecord> | Promise<Page<ContractRecord>> {
+    return (
+      this.movedTo(project)?.listContracts(project, limit, before) ?? listContracts(this.sql, project, limit, before)
+    );
   }
 
   // ---- writes, where the project lives ----------------------------------------------------------------------
@@ -877,6 +889,14 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   private readonly moves = new Map<string, Promise<void>>();
   /** Writes in progress per project (organization's store): a move starts once they are done. */
   private readonly writing = new Map<string, number>();
+
+  /**
+   * The project's own store when a call for it reached the organization's store although the project lives there (a
+   * caller asked where it lives just before it moved): reads are answered there, like writes (writeTo).
+   */
+  private movedTo(project: string): ContractStoreRpc | null {
+    return this.owner.project === null && hasOwnHome(this.sql, project) ? this.projectStoreRpc(project) : null;
+  }
 
   /** A project's own store, called as this class (the organization's store forwards to it). */
   private projectStoreRpc(project: string): ContractStoreRpc {
@@ -1030,8 +1050,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   // ---- accepted breaks (acceptance-table.ts) --------------------------------------------------------------
 
   /** The project's acceptances in force now, as a verdict takes them. */
-  acceptancesInForce(project: string): AcceptedBreak[] {
-    return acceptancesInForce(this.sql, project, Date.now());
+  acceptancesInForce(project: string): AcceptedBreak[] | Promise<AcceptedBreak[]> {
+    return this.movedTo(project)?.acceptancesInForce(project) ?? acceptancesInForce(this.sql, project, Date.now());
   }
 
   /**
@@ -1072,12 +1092,14 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     });
   }
 
-  listAcceptedBreaks(project: string, limit: number): AcceptedBreakRecord[] {
-    return listAcceptances(this.sql, project, Date.now(), limit);
+  listAcceptedBreaks(project: string, limit: number): AcceptedBreakRecord[] | Promise<AcceptedBreakRecord[]> {
+    return (
+      this.movedTo(project)?.listAcceptedBreaks(project, limit) ?? listAcceptances(this.sql, project, Date.now(), limit)
+    );
   }
 
-  getAcceptedBreak(project: string, id: string): AcceptedBreakRecord | null {
-    return getAcceptance(this.sql, project, id, Date.now());
+  getAcceptedBreak(project: string, id: string): AcceptedBreakRecord | null | Promise<AcceptedBreakRecord | null> {
+    return this.movedTo(project)?.getAcceptedBreak(project, id) ?? getAcceptance(this.sql, project, id, Date.now());
   }
 
   private revokeAcceptedBreakHere(project: string, id: string, revokedBy: string): AcceptedBreakRecord | null {
@@ -1129,12 +1151,18 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return result;
   }
 
-  getSnapshot(project: string, id: number): SnapshotRecord | null {
-    return getSnapshot(this.sql, project, id);
+  getSnapshot(project: string, id: number): SnapshotRecord | null | Promise<SnapshotRecord | null> {
+    return this.movedTo(project)?.getSnapshot(project, id) ?? getSnapshot(this.sql, project, id);
   }
 
-  listSnapshots(project: string, limit: number, before: number | null): Page<SnapshotRecord> {
-    return listSnapshots(this.sql, project, limit, before);
+  listSnapshots(
+    project: string,
+    limit: number,
+    before: number | null,
+  ): Page<SnapshotRecord> | Promise<Page<SnapshotRecord>> {
+    return (
+      this.movedTo(project)?.listSnapshots(project, limit, before) ?? listSnapshots(this.sql, project, limit, before)
+    );
   }
 
   private async recordBuildHere(input: BuildInput): Promise<StoreResult<{ build: BuildRecord }>> {
@@ -1154,20 +1182,26 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return result;
   }
 
-  getBuild(project: string, id: number): BuildRecord | null {
-    return getBuild(this.sql, project, id);
+  getBuild(project: string, id: number): BuildRecord | null | Promise<BuildRecord | null> {
+    return this.movedTo(project)?.getBuild(project, id) ?? getBuild(this.sql, project, id);
   }
 
-  listBuilds(project: string, limit: number, before: number | null): Page<BuildRecord> {
-    return listBuilds(this.sql, project, limit, before);
+  listBuilds(project: string, limit: number, before: number | null): Page<BuildRecord> | Promise<Page<BuildRecord>> {
+    return this.movedTo(project)?.listBuilds(project, limit, before) ?? listBuilds(this.sql, project, limit, before);
   }
 
-  getVerdict(project: string, id: number): VerdictRecord | null {
-    return getVerdict(this.sql, project, id);
+  getVerdict(project: string, id: number): VerdictRecord | null | Promise<VerdictRecord | null> {
+    return this.movedTo(project)?.getVerdict(project, id) ?? getVerdict(this.sql, project, id);
   }
 
-  listVerdicts(project: string, limit: number, before: number | null): Page<VerdictRecord> {
-    return listVerdicts(this.sql, project, limit, before);
+  listVerdicts(
+    project: string,
+    limit: number,
+    before: number | null,
+  ): Page<VerdictRecord> | Promise<Page<VerdictRecord>> {
+    return (
+      this.movedTo(project)?.listVerdicts(project, limit, before) ?? listVerdicts(this.sql, project, limit, before)
+    );
   }
 
   // ---- recorded traffic -----------------------------------------------------------------------------------
@@ -1217,20 +1251,30 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     });
   }
 
-  usageSince(project: string, keys: UsageKey[], sinceDay: string): { anyTraffic: boolean; counts: UsageCount[] } {
-    return usageSince(this.sql, project, keys.slice(0, MAX_USAGE_KEYS), sinceDay);
+  usageSince(project: string, keys: UsageKey[], sinceDay: string): UsageSince | Promise<UsageSince> {
+    return (
+      this.movedTo(project)?.usageSince(project, keys, sinceDay) ??
+      usageSince(this.sql, project, keys.slice(0, MAX_USAGE_KEYS), sinceDay)
+    );
   }
 
-  getExchangeRun(project: string, id: number): ExchangeRunRecord | null {
-    return getExchangeRun(this.sql, project, id);
+  getExchangeRun(project: string, id: number): ExchangeRunRecord | null | Promise<ExchangeRunRecord | null> {
+    return this.movedTo(project)?.getExchangeRun(project, id) ?? getExchangeRun(this.sql, project, id);
   }
 
-  latestExchangeRun(project: string): ExchangeRunRecord | null {
-    return getLatestExchangeRun(this.sql, project);
+  latestExchangeRun(project: string): ExchangeRunRecord | null | Promise<ExchangeRunRecord | null> {
+    return this.movedTo(project)?.latestExchangeRun(project) ?? getLatestExchangeRun(this.sql, project);
   }
 
-  listExchangeRuns(project: string, limit: number, before: number | null): Page<ExchangeRunRecord> {
-    return listExchangeRuns(this.sql, project, limit, before);
+  listExchangeRuns(
+    project: string,
+    limit: number,
+    before: number | null,
+  ): Page<ExchangeRunRecord> | Promise<Page<ExchangeRunRecord>> {
+    return (
+      this.movedTo(project)?.listExchangeRuns(project, limit, before) ??
+      listExchangeRuns(this.sql, project, limit, before)
+    );
   }
 
   // ---- CI keys ----------------------------------------------------------------------------------------------

@@ -51,7 +51,13 @@ export interface UploadContext {
   acceptances: AcceptedBreak[];
 }
 
-/** The store's RPC methods (a stub answers each with a promise). */
+/** What the usage index holds of some operations since a day (usage-table.ts). */
+export type UsageSince = { anyTraffic: boolean; counts: UsageCount[] };
+
+/**
+ * The store's RPC methods (a stub answers each with a promise). A project's reads answer a promise when the
+ * organization's store hands the call to the project's own store (a project that moved: durable-object.ts movedTo).
+ */
 export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   /**
    * Removes everything this object stores, and in the organization's store every project store it lists: the
@@ -102,10 +108,10 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   documentSource(contentHash: string): DocumentSource | null;
   readVerdictBody(hash: string): Promise<Uint8Array | null>;
   listProjects(only: string[] | null, limit?: number | null): ProjectRecord[];
-  getProject(name: string): ProjectRecord | null;
-  projectStatus(name: string): ProjectStatus | null;
+  getProject(name: string): ProjectRecord | null | Promise<ProjectRecord | null>;
+  projectStatus(name: string): ProjectStatus | null | Promise<ProjectStatus | null>;
   /** One call for what a snapshot upload reads before its verdict. */
-  uploadContext(project: string): UploadContext;
+  uploadContext(project: string): UploadContext | Promise<UploadContext>;
   /**
    * What the storage quota is checked against (no scan): in the organization's store, its own database and bucket
    * bytes plus what each project's own store last reported; in a project's store, that store's own.
@@ -135,11 +141,15 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
     | StoreResult<{ contract: ContractRecord; verdict: VerdictRecord; projectCreated: boolean; contentReused: boolean }>
     | { ok: false; code: "stale_comparison"; message: string }
   >;
-  contractChangeHash(project: string, version: number): string | null;
+  contractChangeHash(project: string, version: number): string | null | Promise<string | null>;
   activateContract(project: string, version: number): Promise<StoreResult<{ contract: ContractRecord }>>;
-  getContract(project: string, version: number): ContractRecord | null;
-  getActiveContract(project: string): ContractRecord | null;
-  listContracts(project: string, limit: number, before: number | null): Page<ContractRecord>;
+  getContract(project: string, version: number): ContractRecord | null | Promise<ContractRecord | null>;
+  getActiveContract(project: string): ContractRecord | null | Promise<ContractRecord | null>;
+  listContracts(
+    project: string,
+    limit: number,
+    before: number | null,
+  ): Page<ContractRecord> | Promise<Page<ContractRecord>>;
   /** Records a snapshot and its verdict; `content` (the snapshot's bytes) is completed in the same transaction. */
   recordSnapshot(
     input: Omit<SnapshotInput, "verdict">,
@@ -148,18 +158,26 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
     acceptedIds?: readonly string[],
   ): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord; contentReused: boolean }>>;
   /** Accepted breaks (acceptance-table.ts): those in force now, recording one, the list with states, revoking. */
-  acceptancesInForce(project: string): AcceptedBreak[];
+  acceptancesInForce(project: string): AcceptedBreak[] | Promise<AcceptedBreak[]>;
   acceptBreak(input: NewAcceptance): Promise<StoreResult<{ acceptance: AcceptedBreakRecord; created: boolean }>>;
-  listAcceptedBreaks(project: string, limit: number): AcceptedBreakRecord[];
-  getAcceptedBreak(project: string, id: string): AcceptedBreakRecord | null;
+  listAcceptedBreaks(project: string, limit: number): AcceptedBreakRecord[] | Promise<AcceptedBreakRecord[]>;
+  getAcceptedBreak(project: string, id: string): AcceptedBreakRecord | null | Promise<AcceptedBreakRecord | null>;
   revokeAcceptedBreak(project: string, id: string, revokedBy: string): Promise<AcceptedBreakRecord | null>;
-  getSnapshot(project: string, id: number): SnapshotRecord | null;
-  listSnapshots(project: string, limit: number, before: number | null): Page<SnapshotRecord>;
+  getSnapshot(project: string, id: number): SnapshotRecord | null | Promise<SnapshotRecord | null>;
+  listSnapshots(
+    project: string,
+    limit: number,
+    before: number | null,
+  ): Page<SnapshotRecord> | Promise<Page<SnapshotRecord>>;
   recordBuild(input: BuildInput): Promise<StoreResult<{ build: BuildRecord }>>;
-  getBuild(project: string, id: number): BuildRecord | null;
-  listBuilds(project: string, limit: number, before: number | null): Page<BuildRecord>;
-  getVerdict(project: string, id: number): VerdictRecord | null;
-  listVerdicts(project: string, limit: number, before: number | null): Page<VerdictRecord>;
+  getBuild(project: string, id: number): BuildRecord | null | Promise<BuildRecord | null>;
+  listBuilds(project: string, limit: number, before: number | null): Page<BuildRecord> | Promise<Page<BuildRecord>>;
+  getVerdict(project: string, id: number): VerdictRecord | null | Promise<VerdictRecord | null>;
+  listVerdicts(
+    project: string,
+    limit: number,
+    before: number | null,
+  ): Page<VerdictRecord> | Promise<Page<VerdictRecord>>;
   recordExchangeRun(
     input: Omit<ExchangeRunInput, "verdict">,
     verdict: VerdictBody,
@@ -167,10 +185,14 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   ): Promise<StoreResult<{ run: ExchangeRunRecord }>>;
   /** The usage index (usage-table.ts): counts posted for a day, and the counts of some operations since a day. */
   recordUsage(project: string, day: string, counts: readonly UsageCount[]): Promise<StoreResult<{ counts: number }>>;
-  usageSince(project: string, keys: UsageKey[], sinceDay: string): { anyTraffic: boolean; counts: UsageCount[] };
-  getExchangeRun(project: string, id: number): ExchangeRunRecord | null;
-  latestExchangeRun(project: string): ExchangeRunRecord | null;
-  listExchangeRuns(project: string, limit: number, before: number | null): Page<ExchangeRunRecord>;
+  usageSince(project: string, keys: UsageKey[], sinceDay: string): UsageSince | Promise<UsageSince>;
+  getExchangeRun(project: string, id: number): ExchangeRunRecord | null | Promise<ExchangeRunRecord | null>;
+  latestExchangeRun(project: string): ExchangeRunRecord | null | Promise<ExchangeRunRecord | null>;
+  listExchangeRuns(
+    project: string,
+    limit: number,
+    before: number | null,
+  ): Page<ExchangeRunRecord> | Promise<Page<ExchangeRunRecord>>;
   createKey(key: NewKey): CiKeyRecord;
   getKey(id: string): CiKeyRecord | null;
   keyForValidation(id: string): { key: CiKeyRecord; secretHash: string } | null;

@@ -212,6 +212,10 @@ describe("a store from before documents went to the bucket", () => {
       state.storage.sql.exec<{ commit_sha: string }>("SELECT commit_sha FROM snapshots ORDER BY id").toArray(),
     );
     expect(moved.map((row) => row.commit_sha)).toEqual(["old0000", "old0001", "new0001", "new0002", "during1"]);
+    // A call that asked where the project lives just before the move still reaches the organization's store: it is
+    // answered from the project's own store.
+    expect((await store().getSnapshot("legacy", during.body.snapshot.id))?.commit).toBe("during1");
+    expect((await store().uploadContext("legacy")).active?.version).toBe(2);
 
     expect((await callJson(ana, "GET", "/projects/legacy/contracts")).body).toEqual(beforeMove.contracts);
     expect((await callJson(ana, "GET", `/projects/legacy/verdicts/${before.verdictId}`)).body).toEqual(

@@ -248,6 +248,6 @@ function store(project: string) {
 async function latestSnapshotId(project: string): Promise<number | null> {
   return runInDurableObject(
     store(project),
-    async (instance: ContractStore) => instance.getProject(project)?.latestSnapshotId ?? null,
+    async (instance: ContractStore) => (await instance.getProject(project))?.latestSnapshotId ?? null,
   );
 }
