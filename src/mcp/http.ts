@@ -45,11 +45,12 @@ import { clientNameOf, requestKindOf } from "./compat/client-name";
 import { recordTolerated } from "./compat/report";
 import type { ToleranceId } from "./compat/tolerances";
 import { withEveryServedVersion } from "./discover-versions";
+import { JSON_RPC_ERROR, jsonRpcErrorBody, jsonRpcErrorResponse } from "./jsonrpc-error";
 
 const agentHandler = ArbiterMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
 
 function jsonRpcError(status: number, code: number, message: string, data?: Record<string, unknown>): Response {
-  return Response.json({ jsonrpc: "2.0", id: null, error: { code, message, ...(data ? { data } : {}) } }, { status });
+  return jsonRpcErrorResponse(status, { code, message, ...(data ? { data } : {}) });
 }
 
 /** The body of a POST as text, or the answer to a body that is too large, empty or truncated. */
@@ -59,13 +60,17 @@ async function readMcpBody(request: Request): Promise<{ text: string } | { respo
   switch (read.reason) {
     case "too_large":
       return {
-        response: jsonRpcError(413, -32000, `Request body too large: the limit is ${MAX_MCP_BODY_BYTES} bytes.`),
+        response: jsonRpcError(
+          413,
+          JSON_RPC_ERROR.serverError,
+          `Request body too large: the limit is ${MAX_MCP_BODY_BYTES} bytes.`,
+        ),
       };
     case "empty":
       return {
         response: jsonRpcError(
           400,
-          -32700,
+          JSON_RPC_ERROR.parseError,
           "Parse error: the body is empty. Send one JSON-RPC message (or a batch) as JSON.",
         ),
       };
@@ -73,7 +78,7 @@ async function readMcpBody(request: Request): Promise<{ text: string } | { respo
       return {
         response: jsonRpcError(
           400,
-          -32700,
+          JSON_RPC_ERROR.parseError,
           "Parse error: the body is longer than its Content-Length. Send the message with a correct Content-Length.",
         ),
       };
@@ -84,7 +89,7 @@ async function readMcpBody(request: Request): Promise<{ text: string } | { respo
       return {
         response: jsonRpcError(
           400,
-          -32700,
+          JSON_RPC_ERROR.parseError,
           `Parse error: the request body was truncated: it ended after ${read.received} bytes${declared}. Send the whole message again.`,
           {
             receivedBytes: read.received,
@@ -112,17 +117,14 @@ function stepUpResponse(
     `This request needs the scope ${missing.join(" ")}`,
   );
   const byId = new Map(refused.filter((refusal) => refusal.id !== undefined).map((refusal) => [refusal.id, refusal]));
-  const errorFor = (id: string | number | null, refusal: ScopeRefusal | undefined) => ({
-    jsonrpc: "2.0",
-    id,
-    error: {
-      code: -32600,
+  const errorFor = (id: string | number | null, refusal: ScopeRefusal | undefined) =>
+    jsonRpcErrorBody(id, {
+      code: JSON_RPC_ERROR.invalidRequest,
       message:
         refusal?.failure.message ??
         `Not processed: another message of this batch needs the OAuth scope ${missing.join(", ")}, which this token lacks.`,
       data: { missingScopes: refusal?.missing ?? missing },
-    },
-  });
+    });
   let payload: unknown;
   if (Array.isArray(body)) {
     const ids = body
@@ -176,8 +178,8 @@ async function withJsonRpcError(response: Response): Promise<Response> {
     .trim()
     .slice(0, 300);
   const message = said || `${response.status} ${response.statusText || "refused"}`.trim();
-  const body = { jsonrpc: "2.0", id: null, error: { code: response.status === 404 ? -32001 : -32000, message } };
-  return new Response(JSON.stringify(body), { status: response.status, headers });
+  const code = response.status === 404 ? JSON_RPC_ERROR.sessionNotFound : JSON_RPC_ERROR.serverError;
+  return new Response(JSON.stringify(jsonRpcErrorBody(null, { code, message })), { status: response.status, headers });
 }
 
 /** The answer with this request's correlation id in X-Correlation-Id (a WebSocket upgrade is passed as it is). */
@@ -209,11 +211,11 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
     try {
       parsed = JSON.parse(body);
     } catch {
-      return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON.");
+      return jsonRpcError(400, JSON_RPC_ERROR.parseError, "Parse error: the body is not valid JSON.");
     }
     const outOfBounds = checkMessageBounds(parsed);
     if (outOfBounds)
-      return jsonRpcError(400, -32600, outOfBounds.message, {
+      return jsonRpcError(400, JSON_RPC_ERROR.invalidRequest, outOfBounds.message, {
         limit: outOfBounds.bound,
         max: outOfBounds.limit,
         actual: outOfBounds.actual,
@@ -228,17 +230,16 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
     if (unknown.length > 0) {
       const outcome = await auditUnknownToolCalls(unknown, { principal, correlationId, deps: pipelineDepsFor(env) });
       if (outcome.refused) {
-        const error = failureAsJsonRpcError(outcome.failure, correlationId);
-        return Response.json(
-          { jsonrpc: "2.0", id: null, error },
-          { status: 429, headers: { "Retry-After": String(outcome.failure.details.retryAfter ?? 60) } },
-        );
+        return jsonRpcErrorResponse(429, failureAsJsonRpcError(outcome.failure, correlationId), {
+          headers: { "Retry-After": String(outcome.failure.details.retryAfter ?? 60) },
+        });
       }
     }
   }
 
   const front = applyHeaderTolerances(request.method, request.headers, parsed);
-  if ("refusal" in front) return jsonRpcError(front.refusal.status, -32600, front.refusal.message, front.refusal.data);
+  if ("refusal" in front)
+    return jsonRpcError(front.refusal.status, JSON_RPC_ERROR.invalidRequest, front.refusal.message, front.refusal.data);
   const { headers } = front.decision;
   const tolerated = [...front.decision.tolerated];
   let jsonOnly = false;

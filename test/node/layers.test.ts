@@ -310,6 +310,26 @@ describe("layers", () => {
     expect(definers).toEqual(["src/lib/sha256.ts"]);
   });
 
+  it("builds JSON-RPC error bodies in one place (src/mcp/jsonrpc-error.ts), with error codes by name", () => {
+    const handBuilt = (source: string) =>
+      /jsonrpc:\s*"2\.0"[^}]*\berror\b/.test(source) || /\bcode:\s*-32\d{3}\b/.test(source);
+    // The check finds what it is meant to find.
+    expect(handBuilt(`Response.json({ jsonrpc: "2.0", id: null, error: { code, message } })`)).toBe(true);
+    expect(handBuilt(`refusal(id, { code: -32600, message: "no" })`)).toBe(true);
+    expect(handBuilt(`refusal(id, { code: JSON_RPC_ERROR.invalidRequest, message: "no" })`)).toBe(false);
+    // The MCP front, the listen hub and the core's mapping; the verdict view's page script talks to its host, not to
+    // a client, and the failure table names its codes in one row each.
+    const exempt = new Set([
+      "src/mcp/jsonrpc-error.ts",
+      "src/core/failure.ts",
+      "src/tools/spec-arbitration/verdict-view.ts",
+    ]);
+    const offenders = sourceFiles(join(root, "src")).filter(
+      (file) => !exempt.has(file) && handBuilt(readFileSync(join(root, file), "utf8")),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   it("keeps src/lib/ a leaf that imports nothing else of src/", () => {
     const crossings = sourceFiles(join(root, "src", "lib")).flatMap((file) =>
       localImportsOf(file)

@@ -13,6 +13,7 @@ import type { Env } from "../../env";
 import { CORRELATION_HEADER, forwardedCorrelationId } from "../../core/correlation";
 import { Failure } from "../../core/failure";
 import { failureAsJsonRpcError } from "../../core/failure-mapping";
+import { JSON_RPC_ERROR, type JsonRpcErrorObject, jsonRpcErrorResponse } from "../jsonrpc-error";
 import { governed } from "../../core/governed";
 import type { SessionState } from "../context";
 import type { Principal } from "../../core/principal";
@@ -38,8 +39,8 @@ interface UserListens {
 
 const NO_STATE: SessionState = { get: async () => undefined, put: async () => {} };
 
-function refusal(id: unknown, error: { code: number; message: string; data?: Record<string, unknown> }): Response {
-  return Response.json({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error });
+function refusal(id: unknown, error: JsonRpcErrorObject): Response {
+  return jsonRpcErrorResponse(200, error, { id });
 }
 
 export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
@@ -136,7 +137,7 @@ export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
     const id = (body as { id?: unknown } | null)?.id;
     if (!principal)
       return refusal(id, {
-        code: -32600,
+        code: JSON_RPC_ERROR.invalidRequest,
         message: "This request carries no verified identity. Send it to /mcp with an OAuth token.",
       });
     const operation = listenOperation(getCatalog(), (body as { params?: unknown } | null)?.params);
