@@ -36,10 +36,15 @@ export function statusTitle(status: number): string {
 }
 
 /**
- * The REST answer to a Failure of the governed core, from the one mapping (src/core/failure-mapping.ts). The router
- * adds the request's correlation id to every problem body (withOccurrence in router.ts).
+ * The REST answer to a Failure of the governed core, from the one mapping (src/core/failure-mapping.ts). With the
+ * request's correlation id (the REST router always passes it), the body names its occurrence: `correlationId`, also
+ * as the RFC 9457 `instance`, so a person can quote it from the body alone.
  */
-export function failureProblem(failure: Failure, extraHeaders: Record<string, string> = {}): Response {
+export function failureProblem(
+  failure: Failure,
+  extraHeaders: Record<string, string> = {},
+  correlationId?: string,
+): Response {
   const shape = failureAsProblem(failure);
   const headers = new Headers({ ...shape.headers, ...extraHeaders });
   headers.set("Cache-Control", "no-store");
@@ -52,20 +57,8 @@ export function failureProblem(failure: Failure, extraHeaders: Record<string, st
     detail: shape.message,
     code: shape.code,
     ...details,
-    error: { code: shape.code, message: shape.message, ...details },
+    error: { code: shape.code, message: shape.message, ...details, ...(correlationId ? { correlationId } : {}) },
+    ...(correlationId ? { instance: `urn:uuid:${correlationId}`, correlationId } : {}),
   };
   return new Response(JSON.stringify(problem), { status: shape.status, headers });
-}
-
-/** The stable `code` of one of our error answers (problem+json or the compatibility member), if it is one. */
-export async function problemCode(response: Response): Promise<string | undefined> {
-  if (!(response.headers.get("content-type") ?? "").includes("json")) return undefined;
-  const body = (await response
-    .clone()
-    .json()
-    .catch(() => null)) as { code?: unknown; error?: unknown } | null;
-  if (typeof body?.code === "string") return body.code;
-  if (body?.error && typeof body.error === "object" && typeof (body.error as { code?: unknown }).code === "string")
-    return (body.error as { code: string }).code;
-  return undefined;
 }

@@ -24,7 +24,7 @@ import type { RateLimiter } from "../ratelimit/hook";
 import { REST_RATE_LIMIT_TARGET } from "../ratelimit/keys";
 import { rateLimiterFor } from "../ratelimit/limiter";
 import { telemetryFor } from "../telemetry";
-import { failureProblem, PROBLEM_CONTENT_TYPE, problemCode } from "./errors";
+import { failureProblem } from "./errors";
 
 export interface ApiRequest {
   request: Request;
@@ -82,11 +82,6 @@ function match(pattern: string, path: string): Record<string, string> | undefine
   return params;
 }
 
-/** The stable error code of one of our error answers, else the status. */
-async function errorCodeOf(response: Response): Promise<string> {
-  return (await problemCode(response))?.slice(0, 64) ?? `HTTP ${response.status}`;
-}
-
 /** What a caller lacking `missing` can do about it: CI keys come from an admin and never carry admin scopes. */
 function scopeNextStep(principal: Principal, missing: readonly string[], scopes: string): string {
   if (!principal.clientId.startsWith(CI_KEY_CLIENT_PREFIX))
@@ -109,8 +104,8 @@ function scopeMessage(principal: Principal, missing: readonly string[]): string 
  * step-up challenge exactly as the OAuth library builds it (clients following RFC 6750 and the MCP authorization
  * spec read the header, not the body).
  */
-function failureAnswer(failure: Failure, auth: OAuthResourceAuth): Response {
-  if (failure.kind !== "insufficient_scope") return failureProblem(failure);
+function failureAnswer(failure: Failure, auth: OAuthResourceAuth, correlationId: string): Response {
+  if (failure.kind !== "insufficient_scope") return failureProblem(failure, {}, correlationId);
   const missing = failure.details.missingScopes as string[];
   const challenge =
     insufficientScope(
@@ -118,28 +113,11 @@ function failureAnswer(failure: Failure, auth: OAuthResourceAuth): Response {
       [...new Set([...auth.scope, ...missing])],
       `This route needs ${missing.length === 1 ? "the scope" : "the scopes"} ${missing.join(" ")}`,
     ).headers.get("WWW-Authenticate") ?? "";
-  return failureProblem(new Failure(failure.kind, failure.message, { missingScopes: missing }, failure.code), {
-    "WWW-Authenticate": challenge,
-  });
-}
-
-/**
- * Every problem answer names its occurrence: the request's correlation id (also in X-Correlation-Id and the audit
- * record) as `correlationId` and as the RFC 9457 `instance`, so a person can quote it from the body alone.
- */
-async function withOccurrence(response: Response, correlationId: string): Promise<Response> {
-  if (!(response.headers.get("content-type") ?? "").startsWith(PROBLEM_CONTENT_TYPE))
-    return new Response(response.body, response);
-  const problem = (await response.json().catch(() => null)) as Record<string, unknown> | null;
-  if (!problem || typeof problem !== "object") return new Response(null, response);
-  const compatibility =
-    problem.error && typeof problem.error === "object"
-      ? { error: { ...(problem.error as object), correlationId } }
-      : {};
-  const body = { ...problem, instance: `urn:uuid:${correlationId}`, correlationId, ...compatibility };
-  const headers = new Headers(response.headers);
-  headers.delete("Content-Length");
-  return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers });
+  return failureProblem(
+    new Failure(failure.kind, failure.message, { missingScopes: missing }, failure.code),
+    { "WWW-Authenticate": challenge },
+    correlationId,
+  );
 }
 
 /** The route a request names, its path parameters, and whether some route has its path (405 rather than 404). */
@@ -230,17 +208,21 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
             ? null
             : {
                 outcome: outcomeForStatus(response.status),
-                reason: response.ok ? notes.join("; ") : await errorCodeOf(response),
+                // Failures are thrown and reach the core as they are; a handler's own non-2xx answer (a 405 of a
+                // page route) is named by its status, never by reading its body back.
+                reason: response.ok ? notes.join("; ") : `HTTP ${response.status}`,
               },
       },
     );
-    return outcome.ok ? outcome.value : failureAnswer(outcome.failure, auth);
+    return outcome.ok ? outcome.value : failureAnswer(outcome.failure, auth, correlationId);
   }
 
   return {
     async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
       const correlationId = newCorrelationId();
-      const response = await withOccurrence(await serve(request, env, ctx, correlationId), correlationId);
+      const served = await serve(request, env, ctx, correlationId);
+      // A fresh Response: the handler's may have immutable headers.
+      const response = new Response(served.body, served);
       response.headers.set(CORRELATION_HEADER, correlationId);
       return response;
     },

@@ -330,6 +330,11 @@ describe("layers", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("has the REST router take each Failure as it is, never reading an answer's body back", () => {
+    const router = readFileSync(join(root, "src/api/router.ts"), "utf8");
+    expect(router).not.toMatch(/\.(json|text|arrayBuffer|clone)\(\)/);
+  });
+
   it("keeps src/lib/ a leaf that imports nothing else of src/", () => {
     const crossings = sourceFiles(join(root, "src", "lib")).flatMap((file) =>
       localImportsOf(file)
