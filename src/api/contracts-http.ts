@@ -9,6 +9,7 @@ import type { StoreFailure } from "../contracts/store/records";
 import type { Principal } from "../core/principal";
 import { humaniseIssues } from "../lib/humanise";
 import { Failure } from "../core/failure";
+import { CONTRACT_FAILURE_KINDS } from "../contracts/services/failure";
 import type { ApiRequest, ApiRoute } from "./router";
 
 /** The answer to a body that ended before its Content-Length (or whose connection broke while it was read). */
@@ -103,26 +104,12 @@ export function unknownProject(project: string): Failure {
   );
 }
 
+/** A store's failure as REST answers it: the kind from the contracts domain's one table, as MCP classes it. */
 export function storeFailure(failure: StoreFailure, project: string): Failure {
-  switch (failure.code) {
-    case "unknown_project":
-      return unknownProject(project);
-    case "no_active_contract":
-    case "unknown_contract":
-    case "unknown_key":
-      return new Failure("not_found", failure.message, {}, failure.code);
-    case "missing_content":
-    case "busy":
-    case "already_accepted":
-      return new Failure("conflict", failure.message, {}, failure.code);
-    case "storage_quota_exceeded":
-      return new Failure(
-        "insufficient_storage",
-        failure.message,
-        { usedBytes: failure.usedBytes, quotaBytes: failure.quotaBytes },
-        failure.code,
-      );
-  }
+  if (failure.code === "unknown_project") return unknownProject(project);
+  const details =
+    failure.code === "storage_quota_exceeded" ? { usedBytes: failure.usedBytes, quotaBytes: failure.quotaBytes } : {};
+  return new Failure(CONTRACT_FAILURE_KINDS[failure.code], failure.message, details, failure.code);
 }
 
 /**

@@ -37,3 +37,31 @@ export function cannotVerify(
 ): SpecFailure {
   return new SpecFailure(code, message, outcome, details);
 }
+
+/**
+ * The kind of every failure code the contract store and services answer with: one table for every surface, so the
+ * same case is the same kind everywhere (REST takes its status from the kind, MCP its audit outcome and JSON-RPC
+ * code). `test/worker/contracts-mcp/failure-codes.test.ts` drives each through REST and MCP against a fixed table.
+ */
+export const CONTRACT_FAILURE_KINDS = {
+  unknown_project: "not_found",
+  no_active_contract: "not_found",
+  unknown_contract: "not_found",
+  unknown_key: "not_found",
+  missing_content: "conflict",
+  busy: "conflict",
+  already_accepted: "conflict",
+  storage_quota_exceeded: "insufficient_storage",
+  invalid_document: "unprocessable",
+} as const satisfies Record<string, FailureKind>;
+
+export type ContractFailureCode = keyof typeof CONTRACT_FAILURE_KINDS;
+
+/** A contract store or service failure as the core's Failure, its kind from the table, the case named for MCP. */
+export function contractFailure(
+  code: ContractFailureCode,
+  message: string,
+  details: Record<string, unknown> = {},
+): Failure {
+  return new Failure(CONTRACT_FAILURE_KINDS[code], message, { cannotVerify: code, ...details }, code);
+}

@@ -4,7 +4,7 @@
  * the previous version, for stored versions or an edited contract). Neither stores anything.
  */
 import { z } from "zod";
-import { cannotVerify } from "../../contracts/services/failure";
+import { cannotVerify, contractFailure } from "../../contracts/services/failure";
 import { resolveProjectName } from "../../contracts/services/project-access";
 import { contractLabel } from "../../contracts/services/conformance";
 import { renderVerdictMarkdown } from "../../engine";
@@ -27,13 +27,10 @@ const documentInput = z
     `The OpenAPI document (3.0 or 3.1): its JSON or YAML text, or the document as an object. At most ${MAX_MIB} MiB; larger documents go through the REST API or the arbiter CLI.`,
   );
 
+/** The service's failure, classed by the contracts domain's one table (as REST classes it). */
 function failureOf(result: SpecCheckFailure) {
-  const outcome =
-    result.code === "invalid_document" || result.code === "unknown_contract" || result.code === "unknown_project"
-      ? "invalid-input"
-      : "error";
   const problems = result.code === "invalid_document" ? { problems: result.problems.slice(0, 20) } : {};
-  return cannotVerify(result.code, result.message, outcome, problems);
+  return contractFailure(result.code, result.message, problems);
 }
 
 /** The document as UTF-8 bytes, refused with the way out when it is larger than an MCP message should carry. */
