@@ -7,7 +7,7 @@
  * correlation id (the body's, the X-Correlation-Id header's): the tool call's when it made one, else the route's.
  */
 import { auditSinkFor } from "../audit/sink";
-import { Failure, kindForOutcome } from "../core/failure";
+import { Failure } from "../core/failure";
 import { failureAsToolResult } from "../core/failure-mapping";
 import { governed, type GovernedOperation } from "../core/governed";
 import { organizationMasking, organizationUpstream } from "../directory/upstream";
@@ -17,7 +17,6 @@ import { getGraphqlCatalog } from "../graphql/bundled";
 import { enabledOperations, type GraphqlOperation } from "../graphql/operation-allowlist";
 import { isPortuguese, understand } from "../graphql/chat-intent";
 import { summariseOrder, summariseSearch } from "../graphql/chat-summary";
-import { GatewayFailure } from "../graphql/errors";
 import { runGovernedOperation } from "../graphql/run-operation";
 import { logError } from "../lib/log";
 import { rateLimiterFor } from "../ratelimit/limiter";
@@ -64,21 +63,14 @@ async function callOrderTool(
     {
       input: operation.inputSchema,
       async handler(input) {
-        let result;
-        try {
-          result = await runGovernedOperation(getGraphqlCatalog(), operation, input as Record<string, unknown>, {
-            principal: call.principal,
-            env: call.env,
-            signal: call.signal,
-            upstream: await organizationUpstream(call.env, call.principal.organizationId),
-            extraMasking: await organizationMasking(call.env, call.principal.organizationId),
-          });
-        } catch (error) {
-          // The gateway's handled failures carry a safe message and an audit outcome, as for the MCP tool.
-          if (error instanceof GatewayFailure)
-            throw new Failure(kindForOutcome(error.outcome), error.message, error.meta);
-          throw error;
-        }
+        // The gateway's handled failures are Failures (safe message, audit outcome), as for the MCP tool.
+        const result = await runGovernedOperation(getGraphqlCatalog(), operation, input as Record<string, unknown>, {
+          principal: call.principal,
+          env: call.env,
+          signal: call.signal,
+          upstream: await organizationUpstream(call.env, call.principal.organizationId),
+          extraMasking: await organizationMasking(call.env, call.principal.organizationId),
+        });
         const checked = operation.outputSchema.safeParse(result.structuredContent);
         if (!checked.success) {
           logError("tool output failed its schema", { tool: operation.tool, correlationId: call.correlationId });

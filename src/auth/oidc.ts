@@ -181,7 +181,7 @@ export async function completeWith(
     if (!(error instanceof OidcFailure)) throw error;
     const response = oidcFailureResponse(error, restartHref(returnTo));
     // A forged or stray callback must not cancel the sign-in this browser really has in progress.
-    if (error.kind !== "state-mismatch") response.headers.append("Set-Cookie", clearFlowCookie());
+    if (error.code !== "state-mismatch") response.headers.append("Set-Cookie", clearFlowCookie());
     return { response };
   }
 }

@@ -1,20 +1,22 @@
+import { Failure, kindForOutcome } from "../core/failure";
 import type { GatewayOutcome } from "./types";
 
 /**
- * A handled failure of an upstream call: the message is safe to show (no upstream internals), `outcome`
- * goes to the audit record. The tool layer rethrows it as ToolFailure (message and meta reach the client).
+ * A handled failure of an upstream call, as the governed core's Failure (its kind follows `outcome`), so every
+ * surface that runs an order operation (both MCP lanes, /chat) answers and audits it like any other failure without
+ * translating it. The message is safe to show (no upstream internals); `details` reach the client.
  * `operatorDetail` is each upstream error's class and path (`FORBIDDEN at orderById`), never its text: only the
- * gateway's log line holds it.
+ * gateway's log line holds it, and it is never part of an answer.
  */
-export class GatewayFailure extends Error {
+export class GatewayFailure extends Failure {
   override readonly name = "GatewayFailure";
   constructor(
-    readonly outcome: GatewayOutcome,
+    outcome: GatewayOutcome,
     message: string,
-    readonly meta: Record<string, unknown> = {},
+    meta: Record<string, unknown> = {},
     readonly operatorDetail: readonly string[] = [],
   ) {
-    super(message);
+    super(kindForOutcome(outcome), message, meta);
   }
 }
 

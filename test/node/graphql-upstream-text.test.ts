@@ -150,7 +150,7 @@ async function callGetById(path: string) {
     vi.restoreAllMocks();
   }
   // Everything of the answer that the tool pipeline turns into its result (text, structuredContent, _meta).
-  const text = JSON.stringify({ structuredContent, meta, message: failure?.message, failureMeta: failure?.meta });
+  const text = JSON.stringify({ structuredContent, meta, message: failure?.message, failureMeta: failure?.details });
   return {
     structuredContent,
     meta,

@@ -330,6 +330,18 @@ describe("layers", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("has one failure vocabulary: every *Failure class is the core's Failure (one table gives its status, outcome, JSON-RPC code)", () => {
+    const declared = (source: string) => [...source.matchAll(/class (\w*Failure) extends (\w+)/g)];
+    // The check finds what it is meant to find.
+    expect(declared("export class GatewayFailure extends Error {").map((m) => m[2])).toEqual(["Error"]);
+    const offenders = sourceFiles(join(root, "src")).flatMap((file) =>
+      declared(readFileSync(join(root, file), "utf8"))
+        .filter(([, name, base]) => !(name === "Failure" && base === "Error") && base !== "Failure")
+        .map(([, name, base]) => `${file}: ${name} extends ${base}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   it("has the REST router take each Failure as it is, never reading an answer's body back", () => {
     const router = readFileSync(join(root, "src/api/router.ts"), "utf8");
     expect(router).not.toMatch(/\.(json|text|arrayBuffer|clone)\(\)/);

@@ -222,7 +222,7 @@ describe("discovery document checks", () => {
 
   it("refuses an issuer that differs from OIDC_ISSUER, even by a trailing slash", () => {
     const failure = failureOf(() => validateProviderMetadata({ ...good, issuer: `${issuer}/` }, issuer));
-    expect(failure.kind).toBe("configuration");
+    expect(failure.code).toBe("configuration");
     expect(failure.message).toContain("set OIDC_ISSUER to the provider's issuer exactly");
   });
 
@@ -238,7 +238,7 @@ describe("discovery document checks", () => {
       failureOf(() => validateProviderMetadata({ ...good, code_challenge_methods_supported: ["plain"] }, issuer))
         .message,
     ).toContain("PKCE with S256");
-    expect(failureOf(() => validateProviderMetadata([good], issuer)).kind).toBe("provider-invalid");
+    expect(failureOf(() => validateProviderMetadata([good], issuer)).code).toBe("provider-invalid");
   });
 
   it("reports an unreachable provider as such, and does not cache the failure", async () => {
@@ -247,7 +247,7 @@ describe("discovery document checks", () => {
     const port = (server.address() as AddressInfo).port;
     await new Promise<void>((done) => server.close(() => done()));
     clearDiscoveryCache();
-    await expect(discoverProvider(`http://127.0.0.1:${port}`)).rejects.toMatchObject({ kind: "provider-unreachable" });
+    await expect(discoverProvider(`http://127.0.0.1:${port}`)).rejects.toMatchObject({ code: "provider-unreachable" });
   });
 
   it("reports a non-JSON or non-200 discovery answer, then succeeds and caches once the provider is right", async () => {
@@ -263,12 +263,12 @@ describe("discovery document checks", () => {
     try {
       clearDiscoveryCache();
       await expect(discoverProvider(local)).rejects.toMatchObject({
-        kind: "provider-invalid",
+        code: "provider-invalid",
         message: expect.stringContaining("HTTP 404"),
       });
       answer = { status: 200, body: "<html>" };
       await expect(discoverProvider(local)).rejects.toMatchObject({
-        kind: "provider-invalid",
+        code: "provider-invalid",
         message: expect.stringContaining("did not return JSON"),
       });
       answer = {
@@ -336,7 +336,7 @@ describe("client authentication at the token endpoint", () => {
     expect(
       failureOf(() =>
         clientAuthMethod(config, { ...provider, token_endpoint_auth_methods_supported: ["private_key_jwt"] }),
-      ).kind,
+      ).code,
     ).toBe("configuration");
   });
 });

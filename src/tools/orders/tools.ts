@@ -3,8 +3,7 @@
  * enabled operation, with the operation's scopes, annotations and derived input/output schemas. Adding an
  * operation file and its policy adds a tool; nothing here names a particular operation.
  */
-import { ToolFailure, type CapabilityContext, type Registrar } from "../../mcp/context";
-import { GatewayFailure } from "../../graphql/errors";
+import type { CapabilityContext, Registrar } from "../../mcp/context";
 import { getGraphqlCatalog } from "../../graphql/bundled";
 import { enabledOperations, type GraphqlCatalog } from "../../graphql/operation-allowlist";
 import { runGovernedOperation, type GovernedOptions } from "../../graphql/run-operation";
@@ -23,24 +22,19 @@ export function orderToolRegistrar(catalog: GraphqlCatalog, options: GovernedOpt
         annotations: operation.annotations,
         requiredScopes: operation.scopes,
         async handler(input, call) {
-          try {
-            const result = await runGovernedOperation(
-              catalog,
-              operation,
-              input as Record<string, unknown>,
-              {
-                ...call,
-                upstream: await organizationUpstream(call.env, call.principal.organizationId),
-                extraMasking: await organizationMasking(call.env, call.principal.organizationId),
-              },
-              options,
-            );
-            return { structuredContent: result.structuredContent, meta: { ...result.meta, operation: operation.name } };
-          } catch (error) {
-            // The gateway's handled failures carry a safe message and an audit outcome; anything else is the pipeline's.
-            if (error instanceof GatewayFailure) throw new ToolFailure(error.outcome, error.message, error.meta);
-            throw error;
-          }
+          // The gateway's handled failures are Failures (safe message, audit outcome): the core maps them as they are.
+          const result = await runGovernedOperation(
+            catalog,
+            operation,
+            input as Record<string, unknown>,
+            {
+              ...call,
+              upstream: await organizationUpstream(call.env, call.principal.organizationId),
+              extraMasking: await organizationMasking(call.env, call.principal.organizationId),
+            },
+            options,
+          );
+          return { structuredContent: result.structuredContent, meta: { ...result.meta, operation: operation.name } };
         },
       });
     }
