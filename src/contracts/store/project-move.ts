@@ -124,3 +124,29 @@ export function deleteProjectRows(sql: SqlStorage, project: string): string[] {
     );
   return named;
 }
+
+/** Empties a project's store before it receives a moved project, so a move that failed half-way starts over. */
+export function emptyForMove(sql: SqlStorage): void {
+  for (const { table } of MOVED_TABLES) sql.exec(`DELETE FROM ${table}`);
+  sql.exec("DELETE FROM counters");
+}
+
+/**
+ * Ends receiving a moved project in its store: null when the store holds `expected` rows of each table, then the
+ * organization's event counter continues here and the bucket bytes are counted; else what is missing.
+ */
+export function finishReceiving(
+  sql: SqlStorage,
+  project: string,
+  events: number,
+  expected: Record<string, number>,
+): string | null {
+  const counts = projectRowCounts(sql, project);
+  const short = Object.keys(expected).filter((table) => counts[table] !== expected[table]);
+  if (short.length > 0) return `the project's store did not receive every row of ${short.join(", ")}`;
+  sql.exec("INSERT OR REPLACE INTO counters (name, value) VALUES ('events', ?)", events);
+  sql.exec(
+    "INSERT OR REPLACE INTO counters (name, value) SELECT 'bucket_bytes', COALESCE(SUM(size), 0) FROM blobs WHERE stored_in = 'r2'",
+  );
+  return null;
+}

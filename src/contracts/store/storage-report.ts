@@ -1,0 +1,95 @@
+/**
+ * What a store holds, as the storage report and the export read it: per project (snapshots, documents, contracts,
+ * builds, runs), the last retention runs, and every table's rows.
+ */
+import { listSummaries } from "./project-homes";
+import type { StorageUsage, StorageUsed } from "./records";
+
+/** What one project stores in this store. */
+export function projectUsage(sql: SqlStorage, name: string): StorageUsage["projects"][number] {
+  const count = (table: string) =>
+    Number(sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE project = ?`, name).one().n);
+  const snapshots = sql
+    .exec<{ n: number; bytes: number | null; oldest: string | null }>(
+      "SELECT COUNT(*) AS n, SUM(size) AS bytes, MIN(uploaded_at) AS oldest FROM snapshots WHERE project = ?",
+      name,
+    )
+    .one();
+  const contracts = sql
+    .exec<{ n: number; bytes: number | null }>(
+      "SELECT COUNT(*) AS n, SUM(size) AS bytes FROM contracts WHERE project = ?",
+      name,
+    )
+    .one();
+  return {
+    name,
+    snapshots: Number(snapshots.n),
+    documentBytes: Number(snapshots.bytes ?? 0) + Number(contracts.bytes ?? 0),
+    contracts: Number(contracts.n),
+    builds: count("builds"),
+    exchangeRuns: count("exchange_runs"),
+    oldestSnapshotAt: snapshots.oldest,
+  };
+}
+
+/**
+ * The organization's storage report from its store: `used` (every store's bytes), each project (in name order) from
+ * this store's rows when it was created before the split, else from the summary its own store last sent, and the
+ * last retention runs of all its stores.
+ */
+export function storageUsage(sql: SqlStorage, used: StorageUsed): StorageUsage {
+  const legacy = sql
+    .exec<{ name: string }>("SELECT name FROM projects ORDER BY name")
+    .toArray()
+    .map(({ name }) => projectUsage(sql, name));
+  const own = listSummaries(sql, null, null).map((summary) => summary.storage);
+  const projects = [...legacy.filter((entry) => !own.some((o) => o.name === entry.name)), ...own].sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
+  const retentionRuns = sql
+    .exec<{ ran_at: string; snapshots: number; builds: number; exchange_runs: number; content_bytes: number }>(
+      "SELECT * FROM retention_runs ORDER BY ran_at DESC, id DESC LIMIT 10",
+    )
+    .toArray()
+    .map((row) => ({
+      ranAt: row.ran_at,
+      snapshots: Number(row.snapshots),
+      builds: Number(row.builds),
+      exchangeRuns: Number(row.exchange_runs),
+      contentBytes: Number(row.content_bytes),
+    }));
+  return { ...used, projects, retentionRuns };
+}
+
+/** Every table's rows (binary values as `{ base64 }`), for the export. */
+export function exportTables(sql: SqlStorage): Record<string, Array<Record<string, unknown>>> {
+  const tables = sql
+    .exec<{ name: string }>(
+      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name`,
+    )
+    .toArray();
+  const archive: Record<string, Array<Record<string, unknown>>> = {};
+  for (const { name } of tables) {
+    archive[name] = sql
+      .exec(`SELECT * FROM "${name.replace(/"/g, '""')}"`)
+      .toArray()
+      .map((row) =>
+        Object.fromEntries(
+          Object.entries(row).map(([column, value]) => [
+            column,
+            value instanceof ArrayBuffer ? { base64: Buffer.from(value).toString("base64") } : value,
+          ]),
+        ),
+      );
+  }
+  return archive;
+}
+
+/** The content this store holds in the bucket, by hash (the export streams it object by object). */
+export function bucketContentHashes(sql: SqlStorage): string[] {
+  if (!sql.exec("SELECT name FROM sqlite_master WHERE name = 'blobs'").toArray().length) return [];
+  return sql
+    .exec<{ hash: string }>("SELECT hash FROM blobs WHERE stored_in = 'r2' ORDER BY hash")
+    .toArray()
+    .map((row) => row.hash);
+}
