@@ -1,30 +1,17 @@
-// Durable Object bindings are typed by the RPC each object offers, never by its class: a class pulls in everything
-// it is built from, and every module reads Env.
-import type { AuditLogRpc } from "./audit/store-rpc";
-import type { ToleranceCounterRpc } from "./mcp/compat/counter-rpc";
-import type { McpSessionRpc, ListenHubRpc } from "./mcp/session-rpc";
-import type { CoordinatorRpc } from "./ratelimit/coordinator-rpc";
-import type { ContractStoreRpc } from "./contracts/store/rpc";
-import type { DirectoryRpc } from "./directory/rpc";
-
-/** Bindings and vars of the Worker, as wrangler.toml declares them. Secrets are optional strings. */
+/**
+ * Bindings and vars of the Worker, as wrangler.toml declares them. Secrets are optional strings. Each Durable Object
+ * binding is declared beside the RPC its object offers, typed by that RPC and never by the class (a class pulls in
+ * everything it is built from, and every module reads Env), by adding to this interface: MCP_OBJECT and LISTEN_HUB
+ * in src/mcp/session-rpc.ts, CONTRACT_STORE in src/contracts/store/rpc.ts, TOLERANCE_COUNTER in
+ * src/mcp/compat/counter-rpc.ts, RATE_LIMITER in src/ratelimit/coordinator-rpc.ts, AUDIT_LOG in
+ * src/audit/store-rpc.ts and DIRECTORY in src/directory/rpc.ts. So this file imports nothing of src/: every room can
+ * read it without an arrow back up.
+ */
 export interface Env {
-  MCP_OBJECT: DurableObjectNamespace<McpSessionRpc>;
-  CONTRACT_STORE: DurableObjectNamespace<ContractStoreRpc>;
-  /** Open subscriptions/listen streams of 2026-07-28 clients, one object per organization. */
-  LISTEN_HUB: DurableObjectNamespace<ListenHubRpc>;
-  /** Deviations of real clients tolerated at /mcp, counted per organization (src/mcp/compat/). */
-  TOLERANCE_COUNTER: DurableObjectNamespace<ToleranceCounterRpc>;
   /** Documents, forms and large verdict bodies, content-addressed per organization (src/contracts/store/bucket.ts). */
   DOCUMENTS: R2Bucket;
   OAUTH_KV: KVNamespace;
   RATE_LIMIT_KV: KVNamespace;
-  /** Rate-limit coordinators, one per (organization, client). */
-  RATE_LIMITER: DurableObjectNamespace<CoordinatorRpc>;
-  /** Audit trails, one per organization. */
-  AUDIT_LOG: DurableObjectNamespace<AuditLogRpc>;
-  /** The organization directory (src/directory/): one object for the deployment. */
-  DIRECTORY: DurableObjectNamespace<DirectoryRpc>;
   PUBLIC_URL: string;
   /** Secret: the operator's key for /operator/v1 (docs/operations.md). Unset: the operator API is off. */
   ARBITER_OPERATOR_KEY?: string;

@@ -56,3 +56,12 @@ export interface AuditLogRpc extends Rpc.DurableObjectBranded {
   /** One page of the organization's records, newest first. */
   query(organizationId: string, query: AuditQuery): Promise<AuditPage>;
 }
+
+// The Worker's binding of this object, typed by its RPC: declared here, beside the RPC, so src/env.ts imports
+// nothing from the rooms above it.
+declare module "../env" {
+  interface Env {
+    /** Audit trails, one per organization. */
+    AUDIT_LOG: DurableObjectNamespace<AuditLogRpc>;
+  }
+}

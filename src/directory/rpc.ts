@@ -120,3 +120,12 @@ export interface DirectoryRpc extends Rpc.DurableObjectBranded {
   setCaps(caps: PlatformCaps, actor: string): PlatformCaps;
   reencryptSecrets(): Promise<{ reencrypted: number; unreadable: number }>;
 }
+
+// The Worker's binding of this object, typed by its RPC: declared here, beside the RPC, so src/env.ts imports
+// nothing from the rooms above it.
+declare module "../env" {
+  interface Env {
+    /** The organization directory (src/directory/): one object for the deployment. */
+    DIRECTORY: DurableObjectNamespace<DirectoryRpc>;
+  }
+}

@@ -28,3 +28,14 @@ export interface ListenHubRpc extends Rpc.DurableObjectBranded {
   closeAll(organizationId: string): Promise<number>;
   fetch(request: Request): Promise<Response>;
 }
+
+// The Worker's binding of this object, typed by its RPC: declared here, beside the RPC, so src/env.ts imports
+// nothing from the rooms above it.
+declare module "../env" {
+  interface Env {
+    /** The 2025-11-25 MCP sessions (src/mcp/agent.ts), one object per session. */
+    MCP_OBJECT: DurableObjectNamespace<McpSessionRpc>;
+    /** Open subscriptions/listen streams of 2026-07-28 clients, one object per organization. */
+    LISTEN_HUB: DurableObjectNamespace<ListenHubRpc>;
+  }
+}

@@ -50,3 +50,12 @@ export interface CoordinatorApi {
 
 /** The coordinator's RPC methods, as the RATE_LIMITER binding offers them. */
 export interface CoordinatorRpc extends CoordinatorApi, Rpc.DurableObjectBranded {}
+
+// The Worker's binding of this object, typed by its RPC: declared here, beside the RPC, so src/env.ts imports
+// nothing from the rooms above it.
+declare module "../env" {
+  interface Env {
+    /** Rate-limit coordinators, one per (organization, client). */
+    RATE_LIMITER: DurableObjectNamespace<CoordinatorRpc>;
+  }
+}

@@ -347,6 +347,21 @@ describe("layers", () => {
     expect(router).not.toMatch(/\.(json|text|arrayBuffer|clone)\(\)/);
   });
 
+  it("keeps src/env.ts a leaf: each Durable Object binding is declared beside its RPC, not imported from above", () => {
+    expect(localImportsOf("src/env.ts")).toEqual([]);
+    // Every Durable Object binding of wrangler.toml is declared somewhere, typed by an RPC interface.
+    const declared = sourceFiles(join(root, "src")).flatMap((file) =>
+      [...readFileSync(join(root, file), "utf8").matchAll(/^\s+([A-Z_]+): DurableObjectNamespace<(\w+Rpc)>;/gm)].map(
+        (match) => match[1],
+      ),
+    );
+    const bound = [...readFileSync(join(root, "wrangler.toml"), "utf8").matchAll(/^name = "([A-Z_]+)"/gm)].map(
+      (match) => match[1],
+    );
+    expect(bound.length).toBeGreaterThan(0);
+    expect([...new Set(declared)].sort()).toEqual([...new Set(bound)].sort());
+  });
+
   it("keeps src/lib/ a leaf that imports nothing else of src/", () => {
     const crossings = sourceFiles(join(root, "src", "lib")).flatMap((file) =>
       localImportsOf(file)

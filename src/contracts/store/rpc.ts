@@ -204,3 +204,12 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   defaultProject(userId: string): string | null;
   setDefaultProject(userId: string, project: string): void;
 }
+
+// The Worker's binding of this object, typed by its RPC: declared here, beside the RPC, so src/env.ts imports
+// nothing from the rooms above it.
+declare module "../../env" {
+  interface Env {
+    /** The contracts domain's stores: one per organization and one per project (durable-object.ts). */
+    CONTRACT_STORE: DurableObjectNamespace<ContractStoreRpc>;
+  }
+}

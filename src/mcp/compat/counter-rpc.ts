@@ -33,3 +33,12 @@ export interface ToleranceReport {
   tolerances: readonly Tolerance[];
   counts: ToleranceCount[];
 }
+
+// The Worker's binding of this object, typed by its RPC: declared here, beside the RPC, so src/env.ts imports
+// nothing from the rooms above it.
+declare module "../../env" {
+  interface Env {
+    /** Deviations of real clients tolerated at /mcp, counted per organization (src/mcp/compat/). */
+    TOLERANCE_COUNTER: DurableObjectNamespace<ToleranceCounterRpc>;
+  }
+}
