@@ -43,7 +43,7 @@ export interface Env {
   GRAPHQL_UPSTREAM_TOKEN_GLOBEX?: string;
   /** Seconds from a session's first waiting audit record to its outbox's drain, 0-60, default 5 (src/audit/drain-delay.ts). */
   AUDIT_DRAIN_DELAY_SECONDS?: string;
-  /** Seconds an MCP session object stays in memory without a request (src/mcp/agent.ts; default 30). */
+  /** Seconds an MCP session object stays in memory without a request (src/mcp/session/agent.ts; default 30). */
   MCP_SESSION_IDLE_SECONDS?: string;
   /** Which audit records are also logged: "failures" (default) or "all" (src/audit/log-lines.ts). */
   AUDIT_LOG_LINES?: string;

@@ -35,8 +35,8 @@ import { logError } from "./lib/log";
 import { forbidden, foreignOriginOrHost } from "./web/origin-guard";
 import { ARBITER_VERSION } from "./version";
 
-export { ArbiterMcpAgent } from "./mcp/agent";
-export { ListenHub } from "./mcp/v2/listen-hub";
+export { ArbiterMcpAgent } from "./mcp/session/agent";
+export { ListenHub } from "./mcp/stateless/listen-hub";
 export { ToleranceCounter } from "./mcp/compat/counter-store";
 export { RateLimitCoordinator } from "./ratelimit/coordinator";
 export { AuditLog } from "./audit/store";

@@ -1,5 +1,5 @@
 /**
- * How long after a session's first waiting audit record its outbox drains (outbox.ts, src/mcp/agent.ts), from the
+ * How long after a session's first waiting audit record its outbox drains (outbox.ts, src/mcp/session/agent.ts), from the
  * Worker variable AUDIT_DRAIN_DELAY_SECONDS: 0 to 60 whole seconds, 5 by default. A longer delay sends more of a
  * session's records in one batch; each drain is an alarm of the session object, and bench:mcp measured the
  * per-second drains of a busy session (delay 1) as about a third of the session lane's throughput: 0.55x bare

@@ -2,7 +2,7 @@
  * The audit outbox of a 2025-11-25 session: the session Durable Object writes each call's record into its own
  * SQLite storage before it answers (a local write, no round trip, and durable with the answer: the output gate
  * holds the answer until it is stored), and drains the outbox to the organization's audit store in batches after
- * the answer (an alarm of the session object, src/mcp/agent.ts). No record is lost:
+ * the answer (an alarm of the session object, src/mcp/session/agent.ts). No record is lost:
  *  - a row leaves the outbox only after the audit store confirmed it, or after it was logged in full with
  *    `stored: false` when the store refused it or could not be reached (a stored row is logged only with
  *    AUDIT_LOG_LINES=all: log-lines.ts);

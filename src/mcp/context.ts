@@ -1,7 +1,7 @@
 /**
  * The capability context: the only surface tool, resource and prompt modules see. Nothing here refers to
- * McpAgent or an SDK's McpServer: the same modules are served by both protocol eras (server.ts on SDK 1.x
- * sessions, v2/server.ts on SDK 2.x stateless requests), and the files that know a host are the few named in the
+ * McpAgent or an SDK's McpServer: the same modules are served by both protocol eras (session/server.ts on SDK 1.x
+ * sessions, stateless/server.ts on SDK 2.x stateless requests), and the files that know a host are the few named in the
  * docs/architecture.md (test/node/layers.test.ts keeps the list exact), not the modules.
  */
 import type { z } from "zod";

@@ -1,6 +1,6 @@
 /**
  * Resources, resource templates, prompts and subscriptions through the governed core, written once for both
- * protocol eras: each era's server file (server.ts for 2025-11-25 sessions, v2/server.ts for 2026-07-28) resolves
+ * protocol eras: each era's server file (session/server.ts for 2025-11-25 sessions, stateless/server.ts for 2026-07-28) resolves
  * the request, calls one of these, and turns a Failure into its SDK's JSON-RPC error with failureAsJsonRpcError.
  * A resource read, a subscription change and a prompt get each pass scope check, rate limit, input validation and
  * audit exactly like a tool call; the operations built here are also the ones the HTTP step-up answer audits

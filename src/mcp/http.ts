@@ -22,17 +22,17 @@ import { readBodyLimited } from "../lib/body";
 import type { Env } from "../env";
 import type { GrantProps } from "../oauth/grant-props";
 import { logWarn } from "../lib/log";
-import { ArbiterMcpAgent, type SessionProps } from "./agent";
+import { ArbiterMcpAgent, type SessionProps } from "./session/agent";
 import { pipelineDepsFor } from "./deps";
 import { checkMessageBounds, MAX_MCP_BODY_BYTES } from "./message-bounds";
 import { encodePrincipal, PRINCIPAL_HEADER } from "./principal-header";
 import { getCatalog } from "./deployment-catalog";
-import { ownerGuardedNamespace, ownerOf } from "./session-owner";
+import { ownerGuardedNamespace, ownerOf } from "./session/owner";
 import { scopeRefusals, type ScopeRefusal } from "./step-up";
 import { auditUnknownToolCalls, unknownToolCalls } from "./unknown-tools";
 import { toolsServedBesideCatalog } from "./bench-bare";
 import { mcpEraOf } from "./era";
-import { serveSessionless, serveStateless } from "./v2/handler";
+import { serveSessionless, serveStateless } from "./stateless/handler";
 import {
   acceptJsonOnly,
   applyHeaderTolerances,

@@ -1,6 +1,6 @@
 /**
- * What the MCP lanes' Durable Objects offer over RPC: the 2025-11-25 session (ArbiterMcpAgent, agent.ts) and the
- * 2026-07-28 listen hub (ListenHub, v2/listen-hub.ts). Env types the MCP_OBJECT and LISTEN_HUB bindings by these
+ * What the MCP lanes' Durable Objects offer over RPC: the 2025-11-25 session (ArbiterMcpAgent, session/agent.ts) and the
+ * 2026-07-28 listen hub (ListenHub, stateless/listen-hub.ts). Env types the MCP_OBJECT and LISTEN_HUB bindings by these
  * interfaces, so no caller imports either class; each class implements its interface.
  */
 import type { ResourceChange } from "./resource-change";
@@ -33,7 +33,7 @@ export interface ListenHubRpc extends Rpc.DurableObjectBranded {
 // nothing from the rooms above it.
 declare module "../env" {
   interface Env {
-    /** The 2025-11-25 MCP sessions (src/mcp/agent.ts), one object per session. */
+    /** The 2025-11-25 MCP sessions (src/mcp/session/agent.ts), one object per session. */
     MCP_OBJECT: DurableObjectNamespace<McpSessionRpc>;
     /** Open subscriptions/listen streams of 2026-07-28 clients, one object per organization. */
     LISTEN_HUB: DurableObjectNamespace<ListenHubRpc>;

@@ -14,7 +14,7 @@ import type { Catalog } from "./catalog";
 import { promptOperation, resourceOperation } from "./governed-capabilities";
 import { toolOperation } from "./pipeline";
 import { resourceLookup } from "./resource-lookup";
-import { listenOperation } from "./v2/listen-filter";
+import { listenOperation } from "./stateless/listen-filter";
 
 export interface ScopeRefusal {
   /** The JSON-RPC id of the refused request (undefined for a notification, which gets no answer). */

@@ -10,17 +10,17 @@ const root = join(import.meta.dirname, "..", "..");
 
 /** The files allowed to import `agents` or an MCP SDK: the same list as docs/architecture.md "Architecture notes". */
 const SDK_ADAPTERS = [
-  "src/mcp/agent.ts",
+  "src/mcp/session/agent.ts",
   "src/mcp/announce.ts",
   "src/mcp/era.ts",
-  "src/mcp/protocol-error.ts",
+  "src/mcp/session/protocol-error.ts",
   "src/mcp/resource-lookup.ts",
-  "src/mcp/server.ts",
-  "src/mcp/v2/handler.ts",
-  "src/mcp/v2/json-schema.ts",
-  "src/mcp/v2/listen-filter.ts",
-  "src/mcp/v2/listen-hub.ts",
-  "src/mcp/v2/server.ts",
+  "src/mcp/session/server.ts",
+  "src/mcp/stateless/handler.ts",
+  "src/mcp/stateless/json-schema.ts",
+  "src/mcp/stateless/listen-filter.ts",
+  "src/mcp/stateless/listen-hub.ts",
+  "src/mcp/stateless/server.ts",
 ];
 
 /** A module specifier naming `agents` or an MCP SDK package, or a subpath of one. */
@@ -345,6 +345,24 @@ describe("layers", () => {
   it("has the REST router take each Failure as it is, never reading an answer's body back", () => {
     const router = readFileSync(join(root, "src/api/router.ts"), "utf8");
     expect(router).not.toMatch(/\.(json|text|arrayBuffer|clone)\(\)/);
+  });
+
+  it("has the two MCP lanes (by era) share one catalog view and neither import the other", () => {
+    const lanes = { session: "src/mcp/session/server.ts", stateless: "src/mcp/stateless/server.ts" };
+    for (const [lane, file] of Object.entries(lanes)) {
+      const imports = localImportsOf(file);
+      const source = readFileSync(join(root, file), "utf8");
+      // What a caller sees listed, the call's context and the answer's error come from src/mcp/catalog-view.ts.
+      expect(imports, file).toContain("src/mcp/catalog-view");
+      expect(
+        imports.filter((target) => target.startsWith(`src/mcp/${lane === "session" ? "stateless" : "session"}/`)),
+        file,
+      ).toEqual([]);
+      expect(imports, file).not.toContain("src/mcp/tool-visibility");
+      expect(source, file).not.toMatch(
+        /z\.toJSONSchema|failureAsJsonRpcError|"notifications\/progress"|SERVER_INFO = /,
+      );
+    }
   });
 
   it("keeps src/env.ts a leaf: each Durable Object binding is declared beside its RPC, not imported from above", () => {

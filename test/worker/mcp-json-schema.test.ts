@@ -1,7 +1,7 @@
-// The stateless lane's listing schemas (src/mcp/v2/json-schema.ts): they accept every value (the pipeline
+// The stateless lane's listing schemas (src/mcp/stateless/json-schema.ts): they accept every value (the pipeline
 // validates), and a schema given as a function is converted when the SDK first asks for it, once.
 import { describe, expect, it } from "vitest";
-import { jsonOnlySchema } from "../../src/mcp/v2/json-schema";
+import { jsonOnlySchema } from "../../src/mcp/stateless/json-schema";
 
 type Std = {
   "~standard": { validate(value: unknown): { value: unknown }; jsonSchema: { input(): unknown; output(): unknown } };

@@ -24,7 +24,7 @@ import type { Env } from "../../env";
 import { announceToListenStreams, announceToSession } from "../../mcp/announce";
 import type { CallContext, SessionView } from "../../mcp/context";
 import type { ResourceChange } from "../../mcp/resource-change";
-import { subscribedUris } from "../../mcp/subscription-list";
+import { subscribedUris } from "../../mcp/session/subscription-list";
 import { logWarn } from "../../lib/log";
 import {
   ACTIVE_CONTRACT_URI,

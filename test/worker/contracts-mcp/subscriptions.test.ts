@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { contractStore } from "../../../src/contracts/store/client";
 import { sessionObjectName } from "../../../src/mcp/announce";
 import { MAX_RESOURCE_URI_LENGTH, RESOURCE_NOT_FOUND } from "../../../src/mcp/resource-lookup";
-import { MAX_SUBSCRIPTIONS_PER_SESSION } from "../../../src/mcp/subscription-list";
+import { MAX_SUBSCRIPTIONS_PER_SESSION } from "../../../src/mcp/session/subscription-list";
 import { fetchAs } from "../harness";
 import { MCP_URL } from "../helpers";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";

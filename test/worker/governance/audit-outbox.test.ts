@@ -1,5 +1,5 @@
 /**
- * The session lane's audit outbox (src/audit/outbox.ts, drained by src/mcp/agent.ts): a record is kept in the
+ * The session lane's audit outbox (src/audit/outbox.ts, drained by src/mcp/session/agent.ts): a record is kept in the
  * session object's own storage until the audit store has it, so it survives an eviction mid-batch and is stored
  * exactly once; when the store fails it is logged in full; a real session call schedules the drain as an alarm of
  * the session object (not as work left pending after the answer) and its record reaches the store.
@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { AuditOutbox, type AuditBatchLookup } from "../../../src/audit/outbox";
 import type { AuditRecord } from "../../../src/audit/record";
 import { auditStoresIn } from "../../../src/audit/sink";
-import type { ArbiterMcpAgent } from "../../../src/mcp/agent";
+import type { ArbiterMcpAgent } from "../../../src/mcp/session/agent";
 import { auditRecord, initializeSession, obtainTokens, rpc } from "../helpers";
 
 afterEach(() => {

@@ -9,7 +9,7 @@ import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
 import { auditStoresIn } from "../../../src/audit/sink";
-import type { ArbiterMcpAgent } from "../../../src/mcp/agent";
+import type { ArbiterMcpAgent } from "../../../src/mcp/session/agent";
 import { fetchAs, mcpPrincipal, type Verified } from "../harness";
 import { initializeSession, MCP_URL, rpc } from "../helpers";
 

@@ -5,7 +5,7 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { ArbiterMcpAgent } from "../../../src/mcp/agent";
+import type { ArbiterMcpAgent } from "../../../src/mcp/session/agent";
 import { mcpPrincipal } from "../harness";
 import { initializeSession, rpc } from "../helpers";
 

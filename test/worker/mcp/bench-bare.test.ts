@@ -15,8 +15,8 @@ import { unknownToolCalls } from "../../../src/mcp/unknown-tools";
 import { LeasedRateLimiter } from "../../../src/ratelimit/leases";
 import type { Env } from "../../../src/env";
 import { getCatalog } from "../../../src/mcp/deployment-catalog";
-import { createArbiterServer } from "../../../src/mcp/server";
-import { serveStateless } from "../../../src/mcp/v2/handler";
+import { createArbiterServer } from "../../../src/mcp/session/server";
+import { serveStateless } from "../../../src/mcp/stateless/handler";
 import { CoordinatedRateLimiter } from "../../../src/ratelimit/limiter";
 import { MCP_URL } from "../helpers";
 

@@ -11,7 +11,7 @@ import { buildCatalog, CatalogError, type Catalog } from "../../../src/mcp/catal
 import { ToolFailure, type Registrar, type SessionState } from "../../../src/mcp/context";
 import type { Principal } from "../../../src/core/principal";
 import { getCatalog } from "../../../src/mcp/deployment-catalog";
-import { createArbiterServer } from "../../../src/mcp/server";
+import { createArbiterServer } from "../../../src/mcp/session/server";
 import { getPolicy } from "../../../src/policy/load";
 import type { RateLimiter } from "../../../src/ratelimit/hook";
 

@@ -6,8 +6,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Principal } from "../../../src/core/principal";
 import { getCatalog } from "../../../src/mcp/deployment-catalog";
-import { onlyToolCalled } from "../../../src/mcp/v2/handler";
-import { createStatelessServer, type StatelessRuntime } from "../../../src/mcp/v2/server";
+import { onlyToolCalled } from "../../../src/mcp/stateless/handler";
+import { createStatelessServer, type StatelessRuntime } from "../../../src/mcp/stateless/server";
 import type { Env } from "../../../src/env";
 
 const principal: Principal = {

@@ -22,11 +22,9 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { protocolError } from "./protocol-error";
-import { z } from "zod";
-import { CORRELATION_HEADER, forwardedCorrelationId } from "../core/correlation";
-import { Failure } from "../core/failure";
-import { failureAsJsonRpcError } from "../core/failure-mapping";
-import type { Governed } from "../core/governed";
+import { CORRELATION_HEADER, forwardedCorrelationId } from "../../core/correlation";
+import { Failure } from "../../core/failure";
+import type { Governed } from "../../core/governed";
 import {
   changeSubscription,
   contentItem,
@@ -34,46 +32,39 @@ import {
   promptArgsForSdk,
   readResource,
   resolvedTarget,
-} from "./governed-capabilities";
-import type { Env } from "../env";
+} from "../governed-capabilities";
+import type { Env } from "../../env";
 import {
   BENCH_BARE_TOOL,
   BENCH_GOVERNED_TOOL,
   benchBareEnabled,
   benchBareResult,
   benchGovernedTool,
-} from "./bench-bare";
-import type { Catalog } from "./catalog";
-import { missingScopes } from "../core/principal";
-import type { CallContext, SessionView, SessionState } from "./context";
-import type { Principal } from "../core/principal";
-import type { ResourceChange } from "./resource-change";
-import { resourceLookup, type ResourceTarget } from "./resource-lookup";
+} from "../bench-bare";
+import type { Catalog } from "../catalog";
+import {
+  answered as answeredAs,
+  CATALOG_CAPABILITIES,
+  callContextOf,
+  SERVER_INFO,
+  SERVER_INSTRUCTIONS,
+  toolListing,
+  toolsListedTo,
+} from "../catalog-view";
+import { missingScopes } from "../../core/principal";
+import type { CallContext, SessionView, SessionState } from "../context";
+import type { Principal } from "../../core/principal";
+import type { ResourceChange } from "../resource-change";
+import { resourceLookup, type ResourceTarget } from "../resource-lookup";
 import {
   addSubscribedUri,
   MAX_SUBSCRIPTIONS_PER_SESSION,
   removeSubscribedUri,
   subscribedUris,
 } from "./subscription-list";
-import { runToolCall, type PipelineDeps } from "./pipeline";
-import { getPolicy } from "../policy/load";
-import { toolsListableFor } from "./tool-visibility";
-import { ARBITER_VERSION } from "../version";
+import { runToolCall, type PipelineDeps } from "../pipeline";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-export const SERVER_INFO = {
-  name: "arbiter",
-  title: "Arbiter",
-  version: ARBITER_VERSION,
-} as const;
-
-export const SERVER_INSTRUCTIONS = [
-  "Arbiter gives governed access to an organization's order data and API contracts.",
-  "Order data: use the order tools (orders_search, orders_get_by_id); they run only allowlisted GraphQL operations, mask personal data unless you hold orders.pii, and never accept free-form GraphQL.",
-  "Spec arbitration: read the active contract before writing code, call check_api_conformance before calling a task done, and use validate_response_payload to check real responses against the contract's schemas.",
-  "Call whoami to see your organization, granted scopes and remaining quota. A failed conformance check is a normal result (approved: false); isError means the check could not run and says what to do next.",
-].join(" ");
 
 export interface ServerRuntime extends PipelineDeps {
   env: Env;
@@ -82,42 +73,23 @@ export interface ServerRuntime extends PipelineDeps {
   principalOf(extra: Extra): Principal;
 }
 
+/** The call's context from SDK 1.x's request metadata (catalog-view.ts builds it alike for both lanes). */
 function callContext(extra: Extra, runtime: ServerRuntime): CallContext {
-  const progressToken = extra._meta?.progressToken;
-  return {
+  return callContextOf({
     principal: runtime.principalOf(extra),
     correlationId: forwardedCorrelationId(extra.requestInfo?.headers[CORRELATION_HEADER.toLowerCase()]),
     env: runtime.env,
     session: runtime.session,
     ...(extra.sessionId === undefined ? {} : { sessionId: extra.sessionId }),
     signal: extra.signal,
-    async progress(progress, total, message) {
-      if (progressToken === undefined) return;
-      await extra.sendNotification({
-        method: "notifications/progress",
-        params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message ? { message } : {}) },
-      });
-    },
-  };
+    progressToken: extra._meta?.progressToken,
+    notify: (notification) => extra.sendNotification(notification),
+  });
 }
 
 /** The value of a governed operation, or its Failure thrown as the JSON-RPC error SDK 1.x sends. */
 function answered<T>(outcome: Governed<T>, correlationId: string): T {
-  if (outcome.ok) return outcome.value;
-  const error = failureAsJsonRpcError(outcome.failure, correlationId);
-  throw protocolError(error.code, error.message, error.data);
-}
-
-export function toolListing(catalog: Catalog) {
-  return [...catalog.tools.values()].map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: z.toJSONSchema(tool.inputSchema, { io: "input" }) as { type: "object"; [key: string]: unknown },
-    outputSchema: z.toJSONSchema(tool.outputSchema, { io: "output" }) as { type: "object"; [key: string]: unknown },
-    annotations: { title: tool.title, ...tool.annotations },
-    _meta: { ...tool.listingMeta, requiredScopes: [...tool.requiredScopes] },
-  }));
+  return answeredAs(outcome, correlationId, (error) => protocolError(error.code, error.message, error.data));
 }
 
 /**
@@ -137,14 +109,10 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
     jsonSchemaValidator: schemaValidator,
   });
   const low = server.server;
-  const listing = toolListing(catalog);
 
-  low.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
-    const listable = new Set(
-      toolsListableFor(catalog.tools.values(), runtime.principalOf(extra).role, getPolicy()).map((tool) => tool.name),
-    );
-    return { tools: listing.filter((tool) => listable.has(tool.name)) };
-  });
+  low.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
+    tools: toolsListedTo(catalog, runtime.principalOf(extra)).map(toolListing),
+  }));
   low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     // bench:mcp's ungoverned baseline, only with ARBITER_BENCH_BARE on a loopback PUBLIC_URL (bench-bare.ts).
     if (request.params.name === BENCH_BARE_TOOL && benchBareEnabled(runtime.env)) return benchBareResult();
@@ -274,13 +242,9 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
     return {};
   });
 
-  // McpServer switches listChanged on for tools, resources and prompts as it installs their handlers. The lists
-  // are fixed when the isolate starts and no list_changed notification is ever sent, so say that instead.
-  low.registerCapabilities({
-    tools: { listChanged: false },
-    resources: { subscribe: true, listChanged: false },
-    prompts: { listChanged: false },
-  });
+  // McpServer switches listChanged on for tools, resources and prompts as it installs their handlers; what the
+  // catalog really offers (catalog-view.ts) is said instead.
+  low.registerCapabilities(CATALOG_CAPABILITIES);
 
   return server;
 }

@@ -4,7 +4,7 @@
  * A session holds at most MAX_SUBSCRIPTIONS_PER_SESSION URIs, so one client cannot grow its session's storage
  * (and the fan-out of every change announcement) without bound.
  */
-import type { SessionState } from "./context";
+import type { SessionState } from "../context";
 
 const SUBSCRIPTIONS_KEY = "subscriptions";
 

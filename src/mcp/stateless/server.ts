@@ -6,23 +6,28 @@
  * Nothing here outlives the request: subscriptions are served by subscriptions/listen (listen-hub.ts).
  */
 import { McpServer, ProtocolError, ResourceTemplate, type ServerContext } from "@modelcontextprotocol/server";
-import { z } from "zod";
 import type { Env } from "../../env";
 import { logError } from "../../lib/log";
 import type { Catalog } from "../catalog";
+import {
+  answered as answeredAs,
+  CATALOG_CAPABILITIES,
+  callContextOf,
+  SERVER_INFO,
+  SERVER_INSTRUCTIONS,
+  toolListing,
+  toolListingFields,
+  toolsListedTo,
+} from "../catalog-view";
 import { missingScopes } from "../../core/principal";
 import { Failure } from "../../core/failure";
-import { failureAsJsonRpcError } from "../../core/failure-mapping";
 import type { Governed } from "../../core/governed";
 import type { CallContext, SessionState, ToolDefinition } from "../context";
 import type { Principal } from "../../core/principal";
 import { contentItem, getPrompt, promptArgsForSdk, readResource } from "../governed-capabilities";
 import { runToolCall, type PipelineDeps } from "../pipeline";
 import type { ResourceTarget } from "../resource-lookup";
-import { SERVER_INFO, SERVER_INSTRUCTIONS } from "../server";
 import { jsonOnlySchema } from "./json-schema";
-import { toolsListableFor } from "../tool-visibility";
-import { getPolicy } from "../../policy/load";
 
 export interface StatelessRuntime extends PipelineDeps {
   env: Env;
@@ -31,13 +36,6 @@ export interface StatelessRuntime extends PipelineDeps {
   /** This request's correlation id, made by the front (also in its X-Correlation-Id header). */
   correlationId: string;
 }
-
-/** What a 2026-07-28 server advertises: resource subscriptions are delivered on subscriptions/listen streams. */
-export const STATELESS_CAPABILITIES = {
-  tools: { listChanged: false },
-  resources: { subscribe: true, listChanged: false },
-  prompts: { listChanged: false },
-} as const;
 
 /** A request has no session: state written during it lives as long as the request (nothing reads it later). */
 function requestScopedState(): SessionState {
@@ -50,29 +48,22 @@ function requestScopedState(): SessionState {
   };
 }
 
+/** The call's context from SDK 2.x's request metadata (catalog-view.ts builds it alike for both lanes). */
 function callContext(ctx: ServerContext, runtime: StatelessRuntime, session: SessionState): CallContext {
-  const progressToken = ctx.mcpReq._meta?.progressToken;
-  return {
+  return callContextOf({
     principal: runtime.principal,
     correlationId: runtime.correlationId,
     env: runtime.env,
     session,
     signal: ctx.mcpReq.signal,
-    async progress(progress, total, message) {
-      if (progressToken === undefined) return;
-      await ctx.mcpReq.notify({
-        method: "notifications/progress",
-        params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message ? { message } : {}) },
-      });
-    },
-  };
+    progressToken: ctx.mcpReq._meta?.progressToken,
+    notify: (notification) => ctx.mcpReq.notify(notification),
+  });
 }
 
 /** The value of a governed operation, or its Failure thrown as the JSON-RPC error SDK 2.x sends. */
 function answered<T>(outcome: Governed<T>, correlationId: string): T {
-  if (outcome.ok) return outcome.value;
-  const error = failureAsJsonRpcError(outcome.failure, correlationId);
-  throw new ProtocolError(error.code, error.message, error.data);
+  return answeredAs(outcome, correlationId, (error) => new ProtocolError(error.code, error.message, error.data));
 }
 
 /** A listing a template makes (no quota, no audit: listings read nothing behind a scope); its Failures answered as errors. */
@@ -93,28 +84,21 @@ const flatten = (variables: Record<string, string | string[]>) =>
   Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]));
 
 /**
- * What the listing shows of a tool, converted to JSON Schema once per isolate and only when first needed: a
- * stateless request builds a server for itself, and converting every tool's zod schemas for each one was most of
- * a request's own CPU; converting them all for an isolate's first call was about 9 ms of its cold start.
+ * The tool's listing (catalog-view.ts) as SDK 2.x takes it, its schemas converted only when first listed: a
+ * stateless request builds a server for itself, and a call needs none of the listing's schemas.
  */
-const listings = new WeakMap<ToolDefinition, Record<string, unknown>>();
+const registrations = new WeakMap<ToolDefinition, Record<string, unknown>>();
 function listingOf(tool: ToolDefinition): Record<string, unknown> {
-  let listing = listings.get(tool);
-  if (!listing) {
-    listing = {
-      title: tool.title,
-      description: tool.description,
-      // The listing shows the tool's own schemas; validation stays in runToolCall (so invalid input is audited).
-      inputSchema: jsonOnlySchema(() => z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>),
-      outputSchema: jsonOnlySchema(
-        () => z.toJSONSchema(tool.outputSchema, { io: "output" }) as Record<string, unknown>,
-      ),
-      annotations: { title: tool.title, ...tool.annotations },
-      _meta: { ...tool.listingMeta, requiredScopes: [...tool.requiredScopes] },
+  let registration = registrations.get(tool);
+  if (!registration) {
+    registration = {
+      ...toolListingFields(tool),
+      inputSchema: jsonOnlySchema(() => toolListing(tool).inputSchema),
+      outputSchema: jsonOnlySchema(() => toolListing(tool).outputSchema),
     };
-    listings.set(tool, listing);
+    registrations.set(tool, registration);
   }
-  return listing;
+  return registration;
 }
 
 /** Lists `tool` and answers its calls through runToolCall (the governed core). */
@@ -138,7 +122,7 @@ export function registerGovernedTool(server: McpServer, tool: ToolDefinition, ru
 export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntime, onlyTool?: string): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions: SERVER_INSTRUCTIONS,
-    capabilities: STATELESS_CAPABILITIES,
+    capabilities: CATALOG_CAPABILITIES,
   });
   if (onlyTool !== undefined) {
     const tool = catalog.tools.get(onlyTool);
@@ -147,10 +131,7 @@ export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntim
   }
   const session = requestScopedState();
 
-  // Listed as the session lane lists them (tool-visibility.ts): a tool the caller's role can never be granted is
-  // left out. A call of one never gets here: the front refuses its missing scope with the 403 step-up first.
-  for (const tool of toolsListableFor(catalog.tools.values(), runtime.principal.role, getPolicy()))
-    registerGovernedTool(server, tool, runtime);
+  for (const tool of toolsListedTo(catalog, runtime.principal)) registerGovernedTool(server, tool, runtime);
 
   for (const resource of catalog.resources.values()) {
     const target: ResourceTarget = {

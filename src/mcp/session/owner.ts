@@ -9,7 +9,7 @@
  * point, and the request never reaches the session's transport (no stream opened, nothing terminated).
  * It costs nothing: the ownership check replaces a call the front makes anyway.
  */
-import type { McpSessionRpc, SessionOwner } from "./session-rpc";
+import type { McpSessionRpc, SessionOwner } from "../session-rpc";
 
 export function ownerOf(principal: SessionOwner): SessionOwner {
   return { organizationId: principal.organizationId, userId: principal.userId, clientId: principal.clientId };
