@@ -32,7 +32,7 @@ export function benchBareEnabled(env: Pick<Env, "ARBITER_BENCH_BARE" | "PUBLIC_U
 
 /**
  * The tools served beside the catalog: both benchmark tools when they are on, none otherwise. The /mcp front audits
- * calls of unknown tools on their own (unknown-tools.ts), so it must not take these for unknown ones: bench_governed
+ * calls of unknown tools on their own (front/unknown-tools.ts), so it must not take these for unknown ones: bench_governed
  * would then pay for governance twice, and bench_bare would not be bare.
  */
 export function toolsServedBesideCatalog(env: Pick<Env, "ARBITER_BENCH_BARE" | "PUBLIC_URL">): ReadonlySet<string> {

@@ -4,7 +4,7 @@
  * the request, calls one of these, and turns a Failure into its SDK's JSON-RPC error with failureAsJsonRpcError.
  * A resource read, a subscription change and a prompt get each pass scope check, rate limit, input validation and
  * audit exactly like a tool call; the operations built here are also the ones the HTTP step-up answer audits
- * (step-up.ts), so a refusal before the session and one inside it leave the same record.
+ * (front/step-up.ts), so a refusal before the session and one inside it leave the same record.
  */
 import { z } from "zod";
 import { Failure } from "../core/failure";

@@ -2,7 +2,7 @@
  * A subscriptions/listen request as the governed core sees it: each URI in `resourceSubscriptions` must be a
  * resource of the catalog (or match one of its templates), and the stream needs every scope a resources/read of
  * those URIs would (the SDK itself accepts any URI). The operation built here is the one the HTTP step-up answer
- * (step-up.ts) and the ListenHub both govern, so a refusal before the hub and one inside it leave the same record.
+ * (front/step-up.ts) and the ListenHub both govern, so a refusal before the hub and one inside it leave the same record.
  */
 import { UriTemplate } from "@modelcontextprotocol/server";
 import { Failure } from "../../core/failure";

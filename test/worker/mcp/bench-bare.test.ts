@@ -11,7 +11,7 @@ import {
   benchBareEnabled,
   toolsServedBesideCatalog,
 } from "../../../src/mcp/bench-bare";
-import { unknownToolCalls } from "../../../src/mcp/unknown-tools";
+import { unknownToolCalls } from "../../../src/mcp/front/unknown-tools";
 import { LeasedRateLimiter } from "../../../src/ratelimit/leases";
 import type { Env } from "../../../src/env";
 import { getCatalog } from "../../../src/mcp/deployment-catalog";

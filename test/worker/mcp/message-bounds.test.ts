@@ -2,7 +2,7 @@
 // once with a JSON-RPC error naming the limit and its value (issue 9, item 2). Without the bounds, a 16 KB id
 // or a 200-ping batch overflows the session transport's per-stream state and is never answered.
 import { describe, expect, it } from "vitest";
-import { checkMessageBounds, MAX_BATCH_MESSAGES, MAX_JSONRPC_ID_CHARS } from "../../../src/mcp/message-bounds";
+import { checkMessageBounds, MAX_BATCH_MESSAGES, MAX_JSONRPC_ID_CHARS } from "../../../src/mcp/front/message-bounds";
 import { mcpPrincipal } from "../harness";
 import { initializeSession, mcpPost, readRpc, rpc } from "../helpers";
 

@@ -7,14 +7,19 @@
  * resources/list, resources/templates/list, prompts/list) read nothing and need no scope: they stay open, as
  * discovery must. The session checks the same scopes again (through the core).
  */
-import { Failure } from "../core/failure";
-import { scopeGate, type GovernedOperation } from "../core/governed";
-import type { Principal } from "../core/principal";
-import type { Catalog } from "./catalog";
-import { promptOperation, resourceOperation } from "./governed-capabilities";
-import { toolOperation } from "./pipeline";
-import { resourceLookup } from "./resource-lookup";
-import { listenOperation } from "./stateless/listen-filter";
+import { Failure } from "../../core/failure";
+import { refuse, scopeGate, type GovernedOperation } from "../../core/governed";
+import type { Principal } from "../../core/principal";
+import type { Catalog } from "../catalog";
+import { promptOperation, resourceOperation } from "../governed-capabilities";
+import { toolOperation } from "../pipeline";
+import { resourceLookup } from "../resource-lookup";
+import { listenOperation } from "../stateless/listen-filter";
+import { insufficientScope } from "@cloudflare/workers-oauth-provider";
+import { pipelineDepsFor } from "../deps";
+import { getCatalog } from "../deployment-catalog";
+import { JSON_RPC_ERROR, jsonRpcErrorBody } from "../jsonrpc-error";
+import type { FrontRequest, FrontStep } from "./front-request";
 
 export interface ScopeRefusal {
   /** The JSON-RPC id of the refused request (undefined for a notification, which gets no answer). */
@@ -98,3 +103,56 @@ export function scopeRefusals(body: unknown, catalog: Catalog, principal: Princi
   }
   return refused;
 }
+
+/**
+ * The 403 step-up answer: the challenge names every scope the client should ask for (what it holds plus what
+ * is missing); the body is a JSON-RPC error per request of the POST, for clients that ignore status codes.
+ */
+function stepUpResponse(auth: FrontRequest["auth"], body: unknown, refused: readonly ScopeRefusal[]): Response {
+  const missing = [...new Set(refused.flatMap((refusal) => refusal.missing))];
+  const challenge = insufficientScope(
+    auth,
+    [...new Set([...auth.scope, ...missing])],
+    `This request needs the scope ${missing.join(" ")}`,
+  );
+  const byId = new Map(refused.filter((refusal) => refusal.id !== undefined).map((refusal) => [refusal.id, refusal]));
+  const errorFor = (id: string | number | null, refusal: ScopeRefusal | undefined) =>
+    jsonRpcErrorBody(id, {
+      code: JSON_RPC_ERROR.invalidRequest,
+      message:
+        refusal?.failure.message ??
+        `Not processed: another message of this batch needs the OAuth scope ${missing.join(", ")}, which this token lacks.`,
+      data: { missingScopes: refusal?.missing ?? missing },
+    });
+  let payload: unknown;
+  if (Array.isArray(body)) {
+    const ids = body
+      .map((message) => (message && typeof message === "object" ? (message as { id?: unknown }).id : undefined))
+      .filter((id): id is string | number => typeof id === "string" || typeof id === "number");
+    payload = ids.map((id) => errorFor(id, byId.get(id)));
+  } else {
+    payload = errorFor(refused[0]!.id ?? null, refused[0]);
+  }
+  return new Response(JSON.stringify(payload), { status: 403, headers: challenge.headers });
+}
+
+/**
+ * The step-up step of the /mcp front: a POST with a message that needs a scope the token lacks is answered with the
+ * 403 challenge before any session is touched; the core audits each refused message as its scope step would.
+ */
+export const stepUp: FrontStep = async (front) => {
+  if (!front.message) return undefined;
+  const { env, principal, correlationId } = front;
+  const refused = scopeRefusals(front.message.parsed, getCatalog(), principal);
+  if (refused.length === 0) return undefined;
+  const deps = pipelineDepsFor(env);
+  for (const refusal of refused) {
+    await refuse(
+      refusal.operation,
+      { principal, correlationId, arguments: refusal.arguments, deps },
+      refusal.failure,
+      (reason) => `${refusal.method}: ${reason} (HTTP 403 step-up)`,
+    );
+  }
+  return stepUpResponse(front.auth, front.message.parsed, refused);
+};

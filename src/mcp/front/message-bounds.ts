@@ -10,6 +10,9 @@
  * ~200 bytes. Numeric ids take 9 bytes each.
  */
 
+import { JSON_RPC_ERROR, jsonRpcErrorResponse } from "../jsonrpc-error";
+import type { FrontStep } from "./front-request";
+
 /** Requests larger than this are refused before parsing (4 MiB, the same bound McpAgent applies). */
 export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -55,3 +58,15 @@ export function checkMessageBounds(body: unknown): BoundViolation | undefined {
   }
   return undefined;
 }
+
+/** The bounds step of the /mcp front: a message out of these bounds is refused before anything reads it further. */
+export const checkBounds: FrontStep = async (front) => {
+  if (!front.message) return undefined;
+  const outOfBounds = checkMessageBounds(front.message.parsed);
+  if (!outOfBounds) return undefined;
+  return jsonRpcErrorResponse(400, {
+    code: JSON_RPC_ERROR.invalidRequest,
+    message: outOfBounds.message,
+    data: { limit: outOfBounds.bound, max: outOfBounds.limit, actual: outOfBounds.actual },
+  });
+};

@@ -9,10 +9,16 @@
  * (UNKNOWN_TOOLS_RATE_LIMIT_TARGET, the policy's default quota unless rate-limits.json names it), and identical
  * refusals of one request (a batch naming the same unknown tool 25 times) fold into one record with the count.
  */
-import { Failure } from "../core/failure";
-import { refuse, type GovernedCall, type GovernedOperation } from "../core/governed";
-import type { Catalog } from "./catalog";
-import { TOOL_NAME_PATTERN } from "./context";
+import { Failure } from "../../core/failure";
+import { refuse, type GovernedCall, type GovernedOperation } from "../../core/governed";
+import type { Catalog } from "../catalog";
+import { TOOL_NAME_PATTERN } from "../context";
+import { failureAsJsonRpcError } from "../../core/failure-mapping";
+import { toolsServedBesideCatalog } from "../bench-bare";
+import { pipelineDepsFor } from "../deps";
+import { getCatalog } from "../deployment-catalog";
+import { jsonRpcErrorResponse } from "../jsonrpc-error";
+import type { FrontStep } from "./front-request";
 const NOT_A_NAME = "(not a tool name)";
 
 /** The quota every call of a tool that does not exist counts against (per organization and client). */
@@ -93,3 +99,19 @@ export async function auditUnknownToolCalls(
   }
   return failure ? { refused: true, failure } : { refused: false };
 }
+
+/**
+ * The unknown-tool step of the /mcp front: calls of tools that do not exist are answered by the lane (the session
+ * or the SDK), but audited here, under a rate limit of their own; past it, the POST is refused with 429.
+ */
+export const auditUnknownTools: FrontStep = async (front) => {
+  if (!front.message) return undefined;
+  const { env, principal, correlationId } = front;
+  const unknown = unknownToolCalls(front.message.parsed, getCatalog(), toolsServedBesideCatalog(env));
+  if (unknown.length === 0) return undefined;
+  const outcome = await auditUnknownToolCalls(unknown, { principal, correlationId, deps: pipelineDepsFor(env) });
+  if (!outcome.refused) return undefined;
+  return jsonRpcErrorResponse(429, failureAsJsonRpcError(outcome.failure, correlationId), {
+    headers: { "Retry-After": String(outcome.failure.details.retryAfter ?? 60) },
+  });
+};

@@ -1,0 +1,80 @@
+/**
+ * The last step of the /mcp front: the request goes to the lane of its protocol era (era.ts). The headers the lanes
+ * get carry no token (the Authorization header is stripped, and any client-sent principal header) but this
+ * request's verified principal and correlation id. 2026-07-28 requests go to the stateless lane; a 2025-11-25
+ * request without a session that a known client sends is served statelessly too (compat/sessionless.ts); the rest
+ * go to the session lane (McpAgent), whose front sees only the sessions the caller owns (session/owner.ts). Every
+ * answer reports the tolerated deviations, is JSON when the client accepts only JSON, and lists every protocol
+ * version this URL serves (discover-versions.ts).
+ */
+import { CORRELATION_HEADER } from "../../core/correlation";
+import { clientNameOf, requestKindOf } from "../compat/client-name";
+import { acceptJsonOnly, sessionlessServing } from "../compat/front";
+import { asJsonAnswer } from "../compat/json-only";
+import { recordTolerated } from "../compat/report";
+import type { ToleranceId } from "../compat/tolerances";
+import { withEveryServedVersion } from "../discover-versions";
+import { mcpEraOf } from "../era";
+import { encodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
+import { ArbiterMcpAgent, type SessionProps } from "../session/agent";
+import { ownerGuardedNamespace, ownerOf } from "../session/owner";
+import { serveSessionless, serveStateless } from "../stateless/handler";
+import type { FrontRequest, FrontStep } from "./front-request";
+import { MAX_MCP_BODY_BYTES } from "./message-bounds";
+
+const agentHandler = ArbiterMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
+
+/** Counts the deviations tolerated for this request (compat/report.ts), after the answer. */
+function reportTolerated(front: FrontRequest): void {
+  if (front.tolerated.length === 0) return;
+  const { request, env, ctx, principal } = front;
+  const parsed = front.message?.parsed;
+  ctx.waitUntil(
+    recordTolerated(env, {
+      organizationId: principal.organizationId,
+      oauthClientId: principal.clientId,
+      client: clientNameOf(parsed, request.headers.get("user-agent"), principal.clientId),
+      kind: requestKindOf(request.method, parsed),
+      rules: front.tolerated,
+    }),
+  );
+}
+
+export const routeByEra: FrontStep = async (front) => {
+  const { request, env, ctx, principal, correlationId } = front;
+  const parsed = front.message?.parsed;
+  const body = front.message?.text;
+  const headers = front.headers ?? new Headers(request.headers);
+  let jsonOnly = false;
+  const answer = async (response: Response) => {
+    reportTolerated(front);
+    const served = jsonOnly ? await asJsonAnswer(response, Array.isArray(parsed)) : response;
+    return withEveryServedVersion(served, parsed);
+  };
+  const withBody = () => new Request(request.url, { method: request.method, headers, body, signal: request.signal });
+
+  headers.delete("authorization");
+  headers.delete(PRINCIPAL_HEADER);
+  headers.set(CORRELATION_HEADER, correlationId);
+  const routed = new Request(request.url, { method: request.method, headers });
+  if ((await mcpEraOf(routed, parsed, MAX_MCP_BODY_BYTES)) === "2026-07-28")
+    return answer(await serveStateless(withBody(), parsed, env, principal, correlationId));
+
+  jsonOnly = acceptJsonOnly(request.method, headers, front.tolerated);
+  const sessionless = sessionlessServing(request.method, headers, parsed);
+  if (sessionless !== "none") {
+    front.tolerated.push("sessionless-session-request" satisfies ToleranceId);
+    if (sessionless === "notifications-only") return answer(new Response(null, { status: 202 }));
+    return answer(await serveSessionless(withBody(), parsed, env, principal, correlationId));
+  }
+
+  headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));
+  const forwarded = new Request(request.url, { method: request.method, headers, body });
+  const owner = ownerOf(principal);
+  const sessionProps: SessionProps = { owner };
+  // biome-ignore lint/plugin: agents reads a new session's props from ctx.props, which ExecutionContext does not declare
+  (ctx as unknown as { props: SessionProps }).props = sessionProps;
+  return answer(
+    await agentHandler.fetch(forwarded, { ...env, MCP_OBJECT: ownerGuardedNamespace(env.MCP_OBJECT, owner) }, ctx),
+  );
+};

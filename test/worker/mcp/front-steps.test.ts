@@ -1,0 +1,95 @@
+// The /mcp front as named steps in one declared order (src/mcp/http.ts FRONT_STEPS), each run here alone on a
+// request of its own: what it answers, and that it hands anything else to the next step untouched.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { Principal } from "../../../src/core/principal";
+import { FRONT_STEPS } from "../../../src/mcp/http";
+import { readBody } from "../../../src/mcp/front/body";
+import { compatibilityFront } from "../../../src/mcp/front/compatibility";
+import type { FrontRequest } from "../../../src/mcp/front/front-request";
+import { checkBounds, MAX_BATCH_MESSAGES } from "../../../src/mcp/front/message-bounds";
+import { stepUp } from "../../../src/mcp/front/step-up";
+import { MCP_URL } from "../helpers";
+
+const principal: Principal = {
+  organizationId: "acme",
+  userId: "ana",
+  clientId: "front-steps-client",
+  role: "admin",
+  scopes: ["orders.read"],
+};
+
+function frontOf(request: Request, message?: unknown): FrontRequest {
+  return {
+    request,
+    env,
+    ctx: { waitUntil: () => {}, passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext,
+    principal,
+    auth: { scope: principal.scopes, audience: MCP_URL } as unknown as FrontRequest["auth"],
+    correlationId: "front-steps-correlation",
+    tolerated: [],
+    ...(message === undefined ? {} : { message: { text: JSON.stringify(message), parsed: message } }),
+  };
+}
+
+const post = (body: string, headers: Record<string, string> = {}) =>
+  new Request(MCP_URL, { method: "POST", body, headers: { "Content-Type": "application/json", ...headers } });
+
+describe("the /mcp front's steps", () => {
+  it("run in the declared order, the era router last", () => {
+    expect(FRONT_STEPS.map(([name]) => name)).toEqual([
+      "body",
+      "bounds",
+      "step-up",
+      "unknown-tool audit",
+      "compatibility",
+      "era router",
+    ]);
+  });
+
+  it("body: parses a POST's JSON into the request, refuses what is not JSON, and reads nothing of a GET", async () => {
+    const ok = frontOf(post('{"jsonrpc":"2.0","id":1,"method":"ping"}'));
+    expect(await readBody(ok)).toBeUndefined();
+    expect(ok.message?.parsed).toEqual({ jsonrpc: "2.0", id: 1, method: "ping" });
+
+    const refused = await readBody(frontOf(post("{not json")));
+    expect(refused?.status).toBe(400);
+    expect(((await refused!.json()) as { error: { code: number } }).error.code).toBe(-32700);
+
+    const get = frontOf(new Request(MCP_URL));
+    expect(await readBody(get)).toBeUndefined();
+    expect(get.message).toBeUndefined();
+  });
+
+  it("bounds: refuses a batch over the bound, passes one at it", async () => {
+    const batch = (n: number) => Array.from({ length: n }, (_, id) => ({ jsonrpc: "2.0", id, method: "ping" }));
+    const over = await checkBounds(frontOf(post(""), batch(MAX_BATCH_MESSAGES + 1)));
+    expect(over?.status).toBe(400);
+    expect(((await over!.json()) as { error: { data: { limit: string } } }).error.data.limit).toBe("batch-length");
+    expect(await checkBounds(frontOf(post(""), batch(MAX_BATCH_MESSAGES)))).toBeUndefined();
+  });
+
+  it("step-up: answers 403 for a call that needs a scope the token lacks, and passes one it holds", async () => {
+    const call = (name: string) => ({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: {} } });
+    const refused = await stepUp(frontOf(post(""), call("audit_events_list")));
+    expect(refused?.status).toBe(403);
+    expect(refused?.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
+    expect(await stepUp(frontOf(post(""), call("whoami")))).toBeUndefined();
+  });
+
+  it("compatibility: refuses a header it does not tolerate, and hands on the headers of one it does", async () => {
+    const twice = new Headers({ "Content-Type": "application/json" });
+    twice.append("mcp-protocol-version", "2025-11-25");
+    twice.append("mcp-protocol-version", "2025-06-18");
+    const conflicting = await compatibilityFront(frontOf(new Request(MCP_URL, { method: "POST", headers: twice })));
+    expect(conflicting?.status).toBe(400);
+
+    const plain = frontOf(post("", { "mcp-protocol-version": "2025-11-25" }), {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "ping",
+    });
+    expect(await compatibilityFront(plain)).toBeUndefined();
+    expect(plain.headers?.get("mcp-protocol-version")).toBe("2025-11-25");
+  });
+});
