@@ -32,7 +32,7 @@ import { directoryStub } from "../directory/client";
 import type { SecretName } from "../directory/rpc";
 import type { Env } from "../env";
 import { logError } from "../lib/log";
-import { failureProblem } from "./errors";
+import { failureProblem } from "../core/problem";
 import { json } from "./contracts-http";
 import { readBodyLimited } from "../lib/body";
 

@@ -24,7 +24,7 @@ import type { RateLimiter } from "../ratelimit/hook";
 import { REST_RATE_LIMIT_TARGET } from "../ratelimit/keys";
 import { rateLimiterFor } from "../ratelimit/limiter";
 import { telemetryFor } from "../telemetry";
-import { failureProblem } from "./errors";
+import { failureProblem } from "../core/problem";
 
 export interface ApiRequest {
   request: Request;

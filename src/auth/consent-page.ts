@@ -1,7 +1,7 @@
 /** The consent page (docs/consent-page.md of @cloudflare/workers-oauth-provider): every client value escaped. */
 import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
 import type { Policy } from "../policy/load";
-import { html, type SafeHtml } from "../web/html";
+import { html, type SafeHtml } from "../lib/html";
 import type { Identity } from "./identity";
 
 export interface ConsentView {

@@ -4,7 +4,7 @@
  */
 import { readUrlEncodedForm, unreadableFormMessage } from "../lib/form";
 import { getPolicy } from "../policy/load";
-import { errorPage, html, htmlResponse } from "../web/html";
+import { errorPage, html, htmlResponse } from "../lib/html";
 import { safeReturnTo, type SignInCompletion, type SignInMethod } from "./identity";
 import { requestingAppNote } from "./requesting-app-note";
 import type { RequestingApp } from "./requesting-app";

@@ -11,8 +11,8 @@ import { directoryStub, forgetOrganization } from "../directory/client";
 import type { Env } from "../env";
 import { readCookie } from "../lib/cookies";
 import { openSealed, sealValue } from "../lib/sealed";
-import { errorPage, html, htmlResponse } from "../web/html";
-import { postedFromThisSite } from "../web/origin-guard";
+import { errorPage, html, htmlResponse } from "../lib/html";
+import { postedFromThisSite } from "./origin-guard";
 import type { Identity } from "./identity";
 import { currentIdentity, sessionSecret } from "./session";
 

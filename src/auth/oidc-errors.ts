@@ -2,7 +2,7 @@
  * Everything that can stop an OpenID Connect sign-in, as tagged values, and the one place that turns them
  * into pages. Messages are safe to show: they never contain the client secret, codes or tokens.
  */
-import { errorPage, html, type SafeHtml } from "../web/html";
+import { errorPage, html, type SafeHtml } from "../lib/html";
 import { logWarn } from "../lib/log";
 import { Failure, type FailureKind } from "../core/failure";
 

@@ -1,5 +1,5 @@
 /** The refusal for a user the organization mapping cannot place: what the provider said and what to configure. */
-import { html } from "../web/html";
+import { html } from "../lib/html";
 import type { ClaimSettings, OrganizationMapping } from "./oidc-mapping";
 import { OidcFailure } from "./oidc-errors";
 

@@ -9,7 +9,7 @@ import type { Env } from "../env";
 import { directoryStub, resolveOrganization } from "../directory/client";
 import { readUrlEncodedForm, unreadableFormMessage } from "../lib/form";
 import { getPolicy } from "../policy/load";
-import { errorPage, html, htmlResponse } from "../web/html";
+import { errorPage, html, htmlResponse } from "../lib/html";
 import { safeReturnTo, type SignInCompletion, type SignInMethod } from "./identity";
 import { beginAt, completeWith, type CallbackSettings } from "./oidc";
 import { claimStrings, emailDomainOf } from "./oidc-mapping";

@@ -1,5 +1,5 @@
 /** The line a sign-in page shows about the application that asked (see requesting-app.ts). */
-import { html, type SafeHtml } from "../web/html";
+import { html, type SafeHtml } from "../lib/html";
 import type { RequestingApp } from "./requesting-app";
 
 export function requestingAppNote(app: RequestingApp | undefined): SafeHtml {

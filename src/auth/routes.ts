@@ -1,6 +1,6 @@
 /** Sign-in and sign-out routes, shared by every sign-in method. */
 import type { Env } from "../env";
-import { errorPage, html, htmlResponse } from "../web/html";
+import { errorPage, html, htmlResponse } from "../lib/html";
 import { safeReturnTo, type SignInMethod } from "./identity";
 import { directoryStub } from "../directory/client";
 import { signInMethods } from "./methods";

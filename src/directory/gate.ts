@@ -5,7 +5,7 @@
  * cache's bound on other isolates, src/directory/client.ts). A warm isolate answers from its cache: no round trip.
  */
 import type { OAuthResourceContext, OAuthResourceHandler } from "@cloudflare/workers-oauth-provider";
-import { failureProblem } from "../api/errors";
+import { failureProblem } from "../core/problem";
 import { Failure } from "../core/failure";
 import type { Env } from "../env";
 import type { GrantProps } from "../oauth/grant-props";

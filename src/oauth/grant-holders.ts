@@ -12,7 +12,6 @@
  * another location; their grants themselves are read from the library at request time.
  */
 import type { Env } from "../env";
-import type { Identity } from "../auth/identity";
 import { logWarn } from "../lib/log";
 
 const PREFIX = "arbiter:grant-holders:v1";
@@ -38,10 +37,13 @@ function holderKey(organizationId: string, subject: string): string {
   return `${organizationPrefix(organizationId)}${encodeURIComponent(subject)}`;
 }
 
-/** Notes that `identity` holds a grant. Never throws: a failure is logged and the grant still completes. */
+/**
+ * Notes that `identity` (the signed-in member who granted, src/auth/identity.ts) holds a grant. Never throws: a
+ * failure is logged and the grant still completes.
+ */
 export async function rememberGrantHolder(
   env: Env,
-  identity: Pick<Identity, "organizationId" | "subject" | "name">,
+  identity: { organizationId: string; subject: string; name: string },
   now = Date.now(),
 ): Promise<void> {
   const key = holderKey(identity.organizationId, identity.subject);

@@ -8,7 +8,7 @@
  * `error` is the RFC 6750 code (`invalid_token`, `invalid_request`) or `missing_token` when no credential came.
  */
 import { looksLikeCiKey } from "./cikeys";
-import { PROBLEM_CONTENT_TYPE, problemType } from "../api/errors";
+import { PROBLEM_CONTENT_TYPE, problemType } from "../core/problem";
 
 export type ResourceKind = "mcp" | "api";
 

@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import { devSignInEnabled } from "../env";
-import { html, htmlResponse } from "./html";
+import { html, htmlResponse } from "../lib/html";
 
 export function landingPage(env: Env): Response {
   const origin = new URL(env.PUBLIC_URL).origin;

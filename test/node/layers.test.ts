@@ -365,6 +365,27 @@ describe("layers", () => {
     }
   });
 
+  it("keeps the folders of src/ from importing each other, but for the pairs named here", () => {
+    // Two folders that import each other make arrows that climb back up whichever floor each stands on. What is
+    // left: the organization services (src/directory/admin.ts) act across domains on a change (a provider's settings
+    // checked by discovery, grants revoked when a member goes, an organization's contracts exported and purged),
+    // while those domains read an organization's record from src/directory/client.ts. And the tool groups
+    // (src/tools/) are written against the MCP capability interface (src/mcp/context.ts), while the deployment's
+    // catalog (src/mcp/deployment-catalog.ts) is composed from them.
+    const known = ["auth <-> directory", "contracts <-> directory", "directory <-> oauth", "mcp <-> tools"];
+    const folderOf = (file: string) => file.split("/")[1]!;
+    const pairs = new Set<string>();
+    for (const [file, targets] of importGraph())
+      for (const target of targets)
+        if (folderOf(file) !== folderOf(target)) pairs.add(`${folderOf(file)} -> ${folderOf(target)}`);
+    const mutual = [...pairs]
+      .map((pair) => pair.split(" -> ") as [string, string])
+      .filter(([a, b]) => a < b && pairs.has(`${b} -> ${a}`))
+      .map(([a, b]) => `${a} <-> ${b}`)
+      .sort();
+    expect(mutual).toEqual(known);
+  });
+
   it("keeps src/env.ts a leaf: each Durable Object binding is declared beside its RPC, not imported from above", () => {
     expect(localImportsOf("src/env.ts")).toEqual([]);
     // Every Durable Object binding of wrangler.toml is declared somewhere, typed by an RPC interface.

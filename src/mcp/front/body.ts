@@ -6,7 +6,7 @@
 import { readBodyLimited } from "../../lib/body";
 import { logWarn } from "../../lib/log";
 import { JSON_RPC_ERROR, jsonRpcErrorResponse } from "../jsonrpc-error";
-import type { FrontStep } from "./front-request";
+import type { FrontRequest } from "./front-request";
 import { MAX_MCP_BODY_BYTES } from "./message-bounds";
 
 const parseError = (message: string, data?: Record<string, unknown>) =>
@@ -49,7 +49,7 @@ async function readMcpBody(request: Request): Promise<{ text: string } | { respo
 }
 
 /** Reads and parses a POST's body into `front.message`. */
-export const readBody: FrontStep = async (front) => {
+export async function readBody(front: FrontRequest): Promise<Response | undefined> {
   if (front.request.method !== "POST") return undefined;
   const read = await readMcpBody(front.request);
   if ("response" in read) return read.response;
@@ -59,4 +59,4 @@ export const readBody: FrontStep = async (front) => {
     return parseError("Parse error: the body is not valid JSON.");
   }
   return undefined;
-};
+}

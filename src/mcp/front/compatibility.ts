@@ -6,9 +6,9 @@
 import { getAuthorizationServer } from "../../oauth/servers";
 import { applyHeaderTolerances, readModernHeaderAsSessionEra } from "../compat/front";
 import { JSON_RPC_ERROR, jsonRpcErrorResponse } from "../jsonrpc-error";
-import type { FrontStep } from "./front-request";
+import type { FrontRequest } from "./front-request";
 
-export const compatibilityFront: FrontStep = async (front) => {
+export async function compatibilityFront(front: FrontRequest): Promise<Response | undefined> {
   const { request, env, principal } = front;
   const parsed = front.message?.parsed;
   const applied = applyHeaderTolerances(request.method, request.headers, parsed);
@@ -28,4 +28,4 @@ export const compatibilityFront: FrontStep = async (front) => {
     front.tolerated,
   );
   return undefined;
-};
+}

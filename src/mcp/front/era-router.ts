@@ -19,7 +19,7 @@ import { encodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
 import { ArbiterMcpAgent, type SessionProps } from "../session/agent";
 import { ownerGuardedNamespace, ownerOf } from "../session/owner";
 import { serveSessionless, serveStateless } from "../stateless/handler";
-import type { FrontRequest, FrontStep } from "./front-request";
+import type { FrontRequest } from "./front-request";
 import { MAX_MCP_BODY_BYTES } from "./message-bounds";
 
 const agentHandler = ArbiterMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
@@ -40,7 +40,7 @@ function reportTolerated(front: FrontRequest): void {
   );
 }
 
-export const routeByEra: FrontStep = async (front) => {
+export async function routeByEra(front: FrontRequest): Promise<Response | undefined> {
   const { request, env, ctx, principal, correlationId } = front;
   const parsed = front.message?.parsed;
   const body = front.message?.text;
@@ -77,4 +77,4 @@ export const routeByEra: FrontStep = async (front) => {
   return answer(
     await agentHandler.fetch(forwarded, { ...env, MCP_OBJECT: ownerGuardedNamespace(env.MCP_OBJECT, owner) }, ctx),
   );
-};
+}

@@ -11,7 +11,7 @@
  */
 
 import { JSON_RPC_ERROR, jsonRpcErrorResponse } from "../jsonrpc-error";
-import type { FrontStep } from "./front-request";
+import type { FrontRequest } from "./front-request";
 
 /** Requests larger than this are refused before parsing (4 MiB, the same bound McpAgent applies). */
 export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
@@ -60,7 +60,7 @@ export function checkMessageBounds(body: unknown): BoundViolation | undefined {
 }
 
 /** The bounds step of the /mcp front: a message out of these bounds is refused before anything reads it further. */
-export const checkBounds: FrontStep = async (front) => {
+export async function checkBounds(front: FrontRequest): Promise<Response | undefined> {
   if (!front.message) return undefined;
   const outOfBounds = checkMessageBounds(front.message.parsed);
   if (!outOfBounds) return undefined;
@@ -69,4 +69,4 @@ export const checkBounds: FrontStep = async (front) => {
     message: outOfBounds.message,
     data: { limit: outOfBounds.bound, max: outOfBounds.limit, actual: outOfBounds.actual },
   });
-};
+}

@@ -19,7 +19,7 @@ import { insufficientScope } from "@cloudflare/workers-oauth-provider";
 import { pipelineDepsFor } from "../deps";
 import { getCatalog } from "../deployment-catalog";
 import { JSON_RPC_ERROR, jsonRpcErrorBody } from "../jsonrpc-error";
-import type { FrontRequest, FrontStep } from "./front-request";
+import type { FrontRequest } from "./front-request";
 
 export interface ScopeRefusal {
   /** The JSON-RPC id of the refused request (undefined for a notification, which gets no answer). */
@@ -140,7 +140,7 @@ function stepUpResponse(auth: FrontRequest["auth"], body: unknown, refused: read
  * The step-up step of the /mcp front: a POST with a message that needs a scope the token lacks is answered with the
  * 403 challenge before any session is touched; the core audits each refused message as its scope step would.
  */
-export const stepUp: FrontStep = async (front) => {
+export async function stepUp(front: FrontRequest): Promise<Response | undefined> {
   if (!front.message) return undefined;
   const { env, principal, correlationId } = front;
   const refused = scopeRefusals(front.message.parsed, getCatalog(), principal);
@@ -155,4 +155,4 @@ export const stepUp: FrontStep = async (front) => {
     );
   }
   return stepUpResponse(front.auth, front.message.parsed, refused);
-};
+}

@@ -18,7 +18,7 @@ import { toolsServedBesideCatalog } from "../bench-bare";
 import { pipelineDepsFor } from "../deps";
 import { getCatalog } from "../deployment-catalog";
 import { jsonRpcErrorResponse } from "../jsonrpc-error";
-import type { FrontStep } from "./front-request";
+import type { FrontRequest } from "./front-request";
 const NOT_A_NAME = "(not a tool name)";
 
 /** The quota every call of a tool that does not exist counts against (per organization and client). */
@@ -104,7 +104,7 @@ export async function auditUnknownToolCalls(
  * The unknown-tool step of the /mcp front: calls of tools that do not exist are answered by the lane (the session
  * or the SDK), but audited here, under a rate limit of their own; past it, the POST is refused with 429.
  */
-export const auditUnknownTools: FrontStep = async (front) => {
+export async function auditUnknownTools(front: FrontRequest): Promise<Response | undefined> {
   if (!front.message) return undefined;
   const { env, principal, correlationId } = front;
   const unknown = unknownToolCalls(front.message.parsed, getCatalog(), toolsServedBesideCatalog(env));
@@ -114,4 +114,4 @@ export const auditUnknownTools: FrontStep = async (front) => {
   return jsonRpcErrorResponse(429, failureAsJsonRpcError(outcome.failure, correlationId), {
     headers: { "Retry-After": String(outcome.failure.details.retryAfter ?? 60) },
   });
-};
+}

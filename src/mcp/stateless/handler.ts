@@ -140,7 +140,7 @@ export async function serveStateless(
   principal: Principal,
   correlationId: string,
 ): Promise<Response> {
-  // The front checked Host and Origin already (web/origin-guard.ts); the handler repeats a Host check that needs
+  // The front checked Host and Origin already (auth/origin-guard.ts); the handler repeats a Host check that needs
   // the header, which a Request built inside the runtime does not carry.
   const request = withHostHeader(incoming);
   if (isListen(parsedBody)) {

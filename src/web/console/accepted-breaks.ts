@@ -14,7 +14,7 @@ import type { AcceptedBreakRecord } from "../../contracts/store/acceptance-table
 import { isProjectName } from "../../contracts/store/names";
 import { Failure } from "../../core/failure";
 import { humaniseIssues } from "../../lib/humanise";
-import { html, type SafeHtml } from "../html";
+import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { failurePage, isFormProblem, runGoverned, withCorrelationId, type ConsoleOperation } from "./governed";

@@ -6,7 +6,7 @@
 import { AuditQueryError, auditQueryInput, listAuditEvents, type AuditEventsPage } from "../../audit/query";
 import { AUDIT_KINDS, AUDIT_OUTCOMES, type AuditOutcome, type AuditRecord } from "../../audit/record";
 import { humaniseIssues } from "../../lib/humanise";
-import { html, type SafeHtml } from "../html";
+import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, emptyState, problem, scrollTable, shortened, time, type BadgeTone } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";

@@ -7,7 +7,7 @@
  */
 import type { SnapshotRecord } from "../../contracts/store/records";
 import type { Violation } from "../../engine";
-import { html, type SafeHtml } from "../html";
+import { html, type SafeHtml } from "../../lib/html";
 
 export const WIDTH = 340;
 const OK = "#1a7f37";

@@ -2,7 +2,7 @@
 import { listConnectedGrants, type ConnectedGrant } from "../../oauth/connected-clients";
 import { displayText } from "../../oauth/client-display-name";
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from "../../oauth/servers";
-import { html, type SafeHtml } from "../html";
+import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";

@@ -1,5 +1,5 @@
 /** Small building blocks of the console pages. Everything goes through the escaping `html` template. */
-import { errorPage, html, type SafeHtml } from "../html";
+import { errorPage, html, type SafeHtml } from "../../lib/html";
 import { CSRF_FIELD } from "./csrf";
 
 export type BadgeTone = "ok" | "bad" | "warn" | "neutral";

@@ -13,7 +13,7 @@ import type { Principal } from "../../core/principal";
 import type { Env } from "../../env";
 import { CONSOLE_CLIENT_ID } from "../../oauth/connected-clients";
 import { getPolicy } from "../../policy/load";
-import { errorPage, html } from "../html";
+import { errorPage, html } from "../../lib/html";
 import { csrfToken } from "./csrf";
 import type { ConsoleFrame, ConsoleSection } from "./layout";
 

@@ -12,7 +12,7 @@ import type { Env } from "../../env";
 import { base64url } from "jose";
 import { SESSION_COOKIE, sessionSecret } from "../../auth/session";
 import { readCookie } from "../../lib/cookies";
-import { postedFromThisSite } from "../origin-guard";
+import { postedFromThisSite } from "../../auth/origin-guard";
 
 export const CSRF_FIELD = "csrf";
 

@@ -14,7 +14,7 @@ import { governed, type Governed, type GovernedOperation, type Settled } from ".
 import type { Principal } from "../../core/principal";
 import { rateLimiterFor } from "../../ratelimit/limiter";
 import { telemetryFor } from "../../telemetry";
-import { errorPage, html } from "../html";
+import { errorPage, html } from "../../lib/html";
 import type { ConsoleContext } from "./context";
 
 /** One console operation: its form or page address and the scopes its REST equivalent requires. */

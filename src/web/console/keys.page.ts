@@ -6,7 +6,7 @@ import { CI_KEY_SCOPES } from "../../oauth/cikeys";
 import { listCiKeys, type PresentedCiKey } from "../../oauth/cikey-admin";
 import { contractStore } from "../../contracts/store/client";
 import { getPolicy } from "../../policy/load";
-import { html, type SafeHtml } from "../html";
+import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";

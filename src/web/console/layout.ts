@@ -4,7 +4,7 @@
  * and the security headers of every HTML page (no framing, no scripts, no caching).
  */
 import type { Identity } from "../../auth/identity";
-import { escapeHtml, html, htmlHeaders, STYLES, type SafeHtml } from "../html";
+import { escapeHtml, html, htmlHeaders, STYLES, type SafeHtml } from "../../lib/html";
 
 export type ConsoleSection = "overview" | "organization" | "clients" | "keys" | "projects" | "audit" | "usage";
 

@@ -7,7 +7,7 @@
 import { listInvitations, listMembers, getOrganization, organizationChanges } from "../../directory/admin";
 import type { UpstreamTestResult } from "../../directory/upstream-test";
 import { getPolicy } from "../../policy/load";
-import { html, type SafeHtml } from "../html";
+import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";

@@ -4,7 +4,7 @@ import { listCiKeys } from "../../oauth/cikey-admin";
 import { contractStore } from "../../contracts/store/client";
 import { CONSOLE_CLIENT_ID, listConnectedGrants } from "../../oauth/connected-clients";
 import { displayText } from "../../oauth/client-display-name";
-import { html, type SafeHtml } from "../html";
+import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, emptyState, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";

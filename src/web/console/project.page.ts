@@ -9,7 +9,7 @@ import { MAX_ACCEPTANCES_LISTED } from "../../contracts/services/acceptances";
 import { ACCEPTED_BREAK_DONE, acceptedBreaksSection, type AcceptedBreaksNotice } from "./accepted-breaks";
 import { projectPlace } from "../../contracts/store/client";
 import type { BuildRecord, ContractRecord, SnapshotRecord, VerdictRecord } from "../../contracts/store/records";
-import { html, type SafeHtml } from "../html";
+import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, emptyState, notFound, scrollTable, shortened, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";

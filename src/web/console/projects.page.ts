@@ -2,7 +2,7 @@
 import { formatBytes, storageReport, type StorageReport } from "../../contracts/services/storage";
 import { contractStore, projectPlace } from "../../contracts/store/client";
 import type { ExchangeRunRecord, ProjectStatus, SnapshotRecord, VerdictRecord } from "../../contracts/store/records";
-import { html, type SafeHtml } from "../html";
+import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, emptyState, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";

@@ -10,7 +10,7 @@ import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { outcomeForStatus } from "../../audit/http-outcome";
 import { readUrlEncodedForm } from "../../lib/form";
 import type { Env } from "../../env";
-import { errorPage, html } from "../html";
+import { errorPage, html } from "../../lib/html";
 import { auditPage } from "./audit.page";
 import { clientsPage } from "./clients.page";
 import { consoleContext, type ConsoleContext } from "./context";

@@ -4,7 +4,7 @@
  * bars, so the picture reads at 375 px; tool names are escaped like all HTML (the audit trail's targets are
  * data, not markup). A table with the same numbers follows, for screen readers and for exact figures.
  */
-import { html, type SafeHtml } from "../html";
+import { html, type SafeHtml } from "../../lib/html";
 import { BAD, figure, GRID, INK, WIDTH } from "./charts";
 import { code, emptyState, scrollTable } from "./components";
 import { DAYS, MAX_RECORDS, type ToolActivity } from "./tool-activity";

@@ -10,7 +10,7 @@ import { clientsWithCounters, REST_RATE_LIMIT_TARGET } from "../../ratelimit/key
 import { rateLimiterFor } from "../../ratelimit/limiter";
 import type { QuotaUsage } from "../../ratelimit/hook";
 import { getRateLimitPolicy, quotaFor } from "../../ratelimit/policy";
-import { html, type SafeHtml } from "../html";
+import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, emptyState, scrollTable } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";

@@ -5,7 +5,7 @@
  */
 import { messageOf } from "../../engine";
 import type { RuleSummary, Severity, Verdict, Violation } from "../../engine";
-import { html, type SafeHtml } from "../html";
+import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, scrollTable, type BadgeTone } from "./components";
 
 /** More would make a page no one reads; the downloads hold every violation. */

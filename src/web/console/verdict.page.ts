@@ -14,7 +14,7 @@ import {
   type VerdictRecord,
 } from "../../contracts/store/records";
 import type { Verdict } from "../../engine";
-import { html, type SafeHtml } from "../html";
+import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, notFound, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";

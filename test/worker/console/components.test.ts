@@ -2,7 +2,7 @@
 // in a title, and tables in a labelled, focusable scroll region with a visible hint.
 import { describe, expect, it } from "vitest";
 import { code, ident, scrollTable, shortened, time } from "../../../src/web/console/components";
-import { html } from "../../../src/web/html";
+import { html } from "../../../src/lib/html";
 
 describe("console table components", () => {
   it("cuts long free text at a word boundary with an ellipsis and keeps the full text in the title", () => {

@@ -1,11 +1,11 @@
 /**
- * The Host/Origin guard (src/web/origin-guard.ts) keeps the allowed names of the last variables it saw, since every
+ * The Host/Origin guard (src/auth/origin-guard.ts) keeps the allowed names of the last variables it saw, since every
  * request asks: the names must still follow the variables when they change (a test or an isolate serving a new
  * deployment's env), never answer from a stale set.
  */
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
-import { allowedHostnames, foreignOriginOrHost } from "../../../src/web/origin-guard";
+import { allowedHostnames, foreignOriginOrHost } from "../../../src/auth/origin-guard";
 
 const envWith = (vars: Partial<Env>) => ({ PUBLIC_URL: "https://arbiter.example", ...vars }) as Env;
 const request = (host: string, origin?: string) =>

@@ -9,7 +9,7 @@ import { MAX_MARKDOWN_CHARS } from "../../../../src/engine/formats/markdown";
 import { markdownCode, markdownText } from "../../../../src/lib/escape/markdown";
 import { logLine, workflowData, workflowProperty } from "../../../../src/lib/escape/workflow-command";
 import { terminalText } from "../../../../src/lib/escape/terminal";
-import { escapeHtml } from "../../../../src/web/html";
+import { escapeHtml } from "../../../../src/lib/html";
 import type { Violation } from "../../../../src/engine/types";
 
 const HOSTILE = [

@@ -6,12 +6,12 @@
  */
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
-import type { GrantProps } from "../oauth/grant-props";
-import type { OAuthServers } from "../oauth/servers";
-import { OAUTH_PATHS } from "../oauth/servers";
-import type { AuditRecord } from "./record";
+import type { GrantProps } from "./grant-props";
+import type { OAuthServers } from "./servers";
+import { OAUTH_PATHS } from "./servers";
+import type { AuditRecord } from "../audit/record";
 import { newCorrelationId } from "../core/correlation";
-import { recordAudit } from "./sink";
+import { recordAudit } from "../audit/sink";
 
 interface Holder {
   organizationId: string;

@@ -5,8 +5,8 @@
  * (`type` is the same reason as a URI). `error` repeats the pre-problem+json shape for one release so existing
  * clients keep working (docs/ci.md "REST errors"); new clients read the top-level members.
  */
-import type { Failure } from "../core/failure";
-import { failureAsProblem } from "../core/failure-mapping";
+import type { Failure } from "./failure";
+import { failureAsProblem } from "./failure-mapping";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 

@@ -1,5 +1,5 @@
 /** Server-rendered pages: escaping, one layout, security headers. Every interpolated value goes through `escapeHtml`. STYLES is shared with the admin console layout. */
-import { visibleControls } from "../lib/escape/controls";
+import { visibleControls } from "./escape/controls";
 
 /** HTML specials become character references; controls and bidi characters become visible (lib/escape/controls.ts). */
 export function escapeHtml(value: unknown): string {
