@@ -9,7 +9,8 @@
 import { auditSinkFor } from "../audit/sink";
 import { Failure } from "../core/failure";
 import { failureAsToolResult } from "../core/failure-mapping";
-import { governed, type GovernedOperation } from "../core/governed";
+import { governedToolCall } from "../core/tool-call";
+import { telemetryFor } from "../telemetry";
 import { organizationMasking, organizationUpstream } from "../directory/upstream";
 import type { Principal } from "../core/principal";
 import type { Env } from "../env";
@@ -18,7 +19,6 @@ import { enabledOperations, type GraphqlOperation } from "../graphql/operation-a
 import { isPortuguese, understand } from "../graphql/chat-intent";
 import { summariseOrder, summariseSearch } from "../graphql/chat-summary";
 import { runGovernedOperation } from "../graphql/run-operation";
-import { logError } from "../lib/log";
 import { rateLimiterFor } from "../ratelimit/limiter";
 import { readBodyLimited } from "../lib/body";
 import { bodyTruncated, tooLarge } from "./contracts-http";
@@ -40,46 +40,41 @@ type ToolAnswer =
   | { ok: false; text: string };
 
 /**
- * Runs an order tool through the governed core exactly as an MCP tools/call does: the tool's name as the audit
- * target and quota, its scopes, its input schema, then the allowlisted operation and the tool's output schema. Its
- * audit record, under this request's correlation id, stands for the request.
+ * Runs an order tool through the core's tool call (src/core/tool-call.ts), as an MCP tools/call does: the tool's name
+ * as the audit target and quota, its scopes, its input schema, then the allowlisted operation and the tool's output
+ * schema; traced as the tool's own span under the route's. Its audit record, under this request's correlation id,
+ * stands for the request.
  */
 async function callOrderTool(
   operation: GraphqlOperation,
   args: Record<string, unknown>,
   call: { principal: Principal; env: Env; correlationId: string; signal: AbortSignal },
 ): Promise<ToolAnswer> {
-  const tool: GovernedOperation = {
-    kind: "tool",
-    target: operation.tool,
-    label: operation.tool,
+  const tool = {
+    name: operation.tool,
     requiredScopes: operation.scopes,
-    rateLimit: { target: operation.tool, unit: "calls" },
+    inputSchema: operation.inputSchema,
+    outputSchema: operation.outputSchema,
   };
-  const deps = { audit: auditSinkFor(call.env), rateLimiter: rateLimiterFor(call.env) };
-  const outcome = await governed(
+  const deps = {
+    audit: auditSinkFor(call.env),
+    rateLimiter: rateLimiterFor(call.env),
+    telemetry: telemetryFor(call.env),
+  };
+  const outcome = await governedToolCall(
     tool,
-    { principal: call.principal, correlationId: call.correlationId, arguments: args, deps },
-    {
-      input: operation.inputSchema,
-      async handler(input) {
-        // The gateway's handled failures are Failures (safe message, audit outcome), as for the MCP tool.
-        const result = await runGovernedOperation(getGraphqlCatalog(), operation, input as Record<string, unknown>, {
-          principal: call.principal,
-          env: call.env,
-          signal: call.signal,
-          upstream: await organizationUpstream(call.env, call.principal.organizationId),
-          extraMasking: await organizationMasking(call.env, call.principal.organizationId),
-        });
-        const checked = operation.outputSchema.safeParse(result.structuredContent);
-        if (!checked.success) {
-          logError("tool output failed its schema", { tool: operation.tool, correlationId: call.correlationId });
-          throw new Failure("internal", `${operation.tool} failed: internal error.`).auditedAs(
-            "output did not match the tool's outputSchema",
-          );
-        }
-        return { structuredContent: checked.data as Record<string, unknown>, demoData: result.meta.demoData };
-      },
+    args,
+    { principal: call.principal, correlationId: call.correlationId, deps },
+    async (input) => {
+      // The gateway's handled failures are Failures (safe message, audit outcome), as for the MCP tool.
+      const result = await runGovernedOperation(getGraphqlCatalog(), operation, input as Record<string, unknown>, {
+        principal: call.principal,
+        env: call.env,
+        signal: call.signal,
+        upstream: await organizationUpstream(call.env, call.principal.organizationId),
+        extraMasking: await organizationMasking(call.env, call.principal.organizationId),
+      });
+      return { structuredContent: result.structuredContent, demoData: result.meta.demoData };
     },
   );
   if (!outcome.ok)

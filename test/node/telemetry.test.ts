@@ -238,6 +238,28 @@ describe("OpenTelemetry export over OTLP/HTTP (wrangler dev + loopback receiver)
     }
   });
 
+  it("exports /chat's order tool call as the tool's own span under the route's, as an MCP tools/call is traced", async () => {
+    const token = await obtainToken(worker.url, { user: "ana", scope: "orders.search", resource: `${worker.url}/api` });
+    secrets.push(token);
+    const answer = await fetch(`${worker.url}/chat`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ text: "paid orders" }),
+    });
+    expect(answer.status).toBe(200);
+    const correlationId = answer.headers.get("x-correlation-id")!;
+    const trace = await traceOf(receiver.received, correlationId, (spans) =>
+      spans.some((span) => span.name === "tool orders_search"),
+    );
+    const root = trace.find((span) => !span.parentSpanId)!;
+    expect(root.name).toMatch(/^route POST /);
+    expect(only(trace, "tool orders_search", root).attributes).toMatchObject({
+      "arbiter.operation.kind": "tool",
+      "arbiter.outcome": "ok",
+      "arbiter.correlation_id": correlationId,
+    });
+  });
+
   it("exports an upload: the REST route with the engine's phases and the store's calls, then the metrics", async () => {
     const token = await obtainToken(worker.url, {
       user: "ana",

@@ -12,7 +12,7 @@ import { refuse, scopeGate, type GovernedOperation } from "../../core/governed";
 import type { Principal } from "../../core/principal";
 import type { Catalog } from "../catalog";
 import { promptOperation, resourceOperation } from "../governed-capabilities";
-import { toolOperation } from "../pipeline";
+import { toolOperation } from "../../core/tool-call";
 import { resourceLookup } from "../resource-lookup";
 import { listenOperation } from "../stateless/listen-filter";
 import { insufficientScope } from "@cloudflare/workers-oauth-provider";
