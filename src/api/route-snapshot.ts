@@ -5,6 +5,7 @@
  * are taken from the contract where it has them: the schemas are checked against real answers instead (the REST
  * tests' payload validation), the rest here. Used by the test that runs checkConformance(contract, snapshot).
  */
+import { ARBITER_VERSION } from "../version";
 import { CI_KEY_SCOPES } from "../oauth/cikeys";
 import type { OpenApiDocument } from "../engine";
 import type { RouteDoc } from "./route-docs";
@@ -121,7 +122,7 @@ export function snapshotFromRoutes(
   }
   const snapshot: OpenApiDocument = {
     openapi: "3.1.0",
-    info: { title: "Arbiter REST API (from the route table)", version: "0.1.0" },
+    info: { title: "Arbiter REST API (from the route table)", version: ARBITER_VERSION },
     paths,
     components: {
       schemas: at(contract, "components", "schemas") ?? {},
