@@ -10,7 +10,7 @@ import { failureProblem } from "./core/problem";
 import { Failure } from "./core/failure";
 import { withRevocationAudit } from "./oauth/revocation-audit";
 import { handleAuthorize } from "./auth/authorize";
-import { withOrganizationGate } from "./directory/gate";
+import { withOrganizationGate } from "./organizations/gate";
 import { handleSignInRoutes } from "./auth/routes";
 import { handleInvitationRoutes } from "./auth/invitations";
 import { SessionSecretMissing } from "./auth/session";
@@ -44,7 +44,7 @@ export { ContractStore } from "./contracts/store/durable-object";
 export { OrganizationDirectory } from "./directory/store";
 
 const PROTECTED_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
-/** Both protected resources refuse organizations that are suspended or deleted (src/directory/gate.ts). */
+/** Both protected resources refuse organizations that are suspended or deleted (src/organizations/gate.ts). */
 const resourceHandlers = {
   mcp: withOrganizationGate(mcpResourceHandler),
   api: withOrganizationGate(apiResourceHandler),

@@ -11,7 +11,7 @@ import { Failure } from "../core/failure";
 import { failureAsToolResult } from "../core/failure-mapping";
 import { governedToolCall } from "../core/tool-call";
 import { telemetryFor } from "../telemetry";
-import { organizationMasking, organizationUpstream } from "../directory/upstream";
+import { organizationMasking, organizationUpstream } from "../graphql/organization-upstream";
 import type { Principal } from "../core/principal";
 import type { Env } from "../env";
 import { getGraphqlCatalog } from "../graphql/bundled";

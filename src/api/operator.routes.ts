@@ -27,7 +27,7 @@ import {
   setOrganizationSecret,
   setOrganizationStatus,
   setPlatformCaps,
-} from "../directory/admin";
+} from "../organizations/admin";
 import { directoryStub } from "../directory/client";
 import type { SecretName } from "../directory/rpc";
 import type { Env } from "../env";

@@ -3,7 +3,7 @@
  * e-mail domains, sign-in provider, role caps, upstream, quotas, audit retention), its write-only secrets, its
  * members, and they read its change log. Always the caller's own organization: no route takes an organization id,
  * so no administrator can reach another's. Claim values of the platform's provider are the operator's to set.
- * The services are the directory's (src/directory/admin.ts), shared with the operator's API.
+ * The services are the directory's (src/organizations/admin.ts), shared with the operator's API.
  */
 import { Failure } from "../core/failure";
 import type { Principal } from "../core/principal";
@@ -19,9 +19,9 @@ import {
   removeMember,
   setOrganizationSecret,
   type Actor,
-} from "../directory/admin";
+} from "../organizations/admin";
 import type { SecretName } from "../directory/rpc";
-import { testUpstream } from "../directory/upstream-test";
+import { testUpstream } from "../organizations/upstream-test";
 import { MAX_JSON_BODY_BYTES } from "../contracts/store/limits";
 import { json, readJsonBody } from "./contracts-http";
 import { expectedRevision } from "./operator.routes";

@@ -6,7 +6,7 @@
  * directory's admission, so an organization that admits members only lets them in. Single use, 7 days, by the
  * invited person only; each refusal says which of these failed.
  */
-import { invitationHash } from "../directory/admin";
+import { invitationHash } from "../organizations/admin";
 import { directoryStub, forgetOrganization } from "../directory/client";
 import type { Env } from "../env";
 import { readCookie } from "../lib/cookies";

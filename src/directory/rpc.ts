@@ -1,7 +1,7 @@
 /**
  * What the organization directory (the Durable Object in store.ts) offers over RPC. Env types the DIRECTORY binding
  * by this interface, so no caller imports the class. Callers go through client.ts (the isolate cache) or the
- * services in admin.ts.
+ * services in src/organizations/admin.ts.
  */
 import type {
   ChangeRecord,

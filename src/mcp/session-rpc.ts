@@ -24,7 +24,7 @@ export interface McpSessionRpc extends Rpc.DurableObjectBranded {
 export interface ListenHubRpc extends Rpc.DurableObjectBranded {
   /** Publishes `change` on the organization's open streams; answers how many streams it reached. */
   announce(organizationId: string, change: ResourceChange): Promise<number>;
-  /** Ends every open stream (the organization was suspended or deleted: src/directory/admin.ts); answers how many. */
+  /** Ends every open stream (the organization was suspended or deleted: src/organizations/admin.ts); answers how many. */
   closeAll(organizationId: string): Promise<number>;
   fetch(request: Request): Promise<Response>;
 }

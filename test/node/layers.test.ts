@@ -367,12 +367,11 @@ describe("layers", () => {
 
   it("keeps the folders of src/ from importing each other, but for the pairs named here", () => {
     // Two folders that import each other make arrows that climb back up whichever floor each stands on. What is
-    // left: the organization services (src/directory/admin.ts) act across domains on a change (a provider's settings
-    // checked by discovery, grants revoked when a member goes, an organization's contracts exported and purged),
-    // while those domains read an organization's record from src/directory/client.ts. And the tool groups
-    // (src/tools/) are written against the MCP capability interface (src/mcp/context.ts), while the deployment's
-    // catalog (src/mcp/deployment-catalog.ts) is composed from them.
-    const known = ["auth <-> directory", "contracts <-> directory", "directory <-> oauth", "mcp <-> tools"];
+    // left: signing in accepts a pending invitation through the organization services (src/auth/invitations.ts ->
+    // src/organizations/admin.ts), which check an identity provider's settings by its discovery document
+    // (src/auth/oidc-discovery.ts); and the tool groups are written against the MCP capability interface
+    // (src/mcp/context.ts), while the deployment's catalog (src/mcp/deployment-catalog.ts) is composed from them.
+    const known = ["auth <-> organizations", "mcp <-> tools"];
     const folderOf = (file: string) => file.split("/")[1]!;
     const pairs = new Set<string>();
     for (const [file, targets] of importGraph())

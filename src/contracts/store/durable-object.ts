@@ -258,7 +258,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
 
   /**
    * Every table's rows. The content held in the bucket is not in them: the export streams it object by object
-   * (bucketContentHashes, src/directory/admin.ts), so an organization with gigabytes of documents exports in the
+   * (bucketContentHashes, src/organizations/admin.ts), so an organization with gigabytes of documents exports in the
    * memory of one document.
    */
   exportTables(): Record<string, Array<Record<string, unknown>>> {

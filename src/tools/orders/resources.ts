@@ -3,7 +3,7 @@
  * enforced, and example outputs on demo data. All three are generated from the loaded policy.
  */
 import { resolveOrganization } from "../../directory/client";
-import { organizationMasking, organizationUpstream } from "../../directory/upstream";
+import { organizationMasking, organizationUpstream } from "../../graphql/organization-upstream";
 import { accessPolicyDocument } from "../../graphql/access-policy";
 import { getGraphqlCatalog } from "../../graphql/bundled";
 import type { GraphqlCatalog } from "../../graphql/operation-allowlist";

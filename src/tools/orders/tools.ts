@@ -7,7 +7,7 @@ import type { CapabilityContext, Registrar } from "../../mcp/context";
 import { getGraphqlCatalog } from "../../graphql/bundled";
 import { enabledOperations, type GraphqlCatalog } from "../../graphql/operation-allowlist";
 import { runGovernedOperation, type GovernedOptions } from "../../graphql/run-operation";
-import { organizationMasking, organizationUpstream } from "../../directory/upstream";
+import { organizationMasking, organizationUpstream } from "../../graphql/organization-upstream";
 
 /** A registrar for the tools of `catalog`; `options` lets tests inject a fetcher or a cache. */
 export function orderToolRegistrar(catalog: GraphqlCatalog, options: GovernedOptions = {}): Registrar {

@@ -12,8 +12,8 @@ import {
   removeMember,
   setOrganizationSecret,
   type Actor,
-} from "../../directory/admin";
-import { testUpstream } from "../../directory/upstream-test";
+} from "../../organizations/admin";
+import { testUpstream } from "../../organizations/upstream-test";
 import type { ConsoleAction } from "./actions";
 import type { ConsoleContext } from "./context";
 import { failurePage, isFormProblem, runGoverned, withCorrelationId } from "./governed";

@@ -4,8 +4,8 @@
  * field to set a new value, never the value), its members with their roles, invitations, and the change log. The
  * forms post to src/web/console/organization.actions.ts, which call the directory's services like the REST routes.
  */
-import { listInvitations, listMembers, getOrganization, organizationChanges } from "../../directory/admin";
-import type { UpstreamTestResult } from "../../directory/upstream-test";
+import { listInvitations, listMembers, getOrganization, organizationChanges } from "../../organizations/admin";
+import type { UpstreamTestResult } from "../../organizations/upstream-test";
 import { getPolicy } from "../../policy/load";
 import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";

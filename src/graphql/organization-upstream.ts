@@ -4,8 +4,8 @@
  * organization set none: upstreams.json and the Worker's vars apply, as before the directory.
  */
 import type { Env } from "../env";
-import type { OrganizationUpstream } from "../graphql/upstream";
-import { resolveOrganization } from "./client";
+import type { OrganizationUpstream } from "./upstream";
+import { resolveOrganization } from "../directory/client";
 
 export async function organizationUpstream(
   env: Pick<Env, "DIRECTORY">,

@@ -9,7 +9,7 @@ import { failureProblem } from "../core/problem";
 import { Failure } from "../core/failure";
 import type { Env } from "../env";
 import type { GrantProps } from "../oauth/grant-props";
-import { DirectoryUnavailable, resolveOrganization } from "./client";
+import { DirectoryUnavailable, resolveOrganization } from "../directory/client";
 
 type Handler = Extract<OAuthResourceHandler<Env, GrantProps>, { fetch: unknown }>;
 

@@ -9,7 +9,6 @@ import { organizationSpace, projectSpace, readBucketContent } from "../contracts
 import { projectStoreName } from "../contracts/store/project-homes";
 import { Failure, type FailureKind } from "../core/failure";
 import { discoverProvider } from "../auth/oidc-discovery";
-import { OidcFailure } from "../auth/oidc-errors";
 import type { Env } from "../env";
 import { base64url } from "jose";
 import { sha256Hex } from "../lib/sha256";
@@ -17,9 +16,9 @@ import { logWarn } from "../lib/log";
 import { getAuthorizationServer, grantUserId } from "../oauth/servers";
 import { listGrantHolders } from "../oauth/grant-holders";
 import { getPolicy } from "../policy/load";
-import { organizationGrantable } from "./grantable";
-import { directoryStub, forgetOrganization } from "./client";
-import type { DirectoryRefusal, SecretName } from "./rpc";
+import { organizationGrantable } from "../directory/grantable";
+import { directoryStub, forgetOrganization } from "../directory/client";
+import type { DirectoryRefusal, SecretName } from "../directory/rpc";
 import {
   ORGANIZATION_ID,
   organizationSettingsSchema,
@@ -33,8 +32,8 @@ import {
   type OrganizationRecord,
   type OrganizationSettings,
   type PlatformCaps,
-} from "./settings";
-import { checkSettings, isDevelopmentOrigin, type DataPolicyFloor } from "./validate";
+} from "../directory/settings";
+import { checkSettings, isDevelopmentOrigin, type DataPolicyFloor } from "../directory/validate";
 import { getNamedType, isObjectType } from "graphql";
 import { getGraphqlCatalog } from "../graphql/bundled";
 
@@ -102,7 +101,7 @@ async function checkProvider(issuer: string): Promise<void> {
   try {
     await discoverProvider(issuer);
   } catch (error) {
-    if (!(error instanceof OidcFailure)) throw error;
+    if (!(error instanceof Failure)) throw error; // discovery fails with an OidcFailure, a Failure
     throw new Failure(
       "unprocessable",
       `Invalid settings: signIn.issuer: the identity provider's discovery failed (${error.message}) Check the issuer URL: ${issuer}/.well-known/openid-configuration must answer.`,

@@ -5,8 +5,8 @@
  * upstream's own errors), never the upstream's text or the credential.
  */
 import type { Env } from "../env";
-import { forgetOrganization } from "./client";
-import { organizationUpstream } from "./upstream";
+import { forgetOrganization } from "../directory/client";
+import { organizationUpstream } from "../graphql/organization-upstream";
 
 const TIMEOUT_MS = 3_000;
 
