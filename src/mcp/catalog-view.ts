@@ -10,11 +10,10 @@ import { z } from "zod";
 import type { Governed } from "../core/governed";
 import { failureAsJsonRpcError, type JsonRpcErrorShape } from "../core/failure-mapping";
 import type { Principal } from "../core/principal";
-import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
 import { ARBITER_VERSION } from "../version";
 import type { Catalog } from "./catalog";
-import type { CallContext, SessionState, ToolDefinition } from "./context";
+import type { CallContext, ToolDefinition } from "./context";
 import { toolsListableFor } from "./tool-visibility";
 
 export const SERVER_INFO = {
@@ -93,14 +92,8 @@ export interface ProgressNotification {
   params: { progressToken: string | number; progress: number; total?: number; message?: string };
 }
 
-/** What a lane knows of the request a call arrives in, in its SDK's terms. */
-export interface LaneRequest {
-  principal: Principal;
-  correlationId: string;
-  env: Env;
-  session: SessionState;
-  sessionId?: string;
-  signal: AbortSignal;
+/** What a lane knows of the request a call arrives in: the call's context but its progress, in the SDK's terms. */
+export interface LaneRequest extends Omit<CallContext, "progress" | "quotas"> {
   /** The client's progress token, when it asked for progress. */
   progressToken: string | number | undefined;
   /** Sends a progress notification on this request's stream. */
