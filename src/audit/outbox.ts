@@ -122,7 +122,7 @@ export class AuditOutbox {
 /**
  * Sends scrubbed records to their organizations' audit stores, one appendBatch per organization, and logs in full
  * (`stored: false`) each one a store refused or that could not be sent; with AUDIT_LOG_LINES=all a stored one is
- * logged too. Never throws. Shared by the session outbox and the stateless lane's isolate batches.
+ * logged too. Never throws.
  */
 export async function deliverAuditBatch(
   storeFor: AuditBatchLookup,

@@ -3,7 +3,8 @@
  * is scrubbed and stored in its organization's audit store, or, when storing fails, logged in full with
  * `stored: false`; with AUDIT_LOG_LINES=all a stored record is also logged, with `stored: true` (log-lines.ts). It never
  * throws, and record() resolves only once the record is stored or logged: a caller that answers after it (the governed
- * core does) answers with its record already safe. The 2025-11-25 session lane writes into its own outbox instead
+ * core does) answers with its record already safe. Records written at about the same time to one organization travel
+ * in one RPC (write-groups.ts), each caller still waiting for its own. The 2025-11-25 session lane writes into its own outbox instead
  * (outbox.ts, wired in src/mcp/deps.ts).
  */
 import type { Env } from "../env";
@@ -12,14 +13,10 @@ import { logError } from "../lib/log";
 import { auditLogLinesOf, type AuditLogLines } from "./log-lines";
 import { logAuditRecord, type AuditRecord, type AuditSink } from "./record";
 import { scrubAuditRecord } from "./scrub";
-import type { AppendResult, AuditLogRpc } from "./store-rpc";
+import type { AuditLogRpc } from "./store-rpc";
+import { isolateWriteGroups, type AuditBatchAppender, type AuditWriteGroups } from "./write-groups";
 
-/** The part of an organization's audit store that writing needs (the Durable Object stub). */
-export interface AuditAppender {
-  append(record: AuditRecord): Promise<AppendResult>;
-}
-
-export type AuditStoreLookup = (organizationId: string) => AuditAppender;
+export type AuditStoreLookup = (organizationId: string) => AuditBatchAppender;
 
 /** Audit stores in a Durable Object namespace, one per organization. */
 export function auditStoresIn(namespace: Env["AUDIT_LOG"]): (organizationId: string) => DurableObjectStub<AuditLogRpc> {
@@ -30,6 +27,7 @@ export class StoringAuditSink implements AuditSink {
   constructor(
     private readonly storeFor: AuditStoreLookup,
     private readonly lines: AuditLogLines = "failures",
+    private readonly groups: AuditWriteGroups = isolateWriteGroups,
   ) {}
 
   /** Resolves once the record is stored, or logged in full as not stored. */
@@ -41,7 +39,7 @@ export class StoringAuditSink implements AuditSink {
     const record = scrubAuditRecord(input);
     try {
       if (!record.organizationId) throw new Error("record has no organization");
-      const result = await this.storeFor(record.organizationId).append(record);
+      const result = await this.groups.append(this.storeFor(record.organizationId), record);
       if (!result.stored) throw new Error(`audit store refused the record: ${result.problem}`);
     } catch (error) {
       logAuditRecord(record, false);

@@ -8,7 +8,9 @@
 import { env, SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
-import { auditStoresIn, StoringAuditSink, type AuditAppender } from "../../../src/audit/sink";
+import { auditStoresIn, StoringAuditSink } from "../../../src/audit/sink";
+import type { AuditBatchAppender } from "../../../src/audit/write-groups";
+import type { AuditDelivery } from "../../../src/audit/store-rpc";
 import type { CallContext } from "../../../src/mcp/context";
 import type { Principal } from "../../../src/core/principal";
 import { runToolCall } from "../../../src/mcp/pipeline";
@@ -42,11 +44,11 @@ function heldStore() {
   const gate = new Promise<void>((done) => (release = done));
   let appends = 0;
   const real = auditStoresIn(env.AUDIT_LOG);
-  const lookup = (organizationId: string): AuditAppender => ({
-    async append(record: AuditRecord) {
+  const lookup = (organizationId: string): AuditBatchAppender => ({
+    async appendBatch(deliveries: AuditDelivery[]) {
       appends++;
       await gate;
-      return real(organizationId).append(record);
+      return real(organizationId).appendBatch(deliveries);
     },
   });
   return { lookup, release, appends: () => appends };
@@ -116,7 +118,7 @@ describe("audit records safe before the answer", () => {
     const log = vi.spyOn(console, "log");
     vi.spyOn(console, "error").mockImplementation(() => undefined);
     const failing = new StoringAuditSink(() => ({
-      append: async (): Promise<never> => {
+      appendBatch: async (): Promise<never> => {
         throw new Error("Durable Object storage is unavailable");
       },
     }));

@@ -219,7 +219,7 @@ describe("audit sink", () => {
     const log = vi.spyOn(console, "log");
     vi.spyOn(console, "error").mockImplementation(() => undefined);
     const failing = new StoringAuditSink(() => ({
-      append: async (): Promise<never> => {
+      appendBatch: async (): Promise<never> => {
         throw new Error("Durable Object storage is unavailable");
       },
     }));
@@ -321,7 +321,7 @@ describe("REST router", () => {
     };
     const failing = () =>
       new StoringAuditSink(() => ({
-        append: async (): Promise<never> => {
+        appendBatch: async (): Promise<never> => {
           throw new Error("storage down");
         },
       }));

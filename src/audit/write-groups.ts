@@ -1,0 +1,141 @@
+/**
+ * Group commit for the audit sink (sink.ts): the records one isolate writes to one organization's audit store at
+ * about the same time travel in one RPC, and each writer still learns its own record's answer before it answers.
+ *
+ * A record that finds no write of its organization under way is written by the request that made it: at once after a
+ * quiet moment, after GATHER_MS when writes follow each other closely (so that others join it). Records that arrive
+ * while a write is under way wait; when that write ends, the first of them writes them all. Every write is
+ * made by a request whose own record is in it (an RPC belongs to the request that makes it: no request does I/O for
+ * another, and none outlives its answer to finish someone else's). Nothing waits in memory after its caller answers,
+ * so an isolate that dies after an answer loses no record of it.
+ *
+ * A waiting request looks for its answer on its own timers (watch() says why). A writer whose request is cancelled
+ * mid-write (its client went away) never hands the turn on; a record that has waited WAIT_LIMIT_MS for its turn then
+ * takes it (its own request writes what is waiting), so a stalled write delays the records behind it by at most that
+ * long.
+ */
+import type { AuditRecord } from "./record";
+import type { AppendResult, AuditDelivery } from "./store-rpc";
+
+/** The part of an organization's audit store that writing needs (the Durable Object stub's batch append). */
+export interface AuditBatchAppender {
+  appendBatch(deliveries: AuditDelivery[]): Promise<AppendResult[]>;
+}
+
+/** At most this many records per RPC; more waiting go in the next write. */
+export const MAX_GROUP = 100;
+/** How long a record waits for its turn before its own request writes (a writer that never came back). */
+export const WAIT_LIMIT_MS = 1_000;
+/** A waiting record looks for its answer after 1, 2, 4 ms, then every MAX_PAUSE_MS. */
+const MAX_PAUSE_MS = 4;
+/**
+ * A write that follows the last one within BUSY_WITHIN_MS, or that finds records already waiting, first lets others
+ * join for GATHER_MS: under load fewer, larger writes (bench:mcp's stateless throughput, docs/benchmarks.md), while
+ * a call after a quiet moment is written at once.
+ */
+const GATHER_MS = 5;
+const BUSY_WITHIN_MS = 50;
+
+/** One record waiting for its write: its answer once written, or the word that its request is to write. */
+interface Waiting {
+  record: AuditRecord;
+  answer?: AppendResult;
+  turn?: true;
+}
+
+/** One organization's queue: the records waiting and the write under way, if any. */
+interface Group {
+  waiting: Waiting[];
+  /** The write under way (compared by identity, so a writer that comes back late hands on nothing). */
+  writer: object | null;
+  /** When the last write ended (epoch ms): a write that follows one closely gathers first. */
+  lastWrite: number;
+}
+
+export class AuditWriteGroups {
+  private readonly groups = new Map<string, Group>();
+
+  /** Resolves with the store's answer for this record (never rejects: a failed write is `stored: false`). */
+  async append(store: AuditBatchAppender, record: AuditRecord): Promise<AppendResult> {
+    const group = this.groupOf(record.organizationId);
+    const me: Waiting = { record };
+    group.waiting.push(me);
+    if (group.writer === null) return this.write(group, store, me);
+    await watch(me);
+    if (me.answer) return me.answer;
+    // Its turn (handed on by the last writer, or its wait ran out), unless a write took it meanwhile.
+    if (group.waiting.includes(me)) return this.write(group, store, me);
+    return heldAnswer(me);
+  }
+
+  /** Writes the waiting records, `me` first, answers each, and hands the turn to the first record still waiting. */
+  private async write(group: Group, store: AuditBatchAppender, me: Waiting): Promise<AppendResult> {
+    const writer = {};
+    group.writer = writer;
+    if (group.waiting.length > 1 || Date.now() - group.lastWrite < BUSY_WITHIN_MS) {
+      await new Promise((resume) => setTimeout(resume, GATHER_MS));
+      // Another writer took it meanwhile (two waits ran out together): its answer comes with that write.
+      if (!group.waiting.includes(me)) return heldAnswer(me);
+      group.writer = writer;
+    }
+    group.waiting.splice(group.waiting.indexOf(me), 1);
+    const batch = [me, ...group.waiting.splice(0, MAX_GROUP - 1)];
+    const answers = await appendAll(store, batch);
+    group.lastWrite = Date.now();
+    for (const [index, waiting] of batch.entries()) {
+      waiting.answer = answers[index]!;
+    }
+    if (group.writer === writer) {
+      const next = group.waiting[0];
+      // The next writer's placeholder until its request takes the turn.
+      group.writer = next ? {} : null;
+      if (next) next.turn = true;
+    }
+    return me.answer!;
+  }
+
+  private groupOf(organizationId: string): Group {
+    let group = this.groups.get(organizationId);
+    if (!group) {
+      group = { waiting: [], writer: null, lastWrite: 0 };
+      this.groups.set(organizationId, group);
+    }
+    return group;
+  }
+}
+
+/**
+ * Resolves once the record has its answer or its turn, or after WAIT_LIMIT_MS. It looks on timers of its own request
+ * rather than waiting for a promise another request resolves: in the Workers runtime a continuation woken that way can
+ * run as the other request, whose I/O objects (this request's stub and span) it may not use (tried: "Cannot perform
+ * I/O on behalf of a different request", and requests that never answered once the other one ended).
+ */
+async function watch(me: Waiting): Promise<void> {
+  me.turn = undefined;
+  for (let waited = 0, pause = 1; waited < WAIT_LIMIT_MS; waited += pause, pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
+    await new Promise((resume) => setTimeout(resume, pause));
+    if (me.answer || me.turn) return;
+  }
+}
+
+/** A record a write holds: its answer comes with that write, for at most one more wait. */
+async function heldAnswer(me: Waiting): Promise<AppendResult> {
+  await watch(me);
+  return me.answer ?? notStored(`its write did not answer within ${WAIT_LIMIT_MS} ms`);
+}
+
+async function appendAll(store: AuditBatchAppender, batch: Waiting[]): Promise<AppendResult[]> {
+  try {
+    const answers = await store.appendBatch(batch.map(({ record }) => ({ deliveryId: null, record })));
+    if (answers.length !== batch.length) throw new Error(`${answers.length} answers for ${batch.length} records`);
+    return answers;
+  } catch (error) {
+    const problem = notStored(error instanceof Error ? error.message : String(error));
+    return batch.map(() => problem);
+  }
+}
+
+const notStored = (problem: string): AppendResult => ({ stored: false, problem });
+
+/** The isolate's groups: every sink of the Worker shares them, so concurrent requests' records travel together. */
+export const isolateWriteGroups = new AuditWriteGroups();

@@ -1,0 +1,152 @@
+/**
+ * Records one isolate writes to one organization's audit store at about the same time travel in one RPC
+ * (src/audit/write-groups.ts), and each writer still waits for its own record's answer: concurrent callers make fewer
+ * writes than records, every record is stored once, a refused record is answered as refused to its own caller only, a
+ * write that fails answers everyone in it as not stored (the sink then logs each in full), a write that closely follows
+ * another lets records join it while one after a quiet moment goes at once, and a writer that never comes back delays
+ * the records behind it by WAIT_LIMIT_MS at most. The last test runs concurrent stateless calls
+ * through the Worker: each answer's record is in the store when the answer arrives.
+ */
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { AuditRecord } from "../../../src/audit/record";
+import { auditStoresIn } from "../../../src/audit/sink";
+import type { AppendResult, AuditDelivery } from "../../../src/audit/store-rpc";
+import { AuditWriteGroups, WAIT_LIMIT_MS, type AuditBatchAppender } from "../../../src/audit/write-groups";
+import { auditRecord, modernPost, obtainTokens, readRpc } from "../helpers";
+
+const storedIn = async (organizationId: string, correlationId: string) =>
+  (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
+
+/** The real store of an organization, counting its writes and the size of each. */
+function countingStore(organizationId: string) {
+  const real = auditStoresIn(env.AUDIT_LOG)(organizationId);
+  const sizes: number[] = [];
+  const store: AuditBatchAppender = {
+    async appendBatch(deliveries: AuditDelivery[]) {
+      sizes.push(deliveries.length);
+      return real.appendBatch(deliveries);
+    },
+  };
+  return { store, sizes };
+}
+
+describe("audit write groups", () => {
+  it("sends concurrent records of one organization in fewer writes, each record stored once and answered once it is", async () => {
+    const groups = new AuditWriteGroups();
+    const { store, sizes } = countingStore("groups-org");
+    const records = Array.from({ length: 40 }, () => auditRecord("groups-org"));
+    const answers = await Promise.all(
+      records.map(async (record) => {
+        const answer = await groups.append(store, record);
+        // Answered only once stored: the store already has it.
+        return { answer, stored: (await storedIn("groups-org", record.correlationId)).length };
+      }),
+    );
+    expect(answers.every(({ answer, stored }) => answer.stored && stored === 1)).toBe(true);
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(40);
+    // The first record is written at once, alone; the others waited for it and went together.
+    expect(sizes[0]).toBe(1);
+    expect(sizes.length).toBeLessThan(40);
+    expect(Math.max(...sizes)).toBeGreaterThan(1);
+  });
+
+  it("answers each record with its own answer: a refused one does not refuse the others", async () => {
+    const groups = new AuditWriteGroups();
+    const { store } = countingStore("refusing-org");
+    const good = auditRecord("refusing-org");
+    const malformed = { ...auditRecord("refusing-org"), outcome: "fine" } as unknown as AuditRecord;
+    const alsoGood = auditRecord("refusing-org");
+    const [first, second, third] = await Promise.all([
+      groups.append(store, good),
+      groups.append(store, malformed),
+      groups.append(store, alsoGood),
+    ]);
+    expect(first).toEqual({ stored: true });
+    expect(second).toMatchObject({ stored: false, problem: expect.stringContaining("malformed record") });
+    expect(third).toEqual({ stored: true });
+    expect(await storedIn("refusing-org", alsoGood.correlationId)).toHaveLength(1);
+  });
+
+  it("answers every record of a failed write as not stored, with the failure", async () => {
+    const groups = new AuditWriteGroups();
+    let writes = 0;
+    const failing: AuditBatchAppender = {
+      appendBatch: async (): Promise<AppendResult[]> => {
+        writes++;
+        throw new Error("Durable Object storage is unavailable");
+      },
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => groups.append(failing, auditRecord("failing-org"))),
+    );
+    expect(answers).toEqual(
+      Array.from({ length: 5 }, () => ({ stored: false, problem: "Durable Object storage is unavailable" })),
+    );
+    expect(writes).toBe(2);
+  });
+
+  it("a writer that never comes back delays the records behind it by the wait limit, then they write themselves", async () => {
+    const groups = new AuditWriteGroups();
+    const { store: real, sizes } = countingStore("stalled-org");
+    let calls = 0;
+    const stallingFirst: AuditBatchAppender = {
+      appendBatch: (deliveries) => (calls++ === 0 ? new Promise(() => undefined) : real.appendBatch(deliveries)),
+    };
+    void groups.append(stallingFirst, auditRecord("stalled-org"));
+    const behind = Array.from({ length: 3 }, () => auditRecord("stalled-org"));
+    const started = Date.now();
+    const answers = await Promise.all(behind.map((record) => groups.append(stallingFirst, record)));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(WAIT_LIMIT_MS - 50);
+    expect(answers).toEqual([{ stored: true }, { stored: true }, { stored: true }]);
+    for (const record of behind) expect(await storedIn("stalled-org", record.correlationId)).toHaveLength(1);
+    // They wrote themselves, each once (their waits run out together: whichever takes the others writes them).
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(3);
+    // And the next record finds no stalled write in its way.
+    const next = auditRecord("stalled-org");
+    const quick = Date.now();
+    expect(await groups.append(stallingFirst, next)).toEqual({ stored: true });
+    expect(Date.now() - quick).toBeLessThan(WAIT_LIMIT_MS);
+  });
+
+  it("a write that closely follows the last one lets records join it; one after a quiet moment is written at once", async () => {
+    const groups = new AuditWriteGroups();
+    const { store, sizes } = countingStore("gathering-org");
+    // A fresh group has written nothing yet: the first record goes at once, and one appended in the same moment waits.
+    await Promise.all([
+      groups.append(store, auditRecord("gathering-org")),
+      groups.append(store, auditRecord("gathering-org")),
+    ]);
+    expect(sizes).toEqual([1, 1]);
+    // Right after a write: the next writer waits a moment, and a record appended meanwhile goes with it.
+    await Promise.all([
+      groups.append(store, auditRecord("gathering-org")),
+      groups.append(store, auditRecord("gathering-org")),
+    ]);
+    expect(sizes).toEqual([1, 1, 2]);
+    // After a quiet moment, at once again.
+    await new Promise((done) => setTimeout(done, 120));
+    await Promise.all([
+      groups.append(store, auditRecord("gathering-org")),
+      groups.append(store, auditRecord("gathering-org")),
+    ]);
+    expect(sizes).toEqual([1, 1, 2, 1, 1]);
+  });
+
+  it("concurrent 2026-07-28 calls through the Worker: each answer's record is already stored", async () => {
+    const { tokens, client } = await obtainTokens({ user: "ana", scope: "orders.read" });
+    const call = async (id: number) => {
+      const response = await modernPost(tokens.access_token, "tools/call", { name: "whoami", arguments: {} }, {}, id);
+      expect(response.status).toBe(200);
+      const [message] = await readRpc(response);
+      const correlationId = message!.result._meta.correlationId as string;
+      // No polling: the record is there when the answer is.
+      return storedIn("acme", correlationId);
+    };
+    const stored = await Promise.all(Array.from({ length: 12 }, (_, index) => call(index + 1)));
+    for (const records of stored) {
+      expect(records).toHaveLength(1);
+      expect(records[0]).toMatchObject({ target: "whoami", outcome: "ok", clientId: client.client_id });
+    }
+  });
+});
