@@ -53,6 +53,7 @@ interface Group {
 }
 
 export class AuditWriteGroups {
+  /** One entry per organization this isolate has written records for: a queue and a time, a few dozen bytes. */
   private readonly groups = new Map<string, Group>();
 
   /** Resolves with the store's answer for this record (never rejects: a failed write is `stored: false`). */
