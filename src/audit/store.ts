@@ -107,8 +107,9 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
   }
 
   /**
-   * Checks each record, then stores every acceptable one with a single statement (the rows travel as one JSON
-   * parameter, read with json_each): one call into SQLite per batch rather than one per record.
+   * Checks each record, then stores every acceptable one with a bound INSERT per row (all in the call's implicit
+   * transaction). One `json_each` statement per batch was tried before: its SQLite time per record was about twice
+   * a bound row's in a CPU profile of the stateless lane (docs/benchmarks.md, 2026-12-04 late morning).
    */
   private insertAll(items: ReadonlyArray<{ record: AuditRecord; deliveryId: string | null }>): AppendResult[] {
     const rows: unknown[][] = [];
@@ -139,12 +140,11 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
       ]);
       return { stored: true };
     });
-    if (rows.length > 0) {
-      const column = (index: number) => `json_extract(value, '$[${index}]')`;
+    for (const row of rows) {
       this.sql.exec(
         `INSERT OR IGNORE INTO audit_events (correlation_id, time, time_ms, organization_id, user_id, client_id, kind, target, arguments_digest, duration_ms, outcome, reason, delivery_id)
-         SELECT ${Array.from({ length: 13 }, (_, index) => column(index)).join(", ")} FROM json_each(?)`,
-        JSON.stringify(rows),
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ...(row as SqlStorageValue[]),
       );
     }
     return results;
