@@ -4,8 +4,8 @@
  * `stored: false`; with AUDIT_LOG_LINES=all a stored record is also logged, with `stored: true` (log-lines.ts). It never
  * throws, and record() resolves only once the record is stored or logged: a caller that answers after it (the governed
  * core does) answers with its record already safe. Records written at about the same time to one organization travel
- * in one RPC (write-groups.ts), each caller still waiting for its own. The 2025-11-25 session lane writes into its own outbox instead
- * (outbox.ts, wired in src/mcp/deps.ts).
+ * in one RPC (write-groups.ts), each caller still waiting for its own. The 2025-11-25 session lane writes into its
+ * own outbox instead (outbox.ts, wired in src/mcp/deps.ts).
  */
 import type { Env } from "../env";
 import { tracedStub } from "../telemetry/stub";

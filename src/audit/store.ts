@@ -112,7 +112,7 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
    * a bound row's in a CPU profile of the stateless lane (docs/benchmarks.md, 2026-12-04 late morning).
    */
   private insertAll(items: ReadonlyArray<{ record: AuditRecord; deliveryId: string | null }>): AppendResult[] {
-    const rows: unknown[][] = [];
+    const rows: SqlStorageValue[][] = [];
     const results = items.map(({ record, deliveryId }): AppendResult => {
       const problem = storedRecordProblem(record);
       if (problem) return { stored: false, problem: `malformed record: ${problem}` };
@@ -144,7 +144,7 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
       this.sql.exec(
         `INSERT OR IGNORE INTO audit_events (correlation_id, time, time_ms, organization_id, user_id, client_id, kind, target, arguments_digest, duration_ms, outcome, reason, delivery_id)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ...(row as SqlStorageValue[]),
+        ...row,
       );
     }
     return results;
