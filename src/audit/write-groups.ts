@@ -109,7 +109,9 @@ export class AuditWriteGroups {
  * Resolves once the record has its answer or its turn, or after WAIT_LIMIT_MS. It looks on timers of its own request
  * rather than waiting for a promise another request resolves: in the Workers runtime a continuation woken that way can
  * run as the other request, whose I/O objects (this request's stub and span) it may not use (tried: "Cannot perform
- * I/O on behalf of a different request", and requests that never answered once the other one ended).
+ * I/O on behalf of a different request", and requests that never answered once the other one ended). A promise made
+ * by the waiting request itself, resolved by the writer's, hung as well (tried with workerd 1.20261117: the runtime
+ * queues such a continuation for the waiting request, which has no event of its own to run it on).
  */
 async function watch(me: Waiting): Promise<void> {
   me.turn = undefined;
