@@ -2,9 +2,10 @@
  * Group commit for the audit sink (sink.ts): the records one isolate writes to one organization's audit store at
  * about the same time travel in one RPC, and each writer still learns its own record's answer before it answers.
  *
- * A record that finds no write of its organization under way is written by the request that made it: at once after a
- * quiet moment, after GATHER_MS when writes follow each other closely (so that others join it). Records that arrive
- * while a write is under way wait; when that write ends, the first of them writes them all. Every write is
+ * A record that finds no write of its organization under way is written by the request that made it: at once, unless
+ * requests are evidently writing together (records already waiting, or the last write, just now, carried several):
+ * then after GATHER_MS, so that others join it. Records that arrive while a write is under way wait; when that write
+ * ends, the first of them writes them all. Every write is
  * made by a request whose own record is in it (an RPC belongs to the request that makes it: no request does I/O for
  * another, and none outlives its answer to finish someone else's). Nothing waits in memory after its caller answers,
  * so an isolate that dies after an answer loses no record of it.
@@ -29,9 +30,10 @@ export const WAIT_LIMIT_MS = 1_000;
 /** A waiting record looks for its answer after 1, 2, 4 ms, then every MAX_PAUSE_MS. */
 const MAX_PAUSE_MS = 4;
 /**
- * A write that follows the last one within BUSY_WITHIN_MS, or that finds records already waiting, first lets others
- * join for GATHER_MS: under load fewer, larger writes (bench:mcp's stateless throughput, docs/benchmarks.md), while
- * a call after a quiet moment is written at once.
+ * A write that finds records already waiting, or that follows within BUSY_WITHIN_MS a write of several records, first
+ * lets others join for GATHER_MS: under load fewer, larger writes (bench:mcp's stateless throughput,
+ * docs/benchmarks.md), while a caller alone, even one calling in a loop (CI uploading), is written at once: waiting
+ * whenever the last write was recent cost a sequential REST upload 5 ms per record for no one to join.
  */
 const GATHER_MS = 5;
 const BUSY_WITHIN_MS = 50;
@@ -48,8 +50,9 @@ interface Group {
   waiting: Waiting[];
   /** The write under way (compared by identity, so a writer that comes back late hands on nothing). */
   writer: object | null;
-  /** When the last write ended (epoch ms): a write that follows one closely gathers first. */
+  /** When the last write ended (epoch ms) and how many records it carried: see GATHER_MS. */
   lastWrite: number;
+  lastSize: number;
 }
 
 export class AuditWriteGroups {
@@ -73,7 +76,7 @@ export class AuditWriteGroups {
   private async write(group: Group, store: AuditBatchAppender, me: Waiting): Promise<AppendResult> {
     const writer = {};
     group.writer = writer;
-    if (group.waiting.length > 1 || Date.now() - group.lastWrite < BUSY_WITHIN_MS) {
+    if (group.waiting.length > 1 || (group.lastSize > 1 && Date.now() - group.lastWrite < BUSY_WITHIN_MS)) {
       await new Promise((resume) => setTimeout(resume, GATHER_MS));
       // Another writer took it meanwhile (two waits ran out together): its answer comes with that write.
       if (!group.waiting.includes(me)) return heldAnswer(me);
@@ -83,6 +86,7 @@ export class AuditWriteGroups {
     const batch = [me, ...group.waiting.splice(0, MAX_GROUP - 1)];
     const answers = await appendAll(store, batch);
     group.lastWrite = Date.now();
+    group.lastSize = batch.length;
     for (const [index, waiting] of batch.entries()) {
       waiting.answer = answers[index]!;
     }
@@ -98,7 +102,7 @@ export class AuditWriteGroups {
   private groupOf(organizationId: string): Group {
     let group = this.groups.get(organizationId);
     if (!group) {
-      group = { waiting: [], writer: null, lastWrite: 0 };
+      group = { waiting: [], writer: null, lastWrite: 0, lastSize: 0 };
       this.groups.set(organizationId, group);
     }
     return group;

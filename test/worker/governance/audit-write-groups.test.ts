@@ -3,7 +3,7 @@
  * (src/audit/write-groups.ts), and each writer still waits for its own record's answer: concurrent callers make fewer
  * writes than records, every record is stored once, a refused record is answered as refused to its own caller only, a
  * write that fails answers everyone in it as not stored (the sink then logs each in full), a write that closely follows
- * another lets records join it while one after a quiet moment goes at once, and a writer that never comes back delays
+ * one of several records lets records join it while a caller alone goes at once, and a writer that never comes back delays
  * the records behind it by WAIT_LIMIT_MS at most. The last test runs concurrent stateless calls
  * through the Worker: each answer's record is in the store when the answer arrives.
  */
@@ -109,28 +109,31 @@ describe("audit write groups", () => {
     expect(Date.now() - quick).toBeLessThan(WAIT_LIMIT_MS);
   });
 
-  it("a write that closely follows the last one lets records join it; one after a quiet moment is written at once", async () => {
+  it("a write that closely follows one of several records lets records join it; a caller alone is written at once", async () => {
     const groups = new AuditWriteGroups();
     const { store, sizes } = countingStore("gathering-org");
-    // A fresh group has written nothing yet: the first record goes at once, and one appended in the same moment waits.
-    await Promise.all([
-      groups.append(store, auditRecord("gathering-org")),
-      groups.append(store, auditRecord("gathering-org")),
-    ]);
-    expect(sizes).toEqual([1, 1]);
-    // Right after a write: the next writer waits a moment, and a record appended meanwhile goes with it.
-    await Promise.all([
-      groups.append(store, auditRecord("gathering-org")),
-      groups.append(store, auditRecord("gathering-org")),
-    ]);
-    expect(sizes).toEqual([1, 1, 2]);
-    // After a quiet moment, at once again.
+    const append = () => groups.append(store, auditRecord("gathering-org"));
+    const appendSoon = async () => {
+      await new Promise((done) => setTimeout(done, 1));
+      return append();
+    };
+    // Three at once: the first goes alone, the two that waited behind it go together.
+    await Promise.all([append(), append(), append()]);
+    expect(sizes).toEqual([1, 2]);
+    // Right after a write of several: the next writer waits a moment, and a record appended 1 ms later joins it.
+    await Promise.all([append(), appendSoon()]);
+    expect(sizes).toEqual([1, 2, 2]);
+    // One record alone (it still gathers: the last write carried two), then one caller after another: no write of
+    // several before them, so each goes at once and the record appended 1 ms later does not join the one before it.
+    await append();
+    expect(sizes).toEqual([1, 2, 2, 1]);
+    await Promise.all([append(), appendSoon()]);
+    expect(sizes).toEqual([1, 2, 2, 1, 1, 1]);
+    // After a quiet moment, at once whatever the last write carried.
+    await Promise.all([append(), append(), append()]);
     await new Promise((done) => setTimeout(done, 120));
-    await Promise.all([
-      groups.append(store, auditRecord("gathering-org")),
-      groups.append(store, auditRecord("gathering-org")),
-    ]);
-    expect(sizes).toEqual([1, 1, 2, 1, 1]);
+    await Promise.all([append(), appendSoon()]);
+    expect(sizes).toEqual([1, 2, 2, 1, 1, 1, 1, 2, 1, 1]);
   });
 
   it("concurrent 2026-07-28 calls through the Worker: each answer's record is already stored", async () => {
