@@ -27,8 +27,13 @@ export interface AuditBatchAppender {
 export const MAX_GROUP = 100;
 /** How long a record waits for its turn before its own request writes (a writer that never came back). */
 export const WAIT_LIMIT_MS = 1_000;
-/** A waiting record looks for its answer after 1, 2, 4 ms, then every MAX_PAUSE_MS. */
+/**
+ * A waiting record looks for its answer when the write under way is expected to have answered (it began, plus its
+ * gathering, plus how long the last write took), and past that time after 1, 2, 4 ms, then every MAX_PAUSE_MS.
+ */
 const MAX_PAUSE_MS = 4;
+/** The longest a waiting record sleeps on the expectation alone before it looks. */
+const MAX_EXPECTED_PAUSE_MS = 50;
 /**
  * A write that finds records already waiting, or that follows within BUSY_WITHIN_MS a write of several records, first
  * lets others join for GATHER_MS: under load fewer, larger writes (bench:mcp's stateless throughput,
@@ -53,6 +58,9 @@ interface Group {
   /** When the last write ended (epoch ms) and how many records it carried: see GATHER_MS. */
   lastWrite: number;
   lastSize: number;
+  /** When the write under way is expected to have its answer (epoch ms), and how long writes' RPCs take. */
+  expectedEnd: number;
+  writeMs: number;
 }
 
 export class AuditWriteGroups {
@@ -65,28 +73,34 @@ export class AuditWriteGroups {
     const me: Waiting = { record };
     group.waiting.push(me);
     if (group.writer === null) return this.write(group, store, me);
-    await watch(me);
+    await watch(group, me);
     if (me.answer) return me.answer;
     // Its turn (handed on by the last writer, or its wait ran out), unless a write took it meanwhile.
     if (group.waiting.includes(me)) return this.write(group, store, me);
-    return heldAnswer(me);
+    return heldAnswer(group, me);
   }
 
   /** Writes the waiting records, `me` first, answers each, and hands the turn to the first record still waiting. */
   private async write(group: Group, store: AuditBatchAppender, me: Waiting): Promise<AppendResult> {
     const writer = {};
     group.writer = writer;
-    if (group.waiting.length > 1 || (group.lastSize > 1 && Date.now() - group.lastWrite < BUSY_WITHIN_MS)) {
+    const gathers = group.waiting.length > 1 || (group.lastSize > 1 && Date.now() - group.lastWrite < BUSY_WITHIN_MS);
+    group.expectedEnd = Date.now() + (gathers ? GATHER_MS : 0) + group.writeMs;
+    if (gathers) {
       await new Promise((resume) => setTimeout(resume, GATHER_MS));
       // Another writer took it meanwhile (two waits ran out together): its answer comes with that write.
-      if (!group.waiting.includes(me)) return heldAnswer(me);
+      if (!group.waiting.includes(me)) return heldAnswer(group, me);
       group.writer = writer;
     }
     group.waiting.splice(group.waiting.indexOf(me), 1);
     const batch = [me, ...group.waiting.splice(0, MAX_GROUP - 1)];
+    const sent = Date.now();
     const answers = await appendAll(store, batch);
     group.lastWrite = Date.now();
     group.lastSize = batch.length;
+    // Smoothed, so that one slow write does not make the waiters of the next ones sleep as long; the first is taken as is.
+    const took = group.lastWrite - sent;
+    group.writeMs = group.writeMs === 0 ? took : group.writeMs + (took - group.writeMs) / 4;
     for (const [index, waiting] of batch.entries()) {
       waiting.answer = answers[index]!;
     }
@@ -102,7 +116,7 @@ export class AuditWriteGroups {
   private groupOf(organizationId: string): Group {
     let group = this.groups.get(organizationId);
     if (!group) {
-      group = { waiting: [], writer: null, lastWrite: 0, lastSize: 0 };
+      group = { waiting: [], writer: null, lastWrite: 0, lastSize: 0, expectedEnd: 0, writeMs: 0 };
       this.groups.set(organizationId, group);
     }
     return group;
@@ -117,17 +131,24 @@ export class AuditWriteGroups {
  * by the waiting request itself, resolved by the writer's, hung as well (tried with workerd 1.20261117: the runtime
  * queues such a continuation for the waiting request, which has no event of its own to run it on).
  */
-async function watch(me: Waiting): Promise<void> {
+async function watch(group: Group, me: Waiting): Promise<void> {
   me.turn = undefined;
-  for (let waited = 0, pause = 1; waited < WAIT_LIMIT_MS; waited += pause, pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
+  // Each look costs a wake-up of this request: looking every 1-4 ms from the start cost the stateless lane's governed
+  // call about as much server CPU as its audit RPC (docs/benchmarks.md, 2026-12-04 afternoon).
+  for (let waited = 0, late = 1; waited < WAIT_LIMIT_MS; ) {
+    const untilExpected = Math.min(Math.ceil(group.expectedEnd - Date.now()), MAX_EXPECTED_PAUSE_MS);
+    const pause = untilExpected >= 1 ? untilExpected : late;
+    if (untilExpected >= 1) late = 1;
+    else late = Math.min(late * 2, MAX_PAUSE_MS);
     await new Promise((resume) => setTimeout(resume, pause));
+    waited += pause;
     if (me.answer || me.turn) return;
   }
 }
 
 /** A record a write holds: its answer comes with that write, for at most one more wait. */
-async function heldAnswer(me: Waiting): Promise<AppendResult> {
-  await watch(me);
+async function heldAnswer(group: Group, me: Waiting): Promise<AppendResult> {
+  await watch(group, me);
   return me.answer ?? notStored(`its write did not answer within ${WAIT_LIMIT_MS} ms`);
 }
 

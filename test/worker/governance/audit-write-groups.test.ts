@@ -8,7 +8,7 @@
  * through the Worker: each answer's record is in the store when the answer arrives.
  */
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
 import { auditStoresIn } from "../../../src/audit/sink";
 import type { AppendResult, AuditDelivery } from "../../../src/audit/store-rpc";
@@ -134,6 +134,35 @@ describe("audit write groups", () => {
     await new Promise((done) => setTimeout(done, 120));
     await Promise.all([append(), appendSoon()]);
     expect(sizes).toEqual([1, 2, 2, 1, 1, 1, 1, 2, 1, 1]);
+  });
+
+  it("a waiting record looks when the write ahead of it is expected to have answered, not every few ms", async () => {
+    const groups = new AuditWriteGroups();
+    const real = auditStoresIn(env.AUDIT_LOG)("patient-org");
+    const WRITE_MS = 40;
+    const slow: AuditBatchAppender = {
+      async appendBatch(deliveries: AuditDelivery[]) {
+        await new Promise((done) => setTimeout(done, WRITE_MS));
+        return real.appendBatch(deliveries);
+      },
+    };
+    // One write alone tells the group how long its writes take.
+    expect(await groups.append(slow, auditRecord("patient-org"))).toEqual({ stored: true });
+    const timers = vi.spyOn(globalThis, "setTimeout");
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => groups.append(slow, auditRecord("patient-org"))),
+      );
+      expect(answers.every((answer) => answer.stored)).toBe(true);
+      // Nine records wait behind the first write (40 ms), then go in one write of their own (5 ms gathering, 40 ms).
+      // Looking after 1, 2, 4 ms and then every 4 ms took about 20 looks each; on the expectation it is a few.
+      const ownTimers = 2 + 1; // the slow store's, one per write, and the second write's gathering
+      const looks = timers.mock.calls.length - ownTimers;
+      expect(looks).toBeGreaterThanOrEqual(9);
+      expect(looks).toBeLessThan(9 * 6);
+    } finally {
+      timers.mockRestore();
+    }
   });
 
   it("concurrent 2026-07-28 calls through the Worker: each answer's record is already stored", async () => {
