@@ -159,7 +159,7 @@ describe("audit write groups", () => {
       const ownTimers = 2 + 1; // the slow store's, one per write, and the second write's gathering
       const looks = timers.mock.calls.length - ownTimers;
       expect(looks).toBeGreaterThanOrEqual(9);
-      expect(looks).toBeLessThan(9 * 6);
+      expect(looks).toBeLessThan(9 * 12); // half the old schedule's, room for a loaded machine's late timers
     } finally {
       timers.mockRestore();
     }
