@@ -5,10 +5,10 @@
  * A record that finds no write of its organization under way is written by the request that made it: at once, unless
  * requests are evidently writing together (records already waiting, or the last write, just now, carried several):
  * then after GATHER_MS, so that others join it. Records that arrive while a write is under way wait; when that write
- * ends, the first of them writes them all. Every write is
- * made by a request whose own record is in it (an RPC belongs to the request that makes it: no request does I/O for
- * another, and none outlives its answer to finish someone else's). Nothing waits in memory after its caller answers,
- * so an isolate that dies after an answer loses no record of it.
+ * ends, the first of them writes them all. Every write is made by a request whose own record is in it (an RPC
+ * belongs to the request that makes it: no request does I/O for another, and none outlives its answer to finish
+ * someone else's). Nothing waits in memory after its caller answers, so an isolate that dies after an answer loses no
+ * record of it.
  *
  * A waiting request looks for its answer on its own timers (watch() says why). A writer whose request is cancelled
  * mid-write (its client went away) never hands the turn on; a record that has waited WAIT_LIMIT_MS for its turn then
@@ -29,7 +29,8 @@ export const MAX_GROUP = 100;
 export const WAIT_LIMIT_MS = 1_000;
 /**
  * A waiting record looks for its answer when the write under way is expected to have answered (it began, plus its
- * gathering, plus how long the last write took), and past that time after 1, 2, 4 ms, then every MAX_PAUSE_MS.
+ * gathering, plus how long writes have been taking, smoothed), and past that time after 1, 2, 4 ms, then every
+ * MAX_PAUSE_MS.
  */
 const MAX_PAUSE_MS = 4;
 /** The longest a waiting record sleeps on the expectation alone before it looks. */
