@@ -9,11 +9,12 @@
  *    and its consent page, the bare server approves at once), then MCP until the first answer (2025-11-25:
  *    initialize, notifications/initialized, tools/call; 2026-07-28: one tools/call), and a second call for a warm
  *    comparison. Arbiter calls `whoami`, the bare server `bench_bare`. The two Workers take turns (ABBA), eras too.
- *  - start-up CPU: `wrangler check startup` (a local V8 profile of the module's evaluation) of each Worker, and where
- *    its samples fall, by package (self time, the profile's lines mapped to the bundle's `// path` comments of the
- *    dry-run bundle below, which is the same esbuild build; checked against esbuild's path-named module wrappers).
- *  - bundle: `wrangler deploy --dry-run --outdir <tmp> --metafile` of each Worker: raw and gzip size as wrangler
- *    reports them, and the biggest packages by their bytes in the bundle (esbuild's metafile).
+ *  - start-up CPU: `wrangler check startup` (a local V8 profile of the module's evaluation) of each Worker, built as
+ *    deployed (Arbiter's wrangler.toml minifies) and with `--no-minify`, and where the unminified build's samples
+ *    fall, by package (self time, the profile's lines mapped to the `// path` comments of the same unminified
+ *    dry-run bundle; checked against esbuild's path-named module wrappers).
+ *  - bundle: `wrangler deploy --dry-run --outdir <tmp> --metafile` of each Worker as deployed: raw and gzip size as
+ *    wrangler reports them, and the biggest packages by their bytes in the bundle (esbuild's metafile).
  *
  * Options: --reps N (5: measurements per Worker and era, and `check startup` runs per Worker), --era
  * 2025-11-25|2026-07-28 (both), --only first-call|startup|bundle (all), --top N (16: packages listed),
@@ -173,11 +174,24 @@ interface Startup {
   profile: string;
 }
 
-async function checkStartup(worker: Worker, dir: string, rep: number): Promise<Startup> {
-  const profile = join(dir, `${worker.name.replace(/\W/g, "-")}-${rep}.cpuprofile`);
+/**
+ * The build a measurement is of: "deployed" is the Worker as its configuration builds it (wrangler.toml minifies
+ * Arbiter), "unminified" the same build with `--no-minify`, whose `// path` comments name each line's input file:
+ * start-up samples are attributed to packages on it. "minified" (`--minify`) is the bare server's bundle as Arbiter's
+ * is built, for a like-for-like size.
+ */
+type Build = "deployed" | "unminified" | "minified";
+const buildArgs = (build: Build) => (build === "deployed" ? [] : [build === "minified" ? "--minify" : "--no-minify"]);
+
+async function checkStartup(worker: Worker, dir: string, rep: number, build: Build): Promise<Startup> {
+  const profile = join(dir, `${worker.name.replace(/\W/g, "-")}-${build}-${rep}.cpuprofile`);
   // `check startup` ignores --config (wrangler 4.164 profiled the repository's Worker for any --config): it is run
-  // in the folder of the Worker's configuration instead.
-  const output = await wrangler(["check", "startup", "--outfile", profile], resolve(REPO_ROOT, dirname(worker.config)));
+  // in the folder of the Worker's configuration instead. `--args` passes its flags to the build.
+  const args = buildArgs(build).map((flag) => `--args=${flag}`);
+  const output = await wrangler(
+    ["check", "startup", "--outfile", profile, ...args],
+    resolve(REPO_ROOT, dirname(worker.config)),
+  );
   const active = /Active:\s*([\d.]+)\s*ms(?:\s*\(including\s*([\d.]+)\s*ms garbage collection\))?/.exec(output);
   if (!active) throw new Error(`wrangler check startup printed no "Active" time:\n${output.slice(-2000)}`);
   return { activeMs: Number(active[1]), gcMs: Number(active[2] ?? 0), profile };
@@ -235,7 +249,7 @@ function lineOwners(bundleText: string): string[] {
 interface Bundle {
   rawKiB: number;
   gzipKiB: number;
-  /** The input file of each line of the bundle's main module. */
+  /** The input file of each line of the bundle's main module (meaningful for the unminified build only). */
   owners: string[];
   /** Bytes in the bundle per package (node_modules) or per top-level source folder. */
   byPackage: Map<string, number>;
@@ -248,8 +262,8 @@ function packageOf(path: string): string {
   return path.split("/").slice(0, 2).join("/");
 }
 
-async function bundle(worker: Worker, dir: string): Promise<Bundle> {
-  const outdir = join(dir, worker.name.replace(/\W/g, "-"));
+async function bundle(worker: Worker, dir: string, build: Build): Promise<Bundle> {
+  const outdir = join(dir, `${worker.name.replace(/\W/g, "-")}-${build}`);
   const metafile = join(outdir, "meta.json");
   const output = await wrangler([
     "deploy",
@@ -260,6 +274,7 @@ async function bundle(worker: Worker, dir: string): Promise<Bundle> {
     outdir,
     "--metafile",
     metafile,
+    ...buildArgs(build),
   ]);
   const sizes = /Total Upload:\s*([\d.]+)\s*KiB\s*\/\s*gzip:\s*([\d.]+)\s*KiB/.exec(output);
   if (!sizes) throw new Error(`wrangler deploy --dry-run printed no size:\n${output.slice(-2000)}`);
@@ -340,24 +355,31 @@ async function firstCallSection(): Promise<string[]> {
   ];
 }
 
-async function startupSection(dir: string, bundles: Map<Worker, Bundle>): Promise<string[]> {
-  const runs = new Map<Worker, Startup[]>();
+async function startupSection(dir: string, unminified: Map<Worker, Bundle>): Promise<string[]> {
+  const builds: Build[] = ["deployed", "unminified"];
+  const runs = new Map<string, Startup[]>();
+  const key = (worker: Worker, build: Build) => `${worker.name} ${build}`;
   for (let rep = 0; rep < REPS; rep++) {
-    for (const worker of rep % 2 === 0 ? WORKERS : [...WORKERS].reverse()) {
-      const result = await checkStartup(worker, dir, rep);
-      runs.set(worker, [...(runs.get(worker) ?? []), result]);
-      console.log(
-        `  check startup ${rep + 1}/${REPS} ${worker.name}: active ${result.activeMs} ms (GC ${result.gcMs} ms)`,
-      );
+    for (const build of builds) {
+      for (const worker of rep % 2 === 0 ? WORKERS : [...WORKERS].reverse()) {
+        const result = await checkStartup(worker, dir, rep, build);
+        runs.set(key(worker, build), [...(runs.get(key(worker, build)) ?? []), result]);
+        console.log(
+          `  check startup ${rep + 1}/${REPS} ${worker.name} (${build}): active ${result.activeMs} ms (GC ${result.gcMs} ms)`,
+        );
+      }
     }
   }
-  const ratios = runs.get(ARBITER)!.map((r, index) => r.activeMs / runs.get(BARE)![index]!.activeMs);
+  const ratios = (build: Build) =>
+    runs.get(key(ARBITER, build))!.map((r, index) => r.activeMs / runs.get(key(BARE, build))![index]!.activeMs);
   const attributed = new Map<Worker, Map<string, number> | string>();
   for (const worker of WORKERS) {
     const profiles = await Promise.all(
-      runs.get(worker)!.map(async (run) => JSON.parse(await readFile(run.profile, "utf8")) as CpuProfile),
+      runs
+        .get(key(worker, "unminified"))!
+        .map(async (run) => JSON.parse(await readFile(run.profile, "utf8")) as CpuProfile),
     );
-    attributed.set(worker, selfTimeByPackage(profiles, bundles.get(worker)!.owners));
+    attributed.set(worker, selfTimeByPackage(profiles, unminified.get(worker)!.owners));
   }
   const ours = attributed.get(ARBITER)!;
   const bare = attributed.get(BARE)!;
@@ -365,7 +387,7 @@ async function startupSection(dir: string, bundles: Map<Worker, Bundle>): Promis
     typeof ours === "string" || typeof bare === "string"
       ? [`Start-up time by package: not attributed, ${typeof ours === "string" ? ours : bare}.`, ""]
       : [
-          `Where the start-up samples fall (self time, ms per run, mean of ${REPS}; a package's own code, not what it calls; V8 samples about every millisecond, so small entries are noise):`,
+          `Where the start-up samples of the unminified builds fall (self time, ms per run, mean of ${REPS}; a package's own code, not what it calls; V8 samples about every millisecond, so small entries are noise):`,
           "",
           "| Package or source folder | arbiter | bare server |",
           "| --- | ---: | ---: |",
@@ -376,37 +398,43 @@ async function startupSection(dir: string, bundles: Map<Worker, Bundle>): Promis
           "",
         ];
   return [
-    `### Start-up CPU (\`wrangler check startup\`, ${REPS} runs per Worker)`,
+    `### Start-up CPU (\`wrangler check startup\`, ${REPS} runs per Worker and build)`,
     "",
-    "| Worker | active CPU, ms | of which GC, ms |",
-    "| --- | ---: | ---: |",
-    ...WORKERS.map(
-      (worker) =>
-        `| ${worker.name} | ${spread(
-          runs.get(worker)!.map((r) => r.activeMs),
-          1,
-        )} | ${spread(
-          runs.get(worker)!.map((r) => r.gcMs),
-          1,
-        )} |`,
-    ),
-    `| Arbiter / bare server | ${spread(ratios, 2)} | |`,
+    '"deployed" is each Worker as its configuration builds it (Arbiter\'s wrangler.toml minifies; the bare server\'s does not), "unminified" the same with `--no-minify`.',
+    "",
+    "| Worker | build | active CPU, ms | of which GC, ms |",
+    "| --- | --- | ---: | ---: |",
+    ...builds.flatMap((build) => [
+      ...WORKERS.map(
+        (worker) =>
+          `| ${worker.name} | ${build} | ${spread(
+            runs.get(key(worker, build))!.map((r) => r.activeMs),
+            1,
+          )} | ${spread(
+            runs.get(key(worker, build))!.map((r) => r.gcMs),
+            1,
+          )} |`,
+      ),
+      `| Arbiter / bare server | ${build} | ${spread(ratios(build), 2)} | |`,
+    ]),
     "",
     ...byPackage,
   ];
 }
 
-function bundleSection(bundles: Map<Worker, Bundle>): string[] {
+function bundleSection(bundles: Map<Worker, Bundle>, bareMinified: Bundle): string[] {
   const [ours, bare] = [bundles.get(ARBITER)!, bundles.get(BARE)!];
   const top = [...ours.byPackage].sort((a, b) => b[1] - a[1]).slice(0, TOP);
   return [
-    "### Bundle (`wrangler deploy --dry-run --metafile`)",
+    "### Bundle (`wrangler deploy --dry-run --metafile`, each Worker as its configuration builds it)",
     "",
     "| Worker | raw KiB | gzip KiB |",
     "| --- | ---: | ---: |",
-    `| arbiter | ${ours.rawKiB.toFixed(0)} | ${ours.gzipKiB.toFixed(0)} |`,
+    `| arbiter (minified by its wrangler.toml) | ${ours.rawKiB.toFixed(0)} | ${ours.gzipKiB.toFixed(0)} |`,
     `| bare server | ${bare.rawKiB.toFixed(0)} | ${bare.gzipKiB.toFixed(0)} |`,
     `| Arbiter / bare server | ${(ours.rawKiB / bare.rawKiB).toFixed(2)} | ${(ours.gzipKiB / bare.gzipKiB).toFixed(2)} |`,
+    `| bare server built with \`--minify\` | ${bareMinified.rawKiB.toFixed(0)} | ${bareMinified.gzipKiB.toFixed(0)} |`,
+    `| Arbiter / bare server, both minified | ${(ours.rawKiB / bareMinified.rawKiB).toFixed(2)} | ${(ours.gzipKiB / bareMinified.gzipKiB).toFixed(2)} |`,
     "",
     `Arbiter's ${TOP} biggest packages (or source folders) by bytes in the bundle (KiB, before gzip), beside the same package in the bare server's bundle:`,
     "",
@@ -427,11 +455,17 @@ async function main(): Promise<void> {
   try {
     if (!ONLY || ONLY === "first-call") sections.push(...(await firstCallSection()));
     if (!ONLY || ONLY === "startup" || ONLY === "bundle") {
-      // The start-up profiles are read against the dry-run bundles' lines, so the bundles are built first.
-      const bundles = new Map<Worker, Bundle>();
-      for (const worker of WORKERS) bundles.set(worker, await bundle(worker, dir));
-      if (ONLY !== "bundle") sections.push(...(await startupSection(dir, bundles)));
-      if (ONLY !== "startup") sections.push(...bundleSection(bundles));
+      // The start-up profiles are read against the unminified dry-run bundles' lines, so those are built first.
+      const unminified = new Map<Worker, Bundle>();
+      if (ONLY !== "bundle") {
+        for (const worker of WORKERS) unminified.set(worker, await bundle(worker, dir, "unminified"));
+        sections.push(...(await startupSection(dir, unminified)));
+      }
+      if (ONLY !== "startup") {
+        const deployed = new Map<Worker, Bundle>();
+        for (const worker of WORKERS) deployed.set(worker, await bundle(worker, dir, "deployed"));
+        sections.push(...bundleSection(deployed, await bundle(BARE, dir, "minified")));
+      }
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
