@@ -236,6 +236,9 @@ const inspectorPort = await freePort();
 const dev = await startWranglerDev({
   vars: { ARBITER_DEV_SIGN_IN: "true", ARBITER_BENCH_BARE: "true" },
   inspectorPort,
+  // A profile is read against the bundle's `// path` comments, which only an unminified build has; without --profile
+  // the Worker is built as deployed (minified).
+  minify: PROFILE ? false : undefined,
 });
 try {
   if (dev.pid === undefined) throw new Error("wrangler dev has no process id");

@@ -114,6 +114,8 @@ const server = await startWranglerDev({
   vars: { ARBITER_DEV_SIGN_IN: "true" },
   readyTimeoutMs: 120_000,
   inspectorPort,
+  // The profile is read against the bundle's `// path` comments, which only an unminified build has.
+  minify: false,
 });
 try {
   const rest = await prepareRestUpload(server.url, text);

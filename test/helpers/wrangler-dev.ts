@@ -45,6 +45,11 @@ export interface WranglerDevOptions {
    * directly, and starts it again on the same state). Default: a temporary directory removed on stop.
    */
   persistTo?: string;
+  /**
+   * `false` builds the Worker without minifying (`--no-minify`), so its bundle keeps esbuild's `// path` comments:
+   * the profiling scripts map samples to files with them. Default: as the configuration says (wrangler.toml minifies).
+   */
+  minify?: boolean;
 }
 
 export interface WranglerDev {
@@ -156,6 +161,7 @@ async function startOnce(port: number, options: WranglerDevOptions): Promise<Wra
   ];
   if (options.env) args.push("--env", options.env);
   if (options.config) args.push("--config", options.config);
+  if (options.minify === false) args.push("--no-minify");
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
 
   const child = spawn("npx", args, {
