@@ -43,6 +43,12 @@ const MAX_EXPECTED_PAUSE_MS = 50;
  */
 const GATHER_MS = 5;
 const BUSY_WITHIN_MS = 50;
+/**
+ * One isolate may write for many organizations over its life: past this many queues, a new one first drops those
+ * with nothing waiting, no write under way and no write within BUSY_WITHIN_MS (all they hold is the smoothed write
+ * time, which the next write measures again).
+ */
+export const MAX_IDLE_GROUPS = 1_000;
 
 /** One record waiting for its write: its answer once written, or the word that its request is to write. */
 interface Waiting {
@@ -65,8 +71,13 @@ interface Group {
 }
 
 export class AuditWriteGroups {
-  /** One entry per organization this isolate has written records for: a queue and a time, a few dozen bytes. */
+  /** One entry per organization this isolate writes records for: a queue and a few times (MAX_IDLE_GROUPS). */
   private readonly groups = new Map<string, Group>();
+
+  /** How many organizations' queues are held. */
+  get size(): number {
+    return this.groups.size;
+  }
 
   /** Resolves with the store's answer for this record (never rejects: a failed write is `stored: false`). */
   async append(store: AuditBatchAppender, record: AuditRecord): Promise<AppendResult> {
@@ -117,10 +128,19 @@ export class AuditWriteGroups {
   private groupOf(organizationId: string): Group {
     let group = this.groups.get(organizationId);
     if (!group) {
+      if (this.groups.size >= MAX_IDLE_GROUPS) this.dropIdle();
       group = { waiting: [], writer: null, lastWrite: 0, lastSize: 0, expectedEnd: 0, writeMs: 0 };
       this.groups.set(organizationId, group);
     }
     return group;
+  }
+
+  private dropIdle(): void {
+    const before = Date.now() - BUSY_WITHIN_MS;
+    for (const [organizationId, group] of this.groups) {
+      if (group.writer === null && group.waiting.length === 0 && group.lastWrite < before)
+        this.groups.delete(organizationId);
+    }
   }
 }
 

@@ -12,7 +12,12 @@ import { describe, expect, it, vi } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
 import { auditStoresIn } from "../../../src/audit/sink";
 import type { AppendResult, AuditDelivery } from "../../../src/audit/store-rpc";
-import { AuditWriteGroups, WAIT_LIMIT_MS, type AuditBatchAppender } from "../../../src/audit/write-groups";
+import {
+  AuditWriteGroups,
+  MAX_IDLE_GROUPS,
+  WAIT_LIMIT_MS,
+  type AuditBatchAppender,
+} from "../../../src/audit/write-groups";
 import { auditRecord, modernPost, obtainTokens, readRpc } from "../helpers";
 
 const storedIn = async (organizationId: string, correlationId: string) =>
@@ -107,6 +112,33 @@ describe("audit write groups", () => {
     const quick = Date.now();
     expect(await groups.append(stallingFirst, next)).toEqual({ stored: true });
     expect(Date.now() - quick).toBeLessThan(WAIT_LIMIT_MS);
+  });
+
+  it("drops idle organizations' queues past MAX_IDLE_GROUPS, never one with a write under way", async () => {
+    const groups = new AuditWriteGroups();
+    const answering: AuditBatchAppender = {
+      appendBatch: async (deliveries) => deliveries.map(() => ({ stored: true })),
+    };
+    let release = () => {};
+    const holding: AuditBatchAppender = {
+      appendBatch: (deliveries) =>
+        new Promise((done) => {
+          release = () => done(deliveries.map(() => ({ stored: true })));
+        }),
+    };
+    const busy = groups.append(holding, auditRecord("busy-org"));
+    for (let index = 1; index < MAX_IDLE_GROUPS; index++)
+      expect(await groups.append(answering, auditRecord(`idle-org-${index}`))).toEqual({ stored: true });
+    expect(groups.size).toBe(MAX_IDLE_GROUPS);
+    // Written just now: kept (a write within BUSY_WITHIN_MS decides whether the next one gathers).
+    expect(await groups.append(answering, auditRecord("one-more-org"))).toEqual({ stored: true });
+    expect(groups.size).toBe(MAX_IDLE_GROUPS + 1);
+    await new Promise((done) => setTimeout(done, 60));
+    expect(await groups.append(answering, auditRecord("new-org"))).toEqual({ stored: true });
+    // The idle ones are gone; the one whose write is under way stays, and still gets its answer.
+    expect(groups.size).toBe(2);
+    release();
+    expect(await busy).toEqual({ stored: true });
   });
 
   it("a write that closely follows one of several records lets records join it; a caller alone is written at once", async () => {
