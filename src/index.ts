@@ -24,6 +24,7 @@ import {
 } from "./oauth/discovery-aliases";
 import { wrongOriginAnswer } from "./oauth/public-url-guard";
 import { refreshWideningRefusal } from "./oauth/refresh-scope";
+import { withBoundedOAuthKv } from "./oauth/bounded-kv";
 import { guardRegistration } from "./oauth/registration-guard";
 import { getOAuthServers, OAUTH_PATHS } from "./oauth/servers";
 import { withUnauthorizedBody } from "./oauth/unauthorized-body";
@@ -123,7 +124,8 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     try {
-      return await route(request, env, ctx);
+      // Over-long client ids and tokens read as unknown, not as KV errors (bounded-kv.ts).
+      return await route(request, withBoundedOAuthKv(env), ctx);
     } catch (error) {
       if (error instanceof SessionSecretMissing) {
         logError("configuration error", { error });
