@@ -8,6 +8,7 @@ import { readBody } from "../../../src/mcp/front/body";
 import { compatibilityFront } from "../../../src/mcp/front/compatibility";
 import type { FrontRequest } from "../../../src/mcp/front/front-request";
 import { checkBounds, MAX_BATCH_MESSAGES } from "../../../src/mcp/front/message-bounds";
+import { checkParams } from "../../../src/mcp/front/message-params";
 import { stepUp } from "../../../src/mcp/front/step-up";
 import { MCP_URL } from "../helpers";
 
@@ -42,6 +43,7 @@ describe("the /mcp front's steps", () => {
       "bounds",
       "step-up",
       "unknown-tool audit",
+      "params",
       "compatibility",
       "era router",
     ]);
@@ -67,6 +69,41 @@ describe("the /mcp front's steps", () => {
     expect(over?.status).toBe(400);
     expect(((await over!.json()) as { error: { data: { limit: string } } }).error.data.limit).toBe("batch-length");
     expect(await checkBounds(frontOf(post(""), batch(MAX_BATCH_MESSAGES)))).toBeUndefined();
+  });
+
+  it("params: answers -32602 naming the field for a misshapen tools/call, prompts/get or resources/read", async () => {
+    const message = (method: string, params: unknown) => ({ jsonrpc: "2.0", id: 5, method, params });
+    const cases: Array<[unknown, string]> = [
+      [message("tools/call", { name: "whoami", arguments: "x" }), "tools/call: params.arguments must be an object"],
+      [message("tools/call", { name: "whoami", arguments: [] }), "not an array"],
+      [message("tools/call", { name: 7 }), "tools/call: params.name must be a string"],
+      [message("tools/call", "whoami"), "tools/call: params must be an object with the tool's name"],
+      [
+        message("prompts/get", { name: "ask_orders", arguments: { question: 1 } }),
+        "params.arguments.question must be a string",
+      ],
+      [message("resources/read", {}), "resources/read: params.uri must be a string (a URI from resources/list"],
+      [message("resources/subscribe", { uri: null }), "not null"],
+    ];
+    const inSession = { "mcp-session-id": "a-session" };
+    for (const [body, expected] of cases) {
+      const answer = await checkParams(frontOf(post("", inSession), body));
+      expect(answer?.status, JSON.stringify(body)).toBe(200);
+      const error = ((await answer!.json()) as { id: number; error: { code: number; message: string } }).error;
+      expect(error.code).toBe(-32602);
+      expect(error.message).toContain(expected);
+    }
+    for (const fine of [
+      message("tools/call", { name: "whoami" }),
+      message("tools/call", { name: "whoami", arguments: {} }),
+      message("prompts/get", { name: "ask_orders", arguments: { question: "late orders?" } }),
+      message("resources/read", { uri: "spec://projects" }),
+      message("ping", "anything: not a method this step checks"),
+      [message("tools/call", "in a batch: the session's SDK answers each message")],
+    ])
+      expect(await checkParams(frontOf(post("", inSession), fine)), JSON.stringify(fine)).toBeUndefined();
+    // Outside a session, subscribing is a method 2026-07-28 removed: its lane answers 404 / -32601, not this step.
+    expect(await checkParams(frontOf(post(""), message("resources/subscribe", { uri: null })))).toBeUndefined();
   });
 
   it("step-up: answers 403 for a call that needs a scope the token lacks, and passes one it holds", async () => {

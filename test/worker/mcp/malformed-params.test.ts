@@ -1,0 +1,55 @@
+// Misshapen params of tools/call, prompts/get and the resource methods, through both lanes of the real Worker: a
+// -32602 naming the field (src/mcp/front/message-params.ts), where both SDKs answered -32603 "internal error" with a
+// schema library's issue list. Well-formed calls are answered as before.
+import { describe, expect, it } from "vitest";
+import { initializeSession, MODERN_ENVELOPE, MODERN_ERA, mcpPost, obtainTokens, readRpc, rpc } from "../helpers";
+
+const SCOPES = "orders.read orders.search contracts.read";
+
+async function statelessRpc(token: string, method: string, params: Record<string, unknown>) {
+  const response = await mcpPost(
+    token,
+    { jsonrpc: "2.0", id: 3, method, params: { ...params, _meta: MODERN_ENVELOPE } },
+    { "MCP-Protocol-Version": MODERN_ERA, "Mcp-Method": method, "Mcp-Name": String(params.name ?? params.uri ?? "") },
+  );
+  expect(response.status).toBe(200);
+  return (await readRpc(response))[0]!;
+}
+
+describe("misshapen params, in both lanes", () => {
+  it("2025-11-25 sessions: -32602 with what to send, and the session goes on", async () => {
+    const { tokens } = await obtainTokens({ user: "ana", scope: SCOPES });
+    const token = tokens.access_token;
+    const session = await initializeSession(token);
+    const cases: Array<[string, unknown, string]> = [
+      ["tools/call", { name: "whoami", arguments: "x" }, "params.arguments must be an object"],
+      ["tools/call", { name: "whoami", arguments: null }, "not null"],
+      [
+        "prompts/get",
+        { name: "ask_orders", arguments: { question: 123 } },
+        "params.arguments.question must be a string",
+      ],
+      ["resources/read", { uri: 5 }, "params.uri must be a string"],
+    ];
+    for (const [method, params, expected] of cases) {
+      const reply = await rpc(token, session, method, params, 11);
+      expect(reply.error?.code, `${method} ${JSON.stringify(params)}`).toBe(-32602);
+      expect(reply.error.message).toContain(expected);
+    }
+    const fine = await rpc(token, session, "tools/call", { name: "whoami", arguments: {} }, 12);
+    expect(fine.result?.isError).toBeFalsy();
+  });
+
+  it("2026-07-28 stateless requests: the same answers", async () => {
+    const { tokens } = await obtainTokens({ user: "ana", scope: SCOPES });
+    const token = tokens.access_token;
+    const array = await statelessRpc(token, "tools/call", { name: "whoami", arguments: [] });
+    expect(array.error?.code).toBe(-32602);
+    expect(array.error.message).toContain("params.arguments must be an object");
+    const prompt = await statelessRpc(token, "prompts/get", { name: "ask_orders", arguments: { question: [] } });
+    expect(prompt.error?.code).toBe(-32602);
+    expect(prompt.error.message).toContain("params.arguments.question must be a string");
+    const fine = await statelessRpc(token, "tools/call", { name: "whoami", arguments: {} });
+    expect(fine.result?.isError).toBeFalsy();
+  });
+});
