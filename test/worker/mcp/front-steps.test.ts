@@ -84,6 +84,17 @@ describe("the /mcp front's steps", () => {
       ],
       [message("resources/read", {}), "resources/read: params.uri must be a string (a URI from resources/list"],
       [message("resources/subscribe", { uri: null }), "not null"],
+      [message("tools/list", { cursor: 5 }), "tools/list: params.cursor must be the nextCursor string"],
+      [message("prompts/list", "page 2"), "prompts/list: params must be an object (or left out)"],
+      [
+        message("initialize", { protocolVersion: "2025-11-25", capabilities: {} }),
+        "params.clientInfo must be an object",
+      ],
+      [
+        message("initialize", { protocolVersion: 20251125, capabilities: {}, clientInfo: {} }),
+        "params.protocolVersion",
+      ],
+      [message("logging/setLevel", { level: "verbose" }), "params.level must be one of debug, info"],
     ];
     const inSession = { "mcp-session-id": "a-session" };
     for (const [body, expected] of cases) {
@@ -98,12 +109,26 @@ describe("the /mcp front's steps", () => {
       message("tools/call", { name: "whoami", arguments: {} }),
       message("prompts/get", { name: "ask_orders", arguments: { question: "late orders?" } }),
       message("resources/read", { uri: "spec://projects" }),
+      message("tools/list", undefined),
+      message("resources/list", { cursor: "next" }),
+      message("logging/setLevel", { level: "warning" }),
+      message("initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "c", version: "1" },
+      }),
       message("ping", "anything: not a method this step checks"),
       [message("tools/call", "in a batch: the session's SDK answers each message")],
     ])
       expect(await checkParams(frontOf(post("", inSession), fine)), JSON.stringify(fine)).toBeUndefined();
-    // Outside a session, subscribing is a method 2026-07-28 removed: its lane answers 404 / -32601, not this step.
-    expect(await checkParams(frontOf(post(""), message("resources/subscribe", { uri: null })))).toBeUndefined();
+    // In a 2026-07-28 request, initialize and subscribing are methods that era removed: its lane answers 404 /
+    // -32601, not this step.
+    const modern = { "mcp-protocol-version": "2026-07-28" };
+    const enveloped = (method: string, params: Record<string, unknown>) =>
+      message(method, { ...params, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } });
+    for (const removed of [enveloped("resources/subscribe", { uri: 5 }), enveloped("initialize", {})])
+      expect(await checkParams(frontOf(post("", modern), removed)), JSON.stringify(removed)).toBeUndefined();
+    expect((await checkParams(frontOf(post("", modern), enveloped("tools/list", { cursor: 5 }))))?.status).toBe(200);
   });
 
   it("step-up: answers 403 for a call that needs a scope the token lacks, and passes one it holds", async () => {

@@ -30,6 +30,8 @@ describe("misshapen params, in both lanes", () => {
         "params.arguments.question must be a string",
       ],
       ["resources/read", { uri: 5 }, "params.uri must be a string"],
+      ["tools/list", { cursor: 5 }, "params.cursor must be the nextCursor string"],
+      ["logging/setLevel", { level: null }, "params.level must be one of"],
     ];
     for (const [method, params, expected] of cases) {
       const reply = await rpc(token, session, method, params, 11);
@@ -38,6 +40,20 @@ describe("misshapen params, in both lanes", () => {
     }
     const fine = await rpc(token, session, "tools/call", { name: "whoami", arguments: {} }, 12);
     expect(fine.result?.isError).toBeFalsy();
+  });
+
+  it("initialize: -32602 naming the field, and no session is opened", async () => {
+    const { tokens } = await obtainTokens({ user: "ana", scope: SCOPES });
+    const response = await mcpPost(tokens.access_token, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: "all" },
+    });
+    expect(response.headers.get("mcp-session-id")).toBeNull();
+    const [reply] = await readRpc(response);
+    expect(reply!.error.code).toBe(-32602);
+    expect(reply!.error.message).toContain("params.capabilities must be an object");
   });
 
   it("2026-07-28 stateless requests: the same answers", async () => {
@@ -49,6 +65,9 @@ describe("misshapen params, in both lanes", () => {
     const prompt = await statelessRpc(token, "prompts/get", { name: "ask_orders", arguments: { question: [] } });
     expect(prompt.error?.code).toBe(-32602);
     expect(prompt.error.message).toContain("params.arguments.question must be a string");
+    const list = await statelessRpc(token, "resources/list", { cursor: [] });
+    expect(list.error?.code).toBe(-32602);
+    expect(list.error.message).toContain("params.cursor must be the nextCursor string");
     const fine = await statelessRpc(token, "tools/call", { name: "whoami", arguments: {} });
     expect(fine.result?.isError).toBeFalsy();
   });
