@@ -7,10 +7,12 @@
  *  3. step-up (front/step-up.ts): a message that needs a scope the token lacks answered with the RFC 6750 403
  *     challenge, audited by the core, before any session is touched (the lanes check again);
  *  4. unknown-tool audit (front/unknown-tools.ts): calls of tools that do not exist audited and rate-limited;
- *  5. params (front/message-params.ts): the params of tools/call, prompts/get and the resource methods shaped as the
- *     protocol says, or -32602 naming the field (both SDKs would answer -32603 with a schema dump);
+ *  5. params (front/message-params.ts): the params of initialize, the list methods, tools/call, prompts/get, the
+ *     resource methods and logging/setLevel shaped as the protocol says, or -32602 naming the field (both SDKs would
+ *     answer -32603 with a schema dump);
  *  6. compatibility (front/compatibility.ts): the real clients' known deviations tolerated, logged and counted;
- *  7. era router (front/era-router.ts): the token stripped, the verified principal attached, and the request served
+ *  7. session id (front/session-id.ts): an Mcp-Session-Id no session can have answered as an unknown session;
+ *  8. era router (front/era-router.ts): the token stripped, the verified principal attached, and the request served
  *     by the lane of its protocol era (session/ for 2025-11-25, stateless/ for 2026-07-28).
  * Every answer then carries the request's correlation id, and a non-2xx one a JSON-RPC error body.
  */
@@ -25,6 +27,7 @@ import { routeByEra } from "./front/era-router";
 import type { FrontRequest, FrontStep } from "./front/front-request";
 import { checkBounds } from "./front/message-bounds";
 import { checkParams } from "./front/message-params";
+import { checkSessionId } from "./front/session-id";
 import { stepUp } from "./front/step-up";
 import { auditUnknownTools } from "./front/unknown-tools";
 import { JSON_RPC_ERROR, jsonRpcErrorBody } from "./jsonrpc-error";
@@ -37,6 +40,7 @@ export const FRONT_STEPS: ReadonlyArray<readonly [name: string, step: FrontStep]
   ["unknown-tool audit", auditUnknownTools],
   ["params", checkParams],
   ["compatibility", compatibilityFront],
+  ["session id", checkSessionId],
   ["era router", routeByEra],
 ];
 

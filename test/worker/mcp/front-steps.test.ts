@@ -9,6 +9,7 @@ import { compatibilityFront } from "../../../src/mcp/front/compatibility";
 import type { FrontRequest } from "../../../src/mcp/front/front-request";
 import { checkBounds, MAX_BATCH_MESSAGES } from "../../../src/mcp/front/message-bounds";
 import { checkParams } from "../../../src/mcp/front/message-params";
+import { checkSessionId } from "../../../src/mcp/front/session-id";
 import { stepUp } from "../../../src/mcp/front/step-up";
 import { MCP_URL } from "../helpers";
 
@@ -45,6 +46,7 @@ describe("the /mcp front's steps", () => {
       "unknown-tool audit",
       "params",
       "compatibility",
+      "session id",
       "era router",
     ]);
   });
@@ -129,6 +131,23 @@ describe("the /mcp front's steps", () => {
     for (const removed of [enveloped("resources/subscribe", { uri: 5 }), enveloped("initialize", {})])
       expect(await checkParams(frontOf(post("", modern), removed)), JSON.stringify(removed)).toBeUndefined();
     expect((await checkParams(frontOf(post("", modern), enveloped("tools/list", { cursor: 5 }))))?.status).toBe(200);
+  });
+
+  it("session id: an Mcp-Session-Id no session can have is an unknown session; a possible one goes on", async () => {
+    for (const impossible of ["x".repeat(257), "two words", "caf\u00e9"]) {
+      const front = frontOf(new Request(MCP_URL, { method: "GET" }));
+      front.headers = new Headers({ "mcp-session-id": impossible });
+      const answer = await checkSessionId(front);
+      expect(answer?.status, impossible.slice(0, 20)).toBe(404);
+      expect(((await answer!.json()) as { error: { code: number; message: string } }).error).toMatchObject({
+        code: -32001,
+        message: expect.stringContaining("Start a new session with initialize"),
+      });
+    }
+    for (const possible of ["a".repeat(64), "x".repeat(256), ""]) {
+      const front = frontOf(new Request(MCP_URL, { method: "GET", headers: { "mcp-session-id": possible } }));
+      expect(await checkSessionId(front), `${possible.length} characters`).toBeUndefined();
+    }
   });
 
   it("step-up: answers 403 for a call that needs a scope the token lacks, and passes one it holds", async () => {
