@@ -31,14 +31,14 @@ function dryRun(): { inputs: string[]; printed: string } {
 }
 
 describe("the Worker bundle", () => {
-  it("stays within 750 KiB gzip, and leaves out ajv, mimetext, the MCP client SDK and zod 3 for their refusals", () => {
+  it("stays within 750 KiB gzip, and leaves out ajv, mimetext, capnweb, the MCP client SDK and zod 3 for their refusals", () => {
     const { inputs, printed } = dryRun();
     const size = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(printed);
     expect(size, "wrangler printed the upload size").not.toBeNull();
     // Issue 36's budget: at most 750 KiB gzip. wrangler.toml's `minify = true` is what keeps it (968 KiB without).
     expect(Number(size![2]), "gzip KiB").toBeLessThanOrEqual(750);
     const packages = (name: string) => inputs.filter((path) => path.includes(`node_modules/${name}/`));
-    for (const name of ["ajv", "ajv-formats", "fast-uri", "mimetext", "mime-db", "zod-to-json-schema"])
+    for (const name of ["ajv", "ajv-formats", "fast-uri", "mimetext", "mime-db", "zod-to-json-schema", "capnweb"])
       expect(packages(name), name).toEqual([]);
     expect(
       inputs.filter((path) => path.includes("node_modules/zod/v3/")),
@@ -49,7 +49,13 @@ describe("the Worker bundle", () => {
       (path) => !/\/dist\/(validators\/cfWorker\.mjs|cfWorkerProvider-|dialects-)/.test(path),
     );
     expect(client, "@modelcontextprotocol/client").toEqual([]);
-    for (const refusal of ["ajv-refusal", "mimetext-refusal", "mcp-client-refusal", "zod-v3-refusal"])
+    for (const refusal of [
+      "ajv-refusal",
+      "mimetext-refusal",
+      "mcp-client-refusal",
+      "zod-v3-refusal",
+      "capnweb-refusal",
+    ])
       expect(inputs).toContain(`src/lib/${refusal}.ts`);
     // The code that uses them is still in (the SDK's default validator, agents' e-mail reply): only never reached.
     expect(inputs).toContain("node_modules/@modelcontextprotocol/sdk/dist/esm/validation/ajv-provider.js");
@@ -63,6 +69,11 @@ describe("the Worker bundle", () => {
     const zod3 = await import("../../src/lib/zod-v3-refusal");
     expect(() => zod3.object()).toThrow(/write schemas with zod 4/);
     expect(() => zod3.zodToJsonSchema()).toThrow(/zod 3 is not bundled/);
+  });
+
+  it("refuses a Cap'n Web session, should anything ask for one", async () => {
+    const capnweb = await import("../../src/lib/capnweb-refusal");
+    expect(() => capnweb.newWebSocketRpcSession()).toThrow(/opens no Cap'n Web sessions/);
   });
 
   it("says what to do should anything construct the refused ajv", async () => {
