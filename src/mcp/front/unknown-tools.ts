@@ -8,6 +8,8 @@
  * Such calls run nothing, but each costs an audit write, so they count against a quota of their own
  * (UNKNOWN_TOOLS_RATE_LIMIT_TARGET, the policy's default quota unless rate-limits.json names it), and identical
  * refusals of one request (a batch naming the same unknown tool 25 times) fold into one record with the count.
+ * Calls of this server's tools whose params are misshapen (misshapenToolCalls) are audited the same way, since
+ * neither SDK lets them reach the core either; the params step after this one answers them.
  */
 import { Failure } from "../../core/failure";
 import { refuse, type GovernedCall, type GovernedOperation } from "../../core/governed";
@@ -19,6 +21,7 @@ import { pipelineDepsFor } from "../deps";
 import { getCatalog } from "../deployment-catalog";
 import { jsonRpcErrorResponse } from "../jsonrpc-error";
 import type { FrontRequest } from "./front-request";
+import { paramsProblem } from "./message-params";
 const NOT_A_NAME = "(not a tool name)";
 
 /** The quota every call of a tool that does not exist counts against (per organization and client). */
@@ -57,6 +60,32 @@ export function unknownToolCalls(body: unknown, catalog: Catalog, alsoServed: Re
 
 /** What the front does with a request's unknown-tool calls: forward it (they were audited) or refuse it (quota). */
 export type UnknownToolsOutcome = { refused: false } | { refused: true; failure: Failure };
+
+/**
+ * The `tools/call` messages of a (possibly batched) body that name a tool of this server with params the params step
+ * refuses (message-params.ts: arguments that are not an object). They run nothing either, and neither SDK lets them
+ * reach the governed core, so they are audited here like calls of unknown tools, under the same quota.
+ */
+export async function misshapenToolCalls(
+  body: unknown,
+  catalog: Catalog,
+  alsoServed: ReadonlySet<string>,
+): Promise<UnknownToolCall[]> {
+  const misshapen: UnknownToolCall[] = [];
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (!message || typeof message !== "object" || (message as { method?: unknown }).method !== "tools/call") continue;
+    // tools/call is a method of both eras: the era is never asked.
+    const problem = await paramsProblem(message, async () => "2025-11-25");
+    const name = (message as { params?: { name?: unknown } }).params?.name;
+    if (!problem || typeof name !== "string" || !(catalog.tools.has(name) || alsoServed.has(name))) continue;
+    misshapen.push({
+      operation: { kind: "tool", target: name, label: `the tool ${name}`, requiredScopes: [], rateLimit: null },
+      arguments: (message as { params: { arguments?: unknown } }).params.arguments,
+      failure: new Failure("invalid_input", problem).auditedAs("tools/call: misshapen params"),
+    });
+  }
+  return misshapen;
+}
 
 /**
  * Counts each call against the quota (stopping at the first refusal: the rest of the request is refused with
@@ -107,7 +136,10 @@ export async function auditUnknownToolCalls(
 export async function auditUnknownTools(front: FrontRequest): Promise<Response | undefined> {
   if (!front.message) return undefined;
   const { env, principal, correlationId } = front;
-  const unknown = unknownToolCalls(front.message.parsed, getCatalog(), toolsServedBesideCatalog(env));
+  const unknown = [
+    ...unknownToolCalls(front.message.parsed, getCatalog(), toolsServedBesideCatalog(env)),
+    ...(await misshapenToolCalls(front.message.parsed, getCatalog(), toolsServedBesideCatalog(env))),
+  ];
   if (unknown.length === 0) return undefined;
   const outcome = await auditUnknownToolCalls(unknown, { principal, correlationId, deps: pipelineDepsFor(env) });
   if (!outcome.refused) return undefined;

@@ -1,8 +1,20 @@
 // Misshapen params of tools/call, prompts/get and the resource methods, through both lanes of the real Worker: a
 // -32602 naming the field (src/mcp/front/message-params.ts), where both SDKs answered -32603 "internal error" with a
 // schema library's issue list. Well-formed calls are answered as before.
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { auditStoresIn } from "../../../src/audit/sink";
 import { initializeSession, MODERN_ENVELOPE, MODERN_ERA, mcpPost, obtainTokens, readRpc, rpc } from "../helpers";
+
+/** acme's audit records of one request, once stored (the session lane's outbox drains them a few seconds later). */
+async function recordsOf(correlationId: string) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const page = await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", { correlationId, limit: 10 });
+    if (page.events.length > 0 || Date.now() > deadline) return page.events;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 const SCOPES = "orders.read orders.search contracts.read";
 
@@ -54,6 +66,28 @@ describe("misshapen params, in both lanes", () => {
     const [reply] = await readRpc(response);
     expect(reply!.error.code).toBe(-32602);
     expect(reply!.error.message).toContain("params.capabilities must be an object");
+  });
+
+  it("a misshapen call of a tool of this server leaves its audit record, as every tool call does", async () => {
+    const { tokens } = await obtainTokens({ user: "ana", scope: SCOPES });
+    const response = await mcpPost(
+      tokens.access_token,
+      {
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: { name: "whoami", arguments: ["x"], _meta: MODERN_ENVELOPE },
+      },
+      { "MCP-Protocol-Version": MODERN_ERA, "Mcp-Method": "tools/call", "Mcp-Name": "whoami" },
+    );
+    expect((await readRpc(response))[0]!.error.code).toBe(-32602);
+    const [record] = await recordsOf(response.headers.get("X-Correlation-Id")!);
+    expect(record).toMatchObject({
+      kind: "tool",
+      target: "whoami",
+      outcome: "invalid-input",
+      reason: "tools/call: misshapen params",
+    });
   });
 
   it("2026-07-28 stateless requests: the same answers", async () => {
