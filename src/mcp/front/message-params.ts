@@ -44,7 +44,8 @@ const uriCheck = needsString("uri", "a string (a URI from resources/list or a re
 const cursorCheck: ParamsCheck = ({ cursor }) =>
   cursor === undefined || typeof cursor === "string"
     ? undefined
-    : `params.cursor must be the nextCursor string of the previous page (or left out for the first), not ${kindOf(cursor)}`;
+    : `params.cursor must be the nextCursor string of the previous page (or left out for the first), ` +
+      `not ${kindOf(cursor)}`;
 const listMethod = { shape: "an object (or left out)", checks: [cursorCheck], optional: true as const };
 
 const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
@@ -64,7 +65,8 @@ const CHECKS: Record<string, { shape: string; checks: ParamsCheck[]; sessionEra?
       needsObject("clientInfo", "an object with the client's name and version"),
       ({ clientInfo }) =>
         isObject(clientInfo) && (typeof clientInfo.name !== "string" || typeof clientInfo.version !== "string")
-          ? `params.clientInfo must hold a string name and a string version, not ${kindOf(clientInfo.name)} and ${kindOf(clientInfo.version)}`
+          ? `params.clientInfo must hold a string name and a string version, ` +
+            `not ${kindOf(clientInfo.name)} and ${kindOf(clientInfo.version)}`
           : undefined,
     ],
     sessionEra: true,
@@ -75,7 +77,8 @@ const CHECKS: Record<string, { shape: string; checks: ParamsCheck[]; sessionEra?
       ({ level }) =>
         typeof level === "string" && LOG_LEVELS.includes(level)
           ? undefined
-          : `params.level must be one of ${LOG_LEVELS.join(", ")}, not ${typeof level === "string" ? `"${level.slice(0, 40)}"` : kindOf(level)}`,
+          : `params.level must be one of ${LOG_LEVELS.join(", ")}, ` +
+            `not ${typeof level === "string" ? `"${level.slice(0, 40)}"` : kindOf(level)}`,
     ],
     sessionEra: true,
   },
@@ -90,7 +93,8 @@ const CHECKS: Record<string, { shape: string; checks: ParamsCheck[]; sessionEra?
       ({ arguments: args }) =>
         args === undefined || isObject(args)
           ? undefined
-          : `params.arguments must be an object of the tool's arguments by name (its inputSchema in tools/list), not ${kindOf(args)}`,
+          : `params.arguments must be an object of the tool's arguments by name (its inputSchema in tools/list), ` +
+            `not ${kindOf(args)}`,
     ],
   },
   "prompts/get": {

@@ -18,6 +18,8 @@ export async function checkSessionId(front: FrontRequest): Promise<Response | un
   if (!sessionId || POSSIBLE_SESSION_ID.test(sessionId)) return undefined;
   return jsonRpcErrorResponse(404, {
     code: JSON_RPC_ERROR.sessionNotFound,
-    message: `Session not found: no session of this server has that Mcp-Session-Id (session ids are at most ${MAX_SESSION_ID_CHARS} visible ASCII characters). Start a new session with initialize.`,
+    message:
+      "Session not found: no session of this server has that Mcp-Session-Id (session ids are at most " +
+      `${MAX_SESSION_ID_CHARS} visible ASCII characters). Start a new session with initialize.`,
   });
 }
