@@ -74,6 +74,9 @@ export class AuditWriteGroups {
   /** One entry per organization this isolate writes records for: a queue and a few times (MAX_IDLE_GROUPS). */
   private readonly groups = new Map<string, Group>();
 
+  /** `now`: the clock of the gathering decisions and the expectations (tests pass one they move by hand). */
+  constructor(private readonly now: () => number = Date.now) {}
+
   /** How many organizations' queues are held. */
   get size(): number {
     return this.groups.size;
@@ -85,30 +88,30 @@ export class AuditWriteGroups {
     const me: Waiting = { record };
     group.waiting.push(me);
     if (group.writer === null) return this.write(group, store, me);
-    await watch(group, me);
+    await watch(group, me, this.now);
     if (me.answer) return me.answer;
     // Its turn (handed on by the last writer, or its wait ran out), unless a write took it meanwhile.
     if (group.waiting.includes(me)) return this.write(group, store, me);
-    return heldAnswer(group, me);
+    return heldAnswer(group, me, this.now);
   }
 
   /** Writes the waiting records, `me` first, answers each, and hands the turn to the first record still waiting. */
   private async write(group: Group, store: AuditBatchAppender, me: Waiting): Promise<AppendResult> {
     const writer = {};
     group.writer = writer;
-    const gathers = group.waiting.length > 1 || (group.lastSize > 1 && Date.now() - group.lastWrite < BUSY_WITHIN_MS);
-    group.expectedEnd = Date.now() + (gathers ? GATHER_MS : 0) + group.writeMs;
+    const gathers = group.waiting.length > 1 || (group.lastSize > 1 && this.now() - group.lastWrite < BUSY_WITHIN_MS);
+    group.expectedEnd = this.now() + (gathers ? GATHER_MS : 0) + group.writeMs;
     if (gathers) {
       await new Promise((resume) => setTimeout(resume, GATHER_MS));
       // Another writer took it meanwhile (two waits ran out together): its answer comes with that write.
-      if (!group.waiting.includes(me)) return heldAnswer(group, me);
+      if (!group.waiting.includes(me)) return heldAnswer(group, me, this.now);
       group.writer = writer;
     }
     group.waiting.splice(group.waiting.indexOf(me), 1);
     const batch = [me, ...group.waiting.splice(0, MAX_GROUP - 1)];
-    const sent = Date.now();
+    const sent = this.now();
     const answers = await appendAll(store, batch);
-    group.lastWrite = Date.now();
+    group.lastWrite = this.now();
     group.lastSize = batch.length;
     // Smoothed, so that one slow write does not make the waiters of the next ones sleep as long; the first is taken as is.
     const took = group.lastWrite - sent;
@@ -136,7 +139,7 @@ export class AuditWriteGroups {
   }
 
   private dropIdle(): void {
-    const before = Date.now() - BUSY_WITHIN_MS;
+    const before = this.now() - BUSY_WITHIN_MS;
     for (const [organizationId, group] of this.groups) {
       if (group.writer === null && group.waiting.length === 0 && group.lastWrite < before)
         this.groups.delete(organizationId);
@@ -152,12 +155,12 @@ export class AuditWriteGroups {
  * by the waiting request itself, resolved by the writer's, hung as well (tried with workerd 1.20261117: the runtime
  * queues such a continuation for the waiting request, which has no event of its own to run it on).
  */
-async function watch(group: Group, me: Waiting): Promise<void> {
+async function watch(group: Group, me: Waiting, now: () => number): Promise<void> {
   me.turn = undefined;
   // Each look costs a wake-up of this request: looking every 1-4 ms from the start cost the stateless lane's governed
   // call about as much server CPU as its audit RPC (docs/benchmarks.md, 2026-12-04 afternoon).
   for (let waited = 0, late = 1; waited < WAIT_LIMIT_MS; ) {
-    const untilExpected = Math.min(Math.ceil(group.expectedEnd - Date.now()), MAX_EXPECTED_PAUSE_MS);
+    const untilExpected = Math.min(Math.ceil(group.expectedEnd - now()), MAX_EXPECTED_PAUSE_MS);
     const pause = untilExpected >= 1 ? untilExpected : late;
     if (untilExpected >= 1) late = 1;
     else late = Math.min(late * 2, MAX_PAUSE_MS);
@@ -168,8 +171,8 @@ async function watch(group: Group, me: Waiting): Promise<void> {
 }
 
 /** A record a write holds: its answer comes with that write, for at most one more wait. */
-async function heldAnswer(group: Group, me: Waiting): Promise<AppendResult> {
-  await watch(group, me);
+async function heldAnswer(group: Group, me: Waiting, now: () => number): Promise<AppendResult> {
+  await watch(group, me, now);
   return me.answer ?? notStored(`its write did not answer within ${WAIT_LIMIT_MS} ms`);
 }
 
