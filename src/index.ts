@@ -15,7 +15,7 @@ import { handleSignInRoutes } from "./auth/routes";
 import { handleInvitationRoutes } from "./auth/invitations";
 import { SessionSecretMissing } from "./auth/session";
 import { mcpResourceHandler } from "./mcp/http";
-import { getCatalog } from "./mcp/deployment-catalog";
+import { getCatalog, prepareCatalog } from "./mcp/deployment-catalog";
 import {
   OPENID_CONFIGURATION,
   openIdConfiguration,
@@ -43,6 +43,9 @@ export { RateLimitCoordinator } from "./ratelimit/coordinator";
 export { AuditLog } from "./audit/store";
 export { ContractStore } from "./contracts/store/durable-object";
 export { OrganizationDirectory } from "./directory/store";
+
+// Built while the isolate starts rather than on its first request (deployment-catalog.ts says why and what it costs).
+prepareCatalog();
 
 const PROTECTED_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
 /** Both protected resources refuse organizations that are suspended or deleted (src/organizations/gate.ts). */
