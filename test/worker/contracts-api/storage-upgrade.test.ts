@@ -251,7 +251,7 @@ describe("a store from before documents went to the bucket", () => {
     );
     expect(leftHere).toBe(0);
     expect(await readAll("/projects/legacy/contracts/1/document")).toEqual(beforeMove.document);
-  });
+  }, 90_000); // the heaviest test here (1 MiB documents moved between stores); the suite runs two files at once
 
   it("exports the bucket's content with the tables, and a purge removes it from the bucket", async () => {
     // The operator's export streams the content one object at a time after the tables (docs/operations.md).
