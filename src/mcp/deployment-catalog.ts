@@ -4,6 +4,7 @@ import { buildCatalog, type Catalog } from "./catalog";
 import { toolListing } from "./catalog-view";
 
 let cached: Catalog | undefined;
+let prepared = false;
 
 /** The catalog of this deployment, built once per isolate from the registrars in src/tools/index.ts. */
 export function getCatalog(): Catalog {
@@ -24,6 +25,7 @@ export function getCatalog(): Catalog {
  * names, to every request that needs the catalog, as it always did.
  */
 export function prepareCatalog(): void {
+  prepared = true;
   try {
     for (const tool of getCatalog().tools.values()) toolListing(tool);
   } catch {
@@ -31,7 +33,7 @@ export function prepareCatalog(): void {
   }
 }
 
-/** Whether this isolate has built its catalog (test/worker/mcp/catalog-at-start-up.test.ts). */
-export function catalogBuilt(): boolean {
-  return cached !== undefined;
+/** Whether this isolate prepared its catalog, and whether it has one (test/worker/mcp/catalog-at-start-up.test.ts). */
+export function catalogState(): { prepared: boolean; built: boolean } {
+  return { prepared, built: cached !== undefined };
 }
