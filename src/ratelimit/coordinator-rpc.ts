@@ -35,6 +35,12 @@ export interface CoordinatorUsageRequest {
   quotas: QuotaRequest[];
 }
 
+/** A client whose counters to load before its first decision (prepare). */
+export interface CoordinatorPrepareRequest {
+  organizationId: string;
+  clientId: string;
+}
+
 export interface TargetUsage {
   target: string;
   remaining: number | null;
@@ -46,6 +52,8 @@ export interface CoordinatorApi {
   check(request: CoordinatorCheckRequest): Promise<RateLimitDecision>;
   usage(request: CoordinatorUsageRequest): Promise<TargetUsage[]>;
   lease(request: CoordinatorLeaseRequest): Promise<CoordinatorLease>;
+  /** Loads the client's counters from KV (one listing) now, so that its first decision is made from memory. */
+  prepare(request: CoordinatorPrepareRequest): Promise<void>;
 }
 
 /** The coordinator's RPC methods, as the RATE_LIMITER binding offers them. */

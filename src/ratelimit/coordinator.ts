@@ -14,6 +14,7 @@ import type {
   CoordinatorCheckRequest,
   CoordinatorLease,
   CoordinatorLeaseRequest,
+  CoordinatorPrepareRequest,
   CoordinatorRpc,
   CoordinatorUsageRequest,
   QuotaRequest,
@@ -57,6 +58,11 @@ export class RateLimitCoordinator extends DurableObject<Env> implements Coordina
       work,
       traceparent,
     );
+  }
+
+  /** Lists the client's counters now (once per object's life), before its first lease or check asks for them. */
+  prepare(request: CoordinatorPrepareRequest): Promise<void> {
+    return this.loaded(request.organizationId, request.clientId);
   }
 
   lease(request: CoordinatorLeaseRequest): Promise<CoordinatorLease> {

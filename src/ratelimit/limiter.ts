@@ -117,6 +117,23 @@ function quotasOf(policy: RateLimitPolicy, organizationId: string, targets: read
   return targets.map((target) => ({ target, ...quotaFor(policy, organizationId, target) }));
 }
 
+/**
+ * Starts loading a client's counters into its coordinator (one KV listing) while something else is being answered,
+ * so that the client's first rate-limit decision is made from memory instead of waiting for KV: the /mcp front does
+ * it when a session starts (`initialize`). Never rejects: a failure only means the first decision lists them itself.
+ */
+export async function prepareCounters(
+  namespace: Env["RATE_LIMITER"],
+  subject: { organizationId: string; clientId: string },
+): Promise<void> {
+  const { organizationId, clientId } = subject;
+  try {
+    await coordinatorsIn(namespace)(organizationId, clientId).prepare({ organizationId, clientId });
+  } catch (error) {
+    logWarn("rate-limit counters could not be prepared", { organizationId, error });
+  }
+}
+
 /** An organization's runtime quotas from the directory (through its isolate cache: no round trip when warm). */
 export function directoryQuotas(env: Pick<Env, "DIRECTORY">): OrganizationQuotaLookup {
   return async (organizationId) => (await resolveOrganization(env, organizationId))?.record.settings.quotas;

@@ -3,7 +3,9 @@
  * get carry no token (the Authorization header is stripped, and any client-sent principal header) but this
  * request's verified principal and correlation id. 2026-07-28 requests go to the stateless lane; a 2025-11-25
  * request without a session that a known client sends is served statelessly too (compat/sessionless.ts); the rest
- * go to the session lane (McpAgent), whose front sees only the sessions the caller owns (session/owner.ts). Every
+ * go to the session lane (McpAgent), whose front sees only the sessions the caller owns (session/owner.ts); a session's
+ * start (`initialize`) also has the client's rate-limit counters loaded while it is answered, so that its first
+ * call's decision does not wait for KV (ratelimit/limiter.ts, prepareCounters). Every
  * answer reports the tolerated deviations, is JSON when the client accepts only JSON, and lists every protocol
  * version this URL serves (discover-versions.ts).
  */
@@ -16,6 +18,7 @@ import type { ToleranceId } from "../compat/tolerances";
 import { withEveryServedVersion } from "../discover-versions";
 import { mcpEraOf } from "../era";
 import { encodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
+import { prepareCounters } from "../../ratelimit/limiter";
 import { ArbiterMcpAgent, type SessionProps } from "../session/agent";
 import { ownerGuardedNamespace, ownerOf } from "../session/owner";
 import { serveSessionless, serveStateless } from "../stateless/handler";
@@ -37,6 +40,15 @@ function reportTolerated(front: FrontRequest): void {
       kind: requestKindOf(request.method, parsed),
       rules: front.tolerated,
     }),
+  );
+}
+
+/** Whether a POST body opens a session: an `initialize` request, alone or in a batch. */
+function opensSession(parsed: unknown): boolean {
+  const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
+  return messages.some(
+    (message) =>
+      typeof message === "object" && message !== null && (message as { method?: unknown }).method === "initialize",
   );
 }
 
@@ -68,6 +80,7 @@ export async function routeByEra(front: FrontRequest): Promise<Response | undefi
     return answer(await serveSessionless(withBody(), parsed, env, principal, correlationId));
   }
 
+  if (opensSession(parsed)) ctx.waitUntil(prepareCounters(env.RATE_LIMITER, principal));
   headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));
   const forwarded = new Request(request.url, { method: request.method, headers, body });
   const owner = ownerOf(principal);
