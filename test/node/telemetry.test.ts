@@ -171,7 +171,7 @@ describe("OpenTelemetry export over OTLP/HTTP (wrangler dev + loopback receiver)
     await receiver?.close();
   });
 
-  it("exports a tool call's trace: the operation, its rate-limit decision down to the coordinator's KV read, its audit record", async () => {
+  it("exports a session call's trace: operation, rate-limit decision in the coordinator, audit record", async () => {
     const token = await obtainToken(worker.url, { user: "ana", scope: "orders.read", resource: `${worker.url}/mcp` });
     secrets.push(token);
     const client = await connect(worker.url, token);
@@ -179,8 +179,12 @@ describe("OpenTelemetry export over OTLP/HTTP (wrangler dev + loopback receiver)
       const result = await client.callTool({ name: "whoami", arguments: {} });
       expect(result.isError).toBeFalsy();
       const correlationId = (result._meta as { correlationId: string }).correlationId;
-      const trace = await traceOf(receiver.received, correlationId, (spans) =>
-        spans.some((span) => span.name === "kv.list"),
+      const trace = await traceOf(
+        receiver.received,
+        correlationId,
+        (spans) =>
+          spans.filter((span) => span.name === "RateLimitCoordinator.lease").length === 2 &&
+          spans.some((span) => span.name === "audit.record"),
       );
       const root = only(trace, "tool whoami");
       expect(root.kind).toBe(2);
@@ -201,12 +205,54 @@ describe("OpenTelemetry export over OTLP/HTTP (wrangler dev + loopback receiver)
       // The coordinator's own span (another object) continues the trace from the traceparent the call carried.
       const leaseServed = only(trace, "RateLimitCoordinator.lease", leaseCall);
       expect(leaseServed.kind).toBe(2);
-      expect(only(trace, "kv.list", leaseServed).attributes).toMatchObject({ "db.system": "cloudflare.kv" });
+      // No KV read under it: the session's start (initialize) had the client's counters listed already.
+      expect(trace.filter((span) => span.name.startsWith("kv."))).toEqual([]);
       only(trace, "audit.record", root);
     } finally {
       await client.close();
     }
     expect(receiver.received.every((item) => item.headers["x-otlp-key"] === OTLP_KEY)).toBe(true);
+  });
+
+  it("exports a 2026-07-28 call's trace down to the coordinator's KV read (a new client's first call)", async () => {
+    const token = await obtainToken(worker.url, { user: "ana", scope: "orders.read", resource: `${worker.url}/mcp` });
+    secrets.push(token);
+    const response = await fetch(`${worker.url}/mcp`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${token}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "whoami",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: "whoami",
+          arguments: {},
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { name: "telemetry-test", version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      }),
+    });
+    expect(response.status).toBe(200);
+    const { result } = (await response.json()) as { result: { isError?: boolean; _meta: { correlationId: string } } };
+    expect(result.isError).toBeFalsy();
+    const trace = await traceOf(receiver.received, result._meta.correlationId, (spans) =>
+      spans.some((span) => span.name === "kv.list"),
+    );
+    const root = only(trace, "tool whoami");
+    const leaseCall = only(trace, "RateLimitCoordinator.lease", only(trace, "ratelimit.decide", root));
+    const leaseServed = only(trace, "RateLimitCoordinator.lease", leaseCall);
+    expect(only(trace, "kv.list", leaseServed).attributes).toMatchObject({ "db.system": "cloudflare.kv" });
+    only(trace, "audit.record", root);
   });
 
   it("exports an upstream failure: the GraphQL call as a failed child span whose traceparent the upstream received", async () => {
