@@ -60,7 +60,7 @@ export class RateLimitCoordinator extends DurableObject<Env> implements Coordina
     );
   }
 
-  /** Lists the client's counters now (once per object's life), before its first lease or check asks for them. */
+  /** Lists the client's counters now, before its first lease or check asks for them (no-op once they are listed). */
   prepare(request: CoordinatorPrepareRequest): Promise<void> {
     return this.loaded(request.organizationId, request.clientId);
   }
