@@ -24,7 +24,7 @@ export const ORG_CALLBACK_PATH = "/signin/org/callback";
 async function organizationConfig(env: Env, organizationId: string): Promise<OidcConfig> {
   const resolved = await resolveOrganization(env, organizationId);
   const signIn = resolved?.record.settings.signIn;
-  if (!resolved || resolved.record.status !== "active" || !signIn)
+  if (resolved?.record.status !== "active" || !signIn)
     throw new OidcFailure(
       "configuration",
       "This organization does not sign in with its own identity provider on this deployment (any more). Ask its administrator.",

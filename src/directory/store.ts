@@ -420,7 +420,6 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
   ): Promise<DirectoryResult<{ record: OrganizationRecord }>> {
     const found = this.writable(organizationId);
     if (!found.ok) return found;
-    const row = found.row;
     let sealed: SealedSecret | undefined;
     if (value !== null) {
       try {
@@ -609,7 +608,6 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
   ): DirectoryResult<{ member: MemberRecord; previousRole: string | null }> {
     const found = this.writable(organizationId);
     if (!found.ok) return found;
-    const row = found.row;
     const key = email.toLowerCase();
     const existing = this.memberRow(organizationId, key);
     const admins = this.activeAdmins(organizationId);
@@ -647,7 +645,6 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
   removeMember(organizationId: string, email: string, actor: string): DirectoryResult<{ member: MemberRecord }> {
     const found = this.writable(organizationId);
     if (!found.ok) return found;
-    const row = found.row;
     const key = email.toLowerCase();
     const existing = this.memberRow(organizationId, key);
     if (!existing || existing.status === "removed")
@@ -686,7 +683,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
    */
   admit(organizationId: string, email: string | null, subject: string, mappedRole: string): Admission {
     const row = this.row(organizationId);
-    if (!row || row.status !== "active")
+    if (row?.status !== "active")
       return {
         ok: false,
         reason: "organization-unavailable",
@@ -792,7 +789,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     if (!row) return refusal("unknown_invitation", "This invitation link is not valid: ask for a new one.");
     const invitation = this.invitationOf(row);
     const organization = this.row(invitation.organizationId);
-    if (!organization || organization.status !== "active")
+    if (organization?.status !== "active")
       return refusal("unknown_invitation", "The organization of this invitation is not active any more.");
     return {
       ok: true,

@@ -8,7 +8,6 @@ import { CI_KEY_CLIENT_PREFIX, parseCiKey } from "./cikeys";
 import { contractStore } from "../contracts/store/client";
 import { sha256Digest } from "../lib/sha256";
 import type { Env } from "../env";
-import { getPolicy } from "../policy/load";
 import type { GrantProps } from "./grant-props";
 
 function sameHash(a: string, b: string): boolean {

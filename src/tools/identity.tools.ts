@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { organizationName } from "../directory/names";
-import { getPolicy } from "../policy/load";
 import type { CapabilityContext } from "../mcp/context";
 import { rateLimiterFor } from "../ratelimit/limiter";
 

@@ -12,7 +12,6 @@ import { currentIdentity } from "../../auth/session";
 import type { Principal } from "../../core/principal";
 import type { Env } from "../../env";
 import { CONSOLE_CLIENT_ID } from "../../oauth/connected-clients";
-import { getPolicy } from "../../policy/load";
 import { errorPage, html } from "../../lib/html";
 import { csrfToken } from "./csrf";
 import type { ConsoleFrame, ConsoleSection } from "./layout";
