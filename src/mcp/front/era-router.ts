@@ -3,9 +3,9 @@
  * get carry no token (the Authorization header is stripped, and any client-sent principal header) but this
  * request's verified principal and correlation id. 2026-07-28 requests go to the stateless lane; a 2025-11-25
  * request without a session that a known client sends is served statelessly too (compat/sessionless.ts); the rest
- * go to the session lane (McpAgent), whose front sees only the sessions the caller owns (session/owner.ts); a session's
- * start (`initialize`) also has the client's rate-limit counters loaded while it is answered, so that its first
- * call's decision does not wait for KV (ratelimit/limiter.ts, prepareCounters). Every
+ * go to the session lane (McpAgent), whose front sees only the sessions the caller owns (session/owner.ts). A client's
+ * first contact (`initialize` or `server/discover`) also has its rate-limit counters loaded while it is answered, so
+ * that its first call's decision does not wait for KV (ratelimit/limiter.ts, prepareCounters). Every
  * answer reports the tolerated deviations, is JSON when the client accepts only JSON, and lists every protocol
  * version this URL serves (discover-versions.ts).
  */
@@ -43,13 +43,16 @@ function reportTolerated(front: FrontRequest): void {
   );
 }
 
-/** Whether a POST body opens a session: an `initialize` request, alone or in a batch. */
-function opensSession(parsed: unknown): boolean {
+/**
+ * Whether a POST body is a client's first contact in its era: `initialize` (2025-11-25, opens a session) or
+ * `server/discover` (2026-07-28), alone or in a batch.
+ */
+function firstContact(parsed: unknown): boolean {
   const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
-  return messages.some(
-    (message) =>
-      typeof message === "object" && message !== null && (message as { method?: unknown }).method === "initialize",
-  );
+  return messages.some((message) => {
+    const method = typeof message === "object" && message !== null ? (message as { method?: unknown }).method : null;
+    return method === "initialize" || method === "server/discover";
+  });
 }
 
 export async function routeByEra(front: FrontRequest): Promise<Response | undefined> {
@@ -65,6 +68,8 @@ export async function routeByEra(front: FrontRequest): Promise<Response | undefi
   };
   const withBody = () => new Request(request.url, { method: request.method, headers, body, signal: request.signal });
 
+  // A first contact has the client's counters listed while it is answered, so its first call waits for no KV read.
+  if (firstContact(parsed)) ctx.waitUntil(prepareCounters(env.RATE_LIMITER, principal));
   headers.delete("authorization");
   headers.delete(PRINCIPAL_HEADER);
   headers.set(CORRELATION_HEADER, correlationId);
@@ -80,7 +85,6 @@ export async function routeByEra(front: FrontRequest): Promise<Response | undefi
     return answer(await serveSessionless(withBody(), parsed, env, principal, correlationId));
   }
 
-  if (opensSession(parsed)) ctx.waitUntil(prepareCounters(env.RATE_LIMITER, principal));
   headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));
   const forwarded = new Request(request.url, { method: request.method, headers, body });
   const owner = ownerOf(principal);

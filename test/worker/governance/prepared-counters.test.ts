@@ -1,9 +1,9 @@
 /**
- * A session's start has its client's rate-limit counters loaded (src/mcp/front/era-router.ts calls prepareCounters
- * on `initialize`), so the session's first tools/call is decided from memory instead of waiting for the coordinator
- * to list them in KV. Shown here by a counter that is in KV when the session starts and gone from KV when the first
- * call comes: the call is refused by the count loaded at `initialize`. Without the preparation the first call would
- * list KV itself, find nothing and be admitted.
+ * A client's first contact has its rate-limit counters loaded (src/mcp/front/era-router.ts calls prepareCounters on
+ * `initialize` and on `server/discover`), so its first tools/call is decided from memory instead of waiting for the
+ * coordinator to list them in KV. Shown here by a counter that is in KV at the first contact and gone from KV when the
+ * first call comes: the call is refused by the count loaded then. Without the preparation the first call would list
+ * KV itself, find nothing and be admitted.
  */
 import type { OAuthResourceAuth } from "@cloudflare/workers-oauth-provider";
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
@@ -14,14 +14,18 @@ import type { GrantProps } from "../../../src/oauth/grant-props";
 import { counterKey } from "../../../src/ratelimit/keys";
 import { prepareCounters } from "../../../src/ratelimit/limiter";
 import { mcpPrincipal, type Verified } from "../harness";
-import { MCP_URL, readRpc, rpc } from "../helpers";
+import { MCP_URL, MODERN_ENVELOPE, MODERN_ERA, modernPost, readRpc, rpc } from "../helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** `initialize` straight to the /mcp handler, returning only once the request's background work has settled. */
-async function initializeAndSettle(principal: Verified): Promise<string> {
+/** A POST straight to the /mcp handler as `principal`, returned once the request's background work has settled. */
+async function postAndSettle(
+  principal: Verified,
+  message: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const ctx = createExecutionContext() as ExecutionContext & { props: GrantProps; auth: OAuthResourceAuth };
   ctx.props = principal.props;
   ctx.auth = principal.auth;
@@ -31,32 +35,40 @@ async function initializeAndSettle(principal: Verified): Promise<string> {
       "Content-Type": "application/json",
       Accept: "application/json, text/event-stream",
       Authorization: "Bearer harness-verified-principal-not-a-token",
+      ...headers,
     },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1.0.0" } },
-    }),
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, ...message }),
   });
   const response = await mcpResourceHandler.fetch(request, env as unknown as Env, ctx);
+  const settled = new Response(await response.text(), response);
+  await waitOnExecutionContext(ctx);
+  return settled;
+}
+
+async function initializeAndSettle(principal: Verified): Promise<string> {
+  const response = await postAndSettle(principal, {
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1.0.0" } },
+  });
   expect(response.status).toBe(200);
   const sessionId = response.headers.get("mcp-session-id");
-  await readRpc(response);
-  await waitOnExecutionContext(ctx);
   if (!sessionId) throw new Error("initialize answered no session id");
   return sessionId;
 }
 
-describe("a session's start prepares its client's rate-limit counters", () => {
+/** whoami's quota (30 per 60 s) used up in this window, in KV, as another place this client called from left it. */
+async function usedUpInKv(principal: Verified): Promise<string> {
+  const key = await counterKey(principal.props.organizationId, principal.auth.clientId!, "whoami");
+  const used = { start: Date.now(), count: 30 };
+  await env.RATE_LIMIT_KV.put(key, JSON.stringify(used), { metadata: used, expirationTtl: 120 });
+  return key;
+}
+
+describe("a client's first contact prepares its rate-limit counters", () => {
   it("loads the counters at initialize: the first call is decided by them, not by a later KV listing", async () => {
     vi.spyOn(console, "log").mockImplementation(() => undefined);
-    const clientId = `prepared-${crypto.randomUUID().slice(0, 8)}`;
-    const principal = mcpPrincipal("ana", undefined, { clientId });
-    const key = await counterKey(principal.props.organizationId, clientId, "whoami");
-    // whoami's shipped quota (30 per 60 s) used up in this window, as another session of this client left it.
-    const used = { start: Date.now(), count: 30 };
-    await env.RATE_LIMIT_KV.put(key, JSON.stringify(used), { metadata: used, expirationTtl: 120 });
+    const principal = mcpPrincipal("ana", undefined, { clientId: `prepared-${crypto.randomUUID().slice(0, 8)}` });
+    const key = await usedUpInKv(principal);
 
     const sessionId = await initializeAndSettle(principal);
     await env.RATE_LIMIT_KV.delete(key);
@@ -64,6 +76,24 @@ describe("a session's start prepares its client's rate-limit counters", () => {
     const reply = await rpc(principal, sessionId, "tools/call", { name: "whoami", arguments: {} });
     expect(reply.result?.isError).toBe(true);
     expect(reply.result?.content?.[0]?.text).toMatch(/Rate limit reached/);
+  });
+
+  it("loads them at server/discover too: a 2026-07-28 client's first call is decided by them", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const principal = mcpPrincipal("ana", undefined, { clientId: `prepared-${crypto.randomUUID().slice(0, 8)}` });
+    const key = await usedUpInKv(principal);
+
+    const discovered = await postAndSettle(
+      principal,
+      { method: "server/discover", params: { _meta: MODERN_ENVELOPE } },
+      { "MCP-Protocol-Version": MODERN_ERA, "Mcp-Method": "server/discover" },
+    );
+    expect(discovered.status).toBe(200);
+    await env.RATE_LIMIT_KV.delete(key);
+
+    const [reply] = await readRpc(await modernPost(principal, "tools/call", { name: "whoami", arguments: {} }));
+    expect(reply?.result?.isError).toBe(true);
+    expect(reply?.result?.content?.[0]?.text).toMatch(/Rate limit reached/);
   });
 
   it("counts no call itself: a new client's first call after its session's start leaves 29 of 30", async () => {
