@@ -10,13 +10,7 @@ import { performance } from "node:perf_hooks";
 import { obtainToken } from "../test/helpers/oauth-http";
 import { startWranglerDev } from "../test/helpers/wrangler-dev";
 import { HOSTILE_CASES, ndjsonOf } from "./hostile-cases";
-
-const ERA = "2026-07-28";
-const ENVELOPE = {
-  "io.modelcontextprotocol/protocolVersion": ERA,
-  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
+import { modernRequest } from "../test/helpers/modern-request";
 
 function stats(values: number[]): string {
   if (values.length === 0) return "no samples";
@@ -41,24 +35,7 @@ try {
     resource: `${dev.url}/api`,
   });
   const globex = await obtainToken(dev.url, { user: "gus", scope: "orders.read", resource: `${dev.url}/mcp` });
-  const whoami = () =>
-    fetch(`${dev.url}/mcp`, {
-      method: "POST",
-      headers: {
-        Authorization: `Bearer ${globex}`,
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        "MCP-Protocol-Version": ERA,
-        "Mcp-Method": "tools/call",
-        "Mcp-Name": "whoami",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: "whoami", arguments: {}, _meta: ENVELOPE },
-      }),
-    });
+  const whoami = () => modernRequest(dev.url, globex, "tools/call", { name: "whoami", arguments: {} });
   const health = () => fetch(`${dev.url}/health`);
   // Warm both paths so the first samples do not measure start-up.
   await timed(health);

@@ -13,6 +13,7 @@ import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
 import { obtainToken } from "../helpers/oauth-http";
+import { modernRequest } from "../helpers/modern-request";
 
 const LATEST = "spec://projects/orders/verdicts/latest";
 const ACTIVE = "spec://active/contract";
@@ -205,22 +206,7 @@ describe("one /mcp URL, two protocol eras", () => {
   });
 
   it("answers 2026-07-28 requests statelessly: no Mcp-Session-Id, and a session request is not served there", async () => {
-    const meta = {
-      "io.modelcontextprotocol/protocolVersion": MODERN,
-      "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-      "io.modelcontextprotocol/clientCapabilities": {},
-    };
-    const response = await fetch(`${server.url}/mcp`, {
-      method: "POST",
-      headers: {
-        Authorization: `Bearer ${mcpToken}`,
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        "MCP-Protocol-Version": MODERN,
-        "Mcp-Method": "tools/list",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } }),
-    });
+    const response = await modernRequest(server.url, mcpToken, "tools/list");
     expect(response.status).toBe(200);
     expect(response.headers.get("mcp-session-id")).toBeNull();
     const body = (await response.json()) as { result: { tools: Array<{ name: string }> } };

@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { modernRequest } from "../helpers/modern-request";
 import { obtainToken } from "../helpers/oauth-http";
 import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
 import { startLoopbackUpstream, type LoopbackUpstream } from "./graphql-support";
@@ -217,31 +218,7 @@ describe("OpenTelemetry export over OTLP/HTTP (wrangler dev + loopback receiver)
   it("exports a 2026-07-28 call's trace down to the coordinator's KV read (a new client's first call)", async () => {
     const token = await obtainToken(worker.url, { user: "ana", scope: "orders.read", resource: `${worker.url}/mcp` });
     secrets.push(token);
-    const response = await fetch(`${worker.url}/mcp`, {
-      method: "POST",
-      headers: {
-        Authorization: `Bearer ${token}`,
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2026-07-28",
-        "Mcp-Method": "tools/call",
-        "Mcp-Name": "whoami",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: {
-          name: "whoami",
-          arguments: {},
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": { name: "telemetry-test", version: "1" },
-            "io.modelcontextprotocol/clientCapabilities": {},
-          },
-        },
-      }),
-    });
+    const response = await modernRequest(worker.url, token, "tools/call", { name: "whoami", arguments: {} });
     expect(response.status).toBe(200);
     const { result } = (await response.json()) as { result: { isError?: boolean; _meta: { correlationId: string } } };
     expect(result.isError).toBeFalsy();
