@@ -96,6 +96,21 @@ interface Route {
 
 const ORG = "([a-z0-9][a-z0-9-]{0,62})";
 
+/** A member's e-mail address from its path segment, which the caller percent-encodes (`@` as `%40`). */
+function emailSegment(segment: string | undefined): string {
+  try {
+    return decodeURIComponent(segment ?? "");
+  } catch {
+    throw new Failure(
+      "invalid_input",
+      `The member's address in the path ("${(segment ?? "").slice(0, 60)}") is not percent-encoded UTF-8. Encode it ` +
+        "with encodeURIComponent (RFC 3986) and retry.",
+      {},
+      "invalid_path",
+    );
+  }
+}
+
 const routes: Route[] = [
   {
     method: "GET",
@@ -181,14 +196,14 @@ const routes: Route[] = [
     pattern: new RegExp(`^/organizations/${ORG}/members/([^/]+)$`),
     async handle(request, env, [id, email]) {
       const { role } = await body(request);
-      return json(await putMember(env, id as string, decodeURIComponent(email as string), role, { kind: "operator" }));
+      return json(await putMember(env, id as string, emailSegment(email), role, { kind: "operator" }));
     },
   },
   {
     method: "DELETE",
     pattern: new RegExp(`^/organizations/${ORG}/members/([^/]+)$`),
     handle: async (_r, env, [id, email]) =>
-      json(await removeMember(env, id as string, decodeURIComponent(email as string), { kind: "operator" })),
+      json(await removeMember(env, id as string, emailSegment(email), { kind: "operator" })),
   },
   {
     method: "GET",

@@ -62,24 +62,30 @@ export interface ApiHandlerOptions {
   audit?: (env: Env) => AuditSink;
 }
 
-function match(pattern: string, path: string): Record<string, string> | undefined {
+interface PathMatch {
+  params: Record<string, string>;
+  /** A path parameter whose segment is not percent-encoded UTF-8 (the route is still the one the path names). */
+  undecodable?: { name: string; segment: string };
+}
+
+function match(pattern: string, path: string): PathMatch | undefined {
   const want = pattern.split("/");
   const got = path.split("/");
   if (want.length !== got.length) return undefined;
-  const params: Record<string, string> = {};
+  const found: PathMatch = { params: {} };
   for (let i = 0; i < want.length; i++) {
     const w = want[i] ?? "";
     const g = got[i] ?? "";
     if (w.startsWith(":")) {
       if (!g) return undefined;
       try {
-        params[w.slice(1)] = decodeURIComponent(g);
+        found.params[w.slice(1)] = decodeURIComponent(g);
       } catch {
-        return undefined;
+        found.undecodable ??= { name: w.slice(1), segment: g };
       }
     } else if (w !== g) return undefined;
   }
-  return params;
+  return found;
 }
 
 /** What a caller lacking `missing` can do about it: CI keys come from an admin and never carry admin scopes. */
@@ -125,13 +131,18 @@ function routeOf(
   routes: readonly ApiRoute[],
   method: string,
   path: string,
-): { route: ApiRoute | undefined; params: Record<string, string>; pathMatched: boolean } {
+): {
+  route: ApiRoute | undefined;
+  params: Record<string, string>;
+  pathMatched: boolean;
+  undecodable?: PathMatch["undecodable"];
+} {
   let pathMatched = false;
   for (const candidate of routes) {
     const found = match(candidate.path, path);
     if (!found) continue;
     pathMatched = true;
-    if (candidate.method === method) return { route: candidate, params: found, pathMatched };
+    if (candidate.method === method) return { route: candidate, ...found, pathMatched };
   }
   return { route: undefined, params: {}, pathMatched };
 }
@@ -146,7 +157,7 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
     const principal = principalFromGrant(props, auth);
     const url = new URL(request.url);
     const path = url.pathname.replace(/\/+$/, "") || "/";
-    const { route, params, pathMatched } = routeOf(routes, request.method, path);
+    const { route, params, pathMatched, undecodable } = routeOf(routes, request.method, path);
     const query = Object.fromEntries(url.searchParams);
     const operation: GovernedOperation = {
       kind: "route",
@@ -185,6 +196,14 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
               `No API route ${request.method} ${path}. See docs/ci.md for the REST API.`,
             ).auditedAs("no such route");
           }
+          if (undecodable)
+            throw new Failure(
+              "invalid_input",
+              `The path parameter ${undecodable.name} ("${undecodable.segment.slice(0, 60)}") is not percent-encoded ` +
+                "UTF-8. Encode it with encodeURIComponent (RFC 3986) and retry.",
+              {},
+              "invalid_path",
+            ).auditedAs("undecodable path parameter");
           try {
             return await route.handle({
               request,

@@ -18,6 +18,15 @@ export interface TelemetryConfig {
   serviceName: string;
 }
 
+/** A header value, percent-decoded as the format says; one that is not percent-encoding is kept as written. */
+function percentDecoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 function headersOf(text: string | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const pair of (text ?? "").split(",")) {
@@ -25,7 +34,7 @@ function headersOf(text: string | undefined): Record<string, string> {
     if (at <= 0) continue;
     const name = pair.slice(0, at).trim();
     const value = pair.slice(at + 1).trim();
-    if (/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) && value) headers[name] = decodeURIComponent(value);
+    if (/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) && value) headers[name] = percentDecoded(value);
   }
   return headers;
 }
