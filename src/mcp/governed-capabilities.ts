@@ -68,7 +68,10 @@ export function resolvedTarget(found: ResourceLookup, uri: string): ResourceTarg
   );
 }
 
-/** Resource not found (JSON-RPC -32002 in both eras); `detail` says what is missing and where to look. */
+/**
+ * Resource not found (JSON-RPC -32002; the 2026-07-28 SDK sends it as -32602, as that revision asks); `detail`
+ * says what is missing and where to look.
+ */
 export function resourceNotFound(uri: string, detail: string, code = "resource_not_found"): Failure {
   return new Failure("not_found", `Resource not found: ${detail}`, { uri }, code);
 }

@@ -26,8 +26,23 @@ export type ResourceTarget =
 
 export type ResourceLookup = { found: ResourceTarget } | { tooLong: number } | { unknown: true };
 
-/** The lookup for `catalog`; templates are compiled once. */
+const lookups = new WeakMap<Catalog, (uri: string) => ResourceLookup>();
+
+/**
+ * The lookup for `catalog`, made once per catalog and shared by everything that resolves a URI (both lanes, the
+ * step-up front, subscriptions/listen): the stateless lane builds a server per request.
+ */
 export function resourceLookup(catalog: Catalog): (uri: string) => ResourceLookup {
+  let lookup = lookups.get(catalog);
+  if (!lookup) {
+    lookup = compiledLookup(catalog);
+    lookups.set(catalog, lookup);
+  }
+  return lookup;
+}
+
+/** The lookup for `catalog`, its templates compiled. */
+function compiledLookup(catalog: Catalog): (uri: string) => ResourceLookup {
   const templates = [...catalog.resourceTemplates.values()].map((template) => ({
     template,
     matcher: new UriTemplate(template.uriTemplate),

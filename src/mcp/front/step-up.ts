@@ -34,16 +34,9 @@ export interface ScopeRefusal {
   failure: Failure;
 }
 
-const lookups = new WeakMap<Catalog, ReturnType<typeof resourceLookup>>();
-
 /** The resource a URI names, resolved exactly as the session resolves it (resource-lookup.ts). */
 function resourceTarget(catalog: Catalog, uri: string) {
-  let lookup = lookups.get(catalog);
-  if (!lookup) {
-    lookup = resourceLookup(catalog);
-    lookups.set(catalog, lookup);
-  }
-  const found = lookup(uri);
+  const found = resourceLookup(catalog)(uri);
   return "found" in found ? found.found : undefined;
 }
 

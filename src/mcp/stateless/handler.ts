@@ -16,10 +16,13 @@ import {
   benchGovernedTool,
   toolsServedBesideCatalog,
 } from "../bench-bare";
+import { Failure } from "../../core/failure";
 import type { Principal } from "../../core/principal";
 import { pipelineDepsFor } from "../deps";
 import { encodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
 import { getCatalog } from "../deployment-catalog";
+import { resolvedTarget } from "../governed-capabilities";
+import { resourceLookup } from "../resource-lookup";
 import { jsonOnlySchema } from "./json-schema";
 import { createStatelessServer, registerGovernedTool, type StatelessRuntime } from "./server";
 
@@ -113,8 +116,43 @@ export async function serveSessionless(
   return servedByFreshServer(withHostHeader(incoming), parsedBody, env, principal, correlationId, "stateless");
 }
 
+/** The URI of a resources/read request, or undefined for any other message. */
+function resourceReadUri(parsedBody: unknown): string | undefined {
+  if (typeof parsedBody !== "object" || parsedBody === null || Array.isArray(parsedBody)) return undefined;
+  const message = parsedBody as { method?: unknown; params?: { uri?: unknown } };
+  return message.method === "resources/read" && typeof message.params?.uri === "string"
+    ? message.params.uri
+    : undefined;
+}
+
+/**
+ * A resources/read of a URI that no resource or template matches never reaches the catalog in this lane: the SDK
+ * answers it with a bare "Resource not found: <uri>". The session lane's message replaces it (what is missing, where
+ * to look, the correlation id), with the code the SDK chose (-32602, as the 2026-07-28 revision asks).
+ */
+async function withResourceHelp(response: Response, uri: string, correlationId: string): Promise<Response> {
+  const failure = resolvedTarget(resourceLookup(getCatalog())(uri), uri);
+  if (!(failure instanceof Failure)) return response;
+  if (response.status !== 200 || !(response.headers.get("content-type") ?? "").startsWith("application/json"))
+    return response;
+  const text = await response.text();
+  let answer: { error?: { message?: unknown; data?: Record<string, unknown> } };
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    return new Response(text, response);
+  }
+  const error = answer.error;
+  if (error?.data?.uri !== uri || error.data.code !== undefined) return new Response(text, response);
+  error.message = failure.message;
+  error.data = { code: failure.code, correlationId, ...failure.details };
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(JSON.stringify(answer), { status: response.status, headers });
+}
+
 /** One request answered by a server built for it from the catalog, governed like every other. */
-function servedByFreshServer(
+async function servedByFreshServer(
   request: Request,
   parsedBody: unknown,
   env: Env,
@@ -129,7 +167,9 @@ function servedByFreshServer(
     () => withBenchBare(createStatelessServer(getCatalog(), runtime, onlyTool), env, runtime, onlyTool),
     { ...STATELESS_HANDLER_OPTIONS, legacy },
   );
-  return handler.fetch(request, { authInfo: authInfoOf(principal, correlationId), parsedBody });
+  const response = await handler.fetch(request, { authInfo: authInfoOf(principal, correlationId), parsedBody });
+  const uri = resourceReadUri(parsedBody);
+  return uri === undefined ? response : withResourceHelp(response, uri, correlationId);
 }
 
 /** Serves one 2026-07-28 request (`request` has no Authorization header; `parsedBody` is its parsed body). */

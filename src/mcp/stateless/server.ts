@@ -1,8 +1,9 @@
 /**
- * Wires the catalog onto an SDK v2 McpServer (protocol 2026-07-28, stateless): the twin of ../server.ts for the
- * other era. One server per request, built for that request's verified principal; every tools/call goes
- * through runToolCall, and every resource read and prompt get through the governed core
+ * Wires the catalog onto an SDK v2 McpServer (protocol 2026-07-28, stateless): the counterpart of
+ * ../session/server.ts for the other era. One server per request, built for that request's verified principal;
+ * every tools/call goes through runToolCall, and every resource read and prompt get through the governed core
  * (governed-capabilities.ts), exactly as in the session lane; their Failures become SDK 2.x ProtocolErrors here.
+ * A resource URI is resolved by the lookup the session lane uses (resource-lookup.ts), not by the SDK's match.
  * Nothing here outlives the request: subscriptions are served by subscriptions/listen (listen-hub.ts).
  */
 import { McpServer, ProtocolError, ResourceTemplate, type ServerContext } from "@modelcontextprotocol/server";
@@ -24,9 +25,9 @@ import { Failure } from "../../core/failure";
 import type { Governed } from "../../core/governed";
 import type { CallContext, SessionState, ToolDefinition } from "../context";
 import type { Principal } from "../../core/principal";
-import { contentItem, getPrompt, promptArgsForSdk, readResource } from "../governed-capabilities";
+import { contentItem, getPrompt, promptArgsForSdk, readResource, resolvedTarget } from "../governed-capabilities";
 import { runToolCall, type PipelineDeps } from "../pipeline";
-import type { ResourceTarget } from "../resource-lookup";
+import { resourceLookup, type ResourceTarget } from "../resource-lookup";
 import { jsonOnlySchema } from "./json-schema";
 
 export interface StatelessRuntime extends PipelineDeps {
@@ -80,8 +81,14 @@ async function listed<T>(work: () => Promise<T>, correlationId: string): Promise
   }
 }
 
-const flatten = (variables: Record<string, string | string[]>) =>
-  Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]));
+/**
+ * What a URI the SDK matched names, resolved as the session lane resolves it (resource-lookup.ts): the same
+ * variables, and the same refusal of a URI over MAX_RESOURCE_URI_LENGTH, which the SDK's matching does not bound.
+ */
+function resolved(catalog: Catalog, uri: string, correlationId: string): ResourceTarget {
+  const target = resolvedTarget(resourceLookup(catalog)(uri), uri);
+  return target instanceof Failure ? answered({ ok: false, failure: target }, correlationId) : target;
+}
 
 /**
  * The tool's listing (catalog-view.ts) as SDK 2.x takes it, its schemas converted only when first listed: a
@@ -134,13 +141,6 @@ export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntim
   for (const tool of toolsListedTo(catalog, runtime.principal)) registerGovernedTool(server, tool, runtime);
 
   for (const resource of catalog.resources.values()) {
-    const target: ResourceTarget = {
-      kind: "resource",
-      resource,
-      name: resource.name,
-      requiredScopes: resource.requiredScopes,
-      label: resource.uri,
-    };
     server.registerResource(
       resource.name,
       resource.uri,
@@ -152,6 +152,7 @@ export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntim
       },
       async (uri, ctx) => {
         const context = callContext(ctx, runtime, session);
+        const target = resolved(catalog, uri.href, context.correlationId);
         const contents = answered(await readResource(target, uri.href, context, runtime), context.correlationId);
         return { contents: [contentItem(uri.href, contents)] };
       },
@@ -174,16 +175,9 @@ export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntim
       template.name,
       sdkTemplate,
       { title: template.title, description: template.description, mimeType: template.mimeType },
-      async (uri, variables, ctx) => {
+      async (uri, _variables, ctx) => {
         const context = callContext(ctx, runtime, session);
-        const target: ResourceTarget = {
-          kind: "template",
-          template,
-          variables: flatten(variables),
-          name: template.name,
-          requiredScopes: template.requiredScopes,
-          label: template.uriTemplate,
-        };
+        const target = resolved(catalog, uri.href, context.correlationId);
         const contents = answered(await readResource(target, uri.href, context, runtime), context.correlationId);
         return { contents: [{ uri: uri.href, mimeType: contents.mimeType, text: contents.text }] };
       },
