@@ -265,6 +265,17 @@ export async function setOrganizationSecret(
       { field: name },
       "invalid_settings",
     );
+  const unprintable = typeof value === "string" ? value.search(/[^\x20-\x7e]/) : -1;
+  if (typeof value === "string" && (unprintable >= 0 || value.trim() !== value))
+    throw new Failure(
+      "invalid_input",
+      `Invalid settings: ${name}: a secret is sent in an HTTP header or form, so it must be printable ASCII without ` +
+        (unprintable >= 0
+          ? `control characters, line breaks or other characters (character ${unprintable + 1} is not).`
+          : "spaces at its start or end."),
+      { field: name },
+      "invalid_settings",
+    );
   const changed = await directoryStub(env).setSecret(organizationId, name, value, actorName(actor));
   if (!changed.ok) throw refused(changed);
   forgetOrganization(organizationId);

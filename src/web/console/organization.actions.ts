@@ -13,6 +13,7 @@ import {
   setOrganizationSecret,
   type Actor,
 } from "../../organizations/admin";
+import { Failure } from "../../core/failure";
 import { testUpstream } from "../../organizations/upstream-test";
 import type { ConsoleAction } from "./actions";
 import type { ConsoleContext } from "./context";
@@ -137,7 +138,15 @@ export const ORGANIZATION_ACTIONS: Record<string, ConsoleAction> = {
     return { done: "saved" };
   }),
   "/admin/organization/secret": organizationAction("/admin/organization/secret", async (context, form) => {
-    const name = text(form, "name") === "signInClientSecret" ? "signInClientSecret" : "upstreamCredential";
+    const name = text(form, "name");
+    if (name !== "signInClientSecret" && name !== "upstreamCredential")
+      throw new Failure(
+        "invalid_input",
+        "The form names no secret this page sets (signInClientSecret or upstreamCredential). Reload the page and " +
+          "try again.",
+        {},
+        "invalid_settings",
+      );
     const value = String(form.get("value") ?? "");
     await setOrganizationSecret(
       context.env,

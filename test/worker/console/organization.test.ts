@@ -64,6 +64,24 @@ describe("the organization page", () => {
     expect(visibleText(tested.text)).toContain("No upstream is set for this organization");
   });
 
+  it("refuses a secret that cannot travel in a header, and a form naming no secret, storing nothing", async () => {
+    const ana = await signedIn("ana");
+    const csrf = await ana.csrf();
+    const before = (await operator("GET", "/organizations/acme/changes")).body.changes.length;
+    for (const value of ["token\r\nX-Injected: 1", "tok\u0000en", " token", "tokén"]) {
+      const refused = await ana.post("/admin/organization/secret", { csrf, name: "upstreamCredential", value });
+      expect(refused.status).toBe(400);
+      expect(visibleText(refused.text)).toContain("must be printable ASCII");
+    }
+    const unknown = await ana.post("/admin/organization/secret", { csrf, name: "password", value: "acme-42" });
+    expect(unknown.status).toBe(400);
+    expect(visibleText(unknown.text)).toContain("names no secret this page sets");
+    const viaApi = await operator("PUT", "/organizations/acme/secrets/upstreamCredential", { value: "a\nb" });
+    expect(viaApi.status).toBe(400);
+    expect(viaApi.body.code).toBe("invalid_settings");
+    expect((await operator("GET", "/organizations/acme/changes")).body.changes.length).toBe(before);
+  });
+
   it("changes a member's role, removes a member, and shows an invitation link once", async () => {
     await operator("PUT", "/organizations/acme/members/mia%40acme.example", { role: "member" });
     const ana = await signedIn("ana");
