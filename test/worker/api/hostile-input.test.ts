@@ -8,11 +8,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import contract from "../../../src/api/openapi.json";
 import { getPolicy } from "../../../src/policy/load";
-import { API, call, callJson, contractProblems } from "../contracts-api/api-helpers";
+import { callJson, contractProblems } from "../contracts-api/api-helpers";
 import { ordersContract, text } from "../contracts-api/fixtures";
 import { signedIn } from "../console/console-helpers";
 import { operator } from "../directory/helpers";
-import { restPrincipal, type Caller } from "../harness";
+import { fetchAs, restPrincipal, type Caller } from "../harness";
+import { BASE } from "../helpers";
 
 interface Parameter {
   name: string;
@@ -37,7 +38,7 @@ function operations(): Operation[] {
       const body = operation.requestBody as { content?: Record<string, unknown> } | undefined;
       found.push({
         method: method.toUpperCase(),
-        path: path.replace(/^\/api\/v1/, ""),
+        path,
         parameters: operation.parameters ?? [],
         mediaTypes: Object.keys(body?.content ?? {}),
       });
@@ -128,7 +129,11 @@ async function expectClearAnswer(
   init: { body?: BodyInit; contentType?: string } = {},
 ): Promise<string[]> {
   const headers: Record<string, string> = init.contentType ? { "Content-Type": init.contentType } : {};
-  const response = await call(admin(), method, path, init.body, headers);
+  const response = await fetchAs(admin(), `${BASE}${path}`, {
+    method,
+    headers,
+    ...(init.body === undefined ? {} : { body: init.body }),
+  });
   const answer = await response.text();
   const problems: string[] = [];
   if (response.status >= 500) problems.push(`${label}: ${response.status} ${answer.slice(0, 200)}`);
@@ -145,16 +150,13 @@ async function expectClearAnswer(
     else if (typeof (parsed as { detail?: unknown }).detail !== "string")
       problems.push(`${label}: ${response.status} without a detail`);
   }
-  const url = `${API}${path.split("?")[0]}`;
+  const url = `${BASE}${path.split("?")[0]}`;
   for (const problem of contractProblems(method, url, response.status, response.headers.get("content-type"), parsed))
     problems.push(`${label}: ${problem}`);
   return problems;
 }
 
-const OPERATIONS = operations().filter(
-  // The chat route is a browser's, behind its own front (test/worker/web); the rest is the CI and admin API.
-  (operation) => !operation.path.startsWith("/api/chat"),
-);
+const OPERATIONS = operations();
 
 describe.each(OPERATIONS.filter((operation) => operation.parameters.length > 0))(
   "$method $path with malformed input",
