@@ -259,7 +259,12 @@ describe("the admin console with malformed paths and queries", () => {
     const ana = await signedIn("ana");
     const problems: string[] = [];
     for (const page of PAGES) {
-      for (const name of ["from", "to", "userId", "clientId", "target", "outcome", "cursor", "limit", "q", "done"]) {
+      // The audit page reads every filter; the others read at most a notice (`done`) and a page's bounds.
+      const names =
+        page === "/admin/audit"
+          ? ["from", "to", "userId", "clientId", "target", "outcome", "cursor", "limit", "done"]
+          : ["done", "cursor", "limit"];
+      for (const name of names) {
         for (const value of ["%ZZ", "x".repeat(4096), encodeURIComponent(MARKUP)]) {
           const { status, text } = await ana.get(`${page}?${name}=${value}`);
           const label = `${page}?${name}=${value.slice(0, 20)}`;
