@@ -178,3 +178,24 @@ describe("file names", () => {
     expect(all.filter((file) => /registry\.ts$/.test(file))).toEqual(["src/engine/rules/rule-registry.ts"]);
   });
 });
+
+describe("the worker suite's way into the Worker", () => {
+  it("calls it through test/worker/self.ts, never through cloudflare:test's SELF (workers-sdk#15446 slows each request)", () => {
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const path = join(dir, name);
+        return statSync(path).isDirectory() ? files(path) : [path];
+      });
+    const importsPoolSelf = files(join(root, "test", "worker"))
+      .filter((file) => file.endsWith(".ts"))
+      .filter((file) => {
+        const text = readFileSync(file, "utf8");
+        const fromPool = [...text.matchAll(/import\s*\{([^}]*)\}\s*from\s*"cloudflare:test"/g)].some((m) =>
+          /\bSELF\b/.test(m[1] ?? ""),
+        );
+        return fromPool || /\{\s*SELF\s*\}\s*=\s*await import\("cloudflare:test"\)/.test(text);
+      })
+      .map((file) => relative(root, file).split("\\").join("/"));
+    expect(importsPoolSelf).toEqual([]);
+  });
+});

@@ -1,5 +1,6 @@
 // The consent page and the sign-in in front of it: what it shows, what it refuses, and remembered consent.
-import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { SELF } from "./self";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { CIMD_BIDI_CLIENT_ID } from "../fixtures/cimd-documents";

@@ -3,7 +3,8 @@
  * server would put in ctx.props and ctx.auth for a real token of the same grant (props, scopes, audience), and
  * its placeholder is no token the front door accepts.
  */
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { SELF } from "./self";
 import { describe, expect, it } from "vitest";
 import { apiResourceHandler } from "../../src/api";
 import type { Env } from "../../src/env";

@@ -18,7 +18,8 @@
  * to, give the harness a real grant for it instead of skipping the check.
  */
 import type { OAuthResourceAuth } from "@cloudflare/workers-oauth-provider";
-import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { SELF } from "./self";
 import { apiResourceHandler } from "../../src/api";
 import type { Env } from "../../src/env";
 import { mcpResourceHandler } from "../../src/mcp/http";

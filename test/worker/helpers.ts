@@ -3,7 +3,7 @@
  * helpers (mcpPost, initializeSession, rpc) also take a verified principal from harness.ts, which skips OAuth
  * and calls the /mcp handler directly.
  */
-import { SELF } from "cloudflare:test";
+import { SELF } from "./self";
 import type { AuditRecord } from "../../src/audit/record";
 import { newCorrelationId } from "../../src/core/correlation";
 import { fetchAs, type Caller } from "./harness";

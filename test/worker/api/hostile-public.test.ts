@@ -3,7 +3,7 @@
  * unknown paths), and a signed-in browser's consent and sign-in pages, sent malformed queries, bodies and paths.
  * Every answer must be a refusal or a page: never a 5xx, a stack trace, or the caller's markup unescaped.
  */
-import { SELF } from "cloudflare:test";
+import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import { BASE, CookieJar, browserFetch, devSignIn, registerClient } from "../helpers";
 

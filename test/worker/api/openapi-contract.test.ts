@@ -2,7 +2,7 @@
  * Arbiter arbitrates itself: its REST contract (src/api/openapi.json) against a snapshot generated from the
  * route table (src/api/route-snapshot.ts), with Arbiter's own engine and the bundled policies.
  */
-import { SELF } from "cloudflare:test";
+import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import contract from "../../../src/api/openapi.json";
 import { apiRoutes } from "../../../src/api";

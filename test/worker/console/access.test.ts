@@ -1,6 +1,7 @@
 // Who may use the admin console: signed-out visitors are sent to sign-in (and back), members without the
 // admin role get a 403 page on every page and form, administrators see only their own organization.
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { SELF } from "../self";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BASE, mcpPost, obtainTokens } from "../helpers";
 import { call, callJson, restToken } from "../contracts-api/api-helpers";

@@ -90,7 +90,7 @@ describe("DELETE /api/v1/clients/grants/:userId/:grantId", () => {
 });
 
 async function fetchToken(form: Record<string, string>): Promise<Response> {
-  const { SELF } = await import("cloudflare:test");
+  const { SELF } = await import("../self");
   return SELF.fetch(new URL("/oauth/token", API_RESOURCE).href, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },

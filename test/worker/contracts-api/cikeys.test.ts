@@ -1,4 +1,5 @@
-import { env, runInDurableObject, SELF } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
+import { SELF } from "../self";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env as WorkerEnv } from "../../../src/env";
 import { mcpPost } from "../helpers";

@@ -1,5 +1,5 @@
 /// <reference types="vite/client" />
-import { SELF } from "cloudflare:test";
+import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import { bundleCli } from "../../../src/api/cli-bundle";
 import { BASE } from "../helpers";

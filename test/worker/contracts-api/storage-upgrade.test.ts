@@ -4,7 +4,8 @@
 // uploads compare with its old contents. The old layout is made here from a store written by this code: its bucket
 // content is moved back into pieces, the bucket objects deleted and the column dropped, which is what a store written
 // before the bucket holds; then the object restarts, as an upgraded deployment's would.
-import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
+import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { SELF } from "../self";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listBucketContent, organizationSpace } from "../../../src/contracts/store/bucket";
 import { intoOrganizationStore, organizationContentKey, organizationStore, projectStore } from "./stores";

@@ -3,7 +3,8 @@
  * organization administrator's settings, secrets that never come back, and each effect without a redeploy
  * (suspension, quotas, members, deletion), all through the Worker's front door with real tokens and CI keys.
  */
-import { env, runInDurableObject, SELF } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
+import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import { contractStore } from "../../../src/contracts/store/client";
 import { BASE, browserFetch, CookieJar, devSignIn, initializeSession, rpc } from "../helpers";

@@ -1,5 +1,5 @@
 /** The operator's API from tests: real requests through the Worker's front door (SELF), with the test operator key. */
-import { SELF } from "cloudflare:test";
+import { SELF } from "../self";
 import { BASE } from "../helpers";
 
 export const OPERATOR_KEY = "test-operator-key-not-a-secret-0123456789";

@@ -1,5 +1,6 @@
 /** Every REST error is RFC 9457 problem details, with the pre-problem+json `error` member kept for one release. */
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { SELF } from "../self";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiHandler, type ApiRoute } from "../../../src/api/router";
 import type { Env } from "../../../src/env";

@@ -1,5 +1,5 @@
 /** 401 answers of both resources carry a JSON body a person can act on; the RFC 6750 challenge is unchanged. */
-import { SELF } from "cloudflare:test";
+import { SELF } from "../self";
 import { beforeAll, describe, expect, it } from "vitest";
 import { API_RESOURCE, BASE, MCP_URL, obtainTokens } from "../helpers";
 import { createKey, restToken } from "../contracts-api/api-helpers";

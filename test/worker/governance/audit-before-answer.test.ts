@@ -5,7 +5,8 @@
  * The 2025-11-25 session lane writes into its own outbox before answering (audit-outbox.test.ts,
  * audit-session-end.test.ts); the last test follows one of its calls to the store.
  */
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { SELF } from "../self";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
 import { auditStoresIn, StoringAuditSink } from "../../../src/audit/sink";

@@ -3,7 +3,8 @@
  * grant) or an access token at the token endpoint leaves one `revoke` record; a revocation that revokes
  * nothing (unknown token, another client's token) leaves none.
  */
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
 import { auditStoresIn } from "../../../src/audit/sink";

@@ -3,7 +3,8 @@
  * the client's REST quota is used up (before the handler runs), and GET /api/v1/audit/events with
  * filters, cursors, scope and organization checks.
  */
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
 import { auditStoresIn } from "../../../src/audit/sink";

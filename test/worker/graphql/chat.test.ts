@@ -3,7 +3,7 @@
  * test and the token test go through OAuth and the Worker's /chat; the others hand a verified principal to the
  * REST handler (harness.ts).
  */
-import { SELF } from "cloudflare:test";
+import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import { fetchAs, isVerified, restPrincipal, type Caller } from "../harness";
 import { API_RESOURCE, BASE, obtainTokens } from "../helpers";

@@ -2,7 +2,7 @@
 // as any unknown session is (404 with JSON-RPC -32001), never a 500.
 import { describe, expect, it } from "vitest";
 import { MCP_URL, obtainTokens } from "../helpers";
-import { SELF } from "cloudflare:test";
+import { SELF } from "../self";
 
 describe("an Mcp-Session-Id of any length", () => {
   it("is an unknown session on GET, POST and DELETE", async () => {

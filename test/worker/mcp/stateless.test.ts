@@ -2,7 +2,7 @@
 // the same front as the session lane (403 step-up, foreign Origin refused, body bound), and every tools/call goes
 // through the pipeline (one audit record with the pipeline's outcome).
 // Tests reach the handler as a verified principal (harness.ts); the front door (Origin, 401) goes through SELF with a real token.
-import { SELF } from "cloudflare:test";
+import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import { fetchAs, mcpPrincipal } from "../harness";
 import { ordersContract } from "../contracts-mcp/fixtures";

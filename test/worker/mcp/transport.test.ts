@@ -1,6 +1,6 @@
 // Streamable HTTP at /mcp through the real Worker and McpAgent Durable Objects: negotiation, sessions,
 // DNS-rebinding protection and malformed input.
-import { SELF } from "cloudflare:test";
+import { SELF } from "../self";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fetchAs, mcpPrincipal, type Caller } from "../harness";
 import { BASE, MCP_URL, initializeSession, mcpPost, obtainTokens, readRpc, rpc } from "../helpers";

@@ -1,7 +1,7 @@
 // A body shorter than its Content-Length is a 400 that says the body was truncated, on /mcp and on the REST
 // routes that read bodies, never a 500 (issue 9, item 10). Here the body ends early inside workerd; a real
 // client going away mid-body over TCP is in test/node/truncated-body.test.ts.
-import { SELF } from "cloudflare:test";
+import { SELF } from "../self";
 import { beforeAll, describe, expect, it } from "vitest";
 import { API_RESOURCE, BASE, MCP_URL, obtainTokens } from "../helpers";
 

@@ -1,6 +1,6 @@
 // Discovery documents real clients probe (ChatGPT: the root protected-resource document and OpenID Connect
 // discovery), and requests on a host that is not PUBLIC_URL's, which get a JSON answer naming the configured URL.
-import { SELF } from "cloudflare:test";
+import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import { BASE, MCP_URL } from "../helpers";
 

@@ -1,7 +1,7 @@
 // The connectors people actually use: Claude and ChatGPT register with Dynamic Client Registration and their
 // fixed redirect URIs; CIMD clients present a metadata document URL as client_id. Each request below mirrors
 // what those clients send (public client, PKCE S256, resource indicator, offline_access for refresh).
-import { SELF } from "cloudflare:test";
+import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import { CIMD_CLIENT_ID, CIMD_LOOPBACK_CLIENT_ID } from "../../fixtures/cimd-documents";
 import { BASE, CookieJar, MCP_URL, browserFetch, consentHandle, devSignIn, pkcePair } from "../helpers";

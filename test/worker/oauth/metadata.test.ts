@@ -1,6 +1,6 @@
 // Discovery as MCP clients perform it: RFC 9728 protected-resource metadata per resource, RFC 8414
 // authorization-server metadata, and the 401 challenges that point at them.
-import { SELF } from "cloudflare:test";
+import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import { BASE, mcpPost } from "../helpers";
 

@@ -1,6 +1,7 @@
 // Client ids, codes and tokens longer than a Workers KV key can be (512 bytes) name nothing this server stores: every
 // OAuth endpoint answers them as unknown, with the answer it gives any unknown one, never a 500 (src/oauth/bounded-kv.ts).
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import { withBoundedKeys } from "../../../src/oauth/bounded-kv";
 import { BASE, CookieJar, browserFetch, devSignIn, pkcePair, registerClient } from "../helpers";

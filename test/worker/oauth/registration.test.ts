@@ -1,7 +1,8 @@
 // Dynamic Client Registration limits (issue 9, item 11): bounded names and redirect URI lists, and only
 // exact, canonical redirect URIs. Each refusal is an RFC 7591 §3.2.2 error with a description that says
 // what to change; nothing is stored. The connectors people use still register (connectors.test.ts runs them).
-import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import { apiResourceHandler } from "../../../src/api";
 import { mcpResourceHandler } from "../../../src/mcp/http";

@@ -1,4 +1,4 @@
-import { SELF } from "cloudflare:test";
+import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import packageJson from "../../../package.json";
 import { BASE, initializeSession, mcpPost, obtainTokens, rpc } from "../helpers";

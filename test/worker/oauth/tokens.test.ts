@@ -1,6 +1,7 @@
 // Registration, authorization code + PKCE, refresh, revocation, expiry and audience separation, end to end
 // against the Worker's real authorization server and KV.
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import {
   API_RESOURCE,
