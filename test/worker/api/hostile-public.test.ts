@@ -4,7 +4,7 @@
  * Every answer must be a refusal or a page: never a 5xx, a stack trace, or the caller's markup unescaped.
  */
 import { SELF } from "../self";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { BASE, CookieJar, browserFetch, devSignIn, registerClient } from "../helpers";
 
 const MARKUP = `"><script>alert(1)</script>`;
@@ -132,5 +132,65 @@ describe("the public doors with malformed input", () => {
       );
     }
     expect(problems).toEqual([]);
+  });
+});
+
+describe("credentials sent to the public doors", () => {
+  it("are never written to the logs nor echoed in an answer, valid-looking or not", async () => {
+    const marker = "tok3n-marker-5f1c9e27d4";
+    const lines: string[] = [];
+    const spies = (["log", "info", "warn", "error", "debug"] as const).map((level) =>
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+        lines.push(args.map((arg) => (typeof arg === "string" ? arg : JSON.stringify(arg))).join(" "));
+      }),
+    );
+    const form = { "Content-Type": "application/x-www-form-urlencoded" };
+    const requests: Array<[string, RequestInit]> = [
+      [
+        "/mcp",
+        {
+          method: "POST",
+          headers: { Authorization: `Bearer ${marker}`, "Content-Type": "application/json" },
+          body: "{}",
+        },
+      ],
+      [`/mcp?access_token=${marker}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }],
+      ["/api/v1/whoami", { headers: { Authorization: `Bearer ${marker}` } }],
+      ["/api/v1/whoami", { headers: { Authorization: `Basic ${btoa(`user:${marker}`)}` } }],
+      ["/oauth/token", { method: "POST", headers: form, body: `grant_type=refresh_token&refresh_token=${marker}` }],
+      [
+        "/oauth/token",
+        { method: "POST", headers: form, body: `grant_type=authorization_code&code=${marker}&code_verifier=${marker}` },
+      ],
+      [
+        "/oauth/token",
+        { method: "POST", headers: form, body: `grant_type=client_credentials&client_id=x&client_secret=${marker}` },
+      ],
+      ["/oauth/revoke", { method: "POST", headers: form, body: `token=${marker}` }],
+      [
+        "/oauth/register",
+        {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ redirect_uris: ["https://a.example/cb"], client_secret: marker }),
+        },
+      ],
+      ["/admin", { headers: { Cookie: `__Host-arbiter-session=${marker}`, Accept: "text/html" } }],
+    ];
+    const echoed: string[] = [];
+    try {
+      for (const [path, init] of requests) {
+        const response = await SELF.fetch(`${BASE}${path}`, init);
+        const text = await response.text();
+        const headers = JSON.stringify([...response.headers]);
+        if (text.includes(marker) || headers.includes(marker))
+          echoed.push(`${init.method ?? "GET"} ${path.slice(0, 40)}`);
+      }
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.filter((line) => line.includes(marker))).toEqual([]);
+    expect(echoed).toEqual([]);
   });
 });
