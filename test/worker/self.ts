@@ -4,11 +4,11 @@
  *
  * Why not `SELF` from cloudflare:test: every request through that service binding re-imports the main module through
  * Vite's module runner, and each of those costs more than the one before, for as long as the runtime lives
- * (cloudflare/workers-sdk#15446). The worker pool keeps one runtime per vitest worker (vitest.config.ts), so by the
- * end of the suite a single request took over 100 ms and the worker suite ran 335 s; called directly it runs 125 s.
+ * (cloudflare/workers-sdk#15446). The worker pool keeps one runtime per vitest worker (vitest.config.ts), so late in
+ * the suite a request cost far more than the Worker's own work (the figures: docs/development.md).
  * The difference for a test: the request runs in the calling test's context rather than in one of its own, so an
- * I/O object the Worker wrongly kept from one request for another would not be refused here as in production (the
- * node tests, through `wrangler dev`, would refuse it).
+ * I/O object the Worker wrongly kept from one request for another would not be refused here as in production;
+ * request-isolation.test.ts (through the pool's binding) and the node tests (through `wrangler dev`) refuse it.
  */
 import { createExecutionContext, env } from "cloudflare:test";
 import worker from "../../src/index";
