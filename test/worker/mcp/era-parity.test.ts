@@ -40,7 +40,9 @@ const uris = (items: Array<{ uri?: string; uriTemplate?: string }> | undefined) 
  *   compared without them;
  * - the correlation id (in `_meta`, and in an error's text) differs per request by design: compared without it;
  * - a 2026-07-28 result names the server in `_meta["io.modelcontextprotocol/serverInfo"]` (that revision has no
- *   initialize to say it once): compared without it, and checked to be the session's serverInfo.
+ *   initialize to say it once): compared without it, and checked to be the session's serverInfo;
+ * - resource not found is -32002 in 2025-11-25 and -32602 in 2026-07-28 (that revision's error table; the SDK maps
+ *   it): the codes are checked apart, the message and data compared.
  */
 const ADDED_BY_2026 = ["resultType", "ttlMs", "cacheScope"];
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
@@ -94,6 +96,23 @@ describe("the two eras answer alike", () => {
     const unknown = await bothLanes(caller, "tools/call", { name: "no_such_tool", arguments: {} });
     expect(unknown.session.error?.code ?? unknown.session.result?.isError).toBeDefined();
     expect(unknown.stateless.error?.code).toEqual(unknown.session.error?.code);
+  });
+
+  it("answers a resource that names nothing alike, each era with its code", async () => {
+    const caller = mcpPrincipal("ana", "contracts.read");
+    for (const uri of [
+      "file:///etc/passwd",
+      "spec://projects/ghost/contracts/1",
+      `spec://projects/${"x".repeat(3000)}`,
+    ]) {
+      const read = await bothLanes(caller, "resources/read", { uri });
+      expect(read.session.error?.code).toBe(uri.length > 2048 ? -32602 : -32002);
+      expect(read.stateless.error?.code).toBe(-32602);
+      const { code: _session, ...sessionError } = comparable(read.session.error) ?? {};
+      const { code: _stateless, ...statelessError } = comparable(read.stateless.error) ?? {};
+      expect(statelessError).toEqual(sessionError);
+      if (uri.length <= 2048) expect(sessionError.data?.uri).toBe(uri);
+    }
   });
 
   it("refuses a call beyond the token's scopes alike, at the front (403 step-up)", async () => {
