@@ -5,7 +5,13 @@ export interface Identity {
   /** Stable id within the organization (dev user key, or the OIDC `sub`). */
   subject: string;
   name: string;
+  /**
+   * The e-mail address, only when the provider does not say it is unverified: it is what the member list and
+   * invitations match, so an address a person could type at their provider without proving it must not reach them.
+   */
   email?: string;
+  /** The provider sent an e-mail address it marks unverified (left out of `email`), for the refusal's wording. */
+  emailUnverified?: true;
   organizationId: string;
   role: string;
   method: "dev" | "oidc";

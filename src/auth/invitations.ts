@@ -48,7 +48,11 @@ export async function acceptFor(env: Env, token: string, identity: Identity): Pr
   if (!accepted.ok) {
     const status =
       accepted.code === "unknown_invitation" ? 404 : accepted.code === "invitation_wrong_person" ? 403 : 409;
-    return errorPage(status, "Invitation not accepted", accepted.message);
+    const unverified =
+      accepted.code === "invitation_wrong_person" && identity.emailUnverified
+        ? " Your identity provider marks your e-mail address as not verified, and an invitation is used only by a verified address: verify it at your provider, then open the link again."
+        : "";
+    return errorPage(status, "Invitation not accepted", `${accepted.message}${unverified}`);
   }
   forgetOrganization(accepted.organizationId);
   return undefined;

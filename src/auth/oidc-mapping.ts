@@ -1,6 +1,6 @@
 /**
- * Which organization and role an OpenID Connect user gets, from their verified claims and the organization
- * policy (policies/organizations.json). Pure: plain data in, a tagged result out; no I/O, no clock.
+ * Which organization and role an OpenID Connect user gets, from their verified claims, the directory's active
+ * organizations and the policy's roles. Pure: plain data in, a tagged result out; no I/O, no clock.
  *
  * Organization: the configured claim (OIDC_ORG_CLAIM) matched against `claimValues`, or else the e-mail
  * domain matched against `emailDomains`, but only when the provider does not say the e-mail is unverified.

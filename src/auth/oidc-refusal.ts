@@ -26,7 +26,7 @@ ${
     return new OidcFailure(
       "several-organizations",
       `Your account matches several organizations (${mapping.organizationIds.join(", ")}), and a member belongs to exactly one. Nobody was signed in.`,
-      html`<p>What your identity provider said:</p>${said}<p>To fix it, an operator removes the overlap between these organizations' <code>claimValues</code> and <code>emailDomains</code> in <code>policies/organizations.json</code>.</p>`,
+      html`<p>What your identity provider said:</p>${said}<p>To fix it, the operator removes the overlap between these organizations' <code>claimValues</code> (<code>PATCH /operator/v1/organizations/{id}</code>; it applies without a redeploy).</p>`,
     );
   }
 
@@ -54,6 +54,6 @@ ${
   return new OidcFailure(
     "no-organization",
     "Arbiter could not tell which organization you belong to, so it did not sign you in.",
-    html`<p>What your identity provider said:</p>${said}<p>To let you in, an operator edits <code>policies/organizations.json</code> and redeploys:</p><ul>${fixes}</ul>`,
+    html`<p>What your identity provider said:</p>${said}<p>To let you in, the operator changes your organization's settings (<code>PATCH /operator/v1/organizations/{id}</code>; an administrator can add e-mail domains on the console's settings page), which applies without a redeploy:</p><ul>${fixes}</ul>`,
   );
 }

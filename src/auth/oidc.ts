@@ -12,7 +12,7 @@ import { readOidcConfig, type OidcConfig } from "./oidc-config";
 import { discoverProvider } from "./oidc-discovery";
 import { OidcFailure, oidcFailureResponse } from "./oidc-errors";
 import { verifyIdToken } from "./oidc-id-token";
-import { displayName, mapOrganization } from "./oidc-mapping";
+import { displayName, emailVerification, mapOrganization } from "./oidc-mapping";
 import { mappingRefusal } from "./oidc-refusal";
 import {
   clearFlowCookie,
@@ -169,7 +169,10 @@ export async function completeWith(
       role: mapping.role,
       method: "oidc",
     };
-    if (typeof claims.email === "string") identity.email = claims.email;
+    if (typeof claims.email === "string") {
+      if (emailVerification(claims.email_verified) === false) identity.emailUnverified = true;
+      else identity.email = claims.email;
+    }
     logInfo("oidc sign-in", {
       organizationId: mapping.organizationId,
       organizationFrom: mapping.organizationFrom,

@@ -1,7 +1,7 @@
 /** Sign-in and sign-out routes, shared by every sign-in method. */
 import type { Env } from "../env";
 import { errorPage, html, htmlResponse } from "../lib/html";
-import { safeReturnTo, type SignInMethod } from "./identity";
+import { type Identity, safeReturnTo, type SignInMethod } from "./identity";
 import { directoryStub } from "../directory/client";
 import { signInMethods } from "./methods";
 import { acceptFor, clearInvitationCookie, pendingInvitation } from "./invitations";
@@ -14,6 +14,12 @@ function sameOrigin(request: Request, env: Env): boolean {
   const origin = request.headers.get("origin");
   if (origin === null) return request.headers.get("sec-fetch-site") !== "cross-site";
   return origin === new URL(env.PUBLIC_URL).origin || origin === new URL(request.url).origin;
+}
+
+/** The directory's refusal, with why the member list could not match someone whose address is unverified. */
+function refusalMessage(admission: { reason: string; message: string }, identity: Identity): string {
+  if (admission.reason !== "not-a-member" || !identity.emailUnverified) return admission.message;
+  return `${admission.message} Your identity provider marks your e-mail address as not verified, and Arbiter matches only verified addresses against the member list: verify it at your provider, then sign in again.`;
 }
 
 async function finish(method: SignInMethod, request: Request, env: Env): Promise<Response> {
@@ -36,7 +42,7 @@ async function finish(method: SignInMethod, request: Request, env: Env): Promise
     identity.subject,
     identity.role,
   );
-  if (!admission.ok) return errorPage(403, "Sign-in refused", admission.message);
+  if (!admission.ok) return errorPage(403, "Sign-in refused", refusalMessage(admission, identity));
   identity.role = admission.role;
   const sealed = await sealSession(identity, sessionSecret(env));
   const headers = new Headers({

@@ -570,6 +570,18 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     };
   }
 
+  private removedSubject(organizationId: string, subject: string): boolean {
+    return (
+      this.sql
+        .exec(
+          `SELECT 1 FROM members WHERE organization_id = ? AND subject = ? AND status = 'removed' LIMIT 1`,
+          organizationId,
+          subject,
+        )
+        .toArray().length > 0
+    );
+  }
+
   private memberRow(organizationId: string, email: string): MemberRow | undefined {
     return this.sql
       .exec<MemberRow>(
@@ -691,7 +703,9 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
       };
     const settings = JSON.parse(row.settings) as OrganizationSettings;
     const member = email ? this.memberRow(organizationId, email) : undefined;
-    if (member?.status === "removed")
+    // Removal follows the person, not only the address: someone removed who signs in with another (or an unverified)
+    // address carries the same subject from the same provider.
+    if (member?.status === "removed" || (!member && this.removedSubject(organizationId, subject)))
       return {
         ok: false,
         reason: "removed",

@@ -4,7 +4,7 @@ import type { CapabilityContext } from "../mcp/context";
 import { rateLimiterFor } from "../ratelimit/limiter";
 
 const organizationField = z.object({
-  id: z.string().describe("Organization id, as in policies/organizations.json"),
+  id: z.string().describe("Organization id (as the deployment's directory names it)"),
   name: z.string().describe("Organization display name"),
 });
 

@@ -15,6 +15,7 @@ const CLIENT_ID = "arbiter-e2e";
 const CLIENT_SECRET = `e2e-secret-${crypto.randomUUID()}`;
 const SESSION_SECRET = `e2e-session-secret-${crypto.randomUUID()}`;
 const CLIENT_REDIRECT = "https://client.example/callback";
+const OPERATOR_KEY = `e2e-operator-${crypto.randomUUID()}`;
 
 let provider: TestProvider;
 let worker: WranglerDev;
@@ -43,6 +44,14 @@ beforeAll(async () => {
       carol: {
         claims: { name: "Carol Initech", email: "carol@initech.example", email_verified: true, org: "initech" },
       },
+      // An administrator on acme's member list (the last describe block puts her there), and someone whose
+      // provider lets them type her address without proving it.
+      dora: {
+        claims: { name: "Dora Admin", email: "dora@acme.example", email_verified: true, org: "acme" },
+      },
+      mallory: {
+        claims: { name: "Mallory Spoof", email: "dora@acme.example", email_verified: false, org: "acme" },
+      },
       tom: {
         claims: { name: "Tom Thin", email: "tom@acme.example", email_verified: true, org: "acme", role: "analyst" },
         thinIdToken: true,
@@ -60,6 +69,7 @@ beforeAll(async () => {
       OIDC_CLIENT_SECRET: CLIENT_SECRET,
       OIDC_ORG_CLAIM: "org",
       OIDC_ROLE_CLAIM: "role",
+      ARBITER_OPERATOR_KEY: OPERATOR_KEY,
     },
   });
 });
@@ -263,7 +273,8 @@ describe("OIDC sign-in against a real provider", () => {
       "initech.example",
       "claimValues",
       "emailDomains",
-      "policies/organizations.json",
+      "PATCH /operator/v1/organizations/{id}",
+      "without a redeploy",
     );
     expect(page).not.toContain("Signed in as");
   });
@@ -273,24 +284,29 @@ describe("OIDC sign-in against a real provider", () => {
   });
 });
 
-describe("ID tokens that fail verification are refused", () => {
-  /** Re-signs the provider's real ID token claims with `changes`, using `key` (default: the provider's own key). */
-  function resign(changes: (claims: JWTPayload) => JWTPayload, key?: { privateKey: CryptoKey }) {
-    return async (idToken: string) => {
-      const claims = changes(decodeJwt(idToken));
-      return new SignJWT(claims)
-        .setProtectedHeader({ alg: "RS256", kid: provider.kid, typ: "JWT" })
-        .sign(key?.privateKey ?? provider.signingKey);
-    };
+/** Signs in as `account` with the provider's ID token passed through `tamper` first. */
+async function signInTampered(account: string, tamper: (idToken: string) => Promise<string> | string) {
+  provider.tamperIdToken(tamper);
+  try {
+    return await signIn(account);
+  } finally {
+    provider.tamperIdToken(undefined);
   }
+}
 
+/** Re-signs the provider's real ID token claims with `changes`, using `key` (default: the provider's own key). */
+function resign(changes: (claims: JWTPayload) => JWTPayload, key?: { privateKey: CryptoKey }) {
+  return async (idToken: string) => {
+    const claims = changes(decodeJwt(idToken));
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: "RS256", kid: provider.kid, typ: "JWT" })
+      .sign(key?.privateKey ?? provider.signingKey);
+  };
+}
+
+describe("ID tokens that fail verification are refused", () => {
   async function signInWithTamperedToken(tamper: (idToken: string) => Promise<string> | string): Promise<Journey> {
-    provider.tamperIdToken(tamper);
-    try {
-      return await signIn("alice");
-    } finally {
-      provider.tamperIdToken(undefined);
-    }
+    return signInTampered("alice", tamper);
   }
 
   it("accepts a token the test re-signed with the provider's key and left unchanged (the tampering itself is sound)", async () => {
@@ -427,5 +443,59 @@ describe("provider errors and forged callbacks give clear pages", () => {
     expect(cookie).toMatch(/; Path=\/; Secure; HttpOnly; SameSite=Lax; Max-Age=600$/);
     // Nothing secret travels in the URL: no verifier, no client secret.
     expect(target.href).not.toContain(CLIENT_SECRET);
+  });
+});
+
+describe("the member list trusts only what the provider vouches for", () => {
+  const operator = (path: string, init: RequestInit = {}) =>
+    fetch(`${worker.url}/operator/v1/organizations/acme${path}`, {
+      ...init,
+      headers: { Authorization: `Bearer ${OPERATOR_KEY}`, "Content-Type": "application/json" },
+    });
+
+  it("matches only a verified address against the member list, and a removal follows the person to a new address", async () => {
+    const listed = await operator("/members/dora%40acme.example", {
+      method: "PUT",
+      body: JSON.stringify({ role: "admin" }),
+    });
+    expect(listed.status).toBe(200);
+    // The listed administrator gets her listed role (the list is consulted at all).
+    await expectSignedIn(await signIn("dora"), "Dora Admin (Acme Commerce, role admin)");
+
+    // Someone whose provider marks the same address unverified is not her: the organization's default role.
+    await expectSignedIn(await signIn("mallory"), "Mallory Spoof (Acme Commerce, role member)");
+    const members = (await (await operator("/members")).json()) as {
+      members: Array<{ email: string; role: string; subject?: string }>;
+    };
+    expect(members.members.find((m) => m.email === "dora@acme.example")).toMatchObject({
+      role: "admin",
+      subject: "dora",
+    });
+
+    // Only listed people: the refusal says why the unverified address could not be matched.
+    const membersOnly = await operator("", { method: "PATCH", body: JSON.stringify({ membersOnly: true }) });
+    expect(membersOnly.status).toBe(200);
+    try {
+      await expectRefused(await signIn("mallory"), 403, "admits only the people on its member list", "not verified");
+    } finally {
+      await operator("", { method: "PATCH", body: JSON.stringify({ membersOnly: false }) });
+    }
+
+    // Removed (another administrator first: the last one cannot be): refused, and still refused when her provider later sends another address for the same subject.
+    const other = await operator("/members/owner%40acme.example", {
+      method: "PUT",
+      body: JSON.stringify({ role: "admin" }),
+    });
+    expect(other.status).toBe(200);
+    expect((await operator("/members/dora%40acme.example", { method: "DELETE" })).status).toBe(200);
+    await expectRefused(await signIn("dora"), 403, "You were removed from this organization");
+    await expectRefused(
+      await signInTampered(
+        "dora",
+        resign((claims) => ({ ...claims, email: "dora.personal@acme.example" })),
+      ),
+      403,
+      "You were removed from this organization",
+    );
   });
 });

@@ -15,6 +15,7 @@ import { modernPost } from "../helpers";
 import { ordersContract as mcpOrdersContract } from "../contracts-mcp/fixtures";
 import { ciPrincipal, uploadContract } from "../contracts-mcp/helpers";
 import { operator, OPERATOR_KEY } from "./helpers";
+import { acceptFor } from "../../../src/auth/invitations";
 
 const INITECH = {
   id: "initech",
@@ -315,6 +316,37 @@ describe("invitations", () => {
     expect(await expired.text()).toContain("expired");
     expect((await browserFetch(new CookieJar(), "/invitations/not-a-real-invitation-token-000")).status).toBe(404);
     expect((await callJson(ana, "PATCH", "/organization", { membersOnly: false })).status).toBe(200);
+  });
+
+  it("is used only by a verified address: an unverified one is told why, and the invitation stays pending", async () => {
+    const ana = await restToken("ana", "org.admin");
+    const created = await callJson(ana, "POST", "/organization/invitations", {
+      email: "ivy@acme.example",
+      role: "analyst",
+    });
+    expect(created.status).toBe(201);
+    const token = new URL(created.body.link).pathname.split("/").pop()!;
+    // What an OpenID Connect sign-in makes of a provider that sends ivy's address with email_verified: false.
+    const identity = {
+      subject: "ivy-sub",
+      name: "Ivy",
+      organizationId: "acme",
+      role: "member",
+      method: "oidc" as const,
+    };
+    const refused = await acceptFor(env, token, { ...identity, emailUnverified: true });
+    expect(refused?.status).toBe(403);
+    expect(await refused!.text()).toContain("marks your e-mail address as not verified");
+    const invitations = (await callJson(ana, "GET", "/organization/invitations")).body.invitations;
+    expect(invitations.find((i: any) => i.email === "ivy@acme.example")).toMatchObject({ status: "pending" });
+
+    // The same invitation, from a sign-in whose address the provider vouches for.
+    expect(await acceptFor(env, token, { ...identity, email: "ivy@acme.example" })).toBeUndefined();
+    const members = (await callJson(ana, "GET", "/organization/members")).body.members;
+    expect(members.find((m: any) => m.email === "ivy@acme.example")).toMatchObject({
+      role: "analyst",
+      subject: "ivy-sub",
+    });
   });
 });
 
