@@ -106,7 +106,7 @@ export function uploadContext(context: WriteContext, project: string): UploadCon
 async function prepareVerdictBody(
   context: WriteContext,
   body: VerdictBody,
-): Promise<{ input: VerdictInput; save: () => void }> {
+): Promise<{ input: VerdictInput; there: () => boolean; save: () => void }> {
   const verdictHash = await sha256Digest(body.json);
   const input = {
     approved: body.approved,
@@ -115,19 +115,50 @@ async function prepareVerdictBody(
     verdictHash,
   };
   if (body.json.byteLength <= SQL_CONTENT_MAX)
-    return { input, save: () => putSmallBlob(context.sql, verdictHash, body.json) };
-  if (!getBlob(context.sql, verdictHash)) await putBucketContent(context.env, context.space, verdictHash, body.json);
-  return { input, save: () => recordBucketBlob(context.sql, verdictHash, body.json.byteLength) };
+    return { input, there: () => true, save: () => putSmallBlob(context.sql, verdictHash, body.json) };
+  let check: BucketCheck = "recorded";
+  if (!getBlob(context.sql, verdictHash)) {
+    await putBucketContent(context.env, context.space, verdictHash, body.json);
+    check = "in-bucket";
+  }
+  return {
+    input,
+    there: () => stillThere(context, verdictHash, check),
+    save: () => recordBucketBlob(context.sql, verdictHash, body.json.byteLength),
+  };
 }
 
 /**
- * Whether every content announced as written to the bucket is there with its size (checked before the record's
- * transaction, which then only records it). Content already recorded here needs no check.
+ * What a write saw of content it names before its transaction: recorded here (bytes this store already holds),
+ * found in the bucket with its size (written there beforehand, not yet recorded), or missing.
  */
-async function inBucket(context: WriteContext, content: ContentPieces | null): Promise<boolean> {
-  if (!content?.inBucket || getBlob(context.sql, content.hash)) return true;
-  if (context.deletingFromBucket.has(content.hash)) return false; // retention is deleting these bytes: upload again
-  return (await bucketContentSize(context.env, context.space, content.hash)) === content.size;
+type BucketCheck = "recorded" | "in-bucket" | "absent";
+
+/**
+ * Checks content announced as written to the bucket before the record's transaction, which then only records it.
+ * Content recorded here, or held in the database's own pieces, needs no bucket check.
+ */
+async function checkBucket(context: WriteContext, content: ContentPieces | null): Promise<BucketCheck> {
+  if (!content?.inBucket || getBlob(context.sql, content.hash)) return "recorded";
+  if (context.deletingFromBucket.has(content.hash)) return "absent"; // retention is deleting these bytes: upload again
+  return (await bucketContentSize(context.env, context.space, content.hash)) === content.size ? "in-bucket" : "absent";
+}
+
+/**
+ * Inside the record's transaction: whether bucket content checked before it may be recorded. The checks and the
+ * transaction are apart by the write's other waits, during which retention may run: content that was recorded when
+ * checked and is not any more was this store's last reference, so its bytes are deleted or about to be.
+ */
+function stillThere(context: WriteContext, hash: string, check: BucketCheck): boolean {
+  if (check === "absent") return false;
+  if (getBlob(context.sql, hash)) return true;
+  return check === "in-bucket" && !context.deletingFromBucket.has(hash);
+}
+
+/** stillThere for content whose pieces may be in the database rather than in the bucket. */
+function contentStillThere(context: WriteContext, content: ContentPieces | null, check: BucketCheck): boolean {
+  if (content && !content.inBucket) return check !== "absent";
+  return content !== null && stillThere(context, content.hash, check);
 }
 
 /**
@@ -155,14 +186,23 @@ export async function recordContract(
   const changeBody = change ? await prepareVerdictBody(context, change.verdict) : undefined;
   const changeInput =
     change && changeBody ? { comparedWithVersion: change.comparedWithVersion, verdict: changeBody.input } : undefined;
-  const [contentThere, verdictFormThere, comparisonFormThere] = await Promise.all(
-    [content, forms.verdict, forms.comparison].map((each) => inBucket(context, each)),
-  );
-  const verdictForm = verdictFormThere ? forms.verdict : null;
-  const comparisonForm = comparisonFormThere ? forms.comparison : null;
+  const [contentCheck, verdictFormCheck, comparisonFormCheck] = await Promise.all([
+    checkBucket(context, content),
+    checkBucket(context, forms.verdict),
+    checkBucket(context, forms.comparison),
+  ]);
   return context.storage.transactionSync(() => {
+    // Every check before the first write: a transaction that returns keeps what it wrote.
+    const verdictForm = contentStillThere(context, forms.verdict, verdictFormCheck) ? forms.verdict : null;
+    const comparisonForm = contentStillThere(context, forms.comparison, comparisonFormCheck) ? forms.comparison : null;
+    const bodiesThere = verdictBody.there() && (changeBody?.there() ?? true);
     const contentReused = getBlob(sql, content.hash) !== null;
-    if (content.hash !== input.document.contentHash || !contentThere || !completeContent(sql, content))
+    if (
+      content.hash !== input.document.contentHash ||
+      !bodiesThere ||
+      !contentStillThere(context, content, contentCheck) ||
+      !completeContent(sql, content)
+    )
       return missingContent();
     const active = getActiveContract(sql, input.project);
     if ((active?.version ?? null) !== (change?.comparedWithVersion ?? null)) {
@@ -253,11 +293,16 @@ export async function recordSnapshot(
 ): Promise<StoreResult<{ snapshot: SnapshotRecord; verdict: VerdictRecord; contentReused: boolean }>> {
   const { sql } = context;
   const verdictBody = await prepareVerdictBody(context, verdict);
-  const contentThere = await inBucket(context, content);
+  const contentCheck = await checkBucket(context, content);
   return context.storage.transactionSync(() => {
     if (!getProject(sql, input.project)) return unknownProject(input.project);
     const contentReused = getBlob(sql, content.hash) !== null;
-    if (content.hash !== input.document.contentHash || !contentThere || !completeContent(sql, content))
+    if (
+      content.hash !== input.document.contentHash ||
+      !verdictBody.there() ||
+      !contentStillThere(context, content, contentCheck) ||
+      !completeContent(sql, content)
+    )
       return missingContent();
     verdictBody.save();
     const stored = insertSnapshot(sql, { ...input, verdict: verdictBody.input });
@@ -285,6 +330,7 @@ export async function recordExchangeRun(
   const verdictBody = await prepareVerdictBody(context, verdict);
   return context.storage.transactionSync(() => {
     if (!getProject(sql, input.project)) return unknownProject(input.project);
+    if (!verdictBody.there()) return missingContent();
     verdictBody.save();
     const run = insertExchangeRun(sql, { ...input, verdict: verdictBody.input });
     if (!run) return unknownContract(input.project, input.contractVersion);
