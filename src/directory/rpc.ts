@@ -98,8 +98,13 @@ export interface DirectoryRpc extends Rpc.DurableObjectBranded {
     email: string,
     role: string,
     actor: string,
-  ): DirectoryResult<{ member: MemberRecord; previousRole: string | null }>;
-  removeMember(organizationId: string, email: string, actor: string): DirectoryResult<{ member: MemberRecord }>;
+  ): DirectoryResult<{ member: MemberRecord; previousRole: string | null; subjects: string[] }>;
+  /** `subjects`: every subject the member signed in with (src/directory/member-subjects.ts), for their grants. */
+  removeMember(
+    organizationId: string,
+    email: string,
+    actor: string,
+  ): DirectoryResult<{ member: MemberRecord; subjects: string[] }>;
   invite(
     organizationId: string,
     email: string,

@@ -27,6 +27,7 @@ import type {
   SecretName,
   SignInEntry,
 } from "./rpc";
+import { isRemovedSubject, noteSubject, subjectsOf, upgradeMemberSubjects } from "./member-subjects";
 import { openSecret, sealSecret, SecretKeyMissing, type SealedSecret } from "./secrets";
 import {
   platformCapsSchema,
@@ -144,6 +145,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     this.sql = ctx.storage.sql;
     ctx.blockConcurrencyWhile(async () => {
       for (const statement of SCHEMA) this.sql.exec(statement);
+      upgradeMemberSubjects(this.sql);
       this.seed();
     });
   }
@@ -552,6 +554,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         );
         this.sql.exec(`DELETE FROM secrets WHERE organization_id = ?`, id);
         this.sql.exec(`DELETE FROM members WHERE organization_id = ?`, id);
+        this.sql.exec(`DELETE FROM member_subjects WHERE organization_id = ?`, id);
         this.logChange(id, "platform", "organization.deleted", { status: "deleting" }, { status: "deleted" });
       });
       logInfo("organization deleted", { organizationId: id });
@@ -568,18 +571,6 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
       ...(row.subject ? { subject: row.subject } : {}),
       updatedAt: row.updated_at,
     };
-  }
-
-  private removedSubject(organizationId: string, subject: string): boolean {
-    return (
-      this.sql
-        .exec(
-          `SELECT 1 FROM members WHERE organization_id = ? AND subject = ? AND status = 'removed' LIMIT 1`,
-          organizationId,
-          subject,
-        )
-        .toArray().length > 0
-    );
   }
 
   private memberRow(organizationId: string, email: string): MemberRow | undefined {
@@ -617,7 +608,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     email: string,
     role: string,
     actor: string,
-  ): DirectoryResult<{ member: MemberRecord; previousRole: string | null }> {
+  ): DirectoryResult<{ member: MemberRecord; previousRole: string | null; subjects: string[] }> {
     const found = this.writable(organizationId);
     if (!found.ok) return found;
     const key = email.toLowerCase();
@@ -651,10 +642,15 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
       ok: true,
       member: this.memberOf(this.memberRow(organizationId, key) as MemberRow),
       previousRole: existing?.status === "active" ? existing.role : null,
+      subjects: subjectsOf(this.sql, organizationId, key),
     };
   }
 
-  removeMember(organizationId: string, email: string, actor: string): DirectoryResult<{ member: MemberRecord }> {
+  removeMember(
+    organizationId: string,
+    email: string,
+    actor: string,
+  ): DirectoryResult<{ member: MemberRecord; subjects: string[] }> {
     const found = this.writable(organizationId);
     if (!found.ok) return found;
     const key = email.toLowerCase();
@@ -685,7 +681,11 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         },
       );
     });
-    return { ok: true, member: this.memberOf(this.memberRow(organizationId, key) as MemberRow) };
+    return {
+      ok: true,
+      member: this.memberOf(this.memberRow(organizationId, key) as MemberRow),
+      subjects: subjectsOf(this.sql, organizationId, key),
+    };
   }
 
   /**
@@ -705,7 +705,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     const member = email ? this.memberRow(organizationId, email) : undefined;
     // Removal follows the person, not only the address: someone removed who signs in with another (or an unverified)
     // address carries the same subject from the same provider.
-    if (member?.status === "removed" || (!member && this.removedSubject(organizationId, subject)))
+    if (member?.status === "removed" || (!member && isRemovedSubject(this.sql, organizationId, subject)))
       return {
         ok: false,
         reason: "removed",
@@ -719,6 +719,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
           organizationId,
           member.email,
         );
+      noteSubject(this.sql, organizationId, member.email, subject);
       return { ok: true, role: member.role };
     }
     if (settings.membersOnly)
@@ -728,7 +729,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         message:
           "This organization admits only the people on its member list. Ask one of its administrators to add you.",
       };
-    if (email)
+    if (email) {
       this.sql.exec(
         `INSERT OR IGNORE INTO members (organization_id, email, role, status, subject, updated_at) VALUES (?, ?, ?, 'active', ?, ?)`,
         organizationId,
@@ -737,6 +738,8 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         subject,
         new Date().toISOString(),
       );
+      noteSubject(this.sql, organizationId, email, subject);
+    }
     return { ok: true, role: mappedRole };
   }
 
@@ -860,6 +863,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         identity.subject,
         now,
       );
+      noteSubject(this.sql, invitation.organizationId, invitation.email, identity.subject);
       this.logChange(invitation.organizationId, invitation.email, "invitation.accepted", null, {
         email: invitation.email,
         role: invitation.role,

@@ -371,9 +371,9 @@ export async function putMember(
   const put = await directoryStub(env).putMember(organizationId, email, role, actorName(actor));
   if (!put.ok) throw refused(put);
   forgetOrganization(organizationId);
-  const grantsRevoked = put.member.subject
-    ? await revokeGrantsBeyond(env, organizationId, put.member.subject, organizationGrantable(record.settings, role))
-    : 0;
+  const keep = organizationGrantable(record.settings, role);
+  let grantsRevoked = 0;
+  for (const subject of put.subjects) grantsRevoked += await revokeGrantsBeyond(env, organizationId, subject, keep);
   return { member: put.member, grantsRevoked };
 }
 
@@ -387,9 +387,9 @@ export async function removeMember(
   const removed = await directoryStub(env).removeMember(organizationId, email, actorName(actor));
   if (!removed.ok) throw refused(removed);
   forgetOrganization(organizationId);
-  const grantsRevoked = removed.member.subject
-    ? await revokeGrantsBeyond(env, organizationId, removed.member.subject, [])
-    : 0;
+  // Every subject the member signed in with holds grants of its own (src/directory/member-subjects.ts).
+  let grantsRevoked = 0;
+  for (const subject of removed.subjects) grantsRevoked += await revokeGrantsBeyond(env, organizationId, subject, []);
   return { member: removed.member, grantsRevoked };
 }
 

@@ -49,6 +49,10 @@ beforeAll(async () => {
       dora: {
         claims: { name: "Dora Admin", email: "dora@acme.example", email_verified: true, org: "acme" },
       },
+      // The same person through a second account at the provider (another subject, the same verified address).
+      dora2: {
+        claims: { name: "Dora Admin", email: "dora@acme.example", email_verified: true, org: "acme" },
+      },
       mallory: {
         claims: { name: "Mallory Spoof", email: "dora@acme.example", email_verified: false, org: "acme" },
       },
@@ -209,6 +213,30 @@ async function expectRefused(journey: Journey, status: number, ...phrases: Array
   return page;
 }
 
+/** Approves the consent page a journey reached and redeems the code: an access token for `resource`. */
+async function tokenOf(journey: Journey, consent: string, scope: string, resource: string): Promise<string> {
+  const handle = /name="handle" value="([^"]+)"/
+    .exec(consent)![1]!
+    .replace(/&#(\d+);/g, (_m, c) => String.fromCharCode(Number(c)));
+  const approved = await journey.browser.postForm(`${worker.url}/authorize`, { handle, decision: "approve", scope });
+  expect(approved.status).toBe(302);
+  const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
+  const token = await fetch(`${worker.url}/oauth/token`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: CLIENT_REDIRECT,
+      client_id: journey.clientId,
+      code_verifier: journey.verifier,
+      resource,
+    }),
+  });
+  expect(token.status).toBe(200);
+  return ((await token.json()) as { access_token: string }).access_token;
+}
+
 describe("OIDC sign-in against a real provider", () => {
   it("signs in, takes the organization and role from claims, and the grant carries them", async () => {
     const api = `${worker.url}/api`;
@@ -217,30 +245,7 @@ describe("OIDC sign-in against a real provider", () => {
     const consent = await expectSignedIn(journey, "Gina Globex (Globex Retail, role developer)");
 
     // Approve consent, redeem the code and ask the REST API who the token belongs to.
-    const handle = /name="handle" value="([^"]+)"/
-      .exec(consent)![1]!
-      .replace(/&#(\d+);/g, (_m, c) => String.fromCharCode(Number(c)));
-    const approved = await journey.browser.postForm(`${worker.url}/authorize`, {
-      handle,
-      decision: "approve",
-      scope: "contracts.read",
-    });
-    expect(approved.status).toBe(302);
-    const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
-    const token = await fetch(`${worker.url}/oauth/token`, {
-      method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        grant_type: "authorization_code",
-        code,
-        redirect_uri: CLIENT_REDIRECT,
-        client_id: journey.clientId,
-        code_verifier: journey.verifier,
-        resource: api,
-      }),
-    });
-    expect(token.status).toBe(200);
-    const { access_token } = (await token.json()) as { access_token: string };
+    const access_token = await tokenOf(journey, consent, "contracts.read", api);
     const whoami = await fetch(`${worker.url}/api/v1/whoami`, { headers: { Authorization: `Bearer ${access_token}` } });
     expect(whoami.status).toBe(200);
     expect(await whoami.json()).toMatchObject({
@@ -453,14 +458,24 @@ describe("the member list trusts only what the provider vouches for", () => {
       headers: { Authorization: `Bearer ${OPERATOR_KEY}`, "Content-Type": "application/json" },
     });
 
-  it("matches only a verified address against the member list, and a removal follows the person to a new address", async () => {
+  it("matches only a verified address against the member list, and a removal follows the person to every account and address", async () => {
     const listed = await operator("/members/dora%40acme.example", {
       method: "PUT",
       body: JSON.stringify({ role: "admin" }),
     });
     expect(listed.status).toBe(200);
-    // The listed administrator gets her listed role (the list is consulted at all).
-    await expectSignedIn(await signIn("dora"), "Dora Admin (Acme Commerce, role admin)");
+    // The listed administrator gets her listed role (the list is consulted at all), through either of her accounts
+    // at the provider; each holds a token of its own.
+    const api = `${worker.url}/api`;
+    const tokens: string[] = [];
+    for (const account of ["dora", "dora2"]) {
+      const journey = await signIn(account, { resource: api, scope: "contracts.read" });
+      const consent = await expectSignedIn(journey, "Dora Admin (Acme Commerce, role admin)");
+      tokens.push(await tokenOf(journey, consent, "contracts.read", api));
+    }
+    const whoami = (token: string) =>
+      fetch(`${worker.url}/api/v1/whoami`, { headers: { Authorization: `Bearer ${token}` } });
+    for (const token of tokens) expect((await whoami(token)).status).toBe(200);
 
     // Someone whose provider marks the same address unverified is not her: the organization's default role.
     await expectSignedIn(await signIn("mallory"), "Mallory Spoof (Acme Commerce, role member)");
@@ -469,7 +484,7 @@ describe("the member list trusts only what the provider vouches for", () => {
     };
     expect(members.members.find((m) => m.email === "dora@acme.example")).toMatchObject({
       role: "admin",
-      subject: "dora",
+      subject: "dora2", // the last of her own accounts, not the spoofer's
     });
 
     // Only listed people: the refusal says why the unverified address could not be matched.
@@ -487,7 +502,11 @@ describe("the member list trusts only what the provider vouches for", () => {
       body: JSON.stringify({ role: "admin" }),
     });
     expect(other.status).toBe(200);
-    expect((await operator("/members/dora%40acme.example", { method: "DELETE" })).status).toBe(200);
+    const removal = await operator("/members/dora%40acme.example", { method: "DELETE" });
+    expect(removal.status).toBe(200);
+    expect(((await removal.json()) as { grantsRevoked: number }).grantsRevoked).toBe(2);
+    // Both accounts' tokens end with the membership.
+    for (const token of tokens) expect((await whoami(token)).status).toBe(401);
     await expectRefused(await signIn("dora"), 403, "You were removed from this organization");
     await expectRefused(
       await signInTampered(

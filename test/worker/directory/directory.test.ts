@@ -399,6 +399,9 @@ describe("suspension and deletion", () => {
       createdBy: "operator",
       expiresAt: null,
     });
+    // A member who signed in (the directory notes the subject beside the member row).
+    const stub = env.DIRECTORY.get(env.DIRECTORY.idFromName("directory"));
+    expect(await stub.admit(id, "una@umbrella.example", "una-subject", "member")).toEqual({ ok: true, role: "member" });
     expect((await operator("DELETE", `/organizations/${id}`)).body.code).toBe("export_required");
     const archive = await operator("GET", `/organizations/${id}/export`);
     expect(archive.status).toBe(200);
@@ -409,6 +412,15 @@ describe("suspension and deletion", () => {
     const deleted = await operator("DELETE", `/organizations/${id}`);
     expect(deleted.status).toBe(202);
     expect(await contractStore(env, id).exportTables()).toEqual({});
+    const left = await runInDurableObject(stub, (_instance, state) =>
+      ["members", "member_subjects"].map(
+        (table) =>
+          state.storage.sql
+            .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE organization_id = ?`, id)
+            .one().n,
+      ),
+    );
+    expect(left).toEqual([0, 0]);
     expect((await operator("GET", `/organizations/${id}`)).status).toBe(404);
     const log = (await operator("GET", `/organizations/${id}/changes`)).body.changes.map((c: any) => c.action);
     expect(log.slice(0, 3)).toEqual(["organization.deleted", "organization.deletion-started", "organization.exported"]);
