@@ -23,6 +23,7 @@ import type { GrantProps } from "../oauth/grant-props";
 import type { OAuthServers } from "../oauth/servers";
 import { ACCESS_TOKEN_TTL_SECONDS, grantUserId, REFRESH_TOKEN_TTL_SECONDS } from "../oauth/servers";
 import { rememberGrantHolder } from "../oauth/grant-holders";
+import { hasLiveGrant } from "../oauth/live-grant";
 import { displayClientName, displayText } from "../oauth/client-display-name";
 import { postedFromThisSite } from "./origin-guard";
 import { consentPage } from "./consent-page";
@@ -69,16 +70,6 @@ function renderAuthorizationError(error: unknown): Response {
     );
   }
   throw error;
-}
-
-async function hasLiveGrant(oauth: OAuthHelpers, userId: string, clientId: string): Promise<boolean> {
-  let cursor: string | undefined;
-  do {
-    const page = await oauth.listUserGrants(userId, cursor ? { cursor } : {});
-    if (page.items.some((grant) => grant.clientId === clientId)) return true;
-    cursor = page.cursor;
-  } while (cursor);
-  return false;
 }
 
 async function complete(

@@ -14,6 +14,7 @@
  */
 import { env, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { storedRows } from "./stored-rows";
 
 const kvNamespaces = { OAUTH_KV: env.OAUTH_KV, RATE_LIMIT_KV: env.RATE_LIMIT_KV };
 const objectNamespaces = {
@@ -23,26 +24,6 @@ const objectNamespaces = {
   LISTEN_HUB: env.LISTEN_HUB,
   TOLERANCE_COUNTER: env.TOLERANCE_COUNTER,
 } as unknown as Record<string, DurableObjectNamespace>;
-
-/** Rows in the object's own SQL tables, and its key-value storage keys, each named. */
-async function storedRows(namespace: DurableObjectNamespace, id: DurableObjectId): Promise<Record<string, number>> {
-  return runInDurableObject(namespace.get(id), async (_instance: unknown, state: DurableObjectState) => {
-    const counts: Record<string, number> = {};
-    const tables = state.storage.sql
-      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
-      .toArray();
-    for (const { name } of tables) {
-      if (name.startsWith("_cf_") || name === "sqlite_sequence") continue;
-      const [row] = state.storage.sql
-        .exec<{ n: number }>(`SELECT count(*) AS n FROM "${name.replaceAll('"', '""')}"`)
-        .toArray();
-      if (row!.n > 0) counts[`table ${name}`] = row!.n;
-    }
-    const keys = await state.storage.list();
-    for (const key of keys.keys()) counts[`key ${key}`] = 1;
-    return counts;
-  });
-}
 
 const fileStart = Date.now();
 
@@ -84,13 +65,15 @@ describe("each test file starts with empty storage", () => {
     },
   );
 
+  // A late request may also start a session object without making a session (a change announced to a session the
+  // reset ended): agents then records its schema versions there, which is the library's bookkeeping, not a test's.
   it("Durable Object namespace MCP_OBJECT holds no session object that is not a whole session of its own", async () => {
-    const fresh = await storedRows(env.MCP_OBJECT as unknown as DurableObjectNamespace, env.MCP_OBJECT.newUniqueId());
     const partial = [];
     for (const id of await listDurableObjectIds(env.MCP_OBJECT)) {
       const rows = await storedRows(env.MCP_OBJECT as unknown as DurableObjectNamespace, id);
       const session = "key initializeRequest" in rows && "key props" in rows && "key arbiter:owner" in rows;
-      if (JSON.stringify(rows) !== JSON.stringify(fresh) && !session) partial.push(rows);
+      const written = Object.keys(rows).filter((name) => !/^key cf_agents:\w+_version$/.test(name));
+      if (written.length > 0 && !session) partial.push(rows);
     }
     expect(partial).toEqual([]);
   });

@@ -16,6 +16,7 @@ import { AuditOutbox } from "../../audit/outbox";
 import { auditDrainDelayOf } from "../../audit/drain-delay";
 import { auditLogLinesOf } from "../../audit/log-lines";
 import { auditStoresIn } from "../../audit/sink";
+import { GrantWatch } from "../../oauth/live-grant";
 import { sessionPipelineDeps } from "../deps";
 import { getCatalog } from "../deployment-catalog";
 import { decodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
@@ -41,6 +42,9 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
       await this.ctx.storage.put(`arbiter:${key}`, value);
     },
   };
+
+  /** Whether the owner still holds a grant for its client, asked before changes are announced (live-grant.ts). */
+  private grantWatch: GrantWatch | undefined;
 
   /** Each call's audit record, kept in this object's storage until the drain below has stored it (outbox.ts). */
   private readonly auditOutbox = new AuditOutbox(
@@ -168,10 +172,12 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
    * request only for the session's owner, nothing (as for an unknown session) for anyone else.
    */
   async initializeRequestFor(caller: SessionOwner): Promise<Awaited<ReturnType<McpAgent["getInitializeRequest"]>>> {
-    this.touch();
     const owner = this.owner ?? (await this.ctx.storage.get<SessionOwner>("arbiter:owner"));
     if (!owner || !sameOwner(owner, caller)) return undefined;
-    return this.getInitializeRequest();
+    // Only a session's own requests keep it in memory: an unknown or foreign session id schedules nothing here.
+    const initialize = await this.getInitializeRequest();
+    if (initialize) this.touch();
+    return initialize;
   }
 
   async init(): Promise<void> {}
@@ -205,13 +211,19 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
   /**
    * Called over RPC when something this session may have subscribed to changed: sends the notifications its
    * subscriptions ask for. False when the session no longer follows the change's topic (unsubscribed, terminated
-   * with DELETE, never initialized), so the caller can forget it.
+   * with DELETE, never initialized), or when its owner no longer holds a grant for its client (removed from the
+   * organization, demoted beyond it, the client revoked): the caller forgets it, and an open stream hears no more.
    */
   async announceChange(change: ResourceChange): Promise<boolean> {
-    this.touch();
+    // A session that ended (or never was) is told nothing and schedules nothing: its object stays empty.
     if (!(await this.getInitializeRequest())) return false;
+    this.touch();
     // The owner is read from storage when this call is the first thing the object does since it was evicted.
     const owner = this.owner ?? (await this.ctx.storage.get<SessionProps["owner"]>("arbiter:owner"));
+    if (owner) {
+      this.grantWatch ??= new GrantWatch(owner);
+      if (!(await this.grantWatch.holds(this.env))) return false;
+    }
     return announceChange(
       await this.server,
       getCatalog(),

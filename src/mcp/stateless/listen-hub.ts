@@ -1,8 +1,8 @@
 /**
  * ListenHub: one Durable Object per organization that holds the open subscriptions/listen streams of its
  * 2026-07-28 clients (a stateless Worker request cannot outlive itself; a stream served from here stays open
- * as long as the client keeps reading). Each user gets their own SDK v2 handler, so its in-memory change bus
- * reaches only that user's streams: a change announced for the organization is published to each user whose
+ * as long as the client keeps reading). Each user gets their own SDK v2 handler per OAuth client, so its in-memory
+ * change bus reaches only that user's streams of that client: a change announced for the organization is published to each user whose
  * view it changes (spec://active/contract follows the user's default project). Bounded per user and per
  * organization (a user's entry goes when their last stream closes); a stream may follow only resources its caller
  * could read (listen-filter.ts). Refusals are JSON-RPC errors that say what to do.
@@ -24,18 +24,28 @@ import { decodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
 import { getCatalog } from "../deployment-catalog";
 import { authInfoOf, STATELESS_HANDLER_OPTIONS } from "./handler";
 import { checkListenUris, listenOperation } from "./listen-filter";
+import { GrantWatch } from "../../oauth/live-grant";
 import { createStatelessServer } from "./server";
 
-/** Open listen streams one user may hold (one per client window is the normal case). */
+/** Open listen streams one user may hold through one client (one per client window is the normal case). */
 export const MAX_LISTENS_PER_USER = 8;
 /** Users of one organization with open listen streams at the same time. */
 export const MAX_LISTENING_USERS = 500;
 
+/** The streams of one user through one OAuth client: one SDK handler, and the grant they were opened under. */
 interface UserListens {
   handler: ReturnType<typeof createMcpHandler>;
-  /** Streams of this user still open; the entry goes when the last one closes. */
+  userId: string;
+  /** Streams still open; the entry goes when the last one closes. */
   open: number;
+  /** Ends each open stream. */
+  closers: Set<() => void>;
+  /** Asked before a change is published: a revoked grant ends the streams instead (src/oauth/live-grant.ts). */
+  grant: GrantWatch;
 }
+
+/** The key of a user's streams through one client. */
+const listenKey = (userId: string, clientId: string) => JSON.stringify([userId, clientId]);
 
 const NO_STATE: SessionState = { get: async () => undefined, put: async () => {} };
 
@@ -44,18 +54,24 @@ function refusal(id: unknown, error: JsonRpcErrorObject): Response {
 }
 
 export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
+  /** By user and client (listenKey). */
   private readonly users = new Map<string, UserListens>();
-  /** One entry per open stream: ends it (the organization was suspended or deleted). */
-  private readonly closers = new Set<() => void>();
 
+  /** Ends every open stream (the organization was suspended or deleted). */
   async closeAll(_organizationId: string): Promise<number> {
-    const open = [...this.closers];
+    const open = [...this.users.values()].flatMap((listens) => [...listens.closers]);
     for (const close of open) close();
     return open.length;
   }
 
-  private listensOf(userId: string): UserListens {
-    let listens = this.users.get(userId);
+  /** Users with open streams (through any client). */
+  private listeningUsers(): number {
+    return new Set([...this.users.values()].map((listens) => listens.userId)).size;
+  }
+
+  private listensOf(principal: Principal): UserListens {
+    const key = listenKey(principal.userId, principal.clientId);
+    let listens = this.users.get(key);
     if (!listens) {
       const env = this.env;
       const deps = pipelineDepsFor(env);
@@ -68,27 +84,32 @@ export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
         },
         { ...STATELESS_HANDLER_OPTIONS, maxSubscriptions: MAX_LISTENS_PER_USER },
       );
-      listens = { handler, open: 0 };
-      this.users.set(userId, listens);
+      const holder = {
+        organizationId: principal.organizationId,
+        userId: principal.userId,
+        clientId: principal.clientId,
+      };
+      listens = { handler, userId: principal.userId, open: 0, closers: new Set(), grant: new GrantWatch(holder) };
+      this.users.set(key, listens);
     }
     return listens;
   }
 
   /** Counts the stream as open until its body ends or the client goes away, then forgets an idle user. */
-  private tracked(userId: string, listens: UserListens, response: Response): Response {
+  private tracked(key: string, listens: UserListens, response: Response): Response {
     if (!response.body || !response.headers.get("content-type")?.includes("text/event-stream")) {
-      if (listens.open === 0) this.users.delete(userId);
+      if (listens.open === 0) this.users.delete(key);
       return response;
     }
     listens.open++;
     let released = false;
-    const closers = this.closers;
+    const closers = listens.closers;
     const release = () => {
       if (released) return;
       released = true;
       closers.delete(close);
       listens.open--;
-      if (listens.open === 0 && this.users.get(userId) === listens) this.users.delete(userId);
+      if (listens.open === 0 && this.users.get(key) === listens) this.users.delete(key);
     };
     const reader = response.body.getReader();
     let streamController: ReadableStreamDefaultController<Uint8Array> | undefined;
@@ -159,7 +180,9 @@ export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
           signal: request.signal,
           progress: async () => {},
         });
-        if (!this.users.has(principal.userId) && this.users.size >= MAX_LISTENING_USERS) {
+        const key = listenKey(principal.userId, principal.clientId);
+        const listening = [...this.users.values()].some((listens) => listens.userId === principal.userId);
+        if (!listening && this.listeningUsers() >= MAX_LISTENING_USERS) {
           throw new Failure(
             "unavailable",
             `Subscription limit reached: ${MAX_LISTENING_USERS} users of this organization are listening already. Retry later.`,
@@ -174,12 +197,12 @@ export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
           body: JSON.stringify(body),
           signal: request.signal,
         });
-        const listens = this.listensOf(principal.userId);
+        const listens = this.listensOf(principal);
         const response = await listens.handler.fetch(forwarded, {
           authInfo: authInfoOf(principal, correlationId),
           parsedBody: body,
         });
-        return this.tracked(principal.userId, listens, response);
+        return this.tracked(key, listens, response);
       },
     });
     return opened.ok ? opened.value : refusal(id, failureAsJsonRpcError(opened.failure, correlationId));
@@ -188,11 +211,17 @@ export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
   /**
    * Publishes `change` on the listen streams of this organization: each changed URI to each user whose view of
    * it changed (a resource with `changedBy` decides per user). Streams that did not ask for a URI get nothing
-   * (the SDK filters by each stream's resourceSubscriptions). Returns how many users were considered.
+   * (the SDK filters by each stream's resourceSubscriptions). Streams whose grant is gone (their member removed or
+   * demoted beyond it, their client revoked) are ended instead. Returns how many users were considered.
    */
   async announce(organizationId: string, change: ResourceChange): Promise<number> {
     const catalog = getCatalog();
-    for (const [userId, { handler }] of this.users) {
+    for (const listens of [...this.users.values()]) {
+      const { handler, userId } = listens;
+      if (!(await listens.grant.holds(this.env))) {
+        for (const close of [...listens.closers]) close();
+        continue;
+      }
       for (const uri of change.changed) {
         const resource = catalog.resources.get(uri);
         if (

@@ -15,7 +15,9 @@ import { MAX_SUBSCRIPTIONS_PER_SESSION } from "../../../src/mcp/session/subscrip
 import { fetchAs } from "../harness";
 import { MCP_URL } from "../helpers";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
+import { operator } from "../directory/helpers";
 import {
+  connectAgent,
   connectPrincipal,
   request,
   ciPrincipal,
@@ -46,20 +48,44 @@ async function openStream(agent: Agent) {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let buffered = "";
+  type Predicate = (message: Record<string, any>) => boolean;
+  /** The first buffered message matching `predicate`, consumed with everything before it. */
+  const buffer = (predicate: Predicate) => {
+    const lines = buffered.split("\n");
+    buffered = lines.pop() ?? "";
+    for (const [index, line] of lines.entries()) {
+      if (!line.startsWith("data: ")) continue;
+      const message = JSON.parse(line.slice(6));
+      if (predicate(message)) {
+        buffered = [...lines.slice(index + 1), buffered].join("\n");
+        return message as Record<string, any>;
+      }
+    }
+    return undefined;
+  };
   return {
     /** Resolves with the first message matching `predicate` (the test times out if none arrives). */
-    async next(predicate: (message: Record<string, any>) => boolean): Promise<Record<string, any>> {
+    async next(predicate: Predicate): Promise<Record<string, any>> {
       for (;;) {
-        const lines = buffered.split("\n");
-        buffered = lines.pop() ?? "";
-        for (const line of lines) {
-          if (!line.startsWith("data: ")) continue;
-          const message = JSON.parse(line.slice(6));
-          if (predicate(message)) return message;
-        }
+        const found = buffer(predicate);
+        if (found) return found;
         const { value, done } = await reader.read();
         if (done) throw new Error("stream ended");
         buffered += decoder.decode(value, { stream: true });
+      }
+    },
+    /** The first message matching `predicate` to arrive within `ms`, or null (the stream ending counts as none). */
+    async nextWithin(ms: number, predicate: Predicate): Promise<Record<string, any> | null> {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const found = buffer(predicate);
+        if (found) return found;
+        const left = deadline - Date.now();
+        if (left <= 0) return null;
+        const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), left));
+        const read = await Promise.race([reader.read(), timeout]);
+        if (read === null || read.done) return null;
+        buffered += decoder.decode(read.value, { stream: true });
       }
     },
     close: () => reader.cancel(),
@@ -82,8 +108,10 @@ describe("latest-verdict subscriptions", () => {
     expect(await subscribers("ghost")).toEqual([]);
   });
 
+  // Sessions that hear changes hold real tokens: a change is announced only to a session whose owner still holds a
+  // grant for its client (src/oauth/live-grant.ts), which a harness principal has not.
   it("a CI upload sends notifications/resources/updated on the subscribed session's stream", async () => {
-    const agent = await connectPrincipal("ana");
+    const agent = await connectAgent("ana");
     await request(agent, "resources/subscribe", { uri: LATEST });
     const stream = await openStream(agent);
     try {
@@ -102,9 +130,9 @@ describe("latest-verdict subscriptions", () => {
   });
 
   it("drops sessions that no longer hold the subscription, keeps those that do", async () => {
-    const kept = await connectPrincipal("ana");
+    const kept = await connectAgent("ana");
     await request(kept, "resources/subscribe", { uri: LATEST });
-    const ended = await connectPrincipal("ana");
+    const ended = await connectAgent("ana");
     await request(ended, "resources/subscribe", { uri: LATEST });
     const ghost = crypto.randomUUID();
     // A session id that is recorded but whose session never subscribed (or is gone).
@@ -121,6 +149,31 @@ describe("latest-verdict subscriptions", () => {
     expect(after).toContain(kept.session);
     expect(after).not.toContain(ghost);
     expect(after).not.toContain(ended.session);
+  });
+
+  it("a member removed from the organization hears no more changes: the session is dropped, its stream gets nothing", async () => {
+    const removed = await connectAgent("mia");
+    await request(removed, "resources/subscribe", { uri: LATEST });
+    const stays = await connectAgent("ana");
+    await request(stays, "resources/subscribe", { uri: LATEST });
+    const removedStream = await openStream(removed);
+    const staysStream = await openStream(stays);
+    try {
+      expect((await operator("DELETE", "/organizations/acme/members/mia%40acme.example")).status).toBe(200);
+      await uploadSnapshot(ci, "orders", violatingSnapshot(), "sub0004");
+      expect(await staysStream.next((m) => m.method === "notifications/resources/updated")).toBeDefined();
+      const after = await subscribers();
+      expect(after).toContain(stays.session);
+      expect(after).not.toContain(removed.session);
+      // The other stream had its notification; this one, written to by the same announcement, had none.
+      expect(await removedStream.nextWithin(200, (m) => m.method === "notifications/resources/updated")).toBeNull();
+    } finally {
+      await removedStream.close();
+      await staysStream.close();
+      expect((await operator("PUT", "/organizations/acme/members/mia%40acme.example", { role: "member" })).status).toBe(
+        200,
+      );
+    }
   });
 });
 

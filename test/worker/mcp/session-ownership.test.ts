@@ -1,9 +1,13 @@
 // An MCP session belongs to the organization, user and OAuth client that created it, on every method: anyone
 // else gets exactly the answer an unknown session id gets (McpAgent's 404 "Session not found"), and nothing
 // they send reaches the session (issue 9, item 1). The /mcp handler (harness.ts: one principal per client), real McpAgent Durable Objects.
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { announceToSession, sessionObjectName } from "../../../src/mcp/announce";
+import type { Env as WorkerEnv } from "../../../src/env";
+import { storedRows } from "../stored-rows";
 import { fetchAs, mcpPrincipal, type Caller } from "../harness";
-import { MCP_URL, initializeSession, mcpPost, rpc } from "../helpers";
+import { MCP_URL, initializeSession, mcpPost, obtainTokens, rpc } from "../helpers";
 import { ordersContract, violatingSnapshot } from "../contracts-mcp/fixtures";
 import { ciPrincipal, uploadContract, uploadSnapshot } from "../contracts-mcp/helpers";
 
@@ -16,7 +20,8 @@ let otherClient: Caller;
 let ci: Caller;
 
 beforeAll(async () => {
-  owner = mcpPrincipal("ana", "orders.read contracts.read");
+  // A real token: the owner's session hears changes only while the owner holds a grant (src/oauth/live-grant.ts).
+  owner = (await obtainTokens({ user: "ana", scope: "orders.read contracts.read" })).tokens.access_token;
   otherOrganization = mcpPrincipal("gus", "orders.read contracts.read");
   // The same user through a second OAuth client (its own registration).
   otherClient = mcpPrincipal("ana", "orders.read contracts.read");
@@ -133,5 +138,18 @@ describe("the owner", () => {
     const deleted = await attempts.DELETE!(owner, session);
     expect(deleted.status).toBe(204);
     expect((await attempts["POST ping"]!(owner, session)).status).toBe(404);
+  });
+});
+
+describe("an object that holds no session", () => {
+  it("schedules nothing when a request names it or a change is announced to it", async () => {
+    const id = unknownSessionId();
+    expect((await attempts["POST ping"]!(owner, id)).status).toBe(404);
+    const change = { topic: "orders", changed: [LATEST], watched: [LATEST] };
+    expect(await announceToSession(env as unknown as WorkerEnv, id, change)).toBe(false);
+    const namespace = env.MCP_OBJECT as unknown as DurableObjectNamespace;
+    const rows = await storedRows(namespace, namespace.idFromName(sessionObjectName(id)));
+    // No session (no initialize request), and no schedule (the idle check is for sessions only): nothing runs later.
+    expect(Object.keys(rows).filter((name) => /initializeRequest|cf_agents_jobs/.test(name))).toEqual([]);
   });
 });

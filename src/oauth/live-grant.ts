@@ -1,0 +1,48 @@
+/**
+ * Whether someone still holds a grant for an OAuth client. Consent asks it (a client already approved is not asked
+ * about again), and so do the long-lived streams before they deliver a change: a member removed, demoted beyond
+ * their grant's scopes, or whose client an administrator revoked hears nothing more on a stream opened before.
+ */
+import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import type { Env } from "../env";
+import { getAuthorizationServer, grantUserId } from "./servers";
+
+/** `userId` is the grant's user id (grantUserId: organization and subject). */
+export async function hasLiveGrant(oauth: OAuthHelpers, userId: string, clientId: string): Promise<boolean> {
+  let cursor: string | undefined;
+  do {
+    const page = await oauth.listUserGrants(userId, cursor ? { cursor } : {});
+    if (page.items.some((grant) => grant.clientId === clientId)) return true;
+    cursor = page.cursor;
+  } while (cursor);
+  return false;
+}
+
+/** Whether the holder of a stream (organization, subject, OAuth client) still holds a grant for that client. */
+export function stillGranted(
+  env: Env,
+  holder: { organizationId: string; userId: string; clientId: string },
+): Promise<boolean> {
+  const oauth = getAuthorizationServer(env).getOAuthApi(env);
+  return hasLiveGrant(oauth, grantUserId(holder.organizationId, holder.userId), holder.clientId);
+}
+
+/**
+ * How long a stream trusts its last answer: the grant listing is read from KV, whose lists may lag a change by up
+ * to a minute anyway, so asking more often would cost a read per change and stream for nothing.
+ */
+export const GRANT_RECHECK_MS = 60_000;
+
+/** One stream holder's grant, asked again at most every GRANT_RECHECK_MS while it holds. */
+export class GrantWatch {
+  private checkedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly holder: { organizationId: string; userId: string; clientId: string }) {}
+
+  async holds(env: Env, now = Date.now()): Promise<boolean> {
+    if (now - this.checkedAt < GRANT_RECHECK_MS) return true;
+    if (!(await stillGranted(env, this.holder))) return false;
+    this.checkedAt = now;
+    return true;
+  }
+}
