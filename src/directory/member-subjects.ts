@@ -67,3 +67,15 @@ export function isRemovedSubject(sql: SqlStorage, organizationId: string, subjec
       .toArray().length > 0
   );
 }
+
+/** The roles of the organization's active members, by each subject they signed in with. */
+export function rolesBySubject(sql: SqlStorage, organizationId: string): Record<string, string[]> {
+  const roles: Record<string, string[]> = {};
+  const rows = sql.exec<{ subject: string; role: string }>(
+    `SELECT s.subject, m.role FROM member_subjects s JOIN members m ON m.organization_id = s.organization_id AND m.email = s.email
+     WHERE s.organization_id = ? AND m.status = 'active'`,
+    organizationId,
+  );
+  for (const { subject, role } of rows) (roles[subject] ??= []).push(role);
+  return roles;
+}

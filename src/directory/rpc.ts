@@ -93,6 +93,8 @@ export interface DirectoryRpc extends Rpc.DurableObjectBranded {
   markExported(organizationId: string, actor: string): DirectoryResult<{ record: OrganizationRecord }>;
   beginDeletion(organizationId: string, actor: string): Promise<DirectoryResult<{ record: OrganizationRecord }>>;
   members(organizationId: string): MemberRecord[];
+  /** The roles of the active members by each subject they signed in with (a subject may hold one per address). */
+  subjectRoles(organizationId: string): Record<string, string[]>;
   putMember(
     organizationId: string,
     email: string,

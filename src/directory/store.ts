@@ -27,7 +27,7 @@ import type {
   SecretName,
   SignInEntry,
 } from "./rpc";
-import { isRemovedSubject, noteSubject, subjectsOf, upgradeMemberSubjects } from "./member-subjects";
+import { isRemovedSubject, noteSubject, rolesBySubject, subjectsOf, upgradeMemberSubjects } from "./member-subjects";
 import { openSecret, sealSecret, SecretKeyMissing, type SealedSecret } from "./secrets";
 import {
   platformCapsSchema,
@@ -591,6 +591,11 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
       )
       .toArray()
       .map((row) => this.memberOf(row));
+  }
+
+  /** The roles of the organization's active members, by subject (member-subjects.ts). */
+  subjectRoles(organizationId: string): Record<string, string[]> {
+    return rolesBySubject(this.sql, organizationId);
   }
 
   private activeAdmins(organizationId: string): string[] {

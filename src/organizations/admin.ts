@@ -224,7 +224,39 @@ export async function changeSettings(
   );
   if (!updated.ok) throw refused(updated);
   forgetOrganization(organizationId);
+  await revokeBeyondNarrowedCaps(env, organizationId, current.settings, settings);
   return updated.record;
+}
+
+/**
+ * A role whose cap lost a scope takes it from the grants its members hold now, as a demotion does (putMember): each
+ * grant holder's grants beyond what their role may grant under the new settings are revoked. A holder's role is the
+ * member list's (by the subjects they signed in with); one not on it (signed in without an e-mail address) is held
+ * to the organization's default role.
+ */
+async function revokeBeyondNarrowedCaps(
+  env: Env,
+  organizationId: string,
+  before: OrganizationSettings,
+  after: OrganizationSettings,
+): Promise<number> {
+  const narrowed = Object.keys(getPolicy().roles).filter((role) => {
+    const now = new Set(organizationGrantable(after, role));
+    return organizationGrantable(before, role).some((scope) => !now.has(scope));
+  });
+  if (narrowed.length === 0) return 0;
+  const roles = await directoryStub(env).subjectRoles(organizationId);
+  let revoked = 0;
+  for (const holder of await listGrantHolders(env, organizationId)) {
+    const held = roles[holder.subject] ?? [after.defaultRole];
+    if (!held.some((role) => narrowed.includes(role))) continue;
+    // A subject listed under two addresses with two roles keeps only what both allow.
+    const keep = held
+      .map((role) => organizationGrantable(after, role))
+      .reduce((kept, grantable) => kept.filter((scope) => grantable.includes(scope)));
+    revoked += await revokeGrantsBeyond(env, organizationId, holder.subject, keep);
+  }
+  return revoked;
 }
 
 /**

@@ -541,4 +541,25 @@ describe("the consent page follows the organization's role caps", () => {
     expect([...who.scopes].sort()).toEqual(["contracts.read", "org.admin"]);
     expect((await operator("PATCH", "/organizations/acme", { roleCaps: null })).status).toBe(200);
   });
+
+  it("takes a scope a cap no longer allows from the grants members hold now, and leaves the others", async () => {
+    // Dani (developer) holds two grants: one that writes contracts, one that only reads them.
+    const listed = await operator("PUT", "/organizations/acme/members/dani%40acme.example", { role: "developer" });
+    expect(listed.status).toBe(200);
+    const writes = await restToken("dev", "contracts.read contracts.write");
+    expect((await callJson(writes, "GET", "/whoami")).body.scopes).toContain("contracts.write");
+    const reads = await restToken("dev", "contracts.read");
+    const admin = await restToken("ana", "contracts.read contracts.write");
+    for (const token of [writes, reads, admin]) expect((await call(token, "GET", "/whoami")).status).toBe(200);
+
+    const capped = await operator("PATCH", "/organizations/acme", {
+      roleCaps: { developer: ["orders.read", "orders.search", "contracts.read", "offline_access"] },
+    });
+    expect(capped.status).toBe(200);
+    expect((await call(writes, "GET", "/whoami")).status).toBe(401);
+    expect((await call(reads, "GET", "/whoami")).status).toBe(200);
+    // Another role's cap did not change: its grants stay whole.
+    expect((await call(admin, "GET", "/whoami")).status).toBe(200);
+    expect((await operator("PATCH", "/organizations/acme", { roleCaps: null })).status).toBe(200);
+  });
 });
