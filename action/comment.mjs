@@ -71,7 +71,7 @@ await main(TITLE, async () => {
     process.env.GITHUB_REPOSITORY ?? "",
   );
   try {
-    const existing = await api.findComment(number, tag);
+    const existing = await api.findComment(number, tag, input("comment-author") || "github-actions[bot]");
     const written = existing ? await api.update(existing.id, body) : await api.create(number, body);
     if (typeof written?.html_url === "string") setOutput("comment-url", written.html_url);
     info(

@@ -57,14 +57,21 @@ export class GitHubApi {
   }
 
   /** The first comment of the pull request whose body starts with `marker`, searched page by page. */
-  async findComment(number, marker) {
+  /**
+   * The comment that starts with `marker` and was written by `author` (the token's own account): anyone may post a
+   * comment with the marker, and updating theirs would put the verdict under their name, for them to edit.
+   */
+  async findComment(number, marker, author) {
     for (let page = 1; page <= MAX_PAGES; page++) {
       const comments = await this.call(
         "GET",
         `/repos/${this.repository}/issues/${number}/comments?per_page=${PAGE_SIZE}&page=${page}`,
       );
       if (!Array.isArray(comments)) return undefined;
-      const found = comments.find((comment) => typeof comment?.body === "string" && comment.body.startsWith(marker));
+      const found = comments.find(
+        (comment) =>
+          typeof comment?.body === "string" && comment.body.startsWith(marker) && comment?.user?.login === author,
+      );
       if (found) return found;
       if (comments.length < PAGE_SIZE) return undefined;
     }

@@ -23,6 +23,12 @@ import { freePort, type WranglerDev } from "../helpers/wrangler-dev";
 const REPO = resolve(import.meta.dirname, "../..");
 const PROJECT = "gha-orders";
 const CONTRACT_PROJECT = "gha-contracts";
+const IMPOSTOR = `<!-- arbiter-action project=${PROJECT.replace(/-/g, "_")} mode=snapshot -->\nArbiter conformance: ✅ Approved (typed by someone)`;
+/** The action's own comments: its marker, written by the job token's account. */
+const ours = () =>
+  github.comments
+    .get(PR)!
+    .filter((c) => c.body.startsWith("<!-- arbiter-action") && c.user.login === "github-actions[bot]");
 const REPOSITORY = "acme/shop";
 const PR = 7;
 const GITHUB_TOKEN = "ghs_loopbackJobToken0123456789abcdef";
@@ -138,6 +144,8 @@ beforeAll(async () => {
     token: GITHUB_TOKEN,
     readOnlyToken: READ_ONLY_TOKEN,
   });
+  // Someone else's comment that starts with the action's marker: never the one the action takes over.
+  github.seed(PR, IMPOSTOR);
   // Other people's comments fill the first page, so the action must page to find its own.
   for (let i = 0; i < 105; i++) github.seed(PR, `Looks good to me (${i})`);
   workspace = mkdtempSync(join(tmpdir(), "arbiter-action-workspace-"));
@@ -328,18 +336,20 @@ describe("the action against wrangler dev", () => {
     ).toEqual(["1", "2"]);
     for (const request of github.requests)
       expect(request).toMatchObject({ authorization: `Bearer ${GITHUB_TOKEN}`, apiVersion: "2022-11-28" });
-    const ours = github.comments.get(PR)!.filter((c) => c.body.startsWith("<!-- arbiter-action"));
-    expect(ours).toHaveLength(1);
-    expect(ours[0]!.body).toContain("Arbiter conformance: ❌ Rejected");
-    expect(ours[0]!.body).toContain(
+    const written = ours();
+    expect(written).toHaveLength(1);
+    expect(written[0]!.body).toContain("Arbiter conformance: ❌ Rejected");
+    expect(written[0]!.body).toContain(
       `[run ${RUN_ID}](https://github.com/${REPOSITORY}/actions/runs/${RUN_ID}) at ${HEAD_SHA.slice(0, 7)}.`,
     );
-    expect(run.outputs["comment-url"]).toBe(ours[0]!.html_url);
+    expect(run.outputs["comment-url"]).toBe(written[0]!.html_url);
+    // The other account's comment with the same marker is as it was.
+    expect(github.comments.get(PR)![0]).toMatchObject({ body: IMPOSTOR, user: { login: "octocat" } });
   });
 
   it("the next push's run updates the same comment instead of adding one, and passes", async () => {
     const before = github.requests.length;
-    const first = github.comments.get(PR)!.find((c) => c.body.startsWith("<!-- arbiter-action"))!;
+    const first = ours()[0]!;
     const run = await runAction({ document: place("draft-fixed.yaml"), comment: "true" });
     expect(run.code, run.stdout).toBe(0);
     expect(run.outputs).toMatchObject({ verdict: "approved", approved: "true", errors: "0", violations: "0" });
@@ -347,10 +357,11 @@ describe("the action against wrangler dev", () => {
     expect(writes.map((r) => [r.method, r.path])).toEqual([
       ["PATCH", `/repos/${REPOSITORY}/issues/comments/${first.id}`],
     ]);
-    const ours = github.comments.get(PR)!.filter((c) => c.body.startsWith("<!-- arbiter-action"));
-    expect(ours.map((c) => c.id)).toEqual([first.id]);
-    expect(ours[0]!.body).toContain("✅ Approved");
-    expect(ours[0]!.body).not.toContain("Rejected");
+    const written = ours();
+    expect(written.map((c) => c.id)).toEqual([first.id]);
+    expect(written[0]!.body).toContain("✅ Approved");
+    expect(written[0]!.body).not.toContain("Rejected");
+    expect(github.comments.get(PR)![0]).toMatchObject({ body: IMPOSTOR, user: { login: "octocat" } });
     expect(run.outputs["comment-url"]).toBe(first.html_url);
     expect(annotations(run.stdout).filter((a) => a.level === "error")).toEqual([]);
   });
