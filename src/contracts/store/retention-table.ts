@@ -35,10 +35,19 @@ export function policyFor(settings: RetentionSettings | undefined, project: stri
 }
 
 /** The tables retention reads, with the column holding each row's time. */
+/**
+ * What expires, and what is kept whatever its age: the snapshots an accepted break names (the one it was accepted
+ * against, and the last one whose verdict it turned into "accepted"), which its listing links to as its evidence.
+ */
 const HISTORY = [
-  { table: "snapshots", at: "uploaded_at" },
-  { table: "builds", at: "recorded_at" },
-  { table: "exchange_runs", at: "uploaded_at" },
+  {
+    table: "snapshots",
+    at: "uploaded_at",
+    referred: `SELECT snapshot_at_creation FROM accepted_breaks WHERE project = ?1 AND snapshot_at_creation IS NOT NULL
+               UNION SELECT last_matched_snapshot FROM accepted_breaks WHERE project = ?1 AND last_matched_snapshot IS NOT NULL`,
+  },
+  { table: "builds", at: "recorded_at", referred: null },
+  { table: "exchange_runs", at: "uploaded_at", referred: null },
 ] as const;
 
 type History = (typeof HISTORY)[number];
@@ -58,9 +67,9 @@ function expiredIds(
          SELECT id, ${history.at} AS at,
                 ROW_NUMBER() OVER (PARTITION BY COALESCE(branch, char(0)) ORDER BY id DESC) AS rank_in_branch,
                 ROW_NUMBER() OVER (ORDER BY id DESC) AS rank_in_project
-         FROM ${history.table} WHERE project = ?)
-       WHERE at < ? AND rank_in_branch > ? AND rank_in_project > 1
-       ORDER BY id LIMIT ?`,
+         FROM ${history.table} WHERE project = ?1)
+       WHERE at < ?2 AND rank_in_branch > ?3 AND rank_in_project > 1${history.referred ? ` AND id NOT IN (${history.referred})` : ""}
+       ORDER BY id LIMIT ?4`,
       project,
       cutoff,
       policy.keepPerBranch,
