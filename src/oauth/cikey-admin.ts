@@ -8,7 +8,8 @@ import { z } from "zod";
 import { auditSinkFor } from "../audit/sink";
 import { recordEvent } from "../core/governed";
 import type { Env } from "../env";
-import { getPolicy } from "../policy/load";
+import { resolveOrganization } from "../directory/client";
+import { organizationGrantable } from "../directory/grantable";
 import { CI_KEY_SCOPES, generateCiKey } from "./cikeys";
 import { contractStore } from "../contracts/store/client";
 import { isProjectName, PROJECT_NAME_RULE } from "../contracts/store/names";
@@ -98,14 +99,16 @@ export async function createCiKey(
   correlationId?: string,
 ): Promise<{ ok: true; key: PresentedCiKey; secret: string } | KeyAdminFailure> {
   const started = Date.now();
-  const grantable = new Set(getPolicy().roles[actor.role]?.grantable ?? []);
+  // What the role may grant in this organization: the platform's role narrowed by the organization's cap.
+  const settings = (await resolveOrganization(env, actor.organizationId))?.record.settings;
+  const grantable = new Set(organizationGrantable(settings, actor.role));
   const beyondRole = request.scopes.filter((scope) => !grantable.has(scope));
   if (beyondRole.length > 0) {
     return {
       ok: false,
       status: 403,
       code: "scope_not_grantable",
-      message: `Your role "${actor.role}" cannot grant ${beyondRole.join(", ")}; a CI key carries at most what its creator's role may grant.`,
+      message: `Your role "${actor.role}" cannot grant ${beyondRole.join(", ")} in this organization; a CI key carries at most what its creator's role may grant.`,
     };
   }
   if (request.expiresAt && Date.parse(request.expiresAt) <= Date.now()) {

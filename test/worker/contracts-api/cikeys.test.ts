@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Env as WorkerEnv } from "../../../src/env";
 import { mcpPost } from "../helpers";
 import { call, callJson, createKey, restToken } from "./api-helpers";
+import { operator } from "../directory/helpers";
 
 let ana: string;
 let gus: string;
@@ -187,6 +188,32 @@ describe("CI keys", () => {
     expect(byKey.status).toBe(403);
     expect(byKey.body.error.code).toBe("insufficient_scope");
     expect(byKey.body.error.message).toContain("CI keys cannot carry the scope keys.admin");
+  });
+
+  it("carry no scope the organization's cap takes from the creator's role", async () => {
+    const adminCap = [
+      "orders.read",
+      "orders.search",
+      "orders.pii",
+      "contracts.read",
+      "contracts.write",
+      "keys.admin",
+      "audit.read",
+      "clients.admin",
+      "org.admin",
+      "offline_access",
+    ];
+    expect((await operator("PATCH", "/organizations/globex", { roleCaps: { admin: adminCap } })).status).toBe(200);
+    try {
+      const refused = await callJson(gus, "POST", "/keys", { name: "x", projects: ["*"], scopes: ["snapshots.write"] });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe("scope_not_grantable");
+      expect(refused.body.error.message).toContain("cannot grant snapshots.write in this organization");
+      const allowed = await callJson(gus, "POST", "/keys", { name: "y", projects: ["*"], scopes: ["contracts.read"] });
+      expect(allowed.status).toBe(201);
+    } finally {
+      expect((await operator("PATCH", "/organizations/globex", { roleCaps: null })).status).toBe(200);
+    }
   });
 
   it("of one organization are invisible to and irrevocable by another", async () => {
