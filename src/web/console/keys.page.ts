@@ -50,7 +50,8 @@ function keyRow(context: ConsoleContext, key: PresentedCiKey): SafeHtml {
 }
 
 function createForm(context: ConsoleContext, projects: string[], values: KeyFormValues): SafeHtml {
-  const grantable = new Set(getPolicy().roles[context.admin.role]?.grantable ?? []);
+  // What the administrator's role may grant in this organization (its cap included), as creating the key checks.
+  const grantable = new Set(context.principal.scopes);
   const scopes = CI_KEY_SCOPES.filter((scope) => grantable.has(scope));
   return html`<section class="card" aria-labelledby="create-key">
 <h2 id="create-key">Create a CI key</h2>

@@ -7,6 +7,7 @@ import { callJson } from "../contracts-api/api-helpers";
 import { restPrincipal } from "../harness";
 import { ordersContract, text } from "../contracts-api/fixtures";
 import { signedIn, visibleText } from "./console-helpers";
+import { operator } from "../directory/helpers";
 
 describe("empty states", () => {
   it("explains what will appear when an organization has nothing yet", async () => {
@@ -15,6 +16,22 @@ describe("empty states", () => {
     expect(visibleText((await gus.get("/admin/keys")).text)).toContain("No CI keys yet");
     expect(visibleText((await gus.get("/admin/clients")).text)).toContain("No connected clients");
     expect(visibleText((await gus.get("/admin/usage")).text)).toContain("No open windows");
+  });
+});
+
+describe("CI keys", () => {
+  it("offers only the scopes the administrator's role may grant in the organization, its cap included", async () => {
+    const gus = await signedIn("gus");
+    expect((await gus.get("/admin/keys")).text).toContain('name="scope" value="snapshots.write"');
+    const cap = ["contracts.read", "contracts.write", "keys.admin", "org.admin", "offline_access"];
+    expect((await operator("PATCH", "/organizations/globex", { roleCaps: { admin: cap } })).status).toBe(200);
+    try {
+      const page = (await gus.get("/admin/keys")).text;
+      expect(page).toContain('name="scope" value="contracts.write"');
+      expect(page).not.toContain('name="scope" value="snapshots.write"');
+    } finally {
+      expect((await operator("PATCH", "/organizations/globex", { roleCaps: null })).status).toBe(200);
+    }
   });
 });
 
