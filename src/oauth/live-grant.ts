@@ -18,11 +18,15 @@ export async function hasLiveGrant(oauth: OAuthHelpers, userId: string, clientId
   return false;
 }
 
-/** Whether the holder of a stream (organization, subject, OAuth client) still holds a grant for that client. */
-export function stillGranted(
-  env: Env,
-  holder: { organizationId: string; userId: string; clientId: string },
-): Promise<boolean> {
+/** Who holds a stream: organization, subject and OAuth client. */
+export interface GrantHolder {
+  organizationId: string;
+  userId: string;
+  clientId: string;
+}
+
+/** Whether the holder of a stream still holds a grant for its client. */
+export function stillGranted(env: Env, holder: GrantHolder): Promise<boolean> {
   const oauth = getAuthorizationServer(env).getOAuthApi(env);
   return hasLiveGrant(oauth, grantUserId(holder.organizationId, holder.userId), holder.clientId);
 }
@@ -37,7 +41,7 @@ export const GRANT_RECHECK_MS = 60_000;
 export class GrantWatch {
   private checkedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly holder: { organizationId: string; userId: string; clientId: string }) {}
+  constructor(private readonly holder: GrantHolder) {}
 
   async holds(env: Env, now = Date.now()): Promise<boolean> {
     if (now - this.checkedAt < GRANT_RECHECK_MS) return true;

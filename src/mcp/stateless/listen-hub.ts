@@ -69,8 +69,9 @@ export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
     return new Set([...this.users.values()].map((listens) => listens.userId)).size;
   }
 
-  private listensOf(principal: Principal): UserListens {
-    const key = listenKey(principal.userId, principal.clientId);
+  /** The streams of one user of the organization through one client. */
+  private listensOf(organizationId: string, userId: string, clientId: string): UserListens {
+    const key = listenKey(userId, clientId);
     let listens = this.users.get(key);
     if (!listens) {
       const env = this.env;
@@ -84,12 +85,8 @@ export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
         },
         { ...STATELESS_HANDLER_OPTIONS, maxSubscriptions: MAX_LISTENS_PER_USER },
       );
-      const holder = {
-        organizationId: principal.organizationId,
-        userId: principal.userId,
-        clientId: principal.clientId,
-      };
-      listens = { handler, userId: principal.userId, open: 0, closers: new Set(), grant: new GrantWatch(holder) };
+      const grant = new GrantWatch({ organizationId, userId, clientId });
+      listens = { handler, userId, open: 0, closers: new Set(), grant };
       this.users.set(key, listens);
     }
     return listens;
@@ -197,7 +194,7 @@ export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
           body: JSON.stringify(body),
           signal: request.signal,
         });
-        const listens = this.listensOf(principal);
+        const listens = this.listensOf(principal.organizationId, principal.userId, principal.clientId);
         const response = await listens.handler.fetch(forwarded, {
           authInfo: authInfoOf(principal, correlationId),
           parsedBody: body,
