@@ -94,6 +94,27 @@ export async function approveAuthorization(base: string, user: string, authorize
   return location;
 }
 
+/** Redeems an authorization code at `${base}/oauth/token` (PKCE, a public client): the access token. */
+export async function redeemCode(
+  base: string,
+  grant: { code: string; clientId: string; verifier: string; redirectUri: string; resource: string },
+): Promise<string> {
+  const token = await fetch(`${base}/oauth/token`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code: grant.code,
+      redirect_uri: grant.redirectUri,
+      client_id: grant.clientId,
+      code_verifier: grant.verifier,
+      resource: grant.resource,
+    }),
+  });
+  if (token.status !== 200) throw new Error(`token exchange failed: ${token.status} ${await token.text()}`);
+  return ((await token.json()) as { access_token: string }).access_token;
+}
+
 export async function obtainToken(
   base: string,
   options: { user: string; scope: string; resource: string },
@@ -115,18 +136,5 @@ export async function obtainToken(
   const code = location ? new URL(location).searchParams.get("code") : null;
   if (!code) throw new Error(`no authorization code (redirect: ${location})`);
 
-  const token = await fetch(`${base}/oauth/token`, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "authorization_code",
-      code,
-      redirect_uri: REDIRECT_URI,
-      client_id: clientId,
-      code_verifier: verifier,
-      resource: options.resource,
-    }),
-  });
-  if (token.status !== 200) throw new Error(`token exchange failed: ${token.status} ${await token.text()}`);
-  return ((await token.json()) as { access_token: string }).access_token;
+  return redeemCode(base, { code, clientId, verifier, redirectUri: REDIRECT_URI, resource: options.resource });
 }

@@ -5,6 +5,7 @@
  * test/node/organizations-e2e.test.ts and bench/scale.bench.ts (organizations created at runtime).
  */
 import { HttpBrowser, locationOf } from "./http-browser";
+import { redeemCode } from "./oauth-http";
 
 const CLIENT_REDIRECT = "https://client.example/callback";
 
@@ -92,20 +93,8 @@ export async function orgSignIn(options: OrgSignIn): Promise<{ token?: string; p
         body: form,
       });
       const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
-      const token = await fetch(`${arbiter}/oauth/token`, {
-        method: "POST",
-        headers: { "Content-Type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({
-          grant_type: "authorization_code",
-          code,
-          redirect_uri: CLIENT_REDIRECT,
-          client_id,
-          code_verifier: verifier,
-          resource,
-        }),
-      });
-      if (token.status !== 200) throw new Error(`the token endpoint answered ${token.status}`);
-      return { token: ((await token.json()) as { access_token: string }).access_token };
+      const grant = { code, clientId: client_id, verifier, redirectUri: CLIENT_REDIRECT, resource };
+      return { token: await redeemCode(arbiter, grant) };
     }
     // The provider's development login and consent forms.
     const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1];

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeJwt, generateKeyPair, SignJWT, UnsecuredJWT, type JWTPayload } from "jose";
 import { HttpBrowser, locationOf } from "../helpers/http-browser";
+import { redeemCode } from "../helpers/oauth-http";
 import { startTestProvider, type TestProvider } from "../helpers/oidc-test-provider";
 import { freePort, startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
 
@@ -221,20 +222,8 @@ async function tokenOf(journey: Journey, consent: string, scope: string, resourc
   const approved = await journey.browser.postForm(`${worker.url}/authorize`, { handle, decision: "approve", scope });
   expect(approved.status).toBe(302);
   const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
-  const token = await fetch(`${worker.url}/oauth/token`, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "authorization_code",
-      code,
-      redirect_uri: CLIENT_REDIRECT,
-      client_id: journey.clientId,
-      code_verifier: journey.verifier,
-      resource,
-    }),
-  });
-  expect(token.status).toBe(200);
-  return ((await token.json()) as { access_token: string }).access_token;
+  const { clientId, verifier } = journey;
+  return redeemCode(worker.url, { code, clientId, verifier, redirectUri: CLIENT_REDIRECT, resource });
 }
 
 describe("OIDC sign-in against a real provider", () => {
