@@ -139,10 +139,12 @@ export async function startLoopbackUpstream(options: { redirectTo?: string } = {
       if (mode === "huge") {
         res.writeHead(200, { "Content-Type": "application/json" });
         res.write('{"data":{"orders":[]},"padding":"');
+        // Far more than loopback's socket buffers hold (they can take a few MB at once), so the answer cannot have
+        // been written whole before the client stops reading: the close the test waits for is the client's.
         const chunk = "x".repeat(64 * 1024);
         let sent = 0;
         const pump = () => {
-          while (sent < 64 && !res.destroyed) {
+          while (sent < 4096 && !res.destroyed) {
             sent++;
             if (!res.write(chunk)) return void res.once("drain", pump);
           }
