@@ -10,6 +10,9 @@ import { z } from "zod";
 import type { Governed } from "../core/governed";
 import { failureAsJsonRpcError, type JsonRpcErrorShape } from "../core/failure-mapping";
 import type { Principal } from "../core/principal";
+import { resolveOrganization } from "../directory/client";
+import { organizationGrantable } from "../directory/grantable";
+import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
 import { ARBITER_VERSION } from "../version";
 import type { Catalog } from "./catalog";
@@ -42,10 +45,17 @@ export const CATALOG_CAPABILITIES = {
 
 /**
  * The tools listed to `principal`: a tool the caller's role can never be granted is left out (tool-visibility.ts).
- * A call of one never reaches a lane: the front refuses its missing scope with the 403 step-up first.
+ * A call of one never reaches a lane: the front refuses its missing scope with the 403 step-up first. `grantable`:
+ * what the role may grant in the principal's organization (listableScopes), the platform's role when absent.
  */
-export function toolsListedTo(catalog: Catalog, principal: Principal): ToolDefinition[] {
-  return toolsListableFor(catalog.tools.values(), principal.role, getPolicy());
+export function toolsListedTo(catalog: Catalog, principal: Principal, grantable?: readonly string[]): ToolDefinition[] {
+  return toolsListableFor(catalog.tools.values(), principal.role, getPolicy(), grantable);
+}
+
+/** What the principal's role may grant in its organization, its `roleCaps` included (from the isolate's cache). */
+export async function listableScopes(env: Env, principal: Principal): Promise<readonly string[]> {
+  const settings = (await resolveOrganization(env, principal.organizationId))?.record.settings;
+  return organizationGrantable(settings, principal.role);
 }
 
 export interface ToolListing {

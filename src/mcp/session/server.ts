@@ -49,6 +49,7 @@ import {
   SERVER_INFO,
   SERVER_INSTRUCTIONS,
   toolListing,
+  listableScopes,
   toolsListedTo,
 } from "../catalog-view";
 import { missingScopes } from "../../core/principal";
@@ -110,9 +111,11 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
   });
   const low = server.server;
 
-  low.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
-    tools: toolsListedTo(catalog, runtime.principalOf(extra)).map(toolListing),
-  }));
+  low.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const principal = runtime.principalOf(extra);
+    const grantable = await listableScopes(runtime.env, principal);
+    return { tools: toolsListedTo(catalog, principal, grantable).map(toolListing) };
+  });
   low.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     // bench:mcp's ungoverned baseline, only with ARBITER_BENCH_BARE on a loopback PUBLIC_URL (bench-bare.ts).
     if (request.params.name === BENCH_BARE_TOOL && benchBareEnabled(runtime.env)) return benchBareResult();

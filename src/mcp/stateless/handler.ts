@@ -19,6 +19,7 @@ import {
 import { Failure } from "../../core/failure";
 import type { Principal } from "../../core/principal";
 import { pipelineDepsFor } from "../deps";
+import { listableScopes } from "../catalog-view";
 import { encodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
 import { getCatalog } from "../deployment-catalog";
 import { resolvedTarget } from "../governed-capabilities";
@@ -161,8 +162,10 @@ async function servedByFreshServer(
   legacy: "reject" | "stateless",
 ): Promise<Response> {
   const deps = pipelineDepsFor(env, "worker-request");
-  const runtime: StatelessRuntime = { env, principal, correlationId, ...deps };
   const onlyTool = onlyToolCalled(parsedBody, env);
+  // A call of one tool lists nothing: only a server with the whole catalog needs the organization's role caps.
+  const grantable = onlyTool === undefined ? await listableScopes(env, principal) : undefined;
+  const runtime: StatelessRuntime = { env, principal, correlationId, ...deps, ...(grantable ? { grantable } : {}) };
   const handler = createMcpHandler(
     () => withBenchBare(createStatelessServer(getCatalog(), runtime, onlyTool), env, runtime, onlyTool),
     { ...STATELESS_HANDLER_OPTIONS, legacy },

@@ -36,6 +36,8 @@ export interface StatelessRuntime extends PipelineDeps {
   principal: Principal;
   /** This request's correlation id, made by the front (also in its X-Correlation-Id header). */
   correlationId: string;
+  /** What the principal's role may grant in its organization (listableScopes), for the tools it lists. */
+  grantable?: readonly string[];
 }
 
 /** A request has no session: state written during it lives as long as the request (nothing reads it later). */
@@ -138,7 +140,8 @@ export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntim
   }
   const session = requestScopedState();
 
-  for (const tool of toolsListedTo(catalog, runtime.principal)) registerGovernedTool(server, tool, runtime);
+  for (const tool of toolsListedTo(catalog, runtime.principal, runtime.grantable))
+    registerGovernedTool(server, tool, runtime);
 
   for (const resource of catalog.resources.values()) {
     server.registerResource(

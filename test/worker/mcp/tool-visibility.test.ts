@@ -1,4 +1,5 @@
-// tools/list leaves out tools whose scopes the caller's role can never grant (policies/organizations.json);
+// tools/list leaves out tools whose scopes the caller's role can never grant (policies/organizations.json, narrowed by
+// the organization's roleCaps);
 // `listToolsBeyondRole: true` keeps listing them. Tools the role could grant but the token lacks stay listed.
 import { describe, expect, it } from "vitest";
 import { getCatalog } from "../../../src/mcp/deployment-catalog";
@@ -7,6 +8,7 @@ import { bundledPolicyFiles } from "../../../src/policy/files";
 import { getPolicy, loadPolicy } from "../../../src/policy/load";
 import { mcpPrincipal } from "../harness";
 import { initializeSession, modernPost, readRpc, rpc } from "../helpers";
+import { operator } from "../directory/helpers";
 
 const names = (tools: Array<{ name: string }>) => tools.map((t) => t.name);
 
@@ -66,6 +68,27 @@ describe("tools/list over /mcp", () => {
       expect((await statelessTools(user)).sort(), user).toEqual((await sessionTools(user)).sort());
     expect(await statelessTools("mia")).not.toContain("audit_events_list");
     expect(await statelessTools("ana")).toContain("audit_events_list");
+  });
+
+  it("follows the organization's role caps in both lanes: a tool the cap takes from the role is not listed", async () => {
+    const listed = async () => {
+      const token = mcpPrincipal("ana", "orders.read contracts.read");
+      const [stateless] = await readRpc(await modernPost(token, "tools/list"));
+      const session = await rpc(token, await initializeSession(token), "tools/list");
+      return { stateless: names(stateless?.result?.tools ?? []), session: names(session.result.tools) };
+    };
+    expect((await listed()).session).toContain("audit_events_list");
+    // Acme's administrators may no longer grant audit.read.
+    const cap = ["orders.read", "orders.search", "contracts.read", "contracts.write", "keys.admin", "org.admin"];
+    expect((await operator("PATCH", "/organizations/acme", { roleCaps: { admin: cap } })).status).toBe(200);
+    try {
+      const capped = await listed();
+      expect(capped.session).not.toContain("audit_events_list");
+      expect(capped.stateless.sort()).toEqual(capped.session.sort());
+      expect(capped.session).toContain("orders_search");
+    } finally {
+      expect((await operator("PATCH", "/organizations/acme", { roleCaps: null })).status).toBe(200);
+    }
   });
 
   it("shows clients no source path in any tool's description or schemas, in either lane", async () => {
