@@ -2,10 +2,10 @@
  * ListenHub: one Durable Object per organization that holds the open subscriptions/listen streams of its
  * 2026-07-28 clients (a stateless Worker request cannot outlive itself; a stream served from here stays open
  * as long as the client keeps reading). Each user gets their own SDK v2 handler per OAuth client, so its in-memory
- * change bus reaches only that user's streams of that client: a change announced for the organization is published to each user whose
- * view it changes (spec://active/contract follows the user's default project). Bounded per user and per
- * organization (a user's entry goes when their last stream closes); a stream may follow only resources its caller
- * could read (listen-filter.ts). Refusals are JSON-RPC errors that say what to do.
+ * change bus reaches only that user's streams of that client: a change announced for the organization is published
+ * to each user whose view it changes (spec://active/contract follows the user's default project). Bounded per user
+ * and per organization (a user's entry goes when their last stream closes); a stream may follow only resources its
+ * caller could read (listen-filter.ts). Refusals are JSON-RPC errors that say what to do.
  */
 import { DurableObject } from "cloudflare:workers";
 import { createMcpHandler } from "agents/mcp/server";
@@ -62,11 +62,6 @@ export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
     const open = [...this.users.values()].flatMap((listens) => [...listens.closers]);
     for (const close of open) close();
     return open.length;
-  }
-
-  /** Users with open streams (through any client). */
-  private listeningUsers(): number {
-    return new Set([...this.users.values()].map((listens) => listens.userId)).size;
   }
 
   /** The streams of one user of the organization through one client. */
@@ -178,8 +173,9 @@ export class ListenHub extends DurableObject<Env> implements ListenHubRpc {
           progress: async () => {},
         });
         const key = listenKey(principal.userId, principal.clientId);
-        const listening = [...this.users.values()].some((listens) => listens.userId === principal.userId);
-        if (!listening && this.listeningUsers() >= MAX_LISTENING_USERS) {
+        // Users with open streams, through any client.
+        const listening = new Set([...this.users.values()].map((listens) => listens.userId));
+        if (!listening.has(principal.userId) && listening.size >= MAX_LISTENING_USERS) {
           throw new Failure(
             "unavailable",
             `Subscription limit reached: ${MAX_LISTENING_USERS} users of this organization are listening already. Retry later.`,
