@@ -45,6 +45,8 @@ export interface Env {
   AUDIT_DRAIN_DELAY_SECONDS?: string;
   /** Seconds an MCP session object stays in memory without a request (src/mcp/session/agent.ts; default 30). */
   MCP_SESSION_IDLE_SECONDS?: string;
+  /** Seconds without a request after which an MCP session ends as DELETE ends it (src/mcp/session/agent.ts; 7 days). */
+  MCP_SESSION_TTL_SECONDS?: string;
   /** Which audit records are also logged: "failures" (default) or "all" (src/audit/log-lines.ts). */
   AUDIT_LOG_LINES?: string;
   /** OpenTelemetry (src/telemetry/config.ts): OTLP/HTTP base URL; telemetry is off when unset or empty. */

@@ -23,12 +23,23 @@ import { decodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
 import { announceChange, createArbiterServer, type Extra } from "./server";
 import { sameOwner } from "./owner";
 import { primingFrame } from "./sse-priming";
+import { logInfo } from "../../lib/log";
 
 /** How long a session object stays in memory without a request: MCP_SESSION_IDLE_SECONDS, default 30. */
 export function sessionIdleMs(env: Pick<Env, "MCP_SESSION_IDLE_SECONDS">): number {
   const seconds = Number(env.MCP_SESSION_IDLE_SECONDS ?? 30);
   return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 30_000;
 }
+
+/** A session with no request for this long ends as a DELETE ends it: MCP_SESSION_TTL_SECONDS, default 7 days. */
+export function sessionTtlMs(env: Pick<Env, "MCP_SESSION_TTL_SECONDS">): number {
+  const seconds = Number(env.MCP_SESSION_TTL_SECONDS ?? DEFAULT_SESSION_TTL_SECONDS);
+  return (Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_SESSION_TTL_SECONDS) * 1000;
+}
+
+const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 3600;
+/** When the session's client last sent a request, as stored (at most one idle period old, see touch()). */
+const LAST_REQUEST_KEY = "arbiter:last-request";
 
 /** Props stored with the session when it is created: the owner, to which every later request must match. */
 export interface SessionProps extends Record<string, unknown> {
@@ -116,11 +127,56 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
   private touched = false;
   private idleCheckScheduled = false;
 
-  /** A request reached the session: it stays in memory at least the idle time from now. */
-  private touch(): void {
+  /** The last request of the client in this instance (0: none yet); announcements keep a session in memory, not alive. */
+  private lastRequest = 0;
+  /** Whether this instance has made sure the session's expiry is scheduled (once per instance). */
+  private expiryEnsured = false;
+
+  /**
+   * A request reached the session: it stays in memory at least the idle time from now. The time is stored with
+   * the idle check (once per idle period, not per call), so the expiry below sees activity of at most one idle
+   * period ago even when the platform drops the instance before its check.
+   */
+  private touch(byClient = true): void {
     this.lastActive = Date.now();
+    if (byClient) this.lastRequest = this.lastActive;
     this.touched = true;
-    if (!this.idleCheckScheduled) this.scheduleIdleCheck(sessionIdleMs(this.env));
+    if (!this.idleCheckScheduled) {
+      this.scheduleIdleCheck(sessionIdleMs(this.env));
+      if (this.lastRequest > 0) this.ctx.storage.put(LAST_REQUEST_KEY, this.lastRequest).catch(() => {});
+    }
+    if (!this.expiryEnsured) {
+      this.expiryEnsured = true;
+      // Idempotent: a session keeps one expiry, however often it is woken.
+      this.schedule(Math.ceil(sessionTtlMs(this.env) / 1000), "endIfAbandoned", undefined, {
+        idempotent: true,
+      }).catch(() => {
+        this.expiryEnsured = false;
+      });
+    }
+  }
+
+  // ---- ending when abandoned ----------------------------------------------------------------------------------
+  // Most clients never send DELETE: a session they leave behind would keep its storage (initialize request,
+  // owner, subscriptions) forever. One stored schedule per session ends it MCP_SESSION_TTL_SECONDS after its last
+  // request, the way DELETE does (the outbox is flushed first, destroy() below); a client that comes back gets
+  // 404 and, as the specification asks, starts a new session.
+
+  /** Scheduled callback: ends the session when no request came for the TTL and no stream is open; else looks later. */
+  async endIfAbandoned(): Promise<void> {
+    const stored = (await this.ctx.storage.get<number>(LAST_REQUEST_KEY)) ?? 0;
+    const last = Math.max(stored, this.lastRequest);
+    const ttl = sessionTtlMs(this.env);
+    const left = last + ttl - Date.now();
+    // A stream still open: the client is there, though it sends nothing.
+    const wait = left > 0 ? left : this.ctx.getWebSockets().length > 0 ? ttl : 0;
+    if (wait > 0) {
+      await this.schedule(Math.ceil(wait / 1000), "endIfAbandoned", undefined, { idempotent: false });
+      return;
+    }
+    if (!(await this.getInitializeRequest())) return;
+    logInfo("MCP session ended after its time without requests", { idleSeconds: Math.round(ttl / 1000) });
+    await this._cf_terminateSession();
   }
 
   private scheduleIdleCheck(ms: number): void {
@@ -217,7 +273,7 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
   async announceChange(change: ResourceChange): Promise<boolean> {
     // A session that ended (or never was) is told nothing and schedules nothing: its object stays empty.
     if (!(await this.getInitializeRequest())) return false;
-    this.touch();
+    this.touch(false);
     // The owner is read from storage when this call is the first thing the object does since it was evicted.
     const owner = this.owner ?? (await this.ctx.storage.get<SessionProps["owner"]>("arbiter:owner"));
     if (owner) {
