@@ -14,21 +14,46 @@ export interface SealKey {
   secret: string;
 }
 
-async function hmacKey({ purpose, secret }: SealKey): Promise<CryptoKey> {
-  return crypto.subtle.importKey(
-    "raw",
-    encoder.encode(`${purpose}:${secret}`),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign", "verify"],
-  );
+/** Imported keys by purpose and secret: importing costs more than signing, and a deployment has a handful. */
+const importedKeys = new Map<string, Promise<CryptoKey>>();
+
+function hmacKey({ purpose, secret }: SealKey): Promise<CryptoKey> {
+  const material = `${purpose}:${secret}`;
+  let key = importedKeys.get(material);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", encoder.encode(material), { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+      "verify",
+    ]);
+    key.catch(() => importedKeys.delete(material));
+    importedKeys.set(material, key);
+  }
+  return key;
+}
+
+/** The HMAC-SHA-256 of `text` under `key`, base64url: a tag that proves this deployment wrote `text`. */
+export async function tagText(text: string, key: SealKey): Promise<string> {
+  return base64url.encode(new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(key), encoder.encode(text))));
+}
+
+/** Whether `tag` is tagText(text, key); false for anything malformed. */
+export async function hasTag(text: string, tag: string, key: SealKey): Promise<boolean> {
+  try {
+    return await crypto.subtle.verify(
+      "HMAC",
+      await hmacKey(key),
+      new Uint8Array(base64url.decode(tag)),
+      encoder.encode(text),
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** Seals `payload` with an expiry `ttlSeconds` after `now` (milliseconds). */
 export async function sealValue(payload: object, key: SealKey, ttlSeconds: number, now = Date.now()): Promise<string> {
   const body = base64url.encode(JSON.stringify({ ...payload, exp: Math.floor(now / 1000) + ttlSeconds }));
-  const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(key), encoder.encode(body)));
-  return `${body}.${base64url.encode(signature)}`;
+  return `${body}.${await tagText(body, key)}`;
 }
 
 /**
@@ -42,16 +67,8 @@ export async function openSealed(
 ): Promise<Record<string, unknown> | undefined> {
   const [body, signature, extra] = value.split(".");
   if (!body || !signature || extra !== undefined) return undefined;
+  if (!(await hasTag(body, signature, key))) return undefined;
   try {
-    if (
-      !(await crypto.subtle.verify(
-        "HMAC",
-        await hmacKey(key),
-        new Uint8Array(base64url.decode(signature)),
-        encoder.encode(body),
-      ))
-    )
-      return undefined;
     const payload: unknown = JSON.parse(new TextDecoder().decode(base64url.decode(body)));
     if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return undefined;
     const { exp, ...rest } = payload as Record<string, unknown>;

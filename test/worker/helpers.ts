@@ -239,6 +239,16 @@ export async function readRpc(response: Response): Promise<Array<Record<string, 
     .map((line) => JSON.parse(line.slice(6)));
 }
 
+/**
+ * agents' id inside the Mcp-Session-Id a client is given (src/mcp/session/sealed-id.ts): the name of the session's
+ * object (`streamable-http:<id>`) and what the contract store records for a subscribed session.
+ */
+export function sessionObjectId(session: string): string {
+  const dot = session.lastIndexOf(".");
+  if (dot <= 0) throw new Error(`not a sealed session id: ${session}`);
+  return session.slice(0, dot);
+}
+
 export async function initializeSession(token: Caller, protocolVersion = "2025-11-25"): Promise<string> {
   const response = await mcpPost(token, {
     jsonrpc: "2.0",

@@ -21,9 +21,11 @@ import { encodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
 import { prepareCounters } from "../../ratelimit/limiter";
 import { ArbiterMcpAgent, type SessionProps } from "../session/agent";
 import { ownerGuardedNamespace, ownerOf } from "../session/owner";
+import { openSessionId, withSealedSessionId } from "../session/sealed-id";
 import { serveSessionless, serveStateless } from "../stateless/handler";
 import type { FrontRequest } from "./front-request";
 import { MAX_MCP_BODY_BYTES } from "./message-bounds";
+import { unknownSession } from "./session-id";
 
 const agentHandler = ArbiterMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
 
@@ -43,17 +45,17 @@ function reportTolerated(front: FrontRequest): void {
   );
 }
 
-/**
- * Whether a POST body is a client's first contact in its era: `initialize` (2025-11-25, opens a session) or
- * `server/discover` (2026-07-28), alone or in a batch.
- */
-function firstContact(parsed: unknown): boolean {
+/** Whether a POST body holds a message of one of `methods`, alone or in a batch. */
+function hasMethod(parsed: unknown, ...methods: string[]): boolean {
   const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
   return messages.some((message) => {
     const method = typeof message === "object" && message !== null ? (message as { method?: unknown }).method : null;
-    return method === "initialize" || method === "server/discover";
+    return typeof method === "string" && methods.includes(method);
   });
 }
+
+/** A client's first contact in its era: `initialize` (2025-11-25, opens a session) or `server/discover` (2026-07-28). */
+const firstContact = (parsed: unknown) => hasMethod(parsed, "initialize", "server/discover");
 
 export async function routeByEra(front: FrontRequest): Promise<Response | undefined> {
   const { request, env, ctx, principal, correlationId } = front;
@@ -85,13 +87,26 @@ export async function routeByEra(front: FrontRequest): Promise<Response | undefi
     return answer(await serveSessionless(withBody(), parsed, env, principal, correlationId));
   }
 
+  const owner = ownerOf(principal);
+  // The session's id is sealed for its owner (session/sealed-id.ts): anything else is unknown before any object is
+  // reached. An initialize that names a session is left to agents, which refuses it (400).
+  const presented = headers.get("mcp-session-id");
+  let sent: { sealed: string; opened: string } | undefined;
+  if (presented && !hasMethod(parsed, "initialize")) {
+    const opened = await openSessionId(presented, owner, env);
+    if (opened === undefined) return answer(unknownSession());
+    headers.set("mcp-session-id", opened);
+    sent = { sealed: presented, opened };
+  }
   headers.set(PRINCIPAL_HEADER, encodePrincipal(principal));
   const forwarded = new Request(request.url, { method: request.method, headers, body });
-  const owner = ownerOf(principal);
   const sessionProps: SessionProps = { owner };
   // biome-ignore lint/plugin: agents reads a new session's props from ctx.props, which ExecutionContext does not declare
   (ctx as unknown as { props: SessionProps }).props = sessionProps;
-  return answer(
-    await agentHandler.fetch(forwarded, { ...env, MCP_OBJECT: ownerGuardedNamespace(env.MCP_OBJECT, owner) }, ctx),
+  const served = await agentHandler.fetch(
+    forwarded,
+    { ...env, MCP_OBJECT: ownerGuardedNamespace(env.MCP_OBJECT, owner) },
+    ctx,
   );
+  return answer(await withSealedSessionId(served, owner, env, sent));
 }

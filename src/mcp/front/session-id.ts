@@ -16,10 +16,16 @@ export async function checkSessionId(front: FrontRequest): Promise<Response | un
   const sessionId = (front.headers ?? front.request.headers).get("mcp-session-id");
   // An empty header is no session id (the lanes treat it so).
   if (!sessionId || POSSIBLE_SESSION_ID.test(sessionId)) return undefined;
+  return unknownSession(`session ids are at most ${MAX_SESSION_ID_CHARS} visible ASCII characters`);
+}
+
+/**
+ * The answer to an Mcp-Session-Id no session of this caller has: the same 404 (JSON-RPC -32001) the session lane
+ * gives, whatever the reason, so it tells a caller nothing about other callers' sessions.
+ */
+export function unknownSession(why = "it ended, or it was never opened by this user and client"): Response {
   return jsonRpcErrorResponse(404, {
     code: JSON_RPC_ERROR.sessionNotFound,
-    message:
-      "Session not found: no session of this server has that Mcp-Session-Id (session ids are at most " +
-      `${MAX_SESSION_ID_CHARS} visible ASCII characters). Start a new session with initialize.`,
+    message: `Session not found: no session of yours has that Mcp-Session-Id (${why}). Start a new session with initialize.`,
   });
 }

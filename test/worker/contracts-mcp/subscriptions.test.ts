@@ -13,7 +13,7 @@ import { sessionObjectName } from "../../../src/mcp/announce";
 import { MAX_RESOURCE_URI_LENGTH, RESOURCE_NOT_FOUND } from "../../../src/mcp/resource-lookup";
 import { MAX_SUBSCRIPTIONS_PER_SESSION } from "../../../src/mcp/session/subscription-list";
 import { fetchAs } from "../harness";
-import { MCP_URL } from "../helpers";
+import { MCP_URL, sessionObjectId } from "../helpers";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
 import { operator } from "../directory/helpers";
 import {
@@ -96,9 +96,9 @@ describe("latest-verdict subscriptions", () => {
   it("subscribing records the session in the ContractStore; unsubscribing removes it", async () => {
     const agent = await connectPrincipal("ana");
     expect((await request(agent, "resources/subscribe", { uri: LATEST })).error).toBeUndefined();
-    expect(await subscribers()).toContain(agent.session);
+    expect(await subscribers()).toContain(sessionObjectId(agent.session));
     expect((await request(agent, "resources/unsubscribe", { uri: LATEST })).error).toBeUndefined();
-    expect(await subscribers()).not.toContain(agent.session);
+    expect(await subscribers()).not.toContain(sessionObjectId(agent.session));
   });
 
   it("refuses a subscription to an unknown project, recording nothing", async () => {
@@ -142,13 +142,15 @@ describe("latest-verdict subscriptions", () => {
       headers: { "mcp-session-id": ended.session, "mcp-protocol-version": "2025-11-25" },
     });
     expect(close.status).toBeLessThan(300);
-    expect(await subscribers()).toEqual(expect.arrayContaining([kept.session, ended.session, ghost]));
+    expect(await subscribers()).toEqual(
+      expect.arrayContaining([sessionObjectId(kept.session), sessionObjectId(ended.session), ghost]),
+    );
 
     await uploadSnapshot(ci, "orders", conformingSnapshot(), "sub0002");
     const after = await subscribers();
-    expect(after).toContain(kept.session);
+    expect(after).toContain(sessionObjectId(kept.session));
     expect(after).not.toContain(ghost);
-    expect(after).not.toContain(ended.session);
+    expect(after).not.toContain(sessionObjectId(ended.session));
   });
 
   it("a member removed from the organization hears no more changes: the session is dropped, its stream gets nothing", async () => {
@@ -163,8 +165,8 @@ describe("latest-verdict subscriptions", () => {
       await uploadSnapshot(ci, "orders", violatingSnapshot(), "sub0004");
       expect(await staysStream.next((m) => m.method === "notifications/resources/updated")).toBeDefined();
       const after = await subscribers();
-      expect(after).toContain(stays.session);
-      expect(after).not.toContain(removed.session);
+      expect(after).toContain(sessionObjectId(stays.session));
+      expect(after).not.toContain(sessionObjectId(removed.session));
       // The other stream had its notification; this one, written to by the same announcement, had none.
       expect(await removedStream.nextWithin(200, (m) => m.method === "notifications/resources/updated")).toBeNull();
     } finally {
@@ -179,7 +181,7 @@ describe("latest-verdict subscriptions", () => {
 
 /** The URIs the session's own storage holds (what resources/subscribe kept). */
 async function heldUris(agent: Agent): Promise<string[]> {
-  const stub = env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(sessionObjectName(agent.session)));
+  const stub = env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(sessionObjectName(sessionObjectId(agent.session))));
   return runInDurableObject(
     stub,
     async (_instance, state) => (await state.storage.get<string[]>("arbiter:subscriptions")) ?? [],
@@ -243,7 +245,7 @@ describe("what may be subscribed to", () => {
     ];
     for (const uri of uris) expect((await request(agent, "resources/subscribe", { uri })).error, uri).toBeUndefined();
     expect(await heldUris(agent)).toEqual(uris);
-    expect(await subscribers()).toContain(agent.session);
+    expect(await subscribers()).toContain(sessionObjectId(agent.session));
   });
 
   it("refuses another organization's project exactly as one that exists nowhere", async () => {
@@ -264,7 +266,7 @@ describe("what may be subscribed to", () => {
       expect(acmes, tail).toBe(await refusal("nowhere", tail));
     }
     expect(await heldUris(gus)).toEqual([]);
-    expect(await subscribers()).not.toContain(gus.session);
+    expect(await subscribers()).not.toContain(sessionObjectId(gus.session));
     expect(await contractStore(workerEnv, "globex").subscribers("orders")).toEqual([]);
   });
 
@@ -307,7 +309,7 @@ describe("what may be subscribed to", () => {
     );
     // Also for a URI that records the session elsewhere: nothing is recorded.
     expect((await request(agent, "resources/subscribe", { uri: LATEST })).error?.code).toBe(-32600);
-    expect(await subscribers()).not.toContain(agent.session);
+    expect(await subscribers()).not.toContain(sessionObjectId(agent.session));
     // Subscribing again to a held URI is not a new subscription; freeing a place makes room.
     expect((await request(agent, "resources/subscribe", { uri: uri(1) })).error).toBeUndefined();
     expect((await request(agent, "resources/unsubscribe", { uri: uri(1) })).error).toBeUndefined();

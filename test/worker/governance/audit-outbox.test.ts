@@ -10,7 +10,7 @@ import { AuditOutbox, type AuditBatchLookup } from "../../../src/audit/outbox";
 import type { AuditRecord } from "../../../src/audit/record";
 import { auditStoresIn } from "../../../src/audit/sink";
 import type { ArbiterMcpAgent } from "../../../src/mcp/session/agent";
-import { auditRecord, initializeSession, obtainTokens, rpc } from "../helpers";
+import { auditRecord, initializeSession, obtainTokens, rpc, sessionObjectId } from "../helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -124,7 +124,7 @@ describe("audit outbox of a session object", () => {
   it("drains a burst of calls in one delayed batch: one drain scheduled for all of them, the records kept until it runs", async () => {
     const { tokens } = await obtainTokens({ user: "ana", scope: "orders.read" });
     const session = await initializeSession(tokens.access_token);
-    const stub = sessionObject(`streamable-http:${session}`);
+    const stub = sessionObject(`streamable-http:${sessionObjectId(session)}`);
     const ids: string[] = [];
     await withDrainDelay(60, async () => {
       for (let call = 0; call < 3; call++) {
@@ -159,7 +159,7 @@ describe("audit outbox of a session object", () => {
   it("gives a record added once a drain has started a drain of its own (a running drain keeps its row until it ends)", async () => {
     const { tokens } = await obtainTokens({ user: "ana", scope: "orders.read" });
     const session = await initializeSession(tokens.access_token);
-    const stub = sessionObject(`streamable-http:${session}`);
+    const stub = sessionObject(`streamable-http:${sessionObjectId(session)}`);
     // The first record's drain is due in a minute, so within this test only a drain of the second record's own
     // can store that record.
     let first = "";

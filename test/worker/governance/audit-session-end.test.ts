@@ -11,7 +11,7 @@ import type { AuditRecord } from "../../../src/audit/record";
 import { auditStoresIn } from "../../../src/audit/sink";
 import type { ArbiterMcpAgent } from "../../../src/mcp/session/agent";
 import { fetchAs, mcpPrincipal, type Verified } from "../harness";
-import { initializeSession, MCP_URL, rpc } from "../helpers";
+import { initializeSession, MCP_URL, rpc, sessionObjectId } from "../helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -31,7 +31,7 @@ async function withDrainDelay(seconds: number, body: () => Promise<void>): Promi
 
 const sessionObject = (session: string) =>
   env.MCP_OBJECT.get(
-    env.MCP_OBJECT.idFromName(`streamable-http:${session}`),
+    env.MCP_OBJECT.idFromName(`streamable-http:${sessionObjectId(session)}`),
   ) as unknown as DurableObjectStub<ArbiterMcpAgent>;
 const storedIn = async (organizationId: string, correlationId: string) =>
   (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;

@@ -9,13 +9,13 @@ import { describe, expect, it } from "vitest";
 import { auditStoresIn } from "../../../src/audit/sink";
 import type { ArbiterMcpAgent } from "../../../src/mcp/session/agent";
 import { mcpPrincipal } from "../harness";
-import { initializeSession, mcpPost, rpc } from "../helpers";
+import { initializeSession, mcpPost, rpc, sessionObjectId } from "../helpers";
 
 const vars = env as { MCP_SESSION_TTL_SECONDS?: string; AUDIT_DRAIN_DELAY_SECONDS?: string };
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const sessionObject = (session: string) =>
   env.MCP_OBJECT.get(
-    env.MCP_OBJECT.idFromName(`streamable-http:${session}`),
+    env.MCP_OBJECT.idFromName(`streamable-http:${sessionObjectId(session)}`),
   ) as unknown as DurableObjectStub<ArbiterMcpAgent>;
 
 async function withTtl(seconds: number, body: () => Promise<void>): Promise<void> {

@@ -1,13 +1,14 @@
 // An MCP session belongs to the organization, user and OAuth client that created it, on every method: anyone
-// else gets exactly the answer an unknown session id gets (McpAgent's 404 "Session not found"), and nothing
-// they send reaches the session (issue 9, item 1). The /mcp handler (harness.ts: one principal per client), real McpAgent Durable Objects.
+// else gets exactly the answer an unknown session id gets (404 "Session not found", JSON-RPC -32001), and nothing
+// they send reaches the session (issue 9, item 1). Session ids are sealed for their owner (src/mcp/session/sealed-id.ts),
+// so the front answers both before any session object is reached. The /mcp handler (harness.ts: one principal per client), real McpAgent Durable Objects.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { announceToSession, sessionObjectName } from "../../../src/mcp/announce";
 import type { Env as WorkerEnv } from "../../../src/env";
 import { storedRows } from "../stored-rows";
 import { fetchAs, mcpPrincipal, type Caller } from "../harness";
-import { MCP_URL, initializeSession, mcpPost, obtainTokens, rpc } from "../helpers";
+import { MCP_URL, initializeSession, mcpPost, obtainTokens, rpc, sessionObjectId } from "../helpers";
 import { ordersContract, violatingSnapshot } from "../contracts-mcp/fixtures";
 import { ciPrincipal, uploadContract, uploadSnapshot } from "../contracts-mcp/helpers";
 
@@ -103,7 +104,7 @@ describe.each([
     expect(JSON.parse(unknown.body)).toMatchObject({
       jsonrpc: "2.0",
       id: null,
-      error: { code: -32001, message: "Session not found" },
+      error: { code: -32001, message: expect.stringMatching(/^Session not found: no session of yours/) },
     });
     const foreign = await answer(await attempt(attacker(), session));
     expect(foreign).toEqual(unknown);
@@ -141,10 +142,28 @@ describe("the owner", () => {
   });
 });
 
-describe("an object that holds no session", () => {
-  it("schedules nothing when a request names it or a change is announced to it", async () => {
+describe("a session id no session has", () => {
+  it("reaches no object: requests naming made-up ids, an agents id without its seal, or a forged seal store nothing", async () => {
+    const session = await initializeSession(owner);
+    const madeUp = unknownSessionId();
+    const bare = sessionObjectId(session);
+    const forged = `${madeUp}.${session.slice(session.lastIndexOf(".") + 1)}`;
+    for (const id of [madeUp, bare, forged, `${madeUp}.AAAA`]) {
+      for (const name of Object.keys(attempts)) expect((await attempts[name]!(owner, id)).status).toBe(404);
+    }
+    const namespace = env.MCP_OBJECT as unknown as DurableObjectNamespace;
+    // Looking wakes the object (agents' start-up writes its schema): what a request would have stored is the
+    // session's props and owner, which agents and Arbiter write when a request reaches the object.
+    const rows = await storedRows(namespace, namespace.idFromName(sessionObjectName(madeUp)));
+    expect(Object.keys(rows).filter((name) => /props|arbiter:|initializeRequest|cf_agents_jobs/.test(name))).toEqual(
+      [],
+    );
+    // The owner's own session, named by its sealed id, goes on.
+    expect((await rpc(owner, session, "ping", {}, 98)).result).toEqual({});
+  });
+
+  it("an object that holds no session schedules nothing when a change is announced to it", async () => {
     const id = unknownSessionId();
-    expect((await attempts["POST ping"]!(owner, id)).status).toBe(404);
     const change = { topic: "orders", changed: [LATEST], watched: [LATEST] };
     expect(await announceToSession(env as unknown as WorkerEnv, id, change)).toBe(false);
     const namespace = env.MCP_OBJECT as unknown as DurableObjectNamespace;

@@ -116,7 +116,9 @@ describe("sessions", () => {
       { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
     );
     expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ error: { code: -32001, message: "Session not found" } });
+    expect(await res.json()).toMatchObject({
+      error: { code: -32001, message: expect.stringMatching(/^Session not found: no session of yours/) },
+    });
   });
 });
 
