@@ -59,3 +59,24 @@ export interface Env {
 export function devSignInEnabled(env: Env): boolean {
   return env.ARBITER_DEV_SIGN_IN === "true";
 }
+
+/** Used only when development sign-in is on and no SESSION_SECRET is set (npm start, tests). */
+const DEVELOPMENT_ONLY_SECRET = "arbiter-development-only-secret-do-not-deploy-0001";
+
+export class SessionSecretMissing extends Error {
+  override readonly name = "SessionSecretMissing";
+}
+
+/**
+ * The deployment's signing secret (SESSION_SECRET): browser sessions, remembered consent, sign-in attempts, CSRF
+ * tokens and MCP session ids are signed with keys derived from it. Throws SessionSecretMissing when a deployment
+ * without development sign-in has none (or a short one).
+ */
+export function sessionSecret(env: Env): string {
+  const secret = env.SESSION_SECRET;
+  if (secret && secret.length >= 32) return secret;
+  if (devSignInEnabled(env)) return DEVELOPMENT_ONLY_SECRET;
+  throw new SessionSecretMissing(
+    "SESSION_SECRET is not set (or shorter than 32 characters): run `wrangler secret put SESSION_SECRET`.",
+  );
+}

@@ -2,7 +2,7 @@
  * Composition only: routes each request to the authorization server, a protected resource (/mcp, the REST
  * API) or the web pages. Behaviour lives in the modules it names.
  */
-import type { Env } from "./env";
+import { type Env, SessionSecretMissing } from "./env";
 import { apiResourceHandler } from "./api";
 import { CLI_PATH, serveCli } from "./api/cli.route";
 import { handleOperator } from "./api/operator.routes";
@@ -13,7 +13,6 @@ import { handleAuthorize } from "./auth/authorize";
 import { withOrganizationGate } from "./organizations/gate";
 import { handleSignInRoutes } from "./auth/routes";
 import { handleInvitationRoutes } from "./auth/invitations";
-import { SessionSecretMissing } from "./auth/session";
 import { mcpResourceHandler } from "./mcp/http";
 import { getCatalog, prepareCatalog } from "./mcp/deployment-catalog";
 import {

@@ -11,7 +11,7 @@ import {
   type AuthRequest,
   type OAuthHelpers,
 } from "@cloudflare/workers-oauth-provider";
-import type { Env } from "../env";
+import { type Env, sessionSecret } from "../env";
 import { getPolicy, type Policy, type ProtectedResourceName } from "../policy/load";
 import { organizationGrantable } from "../directory/grantable";
 import { resolveOrganization } from "../directory/client";
@@ -29,7 +29,7 @@ import { postedFromThisSite } from "./origin-guard";
 import { consentPage } from "./consent-page";
 import { invalidScopeDescription, unknownScopes } from "./unknown-scopes";
 import type { Identity } from "./identity";
-import { currentIdentity, sessionSecret } from "./session";
+import { currentIdentity } from "./session";
 
 function resourceName(servers: OAuthServers, request: AuthRequest): ProtectedResourceName {
   return request.resource === servers.apiResource ? "api" : "mcp";

@@ -8,13 +8,13 @@
  */
 import { invitationHash } from "../organizations/admin";
 import { directoryStub, forgetOrganization } from "../directory/client";
-import type { Env } from "../env";
+import { type Env, sessionSecret } from "../env";
 import { readCookie } from "../lib/cookies";
 import { openSealed, sealValue } from "../lib/sealed";
 import { errorPage, html, htmlResponse } from "../lib/html";
 import { postedFromThisSite } from "./origin-guard";
 import type { Identity } from "./identity";
-import { currentIdentity, sessionSecret } from "./session";
+import { currentIdentity } from "./session";
 
 export const INVITATION_COOKIE = "__Host-arbiter-invitation";
 const COOKIE_SECONDS = 1800;

@@ -3,7 +3,7 @@
  * bound to the browser, ID token verified against the provider's keys, and the organization and role taken
  * from the configured claims or the e-mail domain. Every failure becomes a page that says what happened.
  */
-import type { Env } from "../env";
+import { type Env, sessionSecret } from "../env";
 import { getPolicy } from "../policy/load";
 import { signInEntries } from "../directory/client";
 import { logInfo } from "../lib/log";
@@ -27,7 +27,6 @@ import {
 } from "./oidc-state";
 import { exchangeCode } from "./oidc-token";
 import { needsUserinfo, withUserinfoClaims } from "./oidc-userinfo";
-import { sessionSecret } from "./session";
 
 const restartHref = (returnTo: string) => `/signin/oidc?return=${encodeURIComponent(returnTo)}`;
 

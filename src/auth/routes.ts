@@ -1,5 +1,5 @@
 /** Sign-in and sign-out routes, shared by every sign-in method. */
-import type { Env } from "../env";
+import { type Env, sessionSecret } from "../env";
 import { errorPage, html, htmlResponse } from "../lib/html";
 import { type Identity, safeReturnTo, type SignInMethod } from "./identity";
 import { directoryStub } from "../directory/client";
@@ -7,7 +7,7 @@ import { signInMethods } from "./methods";
 import { acceptFor, clearInvitationCookie, pendingInvitation } from "./invitations";
 import { requestingApp, type ClientLookup } from "./requesting-app";
 import { requestingAppNote } from "./requesting-app-note";
-import { clearSessionCookie, sealSession, sessionCookie, sessionSecret } from "./session";
+import { clearSessionCookie, sealSession, sessionCookie } from "./session";
 
 /** A form post from this deployment's own pages (its public origin, or the origin the request arrived on). */
 function sameOrigin(request: Request, env: Env): boolean {

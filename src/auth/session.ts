@@ -2,8 +2,7 @@
  * The browser session after sign-in: an HMAC-signed, expiring `__Host-` cookie. It holds the identity only
  * (no tokens). The same secret signs remembered consent (the OAuth library's approvals cookie).
  */
-import type { Env } from "../env";
-import { devSignInEnabled } from "../env";
+import { type Env, sessionSecret } from "../env";
 import { readCookie } from "../lib/cookies";
 import { openSealed, sealValue } from "../lib/sealed";
 import type { Identity } from "./identity";
@@ -11,22 +10,6 @@ import { directoryStub } from "../directory/client";
 
 export const SESSION_COOKIE = "__Host-arbiter-session";
 const SESSION_TTL_SECONDS = 8 * 3600;
-/** Used only when development sign-in is on and no SESSION_SECRET is set (npm start, tests). */
-const DEVELOPMENT_ONLY_SECRET = "arbiter-development-only-secret-do-not-deploy-0001";
-
-export class SessionSecretMissing extends Error {
-  override readonly name = "SessionSecretMissing";
-}
-
-export function sessionSecret(env: Env): string {
-  const secret = env.SESSION_SECRET;
-  if (secret && secret.length >= 32) return secret;
-  if (devSignInEnabled(env)) return DEVELOPMENT_ONLY_SECRET;
-  throw new SessionSecretMissing(
-    "SESSION_SECRET is not set (or shorter than 32 characters): run `wrangler secret put SESSION_SECRET`.",
-  );
-}
-
 const SESSION_SEAL_PURPOSE = "arbiter-session";
 
 export async function sealSession(identity: Identity, secret: string, now = Date.now()): Promise<string> {

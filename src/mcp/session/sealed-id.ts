@@ -6,8 +6,7 @@
  * request naming a new random id created a session object with storage of its own (agents' start-up and props),
  * which nothing ever removed. The owner check inside the object (owner.ts) stays as the second line of defence.
  */
-import { sessionSecret } from "../../auth/session";
-import type { Env } from "../../env";
+import { type Env, sessionSecret } from "../../env";
 import { hasTag, type SealKey, tagText } from "../../lib/sealed";
 import type { SessionOwner } from "../session-rpc";
 

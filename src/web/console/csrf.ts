@@ -8,9 +8,9 @@
  * The filter form of the audit page is a GET form with no effect and carries no token (a token in a URL would
  * end up in history and logs).
  */
-import type { Env } from "../../env";
+import { type Env, sessionSecret } from "../../env";
 import { base64url } from "jose";
-import { SESSION_COOKIE, sessionSecret } from "../../auth/session";
+import { SESSION_COOKIE } from "../../auth/session";
 import { readCookie } from "../../lib/cookies";
 import { postedFromThisSite } from "../../auth/origin-guard";
 
