@@ -145,15 +145,18 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
       this.scheduleIdleCheck(sessionIdleMs(this.env));
       if (this.lastRequest > 0) this.ctx.storage.put(LAST_REQUEST_KEY, this.lastRequest).catch(() => {});
     }
-    if (!this.expiryEnsured) {
-      this.expiryEnsured = true;
-      // Idempotent: a session keeps one expiry, however often it is woken.
-      this.schedule(Math.ceil(sessionTtlMs(this.env) / 1000), "endIfAbandoned", undefined, {
-        idempotent: true,
-      }).catch(() => {
-        this.expiryEnsured = false;
-      });
-    }
+    this.ensureExpiry();
+  }
+
+  /** Schedules the session's expiry unless it has one (idempotent: one per session, however often it is woken). */
+  private ensureExpiry(): void {
+    if (this.expiryEnsured) return;
+    this.expiryEnsured = true;
+    this.schedule(Math.ceil(sessionTtlMs(this.env) / 1000), "endIfAbandoned", undefined, {
+      idempotent: true,
+    }).catch(() => {
+      this.expiryEnsured = false;
+    });
   }
 
   // ---- ending when abandoned ----------------------------------------------------------------------------------
@@ -197,7 +200,12 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
    */
   async leaveMemoryWhenIdle(): Promise<void> {
     this.idleCheckScheduled = false;
-    if (!this.touched) return; // woken only for this check: it leaves memory again by itself
+    if (!this.touched) {
+      // Woken only for this check: it leaves memory again by itself. A session opened before sessions expired has
+      // no expiry yet; its last idle check gives it one (it ends a TTL from now), so no session is kept forever.
+      if (await this.getInitializeRequest()) this.ensureExpiry();
+      return;
+    }
     const left = this.lastActive + sessionIdleMs(this.env) - Date.now();
     if (left > 0) return this.scheduleIdleCheck(left);
     // An open connection: the platform hibernates the object by itself, and the next request schedules a check.

@@ -2,9 +2,9 @@
  * A 2025-11-25 session its client left behind does not keep its storage forever (issue 33, storage that grows):
  * MCP_SESSION_TTL_SECONDS after its client's last request it ends as DELETE ends it. Its object's storage goes,
  * the records of its last calls reach the audit store first, and the id answers 404 so the client starts anew.
- * The TTL is held at 1-2 s here, and the session's scheduled check is run directly instead of waited for.
+ * The TTL is shortened to 1-2 s here once a session is open, and the session's scheduled check is run directly.
  */
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { auditStoresIn } from "../../../src/audit/sink";
 import type { ArbiterMcpAgent } from "../../../src/mcp/session/agent";
@@ -18,13 +18,18 @@ const sessionObject = (session: string) =>
     env.MCP_OBJECT.idFromName(`streamable-http:${sessionObjectId(session)}`),
   ) as unknown as DurableObjectStub<ArbiterMcpAgent>;
 
-async function withTtl(seconds: number, body: () => Promise<void>): Promise<void> {
+/**
+ * Runs `body` with the records held in the outbox for a minute (only the end of the session can store them) and a
+ * way to shorten the TTL. Sessions are opened under the default TTL, so their scheduled check is days away and never
+ * runs by itself during the test; the shortened TTL is what the check, run directly, then reads.
+ */
+async function withShortTtl(body: (shorten: (seconds: number) => void) => Promise<void>): Promise<void> {
   const before = { ttl: vars.MCP_SESSION_TTL_SECONDS, drain: vars.AUDIT_DRAIN_DELAY_SECONDS };
-  vars.MCP_SESSION_TTL_SECONDS = String(seconds);
-  // Records wait in the outbox for a minute: only the end of the session can have stored them.
   vars.AUDIT_DRAIN_DELAY_SECONDS = "60";
   try {
-    await body();
+    await body((seconds) => {
+      vars.MCP_SESSION_TTL_SECONDS = String(seconds);
+    });
   } finally {
     vars.MCP_SESSION_TTL_SECONDS = before.ttl;
     vars.AUDIT_DRAIN_DELAY_SECONDS = before.drain;
@@ -36,7 +41,7 @@ const whoami = (caller: ReturnType<typeof mcpPrincipal>, session: string, id: nu
 
 describe("a session left without requests", () => {
   it("ends after MCP_SESSION_TTL_SECONDS: 404 for its id, its storage gone, its last records stored", async () => {
-    await withTtl(1, async () => {
+    await withShortTtl(async (shorten) => {
       const caller = mcpPrincipal("ana", "orders.read");
       const session = await initializeSession(caller);
       const call = await whoami(caller, session, 2);
@@ -47,6 +52,7 @@ describe("a session left without requests", () => {
       );
       expect(scheduled).toContain("endIfAbandoned");
 
+      shorten(1);
       await pause(1_200);
       await runInDurableObject(sessionObject(session), (instance) => instance.endIfAbandoned());
 
@@ -75,9 +81,10 @@ describe("a session left without requests", () => {
   });
 
   it("goes on while its client keeps sending requests within the TTL", async () => {
-    await withTtl(2, async () => {
+    await withShortTtl(async (shorten) => {
       const caller = mcpPrincipal("ana", "orders.read");
       const session = await initializeSession(caller);
+      shorten(2);
       await pause(1_200);
       expect((await whoami(caller, session, 2)).result.isError).toBeFalsy();
       await pause(1_200);
@@ -89,5 +96,23 @@ describe("a session left without requests", () => {
       );
       expect(scheduled.length).toBeGreaterThanOrEqual(1);
     });
+  });
+
+  it("a session opened before sessions expired gets its expiry from its next idle check", async () => {
+    const caller = mcpPrincipal("ana", "orders.read");
+    const session = await initializeSession(caller);
+    // As such a session is stored: no expiry scheduled, no last request recorded.
+    await runInDurableObject(sessionObject(session), async (instance, state) => {
+      for (const schedule of instance.getSchedules().filter((each) => each.callback === "endIfAbandoned"))
+        await instance.cancelSchedule(schedule.id);
+      await state.storage.delete("arbiter:last-request");
+    });
+    await evictDurableObject(sessionObject(session));
+    // Its pending idle check runs in a fresh instance that no request has reached.
+    const scheduled = await runInDurableObject(sessionObject(session), async (instance) => {
+      await instance.leaveMemoryWhenIdle();
+      return instance.getSchedules().map((schedule) => schedule.callback);
+    });
+    expect(scheduled).toContain("endIfAbandoned");
   });
 });
