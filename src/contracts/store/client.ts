@@ -44,6 +44,7 @@ type OrganizationMethod =
   | "subscribe"
   | "unsubscribe"
   | "subscribers"
+  | "forgetSession"
   | "defaultProject"
   | "setDefaultProject";
 

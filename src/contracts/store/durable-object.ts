@@ -81,7 +81,7 @@ import type { ContractStoreRpc, UploadContext, UsageSince, VerdictBody } from ".
 import { PIECES_PER_CALL } from "./schema";
 import { applySchema } from "./schema-upgrade";
 import { bucketContentHashes, exportTables, projectUsage, storageUsage } from "./storage-report";
-import { addSubscriber, listSubscribers, removeSubscriber } from "./subscriber-table";
+import { addSubscriber, listSubscribers, removeSession, removeSubscriber } from "./subscriber-table";
 import { MAX_USAGE_KEYS, type UsageKey, usageSince } from "./usage-table";
 
 export class ContractStore extends DurableObject<Env> implements ContractStoreRpc {
@@ -763,6 +763,11 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
 
   subscribers(project: string): string[] {
     return listSubscribers(this.sql, project);
+  }
+
+  /** An MCP session ended: its subscriptions, to every project, go with it. */
+  forgetSession(sessionId: string): number {
+    return removeSession(this.sql, sessionId);
   }
 
   defaultProject(userId: string): string | null {

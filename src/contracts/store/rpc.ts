@@ -201,6 +201,7 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   subscribe(project: string, sessionId: string): void;
   unsubscribe(project: string, sessionId: string): void;
   subscribers(project: string): string[];
+  forgetSession(sessionId: string): number;
   defaultProject(userId: string): string | null;
   setDefaultProject(userId: string, project: string): void;
 }

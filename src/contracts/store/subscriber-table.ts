@@ -15,6 +15,11 @@ export function removeSubscriber(sql: SqlStorage, project: string, sessionId: st
   sql.exec("DELETE FROM subscribers WHERE project = ? AND session_id = ?", project, sessionId);
 }
 
+/** Forgets every subscription of an ended session; the number of rows removed. */
+export function removeSession(sql: SqlStorage, sessionId: string): number {
+  return sql.exec("DELETE FROM subscribers WHERE session_id = ?", sessionId).rowsWritten;
+}
+
 export function listSubscribers(sql: SqlStorage, project: string): string[] {
   return sql
     .exec<{ session_id: string }>(

@@ -23,6 +23,8 @@ import { decodePrincipal, PRINCIPAL_HEADER } from "../principal-header";
 import { announceChange, createArbiterServer, type Extra } from "./server";
 import { sameOwner } from "./owner";
 import { primingFrame } from "./sse-priming";
+import { subscribedUris } from "./subscription-list";
+import { forgetEndedSession } from "../../tools/spec-arbitration/subscriptions";
 import { logInfo } from "../../lib/log";
 
 /** How long a session object stays in memory without a request: MCP_SESSION_IDLE_SECONDS, default 30. */
@@ -108,6 +110,9 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
    */
   override async destroy(): Promise<void> {
     await this.auditOutbox.flush(auditStoresIn(this.env.AUDIT_LOG));
+    const owner = this.owner ?? (await this.ctx.storage.get<SessionOwner>("arbiter:owner"));
+    if (owner && (await subscribedUris(this.sessionState)).length > 0)
+      await forgetEndedSession(this.env, owner.organizationId, this.getSessionId());
     await super.destroy();
   }
 

@@ -5,7 +5,8 @@
  * stores a snapshot verdict, or the project gets a new active contract, each recorded session object
  * (`streamable-http:<sessionId>`) is asked to announce the change: it sends notifications/resources/updated for
  * the URIs it subscribed to, and answers whether it still follows the project. Sessions that no longer do
- * (unsubscribed, ended, never completed, or moved spec://active/contract to another project) are removed then.
+ * (unsubscribed, ended, never completed, or moved spec://active/contract to another project) are removed then;
+ * a session that ends is also removed from every project at its end (forgetEndedSession).
  * 2026-07-28 clients have no session: the same change goes to the organization's ListenHub, which publishes it
  * on their open subscriptions/listen streams. `specChangeNotifier` is the store's change listener that does this
  * (injected into the REST routes by src/api/index.ts).
@@ -46,6 +47,19 @@ export async function recordProjectSubscriber(context: Context, project: string)
   checkProjectAccess(context.principal, project);
   await requireProjectStatus(context, project);
   await storeOf(context).subscribe(project, context.sessionId);
+}
+
+/**
+ * A session ended (DELETE, its expiry, the platform's teardown): it is no longer recorded as a subscriber of any
+ * project, so the organization's list does not keep ended sessions until each project's next change. Never throws:
+ * a row left behind is dropped at that next change, as before.
+ */
+export async function forgetEndedSession(env: Env, organizationId: string, sessionId: string): Promise<void> {
+  try {
+    await contractStore(env, organizationId).forgetSession(sessionId);
+  } catch (error) {
+    logWarn("could not forget an ended session's subscriptions", { organizationId, error });
+  }
 }
 
 /**

@@ -142,15 +142,31 @@ describe("latest-verdict subscriptions", () => {
       headers: { "mcp-session-id": ended.session, "mcp-protocol-version": "2025-11-25" },
     });
     expect(close.status).toBeLessThan(300);
-    expect(await subscribers()).toEqual(
-      expect.arrayContaining([sessionObjectId(kept.session), sessionObjectId(ended.session), ghost]),
-    );
+    expect(await subscribers()).toEqual(expect.arrayContaining([sessionObjectId(kept.session), ghost]));
 
     await uploadSnapshot(ci, "orders", conformingSnapshot(), "sub0002");
     const after = await subscribers();
     expect(after).toContain(sessionObjectId(kept.session));
     expect(after).not.toContain(ghost);
     expect(after).not.toContain(sessionObjectId(ended.session));
+  });
+
+  it("an ended session is forgotten as a subscriber when its object is torn down, before any change", async () => {
+    const ended = await connectPrincipal("ana");
+    await request(ended, "resources/subscribe", { uri: LATEST });
+    expect(await subscribers()).toContain(sessionObjectId(ended.session));
+    const close = await fetchAs(ended.token, MCP_URL, {
+      method: "DELETE",
+      headers: { "mcp-session-id": ended.session, "mcp-protocol-version": "2025-11-25" },
+    });
+    expect(close.status).toBe(204);
+    // agents tears the object down from an alarm about a second after DELETE.
+    let listed = true;
+    for (let attempt = 0; attempt < 100 && listed; attempt++) {
+      await new Promise((done) => setTimeout(done, 50));
+      listed = (await subscribers()).includes(sessionObjectId(ended.session));
+    }
+    expect(listed).toBe(false);
   });
 
   it("a member removed from the organization hears no more changes: the session is dropped, its stream gets nothing", async () => {
