@@ -17,7 +17,8 @@ import { CI_KEY_CLIENT_PREFIX, CI_KEY_SCOPES } from "../oauth/cikeys";
 import { CORRELATION_HEADER, newCorrelationId } from "../core/correlation";
 import { Failure } from "../core/failure";
 import { governed, type GovernedOperation } from "../core/governed";
-import { principalFromGrant, type Principal } from "../core/principal";
+import { principalFromGrant, type Principal, withinRoleCap } from "../core/principal";
+import { currentlyGrantable } from "../directory/grantable";
 import type { Env } from "../env";
 import type { GrantProps } from "../oauth/grant-props";
 import type { RateLimiter } from "../ratelimit/hook";
@@ -154,7 +155,10 @@ export function createApiHandler(routes: readonly ApiRoute[], options: ApiHandle
   async function serve(request: Request, env: Env, ctx: ExecutionContext, correlationId: string): Promise<Response> {
     // biome-ignore lint/plugin: workers-oauth-provider hands the verified grant to the handler on ctx, untyped
     const { props, auth } = ctx as unknown as OAuthResourceContext<GrantProps>;
-    const principal = principalFromGrant(props, auth);
+    const principal = withinRoleCap(
+      principalFromGrant(props, auth),
+      await currentlyGrantable(env, props.organizationId, props.role),
+    );
     const url = new URL(request.url);
     const path = url.pathname.replace(/\/+$/, "") || "/";
     const { route, params, pathMatched, undecodable } = routeOf(routes, request.method, path);

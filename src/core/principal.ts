@@ -42,6 +42,19 @@ export function principalFromGrant(
   };
 }
 
+/**
+ * `principal` holding only the scopes its role may grant in its organization now (`grantable`): a token issued
+ * before an administrator narrowed the role's cap (`roleCaps`) loses the scopes beyond it on every request, whether
+ * or not the revocation that follows the change has reached its grant. A CI key (it names its projects) is no role's
+ * grant and keeps its scopes.
+ */
+export function withinRoleCap(principal: Principal, grantable: readonly string[]): Principal {
+  if (principal.projects) return principal;
+  const allowed = new Set(grantable);
+  const scopes = principal.scopes.filter((scope) => allowed.has(scope));
+  return scopes.length === principal.scopes.length ? principal : { ...principal, scopes };
+}
+
 /** The scopes of `required` that `granted` lacks. */
 export function missingScopes(granted: readonly string[], required: readonly string[]): string[] {
   const have = new Set(granted);

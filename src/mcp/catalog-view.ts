@@ -10,8 +10,7 @@ import { z } from "zod";
 import type { Governed } from "../core/governed";
 import { failureAsJsonRpcError, type JsonRpcErrorShape } from "../core/failure-mapping";
 import type { Principal } from "../core/principal";
-import { resolveOrganization } from "../directory/client";
-import { organizationGrantable } from "../directory/grantable";
+import { currentlyGrantable } from "../directory/grantable";
 import type { Env } from "../env";
 import { getPolicy } from "../policy/load";
 import { ARBITER_VERSION } from "../version";
@@ -54,8 +53,7 @@ export function toolsListedTo(catalog: Catalog, principal: Principal, grantable?
 
 /** What the principal's role may grant in its organization, its `roleCaps` included (from the isolate's cache). */
 export async function listableScopes(env: Env, principal: Principal): Promise<readonly string[]> {
-  const settings = (await resolveOrganization(env, principal.organizationId))?.record.settings;
-  return organizationGrantable(settings, principal.role);
+  return currentlyGrantable(env, principal.organizationId, principal.role);
 }
 
 export interface ToolListing {

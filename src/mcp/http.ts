@@ -18,7 +18,8 @@
  */
 import type { OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
 import { CORRELATION_HEADER, newCorrelationId } from "../core/correlation";
-import { principalFromGrant } from "../core/principal";
+import { principalFromGrant, withinRoleCap } from "../core/principal";
+import { currentlyGrantable } from "../directory/grantable";
 import type { Env } from "../env";
 import type { GrantProps } from "../oauth/grant-props";
 import { readBody } from "./front/body";
@@ -93,7 +94,10 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
     request,
     env,
     ctx,
-    principal: principalFromGrant(props, auth),
+    principal: withinRoleCap(
+      principalFromGrant(props, auth),
+      await currentlyGrantable(env, props.organizationId, props.role),
+    ),
     auth,
     correlationId,
     tolerated: [],

@@ -6,8 +6,8 @@ import { getCatalog } from "../../../src/mcp/deployment-catalog";
 import { toolsListableFor } from "../../../src/mcp/tool-visibility";
 import { bundledPolicyFiles } from "../../../src/policy/files";
 import { getPolicy, loadPolicy } from "../../../src/policy/load";
-import { mcpPrincipal } from "../harness";
-import { initializeSession, modernPost, readRpc, rpc } from "../helpers";
+import { fetchAs, mcpPrincipal, restPrincipal } from "../harness";
+import { BASE, initializeSession, mcpPost, modernPost, readRpc, rpc } from "../helpers";
 import { operator } from "../directory/helpers";
 
 const names = (tools: Array<{ name: string }>) => tools.map((t) => t.name);
@@ -89,6 +89,35 @@ describe("tools/list over /mcp", () => {
     } finally {
       expect((await operator("PATCH", "/organizations/acme", { roleCaps: null })).status).toBe(200);
     }
+  });
+
+  it("takes a capped scope from a token issued before the cap, on every call: both MCP lanes and REST", async () => {
+    // Harness principals hold no stored grant, so the revocation that follows a narrowed cap cannot reach them:
+    // what refuses them below is the request-time cap alone.
+    const mcp = mcpPrincipal("ana", "orders.read audit.read");
+    const rest = restPrincipal("ana", "audit.read");
+    const session = await initializeSession(mcp);
+    const call = { name: "audit_events_list", arguments: { limit: 1 } };
+    const statuses = async () => ({
+      session: (
+        await mcpPost(
+          mcp,
+          { jsonrpc: "2.0", id: 5, method: "tools/call", params: call },
+          { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+        )
+      ).status,
+      stateless: (await modernPost(mcp, "tools/call", call)).status,
+      rest: (await fetchAs(rest, `${BASE}/api/v1/audit/events?limit=1`)).status,
+    });
+    expect(await statuses()).toEqual({ session: 200, stateless: 200, rest: 200 });
+    const cap = ["orders.read", "orders.search", "contracts.read", "contracts.write", "keys.admin", "org.admin"];
+    expect((await operator("PATCH", "/organizations/acme", { roleCaps: { admin: cap } })).status).toBe(200);
+    try {
+      expect(await statuses()).toEqual({ session: 403, stateless: 403, rest: 403 });
+    } finally {
+      expect((await operator("PATCH", "/organizations/acme", { roleCaps: null })).status).toBe(200);
+    }
+    expect(await statuses()).toEqual({ session: 200, stateless: 200, rest: 200 });
   });
 
   it("shows clients no source path in any tool's description or schemas, in either lane", async () => {
