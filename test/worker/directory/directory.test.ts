@@ -16,6 +16,8 @@ import { ordersContract as mcpOrdersContract } from "../contracts-mcp/fixtures";
 import { ciPrincipal, uploadContract } from "../contracts-mcp/helpers";
 import { operator, OPERATOR_KEY } from "./helpers";
 import { acceptFor } from "../../../src/auth/invitations";
+import type { Env } from "../../../src/env";
+import { changeSettings } from "../../../src/organizations/admin";
 
 const INITECH = {
   id: "initech",
@@ -561,5 +563,30 @@ describe("the consent page follows the organization's role caps", () => {
     // Another role's cap did not change: its grants stay whole.
     expect((await call(admin, "GET", "/whoami")).status).toBe(200);
     expect((await operator("PATCH", "/organizations/acme", { roleCaps: null })).status).toBe(200);
+  });
+
+  it("stores a narrowed cap and answers it even when the revocation after it fails: requests hold tokens to it", async () => {
+    const token = await restToken("ana", "contracts.read contracts.write");
+    // The OAuth store fails for the revocation (what a platform limit part-way through a huge organization does).
+    const failing = {
+      ...(env as unknown as Env),
+      OAUTH_KV: new Proxy(env.OAUTH_KV, {
+        get: (target, property) =>
+          property === "list"
+            ? () => Promise.reject(new Error("KV list failed"))
+            : Reflect.get(target, property).bind(target),
+      }),
+    };
+    const cap = ["orders.read", "orders.search", "contracts.read", "keys.admin", "org.admin"];
+    const changed = await changeSettings(failing, "acme", { roleCaps: { admin: cap } }, { kind: "operator" });
+    try {
+      expect(changed.settings.roleCaps).toEqual({ admin: cap });
+      // The grant was not revoked, but the capped scope is refused on it.
+      const who = await callJson(token, "GET", "/whoami");
+      expect(who.status).toBe(200);
+      expect(who.body.scopes).not.toContain("contracts.write");
+    } finally {
+      expect((await operator("PATCH", "/organizations/acme", { roleCaps: null })).status).toBe(200);
+    }
   });
 });
