@@ -559,9 +559,17 @@ export async function deleteOrganization(env: Env, organizationId: string): Prom
   if (!deleting.ok) throw refused(deleting);
   forgetOrganization(organizationId);
   await closeListenStreams(env, organizationId);
+  // The organization is refused everywhere already (the gate): revoking its grants tidies the OAuth store, and a
+  // revocation that fails part-way is logged, not answered as a failure of the deletion that has begun.
+  await revokeAllGrants(env, organizationId).catch((error: unknown) =>
+    logWarn("grants of a deleted organization not all revoked", { organizationId, error }),
+  );
+  return deleting.record;
+}
+
+async function revokeAllGrants(env: Env, organizationId: string): Promise<void> {
   for (const holder of await listGrantHolders(env, organizationId))
     await revokeGrantsBeyond(env, organizationId, holder.subject, []);
-  return deleting.record;
 }
 
 export { organizationSettingsSchema };

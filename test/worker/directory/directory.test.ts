@@ -17,7 +17,7 @@ import { ciPrincipal, uploadContract } from "../contracts-mcp/helpers";
 import { operator, OPERATOR_KEY } from "./helpers";
 import { acceptFor } from "../../../src/auth/invitations";
 import type { Env } from "../../../src/env";
-import { changeSettings } from "../../../src/organizations/admin";
+import { changeSettings, deleteOrganization } from "../../../src/organizations/admin";
 
 const INITECH = {
   id: "initech",
@@ -384,6 +384,25 @@ describe("suspension and deletion", () => {
     for (let i = 0; i < 20 && !ended; i++) ended = (await body.read()).done;
     expect(ended).toBe(true);
     expect((await operator("POST", "/organizations/globex/resume")).status).toBe(200);
+  });
+
+  it("begins a deletion and answers it even when revoking the organization's grants fails part-way", async () => {
+    const id = "wayne";
+    expect((await operator("POST", "/organizations", { id, name: "Wayne" })).status).toBe(201);
+    expect((await operator("GET", `/organizations/${id}/export`)).status).toBe(200);
+    const failing = {
+      ...(env as unknown as Env),
+      OAUTH_KV: new Proxy(env.OAUTH_KV, {
+        get: (target, property) =>
+          property === "list"
+            ? () => Promise.reject(new Error("KV list failed"))
+            : Reflect.get(target, property).bind(target),
+      }),
+    };
+    const deleting = await deleteOrganization(failing, id);
+    expect(deleting.status).toBe("deleting");
+    // Refused everywhere from now on: the organization gate reads the directory, not the OAuth store.
+    expect((await operator("GET", `/organizations/${id}`)).body.organization.status).toBe("deleting");
   });
 
   it("deletes an organization only after its export, then removes its data and keeps the record of the deletion", async () => {
