@@ -3,9 +3,11 @@
  * helpers (mcpPost, initializeSession, rpc) also take a verified principal from harness.ts, which skips OAuth
  * and calls the /mcp handler directly.
  */
+import { env } from "cloudflare:test";
 import { SELF } from "./self";
 import type { AuditRecord } from "../../src/audit/record";
 import { newCorrelationId } from "../../src/core/correlation";
+import type { ArbiterMcpAgent } from "../../src/mcp/session/agent";
 import { fetchAs, type Caller } from "./harness";
 
 export const BASE = "http://localhost:8787";
@@ -247,6 +249,12 @@ export function sessionObjectId(session: string): string {
   const dot = session.lastIndexOf(".");
   if (dot <= 0) throw new Error(`not a sealed session id: ${session}`);
   return session.slice(0, dot);
+}
+
+/** The Durable Object of the session a client knows by `session` (its sealed Mcp-Session-Id). */
+export function sessionObject(session: string): DurableObjectStub<ArbiterMcpAgent> {
+  const namespace = env.MCP_OBJECT as unknown as DurableObjectNamespace<ArbiterMcpAgent>;
+  return namespace.get(namespace.idFromName(`streamable-http:${sessionObjectId(session)}`));
 }
 
 export async function initializeSession(token: Caller, protocolVersion = "2025-11-25"): Promise<string> {

@@ -31,6 +31,19 @@ const INITECH = {
   },
 };
 
+/** The Worker's bindings with an OAuth store whose lists fail: what a platform limit does part-way through a huge organization. */
+function withFailingGrantLists(): Env {
+  return {
+    ...(env as unknown as Env),
+    OAUTH_KV: new Proxy(env.OAUTH_KV, {
+      get: (target, property) =>
+        property === "list"
+          ? () => Promise.reject(new Error("KV list failed"))
+          : Reflect.get(target, property).bind(target),
+    }),
+  };
+}
+
 describe("the directory on an upgraded deployment", () => {
   it("seeds acme and globex from policies/ on first start, and data written before keeps working", async () => {
     // Written before anything reads the directory, as an existing deployment's data is before the upgrade.
@@ -390,15 +403,7 @@ describe("suspension and deletion", () => {
     const id = "wayne";
     expect((await operator("POST", "/organizations", { id, name: "Wayne" })).status).toBe(201);
     expect((await operator("GET", `/organizations/${id}/export`)).status).toBe(200);
-    const failing = {
-      ...(env as unknown as Env),
-      OAUTH_KV: new Proxy(env.OAUTH_KV, {
-        get: (target, property) =>
-          property === "list"
-            ? () => Promise.reject(new Error("KV list failed"))
-            : Reflect.get(target, property).bind(target),
-      }),
-    };
+    const failing = withFailingGrantLists();
     const deleting = await deleteOrganization(failing, id);
     expect(deleting.status).toBe("deleting");
     // Refused everywhere from now on: the organization gate reads the directory, not the OAuth store.
@@ -586,16 +591,7 @@ describe("the consent page follows the organization's role caps", () => {
 
   it("stores a narrowed cap and answers it even when the revocation after it fails: requests hold tokens to it", async () => {
     const token = await restToken("ana", "contracts.read contracts.write");
-    // The OAuth store fails for the revocation (what a platform limit part-way through a huge organization does).
-    const failing = {
-      ...(env as unknown as Env),
-      OAUTH_KV: new Proxy(env.OAUTH_KV, {
-        get: (target, property) =>
-          property === "list"
-            ? () => Promise.reject(new Error("KV list failed"))
-            : Reflect.get(target, property).bind(target),
-      }),
-    };
+    const failing = withFailingGrantLists();
     const cap = ["orders.read", "orders.search", "contracts.read", "keys.admin", "org.admin"];
     const changed = await changeSettings(failing, "acme", { roleCaps: { admin: cap } }, { kind: "operator" });
     try {

@@ -11,7 +11,7 @@ import type { AuditRecord } from "../../../src/audit/record";
 import { auditStoresIn } from "../../../src/audit/sink";
 import type { ArbiterMcpAgent } from "../../../src/mcp/session/agent";
 import { fetchAs, mcpPrincipal, type Verified } from "../harness";
-import { initializeSession, MCP_URL, rpc, sessionObjectId } from "../helpers";
+import { initializeSession, MCP_URL, rpc, sessionObject } from "../helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -29,10 +29,6 @@ async function withDrainDelay(seconds: number, body: () => Promise<void>): Promi
   }
 }
 
-const sessionObject = (session: string) =>
-  env.MCP_OBJECT.get(
-    env.MCP_OBJECT.idFromName(`streamable-http:${sessionObjectId(session)}`),
-  ) as unknown as DurableObjectStub<ArbiterMcpAgent>;
 const storedIn = async (organizationId: string, correlationId: string) =>
   (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));

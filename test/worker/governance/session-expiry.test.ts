@@ -7,16 +7,11 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { auditStoresIn } from "../../../src/audit/sink";
-import type { ArbiterMcpAgent } from "../../../src/mcp/session/agent";
 import { mcpPrincipal } from "../harness";
-import { initializeSession, mcpPost, rpc, sessionObjectId } from "../helpers";
+import { initializeSession, mcpPost, rpc, sessionObject } from "../helpers";
 
 const vars = env as { MCP_SESSION_TTL_SECONDS?: string; AUDIT_DRAIN_DELAY_SECONDS?: string };
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
-const sessionObject = (session: string) =>
-  env.MCP_OBJECT.get(
-    env.MCP_OBJECT.idFromName(`streamable-http:${sessionObjectId(session)}`),
-  ) as unknown as DurableObjectStub<ArbiterMcpAgent>;
 
 /**
  * Runs `body` with the records held in the outbox for a minute (only the end of the session can store them) and a

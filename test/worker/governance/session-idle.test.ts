@@ -5,16 +5,11 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { ArbiterMcpAgent } from "../../../src/mcp/session/agent";
 import { mcpPrincipal } from "../harness";
-import { initializeSession, rpc, sessionObjectId } from "../helpers";
+import { initializeSession, rpc, sessionObject } from "../helpers";
 
 const vars = env as { MCP_SESSION_IDLE_SECONDS?: string; AUDIT_DRAIN_DELAY_SECONDS?: string };
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
-const sessionObject = (session: string) =>
-  env.MCP_OBJECT.get(
-    env.MCP_OBJECT.idFromName(`streamable-http:${sessionObjectId(session)}`),
-  ) as unknown as DurableObjectStub<ArbiterMcpAgent>;
 
 /** A mark on the live instance: gone once the instance left memory. */
 const marks = new WeakSet<object>();
