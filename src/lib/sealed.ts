@@ -14,20 +14,21 @@ export interface SealKey {
   secret: string;
 }
 
-/** Imported keys by purpose and secret: importing costs more than signing, and a deployment has a handful. */
-const importedKeys = new Map<string, Promise<CryptoKey>>();
+/**
+ * Imported keys by purpose and secret: importing costs more than signing, and a deployment has a handful. The keys
+ * themselves are kept, not the import's promise: a request must not wait on a promise another request settles.
+ */
+const importedKeys = new Map<string, CryptoKey>();
 
-function hmacKey({ purpose, secret }: SealKey): Promise<CryptoKey> {
+async function hmacKey({ purpose, secret }: SealKey): Promise<CryptoKey> {
   const material = `${purpose}:${secret}`;
-  let key = importedKeys.get(material);
-  if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(material), { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-      "verify",
-    ]);
-    key.catch(() => importedKeys.delete(material));
-    importedKeys.set(material, key);
-  }
+  const known = importedKeys.get(material);
+  if (known) return known;
+  const key = await crypto.subtle.importKey("raw", encoder.encode(material), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+    "verify",
+  ]);
+  importedKeys.set(material, key);
   return key;
 }
 
