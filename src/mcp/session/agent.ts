@@ -207,7 +207,7 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
     this.idleCheckScheduled = false;
     if (!this.touched) {
       // Woken only for this check: it leaves memory again by itself. A session opened before sessions expired has
-      // no expiry yet; its last idle check gives it one (it ends a TTL from now), so no session is kept forever.
+      // no expiry yet; an idle check still scheduled gives it one (it ends a TTL from now).
       if (await this.getInitializeRequest()) this.ensureExpiry();
       return;
     }
