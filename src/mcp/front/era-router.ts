@@ -29,6 +29,8 @@ import { unknownSession } from "./session-id";
 
 const agentHandler = ArbiterMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
 
+const ENDED = "it has ended: closed with DELETE, or left MCP_SESSION_TTL_SECONDS without a request";
+
 /** Counts the deviations tolerated for this request (compat/report.ts), after the answer. */
 function reportTolerated(front: FrontRequest): void {
   if (front.tolerated.length === 0) return;
@@ -108,5 +110,7 @@ export async function routeByEra(front: FrontRequest): Promise<Response | undefi
     { ...env, MCP_OBJECT: ownerGuardedNamespace(env.MCP_OBJECT, owner) },
     ctx,
   );
+  // The id opened, so the session was this caller's: agents' bare 404 means it has ended. Say so, and what to do.
+  if (sent && served.status === 404) return answer(unknownSession(ENDED));
   return answer(await withSealedSessionId(served, owner, env, sent));
 }

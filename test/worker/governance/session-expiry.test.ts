@@ -57,6 +57,10 @@ describe("a session left without requests", () => {
         { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
       );
       expect(after.status).toBe(404);
+      expect(((await after.json()) as { error: { code: number; message: string } }).error).toMatchObject({
+        code: -32001,
+        message: expect.stringMatching(/it has ended: closed with DELETE, or left MCP_SESSION_TTL_SECONDS/),
+      });
       const audit = auditStoresIn(env.AUDIT_LOG)("acme");
       let stored = 0;
       let keys = -1;
