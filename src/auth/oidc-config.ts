@@ -15,7 +15,35 @@ export interface OidcVars {
   OIDC_SCOPES?: string;
 }
 
+/**
+ * What a provider's settings are called where they are set, and who sets them, so a failure's message tells the
+ * right person what to change: the operator's Worker vars for the platform provider, an organization's `signIn`.
+ */
+export interface ProviderSettingNames {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Who changes them, as the start of a sentence. */
+  owner: string;
+}
+
+export const PLATFORM_PROVIDER_SETTINGS: ProviderSettingNames = {
+  issuer: "OIDC_ISSUER",
+  clientId: "OIDC_CLIENT_ID",
+  clientSecret: "the OIDC_CLIENT_SECRET secret",
+  owner: "The operator",
+};
+
+export const ORGANIZATION_PROVIDER_SETTINGS: ProviderSettingNames = {
+  issuer: "the organization's signIn.issuer",
+  clientId: "its signIn.clientId",
+  clientSecret: "its signInClientSecret secret",
+  owner: "An administrator of the organization",
+};
+
 export interface OidcConfig {
+  /** Where these settings are set, for messages. */
+  names: ProviderSettingNames;
   issuer: string;
   clientId: string;
   /** Undefined: a public client (PKCE only, `token_endpoint_auth_method=none`). */
@@ -70,7 +98,7 @@ export function readOidcConfig(env: OidcVars): OidcConfig {
   if (!scopes.split(/\s+/).includes("openid"))
     throw new OidcFailure("configuration", "OIDC_SCOPES must include openid.");
   const redirectUri = new URL(OIDC_CALLBACK_PATH, env.PUBLIC_URL).href;
-  const config: OidcConfig = { issuer, clientId, scopes, redirectUri };
+  const config: OidcConfig = { names: PLATFORM_PROVIDER_SETTINGS, issuer, clientId, scopes, redirectUri };
   const clientSecret = optional(env.OIDC_CLIENT_SECRET);
   if (clientSecret) config.clientSecret = clientSecret;
   const orgClaim = optional(env.OIDC_ORG_CLAIM);

@@ -3,7 +3,7 @@
  * `${issuer}/.well-known/openid-configuration`, cached per isolate. Only successful lookups are cached, so
  * a provider that was down is asked again on the next sign-in.
  */
-import { isAcceptableProviderUrl } from "./oidc-config";
+import { isAcceptableProviderUrl, type ProviderSettingNames } from "./oidc-config";
 import { OidcFailure } from "./oidc-errors";
 
 export interface ProviderMetadata {
@@ -24,8 +24,15 @@ export function discoveryUrl(issuer: string): string {
   return `${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`;
 }
 
-/** Checks a discovery document against the configured issuer; throws OidcFailure("provider-invalid"). */
-export function validateProviderMetadata(document: unknown, issuer: string): ProviderMetadata {
+/**
+ * Checks a discovery document against the configured issuer (set as `names.issuer`); throws OidcFailure
+ * ("provider-invalid", or "configuration" when the issuer setting is what to change).
+ */
+export function validateProviderMetadata(
+  document: unknown,
+  issuer: string,
+  names: ProviderSettingNames,
+): ProviderMetadata {
   const invalid = (why: string) =>
     new OidcFailure("provider-invalid", `The discovery document at ${discoveryUrl(issuer)} ${why}`);
   if (typeof document !== "object" || document === null || Array.isArray(document))
@@ -34,7 +41,7 @@ export function validateProviderMetadata(document: unknown, issuer: string): Pro
   if (doc.issuer !== issuer) {
     throw new OidcFailure(
       "configuration",
-      `The provider names itself ${JSON.stringify(String(doc.issuer))}, but OIDC_ISSUER is ${JSON.stringify(issuer)}. They must be identical: set OIDC_ISSUER to the provider's issuer exactly.`,
+      `The provider names itself ${JSON.stringify(String(doc.issuer))}, but ${names.issuer} is ${JSON.stringify(issuer)}. They must be identical: set ${names.issuer} to the provider's issuer exactly.`,
     );
   }
   for (const field of ["authorization_endpoint", "token_endpoint", "jwks_uri"] as const) {
@@ -75,8 +82,12 @@ export function validateProviderMetadata(document: unknown, issuer: string): Pro
   return metadata;
 }
 
-/** The provider's metadata, from this isolate's cache or freshly discovered. */
-export async function discoverProvider(issuer: string, now = Date.now()): Promise<ProviderMetadata> {
+/** The provider's metadata, from this isolate's cache or freshly discovered; `names` words the failures. */
+export async function discoverProvider(
+  issuer: string,
+  names: ProviderSettingNames,
+  now = Date.now(),
+): Promise<ProviderMetadata> {
   const cached = cache.get(issuer);
   if (cached && now - cached.fetchedAt < CACHE_TTL_MS) return cached.metadata;
 
@@ -91,23 +102,23 @@ export async function discoverProvider(issuer: string, now = Date.now()): Promis
   } catch (error) {
     throw new OidcFailure(
       "provider-unreachable",
-      `Arbiter could not fetch ${url} (${error instanceof Error ? error.name : "network error"}). Check that the provider is up and that OIDC_ISSUER is right.`,
+      `Arbiter could not fetch ${url} (${error instanceof Error ? error.name : "network error"}). Check that the provider is up and that ${names.issuer} is right.`,
     );
   }
   if (response.status !== 200) {
     await response.body?.cancel();
     throw new OidcFailure(
       "provider-invalid",
-      `${url} answered HTTP ${response.status} instead of the provider's discovery document. Check OIDC_ISSUER.`,
+      `${url} answered HTTP ${response.status} instead of the provider's discovery document. Check ${names.issuer}.`,
     );
   }
   let document: unknown;
   try {
     document = await response.json();
   } catch {
-    throw new OidcFailure("provider-invalid", `${url} did not return JSON. Check OIDC_ISSUER.`);
+    throw new OidcFailure("provider-invalid", `${url} did not return JSON. Check ${names.issuer}.`);
   }
-  const metadata = validateProviderMetadata(document, issuer);
+  const metadata = validateProviderMetadata(document, issuer, names);
   cache.set(issuer, { metadata, fetchedAt: now });
   return metadata;
 }

@@ -32,6 +32,8 @@ const OIDC_FAILURES = {
   },
   /** The verified user maps to no organization served here. */
   "no-organization": { kind: "forbidden", title: "Your account is not part of an organization on this server" },
+  /** The verified user maps to an organization that signs its members in with its own provider only. */
+  "own-provider": { kind: "forbidden", title: "Your organization signs in with its own identity provider" },
   /** The verified user maps to several organizations. */
   "several-organizations": { kind: "forbidden", title: "Your account matches more than one organization" },
 } as const satisfies Record<string, { kind: FailureKind; title: string }>;

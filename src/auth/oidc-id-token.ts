@@ -4,6 +4,7 @@
  * and the nonce this browser's sign-in attempt generated.
  */
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from "jose";
+import type { ProviderSettingNames } from "./oidc-config";
 import { OidcFailure } from "./oidc-errors";
 
 /** Asymmetric signatures only: a symmetric (HS*) or unsigned token could be minted by anyone holding the secret. */
@@ -28,6 +29,8 @@ export interface IdTokenExpectations {
   clientId: string;
   nonce: string;
   jwksUri: string;
+  /** Where issuer and client id are set, for messages. */
+  names: ProviderSettingNames;
 }
 
 export interface VerifiedIdToken {
@@ -50,14 +53,14 @@ function keySet(jwksUri: string): ReturnType<typeof createRemoteJWKSet> {
 const refused = (why: string) => new OidcFailure("id-token-invalid", `The ID token ${why}. Nobody was signed in.`);
 
 /** Translates a jose error into what failed, in words. */
-function describeJoseError(error: unknown): OidcFailure {
+function describeJoseError(error: unknown, names: ProviderSettingNames): OidcFailure {
   if (error instanceof errors.JWTExpired) return refused("has expired");
   if (error instanceof errors.JWTClaimValidationFailed) {
     switch (error.claim) {
       case "iss":
-        return refused("was issued by a different issuer than OIDC_ISSUER");
+        return refused(`was issued by a different issuer than ${names.issuer}`);
       case "aud":
-        return refused("was issued for a different client (its audience is not OIDC_CLIENT_ID)");
+        return refused(`was issued for a different client (its audience is not ${names.clientId})`);
       case "iat":
       case "nbf":
         return refused("is not valid yet (issued in the future)");
@@ -102,7 +105,7 @@ export async function verifyIdToken(idToken: string, expected: IdTokenExpectatio
       requiredClaims: ["sub", "iat", "exp"],
     }));
   } catch (error) {
-    throw describeJoseError(error);
+    throw describeJoseError(error, expected.names);
   }
   // jwtVerify checks iss, aud, exp, iat and nbf; the nonce and azp are OpenID Connect's own checks.
   if (typeof payload.nonce !== "string" || payload.nonce !== expected.nonce)

@@ -5,6 +5,7 @@
  * Organization: the configured claim (OIDC_ORG_CLAIM) matched against `claimValues`, or else the e-mail
  * domain matched against `emailDomains`, but only when the provider does not say the e-mail is unverified.
  * Role: the configured claim (OIDC_ROLE_CLAIM) when it names a known role, else the organization's default.
+ * An organization with its own provider (`ownProvider`) is never the answer: its members sign in there only.
  */
 
 export interface OrganizationDirectory {
@@ -15,6 +16,8 @@ export interface OrganizationDirectory {
         readonly emailDomains: readonly string[];
         readonly claimValues: readonly string[];
         readonly defaultRole: string;
+        /** It signs its members in with its own provider (its `signIn` settings), never with this one. */
+        readonly ownProvider?: boolean;
       }
     >
   >;
@@ -46,6 +49,13 @@ export type OrganizationMapping =
       roleFrom: "claim" | "default";
     }
   | { ok: false; reason: "no-organization"; facts: MappingFacts }
+  | {
+      ok: false;
+      reason: "own-provider";
+      organizationId: string;
+      organizationFrom: "claim" | "email-domain";
+      facts: MappingFacts;
+    }
   | { ok: false; reason: "several-organizations"; organizationIds: string[]; facts: MappingFacts };
 
 /** A claim as a list of strings: a string, or the strings of an array; anything else counts as absent. */
@@ -104,6 +114,8 @@ export function mapOrganization(
   }
   const organization = organizationId === undefined ? undefined : directory.organizations[organizationId];
   if (organizationId === undefined || !organization) return { ok: false, reason: "no-organization", facts };
+  // Its own provider decides who its members are (a person removed there must not come back through this one).
+  if (organization.ownProvider) return { ok: false, reason: "own-provider", organizationId, organizationFrom, facts };
 
   const roleFromClaim = settings.roleClaim
     ? claimStrings(claims[settings.roleClaim]).find((value) => Object.hasOwn(directory.roles, value))

@@ -22,6 +22,15 @@ ${
 <li>E-mail: ${facts.email ? html`<code>${facts.email}</code> (${verified})` : "not sent by the provider"}</li>
 </ul>`;
 
+  if (mapping.reason === "own-provider") {
+    const by = mapping.organizationFrom === "claim" ? "its organization claim" : "its e-mail domain";
+    return new OidcFailure(
+      "own-provider",
+      `Your account belongs to the organization ${mapping.organizationId} (by ${by}), which signs its members in with its own identity provider, so this sign-in cannot admit you. Nobody was signed in.`,
+      html`<p>What your identity provider said:</p>${said}<p>Start again from your app and choose <strong>Sign in with your organization's account (work e-mail)</strong>: your organization's provider decides who its members are.</p>`,
+    );
+  }
+
   if (mapping.reason === "several-organizations") {
     return new OidcFailure(
       "several-organizations",

@@ -4,7 +4,7 @@
  * for a public client. The secret goes only into the request to the token endpoint; it is never logged or
  * echoed in an error.
  */
-import type { OidcConfig } from "./oidc-config";
+import type { OidcConfig, ProviderSettingNames } from "./oidc-config";
 import type { ProviderMetadata } from "./oidc-discovery";
 import { OidcFailure } from "./oidc-errors";
 
@@ -35,14 +35,14 @@ function basicCredentials(clientId: string, secret: string): string {
   return `Basic ${btoa(`${encode(clientId)}:${encode(secret)}`)}`;
 }
 
-function refusal(error: string, description: string | undefined): OidcFailure {
+function refusal(error: string, description: string | undefined, names: ProviderSettingNames): OidcFailure {
   const said = description ? ` The provider said: "${description.slice(0, 200)}".` : "";
   switch (error) {
     case "invalid_client":
     case "unauthorized_client":
       return new OidcFailure(
         "token-refused",
-        `The provider did not accept Arbiter's client credentials (${error}). The operator should check OIDC_CLIENT_ID and the OIDC_CLIENT_SECRET secret.${said}`,
+        `The provider did not accept Arbiter's client credentials (${error}). ${names.owner} should check ${names.clientId} and ${names.clientSecret}.${said}`,
       );
     case "invalid_grant":
       return new OidcFailure(
@@ -104,6 +104,7 @@ export async function exchangeCode(
       throw refusal(
         payload.error,
         typeof payload.error_description === "string" ? payload.error_description : undefined,
+        config.names,
       );
     }
     throw new OidcFailure(

@@ -53,7 +53,7 @@ export async function beginAt(
 ): Promise<Response> {
   try {
     const secret = sessionSecret(env);
-    const provider = await discoverProvider(config.issuer);
+    const provider = await discoverProvider(config.issuer, config.names);
     const flow = newFlow(config.issuer, returnTo, organizationId);
     const target = new URL(provider.authorization_endpoint);
     target.searchParams.set("response_type", "code");
@@ -146,13 +146,14 @@ export async function completeWith(
         "The identity provider sent the browser back without an authorization code.",
       );
 
-    const provider = await discoverProvider(config.issuer);
+    const provider = await discoverProvider(config.issuer, config.names);
     const tokens = await exchangeCode(config, provider, code, flow.codeVerifier);
     const verified = await verifyIdToken(tokens.idToken, {
       issuer: config.issuer,
       clientId: config.clientId,
       nonce: flow.nonce,
       jwksUri: provider.jwks_uri,
+      names: config.names,
     });
     const claims = needsUserinfo(verified.claims, config.orgClaim, config.roleClaim)
       ? await withUserinfoClaims(verified.claims, verified.subject, provider, tokens.accessToken)

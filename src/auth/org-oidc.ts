@@ -13,7 +13,7 @@ import { errorPage, html, htmlResponse } from "../lib/html";
 import { safeReturnTo, type SignInCompletion, type SignInMethod } from "./identity";
 import { beginAt, completeWith, type CallbackSettings } from "./oidc";
 import { claimStrings, emailDomainOf } from "./oidc-mapping";
-import type { OidcConfig } from "./oidc-config";
+import { ORGANIZATION_PROVIDER_SETTINGS, type OidcConfig } from "./oidc-config";
 import { OidcFailure } from "./oidc-errors";
 import { requestingAppNote } from "./requesting-app-note";
 import type { RequestingApp } from "./requesting-app";
@@ -33,6 +33,7 @@ async function organizationConfig(env: Env, organizationId: string): Promise<Oid
     ? await directoryStub(env).signInClientSecret(organizationId)
     : null;
   return {
+    names: ORGANIZATION_PROVIDER_SETTINGS,
     issuer: signIn.issuer,
     clientId: signIn.clientId,
     scopes: signIn.scopes,

@@ -9,6 +9,7 @@ import { organizationSpace, projectSpace, readBucketContent } from "../contracts
 import { projectStoreName } from "../contracts/store/project-homes";
 import { Failure, type FailureKind } from "../core/failure";
 import { discoverProvider } from "../auth/oidc-discovery";
+import { ORGANIZATION_PROVIDER_SETTINGS } from "../auth/oidc-config";
 import type { Env } from "../env";
 import { base64url } from "jose";
 import { sha256Hex } from "../lib/sha256";
@@ -99,7 +100,7 @@ async function validated(env: Env, input: unknown): Promise<OrganizationSettings
  */
 async function checkProvider(issuer: string): Promise<void> {
   try {
-    await discoverProvider(issuer);
+    await discoverProvider(issuer, ORGANIZATION_PROVIDER_SETTINGS);
   } catch (error) {
     if (!(error instanceof Failure)) throw error; // discovery fails with an OidcFailure, a Failure
     throw new Failure(

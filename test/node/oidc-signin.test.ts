@@ -61,6 +61,8 @@ beforeAll(async () => {
         claims: { name: "Tom Thin", email: "tom@acme.example", email_verified: true, org: "acme", role: "analyst" },
         thinIdToken: true,
       },
+      // Her address's domain is umbrella's, an organization that signs in with its own provider (the last block).
+      uma: { claims: { name: "Uma Umbrella", email: "uma@umbrella.example", email_verified: true } },
     },
   });
   worker = await startWranglerDev({
@@ -146,6 +148,12 @@ async function signIn(
   let url = authorize;
   for (let hop = 0; hop < 20; hop++) {
     const onWorker = url.startsWith(worker.url);
+    if (onWorker && new URL(url).pathname === "/signin/choose") {
+      // Several sign-in methods (an organization with its own provider exists): this deployment's provider.
+      const chooser = await (await browser.fetch(url)).text();
+      url = new URL(/href="(\/signin\/oidc\?[^"]+)"/.exec(chooser)![1]!.replace(/&amp;/g, "&"), url).href;
+      continue;
+    }
     if (onWorker && new URL(url).pathname === "/signin/oidc/callback") {
       const flowCookie = browser.cookie(worker.url, "__Host-arbiter-oidc");
       const callback = await browser.fetch(url);
@@ -505,5 +513,32 @@ describe("the member list trusts only what the provider vouches for", () => {
       403,
       "You were removed from this organization",
     );
+  });
+});
+
+describe("an organization with its own provider", () => {
+  it("is never entered through this deployment's provider, whatever the e-mail domain says", async () => {
+    const created = await fetch(`${worker.url}/operator/v1/organizations`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${OPERATOR_KEY}`, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        id: "umbrella",
+        name: "Umbrella",
+        emailDomains: ["umbrella.example"],
+        membersOnly: false,
+        signIn: { issuer: provider.issuer, clientId: "umbrella-at-its-provider" },
+      }),
+    });
+    expect(created.status).toBe(201);
+    const page = await expectRefused(
+      await signIn("uma"),
+      403,
+      "Your organization signs in with its own identity provider",
+      "belongs to the organization umbrella (by its e-mail domain)",
+      "Sign in with your organization's account (work e-mail)",
+    );
+    expect(page).not.toContain("Signed in as");
+    // Organizations without a provider of their own are reached as before.
+    await expectSignedIn(await signIn("bob"), "Bob Globex (Globex Retail, role member)");
   });
 });

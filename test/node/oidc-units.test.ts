@@ -8,7 +8,14 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { isAcceptableProviderUrl, oidcEnabled, readOidcConfig, type OidcVars } from "../../src/auth/oidc-config";
+import {
+  isAcceptableProviderUrl,
+  oidcEnabled,
+  ORGANIZATION_PROVIDER_SETTINGS,
+  PLATFORM_PROVIDER_SETTINGS,
+  readOidcConfig,
+  type OidcVars,
+} from "../../src/auth/oidc-config";
 import {
   clearDiscoveryCache,
   discoverProvider,
@@ -16,6 +23,7 @@ import {
   type ProviderMetadata,
 } from "../../src/auth/oidc-discovery";
 import { OidcFailure } from "../../src/auth/oidc-errors";
+import { mappingRefusal } from "../../src/auth/oidc-refusal";
 import {
   claimStrings,
   displayName,
@@ -24,7 +32,7 @@ import {
   type OrganizationDirectory,
 } from "../../src/auth/oidc-mapping";
 import { newFlow, openFlow, OIDC_FLOW_TTL_SECONDS, sealFlow } from "../../src/auth/oidc-state";
-import { clientAuthMethod } from "../../src/auth/oidc-token";
+import { clientAuthMethod, exchangeCode } from "../../src/auth/oidc-token";
 import { needsUserinfo } from "../../src/auth/oidc-userinfo";
 
 const policy = JSON.parse(
@@ -140,6 +148,31 @@ describe("organization and role mapping", () => {
     });
   });
 
+  it("never places anyone in an organization that signs in with its own provider, by claim or by domain", () => {
+    const acme = policy.organizations.acme!;
+    const withOwnProvider: OrganizationDirectory = {
+      ...policy,
+      organizations: { ...policy.organizations, acme: { ...acme, ownProvider: true } },
+    };
+    expect(mapOrganization({ org: "acme" }, settings, withOwnProvider)).toMatchObject({
+      ok: false,
+      reason: "own-provider",
+      organizationId: "acme",
+      organizationFrom: "claim",
+    });
+    const byDomain = mapOrganization({ email: "a@acme.example", email_verified: true }, settings, withOwnProvider);
+    expect(byDomain).toMatchObject({ ok: false, reason: "own-provider", organizationFrom: "email-domain" });
+    // The claim still decides first: an organization without its own provider is placed as before.
+    expect(
+      mapOrganization({ org: "globex", email: "x@acme.example", email_verified: true }, settings, withOwnProvider),
+    ).toMatchObject({ ok: true, organizationId: "globex" });
+    if (byDomain.ok) throw new Error("placed");
+    const refusal = mappingRefusal(byDomain, settings);
+    expect(refusal).toMatchObject({ code: "own-provider", status: 403 });
+    expect(refusal.message).toContain("acme (by its e-mail domain)");
+    expect(String(refusal.more)).toContain("Sign in with your organization's account (work e-mail)");
+  });
+
   it("reads claims defensively", () => {
     expect(claimStrings(["a", 3, "", "b", null])).toEqual(["a", "b"]);
     expect(claimStrings({ a: 1 })).toEqual([]);
@@ -217,28 +250,49 @@ describe("discovery document checks", () => {
   };
 
   it("accepts a complete document for the configured issuer", () => {
-    expect(validateProviderMetadata(good, issuer)).toMatchObject({ issuer, token_endpoint: `${issuer}/token` });
+    expect(validateProviderMetadata(good, issuer, PLATFORM_PROVIDER_SETTINGS)).toMatchObject({
+      issuer,
+      token_endpoint: `${issuer}/token`,
+    });
   });
 
-  it("refuses an issuer that differs from OIDC_ISSUER, even by a trailing slash", () => {
-    const failure = failureOf(() => validateProviderMetadata({ ...good, issuer: `${issuer}/` }, issuer));
+  it("refuses an issuer that differs from OIDC_ISSUER, even by a trailing slash, naming the setting to change", () => {
+    const document = { ...good, issuer: `${issuer}/` };
+    const failure = failureOf(() => validateProviderMetadata(document, issuer, PLATFORM_PROVIDER_SETTINGS));
     expect(failure.code).toBe("configuration");
     expect(failure.message).toContain("set OIDC_ISSUER to the provider's issuer exactly");
+    // An organization's own provider is set in its signIn settings, not in the operator's Worker vars.
+    const ofOrganization = failureOf(() => validateProviderMetadata(document, issuer, ORGANIZATION_PROVIDER_SETTINGS));
+    expect(ofOrganization.message).toContain("set the organization's signIn.issuer to the provider's issuer exactly");
+    expect(ofOrganization.message).not.toContain("OIDC_");
   });
 
   it("refuses plain-http or missing endpoints and providers without PKCE S256", () => {
     expect(
-      failureOf(() => validateProviderMetadata({ ...good, token_endpoint: "http://idp.example/token" }, issuer))
-        .message,
+      failureOf(() =>
+        validateProviderMetadata(
+          { ...good, token_endpoint: "http://idp.example/token" },
+          issuer,
+          PLATFORM_PROVIDER_SETTINGS,
+        ),
+      ).message,
     ).toContain("token_endpoint that is not https");
-    expect(failureOf(() => validateProviderMetadata({ ...good, jwks_uri: undefined }, issuer)).message).toContain(
-      "has no jwks_uri",
-    );
     expect(
-      failureOf(() => validateProviderMetadata({ ...good, code_challenge_methods_supported: ["plain"] }, issuer))
+      failureOf(() => validateProviderMetadata({ ...good, jwks_uri: undefined }, issuer, PLATFORM_PROVIDER_SETTINGS))
         .message,
+    ).toContain("has no jwks_uri");
+    expect(
+      failureOf(() =>
+        validateProviderMetadata(
+          { ...good, code_challenge_methods_supported: ["plain"] },
+          issuer,
+          PLATFORM_PROVIDER_SETTINGS,
+        ),
+      ).message,
     ).toContain("PKCE with S256");
-    expect(failureOf(() => validateProviderMetadata([good], issuer)).code).toBe("provider-invalid");
+    expect(failureOf(() => validateProviderMetadata([good], issuer, PLATFORM_PROVIDER_SETTINGS)).code).toBe(
+      "provider-invalid",
+    );
   });
 
   it("reports an unreachable provider as such, and does not cache the failure", async () => {
@@ -247,7 +301,9 @@ describe("discovery document checks", () => {
     const port = (server.address() as AddressInfo).port;
     await new Promise<void>((done) => server.close(() => done()));
     clearDiscoveryCache();
-    await expect(discoverProvider(`http://127.0.0.1:${port}`)).rejects.toMatchObject({ code: "provider-unreachable" });
+    await expect(discoverProvider(`http://127.0.0.1:${port}`, PLATFORM_PROVIDER_SETTINGS)).rejects.toMatchObject({
+      code: "provider-unreachable",
+    });
   });
 
   it("reports a non-JSON or non-200 discovery answer, then succeeds and caches once the provider is right", async () => {
@@ -262,12 +318,14 @@ describe("discovery document checks", () => {
     const local = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       clearDiscoveryCache();
-      await expect(discoverProvider(local)).rejects.toMatchObject({
+      await expect(discoverProvider(local, ORGANIZATION_PROVIDER_SETTINGS)).rejects.toMatchObject({
         code: "provider-invalid",
-        message: expect.stringContaining("HTTP 404"),
+        message: expect.stringContaining(
+          "HTTP 404 instead of the provider's discovery document. Check the organization's signIn.issuer.",
+        ),
       });
       answer = { status: 200, body: "<html>" };
-      await expect(discoverProvider(local)).rejects.toMatchObject({
+      await expect(discoverProvider(local, ORGANIZATION_PROVIDER_SETTINGS)).rejects.toMatchObject({
         code: "provider-invalid",
         message: expect.stringContaining("did not return JSON"),
       });
@@ -281,8 +339,8 @@ describe("discovery document checks", () => {
           jwks_uri: `${local}/jwks`,
         }),
       };
-      const first = await discoverProvider(local);
-      const second = await discoverProvider(local);
+      const first = await discoverProvider(local, ORGANIZATION_PROVIDER_SETTINGS);
+      const second = await discoverProvider(local, ORGANIZATION_PROVIDER_SETTINGS);
       expect(second).toBe(first);
       expect(requests).toBe(3);
     } finally {
@@ -322,7 +380,14 @@ describe("client authentication at the token endpoint", () => {
     token_endpoint: "",
     jwks_uri: "",
   };
-  const config = { issuer: "https://idp.example", clientId: "c", clientSecret: "s", scopes: "openid", redirectUri: "" };
+  const config = {
+    names: PLATFORM_PROVIDER_SETTINGS,
+    issuer: "https://idp.example",
+    clientId: "c",
+    clientSecret: "s",
+    scopes: "openid",
+    redirectUri: "",
+  };
 
   it("prefers client_secret_basic, falls back to client_secret_post, and uses none for a public client", () => {
     expect(clientAuthMethod(config, provider)).toBe("client_secret_basic");
@@ -338,5 +403,33 @@ describe("client authentication at the token endpoint", () => {
         clientAuthMethod(config, { ...provider, token_endpoint_auth_methods_supported: ["private_key_jwt"] }),
       ).code,
     ).toBe("configuration");
+  });
+
+  it("tells whoever set the client credentials to check them: the operator, or the organization's administrator", async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: "invalid_client", error_description: "client authentication failed" }));
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const tokenEndpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
+    const refusalFor = async (names: typeof config.names) => {
+      const attempt = exchangeCode({ ...config, names }, { ...provider, token_endpoint: tokenEndpoint }, "code", "v");
+      return (await attempt.then(
+        () => expect.unreachable("the code was accepted"),
+        (error: unknown) => error,
+      )) as OidcFailure;
+    };
+    try {
+      const platform = await refusalFor(PLATFORM_PROVIDER_SETTINGS);
+      expect(platform.code).toBe("token-refused");
+      expect(platform.message).toContain("The operator should check OIDC_CLIENT_ID and the OIDC_CLIENT_SECRET secret");
+      const organization = await refusalFor(ORGANIZATION_PROVIDER_SETTINGS);
+      expect(organization.message).toContain(
+        "An administrator of the organization should check its signIn.clientId and its signInClientSecret secret",
+      );
+      expect(organization.message).not.toContain("OIDC_");
+    } finally {
+      await new Promise<void>((done) => server.close(() => done()));
+    }
   });
 });
