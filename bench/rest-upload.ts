@@ -30,7 +30,8 @@ function middle(values: number[]): { median: number; low: number; high: number }
   };
 }
 
-const small = (title: string, type: string) =>
+/** A one-operation OpenAPI document whose response property has type `type`. */
+export const small = (title: string, type: string) =>
   JSON.stringify({
     openapi: "3.1.0",
     info: { title, version: "1" },

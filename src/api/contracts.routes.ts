@@ -120,17 +120,37 @@ const place = (input: ApiRequest & { project: string }) =>
 
 const projectStore = async (input: ApiRequest & { project: string }) => (await place(input)).store;
 
-/** Tells whoever listens (MCP subscribers) that the project's active contract changed; the change is stored either way. */
-async function announceActiveContract(
+/**
+ * How long after its answer a change is announced. Under `wrangler dev` an answer is held back while Durable Object
+ * calls that its request started are in flight, so announcements that began at once kept CI waiting for them all.
+ */
+const ANNOUNCE_AFTER_MS = 100;
+
+/**
+ * Tells whoever listens (MCP subscribers) about a change after the answer: the change is stored either way, and CI's
+ * answer does not wait for every subscribed session to be told.
+ */
+function announceAfterAnswer(
+  input: ApiRequest,
+  what: string,
+  announce: (env: ApiRequest["env"], organizationId: string) => Promise<void>,
+): void {
+  const later = new Promise((done) => setTimeout(done, ANNOUNCE_AFTER_MS));
+  input.ctx.waitUntil(
+    later
+      .then(() => announce(input.env, input.principal.organizationId))
+      .catch((error: unknown) => logWarn(`${what} hook failed`, { correlationId: input.correlationId, error })),
+  );
+}
+
+function announceActiveContract(
   changes: ContractChangeListener,
   input: ApiRequest & { project: string },
   version: number,
-): Promise<void> {
-  try {
-    await changes.activeContractChanged(input.env, input.principal.organizationId, input.project, version);
-  } catch (error) {
-    logWarn("active contract hook failed", { correlationId: input.correlationId, error });
-  }
+): void {
+  announceAfterAnswer(input, "active contract", (env, organizationId) =>
+    changes.activeContractChanged(env, organizationId, input.project, version),
+  );
 }
 
 async function documentResponse(
@@ -191,7 +211,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
         throw result.code === "invalid_document"
           ? invalidDocument(result.problems)
           : storeFailure(result, input.project);
-      if (result.contract.active) await announceActiveContract(changes, input, result.contract.version);
+      if (result.contract.active) announceActiveContract(changes, input, result.contract.version);
       const change = result.change;
       if (change) input.note(`${breakingCount(change.verdict)} breaking changes vs v${change.comparedWithVersion}`);
       const report = {
@@ -296,7 +316,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       if (refused) return refused;
       const result = await (await projectStore(input)).activateContract(input.project, version.value);
       if (!result.ok) throw storeFailure(result, input.project);
-      await announceActiveContract(changes, input, result.contract.version);
+      announceActiveContract(changes, input, result.contract.version);
       return json({ contract: result.contract });
     }),
 
@@ -326,11 +346,9 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
         throw result.code === "invalid_document"
           ? invalidDocument(result.problems)
           : storeFailure(result, input.project);
-      try {
-        await changes.verdictStored(input.env, input.principal.organizationId, input.project, result.snapshot.id);
-      } catch (error) {
-        logWarn("verdict hook failed", { correlationId: input.correlationId, error });
-      }
+      announceAfterAnswer(input, "verdict", (env, organizationId) =>
+        changes.verdictStored(env, organizationId, input.project, result.snapshot.id),
+      );
       const report = {
         subject: "snapshot" as const,
         project: input.project,

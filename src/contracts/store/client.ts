@@ -43,6 +43,7 @@ type OrganizationMethod =
   | "revokeKey"
   | "subscribe"
   | "unsubscribe"
+  | "unsubscribeAll"
   | "subscribers"
   | "forgetSession"
   | "defaultProject"

@@ -81,7 +81,7 @@ import type { ContractStoreRpc, UploadContext, UsageSince, VerdictBody } from ".
 import { PIECES_PER_CALL } from "./schema";
 import { applySchema } from "./schema-upgrade";
 import { bucketContentHashes, exportTables, projectUsage, storageUsage } from "./storage-report";
-import { addSubscriber, listSubscribers, removeSession, removeSubscriber } from "./subscriber-table";
+import { addSubscriber, listSubscribers, removeSession, removeSubscriber, removeSubscribers } from "./subscriber-table";
 import { MAX_USAGE_KEYS, type UsageKey, usageSince } from "./usage-table";
 
 export class ContractStore extends DurableObject<Env> implements ContractStoreRpc {
@@ -753,12 +753,16 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return revokeKey(this.sql, id, revokedBy);
   }
 
-  subscribe(project: string, sessionId: string): void {
-    addSubscriber(this.sql, project, sessionId);
+  subscribe(project: string, sessionId: string): "added" | "held" | "full" {
+    return addSubscriber(this.sql, project, sessionId);
   }
 
   unsubscribe(project: string, sessionId: string): void {
     removeSubscriber(this.sql, project, sessionId);
+  }
+
+  unsubscribeAll(project: string, sessionIds: string[]): void {
+    this.ctx.storage.transactionSync(() => removeSubscribers(this.sql, project, sessionIds));
   }
 
   subscribers(project: string): string[] {

@@ -2,8 +2,8 @@
  * What the store's callers tell after spec arbitration data changed through the CI API (REST): a snapshot verdict
  * stored, or a project's active contract changed. The listener is injected by the composition (src/api/index.ts
  * passes the MCP layer's notifier, which announces the change to subscribed sessions and listen streams), so
- * storage knows no transport. A listener should not throw; the REST routes log anything that escapes anyway:
- * the change is already stored.
+ * storage knows no transport. The REST routes call it after their answer (ctx.waitUntil), so CI never waits for the
+ * announcements. A listener should not throw; the routes log anything that escapes anyway: the change is stored.
  */
 import type { Env } from "../../env";
 

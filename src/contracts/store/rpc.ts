@@ -198,8 +198,10 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   keyForValidation(id: string): { key: CiKeyRecord; secretHash: string } | null;
   listKeys(): CiKeyRecord[];
   revokeKey(id: string, revokedBy: string): CiKeyRecord | null;
-  subscribe(project: string, sessionId: string): void;
+  /** "full": the project has MAX_SUBSCRIBERS_PER_PROJECT sessions; nothing was recorded. */
+  subscribe(project: string, sessionId: string): "added" | "held" | "full";
   unsubscribe(project: string, sessionId: string): void;
+  unsubscribeAll(project: string, sessionIds: string[]): void;
   subscribers(project: string): string[];
   forgetSession(sessionId: string): number;
   defaultProject(userId: string): string | null;

@@ -2,17 +2,39 @@
  * MCP sessions that asked to hear about a project's latest verdict. The MCP side adds and removes entries;
  * the snapshot upload path reads them (see events.ts) to notify each session.
  */
-export function addSubscriber(sql: SqlStorage, project: string, sessionId: string): void {
+
+/**
+ * The most sessions one project records: every change of the project is announced to each of them after its
+ * answer, so the number bounds that work (and its platform subrequests). Sessions leave when they end.
+ */
+export const MAX_SUBSCRIBERS_PER_PROJECT = 1000;
+
+/** Records the session ("added", or "held" when it already is one), unless the project has the most it may. */
+export function addSubscriber(sql: SqlStorage, project: string, sessionId: string): "added" | "held" | "full" {
+  const held = sql
+    .exec("SELECT 1 FROM subscribers WHERE project = ? AND session_id = ?", project, sessionId)
+    .toArray().length;
+  if (held) return "held";
+  const count = sql
+    .exec<{ n: number }>("SELECT COUNT(*) AS n FROM subscribers WHERE project = ?", project)
+    .toArray()[0]!.n;
+  if (count >= MAX_SUBSCRIBERS_PER_PROJECT) return "full";
   sql.exec(
-    "INSERT OR IGNORE INTO subscribers (project, session_id, subscribed_at) VALUES (?, ?, ?)",
+    "INSERT INTO subscribers (project, session_id, subscribed_at) VALUES (?, ?, ?)",
     project,
     sessionId,
     new Date().toISOString(),
   );
+  return "added";
 }
 
 export function removeSubscriber(sql: SqlStorage, project: string, sessionId: string): void {
   sql.exec("DELETE FROM subscribers WHERE project = ? AND session_id = ?", project, sessionId);
+}
+
+/** Removes the sessions an announcement found no longer following the project, in one call. */
+export function removeSubscribers(sql: SqlStorage, project: string, sessionIds: readonly string[]): void {
+  for (const sessionId of sessionIds) removeSubscriber(sql, project, sessionId);
 }
 
 /** Forgets every subscription of an ended session; the number of rows removed. */

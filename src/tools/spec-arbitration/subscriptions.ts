@@ -12,6 +12,8 @@
  * (injected into the REST routes by src/api/index.ts).
  */
 import { cannotVerify } from "../../contracts/services/failure";
+import { MAX_SUBSCRIBERS_PER_PROJECT } from "../../contracts/store/subscriber-table";
+import { Failure } from "../../core/failure";
 import {
   checkProjectAccess,
   defaultProjectOf,
@@ -46,7 +48,16 @@ export async function recordProjectSubscriber(context: Context, project: string)
   }
   checkProjectAccess(context.principal, project);
   await requireProjectStatus(context, project);
-  await storeOf(context).subscribe(project, context.sessionId);
+  if ((await storeOf(context).subscribe(project, context.sessionId)) === "full") throw projectFull(project);
+}
+
+function projectFull(project: string): Failure {
+  return new Failure(
+    "forbidden",
+    `Project ${project} already has ${MAX_SUBSCRIBERS_PER_PROJECT} subscribed sessions, the most one project records: each change is announced to every one of them. A session leaves that list when it ends (DELETE /mcp, or MCP_SESSION_TTL_SECONDS without a request); unsubscribe sessions you no longer use, or try again later.`,
+    { limit: MAX_SUBSCRIBERS_PER_PROJECT },
+    "too_many_project_subscribers",
+  );
 }
 
 /**
@@ -114,7 +125,7 @@ export async function unsubscribeFromActiveContract(context: Context): Promise<v
 /** When a session selects a project while subscribed to spec://active/contract, the subscription moves with it. */
 export async function followSelectedProject(context: Context, project: string): Promise<void> {
   if (!context.sessionId || !(await subscribedUris(context.session)).includes(ACTIVE_CONTRACT_URI)) return;
-  await storeOf(context).subscribe(project, context.sessionId);
+  if ((await storeOf(context).subscribe(project, context.sessionId)) === "full") throw projectFull(project);
 }
 
 /** Whether a change of `project` changes spec://active/contract for the session in `view`. */
@@ -128,7 +139,13 @@ export interface NotificationReport {
   failed: number;
 }
 
-/** Tells every subscribed session of `project` that the project's `changed` resources changed. Never throws. */
+/** How many session objects one announcement asks at a time. */
+const ANNOUNCE_CONCURRENCY = 16;
+
+/**
+ * Tells every subscribed session of `project` that the project's `changed` resources changed, a few at a time, and
+ * forgets in one store call those that no longer follow it. Never throws.
+ */
 async function announceToProjectSubscribers(
   env: Env,
   organizationId: string,
@@ -146,23 +163,32 @@ async function announceToProjectSubscribers(
     return report;
   }
   const change = { topic: project, changed, watched: urisFollowingProject(project) };
-  await Promise.all([
-    announceToListeners(env, organizationId, change, what),
-    ...sessions.map(async (sessionId) => {
+  const gone: string[] = [];
+  const announceEach = async (queue: string[]) => {
+    for (let sessionId = queue.pop(); sessionId !== undefined; sessionId = queue.pop()) {
       try {
-        if (await announceToSession(env, sessionId, change)) {
-          report.notified++;
-        } else {
-          await store.unsubscribe(project, sessionId);
-          report.removed++;
-        }
+        if (await announceToSession(env, sessionId, change)) report.notified++;
+        else gone.push(sessionId);
       } catch (error) {
         // Kept for the next change: the failure may be transient.
         report.failed++;
         logWarn("could not notify a project subscriber", { organizationId, project, ...what, error });
       }
-    }),
+    }
+  };
+  const queue = [...sessions].reverse();
+  await Promise.all([
+    announceToListeners(env, organizationId, change, what),
+    ...Array.from({ length: Math.min(ANNOUNCE_CONCURRENCY, queue.length) }, () => announceEach(queue)),
   ]);
+  if (gone.length > 0) {
+    try {
+      await store.unsubscribeAll(project, gone);
+      report.removed = gone.length;
+    } catch (error) {
+      logWarn("could not forget sessions that left a project", { organizationId, project, ...what, error });
+    }
+  }
   return report;
 }
 

@@ -12,6 +12,8 @@ import { contractStore } from "../../../src/contracts/store/client";
 import { sessionObjectName } from "../../../src/mcp/announce";
 import { MAX_RESOURCE_URI_LENGTH, RESOURCE_NOT_FOUND } from "../../../src/mcp/resource-lookup";
 import { MAX_SUBSCRIPTIONS_PER_SESSION } from "../../../src/mcp/session/subscription-list";
+import { MAX_SUBSCRIBERS_PER_PROJECT } from "../../../src/contracts/store/subscriber-table";
+import { notifyVerdictSubscribers } from "../../../src/tools/spec-arbitration/subscriptions";
 import { fetchAs } from "../harness";
 import { MCP_URL, sessionObjectId } from "../helpers";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
@@ -192,6 +194,64 @@ describe("latest-verdict subscriptions", () => {
         200,
       );
     }
+  });
+});
+
+describe("a project's subscribers are bounded, and told a few at a time", () => {
+  const CROWDED = "spec://projects/crowded/verdicts/latest";
+  const organizationStore = () => env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName("acme"));
+  /** Records `count` session ids that no session answers to, straight into the organization's store. */
+  const recordGhosts = (count: number) =>
+    runInDurableObject(organizationStore(), async (_instance, state) => {
+      const at = new Date().toISOString();
+      for (let i = 0; i < count; i++)
+        state.storage.sql.exec(
+          "INSERT INTO subscribers (project, session_id, subscribed_at) VALUES ('crowded', ?, ?)",
+          `ghost-${crypto.randomUUID()}`,
+          at,
+        );
+    });
+  const dropGhosts = () =>
+    runInDurableObject(organizationStore(), async (_instance, state) => {
+      state.storage.sql.exec("DELETE FROM subscribers WHERE session_id LIKE 'ghost-%'");
+    });
+  beforeAll(async () => {
+    await uploadContract(ci, "crowded", ordersContract());
+  });
+
+  it(`records at most ${MAX_SUBSCRIBERS_PER_PROJECT} sessions per project; the next is refused naming the limit and keeps nothing`, async () => {
+    const first = await connectPrincipal("ana");
+    expect((await request(first, "resources/subscribe", { uri: CROWDED })).error).toBeUndefined();
+    await recordGhosts(MAX_SUBSCRIBERS_PER_PROJECT - 1);
+    const next = await connectPrincipal("ana");
+    try {
+      const refused = await request(next, "resources/subscribe", { uri: CROWDED });
+      // A resource's own refusal is invalid params, as every other of the module's (the session's bound is -32600).
+      expect(refused.error).toMatchObject({
+        code: -32602,
+        data: { code: "too_many_project_subscribers", limit: MAX_SUBSCRIBERS_PER_PROJECT },
+      });
+      expect(refused.error.message).toContain(
+        `Project crowded already has ${MAX_SUBSCRIBERS_PER_PROJECT} subscribed sessions, the most one project records`,
+      );
+      expect(await heldUris(next)).toEqual([]);
+      expect(await subscribers("crowded")).toHaveLength(MAX_SUBSCRIBERS_PER_PROJECT);
+      expect(await subscribers("crowded")).not.toContain(sessionObjectId(next.session));
+      // A session already recorded subscribes again as before.
+      expect((await request(first, "resources/subscribe", { uri: CROWDED })).error).toBeUndefined();
+    } finally {
+      await dropGhosts();
+    }
+    expect((await request(next, "resources/subscribe", { uri: CROWDED })).error).toBeUndefined();
+  });
+
+  it("a change forgets, in one store call, every session it finds gone, and tells the others", async () => {
+    await recordGhosts(24);
+    const report = await notifyVerdictSubscribers(workerEnv, "acme", "crowded", 1);
+    // The sessions of the test above hold harness principals, which no announcement reaches (no live grant).
+    expect(report).toMatchObject({ removed: expect.any(Number), failed: 0 });
+    expect(report.removed).toBeGreaterThanOrEqual(24);
+    expect((await subscribers("crowded")).filter((id) => id.startsWith("ghost-"))).toEqual([]);
   });
 });
 
