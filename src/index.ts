@@ -14,6 +14,7 @@ import { withOrganizationGate } from "./organizations/gate";
 import { handleSignInRoutes } from "./auth/routes";
 import { handleInvitationRoutes } from "./auth/invitations";
 import { mcpResourceHandler } from "./mcp/http";
+import { JSON_RPC_ERROR, jsonRpcErrorResponse } from "./mcp/jsonrpc-error";
 import { getCatalog, prepareCatalog } from "./mcp/deployment-catalog";
 import {
   OPENID_CONFIGURATION,
@@ -123,6 +124,18 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
   return failureProblem(new Failure("not_found", `Nothing is served at ${path}.`));
 }
 
+/** A deployment missing its SESSION_SECRET, said in the form the caller reads: JSON-RPC on /mcp, else a page. */
+function notConfigured(request: Request, message: string): Response {
+  const path = new URL(request.url).pathname;
+  if (path === "/mcp" || path.startsWith("/mcp/"))
+    return jsonRpcErrorResponse(503, {
+      code: JSON_RPC_ERROR.internalError,
+      message: `Server not configured: ${message}`,
+      data: { code: "server_not_configured" },
+    });
+  return errorPage(503, "Server not configured", message);
+}
+
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     try {
@@ -131,7 +144,7 @@ export default {
     } catch (error) {
       if (error instanceof SessionSecretMissing) {
         logError("configuration error", { error });
-        return errorPage(503, "Server not configured", error.message);
+        return notConfigured(request, error.message);
       }
       logError("unhandled error", { path: new URL(request.url).pathname, error });
       return failureProblem(
