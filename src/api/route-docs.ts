@@ -110,7 +110,12 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "POST /api/v1/keys": { operationId: "createCiKey", body: JSON_ONLY, ok: [201, JSON_ONLY], errors: [400, 403, 413] },
   "GET /api/v1/keys": { operationId: "listCiKeys", query: ["limit"], ok: [200, JSON_ONLY], errors: [400] },
   "DELETE /api/v1/keys/:id": { operationId: "revokeCiKey", ok: [200, JSON_ONLY], errors: [400, 403, 404] },
-  "GET /api/v1/clients": { operationId: "listConnectedClients", query: ["limit"], ok: [200, JSON_ONLY], errors: [400] },
+  "GET /api/v1/clients": {
+    operationId: "listConnectedClients",
+    query: ["limit", "cursor"],
+    ok: [200, JSON_ONLY],
+    errors: [400],
+  },
   "DELETE /api/v1/clients/grants/:userId/:grantId": {
     operationId: "revokeConnectedClient",
     ok: [200, JSON_ONLY],

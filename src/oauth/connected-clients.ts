@@ -10,7 +10,7 @@ import { auditSinkFor } from "../audit/sink";
 import { recordEvent } from "../core/governed";
 import type { Env } from "../env";
 import { logWarn } from "../lib/log";
-import { listGrantHolders } from "./grant-holders";
+import { grantHolder, listGrantHolderPage } from "./grant-holders";
 import { AUTHORIZATION_CODE_TTL_SECONDS, grantUserId } from "./servers";
 import { displayClientName } from "./client-display-name";
 
@@ -93,15 +93,36 @@ async function clientNames(oauth: OAuthHelpers, clientIds: Iterable<string>): Pr
   return names;
 }
 
-/** Live grants of the organization's members, newest first. */
+/** How many members' grants one listing reads (one grant list each): a page, whatever the organization's size. */
+export const MEMBERS_PER_PAGE = 100;
+
+/** What a page cursor looks like: KV's own, passed through as given (printable ASCII, at most 1024 characters). */
+export function isGrantPageCursor(value: string): boolean {
+  return /^[\x21-\x7e]{1,1024}$/.test(value);
+}
+
+/** One page of connected grants and where the next starts (null: this was the last). */
+export interface ConnectedGrantPage {
+  grants: ConnectedGrant[];
+  nextCursor: string | null;
+}
+
+/**
+ * Live grants of up to MEMBERS_PER_PAGE members of the organization (in member order, from `cursor`, the previous
+ * page's nextCursor), newest first within the page.
+ */
 export async function listConnectedGrants(
   env: Env,
   oauth: OAuthHelpers,
   organizationId: string,
-): Promise<ConnectedGrant[]> {
-  const holders = await listGrantHolders(env, organizationId);
+  cursor?: string,
+): Promise<ConnectedGrantPage> {
+  const page = await listGrantHolderPage(env, organizationId, {
+    limit: MEMBERS_PER_PAGE,
+    ...(cursor ? { cursor } : {}),
+  });
   const perHolder = await Promise.all(
-    holders.map(async (holder) => ({
+    page.holders.map(async (holder) => ({
       holder,
       grants: (await grantsOf(oauth, grantUserId(organizationId, holder.subject))).filter((g) =>
         belongsTo(g, organizationId),
@@ -112,7 +133,7 @@ export async function listConnectedGrants(
     oauth,
     perHolder.flatMap(({ grants }) => grants.map((g) => g.clientId)),
   );
-  return perHolder
+  const grants = perHolder
     .flatMap(({ holder, grants }) =>
       grants.map((grant) => ({
         grantId: grant.id,
@@ -128,6 +149,7 @@ export async function listConnectedGrants(
     .sort((a, b) =>
       a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.grantId.localeCompare(b.grantId),
     );
+  return { grants, nextCursor: page.cursor };
 }
 
 export type RevokeGrantResult =
@@ -168,12 +190,12 @@ export async function revokeConnectedGrant(
       message: `Member "${memberId}" of your organization has no grant ${grantId}; it may already be revoked.`,
     };
   await oauth.revokeGrant(grant.id, userId);
-  const holders = await listGrantHolders(env, admin.organizationId);
+  const holder = await grantHolder(env, admin.organizationId, memberId);
   const names = await clientNames(oauth, [grant.clientId]);
   const revoked: ConnectedGrant = {
     grantId: grant.id,
     userId: memberId,
-    userName: holders.find((h) => h.subject === memberId)?.name ?? memberId,
+    userName: holder?.name ?? memberId,
     clientId: grant.clientId,
     clientName: names.get(grant.clientId) ?? null,
     scopes: [...grant.scope],

@@ -57,25 +57,56 @@ export async function rememberGrantHolder(
   }
 }
 
-/** Every member of `organizationId` that ever completed a grant, in subject order. */
-export async function listGrantHolders(env: Env, organizationId: string): Promise<GrantHolder[]> {
+/** One member's entry, or null when they never completed a grant (one KV read). */
+export async function grantHolder(env: Env, organizationId: string, subject: string): Promise<GrantHolder | null> {
+  const found = await env.OAUTH_KV.getWithMetadata<HolderMetadata>(holderKey(organizationId, subject));
+  if (found.value === null) return null;
+  const name = typeof found.metadata?.name === "string" ? found.metadata.name : subject;
+  const since = typeof found.metadata?.since === "string" ? found.metadata.since : "";
+  return { subject, name, since };
+}
+
+/** One KV list page of holders; `cursor` is KV's, null after the last page. */
+async function holderPage(
+  env: Env,
+  organizationId: string,
+  limit: number,
+  cursor: string | undefined,
+): Promise<{ holders: GrantHolder[]; cursor: string | null }> {
   const prefix = organizationPrefix(organizationId);
+  const page = await env.OAUTH_KV.list<HolderMetadata>({ prefix, limit, ...(cursor ? { cursor } : {}) });
+  const holders: GrantHolder[] = [];
+  for (const entry of page.keys) {
+    let subject: string;
+    try {
+      subject = decodeURIComponent(entry.name.slice(prefix.length));
+    } catch {
+      continue;
+    }
+    const name = typeof entry.metadata?.name === "string" ? entry.metadata.name : subject;
+    const since = typeof entry.metadata?.since === "string" ? entry.metadata.since : "";
+    holders.push({ subject, name, since });
+  }
+  return { holders, cursor: page.list_complete ? null : page.cursor };
+}
+
+/** At most `limit` members of `organizationId` that completed a grant, in subject order, from `cursor` on. */
+export function listGrantHolderPage(
+  env: Env,
+  organizationId: string,
+  page: { limit: number; cursor?: string },
+): Promise<{ holders: GrantHolder[]; cursor: string | null }> {
+  return holderPage(env, organizationId, page.limit, page.cursor);
+}
+
+/** Every member of `organizationId` that ever completed a grant, in subject order (revocations walk them all). */
+export async function listGrantHolders(env: Env, organizationId: string): Promise<GrantHolder[]> {
   const holders: GrantHolder[] = [];
   let cursor: string | undefined;
   do {
-    const page = await env.OAUTH_KV.list<HolderMetadata>({ prefix, ...(cursor ? { cursor } : {}) });
-    for (const entry of page.keys) {
-      let subject: string;
-      try {
-        subject = decodeURIComponent(entry.name.slice(prefix.length));
-      } catch {
-        continue;
-      }
-      const name = typeof entry.metadata?.name === "string" ? entry.metadata.name : subject;
-      const since = typeof entry.metadata?.since === "string" ? entry.metadata.since : "";
-      holders.push({ subject, name, since });
-    }
-    cursor = page.list_complete ? undefined : page.cursor;
+    const page = await holderPage(env, organizationId, 1000, cursor);
+    holders.push(...page.holders);
+    cursor = page.cursor ?? undefined;
   } while (cursor);
   return holders;
 }

@@ -1,5 +1,10 @@
 /** Connected clients: the live OAuth grants of the organization's members, each with a Revoke form. */
-import { listConnectedGrants, type ConnectedGrant } from "../../oauth/connected-clients";
+import {
+  type ConnectedGrant,
+  isGrantPageCursor,
+  listConnectedGrants,
+  MEMBERS_PER_PAGE,
+} from "../../oauth/connected-clients";
 import { displayText } from "../../oauth/client-display-name";
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from "../../oauth/servers";
 import { html, type SafeHtml } from "../../lib/html";
@@ -45,23 +50,36 @@ export async function clientsPage(
   context: ConsoleContext,
   notice: { done?: string; error?: string; status?: number } = {},
 ): Promise<Response> {
-  const grants = await listConnectedGrants(context.env, context.oauth, context.organizationId);
+  const asked = context.url.searchParams.get("cursor") ?? "";
+  const cursor = isGrantPageCursor(asked) ? asked : undefined;
+  let stale: string | undefined;
+  const page = await listConnectedGrants(context.env, context.oauth, context.organizationId, cursor).catch(
+    (error: unknown) => {
+      if (cursor === undefined) throw error;
+      // A page link KV no longer knows: the first page, saying so.
+      stale = "That page link is no longer valid: the first page is shown.";
+      return listConnectedGrants(context.env, context.oauth, context.organizationId);
+    },
+  );
+  const { grants } = page;
+  const paged = cursor !== undefined || page.nextCursor !== null;
   const clients = new Set(grants.map((g) => g.clientId)).size;
   const body = html`<h1>Connected clients</h1>
 <p class="lead">Apps that members of ${context.organizationName} have allowed to act for them. Revoking a grant stops its access and refresh tokens at once; the app must ask the member again.</p>
-${flash(notice.done)}${problem(notice.error)}
+${flash(notice.done)}${problem(notice.error ?? stale)}
 ${
   grants.length === 0
     ? emptyState(
         "No connected clients",
         "When a member connects Claude, ChatGPT or another MCP client and approves it, the grant appears here.",
       )
-    : html`<p>${grants.length} active ${grants.length === 1 ? "grant" : "grants"} across ${clients} ${clients === 1 ? "client" : "clients"}.</p>
+    : html`<p>${grants.length} active ${grants.length === 1 ? "grant" : "grants"} across ${clients} ${clients === 1 ? "client" : "clients"}${paged ? ` on this page (the grants of ${MEMBERS_PER_PAGE} members per page)` : ""}.</p>
 ${scrollTable(
   "Grants of connected clients",
   ["Client", "Member", "Scopes", "Granted", "Expires", "Status", "Action"],
   grants.map((g) => row(context, g)),
 )}`
-}`;
+}
+${paged ? html`<nav class="pager" aria-label="Pages of members">${cursor ? html`<a href="/admin/clients">First members</a>` : ""}${page.nextCursor ? html`<a href="/admin/clients?cursor=${encodeURIComponent(page.nextCursor)}">Next members</a>` : ""}</nav>` : ""}`;
   return consoleResponse(context.frame("Connected clients", "clients"), body, notice.status ?? 200);
 }

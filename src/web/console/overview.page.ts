@@ -11,7 +11,7 @@ import { consoleResponse } from "./layout";
 import { toolActivity } from "./tool-activity";
 import { toolActivitySection } from "./tool-activity-chart";
 
-function stat(value: number, label: string, href: string, linkText: string, note?: SafeHtml): SafeHtml {
+function stat(value: number | string, label: string, href: string, linkText: string, note?: SafeHtml): SafeHtml {
   return html`<div class="stat"><span class="value">${value}</span><span>${label}</span>${note ? html`<br>${note}` : ""}<br><a href="${href}">${linkText}</a></div>`;
 }
 
@@ -26,7 +26,8 @@ const isConsolePageView = (event: { clientId: string; kind: string; target: stri
   event.clientId === CONSOLE_CLIENT_ID && event.kind === "route" && event.target.startsWith("GET ");
 
 export async function overviewPage(context: ConsoleContext): Promise<Response> {
-  const [grants, keys, projects, recent, activity] = await Promise.all([
+  const [{ grants, nextCursor }, keys, projects, recent, activity] = await Promise.all([
+    // The first page of members' grants: counts beyond it end in "+".
     listConnectedGrants(context.env, context.oauth, context.organizationId),
     listCiKeys(context.env, context.organizationId),
     contractStore(context.env, context.organizationId).listProjects(null),
@@ -40,7 +41,7 @@ export async function overviewPage(context: ConsoleContext): Promise<Response> {
   const body = html`<h1>${context.organizationName}</h1>
 <p class="lead">Signed in as ${context.admin.name} (administrator). Bound, watch and revoke what clients and CI do.</p>
 <div class="stats">
-${stat(clients, clients === 1 ? "connected client" : "connected clients", "/admin/clients", "Review grants", html`<span class="muted">${grants.length} ${grants.length === 1 ? "grant" : "grants"}</span>`)}
+${stat(nextCursor ? `${clients}+` : clients, clients === 1 && !nextCursor ? "connected client" : "connected clients", "/admin/clients", "Review grants", html`<span class="muted">${grants.length}${nextCursor ? "+" : ""} ${grants.length === 1 && !nextCursor ? "grant" : "grants"}</span>`)}
 ${stat(activeKeys, activeKeys === 1 ? "active CI key" : "active CI keys", "/admin/keys", "Manage keys", keys.length > activeKeys ? html`<span class="muted">${keys.length - activeKeys} revoked or expired</span>` : undefined)}
 ${stat(projects.length, projects.length === 1 ? "project" : "projects", "/admin/projects", "See verdicts", withoutContract ? badge("warn", `${withoutContract} without contract`) : undefined)}
 </div>

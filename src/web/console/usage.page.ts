@@ -42,7 +42,8 @@ function usageRow(client: KnownClient, usage: QuotaUsage): SafeHtml {
 }
 
 export async function usagePage(context: ConsoleContext): Promise<Response> {
-  const [grants, keys] = await Promise.all([
+  const [{ grants, nextCursor }, keys] = await Promise.all([
+    // The first page of members' grants names their clients; other clients with counters are listed by id.
     listConnectedGrants(context.env, context.oauth, context.organizationId),
     listCiKeys(context.env, context.organizationId),
   ]);
@@ -55,7 +56,8 @@ export async function usagePage(context: ConsoleContext): Promise<Response> {
   for (const clientId of await clientsWithCounters(context.env.RATE_LIMIT_KV, context.organizationId, [
     ...known.keys(),
   ]))
-    if (!known.has(clientId)) known.set(clientId, { clientId, label: "Client without a live grant" });
+    if (!known.has(clientId))
+      known.set(clientId, { clientId, label: nextCursor ? "Other client" : "Client without a live grant" });
 
   const targets = [...context.toolNames(), REST_RATE_LIMIT_TARGET];
   const limiter = rateLimiterFor(context.env);

@@ -3,7 +3,11 @@
 import { describe, expect, it } from "vitest";
 import { API_RESOURCE, mcpPost, obtainTokens, registerClient } from "../helpers";
 import { call, callJson, restToken } from "../contracts-api/api-helpers";
-import { auditEvents } from "./console-helpers";
+import { env } from "cloudflare:test";
+import type { Env } from "../../../src/env";
+import { MEMBERS_PER_PAGE } from "../../../src/oauth/connected-clients";
+import { rememberGrantHolder } from "../../../src/oauth/grant-holders";
+import { auditEvents, signedIn } from "./console-helpers";
 
 describe("GET /api/v1/clients", () => {
   it("lists the live grants of the organization's members with client name, user, scopes and time", async () => {
@@ -32,6 +36,40 @@ describe("GET /api/v1/clients", () => {
       ),
     ).toBe(true);
     expect(JSON.stringify(body)).not.toContain(admin);
+  });
+
+  it(`pages the members: ${MEMBERS_PER_PAGE} members' grants per answer, every grant on exactly one page`, async () => {
+    // Members who granted once (their grants since gone): each would cost a grant list per answer.
+    for (let i = 0; i < MEMBERS_PER_PAGE + 30; i++)
+      await rememberGrantHolder(env as Env, { organizationId: "acme", subject: `zz-former-${i}`, name: `Former ${i}` });
+    const admin = await restToken("ana", "clients.admin");
+    const first = await callJson(admin, "GET", "/clients");
+    expect(first.status).toBe(200);
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const second = await callJson(admin, "GET", `/clients?cursor=${encodeURIComponent(first.body.nextCursor)}`);
+    expect(second.status).toBe(200);
+    expect(second.body.nextCursor).toBeNull();
+    const ids = (page: { grants: Array<{ grantId: string }> }) => page.grants.map((g) => g.grantId);
+    // ana, dev and mia sort before the former members: their grants are all on the first page.
+    expect(first.body.grants.some((g: { userId: string }) => g.userId === "ana")).toBe(true);
+    expect(ids(second.body).filter((id: string) => ids(first.body).includes(id))).toEqual([]);
+
+    // A cursor no page could have given (a space, or past 1024 characters) is refused before KV is asked.
+    expect((await callJson(admin, "GET", `/clients?cursor=${"c".repeat(1025)}`)).status).toBe(400);
+    const refused = await callJson(admin, "GET", "/clients?cursor=two%20words");
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: "invalid_query" });
+    expect(refused.body.detail).toContain("cursor is not one this API gave");
+
+    // The console's page shows the first members and links to the next.
+    const browser = await signedIn("ana");
+    const { text: page } = await browser.get("/admin/clients");
+    expect(page).toContain(`(the grants of ${MEMBERS_PER_PAGE} members per page)`);
+    const next = /href="(\/admin\/clients\?cursor=[^"]+)"/.exec(page)?.[1];
+    expect(next).toBeDefined();
+    const nextPage = await browser.get(next!.replace(/&amp;/g, "&"));
+    expect(nextPage.status).toBe(200);
+    expect(nextPage.text).toContain("First members");
   });
 
   it("needs the clients.admin scope", async () => {
