@@ -426,9 +426,9 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    * The organization's projects in name order (only those in `only` when given, at most `limit`): the ones created
    * before the split from this store's rows, the others from the summaries their stores sent.
    */
-  listProjects(only: string[] | null, limit: number | null = null): ProjectRecord[] {
-    const own = listSummaries(this.sql, only, limit).map((summary) => summary.project);
-    const legacy = listProjects(this.sql, only, limit).filter((row) => !own.some((o) => o.name === row.name));
+  listProjects(only: string[] | null, limit: number | null = null, after: string | null = null): ProjectRecord[] {
+    const own = listSummaries(this.sql, only, limit, after).map((summary) => summary.project);
+    const legacy = listProjects(this.sql, only, limit, after).filter((row) => !own.some((o) => o.name === row.name));
     const merged = [...legacy, ...own].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return limit === null ? merged : merged.slice(0, limit);
   }

@@ -68,15 +68,22 @@ export function getProject(sql: SqlStorage, name: string): ProjectRecord | null 
   return row ? toProject(row) : null;
 }
 
-/** Every project, or only those named in `only` (a CI key's restriction). */
-/** The projects in name order, only those named in `only` when given, at most `limit`: filtered and cut in SQL. */
+/**
+ * The projects in name order, only those named in `only` when given, only those after `after` when given, at most
+ * `limit`: filtered and cut in SQL.
+ */
 export function listProjects(
   sql: SqlStorage,
   only: readonly string[] | null,
   limit: number | null = null,
+  after: string | null = null,
 ): ProjectRecord[] {
-  const where = only ? "WHERE p.name IN (SELECT value FROM json_each(?))" : "";
-  const bindings: SqlStorageValue[] = only ? [JSON.stringify(only)] : [];
+  const conditions = [
+    ...(only ? ["p.name IN (SELECT value FROM json_each(?))"] : []),
+    ...(after !== null ? ["p.name > ?"] : []),
+  ];
+  const where = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
+  const bindings: SqlStorageValue[] = [...(only ? [JSON.stringify(only)] : []), ...(after !== null ? [after] : [])];
   return sql
     .exec(`${PROJECT_SELECT} ${where} ORDER BY p.name LIMIT ?`, ...bindings, limit ?? -1)
     .toArray()

@@ -44,10 +44,22 @@ export function putSummary(sql: SqlStorage, summary: ProjectSummary, now: string
   );
 }
 
-/** The summaries of the projects that live in their own stores, in name order (only those in `only` when given). */
-export function listSummaries(sql: SqlStorage, only: readonly string[] | null, limit: number | null): ProjectSummary[] {
-  const where = only ? "WHERE name IN (SELECT value FROM json_each(?))" : "";
-  const bindings: SqlStorageValue[] = only ? [JSON.stringify(only)] : [];
+/**
+ * The summaries of the projects that live in their own stores, in name order (only those in `only`, and only those
+ * after `after`, when given).
+ */
+export function listSummaries(
+  sql: SqlStorage,
+  only: readonly string[] | null,
+  limit: number | null,
+  after: string | null = null,
+): ProjectSummary[] {
+  const conditions = [
+    ...(only ? ["name IN (SELECT value FROM json_each(?))"] : []),
+    ...(after !== null ? ["name > ?"] : []),
+  ];
+  const where = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
+  const bindings: SqlStorageValue[] = [...(only ? [JSON.stringify(only)] : []), ...(after !== null ? [after] : [])];
   return sql
     .exec<{ summary: string }>(
       `SELECT summary FROM project_homes ${where} ORDER BY name LIMIT ?`,

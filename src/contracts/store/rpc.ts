@@ -107,7 +107,8 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   /** The cheapest stored source of a document: its verdict form, else its uploaded bytes (form-table.ts). */
   documentSource(contentHash: string): DocumentSource | null;
   readVerdictBody(hash: string): Promise<Uint8Array | null>;
-  listProjects(only: string[] | null, limit?: number | null): ProjectRecord[];
+  /** In name order; `after`: only the names after it (the next page of a list cut at `limit`). */
+  listProjects(only: string[] | null, limit?: number | null, after?: string | null): ProjectRecord[];
   getProject(name: string): ProjectRecord | null | Promise<ProjectRecord | null>;
   projectStatus(name: string): ProjectStatus | null | Promise<ProjectStatus | null>;
   /** One call for what a snapshot upload reads before its verdict. */

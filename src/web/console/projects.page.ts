@@ -1,6 +1,7 @@
 /** Projects of the organization with their active contract and latest verdict (from the ContractStore); each leads to its page. */
 import { formatBytes, storageReport, type StorageReport } from "../../contracts/services/storage";
 import { contractStore, projectPlace } from "../../contracts/store/client";
+import { isProjectName } from "../../contracts/store/names";
 import type { ExchangeRunRecord, ProjectStatus, SnapshotRecord, VerdictRecord } from "../../contracts/store/records";
 import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, emptyState, scrollTable, time } from "./components";
@@ -69,11 +70,18 @@ function storageSection(report: StorageReport): SafeHtml {
 ${rows.length === 0 ? html`` : scrollTable("Storage per project", ["Project", "Snapshots", "Documents", "Oldest snapshot", "Kept"], rows, { compact: true })}`;
 }
 
+/** How many projects the page shows at once: each row reads its project's own store. */
+export const PROJECTS_PER_PAGE = 50;
+
 export async function projectsPage(context: ConsoleContext): Promise<Response> {
-  const [projects, storage] = await Promise.all([
-    contractStore(context.env, context.organizationId).listProjects(null),
+  const asked = context.url.searchParams.get("after");
+  const after = asked !== null && isProjectName(asked) ? asked : null;
+  const [listed, storage] = await Promise.all([
+    contractStore(context.env, context.organizationId).listProjects(null, PROJECTS_PER_PAGE + 1, after),
     storageReport(context.env, context.organizationId, null),
   ]);
+  const projects = listed.slice(0, PROJECTS_PER_PAGE);
+  const more = listed.length > PROJECTS_PER_PAGE;
   const rows = await Promise.all(
     projects.map(async (project) => {
       const { store } = await projectPlace(context.env, context.organizationId, project.name);
@@ -89,7 +97,7 @@ export async function projectsPage(context: ConsoleContext): Promise<Response> {
   const body = html`<h1>Projects</h1>
 <p class="lead">API contracts of ${context.organizationName} and how the latest build conforms to them. Open a project for its contract versions, snapshots, verdicts and failed builds.</p>
 ${
-  projects.length === 0
+  projects.length === 0 && after === null
     ? emptyState(
         "No projects yet",
         html`A project appears when its first contract is uploaded: <span class="ident mono">POST /api/v1/projects/{project}/contracts</span> with a token or CI key carrying <span class="ident mono">contracts.write</span>.`,
@@ -106,6 +114,7 @@ ${
         rows,
       )
 }
+${after !== null || more ? html`<nav class="pager" aria-label="Pages of projects"><span class="muted">${PROJECTS_PER_PAGE} projects per page, by name.</span>${after !== null ? html`<a href="/admin/projects">First projects</a>` : ""}${more ? html`<a href="/admin/projects?after=${encodeURIComponent(projects.at(-1)?.name ?? "")}">Next projects</a>` : ""}</nav>` : ""}
 ${storageSection(storage)}`;
   return consoleResponse(context.frame("Projects", "projects"), body);
 }
