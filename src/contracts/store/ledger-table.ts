@@ -3,6 +3,7 @@
  * Durable Object's SQLite. Callers run the writing functions inside `transactionSync` so a record, its
  * verdict and the active-contract pointer change together or not at all.
  */
+import { projectNameFilter } from "./name-filter";
 import { getBlob } from "./blob-table";
 import type {
   BuildRecord,
@@ -78,12 +79,7 @@ export function listProjects(
   limit: number | null = null,
   after: string | null = null,
 ): ProjectRecord[] {
-  const conditions = [
-    ...(only ? ["p.name IN (SELECT value FROM json_each(?))"] : []),
-    ...(after !== null ? ["p.name > ?"] : []),
-  ];
-  const where = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
-  const bindings: SqlStorageValue[] = [...(only ? [JSON.stringify(only)] : []), ...(after !== null ? [after] : [])];
+  const { where, bindings } = projectNameFilter("p.name", only, after);
   return sql
     .exec(`${PROJECT_SELECT} ${where} ORDER BY p.name LIMIT ?`, ...bindings, limit ?? -1)
     .toArray()

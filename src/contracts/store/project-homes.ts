@@ -6,6 +6,7 @@
  * this directory of the others: one row per project with the summary its store sends after every write, which the
  * project list, the storage report and the quota read without calling every project's store.
  */
+import { projectNameFilter } from "./name-filter";
 import type { ProjectRecord, StorageUsage, StorageUsed } from "./records";
 
 /** The separator no organization id or project name can contain (settings.ts, names.ts). */
@@ -54,12 +55,7 @@ export function listSummaries(
   limit: number | null,
   after: string | null = null,
 ): ProjectSummary[] {
-  const conditions = [
-    ...(only ? ["name IN (SELECT value FROM json_each(?))"] : []),
-    ...(after !== null ? ["name > ?"] : []),
-  ];
-  const where = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
-  const bindings: SqlStorageValue[] = [...(only ? [JSON.stringify(only)] : []), ...(after !== null ? [after] : [])];
+  const { where, bindings } = projectNameFilter("name", only, after);
   return sql
     .exec<{ summary: string }>(
       `SELECT summary FROM project_homes ${where} ORDER BY name LIMIT ?`,
