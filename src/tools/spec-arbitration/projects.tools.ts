@@ -105,7 +105,7 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
       checkProjectAccess(context.principal, project);
       const status = await requireProjectStatus(context, project);
       await rememberSelectedProject(context, project);
-      await followSelectedProject(context, project);
+      const notFollowed = await followSelectedProject(context, project);
       const active = status.activeContract;
       const latest = status.latestSnapshot;
       const statement = latest ? snapshotVerdictStatement(latest, active?.version ?? null, project) : null;
@@ -129,7 +129,8 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
       const text =
         `Selected project "${project}". Active contract: ${active ? contractLabel(active) : "none"}. ` +
         `Latest snapshot: ${latest && statement ? `${snapshotTitle(latest)}, ${statement.outcome}.${statement.staleNote ? ` ${statement.staleNote}` : ""}` : "none yet."} ` +
-        `Read ${ACTIVE_CONTRACT_URI} (or call spec_contract_get) before writing code; call check_api_conformance before calling a task done.`;
+        `Read ${ACTIVE_CONTRACT_URI} (or call spec_contract_get) before writing code; call check_api_conformance before calling a task done.` +
+        (notFollowed ? ` ${notFollowed}` : "");
       return { structuredContent, text };
     },
   });

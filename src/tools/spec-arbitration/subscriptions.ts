@@ -122,10 +122,14 @@ export async function unsubscribeFromActiveContract(context: Context): Promise<v
   if (project !== undefined) await forgetProjectSubscriber(context, project);
 }
 
-/** When a session selects a project while subscribed to spec://active/contract, the subscription moves with it. */
-export async function followSelectedProject(context: Context, project: string): Promise<void> {
-  if (!context.sessionId || !(await subscribedUris(context.session)).includes(ACTIVE_CONTRACT_URI)) return;
-  if ((await storeOf(context).subscribe(project, context.sessionId)) === "full") throw projectFull(project);
+/**
+ * When a session selects a project while subscribed to spec://active/contract, the subscription moves with it.
+ * The selection stands either way: when the project has no room for another subscriber, the answer says so.
+ */
+export async function followSelectedProject(context: Context, project: string): Promise<string | null> {
+  if (!context.sessionId || !(await subscribedUris(context.session)).includes(ACTIVE_CONTRACT_URI)) return null;
+  if ((await storeOf(context).subscribe(project, context.sessionId)) !== "full") return null;
+  return `Your subscription to ${ACTIVE_CONTRACT_URI} does not follow this project: ${projectFull(project).message}`;
 }
 
 /** Whether a change of `project` changes spec://active/contract for the session in `view`. */

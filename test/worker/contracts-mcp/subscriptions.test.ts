@@ -22,6 +22,7 @@ import {
   connectAgent,
   connectPrincipal,
   request,
+  text,
   ciPrincipal,
   uploadContract,
   uploadSnapshot,
@@ -239,6 +240,18 @@ describe("a project's subscribers are bounded, and told a few at a time", () => 
       expect(await subscribers("crowded")).not.toContain(sessionObjectId(next.session));
       // A session already recorded subscribes again as before.
       expect((await request(first, "resources/subscribe", { uri: CROWDED })).error).toBeUndefined();
+      // Selecting the full project still selects it: the answer says the active contract's subscription stays behind.
+      const mover = await connectPrincipal("dev");
+      const select = (project: string) =>
+        request(mover, "tools/call", { name: "spec_project_select", arguments: { project } });
+      expect((await select("orders")).result.isError).toBeFalsy();
+      expect((await request(mover, "resources/subscribe", { uri: "spec://active/contract" })).error).toBeUndefined();
+      const moved = await select("crowded");
+      expect(moved.result.isError).toBeFalsy();
+      expect(moved.result.structuredContent.project).toBe("crowded");
+      expect(text(moved.result)).toContain(
+        "Your subscription to spec://active/contract does not follow this project: Project crowded already has",
+      );
     } finally {
       await dropGhosts();
     }
