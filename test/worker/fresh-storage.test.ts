@@ -41,6 +41,24 @@ async function onlyLateAuditRecords(namespace: DurableObjectNamespace, id: Durab
   });
 }
 
+/** What a leftover names (the projects and times of a contract store), so a failure says which file left it. */
+async function namedIn(namespace: DurableObjectNamespace, id: DurableObjectId): Promise<Record<string, string>> {
+  return runInDurableObject(namespace.get(id), async (_instance: unknown, state: DurableObjectState) => {
+    const has = (table: string) =>
+      state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", table).toArray().length;
+    if (!has("projects")) return {};
+    const projects = state.storage.sql.exec<{ name: string; created_at: string }>(
+      "SELECT name, created_at FROM projects ORDER BY name",
+    );
+    return {
+      projects: projects
+        .toArray()
+        .map((row) => `${row.name} (${row.created_at})`)
+        .join(", "),
+    };
+  });
+}
+
 describe("each test file starts with empty storage", () => {
   it.each(Object.entries(kvNamespaces))("KV namespace %s holds no key", async (_name, namespace) => {
     const listed = await namespace.list();
@@ -59,7 +77,7 @@ describe("each test file starts with empty storage", () => {
         const rows = await storedRows(namespace, id);
         if (JSON.stringify(rows) === JSON.stringify(fresh)) continue;
         if (name === "AUDIT_LOG" && (await onlyLateAuditRecords(namespace, id))) continue;
-        leftovers.push(rows);
+        leftovers.push({ ...rows, ...(await namedIn(namespace, id)) });
       }
       expect(leftovers).toEqual([]);
     },
