@@ -44,9 +44,10 @@ async function onlyLateAuditRecords(namespace: DurableObjectNamespace, id: Durab
 /** What a leftover names (the projects and times of a contract store), so a failure says which file left it. */
 async function namedIn(namespace: DurableObjectNamespace, id: DurableObjectId): Promise<Record<string, string>> {
   return runInDurableObject(namespace.get(id), async (_instance: unknown, state: DurableObjectState) => {
+    const named: Record<string, string> = {};
     const has = (table: string) =>
       state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", table).toArray().length;
-    if (!has("projects")) return {};
+    if (!has("projects")) return named;
     const projects = state.storage.sql.exec<{ name: string; created_at: string }>(
       "SELECT name, created_at FROM projects ORDER BY name",
     );
