@@ -1,15 +1,11 @@
 /** Request parsing and error answers shared by the contracts, snapshots, builds and CI key routes. */
 import { currentSpan, recordMetric } from "../lib/telemetry/span";
 import type { z } from "zod";
-import type { DocumentProblem, Verdict } from "../engine";
 import { readBodyLimited, readBodyWhole } from "../lib/body";
-import { DEFAULT_PAGE_SIZE, MAX_DOCUMENT_BYTES, MAX_PAGE_SIZE, MAX_PROBLEMS_SHOWN } from "../contracts/store/limits";
-import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../contracts/store/names";
-import type { StoreFailure } from "../contracts/store/records";
-import type { Principal } from "../core/principal";
+import { DEFAULT_PAGE_SIZE, MAX_DOCUMENT_BYTES, MAX_PAGE_SIZE } from "../contracts/store/limits";
 import { humaniseIssues } from "../lib/humanise";
 import { Failure } from "../core/failure";
-import { CONTRACT_FAILURE_KINDS } from "../contracts/services/failure";
+import { checkProjectAccess } from "../contracts/services/project-access";
 import type { ApiRequest, ApiRoute } from "./router";
 
 /** The answer to a body that ended before its Content-Length (or whose connection broke while it was read). */
@@ -71,45 +67,6 @@ export async function readJsonBody<S extends z.ZodType>(
       "invalid_request",
     );
   return { data: parsed.data };
-}
-
-/** Checks the `:project` parameter: a valid name the principal may touch (a CI key may be limited). */
-export function checkProject(principal: Principal, project: string | undefined): { project: string } {
-  if (!project || !isProjectName(project)) {
-    throw new Failure(
-      "invalid_input",
-      `Invalid project name "${String(project).slice(0, 80)}": ${PROJECT_NAME_RULE}.`,
-      {},
-      "invalid_project_name",
-    );
-  }
-  if (!projectAllowed(principal.projects, project)) {
-    throw new Failure(
-      "forbidden",
-      `This CI key may only be used for the projects ${(principal.projects ?? []).join(", ")}; ask an organization admin for a key that covers "${project}".`,
-      {},
-      "project_not_allowed",
-    );
-  }
-  return { project };
-}
-
-export function unknownProject(project: string): Failure {
-  const nextStep = `POST /api/v1/projects/${project}/contracts`;
-  return new Failure(
-    "not_found",
-    `There is no project "${project}" in your organization yet: upload a contract first: ${nextStep} (scope contracts.write) with the OpenAPI document as the body.`,
-    { nextStep },
-    "unknown_project",
-  );
-}
-
-/** A store's failure as REST answers it: the kind from the contracts domain's one table, as MCP classes it. */
-export function storeFailure(failure: StoreFailure, project: string): Failure {
-  if (failure.code === "unknown_project") return unknownProject(project);
-  const details =
-    failure.code === "storage_quota_exceeded" ? { usedBytes: failure.usedBytes, quotaBytes: failure.quotaBytes } : {};
-  return new Failure(CONTRACT_FAILURE_KINDS[failure.code], failure.message, details, failure.code);
 }
 
 /**
@@ -194,17 +151,6 @@ export function invalidQuery(error: z.ZodError, placeholders: Record<string, str
   );
 }
 
-export function invalidDocument(problems: DocumentProblem[]): Failure {
-  const shown = problems.slice(0, MAX_PROBLEMS_SHOWN);
-  const first = shown[0];
-  return new Failure(
-    "unprocessable",
-    `The document is not a valid OpenAPI document (${problems.length} problem${problems.length === 1 ? "" : "s"}${first ? `, first: ${first.path || "(document)"}: ${first.message}` : ""}). Nothing was stored; fix the document and upload it again.`,
-    { problems: shown, totalProblems: problems.length },
-    "invalid_document",
-  );
-}
-
 /** Reads an uploaded document into a holder that the upload path can clear once the bytes are stored. */
 export async function readDocument(request: Request): Promise<{ holder: { bytes?: Uint8Array } }> {
   const read = await readBodyWhole(request, MAX_DOCUMENT_BYTES);
@@ -242,25 +188,8 @@ export function projectRoute(
     path: `/api/v1/projects/:project${suffix}`,
     requiredScopes,
     async handle(input) {
-      const checked = checkProject(input.principal, input.params.project);
-      return handle({ ...input, project: checked.project, url: new URL(input.request.url) });
+      const project = checkProjectAccess(input.principal, input.params.project);
+      return handle({ ...input, project, url: new URL(input.request.url) });
     },
-  };
-}
-
-/** Error-severity findings of a contract comparison: the changes that break clients of the older version. */
-export function breakingCount(verdict: Verdict): number {
-  return verdict.violations.filter((violation) => violation.severity === "error").length;
-}
-
-/** The `breakingChanges` member of an answer: the version compared with, the counts and the findings. */
-export function changeSummary(comparedWithVersion: number, verdict: Verdict) {
-  return {
-    comparedWithVersion,
-    approved: verdict.approved,
-    count: breakingCount(verdict),
-    totalViolations: verdict.totalViolations,
-    violations: verdict.violations,
-    summary: verdict.summary,
   };
 }

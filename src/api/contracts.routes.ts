@@ -21,26 +21,35 @@
  *   GET  /api/v1/projects/:project/verdicts                       contracts.read
  *   GET  /api/v1/projects/:project/verdicts/:id                   contracts.read
  */
-import { closestName } from "../lib/closest-name";
 import type { Verdict } from "../engine";
 import { breakingStatement } from "../contracts/breaking-statement";
-import { Failure } from "../core/failure";
 import { z } from "zod";
-import { contractStore, projectPlace, readVerdictBody, streamContent } from "../contracts/store/client";
 import type { ContractChangeListener } from "../contracts/store/events";
 import { snapshotTitle } from "../contracts/store/records";
-import { MAX_BUILD_BODY_BYTES, MAX_LOG_EXCERPT_CHARS } from "../contracts/store/limits";
+import { MAX_BUILD_BODY_BYTES } from "../contracts/store/limits";
 import { breakingChangesPolicy, type BreakingChangesPolicy } from "../engine";
 import { conformanceConfigFor } from "../contracts/services/organization-config";
 import { renderVerdictMarkdown } from "../engine";
-import { compareContracts } from "../contracts/services/drafts";
-import { startSnapshotUpload, uploadContract, uploadSnapshot } from "../contracts/services/uploads";
-import { quotaUse, storageRefusal } from "../contracts/services/storage";
-import { logWarn } from "../lib/log";
+import { refuseWhenFull, startSnapshotUpload, uploadContract, uploadSnapshot } from "../contracts/services/uploads";
+import { serviceFailure, unknownProjectFailure } from "../contracts/services/failure";
+import { listProjects, refuseProbableTypo } from "../contracts/services/projects";
+import { requireProjectStatus } from "../contracts/services/project-access";
 import {
+  activateContract,
+  activeContract,
   breakingCount,
   changeSummary,
-  invalidDocument,
+  contractWithVerdict,
+  listContracts,
+  requireContract,
+} from "../contracts/services/contract-versions";
+import { latestSnapshotId, listSnapshots, requireSnapshot, snapshotWithVerdict } from "../contracts/services/snapshots";
+import { listVerdicts, verdictWithSubject } from "../contracts/services/verdicts";
+import { listBuilds, recordBuild } from "../contracts/services/builds";
+import { documentStream } from "../contracts/services/stored-content";
+import { Failure } from "../core/failure";
+import { logWarn } from "../lib/log";
+import {
   invalidQuery,
   json,
   pageQuery,
@@ -49,8 +58,6 @@ import {
   queryObject,
   readDocument,
   readJsonBody,
-  storeFailure,
-  unknownProject,
   unpagedLimit,
 } from "./contracts-http";
 import type { ApiRequest, ApiRoute } from "./router";
@@ -112,14 +119,6 @@ const buildBody = z
   })
   .strict();
 
-const store = (input: ApiRequest) => contractStore(input.env, input.principal.organizationId);
-
-/** Where the route's project lives (its own store, or the organization's for a project from before the split). */
-const place = (input: ApiRequest & { project: string }) =>
-  projectPlace(input.env, input.principal.organizationId, input.project);
-
-const projectStore = async (input: ApiRequest & { project: string }) => (await place(input)).store;
-
 /**
  * How long after its answer a change is announced. Under `wrangler dev` an answer is held back while Durable Object
  * calls that its request started are in flight, so announcements that began at once kept CI waiting for them all.
@@ -159,7 +158,7 @@ async function documentResponse(
   format: string,
   name: string,
 ): Promise<Response> {
-  const content = await streamContent(await place(input), contentHash);
+  const content = await documentStream(input, input.project, contentHash);
   if (!content)
     throw new Failure("conflict", "The stored document cannot be read; upload it again.", {}, "missing_content");
   return new Response(content.body, {
@@ -182,16 +181,10 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       requiredScopes: READ,
       async handle(input) {
         const limit = unpagedLimit(new URL(input.request.url));
-        const only =
-          input.principal.projects && !input.principal.projects.includes("*") ? [...input.principal.projects] : null;
-        return json({ projects: await store(input).listProjects(only, limit.limit) });
+        return json({ projects: await listProjects(input, { limit: limit.limit }) });
       },
     },
-    projectRoute("GET", "", READ, async (input) => {
-      const status = await (await projectStore(input)).projectStatus(input.project);
-      if (!status) throw unknownProject(input.project);
-      return json(status);
-    }),
+    projectRoute("GET", "", READ, async (input) => json(await requireProjectStatus(input, input.project))),
 
     // ---- contracts ------------------------------------------------------------------------------------------
     projectRoute("POST", "/contracts", ["contracts.write"], async (input) => {
@@ -199,7 +192,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
         .object({ label: labelText.optional(), allowEmpty: allowEmptyFlag.optional(), create: createFlag.optional() })
         .safeParse(queryObject(input.url, ["label", "allowEmpty", "create"]));
       if (!query.success) throw invalidQuery(query.error);
-      if (query.data.create !== "true") await refuseProbableTypo(input);
+      if (query.data.create !== "true") await refuseProbableTypo(input, input.project);
       const formats = requestedFormats(input.url);
       const body = await readDocument(input.request);
       const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
@@ -207,10 +200,7 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       const result = await uploadContract(input.env, who, input.project, query.data.label ?? null, body.holder.bytes!, {
         allowEmpty: query.data.allowEmpty === "true",
       });
-      if (!result.ok)
-        throw result.code === "invalid_document"
-          ? invalidDocument(result.problems)
-          : storeFailure(result, input.project);
+      if (!result.ok) throw serviceFailure(result, input.project);
       if (result.contract.active) announceActiveContract(changes, input, result.contract.version);
       const change = result.change;
       if (change) input.note(`${breakingCount(change.verdict)} breaking changes vs v${change.comparedWithVersion}`);
@@ -257,48 +247,19 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       );
     }),
     projectRoute("GET", "/contracts", READ, async (input) => {
-      const page = pageQuery(input.url);
-      if (!(await (await projectStore(input)).getProject(input.project))) throw unknownProject(input.project);
-      const { items, nextBefore } = await (await projectStore(input)).listContracts(
-        input.project,
-        page.limit,
-        page.before,
-      );
+      const { items, nextBefore } = await listContracts(input, input.project, pageQuery(input.url));
       return json({ contracts: items, nextBefore });
     }),
-    projectRoute("GET", "/contracts/active", READ, async (input) => {
-      const contract = await (await projectStore(input)).getActiveContract(input.project);
-      if (!contract) throw unknownProject(input.project);
-      return json({ contract });
-    }),
+    projectRoute("GET", "/contracts/active", READ, async (input) =>
+      json({ contract: await activeContract(input, input.project) }),
+    ),
     projectRoute("GET", "/contracts/:version", READ, async (input) => {
       const version = positiveInt(input.params.version, "version");
-      const contract = await (await projectStore(input)).getContract(input.project, version.value);
-      if (!contract)
-        throw new Failure(
-          "not_found",
-          `Project "${input.project}" has no contract version ${version.value}.`,
-          {},
-          "unknown_contract",
-        );
-      const verdict = contract.verdictId
-        ? await (await projectStore(input)).getVerdict(input.project, contract.verdictId)
-        : null;
-      return json({
-        contract,
-        verdict: verdict ? await readVerdictBody(await place(input), verdict.verdictHash) : null,
-      });
+      return json(await contractWithVerdict(input, input.project, version.value));
     }),
     projectRoute("GET", "/contracts/:version/document", READ, async (input) => {
       const version = positiveInt(input.params.version, "version");
-      const contract = await (await projectStore(input)).getContract(input.project, version.value);
-      if (!contract)
-        throw new Failure(
-          "not_found",
-          `Project "${input.project}" has no contract version ${version.value}.`,
-          {},
-          "unknown_contract",
-        );
+      const contract = await requireContract(input, input.project, version.value);
       return documentResponse(
         input,
         contract.contentHash,
@@ -312,12 +273,12 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
         .object({ allowBreaking: z.enum(["true", "false"]).optional() })
         .safeParse(queryObject(input.url, ["allowBreaking"]));
       if (!query.success) throw invalidQuery(query.error);
-      const refused = await breakingActivation(input, version.value, query.data.allowBreaking === "true");
-      if (refused) return refused;
-      const result = await (await projectStore(input)).activateContract(input.project, version.value);
-      if (!result.ok) throw storeFailure(result, input.project);
-      announceActiveContract(changes, input, result.contract.version);
-      return json({ contract: result.contract });
+      const contract = await activateContract(input, input.project, version.value, {
+        allowBreaking: query.data.allowBreaking === "true",
+        note: input.note,
+      });
+      announceActiveContract(changes, input, contract.version);
+      return json({ contract });
     }),
 
     // ---- snapshots ------------------------------------------------------------------------------------------
@@ -328,24 +289,17 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       // Refuse early, before reading a large body, when there is nothing to check against.
       // The same answer then feeds the upload: the active version and where to read it.
       const start = await startSnapshotUpload(input.env, input.principal.organizationId, input.project);
-      if (!start.context.active) throw unknownProject(input.project);
+      if (!start.context.active) throw unknownProjectFailure(input.project);
       // A full store refuses before the body is read: CI does not send 13 MB to hear "no room".
       const declared = Number(input.request.headers.get("content-length") ?? 0);
-      const use = await quotaUse(start.place, start.context.storage);
-      const full = await storageRefusal(input.env, input.principal.organizationId, use, {
-        project: input.project,
-        bytes: Number.isSafeInteger(declared) && declared > 0 ? declared : 0,
-      });
-      if (full) throw storeFailure(full, input.project);
+      const declaredBytes = Number.isSafeInteger(declared) && declared > 0 ? declared : 0;
+      await refuseWhenFull(input.env, input.principal.organizationId, input.project, start, declaredBytes);
       const body = await readDocument(input.request);
       const who = { organizationId: input.principal.organizationId, uploadedBy: input.principal.userId };
       const meta = { commit: query.data.commit, branch: query.data.branch ?? null, runUrl: query.data.runUrl ?? null };
       const located = bytesForLocations(formats.choice, body.holder.bytes);
       const result = await uploadSnapshot(input.env, who, input.project, meta, body.holder, start);
-      if (!result.ok)
-        throw result.code === "invalid_document"
-          ? invalidDocument(result.problems)
-          : storeFailure(result, input.project);
+      if (!result.ok) throw serviceFailure(result, input.project);
       announceAfterAnswer(input, "verdict", (env, organizationId) =>
         changes.verdictStored(env, organizationId, input.project, result.snapshot.id),
       );
@@ -373,41 +327,18 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       );
     }),
     projectRoute("GET", "/snapshots", READ, async (input) => {
-      const page = pageQuery(input.url);
-      if (!(await (await projectStore(input)).getProject(input.project))) throw unknownProject(input.project);
-      const { items, nextBefore } = await (await projectStore(input)).listSnapshots(
-        input.project,
-        page.limit,
-        page.before,
-      );
+      const { items, nextBefore } = await listSnapshots(input, input.project, pageQuery(input.url));
       return json({ snapshots: items, nextBefore });
     }),
-    projectRoute("GET", "/snapshots/latest", READ, async (input) => {
-      const status = await (await projectStore(input)).projectStatus(input.project);
-      if (!status) throw unknownProject(input.project);
-      if (!status.latestSnapshot)
-        throw new Failure(
-          "not_found",
-          `Project "${input.project}" has no snapshot yet: upload one from CI (POST /api/v1/projects/${input.project}/snapshots).`,
-          {},
-          "no_snapshot",
-        );
-      return snapshotWithVerdict(input, status.latestSnapshot.id);
-    }),
-    projectRoute("GET", "/snapshots/:id", READ, async (input) => {
-      const id = positiveInt(input.params.id, "snapshot id");
-      return snapshotWithVerdict(input, id.value);
-    }),
+    projectRoute("GET", "/snapshots/latest", READ, async (input) =>
+      snapshotAnswer(input, await latestSnapshotId(input, input.project)),
+    ),
+    projectRoute("GET", "/snapshots/:id", READ, async (input) =>
+      snapshotAnswer(input, positiveInt(input.params.id, "snapshot id").value),
+    ),
     projectRoute("GET", "/snapshots/:id/document", READ, async (input) => {
       const id = positiveInt(input.params.id, "snapshot id");
-      const snapshot = await (await projectStore(input)).getSnapshot(input.project, id.value);
-      if (!snapshot)
-        throw new Failure(
-          "not_found",
-          `Project "${input.project}" has no snapshot ${id.value}.`,
-          {},
-          "unknown_snapshot",
-        );
+      const snapshot = await requireSnapshot(input, input.project, id.value);
       return documentResponse(input, snapshot.contentHash, snapshot.format, `${input.project}-snapshot-${snapshot.id}`);
     }),
 
@@ -415,57 +346,29 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
     projectRoute("POST", "/builds", ["snapshots.write"], async (input) => {
       const body = await readJsonBody(input.request, MAX_BUILD_BODY_BYTES, buildBody);
       const { commit, branch, runUrl, log } = body.data;
-      const excerpt = logExcerpt(log ?? "");
-      const full = await storageRefusal(input.env, input.principal.organizationId, await quotaUse(await place(input)), {
-        project: input.project,
-        bytes: excerpt.length,
-      });
-      if (full) throw storeFailure(full, input.project);
-      const result = await (await projectStore(input)).recordBuild({
-        project: input.project,
+      const build = await recordBuild(input, input.project, {
         commit,
         branch: branch ?? null,
         runUrl: runUrl ?? null,
-        logExcerpt: excerpt,
-        recordedBy: input.principal.userId,
+        log: log ?? "",
       });
-      if (!result.ok) throw storeFailure(result, input.project);
-      return json({ project: input.project, build: result.build }, 201);
+      return json({ project: input.project, build }, 201);
     }),
     projectRoute("GET", "/builds", READ, async (input) => {
-      const page = pageQuery(input.url);
-      if (!(await (await projectStore(input)).getProject(input.project))) throw unknownProject(input.project);
-      const { items, nextBefore } = await (await projectStore(input)).listBuilds(
-        input.project,
-        page.limit,
-        page.before,
-      );
+      const { items, nextBefore } = await listBuilds(input, input.project, pageQuery(input.url));
       return json({ builds: items, nextBefore });
     }),
 
     // ---- verdicts -------------------------------------------------------------------------------------------
     projectRoute("GET", "/verdicts", READ, async (input) => {
-      const page = pageQuery(input.url);
-      if (!(await (await projectStore(input)).getProject(input.project))) throw unknownProject(input.project);
-      const { items, nextBefore } = await (await projectStore(input)).listVerdicts(
-        input.project,
-        page.limit,
-        page.before,
-      );
+      const { items, nextBefore } = await listVerdicts(input, input.project, pageQuery(input.url));
       return json({ verdicts: items, nextBefore });
     }),
     projectRoute("GET", "/verdicts/:id", READ, async (input) => {
       const id = positiveInt(input.params.id, "verdict id");
       const formats = requestedFormats(input.url);
-      const record = await (await projectStore(input)).getVerdict(input.project, id.value);
-      if (!record)
-        throw new Failure("not_found", `Project "${input.project}" has no verdict ${id.value}.`, {}, "unknown_verdict");
-      const verdict = await readVerdictBody(await place(input), record.verdictHash);
+      const { record, verdict, snapshot } = await verdictWithSubject(input, input.project, id.value);
       if (!verdict) return json({ record, verdict });
-      const snapshot =
-        record.snapshotId === null
-          ? null
-          : await (await projectStore(input)).getSnapshot(input.project, record.snapshotId);
       const report = {
         subject: record.subject,
         project: input.project,
@@ -483,15 +386,11 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
   ];
 }
 
-async function snapshotWithVerdict(input: ApiRequest & { project: string; url: URL }, id: number): Promise<Response> {
-  const snapshot = await (await projectStore(input)).getSnapshot(input.project, id);
-  if (!snapshot)
-    throw new Failure("not_found", `Project "${input.project}" has no snapshot ${id}.`, {}, "unknown_snapshot");
+async function snapshotAnswer(input: ApiRequest & { project: string; url: URL }, id: number): Promise<Response> {
   const formats = requestedFormats(input.url);
-  const record = snapshot.verdictId
-    ? await (await projectStore(input)).getVerdict(input.project, snapshot.verdictId)
-    : null;
-  const verdict = record ? await readVerdictBody(await place(input), record.verdictHash) : null;
+  const { snapshot, stored } = await snapshotWithVerdict(input, input.project, id);
+  const record = stored?.record;
+  const verdict = stored?.verdict ?? null;
   if (!record || !verdict) {
     if (formats.choice.single && formats.choice.single !== "json")
       throw new Failure(
@@ -511,59 +410,6 @@ async function snapshotWithVerdict(input: ApiRequest & { project: string; url: U
     ...reportFacts(input.url, input.project, record.id, input.env.PUBLIC_URL),
   };
   return verdictAnswer(formats.choice, { snapshot, verdict }, report);
-}
-
-/** Under the "refuse" policy, activating a version that breaks clients of the active one needs ?allowBreaking=true. */
-async function breakingActivation(
-  input: ApiRequest & { project: string },
-  version: number,
-  allowBreaking: boolean,
-): Promise<Response | null> {
-  const config = await conformanceConfigFor(input.env, input.principal.organizationId);
-  if (breakingChangesPolicy(config, input.principal.organizationId) !== "refuse") return null;
-  const active = await (await projectStore(input)).getActiveContract(input.project);
-  if (!active || active.version === version) return null;
-  const comparison = await compareContracts(input.env, input.principal.organizationId, input.project, active.version, {
-    version,
-  });
-  if (!comparison.ok)
-    throw comparison.code === "invalid_document"
-      ? invalidDocument(comparison.problems)
-      : storeFailure(comparison, input.project);
-  const count = breakingCount(comparison.verdict);
-  if (count === 0) return null;
-  if (allowBreaking) {
-    input.note(`activated with ${count} breaking changes vs v${active.version} (allowBreaking)`);
-    return null;
-  }
-  throw new Failure(
-    "conflict",
-    `Contract version ${version} breaks clients of the active version ${active.version} (${count} breaking change${count === 1 ? "" : "s"}) and this organization's policy refuses that: review them, then activate with ?allowBreaking=true.`,
-    { breakingChanges: changeSummary(active.version, comparison.verdict) },
-    "breaking_changes",
-  );
-}
-
-/**
- * A contract upload creates its project when there is none. A name one keystroke from a project the caller can
- * see is much more likely a typo (`shpo` for `shop`) than a new API: refused with the closest name
- * unless the upload says ?create=true.
- */
-async function refuseProbableTypo(input: ApiRequest & { project: string }): Promise<void> {
-  if (await (await projectStore(input)).getProject(input.project)) return;
-  const visible =
-    input.principal.projects && !input.principal.projects.includes("*") ? [...input.principal.projects] : null;
-  const suggestion = closestName(
-    input.project,
-    (await store(input).listProjects(visible)).map((p) => p.name),
-  );
-  if (!suggestion) return;
-  throw new Failure(
-    "not_found",
-    `There is no project "${input.project}"; did you mean "${suggestion}"? Nothing was stored. To create a new project "${input.project}", upload again with ?create=true (arbiter contract --create).`,
-    { suggestion, nextStep: `POST /api/v1/projects/${input.project}/contracts?create=true` },
-    "unknown_project",
-  );
 }
 
 /** `activation`: said whenever the upload breaks clients of the version it was compared with, or is not active. */
@@ -587,10 +433,4 @@ function activationStatement(
 
 function contractName(contract: { version: number; label: string | null }): string {
   return `v${contract.version}${contract.label ? ` (${contract.label})` : ""}`;
-}
-
-/** The end of a log, where the error usually is, marked when cut. */
-export function logExcerpt(log: string): string {
-  if (log.length <= MAX_LOG_EXCERPT_CHARS) return log;
-  return `[... ${log.length - MAX_LOG_EXCERPT_CHARS} earlier characters cut ...]\n${log.slice(-MAX_LOG_EXCERPT_CHARS)}`;
 }

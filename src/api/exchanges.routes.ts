@@ -14,22 +14,18 @@ import { Failure } from "../core/failure";
 import { z } from "zod";
 import { MAX_EXCHANGES_UPLOAD_BYTES } from "../engine";
 import { renderVerdictMarkdown } from "../engine";
-import { recordExchanges, type ExchangesFailure } from "../contracts/services/exchanges";
-import { projectPlace, readVerdictBody } from "../contracts/store/client";
+import {
+  exchangesFailure,
+  findExchangeRun,
+  latestExchangeRun,
+  listExchangeRuns,
+  recordExchanges,
+} from "../contracts/services/exchanges";
+import { verdictBody } from "../contracts/services/verdicts";
 import { readBodyLimited } from "../lib/body";
 import type { ExchangeRunRecord } from "../contracts/store/records";
 import type { Verdict } from "../engine";
-import {
-  invalidQuery,
-  json,
-  pageQuery,
-  positiveInt,
-  projectRoute,
-  queryObject,
-  tooLarge,
-  storeFailure,
-  unknownProject,
-} from "./contracts-http";
+import { invalidQuery, json, pageQuery, positiveInt, projectRoute, queryObject, tooLarge } from "./contracts-http";
 import { branchText, commitText, runUrlText } from "./contracts.routes";
 import type { ApiRequest, ApiRoute } from "./router";
 import { reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
@@ -46,31 +42,6 @@ const uploadQuery = z.object({
   branch: branchText.optional(),
   runUrl: runUrlText.optional(),
 });
-
-/** Where the route's project lives (its own store, or the organization's for a project from before the split). */
-const place = (input: ApiRequest & { project: string }) =>
-  projectPlace(input.env, input.principal.organizationId, input.project);
-
-const projectStore = async (input: ApiRequest & { project: string }) => (await place(input)).store;
-
-function failure(result: ExchangesFailure, project: string): Failure {
-  switch (result.code) {
-    case "invalid_exchanges":
-      return new Failure("unprocessable", result.message, { problems: result.problems }, result.code);
-    case "too_many_exchanges":
-      return new Failure("unprocessable", result.message, { count: result.count }, result.code);
-    case "exchange_body_too_large":
-      return new Failure("too_large", result.message, { pointer: result.pointer, bytes: result.bytes }, result.code);
-    case "work_budget_exhausted":
-      return new Failure("unprocessable", result.message, { limit: result.limit }, result.code);
-    case "invalid_document":
-      // The same problem as an upload's invalid document, and the same answer (docs/ci.md "REST errors").
-      return new Failure("unprocessable", result.message, {}, result.code);
-    default:
-      // What the store answers: the same failures as every other contract route's (contracts-http.ts).
-      return storeFailure(result, project);
-  }
-}
 
 function runTitle(run: ExchangeRunRecord): string {
   return `recorded traffic run #${run.id} (${run.exchangeCount} exchange${run.exchangeCount === 1 ? "" : "s"}${run.commit ? `, commit ${run.commit}` : ""})`;
@@ -96,7 +67,7 @@ async function runWithVerdict(
 ): Promise<Response> {
   const formats = requestedFormats(input.url);
   if (!run) throw missing();
-  const verdict = await readVerdictBody(await place(input), run.verdictHash);
+  const verdict = await verdictBody(input, input.project, run.verdictHash);
   if (!verdict)
     throw new Failure(
       "not_found",
@@ -145,7 +116,7 @@ export const exchangeRoutes: ApiRoute[] = [
       meta,
       version,
     );
-    if (!result.ok) throw failure(result, input.project);
+    if (!result.ok) throw exchangesFailure(result, input.project);
     const { run, verdict } = result;
     input.note(
       `${run.exchangeCount} exchanges (${run.format}), ${run.errorCount} errors, upload ${run.uploadDigest.slice(0, 23)}`,
@@ -165,18 +136,11 @@ export const exchangeRoutes: ApiRoute[] = [
     );
   }),
   projectRoute("GET", "/exchanges", READ, async (input) => {
-    const page = pageQuery(input.url);
-    if (!(await (await projectStore(input)).getProject(input.project))) throw unknownProject(input.project);
-    const { items, nextBefore } = await (await projectStore(input)).listExchangeRuns(
-      input.project,
-      page.limit,
-      page.before,
-    );
+    const { items, nextBefore } = await listExchangeRuns(input, input.project, pageQuery(input.url));
     return json({ runs: items, nextBefore });
   }),
   projectRoute("GET", "/exchanges/latest", READ, async (input) => {
-    if (!(await (await projectStore(input)).getProject(input.project))) throw unknownProject(input.project);
-    const run = await (await projectStore(input)).latestExchangeRun(input.project);
+    const run = await latestExchangeRun(input, input.project);
     return runWithVerdict(
       input,
       run,
@@ -191,7 +155,7 @@ export const exchangeRoutes: ApiRoute[] = [
   }),
   projectRoute("GET", "/exchanges/:id", READ, async (input) => {
     const id = positiveInt(input.params.id, "run id");
-    const run = await (await projectStore(input)).getExchangeRun(input.project, id.value);
+    const run = await findExchangeRun(input, input.project, id.value);
     return runWithVerdict(
       input,
       run,

@@ -11,18 +11,10 @@
  */
 import { Failure } from "../core/failure";
 import { z } from "zod";
-import { checkDraft, compareContracts, type SpecCheckFailure } from "../contracts/services/drafts";
-import { projectPlace, readVerdictBody } from "../contracts/store/client";
-import {
-  changeSummary,
-  invalidDocument,
-  invalidQuery,
-  positiveInt,
-  projectRoute,
-  queryObject,
-  readDocument,
-  storeFailure,
-} from "./contracts-http";
+import { checkDraft, compareContracts } from "../contracts/services/drafts";
+import { changeSummary, findContractChanges } from "../contracts/services/contract-versions";
+import { contractFailure, serviceFailure } from "../contracts/services/failure";
+import { invalidQuery, positiveInt, projectRoute, queryObject, readDocument } from "./contracts-http";
 import type { ApiRoute } from "./router";
 import { bytesForLocations, reportFacts, requestedFormats, verdictAnswer } from "./verdict-answer";
 
@@ -35,10 +27,6 @@ const version = z
 /** "sha256:6fc4…" cut to 16 hex digits, short enough to survive the audit log's redaction of opaque strings. */
 function shortDigest(digest: string): string {
   return digest.slice(0, "sha256:".length + 16);
-}
-
-function failure(result: SpecCheckFailure, project: string): Failure {
-  return result.code === "invalid_document" ? invalidDocument(result.problems) : storeFailure(result, project);
 }
 
 export const specCheckRoutes: ApiRoute[] = [
@@ -56,7 +44,7 @@ export const specCheckRoutes: ApiRoute[] = [
       body.holder.bytes!,
       query.data.contractVersion,
     );
-    if (!result.ok) throw failure(result, input.project);
+    if (!result.ok) throw serviceFailure(result, input.project);
     // Audit reasons drop long opaque strings (they look like credentials): 64 bits of the digest identify a draft.
     input.note(`draft ${shortDigest(result.digest)}`);
     const contract = `v${result.contract.version}${result.contract.label ? ` (${result.contract.label})` : ""}`;
@@ -118,7 +106,7 @@ export const specCheckRoutes: ApiRoute[] = [
       query.data.from,
       to,
     );
-    if (!result.ok) throw failure(result, input.project);
+    if (!result.ok) throw serviceFailure(result, input.project);
     const summary = changeSummary(result.from.version, result.verdict);
     input.note(
       `${summary.count} breaking changes vs v${result.from.version}${result.digest ? ` (edited contract ${shortDigest(result.digest)})` : ""}`,
@@ -148,18 +136,11 @@ export const specCheckRoutes: ApiRoute[] = [
   projectRoute("GET", "/contracts/:version/changes", ["contracts.read"], async (input) => {
     const parsed = positiveInt(input.params.version, "version");
     const formats = requestedFormats(input.url);
-    const place = await projectPlace(input.env, input.principal.organizationId, input.project);
-    const { store } = place;
-    const contract = await store.getContract(input.project, parsed.value);
-    if (!contract)
-      throw new Failure(
-        "not_found",
-        `Project "${input.project}" has no contract version ${parsed.value}.`,
-        {},
-        "unknown_contract",
-      );
-    const hash = await store.contractChangeHash(input.project, parsed.value);
-    if (!contract.changes || !hash) {
+    const found = await findContractChanges(input, input.project, parsed.value);
+    if (!found)
+      throw contractFailure("unknown_contract", `Project "${input.project}" has no contract version ${parsed.value}.`);
+    const { contract, changes: verdict } = found;
+    if (!contract.changes || !found.compared) {
       throw new Failure(
         "not_found",
         `Contract version ${parsed.value} of "${input.project}" was not compared with another version (it was the project's first): compare any two with POST /api/v1/projects/${input.project}/contracts/compare?from=<a>&to=<b>.`,
@@ -167,7 +148,6 @@ export const specCheckRoutes: ApiRoute[] = [
         "no_comparison",
       );
     }
-    const verdict = await readVerdictBody(place, hash);
     if (!verdict) throw new Failure("conflict", "The stored comparison cannot be read.", {}, "missing_content");
     const report = {
       subject: "contract-change" as const,

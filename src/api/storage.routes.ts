@@ -5,8 +5,7 @@
  * after shortening it, instead of waiting for the next run.
  */
 import { Failure } from "../core/failure";
-import { storageReport } from "../contracts/services/storage";
-import { contractStore } from "../contracts/store/client";
+import { runRetentionNow, storageReport } from "../contracts/services/storage";
 import { json } from "./contracts-http";
 import type { ApiRoute } from "./router";
 
@@ -25,7 +24,7 @@ export const storageRoutes: ApiRoute[] = [
     path: "/api/v1/storage/retention-runs",
     requiredScopes: ["org.admin"],
     async handle({ env, principal }) {
-      const run = await contractStore(env, principal.organizationId).runRetentionNow();
+      const run = await runRetentionNow({ env, principal });
       if (!run)
         throw new Failure(
           "not_found",

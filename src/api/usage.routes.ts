@@ -4,9 +4,8 @@
  * never a value), which verdicts then quote as evidence. Scope snapshots.write, like every CI upload.
  */
 import { Failure } from "../core/failure";
-import { usageCountsOf, usageIngestRequest } from "../contracts/services/usage";
-import { projectPlace } from "../contracts/store/client";
-import { json, projectRoute, readJsonBody, storeFailure } from "./contracts-http";
+import { recordUsageCounts, usageCountsOf, usageIngestRequest } from "../contracts/services/usage";
+import { json, projectRoute, readJsonBody } from "./contracts-http";
 import type { ApiRoute } from "./router";
 
 /** A day of counts: 5,000 entries of a few hundred bytes each. */
@@ -18,10 +17,8 @@ export const usageRoutes: ApiRoute[] = [
     const counted = usageCountsOf(body.data);
     if ("problem" in counted)
       throw new Failure("invalid_input", `Invalid usage counts: ${counted.problem}.`, {}, "invalid_usage");
-    const { store } = await projectPlace(env, principal.organizationId, project);
-    const stored = await store.recordUsage(project, body.data.day, counted.counts);
-    if (!stored.ok) throw storeFailure(stored, project);
-    note(`${stored.counts} usage counts for ${body.data.day}`);
-    return json({ project, day: body.data.day, counts: stored.counts }, 201);
+    const counts = await recordUsageCounts({ env, principal }, project, body.data.day, counted.counts);
+    note(`${counts} usage counts for ${body.data.day}`);
+    return json({ project, day: body.data.day, counts }, 201);
   }),
 ];

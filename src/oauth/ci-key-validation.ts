@@ -5,7 +5,7 @@
 import { resolveOrganization } from "../directory/client";
 import type { OAuthResourceTokenValidation } from "@cloudflare/workers-oauth-provider";
 import { CI_KEY_CLIENT_PREFIX, parseCiKey } from "./cikeys";
-import { contractStore } from "../contracts/store/client";
+import { keyForValidation } from "../contracts/services/keys";
 import { sha256Digest } from "../lib/sha256";
 import type { Env } from "../env";
 import type { GrantProps } from "./grant-props";
@@ -30,7 +30,7 @@ export async function validateCiKey(
   const parsed = parseCiKey(token);
   // The organization must be in the directory; whether it may be served now is the organization gate's to say.
   if (!parsed || !(await resolveOrganization(env, parsed.organizationId))) return null;
-  const stored = await contractStore(env, parsed.organizationId).keyForValidation(parsed.id);
+  const stored = await keyForValidation(env, parsed.organizationId, parsed.id);
   if (!stored) return null;
   if (!sameHash(stored.secretHash, await sha256Digest(new TextEncoder().encode(token)))) return null;
   const { key } = stored;

@@ -11,7 +11,7 @@ import type { Env } from "../env";
 import { resolveOrganization } from "../directory/client";
 import { organizationGrantable } from "../directory/grantable";
 import { CI_KEY_SCOPES, generateCiKey } from "./cikeys";
-import { contractStore } from "../contracts/store/client";
+import { keyRecords, revokeKeyRecord, storeKey } from "../contracts/services/keys";
 import { isProjectName, PROJECT_NAME_RULE } from "../contracts/store/names";
 import type { CiKeyRecord } from "../contracts/store/records";
 
@@ -120,7 +120,7 @@ export async function createCiKey(
     };
   }
   const { id, key, secretHash } = await generateCiKey(actor.organizationId);
-  const record = await contractStore(env, actor.organizationId).createKey({
+  const record = await storeKey(env, actor.organizationId, {
     id,
     name: request.name,
     secretHash,
@@ -153,9 +153,7 @@ export async function revokeCiKey(
       code: "invalid_path",
       message: "A CI key id is 16 hexadecimal characters, as listed by GET /api/v1/keys.",
     };
-  const store = contractStore(env, actor.organizationId);
-  const before = await store.getKey(id);
-  const revoked = before ? await store.revokeKey(id, actor.userId) : null;
+  const { before, after: revoked } = await revokeKeyRecord(env, actor.organizationId, id, actor.userId);
   if (!before || !revoked)
     return { ok: false, status: 404, code: "unknown_key", message: `There is no CI key ${id} in your organization.` };
   if (before.revokedAt) return { ok: true, key: presentCiKey(revoked), revokedNow: false };
@@ -165,5 +163,5 @@ export async function revokeCiKey(
 
 export async function listCiKeys(env: Env, organizationId: string): Promise<PresentedCiKey[]> {
   const now = Date.now();
-  return (await contractStore(env, organizationId).listKeys()).map((key) => presentCiKey(key, now));
+  return (await keyRecords(env, organizationId)).map((key) => presentCiKey(key, now));
 }

@@ -5,8 +5,7 @@
  * entry, and applies the change's effects: a member removed or given a lower role loses the grants beyond it at
  * once; a deleted organization's grants are revoked. Refusals are Failures with a stable code naming the fix.
  */
-import { organizationSpace, projectSpace, readBucketContent } from "../contracts/store/bucket";
-import { projectStoreName } from "../contracts/store/project-homes";
+import { archivedContent, contractsArchive } from "../contracts/services/archive";
 import { Failure, type FailureKind } from "../core/failure";
 import { discoverProvider } from "../auth/oidc-discovery";
 import { ORGANIZATION_PROVIDER_SETTINGS } from "../auth/oidc-config";
@@ -484,32 +483,11 @@ export async function listInvitations(env: Env, organizationId: string): Promise
  */
 export async function exportOrganization(env: Env, organizationId: string): Promise<ReadableStream<Uint8Array>> {
   const record = await getOrganization(env, organizationId);
-  const store = env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(organizationId));
-  const [members, changes, organizationTables, organizationHashes, projectNames] = await Promise.all([
+  const [members, changes, { tables, content: hashes }] = await Promise.all([
     directoryStub(env).members(organizationId),
     directoryStub(env).changes(organizationId, 500),
-    store.exportTables(),
-    store.bucketContentHashes(),
-    store.ownProjectNames(),
+    contractsArchive(env, organizationId),
   ]);
-  const projectStores: Record<string, Record<string, Array<Record<string, unknown>>>> = {};
-  const hashes: Array<{ project: string | null; hash: string }> = organizationHashes.map((hash) => ({
-    project: null,
-    hash,
-  }));
-  for (const project of projectNames) {
-    const projectStore = env.CONTRACT_STORE.get(
-      env.CONTRACT_STORE.idFromName(projectStoreName(organizationId, project)),
-    );
-    const [tables, contentHashes] = await Promise.all([
-      projectStore.exportTables(),
-      projectStore.bucketContentHashes(),
-    ]);
-    projectStores[project] = tables;
-    for (const hash of contentHashes) hashes.push({ project, hash });
-  }
-  const tables: Record<string, unknown> = Object.fromEntries(Object.entries(organizationTables));
-  if (projectNames.length > 0) tables.project_stores = projectStores;
   const marked = await directoryStub(env).markExported(organizationId, "operator");
   if (!marked.ok) throw refused(marked);
   forgetOrganization(organizationId);
@@ -545,8 +523,7 @@ export async function exportOrganization(env: Env, organizationId: string): Prom
         return;
       }
       const { project, hash } = next;
-      const space = project === null ? organizationSpace(organizationId) : projectSpace(organizationId, project);
-      const bytes = await readBucketContent(env, space, hash);
+      const bytes = await archivedContent(env, organizationId, next);
       const base64 = bytes ? Buffer.from(bytes).toString("base64") : null;
       const entry = JSON.stringify(project === null ? { hash, base64 } : { project, hash, base64 });
       controller.enqueue(encoder.encode(pending.length === hashes.length - 1 ? entry : `,${entry}`));

@@ -252,6 +252,29 @@ describe("layers", () => {
     expect(packageImportsFrom("src/contracts", SDK_SPECIFIER)).toEqual([]);
   });
 
+  it("keeps the contract store private to its services: surfaces call the use cases, never a store method", () => {
+    // Outside src/contracts/, the store's modules are read only for record shapes, names and limits (pure data and
+    // rules) or as types; src/index.ts exports the Durable Object class, as the Worker must. Everything else goes
+    // through src/contracts/services/, and nothing outside reaches for its store access.
+    const offenders = sourceFiles(join(root, "src"))
+      .filter((file) => !file.startsWith("src/contracts/"))
+      .flatMap((file) => storeReachOf(file, readFileSync(join(root, file), "utf8")));
+    expect(offenders).toEqual([]);
+    // The check finds each kind of reach when there is one.
+    expect(storeReachOf("src/api/planted.ts", 'import { contractStore } from "../contracts/store/client";')).toEqual([
+      "src/api/planted.ts -> src/contracts/store/client",
+    ]);
+    expect(storeReachOf("src/web/planted.ts", 'import { storeOf } from "../contracts/services/store-access";')).toEqual(
+      ["src/web/planted.ts -> src/contracts/services/store-access"],
+    );
+    expect(
+      storeReachOf("src/api/planted.ts", 'import type { ContractStoreStub } from "../contracts/store/client";'),
+    ).toEqual([]);
+    expect(storeReachOf("src/api/planted.ts", 'import { snapshotTitle } from "../contracts/store/records";')).toEqual(
+      [],
+    );
+  });
+
   it("keeps the REST API, the web pages and the order-data layer from importing the MCP front", () => {
     // They reach tools, errors and principals through the governed core (src/core/), never through src/mcp/: /chat
     // runs its order tool with governed(), and the console gets the tool names from the composition (src/index.ts).
@@ -473,3 +496,29 @@ describe("the console's writes and audit go through the governed core", () => {
     ]);
   });
 });
+
+/** Store modules whose values any layer may use: record shapes and titles, project names, size limits. */
+const STORE_DATA_MODULES = new Set([
+  "src/contracts/store/records",
+  "src/contracts/store/names",
+  "src/contracts/store/limits",
+]);
+
+/**
+ * The imports of `file` (its `source`) that reach the contract store around its services: a value import of a store
+ * module other than its data modules, or any import of the services' store access.
+ */
+function storeReachOf(file: string, source: string): string[] {
+  const reached: string[] = [];
+  for (const match of source.matchAll(/\b(?:import|export)\s+(type\s+)?[^;'"]*?\bfrom\s*["'](\.[^"']+)["']/g)) {
+    const target = relative(root, join(root, dirname(file), match[2]!))
+      .split("\\")
+      .join("/");
+    const typeOnly = match[1] !== undefined;
+    const storeValue = target.startsWith("src/contracts/store/") && !typeOnly && !STORE_DATA_MODULES.has(target);
+    const workerExport = file === "src/index.ts" && target === "src/contracts/store/durable-object";
+    if ((storeValue && !workerExport) || target === "src/contracts/services/store-access")
+      reached.push(`${file} -> ${target}`);
+  }
+  return reached;
+}

@@ -13,7 +13,9 @@ import type { Verdict, Violation } from "../../engine";
 import type { AcceptedBreakRecord } from "../store/acceptance-table";
 import { readVerdictBody } from "../store/client";
 import { cannotVerify } from "./failure";
-import { checkProjectAccess, placeOf, projectStoreOf, requireProjectStatus, type SpecCaller } from "./project-access";
+import { checkProjectAccess, requireProjectStatus } from "./project-access";
+import { placeOf, projectStoreOf } from "./store-access";
+import type { ContractsCaller } from "./caller";
 
 /** How far ahead an acceptance may run: a break accepted for longer is a contract change, not an exception. */
 export const MAX_ACCEPTANCE_DAYS = 366;
@@ -65,7 +67,7 @@ function expiryOf(text: string, now: number): string {
 }
 
 /** The project's latest snapshot verdict and latest contract change: where a fingerprint from a verdict comes from. */
-async function latestVerdicts(context: SpecCaller, project: string): Promise<Verdict[]> {
+async function latestVerdicts(context: ContractsCaller, project: string): Promise<Verdict[]> {
   const place = await placeOf(context, project);
   const { store } = place;
   const status = await requireProjectStatus(context, project);
@@ -86,7 +88,7 @@ async function latestVerdicts(context: SpecCaller, project: string): Promise<Ver
 
 /** The change an acceptance names: its rule and location, and their fingerprint. */
 async function changeOf(
-  context: SpecCaller,
+  context: ContractsCaller,
   project: string,
   request: AcceptBreakRequest,
 ): Promise<Pick<Violation, "rule" | "location"> & { fingerprint: string }> {
@@ -124,7 +126,7 @@ async function changeOf(
  * (a retry) answers the recorded one with `created: false`.
  */
 export async function acceptBreak(
-  context: SpecCaller,
+  context: ContractsCaller,
   project: string,
   request: AcceptBreakRequest,
 ): Promise<{ acceptance: AcceptedBreakRecord; created: boolean }> {
@@ -144,14 +146,14 @@ export async function acceptBreak(
   throw cannotVerify(result.code, result.message, "not-found");
 }
 
-export async function listAcceptedBreaks(context: SpecCaller, project: string): Promise<AcceptedBreakRecord[]> {
+export async function listAcceptedBreaks(context: ContractsCaller, project: string): Promise<AcceptedBreakRecord[]> {
   checkProjectAccess(context.principal, project);
   await requireProjectStatus(context, project);
   return (await projectStoreOf(context, project)).listAcceptedBreaks(project, MAX_ACCEPTANCES_LISTED);
 }
 
 export async function revokeAcceptedBreak(
-  context: SpecCaller,
+  context: ContractsCaller,
   project: string,
   id: string,
 ): Promise<AcceptedBreakRecord> {

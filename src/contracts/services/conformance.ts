@@ -15,9 +15,11 @@ import { fingerprintOf, withAcceptances } from "./acceptances";
 import { withUsageEvidence } from "./usage";
 import { loadDocument } from "./documents";
 import { cannotVerify } from "./failure";
-import { placeOf, projectStoreOf, requireProjectStatus, type SpecCaller } from "./project-access";
+import { requireProjectStatus } from "./project-access";
+import { placeOf, projectStoreOf } from "./store-access";
+import type { ContractsCaller } from "./caller";
 
-type Context = SpecCaller;
+type Context = ContractsCaller;
 
 export interface ConformanceRequest {
   project: string;

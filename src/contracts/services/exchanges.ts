@@ -15,7 +15,12 @@ import { encodeVerdict } from "../../engine";
 import { projectPlace } from "../store/client";
 import { quotaUse, storageRefusal } from "./storage";
 import { sha256Digest } from "../../lib/sha256";
-import type { ContractRecord, ExchangeRunRecord, StoreFailure } from "../store/records";
+import type { ContractRecord, ExchangeRunRecord, Page, StoreFailure } from "../store/records";
+import { Failure } from "../../core/failure";
+import type { ContractsCaller } from "./caller";
+import { storeFailure } from "./failure";
+import { projectPage, requireProject } from "./projects";
+import { projectStoreOf } from "./store-access";
 import type { Verdict } from "../../engine";
 import { WorkBudgetExhausted } from "../../engine";
 import { contractVersion, isFailure, storedDocument, type SpecCheckFailure } from "./drafts";
@@ -151,4 +156,48 @@ export async function recordExchanges(
   );
   if (!stored.ok) return stored;
   return { ok: true, run: stored.run, contract, verdict };
+}
+
+/** A recording's failure as every surface answers it (docs/ci.md "REST errors"). */
+export function exchangesFailure(result: ExchangesFailure, project: string): Failure {
+  switch (result.code) {
+    case "invalid_exchanges":
+      return new Failure("unprocessable", result.message, { problems: result.problems }, result.code);
+    case "too_many_exchanges":
+      return new Failure("unprocessable", result.message, { count: result.count }, result.code);
+    case "exchange_body_too_large":
+      return new Failure("too_large", result.message, { pointer: result.pointer, bytes: result.bytes }, result.code);
+    case "work_budget_exhausted":
+      return new Failure("unprocessable", result.message, { limit: result.limit }, result.code);
+    case "invalid_document":
+      // The same problem as an upload's invalid document, and the same answer.
+      return new Failure("unprocessable", result.message, {}, result.code);
+    default:
+      // What the store answers: the same failures as every other contract use case's.
+      return storeFailure(result, project);
+  }
+}
+
+/** The project's recorded-traffic runs, newest first, a page at a time. */
+export async function listExchangeRuns(
+  caller: ContractsCaller,
+  project: string,
+  page: { limit: number; before: number | null },
+): Promise<Page<ExchangeRunRecord>> {
+  return projectPage(caller, project, (store) => store.listExchangeRuns(project, page.limit, page.before));
+}
+
+/** The project's latest recorded-traffic run, or null when it has none; unknown_project when there is no project. */
+export async function latestExchangeRun(caller: ContractsCaller, project: string): Promise<ExchangeRunRecord | null> {
+  await requireProject(caller, project);
+  return (await projectStoreOf(caller, project)).latestExchangeRun(project);
+}
+
+/** Run `id` of the project, or null when there is no such run. */
+export async function findExchangeRun(
+  caller: ContractsCaller,
+  project: string,
+  id: number,
+): Promise<ExchangeRunRecord | null> {
+  return (await projectStoreOf(caller, project)).getExchangeRun(project, id);
 }

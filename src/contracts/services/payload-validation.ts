@@ -9,9 +9,10 @@ import type { PayloadCheckInput, PayloadVerdict } from "../../engine";
 import { contractLabel, resolveContract } from "./conformance";
 import { documentKey, loadDocument } from "./documents";
 import { cannotVerify } from "./failure";
-import { requireProjectStatus, type SpecCaller } from "./project-access";
+import { requireProjectStatus } from "./project-access";
+import type { ContractsCaller } from "./caller";
 
-type Context = SpecCaller;
+type Context = ContractsCaller;
 
 const validator = createPayloadValidator();
 

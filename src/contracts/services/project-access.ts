@@ -5,61 +5,36 @@
  * SpecFailures whose message says what to do next; their code names the case for clients.
  */
 import type { Env } from "../../env";
-import { contractStore, type OrganizationStore, type ProjectPlace, projectPlace } from "../store/client";
+import type { ContractsCaller, ContractsPrincipal } from "./caller";
+import { contractStore } from "../store/client";
 import { isProjectName, PROJECT_NAME_RULE, projectAllowed } from "../store/names";
 import type { ProjectStatus } from "../store/records";
-import { cannotVerify, type SpecFailure } from "./failure";
+import { cannotVerify, unknownProjectFailure } from "./failure";
+import { projectStoreOf, storeOf } from "./store-access";
 
-/** The part of a verified principal the contract services read (any transport's principal has it). */
-export interface SpecPrincipal {
-  organizationId: string;
-  userId: string;
-  /** Only for CI keys: the projects this principal may touch (["*"] = every project). Absent = no restriction. */
-  projects?: readonly string[];
-}
-
-/** Who is calling, and the Worker's bindings: all a contract service needs. */
-export interface SpecCaller {
-  principal: SpecPrincipal;
-  env: Env;
-}
-
-type Context = SpecCaller;
-
-/** The organization's store: its projects list, default projects, subscribers, CI keys and storage. */
-export function storeOf(context: Context): OrganizationStore {
-  return contractStore(context.env, context.principal.organizationId);
-}
-
-/** Where a project's records are (its own store, or the organization's for a project from before the split). */
-export function placeOf(context: Context, project: string): Promise<ProjectPlace> {
-  return projectPlace(context.env, context.principal.organizationId, project);
-}
-
-/** The store holding a project's records. */
-export async function projectStoreOf(context: Context, project: string): Promise<ProjectPlace["store"]> {
-  return (await placeOf(context, project)).store;
-}
+type Context = ContractsCaller;
 
 /** The projects a restricted principal may see, or null for all. */
-export function projectRestriction(principal: SpecPrincipal): string[] | null {
+export function projectRestriction(principal: ContractsPrincipal): string[] | null {
   return principal.projects && !principal.projects.includes("*") ? [...principal.projects] : null;
 }
 
-export function checkProjectAccess(principal: SpecPrincipal, project: string): void {
-  if (!isProjectName(project))
+/** Throws unless `project` is a valid name the principal may touch (a CI key may be limited to some projects). */
+export function checkProjectAccess(principal: ContractsPrincipal, project: string | undefined): string {
+  if (!project || !isProjectName(project))
     throw cannotVerify(
       "invalid_project_name",
-      `Invalid project name "${project.slice(0, 80)}": ${PROJECT_NAME_RULE}.`,
+      `Invalid project name "${String(project).slice(0, 80)}": ${PROJECT_NAME_RULE}.`,
       "invalid-input",
     );
   if (!projectAllowed(principal.projects, project)) {
     throw cannotVerify(
       "project_not_allowed",
-      `This connection may only use the projects ${(principal.projects ?? []).join(", ")}; "${project}" is not one of them.`,
+      `This key may only be used for the projects ${(principal.projects ?? []).join(", ")}; "${project}" is not one of them: ask an organization admin for a key that covers "${project}".`,
       "rejected-by-policy",
     );
   }
+  return project;
 }
 
 /**
@@ -88,15 +63,6 @@ export async function resolveProjectName(context: Context, explicit: string | un
   if (project === undefined) throw cannotVerify("no_project_selected", NO_PROJECT_MESSAGE, "invalid-input");
   checkProjectAccess(context.principal, project);
   return project;
-}
-
-export function unknownProjectFailure(project: string): SpecFailure {
-  return cannotVerify(
-    "unknown_project",
-    `There is no project "${project}" in your organization. Call spec_projects_list to see the projects; a project is created by its first contract upload (POST /api/v1/projects/${project}/contracts with scope contracts.write).`,
-    // not_found, as REST answers it (404): the same case is the same kind on every surface.
-    "not-found",
-  );
 }
 
 /** The project's status (active contract, latest snapshot, last failed build), or a failure naming the next step. */

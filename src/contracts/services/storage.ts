@@ -9,7 +9,9 @@
 import { resolveOrganization } from "../../directory/client";
 import type { Env } from "../../env";
 import { contractStore, type ProjectPlace } from "../store/client";
-import { policyFor, RETENTION_INTERVAL_MS, type RetentionPolicy } from "../store/retention-table";
+import { policyFor, RETENTION_INTERVAL_MS, type RetentionPolicy, type RetentionRun } from "../store/retention-table";
+import type { ContractsCaller } from "./caller";
+import { storeOf } from "./store-access";
 import type { StorageUsage, StorageUsed, StoreFailure } from "../store/records";
 
 /** 90% of the 10 GB a Durable Object's SQLite database may hold on Cloudflare. */
@@ -122,4 +124,9 @@ export async function storageReport(
       .map((project) => ({ ...project, retention: policyFor(retention, project.name) })),
     retentionRuns: usage.retentionRuns,
   };
+}
+
+/** Runs the organization's retention now (what the alarm runs); null when the organization is gone. */
+export function runRetentionNow(caller: ContractsCaller): Promise<RetentionRun | null> {
+  return storeOf(caller).runRetentionNow();
 }

@@ -32,6 +32,7 @@ import type { ContractRecord, SnapshotRecord, StoreFailure, VerdictRecord } from
 import type { UploadContext } from "../store/rpc";
 import { decodeVerdictForm, encodeComparisonForm, encodeVerdictForm } from "../store/verdict-form";
 import { quotaUse, storageRefusal } from "./storage";
+import { storeFailure } from "./failure";
 import { acceptedIdsOf, withAcceptances } from "./acceptances";
 import { withUsageEvidence } from "./usage";
 
@@ -335,4 +336,20 @@ export async function uploadSnapshot(
     contract,
     contentReused: stored.contentReused,
   };
+}
+
+/**
+ * Refuses a snapshot upload before its body is read when the store has no room for `declaredBytes` (its
+ * Content-Length): CI does not send 13 MB to hear "no room".
+ */
+export async function refuseWhenFull(
+  env: Env,
+  organizationId: string,
+  project: string,
+  start: SnapshotUploadStart,
+  declaredBytes: number,
+): Promise<void> {
+  const use = await quotaUse(start.place, start.context.storage);
+  const full = await storageRefusal(env, organizationId, use, { project, bytes: declaredBytes });
+  if (full) throw storeFailure(full, project);
 }

@@ -20,6 +20,9 @@ import {
 } from "../../engine";
 import type { Env } from "../../env";
 import { projectPlace } from "../store/client";
+import type { ContractsCaller } from "./caller";
+import { storeFailure } from "./failure";
+import { projectStoreOf } from "./store-access";
 import { dayOf, USAGE_KEPT_DAYS, type UsageKey } from "../store/usage-table";
 
 const DAY_MS = 86_400_000;
@@ -133,4 +136,16 @@ export function usageCountsOf(body: UsageIngest, now = Date.now()): { counts: Us
     counts.push({ operation, status, field, count: entry.count });
   }
   return { counts };
+}
+
+/** Stores one day's counts for the project (a day sent again replaces its counts); the number stored. */
+export async function recordUsageCounts(
+  caller: ContractsCaller,
+  project: string,
+  day: string,
+  counts: readonly UsageCount[],
+): Promise<number> {
+  const stored = await (await projectStoreOf(caller, project)).recordUsage(project, day, counts);
+  if (!stored.ok) throw storeFailure(stored, project);
+  return stored.counts;
 }

@@ -5,13 +5,9 @@
  */
 import { z } from "zod";
 import { cannotVerify } from "../../contracts/services/failure";
-import {
-  requireProjectStatus,
-  resolveProjectName,
-  projectStoreOf,
-  placeOf,
-} from "../../contracts/services/project-access";
-import { readVerdictBody } from "../../contracts/store/client";
+import { resolveProjectName } from "../../contracts/services/project-access";
+import { latestExchangeRun } from "../../contracts/services/exchanges";
+import { verdictBody } from "../../contracts/services/verdicts";
 import type { CapabilityContext } from "../../mcp/context";
 import { optionalProject, READ_SCOPES, readOnly, ruleSummary, violation } from "./fields";
 
@@ -52,15 +48,14 @@ export function registerExchangeTools(ctx: CapabilityContext): void {
     requiredScopes: READ_SCOPES,
     async handler(input, context) {
       const project = await resolveProjectName(context, input.project);
-      await requireProjectStatus(context, project);
-      const run = await (await projectStoreOf(context, project)).latestExchangeRun(project);
+      const run = await latestExchangeRun(context, project);
       if (!run) {
         throw cannotVerify(
           "no_exchanges",
           `Project "${project}" has no recorded traffic yet: CI uploads it with arbiter exchanges FILE.har (or POST /api/v1/projects/${project}/exchanges with a HAR file or NDJSON), then call this tool again.`,
         );
       }
-      const verdict = await readVerdictBody(await placeOf(context, project), run.verdictHash);
+      const verdict = await verdictBody(context, project, run.verdictHash);
       if (!verdict)
         throw cannotVerify(
           "verdict_unreadable",

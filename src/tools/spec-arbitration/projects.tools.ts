@@ -6,20 +6,19 @@ import { z } from "zod";
 import { snapshotVerdictStatement } from "../../contracts/verdict-statement";
 import {
   checkProjectAccess,
-  projectRestriction,
   rememberSelectedProject,
   requireProjectStatus,
   resolveProjectName,
   selectedProject,
-  projectStoreOf,
-  storeOf,
-  placeOf,
 } from "../../contracts/services/project-access";
+import { listProjects } from "../../contracts/services/projects";
+import { listContracts } from "../../contracts/services/contract-versions";
+import { listSnapshots } from "../../contracts/services/snapshots";
+import { documentText } from "../../contracts/services/stored-content";
 import { contractLabel, resolveContract } from "../../contracts/services/conformance";
 import { documentMimeType } from "./resources";
 import { ACTIVE_CONTRACT_URI, contractUri, latestVerdictUri } from "./uris";
 import { followSelectedProject } from "./subscriptions";
-import { readContentText } from "../../contracts/store/client";
 import { snapshotTitle } from "../../contracts/store/records";
 import type { CapabilityContext } from "../../mcp/context";
 import { ToolFailure } from "../../mcp/context";
@@ -53,7 +52,7 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
     annotations: readOnly,
     requiredScopes: READ_SCOPES,
     async handler(_input, context) {
-      const projects = await storeOf(context).listProjects(projectRestriction(context.principal));
+      const projects = await listProjects(context);
       const selected = (await selectedProject(context)) ?? null;
       const text = projects.length
         ? projects
@@ -150,12 +149,7 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
     requiredScopes: READ_SCOPES,
     async handler(input, context) {
       const project = await resolveProjectName(context, input.project);
-      await requireProjectStatus(context, project);
-      const page = await (await projectStoreOf(context, project)).listContracts(
-        project,
-        input.limit,
-        input.before ?? null,
-      );
+      const page = await listContracts(context, project, { limit: input.limit, before: input.before ?? null });
       return { structuredContent: { project, contracts: page.items, nextBefore: page.nextBefore } };
     },
   });
@@ -176,12 +170,10 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
     requiredScopes: READ_SCOPES,
     async handler(input, context) {
       const project = await resolveProjectName(context, input.project);
-      const status = await requireProjectStatus(context, project);
-      const page = await (await projectStoreOf(context, project)).listSnapshots(
-        project,
-        input.limit,
-        input.before ?? null,
-      );
+      const [status, page] = await Promise.all([
+        requireProjectStatus(context, project),
+        listSnapshots(context, project, { limit: input.limit, before: input.before ?? null }),
+      ]);
       return {
         structuredContent: {
           project,
@@ -222,7 +214,7 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
           `Contract ${contractLabel(contract)} of "${project}" is ${contract.size} bytes, more than the ${MAX_TOOL_DOCUMENT_BYTES} bytes this tool returns: download it with GET /api/v1/projects/${project}/contracts/${contract.version}/document, or validate payloads against it with validate_response_payload.`,
         );
       }
-      const document = await readContentText(await placeOf(context, project), contract.contentHash);
+      const document = await documentText(context, project, contract.contentHash);
       if (document === null)
         throw new ToolFailure(
           "error",

@@ -11,18 +11,13 @@ import { Failure } from "../../core/failure";
 import type { CallContext, CapabilityContext, ResourceContents } from "../../mcp/context";
 import { ToolFailure } from "../../mcp/context";
 import { resourceNotFound } from "../../mcp/governed-capabilities";
-import { readContentText, readVerdictBody } from "../../contracts/store/client";
 import { snapshotTitle, type ContractRecord, type SnapshotRecord } from "../../contracts/store/records";
 import { cannotVerify } from "../../contracts/services/failure";
-import {
-  checkProjectAccess,
-  projectRestriction,
-  requireProjectStatus,
-  selectedProject,
-  projectStoreOf,
-  storeOf,
-  placeOf,
-} from "../../contracts/services/project-access";
+import { checkProjectAccess, requireProjectStatus, selectedProject } from "../../contracts/services/project-access";
+import { listProjects } from "../../contracts/services/projects";
+import { listContracts } from "../../contracts/services/contract-versions";
+import { findSnapshot, listSnapshots, verdictOfSnapshot } from "../../contracts/services/snapshots";
+import { documentText } from "../../contracts/services/stored-content";
 import { contractLabel, resolveContract } from "../../contracts/services/conformance";
 import {
   activeContractChangedBy,
@@ -110,7 +105,7 @@ async function snapshotOf(
 ): Promise<SnapshotRecord> {
   await requireProjectStatus(context, project);
   const id = positiveInteger(variables.snapshot, "snapshot id");
-  const snapshot = await (await projectStoreOf(context, project)).getSnapshot(project, id);
+  const snapshot = await findSnapshot(context, project, id);
   if (!snapshot)
     throw cannotVerify(
       "unknown_snapshot",
@@ -131,7 +126,7 @@ async function contractDocument(context: Context, contract: ContractRecord): Pro
       `Contract ${contractLabel(contract)} of "${contract.project}" is ${contract.size} bytes, more than the ${MAX_RESOURCE_DOCUMENT_BYTES} bytes served as a resource: download it with ${download}.`,
     );
   }
-  const text = await readContentText(await placeOf(context, contract.project), contract.contentHash);
+  const text = await documentText(context, contract.project, contract.contentHash);
   if (text === null)
     throw cannotServe(
       `The stored document of contract ${contractLabel(contract)} of "${contract.project}" cannot be read: upload the contract again.`,
@@ -139,15 +134,13 @@ async function contractDocument(context: Context, contract: ContractRecord): Pro
   return { text, mimeType: documentMimeType(contract.format) };
 }
 
-async function verdictOfSnapshot(
+async function snapshotVerdictContents(
   context: Context,
   project: string,
   snapshot: SnapshotRecord,
   extra: Record<string, unknown> = {},
 ): Promise<ResourceContents> {
-  const place = await placeOf(context, project);
-  const record = snapshot.verdictId === null ? null : await place.store.getVerdict(project, snapshot.verdictId);
-  const verdict = record ? await readVerdictBody(place, record.verdictHash) : null;
+  const verdict = (await verdictOfSnapshot(context, snapshot))?.verdict;
   if (!verdict)
     throw cannotServe(
       `The verdict of snapshot ${snapshot.id} of "${project}" cannot be read: call check_api_conformance to check the snapshot again.`,
@@ -159,7 +152,7 @@ async function verdictOfSnapshot(
 }
 
 async function visibleProjects(context: Context): Promise<string[]> {
-  const projects = await storeOf(context).listProjects(projectRestriction(context.principal));
+  const projects = await listProjects(context);
   return projects.map((project) => project.name);
 }
 
@@ -200,11 +193,10 @@ export function registerSpecResources(ctx: CapabilityContext): void {
     async list(context) {
       const items: Array<{ uri: string; name: string; title?: string }> = [];
       for (const project of await visibleProjects(context)) {
-        const { items: contracts } = await (await projectStoreOf(context, project)).listContracts(
-          project,
-          LISTED_PER_PROJECT,
-          null,
-        );
+        const { items: contracts } = await listContracts(context, project, {
+          limit: LISTED_PER_PROJECT,
+          before: null,
+        });
         for (const contract of contracts) {
           items.push({
             uri: contractUri(project, contract.version),
@@ -257,7 +249,7 @@ export function registerSpecResources(ctx: CapabilityContext): void {
     mimeType: "application/json",
     requiredScopes: READ,
     async list(context) {
-      const projects = await storeOf(context).listProjects(projectRestriction(context.principal));
+      const projects = await listProjects(context);
       return projects
         .filter((project) => project.latestSnapshotId !== null)
         .slice(0, LISTED_TOTAL)
@@ -295,7 +287,7 @@ export function registerSpecResources(ctx: CapabilityContext): void {
           judgedAgainstActive: statement.judgedAgainstActive,
           ...(statement.staleNote ? { note: statement.staleNote } : {}),
         };
-        return verdictOfSnapshot(context, project, status.latestSnapshot, { ...judged, ...build });
+        return snapshotVerdictContents(context, project, status.latestSnapshot, { ...judged, ...build });
       }),
     subscribe: (uri, variables, context) =>
       asResourceError(uri, () => recordProjectSubscriber(context, projectVariable(context, variables))),
@@ -316,11 +308,10 @@ export function registerSpecResources(ctx: CapabilityContext): void {
     async list(context) {
       const items: Array<{ uri: string; name: string; title?: string }> = [];
       for (const project of await visibleProjects(context)) {
-        const { items: snapshots } = await (await projectStoreOf(context, project)).listSnapshots(
-          project,
-          LISTED_PER_PROJECT,
-          null,
-        );
+        const { items: snapshots } = await listSnapshots(context, project, {
+          limit: LISTED_PER_PROJECT,
+          before: null,
+        });
         for (const snapshot of snapshots) {
           items.push({
             uri: verdictUri(project, snapshot.id),
@@ -335,7 +326,7 @@ export function registerSpecResources(ctx: CapabilityContext): void {
     read: (uri, variables, context) =>
       asResourceError(uri, async () => {
         const project = projectVariable(context, variables);
-        return verdictOfSnapshot(context, project, await snapshotOf(context, project, variables));
+        return snapshotVerdictContents(context, project, await snapshotOf(context, project, variables));
       }),
     // A snapshot's verdict never changes: subscribing only checks that the snapshot exists.
     subscribe: (uri, variables, context) =>

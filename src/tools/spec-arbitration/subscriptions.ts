@@ -12,16 +12,21 @@
  * (injected into the REST routes by src/api/index.ts).
  */
 import { cannotVerify } from "../../contracts/services/failure";
-import { MAX_SUBSCRIBERS_PER_PROJECT } from "../../contracts/store/subscriber-table";
+import {
+  addSubscriber,
+  forgetSession,
+  MAX_SUBSCRIBERS_PER_PROJECT,
+  removeSubscriber,
+  removeSubscribers,
+  subscribersOf,
+} from "../../contracts/services/subscribers";
 import { Failure } from "../../core/failure";
 import {
   checkProjectAccess,
   defaultProjectOf,
   requireProjectStatus,
   selectedProject,
-  storeOf,
 } from "../../contracts/services/project-access";
-import { contractStore } from "../../contracts/store/client";
 import type { ContractChangeListener } from "../../contracts/store/events";
 import type { Env } from "../../env";
 import { announceToListenStreams, announceToSession } from "../../mcp/announce";
@@ -48,7 +53,7 @@ export async function recordProjectSubscriber(context: Context, project: string)
   }
   checkProjectAccess(context.principal, project);
   await requireProjectStatus(context, project);
-  if ((await storeOf(context).subscribe(project, context.sessionId)) === "full") throw projectFull(project);
+  if ((await addSubscriber(context, project, context.sessionId)) === "full") throw projectFull(project);
 }
 
 function projectFull(project: string): Failure {
@@ -67,7 +72,7 @@ function projectFull(project: string): Failure {
  */
 export async function forgetEndedSession(env: Env, organizationId: string, sessionId: string): Promise<void> {
   try {
-    await contractStore(env, organizationId).forgetSession(sessionId);
+    await forgetSession(env, organizationId, sessionId);
   } catch (error) {
     logWarn("could not forget an ended session's subscriptions", { organizationId, error });
   }
@@ -92,7 +97,7 @@ export async function forgetProjectSubscriber(context: Context, project: string)
     )
   )
     return;
-  await storeOf(context).unsubscribe(project, context.sessionId);
+  await removeSubscriber(context, project, context.sessionId);
 }
 
 async function followsProject(view: SessionView, project: string): Promise<boolean> {
@@ -128,7 +133,7 @@ export async function unsubscribeFromActiveContract(context: Context): Promise<v
  */
 export async function followSelectedProject(context: Context, project: string): Promise<string | null> {
   if (!context.sessionId || !(await subscribedUris(context.session)).includes(ACTIVE_CONTRACT_URI)) return null;
-  if ((await storeOf(context).subscribe(project, context.sessionId)) !== "full") return null;
+  if ((await addSubscriber(context, project, context.sessionId)) !== "full") return null;
   return `Your subscription to ${ACTIVE_CONTRACT_URI} does not follow this project: ${projectFull(project).message}`;
 }
 
@@ -158,10 +163,9 @@ async function announceToProjectSubscribers(
   what: Record<string, unknown>,
 ): Promise<NotificationReport> {
   const report: NotificationReport = { notified: 0, removed: 0, failed: 0 };
-  const store = contractStore(env, organizationId);
   let sessions: string[];
   try {
-    sessions = await store.subscribers(project);
+    sessions = await subscribersOf(env, organizationId, project);
   } catch (error) {
     logWarn("could not read project subscribers", { organizationId, project, ...what, error });
     return report;
@@ -187,7 +191,7 @@ async function announceToProjectSubscribers(
   ]);
   if (gone.length > 0) {
     try {
-      await store.unsubscribeAll(project, gone);
+      await removeSubscribers(env, organizationId, project, gone);
       report.removed = gone.length;
     } catch (error) {
       logWarn("could not forget sessions that left a project", { organizationId, project, ...what, error });

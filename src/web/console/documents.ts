@@ -4,7 +4,9 @@
  * session is a browser cookie, not a bearer token the REST document routes accept.
  */
 import { renderReport, FORMAT_MEDIA_TYPE, type VerdictFormat } from "../../engine";
-import { type ContentPlace, projectPlace, streamContent } from "../../contracts/store/client";
+import { findContract } from "../../contracts/services/contract-versions";
+import { findSnapshot } from "../../contracts/services/snapshots";
+import { documentStream } from "../../contracts/services/stored-content";
 import type { ConsoleContext } from "./context";
 import { notFound } from "./components";
 import { loadVerdict } from "./verdict.page";
@@ -30,14 +32,13 @@ function attachmentHeaders(contentType: string, filename: string, extra: Record<
 }
 
 async function documentDownload(
-  place: ContentPlace,
-  contentHash: string,
-  format: string,
+  context: ConsoleContext,
+  stored: { project: string; contentHash: string; format: string },
   name: string,
 ): Promise<Response> {
-  const content = await streamContent(place, contentHash);
+  const content = await documentStream(context, stored.project, stored.contentHash);
   if (!content) return notFound("The stored document cannot be found.");
-  const yaml = format === "yaml";
+  const yaml = stored.format === "yaml";
   return new Response(content.body, {
     headers: attachmentHeaders(
       yaml ? "application/yaml; charset=utf-8" : "application/json; charset=utf-8",
@@ -52,10 +53,9 @@ export async function contractDocumentDownload(
   project: string,
   version: number,
 ): Promise<Response> {
-  const place = await projectPlace(context.env, context.organizationId, project);
-  const contract = await place.store.getContract(project, version);
+  const contract = await findContract(context, project, version);
   if (!contract) return notFound(`Project "${project}" has no contract version ${version}.`);
-  return documentDownload(place, contract.contentHash, contract.format, `${project}-contract-v${version}`);
+  return documentDownload(context, contract, `${project}-contract-v${version}`);
 }
 
 export async function snapshotDocumentDownload(
@@ -63,15 +63,9 @@ export async function snapshotDocumentDownload(
   project: string,
   id: number,
 ): Promise<Response> {
-  const place = await projectPlace(context.env, context.organizationId, project);
-  const snapshot = await place.store.getSnapshot(project, id);
+  const snapshot = await findSnapshot(context, project, id);
   if (!snapshot) return notFound(`Project "${project}" has no snapshot with id ${id}.`);
-  return documentDownload(
-    place,
-    snapshot.contentHash,
-    snapshot.format,
-    `${project}-snapshot-${snapshot.number}-id${snapshot.id}`,
-  );
+  return documentDownload(context, snapshot, `${project}-snapshot-${snapshot.number}-id${snapshot.id}`);
 }
 
 export async function verdictReportDownload(

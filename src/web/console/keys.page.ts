@@ -4,7 +4,7 @@
  */
 import { CI_KEY_SCOPES } from "../../oauth/cikeys";
 import { listCiKeys, type PresentedCiKey } from "../../oauth/cikey-admin";
-import { contractStore } from "../../contracts/store/client";
+import { listProjects } from "../../contracts/services/projects";
 import { getPolicy } from "../../policy/load";
 import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
@@ -85,10 +85,7 @@ export interface KeysPageOptions {
 }
 
 export async function keysPage(context: ConsoleContext, options: KeysPageOptions = {}): Promise<Response> {
-  const [keys, projects] = await Promise.all([
-    listCiKeys(context.env, context.organizationId),
-    contractStore(context.env, context.organizationId).listProjects(null),
-  ]);
+  const [keys, projects] = await Promise.all([listCiKeys(context.env, context.organizationId), listProjects(context)]);
   const created = options.created;
   const body = html`<h1>CI keys</h1>
 <p class="lead">Credentials for CI pipelines: limited to projects and scopes, usable on the REST API only, revocable at any time.</p>

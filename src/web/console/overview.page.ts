@@ -1,7 +1,7 @@
 /** The console's first page: counts with links to each section, tool calls per day and the latest audit events. */
 import { listAuditEvents } from "../../audit/query";
 import { listCiKeys } from "../../oauth/cikey-admin";
-import { contractStore } from "../../contracts/store/client";
+import { listProjects } from "../../contracts/services/projects";
 import { CONSOLE_CLIENT_ID, listConnectedGrants } from "../../oauth/connected-clients";
 import { displayText } from "../../oauth/client-display-name";
 import { html, type SafeHtml } from "../../lib/html";
@@ -30,7 +30,7 @@ export async function overviewPage(context: ConsoleContext): Promise<Response> {
     // The first page of members' grants: counts beyond it end in "+".
     listConnectedGrants(context.env, context.oauth, context.organizationId),
     listCiKeys(context.env, context.organizationId),
-    contractStore(context.env, context.organizationId).listProjects(null),
+    listProjects(context),
     listAuditEvents(context.env, context.organizationId, { limit: 50 }),
     toolActivity(context.env, context.organizationId),
   ]);

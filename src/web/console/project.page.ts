@@ -7,7 +7,7 @@
 import { verdictHistoryChart } from "./charts";
 import { MAX_ACCEPTANCES_LISTED } from "../../contracts/services/acceptances";
 import { ACCEPTED_BREAK_DONE, acceptedBreaksSection, type AcceptedBreaksNotice } from "./accepted-breaks";
-import { projectPlace } from "../../contracts/store/client";
+import { projectOverview } from "../../contracts/services/projects";
 import type { BuildRecord, ContractRecord, SnapshotRecord, VerdictRecord } from "../../contracts/store/records";
 import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, emptyState, notFound, scrollTable, shortened, time } from "./components";
@@ -76,28 +76,17 @@ export async function projectPage(
   project: string,
   notice: AcceptedBreaksNotice = {},
 ): Promise<Response> {
-  const { store } = await projectPlace(context.env, context.organizationId, project);
-  const status = await store.projectStatus(project);
-  if (!status) return notFound(`${context.organizationName} has no project "${project}".`);
-  const [contracts, snapshots, builds, acceptances] = await Promise.all([
-    store.listContracts(project, CONTRACTS_SHOWN, null),
-    store.listSnapshots(project, SNAPSHOTS_SHOWN, null),
-    store.listBuilds(project, BUILDS_SHOWN, null),
-    store.listAcceptedBreaks(project, MAX_ACCEPTANCES_LISTED),
-  ]);
+  const overview = await projectOverview(context, project, {
+    contracts: CONTRACTS_SHOWN,
+    snapshots: SNAPSHOTS_SHOWN,
+    builds: BUILDS_SHOWN,
+    acceptances: MAX_ACCEPTANCES_LISTED,
+  });
+  if (!overview) return notFound(`${context.organizationName} has no project "${project}".`);
+  const { status, contracts, contractVerdicts, snapshots, operations, builds, acceptances } = overview;
   const doneCode = context.url.searchParams.get("done") ?? "";
   const done =
     notice.done ?? (Object.hasOwn(ACCEPTED_BREAK_DONE, doneCode) ? ACCEPTED_BREAK_DONE[doneCode] : undefined);
-  const contractVerdicts = await Promise.all(
-    contracts.items.map((c) => (c.verdictId === null ? null : store.getVerdict(project, c.verdictId))),
-  );
-  const operations = new Map(contracts.items.map((c) => [c.version, c.operationCount]));
-  for (const snapshot of snapshots.items) {
-    if (!operations.has(snapshot.contractVersion)) {
-      const contract = await store.getContract(project, snapshot.contractVersion);
-      if (contract) operations.set(contract.version, contract.operationCount);
-    }
-  }
   const active = status.activeContract;
   const body = html`<p><a href="/admin/projects">\u2190 Projects</a></p>
 <h1>${project}</h1>

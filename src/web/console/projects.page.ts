@@ -1,6 +1,6 @@
 /** Projects of the organization with their active contract and latest verdict (from the ContractStore); each leads to its page. */
 import { formatBytes, storageReport, type StorageReport } from "../../contracts/services/storage";
-import { contractStore, projectPlace } from "../../contracts/store/client";
+import { listProjects, projectRow } from "../../contracts/services/projects";
 import { isProjectName } from "../../contracts/store/names";
 import type { ExchangeRunRecord, ProjectStatus, SnapshotRecord, VerdictRecord } from "../../contracts/store/records";
 import { html, type SafeHtml } from "../../lib/html";
@@ -77,21 +77,15 @@ export async function projectsPage(context: ConsoleContext): Promise<Response> {
   const asked = context.url.searchParams.get("after");
   const after = asked !== null && isProjectName(asked) ? asked : null;
   const [listed, storage] = await Promise.all([
-    contractStore(context.env, context.organizationId).listProjects(null, PROJECTS_PER_PAGE + 1, after),
+    listProjects(context, { limit: PROJECTS_PER_PAGE + 1, after }),
     storageReport(context.env, context.organizationId, null),
   ]);
   const projects = listed.slice(0, PROJECTS_PER_PAGE);
   const more = listed.length > PROJECTS_PER_PAGE;
   const rows = await Promise.all(
     projects.map(async (project) => {
-      const { store } = await projectPlace(context.env, context.organizationId, project.name);
-      const [status, traffic] = await Promise.all([
-        store.projectStatus(project.name),
-        store.latestExchangeRun(project.name),
-      ]);
-      if (!status) return html``;
-      const verdictId = status.activeContract?.verdictId ?? null;
-      return row(status, verdictId === null ? null : await store.getVerdict(project.name, verdictId), traffic);
+      const found = await projectRow(context, project.name);
+      return found ? row(found.status, found.activeVerdict, found.traffic) : html``;
     }),
   );
   const body = html`<h1>Projects</h1>

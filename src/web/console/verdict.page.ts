@@ -6,7 +6,9 @@
 import { violationsChart } from "./charts";
 import type { VerdictReport } from "../../engine";
 import { renderVerdictMarkdown } from "../../engine";
-import { projectPlace, readVerdictBody } from "../../contracts/store/client";
+import { findContract, findContractChanges } from "../../contracts/services/contract-versions";
+import { findSnapshot } from "../../contracts/services/snapshots";
+import { findVerdict } from "../../contracts/services/verdicts";
 import {
   snapshotTitle,
   type ContractRecord,
@@ -52,14 +54,12 @@ export async function loadVerdict(
   project: string,
   id: number,
 ): Promise<LoadedVerdict | { response: Response }> {
-  const place = await projectPlace(context.env, context.organizationId, project);
-  const { store } = place;
-  const record = await store.getVerdict(project, id);
-  if (!record) return { response: notFound(`Project "${project}" has no verdict ${id}.`) };
-  const [verdict, snapshot, contract] = await Promise.all([
-    readVerdictBody(place, record.verdictHash),
-    record.snapshotId === null ? null : store.getSnapshot(project, record.snapshotId),
-    store.getContract(project, record.contractVersion),
+  const found = await findVerdict(context, project, id);
+  if (!found) return { response: notFound(`Project "${project}" has no verdict ${id}.`) };
+  const { record, verdict } = found;
+  const [snapshot, contract] = await Promise.all([
+    record.snapshotId === null ? null : findSnapshot(context, project, record.snapshotId),
+    findContract(context, project, record.contractVersion),
   ]);
   if (!verdict) return { response: notFound(`The body of verdict ${id} of "${project}" cannot be read.`) };
   const title = snapshot
@@ -159,16 +159,13 @@ export async function contractChangesPage(
   project: string,
   version: number,
 ): Promise<Response> {
-  const place = await projectPlace(context.env, context.organizationId, project);
-  const { store } = place;
-  const contract = await store.getContract(project, version);
-  if (!contract) return notFound(`Project "${project}" has no contract version ${version}.`);
-  const hash = contract.changes ? await store.contractChangeHash(project, version) : null;
-  if (!contract.changes || !hash)
+  const found = await findContractChanges(context, project, version);
+  if (!found) return notFound(`Project "${project}" has no contract version ${version}.`);
+  const { contract, changes: verdict } = found;
+  if (!contract.changes || !found.compared)
     return notFound(
       `Contract v${version} of "${project}" was its first version: there is no earlier version it was compared with.`,
     );
-  const verdict = await readVerdictBody(place, hash);
   if (!verdict) return notFound(`The stored comparison of contract v${version} of "${project}" cannot be read.`);
   const from = contract.changes.comparedWithVersion;
   const breaking = contract.changes.breakingChanges;

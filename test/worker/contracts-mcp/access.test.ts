@@ -39,7 +39,7 @@ describe("project access", () => {
     expect(() => checkProjectAccess(restricted, "orders")).not.toThrow();
     const refused = failureOf(() => checkProjectAccess(restricted, "billing"));
     expect(refused.outcome).toBe("rejected-by-policy");
-    expect(refused.message).toMatch(/only use the projects orders; "billing" is not one of them/);
+    expect(refused.message).toMatch(/only be used for the projects orders; "billing" is not one of them/);
     expect(() => checkProjectAccess(principal({ projects: ["*"] }), "billing")).not.toThrow();
     expect(() => checkProjectAccess(principal(), "billing")).not.toThrow();
   });

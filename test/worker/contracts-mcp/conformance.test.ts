@@ -133,7 +133,7 @@ describe("check_api_conformance when the check cannot run", () => {
     expectCannotVerify(
       result,
       "unknown_project",
-      /no project "nope".*spec_projects_list.*POST \/api\/v1\/projects\/nope\/contracts/,
+      /no project "nope".*POST \/api\/v1\/projects\/nope\/contracts.*spec_projects_list/,
     );
   });
 
