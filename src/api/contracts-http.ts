@@ -6,6 +6,7 @@ import { DEFAULT_PAGE_SIZE, MAX_DOCUMENT_BYTES, MAX_PAGE_SIZE } from "../contrac
 import { humaniseIssues } from "../lib/humanise";
 import { Failure } from "../core/failure";
 import { checkProjectAccess } from "../contracts/services/project-access";
+import { isProjectName } from "../contracts/store/names";
 import type { ApiRequest, ApiRoute } from "./router";
 
 /** The answer to a body that ended before its Content-Length (or whose connection broke while it was read). */
@@ -113,6 +114,20 @@ export function unpagedLimit(url: URL): { limit: number | null } {
       "invalid_query",
     );
   return limitQuery(url);
+}
+
+/** `?after=` of the projects list: the nextAfter of the previous page, a project name; null when absent. */
+export function afterQuery(url: URL): string | null {
+  const after = url.searchParams.get("after");
+  if (after === null) return null;
+  if (!isProjectName(after))
+    throw new Failure(
+      "invalid_input",
+      `Invalid query parameters: after must be a project name (the nextAfter of the previous page), got "${after.slice(0, 80)}"; pass ?after=<nextAfter> or leave it out.`,
+      {},
+      "invalid_query",
+    );
+  return after;
 }
 
 /** A positive integer path parameter such as a version or an id. */

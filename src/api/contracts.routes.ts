@@ -50,6 +50,7 @@ import { documentStream } from "../contracts/services/stored-content";
 import { Failure } from "../core/failure";
 import { logWarn } from "../lib/log";
 import {
+  afterQuery,
   invalidQuery,
   json,
   pageQuery,
@@ -180,8 +181,13 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
       path: "/api/v1/projects",
       requiredScopes: READ,
       async handle(input) {
-        const limit = unpagedLimit(new URL(input.request.url));
-        return json({ projects: await listProjects(input, { limit: limit.limit }) });
+        const url = new URL(input.request.url);
+        const { limit } = unpagedLimit(url);
+        const after = afterQuery(url);
+        const listed = await listProjects(input, { limit: limit === null ? null : limit + 1, after });
+        const projects = limit === null ? listed : listed.slice(0, limit);
+        const more = limit !== null && listed.length > limit;
+        return json({ projects, nextAfter: more ? (projects.at(-1)?.name ?? null) : null });
       },
     },
     projectRoute("GET", "", READ, async (input) => json(await requireProjectStatus(input, input.project))),

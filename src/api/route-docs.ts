@@ -121,7 +121,12 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     ok: [200, JSON_ONLY],
     errors: [400, 404],
   },
-  "GET /api/v1/projects": { operationId: "listProjects", query: ["limit"], ok: [200, JSON_ONLY], errors: [400] },
+  "GET /api/v1/projects": {
+    operationId: "listProjects",
+    query: ["limit", "after"],
+    ok: [200, JSON_ONLY],
+    errors: [400],
+  },
   [`GET ${P}`]: { operationId: "getProject", ok: [200, JSON_ONLY], errors: [400, 404] },
   [`POST ${P}/contracts`]: {
     operationId: "uploadContract",

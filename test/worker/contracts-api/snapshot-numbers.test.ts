@@ -79,6 +79,30 @@ describe("snapshot numbers per project", () => {
       ).toBe(201);
     const listed = await callJson(token, "GET", "/projects?limit=2");
     expect(listed.body.projects.map((project: { name: string }) => project.name)).toEqual(["aaa-1", "aaa-2"]);
-    expect((await callJson(token, "GET", "/projects")).body.projects.length).toBeGreaterThanOrEqual(3);
+    expect(listed.body.nextAfter).toBe("aaa-2");
+    const whole = await callJson(token, "GET", "/projects");
+    expect(whole.body.projects.length).toBeGreaterThanOrEqual(3);
+    expect(whole.body.nextAfter).toBeNull();
+  });
+
+  it("pages the projects with ?after=nextAfter until nextAfter is null, each project once", async () => {
+    const all = (await callJson(token, "GET", "/projects")).body.projects.map((p: { name: string }) => p.name);
+    const paged: string[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < 20; page++) {
+      const path = `/projects?limit=2${after === null ? "" : `&after=${after}`}`;
+      const listed: { status: number; body: { projects: Array<{ name: string }>; nextAfter: string | null } } =
+        await callJson(token, "GET", path);
+      expect(listed.status).toBe(200);
+      paged.push(...listed.body.projects.map((p) => p.name));
+      after = listed.body.nextAfter;
+      if (after === null) break;
+    }
+    expect(after).toBeNull();
+    expect(paged).toEqual(all);
+    const bad = await callJson(token, "GET", "/projects?limit=2&after=Not%20A%20Name");
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe("invalid_query");
+    expect(bad.body.detail).toContain("after must be a project name");
   });
 });
