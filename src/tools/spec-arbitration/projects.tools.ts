@@ -38,31 +38,52 @@ import {
 /** A contract document returned by spec_contract_get (larger ones: REST download). */
 export const MAX_TOOL_DOCUMENT_BYTES = 1024 * 1024;
 
+/** The most projects one spec_projects_list answer names. */
+const PROJECTS_PER_PAGE = 100;
+
 export function registerSpecProjectTools(ctx: CapabilityContext): void {
   ctx.registerTool({
     name: "spec_projects_list",
     title: "List API projects",
     description:
-      "Lists your organization's API projects with contracts (spec arbitration): active contract version, number of contracts and snapshots, latest snapshot, and which one is your default project.",
-    inputSchema: z.object({}).strict(),
+      "Lists your organization's API projects with contracts (spec arbitration), by name: active contract version, number of contracts and snapshots, latest snapshot, and which one is your default project. Pages of up to 100; pass the answer's nextAfter as after for the next page.",
+    inputSchema: z
+      .object({
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(PROJECTS_PER_PAGE)
+          .default(PROJECTS_PER_PAGE)
+          .describe(`How many projects to return, by name (1-${PROJECTS_PER_PAGE}, default ${PROJECTS_PER_PAGE})`),
+        after: projectName.optional().describe("Cursor: return the projects after this name (the previous nextAfter)"),
+      })
+      .strict(),
     outputSchema: z.object({
       projects: z.array(projectRecord).describe("The projects, by name"),
+      nextAfter: z.string().nullable().describe("Cursor for the next page (pass as after), null at the end"),
       selectedProject: z.string().nullable().describe("Your default project (spec_project_select), if any"),
     }),
     annotations: readOnly,
     requiredScopes: READ_SCOPES,
-    async handler(_input, context) {
-      const projects = await listProjects(context);
-      const selected = (await selectedProject(context)) ?? null;
-      const text = projects.length
-        ? projects
-            .map(
-              (p) =>
-                `- ${p.name}: active contract ${p.activeContractVersion === null ? "none" : `v${p.activeContractVersion}`}, ${p.snapshotCount} snapshot(s)${p.name === selected ? " (selected)" : ""}`,
-            )
-            .join("\n")
-        : "Your organization has no API projects yet. A project is created by its first contract upload (POST /api/v1/projects/<project>/contracts).";
-      return { structuredContent: { projects, selectedProject: selected }, text };
+    async handler(input, context) {
+      const [listed, selected] = await Promise.all([
+        listProjects(context, { limit: input.limit + 1, after: input.after ?? null }),
+        selectedProject(context),
+      ]);
+      const projects = listed.slice(0, input.limit);
+      const nextAfter = listed.length > input.limit ? (projects.at(-1)?.name ?? null) : null;
+      const lines = projects.map(
+        (p) =>
+          `- ${p.name}: active contract ${p.activeContractVersion === null ? "none" : `v${p.activeContractVersion}`}, ${p.snapshotCount} snapshot(s)${p.name === selected ? " (selected)" : ""}`,
+      );
+      if (nextAfter) lines.push(`More projects follow: call spec_projects_list with after "${nextAfter}".`);
+      const text = lines.length
+        ? lines.join("\n")
+        : input.after
+          ? `There are no projects after "${input.after}".`
+          : "Your organization has no API projects yet. A project is created by its first contract upload (POST /api/v1/projects/<project>/contracts).";
+      return { structuredContent: { projects, nextAfter, selectedProject: selected ?? null }, text };
     },
   });
 

@@ -40,6 +40,22 @@ describe("project tools", () => {
       snapshotCount: 2,
     });
     expect(result.structuredContent.selectedProject).toBeNull();
+    expect(result.structuredContent.nextAfter).toBeNull();
+  });
+
+  it("pages the projects by name: nextAfter is the after of the next page, null on the last", async () => {
+    const first = await callTool(agent, "spec_projects_list", { limit: 1 });
+    expect(first.structuredContent.projects.map((p: { name: string }) => p.name)).toEqual(["billing"]);
+    expect(first.structuredContent.nextAfter).toBe("billing");
+    expect(text(first)).toContain('call spec_projects_list with after "billing"');
+    const second = await callTool(agent, "spec_projects_list", { limit: 1, after: "billing" });
+    expect(second.structuredContent.projects.map((p: { name: string }) => p.name)).toEqual(["orders"]);
+    expect(second.structuredContent.nextAfter).toBeNull();
+    const past = await callTool(agent, "spec_projects_list", { after: "orders" });
+    expect(past.structuredContent.projects).toEqual([]);
+    expect(text(past)).toBe('There are no projects after "orders".');
+    const bad = await callTool(agent, "spec_projects_list", { limit: 101 });
+    expect(bad.isError).toBe(true);
   });
 
   it("lists contracts and snapshots of a project, newest first, with a cursor", async () => {
