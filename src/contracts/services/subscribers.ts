@@ -4,19 +4,18 @@
  */
 import type { Env } from "../../env";
 import { contractStore } from "../store/client";
-import { MAX_SUBSCRIBERS_PER_PROJECT } from "../store/subscriber-table";
+import { MAX_SUBSCRIBERS_PER_PROJECT, MAX_SUBSCRIBERS_PER_USER, type SubscribeResult } from "../store/subscriber-table";
 import type { ContractsCaller } from "./caller";
 import { storeOf } from "./store-access";
 
-export { MAX_SUBSCRIBERS_PER_PROJECT };
+export { MAX_SUBSCRIBERS_PER_PROJECT, MAX_SUBSCRIBERS_PER_USER };
 
-/** Records `sessionId` as a subscriber of the project: "added", "held" (already was) or "full" (no room). */
-export function addSubscriber(
-  caller: ContractsCaller,
-  project: string,
-  sessionId: string,
-): Promise<"added" | "held" | "full"> {
-  return storeOf(caller).subscribe(project, sessionId);
+/**
+ * Records the caller's session `sessionId` as a subscriber of the project: "added", "held" (already was), "full"
+ * (the project has no room) or "user-full" (the caller's sessions hold the most one user may).
+ */
+export function addSubscriber(caller: ContractsCaller, project: string, sessionId: string): Promise<SubscribeResult> {
+  return storeOf(caller).subscribe(project, sessionId, caller.principal.userId);
 }
 
 export async function removeSubscriber(caller: ContractsCaller, project: string, sessionId: string): Promise<void> {

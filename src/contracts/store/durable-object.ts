@@ -81,7 +81,14 @@ import type { ContractStoreRpc, UploadContext, UsageSince, VerdictBody } from ".
 import { PIECES_PER_CALL } from "./schema";
 import { applySchema } from "./schema-upgrade";
 import { bucketContentHashes, exportTables, projectUsage, storageUsage } from "./storage-report";
-import { addSubscriber, listSubscribers, removeSession, removeSubscriber, removeSubscribers } from "./subscriber-table";
+import {
+  addSubscriber,
+  listSubscribers,
+  removeSession,
+  removeSubscriber,
+  removeSubscribers,
+  type SubscribeResult,
+} from "./subscriber-table";
 import { MAX_USAGE_KEYS, type UsageKey, usageSince } from "./usage-table";
 
 export class ContractStore extends DurableObject<Env> implements ContractStoreRpc {
@@ -753,8 +760,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return revokeKey(this.sql, id, revokedBy);
   }
 
-  subscribe(project: string, sessionId: string): "added" | "held" | "full" {
-    return addSubscriber(this.sql, project, sessionId);
+  subscribe(project: string, sessionId: string, userId: string): SubscribeResult {
+    return addSubscriber(this.sql, project, sessionId, userId);
   }
 
   unsubscribe(project: string, sessionId: string): void {

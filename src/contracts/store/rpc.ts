@@ -11,6 +11,7 @@ import type { BlobInfo, ContentPieces } from "./blob-table";
 import type { DocumentSource } from "./form-table";
 import type { ExchangeRunInput } from "./exchange-table";
 import type { NewKey } from "./key-table";
+import type { SubscribeResult } from "./subscriber-table";
 import type { ProjectHome, ProjectSummary } from "./project-homes";
 import type { MovedRow } from "./project-move";
 import type { RetentionRun, RetentionSettings } from "./retention-table";
@@ -200,7 +201,7 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   listKeys(): CiKeyRecord[];
   revokeKey(id: string, revokedBy: string): CiKeyRecord | null;
   /** "full": the project has MAX_SUBSCRIBERS_PER_PROJECT sessions; nothing was recorded. */
-  subscribe(project: string, sessionId: string): "added" | "held" | "full";
+  subscribe(project: string, sessionId: string, userId: string): SubscribeResult;
   unsubscribe(project: string, sessionId: string): void;
   unsubscribeAll(project: string, sessionIds: string[]): void;
   subscribers(project: string): string[];

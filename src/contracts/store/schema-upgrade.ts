@@ -22,6 +22,8 @@ const ADDED_COLUMNS: readonly AddedColumn[] = [
                FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY project ORDER BY id) AS n FROM snapshots) AS numbered
                WHERE snapshots.id = numbered.id AND snapshots.number IS NULL`,
   },
+  // Whose session a subscription is (subscriber-table.ts bounds them per user); rows from before name no one.
+  { table: "subscribers", column: "user_id", definition: "TEXT" },
 ];
 
 const isIndex = (statement: string) => /^\s*CREATE\s+INDEX/i.test(statement);

@@ -17,7 +17,7 @@
  *   builds         every failed build reported by CI (commit and a log excerpt)
  *   verdicts       one per contract upload (constitution) and per snapshot (conformance + constitution)
  *   ci_keys        CI keys: only the SHA-256 of the secret is kept
- *   subscribers    MCP sessions that want to hear about a project's latest verdict
+ *   subscribers    MCP sessions that want to hear about a project's latest verdict, with the user who holds each
  *   contract_changes  per contract version: what it breaks for clients of the version active at its upload
  *   exchange_runs  every upload of recorded traffic (HAR / NDJSON): counts, digest and verdict, not the exchanges
  *   default_projects  each user's default project (spec_project_select), for both MCP protocol eras
@@ -137,8 +137,10 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      project TEXT NOT NULL,
      session_id TEXT NOT NULL,
      subscribed_at TEXT NOT NULL,
+     user_id TEXT,
      PRIMARY KEY (project, session_id)
    )`,
+  `CREATE INDEX IF NOT EXISTS subscribers_by_user ON subscribers (project, user_id)`,
   `CREATE TABLE IF NOT EXISTS contract_changes (
      contract_id INTEGER PRIMARY KEY,
      compared_contract_id INTEGER NOT NULL,

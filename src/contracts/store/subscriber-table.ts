@@ -9,21 +9,31 @@
  */
 export const MAX_SUBSCRIBERS_PER_PROJECT = 1000;
 
-/** Records the session ("added", or "held" when it already is one), unless the project has the most it may. */
-export function addSubscriber(sql: SqlStorage, project: string, sessionId: string): "added" | "held" | "full" {
+/**
+ * The most of a project's places one user's sessions take, so that one member (who may open any number of sessions)
+ * cannot leave the rest of the organization without notifications. Rows recorded before users were kept name no one.
+ */
+export const MAX_SUBSCRIBERS_PER_USER = 100;
+
+/** What recording a subscriber gives: recorded, already recorded, or refused by one of the two bounds. */
+export type SubscribeResult = "added" | "held" | "full" | "user-full";
+
+/** Records `userId`'s session ("added", or "held" when it already is one), unless a bound is reached. */
+export function addSubscriber(sql: SqlStorage, project: string, sessionId: string, userId: string): SubscribeResult {
   const held = sql
     .exec("SELECT 1 FROM subscribers WHERE project = ? AND session_id = ?", project, sessionId)
     .toArray().length;
   if (held) return "held";
-  const count = sql
-    .exec<{ n: number }>("SELECT COUNT(*) AS n FROM subscribers WHERE project = ?", project)
-    .toArray()[0]!.n;
-  if (count >= MAX_SUBSCRIBERS_PER_PROJECT) return "full";
+  const count = (where: string, ...values: string[]) =>
+    sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM subscribers WHERE ${where}`, ...values).toArray()[0]!.n;
+  if (count("project = ?", project) >= MAX_SUBSCRIBERS_PER_PROJECT) return "full";
+  if (count("project = ? AND user_id = ?", project, userId) >= MAX_SUBSCRIBERS_PER_USER) return "user-full";
   sql.exec(
-    "INSERT INTO subscribers (project, session_id, subscribed_at) VALUES (?, ?, ?)",
+    "INSERT INTO subscribers (project, session_id, subscribed_at, user_id) VALUES (?, ?, ?, ?)",
     project,
     sessionId,
     new Date().toISOString(),
+    userId,
   );
   return "added";
 }

@@ -16,6 +16,7 @@ import {
   addSubscriber,
   forgetSession,
   MAX_SUBSCRIBERS_PER_PROJECT,
+  MAX_SUBSCRIBERS_PER_USER,
   removeSubscriber,
   removeSubscribers,
   subscribersOf,
@@ -53,10 +54,19 @@ export async function recordProjectSubscriber(context: Context, project: string)
   }
   checkProjectAccess(context.principal, project);
   await requireProjectStatus(context, project);
-  if ((await addSubscriber(context, project, context.sessionId)) === "full") throw projectFull(project);
+  const recorded = await addSubscriber(context, project, context.sessionId);
+  if (recorded === "full" || recorded === "user-full") throw noRoom(recorded, project);
 }
 
-function projectFull(project: string): Failure {
+/** The refusal of a subscription a bound does not leave room for: the project's, or the user's share of it. */
+function noRoom(bound: "full" | "user-full", project: string): Failure {
+  if (bound === "user-full")
+    return new Failure(
+      "forbidden",
+      `Your sessions already hold ${MAX_SUBSCRIBERS_PER_USER} subscriptions to project ${project}, the most one person holds, so that the project's ${MAX_SUBSCRIBERS_PER_PROJECT} places stay open to the rest of the organization. End the sessions you no longer use (DELETE /mcp, or MCP_SESSION_TTL_SECONDS without a request) or unsubscribe them, then subscribe again.`,
+      { limit: MAX_SUBSCRIBERS_PER_USER },
+      "too_many_user_subscribers",
+    );
   return new Failure(
     "forbidden",
     `Project ${project} already has ${MAX_SUBSCRIBERS_PER_PROJECT} subscribed sessions, the most one project records: each change is announced to every one of them. A session leaves that list when it ends (DELETE /mcp, or MCP_SESSION_TTL_SECONDS without a request); unsubscribe sessions you no longer use, or try again later.`,
@@ -133,8 +143,9 @@ export async function unsubscribeFromActiveContract(context: Context): Promise<v
  */
 export async function followSelectedProject(context: Context, project: string): Promise<string | null> {
   if (!context.sessionId || !(await subscribedUris(context.session)).includes(ACTIVE_CONTRACT_URI)) return null;
-  if ((await addSubscriber(context, project, context.sessionId)) !== "full") return null;
-  return `Your subscription to ${ACTIVE_CONTRACT_URI} does not follow this project: ${projectFull(project).message}`;
+  const recorded = await addSubscriber(context, project, context.sessionId);
+  if (recorded !== "full" && recorded !== "user-full") return null;
+  return `Your subscription to ${ACTIVE_CONTRACT_URI} does not follow this project: ${noRoom(recorded, project).message}`;
 }
 
 /** Whether a change of `project` changes spec://active/contract for the session in `view`. */

@@ -6,13 +6,13 @@
  * resource is answered with -32002 (issue 9, item 8).
  * The same flow with a real SDK client over wrangler dev: test/node/contracts-subscription.test.ts.
  */
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { contractStore } from "../../../src/contracts/store/client";
 import { sessionObjectName } from "../../../src/mcp/announce";
 import { MAX_RESOURCE_URI_LENGTH, RESOURCE_NOT_FOUND } from "../../../src/mcp/resource-lookup";
 import { MAX_SUBSCRIPTIONS_PER_SESSION } from "../../../src/mcp/session/subscription-list";
-import { MAX_SUBSCRIBERS_PER_PROJECT } from "../../../src/contracts/store/subscriber-table";
+import { MAX_SUBSCRIBERS_PER_PROJECT, MAX_SUBSCRIBERS_PER_USER } from "../../../src/contracts/store/subscriber-table";
 import { notifyVerdictSubscribers } from "../../../src/tools/spec-arbitration/subscriptions";
 import { fetchAs } from "../harness";
 import { MCP_URL, sessionObjectId } from "../helpers";
@@ -139,7 +139,7 @@ describe("latest-verdict subscriptions", () => {
     await request(ended, "resources/subscribe", { uri: LATEST });
     const ghost = crypto.randomUUID();
     // A session id that is recorded but whose session never subscribed (or is gone).
-    await contractStore(workerEnv, "acme").subscribe("orders", ghost);
+    await contractStore(workerEnv, "acme").subscribe("orders", ghost, "ana");
     const close = await fetchAs(ended.token, MCP_URL, {
       method: "DELETE",
       headers: { "mcp-session-id": ended.session, "mcp-protocol-version": "2025-11-25" },
@@ -202,15 +202,24 @@ describe("a project's subscribers are bounded, and told a few at a time", () => 
   const CROWDED = "spec://projects/crowded/verdicts/latest";
   const organizationStore = () => env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName("acme"));
   /** Records `count` session ids that no session answers to, straight into the organization's store. */
-  const recordGhosts = (count: number) =>
+  const recordGhosts = (count: number, userId: string | null = null) =>
     runInDurableObject(organizationStore(), async (_instance, state) => {
       const at = new Date().toISOString();
       for (let i = 0; i < count; i++)
         state.storage.sql.exec(
-          "INSERT INTO subscribers (project, session_id, subscribed_at) VALUES ('crowded', ?, ?)",
+          "INSERT INTO subscribers (project, session_id, subscribed_at, user_id) VALUES ('crowded', ?, ?, ?)",
           `ghost-${crypto.randomUUID()}`,
           at,
+          userId,
         );
+    });
+  /** A subscription written by the layout before users were kept. */
+  const recordOldGhost = () =>
+    runInDurableObject(organizationStore(), async (_instance, state) => {
+      state.storage.sql.exec(
+        "INSERT INTO subscribers (project, session_id, subscribed_at) VALUES ('crowded', 'ghost-before', ?)",
+        new Date().toISOString(),
+      );
     });
   const dropGhosts = () =>
     runInDurableObject(organizationStore(), async (_instance, state) => {
@@ -256,6 +265,55 @@ describe("a project's subscribers are bounded, and told a few at a time", () => 
       await dropGhosts();
     }
     expect((await request(next, "resources/subscribe", { uri: CROWDED })).error).toBeUndefined();
+  });
+
+  it(`lets one user's sessions hold at most ${MAX_SUBSCRIBERS_PER_USER} of a project's places; others still subscribe`, async () => {
+    const own = await connectPrincipal("ana");
+    expect((await request(own, "resources/subscribe", { uri: CROWDED })).error).toBeUndefined();
+    await recordGhosts(MAX_SUBSCRIBERS_PER_USER - 1, "ana");
+    try {
+      const more = await connectPrincipal("ana");
+      const refused = await request(more, "resources/subscribe", { uri: CROWDED });
+      expect(refused.error).toMatchObject({
+        code: -32602,
+        data: { code: "too_many_user_subscribers", limit: MAX_SUBSCRIBERS_PER_USER },
+      });
+      expect(refused.error.message).toContain(
+        `Your sessions already hold ${MAX_SUBSCRIBERS_PER_USER} subscriptions to project crowded`,
+      );
+      expect(await heldUris(more)).toEqual([]);
+      expect(await subscribers("crowded")).not.toContain(sessionObjectId(more.session));
+      // Another member of the organization still gets a place, and rows that name no user count for no one.
+      await recordGhosts(50);
+      const other = await connectPrincipal("dev");
+      expect((await request(other, "resources/subscribe", { uri: CROWDED })).error).toBeUndefined();
+      expect(await subscribers("crowded")).toContain(sessionObjectId(other.session));
+    } finally {
+      await dropGhosts();
+    }
+  });
+
+  it("adds the user column to a store from before it, keeping every subscription it held", async () => {
+    // The layout before: no user_id column (and so no index on it).
+    await runInDurableObject(organizationStore(), async (_instance, state) => {
+      state.storage.sql.exec("DROP INDEX IF EXISTS subscribers_by_user");
+      state.storage.sql.exec("ALTER TABLE subscribers DROP COLUMN user_id");
+    });
+    await recordOldGhost();
+    const before = await subscribers("crowded");
+    await evictDurableObject(organizationStore());
+    const after = await runInDurableObject(organizationStore(), async (_instance, state) =>
+      state.storage.sql
+        .exec<{ session_id: string; user_id: string | null }>(
+          "SELECT session_id, user_id FROM subscribers WHERE project = 'crowded'",
+        )
+        .toArray(),
+    );
+    expect(after.map((row) => row.session_id).sort()).toEqual([...before].sort());
+    expect(after.find((row) => row.session_id === "ghost-before")?.user_id).toBeNull();
+    const late = await connectPrincipal("ana");
+    expect((await request(late, "resources/subscribe", { uri: CROWDED })).error).toBeUndefined();
+    await dropGhosts();
   });
 
   it("a change forgets, in one store call, every session it finds gone, and tells the others", async () => {
