@@ -189,7 +189,7 @@ const routes: Route[] = [
   {
     method: "GET",
     pattern: new RegExp(`^/organizations/${ORG}/members$`),
-    handle: async (_r, env, [id]) => json({ members: await listMembers(env, id as string) }),
+    handle: async (_r, env, [id]) => json({ members: (await listMembers(env, id as string)).members }),
   },
   {
     method: "PUT",

@@ -23,12 +23,15 @@ import {
 import type { SecretName } from "../directory/rpc";
 import { testUpstream } from "../organizations/upstream-test";
 import { MAX_JSON_BODY_BYTES } from "../contracts/store/limits";
-import { json, readJsonBody } from "./contracts-http";
+import { json, readJsonBody, unpagedLimit } from "./contracts-http";
 import { expectedRevision } from "./operator.routes";
 import type { ApiRoute } from "./router";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { readBodyLimited } from "../lib/body";
+
+/** The longest e-mail address a member list page may start after (an address is at most 320 characters). */
+const MAX_EMAIL_LENGTH = 320;
 
 const SCOPE = ["org.admin"] as const;
 const member = (principal: Principal): Actor => ({ kind: "member", userId: principal.userId });
@@ -144,7 +147,19 @@ export const organizationRoutes: ApiRoute[] = [
     method: "GET",
     path: "/api/v1/organization/members",
     requiredScopes: SCOPE,
-    handle: async ({ env, principal }) => json({ members: await listMembers(env, principal.organizationId) }),
+    handle: async ({ env, principal, request }) => {
+      const url = new URL(request.url);
+      const { limit } = unpagedLimit(url);
+      const after = url.searchParams.get("after");
+      if (after !== null && (after.length === 0 || after.length > MAX_EMAIL_LENGTH))
+        throw new Failure(
+          "invalid_input",
+          `Invalid query parameters: after must be a member's e-mail (the nextAfter of the previous page), at most ${MAX_EMAIL_LENGTH} characters; pass ?after=<nextAfter> or leave it out.`,
+          {},
+          "invalid_query",
+        );
+      return json(await listMembers(env, principal.organizationId, { limit, after }));
+    },
   },
   {
     method: "PUT",

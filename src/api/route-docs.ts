@@ -57,7 +57,12 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     ok: [200, JSON_ONLY],
     errors: [400, 404, 503],
   },
-  "GET /api/v1/organization/members": { operationId: "listOrganizationMembers", ok: [200, JSON_ONLY], errors: [] },
+  "GET /api/v1/organization/members": {
+    operationId: "listOrganizationMembers",
+    query: ["limit", "after"],
+    ok: [200, JSON_ONLY],
+    errors: [400],
+  },
   "PUT /api/v1/organization/members/:email": {
     operationId: "putOrganizationMember",
     body: JSON_ONLY,

@@ -92,7 +92,7 @@ export interface DirectoryRpc extends Rpc.DurableObjectBranded {
   ): Promise<DirectoryResult<{ record: OrganizationRecord }>>;
   markExported(organizationId: string, actor: string): DirectoryResult<{ record: OrganizationRecord }>;
   beginDeletion(organizationId: string, actor: string): Promise<DirectoryResult<{ record: OrganizationRecord }>>;
-  members(organizationId: string): MemberRecord[];
+  members(organizationId: string, limit?: number | null, after?: string | null): MemberRecord[];
   /** The roles of the active members by each subject they signed in with (a subject may hold one per address). */
   subjectRoles(organizationId: string): Record<string, string[]>;
   putMember(

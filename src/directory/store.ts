@@ -583,11 +583,15 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
       .toArray()[0];
   }
 
-  members(organizationId: string): MemberRecord[] {
+  /** The organization's members by e-mail: at most `limit`, those after `after` when it is given. */
+  members(organizationId: string, limit: number | null = null, after: string | null = null): MemberRecord[] {
     return this.sql
       .exec<MemberRow>(
-        `SELECT email, role, status, subject, updated_at FROM members WHERE organization_id = ? ORDER BY email`,
+        `SELECT email, role, status, subject, updated_at FROM members
+         WHERE organization_id = ? AND email > ? ORDER BY email LIMIT ?`,
         organizationId,
+        after ?? "",
+        limit ?? -1,
       )
       .toArray()
       .map((row) => this.memberOf(row));

@@ -390,9 +390,24 @@ async function revokeGrantsBeyond(
   return revoked;
 }
 
-export async function listMembers(env: Env, organizationId: string): Promise<MemberRecord[]> {
+/**
+ * The organization's members by e-mail; with `page.limit`, one page of them and the `after` of the next (null on
+ * the last), so that an organization of thousands of people is read a page at a time.
+ */
+export async function listMembers(
+  env: Env,
+  organizationId: string,
+  page: { limit?: number | null; after?: string | null } = {},
+): Promise<{ members: MemberRecord[]; nextAfter: string | null }> {
   await getOrganization(env, organizationId);
-  return directoryStub(env).members(organizationId);
+  const limit = page.limit ?? null;
+  const listed = await directoryStub(env).members(
+    organizationId,
+    limit === null ? null : limit + 1,
+    page.after ?? null,
+  );
+  const members = limit === null ? listed : listed.slice(0, limit);
+  return { members, nextAfter: limit !== null && listed.length > limit ? (members.at(-1)?.email ?? null) : null };
 }
 
 export async function putMember(

@@ -39,13 +39,22 @@ function testResult(result: UpstreamTestResult | undefined): SafeHtml {
     : html`<p role="alert">${badge("bad", "failed")} ${result.problem ?? "The test failed."}</p>`;
 }
 
+/** Members shown per page of the Organization page, by e-mail. */
+export const MEMBERS_PER_PAGE = 100;
+
+function membersPager(after: string | null, nextAfter: string | null): SafeHtml | string {
+  if (after === null && nextAfter === null) return "";
+  return html`<nav class="pager" aria-label="Pages of members"><span class="muted">${MEMBERS_PER_PAGE} members per page, by e-mail.</span>${after !== null ? html`<a href="/admin/organization">First members</a>` : ""}${nextAfter !== null ? html`<a href="/admin/organization?membersAfter=${encodeURIComponent(nextAfter)}#members-heading">Next members</a>` : ""}</nav>`;
+}
+
 export async function organizationPage(
   context: ConsoleContext,
   options: OrganizationPageOptions = {},
 ): Promise<Response> {
-  const [record, members, invitations, changes] = await Promise.all([
+  const membersAfter = context.url.searchParams.get("membersAfter");
+  const [record, { members, nextAfter }, invitations, changes] = await Promise.all([
     getOrganization(context.env, context.organizationId),
-    listMembers(context.env, context.organizationId),
+    listMembers(context.env, context.organizationId, { limit: MEMBERS_PER_PAGE, after: membersAfter }),
     listInvitations(context.env, context.organizationId),
     organizationChanges(context.env, context.organizationId, 20),
   ]);
@@ -91,7 +100,7 @@ ${testResult(options.upstreamTest)}
 </section>
 <section aria-labelledby="members-heading"><h2 id="members-heading">Members</h2>
 ${
-  members.length === 0
+  members.length === 0 && membersAfter === null
     ? emptyState("No members listed yet", "People appear here once they sign in, are added or accept an invitation.")
     : scrollTable(
         "Members",
@@ -105,6 +114,7 @@ ${m.status === "active" ? html`<form class="inline" method="post" action="/admin
         ),
       )
 }
+${membersPager(membersAfter, nextAfter)}
 <form method="post" action="/admin/organization/invite" class="card">${csrf}<h3>Invite someone</h3>
 ${field("inviteEmail", "E-mail", "", "", "email")}
 <div class="field"><label for="inviteRole">Role</label><select id="inviteRole" name="role">${roleOptions(s.defaultRole)}</select></div>

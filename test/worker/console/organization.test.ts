@@ -1,7 +1,9 @@
 // The console's organization page (/admin/organization, org.admin): the settings form changes the directory (and a
 // refused change says why and stores nothing), secrets are write-only, "Test connection" names what failed, members
 // change role or leave, an invitation link is shown once, and another organization's administrator sees only theirs.
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { MEMBERS_PER_PAGE } from "../../../src/web/console/organization.page";
 import { operator } from "../directory/helpers";
 import { auditEvents, signedIn, visibleText } from "./console-helpers";
 
@@ -103,6 +105,34 @@ describe("the organization page", () => {
     const last = await ana.post("/admin/organization/member/remove", { csrf, email: "ana@acme.example" });
     expect(last.status).toBe(409);
     expect(visibleText(last.text)).toContain("last administrator");
+  });
+
+  it(`shows the members ${MEMBERS_PER_PAGE} to a page, by e-mail, with links to the next and the first page`, async () => {
+    // Many members written straight into the directory, as an organization of that size holds them.
+    await runInDurableObject(env.DIRECTORY.get(env.DIRECTORY.idFromName("directory")), async (_instance, state) => {
+      const at = new Date().toISOString();
+      for (let i = 0; i < MEMBERS_PER_PAGE + 5; i++)
+        state.storage.sql.exec(
+          "INSERT OR IGNORE INTO members (organization_id, email, role, status, subject, updated_at) VALUES ('acme', ?, 'member', 'active', NULL, ?)",
+          `zz-${String(i).padStart(3, "0")}@acme.example`,
+          at,
+        );
+    });
+    const ana = await signedIn("ana");
+    const first = await ana.get("/admin/organization");
+    const rows = (html: string) => [...html.matchAll(/aria-label="Role of ([^"]+)"/g)].map((m) => m[1]!);
+    const firstRows = rows(first.text);
+    expect(firstRows).toHaveLength(MEMBERS_PER_PAGE);
+    expect(firstRows).toEqual([...firstRows].sort());
+    const next = /href="(\/admin\/organization\?membersAfter=[^"#]+)#members-heading">Next members/.exec(first.text);
+    expect(next).not.toBeNull();
+    const second = await ana.get(next![1]!.replaceAll("&amp;", "&"));
+    const secondRows = rows(second.text);
+    expect(secondRows.length).toBeGreaterThanOrEqual(5);
+    expect(secondRows[0]! > firstRows.at(-1)!).toBe(true);
+    expect(secondRows.at(-1)).toBe(`zz-${String(MEMBERS_PER_PAGE + 4).padStart(3, "0")}@acme.example`);
+    expect(second.text).toContain('<a href="/admin/organization">First members</a>');
+    expect(second.text).not.toContain("Next members");
   });
 
   it("shows another organization's administrator only their own organization", async () => {

@@ -229,6 +229,34 @@ describe("an organization administrator (org.admin)", () => {
     expect((await call(dev, "GET", "/projects")).status).toBe(200);
   });
 
+  it("pages the members by e-mail: ?limit= names nextAfter, the ?after= of the next page, null on the last", async () => {
+    const ana = await restToken("ana", "org.admin");
+    for (const name of ["pg-1", "pg-2", "pg-3"])
+      expect(
+        (await operator("PUT", `/organizations/acme/members/${name}%40acme.example`, { role: "member" })).status,
+      ).toBe(200);
+    const whole = await callJson(ana, "GET", "/organization/members");
+    expect(whole.body.nextAfter).toBeNull();
+    const all = whole.body.members.map((member: { email: string }) => member.email);
+    expect(all).toEqual([...all].sort());
+    const paged: string[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < 50; page++) {
+      const path = `/organization/members?limit=2${after === null ? "" : `&after=${encodeURIComponent(after)}`}`;
+      const listed: { status: number; body: { members: Array<{ email: string }>; nextAfter: string | null } } =
+        await callJson(ana, "GET", path);
+      expect(listed.status).toBe(200);
+      expect(listed.body.members.length).toBeLessThanOrEqual(2);
+      paged.push(...listed.body.members.map((member) => member.email));
+      after = listed.body.nextAfter;
+      if (after === null) break;
+    }
+    expect(paged).toEqual(all);
+    const bad = await callJson(ana, "GET", `/organization/members?limit=2&after=${"x".repeat(400)}`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe("invalid_query");
+  });
+
   it("removing a member ends their grants at once; they cannot sign in again; the last administrator stays", async () => {
     const ana = await restToken("ana", "org.admin");
     const mia = await restToken("mia", "contracts.read");
