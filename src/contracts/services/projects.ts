@@ -28,6 +28,11 @@ export function listProjects(
   return storeOf(caller).listProjects(projectRestriction(caller.principal), page.limit ?? null, page.after ?? null);
 }
 
+/** How many projects the organization has and how many have no active contract (the console's overview). */
+export function projectCounts(caller: ContractsCaller): Promise<{ total: number; withoutContract: number }> {
+  return storeOf(caller).projectCounts();
+}
+
 /** The project's status (active contract, latest snapshot, last failed build), or null when there is no project. */
 export async function findProjectStatus(caller: ContractsCaller, project: string): Promise<ProjectStatus | null> {
   return (await projectStoreOf(caller, project)).projectStatus(project);

@@ -35,6 +35,7 @@ type OrganizationMethod =
   | "storageUsage"
   | "storageUsed"
   | "listProjects"
+  | "projectCounts"
   | "projectHome"
   | "createKey"
   | "getKey"

@@ -33,6 +33,7 @@ import {
   getActiveContract,
   getBuild,
   getContract,
+  countProjects,
   getContractChangeHash,
   getProject,
   getSnapshot,
@@ -48,6 +49,7 @@ import {
   type SnapshotInput,
 } from "./ledger-table";
 import {
+  countSummaries,
   hasOwnHome,
   listSummaries,
   ownHomeNames,
@@ -433,6 +435,13 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    * The organization's projects in name order (only those in `only` when given, at most `limit`): the ones created
    * before the split from this store's rows, the others from the summaries their stores sent.
    */
+  /** How many projects the organization has, and how many have no active contract, without listing them. */
+  projectCounts(): { total: number; withoutContract: number } {
+    const own = countSummaries(this.sql);
+    const legacy = countProjects(this.sql);
+    return { total: own.total + legacy.total, withoutContract: own.withoutContract + legacy.withoutContract };
+  }
+
   listProjects(only: string[] | null, limit: number | null = null, after: string | null = null): ProjectRecord[] {
     const own = listSummaries(this.sql, only, limit, after).map((summary) => summary.project);
     const legacy = listProjects(this.sql, only, limit, after).filter((row) => !own.some((o) => o.name === row.name));

@@ -86,6 +86,20 @@ export function listProjects(
     .map(toProject);
 }
 
+/**
+ * How many projects this store's own rows hold (those not listed in `project_homes`, which counts the rest) and how
+ * many of them have no active contract: counted in SQL, without reading the projects.
+ */
+export function countProjects(sql: SqlStorage): { total: number; withoutContract: number } {
+  const row = sql
+    .exec<{ total: number; without_contract: number | null }>(
+      `SELECT COUNT(*) AS total, SUM(active_contract_id IS NULL) AS without_contract FROM projects
+       WHERE name NOT IN (SELECT name FROM project_homes)`,
+    )
+    .toArray()[0];
+  return { total: row?.total ?? 0, withoutContract: row?.without_contract ?? 0 };
+}
+
 // ---- verdicts -------------------------------------------------------------------------------------------
 
 const VERDICT_SELECT = `

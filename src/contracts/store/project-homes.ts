@@ -66,6 +66,18 @@ export function listSummaries(
     .map((row) => JSON.parse(row.summary) as ProjectSummary);
 }
 
+/** How many projects live in their own stores, and how many of those have no active contract (from summaries). */
+export function countSummaries(sql: SqlStorage): { total: number; withoutContract: number } {
+  const row = sql
+    .exec<{ total: number; without_contract: number | null }>(
+      `SELECT COUNT(*) AS total,
+              SUM(json_extract(summary, '$.project.activeContractVersion') IS NULL) AS without_contract
+       FROM project_homes`,
+    )
+    .toArray()[0];
+  return { total: row?.total ?? 0, withoutContract: row?.without_contract ?? 0 };
+}
+
 export function hasOwnHome(sql: SqlStorage, name: string): boolean {
   return sql.exec("SELECT 1 FROM project_homes WHERE name = ?", name).toArray().length > 0;
 }

@@ -110,6 +110,7 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   readVerdictBody(hash: string): Promise<Uint8Array | null>;
   /** In name order; `after`: only the names after it (the next page of a list cut at `limit`). */
   listProjects(only: string[] | null, limit?: number | null, after?: string | null): ProjectRecord[];
+  projectCounts(): { total: number; withoutContract: number };
   getProject(name: string): ProjectRecord | null | Promise<ProjectRecord | null>;
   projectStatus(name: string): ProjectStatus | null | Promise<ProjectStatus | null>;
   /** One call for what a snapshot upload reads before its verdict. */

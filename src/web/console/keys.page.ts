@@ -49,7 +49,15 @@ function keyRow(context: ConsoleContext, key: PresentedCiKey): SafeHtml {
 </tr>`;
 }
 
-function createForm(context: ConsoleContext, projects: string[], values: KeyFormValues): SafeHtml {
+/** The most projects the key form offers as boxes to tick; the others are typed by name. */
+export const KEY_FORM_PROJECTS = 50;
+
+function createForm(
+  context: ConsoleContext,
+  listed: { projects: string[]; more: boolean },
+  values: KeyFormValues,
+): SafeHtml {
+  const { projects, more } = listed;
   // What the administrator's role may grant in this organization (its cap included), as creating the key checks.
   const grantable = new Set(context.principal.scopes);
   const scopes = CI_KEY_SCOPES.filter((scope) => grantable.has(scope));
@@ -62,7 +70,7 @@ function createForm(context: ConsoleContext, projects: string[], values: KeyForm
 <fieldset><legend>Projects</legend>
 <label class="check"><input type="checkbox" name="project" value="*"${values.allProjects ? html` checked` : ""}> All projects of ${context.organizationName}</label>
 ${projects.map((p) => html`<label class="check"><input type="checkbox" name="project" value="${p}"${values.projects.includes(p) ? html` checked` : ""}> ${code(p)}</label>`)}
-<div class="field"><label for="key-other-projects">Other projects <span class="hint">Comma-separated names, for projects that have no contract yet</span></label>
+<div class="field"><label for="key-other-projects">Other projects <span class="hint">Comma-separated names, for projects that have no contract yet${more ? ` or are not listed above (the first ${KEY_FORM_PROJECTS} by name are)` : ""}</span></label>
 <input type="text" id="key-other-projects" name="otherProjects" value="${values.otherProjects}"></div>
 </fieldset>
 <fieldset><legend>Scopes</legend>
@@ -85,7 +93,10 @@ export interface KeysPageOptions {
 }
 
 export async function keysPage(context: ConsoleContext, options: KeysPageOptions = {}): Promise<Response> {
-  const [keys, projects] = await Promise.all([listCiKeys(context.env, context.organizationId), listProjects(context)]);
+  const [keys, projects] = await Promise.all([
+    listCiKeys(context.env, context.organizationId),
+    listProjects(context, { limit: KEY_FORM_PROJECTS + 1 }),
+  ]);
   const created = options.created;
   const body = html`<h1>CI keys</h1>
 <p class="lead">Credentials for CI pipelines: limited to projects and scopes, usable on the REST API only, revocable at any time.</p>
@@ -111,7 +122,10 @@ ${
 }</section>
 ${createForm(
   context,
-  projects.map((p) => p.name),
+  {
+    projects: projects.slice(0, KEY_FORM_PROJECTS).map((p) => p.name),
+    more: projects.length > KEY_FORM_PROJECTS,
+  },
   options.values ?? EMPTY_FORM,
 )}`;
   return consoleResponse(context.frame("CI keys", "keys"), body, options.status ?? (created ? 201 : 200));

@@ -1,12 +1,13 @@
 // What the console pages show: projects with their active contract and latest verdict, the audit trail with
 // filters and pages, current rate-limit usage per client; and their empty states.
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { auditStoresIn } from "../../../src/audit/sink";
 import { callJson } from "../contracts-api/api-helpers";
 import { restPrincipal } from "../harness";
 import { ordersContract, text } from "../contracts-api/fixtures";
 import { signedIn, visibleText } from "./console-helpers";
+import { KEY_FORM_PROJECTS } from "../../../src/web/console/keys.page";
 import { operator } from "../directory/helpers";
 
 describe("empty states", () => {
@@ -32,6 +33,25 @@ describe("CI keys", () => {
     } finally {
       expect((await operator("PATCH", "/organizations/globex", { roleCaps: null })).status).toBe(200);
     }
+  });
+
+  it(`offers the first ${KEY_FORM_PROJECTS} projects by name as boxes, and says the others are typed`, async () => {
+    await runInDurableObject(
+      env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName("globex")),
+      async (_instance, state) => {
+        for (let i = 0; i < KEY_FORM_PROJECTS + 5; i++)
+          state.storage.sql.exec(
+            "INSERT OR IGNORE INTO projects (name, created_at, created_by, active_contract_id) VALUES (?, ?, 'gus', NULL)",
+            `p-${String(i).padStart(3, "0")}`,
+            new Date().toISOString(),
+          );
+      },
+    );
+    const page = (await (await signedIn("gus")).get("/admin/keys")).text;
+    const boxes = [...page.matchAll(/name="project" value="(p-\d+)"/g)].map((m) => m[1]);
+    expect(boxes).toHaveLength(KEY_FORM_PROJECTS);
+    expect(boxes[0]).toBe("p-000");
+    expect(visibleText(page)).toContain(`or are not listed above (the first ${KEY_FORM_PROJECTS} by name are)`);
   });
 });
 
@@ -63,6 +83,29 @@ describe("projects", () => {
     // The contract's own verdict is named for what it judged: the constitution, not an approval of an implementation.
     expect(shipping).toContain('badge ok">constitution ok');
     expect(visibleText(shipping)).toContain("contract v1 against the constitution");
+  });
+
+  it("counts the projects on the overview without listing them, those without an active contract included", async () => {
+    const token = restPrincipal("ana", "contracts.write snapshots.write contracts.read");
+    const listed = (await callJson(token, "GET", "/projects")).body.projects as Array<{
+      activeContractVersion: unknown;
+    }>;
+    // A project from before the split without an active contract (its contract refused or never uploaded).
+    await runInDurableObject(
+      env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName("acme")),
+      async (_instance, state) => {
+        state.storage.sql.exec(
+          "INSERT INTO projects (name, created_at, created_by, active_contract_id) VALUES ('zz-empty', ?, 'ana', NULL)",
+          new Date().toISOString(),
+        );
+      },
+    );
+    const total = listed.length + 1;
+    const without = listed.filter((p) => p.activeContractVersion === null).length + 1;
+    const overview = visibleText((await (await signedIn("ana")).get("/admin")).text);
+    expect(overview).toMatch(new RegExp(`\\b${total}\\s+projects\\b`));
+    expect(overview).toContain(`${without} without contract`);
+    expect((await callJson(token, "GET", "/projects")).body.projects).toHaveLength(total);
   });
 });
 
