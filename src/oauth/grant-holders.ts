@@ -6,8 +6,9 @@
  * Storage: OAUTH_KV, one key per member, `arbiter:grant-holders:v1:<organization>:<encodeURIComponent(subject)>`,
  * value "1", metadata `{ name, since }` (display name, first grant time), no expiry. The key is written only
  * when it is missing (one KV read per completed authorization, one write per member ever), so KV's limit of
- * one write per second per key is never approached. Entries are never removed: a member whose grants are all
- * revoked simply lists no grants (removing the entry could race a new grant and hide it). KV lists are
+ * one write per second per key is never approached. A member's entry stays while the organization does: a member
+ * whose grants are all revoked simply lists no grants (removing the entry could race a new grant and hide it). A
+ * deleted organization's entries (display names among them) go with its grants (forgetGrantHolders). KV lists are
  * eventually consistent across locations, so a member's first grant can take up to about 60 s to show in
  * another location; their grants themselves are read from the library at request time.
  */
@@ -97,6 +98,22 @@ export function listGrantHolderPage(
   page: { limit: number; cursor?: string },
 ): Promise<{ holders: GrantHolder[]; cursor: string | null }> {
   return holderPage(env, organizationId, page.limit, page.cursor);
+}
+
+/**
+ * Removes the organization's whole index once its grants are revoked (its deletion): no member name or subject
+ * stays behind in KV. The number of entries removed.
+ */
+export async function forgetGrantHolders(env: Env, organizationId: string): Promise<number> {
+  let removed = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await env.OAUTH_KV.list({ prefix: organizationPrefix(organizationId), ...(cursor ? { cursor } : {}) });
+    await Promise.all(page.keys.map((entry) => env.OAUTH_KV.delete(entry.name)));
+    removed += page.keys.length;
+    cursor = page.list_complete ? undefined : page.cursor;
+  } while (cursor);
+  return removed;
 }
 
 /** Every member of `organizationId` that ever completed a grant, in subject order (revocations walk them all). */

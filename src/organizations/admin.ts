@@ -14,7 +14,7 @@ import { base64url } from "jose";
 import { sha256Hex } from "../lib/sha256";
 import { logWarn } from "../lib/log";
 import { getAuthorizationServer, grantUserId } from "../oauth/servers";
-import { listGrantHolders } from "../oauth/grant-holders";
+import { forgetGrantHolders, listGrantHolders } from "../oauth/grant-holders";
 import { getPolicy } from "../policy/load";
 import { organizationGrantable } from "../directory/grantable";
 import { directoryStub, forgetOrganization } from "../directory/client";
@@ -560,9 +560,11 @@ export async function deleteOrganization(env: Env, organizationId: string): Prom
   return deleting.record;
 }
 
+/** Revokes every grant of the organization's members, then forgets who held them (names included). */
 async function revokeAllGrants(env: Env, organizationId: string): Promise<void> {
   for (const holder of await listGrantHolders(env, organizationId))
     await revokeGrantsBeyond(env, organizationId, holder.subject, []);
+  await forgetGrantHolders(env, organizationId);
 }
 
 export { organizationSettingsSchema };

@@ -4,6 +4,7 @@
  * (suspension, quotas, members, deletion), all through the Worker's front door with real tokens and CI keys.
  */
 import { env, runInDurableObject } from "cloudflare:test";
+import { rememberGrantHolder } from "../../../src/oauth/grant-holders";
 import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import { contractStore } from "../../../src/contracts/store/client";
@@ -462,9 +463,16 @@ describe("suspension and deletion", () => {
     expect(archive.body.format).toBe("arbiter-organization-export/1");
     expect(JSON.stringify(archive.body.contracts)).toContain('"k1"');
 
+    // A member who completed a grant: the connected-clients index keeps their display name.
+    await rememberGrantHolder(env, { organizationId: id, subject: "una-subject", name: "Una Umbrella" });
+    const indexed = async () =>
+      (await env.OAUTH_KV.list({ prefix: `arbiter:grant-holders:v1:${id}:` })).keys.map((key) => key.name);
+    expect(await indexed()).toHaveLength(1);
+
     expect((await operator("PUT", "/caps", { deletionGraceDays: 0 })).status).toBe(200);
     const deleted = await operator("DELETE", `/organizations/${id}`);
     expect(deleted.status).toBe(202);
+    expect(await indexed()).toEqual([]);
     expect(await contractStore(env, id).exportTables()).toEqual({});
     const left = await runInDurableObject(stub, (_instance, state) =>
       ["members", "member_subjects"].map(
