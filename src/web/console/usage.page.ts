@@ -41,6 +41,9 @@ function usageRow(client: KnownClient, usage: QuotaUsage): SafeHtml {
 </tr>`;
 }
 
+/** Clients whose usage one page asks their coordinators for. */
+export const USAGE_CLIENTS_PER_PAGE = 100;
+
 export async function usagePage(context: ConsoleContext): Promise<Response> {
   const [{ grants, nextCursor }, keys] = await Promise.all([
     // The first page of members' grants names their clients; other clients with counters are listed by id.
@@ -59,10 +62,18 @@ export async function usagePage(context: ConsoleContext): Promise<Response> {
     if (!known.has(clientId))
       known.set(clientId, { clientId, label: nextCursor ? "Other client" : "Client without a live grant" });
 
+  // A page of clients by id: each one is a call to its coordinator, so an organization with thousands of clients
+  // is read a page at a time.
+  const after = context.url.searchParams.get("after");
+  const clients = [...known.values()]
+    .filter((client) => after === null || client.clientId > after)
+    .sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0));
+  const shown = clients.slice(0, USAGE_CLIENTS_PER_PAGE);
+  const nextAfter = clients.length > USAGE_CLIENTS_PER_PAGE ? (shown.at(-1)?.clientId ?? null) : null;
   const targets = [...context.toolNames(), REST_RATE_LIMIT_TARGET];
   const limiter = rateLimiterFor(context.env);
   const perClient = await Promise.all(
-    [...known.values()].map(async (client) => ({
+    shown.map(async (client) => ({
       client,
       usage: await limiter.usage({ organizationId: context.organizationId, clientId: client.clientId }, targets),
     })),
@@ -78,6 +89,7 @@ export async function usagePage(context: ConsoleContext): Promise<Response> {
 <p class="lead">Calls each client made in its current window, per tool and for the REST API. Quotas come from <span class="mono">policies/rate-limits.json</span>; windows open at a client's first call.</p>
 <section aria-labelledby="usage-heading"><h2 id="usage-heading">Current usage</h2>
 ${rows.length === 0 ? emptyState("No open windows", "No client of your organization has called a tool or the REST API in its current window.") : scrollTable("Current rate-limit usage", ["Client", "Tool", "Used", "Remaining", "Window resets in", "Status"], rows)}
+${after !== null || nextAfter !== null ? html`<nav class="pager" aria-label="Pages of clients"><span class="muted">${USAGE_CLIENTS_PER_PAGE} clients per page, by client id.</span>${after !== null ? html`<a href="/admin/usage">First clients</a>` : ""}${nextAfter !== null ? html`<a href="/admin/usage?after=${encodeURIComponent(nextAfter)}">Next clients</a>` : ""}</nav>` : ""}
 </section>
 <section aria-labelledby="quotas-heading"><h2 id="quotas-heading">Quotas for ${context.organizationName}</h2>
 ${scrollTable(

@@ -8,6 +8,9 @@ import { restPrincipal } from "../harness";
 import { ordersContract, text } from "../contracts-api/fixtures";
 import { signedIn, visibleText } from "./console-helpers";
 import { KEY_FORM_PROJECTS } from "../../../src/web/console/keys.page";
+import { USAGE_CLIENTS_PER_PAGE } from "../../../src/web/console/usage.page";
+import { contractStore } from "../../../src/contracts/store/client";
+import type { Env as WorkerEnv } from "../../../src/env";
 import { operator } from "../directory/helpers";
 
 describe("empty states", () => {
@@ -184,5 +187,30 @@ describe("rate-limit usage", () => {
     expect(rows.length).toBeGreaterThanOrEqual(1);
     expect(rows.some((row) => visibleText(row).includes("3 of 120"))).toBe(true);
     expect(page.text).toContain('badge ok">within quota');
+  });
+
+  it(`asks the coordinators of ${USAGE_CLIENTS_PER_PAGE} clients a page, by client id, with a link to the next`, async () => {
+    // More CI keys (each a client the page knows) than a page holds, and a client with an open window after them.
+    const store = contractStore(env as unknown as WorkerEnv, "acme");
+    for (let i = 0; i < USAGE_CLIENTS_PER_PAGE + 10; i++)
+      await store.createKey({
+        id: `u${String(i).padStart(15, "0")}`,
+        name: `usage ${i}`,
+        projects: ["*"],
+        scopes: ["contracts.read"],
+        secretHash: "0".repeat(64),
+        createdBy: "ana",
+        expiresAt: null,
+      });
+    const late = restPrincipal("ana", "contracts.read", { clientId: "zz-usage-client" });
+    expect((await callJson(late, "GET", "/projects")).status).toBe(200);
+    const ana = await signedIn("ana");
+    const first = await ana.get("/admin/usage");
+    expect(first.text).not.toContain("zz-usage-client");
+    const next = /href="(\/admin\/usage\?after=[^"]+)">Next clients/.exec(first.text);
+    expect(next).not.toBeNull();
+    const second = await ana.get(next![1]!.replaceAll("&amp;", "&"));
+    expect(second.text).toContain("zz-usage-client");
+    expect(second.text).toContain('<a href="/admin/usage">First clients</a>');
   });
 });
