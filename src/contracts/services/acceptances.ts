@@ -11,10 +11,10 @@ import { type AcceptedBreak, breakFingerprint, FINGERPRINT_PATTERN } from "../..
 import type { ConformanceConfig } from "../../engine";
 import type { Verdict, Violation } from "../../engine";
 import type { AcceptedBreakRecord } from "../store/acceptance-table";
-import { readVerdictBody } from "../store/client";
+import { verdictBody } from "./verdicts";
 import { cannotVerify } from "./failure";
 import { checkProjectAccess, requireProjectStatus } from "./project-access";
-import { placeOf, projectStoreOf } from "./store-access";
+import { projectStoreOf } from "./store-access";
 import type { ContractsCaller } from "./caller";
 
 /** How far ahead an acceptance may run: a break accepted for longer is a contract change, not an exception. */
@@ -68,8 +68,7 @@ function expiryOf(text: string, now: number): string {
 
 /** The project's latest snapshot verdict and latest contract change: where a fingerprint from a verdict comes from. */
 async function latestVerdicts(context: ContractsCaller, project: string): Promise<Verdict[]> {
-  const place = await placeOf(context, project);
-  const { store } = place;
+  const store = await projectStoreOf(context, project);
   const status = await requireProjectStatus(context, project);
   const hashes: string[] = [];
   const snapshot = status.latestSnapshot;
@@ -82,7 +81,7 @@ async function latestVerdicts(context: ContractsCaller, project: string): Promis
     const changeHash = latest ? await store.contractChangeHash(project, latest.version) : null;
     if (changeHash) hashes.push(changeHash);
   }
-  const verdicts = await Promise.all(hashes.map((hash) => readVerdictBody(place, hash)));
+  const verdicts = await Promise.all(hashes.map((hash) => verdictBody(context, project, hash)));
   return verdicts.filter((verdict): verdict is Verdict => verdict !== null);
 }
 

@@ -7,7 +7,7 @@
  */
 import { conformanceConfigFor } from "./organization-config";
 import { checkConformance } from "../../engine";
-import { readVerdictBody } from "../store/client";
+import { verdictOfSnapshot } from "./snapshots";
 import type { BuildRecord, ContractRecord, SnapshotRecord } from "../store/records";
 import type { Verdict } from "../../engine";
 import type { AcceptedBreak } from "../../engine";
@@ -16,7 +16,7 @@ import { withUsageEvidence } from "./usage";
 import { loadDocument } from "./documents";
 import { cannotVerify } from "./failure";
 import { requireProjectStatus } from "./project-access";
-import { placeOf, projectStoreOf } from "./store-access";
+import { projectStoreOf } from "./store-access";
 import type { ContractsCaller } from "./caller";
 
 type Context = ContractsCaller;
@@ -100,13 +100,6 @@ function sameAcceptances(verdict: Verdict, acceptances: readonly AcceptedBreak[]
   );
 }
 
-async function storedVerdict(context: Context, snapshot: SnapshotRecord): Promise<Verdict | null> {
-  if (snapshot.verdictId === null) return null;
-  const place = await placeOf(context, snapshot.project);
-  const record = await place.store.getVerdict(snapshot.project, snapshot.verdictId);
-  return record ? readVerdictBody(place, record.verdictHash) : null;
-}
-
 export async function runConformanceCheck(context: Context, request: ConformanceRequest): Promise<ConformanceOutcome> {
   const { project } = request;
   const status = await requireProjectStatus(context, project);
@@ -138,7 +131,7 @@ export async function runConformanceCheck(context: Context, request: Conformance
   // or one it applied that is no longer in force (expired or revoked); then the check runs again.
   const acceptances = await (await projectStoreOf(context, project)).acceptancesInForce(project);
   if (snapshot.contractVersion === contract.version) {
-    const verdict = await storedVerdict(context, snapshot);
+    const verdict = (await verdictOfSnapshot(context, snapshot))?.verdict ?? null;
     if (verdict && sameAcceptances(verdict, acceptances))
       return { project, contract, snapshot, verdict, source: "stored" };
   }
