@@ -34,7 +34,7 @@ const P = "/api/v1/projects/:project";
 /** Keyed by `${method} ${path}` exactly as the route table has them. */
 export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "GET /api/v1/whoami": { operationId: "getWhoami", ok: [200, JSON_ONLY], errors: [] },
-  "GET /api/v1/storage": { operationId: "getStorage", ok: [200, JSON_ONLY], errors: [] },
+  "GET /api/v1/storage": { operationId: "getStorage", query: ["limit", "after"], ok: [200, JSON_ONLY], errors: [400] },
   "POST /api/v1/storage/retention-runs": { operationId: "runRetention", ok: [200, JSON_ONLY], errors: [404] },
   "GET /api/v1/organization": { operationId: "getOrganization", ok: [200, JSON_ONLY], errors: [] },
   "PATCH /api/v1/organization": {

@@ -6,7 +6,7 @@
  */
 import { Failure } from "../core/failure";
 import { runRetentionNow, storageReport } from "../contracts/services/storage";
-import { json } from "./contracts-http";
+import { afterQuery, json, unpagedLimit } from "./contracts-http";
 import type { ApiRoute } from "./router";
 
 export const storageRoutes: ApiRoute[] = [
@@ -14,9 +14,13 @@ export const storageRoutes: ApiRoute[] = [
     method: "GET",
     path: "/api/v1/storage",
     requiredScopes: ["contracts.read"],
-    async handle({ env, principal }) {
+    async handle({ env, principal, request }) {
+      const url = new URL(request.url);
+      const { limit } = unpagedLimit(url);
       const visible = principal.projects && !principal.projects.includes("*") ? principal.projects : null;
-      return json({ storage: await storageReport(env, principal.organizationId, visible) });
+      return json({
+        storage: await storageReport(env, principal.organizationId, visible, { limit, after: afterQuery(url) }),
+      });
     },
   },
   {

@@ -98,19 +98,31 @@ export interface StorageReport extends StorageUsed {
   databaseRefusalBytes: number;
   retention: RetentionPolicy & { runEveryHours: number };
   projects: Array<StorageUsage["projects"][number] & { retention: RetentionPolicy }>;
+  /** With a page limit: the project name to pass as `after` for the next page; null on the last page. */
+  nextAfter: string | null;
   retentionRuns: StorageUsage["retentionRuns"];
 }
 
-/** `visible`: the projects the caller may see (a CI key's list), null for all of them. */
+/**
+ * `visible`: the projects the caller may see (a CI key's list), null for all of them; `page`: at most `limit` of
+ * them by name, those after `after` (the store reads only those).
+ */
 export async function storageReport(
   env: Env,
   organizationId: string,
   visible: readonly string[] | null,
+  page: { limit?: number | null; after?: string | null } = {},
 ): Promise<StorageReport> {
+  const limit = page.limit ?? null;
   const [usage, resolved] = await Promise.all([
-    contractStore(env, organizationId).storageUsage(),
+    contractStore(env, organizationId).storageUsage({
+      only: visible,
+      limit: limit === null ? null : limit + 1,
+      after: page.after ?? null,
+    }),
     resolveOrganization(env, organizationId),
   ]);
+  const listed = limit === null ? usage.projects : usage.projects.slice(0, limit);
   const retention = resolved?.record.settings.retention;
   return {
     databaseBytes: usage.databaseBytes,
@@ -119,9 +131,8 @@ export async function storageReport(
     quotaBytes: resolved?.storageQuotaBytes ?? 0,
     databaseRefusalBytes: DATABASE_REFUSAL_BYTES,
     retention: { ...policyFor(retention, ""), runEveryHours: HOURS_BETWEEN_RUNS },
-    projects: usage.projects
-      .filter((project) => visible === null || visible.includes(project.name))
-      .map((project) => ({ ...project, retention: policyFor(retention, project.name) })),
+    projects: listed.map((project) => ({ ...project, retention: policyFor(retention, project.name) })),
+    nextAfter: limit !== null && usage.projects.length > limit ? (listed.at(-1)?.name ?? null) : null,
     retentionRuns: usage.retentionRuns,
   };
 }

@@ -82,7 +82,7 @@ import { addRun, expireStore, recordRetentionRun } from "./retention-run";
 import type { ContractStoreRpc, UploadContext, UsageSince, VerdictBody } from "./rpc";
 import { PIECES_PER_CALL } from "./schema";
 import { applySchema } from "./schema-upgrade";
-import { bucketContentHashes, exportTables, projectUsage, storageUsage } from "./storage-report";
+import { bucketContentHashes, exportTables, type ProjectPage, projectUsage, storageUsage } from "./storage-report";
 import {
   addSubscriber,
   listSubscribers,
@@ -368,8 +368,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    * What the organization stores: its store's database and bucket content plus what each project's own store last
    * reported, per project (in name order), and the last retention runs of all its stores.
    */
-  storageUsage(): StorageUsage {
-    return storageUsage(this.sql, this.storageUsed());
+  storageUsage(page: ProjectPage = {}): StorageUsage {
+    return storageUsage(this.sql, this.storageUsed(), page);
   }
 
   /**

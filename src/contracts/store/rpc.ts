@@ -12,6 +12,7 @@ import type { DocumentSource } from "./form-table";
 import type { ExchangeRunInput } from "./exchange-table";
 import type { NewKey } from "./key-table";
 import type { SubscribeResult } from "./subscriber-table";
+import type { ProjectPage } from "./storage-report";
 import type { ProjectHome, ProjectSummary } from "./project-homes";
 import type { MovedRow } from "./project-move";
 import type { RetentionRun, RetentionSettings } from "./retention-table";
@@ -101,7 +102,8 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   /** One run now with the organization's policy from the directory; null when it has no such organization. */
   runRetentionNow(): Promise<RetentionRun | null>;
   /** What the organization stores (database, bucket, per project) and the last retention runs. */
-  storageUsage(): StorageUsage;
+  /** The organization's storage, per project for the projects `page` names (every project when omitted). */
+  storageUsage(page?: ProjectPage): StorageUsage;
   blobInfo(hash: string): BlobInfo | null;
   readDocumentPiece(hash: string, index: number): Uint8Array | null;
   readDocumentPieces(hash: string, firstIndex: number, count: number): Uint8Array[] | null;

@@ -2,7 +2,15 @@
  * What a store holds, as the storage report and the export read it: per project (snapshots, documents, contracts,
  * builds, runs), the last retention runs, and every table's rows.
  */
+import { projectNameFilter } from "./name-filter";
 import { listSummaries } from "./project-homes";
+
+/** Which projects a report covers: only those named, those after a name, at most `limit` (all when omitted). */
+export interface ProjectPage {
+  only?: readonly string[] | null;
+  limit?: number | null;
+  after?: string | null;
+}
 import type { StorageUsage, StorageUsed } from "./records";
 
 /** What one project stores in this store. */
@@ -37,15 +45,20 @@ export function projectUsage(sql: SqlStorage, name: string): StorageUsage["proje
  * this store's rows when it was created before the split, else from the summary its own store last sent, and the
  * last retention runs of all its stores.
  */
-export function storageUsage(sql: SqlStorage, used: StorageUsed): StorageUsage {
+export function storageUsage(sql: SqlStorage, used: StorageUsed, page: ProjectPage = {}): StorageUsage {
+  const only = page.only ?? null;
+  const limit = page.limit ?? null;
+  const after = page.after ?? null;
+  const { where, bindings } = projectNameFilter("name", only, after);
+  const own = listSummaries(sql, only, limit, after).map((summary) => summary.storage);
+  // The projects created before the split that still live here (a project in a store of its own has a summary).
+  const legacyOnly = `${where ? `${where} AND` : "WHERE"} name NOT IN (SELECT name FROM project_homes)`;
   const legacy = sql
-    .exec<{ name: string }>("SELECT name FROM projects ORDER BY name")
+    .exec<{ name: string }>(`SELECT name FROM projects ${legacyOnly} ORDER BY name LIMIT ?`, ...bindings, limit ?? -1)
     .toArray()
     .map(({ name }) => projectUsage(sql, name));
-  const own = listSummaries(sql, null, null).map((summary) => summary.storage);
-  const projects = [...legacy.filter((entry) => !own.some((o) => o.name === entry.name)), ...own].sort((a, b) =>
-    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-  );
+  const merged = [...legacy, ...own].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const projects = limit === null ? merged : merged.slice(0, limit);
   const retentionRuns = sql
     .exec<{ ran_at: string; snapshots: number; builds: number; exchange_runs: number; content_bytes: number }>(
       "SELECT * FROM retention_runs ORDER BY ran_at DESC, id DESC LIMIT 10",

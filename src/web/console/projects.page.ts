@@ -78,7 +78,7 @@ export async function projectsPage(context: ConsoleContext): Promise<Response> {
   const after = asked !== null && isProjectName(asked) ? asked : null;
   const [listed, storage] = await Promise.all([
     listProjects(context, { limit: PROJECTS_PER_PAGE + 1, after }),
-    storageReport(context.env, context.organizationId, null),
+    storageReport(context.env, context.organizationId, null, { limit: PROJECTS_PER_PAGE, after }),
   ]);
   const projects = listed.slice(0, PROJECTS_PER_PAGE);
   const more = listed.length > PROJECTS_PER_PAGE;

@@ -20,6 +20,7 @@ interface Usage {
   databaseBytes: number;
   bucketBytes: number;
   projects: Array<{ name: string; snapshots: number; documentBytes: number; retention: unknown }>;
+  nextAfter: string | null;
 }
 
 async function usage(caller: Caller = ana): Promise<Usage> {
@@ -66,6 +67,19 @@ describe("storage usage", () => {
     expect(orders).toMatchObject({ snapshots: 1, retention: { snapshotDays: 90, keepPerBranch: 10 } });
     expect(orders!.documentBytes).toBeGreaterThan(200_000);
     expect(storage.projects.map((project) => project.name).sort()).toEqual(["billing", "orders"]);
+  });
+
+  it("pages its projects by name with ?limit= and ?after=nextAfter, reading only those", async () => {
+    const first = await callJson(ana, "GET", "/storage?limit=1");
+    expect(first.body.storage.projects.map((project: { name: string }) => project.name)).toEqual(["billing"]);
+    expect(first.body.storage.nextAfter).toBe("billing");
+    const second = await callJson(ana, "GET", "/storage?limit=1&after=billing");
+    expect(second.body.storage.projects.map((project: { name: string }) => project.name)).toEqual(["orders"]);
+    expect(second.body.storage.nextAfter).toBeNull();
+    // The organization's totals are the same on every page.
+    expect(second.body.storage.usedBytes).toBe(first.body.storage.usedBytes);
+    expect((await usage()).projects).toHaveLength(2);
+    expect((await callJson(ana, "GET", "/storage?after=Not%20A%20Name")).status).toBe(400);
   });
 
   it("shows a CI key only the projects it may use", async () => {
