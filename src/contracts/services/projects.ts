@@ -33,11 +33,6 @@ export function projectCounts(caller: ContractsCaller): Promise<{ total: number;
   return storeOf(caller).projectCounts();
 }
 
-/** The project's status (active contract, latest snapshot, last failed build), or null when there is no project. */
-export async function findProjectStatus(caller: ContractsCaller, project: string): Promise<ProjectStatus | null> {
-  return (await projectStoreOf(caller, project)).projectStatus(project);
-}
-
 /** Throws unknown_project unless the project exists. */
 export async function requireProject(caller: ContractsCaller, project: string): Promise<void> {
   if (!(await (await projectStoreOf(caller, project)).getProject(project))) throw unknownProjectFailure(project);
