@@ -11,7 +11,7 @@ import { contractFailure, serviceFailure, storeFailure, unknownProjectFailure } 
 import { conformanceConfigFor } from "./organization-config";
 import { projectPage } from "./projects";
 import { projectStoreOf } from "./store-access";
-import { verdictBody } from "./verdicts";
+import { findVerdict, verdictBody } from "./verdicts";
 
 /** Error-severity findings of a contract comparison: the changes that break clients of the older version. */
 export function breakingCount(verdict: Verdict): number {
@@ -73,9 +73,8 @@ export async function contractWithVerdict(
   version: number,
 ): Promise<{ contract: ContractRecord; verdict: Verdict | null }> {
   const contract = await requireContract(caller, project, version);
-  const store = await projectStoreOf(caller, project);
-  const record = contract.verdictId ? await store.getVerdict(project, contract.verdictId) : null;
-  return { contract, verdict: record ? await verdictBody(caller, project, record.verdictHash) : null };
+  const stored = contract.verdictId ? await findVerdict(caller, project, contract.verdictId) : null;
+  return { contract, verdict: stored?.verdict ?? null };
 }
 
 /**
