@@ -185,6 +185,26 @@ describe("a store from before documents went to the bucket", () => {
     const names = storage.projects.map((project: { name: string }) => project.name);
     expect(names).toEqual(expect.arrayContaining(["legacy", "newer"]));
     expect(storage.projects.find((project: { name: string }) => project.name === "newer").contracts).toBe(1);
+    // Paged one at a time, the projects list and the storage report each name every project once, in order,
+    // whichever store a project lives in.
+    for (const [path, key] of [
+      ["/projects", "projects"],
+      ["/storage", "storage"],
+    ] as const) {
+      const paged: string[] = [];
+      let after: string | null = null;
+      for (let page = 0; page < 20; page++) {
+        const pageUrl = `${path}?limit=1${after === null ? "" : `&after=${after}`}`;
+        const answer: Record<string, any> = (await callJson(ana, "GET", pageUrl)).body;
+        const body: { projects: Array<{ name: string }>; nextAfter: string | null } =
+          key === "storage" ? answer.storage : answer;
+        paged.push(...body.projects.map((project) => project.name));
+        after = body.nextAfter;
+        if (after === null) break;
+      }
+      const whole = key === "storage" ? names : listed.map((project) => project.name);
+      expect(paged, path).toEqual([...whole].sort());
+    }
   });
 
   it("moves the project into its own store on the organization's alarm, byte for byte, losing no write made meanwhile", async () => {
