@@ -9,6 +9,9 @@ import { runRetentionNow, storageReport } from "../contracts/services/storage";
 import { afterQuery, json, unpagedLimit } from "./contracts-http";
 import type { ApiRoute } from "./router";
 
+/** Projects whose storage the answer to a retention run lists; `nextAfter` names where GET /api/v1/storage goes on. */
+const RUN_ANSWER_PROJECTS = 100;
+
 export const storageRoutes: ApiRoute[] = [
   {
     method: "GET",
@@ -36,7 +39,8 @@ export const storageRoutes: ApiRoute[] = [
           {},
           "unknown_organization",
         );
-      const storage = await storageReport(env, principal.organizationId, null);
+      // The storage after the run: the organization's totals and its first projects (GET /api/v1/storage pages on).
+      const storage = await storageReport(env, principal.organizationId, null, { limit: RUN_ANSWER_PROJECTS });
       return json({ run, storage });
     },
   },

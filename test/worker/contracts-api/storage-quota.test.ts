@@ -4,7 +4,7 @@
 // nothing stored; the quota is the operator's to set (an administrator's PATCH is refused), and raising it lets
 // the same upload through.
 import { runInDurableObject } from "cloudflare:test";
-import { projectStore } from "./stores";
+import { organizationStore, projectStore } from "./stores";
 import { beforeAll, describe, expect, it } from "vitest";
 import { operator } from "../directory/helpers";
 import { restPrincipal, type Caller } from "../harness";
@@ -196,5 +196,31 @@ describe("running retention now", () => {
     const after = ran.body.storage as Usage;
     expect(after.projects.find((project) => project.name === "orders")!.snapshots).toBe(1);
     expect(after.bucketBytes).toBeLessThan(before.bucketBytes);
+  });
+
+  it("answers a run with the totals and the first 100 projects, naming where the storage list goes on", async () => {
+    // Many projects from before the split, written straight into the organization's store.
+    const names = Array.from({ length: 101 }, (_, i) => `zz-${String(i).padStart(3, "0")}`);
+    await runInDurableObject(organizationStore(ORG), async (_instance, state) => {
+      for (const name of names)
+        state.storage.sql.exec(
+          "INSERT INTO projects (name, created_at, created_by, active_contract_id) VALUES (?, ?, 'ana', NULL)",
+          name,
+          new Date().toISOString(),
+        );
+    });
+    try {
+      const ran = await callJson(ana, "POST", "/storage/retention-runs");
+      expect(ran.status).toBe(200);
+      const storage = ran.body.storage as Usage;
+      expect(storage.projects).toHaveLength(100);
+      expect(storage.nextAfter).toBe(storage.projects.at(-1)!.name);
+      const rest = await usage();
+      expect(rest.projects.length).toBeGreaterThanOrEqual(103);
+    } finally {
+      await runInDurableObject(organizationStore(ORG), async (_instance, state) => {
+        state.storage.sql.exec("DELETE FROM projects WHERE name LIKE 'zz-%'");
+      });
+    }
   });
 });
