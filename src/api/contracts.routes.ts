@@ -48,6 +48,7 @@ import { listVerdicts, verdictWithSubject } from "../contracts/services/verdicts
 import { listBuilds, recordBuild } from "../contracts/services/builds";
 import { documentStream } from "../contracts/services/stored-content";
 import { Failure } from "../core/failure";
+import { cutPage, oneMore } from "../lib/page";
 import { logWarn } from "../lib/log";
 import {
   afterQuery,
@@ -184,10 +185,9 @@ export function contractRoutes(changes: ContractChangeListener): ApiRoute[] {
         const url = new URL(input.request.url);
         const { limit } = unpagedLimit(url);
         const after = afterQuery(url);
-        const listed = await listProjects(input, { limit: limit === null ? null : limit + 1, after });
-        const projects = limit === null ? listed : listed.slice(0, limit);
-        const more = limit !== null && listed.length > limit;
-        return json({ projects, nextAfter: more ? (projects.at(-1)?.name ?? null) : null });
+        const listed = await listProjects(input, { limit: oneMore(limit), after });
+        const { items: projects, nextAfter } = cutPage(listed, limit, (project) => project.name);
+        return json({ projects, nextAfter });
       },
     },
     projectRoute("GET", "", READ, async (input) => json(await requireProjectStatus(input, input.project))),

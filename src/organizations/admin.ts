@@ -12,6 +12,7 @@ import { ORGANIZATION_PROVIDER_SETTINGS } from "../auth/oidc-config";
 import type { Env } from "../env";
 import { base64url } from "jose";
 import { sha256Hex } from "../lib/sha256";
+import { cutPage, oneMore } from "../lib/page";
 import { logWarn } from "../lib/log";
 import { getAuthorizationServer, grantUserId } from "../oauth/servers";
 import { forgetGrantHolders, listGrantHolders } from "../oauth/grant-holders";
@@ -401,13 +402,9 @@ export async function listMembers(
 ): Promise<{ members: MemberRecord[]; nextAfter: string | null }> {
   await getOrganization(env, organizationId);
   const limit = page.limit ?? null;
-  const listed = await directoryStub(env).members(
-    organizationId,
-    limit === null ? null : limit + 1,
-    page.after ?? null,
-  );
-  const members = limit === null ? listed : listed.slice(0, limit);
-  return { members, nextAfter: limit !== null && listed.length > limit ? (members.at(-1)?.email ?? null) : null };
+  const listed = await directoryStub(env).members(organizationId, oneMore(limit), page.after ?? null);
+  const { items: members, nextAfter } = cutPage(listed, limit, (member) => member.email);
+  return { members, nextAfter };
 }
 
 export async function putMember(

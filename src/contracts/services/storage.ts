@@ -8,6 +8,7 @@
  */
 import { resolveOrganization } from "../../directory/client";
 import type { Env } from "../../env";
+import { cutPage, oneMore } from "../../lib/page";
 import { contractStore, type ProjectPlace } from "../store/client";
 import { policyFor, RETENTION_INTERVAL_MS, type RetentionPolicy, type RetentionRun } from "../store/retention-table";
 import type { ContractsCaller } from "./caller";
@@ -117,12 +118,12 @@ export async function storageReport(
   const [usage, resolved] = await Promise.all([
     contractStore(env, organizationId).storageUsage({
       only: visible,
-      limit: limit === null ? null : limit + 1,
+      limit: oneMore(limit),
       after: page.after ?? null,
     }),
     resolveOrganization(env, organizationId),
   ]);
-  const listed = limit === null ? usage.projects : usage.projects.slice(0, limit);
+  const { items: listed, nextAfter } = cutPage(usage.projects, limit, (project) => project.name);
   const retention = resolved?.record.settings.retention;
   return {
     databaseBytes: usage.databaseBytes,
@@ -132,7 +133,7 @@ export async function storageReport(
     databaseRefusalBytes: DATABASE_REFUSAL_BYTES,
     retention: { ...policyFor(retention, ""), runEveryHours: HOURS_BETWEEN_RUNS },
     projects: listed.map((project) => ({ ...project, retention: policyFor(retention, project.name) })),
-    nextAfter: limit !== null && usage.projects.length > limit ? (listed.at(-1)?.name ?? null) : null,
+    nextAfter,
     retentionRuns: usage.retentionRuns,
   };
 }

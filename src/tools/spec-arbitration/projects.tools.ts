@@ -3,6 +3,7 @@
  * session's project (other spec tools and spec://active/contract default to it), and read a contract document.
  */
 import { z } from "zod";
+import { cutPage, oneMore } from "../../lib/page";
 import { snapshotVerdictStatement } from "../../contracts/verdict-statement";
 import {
   checkProjectAccess,
@@ -68,11 +69,10 @@ export function registerSpecProjectTools(ctx: CapabilityContext): void {
     requiredScopes: READ_SCOPES,
     async handler(input, context) {
       const [listed, selected] = await Promise.all([
-        listProjects(context, { limit: input.limit + 1, after: input.after ?? null }),
+        listProjects(context, { limit: oneMore(input.limit), after: input.after ?? null }),
         selectedProject(context),
       ]);
-      const projects = listed.slice(0, input.limit);
-      const nextAfter = listed.length > input.limit ? (projects.at(-1)?.name ?? null) : null;
+      const { items: projects, nextAfter } = cutPage(listed, input.limit, (project) => project.name);
       const lines = projects.map(
         (p) =>
           `- ${p.name}: active contract ${p.activeContractVersion === null ? "none" : `v${p.activeContractVersion}`}, ${p.snapshotCount} snapshot(s)${p.name === selected ? " (selected)" : ""}`,

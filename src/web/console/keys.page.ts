@@ -7,6 +7,7 @@ import { listCiKeys, type PresentedCiKey } from "../../oauth/cikey-admin";
 import { listProjects } from "../../contracts/services/projects";
 import { getPolicy } from "../../policy/load";
 import { html, type SafeHtml } from "../../lib/html";
+import { cutPage, oneMore } from "../../lib/page";
 import { badge, code, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
@@ -52,6 +53,11 @@ function keyRow(context: ConsoleContext, key: PresentedCiKey): SafeHtml {
 /** The most projects the key form offers as boxes to tick; the others are typed by name. */
 export const KEY_FORM_PROJECTS = 50;
 
+function offeredProjects(listed: ReadonlyArray<{ name: string }>): { projects: string[]; more: boolean } {
+  const page = cutPage(listed, KEY_FORM_PROJECTS, (project) => project.name);
+  return { projects: page.items.map((project) => project.name), more: page.nextAfter !== null };
+}
+
 function createForm(
   context: ConsoleContext,
   listed: { projects: string[]; more: boolean },
@@ -95,7 +101,7 @@ export interface KeysPageOptions {
 export async function keysPage(context: ConsoleContext, options: KeysPageOptions = {}): Promise<Response> {
   const [keys, projects] = await Promise.all([
     listCiKeys(context.env, context.organizationId),
-    listProjects(context, { limit: KEY_FORM_PROJECTS + 1 }),
+    listProjects(context, { limit: oneMore(KEY_FORM_PROJECTS) }),
   ]);
   const created = options.created;
   const body = html`<h1>CI keys</h1>
@@ -120,13 +126,6 @@ ${
         keys.map((k) => keyRow(context, k)),
       )
 }</section>
-${createForm(
-  context,
-  {
-    projects: projects.slice(0, KEY_FORM_PROJECTS).map((p) => p.name),
-    more: projects.length > KEY_FORM_PROJECTS,
-  },
-  options.values ?? EMPTY_FORM,
-)}`;
+${createForm(context, offeredProjects(projects), options.values ?? EMPTY_FORM)}`;
   return consoleResponse(context.frame("CI keys", "keys"), body, options.status ?? (created ? 201 : 200));
 }

@@ -4,6 +4,7 @@ import { listProjects, projectRow } from "../../contracts/services/projects";
 import { isProjectName } from "../../contracts/store/names";
 import type { ExchangeRunRecord, ProjectStatus, SnapshotRecord, VerdictRecord } from "../../contracts/store/records";
 import { html, type SafeHtml } from "../../lib/html";
+import { cutPage, oneMore } from "../../lib/page";
 import { badge, code, emptyState, scrollTable, time } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
@@ -77,11 +78,10 @@ export async function projectsPage(context: ConsoleContext): Promise<Response> {
   const asked = context.url.searchParams.get("after");
   const after = asked !== null && isProjectName(asked) ? asked : null;
   const [listed, storage] = await Promise.all([
-    listProjects(context, { limit: PROJECTS_PER_PAGE + 1, after }),
+    listProjects(context, { limit: oneMore(PROJECTS_PER_PAGE), after }),
     storageReport(context.env, context.organizationId, null, { limit: PROJECTS_PER_PAGE, after }),
   ]);
-  const projects = listed.slice(0, PROJECTS_PER_PAGE);
-  const more = listed.length > PROJECTS_PER_PAGE;
+  const { items: projects, nextAfter } = cutPage(listed, PROJECTS_PER_PAGE, (project) => project.name);
   const rows = await Promise.all(
     projects.map(async (project) => {
       const found = await projectRow(context, project.name);
@@ -108,7 +108,7 @@ ${
         rows,
       )
 }
-${after !== null || more ? html`<nav class="pager" aria-label="Pages of projects"><span class="muted">${PROJECTS_PER_PAGE} projects per page, by name.</span>${after !== null ? html`<a href="/admin/projects">First projects</a>` : ""}${more ? html`<a href="/admin/projects?after=${encodeURIComponent(projects.at(-1)?.name ?? "")}">Next projects</a>` : ""}</nav>` : ""}
+${after !== null || nextAfter !== null ? html`<nav class="pager" aria-label="Pages of projects"><span class="muted">${PROJECTS_PER_PAGE} projects per page, by name.</span>${after !== null ? html`<a href="/admin/projects">First projects</a>` : ""}${nextAfter !== null ? html`<a href="/admin/projects?after=${encodeURIComponent(nextAfter)}">Next projects</a>` : ""}</nav>` : ""}
 ${storageSection(storage)}`;
   return consoleResponse(context.frame("Projects", "projects"), body);
 }

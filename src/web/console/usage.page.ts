@@ -11,6 +11,7 @@ import { rateLimiterFor } from "../../ratelimit/limiter";
 import type { QuotaUsage } from "../../ratelimit/hook";
 import { getRateLimitPolicy, quotaFor } from "../../ratelimit/policy";
 import { html, type SafeHtml } from "../../lib/html";
+import { cutPage } from "../../lib/page";
 import { badge, code, emptyState, scrollTable } from "./components";
 import type { ConsoleContext } from "./context";
 import { consoleResponse } from "./layout";
@@ -68,8 +69,7 @@ export async function usagePage(context: ConsoleContext): Promise<Response> {
   const clients = [...known.values()]
     .filter((client) => after === null || client.clientId > after)
     .sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0));
-  const shown = clients.slice(0, USAGE_CLIENTS_PER_PAGE);
-  const nextAfter = clients.length > USAGE_CLIENTS_PER_PAGE ? (shown.at(-1)?.clientId ?? null) : null;
+  const { items: shown, nextAfter } = cutPage(clients, USAGE_CLIENTS_PER_PAGE, (client) => client.clientId);
   const targets = [...context.toolNames(), REST_RATE_LIMIT_TARGET];
   const limiter = rateLimiterFor(context.env);
   const perClient = await Promise.all(
