@@ -1,11 +1,19 @@
 /**
  * CI key administration (scope keys.admin): create (the key is in the answer once and never again), list
- * (records only, never a secret or its hash) and revoke. Keys live in the organization's ContractStore, so a
+ * (records only, never a secret or its hash; newest first, `?limit=&after=` a page at a time) and revoke. Keys live in the organization's ContractStore, so a
  * revocation is seen by the very next request. The rules and the audit events are shared with the admin
  * console (src/oauth/cikey-admin.ts).
  */
 import { Failure, kindForStatus } from "../core/failure";
-import { createCiKey, createCiKeyRequest, listCiKeys, revokeCiKey, type KeyAdministrator } from "../oauth/cikey-admin";
+import {
+  CI_KEY_ID,
+  createCiKey,
+  createCiKeyRequest,
+  listCiKeys,
+  revokeCiKey,
+  type KeyAdministrator,
+} from "../oauth/cikey-admin";
+import { cutPage, oneMore } from "../lib/page";
 import { MAX_JSON_BODY_BYTES } from "../contracts/store/limits";
 import type { Principal } from "../core/principal";
 import { json, readJsonBody, unpagedLimit } from "./contracts-http";
@@ -17,6 +25,18 @@ const administrator = (principal: Principal): KeyAdministrator => ({
   role: principal.role,
   clientId: principal.clientId,
 });
+
+/** `?after=` of the key list: the nextAfter of the previous page, a key id; null when absent. */
+function keyAfter(url: URL): string | null {
+  const after = url.searchParams.get("after");
+  if (after === null || CI_KEY_ID.test(after)) return after;
+  throw new Failure(
+    "invalid_input",
+    `Invalid query parameters: after must be a CI key id, 16 hexadecimal characters (the nextAfter of the previous page), got "${after.slice(0, 40)}"; pass ?after=<nextAfter> or leave it out.`,
+    {},
+    "invalid_query",
+  );
+}
 
 export const ciKeyRoutes: ApiRoute[] = [
   {
@@ -42,9 +62,11 @@ export const ciKeyRoutes: ApiRoute[] = [
     path: "/api/v1/keys",
     requiredScopes: ["keys.admin"],
     async handle({ request, env, principal }) {
-      const limit = unpagedLimit(new URL(request.url));
-      const keys = await listCiKeys(env, principal.organizationId);
-      return json({ keys: limit.limit === null ? keys : keys.slice(0, limit.limit) });
+      const url = new URL(request.url);
+      const { limit } = unpagedLimit(url);
+      const listed = await listCiKeys(env, principal.organizationId, { limit: oneMore(limit), after: keyAfter(url) });
+      const { items: keys, nextAfter } = cutPage(listed, limit, (key) => key.id);
+      return json({ keys, nextAfter });
     },
   },
   {

@@ -13,6 +13,7 @@ import { organizationGrantable } from "../directory/grantable";
 import { CI_KEY_SCOPES, generateCiKey } from "./cikeys";
 import { keyRecords, revokeKeyRecord, storeKey } from "../contracts/services/keys";
 import { isProjectName, PROJECT_NAME_RULE } from "../contracts/store/names";
+import type { KeyPage } from "../contracts/store/key-table";
 import type { CiKeyRecord } from "../contracts/store/records";
 
 export const ciKeyName = z
@@ -161,7 +162,8 @@ export async function revokeCiKey(
   return { ok: true, key: presentCiKey(revoked), revokedNow: true };
 }
 
-export async function listCiKeys(env: Env, organizationId: string): Promise<PresentedCiKey[]> {
+/** A page of the organization's keys with their status, newest first (services/keys.ts keyRecords). */
+export async function listCiKeys(env: Env, organizationId: string, page: KeyPage = {}): Promise<PresentedCiKey[]> {
   const now = Date.now();
-  return (await keyRecords(env, organizationId)).map((key) => presentCiKey(key, now));
+  return (await keyRecords(env, organizationId, page)).map((key) => presentCiKey(key, now));
 }

@@ -5,14 +5,40 @@
 import type { Env } from "../../env";
 import { contractStore } from "../store/client";
 import type { CiKeyRecord } from "../store/records";
-import type { NewKey } from "../store/key-table";
+import type { KeyPage, NewKey } from "../store/key-table";
+import { Failure } from "../../core/failure";
 
 export function storeKey(env: Env, organizationId: string, key: NewKey): Promise<CiKeyRecord> {
   return contractStore(env, organizationId).createKey(key);
 }
 
-export function keyRecords(env: Env, organizationId: string): Promise<CiKeyRecord[]> {
-  return contractStore(env, organizationId).listKeys();
+/**
+ * The organization's keys, newest first, a page at a time (every key without `limit`); `after` is the id of the
+ * previous page's last key. A cursor that names no key of the organization is refused, saying how to start over.
+ */
+export async function keyRecords(env: Env, organizationId: string, page: KeyPage = {}): Promise<CiKeyRecord[]> {
+  const keys = await contractStore(env, organizationId).listKeys(page);
+  if (keys === null)
+    throw new Failure(
+      "invalid_input",
+      `Invalid query parameters: after must be the nextAfter of the previous page, the id of a CI key of your organization; there is no key ${page.after}. Leave after out to start from the newest key.`,
+      {},
+      "invalid_query",
+    );
+  return keys;
+}
+
+/** How many of the organization's keys are active, revoked and expired now. */
+export function keyCountsNow(
+  env: Env,
+  organizationId: string,
+): Promise<{ active: number; revoked: number; expired: number }> {
+  return contractStore(env, organizationId).keyCounts(new Date().toISOString());
+}
+
+/** The names of the keys among `ids` (ids of no key are left out), for labelling clients by key. */
+export function keyNamesOf(env: Env, organizationId: string, ids: string[]): Promise<Record<string, string>> {
+  return ids.length === 0 ? Promise.resolve({}) : contractStore(env, organizationId).keyNames(ids);
 }
 
 /**

@@ -43,10 +43,6 @@ function projectHoldings(usage: StorageUsage, name: string): string {
 
 const HOURS_BETWEEN_RUNS = RETENTION_INTERVAL_MS / 3_600_000;
 
-/**
- * Null when an upload adding `incomingBytes` fits; else the refusal, naming what holds the space and what to
- * delete or raise. Nothing has been written when it is answered.
- */
 /** What the quota check reads: the organization's total, and the bytes of the store the upload goes to. */
 export interface QuotaUse {
   organization: StorageUsed;
@@ -63,6 +59,10 @@ export async function quotaUse(place: ProjectPlace, own?: StorageUsed): Promise<
   return { organization, store };
 }
 
+/**
+ * Null when an upload of `upload.bytes` fits; else the refusal, naming what holds the space and what to
+ * delete or raise. Nothing has been written when it is answered.
+ */
 export async function storageRefusal(
   env: Env,
   organizationId: string,
@@ -76,7 +76,8 @@ export async function storageRefusal(
   const total = used.databaseBytes + used.bucketBytes;
   const overDatabase = use.store.databaseBytes >= DATABASE_REFUSAL_BYTES;
   if (quota === null || (!overDatabase && total + incomingBytes <= quota)) return null;
-  const usage = await contractStore(env, organizationId).storageUsage();
+  // The refusal names what the uploading project holds: its row alone is read, not every project's.
+  const usage = await contractStore(env, organizationId).storageUsage({ only: [upload.project] });
   // The policy the uploading project is kept by (its own values over the organization's).
   const policy = policyFor(resolved?.record.settings.retention, upload.project);
   const makeRoom =

@@ -41,6 +41,8 @@ type OrganizationMethod =
   | "getKey"
   | "keyForValidation"
   | "listKeys"
+  | "keyCounts"
+  | "keyNames"
   | "revokeKey"
   | "subscribe"
   | "unsubscribe"

@@ -28,7 +28,17 @@ import { ContractUploadQueue } from "./contract-queue";
 import { getDefaultProject, setDefaultProject } from "./default-project-table";
 import { getExchangeRun, getLatestExchangeRun, listExchangeRuns, type ExchangeRunInput } from "./exchange-table";
 import { documentSource, type DocumentSource } from "./form-table";
-import { getKey, getKeyWithHash, insertKey, listKeys, revokeKey, type NewKey } from "./key-table";
+import {
+  getKey,
+  getKeyWithHash,
+  insertKey,
+  type KeyPage,
+  keyCounts,
+  keyNames,
+  listKeys,
+  revokeKey,
+  type NewKey,
+} from "./key-table";
 import {
   getActiveContract,
   getBuild,
@@ -761,8 +771,16 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     return getKeyWithHash(this.sql, id);
   }
 
-  listKeys(): CiKeyRecord[] {
-    return listKeys(this.sql);
+  listKeys(page: KeyPage = {}): CiKeyRecord[] | null {
+    return listKeys(this.sql, page);
+  }
+
+  keyCounts(nowIso: string): { active: number; revoked: number; expired: number } {
+    return keyCounts(this.sql, nowIso);
+  }
+
+  keyNames(ids: string[]): Record<string, string> {
+    return keyNames(this.sql, ids);
   }
 
   revokeKey(id: string, revokedBy: string): CiKeyRecord | null {

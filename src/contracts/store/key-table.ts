@@ -53,8 +53,61 @@ export function getKeyWithHash(sql: SqlStorage, id: string): { key: CiKeyRecord;
   return row ? { key: toKey(row), secretHash: String(row.secret_hash) } : null;
 }
 
-export function listKeys(sql: SqlStorage): CiKeyRecord[] {
-  return sql.exec("SELECT * FROM ci_keys ORDER BY created_at DESC, id").toArray().map(toKey);
+/** A page of keys, newest first: at most `limit` (all without one), after the key `after` names. */
+export interface KeyPage {
+  limit?: number | null;
+  /** The id of the last key of the previous page. */
+  after?: string | null;
+}
+
+/**
+ * The organization's keys, newest first (ties by id), a page at a time; null when `after` names no key of this
+ * store (a cursor from elsewhere: keys are never deleted, so one this store gave out stays valid).
+ */
+export function listKeys(sql: SqlStorage, page: KeyPage = {}): CiKeyRecord[] | null {
+  const limit = page.limit ?? -1;
+  if (page.after == null)
+    return sql.exec("SELECT * FROM ci_keys ORDER BY created_at DESC, id DESC LIMIT ?", limit).toArray().map(toKey);
+  const from = sql.exec<{ created_at: string }>("SELECT created_at FROM ci_keys WHERE id = ?", page.after).toArray()[0];
+  if (!from) return null;
+  return sql
+    .exec(
+      "SELECT * FROM ci_keys WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?",
+      from.created_at,
+      page.after,
+      limit,
+    )
+    .toArray()
+    .map(toKey);
+}
+
+/** How many keys the organization has, by status at `nowIso` (what the console's overview shows). */
+export function keyCounts(sql: SqlStorage, nowIso: string): { active: number; revoked: number; expired: number } {
+  const row = sql
+    .exec<{ revoked: number; expired: number; total: number }>(
+      `SELECT COUNT(*) AS total,
+              COUNT(revoked_at) AS revoked,
+              SUM(CASE WHEN revoked_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ? THEN 1 ELSE 0 END)
+                AS expired
+         FROM ci_keys`,
+      nowIso,
+    )
+    .one();
+  const revoked = Number(row.revoked);
+  const expired = Number(row.expired ?? 0);
+  return { active: Number(row.total) - revoked - expired, revoked, expired };
+}
+
+/** The names of the keys among `ids` (at most MAX_NAMED_KEYS looked up), for labelling clients by key. */
+export const MAX_NAMED_KEYS = 200;
+
+export function keyNames(sql: SqlStorage, ids: readonly string[]): Record<string, string> {
+  const named: Record<string, string> = {};
+  for (const id of ids.slice(0, MAX_NAMED_KEYS)) {
+    const row = sql.exec<{ name: string }>("SELECT name FROM ci_keys WHERE id = ?", id).toArray()[0];
+    if (row) named[id] = String(row.name);
+  }
+  return named;
 }
 
 /** Revokes once: a second revocation keeps the first time and revoker. */

@@ -10,7 +10,7 @@ import type { UsageKey } from "./usage-table";
 import type { BlobInfo, ContentPieces } from "./blob-table";
 import type { DocumentSource } from "./form-table";
 import type { ExchangeRunInput } from "./exchange-table";
-import type { NewKey } from "./key-table";
+import type { KeyPage, NewKey } from "./key-table";
 import type { SubscribeResult } from "./subscriber-table";
 import type { ProjectPage } from "./storage-report";
 import type { ProjectHome, ProjectSummary } from "./project-homes";
@@ -201,7 +201,10 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   createKey(key: NewKey): CiKeyRecord;
   getKey(id: string): CiKeyRecord | null;
   keyForValidation(id: string): { key: CiKeyRecord; secretHash: string } | null;
-  listKeys(): CiKeyRecord[];
+  /** Null when `page.after` names no key of this organization. */
+  listKeys(page?: KeyPage): CiKeyRecord[] | null;
+  keyCounts(nowIso: string): { active: number; revoked: number; expired: number };
+  keyNames(ids: string[]): Record<string, string>;
   revokeKey(id: string, revokedBy: string): CiKeyRecord | null;
   /** "full": the project has MAX_SUBSCRIBERS_PER_PROJECT sessions; nothing was recorded. */
   subscribe(project: string, sessionId: string, userId: string): SubscribeResult;

@@ -133,6 +133,8 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      revoked_at TEXT,
      revoked_by TEXT
    )`,
+  // The key list pages newest first: without this, each page sorted every key the organization ever had.
+  `CREATE INDEX IF NOT EXISTS ci_keys_by_time ON ci_keys (created_at, id)`,
   `CREATE TABLE IF NOT EXISTS subscribers (
      project TEXT NOT NULL,
      session_id TEXT NOT NULL,

@@ -89,6 +89,14 @@ ${scopes.map((s) => html`<label class="check"><input type="checkbox" name="scope
 </section>`;
 }
 
+/** Keys one page lists, newest first. */
+export const KEYS_PER_PAGE = 100;
+
+function keysPager(after: string | null, nextAfter: string | null): SafeHtml | string {
+  if (after === null && nextAfter === null) return "";
+  return html`<nav class="pager" aria-label="Pages of CI keys"><span class="muted">${KEYS_PER_PAGE} keys per page, newest first.</span>${after !== null ? html`<a href="/admin/keys">Newest keys</a>` : ""}${nextAfter !== null ? html`<a href="/admin/keys?after=${encodeURIComponent(nextAfter)}#keys-heading">Older keys</a>` : ""}</nav>`;
+}
+
 export interface KeysPageOptions {
   done?: string;
   error?: string;
@@ -99,10 +107,12 @@ export interface KeysPageOptions {
 }
 
 export async function keysPage(context: ConsoleContext, options: KeysPageOptions = {}): Promise<Response> {
-  const [keys, projects] = await Promise.all([
-    listCiKeys(context.env, context.organizationId),
+  const after = context.url.searchParams.get("after");
+  const [listed, projects] = await Promise.all([
+    listCiKeys(context.env, context.organizationId, { limit: oneMore(KEYS_PER_PAGE), after }),
     listProjects(context, { limit: oneMore(KEY_FORM_PROJECTS) }),
   ]);
+  const { items: keys, nextAfter } = cutPage(listed, KEYS_PER_PAGE, (key) => key.id);
   const created = options.created;
   const body = html`<h1>CI keys</h1>
 <p class="lead">Credentials for CI pipelines: limited to projects and scopes, usable on the REST API only, revocable at any time.</p>
@@ -119,13 +129,15 @@ ${
 <section aria-labelledby="keys-heading"><h2 id="keys-heading">Keys of ${context.organizationName}</h2>
 ${
   keys.length === 0
-    ? emptyState("No CI keys yet", "Create one below and give it to your pipeline.")
+    ? after === null
+      ? emptyState("No CI keys yet", "Create one below and give it to your pipeline.")
+      : emptyState("No older keys", "Every key of the organization is on the pages before this one.")
     : scrollTable(
         "CI keys",
         ["Key", "Projects", "Scopes", "Created", "Expires", "Status", "Action"],
         keys.map((k) => keyRow(context, k)),
       )
-}</section>
+}${keysPager(after, nextAfter)}</section>
 ${createForm(context, offeredProjects(projects), options.values ?? EMPTY_FORM)}`;
   return consoleResponse(context.frame("CI keys", "keys"), body, options.status ?? (created ? 201 : 200));
 }

@@ -1,6 +1,6 @@
 /** The console's first page: counts with links to each section, tool calls per day and the latest audit events. */
 import { listAuditEvents } from "../../audit/query";
-import { listCiKeys } from "../../oauth/cikey-admin";
+import { keyCountsNow } from "../../contracts/services/keys";
 import { projectCounts } from "../../contracts/services/projects";
 import { CONSOLE_CLIENT_ID, listConnectedGrants } from "../../oauth/connected-clients";
 import { displayText } from "../../oauth/client-display-name";
@@ -29,20 +29,21 @@ export async function overviewPage(context: ConsoleContext): Promise<Response> {
   const [{ grants, nextCursor }, keys, projects, recent, activity] = await Promise.all([
     // The first page of members' grants: counts beyond it end in "+".
     listConnectedGrants(context.env, context.oauth, context.organizationId),
-    listCiKeys(context.env, context.organizationId),
+    keyCountsNow(context.env, context.organizationId),
     projectCounts(context),
     listAuditEvents(context.env, context.organizationId, { limit: 50 }),
     toolActivity(context.env, context.organizationId),
   ]);
   const events = recent.events.filter((event) => !isConsolePageView(event)).slice(0, RECENT);
-  const activeKeys = keys.filter((k) => k.status === "active").length;
+  const activeKeys = keys.active;
+  const inactiveKeys = keys.revoked + keys.expired;
   const clients = new Set(grants.map((g) => g.clientId)).size;
   const { withoutContract } = projects;
   const body = html`<h1>${context.organizationName}</h1>
 <p class="lead">Signed in as ${context.admin.name} (administrator). Bound, watch and revoke what clients and CI do.</p>
 <div class="stats">
 ${stat(nextCursor ? `${clients}+` : clients, clients === 1 && !nextCursor ? "connected client" : "connected clients", "/admin/clients", "Review grants", html`<span class="muted">${grants.length}${nextCursor ? "+" : ""} ${grants.length === 1 && !nextCursor ? "grant" : "grants"}</span>`)}
-${stat(activeKeys, activeKeys === 1 ? "active CI key" : "active CI keys", "/admin/keys", "Manage keys", keys.length > activeKeys ? html`<span class="muted">${keys.length - activeKeys} revoked or expired</span>` : undefined)}
+${stat(activeKeys, activeKeys === 1 ? "active CI key" : "active CI keys", "/admin/keys", "Manage keys", inactiveKeys > 0 ? html`<span class="muted">${inactiveKeys} revoked or expired</span>` : undefined)}
 ${stat(projects.total, projects.total === 1 ? "project" : "projects", "/admin/projects", "See verdicts", withoutContract ? badge("warn", `${withoutContract} without contract`) : undefined)}
 </div>
 ${toolActivitySection(activity)}

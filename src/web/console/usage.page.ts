@@ -1,10 +1,11 @@
 /**
- * Current rate-limit usage per client and tool. Which clients: those of the organization's live grants, its
- * CI keys, and any client with a rate-limit counter of the organization (a window still open after its grant was
- * revoked; ratelimit/keys.ts). The numbers come from each client's coordinator (`usage()`, which counts
+ * Current rate-limit usage per client and tool. Which clients: every client with a rate-limit counter of the
+ * organization (ratelimit/keys.ts), named by its live grant or its CI key, else listed by id (a window still open
+ * after its grant was revoked). The numbers come from each client's coordinator (`usage()`, which counts
  * nothing), so they are exact even before the write-behind counter reaches KV.
  */
-import { listCiKeys } from "../../oauth/cikey-admin";
+import { keyNamesOf } from "../../contracts/services/keys";
+import { CI_KEY_CLIENT_PREFIX } from "../../oauth/cikeys";
 import { listConnectedGrants } from "../../oauth/connected-clients";
 import { clientsWithCounters, REST_RATE_LIMIT_TARGET } from "../../ratelimit/keys";
 import { rateLimiterFor } from "../../ratelimit/limiter";
@@ -46,30 +47,32 @@ function usageRow(client: KnownClient, usage: QuotaUsage): SafeHtml {
 export const USAGE_CLIENTS_PER_PAGE = 100;
 
 export async function usagePage(context: ConsoleContext): Promise<Response> {
-  const [{ grants, nextCursor }, keys] = await Promise.all([
-    // The first page of members' grants names their clients; other clients with counters are listed by id.
-    listConnectedGrants(context.env, context.oauth, context.organizationId),
-    listCiKeys(context.env, context.organizationId),
-  ]);
-  const known = new Map<string, KnownClient>();
+  // The first page of members' grants names their clients; a client with counters is listed whether or not it is
+  // among them (only a client with counters can have an open window, the only thing a row shows).
+  const { grants, nextCursor } = await listConnectedGrants(context.env, context.oauth, context.organizationId);
+  const granted = new Map<string, string>();
   for (const grant of grants)
-    if (!known.has(grant.clientId))
-      known.set(grant.clientId, { clientId: grant.clientId, label: grant.clientName ?? "Unnamed client" });
-  for (const key of keys)
-    known.set(`ci-key:${key.id}`, { clientId: `ci-key:${key.id}`, label: `CI key "${key.name}"` });
-  for (const clientId of await clientsWithCounters(context.env.RATE_LIMIT_KV, context.organizationId, [
-    ...known.keys(),
-  ]))
-    if (!known.has(clientId))
-      known.set(clientId, { clientId, label: nextCursor ? "Other client" : "Client without a live grant" });
+    if (!granted.has(grant.clientId)) granted.set(grant.clientId, grant.clientName ?? "Unnamed client");
+  const counted = await clientsWithCounters(context.env.RATE_LIMIT_KV, context.organizationId, [...granted.keys()]);
 
   // A page of clients by id: each one is a call to its coordinator, so an organization with thousands of clients
-  // is read a page at a time.
+  // is read a page at a time. CI keys are named for the page's keys alone, not for every key ever created.
   const after = context.url.searchParams.get("after");
-  const clients = [...known.values()]
-    .filter((client) => after === null || client.clientId > after)
-    .sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0));
-  const { items: shown, nextAfter } = cutPage(clients, USAGE_CLIENTS_PER_PAGE, (client) => client.clientId);
+  const ids = counted.filter((clientId) => after === null || clientId > after).sort();
+  const { items: pageIds, nextAfter } = cutPage(ids, USAGE_CLIENTS_PER_PAGE, (clientId) => clientId);
+  const keyIds = pageIds
+    .filter((id) => id.startsWith(CI_KEY_CLIENT_PREFIX))
+    .map((id) => id.slice(CI_KEY_CLIENT_PREFIX.length));
+  const keyNames = await keyNamesOf(context.env, context.organizationId, keyIds);
+  const shown: KnownClient[] = pageIds.map((clientId) => {
+    const keyName = clientId.startsWith(CI_KEY_CLIENT_PREFIX)
+      ? keyNames[clientId.slice(CI_KEY_CLIENT_PREFIX.length)]
+      : undefined;
+    const label =
+      granted.get(clientId) ??
+      (keyName !== undefined ? `CI key "${keyName}"` : nextCursor ? "Other client" : "Client without a live grant");
+    return { clientId, label };
+  });
   const targets = [...context.toolNames(), REST_RATE_LIMIT_TARGET];
   const limiter = rateLimiterFor(context.env);
   const perClient = await Promise.all(

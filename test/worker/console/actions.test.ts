@@ -128,7 +128,7 @@ describe("CI keys in the console", () => {
   it("refuses bad key forms with a message, keeps what was typed, and creates nothing", async () => {
     const ana = await signedIn("ana");
     const csrf = await ana.csrf();
-    const before = (await contractStore(env, "acme").listKeys()).length;
+    const before = ((await contractStore(env, "acme").listKeys()) ?? []).length;
     const cases: Array<[Record<string, string | string[]>, string]> = [
       [{ name: "no projects", scope: "contracts.read" }, "Choose at least one project"],
       [{ name: "no scopes", project: "*" }, "Choose at least one scope"],
@@ -145,7 +145,7 @@ describe("CI keys in the console", () => {
       expect(answer.text).not.toContain("new-key-secret");
       if (fields.name) expect(answer.text).toContain(`value="${fields.name}"`);
     }
-    expect((await contractStore(env, "acme").listKeys()).length).toBe(before);
+    expect(((await contractStore(env, "acme").listKeys()) ?? []).length).toBe(before);
   });
 });
 
@@ -183,7 +183,7 @@ describe("CSRF protection", () => {
       expect((await ana.post(path, { ...fields, csrf: otherCsrf })).status, path).toBe(403);
     }
     expect((await contractStore(env, "acme").getKey(keyId))?.revokedAt).toBeNull();
-    expect((await contractStore(env, "acme").listKeys()).some((k) => k.name === "csrf made")).toBe(false);
+    expect(((await contractStore(env, "acme").listKeys()) ?? []).some((k) => k.name === "csrf made")).toBe(false);
     expect((await auditEvents("acme")).length).toBe(recordsBefore);
 
     // The browser's own same-origin post without an Origin header (Sec-Fetch-Site: same-origin) is accepted.
@@ -197,7 +197,7 @@ describe("unreadable forms", () => {
   it("refuses a form that is too large or not form-encoded, and changes nothing", async () => {
     const ana = await signedIn("ana");
     const csrf = await ana.csrf();
-    const before = (await contractStore(env, "acme").listKeys()).length;
+    const before = ((await contractStore(env, "acme").listKeys()) ?? []).length;
     const huge = await ana.post("/admin/keys", {
       csrf,
       name: "huge",
@@ -213,7 +213,7 @@ describe("unreadable forms", () => {
       body: JSON.stringify({ csrf, name: "json", project: "*", scope: "contracts.read" }),
     });
     expect(json.status).toBe(400);
-    expect((await contractStore(env, "acme").listKeys()).length).toBe(before);
+    expect(((await contractStore(env, "acme").listKeys()) ?? []).length).toBe(before);
   });
 });
 

@@ -3,15 +3,16 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { auditStoresIn } from "../../../src/audit/sink";
-import { callJson } from "../contracts-api/api-helpers";
+import { callJson, createKey } from "../contracts-api/api-helpers";
 import { restPrincipal } from "../harness";
 import { ordersContract, text } from "../contracts-api/fixtures";
 import { signedIn, visibleText } from "./console-helpers";
-import { KEY_FORM_PROJECTS } from "../../../src/web/console/keys.page";
+import { KEY_FORM_PROJECTS, KEYS_PER_PAGE } from "../../../src/web/console/keys.page";
 import { USAGE_CLIENTS_PER_PAGE } from "../../../src/web/console/usage.page";
 import { contractStore } from "../../../src/contracts/store/client";
 import type { Env as WorkerEnv } from "../../../src/env";
 import { operator } from "../directory/helpers";
+import { counterKey, REST_RATE_LIMIT_TARGET } from "../../../src/ratelimit/keys";
 
 describe("empty states", () => {
   it("explains what will appear when an organization has nothing yet", async () => {
@@ -55,6 +56,35 @@ describe("CI keys", () => {
     expect(boxes).toHaveLength(KEY_FORM_PROJECTS);
     expect(boxes[0]).toBe("p-000");
     expect(visibleText(page)).toContain(`or are not listed above (the first ${KEY_FORM_PROJECTS} by name are)`);
+  });
+});
+
+describe("CI key pages", () => {
+  it(`lists ${KEYS_PER_PAGE} keys a page, newest first, with a link to older ones; the overview counts them`, async () => {
+    const gus = await signedIn("gus");
+    await makeKeys("globex", KEYS_PER_PAGE + 3, "paged");
+    const revoked = await createKey(restPrincipal("gus", "keys.admin"), {
+      projects: ["*"],
+      scopes: ["contracts.read"],
+    });
+    expect((await callJson(restPrincipal("gus", "keys.admin"), "DELETE", `/keys/${revoked.id}`)).status).toBe(200);
+    const first = (await gus.get("/admin/keys")).text;
+    const names = (text: string) => [...visibleText(text).matchAll(/paged (\d+)/g)].map((m) => Number(m[1]));
+    // The revoked key is the newest, so the first page holds it and the 99 newest of the others.
+    expect(names(first)).toEqual(Array.from({ length: KEYS_PER_PAGE - 1 }, (_, i) => KEYS_PER_PAGE + 2 - i));
+    const older = /href="(\/admin\/keys\?after=[0-9a-f]{16})#keys-heading">Older keys/.exec(first);
+    expect(older).not.toBeNull();
+    const second = (await gus.get(older![1]!)).text;
+    expect(names(second)).toEqual([3, 2, 1, 0]);
+    expect(second).toContain('<a href="/admin/keys">Newest keys</a>');
+    expect(second).not.toContain("Older keys");
+    const overview = visibleText((await gus.get("/admin")).text);
+    expect(overview).toMatch(new RegExp(`${KEYS_PER_PAGE + 3}\\s*active CI keys`));
+    expect(overview).toContain("1 revoked or expired");
+    // A cursor naming no key of the organization is refused on a page that says how to start over.
+    const unknown = await gus.get("/admin/keys?after=0123456789abcdef");
+    expect(unknown.status).toBe(400);
+    expect(visibleText(unknown.text)).toContain("Leave after out to start from the newest key");
   });
 });
 
@@ -190,18 +220,14 @@ describe("rate-limit usage", () => {
   });
 
   it(`asks the coordinators of ${USAGE_CLIENTS_PER_PAGE} clients a page, by client id, with a link to the next`, async () => {
-    // More CI keys (each a client the page knows) than a page holds, and a client with an open window after them.
-    const store = contractStore(env as unknown as WorkerEnv, "acme");
+    // More clients with a counter than a page holds (counters as the limiter writes them), and one with an open
+    // window after them.
+    const bindings = env as unknown as WorkerEnv;
     for (let i = 0; i < USAGE_CLIENTS_PER_PAGE + 10; i++)
-      await store.createKey({
-        id: `u${String(i).padStart(15, "0")}`,
-        name: `usage ${i}`,
-        projects: ["*"],
-        scopes: ["contracts.read"],
-        secretHash: "0".repeat(64),
-        createdBy: "ana",
-        expiresAt: null,
-      });
+      await bindings.RATE_LIMIT_KV.put(
+        await counterKey("acme", `c-usage-${String(i).padStart(3, "0")}`, REST_RATE_LIMIT_TARGET),
+        "1",
+      );
     const late = restPrincipal("ana", "contracts.read", { clientId: "zz-usage-client" });
     expect((await callJson(late, "GET", "/projects")).status).toBe(200);
     const ana = await signedIn("ana");
@@ -213,4 +239,37 @@ describe("rate-limit usage", () => {
     expect(second.text).toContain("zz-usage-client");
     expect(second.text).toContain('<a href="/admin/usage">First clients</a>');
   });
+
+  it("names a CI key's client by its key, and gives no place to keys that have no counter", async () => {
+    // More keys than a page holds, none of them used: none is a client the page lists.
+    await makeKeys("globex", USAGE_CLIENTS_PER_PAGE + 10, "unused");
+    const used = await createKey(restPrincipal("gus", "keys.admin"), {
+      name: "used <key>",
+      projects: ["*"],
+      scopes: ["contracts.read"],
+    });
+    expect((await callJson(used.secret, "GET", "/projects")).status).toBe(200);
+    const page = (await (await signedIn("gus")).get("/admin/usage")).text;
+    expect(page).toContain("CI key &#34;used &#60;key&#62;&#34;");
+    expect(page).toContain(`ci-key:${used.id}`);
+    expect(page).not.toContain("unused 0");
+    expect(page).not.toContain("Next clients");
+  });
 });
+
+/** Writes `count` keys of the organization straight into its store, named `<prefix> <i>`, one millisecond apart. */
+async function makeKeys(organizationId: string, count: number, prefix: string): Promise<void> {
+  const store = contractStore(env as unknown as WorkerEnv, organizationId);
+  for (let i = 0; i < count; i++) {
+    await store.createKey({
+      id: `${prefix.charCodeAt(0).toString(16).padStart(2, "0")}${String(i).padStart(14, "0")}`,
+      name: `${prefix} ${i}`,
+      projects: ["*"],
+      scopes: ["contracts.read"],
+      secretHash: "0".repeat(64),
+      createdBy: "gus",
+      expiresAt: null,
+    });
+    await new Promise((done) => setTimeout(done, 1));
+  }
+}

@@ -244,3 +244,45 @@ describe("CI keys", () => {
     expect(((await badKey.json()) as { detail: string }).detail).toContain("The CI key is unknown, revoked or expired");
   });
 });
+
+describe("the CI key list", () => {
+  it("pages newest first with ?limit= and ?after=nextAfter, naming each key once", async () => {
+    for (let i = 0; i < 5; i++)
+      await createKey(ana, { name: `paged ${i}`, projects: ["*"], scopes: ["contracts.read"] });
+    const whole = await callJson(ana, "GET", "/keys");
+    expect(whole.body.nextAfter).toBeNull();
+    const all: Array<{ id: string; name: string }> = whole.body.keys;
+    expect(all.length).toBeGreaterThanOrEqual(5);
+    // Newest first: the five just made lead, the last made first.
+    expect(all.slice(0, 5).map((key) => key.name)).toEqual(["paged 4", "paged 3", "paged 2", "paged 1", "paged 0"]);
+    const paged: string[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < 100; page++) {
+      const answer: { status: number; body: { keys: Array<{ id: string }>; nextAfter: string | null } } =
+        await callJson(ana, "GET", `/keys?limit=2${after ? `&after=${after}` : ""}`);
+      expect(answer.status).toBe(200);
+      expect(answer.body.keys.length).toBeLessThanOrEqual(2);
+      paged.push(...answer.body.keys.map((key: { id: string }) => key.id));
+      after = answer.body.nextAfter;
+      if (after === null) break;
+      expect(after).toBe(answer.body.keys[1]?.id);
+    }
+    expect(after).toBeNull();
+    expect(paged).toEqual(all.map((key) => key.id));
+  });
+
+  it("refuses a cursor that is not a key id, or names no key of the caller's organization, saying what to pass", async () => {
+    const malformed = await callJson(ana, "GET", "/keys?limit=2&after=orders");
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.code).toBe("invalid_query");
+    expect(malformed.body.detail).toContain("after must be a CI key id, 16 hexadecimal characters");
+    const globexKey = await createKey(gus, { projects: ["*"], scopes: ["contracts.read"] });
+    for (const after of [globexKey.id, "0123456789abcdef"]) {
+      const unknown = await callJson(ana, "GET", `/keys?limit=2&after=${after}`);
+      expect(unknown.status, after).toBe(400);
+      expect(unknown.body.code).toBe("invalid_query");
+      expect(unknown.body.detail).toContain(`there is no key ${after}`);
+      expect(unknown.body.detail).toContain("Leave after out to start from the newest key");
+    }
+  });
+});

@@ -49,7 +49,7 @@ describe("the directory on an upgraded deployment", () => {
   it("seeds acme and globex from policies/ on first start, and data written before keeps working", async () => {
     // Written before anything reads the directory, as an existing deployment's data is before the upgrade.
     const key = await createKey(restPrincipal("ana", "keys.admin"), { projects: ["*"], scopes: ["contracts.read"] });
-    const before = await contractStore(env, "acme").listKeys();
+    const before = (await contractStore(env, "acme").listKeys()) ?? [];
     expect(before.map((record) => record.id)).toContain(key.id);
 
     const listed = await operator("GET", "/organizations");
