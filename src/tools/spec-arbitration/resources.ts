@@ -11,7 +11,12 @@ import { Failure } from "../../core/failure";
 import type { CallContext, CapabilityContext, ResourceContents } from "../../mcp/context";
 import { ToolFailure } from "../../mcp/context";
 import { resourceNotFound } from "../../mcp/governed-capabilities";
-import { snapshotTitle, type ContractRecord, type SnapshotRecord } from "../../contracts/store/records";
+import {
+  snapshotTitle,
+  type ContractRecord,
+  type ProjectRecord,
+  type SnapshotRecord,
+} from "../../contracts/store/records";
 import { cannotVerify } from "../../contracts/services/failure";
 import { checkProjectAccess, requireProjectStatus, selectedProject } from "../../contracts/services/project-access";
 import { listProjects } from "../../contracts/services/projects";
@@ -151,9 +156,29 @@ async function snapshotVerdictContents(
   };
 }
 
-async function visibleProjects(context: Context): Promise<string[]> {
-  const projects = await listProjects(context);
-  return projects.map((project) => project.name);
+/** Projects read per call while a list walks them. */
+const PROJECTS_PER_READ = 100;
+
+/**
+ * The listed entries `entriesOf` gives for the caller's projects, by project name, until LISTED_TOTAL: the projects
+ * are read a page at a time, so an organization with thousands of projects is not read whole on every list.
+ */
+async function listedEntries<T>(
+  context: Context,
+  entriesOf: (project: ProjectRecord) => T[] | Promise<T[]>,
+): Promise<T[]> {
+  const items: T[] = [];
+  let after: string | null = null;
+  while (items.length < LISTED_TOTAL) {
+    const projects = await listProjects(context, { limit: PROJECTS_PER_READ, after });
+    for (const project of projects) {
+      items.push(...(await entriesOf(project)));
+      if (items.length >= LISTED_TOTAL) break;
+    }
+    if (projects.length < PROJECTS_PER_READ) break;
+    after = projects[projects.length - 1]!.name;
+  }
+  return items.slice(0, LISTED_TOTAL);
 }
 
 export function registerSpecResources(ctx: CapabilityContext): void {
@@ -191,22 +216,15 @@ export function registerSpecResources(ctx: CapabilityContext): void {
     mimeType: "application/json",
     requiredScopes: READ,
     async list(context) {
-      const items: Array<{ uri: string; name: string; title?: string }> = [];
-      for (const project of await visibleProjects(context)) {
-        const { items: contracts } = await listContracts(context, project, {
-          limit: LISTED_PER_PROJECT,
-          before: null,
-        });
-        for (const contract of contracts) {
-          items.push({
-            uri: contractUri(project, contract.version),
-            name: `${project} contract ${contractLabel(contract)}`,
-            title: `${project}: contract ${contractLabel(contract)}${contract.active ? " (active)" : ""}`,
-          });
-        }
-        if (items.length >= LISTED_TOTAL) break;
-      }
-      return items.slice(0, LISTED_TOTAL);
+      return listedEntries(context, async ({ name: project, contractCount }) => {
+        if (contractCount === 0) return [];
+        const { items: contracts } = await listContracts(context, project, { limit: LISTED_PER_PROJECT, before: null });
+        return contracts.map((contract) => ({
+          uri: contractUri(project, contract.version),
+          name: `${project} contract ${contractLabel(contract)}`,
+          title: `${project}: contract ${contractLabel(contract)}${contract.active ? " (active)" : ""}`,
+        }));
+      });
     },
     read: (uri, variables, context) =>
       asResourceError(uri, async () => {
@@ -249,15 +267,17 @@ export function registerSpecResources(ctx: CapabilityContext): void {
     mimeType: "application/json",
     requiredScopes: READ,
     async list(context) {
-      const projects = await listProjects(context);
-      return projects
-        .filter((project) => project.latestSnapshotId !== null)
-        .slice(0, LISTED_TOTAL)
-        .map((project) => ({
-          uri: latestVerdictUri(project.name),
-          name: `${project.name} latest verdict`,
-          title: `${project.name}: latest verdict`,
-        }));
+      return listedEntries(context, (project) =>
+        project.latestSnapshotId === null
+          ? []
+          : [
+              {
+                uri: latestVerdictUri(project.name),
+                name: `${project.name} latest verdict`,
+                title: `${project.name}: latest verdict`,
+              },
+            ],
+      );
     },
     read: (uri, variables, context) =>
       asResourceError(uri, async () => {
@@ -306,22 +326,15 @@ export function registerSpecResources(ctx: CapabilityContext): void {
     mimeType: "application/json",
     requiredScopes: READ,
     async list(context) {
-      const items: Array<{ uri: string; name: string; title?: string }> = [];
-      for (const project of await visibleProjects(context)) {
-        const { items: snapshots } = await listSnapshots(context, project, {
-          limit: LISTED_PER_PROJECT,
-          before: null,
-        });
-        for (const snapshot of snapshots) {
-          items.push({
-            uri: verdictUri(project, snapshot.id),
-            name: `${project} verdict ${snapshot.id}`,
-            title: `${project}: verdict of ${snapshotTitle(snapshot)}`,
-          });
-        }
-        if (items.length >= LISTED_TOTAL) break;
-      }
-      return items.slice(0, LISTED_TOTAL);
+      return listedEntries(context, async ({ name: project, snapshotCount }) => {
+        if (snapshotCount === 0) return [];
+        const { items: snapshots } = await listSnapshots(context, project, { limit: LISTED_PER_PROJECT, before: null });
+        return snapshots.map((snapshot) => ({
+          uri: verdictUri(project, snapshot.id),
+          name: `${project} verdict ${snapshot.id}`,
+          title: `${project}: verdict of ${snapshotTitle(snapshot)}`,
+        }));
+      });
     },
     read: (uri, variables, context) =>
       asResourceError(uri, async () => {

@@ -1,6 +1,7 @@
 /**
  * Project tools, the per-user default project and the spec:// resources and prompt through MCP.
  */
+import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { conformingSnapshot, ordersContract, violatingSnapshot } from "./fixtures";
 import {
@@ -167,6 +168,36 @@ describe("resources", () => {
       ]),
     );
     expect(uris).not.toContain("spec://projects/billing/verdicts/latest");
+  });
+
+  it("walks the projects a page at a time: a project after the first hundred by name is listed", async () => {
+    // A hundred and five projects without contracts (as rows of the organization's store), then one with a contract
+    // and a snapshot whose name sorts after them all.
+    await runInDurableObject(
+      env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName("globex")),
+      async (_instance, state) => {
+        for (let i = 0; i < 105; i++)
+          state.storage.sql.exec(
+            "INSERT INTO projects (name, created_at, created_by, active_contract_id) VALUES (?, ?, 'gus', NULL)",
+            `empty-${String(i).padStart(3, "0")}`,
+            new Date().toISOString(),
+          );
+      },
+    );
+    const gusCi = ciPrincipal("gus", undefined, "globex");
+    await uploadContract(gusCi, "zz-late", ordersContract("Late"));
+    await uploadSnapshot(gusCi, "zz-late", conformingSnapshot(), "late001");
+    const uris = (await request(await connectPrincipal("gus"), "resources/list")).result.resources.map(
+      (r: { uri: string }) => r.uri,
+    );
+    expect(uris).toEqual(
+      expect.arrayContaining([
+        "spec://projects/zz-late/contracts/1",
+        "spec://projects/zz-late/verdicts/latest",
+        expect.stringMatching(/^spec:\/\/projects\/zz-late\/verdicts\/\d+$/),
+      ]),
+    );
+    expect(uris.filter((uri: string) => uri.includes("/empty-"))).toEqual([]);
   });
 
   it("reads contract versions by number or as active", async () => {
