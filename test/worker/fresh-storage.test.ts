@@ -44,7 +44,12 @@ async function onlyLateAuditRecords(namespace: DurableObjectNamespace, id: Durab
 /** What a leftover names (the projects and times of a contract store), so a failure says which file left it. */
 async function namedIn(namespace: DurableObjectNamespace, id: DurableObjectId): Promise<Record<string, string>> {
   return runInDurableObject(namespace.get(id), async (_instance: unknown, state: DurableObjectState) => {
-    const named: Record<string, string> = {};
+    // When this file started and the object's alarm: a row created after the start was written after the reset.
+    const alarm = await state.storage.getAlarm();
+    const named: Record<string, string> = {
+      fileStartedAt: new Date(fileStart).toISOString(),
+      alarm: alarm === null ? "none" : new Date(alarm).toISOString(),
+    };
     const has = (table: string) =>
       state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", table).toArray().length;
     if (!has("projects")) return named;
@@ -52,6 +57,7 @@ async function namedIn(namespace: DurableObjectNamespace, id: DurableObjectId): 
       "SELECT name, created_at FROM projects ORDER BY name",
     );
     return {
+      ...named,
       projects: projects
         .toArray()
         .map((row) => `${row.name} (${row.created_at})`)
