@@ -21,7 +21,7 @@ export async function keyRecords(env: Env, organizationId: string, page: KeyPage
   if (keys === null)
     throw new Failure(
       "invalid_input",
-      `Invalid query parameters: after must be the nextAfter of the previous page, the id of a CI key of your organization; there is no key ${page.after}. Leave after out to start from the newest key.`,
+      `Invalid query parameters: after must be the nextAfter of the previous page, the id of a CI key of your organization; there is no key ${String(page.after).slice(0, 40)}. Leave after out to start from the newest key.`,
       {},
       "invalid_query",
     );
