@@ -112,7 +112,12 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   },
   "GET /api/v1/mcp/tolerances": { operationId: "listMcpTolerances", ok: [200, JSON_ONLY], errors: [] },
   "POST /api/chat": { operationId: "chat", body: JSON_ONLY, ok: [200, JSON_ONLY], errors: [400, 413, 503] },
-  "POST /api/v1/keys": { operationId: "createCiKey", body: JSON_ONLY, ok: [201, JSON_ONLY], errors: [400, 403, 413] },
+  "POST /api/v1/keys": {
+    operationId: "createCiKey",
+    body: JSON_ONLY,
+    ok: [201, JSON_ONLY],
+    errors: [400, 403, 409, 413],
+  },
   "GET /api/v1/keys": { operationId: "listCiKeys", query: ["limit", "after"], ok: [200, JSON_ONLY], errors: [400] },
   "DELETE /api/v1/keys/:id": { operationId: "revokeCiKey", ok: [200, JSON_ONLY], errors: [400, 403, 404] },
   "GET /api/v1/clients": {

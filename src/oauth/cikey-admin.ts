@@ -14,6 +14,7 @@ import { CI_KEY_SCOPES, generateCiKey } from "./cikeys";
 import { keyRecords, revokeKeyRecord, storeKey } from "../contracts/services/keys";
 import { isProjectName, PROJECT_NAME_RULE } from "../contracts/store/names";
 import type { KeyPage } from "../contracts/store/key-table";
+import { MAX_ACTIVE_KEYS } from "../contracts/store/limits";
 import type { CiKeyRecord } from "../contracts/store/records";
 
 export const ciKeyName = z
@@ -55,7 +56,7 @@ export interface KeyAdministrator {
 export type CiKeyStatus = "active" | "revoked" | "expired";
 export type PresentedCiKey = CiKeyRecord & { status: CiKeyStatus };
 
-export type KeyAdminFailure = { ok: false; status: 400 | 403 | 404; code: string; message: string };
+export type KeyAdminFailure = { ok: false; status: 400 | 403 | 404 | 409; code: string; message: string };
 
 export function ciKeyStatus(key: CiKeyRecord, now = Date.now()): CiKeyStatus {
   if (key.revokedAt) return "revoked";
@@ -130,6 +131,13 @@ export async function createCiKey(
     createdBy: actor.userId,
     expiresAt: request.expiresAt ? new Date(request.expiresAt).toISOString() : null,
   });
+  if (!record)
+    return {
+      ok: false,
+      status: 409,
+      code: "too_many_keys",
+      message: `Your organization has ${MAX_ACTIVE_KEYS} active CI keys, the most it may have at once, and nothing was created: revoke keys no pipeline uses (GET /api/v1/keys lists them, newest first; DELETE /api/v1/keys/{id} revokes one), then create this one again.`,
+    };
   await recordKeyEvent(env, actor, "ci_key_created", record, started, correlationId);
   return { ok: true, key: presentCiKey(record), secret: key };
 }

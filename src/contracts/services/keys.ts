@@ -8,7 +8,8 @@ import type { CiKeyRecord } from "../store/records";
 import type { KeyPage, NewKey } from "../store/key-table";
 import { Failure } from "../../core/failure";
 
-export function storeKey(env: Env, organizationId: string, key: NewKey): Promise<CiKeyRecord> {
+/** Stores the key; null when the organization has MAX_ACTIVE_KEYS active keys already (nothing stored). */
+export function storeKey(env: Env, organizationId: string, key: NewKey): Promise<CiKeyRecord | null> {
   return contractStore(env, organizationId).createKey(key);
 }
 

@@ -31,7 +31,7 @@ import { documentSource, type DocumentSource } from "./form-table";
 import {
   getKey,
   getKeyWithHash,
-  insertKey,
+  insertKeyWithinLimit,
   type KeyPage,
   keyCounts,
   keyNames,
@@ -759,8 +759,8 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
 
   // ---- the organization's own records: CI keys, MCP subscribers, each user's default project ---------------
 
-  createKey(key: NewKey): CiKeyRecord {
-    return insertKey(this.sql, key);
+  createKey(key: NewKey): CiKeyRecord | null {
+    return insertKeyWithinLimit(this.sql, key, new Date().toISOString());
   }
 
   getKey(id: string): CiKeyRecord | null {

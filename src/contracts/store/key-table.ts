@@ -1,4 +1,5 @@
 /** CI keys of one organization. Only the SHA-256 of the whole key is stored; the key itself is shown once. */
+import { MAX_ACTIVE_KEYS } from "./limits";
 import type { CiKeyRecord } from "./records";
 
 type Row = Record<string, SqlStorageValue>;
@@ -25,6 +26,11 @@ export interface NewKey {
   scopes: string[];
   createdBy: string;
   expiresAt: string | null;
+}
+
+/** Stores the key, unless the organization already has MAX_ACTIVE_KEYS active at `nowIso`: then null, nothing stored. */
+export function insertKeyWithinLimit(sql: SqlStorage, key: NewKey, nowIso: string): CiKeyRecord | null {
+  return keyCounts(sql, nowIso).active >= MAX_ACTIVE_KEYS ? null : insertKey(sql, key);
 }
 
 export function insertKey(sql: SqlStorage, key: NewKey): CiKeyRecord {

@@ -23,3 +23,6 @@ export const MAX_PROBLEMS_SHOWN = 200;
 
 /** A build result body: the log may be long (up to 1 Mi characters); only its end is kept. */
 export const MAX_BUILD_BODY_BYTES = 4 * 1024 * 1024;
+
+/** The most CI keys one organization has active (neither revoked nor expired) at once. */
+export const MAX_ACTIVE_KEYS = 1000;

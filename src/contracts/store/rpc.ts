@@ -198,7 +198,8 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
     limit: number,
     before: number | null,
   ): Page<ExchangeRunRecord> | Promise<Page<ExchangeRunRecord>>;
-  createKey(key: NewKey): CiKeyRecord;
+  /** Null when the organization has MAX_ACTIVE_KEYS active keys already (nothing stored). */
+  createKey(key: NewKey): CiKeyRecord | null;
   getKey(id: string): CiKeyRecord | null;
   keyForValidation(id: string): { key: CiKeyRecord; secretHash: string } | null;
   /** Null when `page.after` names no key of this organization. */

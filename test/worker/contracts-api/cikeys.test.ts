@@ -3,6 +3,7 @@ import { SELF } from "../self";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env as WorkerEnv } from "../../../src/env";
 import { mcpPost } from "../helpers";
+import { MAX_ACTIVE_KEYS } from "../../../src/contracts/store/limits";
 import { call, callJson, createKey, restToken } from "./api-helpers";
 import { operator } from "../directory/helpers";
 
@@ -284,5 +285,47 @@ describe("the CI key list", () => {
       expect(unknown.body.detail).toContain(`there is no key ${after}`);
       expect(unknown.body.detail).toContain("Leave after out to start from the newest key");
     }
+  });
+});
+
+describe("an organization's active CI keys", () => {
+  it(`are at most ${MAX_ACTIVE_KEYS}: the next is refused with 409 naming what to revoke; revoked and expired ones do not count`, async () => {
+    const listed: Array<{ status: string }> = (await callJson(gus, "GET", "/keys")).body.keys;
+    const active = listed.filter((key) => key.status === "active").length;
+    // Written straight into the store: the active ones that fill the organization's places, and one revoked and
+    // one expired key that take none.
+    await runInDurableObject(storeOf("globex"), async (_instance, state) => {
+      const insert = (id: string, expiresAt: string | null, revokedAt: string | null) =>
+        state.storage.sql.exec(
+          "INSERT INTO ci_keys (id, name, secret_hash, projects, scopes, created_by, created_at, expires_at, revoked_at) VALUES (?, 'filler', ?, '[\"*\"]', '[\"contracts.read\"]', 'gus', ?, ?, ?)",
+          id,
+          "0".repeat(64),
+          new Date().toISOString(),
+          expiresAt,
+          revokedAt,
+        );
+      for (let i = 0; i < MAX_ACTIVE_KEYS - active; i++) insert(`f${String(i).padStart(15, "0")}`, null, null);
+      insert("e000000000000000", "2020-01-01T00:00:00.000Z", null);
+      insert("d000000000000000", null, "2020-01-01T00:00:00.000Z");
+    });
+    const refused = await callJson(gus, "POST", "/keys", {
+      name: "one too many",
+      projects: ["*"],
+      scopes: ["contracts.read"],
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe("too_many_keys");
+    expect(refused.body.detail).toContain(`Your organization has ${MAX_ACTIVE_KEYS} active CI keys`);
+    expect(refused.body.detail).toContain("DELETE /api/v1/keys/{id}");
+    const names = async () =>
+      (await callJson(gus, "GET", "/keys")).body.keys.map((key: { name: string }) => key.name) as string[];
+    expect(await names()).not.toContain("one too many");
+    // One revoked frees one place.
+    expect((await callJson(gus, "DELETE", "/keys/f000000000000000")).status).toBe(200);
+    expect(
+      (await callJson(gus, "POST", "/keys", { name: "one too many", projects: ["*"], scopes: ["contracts.read"] }))
+        .status,
+    ).toBe(201);
+    expect(await names()).toContain("one too many");
   });
 });
