@@ -16,7 +16,7 @@ import {
 import { cutPage, oneMore } from "../lib/page";
 import { MAX_JSON_BODY_BYTES } from "../contracts/store/limits";
 import type { Principal } from "../core/principal";
-import { json, readJsonBody, unpagedLimit } from "./contracts-http";
+import { type AfterRule, afterQuery, json, readJsonBody, unpagedLimit } from "./contracts-http";
 import type { ApiRoute } from "./router";
 
 const administrator = (principal: Principal): KeyAdministrator => ({
@@ -26,17 +26,11 @@ const administrator = (principal: Principal): KeyAdministrator => ({
   clientId: principal.clientId,
 });
 
-/** `?after=` of the key list: the nextAfter of the previous page, a key id; null when absent. */
-function keyAfter(url: URL): string | null {
-  const after = url.searchParams.get("after");
-  if (after === null || CI_KEY_ID.test(after)) return after;
-  throw new Failure(
-    "invalid_input",
-    `Invalid query parameters: after must be a CI key id, 16 hexadecimal characters (the nextAfter of the previous page), got "${after.slice(0, 40)}"; pass ?after=<nextAfter> or leave it out.`,
-    {},
-    "invalid_query",
-  );
-}
+/** `?after=` of the key list: the nextAfter of the previous page, a key id. */
+const KEY_AFTER: AfterRule = {
+  accepts: (value) => CI_KEY_ID.test(value),
+  what: "a CI key id, 16 hexadecimal characters",
+};
 
 export const ciKeyRoutes: ApiRoute[] = [
   {
@@ -64,7 +58,10 @@ export const ciKeyRoutes: ApiRoute[] = [
     async handle({ request, env, principal }) {
       const url = new URL(request.url);
       const { limit } = unpagedLimit(url);
-      const listed = await listCiKeys(env, principal.organizationId, { limit: oneMore(limit), after: keyAfter(url) });
+      const listed = await listCiKeys(env, principal.organizationId, {
+        limit: oneMore(limit),
+        after: afterQuery(url, KEY_AFTER),
+      });
       const { items: keys, nextAfter } = cutPage(listed, limit, (key) => key.id);
       return json({ keys, nextAfter });
     },

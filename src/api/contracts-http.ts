@@ -116,18 +116,28 @@ export function unpagedLimit(url: URL): { limit: number | null } {
   return limitQuery(url);
 }
 
-/** `?after=` of the projects list: the nextAfter of the previous page, a project name; null when absent. */
-export function afterQuery(url: URL): string | null {
+/** What a list's `?after=` names: a test of the value, and how the refusal describes it. */
+export interface AfterRule {
+  accepts: (value: string) => boolean;
+  /** e.g. "a project name", completing "after must be ..." */
+  what: string;
+}
+
+const PROJECT_AFTER: AfterRule = { accepts: isProjectName, what: "a project name" };
+
+/**
+ * `?after=` of a list paged by name (projects by default): the nextAfter of the previous page; null when absent,
+ * refused when `rule` does not accept it.
+ */
+export function afterQuery(url: URL, rule: AfterRule = PROJECT_AFTER): string | null {
   const after = url.searchParams.get("after");
-  if (after === null) return null;
-  if (!isProjectName(after))
-    throw new Failure(
-      "invalid_input",
-      `Invalid query parameters: after must be a project name (the nextAfter of the previous page), got "${after.slice(0, 80)}"; pass ?after=<nextAfter> or leave it out.`,
-      {},
-      "invalid_query",
-    );
-  return after;
+  if (after === null || rule.accepts(after)) return after;
+  throw new Failure(
+    "invalid_input",
+    `Invalid query parameters: after must be ${rule.what} (the nextAfter of the previous page), got "${after.slice(0, 80)}"; pass ?after=<nextAfter> or leave it out.`,
+    {},
+    "invalid_query",
+  );
 }
 
 /** A positive integer path parameter such as a version or an id. */

@@ -23,7 +23,7 @@ import {
 import type { SecretName } from "../directory/rpc";
 import { testUpstream } from "../organizations/upstream-test";
 import { MAX_JSON_BODY_BYTES } from "../contracts/store/limits";
-import { json, readJsonBody, unpagedLimit } from "./contracts-http";
+import { type AfterRule, afterQuery, json, readJsonBody, unpagedLimit } from "./contracts-http";
 import { expectedRevision } from "./operator.routes";
 import type { ApiRoute } from "./router";
 import { parse as parseYaml } from "yaml";
@@ -104,6 +104,12 @@ async function changeOwnSettings(
   });
 }
 
+/** `?after=` of the members list: the nextAfter of the previous page, a member's e-mail. */
+const MEMBER_AFTER: AfterRule = {
+  accepts: (value) => value.length > 0 && value.length <= MAX_EMAIL_LENGTH,
+  what: `a member's e-mail of at most ${MAX_EMAIL_LENGTH} characters`,
+};
+
 export const organizationRoutes: ApiRoute[] = [
   {
     method: "GET",
@@ -150,14 +156,7 @@ export const organizationRoutes: ApiRoute[] = [
     handle: async ({ env, principal, request }) => {
       const url = new URL(request.url);
       const { limit } = unpagedLimit(url);
-      const after = url.searchParams.get("after");
-      if (after !== null && (after.length === 0 || after.length > MAX_EMAIL_LENGTH))
-        throw new Failure(
-          "invalid_input",
-          `Invalid query parameters: after must be a member's e-mail (the nextAfter of the previous page), at most ${MAX_EMAIL_LENGTH} characters; pass ?after=<nextAfter> or leave it out.`,
-          {},
-          "invalid_query",
-        );
+      const after = afterQuery(url, MEMBER_AFTER);
       return json(await listMembers(env, principal.organizationId, { limit, after }));
     },
   },
