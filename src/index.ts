@@ -43,6 +43,7 @@ export { RateLimitCoordinator } from "./ratelimit/coordinator";
 export { AuditLog } from "./audit/store";
 export { ContractStore } from "./contracts/store/durable-object";
 export { OrganizationDirectory } from "./directory/store";
+export { GrantSweeper } from "./oauth/grant-sweeper";
 
 // Built while the isolate starts rather than on its first request (deployment-catalog.ts says why and what it costs).
 prepareCatalog();

@@ -17,6 +17,7 @@ import {
   deleteOrganization,
   exportOrganization,
   getOrganization,
+  grantSweepOf,
   listMembers,
   listOrganizations,
   organizationChanges,
@@ -128,7 +129,11 @@ const routes: Route[] = [
   {
     method: "GET",
     pattern: new RegExp(`^/organizations/${ORG}$`),
-    handle: async (_r, env, [id]) => json({ organization: organizationView(await getOrganization(env, id as string)) }),
+    handle: async (_r, env, [id]) =>
+      json({
+        organization: organizationView(await getOrganization(env, id as string)),
+        grantSweep: await grantSweepOf(env, id as string),
+      }),
   },
   {
     method: "PATCH",

@@ -68,13 +68,20 @@ export function isRemovedSubject(sql: SqlStorage, organizationId: string, subjec
   );
 }
 
-/** The roles of the organization's active members, by each subject they signed in with. */
-export function rolesBySubject(sql: SqlStorage, organizationId: string): Record<string, string[]> {
+/** The roles of the organization's active members, by each subject they signed in with (only `subjects`' when given). */
+export function rolesBySubject(
+  sql: SqlStorage,
+  organizationId: string,
+  subjects: readonly string[] | null = null,
+): Record<string, string[]> {
   const roles: Record<string, string[]> = {};
   const rows = sql.exec<{ subject: string; role: string }>(
     `SELECT s.subject, m.role FROM member_subjects s JOIN members m ON m.organization_id = s.organization_id AND m.email = s.email
-     WHERE s.organization_id = ? AND m.status = 'active'`,
+     WHERE s.organization_id = ? AND m.status = 'active'
+       AND (? IS NULL OR s.subject IN (SELECT value FROM json_each(?)))`,
     organizationId,
+    subjects === null ? null : 1,
+    JSON.stringify(subjects ?? []),
   );
   for (const { subject, role } of rows) (roles[subject] ??= []).push(role);
   return roles;

@@ -93,8 +93,11 @@ export interface DirectoryRpc extends Rpc.DurableObjectBranded {
   markExported(organizationId: string, actor: string): DirectoryResult<{ record: OrganizationRecord }>;
   beginDeletion(organizationId: string, actor: string): Promise<DirectoryResult<{ record: OrganizationRecord }>>;
   members(organizationId: string, limit?: number | null, after?: string | null): MemberRecord[];
-  /** The roles of the active members by each subject they signed in with (a subject may hold one per address). */
-  subjectRoles(organizationId: string): Record<string, string[]>;
+  /**
+   * The roles of the active members by each subject they signed in with (a subject may hold one per address); with
+   * `subjects`, only those subjects' (a page of grant holders).
+   */
+  subjectRoles(organizationId: string, subjects?: readonly string[] | null): Record<string, string[]>;
   putMember(
     organizationId: string,
     email: string,

@@ -598,8 +598,8 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
   }
 
   /** The roles of the organization's active members, by subject (member-subjects.ts). */
-  subjectRoles(organizationId: string): Record<string, string[]> {
-    return rolesBySubject(this.sql, organizationId);
+  subjectRoles(organizationId: string, subjects: readonly string[] | null = null): Record<string, string[]> {
+    return rolesBySubject(this.sql, organizationId, subjects);
   }
 
   private activeAdmins(organizationId: string): string[] {

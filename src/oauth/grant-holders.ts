@@ -101,29 +101,15 @@ export function listGrantHolderPage(
 }
 
 /**
- * Removes the organization's whole index once its grants are revoked (its deletion): no member name or subject
- * stays behind in KV. The number of entries removed.
+ * Removes up to `limit` entries of the organization's index, from the first: once its grants are revoked (its
+ * deletion), so that no member name or subject stays behind in KV. The number removed; 0 when none is left.
  */
-export async function forgetGrantHolders(env: Env, organizationId: string): Promise<number> {
-  let removed = 0;
-  let cursor: string | undefined;
-  do {
-    const page = await env.OAUTH_KV.list({ prefix: organizationPrefix(organizationId), ...(cursor ? { cursor } : {}) });
-    await Promise.all(page.keys.map((entry) => env.OAUTH_KV.delete(entry.name)));
-    removed += page.keys.length;
-    cursor = page.list_complete ? undefined : page.cursor;
-  } while (cursor);
-  return removed;
-}
-
-/** Every member of `organizationId` that ever completed a grant, in subject order (revocations walk them all). */
-export async function listGrantHolders(env: Env, organizationId: string): Promise<GrantHolder[]> {
-  const holders: GrantHolder[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await holderPage(env, organizationId, 1000, cursor);
-    holders.push(...page.holders);
-    cursor = page.cursor ?? undefined;
-  } while (cursor);
-  return holders;
+export async function forgetGrantHolderPage(
+  env: Pick<Env, "OAUTH_KV">,
+  organizationId: string,
+  limit: number,
+): Promise<number> {
+  const page = await env.OAUTH_KV.list({ prefix: organizationPrefix(organizationId), limit });
+  await Promise.all(page.keys.map((entry) => env.OAUTH_KV.delete(entry.name)));
+  return page.keys.length;
 }

@@ -15,7 +15,8 @@ import { sha256Hex } from "../lib/sha256";
 import { cutPage, oneMore } from "../lib/page";
 import { logWarn } from "../lib/log";
 import { getAuthorizationServer, grantUserId } from "../oauth/servers";
-import { forgetGrantHolders, listGrantHolders } from "../oauth/grant-holders";
+import { revokeGrantsBeyond, type SweepState } from "../oauth/grant-sweep";
+import { grantSweeper } from "../oauth/grant-sweeper-rpc";
 import { getPolicy } from "../policy/load";
 import { organizationGrantable } from "../directory/grantable";
 import { directoryStub, forgetOrganization } from "../directory/client";
@@ -225,9 +226,8 @@ export async function changeSettings(
   );
   if (!updated.ok) throw refused(updated);
   forgetOrganization(organizationId);
-  // The change is stored, and every request holds its token to the new cap from now on (withinRoleCap): a
-  // revocation that fails part-way (the OAuth store unreachable, a platform limit) is logged, not answered as an error
-  // of the change.
+  // The change is stored, and every request holds its token to the new cap from now on (withinRoleCap): a sweep
+  // that cannot start is logged, not answered as an error of the change (one that fails part-way retries itself).
   await revokeBeyondNarrowedCaps(env, organizationId, current.settings, settings).catch((error: unknown) =>
     logWarn("grants beyond a narrowed role cap not all revoked", { organizationId, error }),
   );
@@ -235,34 +235,31 @@ export async function changeSettings(
 }
 
 /**
- * A role whose cap lost a scope takes it from the grants its members hold now, as a demotion does (putMember): each
- * grant holder's grants beyond what their role may grant under the new settings are revoked. A holder's role is the
- * member list's (by the subjects they signed in with); one not on it (signed in without an e-mail address) is held
- * to the organization's default role.
+ * A role whose cap lost a scope takes it from the grants its members hold now, as a demotion does (putMember): the
+ * organization's grant sweep (src/oauth/grant-sweep.ts) revokes each holder's grants beyond what their role may grant
+ * under the settings as they are, a bounded batch at a time. The first batch runs before the answer; an organization
+ * with more holders than a batch reaches is swept on by the sweeper's alarm. Requests hold tokens to the new cap at
+ * once either way (withinRoleCap).
  */
 async function revokeBeyondNarrowedCaps(
   env: Env,
   organizationId: string,
   before: OrganizationSettings,
   after: OrganizationSettings,
-): Promise<number> {
-  const narrowed = Object.keys(getPolicy().roles).filter((role) => {
+): Promise<void> {
+  const narrowed = Object.keys(getPolicy().roles).some((role) => {
     const now = new Set(organizationGrantable(after, role));
     return organizationGrantable(before, role).some((scope) => !now.has(scope));
   });
-  if (narrowed.length === 0) return 0;
-  const roles = await directoryStub(env).subjectRoles(organizationId);
-  let revoked = 0;
-  for (const holder of await listGrantHolders(env, organizationId)) {
-    const held = roles[holder.subject] ?? [after.defaultRole];
-    if (!held.some((role) => narrowed.includes(role))) continue;
-    // A subject listed under two addresses with two roles keeps only what both allow.
-    const keep = held
-      .map((role) => organizationGrantable(after, role))
-      .reduce((kept, grantable) => kept.filter((scope) => grantable.includes(scope)));
-    revoked += await revokeGrantsBeyond(env, organizationId, holder.subject, keep);
-  }
-  return revoked;
+  if (narrowed) await grantSweeper(env, organizationId).sweep(organizationId);
+}
+
+/**
+ * Where the organization's last grant sweep is (src/oauth/grant-sweep.ts): its phase, grants revoked, batches run and
+ * the last batch's error; null when it never needed one.
+ */
+export function grantSweepOf(env: Env, organizationId: string): Promise<SweepState | null> {
+  return grantSweeper(env, organizationId).progress();
 }
 
 /**
@@ -368,27 +365,14 @@ function checkedRole(role: unknown, what: "member" | "invitation"): asserts role
 }
 
 /** Revokes the member's grants whose scopes go beyond `keep` (all of them when `keep` is empty). */
-async function revokeGrantsBeyond(
+async function revokeMemberGrantsBeyond(
   env: Env,
   organizationId: string,
   subject: string,
   keep: readonly string[],
 ): Promise<number> {
   const oauth = getAuthorizationServer(env).getOAuthApi(env);
-  const userId = grantUserId(organizationId, subject);
-  const allowed = new Set(keep);
-  let revoked = 0;
-  let cursor: string | undefined;
-  do {
-    const page = await oauth.listUserGrants(userId, cursor ? { cursor } : {});
-    for (const grant of page.items) {
-      if (allowed.size > 0 && grant.scope.every((scope) => allowed.has(scope))) continue;
-      await oauth.revokeGrant(grant.id, userId);
-      revoked++;
-    }
-    cursor = page.cursor;
-  } while (cursor);
-  return revoked;
+  return (await revokeGrantsBeyond(oauth, grantUserId(organizationId, subject), keep)).revoked;
 }
 
 /**
@@ -422,7 +406,8 @@ export async function putMember(
   forgetOrganization(organizationId);
   const keep = organizationGrantable(record.settings, role);
   let grantsRevoked = 0;
-  for (const subject of put.subjects) grantsRevoked += await revokeGrantsBeyond(env, organizationId, subject, keep);
+  for (const subject of put.subjects)
+    grantsRevoked += await revokeMemberGrantsBeyond(env, organizationId, subject, keep);
   return { member: put.member, grantsRevoked };
 }
 
@@ -438,7 +423,8 @@ export async function removeMember(
   forgetOrganization(organizationId);
   // Every subject the member signed in with holds grants of its own (src/directory/member-subjects.ts).
   let grantsRevoked = 0;
-  for (const subject of removed.subjects) grantsRevoked += await revokeGrantsBeyond(env, organizationId, subject, []);
+  for (const subject of removed.subjects)
+    grantsRevoked += await revokeMemberGrantsBeyond(env, organizationId, subject, []);
   return { member: removed.member, grantsRevoked };
 }
 
@@ -549,19 +535,13 @@ export async function deleteOrganization(env: Env, organizationId: string): Prom
   if (!deleting.ok) throw refused(deleting);
   forgetOrganization(organizationId);
   await closeListenStreams(env, organizationId);
-  // The organization is refused everywhere already (the gate): revoking its grants tidies the OAuth store, and a
-  // revocation that fails part-way is logged, not answered as a failure of the deletion that has begun.
-  await revokeAllGrants(env, organizationId).catch((error: unknown) =>
-    logWarn("grants of a deleted organization not all revoked", { organizationId, error }),
-  );
+  // The organization is refused everywhere already (the gate): its grant sweep revokes every grant, then forgets who
+  // held them (names included), a batch now and the rest by the sweeper's alarm. A sweep that cannot start is
+  // logged, not answered as a failure of the deletion that has begun.
+  await grantSweeper(env, organizationId)
+    .sweep(organizationId)
+    .catch((error: unknown) => logWarn("grants of a deleted organization not swept", { organizationId, error }));
   return deleting.record;
-}
-
-/** Revokes every grant of the organization's members, then forgets who held them (names included). */
-async function revokeAllGrants(env: Env, organizationId: string): Promise<void> {
-  for (const holder of await listGrantHolders(env, organizationId))
-    await revokeGrantsBeyond(env, organizationId, holder.subject, []);
-  await forgetGrantHolders(env, organizationId);
 }
 
 export { organizationSettingsSchema };

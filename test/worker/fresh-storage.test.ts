@@ -23,6 +23,7 @@ const objectNamespaces = {
   AUDIT_LOG: env.AUDIT_LOG,
   LISTEN_HUB: env.LISTEN_HUB,
   TOLERANCE_COUNTER: env.TOLERANCE_COUNTER,
+  GRANT_SWEEPER: env.GRANT_SWEEPER,
 } as unknown as Record<string, DurableObjectNamespace>;
 
 const fileStart = Date.now();

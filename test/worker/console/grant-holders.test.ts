@@ -3,8 +3,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
-import { listGrantHolders, rememberGrantHolder } from "../../../src/oauth/grant-holders";
+import { listGrantHolderPage, rememberGrantHolder } from "../../../src/oauth/grant-holders";
 import { obtainTokens } from "../helpers";
+
+const listGrantHolders = async (from: Env, organizationId: string) =>
+  (await listGrantHolderPage(from, organizationId, { limit: 1000 })).holders;
 
 describe("grant-holder index", () => {
   it("is written when /authorize completes a grant", async () => {

@@ -33,13 +33,14 @@ const INITECH = {
 };
 
 /** The Worker's bindings with an OAuth store whose lists fail: what a platform limit does part-way through a huge organization. */
-function withFailingGrantLists(): Env {
+/** The Worker's env with the organizations' grant sweepers unreachable (their RPC rejects). */
+function withUnreachableSweeper(): Env {
   return {
     ...(env as unknown as Env),
-    OAUTH_KV: new Proxy(env.OAUTH_KV, {
+    GRANT_SWEEPER: new Proxy(env.GRANT_SWEEPER, {
       get: (target, property) =>
-        property === "list"
-          ? () => Promise.reject(new Error("KV list failed"))
+        property === "get"
+          ? () => ({ sweep: () => Promise.reject(new Error("sweeper unreachable")) })
           : Reflect.get(target, property).bind(target),
     }),
   };
@@ -428,11 +429,11 @@ describe("suspension and deletion", () => {
     expect((await operator("POST", "/organizations/globex/resume")).status).toBe(200);
   });
 
-  it("begins a deletion and answers it even when revoking the organization's grants fails part-way", async () => {
+  it("begins a deletion and answers it even when its grant sweep cannot start", async () => {
     const id = "wayne";
     expect((await operator("POST", "/organizations", { id, name: "Wayne" })).status).toBe(201);
     expect((await operator("GET", `/organizations/${id}/export`)).status).toBe(200);
-    const failing = withFailingGrantLists();
+    const failing = withUnreachableSweeper();
     const deleting = await deleteOrganization(failing, id);
     expect(deleting.status).toBe("deleting");
     // Refused everywhere from now on: the organization gate reads the directory, not the OAuth store.
@@ -625,9 +626,9 @@ describe("the consent page follows the organization's role caps", () => {
     expect((await operator("PATCH", "/organizations/acme", { roleCaps: null })).status).toBe(200);
   });
 
-  it("stores a narrowed cap and answers it even when the revocation after it fails: requests hold tokens to it", async () => {
+  it("stores a narrowed cap and answers it even when its grant sweep cannot start: requests hold tokens to it", async () => {
     const token = await restToken("ana", "contracts.read contracts.write");
-    const failing = withFailingGrantLists();
+    const failing = withUnreachableSweeper();
     const cap = ["orders.read", "orders.search", "contracts.read", "keys.admin", "org.admin"];
     const changed = await changeSettings(failing, "acme", { roleCaps: { admin: cap } }, { kind: "operator" });
     try {
