@@ -480,7 +480,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     if (!row.exported_at)
       return refusal(
         "export_required",
-        `Export organization "${organizationId}" first (GET /operator/v1/organizations/${organizationId}/export): its data is removed after deletion, and the export is its only copy.`,
+        `Export organization "${organizationId}" first (GET /operator/v1/organizations/${organizationId}/export, downloaded to its end): its data is removed after deletion, and the export is its only copy.`,
       );
     const graceDays = this.caps().deletionGraceDays;
     const deleteAfter = Date.now() + graceDays * DAY_MS;

@@ -5,7 +5,7 @@
  * entry, and applies the change's effects: a member removed or given a lower role loses the grants beyond it at
  * once; a deleted organization's grants are revoked. Refusals are Failures with a stable code naming the fix.
  */
-import { archivedContent, contractsArchive } from "../contracts/services/archive";
+import { contractsArchiveText } from "../contracts/services/archive";
 import { Failure, type FailureKind } from "../core/failure";
 import { discoverProvider } from "../auth/oidc-discovery";
 import { ORGANIZATION_PROVIDER_SETTINGS } from "../auth/oidc-config";
@@ -476,55 +476,46 @@ export async function listInvitations(env: Env, organizationId: string): Promise
  * row of its contract store (CI keys, projects from before the split with their contract versions, snapshots,
  * verdicts, documents as base64) and of each project's own store (`contracts.project_stores`, by project), then the
  * content held in the bucket (`contracts.bucket_content`, `{hash, base64}`, with `project` for a project store's),
- * streamed one object at a time so the archive of an organization with gigabytes of documents never sits in memory
- * whole. Taking it is what allows a deletion.
+ * streamed a page of rows or one document at a time (src/contracts/services/archive.ts), so no part of it sits in
+ * memory whole. Downloading it to its end is what allows a deletion: the organization is marked exported only then,
+ * so a download that breaks off (or a store that cannot be read) leaves the deletion refused.
  */
 export async function exportOrganization(env: Env, organizationId: string): Promise<ReadableStream<Uint8Array>> {
   const record = await getOrganization(env, organizationId);
-  const [members, changes, { tables, content: hashes }] = await Promise.all([
+  const [members, changes] = await Promise.all([
     directoryStub(env).members(organizationId),
     directoryStub(env).changes(organizationId, 500),
-    contractsArchive(env, organizationId),
   ]);
-  const marked = await directoryStub(env).markExported(organizationId, "operator");
-  if (!marked.ok) throw refused(marked);
-  forgetOrganization(organizationId);
   const head = JSON.stringify({
     format: "arbiter-organization-export/1",
     exportedAt: new Date().toISOString(),
     organization: organizationView(record),
     members,
     changes,
-    contracts: tables,
   });
   const encoder = new TextEncoder();
-  const pending = [...hashes];
+  const contracts = contractsArchiveText(env, organizationId);
   let started = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (!started) {
         started = true;
-        if (Object.keys(tables).length === 0) {
-          // A purged store: no tables, no content.
-          controller.enqueue(encoder.encode(head));
-          controller.close();
-          return;
-        }
-        // The head ends with the contracts object and the archive's own closing braces: the content goes inside.
-        controller.enqueue(encoder.encode(`${head.slice(0, -2)},"bucket_content":[`));
-        if (pending.length > 0) return;
-      }
-      const next = pending.shift();
-      if (next === undefined) {
-        controller.enqueue(encoder.encode("]}}"));
-        controller.close();
+        controller.enqueue(encoder.encode(`${head.slice(0, -1)},"contracts":`));
         return;
       }
-      const { project, hash } = next;
-      const bytes = await archivedContent(env, organizationId, next);
-      const base64 = bytes ? Buffer.from(bytes).toString("base64") : null;
-      const entry = JSON.stringify(project === null ? { hash, base64 } : { project, hash, base64 });
-      controller.enqueue(encoder.encode(pending.length === hashes.length - 1 ? entry : `,${entry}`));
+      const piece = await contracts.next();
+      if (!piece.done) {
+        controller.enqueue(encoder.encode(piece.value));
+        return;
+      }
+      const marked = await directoryStub(env).markExported(organizationId, "operator");
+      if (!marked.ok) throw refused(marked);
+      forgetOrganization(organizationId);
+      controller.enqueue(encoder.encode("}"));
+      controller.close();
+    },
+    async cancel() {
+      await contracts.return(undefined);
     },
   });
 }

@@ -1,52 +1,90 @@
 /**
  * An organization's contract data as its export archive takes it: every row of its store and of each project's
- * own store, and the content those stores keep in the bucket, read one object at a time.
+ * own store, then the content those stores keep in the bucket. It is produced as JSON text, a page of rows or one
+ * document at a time (about ARCHIVE_PAGE_BYTES each), so an organization of any size exports in bounded memory: no
+ * store answers more than a page, and the Worker holds one piece while the download takes it.
+ *
+ * The text is the `contracts` value of `arbiter-organization-export/1` (docs/operations.md): the organization store's
+ * tables by name, `project_stores` (by project, each its tables) when projects have stores of their own, and
+ * `bucket_content` (`{ hash, base64 }`, with `project` for a project store's); `{}` for a purged store.
  */
 import type { Env } from "../../env";
 import { organizationSpace, projectSpace, readBucketContent } from "../store/bucket";
 import { projectStoreName } from "../store/project-homes";
+import type { ContractStoreRpc } from "../store/rpc";
 
-type Tables = Record<string, Array<Record<string, unknown>>>;
+/** About how much one page of rows takes in the archive. */
+export const ARCHIVE_PAGE_BYTES = 2 * 1024 * 1024;
 
-export interface ContractsArchive {
-  /** The organization store's tables, with `project_stores` (by project) when projects have stores of their own. */
-  tables: Record<string, unknown>;
-  /** The bucket content to add: `project` null for the organization store's. */
-  content: Array<{ project: string | null; hash: string }>;
-}
+type Store = Pick<DurableObjectStub<ContractStoreRpc>, "exportTableNames" | "exportRows" | "bucketContentHashes">;
 
-export async function contractsArchive(env: Env, organizationId: string): Promise<ContractsArchive> {
-  const store = env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(organizationId));
-  const [organizationTables, organizationHashes, projectNames] = await Promise.all([
-    store.exportTables(),
-    store.bucketContentHashes(),
-    store.ownProjectNames(),
-  ]);
-  const projectStores: Record<string, Tables> = {};
-  const content: ContractsArchive["content"] = organizationHashes.map((hash) => ({ project: null, hash }));
-  for (const project of projectNames) {
-    const projectStore = env.CONTRACT_STORE.get(
-      env.CONTRACT_STORE.idFromName(projectStoreName(organizationId, project)),
-    );
-    const [tables, contentHashes] = await Promise.all([
-      projectStore.exportTables(),
-      projectStore.bucketContentHashes(),
-    ]);
-    projectStores[project] = tables;
-    for (const hash of contentHashes) content.push({ project, hash });
+/** One table as `"name":[rows]`, a page at a time. */
+async function* tableText(store: Store, table: string, pageBytes: number): AsyncGenerator<string> {
+  yield `${JSON.stringify(table)}:[`;
+  let after: number | null = null;
+  let first = true;
+  for (;;) {
+    const page = await store.exportRows(table, after, pageBytes);
+    if (page.rows.length > 0) {
+      yield `${first ? "" : ","}${page.rows.map((row) => JSON.stringify(row)).join(",")}`;
+      first = false;
+    }
+    if (!page.more || page.lastRowid === null) break;
+    after = page.lastRowid;
   }
-  const tables: Record<string, unknown> = Object.fromEntries(Object.entries(organizationTables));
-  if (projectNames.length > 0) tables.project_stores = projectStores;
-  return { tables, content };
+  yield "]";
 }
 
-/** One piece of archived content, or null when the bucket no longer has it. */
-export function archivedContent(
+/** A store's tables as the members of a JSON object (without its braces); nothing for a store with no table. */
+async function* tablesText(store: Store, pageBytes: number, names?: string[]): AsyncGenerator<string> {
+  const tables = names ?? (await store.exportTableNames());
+  for (const [index, table] of tables.entries()) {
+    if (index > 0) yield ",";
+    yield* tableText(store, table, pageBytes);
+  }
+}
+
+/** The `contracts` value of the organization's archive, as pieces of JSON text. */
+export async function* contractsArchiveText(
   env: Env,
   organizationId: string,
-  piece: { project: string | null; hash: string },
-): Promise<Uint8Array | null> {
-  const space =
-    piece.project === null ? organizationSpace(organizationId) : projectSpace(organizationId, piece.project);
-  return readBucketContent(env, space, piece.hash);
+  pageBytes = ARCHIVE_PAGE_BYTES,
+): AsyncGenerator<string> {
+  const organization = env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(organizationId));
+  const [tables, projects] = await Promise.all([organization.exportTableNames(), organization.ownProjectNames()]);
+  if (tables.length === 0 && projects.length === 0) {
+    // A purged store: no tables, no content.
+    yield "{}";
+    return;
+  }
+  const stores: Array<{ project: string | null; space: string; store: Store }> = [
+    { project: null, space: organizationSpace(organizationId), store: organization },
+    ...projects.map((project) => ({
+      project,
+      space: projectSpace(organizationId, project),
+      store: env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(projectStoreName(organizationId, project))),
+    })),
+  ];
+  yield "{";
+  yield* tablesText(organization, pageBytes, tables);
+  if (projects.length > 0) {
+    yield `${tables.length > 0 ? "," : ""}"project_stores":{`;
+    for (const [index, { project, store }] of stores.slice(1).entries()) {
+      yield `${index > 0 ? "," : ""}${JSON.stringify(project)}:{`;
+      yield* tablesText(store, pageBytes);
+      yield "}";
+    }
+    yield "}";
+  }
+  yield ',"bucket_content":[';
+  let first = true;
+  for (const { project, space, store } of stores) {
+    for (const hash of await store.bucketContentHashes()) {
+      const bytes = await readBucketContent(env, space, hash);
+      const base64 = bytes ? Buffer.from(bytes).toString("base64") : null;
+      yield `${first ? "" : ","}${JSON.stringify(project === null ? { hash, base64 } : { project, hash, base64 })}`;
+      first = false;
+    }
+  }
+  yield "]}";
 }

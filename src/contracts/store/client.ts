@@ -28,7 +28,8 @@ export type ContractStoreStub = DurableObjectStub<ContractStoreRpc>;
 /** What the organization's store answers for the whole organization; a project's records are asked of its place. */
 type OrganizationMethod =
   | "purgeOrganization"
-  | "exportTables"
+  | "exportTableNames"
+  | "exportRows"
   | "bucketContentHashes"
   | "ownProjectNames"
   | "runRetentionNow"

@@ -92,7 +92,15 @@ import { addRun, expireStore, recordRetentionRun } from "./retention-run";
 import type { ContractStoreRpc, UploadContext, UsageSince, VerdictBody } from "./rpc";
 import { PIECES_PER_CALL } from "./schema";
 import { applySchema } from "./schema-upgrade";
-import { bucketContentHashes, exportTables, type ProjectPage, projectUsage, storageUsage } from "./storage-report";
+import {
+  bucketContentHashes,
+  type ExportRows,
+  exportRows,
+  exportTableNames,
+  type ProjectPage,
+  projectUsage,
+  storageUsage,
+} from "./storage-report";
 import {
   addSubscriber,
   listSubscribers,
@@ -275,13 +283,18 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
       .catch((error: unknown) => logWarn("project summary not delivered; sent again with the next write", { error }));
   }
 
+  /** The tables the export archives (exportRows reads each a page at a time). */
+  exportTableNames(): string[] {
+    return exportTableNames(this.sql);
+  }
+
   /**
-   * Every table's rows. The content held in the bucket is not in them: the export streams it object by object
-   * (bucketContentHashes, src/organizations/admin.ts), so an organization with gigabytes of documents exports in the
-   * memory of one document.
+   * One page of a table's rows for the export. The content held in the bucket is not in them: the export streams it
+   * object by object (bucketContentHashes, src/contracts/services/archive.ts), so neither a store's rows nor an
+   * organization's documents are ever in the Worker's memory all at once.
    */
-  exportTables(): Record<string, Array<Record<string, unknown>>> {
-    return exportTables(this.sql);
+  exportRows(table: string, afterRowid: number | null, maxBytes: number): ExportRows {
+    return exportRows(this.sql, table, afterRowid, maxBytes);
   }
 
   /** The content held in the bucket, by hash (for the export). */

@@ -12,7 +12,7 @@ import type { DocumentSource } from "./form-table";
 import type { ExchangeRunInput } from "./exchange-table";
 import type { KeyPage, NewKey } from "./key-table";
 import type { SubscribeResult } from "./subscriber-table";
-import type { ProjectPage } from "./storage-report";
+import type { ExportRows, ProjectPage } from "./storage-report";
 import type { ProjectHome, ProjectSummary } from "./project-homes";
 import type { MovedRow } from "./project-move";
 import type { RetentionRun, RetentionSettings } from "./retention-table";
@@ -90,8 +90,10 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
     events: number,
     expected: Record<string, number>,
   ): Promise<{ ok: true; summary: ProjectSummary } | { ok: false; message: string }>;
-  /** Every row of every table, for the organization's export archive (binary values as `{ base64 }`). */
-  exportTables(): Record<string, Array<Record<string, unknown>>>;
+  /** The tables the organization's export archive holds, by name. */
+  exportTableNames(): string[];
+  /** A page of one table's rows after `afterRowid` (null: the first), about `maxBytes` (binary values as `{ base64 }`). */
+  exportRows(table: string, afterRowid: number | null, maxBytes: number): ExportRows;
   /** The hashes of the content held in the DOCUMENTS bucket, which the export streams after the tables. */
   bucketContentHashes(): string[];
   /**

@@ -1,6 +1,6 @@
 /**
  * What a store holds, as the storage report and the export read it: per project (snapshots, documents, contracts,
- * builds, runs), the last retention runs, and every table's rows.
+ * builds, runs), the last retention runs, and every table's rows a page at a time.
  */
 import { projectNameFilter } from "./name-filter";
 import { listSummaries } from "./project-homes";
@@ -74,28 +74,70 @@ export function storageUsage(sql: SqlStorage, used: StorageUsed, page: ProjectPa
   return { ...used, projects, retentionRuns };
 }
 
-/** Every table's rows (binary values as `{ base64 }`), for the export. */
-export function exportTables(sql: SqlStorage): Record<string, Array<Record<string, unknown>>> {
-  const tables = sql
+/** A stored value as the export writes it: binary values as `{ base64 }`. */
+export type ExportedValue = string | number | null | { base64: string };
+
+function exportedValue(value: SqlStorageValue): ExportedValue {
+  return value instanceof ArrayBuffer ? { base64: Buffer.from(value).toString("base64") } : value;
+}
+
+/** About how many bytes a row takes in the archive (its strings and binary values; the rest is small). */
+function rowBytes(row: Record<string, SqlStorageValue>): number {
+  let bytes = 16;
+  for (const value of Object.values(row))
+    bytes += value instanceof ArrayBuffer ? (value.byteLength * 4) / 3 : typeof value === "string" ? value.length : 8;
+  return bytes;
+}
+
+/** The store's tables, by name: what the export archives. */
+export function exportTableNames(sql: SqlStorage): string[] {
+  return sql
     .exec<{ name: string }>(
       `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name`,
     )
-    .toArray();
-  const archive: Record<string, Array<Record<string, unknown>>> = {};
-  for (const { name } of tables) {
-    archive[name] = sql
-      .exec(`SELECT * FROM "${name.replace(/"/g, '""')}"`)
-      .toArray()
-      .map((row) =>
-        Object.fromEntries(
-          Object.entries(row).map(([column, value]) => [
-            column,
-            value instanceof ArrayBuffer ? { base64: Buffer.from(value).toString("base64") } : value,
-          ]),
-        ),
-      );
+    .toArray()
+    .map((row) => row.name);
+}
+
+/** Rows of one table, by rowid: a page of the export. */
+export interface ExportRows {
+  rows: Array<Record<string, ExportedValue>>;
+  /** The rowid of the page's last row: the `afterRowid` of the next page. Null when the page is empty. */
+  lastRowid: number | null;
+  /** Whether rows follow the page. */
+  more: boolean;
+}
+
+const ROWID = "__export_rowid";
+
+/**
+ * The rows of `table` after `afterRowid` (from the first when null), in rowid order, until they take about
+ * `maxBytes` in the archive (at least one row): the export reads a store a page at a time, so neither the store's
+ * answer nor the Worker's memory holds more than a page whatever the store's size. A name exportTableNames does not
+ * list has no rows.
+ */
+export function exportRows(sql: SqlStorage, table: string, afterRowid: number | null, maxBytes: number): ExportRows {
+  // Only a name the store lists is read (it goes into the statement): any other is a table with no rows.
+  if (!exportTableNames(sql).includes(table)) return { rows: [], lastRowid: null, more: false };
+  const cursor = sql.exec<Record<string, SqlStorageValue>>(
+    `SELECT rowid AS ${ROWID}, * FROM "${table.replace(/"/g, '""')}" WHERE ? IS NULL OR rowid > ? ORDER BY rowid`,
+    afterRowid,
+    afterRowid,
+  );
+  const rows: Array<Record<string, ExportedValue>> = [];
+  let lastRowid: number | null = null;
+  let bytes = 0;
+  for (const row of cursor) {
+    if (rows.length > 0 && bytes >= maxBytes) return { rows, lastRowid, more: true };
+    const { [ROWID]: rowid, ...columns } = row;
+    const exported = Object.fromEntries(
+      Object.entries(columns).map(([column, value]) => [column, exportedValue(value)]),
+    );
+    rows.push(exported);
+    lastRowid = Number(rowid);
+    bytes += rowBytes(columns);
   }
-  return archive;
+  return { rows, lastRowid, more: false };
 }
 
 /** The content this store holds in the bucket, by hash (the export streams it object by object). */

@@ -1,0 +1,131 @@
+/**
+ * The operator's export of an organization (GET /operator/v1/organizations/{id}/export) reads its stores a page of
+ * rows at a time (src/contracts/services/archive.ts), and counts as the export that allows a deletion only once it
+ * was downloaded to its end.
+ */
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { contractsArchiveText } from "../../../src/contracts/services/archive";
+import { projectStoreName } from "../../../src/contracts/store/project-homes";
+import type { Env } from "../../../src/env";
+import { callJson } from "../contracts-api/api-helpers";
+import { ordersContract, text, violatingSnapshot } from "../contracts-api/fixtures";
+import { restPrincipal } from "../harness";
+import { BASE } from "../helpers";
+import { SELF } from "../self";
+import { OPERATOR_KEY, operator } from "./helpers";
+
+const workerEnv = env as unknown as Env;
+
+async function archiveText(organizationId: string, pageBytes?: number): Promise<string> {
+  let text = "";
+  for await (const piece of contractsArchiveText(workerEnv, organizationId, pageBytes)) text += piece;
+  return text;
+}
+
+/** Row counts of every table of a store, read in the store itself. */
+async function rowCounts(name: string): Promise<Record<string, number>> {
+  const stub = env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(name));
+  return runInDurableObject(stub, (_instance, state) => {
+    const counts: Record<string, number> = {};
+    const tables = state.storage.sql
+      .exec<{ name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+      )
+      .toArray();
+    for (const { name: table } of tables)
+      counts[table] = state.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM "${table}"`).one().n;
+    return counts;
+  });
+}
+
+const download = (id: string) =>
+  SELF.fetch(`${BASE}/operator/v1/organizations/${id}/export`, {
+    headers: { Authorization: `Bearer ${OPERATOR_KEY}` },
+  });
+
+describe("the export archive", () => {
+  it("read a row per page is the archive read in large pages, and holds every row of every store", async () => {
+    const writer = restPrincipal("ana", "contracts.read contracts.write snapshots.write");
+    for (const project of ["ledger", "payments"]) {
+      const created = await callJson(writer, "POST", `/projects/${project}/contracts`, text(ordersContract()));
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      for (const commit of ["c1", "c2", "c3"])
+        expect(
+          (await callJson(writer, "POST", `/projects/${project}/snapshots?commit=${commit}`, text(violatingSnapshot())))
+            .status,
+        ).toBe(201);
+    }
+
+    const rowByRow = JSON.parse(await archiveText("acme", 1));
+    expect(rowByRow).toEqual(JSON.parse(await archiveText("acme")));
+    for (const project of ["ledger", "payments"]) {
+      const tables = rowByRow.project_stores[project] as Record<string, unknown[]>;
+      const counts = await rowCounts(projectStoreName("acme", project));
+      expect(Object.keys(tables).sort()).toEqual(Object.keys(counts).sort());
+      for (const [table, count] of Object.entries(counts)) expect(tables[table], table).toHaveLength(count);
+      expect(counts.snapshots).toBe(3);
+    }
+  });
+
+  it("a page holds at least one row, stops near its size, and goes on after the last rowid it gave", async () => {
+    const writer = restPrincipal("ana", "contracts.read contracts.write snapshots.write");
+    expect((await callJson(writer, "POST", "/projects/rows/contracts", text(ordersContract()))).status).toBe(201);
+    for (const commit of ["c1", "c2"])
+      await callJson(writer, "POST", `/projects/rows/snapshots?commit=${commit}`, text(violatingSnapshot()));
+    const store = env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(projectStoreName("acme", "rows")));
+    const first = await store.exportRows("snapshots", null, 1);
+    expect(first).toMatchObject({ rows: [expect.any(Object)], more: true });
+    const second = await store.exportRows("snapshots", first.lastRowid, 1);
+    expect(second).toMatchObject({ rows: [expect.any(Object)], more: false });
+    expect(second.rows[0]?.commit_sha).not.toBe(first.rows[0]?.commit_sha);
+    expect((await store.exportRows("snapshots", null, 10 * 1024 * 1024)).rows).toHaveLength(2);
+    expect(await store.exportRows('snapshots" --', null, 1)).toEqual({ rows: [], lastRowid: null, more: false });
+  });
+});
+
+describe("the export that allows a deletion", () => {
+  it("is one downloaded to its end: a download broken off leaves the deletion refused", async () => {
+    const id = "halfway";
+    expect((await operator("POST", "/organizations", { id, name: "Halfway" })).status).toBe(201);
+    const broken = await download(id);
+    expect(broken.status).toBe(200);
+    const reader = (broken.body as ReadableStream<Uint8Array>).getReader();
+    expect((await reader.read()).done).toBe(false);
+    await reader.cancel();
+    expect((await operator("DELETE", `/organizations/${id}`)).body.code).toBe("export_required");
+
+    const whole = await download(id);
+    expect(JSON.parse(await whole.text())).toMatchObject({ format: "arbiter-organization-export/1", contracts: {} });
+    expect((await operator("DELETE", `/organizations/${id}`)).status).toBe(202);
+  });
+});
+
+describe("a store larger than one answer", () => {
+  it("exports whole: 36 MiB of rows, more than a Durable Object may answer in one call", async () => {
+    const id = "bulky";
+    expect((await operator("POST", "/organizations", { id, name: "Bulky" })).status).toBe(201);
+    // Pieces of 1 MiB, as a store written before documents went to R2 holds them (docs/storage.md).
+    const store = env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(id));
+    const piece = new Uint8Array(1024 * 1024).map((_, i) => (i * 31) % 251);
+    await runInDurableObject(store, (_instance, state) => {
+      state.storage.sql.exec(
+        "CREATE TABLE IF NOT EXISTS blob_chunks (hash TEXT NOT NULL, idx INTEGER NOT NULL, data BLOB NOT NULL)",
+      );
+      for (let idx = 0; idx < 36; idx++)
+        state.storage.sql.exec(
+          "INSERT INTO blob_chunks (hash, idx, data) VALUES (?, ?, ?)",
+          "sha256:old",
+          idx,
+          piece.buffer,
+        );
+    });
+    const response = await download(id);
+    expect(response.status).toBe(200);
+    const archive = JSON.parse(await response.text());
+    const chunks = archive.contracts.blob_chunks as Array<{ idx: number; data: { base64: string } }>;
+    expect(chunks.map((chunk) => chunk.idx)).toEqual(Array.from({ length: 36 }, (_, i) => i));
+    expect(Buffer.from(chunks[35]?.data.base64 ?? "", "base64").equals(Buffer.from(piece))).toBe(true);
+    expect((await operator("DELETE", `/organizations/${id}`)).status).toBe(202);
+  }, 60_000);
+});
