@@ -14,7 +14,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../env";
 import type { AcceptedBreak, UsageCount } from "../../engine";
 import { resolveOrganization } from "../../directory/client";
-import { logWarn } from "../../lib/log";
+import { logInfo, logWarn } from "../../lib/log";
 import {
   type AcceptedBreakRecord,
   acceptancesInForce,
@@ -29,6 +29,8 @@ import { getDefaultProject, setDefaultProject } from "./default-project-table";
 import { getExchangeRun, getLatestExchangeRun, listExchangeRuns, type ExchangeRunInput } from "./exchange-table";
 import { documentSource, type DocumentSource } from "./form-table";
 import {
+  deleteEndedKeys,
+  ENDED_KEYS_PER_RUN,
   getKey,
   getKeyWithHash,
   insertKeyWithinLimit,
@@ -137,9 +139,13 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
         : null;
     ctx.blockConcurrencyWhile(async () => {
       applySchema(this.sql);
-      // A store upgraded from before retention has history but no alarm: it gets one now, not at its next upload.
+      // A store upgraded from before retention has history (or CI keys) but no alarm: it gets one now, not at its
+      // next upload.
       const history = this.sql
-        .exec("SELECT 1 FROM snapshots UNION ALL SELECT 1 FROM builds UNION ALL SELECT 1 FROM exchange_runs LIMIT 1")
+        .exec(
+          `SELECT 1 FROM snapshots UNION ALL SELECT 1 FROM builds UNION ALL SELECT 1 FROM exchange_runs
+           UNION ALL SELECT 1 FROM ci_keys LIMIT 1`,
+        )
         .toArray();
       if (history.length > 0) await this.ensureRetentionAlarm();
       // Projects from before the split move into their own stores, one per alarm run, starting a while after start.
@@ -367,6 +373,10 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    */
   async runRetention(retention: RetentionSettings | undefined, now: number): Promise<RetentionRun> {
     const result = this.ctx.storage.transactionSync(() => expireStore(this.sql, retention, now));
+    // The organization's store also deletes the records of CI keys that ended long ago (key-table.ts).
+    const endedKeys = this.owner.project === null ? deleteEndedKeys(this.sql, now) : 0;
+    if (endedKeys > 0) logInfo("ended CI keys deleted", { organizationId: this.organizationId, count: endedKeys });
+    if (endedKeys >= ENDED_KEYS_PER_RUN) result.run.more = true;
     // After the commit: a failure here leaves objects no record names (never shown), not records without bytes. An
     // upload of the same bytes meanwhile may have recorded them again: those stay. While the delete runs, a record
     // of those bytes is refused (project-writes.ts), so none is made for an object about to go.
@@ -772,8 +782,11 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
 
   // ---- the organization's own records: CI keys, MCP subscribers, each user's default project ---------------
 
-  createKey(key: NewKey): CiKeyRecord | null {
-    return insertKeyWithinLimit(this.sql, key, new Date().toISOString());
+  /** Stores a key (null past MAX_ACTIVE_KEYS); the retention alarm, which deletes ended keys in time, is set. */
+  async createKey(key: NewKey): Promise<CiKeyRecord | null> {
+    const created = insertKeyWithinLimit(this.sql, key, new Date().toISOString());
+    if (created) await this.ensureRetentionAlarm();
+    return created;
   }
 
   getKey(id: string): CiKeyRecord | null {

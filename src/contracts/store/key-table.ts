@@ -116,6 +116,26 @@ export function keyNames(sql: SqlStorage, ids: readonly string[]): Record<string
   return named;
 }
 
+/**
+ * How long a key's record stays once the key ended (revoked or expired): listed and named that long, then deleted by
+ * the organization store's retention run, so that a CI minting a key per pipeline does not grow the store for good.
+ */
+export const ENDED_KEY_DAYS = 90;
+/** Ended keys deleted per retention run; the run comes back a second later while more are due. */
+export const ENDED_KEYS_PER_RUN = 1000;
+
+/** Deletes up to ENDED_KEYS_PER_RUN records of keys that ended more than ENDED_KEY_DAYS before `now`; how many. */
+export function deleteEndedKeys(sql: SqlStorage, now: number): number {
+  const cutoff = new Date(now - ENDED_KEY_DAYS * 86_400_000).toISOString();
+  return sql.exec(
+    `DELETE FROM ci_keys WHERE rowid IN (
+       SELECT rowid FROM ci_keys WHERE revoked_at < ? OR expires_at < ? LIMIT ?)`,
+    cutoff,
+    cutoff,
+    ENDED_KEYS_PER_RUN,
+  ).rowsWritten;
+}
+
 /** Revokes once: a second revocation keeps the first time and revoker. */
 export function revokeKey(sql: SqlStorage, id: string, revokedBy: string): CiKeyRecord | null {
   sql.exec(

@@ -201,7 +201,7 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
     before: number | null,
   ): Page<ExchangeRunRecord> | Promise<Page<ExchangeRunRecord>>;
   /** Null when the organization has MAX_ACTIVE_KEYS active keys already (nothing stored). */
-  createKey(key: NewKey): CiKeyRecord | null;
+  createKey(key: NewKey): Promise<CiKeyRecord | null>;
   getKey(id: string): CiKeyRecord | null;
   keyForValidation(id: string): { key: CiKeyRecord; secretHash: string } | null;
   /** Null when `page.after` names no key of this organization. */

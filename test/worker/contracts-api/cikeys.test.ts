@@ -6,6 +6,7 @@ import { mcpPost } from "../helpers";
 import { MAX_ACTIVE_KEYS } from "../../../src/contracts/store/limits";
 import { call, callJson, createKey, restToken } from "./api-helpers";
 import { operator } from "../directory/helpers";
+import { organizationStore } from "./stores";
 
 let ana: string;
 let gus: string;
@@ -327,5 +328,58 @@ describe("an organization's active CI keys", () => {
         .status,
     ).toBe(201);
     expect(await names()).toContain("one too many");
+  });
+});
+
+describe("the records of keys that ended", () => {
+  const DAY = 86_400_000;
+  const newKey = (id: string, expiresAt: string | null = null) => ({
+    id,
+    name: id,
+    secretHash: "0".repeat(64),
+    projects: ["*"],
+    scopes: ["contracts.read"],
+    createdBy: "test",
+    expiresAt,
+  });
+
+  it("are deleted by the organization store's retention run 90 days after the key ended, and never an active key's", async () => {
+    const store = organizationStore("endedco");
+    const now = Date.now();
+    await store.createKey(newKey("kept-active"));
+    await store.createKey(newKey("kept-later", new Date(now + 365 * DAY).toISOString()));
+    await store.createKey(newKey("ended-revoked"));
+    await store.revokeKey("ended-revoked", "test");
+    await store.createKey(newKey("ended-expired", new Date(now - DAY).toISOString()));
+    // Keys alone set the store's retention alarm: nothing else would ever run it in a store without projects.
+    expect(await runInDurableObject(store, (_instance, state) => state.storage.getAlarm())).not.toBeNull();
+    const ids = async () => ((await store.listKeys()) ?? []).map((key) => key.id).sort();
+
+    await store.runRetention(undefined, now + 88 * DAY);
+    expect(await ids()).toEqual(["ended-expired", "ended-revoked", "kept-active", "kept-later"]);
+    await store.runRetention(undefined, now + 91 * DAY);
+    expect(await ids()).toEqual(["kept-active", "kept-later"]);
+  });
+
+  it("go a thousand per run, and the run says more are due", async () => {
+    const store = organizationStore("manyendedco");
+    const longAgo = new Date(Date.now() - 400 * DAY).toISOString();
+    await store.createKey(newKey("active"));
+    await runInDurableObject(store, (_instance, state) => {
+      for (let i = 0; i < 1_001; i++)
+        state.storage.sql.exec(
+          `INSERT INTO ci_keys (id, name, secret_hash, projects, scopes, created_by, created_at, expires_at, revoked_at,
+             revoked_by) VALUES (?, ?, ?, '["*"]', '["contracts.read"]', 'test', ?, NULL, ?, 'test')`,
+          `old-${i}`,
+          `old-${i}`,
+          "0".repeat(64),
+          longAgo,
+          longAgo,
+        );
+    });
+    expect((await store.runRetention(undefined, Date.now())).more).toBe(true);
+    expect(((await store.listKeys()) ?? []).length).toBe(2);
+    expect((await store.runRetention(undefined, Date.now())).more).toBe(false);
+    expect(((await store.listKeys()) ?? []).map((key) => key.id)).toEqual(["active"]);
   });
 });
