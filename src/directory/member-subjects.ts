@@ -68,21 +68,29 @@ export function isRemovedSubject(sql: SqlStorage, organizationId: string, subjec
   );
 }
 
-/** The roles of the organization's active members, by each subject they signed in with (only `subjects`' when given). */
+/**
+ * The roles of the organization's active members, by each subject they signed in with (only `subjects`' when given).
+ * A subject that signed in only as members since removed maps to no role (`[]`): it may keep no grant. A subject
+ * not listed at all never signed in as a member of the list (its holder is held to the default role).
+ */
 export function rolesBySubject(
   sql: SqlStorage,
   organizationId: string,
   subjects: readonly string[] | null = null,
 ): Record<string, string[]> {
   const roles: Record<string, string[]> = {};
-  const rows = sql.exec<{ subject: string; role: string }>(
-    `SELECT s.subject, m.role FROM member_subjects s JOIN members m ON m.organization_id = s.organization_id AND m.email = s.email
-     WHERE s.organization_id = ? AND m.status = 'active'
+  const rows = sql.exec<{ subject: string; role: string; status: string }>(
+    `SELECT s.subject, m.role, m.status FROM member_subjects s
+       JOIN members m ON m.organization_id = s.organization_id AND m.email = s.email
+     WHERE s.organization_id = ? AND m.status IN ('active', 'removed')
        AND (? IS NULL OR s.subject IN (SELECT value FROM json_each(?)))`,
     organizationId,
     subjects === null ? null : 1,
     JSON.stringify(subjects ?? []),
   );
-  for (const { subject, role } of rows) (roles[subject] ??= []).push(role);
+  for (const { subject, role, status } of rows) {
+    const held = (roles[subject] ??= []);
+    if (status === "active") held.push(role);
+  }
   return roles;
 }

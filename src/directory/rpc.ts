@@ -94,8 +94,8 @@ export interface DirectoryRpc extends Rpc.DurableObjectBranded {
   beginDeletion(organizationId: string, actor: string): Promise<DirectoryResult<{ record: OrganizationRecord }>>;
   members(organizationId: string, limit?: number | null, after?: string | null): MemberRecord[];
   /**
-   * The roles of the active members by each subject they signed in with (a subject may hold one per address); with
-   * `subjects`, only those subjects' (a page of grant holders).
+   * The roles of the active members by each subject they signed in with (a subject may hold one per address), `[]`
+   * for a subject only removed members signed in with; with `subjects`, only those subjects' (a page of holders).
    */
   subjectRoles(organizationId: string, subjects?: readonly string[] | null): Record<string, string[]>;
   putMember(

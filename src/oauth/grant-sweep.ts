@@ -1,7 +1,8 @@
 /**
  * Revoking grants across a whole organization, a bounded batch at a time: when a role cap loses a scope (every
- * holder's grants beyond what their role may grant now) and when the organization is being deleted (every grant,
- * then the grant-holder index with its names).
+ * holder's grants beyond what their role may grant now), when the organization is being deleted (every grant, then
+ * the grant-holder index with its names), and when one member's removal or demotion has more grants to revoke than
+ * its request reaches (a removed member's subjects keep nothing).
  *
  * Why batches: the OAuth library lists and revokes grants one user at a time, and one holder costs a KV list, a read
  * per grant and, per revoked grant, a list and a delete per token plus one. Workers KV allows 1,000 operations per
@@ -114,11 +115,46 @@ export async function revokeGrantsBeyond(
   return { revoked, complete: true };
 }
 
-/** What a holder with `roles` may keep: what every one of them may grant (a subject listed under two addresses). */
+/**
+ * What a holder with `roles` may keep: what every one of them may grant (a subject listed under two addresses);
+ * nothing for no role (a removed member's subject).
+ */
 export function keptScopes(settings: OrganizationSettings, roles: readonly string[]): string[] {
+  if (roles.length === 0) return [];
   return roles
     .map((role) => organizationGrantable(settings, role))
     .reduce((kept, grantable) => kept.filter((scope) => grantable.includes(scope)));
+}
+
+/** KV operations a request's own revocation (one member removed or demoted) starts before it leaves the rest to the sweep. */
+export const REQUEST_KV_BUDGET = 400;
+
+/**
+ * Revokes the grants of one member's `subjects` beyond `keep` within the request, up to `limit` KV operations.
+ * `complete` is false when it could not reach them all (more grants than the budget, or KV failing): the caller
+ * then asks for the organization's sweep, which takes up the rest durably. Never throws.
+ */
+export async function revokeSubjectsBeyond(
+  env: Env,
+  organizationId: string,
+  subjects: readonly string[],
+  keep: readonly string[],
+  limit = REQUEST_KV_BUDGET,
+): Promise<{ revoked: number; complete: boolean }> {
+  const budget = new KvBudget(limit);
+  const kvEnv: Env = { ...env, OAUTH_KV: budget.counting(env.OAUTH_KV) };
+  const oauth = getAuthorizationServer(env).getOAuthApi(kvEnv);
+  let revoked = 0;
+  try {
+    for (const subject of subjects) {
+      const swept = await revokeGrantsBeyond(oauth, grantUserId(organizationId, subject), keep, budget);
+      revoked += swept.revoked;
+      if (!swept.complete) return { revoked, complete: false };
+    }
+    return { revoked, complete: true };
+  } catch {
+    return { revoked, complete: false };
+  }
 }
 
 /**

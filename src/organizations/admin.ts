@@ -14,8 +14,7 @@ import { base64url } from "jose";
 import { sha256Hex } from "../lib/sha256";
 import { cutPage, oneMore } from "../lib/page";
 import { logWarn } from "../lib/log";
-import { getAuthorizationServer, grantUserId } from "../oauth/servers";
-import { revokeGrantsBeyond, type SweepState } from "../oauth/grant-sweep";
+import { revokeSubjectsBeyond, type SweepState } from "../oauth/grant-sweep";
 import { grantSweeper } from "../oauth/grant-sweeper-rpc";
 import { getPolicy } from "../policy/load";
 import { organizationGrantable } from "../directory/grantable";
@@ -364,15 +363,27 @@ function checkedRole(role: unknown, what: "member" | "invitation"): asserts role
     );
 }
 
-/** Revokes the member's grants whose scopes go beyond `keep` (all of them when `keep` is empty). */
-async function revokeMemberGrantsBeyond(
+/**
+ * Revokes the grants of a member's subjects beyond `keep` (all of them when `keep` is empty), in this request as far
+ * as its KV allowance goes; the rest (a member with more grants than that, or KV failing part-way) goes to the
+ * organization's grant sweep, which revokes beyond each holder's role as the member list has it now and retries
+ * until done. The grants revoked by this request and the sweep's first batch.
+ */
+async function revokeMemberGrants(
   env: Env,
   organizationId: string,
-  subject: string,
+  subjects: readonly string[],
   keep: readonly string[],
 ): Promise<number> {
-  const oauth = getAuthorizationServer(env).getOAuthApi(env);
-  return (await revokeGrantsBeyond(oauth, grantUserId(organizationId, subject), keep)).revoked;
+  const inline = await revokeSubjectsBeyond(env, organizationId, subjects, keep);
+  if (inline.complete) return inline.revoked;
+  const swept = await grantSweeper(env, organizationId)
+    .sweep(organizationId)
+    .catch((error: unknown) => {
+      logWarn("a member's grants not all revoked; the grant sweep could not start", { organizationId, error });
+      return null;
+    });
+  return inline.revoked + (swept?.revoked ?? 0);
 }
 
 /**
@@ -405,9 +416,7 @@ export async function putMember(
   if (!put.ok) throw refused(put);
   forgetOrganization(organizationId);
   const keep = organizationGrantable(record.settings, role);
-  let grantsRevoked = 0;
-  for (const subject of put.subjects)
-    grantsRevoked += await revokeMemberGrantsBeyond(env, organizationId, subject, keep);
+  const grantsRevoked = await revokeMemberGrants(env, organizationId, put.subjects, keep);
   return { member: put.member, grantsRevoked };
 }
 
@@ -422,9 +431,7 @@ export async function removeMember(
   if (!removed.ok) throw refused(removed);
   forgetOrganization(organizationId);
   // Every subject the member signed in with holds grants of its own (src/directory/member-subjects.ts).
-  let grantsRevoked = 0;
-  for (const subject of removed.subjects)
-    grantsRevoked += await revokeMemberGrantsBeyond(env, organizationId, subject, []);
+  const grantsRevoked = await revokeMemberGrants(env, organizationId, removed.subjects, []);
   return { member: removed.member, grantsRevoked };
 }
 

@@ -12,6 +12,7 @@ import { newSweep, SWEEP_KV_BUDGET, type SweepState, sweepBatch } from "../../..
 import { grantSweeper } from "../../../src/oauth/grant-sweeper-rpc";
 import { getAuthorizationServer, grantUserId } from "../../../src/oauth/servers";
 import { operator } from "../directory/helpers";
+import { removeMember } from "../../../src/organizations/admin";
 
 const workerEnv = env as unknown as Env;
 const oauth = () => getAuthorizationServer(workerEnv).getOAuthApi(workerEnv);
@@ -27,6 +28,33 @@ async function newClient(name: string): Promise<string> {
   return client.clientId;
 }
 
+/** Notes `subject` as a grant holder of `organizationId` and grants every client its scopes, as /authorize does. */
+async function seedSubject(
+  organizationId: string,
+  subject: string,
+  grants: { clientId: string; scope: string[] }[],
+): Promise<void> {
+  await rememberGrantHolder(workerEnv, { organizationId, subject, name: subject });
+  for (const { clientId, scope } of grants) {
+    const redirectUri = (await oauth().lookupClient(clientId))?.redirectUris[0] ?? "";
+    await oauth().completeAuthorization({
+      request: {
+        responseType: "code",
+        clientId,
+        redirectUri,
+        scope,
+        state: "s",
+        codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+        codeChallengeMethod: "S256",
+      },
+      userId: grantUserId(organizationId, subject),
+      metadata: {},
+      scope,
+      props: { organizationId, userId: subject },
+    });
+  }
+}
+
 /** `count` holders of `organizationId` (subjects `<prefix>-000`...), each granting every client its scopes. */
 async function seedHolders(
   organizationId: string,
@@ -35,28 +63,23 @@ async function seedHolders(
   grants: { clientId: string; scope: string[] }[],
 ): Promise<string[]> {
   const subjects = Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(3, "0")}`);
-  for (const subject of subjects) {
-    await rememberGrantHolder(workerEnv, { organizationId, subject, name: subject });
-    for (const { clientId, scope } of grants) {
-      const redirectUri = (await oauth().lookupClient(clientId))?.redirectUris[0] ?? "";
-      await oauth().completeAuthorization({
-        request: {
-          responseType: "code",
-          clientId,
-          redirectUri,
-          scope,
-          state: "s",
-          codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-          codeChallengeMethod: "S256",
-        },
-        userId: grantUserId(organizationId, subject),
-        metadata: {},
-        scope,
-        props: { organizationId, userId: subject },
-      });
-    }
-  }
+  for (const subject of subjects) await seedSubject(organizationId, subject, grants);
   return subjects;
+}
+
+/** The Worker's env with KV failing from its `after`-th operation on. */
+function kvFailingAfter(after: number): Env {
+  let operations = 0;
+  return {
+    ...workerEnv,
+    OAUTH_KV: new Proxy(env.OAUTH_KV, {
+      get: (target, property) => {
+        const value = Reflect.get(target, property).bind(target);
+        return (...args: unknown[]) =>
+          ++operations > after ? Promise.reject(new Error("KV unavailable")) : value(...args);
+      },
+    }),
+  };
 }
 
 async function grantedClients(organizationId: string, subject: string): Promise<string[]> {
@@ -143,17 +166,7 @@ describe("a batch that fails", () => {
     const clientId = await newClient("beyond-role");
     // orders.pii is beyond what a member (the default role) may grant: the sweep revokes it from each of them.
     const subjects = await seedHolders("failco", "failing", 30, [{ clientId, scope: ["orders.read", "orders.pii"] }]);
-    let operations = 0;
-    const failingAfter40: Env = {
-      ...workerEnv,
-      OAUTH_KV: new Proxy(env.OAUTH_KV, {
-        get: (target, property) => {
-          const value = Reflect.get(target, property).bind(target);
-          return (...args: unknown[]) =>
-            ++operations > 40 ? Promise.reject(new Error("KV unavailable")) : value(...args);
-        },
-      }),
-    };
+    const failingAfter40 = kvFailingAfter(40);
 
     const failed = await sweepBatch(failingAfter40, newSweep("failco"));
     expect(failed.phase).toBe("revoke");
@@ -183,5 +196,32 @@ describe("a batch that fails", () => {
     expect(state).toMatchObject({ phase: "finished", revoked: 6 });
     expect(state.batches).toBeGreaterThan(2);
     expect(await grantedClients("manyco", subject as string)).toEqual([]);
+  });
+});
+
+describe("a member removed with more grants than the request reaches", () => {
+  it("loses every grant: the request revokes what it can, the sweep the rest, even what the default role allows", async () => {
+    const id = "removeco";
+    expect((await operator("POST", "/organizations", { id, name: "Remove Co" })).status).toBe(201);
+    const email = "rae@removeco.example";
+    expect(
+      (await operator("PUT", `/organizations/${id}/members/${encodeURIComponent(email)}`, { role: "developer" }))
+        .status,
+    ).toBe(200);
+    const directory = env.DIRECTORY.get(env.DIRECTORY.idFromName("directory"));
+    expect(await directory.admit(id, email, "rae-subject", "developer")).toEqual({ ok: true, role: "developer" });
+    const clients = await Promise.all(["r1", "r2", "r3", "r4", "r5", "r6"].map((name) => newClient(`removed-${name}`)));
+    // orders.read: what the organization's default role (member) may grant; a removed member keeps none of it.
+    await seedSubject(
+      id,
+      "rae-subject",
+      clients.map((clientId) => ({ clientId, scope: ["orders.read"] })),
+    );
+
+    // KV gives out after a few operations of the request's own revocation: the removal is still answered.
+    const removed = await removeMember(kvFailingAfter(12), id, email, { kind: "operator" });
+    expect(removed.member.status).toBe("removed");
+    await sweepToTheEnd(id);
+    expect(await grantedClients(id, "rae-subject")).toEqual([]);
   });
 });
