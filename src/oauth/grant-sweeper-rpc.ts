@@ -9,9 +9,9 @@ export interface GrantSweeperRpc extends Rpc.DurableObjectBranded {
   /**
    * Starts the organization's sweep from its first grant holder (a sweep under way starts again, since what it swept
    * may need more now), runs its first batch before answering, and leaves the rest to the object's alarm. The state
-   * after that batch. Called on the object named by the organization's id.
+   * after that batch. The organization is the object's name (grantSweeper).
    */
-  sweep(organizationId: string): Promise<SweepState>;
+  sweep(): Promise<SweepState>;
   /** The last sweep's state, or null when the organization never needed one. */
   progress(): Promise<SweepState | null>;
 }

@@ -26,11 +26,18 @@ export class GrantSweeper extends DurableObject<Env> implements GrantSweeperRpc 
     return run;
   }
 
-  sweep(organizationId: string): Promise<SweepState> {
+  sweep(): Promise<SweepState> {
     return this.serial(async () => {
-      await this.ctx.storage.put(STATE_KEY, newSweep(organizationId));
+      await this.ctx.storage.put(STATE_KEY, newSweep(this.organizationId));
       return (await this.runBatch()) as SweepState;
     });
+  }
+
+  /** The organization this object sweeps: its name (grantSweeper names it by the organization's id). */
+  private get organizationId(): string {
+    const name = this.ctx.id.name;
+    if (!name) throw new Error("GrantSweeper is reached by idFromName only");
+    return name;
   }
 
   async progress(): Promise<SweepState | null> {

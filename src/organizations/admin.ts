@@ -250,7 +250,7 @@ async function revokeBeyondNarrowedCaps(
     const now = new Set(organizationGrantable(after, role));
     return organizationGrantable(before, role).some((scope) => !now.has(scope));
   });
-  if (narrowed) await grantSweeper(env, organizationId).sweep(organizationId);
+  if (narrowed) await grantSweeper(env, organizationId).sweep();
 }
 
 /**
@@ -378,7 +378,7 @@ async function revokeMemberGrants(
   const inline = await revokeSubjectsBeyond(env, organizationId, subjects, keep);
   if (inline.complete) return inline.revoked;
   const swept = await grantSweeper(env, organizationId)
-    .sweep(organizationId)
+    .sweep()
     .catch((error: unknown) => {
       logWarn("a member's grants not all revoked; the grant sweep could not start", { organizationId, error });
       return null;
@@ -537,7 +537,7 @@ export async function deleteOrganization(env: Env, organizationId: string): Prom
   // held them (names included), a batch now and the rest by the sweeper's alarm. A sweep that cannot start is
   // logged, not answered as a failure of the deletion that has begun.
   await grantSweeper(env, organizationId)
-    .sweep(organizationId)
+    .sweep()
     .catch((error: unknown) => logWarn("grants of a deleted organization not swept", { organizationId, error }));
   return deleting.record;
 }
