@@ -118,6 +118,11 @@ interface MemberRow extends Record<string, SqlStorageValue> {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a downloaded export allows a deletion: an older one may miss what the organization wrote since, and the
+ * export is the data's only copy once the deletion has run.
+ */
+const EXPORT_VALID_MS = DAY_MS;
 
 function refusal(code: Extract<DirectoryResult<object>, { ok: false }>["code"], message: string, field?: string) {
   return { ok: false as const, code, message, ...(field ? { field } : {}) };
@@ -477,10 +482,11 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     const found = this.writable(organizationId);
     if (!found.ok) return found;
     const row = found.row;
-    if (!row.exported_at)
+    const exportedAt = row.exported_at ? Date.parse(row.exported_at) : Number.NaN;
+    if (!(exportedAt > Date.now() - EXPORT_VALID_MS))
       return refusal(
         "export_required",
-        `Export organization "${organizationId}" first (GET /operator/v1/organizations/${organizationId}/export, downloaded to its end): its data is removed after deletion, and the export is its only copy.`,
+        `Export organization "${organizationId}" first (GET /operator/v1/organizations/${organizationId}/export, downloaded to its end)${row.exported_at ? `: its last export, at ${row.exported_at}, is more than 24 hours old and may miss what was written since` : ""}. Its data is removed after deletion, and the export is its only copy.`,
       );
     const graceDays = this.caps().deletionGraceDays;
     const deleteAfter = Date.now() + graceDays * DAY_MS;

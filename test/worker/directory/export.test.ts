@@ -129,3 +129,22 @@ describe("a store larger than one answer", () => {
     expect((await operator("DELETE", `/organizations/${id}`)).status).toBe(202);
   }, 60_000);
 });
+
+describe("an export older than a day", () => {
+  it("no longer allows a deletion: the refusal names when it was taken, and a new one does", async () => {
+    const id = "stale";
+    expect((await operator("POST", "/organizations", { id, name: "Stale" })).status).toBe(201);
+    expect((await (await download(id)).text()).length).toBeGreaterThan(0);
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString();
+    const directory = env.DIRECTORY.get(env.DIRECTORY.idFromName("directory"));
+    await runInDurableObject(directory, (_instance, state) => {
+      state.storage.sql.exec("UPDATE organizations SET exported_at = ? WHERE id = ?", twoDaysAgo, id);
+    });
+    const refused = await operator("DELETE", `/organizations/${id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe("export_required");
+    expect(refused.body.detail).toContain(`its last export, at ${twoDaysAgo}, is more than 24 hours old`);
+    await (await download(id)).text();
+    expect((await operator("DELETE", `/organizations/${id}`)).status).toBe(202);
+  });
+});
