@@ -34,7 +34,8 @@ import type { SecretName } from "../directory/rpc";
 import type { Env } from "../env";
 import { logError } from "../lib/log";
 import { failureProblem } from "../core/problem";
-import { json } from "./contracts-http";
+import { afterQuery, json, unpagedLimit } from "./contracts-http";
+import { MEMBER_AFTER } from "./organization.routes";
 import { readBodyLimited } from "../lib/body";
 
 export const OPERATOR_PREFIX = "/operator/v1";
@@ -194,7 +195,12 @@ const routes: Route[] = [
   {
     method: "GET",
     pattern: new RegExp(`^/organizations/${ORG}/members$`),
-    handle: async (_r, env, [id]) => json({ members: (await listMembers(env, id as string)).members }),
+    handle: async (request, env, [id]) => {
+      // ?limit= and ?after= page the members by e-mail, as GET /api/v1/organization/members does.
+      const url = new URL(request.url);
+      const { limit } = unpagedLimit(url);
+      return json(await listMembers(env, id as string, { limit, after: afterQuery(url, MEMBER_AFTER) }));
+    },
   },
   {
     method: "PUT",

@@ -105,7 +105,7 @@ async function changeOwnSettings(
 }
 
 /** `?after=` of the members list: the nextAfter of the previous page, a member's e-mail. */
-const MEMBER_AFTER: AfterRule = {
+export const MEMBER_AFTER: AfterRule = {
   accepts: (value) => value.length > 0 && value.length <= MAX_EMAIL_LENGTH,
   what: `a member's e-mail of at most ${MAX_EMAIL_LENGTH} characters`,
 };

@@ -257,6 +257,19 @@ describe("an organization administrator (org.admin)", () => {
     const bad = await callJson(ana, "GET", `/organization/members?limit=2&after=${"x".repeat(400)}`);
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe("invalid_query");
+    // The operator's list of the same members pages the same way.
+    const first = await operator("GET", "/organizations/acme/members?limit=2");
+    expect(first.body.members.map((member: { email: string }) => member.email)).toEqual(all.slice(0, 2));
+    const second = await operator(
+      "GET",
+      `/organizations/acme/members?limit=2&after=${encodeURIComponent(first.body.nextAfter)}`,
+    );
+    expect(second.body.members.map((member: { email: string }) => member.email)).toEqual(all.slice(2, 4));
+    expect((await operator("GET", "/organizations/acme/members")).body).toEqual({
+      members: whole.body.members,
+      nextAfter: null,
+    });
+    expect((await operator("GET", "/organizations/acme/members?limit=0")).body.code).toBe("invalid_query");
   });
 
   it("removing a member ends their grants at once; they cannot sign in again; the last administrator stays", async () => {
