@@ -125,6 +125,15 @@ export interface AfterRule {
 
 const PROJECT_AFTER: AfterRule = { accepts: isProjectName, what: "a project name" };
 
+/** The longest e-mail address a member list names (RFC 5321's path limit). */
+const MAX_EMAIL_LENGTH = 320;
+
+/** `?after=` of the members lists (the administrators' and the operator's): a member's e-mail. */
+export const MEMBER_AFTER: AfterRule = {
+  accepts: (value) => value.length > 0 && value.length <= MAX_EMAIL_LENGTH,
+  what: `a member's e-mail of at most ${MAX_EMAIL_LENGTH} characters`,
+};
+
 /**
  * `?after=` of a list paged by name (projects by default): the nextAfter of the previous page; null when absent,
  * refused when `rule` does not accept it.

@@ -34,8 +34,7 @@ import type { SecretName } from "../directory/rpc";
 import type { Env } from "../env";
 import { logError } from "../lib/log";
 import { failureProblem } from "../core/problem";
-import { afterQuery, json, unpagedLimit } from "./contracts-http";
-import { MEMBER_AFTER } from "./organization.routes";
+import { afterQuery, json, MEMBER_AFTER, unpagedLimit } from "./contracts-http";
 import { readBodyLimited } from "../lib/body";
 
 export const OPERATOR_PREFIX = "/operator/v1";

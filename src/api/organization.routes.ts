@@ -23,15 +23,12 @@ import {
 import type { SecretName } from "../directory/rpc";
 import { testUpstream } from "../organizations/upstream-test";
 import { MAX_JSON_BODY_BYTES } from "../contracts/store/limits";
-import { type AfterRule, afterQuery, json, readJsonBody, unpagedLimit } from "./contracts-http";
+import { afterQuery, json, MEMBER_AFTER, readJsonBody, unpagedLimit } from "./contracts-http";
 import { expectedRevision } from "./operator.routes";
 import type { ApiRoute } from "./router";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { readBodyLimited } from "../lib/body";
-
-/** The longest e-mail address a member list page may start after (an address is at most 320 characters). */
-const MAX_EMAIL_LENGTH = 320;
 
 const SCOPE = ["org.admin"] as const;
 const member = (principal: Principal): Actor => ({ kind: "member", userId: principal.userId });
@@ -103,12 +100,6 @@ async function changeOwnSettings(
     ...(record.difference ? { dryRun: true, difference: record.difference } : {}),
   });
 }
-
-/** `?after=` of the members list: the nextAfter of the previous page, a member's e-mail. */
-export const MEMBER_AFTER: AfterRule = {
-  accepts: (value) => value.length > 0 && value.length <= MAX_EMAIL_LENGTH,
-  what: `a member's e-mail of at most ${MAX_EMAIL_LENGTH} characters`,
-};
 
 export const organizationRoutes: ApiRoute[] = [
   {
