@@ -1,22 +1,28 @@
 /**
  * An organization's contract data as its export archive takes it: every row of its store and of each project's
- * own store, then the content those stores keep in the bucket. It is produced as JSON text, a page of rows or one
- * document at a time (about ARCHIVE_PAGE_BYTES each), so an organization of any size exports in bounded memory: no
- * store answers more than a page, and the Worker holds one piece while the download takes it.
+ * own store, then the content those stores keep in the bucket. It is produced as JSON text, a page of rows or of
+ * documents at a time (about ARCHIVE_PAGE_BYTES each, or one larger document), so an organization of any size exports
+ * in bounded memory and with one store call per page: no store answers more than a page, the Worker holds one piece
+ * while the download takes it, and it reads nothing from the bucket itself (each store reads its own content).
  *
  * The text is the `contracts` value of `arbiter-organization-export/1` (docs/operations.md): the organization store's
  * tables by name, `project_stores` (by project, each its tables) when projects have stores of their own, and
  * `bucket_content` (`{ hash, base64 }`, with `project` for a project store's); `{}` for a purged store.
  */
 import type { Env } from "../../env";
-import { organizationSpace, projectSpace, readBucketContent } from "../store/bucket";
 import { projectStoreName } from "../store/project-homes";
 import type { ContractStoreRpc } from "../store/rpc";
 
 /** About how much one page of rows takes in the archive. */
 export const ARCHIVE_PAGE_BYTES = 2 * 1024 * 1024;
 
-type Store = Pick<DurableObjectStub<ContractStoreRpc>, "exportTableNames" | "exportRows" | "bucketContentHashes">;
+type Store = Pick<
+  DurableObjectStub<ContractStoreRpc>,
+  "exportTableNames" | "exportRows" | "bucketContentHashes" | "exportContent"
+>;
+
+/** Hashes named per content page asked of a store. */
+const HASHES_PER_PAGE = 200;
 
 /** One table as `"name":[rows]`, a page at a time. */
 async function* tableText(store: Store, table: string, pageBytes: number): AsyncGenerator<string> {
@@ -57,11 +63,10 @@ export async function* contractsArchiveText(
     yield "{}";
     return;
   }
-  const stores: Array<{ project: string | null; space: string; store: Store }> = [
-    { project: null, space: organizationSpace(organizationId), store: organization },
+  const stores: Array<{ project: string | null; store: Store }> = [
+    { project: null, store: organization },
     ...projects.map((project) => ({
       project,
-      space: projectSpace(organizationId, project),
       store: env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(projectStoreName(organizationId, project))),
     })),
   ];
@@ -78,12 +83,16 @@ export async function* contractsArchiveText(
   }
   yield ',"bucket_content":[';
   let first = true;
-  for (const { project, space, store } of stores) {
-    for (const hash of await store.bucketContentHashes()) {
-      const bytes = await readBucketContent(env, space, hash);
-      const base64 = bytes ? Buffer.from(bytes).toString("base64") : null;
-      yield `${first ? "" : ","}${JSON.stringify(project === null ? { hash, base64 } : { project, hash, base64 })}`;
-      first = false;
+  for (const { project, store } of stores) {
+    // Each store reads its own bucket content, a page per call: the Worker makes no bucket read of its own.
+    const hashes = await store.bucketContentHashes();
+    for (let at = 0; at < hashes.length; ) {
+      const page = await store.exportContent(hashes.slice(at, at + HASHES_PER_PAGE), pageBytes);
+      for (const { hash, base64 } of page) {
+        yield `${first ? "" : ","}${JSON.stringify(project === null ? { hash, base64 } : { project, hash, base64 })}`;
+        first = false;
+      }
+      at += Math.max(1, page.length);
     }
   }
   yield "]}";

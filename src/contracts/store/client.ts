@@ -30,6 +30,7 @@ type OrganizationMethod =
   | "purgeOrganization"
   | "exportTableNames"
   | "exportRows"
+  | "exportContent"
   | "bucketContentHashes"
   | "ownProjectNames"
   | "runRetentionNow"

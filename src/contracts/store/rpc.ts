@@ -94,6 +94,8 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   exportTableNames(): string[];
   /** A page of one table's rows after `afterRowid` (null: the first), about `maxBytes` (binary values as `{ base64 }`). */
   exportRows(table: string, afterRowid: number | null, maxBytes: number): ExportRows;
+  /** A page of that content as base64, in the order of `hashes`, until about `maxBytes` (at least one). */
+  exportContent(hashes: string[], maxBytes: number): Promise<Array<{ hash: string; base64: string | null }>>;
   /** The hashes of the content held in the DOCUMENTS bucket, which the export streams after the tables. */
   bucketContentHashes(): string[];
   /**

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { contractsArchiveText } from "../../../src/contracts/services/archive";
 import { projectStoreName } from "../../../src/contracts/store/project-homes";
 import type { Env } from "../../../src/env";
+import { sha256Digest } from "../../../src/lib/sha256";
 import { callJson } from "../contracts-api/api-helpers";
 import { ordersContract, text, violatingSnapshot } from "../contracts-api/fixtures";
 import { restPrincipal } from "../harness";
@@ -81,6 +82,37 @@ describe("the export archive", () => {
     expect(second.rows[0]?.commit_sha).not.toBe(first.rows[0]?.commit_sha);
     expect((await store.exportRows("snapshots", null, 10 * 1024 * 1024)).rows).toHaveLength(2);
     expect(await store.exportRows('snapshots" --', null, 1)).toEqual({ rows: [], lastRowid: null, more: false });
+  });
+});
+
+describe("the export's documents", () => {
+  it("are read by each store, a page per call: the Worker makes no bucket read of its own", async () => {
+    const writer = restPrincipal("ana", "contracts.read contracts.write snapshots.write");
+    // Documents over 64 KiB are kept in the bucket (src/contracts/store/bucket.ts).
+    const large = (n: number) => text(ordersContract({ "x-padding": `${n}`.padEnd(70_000, "~") }));
+    expect((await callJson(writer, "POST", "/projects/bulk-docs/contracts", large(0))).status).toBe(201);
+    for (let n = 1; n <= 6; n++)
+      expect((await callJson(writer, "POST", `/projects/bulk-docs/snapshots?commit=c${n}`, large(n))).status).toBe(201);
+    let bucketReads = 0;
+    const counted: Env = {
+      ...workerEnv,
+      DOCUMENTS: new Proxy(env.DOCUMENTS, {
+        get: (target, property) => {
+          const value = Reflect.get(target, property).bind(target);
+          return (...args: unknown[]) => {
+            bucketReads++;
+            return value(...args);
+          };
+        },
+      }),
+    };
+    let archive = "";
+    for await (const piece of contractsArchiveText(counted, "acme")) archive += piece;
+    const content = JSON.parse(archive).bucket_content as Array<{ project?: string; hash: string; base64: string }>;
+    expect(content.filter((entry) => entry.project === "bulk-docs").length).toBeGreaterThanOrEqual(7);
+    for (const { hash, base64 } of content)
+      expect(await sha256Digest(new Uint8Array(Buffer.from(base64, "base64")))).toBe(hash);
+    expect(bucketReads).toBe(0);
   });
 });
 
