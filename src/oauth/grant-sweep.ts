@@ -92,7 +92,7 @@ class KvBudget {
  * before a grant once it is spent: `complete` is false and the next call starts again from this user's first grant
  * (the ones revoked are gone).
  */
-export async function revokeGrantsBeyond(
+async function revokeGrantsBeyond(
   oauth: OAuthHelpers,
   userId: string,
   keep: readonly string[],
@@ -119,7 +119,7 @@ export async function revokeGrantsBeyond(
  * What a holder with `roles` may keep: what every one of them may grant (a subject listed under two addresses);
  * nothing for no role (a removed member's subject).
  */
-export function keptScopes(settings: OrganizationSettings, roles: readonly string[]): string[] {
+function keptScopes(settings: OrganizationSettings, roles: readonly string[]): string[] {
   if (roles.length === 0) return [];
   return roles
     .map((role) => organizationGrantable(settings, role))
@@ -127,7 +127,7 @@ export function keptScopes(settings: OrganizationSettings, roles: readonly strin
 }
 
 /** KV operations a request's own revocation (one member removed or demoted) starts before it leaves the rest to the sweep. */
-export const REQUEST_KV_BUDGET = 400;
+const REQUEST_KV_BUDGET = 400;
 
 /**
  * Revokes the grants of one member's `subjects` beyond `keep` within the request, up to `limit` KV operations.
