@@ -44,6 +44,7 @@ export { AuditLog } from "./audit/store";
 export { ContractStore } from "./contracts/store/durable-object";
 export { OrganizationDirectory } from "./directory/store";
 export { GrantSweeper } from "./oauth/grant-sweeper";
+export { OrganizationExporter } from "./organizations/exporter";
 
 // Built while the isolate starts rather than on its first request (deployment-catalog.ts says why and what it costs).
 prepareCatalog();

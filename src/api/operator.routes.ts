@@ -15,11 +15,14 @@ import {
   changeSettings,
   createOrganization,
   deleteOrganization,
+  exportArchive,
+  exportJob,
   exportOrganization,
   getOrganization,
   grantSweepOf,
   listMembers,
   listOrganizations,
+  startExport,
   organizationChanges,
   organizationView,
   platformCaps,
@@ -96,6 +99,7 @@ interface Route {
 }
 
 const ORG = "([a-z0-9][a-z0-9-]{0,62})";
+const EXPORT_ID = "([0-9a-f-]{36})";
 
 /** A member's e-mail address from its path segment, which the caller percent-encodes (`@` as `%40`). */
 function emailSegment(segment: string | undefined): string {
@@ -186,6 +190,31 @@ const routes: Route[] = [
       }),
   },
   {
+    method: "POST",
+    pattern: new RegExp(`^/organizations/${ORG}/exports$`),
+    handle: async (_r, env, [id]) => json({ export: await startExport(env, id as string) }, 202),
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/organizations/${ORG}/exports/${EXPORT_ID}$`),
+    handle: async (_r, env, [id, exportId]) => json({ export: await exportJob(env, id as string, exportId as string) }),
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/organizations/${ORG}/exports/${EXPORT_ID}/archive$`),
+    async handle(_r, env, [id, exportId]) {
+      const archive = await exportArchive(env, id as string, exportId as string);
+      return new Response(archive.body, {
+        headers: {
+          "Content-Type": "application/json; charset=utf-8",
+          "Content-Length": String(archive.size),
+          "Content-Disposition": `attachment; filename="${id}-${exportId}.json"`,
+          "Cache-Control": "no-store",
+        },
+      });
+    },
+  },
+  {
     method: "DELETE",
     pattern: new RegExp(`^/organizations/${ORG}$`),
     handle: async (_r, env, [id]) =>
@@ -243,9 +272,17 @@ function organizationOf(path: string): string | undefined {
   return new RegExp(`^/organizations/${ORG}(/|$)`).exec(path)?.[1];
 }
 
+/** The path with its names replaced by their parameters, as the audit record's target. */
+function routeTemplate(path: string): string {
+  return path
+    .replace(/^\/organizations\/[^/]+/, "/organizations/:id")
+    .replace(/\/members\/[^/]+$/, "/members/:email")
+    .replace(/\/exports\/[^/]+/, "/exports/:export");
+}
+
 async function audit(env: Env, request: Request, path: string, status: number, correlationId: string, started: number) {
   const organizationId = organizationOf(path);
-  if (!organizationId || (request.method === "GET" && !path.endsWith("/export"))) return;
+  if (!organizationId || (request.method === "GET" && !/\/(export|archive)$/.test(path))) return;
   // A deletion's record is the directory's change log: the organization's own trail is removed with its data.
   if (request.method === "DELETE" && path === `/organizations/${organizationId}`) return;
   const record: AuditRecord = {
@@ -255,7 +292,7 @@ async function audit(env: Env, request: Request, path: string, status: number, c
     userId: "operator",
     clientId: "operator-key",
     kind: "route",
-    target: `${request.method} ${OPERATOR_PREFIX}${path.replace(/^\/organizations\/[^/]+/, "/organizations/:id").replace(/\/members\/[^/]+$/, "/members/:email")}`,
+    target: `${request.method} ${OPERATOR_PREFIX}${routeTemplate(path)}`,
     argumentsDigest: await digestArguments({ path }),
     durationMs: Date.now() - started,
     outcome: status < 400 ? "ok" : status === 429 ? "rate-limited" : "invalid-input",

@@ -539,6 +539,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         await this.env.CONTRACT_STORE.get(this.env.CONTRACT_STORE.idFromName(id)).purgeOrganization(id);
         await this.env.AUDIT_LOG.get(this.env.AUDIT_LOG.idFromName(id)).purgeOrganization(id);
         await this.env.TOLERANCE_COUNTER.get(this.env.TOLERANCE_COUNTER.idFromName(id)).purgeOrganization(id);
+        await this.env.EXPORTER.get(this.env.EXPORTER.idFromName(id)).purge();
       } catch (error) {
         // Retried by the next alarm: the organization stays `deleting` (refused everywhere) until its data is gone.
         logWarn("organization data not yet removed", { organizationId: id, error });

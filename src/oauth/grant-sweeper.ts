@@ -8,6 +8,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { logInfo, logWarn } from "../lib/log";
+import { Serial } from "../lib/serial";
 import { newSweep, type SweepState, sweepBatch } from "./grant-sweep";
 import type { GrantSweeperRpc } from "./grant-sweeper-rpc";
 
@@ -17,17 +18,10 @@ const NEXT_BATCH_MS = 100;
 const RETRY_MS = 60_000;
 
 export class GrantSweeper extends DurableObject<Env> implements GrantSweeperRpc {
-  private queue: Promise<unknown> = Promise.resolve();
-
-  /** Runs `work` after every batch asked for before it, so two never interleave at their awaits. */
-  private serial<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
+  private readonly serial = new Serial();
 
   sweep(): Promise<SweepState> {
-    return this.serial(async () => {
+    return this.serial.run(async () => {
       await this.ctx.storage.put(STATE_KEY, newSweep(this.organizationId));
       return (await this.runBatch()) as SweepState;
     });
@@ -45,7 +39,7 @@ export class GrantSweeper extends DurableObject<Env> implements GrantSweeperRpc 
   }
 
   override async alarm(): Promise<void> {
-    await this.serial(() => this.runBatch());
+    await this.serial.run(() => this.runBatch());
   }
 
   private async runBatch(): Promise<SweepState | null> {

@@ -16,6 +16,8 @@ import { cutPage, oneMore } from "../lib/page";
 import { logWarn } from "../lib/log";
 import { revokeSubjectsBeyond, type SweepState } from "../oauth/grant-sweep";
 import { grantSweeper } from "../oauth/grant-sweeper-rpc";
+import { archiveKey, type ExportJob } from "./export-job";
+import { organizationExporter } from "./exporter-rpc";
 import { getPolicy } from "../policy/load";
 import { organizationGrantable } from "../directory/grantable";
 import { directoryStub, forgetOrganization } from "../directory/client";
@@ -488,6 +490,34 @@ export async function listInvitations(env: Env, organizationId: string): Promise
  * so a download that breaks off (or a store that cannot be read) leaves the deletion refused.
  */
 export async function exportOrganization(env: Env, organizationId: string): Promise<ReadableStream<Uint8Array>> {
+  const head = await archiveHead(env, organizationId);
+  const encoder = new TextEncoder();
+  const contracts = contractsArchiveText(env, organizationId);
+  let started = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!started) {
+        started = true;
+        controller.enqueue(encoder.encode(head));
+        return;
+      }
+      const piece = await contracts.next();
+      if (!piece.done) {
+        controller.enqueue(encoder.encode(piece.value));
+        return;
+      }
+      await markExported(env, organizationId);
+      controller.enqueue(encoder.encode("}"));
+      controller.close();
+    },
+    async cancel() {
+      await contracts.return(undefined);
+    },
+  });
+}
+
+/** The archive's text before its `contracts` value: format, time, settings, members and the change log. */
+async function archiveHead(env: Env, organizationId: string): Promise<string> {
   const record = await getOrganization(env, organizationId);
   const [members, changes] = await Promise.all([
     directoryStub(env).members(organizationId),
@@ -500,31 +530,72 @@ export async function exportOrganization(env: Env, organizationId: string): Prom
     members,
     changes,
   });
-  const encoder = new TextEncoder();
-  const contracts = contractsArchiveText(env, organizationId);
-  let started = false;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (!started) {
-        started = true;
-        controller.enqueue(encoder.encode(`${head.slice(0, -1)},"contracts":`));
-        return;
-      }
-      const piece = await contracts.next();
-      if (!piece.done) {
-        controller.enqueue(encoder.encode(piece.value));
-        return;
-      }
-      const marked = await directoryStub(env).markExported(organizationId, "operator");
-      if (!marked.ok) throw refused(marked);
-      forgetOrganization(organizationId);
-      controller.enqueue(encoder.encode("}"));
-      controller.close();
-    },
-    async cancel() {
-      await contracts.return(undefined);
-    },
+  return `${head.slice(0, -1)},"contracts":`;
+}
+
+/** Notes that an archive of the organization was downloaded to its end: what a deletion asks for. */
+async function markExported(env: Env, organizationId: string): Promise<void> {
+  const marked = await directoryStub(env).markExported(organizationId, "operator");
+  if (!marked.ok) throw refused(marked);
+  forgetOrganization(organizationId);
+}
+
+/**
+ * Starts writing the organization's archive into the bucket in the background (src/organizations/export-job.ts),
+ * the same archive as exportOrganization's, for an organization too large to read in one request; answers the job.
+ * One runs at a time: asked again while it runs, the running one is answered.
+ */
+export async function startExport(env: Env, organizationId: string): Promise<ExportJob> {
+  return organizationExporter(env, organizationId).start(await archiveHead(env, organizationId));
+}
+
+/** The organization's background export, as startExport answered it and as it has gone on since. */
+export async function exportJob(env: Env, organizationId: string, exportId: string): Promise<ExportJob> {
+  await getOrganization(env, organizationId);
+  const job = await organizationExporter(env, organizationId).job();
+  if (!job || job.id !== exportId)
+    throw new Failure(
+      "not_found",
+      `Organization "${organizationId}" has no export "${exportId}"${job ? ` (its latest is "${job.id}")` : ""}: start one with POST ${OPERATOR_EXPORTS}.`,
+      {},
+      "unknown_export",
+    );
+  return job;
+}
+
+const OPERATOR_EXPORTS = "/operator/v1/organizations/{id}/exports";
+
+/**
+ * A complete background export's archive, read from the bucket in one stream. Like the streamed export, it counts
+ * as the export a deletion needs only once downloaded to its end.
+ */
+export async function exportArchive(
+  env: Env,
+  organizationId: string,
+  exportId: string,
+): Promise<{ body: ReadableStream<Uint8Array>; size: number }> {
+  const job = await exportJob(env, organizationId, exportId);
+  if (job.status !== "complete")
+    throw new Failure(
+      "conflict",
+      job.status === "running"
+        ? `Export "${exportId}" is still being written (${job.bytes} bytes in ${job.batches} batches so far): ask GET ${OPERATOR_EXPORTS}/${exportId} until its status is "complete".`
+        : `Export "${exportId}" is ${job.status}${job.error ? ` (${job.error})` : ""}: start a new one with POST ${OPERATOR_EXPORTS}.`,
+      { status: job.status },
+      "export_not_ready",
+    );
+  const object = await env.DOCUMENTS.get(archiveKey(organizationId, exportId));
+  if (!object)
+    throw new Failure(
+      "not_found",
+      `Export "${exportId}" is no longer stored: start a new one with POST ${OPERATOR_EXPORTS}.`,
+      {},
+      "unknown_export",
+    );
+  const marking = new TransformStream<Uint8Array, Uint8Array>({
+    flush: () => markExported(env, organizationId),
   });
+  return { body: object.body.pipeThrough(marking), size: object.size };
 }
 
 /** Starts the deletion: refused at once everywhere, grants revoked, data removed after the grace period. */

@@ -24,6 +24,7 @@ const objectNamespaces = {
   LISTEN_HUB: env.LISTEN_HUB,
   TOLERANCE_COUNTER: env.TOLERANCE_COUNTER,
   GRANT_SWEEPER: env.GRANT_SWEEPER,
+  EXPORTER: env.EXPORTER,
 } as unknown as Record<string, DurableObjectNamespace>;
 
 const fileStart = Date.now();

@@ -96,6 +96,8 @@ import { PIECES_PER_CALL } from "./schema";
 import { applySchema } from "./schema-upgrade";
 import {
   bucketContentHashes,
+  CONTENT_HASHES_PER_PAGE,
+  type ExportContent,
   type ExportRows,
   exportRows,
   exportTableNames,
@@ -296,7 +298,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
 
   /**
    * One page of a table's rows for the export. The content held in the bucket is not in them: the export streams it
-   * object by object (bucketContentHashes, src/contracts/services/archive.ts), so neither a store's rows nor an
+   * a page of documents at a time (exportContentAfter, src/contracts/services/archive.ts), so neither a store's rows nor an
    * organization's documents are ever in the Worker's memory all at once.
    */
   exportRows(table: string, afterRowid: number | null, maxBytes: number): ExportRows {
@@ -304,25 +306,21 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   }
 
   /**
-   * The bucket content of `hashes`, in their order, as base64 (null for content the bucket no longer has), until the
-   * content read takes `maxBytes` (at least one): the export asks for its documents a page at a time here, so the
-   * Worker streaming it makes one call per page instead of one bucket read per document.
+   * The bucket content after `afterHash` (from the first when null), in hash order, as base64 (null for content the
+   * bucket no longer has), until the content read takes `maxBytes` (at least one): the export asks for its documents a
+   * page at a time here, so the Worker making it makes one call per page instead of one bucket read per document.
    */
-  async exportContent(hashes: string[], maxBytes: number): Promise<Array<{ hash: string; base64: string | null }>> {
-    const page: Array<{ hash: string; base64: string | null }> = [];
+  async exportContentAfter(afterHash: string | null, maxBytes: number): Promise<ExportContent> {
+    const hashes = bucketContentHashes(this.sql, afterHash, CONTENT_HASHES_PER_PAGE + 1);
+    const items: ExportContent["items"] = [];
     let bytes = 0;
-    for (const hash of hashes) {
-      if (page.length > 0 && bytes >= maxBytes) break;
+    for (const hash of hashes.slice(0, CONTENT_HASHES_PER_PAGE)) {
+      if (items.length > 0 && bytes >= maxBytes) break;
       const content = await readBucketContent(this.env, this.space, hash);
-      page.push({ hash, base64: content ? Buffer.from(content).toString("base64") : null });
+      items.push({ hash, base64: content ? Buffer.from(content).toString("base64") : null });
       bytes += content?.byteLength ?? 0;
     }
-    return page;
-  }
-
-  /** The content held in the bucket, by hash (for the export). */
-  bucketContentHashes(): string[] {
-    return bucketContentHashes(this.sql);
+    return { items, lastHash: items.at(-1)?.hash ?? null, more: items.length < hashes.length };
   }
 
   // ---- retention and storage use -------------------------------------------------------------------------

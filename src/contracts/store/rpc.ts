@@ -12,7 +12,7 @@ import type { DocumentSource } from "./form-table";
 import type { ExchangeRunInput } from "./exchange-table";
 import type { KeyPage, NewKey } from "./key-table";
 import type { SubscribeResult } from "./subscriber-table";
-import type { ExportRows, ProjectPage } from "./storage-report";
+import type { ExportContent, ExportRows, ProjectPage } from "./storage-report";
 import type { ProjectHome, ProjectSummary } from "./project-homes";
 import type { MovedRow } from "./project-move";
 import type { RetentionRun, RetentionSettings } from "./retention-table";
@@ -94,10 +94,11 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   exportTableNames(): string[];
   /** A page of one table's rows after `afterRowid` (null: the first), about `maxBytes` (binary values as `{ base64 }`). */
   exportRows(table: string, afterRowid: number | null, maxBytes: number): ExportRows;
-  /** A page of that content as base64, in the order of `hashes`, until about `maxBytes` (at least one). */
-  exportContent(hashes: string[], maxBytes: number): Promise<Array<{ hash: string; base64: string | null }>>;
-  /** The hashes of the content held in the DOCUMENTS bucket, which the export streams after the tables. */
-  bucketContentHashes(): string[];
+  /**
+   * A page of the content held in the DOCUMENTS bucket after `afterHash` (null: the first), in hash order, as
+   * base64, until about `maxBytes` (at least one): the export takes it after the tables.
+   */
+  exportContentAfter(afterHash: string | null, maxBytes: number): Promise<ExportContent>;
   /**
    * One retention run (retention-table.ts) with these settings and this clock: what the alarm runs with the
    * organization's settings from the directory.

@@ -99,6 +99,19 @@ export function exportTableNames(sql: SqlStorage): string[] {
     .map((row) => row.name);
 }
 
+/** Documents held in the bucket, by hash: a page of the export. */
+export interface ExportContent {
+  /** Base64 of each document; null for one the bucket no longer has. */
+  items: Array<{ hash: string; base64: string | null }>;
+  /** The page's last hash: the `afterHash` of the next page. Null when the page is empty. */
+  lastHash: string | null;
+  /** Whether documents follow the page. */
+  more: boolean;
+}
+
+/** Hashes read per page of the export's documents. */
+export const CONTENT_HASHES_PER_PAGE = 200;
+
 /** Rows of one table, by rowid: a page of the export. */
 export interface ExportRows {
   rows: Array<Record<string, ExportedValue>>;
@@ -140,11 +153,16 @@ export function exportRows(sql: SqlStorage, table: string, afterRowid: number | 
   return { rows, lastRowid, more: false };
 }
 
-/** The content this store holds in the bucket, by hash (the export streams it object by object). */
-export function bucketContentHashes(sql: SqlStorage): string[] {
+/** Up to `limit` hashes of the content this store holds in the bucket, after `afterHash` in hash order (export). */
+export function bucketContentHashes(sql: SqlStorage, afterHash: string | null, limit: number): string[] {
   if (!sql.exec("SELECT name FROM sqlite_master WHERE name = 'blobs'").toArray().length) return [];
   return sql
-    .exec<{ hash: string }>("SELECT hash FROM blobs WHERE stored_in = 'r2' ORDER BY hash")
+    .exec<{ hash: string }>(
+      "SELECT hash FROM blobs WHERE stored_in = 'r2' AND (? IS NULL OR hash > ?) ORDER BY hash LIMIT ?",
+      afterHash,
+      afterHash,
+      limit,
+    )
     .toArray()
     .map((row) => row.hash);
 }

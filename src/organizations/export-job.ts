@@ -1,0 +1,216 @@
+/**
+ * An organization's export written into the DOCUMENTS bucket as one object, a bounded batch per invocation: the
+ * archive an operator downloads with one bucket read, whatever the organization's size. The streamed export
+ * (GET .../export) reads every store in the one request that downloads it, a store call per page of about 2 MiB, so
+ * it meets the invocation's limits (subrequests, CPU) at some size; this job spreads the same reads over as many
+ * invocations as the archive needs, and the download is a single read of the finished object.
+ *
+ * The archive is an R2 multipart upload under `exports/<organization>/<job id>.json`: parts of PART_BYTES (R2 wants
+ * every part but the last of one size, at least 5 MiB), the text past the last whole part kept between batches in
+ * an object of its own (`...<job id>.carry-<n>`, a new name each batch, so a batch that dies before its state is
+ * stored leaves the previous carry as it was). A batch goes on from the archive reader's place
+ * (src/contracts/services/archive.ts) and stops after about BATCH_BYTES of text or BATCH_CALLS store calls; the
+ * object is completed, and so visible, only once whole.
+ */
+import { type ArchivePlace, archiveStart, nextArchivePiece } from "../contracts/services/archive";
+import type { Env } from "../env";
+
+/** What the operator sees of an export (GET /operator/v1/organizations/{id}/exports). */
+export interface ExportJob {
+  id: string;
+  status: "running" | "complete" | "failed" | "expired";
+  startedAt: string;
+  completedAt: string | null;
+  /** When a complete archive is deleted from the bucket. */
+  expiresAt: string | null;
+  /** Bytes of the archive written so far: all of it once complete. */
+  bytes: number;
+  /** Batches run so far (each an invocation of its own). */
+  batches: number;
+  /** Why the last batch failed (retried a minute later; the job fails after MAX_FAILURES in a row). */
+  error: string | null;
+}
+
+/** The job with what its next batch needs. */
+export interface ExportWork {
+  organizationId: string;
+  job: ExportJob;
+  key: string;
+  uploadId: string;
+  place: ArchivePlace;
+  parts: R2UploadedPart[];
+  /** The text past the last whole part (its object's key), or null when there is none. */
+  carryKey: string | null;
+  carrySeq: number;
+  failures: number;
+}
+
+export const PART_BYTES = 8 * 1024 * 1024;
+const BATCH_BYTES = 48 * 1024 * 1024;
+const BATCH_CALLS = 200;
+export const MAX_FAILURES = 5;
+/** How long a complete archive stays in the bucket. */
+export const ARCHIVE_KEEP_MS = 7 * 86_400_000;
+
+export function archiveKey(organizationId: string, jobId: string): string {
+  return `exports/${organizationId}/${jobId}.json`;
+}
+
+/** Starts the upload and keeps the archive's head (its text before the contracts) as the first carry. */
+export async function newExport(env: Pick<Env, "DOCUMENTS">, organizationId: string, head: string) {
+  const id = crypto.randomUUID();
+  const key = archiveKey(organizationId, id);
+  const upload = await env.DOCUMENTS.createMultipartUpload(key, {
+    httpMetadata: { contentType: "application/json; charset=utf-8" },
+  });
+  const carryKey = `${key}.carry-0`;
+  await env.DOCUMENTS.put(carryKey, head);
+  const work: ExportWork = {
+    organizationId,
+    job: {
+      id,
+      status: "running",
+      startedAt: new Date().toISOString(),
+      completedAt: null,
+      expiresAt: null,
+      bytes: 0,
+      batches: 0,
+      error: null,
+    },
+    key,
+    uploadId: upload.uploadId,
+    place: archiveStart(),
+    parts: [],
+    carryKey,
+    carrySeq: 0,
+    failures: 0,
+  };
+  return work;
+}
+
+/** Text gathered for the upload: whole parts leave as soon as there is one. */
+class PartBuffer {
+  private chunks: Uint8Array[] = [];
+  private size = 0;
+
+  constructor(
+    private readonly upload: R2MultipartUpload,
+    private readonly parts: R2UploadedPart[],
+  ) {}
+
+  get buffered(): number {
+    return this.size;
+  }
+
+  async push(bytes: Uint8Array): Promise<number> {
+    this.chunks.push(bytes);
+    this.size += bytes.byteLength;
+    let sent = 0;
+    while (this.size >= PART_BYTES) sent += await this.send(PART_BYTES);
+    return sent;
+  }
+
+  /** Uploads the first `length` bytes buffered as the next part. */
+  async send(length: number): Promise<number> {
+    const all = this.take();
+    const part = await this.upload.uploadPart(this.parts.length + 1, all.subarray(0, length));
+    this.parts.push({ partNumber: part.partNumber, etag: part.etag });
+    this.chunks = all.byteLength > length ? [all.slice(length)] : [];
+    this.size = all.byteLength - length;
+    return length;
+  }
+
+  /** Everything buffered, as one array (the buffer then holds only it). */
+  take(): Uint8Array {
+    if (this.chunks.length === 1 && this.chunks[0]) return this.chunks[0];
+    const all = new Uint8Array(this.size);
+    let at = 0;
+    for (const chunk of this.chunks) {
+      all.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    this.chunks = [all];
+    return all;
+  }
+}
+
+/**
+ * One batch: the carry, then archive pieces until the batch's bounds, whole parts uploaded as they fill; the last
+ * batch uploads the rest and completes the object. Answers the work after it (the caller stores it). Throws when the
+ * bucket or a store fails: the stored work is then the one before the batch, and the batch is run again from it.
+ */
+export async function exportBatch(env: Env, work: ExportWork): Promise<ExportWork> {
+  const upload = env.DOCUMENTS.resumeMultipartUpload(work.key, work.uploadId);
+  const parts = [...work.parts];
+  const buffer = new PartBuffer(upload, parts);
+  const encoder = new TextEncoder();
+  if (work.carryKey) {
+    const carry = await env.DOCUMENTS.get(work.carryKey);
+    if (!carry) throw new Error(`the export's carried text ${work.carryKey} is missing from the bucket`);
+    await buffer.push(new Uint8Array(await carry.arrayBuffer()));
+  }
+  let place = work.place;
+  let read = 0;
+  let done = false;
+  for (let calls = 0; calls < BATCH_CALLS && read < BATCH_BYTES; calls++) {
+    const piece = await nextArchivePiece(env, work.organizationId, place);
+    if (!piece) {
+      done = true;
+      break;
+    }
+    const bytes = encoder.encode(piece.place.section === "done" ? `${piece.text}}` : piece.text);
+    read += bytes.byteLength;
+    place = piece.place;
+    await buffer.push(bytes);
+    if (place.section === "done") {
+      done = true;
+      break;
+    }
+  }
+  const batches = work.job.batches + 1;
+  if (done) {
+    if (buffer.buffered > 0 || parts.length === 0) await buffer.send(buffer.buffered);
+    const object = await upload.complete(parts);
+    if (work.carryKey) await env.DOCUMENTS.delete(work.carryKey);
+    const completed = Date.now();
+    return {
+      ...work,
+      place,
+      parts,
+      carryKey: null,
+      failures: 0,
+      job: {
+        ...work.job,
+        status: "complete",
+        completedAt: new Date(completed).toISOString(),
+        expiresAt: new Date(completed + ARCHIVE_KEEP_MS).toISOString(),
+        bytes: object.size,
+        batches,
+        error: null,
+      },
+    };
+  }
+  const carrySeq = work.carrySeq + 1;
+  const carryKey = buffer.buffered > 0 ? `${work.key}.carry-${carrySeq}` : null;
+  if (carryKey) await env.DOCUMENTS.put(carryKey, buffer.take());
+  if (work.carryKey) await env.DOCUMENTS.delete(work.carryKey);
+  const bytes = parts.length * PART_BYTES + buffer.buffered;
+  return {
+    ...work,
+    place,
+    parts,
+    carryKey,
+    carrySeq,
+    failures: 0,
+    job: { ...work.job, bytes, batches, error: null },
+  };
+}
+
+/** Deletes what a job keeps in the bucket: its archive, its carried text, an upload not completed. */
+export async function deleteExportObjects(env: Pick<Env, "DOCUMENTS">, work: ExportWork): Promise<void> {
+  if (work.job.status === "running" || work.job.status === "failed")
+    await env.DOCUMENTS.resumeMultipartUpload(work.key, work.uploadId)
+      .abort()
+      .catch(() => undefined);
+  await env.DOCUMENTS.delete([work.key, ...(work.carryKey ? [work.carryKey] : [])]);
+}
