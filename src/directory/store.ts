@@ -123,6 +123,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * export is the data's only copy once the deletion has run.
  */
 const EXPORT_VALID_MS = DAY_MS;
+/** Organizations whose data one alarm starts removing; the rest (and what a purge leaves) go on in the next. */
+const PURGES_PER_ALARM = 10;
+const PURGE_NEXT_MS = 1_000;
+const PURGE_RETRY_MS = 60_000;
 
 function refusal(code: Extract<DirectoryResult<object>, { ok: false }>["code"], message: string, field?: string) {
   return { ok: false as const, code, message, ...(field ? { field } : {}) };
@@ -516,8 +520,13 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
   }
 
   private async scheduleAlarm(): Promise<void> {
+    // Organizations already due are purgeDue's: it sets the alarm that goes on with them (soon, or a minute after
+    // a failure), which an earlier grace end must not bring forward.
     const next = this.sql
-      .exec<{ at: number | null }>(`SELECT MIN(delete_after) AS at FROM organizations WHERE status = 'deleting'`)
+      .exec<{ at: number | null }>(
+        `SELECT MIN(delete_after) AS at FROM organizations WHERE status = 'deleting' AND delete_after > ?`,
+        Date.now(),
+      )
       .toArray()[0]?.at;
     if (next === null || next === undefined) return;
     const current = await this.ctx.storage.getAlarm();
@@ -529,21 +538,34 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     await this.scheduleAlarm();
   }
 
-  /** Removes the data of organizations whose grace period is over; keeps their tombstone and change log. */
+  /**
+   * Removes the data of organizations whose grace period is over, a bounded part per alarm (PURGES_PER_ALARM
+   * organizations, each store's purge a bounded part of its own); keeps their tombstone and change log.
+   */
   private async purgeDue(): Promise<void> {
     const due = this.sql
       .exec<{ id: string }>(`SELECT id FROM organizations WHERE status = 'deleting' AND delete_after <= ?`, Date.now())
       .toArray();
-    for (const { id } of due) {
+    // When the next alarm goes on with what is left: soon, or a minute after a failure.
+    let again: number | null = due.length > PURGES_PER_ALARM ? PURGE_NEXT_MS : null;
+    for (const { id } of due.slice(0, PURGES_PER_ALARM)) {
       try {
-        await this.env.CONTRACT_STORE.get(this.env.CONTRACT_STORE.idFromName(id)).purgeOrganization(id);
+        const contracts = await this.env.CONTRACT_STORE.get(this.env.CONTRACT_STORE.idFromName(id)).purgeOrganization(
+          id,
+        );
+        if (!contracts.done) {
+          // A bounded part per call (its stores and their bucket spaces): the next alarm goes on.
+          logInfo("organization data being removed", { organizationId: id, projectsLeft: contracts.projectsLeft });
+          again = Math.min(again ?? PURGE_NEXT_MS, PURGE_NEXT_MS);
+          continue;
+        }
         await this.env.AUDIT_LOG.get(this.env.AUDIT_LOG.idFromName(id)).purgeOrganization(id);
         await this.env.TOLERANCE_COUNTER.get(this.env.TOLERANCE_COUNTER.idFromName(id)).purgeOrganization(id);
         await this.env.EXPORTER.get(this.env.EXPORTER.idFromName(id)).purge();
       } catch (error) {
-        // Retried by the next alarm: the organization stays `deleting` (refused everywhere) until its data is gone.
+        // Retried by a later alarm: the organization stays `deleting` (refused everywhere) until its data is gone.
         logWarn("organization data not yet removed", { organizationId: id, error });
-        await this.ctx.storage.setAlarm(Date.now() + 60_000);
+        again = Math.min(again ?? PURGE_RETRY_MS, PURGE_RETRY_MS);
         continue;
       }
       this.ctx.storage.transactionSync(() => {
@@ -566,6 +588,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
       });
       logInfo("organization deleted", { organizationId: id });
     }
+    if (again !== null) await this.ctx.storage.setAlarm(Date.now() + again);
   }
 
   // ---- members ------------------------------------------------------------------------------------------------

@@ -69,15 +69,17 @@ export async function deleteBucketContent(env: Bucket, space: string, hashes: re
     await env.DOCUMENTS.delete(hashes.slice(at, at + 1000).map((hash) => contentKey(space, hash)));
 }
 
-/** Every content hash the bucket holds in a store's space (export, purge); a project's space is not the organization's. */
-export async function listBucketContent(env: Bucket, space: string): Promise<string[]> {
+/**
+ * Deletes the content the bucket holds in a store's space, a listing page (up to 1,000 objects) and its one delete
+ * at a time, for at most `maxPages` pages; answers whether the space is empty (the purge then goes on in another
+ * invocation: a space of any size is emptied without one invocation making more than 2 * maxPages bucket calls).
+ */
+export async function emptyBucketSpace(env: Bucket, space: string, maxPages: number): Promise<boolean> {
   const prefix = contentKey(space, `sha256:${"0".repeat(64)}`).slice(0, -64);
-  const hashes: string[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await env.DOCUMENTS.list({ prefix, ...(cursor ? { cursor } : {}) });
-    for (const object of page.objects) hashes.push(`sha256:${object.key.slice(prefix.length)}`);
-    cursor = page.truncated ? page.cursor : undefined;
-  } while (cursor);
-  return hashes;
+  for (let page = 0; page < maxPages; page++) {
+    const listed = await env.DOCUMENTS.list({ prefix, limit: 1000 });
+    if (listed.objects.length > 0) await env.DOCUMENTS.delete(listed.objects.map((object) => object.key));
+    if (!listed.truncated) return true;
+  }
+  return false;
 }

@@ -23,7 +23,7 @@ import {
   type NewAcceptance,
 } from "./acceptance-table";
 import { getBlob, readChunk, readSmallBlob, type BlobInfo, type ContentPieces } from "./blob-table";
-import { deleteBucketContent, listBucketContent, organizationSpace, projectSpace, readBucketContent } from "./bucket";
+import { deleteBucketContent, emptyBucketSpace, organizationSpace, projectSpace, readBucketContent } from "./bucket";
 import { ContractUploadQueue } from "./contract-queue";
 import { getDefaultProject, setDefaultProject } from "./default-project-table";
 import { getExchangeRun, getLatestExchangeRun, listExchangeRuns, type ExchangeRunInput } from "./exchange-table";
@@ -63,6 +63,7 @@ import {
 import {
   countSummaries,
   hasOwnHome,
+  forgetOwnHome,
   listSummaries,
   ownHomeNames,
   ownHomesUsed,
@@ -91,7 +92,15 @@ import type {
 } from "./records";
 import { RETENTION_INTERVAL_MS, type RetentionRun, type RetentionSettings } from "./retention-table";
 import { addRun, expireStore, recordRetentionRun } from "./retention-run";
-import type { ContractStoreRpc, UploadContext, UsageSince, VerdictBody } from "./rpc";
+import {
+  type ContractStoreRpc,
+  PURGE_BUCKET_PAGES_PER_CALL,
+  PURGE_PROJECTS_PER_CALL,
+  type PurgeProgress,
+  type UploadContext,
+  type UsageSince,
+  type VerdictBody,
+} from "./rpc";
 import { PIECES_PER_CALL } from "./schema";
 import { applySchema } from "./schema-upgrade";
 import {
@@ -236,13 +245,24 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     await this.tellOrganization();
   }
 
-  async purgeOrganization(organizationId: string): Promise<void> {
+  async purgeOrganization(organizationId: string): Promise<PurgeProgress> {
     if (organizationId !== this.organizationId) throw new Error("purgeOrganization names another organization");
-    if (this.owner.project === null)
-      for (const { store } of this.ownProjectStores()) await store.purgeOrganization(organizationId);
     await this.ctx.storage.deleteAlarm();
-    await deleteBucketContent(this.env, this.space, await listBucketContent(this.env, this.space));
+    if (this.owner.project === null) {
+      // The projects' own stores first, a bounded number per call; each one purged whole is forgotten here, so the
+      // next call goes on with the rest.
+      for (const name of ownHomeNames(this.sql).slice(0, PURGE_PROJECTS_PER_CALL)) {
+        const purged = await this.storeOf(projectStoreName(organizationId, name)).purgeOrganization(organizationId);
+        if (!purged.done) return { done: false, projectsLeft: ownHomeNames(this.sql).length };
+        forgetOwnHome(this.sql, name);
+      }
+      const projectsLeft = ownHomeNames(this.sql).length;
+      if (projectsLeft > 0) return { done: false, projectsLeft };
+    }
+    if (!(await emptyBucketSpace(this.env, this.space, PURGE_BUCKET_PAGES_PER_CALL)))
+      return { done: false, projectsLeft: 0 };
     await this.ctx.storage.deleteAll();
+    return { done: true, projectsLeft: 0 };
   }
 
   // ---- where projects live (project-homes.ts) ----------------------------------------------------------------

@@ -93,6 +93,11 @@ export function ownHomesUsed(sql: SqlStorage): StorageUsed {
   return { databaseBytes: Number(row.database ?? 0), bucketBytes: Number(row.bucket ?? 0) };
 }
 
+/** Forgets a project's own store (its purge is done: the organization's purge goes on with the others). */
+export function forgetOwnHome(sql: SqlStorage, name: string): void {
+  sql.exec("DELETE FROM project_homes WHERE name = ?", name);
+}
+
 export function ownHomeNames(sql: SqlStorage): string[] {
   return sql
     .exec<{ name: string }>("SELECT name FROM project_homes ORDER BY name")

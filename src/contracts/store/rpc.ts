@@ -60,13 +60,26 @@ export type UsageSince = { anyTraffic: boolean; counts: UsageCount[] };
  * The store's RPC methods (a stub answers each with a promise). A project's reads answer a promise when the
  * organization's store hands the call to the project's own store (a project that moved: durable-object.ts movedTo).
  */
+/** Where an organization's purge is: done, or how many projects' stores are left to purge. */
+export interface PurgeProgress {
+  done: boolean;
+  projectsLeft: number;
+}
+
+/** Project stores purged per call of the organization's store's purge. */
+export const PURGE_PROJECTS_PER_CALL = 50;
+/** Pages of up to 1,000 bucket objects (a list and a delete each) a store deletes per call of its purge. */
+export const PURGE_BUCKET_PAGES_PER_CALL = 100;
+
 export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   /**
    * Removes everything this object stores, and in the organization's store every project store it lists: the
    * organization was deleted (src/directory/store.ts, after the grace period and an export). Only the directory calls
-   * it, on the object named by that organization's id.
+   * it, on the object named by that organization's id. A call does a bounded part (PURGE_PROJECTS_PER_CALL project
+   * stores, PURGE_BUCKET_PAGES_PER_CALL pages of bucket objects per store) and says whether it is done; the
+   * directory calls again, from another invocation, until it is.
    */
-  purgeOrganization(organizationId: string): Promise<void>;
+  purgeOrganization(organizationId: string): Promise<PurgeProgress>;
   /**
    * Where a project's records are (project-homes.ts): `organization` for a project created before the split, which
    * stays in the organization's store; `own` for every other, existing or not yet.

@@ -7,7 +7,7 @@
 import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { SELF } from "../self";
 import { beforeAll, describe, expect, it } from "vitest";
-import { listBucketContent, organizationSpace } from "../../../src/contracts/store/bucket";
+import { type Bucket, contentKey, organizationSpace } from "../../../src/contracts/store/bucket";
 import { intoOrganizationStore, organizationContentKey, organizationStore, projectStore } from "./stores";
 import { CHUNK_BYTES } from "../../../src/contracts/store/schema";
 import type { Env as WorkerEnv } from "../../../src/env";
@@ -16,6 +16,19 @@ import { restPrincipal, type Caller } from "../harness";
 import { call, callJson, createKey } from "./api-helpers";
 import { OPERATOR_KEY } from "../directory/helpers";
 import { BASE } from "../helpers";
+
+/** Every content hash the bucket holds in a store's space. */
+async function listBucketContent(bucket: Bucket, space: string): Promise<string[]> {
+  const prefix = contentKey(space, `sha256:${"0".repeat(64)}`).slice(0, -64);
+  const hashes: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.DOCUMENTS.list({ prefix, ...(cursor ? { cursor } : {}) });
+    for (const object of page.objects) hashes.push(`sha256:${object.key.slice(prefix.length)}`);
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return hashes;
+}
 import { ordersContract, text, violatingSnapshot } from "./fixtures";
 
 const bindings = env as unknown as WorkerEnv;

@@ -1,0 +1,83 @@
+/**
+ * A deleted organization's data is removed a bounded part per directory alarm (src/directory/store.ts purgeDue):
+ * the organization's store purges PURGE_PROJECTS_PER_CALL project stores per call and forgets each one purged, so an
+ * organization of any number of projects is removed without one invocation calling every store.
+ */
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { organizationSpace, projectSpace } from "../../../src/contracts/store/bucket";
+import { projectStoreName } from "../../../src/contracts/store/project-homes";
+import { PURGE_PROJECTS_PER_CALL } from "../../../src/contracts/store/rpc";
+import type { Env } from "../../../src/env";
+import { callJson } from "../contracts-api/api-helpers";
+import { ordersContract, text } from "../contracts-api/fixtures";
+import { restPrincipal } from "../harness";
+import { BASE } from "../helpers";
+import { SELF } from "../self";
+import { OPERATOR_KEY, operator } from "./helpers";
+
+const workerEnv = env as unknown as Env;
+const directory = () => workerEnv.DIRECTORY.get(workerEnv.DIRECTORY.idFromName("directory"));
+const contractStore = (name: string) => workerEnv.CONTRACT_STORE.get(workerEnv.CONTRACT_STORE.idFromName(name));
+
+/** Project names the organization's store lists as having stores of their own. */
+const homes = (id: string) =>
+  runInDurableObject(contractStore(id), (_instance, state) =>
+    state.storage.sql
+      .exec<{ name: string }>("SELECT name FROM project_homes ORDER BY name")
+      .toArray()
+      .map((row) => row.name),
+  );
+
+describe("a deleted organization's data", () => {
+  it("is removed a bounded number of project stores per alarm, every store and bucket object of it in the end", async () => {
+    const id = "many-projects";
+    expect((await operator("POST", "/organizations", { id, name: "Many projects" })).status).toBe(201);
+    const writer = restPrincipal("ana", "contracts.read contracts.write snapshots.write", { organizationId: id });
+    // Two real projects with a document in the bucket each (over 64 KiB), the others listed as the store lists
+    // projects in stores of their own (an empty store, as a project whose records retention removed).
+    const large = text(ordersContract({ "x-padding": "".padEnd(70_000, "~") }));
+    for (const project of ["aa-first", "zz-last"])
+      expect((await callJson(writer, "POST", `/projects/${project}/contracts`, large)).status).toBe(201);
+    const others = Array.from({ length: PURGE_PROJECTS_PER_CALL + 10 }, (_, n) => `p-${String(n).padStart(3, "0")}`);
+    await runInDurableObject(contractStore(id), (_instance, state) => {
+      for (const name of others)
+        state.storage.sql.exec(
+          "INSERT INTO project_homes (name, summary, updated_at) VALUES (?, '{}', ?)",
+          name,
+          new Date().toISOString(),
+        );
+    });
+    expect(await homes(id)).toHaveLength(others.length + 2);
+    const bucket = async (space: string) => (await workerEnv.DOCUMENTS.list({ prefix: `${space}/` })).objects.length;
+    expect(await bucket(projectSpace(id, "zz-last"))).toBeGreaterThan(0);
+
+    const archive = await SELF.fetch(`${BASE}/operator/v1/organizations/${id}/export`, {
+      headers: { Authorization: `Bearer ${OPERATOR_KEY}` },
+    });
+    expect((await archive.text()).length).toBeGreaterThan(0);
+    expect((await operator("PUT", "/caps", { deletionGraceDays: 0 })).status).toBe(200);
+    try {
+      // The deletion's own call purges the first part; the organization stays deleting (refused) until the rest.
+      expect((await operator("DELETE", `/organizations/${id}`)).status).toBe(202);
+      const afterFirst = await homes(id);
+      expect(afterFirst.length).toBe(others.length + 2 - PURGE_PROJECTS_PER_CALL);
+      expect(afterFirst).toContain("zz-last");
+      expect((await operator("GET", `/organizations/${id}`)).body.organization.status).toBe("deleting");
+      expect(await bucket(projectSpace(id, "aa-first"))).toBe(0);
+      expect(await bucket(projectSpace(id, "zz-last"))).toBeGreaterThan(0);
+      const alarm = await runInDurableObject(directory(), (_instance, state) => state.storage.getAlarm());
+      expect(alarm).not.toBeNull();
+      expect(alarm as number).toBeLessThan(Date.now() + 5_000);
+
+      expect(await runDurableObjectAlarm(directory())).toBe(true);
+      expect((await operator("GET", `/organizations/${id}`)).status).toBe(404);
+      expect(await bucket(projectSpace(id, "zz-last"))).toBe(0);
+      expect(await bucket(organizationSpace(id))).toBe(0);
+      expect(await contractStore(id).exportTableNames()).toEqual([]);
+      expect(await contractStore(projectStoreName(id, "zz-last")).exportTableNames()).toEqual([]);
+    } finally {
+      expect((await operator("PUT", "/caps", {})).status).toBe(200);
+    }
+  });
+});
