@@ -87,6 +87,14 @@ async function complete(
     role: identity.role,
     name: identity.name,
   };
+  // The library lists grants per user only: the console and the grant sweeps find the organization's users in this
+  // index, so it is written first, and a grant it could not note is not made (the member tries again).
+  if (!(await rememberGrantHolder(env, identity)))
+    return errorPage(
+      503,
+      "Access was not granted",
+      "The grant could not be recorded just now, so nothing was granted. Try connecting again in a moment.",
+    );
   const { redirectTo } = await oauth.completeAuthorization({
     request: authRequest,
     userId,
@@ -94,8 +102,6 @@ async function complete(
     scope,
     props,
   });
-  // The library lists grants per user only; the admin console finds the organization's users here.
-  await rememberGrantHolder(env, identity);
   // Stored in the organization's audit trail (and logged); a storage failure never blocks the sign-in.
   await recordEvent(auditSinkFor(env), {
     caller: { organizationId: identity.organizationId, userId: identity.subject, clientId: authRequest.clientId },

@@ -1,7 +1,7 @@
 /**
  * Which members of an organization have granted access to a client. The OAuth library lists grants per user
- * only, so the admin console and GET /api/v1/clients need the organization's users first: this index is
- * written when /authorize completes a grant and listed per organization.
+ * only, so the admin console, GET /api/v1/clients and the grant sweeps need the organization's users first: this
+ * index is written when /authorize completes a grant, before the grant itself, and listed per organization.
  *
  * Storage: OAUTH_KV, one key per member, `arbiter:grant-holders:v1:<organization>:<encodeURIComponent(subject)>`,
  * value "1", metadata `{ name, since }` (display name, first grant time), no expiry. The key is written only
@@ -39,22 +39,26 @@ function holderKey(organizationId: string, subject: string): string {
 }
 
 /**
- * Notes that `identity` (the signed-in member who granted, src/auth/identity.ts) holds a grant. Never throws: a
- * failure is logged and the grant still completes.
+ * Notes that `identity` (the signed-in member who granted, src/auth/identity.ts) holds a grant, before /authorize
+ * makes the grant: organization-wide revocations (grant-sweep.ts) and the connected-clients lists find grants only
+ * through this index, so a grant is never made without its entry. Answers whether the entry is there; a KV failure is
+ * logged and answered false, and the authorization is then refused, to be tried again.
  */
 export async function rememberGrantHolder(
   env: Env,
   identity: { organizationId: string; subject: string; name: string },
   now = Date.now(),
-): Promise<void> {
+): Promise<boolean> {
   const key = holderKey(identity.organizationId, identity.subject);
   try {
-    if ((await env.OAUTH_KV.get(key)) !== null) return;
+    if ((await env.OAUTH_KV.get(key)) !== null) return true;
     await env.OAUTH_KV.put(key, "1", {
       metadata: { name: identity.name.slice(0, 200), since: new Date(now).toISOString() },
     });
+    return true;
   } catch (error) {
-    logWarn("grant holder index not updated", { organizationId: identity.organizationId, error });
+    logWarn("grant holder index not updated; the grant is refused", { organizationId: identity.organizationId, error });
+    return false;
   }
 }
 

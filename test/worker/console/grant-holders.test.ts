@@ -1,10 +1,22 @@
-// The grant-holder index: written once per member when /authorize completes a grant, listed per organization
-// (never another's), and never in the way of a sign-in when KV fails.
+// The grant-holder index: written once per member when /authorize completes a grant, before the grant (a grant the
+// index could not note is not made: the sweeps and the console find grants through it), listed per organization
+// (never another's).
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
 import { listGrantHolderPage, rememberGrantHolder } from "../../../src/oauth/grant-holders";
-import { obtainTokens } from "../helpers";
+import { getAuthorizationServer, grantUserId } from "../../../src/oauth/servers";
+import {
+  authorizeUrl,
+  BASE,
+  browserFetch,
+  CookieJar,
+  consentHandle,
+  devSignIn,
+  obtainTokens,
+  pkcePair,
+  registerClient,
+} from "../helpers";
 
 const listGrantHolders = async (from: Env, organizationId: string) =>
   (await listGrantHolderPage(from, organizationId, { limit: 1000 })).holders;
@@ -51,7 +63,7 @@ describe("grant-holder index", () => {
     expect((await listGrantHolders(env as Env, "acme-labs")).map((h) => h.subject)).toEqual(["zed"]);
   });
 
-  it("never throws when KV fails", async () => {
+  it("answers false, and never throws, when KV fails", async () => {
     const failing = {
       ...env,
       OAUTH_KV: {
@@ -63,8 +75,52 @@ describe("grant-holder index", () => {
         },
       },
     } as unknown as Env;
-    await expect(
-      rememberGrantHolder(failing, { organizationId: "acme", subject: "x", name: "X" }),
-    ).resolves.toBeUndefined();
+    await expect(rememberGrantHolder(failing, { organizationId: "acme", subject: "x", name: "X" })).resolves.toBe(
+      false,
+    );
+  });
+
+  it("refuses the grant, making none, when the index cannot note its holder", async () => {
+    const client = await registerClient();
+    const jar = new CookieJar();
+    await devSignIn(jar, "mia");
+    const { challenge } = await pkcePair();
+    const consent = await browserFetch(jar, authorizeUrl(client, challenge, { scope: "orders.read" }));
+    expect(consent.status).toBe(200);
+    const form = new URLSearchParams({ handle: consentHandle(await consent.text()), decision: "approve" });
+    form.append("scope", "orders.read");
+    // The index's write fails (KV refusing it); the OAuth library's own writes go through. The binding itself is
+    // patched: the Worker keeps its own view of the environment (bounded-kv.ts), made from the same binding.
+    const kv = env.OAUTH_KV as KVNamespace & { put: KVNamespace["put"] };
+    const put = kv.put.bind(kv);
+    Object.defineProperty(kv, "put", {
+      configurable: true,
+      value: (key: string, ...rest: [never, never]) => {
+        if (key.startsWith("arbiter:grant-holders:")) return Promise.reject(new Error("KV refused the write"));
+        return put(key, ...rest);
+      },
+    });
+    let refused: Response;
+    try {
+      refused = await browserFetch(jar, "/authorize", {
+        method: "POST",
+        body: form,
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
+      });
+    } finally {
+      Reflect.deleteProperty(kv, "put");
+    }
+    expect(Object.getOwnPropertyDescriptor(kv, "put")).toBeUndefined();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("location")).toBeNull();
+    expect(await refused.text()).toContain("nothing was granted");
+    const oauth = getAuthorizationServer(env as Env).getOAuthApi(env as Env);
+    expect((await oauth.listUserGrants(grantUserId("acme", "mia"))).items).toEqual([]);
+    expect((await listGrantHolders(env as Env, "acme")).map((h) => h.subject)).not.toContain("mia");
+
+    // Tried again with KV working: the holder is noted and the grant made.
+    await obtainTokens({ user: "mia", scope: "orders.read", client });
+    expect((await listGrantHolders(env as Env, "acme")).map((h) => h.subject)).toContain("mia");
+    expect((await oauth.listUserGrants(grantUserId("acme", "mia"))).items).toHaveLength(1);
   });
 });
