@@ -31,8 +31,8 @@ export const storageRoutes: ApiRoute[] = [
     path: "/api/v1/storage/retention-runs",
     requiredScopes: ["org.admin"],
     async handle({ env, principal }) {
-      const run = await runRetentionNow({ env, principal });
-      if (!run)
+      const ran = await runRetentionNow({ env, principal });
+      if (!ran)
         throw new Failure(
           "not_found",
           "Your organization is not in the directory any more.",
@@ -41,7 +41,7 @@ export const storageRoutes: ApiRoute[] = [
         );
       // The storage after the run: the organization's totals and its first projects (GET /api/v1/storage pages on).
       const storage = await storageReport(env, principal.organizationId, null, { limit: RUN_ANSWER_PROJECTS });
-      return json({ run, storage });
+      return json({ run: ran.run, projectsPending: ran.projectsPending, storage });
     },
   },
 ];

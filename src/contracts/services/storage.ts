@@ -10,7 +10,8 @@ import { resolveOrganization } from "../../directory/client";
 import type { Env } from "../../env";
 import { cutPage, oneMore } from "../../lib/page";
 import { contractStore, type ProjectPlace } from "../store/client";
-import { policyFor, RETENTION_INTERVAL_MS, type RetentionPolicy, type RetentionRun } from "../store/retention-table";
+import { policyFor, RETENTION_INTERVAL_MS, type RetentionPolicy } from "../store/retention-table";
+import type { RetentionNow } from "../store/rpc";
 import type { ContractsCaller } from "./caller";
 import { storeOf } from "./store-access";
 import type { StorageUsage, StorageUsed, StoreFailure } from "../store/records";
@@ -139,7 +140,10 @@ export async function storageReport(
   };
 }
 
-/** Runs the organization's retention now (what the alarm runs); null when the organization is gone. */
-export function runRetentionNow(caller: ContractsCaller): Promise<RetentionRun | null> {
+/**
+ * Runs the organization's retention now (what the alarm runs), in its store and up to RETENTION_NOW_PROJECTS
+ * projects' stores, the others following by alarm; null when the organization is gone.
+ */
+export function runRetentionNow(caller: ContractsCaller): Promise<RetentionNow | null> {
   return storeOf(caller).runRetentionNow();
 }

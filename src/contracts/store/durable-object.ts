@@ -97,6 +97,8 @@ import {
   PURGE_BUCKET_PAGES_PER_CALL,
   PURGE_PROJECTS_PER_CALL,
   type PurgeProgress,
+  RETENTION_NOW_PROJECTS,
+  type RetentionNow,
   type UploadContext,
   type UsageSince,
   type VerdictBody,
@@ -123,6 +125,9 @@ import {
   type SubscribeResult,
 } from "./subscriber-table";
 import { MAX_USAGE_KEYS, type UsageKey, usageSince } from "./usage-table";
+
+/** Storage key of the project after which a retention run asked for now goes on (see runRetentionNow). */
+const RETENTION_FANOUT_KEY = "retention-now-after";
 
 export class ContractStore extends DurableObject<Env> implements ContractStoreRpc {
   private readonly sql: SqlStorage;
@@ -209,14 +214,6 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   private projectStoreRpc(project: string): ContractStoreRpc {
     // biome-ignore lint/plugin: a stub of this very class; its methods answer what ContractStoreRpc declares
     return this.storeOf(projectStoreName(this.organizationId, project)) as unknown as ContractStoreRpc;
-  }
-
-  /** Each project in a store of its own, with that store (the organization's store only). */
-  private ownProjectStores() {
-    return ownHomeNames(this.sql).map((name) => ({
-      name,
-      store: this.storeOf(projectStoreName(this.organizationId, name)),
-    }));
   }
 
   /**
@@ -366,7 +363,13 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
       return undefined;
     });
     if (run === null) return; // no such organization any more: the directory purges its data
-    let next = run?.more ? 1_000 : RETENTION_INTERVAL_MS;
+    const fanningOut =
+      this.owner.project === null &&
+      (await this.continueProjectRetention().catch((error: unknown) => {
+        logWarn("project stores' retention not run; trying again later", { error });
+        return false;
+      }));
+    let next = run?.more || fanningOut ? 1_000 : RETENTION_INTERVAL_MS;
     if (this.mover) next = Math.min(next, await this.mover.onePerRun());
     await this.ctx.storage.setAlarm(Date.now() + next);
     this.retentionAlarmKnownSet = true;
@@ -375,18 +378,48 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
   /**
    * One retention run now with the organization's policy from the directory (POST /api/v1/storage/retention-runs,
    * and the alarm); null when the directory has no such organization. When expired rows remain, the alarm takes the
-   * next batch a second later. In the organization's store, the projects in stores of their own run theirs too (a
-   * few at a time) and the answer adds up every store's run.
+   * next batch a second later. In the organization's store, the projects in stores of their own run theirs too, a few
+   * at a time, up to RETENTION_NOW_PROJECTS of them, and the answer adds up those runs; the projects past them run
+   * theirs from this store's alarm, RETENTION_NOW_PROJECTS per run a second apart (`projectsPending` counts them).
    */
-  async runRetentionNow(): Promise<RetentionRun | null> {
+  async runRetentionNow(): Promise<RetentionNow | null> {
     const run = await this.runOwnRetention();
-    if (run === null || this.owner.project !== null) return run;
-    const stores = this.ownProjectStores();
-    for (let at = 0; at < stores.length; at += 8) {
-      const runs = await Promise.all(stores.slice(at, at + 8).map(({ store }) => store.runRetentionNow()));
-      for (const each of runs) if (each) addRun(run, each);
+    if (run === null) return null;
+    if (this.owner.project !== null) return { run, projectsPending: 0 };
+    const { projectsPending } = await this.runProjectRetention(null, run);
+    return { run, projectsPending };
+  }
+
+  /**
+   * Runs retention in the project stores after `after` (from the first when null), up to RETENTION_NOW_PROJECTS of
+   * them, adding their runs to `run`; keeps where it stopped for the alarm when projects remain.
+   */
+  private async runProjectRetention(after: string | null, run: RetentionRun): Promise<{ projectsPending: number }> {
+    const names = ownHomeNames(this.sql).filter((name) => after === null || name > after);
+    const now = names.slice(0, RETENTION_NOW_PROJECTS);
+    for (let at = 0; at < now.length; at += 8) {
+      const runs = await Promise.all(
+        now
+          .slice(at, at + 8)
+          .map((name) => this.storeOf(projectStoreName(this.organizationId, name)).runRetentionNow()),
+      );
+      for (const each of runs) if (each) addRun(run, each.run);
     }
-    return run;
+    const projectsPending = names.length - now.length;
+    if (projectsPending > 0) {
+      await this.ctx.storage.put(RETENTION_FANOUT_KEY, now.at(-1));
+      await this.ctx.storage.setAlarm(Date.now() + 1_000);
+      this.retentionAlarmKnownSet = true;
+    } else await this.ctx.storage.delete(RETENTION_FANOUT_KEY);
+    return { projectsPending };
+  }
+
+  /** The alarm's share of a retention run asked for now that reached more projects than one call takes. */
+  private async continueProjectRetention(): Promise<boolean> {
+    const after = await this.ctx.storage.get<string>(RETENTION_FANOUT_KEY);
+    if (after === undefined) return false;
+    const run: RetentionRun = { deleted: { snapshots: 0, builds: 0, exchangeRuns: 0 }, contentBytes: 0, more: false };
+    return (await this.runProjectRetention(after, run)).projectsPending > 0;
   }
 
   /** One retention run of this store alone, with the organization's policy (what its alarm runs). */

@@ -66,6 +66,15 @@ export interface PurgeProgress {
   projectsLeft: number;
 }
 
+/** A retention run asked for now: what it deleted, and how many projects' stores run theirs in the next seconds. */
+export interface RetentionNow {
+  run: RetentionRun;
+  projectsPending: number;
+}
+
+/** Project stores whose retention a run asked for now runs in the call; the alarm runs as many per second after. */
+export const RETENTION_NOW_PROJECTS = 100;
+
 /** Project stores purged per call of the organization's store's purge. */
 export const PURGE_PROJECTS_PER_CALL = 50;
 /** Pages of up to 1,000 bucket objects (a list and a delete each) a store deletes per call of its purge. */
@@ -117,8 +126,11 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
    * organization's settings from the directory.
    */
   runRetention(retention: RetentionSettings | undefined, now: number): Promise<RetentionRun>;
-  /** One run now with the organization's policy from the directory; null when it has no such organization. */
-  runRetentionNow(): Promise<RetentionRun | null>;
+  /**
+   * One run now with the organization's policy from the directory (with, in the organization's store, up to
+   * RETENTION_NOW_PROJECTS project stores' runs; the others follow by alarm); null when it has no such organization.
+   */
+  runRetentionNow(): Promise<RetentionNow | null>;
   /** What the organization stores (database, bucket, per project) and the last retention runs. */
   /** The organization's storage, per project for the projects `page` names (every project when omitted). */
   storageUsage(page?: ProjectPage): StorageUsage;

@@ -3,7 +3,8 @@
 // refused with 507 storage_quota_exceeded, a message naming what the project holds and what to shorten or raise, and
 // nothing stored; the quota is the operator's to set (an administrator's PATCH is refused), and raising it lets
 // the same upload through.
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { RETENTION_NOW_PROJECTS } from "../../../src/contracts/store/rpc";
 import { organizationStore, projectStore } from "./stores";
 import { beforeAll, describe, expect, it } from "vitest";
 import { operator } from "../directory/helpers";
@@ -196,6 +197,52 @@ describe("running retention now", () => {
     const after = ran.body.storage as Usage;
     expect(after.projects.find((project) => project.name === "orders")!.snapshots).toBe(1);
     expect(after.bucketBytes).toBeLessThan(before.bucketBytes);
+  });
+
+  it("runs 100 projects' stores in the call and the others from the alarm, counting them as pending", async () => {
+    // Projects in stores of their own listed before "orders" (their stores empty), so its store is past the first 100.
+    const names = Array.from({ length: RETENTION_NOW_PROJECTS + 5 }, (_, i) => `aa-${String(i).padStart(3, "0")}`);
+    await runInDurableObject(organizationStore(ORG), async (_instance, state) => {
+      for (const name of names)
+        state.storage.sql.exec(
+          `INSERT INTO project_homes (name, summary, updated_at)
+           SELECT ?, json_set(summary, '$.project.name', ?), updated_at FROM project_homes WHERE name = 'orders'`,
+          name,
+          name,
+        );
+    });
+    try {
+      for (const commit of ["r1", "r2"])
+        expect(
+          (await callJson(ana, "POST", `/projects/orders/snapshots?commit=${commit}`, snapshotOf(1000))).status,
+        ).toBe(201);
+      await runInDurableObject(projectStore(ORG, "orders"), (_i, state) => {
+        state.storage.sql.exec(
+          "UPDATE snapshots SET uploaded_at = ?",
+          new Date(Date.now() - 10 * 86_400_000).toISOString(),
+        );
+      });
+      const homes = await runInDurableObject(
+        organizationStore(ORG),
+        (_i, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM project_homes").one().n,
+      );
+      const ran = await callJson(ana, "POST", "/storage/retention-runs");
+      expect(ran.status).toBe(200);
+      expect(ran.body.projectsPending).toBe(homes - RETENTION_NOW_PROJECTS);
+      // "orders" was not reached: its expired snapshots are still there, until the alarm's turn.
+      expect(ran.body.run.deleted.snapshots).toBe(0);
+      expect(await snapshotCount()).toBe(3);
+      expect(await runDurableObjectAlarm(organizationStore(ORG))).toBe(true);
+      expect(await snapshotCount()).toBe(1);
+      const left = await runInDurableObject(organizationStore(ORG), (_i, state) =>
+        state.storage.get("retention-now-after"),
+      );
+      expect(left).toBeUndefined();
+    } finally {
+      await runInDurableObject(organizationStore(ORG), async (_instance, state) => {
+        state.storage.sql.exec("DELETE FROM project_homes WHERE name LIKE 'aa-%'");
+      });
+    }
   });
 
   it("answers a run with the totals and the first 100 projects, naming where the storage list goes on", async () => {
