@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import { devSignInEnabled } from "../env";
-import { signInEntries } from "../directory/client";
+import { anyOwnProvider } from "../directory/client";
 import { devSignIn } from "./dev-signin";
 import type { SignInMethod } from "./identity";
 import { oidcSignIn } from "./oidc";
@@ -13,8 +13,7 @@ import { organizationSignIn } from "./org-oidc";
  */
 export async function signInMethods(env: Env): Promise<SignInMethod[]> {
   const methods: SignInMethod[] = [];
-  const entries = await signInEntries(env);
-  if (Object.values(entries).some((entry) => entry.ownProvider)) methods.push(organizationSignIn(env));
+  if (await anyOwnProvider(env)) methods.push(organizationSignIn(env));
   if (oidcEnabled(env)) methods.push(oidcSignIn(env));
   if (devSignInEnabled(env)) methods.push(devSignIn);
   return methods;

@@ -5,14 +5,14 @@
  */
 import { type Env, sessionSecret } from "../env";
 import { getPolicy } from "../policy/load";
-import { signInEntries } from "../directory/client";
+import { signInCandidates } from "../directory/client";
 import { logInfo } from "../lib/log";
 import type { Identity, SignInCompletion, SignInMethod } from "./identity";
 import { readOidcConfig, type OidcConfig } from "./oidc-config";
 import { discoverProvider } from "./oidc-discovery";
 import { OidcFailure, oidcFailureResponse } from "./oidc-errors";
 import { verifyIdToken } from "./oidc-id-token";
-import { displayName, emailVerification, mapOrganization } from "./oidc-mapping";
+import { claimStrings, displayName, emailDomainOf, emailVerification, mapOrganization } from "./oidc-mapping";
 import { mappingRefusal } from "./oidc-refusal";
 import {
   clearFlowCookie,
@@ -204,7 +204,11 @@ async function platformCallback(env: Env, flow: OidcFlow): Promise<CallbackSetti
   return {
     config,
     async organizationOf(claims) {
-      const directory = { organizations: await signInEntries(env), roles: getPolicy().roles };
+      // Only the organizations these claims can name are read (the mapping chooses among them).
+      const claimValues = settings.orgClaim ? claimStrings(claims[settings.orgClaim]) : [];
+      const email = typeof claims.email === "string" ? emailDomainOf(claims.email) : undefined;
+      const organizations = await signInCandidates(env, claimValues, email ?? null);
+      const directory = { organizations, roles: getPolicy().roles };
       const mapping = mapOrganization(claims, settings, directory);
       return mapping.ok ? mapping : { ok: false, failure: mappingRefusal(mapping, settings) };
     },

@@ -28,7 +28,7 @@ interface Entry<T> {
 }
 
 const organizations = new Map<string, Entry<ResolvedOrganization | null>>();
-let signIn: Entry<Record<string, SignInEntry>> | undefined;
+let ownProviders: Entry<boolean> | undefined;
 
 export function directoryStub(env: Pick<Env, "DIRECTORY">): DurableObjectStub<DirectoryRpc> {
   return env.DIRECTORY.get(env.DIRECTORY.idFromName("directory"));
@@ -91,16 +91,28 @@ export function resolveOrganization(
   );
 }
 
-/** Every active organization's e-mail domains and claim values, for the platform provider's sign-in. */
-export function signInEntries(env: Pick<Env, "DIRECTORY">, now = Date.now()): Promise<Record<string, SignInEntry>> {
+/**
+ * The active organizations whose claim values or e-mail domains a platform-provider sign-in names, for its mapping
+ * (src/auth/oidc-mapping.ts). Not cached: a sign-in's completion is rare, and it must see an organization just made.
+ */
+export async function signInCandidates(
+  env: Pick<Env, "DIRECTORY">,
+  claimValues: readonly string[],
+  emailDomain: string | null,
+): Promise<Record<string, SignInEntry>> {
+  return (await directoryStub(env).signInCandidates(claimValues, emailDomain)) as Record<string, SignInEntry>;
+}
+
+/** Whether any active organization has its own provider (the sign-in page's choices), cached like resolve's. */
+export function anyOwnProvider(env: Pick<Env, "DIRECTORY">, now = Date.now()): Promise<boolean> {
   return cached(
     {
-      get: () => signIn,
+      get: () => ownProviders,
       set: (entry) => {
-        signIn = entry;
+        ownProviders = entry;
       },
     },
-    async () => (await directoryStub(env).signInEntries()) as Record<string, SignInEntry>,
+    async () => directoryStub(env).anyOwnProvider(),
     now,
   );
 }
@@ -108,5 +120,5 @@ export function signInEntries(env: Pick<Env, "DIRECTORY">, now = Date.now()): Pr
 /** Drops what this isolate holds about an organization (after a change made here). */
 export function forgetOrganization(organizationId: string): void {
   organizations.delete(organizationId);
-  signIn = undefined;
+  ownProviders = undefined;
 }

@@ -46,7 +46,7 @@ export interface ResolvedOrganization {
   storageQuotaBytes: number;
 }
 
-/** The mapping data platform-provider sign-in needs (OIDC_ISSUER): every active organization's domains and claims. */
+/** The mapping data platform-provider sign-in needs (OIDC_ISSUER): an active organization's domains and claims. */
 export interface SignInEntry {
   emailDomains: string[];
   claimValues: string[];
@@ -62,7 +62,13 @@ export type Admission =
 
 export interface DirectoryRpc extends Rpc.DurableObjectBranded {
   resolve(organizationId: string): Promise<ResolvedOrganization | null>;
-  signInEntries(): Record<string, SignInEntry>;
+  /**
+   * The active organizations a platform-provider sign-in can belong to: those whose `claimValues` hold one of
+   * `claimValues`, or whose `emailDomains` hold `emailDomain`, by id (the only ones its mapping can choose).
+   */
+  signInCandidates(claimValues: readonly string[], emailDomain: string | null): Record<string, SignInEntry>;
+  /** Whether an active organization signs its members in at its own provider (the sign-in page then offers it). */
+  anyOwnProvider(): boolean;
   organizationForDomain(domain: string): string | null;
   signInClientSecret(organizationId: string): Promise<string | null>;
   list(): OrganizationRecord[];

@@ -123,6 +123,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * export is the data's only copy once the deletion has run.
  */
 const EXPORT_VALID_MS = DAY_MS;
+/** Claim values of one sign-in matched against the organizations (a claim is the provider's, not the member's). */
+const MAX_SIGN_IN_CLAIM_VALUES = 100;
 /** Organizations whose data one alarm starts removing; the rest (and what a purge leaves) go on in the next. */
 const PURGES_PER_ALARM = 10;
 const PURGE_NEXT_MS = 1_000;
@@ -249,9 +251,18 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     };
   }
 
-  signInEntries(): Record<string, SignInEntry> {
+  signInCandidates(claimValues: readonly string[], emailDomain: string | null): Record<string, SignInEntry> {
     const entries: Record<string, SignInEntry> = {};
-    for (const row of this.sql.exec<OrganizationRow>(`SELECT * FROM organizations WHERE status = 'active'`)) {
+    // Only the active organizations a sign-in's claims can name: one statement here, whatever their number, instead
+    // of every organization's settings sent to and read by the Worker on each sign-in.
+    const rows = this.sql.exec<OrganizationRow>(
+      `SELECT * FROM organizations AS o WHERE status = 'active' AND (
+         EXISTS (SELECT 1 FROM json_each(o.settings, '$.claimValues') AS c WHERE c.value IN (SELECT value FROM json_each(?)))
+         OR EXISTS (SELECT 1 FROM json_each(o.settings, '$.emailDomains') AS d WHERE lower(d.value) = ?))`,
+      JSON.stringify(claimValues.slice(0, MAX_SIGN_IN_CLAIM_VALUES)),
+      emailDomain?.toLowerCase() ?? null,
+    );
+    for (const row of rows) {
       const settings = JSON.parse(row.settings) as OrganizationSettings;
       entries[row.id] = {
         emailDomains: settings.emailDomains,
@@ -261,6 +272,17 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
       };
     }
     return entries;
+  }
+
+  anyOwnProvider(): boolean {
+    return (
+      this.sql
+        .exec<{ any: number }>(
+          `SELECT EXISTS (SELECT 1 FROM organizations
+             WHERE status = 'active' AND json_extract(settings, '$.signIn') IS NOT NULL) AS any`,
+        )
+        .one().any === 1
+    );
   }
 
   organizationForDomain(domain: string): string | null {
