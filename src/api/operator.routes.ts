@@ -37,7 +37,8 @@ import type { SecretName } from "../directory/rpc";
 import type { Env } from "../env";
 import { logError } from "../lib/log";
 import { failureProblem } from "../core/problem";
-import { afterQuery, json, MEMBER_AFTER, unpagedLimit } from "./contracts-http";
+import { type AfterRule, afterQuery, json, MEMBER_AFTER, unpagedLimit } from "./contracts-http";
+import { ORGANIZATION_ID } from "../directory/settings";
 import { readBodyLimited } from "../lib/body";
 
 export const OPERATOR_PREFIX = "/operator/v1";
@@ -100,6 +101,10 @@ interface Route {
 
 const ORG = "([a-z0-9][a-z0-9-]{0,62})";
 const EXPORT_ID = "([0-9a-f-]{36})";
+const ORGANIZATION_AFTER: AfterRule = {
+  accepts: (value) => ORGANIZATION_ID.test(value),
+  what: "an organization id (1-63 lowercase letters, digits and dashes)",
+};
 
 /** A member's e-mail address from its path segment, which the caller percent-encodes (`@` as `%40`). */
 function emailSegment(segment: string | undefined): string {
@@ -120,7 +125,16 @@ const routes: Route[] = [
   {
     method: "GET",
     pattern: /^\/organizations$/,
-    handle: async (_r, env) => json({ organizations: (await listOrganizations(env)).map(organizationView) }),
+    handle: async (request, env) => {
+      // ?limit= and ?after= page the organizations by id, as the member list pages by e-mail.
+      const url = new URL(request.url);
+      const { limit } = unpagedLimit(url);
+      const { organizations, nextAfter } = await listOrganizations(env, {
+        limit,
+        after: afterQuery(url, ORGANIZATION_AFTER),
+      });
+      return json({ organizations: organizations.map(organizationView), nextAfter });
+    },
   },
   {
     method: "POST",

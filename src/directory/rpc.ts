@@ -71,7 +71,8 @@ export interface DirectoryRpc extends Rpc.DurableObjectBranded {
   anyOwnProvider(): boolean;
   organizationForDomain(domain: string): string | null;
   signInClientSecret(organizationId: string): Promise<string | null>;
-  list(): OrganizationRecord[];
+  /** Organizations by id, after `after` (from the first when null), at most `limit` (every one when null). */
+  list(limit?: number | null, after?: string | null): OrganizationRecord[];
   organization(organizationId: string): OrganizationRecord | null;
   create(
     organizationId: string,

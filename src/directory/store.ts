@@ -300,9 +300,9 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     return (await this.secretValue(organizationId, "signInClientSecret")) ?? null;
   }
 
-  list(): OrganizationRecord[] {
+  list(limit: number | null = null, after: string | null = null): OrganizationRecord[] {
     return this.sql
-      .exec<OrganizationRow>(`SELECT * FROM organizations ORDER BY id`)
+      .exec<OrganizationRow>(`SELECT * FROM organizations WHERE id > ? ORDER BY id LIMIT ?`, after ?? "", limit ?? -1)
       .toArray()
       .map((row) => this.recordOf(row));
   }

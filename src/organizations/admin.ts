@@ -171,8 +171,15 @@ export async function getOrganization(env: Env, organizationId: string): Promise
   return record;
 }
 
-export async function listOrganizations(env: Env): Promise<OrganizationRecord[]> {
-  return directoryStub(env).list();
+/** Organizations by id, a page of `limit` after `after` (every one when no limit), and where the next page starts. */
+export async function listOrganizations(
+  env: Env,
+  page: { limit?: number | null; after?: string | null } = {},
+): Promise<{ organizations: OrganizationRecord[]; nextAfter: string | null }> {
+  const limit = page.limit ?? null;
+  const listed = await directoryStub(env).list(oneMore(limit), page.after ?? null);
+  const { items: organizations, nextAfter } = cutPage(listed, limit, (organization) => organization.id);
+  return { organizations, nextAfter };
 }
 
 export async function createOrganization(env: Env, id: unknown, input: unknown): Promise<OrganizationRecord> {

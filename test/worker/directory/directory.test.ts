@@ -272,6 +272,30 @@ describe("an organization administrator (org.admin)", () => {
     expect((await operator("GET", "/organizations/acme/members?limit=0")).body.code).toBe("invalid_query");
   });
 
+  it("pages the operator's list of organizations by id, every one without ?limit=", async () => {
+    const whole = await operator("GET", "/organizations");
+    expect(whole.status).toBe(200);
+    expect(whole.body.nextAfter).toBeNull();
+    const all = whole.body.organizations.map((organization: { id: string }) => organization.id);
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    expect(all).toEqual([...all].sort());
+    const paged: string[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < 50; page++) {
+      const listed = await operator("GET", `/organizations?limit=2${after === null ? "" : `&after=${after}`}`);
+      expect(listed.status).toBe(200);
+      expect(listed.body.organizations.length).toBeLessThanOrEqual(2);
+      paged.push(...listed.body.organizations.map((organization: { id: string }) => organization.id));
+      after = listed.body.nextAfter;
+      if (after === null) break;
+    }
+    expect(paged).toEqual(all);
+    const bad = await operator("GET", "/organizations?after=Not%20An%20Id");
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe("invalid_query");
+    expect(bad.body.detail).toContain("an organization id");
+  });
+
   it("removing a member ends their grants at once; they cannot sign in again; the last administrator stays", async () => {
     const ana = await restToken("ana", "org.admin");
     const mia = await restToken("mia", "contracts.read");
