@@ -206,11 +206,15 @@ export async function exportBatch(env: Env, work: ExportWork): Promise<ExportWor
   };
 }
 
-/** Deletes what a job keeps in the bucket: its archive, its carried text, an upload not completed. */
+/**
+ * Deletes what a job keeps in the bucket: its archive, an upload not completed, and every carried text (the one its
+ * state names, and one a batch wrote before it died, which its state never named).
+ */
 export async function deleteExportObjects(env: Pick<Env, "DOCUMENTS">, work: ExportWork): Promise<void> {
   if (work.job.status === "running" || work.job.status === "failed")
     await env.DOCUMENTS.resumeMultipartUpload(work.key, work.uploadId)
       .abort()
       .catch(() => undefined);
-  await env.DOCUMENTS.delete([work.key, ...(work.carryKey ? [work.carryKey] : [])]);
+  const carries = await env.DOCUMENTS.list({ prefix: `${work.key}.carry-` });
+  await env.DOCUMENTS.delete([work.key, ...carries.objects.map((object) => object.key)]);
 }
