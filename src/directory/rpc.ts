@@ -132,7 +132,8 @@ export interface DirectoryRpc extends Rpc.DurableObjectBranded {
     identity: { organizationId: string; email: string | null; subject: string },
   ): DirectoryResult<{ member: MemberRecord; organizationId: string }>;
   admit(organizationId: string, email: string | null, subject: string, mappedRole: string): Admission;
-  changes(organizationId: string | null, limit: number): ChangeRecord[];
+  /** The change log, newest first, at most `limit`; an organization's before `beforeSeq` when given (paging). */
+  changes(organizationId: string | null, limit: number, beforeSeq?: number | null): ChangeRecord[];
   caps(): PlatformCaps;
   setCaps(caps: PlatformCaps, actor: string): PlatformCaps;
   reencryptSecrets(): Promise<{ reencrypted: number; unreadable: number }>;

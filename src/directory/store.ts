@@ -939,13 +939,15 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
 
   // ---- the log, caps and keys ---------------------------------------------------------------------------------
 
-  changes(organizationId: string | null, limit: number): ChangeRecord[] {
+  changes(organizationId: string | null, limit: number, beforeSeq: number | null = null): ChangeRecord[] {
     const rows = (
       organizationId === null
         ? this.sql.exec(`SELECT * FROM changes ORDER BY seq DESC LIMIT ?`, limit)
         : this.sql.exec(
-            `SELECT * FROM changes WHERE organization_id = ? ORDER BY seq DESC LIMIT ?`,
+            `SELECT * FROM changes WHERE organization_id = ? AND (? IS NULL OR seq < ?) ORDER BY seq DESC LIMIT ?`,
             organizationId,
+            beforeSeq,
+            beforeSeq,
             limit,
           )
     ).toArray();

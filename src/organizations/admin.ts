@@ -5,7 +5,6 @@
  * entry, and applies the change's effects: a member removed or given a lower role loses the grants beyond it at
  * once; a deleted organization's grants are revoked. Refusals are Failures with a stable code naming the fix.
  */
-import { contractsArchiveText } from "../contracts/services/archive";
 import { Failure, type FailureKind } from "../core/failure";
 import { discoverProvider } from "../auth/oidc-discovery";
 import { ORGANIZATION_PROVIDER_SETTINGS } from "../auth/oidc-config";
@@ -18,6 +17,7 @@ import { revokeSubjectsBeyond, type SweepState } from "../oauth/grant-sweep";
 import { grantSweeper } from "../oauth/grant-sweeper-rpc";
 import { archiveKey, type ExportJob } from "./export-job";
 import { organizationExporter } from "./exporter-rpc";
+import { exportStart, nextExportPiece } from "./export-reader";
 import { getPolicy } from "../policy/load";
 import { organizationGrantable } from "../directory/grantable";
 import { directoryStub, forgetOrganization } from "../directory/client";
@@ -488,56 +488,32 @@ export async function listInvitations(env: Env, organizationId: string): Promise
 // ---- export and deletion ----------------------------------------------------------------------------------------
 
 /**
- * A JSON archive of the organization: settings (secrets only as set/unset), members, the change log, and every
+ * A JSON archive of the organization: settings (secrets only as set/unset), members, the whole change log, and every
  * row of its contract store (CI keys, projects from before the split with their contract versions, snapshots,
  * verdicts, documents as base64) and of each project's own store (`contracts.project_stores`, by project), then the
  * content held in the bucket (`contracts.bucket_content`, `{hash, base64}`, with `project` for a project store's),
- * streamed a page of rows or one document at a time (src/contracts/services/archive.ts), so no part of it sits in
- * memory whole. Downloading it to its end is what allows a deletion: the organization is marked exported only then,
+ * streamed a page of members, changes, rows or one document at a time (src/organizations/export-reader.ts), so no
+ * part of it sits in memory whole. Downloading it to its end is what allows a deletion: the organization is marked exported only then,
  * so a download that breaks off (or a store that cannot be read) leaves the deletion refused.
  */
 export async function exportOrganization(env: Env, organizationId: string): Promise<ReadableStream<Uint8Array>> {
-  const head = await archiveHead(env, organizationId);
+  let place = exportStart(organizationView(await getOrganization(env, organizationId)));
   const encoder = new TextEncoder();
-  const contracts = contractsArchiveText(env, organizationId);
-  let started = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (!started) {
-        started = true;
-        controller.enqueue(encoder.encode(head));
-        return;
+      // Each pull gives text (a pull that gave none would not be called again) or ends the archive.
+      for (;;) {
+        const piece = await nextExportPiece(env, organizationId, place);
+        if (piece === null) {
+          await markExported(env, organizationId);
+          controller.close();
+          return;
+        }
+        place = piece.place;
+        if (piece.text) return controller.enqueue(encoder.encode(piece.text));
       }
-      const piece = await contracts.next();
-      if (!piece.done) {
-        controller.enqueue(encoder.encode(piece.value));
-        return;
-      }
-      await markExported(env, organizationId);
-      controller.enqueue(encoder.encode("}"));
-      controller.close();
-    },
-    async cancel() {
-      await contracts.return(undefined);
     },
   });
-}
-
-/** The archive's text before its `contracts` value: format, time, settings, members and the change log. */
-async function archiveHead(env: Env, organizationId: string): Promise<string> {
-  const record = await getOrganization(env, organizationId);
-  const [members, changes] = await Promise.all([
-    directoryStub(env).members(organizationId),
-    directoryStub(env).changes(organizationId, 500),
-  ]);
-  const head = JSON.stringify({
-    format: "arbiter-organization-export/1",
-    exportedAt: new Date().toISOString(),
-    organization: organizationView(record),
-    members,
-    changes,
-  });
-  return `${head.slice(0, -1)},"contracts":`;
 }
 
 /** Notes that an archive of the organization was downloaded to its end: what a deletion asks for. */
@@ -553,7 +529,8 @@ async function markExported(env: Env, organizationId: string): Promise<void> {
  * One runs at a time: asked again while it runs, the running one is answered.
  */
 export async function startExport(env: Env, organizationId: string): Promise<ExportJob> {
-  return organizationExporter(env, organizationId).start(await archiveHead(env, organizationId));
+  const organization = organizationView(await getOrganization(env, organizationId));
+  return organizationExporter(env, organizationId).start(organization);
 }
 
 /** The organization's background export, as startExport answered it and as it has gone on since. */

@@ -12,8 +12,8 @@
  * (src/contracts/services/archive.ts) and stops after about BATCH_BYTES of text or BATCH_CALLS store calls; the
  * object is completed, and so visible, only once whole.
  */
-import { type ArchivePlace, archiveStart, nextArchivePiece } from "../contracts/services/archive";
 import type { Env } from "../env";
+import { type ExportPlace, exportStart, nextExportPiece } from "./export-reader";
 
 /** What the operator sees of an export (GET /operator/v1/organizations/{id}/exports). */
 export interface ExportJob {
@@ -37,7 +37,7 @@ export interface ExportWork {
   job: ExportJob;
   key: string;
   uploadId: string;
-  place: ArchivePlace;
+  place: ExportPlace;
   parts: R2UploadedPart[];
   /** The text past the last whole part (its object's key), or null when there is none. */
   carryKey: string | null;
@@ -56,15 +56,13 @@ export function archiveKey(organizationId: string, jobId: string): string {
   return `exports/${organizationId}/${jobId}.json`;
 }
 
-/** Starts the upload and keeps the archive's head (its text before the contracts) as the first carry. */
-export async function newExport(env: Pick<Env, "DOCUMENTS">, organizationId: string, head: string) {
+/** Starts the upload; its first batch begins the archive with `organization` (as the operator's API shows it). */
+export async function newExport(env: Pick<Env, "DOCUMENTS">, organizationId: string, organization: unknown) {
   const id = crypto.randomUUID();
   const key = archiveKey(organizationId, id);
   const upload = await env.DOCUMENTS.createMultipartUpload(key, {
     httpMetadata: { contentType: "application/json; charset=utf-8" },
   });
-  const carryKey = `${key}.carry-0`;
-  await env.DOCUMENTS.put(carryKey, head);
   const work: ExportWork = {
     organizationId,
     job: {
@@ -79,9 +77,9 @@ export async function newExport(env: Pick<Env, "DOCUMENTS">, organizationId: str
     },
     key,
     uploadId: upload.uploadId,
-    place: archiveStart(),
+    place: exportStart(organization),
     parts: [],
-    carryKey,
+    carryKey: null,
     carrySeq: 0,
     failures: 0,
   };
@@ -153,19 +151,15 @@ export async function exportBatch(env: Env, work: ExportWork): Promise<ExportWor
   let read = 0;
   let done = false;
   for (let calls = 0; calls < BATCH_CALLS && read < BATCH_BYTES; calls++) {
-    const piece = await nextArchivePiece(env, work.organizationId, place);
+    const piece = await nextExportPiece(env, work.organizationId, place);
     if (!piece) {
       done = true;
       break;
     }
-    const bytes = encoder.encode(piece.place.section === "done" ? `${piece.text}}` : piece.text);
+    const bytes = encoder.encode(piece.text);
     read += bytes.byteLength;
     place = piece.place;
     await buffer.push(bytes);
-    if (place.section === "done") {
-      done = true;
-      break;
-    }
   }
   const batches = work.job.batches + 1;
   if (done) {

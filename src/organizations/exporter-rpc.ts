@@ -7,11 +7,11 @@ import type { ExportJob } from "./export-job";
 
 export interface OrganizationExporterRpc extends Rpc.DurableObjectBranded {
   /**
-   * Starts the organization's export into the bucket, given the archive's head (settings, members, change log) as
-   * JSON text, and answers the job at once; its batches run in the object's alarms. An export under way is answered
-   * as it is (nothing starts twice); a finished one is replaced, its archive deleted.
+   * Starts the organization's export into the bucket, given the organization as the archive shows it (its settings,
+   * secrets only as set/unset), and answers the job at once; its batches run in the object's alarms. An export
+   * under way is answered as it is (nothing starts twice); a finished one is replaced, its archive deleted.
    */
-  start(head: string): Promise<ExportJob>;
+  start(organization: unknown): Promise<ExportJob>;
   /** The organization's last export, or null when it never had one. */
   job(): Promise<ExportJob | null>;
   /** Deletes the archive and forgets the job (the organization's data removal). */

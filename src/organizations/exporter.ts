@@ -38,12 +38,12 @@ export class OrganizationExporter extends DurableObject<Env> implements Organiza
     return (await this.ctx.storage.get<ExportWork>(STATE_KEY)) ?? null;
   }
 
-  start(head: string): Promise<ExportJob> {
+  start(organization: unknown): Promise<ExportJob> {
     return this.serial.run(async () => {
       const previous = await this.work();
       if (previous?.job.status === "running") return previous.job;
       if (previous) await deleteExportObjects(this.env, previous);
-      const work = await newExport(this.env, this.organizationId, head);
+      const work = await newExport(this.env, this.organizationId, organization);
       await this.ctx.storage.put(STATE_KEY, work);
       await this.ctx.storage.setAlarm(Date.now());
       logInfo("organization export started", { organizationId: this.organizationId, exportId: work.job.id });

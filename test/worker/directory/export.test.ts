@@ -180,3 +180,41 @@ describe("an export older than a day", () => {
     expect((await operator("DELETE", `/organizations/${id}`)).status).toBe(202);
   });
 });
+
+describe("an organization of many members and changes", () => {
+  it("exports every member and its whole change log, a page at a time", async () => {
+    const id = "crowded";
+    expect((await operator("POST", "/organizations", { id, name: "Crowded" })).status).toBe(201);
+    const directory = env.DIRECTORY.get(env.DIRECTORY.idFromName("directory"));
+    // More than a page of each (1,000), written as the directory writes them.
+    await runInDurableObject(directory, (_instance, state) => {
+      const now = new Date().toISOString();
+      for (let n = 0; n < 2_345; n++)
+        state.storage.sql.exec(
+          "INSERT INTO members (organization_id, email, role, status, subject, updated_at) VALUES (?, ?, 'member', 'active', NULL, ?)",
+          id,
+          `m${String(n).padStart(4, "0")}@crowded.example`,
+          now,
+        );
+      for (let n = 0; n < 1_500; n++)
+        state.storage.sql.exec(
+          "INSERT INTO changes (time, organization_id, actor, action, before, after) VALUES (?, ?, 'operator', 'test.change', NULL, ?)",
+          now,
+          id,
+          JSON.stringify({ n }),
+        );
+    });
+    const archive = JSON.parse(await (await download(id)).text());
+    const members = archive.members as Array<{ email: string }>;
+    expect(members).toHaveLength(2_345);
+    expect(new Set(members.map((member) => member.email)).size).toBe(2_345);
+    expect(members.map((member) => member.email)).toEqual(members.map((member) => member.email).sort());
+    const changes = archive.changes as Array<{ seq: number; action: string; after: { n: number } | null }>;
+    // Every change, newest first: the 1,500 written here and the organization's creation before them.
+    expect(changes).toHaveLength(1_501);
+    expect(changes.map((change) => change.seq)).toEqual(changes.map((change) => change.seq).sort((a, b) => b - a));
+    expect(changes.filter((change) => change.action === "test.change").map((change) => change.after?.n)).toEqual(
+      Array.from({ length: 1_500 }, (_, n) => 1_499 - n),
+    );
+  }, 60_000);
+});
