@@ -579,7 +579,13 @@ export async function exportArchive(
   const marking = new TransformStream<Uint8Array, Uint8Array>({
     flush: () => markExported(env, organizationId),
   });
-  return { body: object.body.pipeThrough(marking), size: object.size };
+  // A stream of a stated length, so the answer carries its Content-Length (a transformed stream would go chunked).
+  const sized = new FixedLengthStream(object.size);
+  object.body
+    .pipeThrough(marking)
+    .pipeTo(sized.writable)
+    .catch((error: unknown) => logWarn("export archive download ended early", { organizationId, exportId, error }));
+  return { body: sized.readable, size: object.size };
 }
 
 /** Starts the deletion: refused at once everywhere, grants revoked, data removed after the grace period. */

@@ -93,7 +93,9 @@ function rowBytes(row: Record<string, SqlStorageValue>): number {
 export function exportTableNames(sql: SqlStorage): string[] {
   return sql
     .exec<{ name: string }>(
-      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name`,
+      // Not SQLite's own tables, the platform's (_cf_), nor the local runtime's (__miniflare_do_name under wrangler dev).
+      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'
+         AND substr(name, 1, 11) != '__miniflare' ORDER BY name`,
     )
     .toArray()
     .map((row) => row.name);

@@ -82,6 +82,12 @@ describe("the export archive", () => {
     expect(second.rows[0]?.commit_sha).not.toBe(first.rows[0]?.commit_sha);
     expect((await store.exportRows("snapshots", null, 10 * 1024 * 1024)).rows).toHaveLength(2);
     expect(await store.exportRows('snapshots" --', null, 1)).toEqual({ rows: [], lastRowid: null, more: false });
+    // The local runtime's own table (wrangler dev adds __miniflare_do_name to each object) is not the store's data.
+    await runInDurableObject(store, (_instance, state) => {
+      state.storage.sql.exec("CREATE TABLE IF NOT EXISTS __miniflare_do_name (name TEXT)");
+    });
+    expect(await store.exportTableNames()).not.toContain("__miniflare_do_name");
+    expect(await store.exportTableNames()).toContain("snapshots");
   });
 });
 
