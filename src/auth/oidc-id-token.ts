@@ -7,6 +7,12 @@ import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from "jose";
 import type { ProviderSettingNames } from "./oidc-config";
 import { OidcFailure } from "./oidc-errors";
 
+/**
+ * The longest subject, URL-encoded, that fits in every OAUTH_KV key naming a member's grants (512 bytes each) whatever
+ * the organization: the longest is the library's token key, `token:<organization>--<subject>:<grant>:<token hash>`.
+ */
+export const MAX_ENCODED_SUBJECT = 350;
+
 /** Asymmetric signatures only: a symmetric (HS*) or unsigned token could be minted by anyone holding the secret. */
 export const ALLOWED_ID_TOKEN_ALGORITHMS = [
   "RS256",
@@ -117,5 +123,11 @@ export async function verifyIdToken(idToken: string, expected: IdTokenExpectatio
     throw refused("names several audiences but no authorized party (azp)");
   if (typeof payload.sub !== "string" || payload.sub === "" || payload.sub.length > 255)
     throw refused("has no usable subject (sub)");
+  // The subject names the member's grants in OAUTH_KV, URL-encoded, and Workers KV keys stop at 512 bytes: a longer
+  // one would fail at the first grant. OpenID Connect allows 255 ASCII characters; most providers send fewer than 64.
+  if (encodeURIComponent(payload.sub).length > MAX_ENCODED_SUBJECT)
+    throw refused(
+      `has a subject (sub) too long to store: over ${MAX_ENCODED_SUBJECT} characters once URL-encoded (characters other than ASCII letters, digits and -_.!~*'() take 3 to 12 each)`,
+    );
   return { subject: payload.sub, claims: payload as VerifiedIdToken["claims"] };
 }

@@ -360,6 +360,14 @@ describe("ID tokens that fail verification are refused", () => {
     );
   });
 
+  it("refuses a subject too long to name its grants in KV, saying so", async () => {
+    await expectRefused(
+      await signInWithTamperedToken(resign((claims) => ({ ...claims, sub: `user|${"é".repeat(100)}` }))),
+      401,
+      "subject (sub) too long to store",
+    );
+  });
+
   it("refuses an expired token", async () => {
     const now = Math.floor(Date.now() / 1000);
     await expectRefused(
