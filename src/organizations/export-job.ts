@@ -5,8 +5,9 @@
  * it meets the invocation's limits (subrequests, CPU) at some size; this job spreads the same reads over as many
  * invocations as the archive needs, and the download is a single read of the finished object.
  *
- * The archive is an R2 multipart upload under `exports/<organization>/<job id>.json`: parts of PART_BYTES (R2 wants
- * every part but the last of one size, at least 5 MiB), the text past the last whole part kept between batches in
+ * The archive is an R2 multipart upload under `exports/<organization>/<job id>.json`: parts of 8 MiB, more for a large
+ * organization (partBytesFor; R2 wants every part but the last of one size, at least 5 MiB, and at most 10,000), the
+ * text past the last whole part kept between batches in
  * an object of its own (`...<job id>.carry-<n>`, a new name each batch, so a batch that dies before its state is
  * stored leaves the previous carry as it was). A batch goes on from the archive reader's place
  * (src/contracts/services/archive.ts) and stops after about BATCH_BYTES of text or BATCH_CALLS store calls; the
@@ -39,25 +40,46 @@ export interface ExportWork {
   uploadId: string;
   place: ExportPlace;
   parts: R2UploadedPart[];
+  /** The size of every part but the last (partBytesFor). */
+  partBytes: number;
   /** The text past the last whole part (its object's key), or null when there is none. */
   carryKey: string | null;
   carrySeq: number;
   failures: number;
 }
 
-export const PART_BYTES = 8 * 1024 * 1024;
+const MIB = 1024 * 1024;
+/** The smallest part: R2 wants every part but the last at least 5 MiB. */
+export const PART_BYTES = 8 * MIB;
+/** The largest part a batch holds in memory (with a piece being read and the part being sent). */
+const MAX_PART_BYTES = 32 * MIB;
+/** R2's most parts in one upload. */
+const MAX_PARTS = 10_000;
+/** The parts an export plans for: R2's limit less room for what the organization writes while it is exported. */
+const PARTS_PLANNED = 8_000;
 const BATCH_BYTES = 48 * 1024 * 1024;
 const BATCH_CALLS = 200;
 export const MAX_FAILURES = 5;
 /** How long a complete archive stays in the bucket. */
 export const ARCHIVE_KEEP_MS = 7 * 86_400_000;
 
+/**
+ * The part size for an archive of an organization storing `usedBytes` (its database and bucket, as its quota counts
+ * them; base64 makes binary a third larger): 8 MiB, or more for an organization whose archive would need more than
+ * PARTS_PLANNED parts of 8 MiB (about 50 GB stored), up to 32 MiB (about 200 GB).
+ */
+export function partBytesFor(usedBytes: number): number {
+  const needed = Math.ceil((usedBytes * 4) / 3 / PARTS_PLANNED);
+  return Math.min(MAX_PART_BYTES, Math.max(PART_BYTES, Math.ceil(needed / MIB) * MIB));
+}
+
 export function archiveKey(organizationId: string, jobId: string): string {
   return `exports/${organizationId}/${jobId}.json`;
 }
 
 /** Starts the upload; its first batch begins the archive with `organization` (as the operator's API shows it). */
-export async function newExport(env: Pick<Env, "DOCUMENTS">, organizationId: string, organization: unknown) {
+export async function newExport(env: Env, organizationId: string, organization: unknown) {
+  const used = await env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName(organizationId)).storageUsed();
   const id = crypto.randomUUID();
   const key = archiveKey(organizationId, id);
   const upload = await env.DOCUMENTS.createMultipartUpload(key, {
@@ -79,6 +101,7 @@ export async function newExport(env: Pick<Env, "DOCUMENTS">, organizationId: str
     uploadId: upload.uploadId,
     place: exportStart(organization),
     parts: [],
+    partBytes: partBytesFor(used.databaseBytes + used.bucketBytes),
     carryKey: null,
     carrySeq: 0,
     failures: 0,
@@ -94,6 +117,7 @@ class PartBuffer {
   constructor(
     private readonly upload: R2MultipartUpload,
     private readonly parts: R2UploadedPart[],
+    private readonly partBytes: number,
   ) {}
 
   get buffered(): number {
@@ -104,12 +128,16 @@ class PartBuffer {
     this.chunks.push(bytes);
     this.size += bytes.byteLength;
     let sent = 0;
-    while (this.size >= PART_BYTES) sent += await this.send(PART_BYTES);
+    while (this.size >= this.partBytes) sent += await this.send(this.partBytes);
     return sent;
   }
 
   /** Uploads the first `length` bytes buffered as the next part. */
   async send(length: number): Promise<number> {
+    if (this.parts.length >= MAX_PARTS)
+      throw new Error(
+        `the archive outgrew R2's ${MAX_PARTS} parts of ${this.partBytes / MIB} MiB; the organization grew while it was exported`,
+      );
     const all = this.take();
     const part = await this.upload.uploadPart(this.parts.length + 1, all.subarray(0, length));
     this.parts.push({ partNumber: part.partNumber, etag: part.etag });
@@ -140,7 +168,7 @@ class PartBuffer {
 export async function exportBatch(env: Env, work: ExportWork): Promise<ExportWork> {
   const upload = env.DOCUMENTS.resumeMultipartUpload(work.key, work.uploadId);
   const parts = [...work.parts];
-  const buffer = new PartBuffer(upload, parts);
+  const buffer = new PartBuffer(upload, parts, work.partBytes);
   const encoder = new TextEncoder();
   if (work.carryKey) {
     const carry = await env.DOCUMENTS.get(work.carryKey);
@@ -188,7 +216,7 @@ export async function exportBatch(env: Env, work: ExportWork): Promise<ExportWor
   const carryKey = buffer.buffered > 0 ? `${work.key}.carry-${carrySeq}` : null;
   if (carryKey) await env.DOCUMENTS.put(carryKey, buffer.take());
   if (work.carryKey) await env.DOCUMENTS.delete(work.carryKey);
-  const bytes = parts.length * PART_BYTES + buffer.buffered;
+  const bytes = parts.length * work.partBytes + buffer.buffered;
   return {
     ...work,
     place,
