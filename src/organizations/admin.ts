@@ -576,15 +576,23 @@ export async function exportArchive(
       {},
       "unknown_export",
     );
-  const marking = new TransformStream<Uint8Array, Uint8Array>({
-    flush: () => markExported(env, organizationId),
-  });
-  // A stream of a stated length, so the answer carries its Content-Length (a transformed stream would go chunked).
+  // A stream of a stated length, so the answer carries its Content-Length, fed a chunk at a time: a write is done
+  // once the client has taken it, so the organization is marked exported after its last byte was taken, and a
+  // download that breaks off ends the copy without marking it.
   const sized = new FixedLengthStream(object.size);
-  object.body
-    .pipeThrough(marking)
-    .pipeTo(sized.writable)
-    .catch((error: unknown) => logWarn("export archive download ended early", { organizationId, exportId, error }));
+  const copy = async () => {
+    const reader = object.body.getReader();
+    const writer = sized.writable.getWriter();
+    try {
+      for (let read = await reader.read(); !read.done; read = await reader.read()) await writer.write(read.value);
+      await markExported(env, organizationId);
+      await writer.close();
+    } catch (error) {
+      await Promise.allSettled([reader.cancel(), writer.abort(error)]);
+      logWarn("export archive download ended early", { organizationId, exportId, error });
+    }
+  };
+  void copy();
   return { body: sized.readable, size: object.size };
 }
 

@@ -5,9 +5,15 @@
  * download to its end allows a deletion; an archive expires, and goes with the organization's data.
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
-import { archiveKey, type ExportWork, MAX_FAILURES, PART_BYTES } from "../../../src/organizations/export-job";
+import {
+  archiveKey,
+  type ExportWork,
+  MAX_FAILURES,
+  PART_BYTES,
+  partBytesFor,
+} from "../../../src/organizations/export-job";
 import type { OrganizationExporter } from "../../../src/organizations/exporter";
 import { callJson } from "../contracts-api/api-helpers";
 import { ordersContract, text, violatingSnapshot } from "../contracts-api/fixtures";
@@ -61,6 +67,12 @@ async function bulkRows(id: string, count: number) {
 }
 
 describe("the background export", () => {
+  // A finished job keeps its state (its archive can be downloaded for a week), and an idle object may be evicted
+  // before the next file's storage reset reaches it: each organization's exporter is emptied here instead.
+  afterAll(async () => {
+    for (const id of ["acme", "bg-delete", "bg-broken", "bg-failing", "bg-expiry"]) await exporter(id).purge();
+  });
+
   it("writes the streamed export's archive into the bucket across batches and parts, and its download allows a deletion", async () => {
     const writer = restPrincipal("ana", "contracts.read contracts.write snapshots.write");
     // Documents over 64 KiB are kept in the bucket (src/contracts/store/bucket.ts); "acme" is the harness's organization.
@@ -212,5 +224,15 @@ describe("the background export", () => {
     await stub.purge();
     expect(await stub.job()).toBeNull();
     expect(await workerEnv.DOCUMENTS.head(archiveKey(id, second))).toBeNull();
+  });
+
+  it("sizes its parts for the organization, so that a large one stays within R2's 10,000 parts", () => {
+    const MIB = 1024 * 1024;
+    expect(partBytesFor(0)).toBe(PART_BYTES);
+    expect(partBytesFor(10e9)).toBe(8 * MIB);
+    // 100 GB stored: about 133 GB of archive, in 8,000 parts of 16 MiB (it would take 15,900 parts of 8 MiB).
+    expect(partBytesFor(100e9)).toBe(16 * MIB);
+    expect(Math.ceil((100e9 * 4) / 3 / partBytesFor(100e9))).toBeLessThanOrEqual(8_000);
+    expect(partBytesFor(5e12)).toBe(32 * MIB);
   });
 });

@@ -81,5 +81,5 @@ describe("a deleted organization's data", () => {
     } finally {
       expect((await operator("PUT", "/caps", {})).status).toBe(200);
     }
-  });
+  }, 90_000); // 62 stores started, each purged, while the suite runs two files at once
 });
