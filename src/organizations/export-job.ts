@@ -57,7 +57,8 @@ const MAX_PART_BYTES = 32 * MIB;
 const MAX_PARTS = 10_000;
 /** The parts an export plans for: R2's limit less room for what the organization writes while it is exported. */
 const PARTS_PLANNED = 8_000;
-const BATCH_BYTES = 48 * 1024 * 1024;
+/** Archive text a batch reads at least (twice the part size when parts are larger), and store calls at most. */
+const BATCH_BYTES = 24 * MIB;
 const BATCH_CALLS = 200;
 export const MAX_FAILURES = 5;
 /** How long a complete archive stays in the bucket. */
@@ -124,16 +125,14 @@ class PartBuffer {
     return this.size;
   }
 
-  async push(bytes: Uint8Array): Promise<number> {
+  async push(bytes: Uint8Array): Promise<void> {
     this.chunks.push(bytes);
     this.size += bytes.byteLength;
-    let sent = 0;
-    while (this.size >= this.partBytes) sent += await this.send(this.partBytes);
-    return sent;
+    while (this.size >= this.partBytes) await this.send(this.partBytes);
   }
 
   /** Uploads the first `length` bytes buffered as the next part. */
-  async send(length: number): Promise<number> {
+  async send(length: number): Promise<void> {
     if (this.parts.length >= MAX_PARTS)
       throw new Error(
         `the archive outgrew R2's ${MAX_PARTS} parts of ${this.partBytes / MIB} MiB; the organization grew while it was exported`,
@@ -143,7 +142,6 @@ class PartBuffer {
     this.parts.push({ partNumber: part.partNumber, etag: part.etag });
     this.chunks = all.byteLength > length ? [all.slice(length)] : [];
     this.size = all.byteLength - length;
-    return length;
   }
 
   /** Everything buffered, as one array (the buffer then holds only it). */
@@ -178,7 +176,8 @@ export async function exportBatch(env: Env, work: ExportWork): Promise<ExportWor
   let place = work.place;
   let read = 0;
   let done = false;
-  for (let calls = 0; calls < BATCH_CALLS && read < BATCH_BYTES; calls++) {
+  const batchBytes = Math.max(BATCH_BYTES, 2 * work.partBytes);
+  for (let calls = 0; calls < BATCH_CALLS && read < batchBytes; calls++) {
     const piece = await nextExportPiece(env, work.organizationId, place);
     if (!piece) {
       done = true;

@@ -76,7 +76,7 @@ export interface RetentionNow {
 export const RETENTION_NOW_PROJECTS = 100;
 
 /** Project stores purged per call of the organization's store's purge. */
-export const PURGE_PROJECTS_PER_CALL = 50;
+export const PURGE_PROJECTS_PER_CALL = 20;
 /** Pages of up to 1,000 bucket objects (a list and a delete each) a store deletes per call of its purge. */
 export const PURGE_BUCKET_PAGES_PER_CALL = 100;
 

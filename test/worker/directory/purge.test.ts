@@ -39,7 +39,7 @@ describe("a deleted organization's data", () => {
     const large = text(ordersContract({ "x-padding": "".padEnd(70_000, "~") }));
     for (const project of ["aa-first", "zz-last"])
       expect((await callJson(writer, "POST", `/projects/${project}/contracts`, large)).status).toBe(201);
-    const others = Array.from({ length: PURGE_PROJECTS_PER_CALL + 10 }, (_, n) => `p-${String(n).padStart(3, "0")}`);
+    const others = Array.from({ length: PURGE_PROJECTS_PER_CALL + 3 }, (_, n) => `p-${String(n).padStart(3, "0")}`);
     await runInDurableObject(contractStore(id), (_instance, state) => {
       for (const name of others)
         state.storage.sql.exec(
@@ -81,5 +81,5 @@ describe("a deleted organization's data", () => {
     } finally {
       expect((await operator("PUT", "/caps", {})).status).toBe(200);
     }
-  }, 90_000); // 62 stores started, each purged, while the suite runs two files at once
+  }, 90_000); // 25 stores started, each purged, while the suite runs two files at once
 });
