@@ -1,7 +1,8 @@
 /**
  * An organization's export archive (`arbiter-organization-export/1`, docs/operations.md) as pieces of JSON text, each
  * one directory or store call's worth: the head (format, time, settings), the members a page at a time, the whole
- * change log a page at a time (newest first), then the contract data (src/contracts/services/archive.ts). No piece
+ * change log a page at a time (newest first), the audit trail a page at a time (newest first, as its store keeps it:
+ * the deletion removes it with the rest), then the contract data (src/contracts/services/archive.ts). No piece
  * holds more than a page, whatever the organization's number of members, changes or documents; the reader's place is
  * a plain value, so the background export (export-job.ts) keeps it between invocations and the streamed export reads
  * the same pieces in one request.
@@ -9,18 +10,23 @@
 import { type ArchivePlace, archiveStart, nextArchivePiece } from "../contracts/services/archive";
 import { directoryStub } from "../directory/client";
 import type { ChangeRecord } from "../directory/settings";
+import type { AuditPosition } from "../audit/store-rpc";
 import type { Env } from "../env";
 
 /** Members or changes per piece. */
 const RECORDS_PER_PIECE = 1000;
+/** Audit records per piece: the most one query of the audit store answers. */
+const AUDIT_RECORDS_PER_PIECE = 500;
 
 export interface ExportPlace {
-  section: "head" | "members" | "changes" | "contracts" | "done";
+  section: "head" | "members" | "changes" | "audit" | "contracts" | "done";
   /** The archive's opening text: its format, when it was taken and the organization's settings (no closing brace). */
   head: string;
   /** The last member given (by e-mail), the last change given (by sequence number, going back). */
   afterEmail: string | null;
   beforeSeq: number | null;
+  /** The last audit record given (its store's keyset position, going back). */
+  auditAfter: AuditPosition | null;
   /** Whether the current list has had an element, which the next one follows. */
   started: boolean;
   contracts: ArchivePlace;
@@ -38,6 +44,7 @@ export function exportStart(organization: unknown, now = new Date()): ExportPlac
     head: head.slice(0, -1),
     afterEmail: null,
     beforeSeq: null,
+    auditAfter: null,
     started: false,
     contracts: archiveStart(),
   };
@@ -69,6 +76,16 @@ export async function nextExportPiece(
       const text = listText(page, place.started);
       if (page.length === RECORDS_PER_PIECE)
         return { text, place: { ...place, beforeSeq: page.at(-1)?.seq ?? null, started: true } };
+      return { text: `${text}],"auditEvents":[`, place: { ...place, section: "audit", started: false } };
+    }
+    case "audit": {
+      const after = place.auditAfter ?? undefined;
+      const page = await env.AUDIT_LOG.get(env.AUDIT_LOG.idFromName(organizationId)).query(organizationId, {
+        limit: AUDIT_RECORDS_PER_PIECE,
+        ...(after ? { after } : {}),
+      });
+      const text = listText(page.events, place.started);
+      if (page.next) return { text, place: { ...place, auditAfter: page.next, started: true } };
       return { text: `${text}],"contracts":`, place: { ...place, section: "contracts", started: false } };
     }
     case "contracts": {

@@ -12,7 +12,7 @@ import { sha256Digest } from "../../../src/lib/sha256";
 import { callJson } from "../contracts-api/api-helpers";
 import { ordersContract, text, violatingSnapshot } from "../contracts-api/fixtures";
 import { restPrincipal } from "../harness";
-import { BASE } from "../helpers";
+import { auditRecord, BASE } from "../helpers";
 import { SELF } from "../self";
 import { OPERATOR_KEY, operator } from "./helpers";
 
@@ -188,7 +188,7 @@ describe("an export older than a day", () => {
 });
 
 describe("an organization of many members and changes", () => {
-  it("exports every member and its whole change log, a page at a time", async () => {
+  it("exports every member, its whole change log and its whole audit trail, a page at a time", async () => {
     const id = "crowded";
     expect((await operator("POST", "/organizations", { id, name: "Crowded" })).status).toBe(201);
     const directory = env.DIRECTORY.get(env.DIRECTORY.idFromName("directory"));
@@ -210,7 +210,22 @@ describe("an organization of many members and changes", () => {
           JSON.stringify({ n }),
         );
     });
+    // More than a page (500) of its audit trail, stored as the outbox delivers records.
+    const audit = env.AUDIT_LOG.get(env.AUDIT_LOG.idFromName(id));
+    const start = Date.now() - 60_000;
+    const results = await audit.appendBatch(
+      Array.from({ length: 1_234 }, (_, n) => ({
+        deliveryId: `export-${n}`,
+        record: auditRecord(id, { target: "exported.tool", time: new Date(start + n).toISOString(), durationMs: n }),
+      })),
+    );
+    expect(results.every((result) => result.stored)).toBe(true);
     const archive = JSON.parse(await (await download(id)).text());
+    const exported = (archive.auditEvents as Array<{ target: string; durationMs: number }>).filter(
+      (event) => event.target === "exported.tool",
+    );
+    // Every record, newest first.
+    expect(exported.map((event) => event.durationMs)).toEqual(Array.from({ length: 1_234 }, (_, n) => 1_233 - n));
     const members = archive.members as Array<{ email: string }>;
     expect(members).toHaveLength(2_345);
     expect(new Set(members.map((member) => member.email)).size).toBe(2_345);
