@@ -135,18 +135,3 @@ async function contentPiece(
     return { text, place: { ...place, store: place.store + 1, afterHash: null, started } };
   return { text: `${text}]}`, place: { ...place, section: "done" } };
 }
-
-/** The `contracts` value of the organization's archive, as pieces of JSON text, read in one go. */
-export async function* contractsArchiveText(
-  env: Env,
-  organizationId: string,
-  pageBytes = ARCHIVE_PAGE_BYTES,
-): AsyncGenerator<string> {
-  let place = archiveStart();
-  for (;;) {
-    const piece = await nextArchivePiece(env, organizationId, place, pageBytes);
-    if (!piece) return;
-    if (piece.text) yield piece.text;
-    place = piece.place;
-  }
-}

@@ -5,7 +5,7 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { contractsArchiveText } from "../../../src/contracts/services/archive";
+import { archiveStart, nextArchivePiece } from "../../../src/contracts/services/archive";
 import { projectStoreName } from "../../../src/contracts/store/project-homes";
 import type { Env } from "../../../src/env";
 import { sha256Digest } from "../../../src/lib/sha256";
@@ -18,10 +18,15 @@ import { OPERATOR_KEY, operator } from "./helpers";
 
 const workerEnv = env as unknown as Env;
 
-async function archiveText(organizationId: string, pageBytes?: number): Promise<string> {
+/** The `contracts` value of the organization's archive, read piece after piece as the export reads it. */
+async function archiveText(organizationId: string, pageBytes?: number, from: Env = workerEnv): Promise<string> {
   let text = "";
-  for await (const piece of contractsArchiveText(workerEnv, organizationId, pageBytes)) text += piece;
-  return text;
+  for (let place = archiveStart(); ; ) {
+    const piece = await nextArchivePiece(from, organizationId, place, pageBytes);
+    if (!piece) return text;
+    text += piece.text;
+    place = piece.place;
+  }
 }
 
 /** Row counts of every table of a store, read in the store itself. */
@@ -112,8 +117,7 @@ describe("the export's documents", () => {
         },
       }),
     };
-    let archive = "";
-    for await (const piece of contractsArchiveText(counted, "acme")) archive += piece;
+    const archive = await archiveText("acme", undefined, counted);
     const content = JSON.parse(archive).bucket_content as Array<{ project?: string; hash: string; base64: string }>;
     expect(content.filter((entry) => entry.project === "bulk-docs").length).toBeGreaterThanOrEqual(7);
     for (const { hash, base64 } of content)
