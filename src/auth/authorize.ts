@@ -21,7 +21,12 @@ import { recordEvent } from "../core/governed";
 import { errorPage, html, htmlHeaders, page } from "../lib/html";
 import type { GrantProps } from "../oauth/grant-props";
 import type { OAuthServers } from "../oauth/servers";
-import { ACCESS_TOKEN_TTL_SECONDS, grantUserId, REFRESH_TOKEN_TTL_SECONDS } from "../oauth/servers";
+import {
+  ACCESS_TOKEN_TTL_SECONDS,
+  grantUserId,
+  grantUserIdIsAmbiguous,
+  REFRESH_TOKEN_TTL_SECONDS,
+} from "../oauth/servers";
 import { rememberGrantHolder } from "../oauth/grant-holders";
 import { hasLiveGrant } from "../oauth/live-grant";
 import { displayClientName, displayText } from "../oauth/client-display-name";
@@ -72,6 +77,25 @@ function renderAuthorizationError(error: unknown): Response {
   throw error;
 }
 
+/**
+ * Whose grant /authorize makes, as the OAuth library records it. The library replaces the member's earlier grant of
+ * the same client, found by the user id alone; when another organization's member could hold the same id
+ * (grantUserIdIsAmbiguous), nothing is replaced: the earlier grant stays until it expires or is revoked, rather than
+ * risk revoking someone else's.
+ */
+export function grantOwner(identity: { organizationId: string; subject: string }): {
+  userId: string;
+  metadata: { organizationId: string; subject: string };
+  revokeExistingGrants: boolean;
+} {
+  const { organizationId, subject } = identity;
+  return {
+    userId: grantUserId(organizationId, subject),
+    metadata: { organizationId, subject },
+    revokeExistingGrants: !grantUserIdIsAmbiguous(organizationId, subject),
+  };
+}
+
 async function complete(
   env: Env,
   oauth: OAuthHelpers,
@@ -80,7 +104,6 @@ async function complete(
   scope: string[],
   headers: Headers,
 ): Promise<Response> {
-  const userId = grantUserId(identity.organizationId, identity.subject);
   const props: GrantProps = {
     organizationId: identity.organizationId,
     userId: identity.subject,
@@ -97,8 +120,7 @@ async function complete(
     );
   const { redirectTo } = await oauth.completeAuthorization({
     request: authRequest,
-    userId,
-    metadata: { organizationId: identity.organizationId, subject: identity.subject },
+    ...grantOwner(identity),
     scope,
     props,
   });
@@ -148,7 +170,7 @@ export async function handleAuthorize(request: Request, env: Env, servers: OAuth
       if (
         refused.length === 0 &&
         (await oauth.isConsentRemembered(request, authRequest, remember)) &&
-        (await hasLiveGrant(oauth, remember.subject, authRequest.clientId))
+        (await hasLiveGrant(oauth, identity.organizationId, identity.subject, authRequest.clientId))
       ) {
         return complete(env, oauth, authRequest, identity, offered, new Headers());
       }

@@ -6,7 +6,14 @@
  */
 import { z } from "zod";
 
+/** Any organization id the directory may hold: lookups, paths and cursors accept these. */
 export const ORGANIZATION_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/**
+ * The ids a new organization may take: also no "--" and no trailing "-", so that a member's grant user id
+ * (`<organization>--<subject>`, src/oauth/servers.ts) reads one way only. Organizations created before keep theirs.
+ */
+export const NEW_ORGANIZATION_ID = /^(?=.{1,63}$)[a-z0-9]+(-[a-z0-9]+)*$/;
 
 const domain = z
   .string()

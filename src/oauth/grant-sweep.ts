@@ -21,7 +21,7 @@ import { organizationGrantable } from "../directory/grantable";
 import type { OrganizationSettings } from "../directory/settings";
 import type { Env } from "../env";
 import { forgetGrantHolderPage, listGrantHolderPage } from "./grant-holders";
-import { getAuthorizationServer, grantUserId } from "./servers";
+import { getAuthorizationServer, grantInOrganization, grantUserId } from "./servers";
 
 /** KV operations one batch may start; the last grant it revokes may add its tokens' deletes beyond it. */
 export const SWEEP_KV_BUDGET = 500;
@@ -88,16 +88,19 @@ class KvBudget {
 }
 
 /**
- * Revokes `userId`'s grants whose scopes go beyond `keep` (all of them when `keep` is empty). With a budget, stops
- * before a grant once it is spent: `complete` is false and the next call starts again from this user's first grant
- * (the ones revoked are gone).
+ * Revokes the grants `subject` holds in `organizationId` whose scopes go beyond `keep` (all of them when `keep` is
+ * empty). A grant another organization recorded under the same user id (grantUserIdIsAmbiguous) is left alone. With a
+ * budget, stops before a grant once it is spent: `complete` is false and the next call starts again from this user's
+ * first grant (the ones revoked are gone).
  */
 async function revokeGrantsBeyond(
   oauth: OAuthHelpers,
-  userId: string,
+  organizationId: string,
+  subject: string,
   keep: readonly string[],
   budget?: { readonly spent: boolean },
 ): Promise<{ revoked: number; complete: boolean }> {
+  const userId = grantUserId(organizationId, subject);
   const allowed = new Set(keep);
   let revoked = 0;
   let cursor: string | undefined;
@@ -105,6 +108,7 @@ async function revokeGrantsBeyond(
     if (budget?.spent) return { revoked, complete: false };
     const page = await oauth.listUserGrants(userId, cursor ? { cursor } : {});
     for (const grant of page.items) {
+      if (!grantInOrganization(grant, organizationId)) continue;
       if (allowed.size > 0 && grant.scope.every((scope) => allowed.has(scope))) continue;
       if (budget?.spent) return { revoked, complete: false };
       await oauth.revokeGrant(grant.id, userId);
@@ -147,7 +151,7 @@ export async function revokeSubjectsBeyond(
   let revoked = 0;
   try {
     for (const subject of subjects) {
-      const swept = await revokeGrantsBeyond(oauth, grantUserId(organizationId, subject), keep, budget);
+      const swept = await revokeGrantsBeyond(oauth, organizationId, subject, keep, budget);
       revoked += swept.revoked;
       if (!swept.complete) return { revoked, complete: false };
     }
@@ -191,7 +195,7 @@ export async function sweepBatch(env: Env, state: SweepState, limit = SWEEP_KV_B
       for (const holder of todo) {
         // A holder not on the member list (signed in without an e-mail address) is held to the default role.
         const keep = settings ? keptScopes(settings, roles[holder.subject] ?? [settings.defaultRole]) : [];
-        const swept = await revokeGrantsBeyond(oauth, grantUserId(organizationId, holder.subject), keep, budget);
+        const swept = await revokeGrantsBeyond(oauth, organizationId, holder.subject, keep, budget);
         next.revoked += swept.revoked;
         if (!swept.complete) break;
         next.lastSubject = holder.subject;

@@ -5,14 +5,21 @@
  */
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
-import { getAuthorizationServer, grantUserId } from "./servers";
+import { getAuthorizationServer, grantInOrganization, grantUserId } from "./servers";
 
-/** `userId` is the grant's user id (grantUserId: organization and subject). */
-export async function hasLiveGrant(oauth: OAuthHelpers, userId: string, clientId: string): Promise<boolean> {
+/** Whether `subject` holds a grant for `clientId` made in `organizationId` (grantInOrganization). */
+export async function hasLiveGrant(
+  oauth: OAuthHelpers,
+  organizationId: string,
+  subject: string,
+  clientId: string,
+): Promise<boolean> {
+  const userId = grantUserId(organizationId, subject);
   let cursor: string | undefined;
   do {
     const page = await oauth.listUserGrants(userId, cursor ? { cursor } : {});
-    if (page.items.some((grant) => grant.clientId === clientId)) return true;
+    if (page.items.some((grant) => grant.clientId === clientId && grantInOrganization(grant, organizationId)))
+      return true;
     cursor = page.cursor;
   } while (cursor);
   return false;
@@ -28,7 +35,7 @@ export interface GrantHolder {
 /** Whether the holder of a stream still holds a grant for its client. */
 export function stillGranted(env: Env, holder: GrantHolder): Promise<boolean> {
   const oauth = getAuthorizationServer(env).getOAuthApi(env);
-  return hasLiveGrant(oauth, grantUserId(holder.organizationId, holder.userId), holder.clientId);
+  return hasLiveGrant(oauth, holder.organizationId, holder.userId, holder.clientId);
 }
 
 /**

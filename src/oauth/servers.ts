@@ -141,7 +141,35 @@ export function getOAuthServers(
   return servers;
 }
 
-/** Grant user ids must not contain ":" (the token format is userId:grantId:secret). */
+/**
+ * The OAuth library's user id of a member's grants: `<organization>--<subject, percent-encoded>`. It must not contain
+ * ":" (the token format is userId:grantId:secret). The library lists, replaces and revokes grants by this id alone, so
+ * two members must never share one: organization ids created now hold no "--" and do not end in "-"
+ * (NEW_ORGANIZATION_ID, src/directory/settings.ts), and grantUserIdIsAmbiguous names the ids that could still be read two ways.
+ */
 export function grantUserId(organizationId: string, subject: string): string {
   return `${organizationId}--${encodeURIComponent(subject)}`;
+}
+
+/**
+ * Whether `grantUserId(organizationId, subject)` could also be another organization's member's id: it holds "--"
+ * (overlapping counted) anywhere but at its one separator. That takes an organization id from before ids were
+ * checked for it ("a--b", "a-"), or a subject that starts with "-" or holds "--". Such grants are never replaced or
+ * revoked by the id alone: each one's recorded organization is checked first (grantInOrganization).
+ */
+export function grantUserIdIsAmbiguous(organizationId: string, subject: string): boolean {
+  const userId = grantUserId(organizationId, subject);
+  let separators = 0;
+  for (let at = userId.indexOf("--"); at >= 0; at = userId.indexOf("--", at + 1)) separators++;
+  return separators !== 1;
+}
+
+/**
+ * Whether a grant listed under a member's user id was made in `organizationId`: the organization recorded in its
+ * metadata at /authorize (every grant it makes carries it). A grant without one counts as the organization's, so that
+ * a revocation never skips it.
+ */
+export function grantInOrganization(grant: { metadata?: unknown }, organizationId: string): boolean {
+  const recorded = (grant.metadata as { organizationId?: unknown } | null | undefined)?.organizationId;
+  return recorded === undefined || recorded === organizationId;
 }

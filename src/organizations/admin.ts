@@ -23,7 +23,7 @@ import { organizationGrantable } from "../directory/grantable";
 import { directoryStub, forgetOrganization } from "../directory/client";
 import type { DirectoryRefusal, SecretName } from "../directory/rpc";
 import {
-  ORGANIZATION_ID,
+  NEW_ORGANIZATION_ID,
   organizationSettingsSchema,
   parseSettings,
   platformCapsSchema,
@@ -183,10 +183,11 @@ export async function listOrganizations(
 }
 
 export async function createOrganization(env: Env, id: unknown, input: unknown): Promise<OrganizationRecord> {
-  if (typeof id !== "string" || !ORGANIZATION_ID.test(id))
+  if (typeof id !== "string" || !NEW_ORGANIZATION_ID.test(id))
     throw new Failure(
       "invalid_input",
-      "Invalid settings: id: organization ids are 1-63 lowercase letters, digits and dashes, starting with a letter or digit.",
+      "Invalid settings: id: organization ids are 1-63 lowercase letters, digits and dashes, starting and ending with a " +
+        'letter or digit, with no two dashes in a row (such as "initech" or "acme-eu").',
       { field: "id" },
       "invalid_settings",
     );

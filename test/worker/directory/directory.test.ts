@@ -96,6 +96,9 @@ describe("the operator's API", () => {
   it("refuses bad settings naming the field and the fix, and stores nothing", async () => {
     const cases: Array<[unknown, string, RegExp]> = [
       [{ ...INITECH, id: "Not An Id" }, "id", /lowercase letters, digits and dashes/],
+      // A member's grant user id is `<organization>--<subject>`: these two could read as another organization's.
+      [{ ...INITECH, id: "initech--eu" }, "id", /no two dashes in a row/],
+      [{ ...INITECH, id: "initech-" }, "id", /starting and ending with a letter or digit/],
       [{ ...INITECH, colour: "blue" }, "", /unknown key colour: remove it/],
       [
         { ...INITECH, upstream: { endpoint: "http://orders.initech.example/graphql" } },
