@@ -95,6 +95,9 @@ const SCHEMA = [
   )`,
   `CREATE INDEX IF NOT EXISTS invitations_by_organization ON invitations (organization_id, created_at)`,
   `CREATE TABLE IF NOT EXISTS seeded (organization_id TEXT PRIMARY KEY, time TEXT NOT NULL)`,
+  // When a deleting organization's purge is next tried: its last try (so the others go first), or a minute after a
+  // failure. No row: not tried yet, its turn is its grace end.
+  `CREATE TABLE IF NOT EXISTS purge_turns (organization_id TEXT PRIMARY KEY, next_at INTEGER NOT NULL)`,
 ];
 
 interface OrganizationRow extends Record<string, SqlStorageValue> {
@@ -537,22 +540,26 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     });
     // No grace: the data goes now (its export was taken); otherwise the alarm removes it when the grace ends.
     if (graceDays === 0) await this.purgeDue();
-    else await this.scheduleAlarm();
+    await this.scheduleAlarm();
     return { ok: true, record: this.organization(organizationId) as OrganizationRecord };
   }
 
+  /**
+   * Sets the alarm for the next purge: the earliest turn of a deleting organization (its grace end, or its next try),
+   * at least PURGE_NEXT_MS away. An earlier alarm already set stays: it finds nothing due yet and sets this one.
+   */
   private async scheduleAlarm(): Promise<void> {
-    // Organizations already due are purgeDue's: it sets the alarm that goes on with them (soon, or a minute after
-    // a failure), which an earlier grace end must not bring forward.
     const next = this.sql
       .exec<{ at: number | null }>(
-        `SELECT MIN(delete_after) AS at FROM organizations WHERE status = 'deleting' AND delete_after > ?`,
-        Date.now(),
+        `SELECT MIN(MAX(o.delete_after, COALESCE(t.next_at, 0))) AS at FROM organizations o
+         LEFT JOIN purge_turns t ON t.organization_id = o.id WHERE o.status = 'deleting'`,
       )
       .toArray()[0]?.at;
     if (next === null || next === undefined) return;
+    const at = Math.max(next, Date.now() + PURGE_NEXT_MS);
     const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > next) await this.ctx.storage.setAlarm(next);
+    // An alarm at or before now is the one running (or about to): it is not a later purge's.
+    if (current === null || current > at || current <= Date.now()) await this.ctx.storage.setAlarm(at);
   }
 
   override async alarm(): Promise<void> {
@@ -562,23 +569,33 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
 
   /**
    * Removes the data of organizations whose grace period is over, a bounded part per alarm (PURGES_PER_ALARM
-   * organizations, each store's purge a bounded part of its own); keeps their tombstone and change log.
+   * organizations, each store's purge a bounded part of its own); keeps their tombstone and change log. Turns go to
+   * the organizations that have waited longest: one that was just tried (its purge unfinished) goes behind the others,
+   * and one whose purge failed waits PURGE_RETRY_MS, so a few that always fail never hold the rest back.
    */
   private async purgeDue(): Promise<void> {
+    const now = Date.now();
     const due = this.sql
-      .exec<{ id: string }>(`SELECT id FROM organizations WHERE status = 'deleting' AND delete_after <= ?`, Date.now())
+      .exec<{ id: string }>(
+        `SELECT o.id FROM organizations o LEFT JOIN purge_turns t ON t.organization_id = o.id
+         WHERE o.status = 'deleting' AND o.delete_after <= ? AND COALESCE(t.next_at, 0) <= ?
+         ORDER BY COALESCE(t.next_at, o.delete_after), o.id LIMIT ?`,
+        now,
+        now,
+        PURGES_PER_ALARM,
+      )
       .toArray();
-    // When the next alarm goes on with what is left: soon, or a minute after a failure.
-    let again: number | null = due.length > PURGES_PER_ALARM ? PURGE_NEXT_MS : null;
-    for (const { id } of due.slice(0, PURGES_PER_ALARM)) {
+    const nextTurn = (id: string, at: number) =>
+      this.sql.exec(`INSERT OR REPLACE INTO purge_turns (organization_id, next_at) VALUES (?, ?)`, id, at);
+    for (const { id } of due) {
       try {
         const contracts = await this.env.CONTRACT_STORE.get(this.env.CONTRACT_STORE.idFromName(id)).purgeOrganization(
           id,
         );
         if (!contracts.done) {
-          // A bounded part per call (its stores and their bucket spaces): the next alarm goes on.
+          // A bounded part per call (its stores and their bucket spaces): a later alarm goes on.
           logInfo("organization data being removed", { organizationId: id, projectsLeft: contracts.projectsLeft });
-          again = Math.min(again ?? PURGE_NEXT_MS, PURGE_NEXT_MS);
+          nextTurn(id, Date.now());
           continue;
         }
         await this.env.AUDIT_LOG.get(this.env.AUDIT_LOG.idFromName(id)).purgeOrganization(id);
@@ -587,7 +604,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
       } catch (error) {
         // Retried by a later alarm: the organization stays `deleting` (refused everywhere) until its data is gone.
         logWarn("organization data not yet removed", { organizationId: id, error });
-        again = Math.min(again ?? PURGE_RETRY_MS, PURGE_RETRY_MS);
+        nextTurn(id, Date.now() + PURGE_RETRY_MS);
         continue;
       }
       this.ctx.storage.transactionSync(() => {
@@ -606,11 +623,11 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         this.sql.exec(`DELETE FROM secrets WHERE organization_id = ?`, id);
         this.sql.exec(`DELETE FROM members WHERE organization_id = ?`, id);
         this.sql.exec(`DELETE FROM member_subjects WHERE organization_id = ?`, id);
+        this.sql.exec(`DELETE FROM purge_turns WHERE organization_id = ?`, id);
         this.logChange(id, "platform", "organization.deleted", { status: "deleting" }, { status: "deleted" });
       });
       logInfo("organization deleted", { organizationId: id });
     }
-    if (again !== null) await this.ctx.storage.setAlarm(Date.now() + again);
   }
 
   // ---- members ------------------------------------------------------------------------------------------------

@@ -82,4 +82,75 @@ describe("a deleted organization's data", () => {
       expect((await operator("PUT", "/caps", {})).status).toBe(200);
     }
   }, 90_000); // 25 stores started, each purged, while the suite runs two files at once
+
+  it("goes on with the others when some organizations' purges keep failing, and tries those again later", async () => {
+    // Twelve organizations already past their grace (as an alarm finds them), the first ten in the table's order
+    // with an organization store that fails every purge: PURGES_PER_ALARM (10) of them fill one alarm's turns.
+    const ids = Array.from({ length: 12 }, (_, n) => `fair-${String(n).padStart(2, "0")}`);
+    const failing = new Set(ids.slice(0, 10));
+    const past = Date.now() - 60_000;
+    await runInDurableObject(directory(), (_instance, state) => {
+      for (const [n, id] of ids.entries())
+        state.storage.sql.exec(
+          `INSERT INTO organizations (id, status, settings, revision, created_at, updated_at, delete_after)
+           VALUES (?, 'deleting', ?, 1, ?, ?, ?)`,
+          id,
+          JSON.stringify({ name: id, emailDomains: [], claimValues: [], defaultRole: "member", membersOnly: false }),
+          new Date().toISOString(),
+          new Date().toISOString(),
+          past + n,
+        );
+    });
+    /** The directory's own alarm, run as the runtime runs it, with the failing organizations' stores refusing. */
+    const alarmWithFailures = async () => {
+      await runInDurableObject(directory(), (instance, st) => {
+        const real = workerEnv.CONTRACT_STORE;
+        const failingStores: DurableObjectNamespace = Object.create(real, {
+          get: {
+            value: (id: DurableObjectId) =>
+              failing.has(id.name ?? "")
+                ? { purgeOrganization: () => Promise.reject(new Error("store unreachable")) }
+                : real.get(id),
+          },
+          idFromName: { value: (name: string) => real.idFromName(name) },
+        });
+        const own = (instance as unknown as { env: Env }).env;
+        Object.defineProperty(instance, "env", {
+          value: { ...own, CONTRACT_STORE: failingStores },
+          configurable: true,
+        });
+        return st.storage.setAlarm(Date.now() + 3_600_000);
+      });
+      expect(await runDurableObjectAlarm(directory())).toBe(true);
+    };
+    const status = async (id: string) =>
+      runInDurableObject(
+        directory(),
+        (_instance, st) =>
+          st.storage.sql.exec<{ status: string }>("SELECT status FROM organizations WHERE id = ?", id).one().status,
+      );
+
+    await alarmWithFailures();
+    await alarmWithFailures();
+    expect(await status("fair-10")).toBe("deleted");
+    expect(await status("fair-11")).toBe("deleted");
+    for (const id of failing) expect(await status(id)).toBe("deleting");
+    // The failed ones are tried again a minute after their failure, not before: the alarm is set for then.
+    const alarm = await runInDurableObject(directory(), (_instance, st) => st.storage.getAlarm());
+    expect(alarm as number).toBeGreaterThan(Date.now() + 50_000);
+    expect(alarm as number).toBeLessThan(Date.now() + 61_000);
+
+    // Their minute over and their stores answering again, the next alarm removes them.
+    failing.clear();
+    await runInDurableObject(directory(), (_instance, st) => {
+      st.storage.sql.exec("UPDATE purge_turns SET next_at = ?", Date.now() - 1);
+    });
+    await alarmWithFailures();
+    for (const id of ids.slice(0, 10)) expect(await status(id)).toBe("deleted");
+    const turns = await runInDurableObject(
+      directory(),
+      (_instance, st) => st.storage.sql.exec("SELECT * FROM purge_turns").toArray().length,
+    );
+    expect(turns).toBe(0);
+  }, 60_000);
 });
