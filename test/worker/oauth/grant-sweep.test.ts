@@ -7,26 +7,16 @@
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
-import { listGrantHolderPage, rememberGrantHolder } from "../../../src/oauth/grant-holders";
+import { listGrantHolderPage } from "../../../src/oauth/grant-holders";
 import { newSweep, SWEEP_KV_BUDGET, type SweepState, sweepBatch } from "../../../src/oauth/grant-sweep";
 import { grantSweeper } from "../../../src/oauth/grant-sweeper-rpc";
-import { getAuthorizationServer, grantUserId } from "../../../src/oauth/servers";
+import { grantUserId } from "../../../src/oauth/servers";
+import { grantAs, newClient, oauth, workerEnv } from "./grants";
 import { operator } from "../directory/helpers";
 import { removeMember } from "../../../src/organizations/admin";
 
-const workerEnv = env as unknown as Env;
-const oauth = () => getAuthorizationServer(workerEnv).getOAuthApi(workerEnv);
 /** The most one step past the budget can add: a holder's grant list and reads, or one revocation (no tokens here). */
 const OVERSHOOT = 4;
-
-async function newClient(name: string): Promise<string> {
-  const client = await oauth().createClient({
-    redirectUris: [`https://${name}.example/callback`],
-    clientName: name,
-    tokenEndpointAuthMethod: "none",
-  });
-  return client.clientId;
-}
 
 /** Notes `subject` as a grant holder of `organizationId` and grants every client its scopes, as /authorize does. */
 async function seedSubject(
@@ -34,25 +24,7 @@ async function seedSubject(
   subject: string,
   grants: { clientId: string; scope: string[] }[],
 ): Promise<void> {
-  await rememberGrantHolder(workerEnv, { organizationId, subject, name: subject });
-  for (const { clientId, scope } of grants) {
-    const redirectUri = (await oauth().lookupClient(clientId))?.redirectUris[0] ?? "";
-    await oauth().completeAuthorization({
-      request: {
-        responseType: "code",
-        clientId,
-        redirectUri,
-        scope,
-        state: "s",
-        codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-        codeChallengeMethod: "S256",
-      },
-      userId: grantUserId(organizationId, subject),
-      metadata: {},
-      scope,
-      props: { organizationId, userId: subject },
-    });
-  }
+  for (const { clientId, scope } of grants) await grantAs(organizationId, subject, clientId, scope);
 }
 
 /** `count` holders of `organizationId` (subjects `<prefix>-000`...), each granting every client its scopes. */

@@ -5,46 +5,16 @@
  * revoke, replace or count the other's grant. Grants are made by the library itself (completeAuthorization), with the
  * owner /authorize gives them (grantOwner).
  */
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { grantOwner } from "../../../src/auth/authorize";
-import type { Env } from "../../../src/env";
-import { rememberGrantHolder } from "../../../src/oauth/grant-holders";
 import { newSweep, revokeSubjectsBeyond, sweepBatch } from "../../../src/oauth/grant-sweep";
 import { hasLiveGrant } from "../../../src/oauth/live-grant";
-import { getAuthorizationServer, grantUserId, grantUserIdIsAmbiguous } from "../../../src/oauth/servers";
-
-const workerEnv = env as unknown as Env;
-const oauth = () => getAuthorizationServer(workerEnv).getOAuthApi(workerEnv);
-
-async function newClient(name: string): Promise<string> {
-  const client = await oauth().createClient({
-    redirectUris: [`https://${name}.example/callback`],
-    clientName: name,
-    tokenEndpointAuthMethod: "none",
-  });
-  return client.clientId;
-}
+import { grantUserId, grantUserIdIsAmbiguous } from "../../../src/oauth/servers";
+import { grantAs, newClient, oauth, workerEnv } from "./grants";
 
 /** Grants `clientId` to `subject` of `organizationId` as /authorize does; answers the grant's id. */
 async function grant(organizationId: string, subject: string, clientId: string, scope: string[]): Promise<string> {
-  const redirectUri = (await oauth().lookupClient(clientId))?.redirectUris[0] ?? "";
-  await rememberGrantHolder(workerEnv, { organizationId, subject, name: subject });
   const before = new Set((await grantsOf(organizationId, subject)).map((g) => g.id));
-  await oauth().completeAuthorization({
-    request: {
-      responseType: "code",
-      clientId,
-      redirectUri,
-      scope,
-      state: "s",
-      codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-      codeChallengeMethod: "S256",
-    },
-    ...grantOwner({ organizationId, subject }),
-    scope,
-    props: { organizationId, userId: subject },
-  });
+  await grantAs(organizationId, subject, clientId, scope);
   const made = (await grantsOf(organizationId, subject)).find((g) => !before.has(g.id));
   if (!made) throw new Error("no grant was made");
   return made.id;
