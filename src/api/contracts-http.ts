@@ -89,8 +89,8 @@ export function limitQuery(url: URL): { limit: number | null } {
   return { limit };
 }
 
-/** `?limit=` and `?before=` of the paged list routes (contracts, snapshots, builds, verdicts). */
-export function pageQuery(url: URL): { limit: number; before: number | null } {
+/** `?limit=` and `?before=` of the paged list routes (contracts, snapshots, builds, verdicts, change logs). */
+export function pageQuery(url: URL, defaultLimit = DEFAULT_PAGE_SIZE): { limit: number; before: number | null } {
   const limit = limitQuery(url);
   const beforeText = url.searchParams.get("before");
   const before = beforeText === null ? null : Number(beforeText);
@@ -101,7 +101,7 @@ export function pageQuery(url: URL): { limit: number; before: number | null } {
       {},
       "invalid_query",
     );
-  return { limit: limit.limit ?? DEFAULT_PAGE_SIZE, before };
+  return { limit: limit.limit ?? defaultLimit, before };
 }
 
 /** `?limit=` of a list that does not page: validated like every list's, and `before` refused rather than ignored. */

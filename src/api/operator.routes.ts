@@ -23,6 +23,7 @@ import {
   listMembers,
   listOrganizations,
   startExport,
+  CHANGES_PER_PAGE,
   organizationChanges,
   organizationView,
   platformCaps,
@@ -37,7 +38,7 @@ import type { SecretName } from "../directory/rpc";
 import type { Env } from "../env";
 import { logError } from "../lib/log";
 import { failureProblem } from "../core/problem";
-import { type AfterRule, afterQuery, json, MEMBER_AFTER, unpagedLimit } from "./contracts-http";
+import { type AfterRule, afterQuery, json, MEMBER_AFTER, pageQuery, unpagedLimit } from "./contracts-http";
 import { ORGANIZATION_ID } from "../directory/settings";
 import { readBodyLimited } from "../lib/body";
 
@@ -261,12 +262,14 @@ const routes: Route[] = [
   {
     method: "GET",
     pattern: new RegExp(`^/organizations/${ORG}/changes$`),
-    handle: async (_r, env, [id]) => json({ changes: await organizationChanges(env, id as string) }),
+    handle: async (request, env, [id]) =>
+      json(await organizationChanges(env, id as string, pageQuery(new URL(request.url), CHANGES_PER_PAGE))),
   },
   {
     method: "GET",
     pattern: /^\/changes$/,
-    handle: async (_r, env) => json({ changes: await organizationChanges(env, null) }),
+    handle: async (request, env) =>
+      json(await organizationChanges(env, null, pageQuery(new URL(request.url), CHANGES_PER_PAGE))),
   },
   { method: "GET", pattern: /^\/caps$/, handle: async (_r, env) => json({ caps: await platformCaps(env) }) },
   {

@@ -13,6 +13,7 @@ import {
   getOrganization,
   listInvitations,
   listMembers,
+  CHANGES_PER_PAGE,
   organizationChanges,
   organizationView,
   putMember,
@@ -23,7 +24,7 @@ import {
 import type { SecretName } from "../directory/rpc";
 import { testUpstream } from "../organizations/upstream-test";
 import { MAX_JSON_BODY_BYTES } from "../contracts/store/limits";
-import { afterQuery, json, MEMBER_AFTER, readJsonBody, unpagedLimit } from "./contracts-http";
+import { afterQuery, json, MEMBER_AFTER, pageQuery, readJsonBody, unpagedLimit } from "./contracts-http";
 import { expectedRevision } from "./operator.routes";
 import type { ApiRoute } from "./router";
 import { parse as parseYaml } from "yaml";
@@ -200,7 +201,8 @@ export const organizationRoutes: ApiRoute[] = [
     method: "GET",
     path: "/api/v1/organization/changes",
     requiredScopes: SCOPE,
-    handle: async ({ env, principal }) => json({ changes: await organizationChanges(env, principal.organizationId) }),
+    handle: async ({ env, principal, request }) =>
+      json(await organizationChanges(env, principal.organizationId, pageQuery(new URL(request.url), CHANGES_PER_PAGE))),
   },
   {
     method: "POST",

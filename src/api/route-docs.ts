@@ -85,7 +85,12 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     ok: [200, JSON_ONLY],
     errors: [],
   },
-  "GET /api/v1/organization/changes": { operationId: "listOrganizationChanges", ok: [200, JSON_ONLY], errors: [] },
+  "GET /api/v1/organization/changes": {
+    operationId: "listOrganizationChanges",
+    query: PAGE_QUERY,
+    ok: [200, JSON_ONLY],
+    errors: [400],
+  },
   "POST /api/v1/organization/upstream/test": {
     operationId: "testOrganizationUpstream",
     ok: [200, JSON_ONLY],

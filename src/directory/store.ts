@@ -959,7 +959,12 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
   changes(organizationId: string | null, limit: number, beforeSeq: number | null = null): ChangeRecord[] {
     const rows = (
       organizationId === null
-        ? this.sql.exec(`SELECT * FROM changes ORDER BY seq DESC LIMIT ?`, limit)
+        ? this.sql.exec(
+            `SELECT * FROM changes WHERE (? IS NULL OR seq < ?) ORDER BY seq DESC LIMIT ?`,
+            beforeSeq,
+            beforeSeq,
+            limit,
+          )
         : this.sql.exec(
             `SELECT * FROM changes WHERE organization_id = ? AND (? IS NULL OR seq < ?) ORDER BY seq DESC LIMIT ?`,
             organizationId,

@@ -326,14 +326,23 @@ export async function setOrganizationSecret(
   return changed.record;
 }
 
+/** Changes a log page answers when the caller names no limit. */
+export const CHANGES_PER_PAGE = 100;
+
+/**
+ * A page of the change log, newest first: an organization's, or every organization's (`organizationId` null).
+ * `before`: the `nextBefore` of the previous page (a change's `seq`); `nextBefore` is null on the last page.
+ */
 export async function organizationChanges(
   env: Env,
   organizationId: string | null,
-  limit = 100,
-): Promise<ChangeRecord[]> {
+  page: { limit?: number | null; before?: number | null } = {},
+): Promise<{ changes: ChangeRecord[]; nextBefore: number | null }> {
+  const limit = page.limit ?? CHANGES_PER_PAGE;
   // RPC types a stored `unknown` (before/after) as never; the values are the JSON the store parsed.
-  const changes = await directoryStub(env).changes(organizationId, Math.min(Math.max(limit, 1), 500));
-  return changes as ChangeRecord[];
+  const listed = (await directoryStub(env).changes(organizationId, limit + 1, page.before ?? null)) as ChangeRecord[];
+  const changes = listed.slice(0, limit);
+  return { changes, nextBefore: listed.length > limit ? (changes.at(-1)?.seq ?? null) : null };
 }
 
 export async function platformCaps(env: Env): Promise<PlatformCaps> {

@@ -56,7 +56,7 @@ export async function organizationPage(
     getOrganization(context.env, context.organizationId),
     listMembers(context.env, context.organizationId, { limit: MEMBERS_PER_PAGE, after: membersAfter }),
     listInvitations(context.env, context.organizationId),
-    organizationChanges(context.env, context.organizationId, 20),
+    organizationChanges(context.env, context.organizationId, { limit: 20 }).then((page) => page.changes),
   ]);
   const s = record.settings;
   const csrf = csrfInput(context.csrf);

@@ -234,6 +234,50 @@ describe("an organization administrator (org.admin)", () => {
     expect((await call(dev, "GET", "/projects")).status).toBe(200);
   });
 
+  it("pages the change logs newest first: ?limit= and ?before=, nextBefore null on the last page", async () => {
+    const ana = await restToken("ana", "org.admin");
+    for (const name of ["log-1", "log-2", "log-3", "log-4", "log-5"])
+      expect(
+        (await operator("PUT", `/organizations/acme/members/${name}%40acme.example`, { role: "member" })).status,
+      ).toBe(200);
+    type Page = { status: number; body: { changes: Array<{ seq: number }>; nextBefore: number | null } };
+    /** Every page of `path` at `limit` per page, following nextBefore; the seqs in the order answered. */
+    const walk = async (get: (path: string) => Promise<Page>, path: string, limit: number) => {
+      const seqs: number[] = [];
+      let before: number | null = null;
+      for (let page = 0; page < 200; page++) {
+        const listed = await get(`${path}?limit=${limit}${before === null ? "" : `&before=${before}`}`);
+        expect(listed.status).toBe(200);
+        expect(listed.body.changes.length).toBeLessThanOrEqual(limit);
+        seqs.push(...listed.body.changes.map((change) => change.seq));
+        before = listed.body.nextBefore;
+        if (before === null) return seqs;
+      }
+      throw new Error("the pages never ended");
+    };
+    const restGet = (path: string) => callJson(ana, "GET", path) as Promise<Page>;
+    const operatorGet = (path: string) => operator("GET", path) as Promise<Page>;
+    for (const [get, path] of [
+      [restGet, "/organization/changes"],
+      [operatorGet, "/organizations/acme/changes"],
+      [operatorGet, "/changes"],
+    ] as const) {
+      const whole = (await get(path)).body;
+      expect(whole.changes.length).toBeGreaterThanOrEqual(6);
+      expect(whole.nextBefore).toBeNull();
+      const all = whole.changes.map((change) => change.seq);
+      expect(all).toEqual([...all].sort((a, b) => b - a));
+      expect(await walk(get, path, 2), path).toEqual(all);
+      const bad = await get(`${path}?before=-3`);
+      expect(bad.status).toBe(400);
+      expect((bad.body as unknown as { code: string }).code).toBe("invalid_query");
+    }
+    // Another organization's changes never show in acme's log, on any page.
+    const acmeOnly = await walk(restGet, "/organization/changes", 3);
+    const globex = (await operatorGet("/organizations/globex/changes")).body.changes.map((change) => change.seq);
+    expect(acmeOnly.filter((seq) => globex.includes(seq))).toEqual([]);
+  });
+
   it("pages the members by e-mail: ?limit= names nextAfter, the ?after= of the next page, null on the last", async () => {
     const ana = await restToken("ana", "org.admin");
     for (const name of ["pg-1", "pg-2", "pg-3"])
