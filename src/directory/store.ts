@@ -698,6 +698,14 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         `${key} is the organization's last administrator: make someone else an administrator first.`,
         "role",
       );
+    // Already a member with this role: nothing is written and nothing logged (an idempotent PUT).
+    if (existing?.status === "active" && existing.role === role)
+      return {
+        ok: true,
+        member: this.memberOf(existing),
+        previousRole: existing.role,
+        subjects: subjectsOf(this.sql, organizationId, key),
+      };
     const now = new Date().toISOString();
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(

@@ -202,6 +202,7 @@ export async function createOrganization(env: Env, id: unknown, input: unknown):
 /**
  * Changes settings. `patch` replaces the top-level keys it names (a key set to null is removed); with `replace`,
  * it is the whole settings object (`arbiter org apply`). `expectedRevision` (when given) must be the current one.
+ * Settings that come out as they were are not written: the answer is the organization as it is.
  */
 export async function changeSettings(
   env: Env,
@@ -223,7 +224,11 @@ export async function changeSettings(
     }
   }
   const settings = await validated(env, next);
-  if (options.dryRun) return { ...current, settings, difference: settingsDifference(current.settings, settings) };
+  const difference = settingsDifference(current.settings, settings);
+  if (options.dryRun) return { ...current, settings, difference };
+  // Nothing to change (an `apply` run again, a form saved as it was): no new revision, no change-log entry.
+  const expected = options.expectedRevision ?? null;
+  if (difference.length === 0 && (expected === null || expected === current.revision)) return current;
   if (settings.signIn && settings.signIn.issuer !== current.settings.signIn?.issuer)
     await checkProvider(settings.signIn.issuer);
   const updated = await directoryStub(env).update(

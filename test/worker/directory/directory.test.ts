@@ -234,6 +234,36 @@ describe("an organization administrator (org.admin)", () => {
     expect((await call(dev, "GET", "/projects")).status).toBe(200);
   });
 
+  it("writes nothing for a change that changes nothing: same revision, no change-log entry", async () => {
+    const ana = await restToken("ana", "org.admin");
+    const logLength = async () => (await operator("GET", "/organizations/acme/changes?limit=200")).body.changes.length;
+    const renamed = await callJson(ana, "PATCH", "/organization", { name: "Acme Idempotent" });
+    expect(renamed.status).toBe(200);
+    const revision = renamed.body.organization.revision;
+    const entries = await logLength();
+    // The same patch again, and the whole settings applied as they are (`arbiter org apply` run twice).
+    const again = await callJson(ana, "PATCH", "/organization", { name: "Acme Idempotent" });
+    expect(again.status).toBe(200);
+    expect(again.body.organization.revision).toBe(revision);
+    const settings = (await callJson(ana, "GET", "/organization")).body.organization.settings;
+    const applied = await callJson(ana, "PUT", "/organization", settings);
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    expect(applied.body.organization.revision).toBe(revision);
+    // A member put again with the role they have.
+    const email = "same-role%40acme.example";
+    expect((await operator("PUT", `/organizations/acme/members/${email}`, { role: "member" })).status).toBe(200);
+    const afterMember = await logLength();
+    expect(afterMember).toBe(entries + 1);
+    const twice = await operator("PUT", `/organizations/acme/members/${email}`, { role: "member" });
+    expect(twice.status).toBe(200);
+    expect(twice.body.member).toMatchObject({ email: "same-role@acme.example", role: "member", status: "active" });
+    expect(await logLength()).toBe(afterMember);
+    // A stale revision is still refused, changed or not.
+    const stale = await call(ana, "PATCH", "/organization", { name: "Acme Idempotent" }, { "If-Match": '"1"' });
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { code: string }).code).toBe("stale_revision");
+  });
+
   it("pages the change logs newest first: ?limit= and ?before=, nextBefore null on the last page", async () => {
     const ana = await restToken("ana", "org.admin");
     for (const name of ["log-1", "log-2", "log-3", "log-4", "log-5"])
