@@ -11,8 +11,9 @@
  * grants, CI keys, contracts and audit records keep working unchanged.
  *
  * Deletion: marked `deleting` (everything refused at once), data removed by an alarm after the grace period
- * (contracts, snapshots, verdicts, CI keys, audit trail, tolerance counts); the directory keeps a tombstone and the
- * change record of the deletion.
+ * (contracts, snapshots, verdicts, CI keys, audit trail, tolerance counts, members, invitations); the directory keeps
+ * a tombstone and the change log's times, actions and actors, without what the entries held (members' addresses,
+ * settings) and with members named only as "(member)".
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
@@ -623,7 +624,18 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         this.sql.exec(`DELETE FROM secrets WHERE organization_id = ?`, id);
         this.sql.exec(`DELETE FROM members WHERE organization_id = ?`, id);
         this.sql.exec(`DELETE FROM member_subjects WHERE organization_id = ?`, id);
+        this.sql.exec(`DELETE FROM invitations WHERE organization_id = ?`, id);
         this.sql.exec(`DELETE FROM purge_turns WHERE organization_id = ?`, id);
+        // The log keeps what happened and when; what it held of members (addresses, roles, settings) goes with the
+        // rest of the organization's data, which its export holds.
+        this.sql.exec(
+          `UPDATE changes SET before = NULL, after = NULL WHERE organization_id = ? AND action <> 'organization.deletion-started'`,
+          id,
+        );
+        this.sql.exec(
+          `UPDATE changes SET actor = '(member)' WHERE organization_id = ? AND actor NOT IN ('operator', 'platform')`,
+          id,
+        );
         this.logChange(id, "platform", "organization.deleted", { status: "deleting" }, { status: "deleted" });
       });
       logInfo("organization deleted", { organizationId: id });

@@ -572,6 +572,13 @@ describe("suspension and deletion", () => {
     // A member who signed in (the directory notes the subject beside the member row).
     const stub = env.DIRECTORY.get(env.DIRECTORY.idFromName("directory"));
     expect(await stub.admit(id, "una@umbrella.example", "una-subject", "member")).toEqual({ ok: true, role: "member" });
+    // An administrator and an invitation: both write addresses into the change log, the invitation into its table.
+    expect(
+      (await operator("PUT", `/organizations/${id}/members/ada%40umbrella.example`, { role: "admin" })).status,
+    ).toBe(200);
+    const invited = await stub.invite(id, "ivo@umbrella.example", "member", "f".repeat(64), Date.now() + 60_000, "ada");
+    expect(invited.ok).toBe(true);
+    expect(JSON.stringify((await operator("GET", `/organizations/${id}/changes`)).body)).toContain("@umbrella.example");
     expect((await operator("DELETE", `/organizations/${id}`)).body.code).toBe("export_required");
     const archive = await operator("GET", `/organizations/${id}/export`);
     expect(archive.status).toBe(200);
@@ -590,17 +597,26 @@ describe("suspension and deletion", () => {
     expect(await indexed()).toEqual([]);
     expect(await contractStore(env, id).exportTableNames()).toEqual([]);
     const left = await runInDurableObject(stub, (_instance, state) =>
-      ["members", "member_subjects"].map(
+      ["members", "member_subjects", "invitations"].map(
         (table) =>
           state.storage.sql
             .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE organization_id = ?`, id)
             .one().n,
       ),
     );
-    expect(left).toEqual([0, 0]);
+    expect(left).toEqual([0, 0, 0]);
     expect((await operator("GET", `/organizations/${id}`)).status).toBe(404);
-    const log = (await operator("GET", `/organizations/${id}/changes`)).body.changes.map((c: any) => c.action);
+    const changes = (await operator("GET", `/organizations/${id}/changes`)).body.changes;
+    const log = changes.map((c: any) => c.action);
     expect(log.slice(0, 3)).toEqual(["organization.deleted", "organization.deletion-started", "organization.exported"]);
+    expect(log).toEqual(expect.arrayContaining(["member.added", "invitation.created", "organization.created"]));
+    // What happened and when stays; whom it named does not.
+    expect(JSON.stringify(changes)).not.toContain("@umbrella.example");
+    expect(changes.find((c: any) => c.action === "invitation.created")).toMatchObject({
+      actor: "(member)",
+      before: null,
+      after: null,
+    });
     // The id is not reused, and its domain is free again.
     expect((await operator("POST", "/organizations", { id, name: "Umbrella 2" })).body.code).toBe(
       "organization_exists",
