@@ -161,7 +161,37 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     ctx.blockConcurrencyWhile(async () => {
       for (const statement of SCHEMA) this.sql.exec(statement);
       upgradeMemberSubjects(this.sql);
+      this.upgradeDeletedOrganizations();
       this.seed();
+    });
+  }
+
+  /**
+   * What a deleted organization's directory rows held of people goes with the rest of its data (its export holds
+   * them): its invitations, and in its change log what the entries held (addresses, roles, settings) and members'
+   * names as actors. The log keeps what happened and when, and the deletion's own entries.
+   */
+  private forgetPeopleOf(organizationId: string): void {
+    this.sql.exec(`DELETE FROM invitations WHERE organization_id = ?`, organizationId);
+    this.sql.exec(
+      `UPDATE changes SET before = NULL, after = NULL
+       WHERE organization_id = ? AND action NOT IN ('organization.deletion-started', 'organization.deleted')`,
+      organizationId,
+    );
+    this.sql.exec(
+      `UPDATE changes SET actor = '(member)' WHERE organization_id = ? AND actor NOT IN ('operator', 'platform')`,
+      organizationId,
+    );
+  }
+
+  /** Organizations deleted before deletions forgot people (forgetPeopleOf) forget them now, once. */
+  private upgradeDeletedOrganizations(): void {
+    const marker = "upgrade:deleted-organizations-forget-people";
+    if (this.sql.exec(`SELECT 1 FROM platform WHERE key = ?`, marker).toArray().length) return;
+    this.ctx.storage.transactionSync(() => {
+      const deleted = this.sql.exec<{ id: string }>(`SELECT id FROM organizations WHERE status = 'deleted'`).toArray();
+      for (const { id } of deleted) this.forgetPeopleOf(id);
+      this.sql.exec(`INSERT INTO platform (key, value) VALUES (?, ?)`, marker, new Date().toISOString());
     });
   }
 
@@ -624,18 +654,8 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         this.sql.exec(`DELETE FROM secrets WHERE organization_id = ?`, id);
         this.sql.exec(`DELETE FROM members WHERE organization_id = ?`, id);
         this.sql.exec(`DELETE FROM member_subjects WHERE organization_id = ?`, id);
-        this.sql.exec(`DELETE FROM invitations WHERE organization_id = ?`, id);
         this.sql.exec(`DELETE FROM purge_turns WHERE organization_id = ?`, id);
-        // The log keeps what happened and when; what it held of members (addresses, roles, settings) goes with the
-        // rest of the organization's data, which its export holds.
-        this.sql.exec(
-          `UPDATE changes SET before = NULL, after = NULL WHERE organization_id = ? AND action <> 'organization.deletion-started'`,
-          id,
-        );
-        this.sql.exec(
-          `UPDATE changes SET actor = '(member)' WHERE organization_id = ? AND actor NOT IN ('operator', 'platform')`,
-          id,
-        );
+        this.forgetPeopleOf(id);
         this.logChange(id, "platform", "organization.deleted", { status: "deleting" }, { status: "deleted" });
       });
       logInfo("organization deleted", { organizationId: id });

@@ -3,7 +3,7 @@
  * the organization's store purges PURGE_PROJECTS_PER_CALL project stores per call and forgets each one purged, so an
  * organization of any number of projects is removed without one invocation calling every store.
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { organizationSpace, projectSpace } from "../../../src/contracts/store/bucket";
 import { projectStoreName } from "../../../src/contracts/store/project-homes";
@@ -153,4 +153,67 @@ describe("a deleted organization's data", () => {
     );
     expect(turns).toBe(0);
   }, 60_000);
+
+  it("of an organization deleted before deletions forgot people is forgotten at the directory's next start", async () => {
+    // The layout an upgraded deployment starts from: an organization deleted by the earlier purge, which kept its
+    // invitations and its change log whole; the directory has not yet run this upgrade.
+    const id = "deleted-before";
+    const now = new Date().toISOString();
+    await runInDurableObject(directory(), (_instance, st) => {
+      const sql = st.storage.sql;
+      sql.exec(
+        `INSERT INTO organizations (id, status, settings, revision, created_at, updated_at) VALUES (?, 'deleted', ?, 3, ?, ?)`,
+        id,
+        JSON.stringify({ name: `(deleted) ${id}`, emailDomains: [], claimValues: [], defaultRole: "member" }),
+        now,
+        now,
+      );
+      const log = (actor: string, action: string, before: unknown, after: unknown) =>
+        sql.exec(
+          "INSERT INTO changes (time, organization_id, actor, action, before, after) VALUES (?, ?, ?, ?, ?, ?)",
+          now,
+          id,
+          actor,
+          action,
+          before === null ? null : JSON.stringify(before),
+          after === null ? null : JSON.stringify(after),
+        );
+      log("operator", "member.added", null, { email: "old@before.example", role: "admin", status: "active" });
+      log("old@before.example", "invitation.created", null, { email: "new@before.example", role: "member" });
+      log("operator", "organization.deletion-started", { status: "active" }, { status: "deleting" });
+      log("platform", "organization.deleted", { status: "deleting" }, { status: "deleted" });
+      sql.exec(
+        `INSERT INTO invitations (token_hash, organization_id, email, role, created_by, created_at, expires_at)
+         VALUES (?, ?, 'new@before.example', 'member', 'old@before.example', ?, ?)`,
+        "e".repeat(64),
+        id,
+        now,
+        Date.now() + 60_000,
+      );
+      sql.exec("DELETE FROM platform WHERE key LIKE 'upgrade:%'");
+    });
+    await evictDurableObject(directory());
+
+    const changes = (await operator("GET", `/organizations/${id}/changes`)).body.changes;
+    expect(changes.map((c: { action: string }) => c.action)).toEqual([
+      "organization.deleted",
+      "organization.deletion-started",
+      "invitation.created",
+      "member.added",
+    ]);
+    expect(JSON.stringify(changes)).not.toContain("before.example");
+    expect(changes[0]).toMatchObject({ before: { status: "deleting" }, after: { status: "deleted" } });
+    expect(changes[2]).toMatchObject({ actor: "(member)", before: null, after: null });
+    const invitations = await runInDurableObject(
+      directory(),
+      (_instance, st) =>
+        st.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM invitations WHERE organization_id = ?", id).one()
+          .n,
+    );
+    expect(invitations).toBe(0);
+    // Active organizations keep their log whole.
+    expect(JSON.stringify((await operator("GET", "/organizations/acme/changes")).body.changes)).toContain(
+      "acme.example",
+    );
+  });
 });
