@@ -132,6 +132,8 @@ const MAX_SIGN_IN_CLAIM_VALUES = 100;
 /** Organizations whose data one alarm starts removing; the rest (and what a purge leaves) go on in the next. */
 const PURGES_PER_ALARM = 10;
 const PURGE_NEXT_MS = 1_000;
+/** How long used and expired invitations stay listed after they were made. */
+const INVITATIONS_KEPT_MS = 30 * DAY_MS;
 const PURGE_RETRY_MS = 60_000;
 
 function refusal(code: Extract<DirectoryResult<object>, { ok: false }>["code"], message: string, field?: string) {
@@ -890,7 +892,16 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     const found = this.writable(organizationId);
     if (!found.ok) return found;
     const key = email.toLowerCase();
+    const now = Date.now();
     this.ctx.storage.transactionSync(() => {
+      // Used and expired invitations are kept INVITATIONS_KEPT_MS after they were made, then go as the next is made:
+      // the table holds what an administrator still acts on, not every invitation ever sent (the log has those).
+      this.sql.exec(
+        `DELETE FROM invitations WHERE organization_id = ? AND (used_at IS NOT NULL OR expires_at <= ?) AND created_at < ?`,
+        organizationId,
+        now,
+        new Date(now - INVITATIONS_KEPT_MS).toISOString(),
+      );
       this.sql.exec(
         `INSERT INTO invitations (token_hash, organization_id, email, role, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
         tokenHash,

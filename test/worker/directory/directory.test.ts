@@ -477,6 +477,44 @@ describe("invitations", () => {
     expect((await callJson(ana, "PATCH", "/organization", { membersOnly: false })).status).toBe(200);
   });
 
+  it("keeps used and expired invitations 30 days after they were made, and every pending one", async () => {
+    const ana = await restToken("ana", "org.admin");
+    const stub = env.DIRECTORY.get(env.DIRECTORY.idFromName("directory"));
+    const day = 24 * 60 * 60 * 1000;
+    const made = (daysAgo: number) => new Date(Date.now() - daysAgo * day).toISOString();
+    // Rows as time leaves them: used or expired long ago, expired lately, and pending from long ago (still valid).
+    const rows: Array<[string, string, number, string | null]> = [
+      ["old-used", made(40), Date.now() + day, made(39)],
+      ["old-expired", made(40), Date.now() - 33 * day, null],
+      ["recent-expired", made(10), Date.now() - 3 * day, null],
+      ["old-pending", made(40), Date.now() + day, null],
+    ];
+    await runInDurableObject(stub, (_instance, state) => {
+      for (const [name, createdAt, expiresAt, usedAt] of rows)
+        state.storage.sql.exec(
+          `INSERT INTO invitations (token_hash, organization_id, email, role, created_by, created_at, expires_at, used_at)
+           VALUES (?, 'acme', ?, 'member', 'ana', ?, ?, ?)`,
+          name.padEnd(64, "0"),
+          `${name}@acme.example`,
+          createdAt,
+          expiresAt,
+          usedAt,
+        );
+    });
+    const listed = async () =>
+      (await callJson(ana, "GET", "/organization/invitations")).body.invitations.map((i: any) => i.email);
+    expect(await listed()).toEqual(expect.arrayContaining(rows.map(([name]) => `${name}@acme.example`)));
+    expect(
+      (await callJson(ana, "POST", "/organization/invitations", { email: "kept@acme.example", role: "member" })).status,
+    ).toBe(201);
+    const after = await listed();
+    expect(after).toEqual(
+      expect.arrayContaining(["kept@acme.example", "recent-expired@acme.example", "old-pending@acme.example"]),
+    );
+    expect(after).not.toContain("old-used@acme.example");
+    expect(after).not.toContain("old-expired@acme.example");
+  });
+
   it("is used only by a verified address: an unverified one is told why, and the invitation stays pending", async () => {
     const ana = await restToken("ana", "org.admin");
     const created = await callJson(ana, "POST", "/organization/invitations", {
