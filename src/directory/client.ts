@@ -117,6 +117,12 @@ export function anyOwnProvider(env: Pick<Env, "DIRECTORY">, now = Date.now()): P
   );
 }
 
+/** Drops everything this isolate holds from the directory: its next reads go to the directory (a storage reset). */
+export function forgetEveryOrganization(): void {
+  organizations.clear();
+  ownProviders = undefined;
+}
+
 /** Drops what this isolate holds about an organization (after a change made here). */
 export function forgetOrganization(organizationId: string): void {
   organizations.delete(organizationId);
