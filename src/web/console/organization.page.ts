@@ -47,16 +47,31 @@ function membersPager(after: string | null, nextAfter: string | null): SafeHtml 
   return html`<nav class="pager" aria-label="Pages of members"><span class="muted">${MEMBERS_PER_PAGE} members per page, by e-mail.</span>${after !== null ? html`<a href="/admin/organization">First members</a>` : ""}${nextAfter !== null ? html`<a href="/admin/organization?membersAfter=${encodeURIComponent(nextAfter)}#members-heading">Next members</a>` : ""}</nav>`;
 }
 
+/** Change-log entries shown per page of the Organization page, newest first. */
+export const CHANGES_SHOWN = 20;
+
+function changesPager(before: number | null, nextBefore: number | null): SafeHtml | string {
+  if (before === null && nextBefore === null) return "";
+  return html`<nav class="pager" aria-label="Pages of the change log"><span class="muted">${CHANGES_SHOWN} changes per page, newest first.</span>${before !== null ? html`<a href="/admin/organization#changes-heading">Newest changes</a>` : ""}${nextBefore !== null ? html`<a href="/admin/organization?changesBefore=${nextBefore}#changes-heading">Older changes</a>` : ""}</nav>`;
+}
+
+/** `?changesBefore=`: a change's seq from the pager's link; anything else shows the newest changes. */
+function changesBeforeOf(url: URL): number | null {
+  const text = url.searchParams.get("changesBefore");
+  return text !== null && /^[1-9]\d{0,14}$/.test(text) ? Number(text) : null;
+}
+
 export async function organizationPage(
   context: ConsoleContext,
   options: OrganizationPageOptions = {},
 ): Promise<Response> {
   const membersAfter = context.url.searchParams.get("membersAfter");
-  const [record, { members, nextAfter }, invitations, changes] = await Promise.all([
+  const changesBefore = changesBeforeOf(context.url);
+  const [record, { members, nextAfter }, invitations, { changes, nextBefore }] = await Promise.all([
     getOrganization(context.env, context.organizationId),
     listMembers(context.env, context.organizationId, { limit: MEMBERS_PER_PAGE, after: membersAfter }),
     listInvitations(context.env, context.organizationId),
-    organizationChanges(context.env, context.organizationId, { limit: 20 }).then((page) => page.changes),
+    organizationChanges(context.env, context.organizationId, { limit: CHANGES_SHOWN, before: changesBefore }),
   ]);
   const s = record.settings;
   const csrf = csrfInput(context.csrf);
@@ -142,6 +157,7 @@ ${scrollTable(
   "Changes",
   ["When", "Who", "What"],
   changes.map((c) => html`<tr><td>${time(c.time)}</td><td>${c.actor}</td><td>${code(c.action)}</td></tr>`),
-)}</section>`;
+)}
+${changesPager(changesBefore, nextBefore)}</section>`;
   return consoleResponse(context.frame("Organization", "organization"), body, options.status ?? 200);
 }

@@ -3,7 +3,7 @@
 // change role or leave, an invitation link is shown once, and another organization's administrator sees only theirs.
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { MEMBERS_PER_PAGE } from "../../../src/web/console/organization.page";
+import { CHANGES_SHOWN, MEMBERS_PER_PAGE } from "../../../src/web/console/organization.page";
 import { operator } from "../directory/helpers";
 import { auditEvents, signedIn, visibleText } from "./console-helpers";
 
@@ -133,6 +133,41 @@ describe("the organization page", () => {
     expect(secondRows.at(-1)).toBe(`zz-${String(MEMBERS_PER_PAGE + 4).padStart(3, "0")}@acme.example`);
     expect(second.text).toContain('<a href="/admin/organization">First members</a>');
     expect(second.text).not.toContain("Next members");
+  });
+
+  it(`shows the change log ${CHANGES_SHOWN} to a page, newest first, with links to older and the newest changes`, async () => {
+    // Changes written straight into the log, as an organization with a long history holds them.
+    await runInDurableObject(env.DIRECTORY.get(env.DIRECTORY.idFromName("directory")), async (_instance, state) => {
+      for (let i = 0; i < CHANGES_SHOWN + 7; i++)
+        state.storage.sql.exec(
+          "INSERT INTO changes (time, organization_id, actor, action) VALUES (?, 'acme', 'operator', ?)",
+          new Date().toISOString(),
+          `test.change-${String(i).padStart(3, "0")}`,
+        );
+    });
+    const ana = await signedIn("ana");
+    /** The actions of the change-log table, in the order shown. */
+    const actions = (html: string) => {
+      const section = html.slice(html.indexOf('id="changes-heading"'));
+      return [
+        ...section.slice(0, section.indexOf("</section>")).matchAll(/<span class="ident mono">([^<]+)<\/span>/g),
+      ].map((m) => m[1]!);
+    };
+    const first = await ana.get("/admin/organization");
+    const firstActions = actions(first.text);
+    expect(firstActions).toHaveLength(CHANGES_SHOWN);
+    expect(firstActions[0]).toBe(`test.change-${String(CHANGES_SHOWN + 6).padStart(3, "0")}`);
+    const older = /href="(\/admin\/organization\?changesBefore=\d+)#changes-heading">Older changes/.exec(first.text);
+    expect(older).not.toBeNull();
+    const second = await ana.get(older![1]!);
+    const secondActions = actions(second.text);
+    expect(secondActions.slice(0, 7)).toEqual(
+      Array.from({ length: 7 }, (_, i) => `test.change-${String(6 - i).padStart(3, "0")}`),
+    );
+    expect(secondActions.some((action) => firstActions.includes(action))).toBe(false);
+    expect(second.text).toContain('<a href="/admin/organization#changes-heading">Newest changes</a>');
+    // A value the pager never writes shows the newest changes.
+    expect(actions((await ana.get("/admin/organization?changesBefore=-1")).text)).toEqual(firstActions);
   });
 
   it("shows another organization's administrator only their own organization", async () => {
