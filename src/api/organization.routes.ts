@@ -11,6 +11,7 @@ import {
   changeSettings,
   createInvitation,
   getOrganization,
+  INVITATIONS_PER_PAGE,
   listInvitations,
   listMembers,
   CHANGES_PER_PAGE,
@@ -19,6 +20,7 @@ import {
   putMember,
   removeMember,
   setOrganizationSecret,
+  withdrawInvitation,
   type Actor,
 } from "../organizations/admin";
 import type { SecretName } from "../directory/rpc";
@@ -195,7 +197,15 @@ export const organizationRoutes: ApiRoute[] = [
     method: "GET",
     path: "/api/v1/organization/invitations",
     requiredScopes: SCOPE,
-    handle: async ({ env, principal }) => json({ invitations: await listInvitations(env, principal.organizationId) }),
+    handle: async ({ env, principal, request }) =>
+      json(await listInvitations(env, principal.organizationId, pageQuery(new URL(request.url), INVITATIONS_PER_PAGE))),
+  },
+  {
+    method: "DELETE",
+    path: "/api/v1/organization/invitations/:id",
+    requiredScopes: SCOPE,
+    handle: async ({ env, principal, params }) =>
+      json({ invitation: await withdrawInvitation(env, principal.organizationId, params.id, member(principal)) }),
   },
   {
     method: "GET",

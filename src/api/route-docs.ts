@@ -82,8 +82,14 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   },
   "GET /api/v1/organization/invitations": {
     operationId: "listOrganizationInvitations",
+    query: PAGE_QUERY,
     ok: [200, JSON_ONLY],
-    errors: [],
+    errors: [400],
+  },
+  "DELETE /api/v1/organization/invitations/:id": {
+    operationId: "withdrawOrganizationInvitation",
+    ok: [200, JSON_ONLY],
+    errors: [400, 404, 409],
   },
   "GET /api/v1/organization/changes": {
     operationId: "listOrganizationChanges",

@@ -125,7 +125,16 @@ export interface DirectoryRpc extends Rpc.DurableObjectBranded {
     expiresAt: number,
     actor: string,
   ): DirectoryResult<{ invitation: InvitationRecord }>;
-  invitations(organizationId: string): InvitationRecord[];
+  invitations(
+    organizationId: string,
+    limit: number,
+    beforeSeq?: number | null,
+  ): { invitations: InvitationRecord[]; nextBefore: number | null };
+  withdrawInvitation(
+    organizationId: string,
+    id: string,
+    actor: string,
+  ): DirectoryResult<{ invitation: InvitationRecord }>;
   invitationPreview(tokenHash: string): DirectoryResult<{ invitation: InvitationRecord; organizationName: string }>;
   acceptInvitation(
     tokenHash: string,

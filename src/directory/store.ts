@@ -95,6 +95,8 @@ const SCHEMA = [
     used_by TEXT
   )`,
   `CREATE INDEX IF NOT EXISTS invitations_by_organization ON invitations (organization_id, created_at)`,
+  // The list's order: an organization's invitations by rowid (an index holds the rowid after its columns).
+  `CREATE INDEX IF NOT EXISTS invitations_by_organization_rowid ON invitations (organization_id)`,
   `CREATE TABLE IF NOT EXISTS seeded (organization_id TEXT PRIMARY KEY, time TEXT NOT NULL)`,
   // When a deleting organization's purge is next tried: its last try (so the others go first), or a minute after a
   // failure. No row: not tried yet, its turn is its grace end.
@@ -132,6 +134,9 @@ const MAX_SIGN_IN_CLAIM_VALUES = 100;
 /** Organizations whose data one alarm starts removing; the rest (and what a purge leaves) go on in the next. */
 const PURGES_PER_ALARM = 10;
 const PURGE_NEXT_MS = 1_000;
+/** An invitation's id: the start of its token's hash (the hash itself, and the link, are never shown). */
+const INVITATION_ID_LENGTH = 12;
+
 /** How long used and expired invitations stay listed after they were made. */
 const INVITATIONS_KEPT_MS = 30 * DAY_MS;
 const PURGE_RETRY_MS = 60_000;
@@ -869,7 +874,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     const used = row.used_at !== null;
     const expired = !used && Number(row.expires_at) <= Date.now();
     return {
-      id: String(row.token_hash).slice(0, 12),
+      id: String(row.token_hash).slice(0, INVITATION_ID_LENGTH),
       organizationId: String(row.organization_id),
       email: String(row.email),
       role: String(row.role),
@@ -922,11 +927,74 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     return { ok: true, invitation: this.invitationOf(row as Record<string, SqlStorageValue>) };
   }
 
-  invitations(organizationId: string): InvitationRecord[] {
-    return this.sql
-      .exec(`SELECT * FROM invitations WHERE organization_id = ? ORDER BY created_at DESC LIMIT 200`, organizationId)
-      .toArray()
-      .map((row) => this.invitationOf(row));
+  /**
+   * A page of the organization's invitations, newest first (by rowid, which only grows as they are made), at most
+   * `limit`, older than `beforeSeq` when given; `nextBefore` is the rowid to pass for the next page, null on the last.
+   */
+  invitations(
+    organizationId: string,
+    limit: number,
+    beforeSeq: number | null = null,
+  ): { invitations: InvitationRecord[]; nextBefore: number | null } {
+    const rows = this.sql
+      .exec(
+        `SELECT rowid AS seq, * FROM invitations WHERE organization_id = ? AND (? IS NULL OR rowid < ?)
+         ORDER BY rowid DESC LIMIT ?`,
+        organizationId,
+        beforeSeq,
+        beforeSeq,
+        limit + 1,
+      )
+      .toArray();
+    const page = rows.slice(0, limit);
+    return {
+      invitations: page.map((row) => this.invitationOf(row)),
+      nextBefore: rows.length > limit ? Number(page.at(-1)?.seq) : null,
+    };
+  }
+
+  /**
+   * Withdraws an invitation that was not used (pending or expired), by the id the list shows: its link stops working
+   * at once (it is deleted; the change log keeps `invitation.withdrawn`). A used one is refused: its person is a
+   * member, whom removing the member takes away.
+   */
+  withdrawInvitation(
+    organizationId: string,
+    id: string,
+    actor: string,
+  ): DirectoryResult<{ invitation: InvitationRecord }> {
+    const found = this.writable(organizationId);
+    if (!found.ok) return found;
+    const row = this.sql
+      .exec(
+        `SELECT * FROM invitations WHERE organization_id = ? AND substr(token_hash, 1, ?) = ?`,
+        organizationId,
+        INVITATION_ID_LENGTH,
+        id,
+      )
+      .toArray()[0];
+    if (!row)
+      return refusal(
+        "unknown_invitation",
+        `No invitation ${id} in this organization: it was withdrawn or removed already; GET /api/v1/organization/invitations lists those there are.`,
+      );
+    const invitation = this.invitationOf(row);
+    if (invitation.status === "used")
+      return refusal(
+        "invitation_used",
+        `Invitation ${id} was already used: ${invitation.email} is a member now. Remove the member instead.`,
+      );
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(`DELETE FROM invitations WHERE token_hash = ?`, row.token_hash);
+      this.logChange(
+        organizationId,
+        actor,
+        "invitation.withdrawn",
+        { email: invitation.email, role: invitation.role },
+        null,
+      );
+    });
+    return { ok: true, invitation };
   }
 
   /** What an invitation link shows before anyone signs in: the organization's name and the role, or why not. */

@@ -362,6 +362,9 @@ export async function setPlatformCaps(env: Env, input: unknown): Promise<Platfor
 
 // ---- members ----------------------------------------------------------------------------------------------------
 
+/** What the invitations list shows as an invitation's id (the start of its token's hash). */
+const INVITATION_ID = /^[0-9a-f]{12}$/;
+
 const EMAIL = /^[^\s@]{1,64}@[a-z0-9.-]+\.[a-z]{2,}$/i;
 
 function checkedEmail(value: unknown): string {
@@ -495,9 +498,38 @@ export async function createInvitation(
   return { invitation: created.invitation, link: new URL(`/invitations/${token}`, env.PUBLIC_URL).href };
 }
 
-export async function listInvitations(env: Env, organizationId: string): Promise<InvitationRecord[]> {
+export const INVITATIONS_PER_PAGE = 100;
+
+/**
+ * A page of the organization's invitations, newest first. `before`: the `nextBefore` of the previous page;
+ * `nextBefore` is null on the last page.
+ */
+export async function listInvitations(
+  env: Env,
+  organizationId: string,
+  page: { limit?: number | null; before?: number | null } = {},
+): Promise<{ invitations: InvitationRecord[]; nextBefore: number | null }> {
   await getOrganization(env, organizationId);
-  return directoryStub(env).invitations(organizationId);
+  return directoryStub(env).invitations(organizationId, page.limit ?? INVITATIONS_PER_PAGE, page.before ?? null);
+}
+
+/** Withdraws an invitation not used yet, by the id its list shows: its link stops working at once. */
+export async function withdrawInvitation(
+  env: Env,
+  organizationId: string,
+  id: unknown,
+  actor: Actor,
+): Promise<InvitationRecord> {
+  if (typeof id !== "string" || !INVITATION_ID.test(id))
+    throw new Failure(
+      "invalid_input",
+      `Invalid invitation id "${String(id).slice(0, 40)}": pass the 12 lower-case hexadecimal characters the invitations list shows as its id.`,
+      { field: "id" },
+      "invalid_path",
+    );
+  const withdrawn = await directoryStub(env).withdrawInvitation(organizationId, id, actorName(actor));
+  if (!withdrawn.ok) throw refused(withdrawn);
+  return withdrawn.invitation;
 }
 
 // ---- export and deletion ----------------------------------------------------------------------------------------

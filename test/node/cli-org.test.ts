@@ -77,7 +77,7 @@ describe("arbiter org", () => {
 });
 
 describe("arbiter members", () => {
-  it("adds, lists, invites and removes members", async () => {
+  it("adds, lists, invites and removes members, and lists and withdraws invitations", async () => {
     const added = await runCli(["members", "add", "zoe@globex.example", "--role", "analyst"]);
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toContain("zoe@globex.example is a member with the role analyst");
@@ -85,6 +85,16 @@ describe("arbiter members", () => {
     const invited = await runCli(["members", "invite", "yan@globex.example", "--role", "member"]);
     expect(invited.code, invited.stderr).toBe(0);
     expect(invited.stdout).toMatch(new RegExp(`${server.url}/invitations/[A-Za-z0-9_-]{20,}`));
+    const listed = (await runCli(["members", "invitations"])).stdout;
+    const id = /^([0-9a-f]{12})\s+yan@globex\.example\s+member\s+pending/m.exec(listed)?.[1];
+    expect(id, listed).toBeDefined();
+    const withdrawn = await runCli(["members", "withdraw", id!]);
+    expect(withdrawn.code, withdrawn.stderr).toBe(0);
+    expect(withdrawn.stdout).toContain(`The invitation of yan@globex.example (${id}) was withdrawn`);
+    expect((await runCli(["members", "invitations"])).stdout).not.toContain(id);
+    const gone = await runCli(["members", "withdraw", id!]);
+    expect(gone.code).not.toBe(0);
+    expect(gone.stderr).toContain(`No invitation ${id}`);
     const removed = await runCli(["members", "remove", "zoe@globex.example"]);
     expect(removed.stdout).toContain("zoe@globex.example was removed");
     const noRole = await runCli(["members", "add", "x@globex.example"]);

@@ -1,7 +1,7 @@
 /**
  * The organization page's forms, each one governed operation with the scope of its REST equivalent (org.admin):
  * settings (PATCH /api/v1/organization, with the revision the page showed), a secret, "Test connection", a member's
- * role, a member's removal, an invitation. They call the directory's services, as the REST routes do; a refused
+ * role, a member's removal, an invitation and its withdrawal. They call the directory's services, as the REST routes do; a refused
  * change comes back on the page with the service's words, and nothing was stored.
  */
 import {
@@ -11,6 +11,7 @@ import {
   putMember,
   removeMember,
   setOrganizationSecret,
+  withdrawInvitation,
   type Actor,
 } from "../../organizations/admin";
 import { Failure } from "../../core/failure";
@@ -127,6 +128,7 @@ export const ORGANIZATION_DONE_MESSAGES: Record<string, string> = {
   "secret-set": "The secret was stored (encrypted). It is not shown again.",
   "member-changed": "The member's role was changed; grants beyond it were revoked.",
   "member-removed": "The member was removed and their grants revoked.",
+  "invitation-withdrawn": "The invitation was withdrawn: its link no longer works.",
 };
 
 export const ORGANIZATION_ACTIONS: Record<string, ConsoleAction> = {
@@ -169,6 +171,13 @@ export const ORGANIZATION_ACTIONS: Record<string, ConsoleAction> = {
     async (context, form) => {
       await removeMember(context.env, context.organizationId, text(form, "email"), member(context));
       return { done: "member-removed" };
+    },
+  ),
+  "/admin/organization/invitation/withdraw": organizationAction(
+    "/admin/organization/invitation/withdraw",
+    async (context, form) => {
+      await withdrawInvitation(context.env, context.organizationId, text(form, "id"), member(context));
+      return { done: "invitation-withdrawn" };
     },
   ),
   "/admin/organization/invite": organizationAction("/admin/organization/invite", async (context, form) => {

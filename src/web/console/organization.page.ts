@@ -6,6 +6,7 @@
  */
 import { listInvitations, listMembers, getOrganization, organizationChanges } from "../../organizations/admin";
 import type { UpstreamTestResult } from "../../organizations/upstream-test";
+import type { InvitationRecord } from "../../directory/settings";
 import { getPolicy } from "../../policy/load";
 import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, csrfInput, emptyState, flash, problem, scrollTable, time } from "./components";
@@ -50,15 +51,49 @@ function membersPager(after: string | null, nextAfter: string | null): SafeHtml 
 /** Change-log entries shown per page of the Organization page, newest first. */
 export const CHANGES_SHOWN = 20;
 
-function changesPager(before: number | null, nextBefore: number | null): SafeHtml | string {
-  if (before === null && nextBefore === null) return "";
-  return html`<nav class="pager" aria-label="Pages of the change log"><span class="muted">${CHANGES_SHOWN} changes per page, newest first.</span>${before !== null ? html`<a href="/admin/organization#changes-heading">Newest changes</a>` : ""}${nextBefore !== null ? html`<a href="/admin/organization?changesBefore=${nextBefore}#changes-heading">Older changes</a>` : ""}</nav>`;
+/** Invitations shown per page of the Organization page, newest first. */
+export const INVITATIONS_SHOWN = 20;
+
+/** A list of the page paged newest first by `?<param>=<seq>` (a seq from the pager's own link). */
+interface NewestFirstList {
+  param: "changesBefore" | "invitationsBefore";
+  heading: string;
+  /** Plural noun: "changes", "invitations". */
+  noun: string;
+  shown: number;
 }
 
-/** `?changesBefore=`: a change's seq from the pager's link; anything else shows the newest changes. */
-function changesBeforeOf(url: URL): number | null {
-  const text = url.searchParams.get("changesBefore");
+const CHANGE_LOG: NewestFirstList = {
+  param: "changesBefore",
+  heading: "changes-heading",
+  noun: "changes",
+  shown: CHANGES_SHOWN,
+};
+const INVITATION_LIST: NewestFirstList = {
+  param: "invitationsBefore",
+  heading: "invitations-heading",
+  noun: "invitations",
+  shown: INVITATIONS_SHOWN,
+};
+
+function newestFirstPager(list: NewestFirstList, before: number | null, nextBefore: number | null): SafeHtml | string {
+  if (before === null && nextBefore === null) return "";
+  return html`<nav class="pager" aria-label="Pages of the ${list.noun}"><span class="muted">${list.shown} ${list.noun} per page, newest first.</span>${before !== null ? html`<a href="/admin/organization#${list.heading}">Newest ${list.noun}</a>` : ""}${nextBefore !== null ? html`<a href="/admin/organization?${list.param}=${nextBefore}#${list.heading}">Older ${list.noun}</a>` : ""}</nav>`;
+}
+
+/** The list's `?<param>=`: a seq from the pager's link; anything else shows the newest. */
+function beforeOf(url: URL, list: NewestFirstList): number | null {
+  const text = url.searchParams.get(list.param);
   return text !== null && /^[1-9]\d{0,14}$/.test(text) ? Number(text) : null;
+}
+
+function invitationRow(invitation: InvitationRecord, csrf: SafeHtml): SafeHtml {
+  const { status } = invitation;
+  const withdraw =
+    status === "used"
+      ? ""
+      : html`<form class="inline" method="post" action="/admin/organization/invitation/withdraw">${csrf}<input type="hidden" name="id" value="${invitation.id}"><button type="submit" class="danger small" aria-label="Withdraw the invitation of ${invitation.email}">Withdraw</button></form>`;
+  return html`<tr><td>${invitation.email}</td><td>${invitation.role}</td><td>${badge(status === "pending" ? "warn" : status === "used" ? "ok" : "neutral", status)}</td><td>${time(invitation.expiresAt)}</td><td>${withdraw}</td></tr>`;
 }
 
 export async function organizationPage(
@@ -66,13 +101,15 @@ export async function organizationPage(
   options: OrganizationPageOptions = {},
 ): Promise<Response> {
   const membersAfter = context.url.searchParams.get("membersAfter");
-  const changesBefore = changesBeforeOf(context.url);
-  const [record, { members, nextAfter }, invitations, { changes, nextBefore }] = await Promise.all([
+  const changesBefore = beforeOf(context.url, CHANGE_LOG);
+  const invitationsBefore = beforeOf(context.url, INVITATION_LIST);
+  const [record, { members, nextAfter }, invitationPage, { changes, nextBefore }] = await Promise.all([
     getOrganization(context.env, context.organizationId),
     listMembers(context.env, context.organizationId, { limit: MEMBERS_PER_PAGE, after: membersAfter }),
-    listInvitations(context.env, context.organizationId),
+    listInvitations(context.env, context.organizationId, { limit: INVITATIONS_SHOWN, before: invitationsBefore }),
     organizationChanges(context.env, context.organizationId, { limit: CHANGES_SHOWN, before: changesBefore }),
   ]);
+  const { invitations } = invitationPage;
   const s = record.settings;
   const csrf = csrfInput(context.csrf);
   const quota = (name: "default" | "rest") => s.quotas?.[name];
@@ -141,23 +178,21 @@ ${
     : ""
 }
 ${
-  invitations.length
-    ? scrollTable(
+  invitations.length || invitationsBefore !== null
+    ? html`<h3 id="invitations-heading">Invitations</h3>${scrollTable(
         "Invitations",
-        ["E-mail", "Role", "Status", "Expires"],
-        invitations.map(
-          (i) =>
-            html`<tr><td>${i.email}</td><td>${i.role}</td><td>${badge(i.status === "pending" ? "warn" : i.status === "used" ? "ok" : "neutral", i.status)}</td><td>${time(i.expiresAt)}</td></tr>`,
-        ),
-      )
+        ["E-mail", "Role", "Status", "Expires", "Withdraw"],
+        invitations.map((invitation) => invitationRow(invitation, csrf)),
+      )}`
     : ""
-}</section>
+}
+${newestFirstPager(INVITATION_LIST, invitationsBefore, invitationPage.nextBefore)}</section>
 <section aria-labelledby="changes-heading"><h2 id="changes-heading">Change log</h2>
 ${scrollTable(
   "Changes",
   ["When", "Who", "What"],
   changes.map((c) => html`<tr><td>${time(c.time)}</td><td>${c.actor}</td><td>${code(c.action)}</td></tr>`),
 )}
-${changesPager(changesBefore, nextBefore)}</section>`;
+${newestFirstPager(CHANGE_LOG, changesBefore, nextBefore)}</section>`;
   return consoleResponse(context.frame("Organization", "organization"), body, options.status ?? 200);
 }

@@ -3,7 +3,7 @@
 // change role or leave, an invitation link is shown once, and another organization's administrator sees only theirs.
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { CHANGES_SHOWN, MEMBERS_PER_PAGE } from "../../../src/web/console/organization.page";
+import { CHANGES_SHOWN, INVITATIONS_SHOWN, MEMBERS_PER_PAGE } from "../../../src/web/console/organization.page";
 import { operator } from "../directory/helpers";
 import { auditEvents, signedIn, visibleText } from "./console-helpers";
 
@@ -168,6 +168,51 @@ describe("the organization page", () => {
     expect(second.text).toContain('<a href="/admin/organization#changes-heading">Newest changes</a>');
     // A value the pager never writes shows the newest changes.
     expect(actions((await ana.get("/admin/organization?changesBefore=-1")).text)).toEqual(firstActions);
+  });
+
+  it(`shows invitations ${INVITATIONS_SHOWN} to a page, newest first, and withdraws one that was not used`, async () => {
+    // Invitations written straight into the directory, as an organization that invites many people holds them.
+    await runInDurableObject(env.DIRECTORY.get(env.DIRECTORY.idFromName("directory")), async (_instance, state) => {
+      for (let i = 0; i < INVITATIONS_SHOWN + 3; i++)
+        state.storage.sql.exec(
+          `INSERT INTO invitations (token_hash, organization_id, email, role, created_by, created_at, expires_at)
+           VALUES (?, 'acme', ?, 'member', 'ana', ?, ?)`,
+          `c0ffee${String(i).padStart(6, "0")}`.padEnd(64, "0"),
+          `invited-${String(i).padStart(3, "0")}@acme.example`,
+          new Date().toISOString(),
+          Date.now() + 86_400_000,
+        );
+    });
+    const ana = await signedIn("ana");
+    const invited = (html: string) =>
+      [...html.matchAll(/aria-label="Withdraw the invitation of ([^"]+)"/g)].map((m) => m[1]!);
+    const first = await ana.get("/admin/organization");
+    const firstRows = invited(first.text);
+    expect(firstRows).toHaveLength(INVITATIONS_SHOWN);
+    expect(firstRows[0]).toBe(`invited-${String(INVITATIONS_SHOWN + 2).padStart(3, "0")}@acme.example`);
+    const older = /href="(\/admin\/organization\?invitationsBefore=\d+)#invitations-heading">Older invitations/.exec(
+      first.text,
+    );
+    expect(older).not.toBeNull();
+    const second = invited((await ana.get(older![1]!)).text);
+    expect(second.slice(0, 3)).toEqual(["002", "001", "000"].map((n) => `invited-${n}@acme.example`));
+    expect(second.some((email) => firstRows.includes(email))).toBe(false);
+
+    const withdrawn = await ana.post("/admin/organization/invitation/withdraw", {
+      csrf: await ana.csrf(),
+      id: "c0ffee000005",
+    });
+    expect(withdrawn.status).toBe(303);
+    expect(withdrawn.response.headers.get("location")).toBe("/admin/organization?done=invitation-withdrawn");
+    const after = await ana.get("/admin/organization?done=invitation-withdrawn");
+    expect(visibleText(after.text)).toContain("The invitation was withdrawn");
+    expect(invited(after.text)).not.toContain("invited-005@acme.example");
+    const again = await ana.post("/admin/organization/invitation/withdraw", {
+      csrf: await ana.csrf(),
+      id: "c0ffee000005",
+    });
+    expect(again.status).toBe(404);
+    expect(visibleText(again.text)).toContain("No invitation c0ffee000005");
   });
 
   it("shows another organization's administrator only their own organization", async () => {
