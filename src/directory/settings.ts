@@ -183,6 +183,11 @@ export const platformCapsSchema = z
     maxAuditRetentionDays: z.number().int().positive().max(3650).default(365),
     /** Days between an organization's deletion and the removal of its data (0: at once, after its export). */
     deletionGraceDays: z.number().int().min(0).max(90).default(7),
+    /**
+     * Days the directory's change log keeps an entry (every organization's, and the platform's own); older ones are
+     * removed as new changes are logged (src/directory/store.ts, pruneChangeLog).
+     */
+    changeLogRetentionDays: z.number().int().min(30).max(3650).default(730),
     /** The longest retention.snapshotDays an organization may set. */
     maxSnapshotRetentionDays: z.number().int().positive().max(3650).default(365),
     /** Bytes an organization may store unless its own storageQuotaBytes says otherwise (default 10 GiB). */

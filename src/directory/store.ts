@@ -134,6 +134,12 @@ const MAX_SIGN_IN_CLAIM_VALUES = 100;
 /** Organizations whose data one alarm starts removing; the rest (and what a purge leaves) go on in the next. */
 const PURGES_PER_ALARM = 10;
 const PURGE_NEXT_MS = 1_000;
+/**
+ * Expired change-log entries removed at most per logged change: an upgraded deployment's backlog drains over its
+ * next changes, and a change never waits on a large delete.
+ */
+const CHANGES_PRUNED_PER_LOG = 100;
+
 /** An invitation's id: the start of its token's hash (the hash itself, and the link, are never shown). */
 const INVITATION_ID_LENGTH = 12;
 
@@ -356,6 +362,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
   // ---- writing ------------------------------------------------------------------------------------------------
 
   private logChange(organizationId: string, actor: string, action: string, before: unknown, after: unknown): void {
+    this.pruneChangeLog();
     this.sql.exec(
       `INSERT INTO changes (time, organization_id, actor, action, before, after) VALUES (?, ?, ?, ?, ?, ?)`,
       new Date().toISOString(),
@@ -365,6 +372,26 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
       before === null || before === undefined ? null : JSON.stringify(before),
       after === null || after === undefined ? null : JSON.stringify(after),
     );
+  }
+
+  /**
+   * Removes change-log entries older than the platform's changeLogRetentionDays, up to CHANGES_PRUNED_PER_LOG, before
+   * each change is logged: the log grows with what happens and is bounded by the retention, without an alarm. Entries
+   * are read oldest first by seq, which grows with time, so a log with nothing expired costs one row read.
+   */
+  private pruneChangeLog(): void {
+    const cutoff = new Date(Date.now() - this.caps().changeLogRetentionDays * DAY_MS).toISOString();
+    const oldest = this.sql.exec<{ seq: number; time: string }>(
+      `SELECT seq, time FROM changes ORDER BY seq LIMIT ?`,
+      CHANGES_PRUNED_PER_LOG,
+    );
+    let last: number | null = null;
+    // The cursor steps one row at a time: the loop stops at the first entry still kept.
+    for (const row of oldest) {
+      if (row.time >= cutoff) break;
+      last = row.seq;
+    }
+    if (last !== null) this.sql.exec(`DELETE FROM changes WHERE seq <= ?`, last);
   }
 
   /** The refusal of the first domain of `domains` another organization holds, if any. */

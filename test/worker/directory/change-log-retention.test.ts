@@ -1,0 +1,77 @@
+/**
+ * The directory's change log is kept changeLogRetentionDays (a platform cap, 730 by default): older entries are
+ * removed as new changes are logged, at most 100 per change, so the one directory object of a deployment does not grow
+ * with every change ever made.
+ */
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { operator } from "./helpers";
+
+const DAY = 24 * 60 * 60 * 1000;
+const directory = () => env.DIRECTORY.get(env.DIRECTORY.idFromName("directory"));
+
+/**
+ * The log as a deployment that has run for a while holds it: these entries in the order given (oldest first, so seq
+ * grows with time as logging makes it), `[count, daysAgo, action]` each, and nothing else.
+ */
+async function historyOf(...entries: Array<[number, number, string]>): Promise<void> {
+  await runInDurableObject(directory(), (_instance, state) => {
+    state.storage.sql.exec("DELETE FROM changes");
+    for (const [count, daysAgo, action] of entries)
+      for (let i = 0; i < count; i++)
+        state.storage.sql.exec(
+          "INSERT INTO changes (time, organization_id, actor, action) VALUES (?, 'acme', 'operator', ?)",
+          new Date(Date.now() - daysAgo * DAY).toISOString(),
+          action,
+        );
+  });
+}
+
+async function countOf(action: string): Promise<number> {
+  return runInDurableObject(
+    directory(),
+    (_instance, state) =>
+      state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM changes WHERE action = ?", action).one().n,
+  );
+}
+
+describe("the change log's retention", () => {
+  it("removes entries past the retention as changes are logged, 100 per change, and keeps the rest", async () => {
+    expect((await operator("GET", "/caps")).body.caps.changeLogRetentionDays).toBe(730);
+    // 150 past the retention, then 3 inside it.
+    await historyOf([150, 800, "test.expired"], [3, 700, "test.kept"]);
+
+    const rename = async (name: string) =>
+      expect((await operator("PATCH", "/organizations/acme", { name })).status).toBe(200);
+    await rename("Acme, renamed once");
+    expect(await countOf("test.expired")).toBe(50);
+    await rename("Acme, renamed twice");
+    expect(await countOf("test.expired")).toBe(0);
+    expect(await countOf("test.kept")).toBe(3);
+
+    // The change log still pages from the newest entry down to the oldest kept.
+    const page = await operator("GET", "/organizations/acme/changes?limit=200");
+    const actions = page.body.changes.map((change: { action: string }) => change.action);
+    expect(actions.slice(0, 2)).toEqual(["settings.changed", "settings.changed"]);
+    expect(actions.filter((action: string) => action === "test.kept")).toHaveLength(3);
+    expect(actions).not.toContain("test.expired");
+  });
+
+  it("follows the operator's cap: a shorter one applies from the change that sets it; under 30 days is refused", async () => {
+    await historyOf([2, 400, "test.shortened"], [1, 100, "test.kept"]);
+    const refused = await operator("PUT", "/caps", { changeLogRetentionDays: 10 });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain("changeLogRetentionDays");
+    expect(await countOf("test.shortened")).toBe(2);
+
+    try {
+      const set = await operator("PUT", "/caps", { changeLogRetentionDays: 365 });
+      expect(set.status).toBe(200);
+      expect(set.body.caps.changeLogRetentionDays).toBe(365);
+      expect(await countOf("test.shortened")).toBe(0);
+      expect(await countOf("test.kept")).toBe(1);
+    } finally {
+      expect((await operator("PUT", "/caps", {})).body.caps.changeLogRetentionDays).toBe(730);
+    }
+  });
+});
