@@ -130,8 +130,15 @@ export interface ResourceTemplateDefinition {
   description: string;
   mimeType: string;
   requiredScopes: readonly string[];
-  /** Concrete resources the caller may read now (for resources/list); optional. */
-  list?(context: CallContext): Promise<Array<{ uri: string; name: string; title?: string }>>;
+  /**
+   * Concrete resources the caller may read now, for resources/list (resource-list.ts), a page at a time: about
+   * `limit` entries from `after` (null: the start; else the `nextAfter` of the page before), and the `nextAfter` of
+   * the page after, null when there is no more. Optional.
+   */
+  list?(
+    context: CallContext,
+    page: { after: string | null; limit: number },
+  ): Promise<{ items: Array<{ uri: string; name: string; title?: string }>; nextAfter: string | null }>;
   read(uri: string, variables: Record<string, string>, context: CallContext): Promise<ResourceContents>;
   /**
    * Optional: runs when a session subscribes to a URI of this template (before the subscription is kept), e.g. to

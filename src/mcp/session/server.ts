@@ -52,11 +52,11 @@ import {
   listableScopes,
   toolsListedTo,
 } from "../catalog-view";
-import { missingScopes } from "../../core/principal";
 import type { CallContext, SessionView, SessionState } from "../context";
 import type { Principal } from "../../core/principal";
 import type { ResourceChange } from "../resource-change";
 import { resourceLookup, type ResourceTarget } from "../resource-lookup";
+import { resourcesPage } from "../resource-list";
 import {
   addSubscribedUri,
   MAX_SUBSCRIPTIONS_PER_SESSION,
@@ -141,32 +141,9 @@ export function createArbiterServer(catalog: Catalog, runtime: ServerRuntime): M
 
   // The resource methods are answered here rather than by McpServer.registerResource: its read answers an
   // unknown URI with -32602 where the specification asks for -32002, and it does not bound the URI.
-  low.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
-    const resources: Array<Record<string, unknown> & { uri: string; name: string }> = [
-      ...catalog.resources.values(),
-    ].map((resource) => ({
-      uri: resource.uri,
-      name: resource.name,
-      title: resource.title,
-      description: resource.description,
-      mimeType: resource.mimeType,
-      ...(resource.listingMeta ? { _meta: resource.listingMeta } : {}),
-    }));
-    for (const template of catalog.resourceTemplates.values()) {
-      if (!template.list) continue;
-      const context = callContext(extra, runtime);
-      if (missingScopes(context.principal.scopes, template.requiredScopes).length > 0) continue;
-      const items = await template.list(context);
-      resources.push(
-        ...items.map((item) => ({
-          title: template.title,
-          description: template.description,
-          ...item,
-          mimeType: template.mimeType,
-        })),
-      );
-    }
-    return { resources };
+  low.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
+    const context = callContext(extra, runtime);
+    return answered(await resourcesPage(catalog, context, request.params?.cursor), context.correlationId);
   });
   low.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [...catalog.resourceTemplates.values()].map((template) => ({

@@ -8,7 +8,6 @@
  */
 import { McpServer, ProtocolError, ResourceTemplate, type ServerContext } from "@modelcontextprotocol/server";
 import type { Env } from "../../env";
-import { logError } from "../../lib/log";
 import type { Catalog } from "../catalog";
 import {
   answered as answeredAs,
@@ -20,13 +19,13 @@ import {
   toolListingFields,
   toolsListedTo,
 } from "../catalog-view";
-import { missingScopes } from "../../core/principal";
 import { Failure } from "../../core/failure";
 import type { Governed } from "../../core/governed";
 import type { CallContext, SessionState, ToolDefinition } from "../context";
 import type { Principal } from "../../core/principal";
 import { contentItem, getPrompt, promptArgsForSdk, readResource, resolvedTarget } from "../governed-capabilities";
 import { runToolCall, type PipelineDeps } from "../pipeline";
+import { resourcesPage } from "../resource-list";
 import { resourceLookup, type ResourceTarget } from "../resource-lookup";
 import { jsonOnlySchema } from "./json-schema";
 
@@ -67,20 +66,6 @@ function callContext(ctx: ServerContext, runtime: StatelessRuntime, session: Ses
 /** The value of a governed operation, or its Failure thrown as the JSON-RPC error SDK 2.x sends. */
 function answered<T>(outcome: Governed<T>, correlationId: string): T {
   return answeredAs(outcome, correlationId, (error) => new ProtocolError(error.code, error.message, error.data));
-}
-
-/** A listing a template makes (no quota, no audit: listings read nothing behind a scope); its Failures answered as errors. */
-async function listed<T>(work: () => Promise<T>, correlationId: string): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof Failure)) logError("resource listing failed", { correlationId, error });
-    const failure =
-      error instanceof Failure
-        ? error
-        : new Failure("internal", "Listing the resources failed: internal error. Try again.");
-    return answered({ ok: false, failure }, correlationId);
-  }
 }
 
 /**
@@ -163,17 +148,8 @@ export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntim
   }
 
   for (const template of catalog.resourceTemplates.values()) {
-    const list = template.list;
-    const sdkTemplate = new ResourceTemplate(template.uriTemplate, {
-      list: list
-        ? async (ctx) => {
-            const context = callContext(ctx, runtime, session);
-            if (missingScopes(context.principal.scopes, template.requiredScopes).length > 0) return { resources: [] };
-            const items = await listed(() => list(context), context.correlationId);
-            return { resources: items.map((item) => ({ ...item, mimeType: template.mimeType })) };
-          }
-        : undefined,
-    });
+    // resources/list is answered below for the whole catalog (resource-list.ts), so the SDK lists nothing itself.
+    const sdkTemplate = new ResourceTemplate(template.uriTemplate, { list: undefined });
     server.registerResource(
       template.name,
       sdkTemplate,
@@ -203,6 +179,12 @@ export function createStatelessServer(catalog: Catalog, runtime: StatelessRuntim
       }) as never,
     );
   }
+
+  // Replaces the SDK's own resources/list (set when the server was made): the same pages and cursors as the session lane.
+  server.server.setRequestHandler("resources/list", async (request, ctx) => {
+    const context = callContext(ctx, runtime, session);
+    return answered(await resourcesPage(catalog, context, request.params?.cursor), context.correlationId);
+  });
 
   return server;
 }

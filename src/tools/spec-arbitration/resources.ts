@@ -45,9 +45,8 @@ const READ = ["contracts.read"] as const;
 
 /** Documents larger than this are not sent as a resource (a model cannot use them whole anyway). */
 export const MAX_RESOURCE_DOCUMENT_BYTES = 4 * 1024 * 1024;
-/** Bounds resources/list: newest entries first. */
+/** resources/list names a project's newest contract versions and verdicts, this many of each (templates reach all). */
 const LISTED_PER_PROJECT = 10;
-const LISTED_TOTAL = 200;
 
 type Context = CallContext;
 
@@ -160,25 +159,26 @@ async function snapshotVerdictContents(
 const PROJECTS_PER_READ = 100;
 
 /**
- * The listed entries `entriesOf` gives for the caller's projects, by project name, until LISTED_TOTAL: the projects
- * are read a page at a time, so an organization with thousands of projects is not read whole on every list.
+ * A page of the entries `entriesOf` gives for the caller's projects, by project name from `page.after`: whole
+ * projects until at least `page.limit` entries, the projects read a page at a time, so an organization with thousands
+ * of projects is not read whole for one page. `nextAfter`: the last project listed, null once none is left.
  */
 async function listedEntries<T>(
   context: Context,
+  page: { after: string | null; limit: number },
   entriesOf: (project: ProjectRecord) => T[] | Promise<T[]>,
-): Promise<T[]> {
+): Promise<{ items: T[]; nextAfter: string | null }> {
   const items: T[] = [];
-  let after: string | null = null;
-  while (items.length < LISTED_TOTAL) {
+  let after = page.after;
+  for (;;) {
     const projects = await listProjects(context, { limit: PROJECTS_PER_READ, after });
     for (const project of projects) {
       items.push(...(await entriesOf(project)));
-      if (items.length >= LISTED_TOTAL) break;
+      if (items.length >= page.limit) return { items, nextAfter: project.name };
     }
-    if (projects.length < PROJECTS_PER_READ) break;
+    if (projects.length < PROJECTS_PER_READ) return { items, nextAfter: null };
     after = projects[projects.length - 1]!.name;
   }
-  return items.slice(0, LISTED_TOTAL);
 }
 
 export function registerSpecResources(ctx: CapabilityContext): void {
@@ -215,8 +215,8 @@ export function registerSpecResources(ctx: CapabilityContext): void {
       'The OpenAPI document of one contract version of a project; {version} is a version number or "active". Subscribe to .../contracts/active to hear when the project gets a new active contract (numbered versions never change).',
     mimeType: "application/json",
     requiredScopes: READ,
-    async list(context) {
-      return listedEntries(context, async ({ name: project, contractCount }) => {
+    async list(context, page) {
+      return listedEntries(context, page, async ({ name: project, contractCount }) => {
         if (contractCount === 0) return [];
         const { items: contracts } = await listContracts(context, project, { limit: LISTED_PER_PROJECT, before: null });
         return contracts.map((contract) => ({
@@ -266,8 +266,8 @@ export function registerSpecResources(ctx: CapabilityContext): void {
       "The conformance verdict of the project's latest snapshot (uploaded by CI). Subscribe to it (resources/subscribe) to receive notifications/resources/updated whenever CI uploads a new snapshot.",
     mimeType: "application/json",
     requiredScopes: READ,
-    async list(context) {
-      return listedEntries(context, (project) =>
+    async list(context, page) {
+      return listedEntries(context, page, (project) =>
         project.latestSnapshotId === null
           ? []
           : [
@@ -325,8 +325,8 @@ export function registerSpecResources(ctx: CapabilityContext): void {
       "The conformance verdict recorded for one snapshot of a project ({snapshot} is the snapshot id), against the contract version it was checked with.",
     mimeType: "application/json",
     requiredScopes: READ,
-    async list(context) {
-      return listedEntries(context, async ({ name: project, snapshotCount }) => {
+    async list(context, page) {
+      return listedEntries(context, page, async ({ name: project, snapshotCount }) => {
         if (snapshotCount === 0) return [];
         const { items: snapshots } = await listSnapshots(context, project, { limit: LISTED_PER_PROJECT, before: null });
         return snapshots.map((snapshot) => ({
