@@ -74,4 +74,28 @@ describe("the change log's retention", () => {
       expect((await operator("PUT", "/caps", {})).body.caps.changeLogRetentionDays).toBe(730);
     }
   });
+
+  it("reads caps stored before the cap existed with its default, keeping what they set", async () => {
+    // What PUT /caps stored before changeLogRetentionDays: the other caps, without it.
+    await runInDurableObject(directory(), (_instance, state) => {
+      state.storage.sql.exec(
+        `INSERT INTO platform (key, value) VALUES ('caps', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        JSON.stringify({ maxCallsPerMinute: 300, maxAuditRetentionDays: 180, deletionGraceDays: 3 }),
+      );
+    });
+    try {
+      expect((await operator("GET", "/caps")).body.caps).toMatchObject({
+        maxCallsPerMinute: 300,
+        maxAuditRetentionDays: 180,
+        deletionGraceDays: 3,
+        changeLogRetentionDays: 730,
+      });
+      await historyOf([1, 800, "test.expired"], [1, 10, "test.kept"]);
+      expect((await operator("PATCH", "/organizations/acme", { name: "Acme, after the upgrade" })).status).toBe(200);
+      expect(await countOf("test.expired")).toBe(0);
+      expect(await countOf("test.kept")).toBe(1);
+    } finally {
+      expect((await operator("PUT", "/caps", {})).status).toBe(200);
+    }
+  });
 });
