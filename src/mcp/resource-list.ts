@@ -4,6 +4,7 @@
  * `nextCursor` while any template has more. The first page is what the list answered before it had cursors, so a
  * client that does not follow cursors sees the same; one that does reaches every entry a template lists.
  */
+import { base64url } from "jose";
 import { Failure } from "../core/failure";
 import type { Governed } from "../core/governed";
 import { missingScopes } from "../core/principal";
@@ -38,26 +39,17 @@ function invalidCursor(): Failure {
   );
 }
 
+/** Cursors are base64url JSON (jose's, the one base64url of the codebase). */
 function encodeCursor(positions: Map<string, string>): string {
-  const bytes = new TextEncoder().encode(JSON.stringify({ after: Object.fromEntries(positions) }));
-  return btoa(String.fromCharCode(...bytes))
-    .replaceAll("+", "-")
-    .replaceAll("/", "_")
-    .replace(/=+$/, "");
+  return base64url.encode(JSON.stringify({ after: Object.fromEntries(positions) }));
 }
 
 /** The positions a cursor names, each of a template that lists; a Failure for anything this server did not write. */
 function decodeCursor(cursor: string, listing: ReadonlyMap<string, ResourceTemplateDefinition>): Positions | Failure {
-  if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor))
-    return invalidCursor();
+  if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH) return invalidCursor();
   let parsed: unknown;
   try {
-    const binary = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
-    parsed = JSON.parse(
-      new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
-        Uint8Array.from(binary, (c) => c.charCodeAt(0)),
-      ),
-    );
+    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(base64url.decode(cursor)));
   } catch {
     return invalidCursor();
   }
