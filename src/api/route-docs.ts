@@ -78,7 +78,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     operationId: "createOrganizationInvitation",
     body: JSON_ONLY,
     ok: [201, JSON_ONLY],
-    errors: [400],
+    errors: [400, 409],
   },
   "GET /api/v1/organization/invitations": {
     operationId: "listOrganizationInvitations",

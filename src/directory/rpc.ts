@@ -30,6 +30,7 @@ export interface DirectoryRefusal {
     | "secret_key_missing"
     | "unknown_invitation"
     | "invitation_used"
+    | "too_many_invitations"
     | "invitation_expired"
     | "invitation_wrong_person";
   message: string;

@@ -143,6 +143,9 @@ const CHANGES_PRUNED_PER_LOG = 100;
 /** An invitation's id: the start of its token's hash (the hash itself, and the link, are never shown). */
 const INVITATION_ID_LENGTH = 12;
 
+/** Pending invitations an organization holds at most: each is a live link, and the directory is the deployment's. */
+export const MAX_PENDING_INVITATIONS = 1_000;
+
 /** How long used and expired invitations stay listed after they were made. */
 const INVITATIONS_KEPT_MS = 30 * DAY_MS;
 const PURGE_RETRY_MS = 60_000;
@@ -925,6 +928,18 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     if (!found.ok) return found;
     const key = email.toLowerCase();
     const now = Date.now();
+    const pending = this.sql
+      .exec<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM invitations WHERE organization_id = ? AND used_at IS NULL AND expires_at > ?`,
+        organizationId,
+        now,
+      )
+      .one().n;
+    if (pending >= MAX_PENDING_INVITATIONS)
+      return refusal(
+        "too_many_invitations",
+        `This organization has ${pending} pending invitations, the most it may hold: withdraw those no longer wanted (DELETE /api/v1/organization/invitations/{id}, or Withdraw on the console's Organization page), or wait until they are used or expire.`,
+      );
     this.ctx.storage.transactionSync(() => {
       // Used and expired invitations are kept INVITATIONS_KEPT_MS after they were made, then go as the next is made:
       // the table holds what an administrator still acts on, not every invitation ever sent (the log has those).

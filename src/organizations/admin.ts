@@ -56,6 +56,7 @@ const REFUSAL_KINDS: Record<DirectoryRefusal["code"], FailureKind> = {
   secret_key_missing: "unavailable",
   unknown_invitation: "not_found",
   invitation_used: "conflict",
+  too_many_invitations: "conflict",
   invitation_expired: "conflict",
   invitation_wrong_person: "forbidden",
 };

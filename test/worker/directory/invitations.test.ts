@@ -6,6 +6,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { browserFetch, CookieJar } from "../helpers";
 import { callJson, restToken } from "../contracts-api/api-helpers";
+import { MAX_PENDING_INVITATIONS } from "../../../src/directory/store";
 
 const directory = () => env.DIRECTORY.get(env.DIRECTORY.idFromName("directory"));
 
@@ -115,5 +116,35 @@ describe("withdrawing an invitation", () => {
     expect((await browserFetch(new CookieJar(), path)).status).toBe(200);
     const member = await restToken("mia", "contracts.read");
     expect((await callJson(member, "DELETE", `/organization/invitations/${id}`)).status).toBe(403);
+  });
+
+  it(`holds at most ${MAX_PENDING_INVITATIONS} pending: the next is refused naming how to make room, a withdrawal makes it`, async () => {
+    const gus = await restToken("gus", "org.admin");
+    // Pending invitations written straight into the directory, as an organization that invited that many holds them,
+    // and as many used or expired ones, which do not count.
+    await runInDurableObject(directory(), (_instance, state) => {
+      const at = new Date().toISOString();
+      for (let i = 0; i < MAX_PENDING_INVITATIONS * 2; i++)
+        state.storage.sql.exec(
+          `INSERT INTO invitations (token_hash, organization_id, email, role, created_by, created_at, expires_at, used_at)
+           VALUES (?, 'globex', ?, 'member', 'gus', ?, ?, ?)`,
+          `f00d${String(i).padStart(8, "0")}`.padEnd(64, "0"),
+          `bulk-${i}@globex.example`,
+          at,
+          i % 2 === 0 ? Date.now() + 86_400_000 : 0,
+          i % 4 === 1 ? at : null,
+        );
+    });
+    const refused = await callJson(gus, "POST", "/organization/invitations", {
+      email: "one-more@globex.example",
+      role: "member",
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe("too_many_invitations");
+    expect(refused.body.detail).toContain(`${MAX_PENDING_INVITATIONS} pending invitations`);
+    expect(refused.body.detail).toContain("DELETE /api/v1/organization/invitations/{id}");
+
+    expect((await callJson(gus, "DELETE", "/organization/invitations/f00d00000000")).status).toBe(200);
+    await invite(gus, "one-more@globex.example");
   });
 });
