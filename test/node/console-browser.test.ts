@@ -378,6 +378,15 @@ describe("admin console in a real browser", () => {
       ).status,
     ).toBe(201);
 
+    // A pending invitation, so the Organization page shows its table with the Withdraw button.
+    const orgAdmin = await obtainToken(server.url, { user: "ana", scope: "org.admin", resource: `${server.url}/api` });
+    const invited = await fetch(`${server.url}/api/v1/organization/invitations`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${orgAdmin}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "new.reader@acme.example", role: "member" }),
+    });
+    expect(invited.status).toBe(201);
+
     const pages: Array<{ path: string; heading: string | RegExp; known?: string[] }> = [
       { path: "/admin", heading: "Acme Commerce" },
       { path: "/admin/clients", heading: "Connected clients", known: ["orders.search", "contracts.read"] },
