@@ -11,7 +11,7 @@ import { ORGANIZATION_PROVIDER_SETTINGS } from "../auth/oidc-config";
 import type { Env } from "../env";
 import { base64url } from "jose";
 import { sha256Hex } from "../lib/sha256";
-import { cutPage, oneMore } from "../lib/page";
+import { pageByName } from "../lib/page";
 import { logWarn } from "../lib/log";
 import { revokeSubjectsBeyond, type SweepState } from "../oauth/grant-sweep";
 import { grantSweeper } from "../oauth/grant-sweeper-rpc";
@@ -177,9 +177,12 @@ export async function listOrganizations(
   env: Env,
   page: { limit?: number | null; after?: string | null } = {},
 ): Promise<{ organizations: OrganizationRecord[]; nextAfter: string | null }> {
-  const limit = page.limit ?? null;
-  const listed = await directoryStub(env).list(oneMore(limit), page.after ?? null);
-  const { items: organizations, nextAfter } = cutPage(listed, limit, (organization) => organization.id);
+  const directory = directoryStub(env);
+  const { items: organizations, nextAfter } = await pageByName(
+    (limit, after) => directory.list(limit, after),
+    { limit: page.limit ?? null, after: page.after ?? null },
+    (organization) => organization.id,
+  );
   return { organizations, nextAfter };
 }
 
@@ -424,9 +427,12 @@ export async function listMembers(
   page: { limit?: number | null; after?: string | null } = {},
 ): Promise<{ members: MemberRecord[]; nextAfter: string | null }> {
   await getOrganization(env, organizationId);
-  const limit = page.limit ?? null;
-  const listed = await directoryStub(env).members(organizationId, oneMore(limit), page.after ?? null);
-  const { items: members, nextAfter } = cutPage(listed, limit, (member) => member.email);
+  const directory = directoryStub(env);
+  const { items: members, nextAfter } = await pageByName(
+    (limit, after) => directory.members(organizationId, limit, after),
+    { limit: page.limit ?? null, after: page.after ?? null },
+    (member) => member.email,
+  );
   return { members, nextAfter };
 }
 
