@@ -3,6 +3,7 @@
  * the refusal of a probable typo before an upload creates a project, and the row the console shows per project.
  */
 import { closestName } from "../../lib/closest-name";
+import { pageByName } from "../../lib/page";
 import type { ProjectPlace } from "../store/client";
 import type { AcceptedBreakRecord } from "../store/acceptance-table";
 import type {
@@ -20,12 +21,20 @@ import { contractFailure, unknownProjectFailure } from "./failure";
 import { projectRestriction } from "./project-access";
 import { placeOf, projectStoreOf, storeOf } from "./store-access";
 
-/** The projects the caller may see, by name: at most `limit` of them, those after `after` when it is given. */
-export function listProjects(
+/**
+ * The projects the caller may see, by name: at most `limit` of them, those after `after` when it is given. Without a
+ * limit, every one, read READ_PER_CALL at a time, so no single call of the organization's store (which every upload
+ * of the organization also calls) answers all of them.
+ */
+export async function listProjects(
   caller: ContractsCaller,
   page: { limit?: number | null; after?: string | null } = {},
 ): Promise<ProjectRecord[]> {
-  return storeOf(caller).listProjects(projectRestriction(caller.principal), page.limit ?? null, page.after ?? null);
+  const store = storeOf(caller);
+  const restriction = projectRestriction(caller.principal);
+  const read = (limit: number, after: string | null) => store.listProjects(restriction, limit, after);
+  if (page.limit !== null && page.limit !== undefined) return read(page.limit, page.after ?? null);
+  return (await pageByName(read, { limit: null, after: page.after ?? null }, (project) => project.name)).items;
 }
 
 /** How many projects the organization has and how many have no active contract (the console's overview). */
