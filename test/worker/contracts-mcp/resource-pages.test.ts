@@ -9,7 +9,10 @@ import { RESOURCES_PER_TEMPLATE_PAGE } from "../../../src/mcp/resource-list";
 import { mcpPrincipal } from "../harness";
 import { initializeSession, mcpPost, modernPost, readRpc } from "../helpers";
 
-const PROJECTS = RESOURCES_PER_TEMPLATE_PAGE + 5;
+/** Contract versions per project: as many as the list names of one project, so few projects fill a page. */
+const VERSIONS = 10;
+/** One project more than a page holds. */
+const PROJECTS = RESOURCES_PER_TEMPLATE_PAGE / VERSIONS + 1;
 const project = (i: number) => `paged-${String(i).padStart(3, "0")}`;
 const caller = mcpPrincipal("ana", "contracts.read");
 
@@ -48,8 +51,8 @@ async function allPages(lane: Lane): Promise<string[][]> {
 }
 
 beforeAll(async () => {
-  // More projects with a contract than a page lists, as rows of acme's organization store (its projects from
-  // before the split): each has one contract version, so the contract template lists one entry per project.
+  // More contract versions than a page lists, as rows of acme's organization store (its projects from before the
+  // split): VERSIONS of each project, all of which the contract template lists.
   await runInDurableObject(env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName("acme")), async (_instance, state) => {
     const at = new Date().toISOString();
     for (let i = 0; i < PROJECTS; i++) {
@@ -58,36 +61,44 @@ beforeAll(async () => {
         project(i),
         at,
       );
-      state.storage.sql.exec(
-        `INSERT INTO contracts (project, version, label, content_hash, size, format, openapi_version, operation_count,
-           uploaded_by, uploaded_at) VALUES (?, 1, NULL, ?, 100, 'json', '3.1.0', 1, 'ana', ?)`,
-        project(i),
-        "0".repeat(64),
-        at,
-      );
+      for (let version = 1; version <= VERSIONS; version++)
+        state.storage.sql.exec(
+          `INSERT INTO contracts (project, version, label, content_hash, size, format, openapi_version, operation_count,
+             uploaded_by, uploaded_at) VALUES (?, ?, NULL, ?, 100, 'json', '3.1.0', 1, 'ana', ?)`,
+          project(i),
+          version,
+          "0".repeat(64),
+          at,
+        );
     }
   });
 });
 
 describe("resources/list pages", () => {
+  /** Each era's pages, as its first test read them: the eras must answer the same. */
+  const pagesByEra = new Map<string, string[][]>();
   for (const [era, lane] of [
     ["2025-11-25 session", sessionLane],
     ["2026-07-28 stateless", async () => statelessLane],
   ] as const) {
     it(`lists every contract over pages with nextCursor, the first page as before (${era})`, async () => {
       const pages = await allPages(await lane());
+      pagesByEra.set(era, pages);
       expect(pages.length).toBe(2);
       const contracts = (uris: string[]) =>
-        uris.filter((uri) => /^spec:\/\/projects\/paged-\d+\/contracts\/1$/.test(uri));
+        uris.filter((uri) => /^spec:\/\/projects\/paged-\d+\/contracts\/\d+$/.test(uri));
       expect(contracts(pages[0]!)).toHaveLength(RESOURCES_PER_TEMPLATE_PAGE);
       expect(pages[0]).toContain("spec://active/contract");
-      expect(contracts(pages[1]!)).toEqual(
-        [0, 1, 2, 3, 4].map((i) => `spec://projects/${project(RESOURCES_PER_TEMPLATE_PAGE + i)}/contracts/1`),
+      expect(contracts(pages[1]!).sort()).toEqual(
+        Array.from(
+          { length: VERSIONS },
+          (_, v) => `spec://projects/${project(PROJECTS - 1)}/contracts/${v + 1}`,
+        ).sort(),
       );
       expect(pages[1]).not.toContain("spec://active/contract");
       const all = pages.flat();
       expect(new Set(all).size).toBe(all.length);
-      expect(contracts(all)).toHaveLength(PROJECTS);
+      expect(contracts(all)).toHaveLength(PROJECTS * VERSIONS);
     });
 
     it(`refuses a cursor it did not write with -32602, saying what to pass (${era})`, async () => {
@@ -101,7 +112,9 @@ describe("resources/list pages", () => {
     });
   }
 
-  it("answers the same pages in both eras", async () => {
-    expect(await allPages(statelessLane)).toEqual(await allPages(await sessionLane()));
+  it("answers the same pages in both eras", () => {
+    expect(pagesByEra.size).toBe(2);
+    const [session, stateless] = [...pagesByEra.values()];
+    expect(stateless).toEqual(session);
   });
 });
