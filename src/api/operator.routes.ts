@@ -26,6 +26,7 @@ import {
   CHANGES_PER_PAGE,
   organizationChanges,
   organizationView,
+  directoryUsage,
   platformCaps,
   putMember,
   removeMember,
@@ -272,6 +273,11 @@ const routes: Route[] = [
       json(await organizationChanges(env, null, pageQuery(new URL(request.url), CHANGES_PER_PAGE))),
   },
   { method: "GET", pattern: /^\/caps$/, handle: async (_r, env) => json({ caps: await platformCaps(env) }) },
+  {
+    method: "GET",
+    pattern: /^\/directory$/,
+    handle: async (_r, env) => json({ directory: await directoryUsage(env) }),
+  },
   {
     method: "PUT",
     pattern: /^\/caps$/,

@@ -47,6 +47,16 @@ export interface ResolvedOrganization {
   storageQuotaBytes: number;
 }
 
+/** What the directory holds (GET /operator/v1/directory): its SQLite size and the rows of what grows in it. */
+export interface DirectoryUsage {
+  databaseBytes: number;
+  organizations: Record<OrganizationStatus, number>;
+  /** Member rows (removed members stay listed as `removed`). */
+  members: number;
+  invitations: { pending: number; total: number };
+  changes: { entries: number; oldest: string | null; retentionDays: number };
+}
+
 /** The mapping data platform-provider sign-in needs (OIDC_ISSUER): an active organization's domains and claims. */
 export interface SignInEntry {
   emailDomains: string[];
@@ -145,6 +155,8 @@ export interface DirectoryRpc extends Rpc.DurableObjectBranded {
   /** The change log, newest first, at most `limit`; an organization's before `beforeSeq` when given (paging). */
   changes(organizationId: string | null, limit: number, beforeSeq?: number | null): ChangeRecord[];
   caps(): PlatformCaps;
+  /** What the directory holds and its size: the deployment's one directory object, for the operator. */
+  usage(): DirectoryUsage;
   setCaps(caps: PlatformCaps, actor: string): PlatformCaps;
   reencryptSecrets(): Promise<{ reencrypted: number; unreadable: number }>;
 }

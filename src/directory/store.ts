@@ -24,6 +24,7 @@ import type {
   DirectoryRefusal,
   DirectoryResult,
   DirectoryRpc,
+  DirectoryUsage,
   ResolvedOrganization,
   SecretName,
   SignInEntry,
@@ -31,6 +32,7 @@ import type {
 import { isRemovedSubject, noteSubject, rolesBySubject, subjectsOf, upgradeMemberSubjects } from "./member-subjects";
 import { openSecret, sealSecret, SecretKeyMissing, type SealedSecret } from "./secrets";
 import {
+  ORGANIZATION_STATUSES,
   platformCapsSchema,
   type ChangeRecord,
   type InvitationRecord,
@@ -1143,6 +1145,34 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
       before: row.before === null ? null : (JSON.parse(String(row.before)) as unknown),
       after: row.after === null ? null : (JSON.parse(String(row.after)) as unknown),
     }));
+  }
+
+  usage(): DirectoryUsage {
+    const count = (query: string, ...bindings: SqlStorageValue[]) =>
+      this.sql.exec<{ n: number }>(query, ...bindings).one().n;
+    const organizations = Object.fromEntries(ORGANIZATION_STATUSES.map((status) => [status, 0])) as Record<
+      OrganizationStatus,
+      number
+    >;
+    for (const row of this.sql.exec<{ status: OrganizationStatus; n: number }>(
+      `SELECT status, COUNT(*) AS n FROM organizations GROUP BY status`,
+    ))
+      organizations[row.status] = row.n;
+    const oldest = this.sql.exec<{ time: string }>(`SELECT time FROM changes ORDER BY seq LIMIT 1`).toArray()[0];
+    return {
+      databaseBytes: this.ctx.storage.sql.databaseSize,
+      organizations,
+      members: count(`SELECT COUNT(*) AS n FROM members`),
+      invitations: {
+        pending: count(`SELECT COUNT(*) AS n FROM invitations WHERE used_at IS NULL AND expires_at > ?`, Date.now()),
+        total: count(`SELECT COUNT(*) AS n FROM invitations`),
+      },
+      changes: {
+        entries: count(`SELECT COUNT(*) AS n FROM changes`),
+        oldest: oldest?.time ?? null,
+        retentionDays: this.caps().changeLogRetentionDays,
+      },
+    };
   }
 
   caps(): PlatformCaps {

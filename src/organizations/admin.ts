@@ -21,7 +21,7 @@ import { exportStart, nextExportPiece } from "./export-reader";
 import { getPolicy } from "../policy/load";
 import { organizationGrantable } from "../directory/grantable";
 import { directoryStub, forgetOrganization } from "../directory/client";
-import type { DirectoryRefusal, SecretName } from "../directory/rpc";
+import type { DirectoryRefusal, DirectoryUsage, SecretName } from "../directory/rpc";
 import {
   NEW_ORGANIZATION_ID,
   organizationSettingsSchema,
@@ -352,6 +352,11 @@ export async function organizationChanges(
   const listed = (await directoryStub(env).changes(organizationId, limit + 1, page.before ?? null)) as ChangeRecord[];
   const changes = listed.slice(0, limit);
   return { changes, nextBefore: listed.length > limit ? (changes.at(-1)?.seq ?? null) : null };
+}
+
+/** What the deployment's directory holds and its size (GET /operator/v1/directory). */
+export async function directoryUsage(env: Env): Promise<DirectoryUsage> {
+  return directoryStub(env).usage();
 }
 
 export async function platformCaps(env: Env): Promise<PlatformCaps> {

@@ -1,7 +1,7 @@
 /**
  * The directory's change log is kept changeLogRetentionDays (a platform cap, 730 by default): older entries are
  * removed as new changes are logged, at most 100 per change, so the one directory object of a deployment does not grow
- * with every change ever made.
+ * with every change ever made; and what the operator sees of that object as it grows (GET /operator/v1/directory).
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -97,5 +97,34 @@ describe("the change log's retention", () => {
     } finally {
       expect((await operator("PUT", "/caps", {})).status).toBe(200);
     }
+  });
+
+  it("shows the operator what the directory holds: its size, organizations by status, members, invitations, the log", async () => {
+    await historyOf([4, 100, "test.kept"]);
+    const seen = await operator("GET", "/directory");
+    expect(seen.status).toBe(200);
+    const usage = seen.body.directory;
+    const truth = await runInDurableObject(directory(), (_instance, state) => {
+      const n = (query: string) => state.storage.sql.exec<{ n: number }>(query).one().n;
+      return {
+        databaseBytes: state.storage.sql.databaseSize,
+        active: n("SELECT COUNT(*) AS n FROM organizations WHERE status = 'active'"),
+        members: n("SELECT COUNT(*) AS n FROM members"),
+        invitations: n("SELECT COUNT(*) AS n FROM invitations"),
+      };
+    });
+    expect(usage.databaseBytes).toBeGreaterThan(0);
+    expect(usage.databaseBytes).toBeLessThanOrEqual(truth.databaseBytes * 2);
+    expect(usage.organizations).toMatchObject({ active: truth.active, deleted: expect.any(Number) });
+    expect(usage.organizations.active).toBeGreaterThanOrEqual(2);
+    expect(usage.members).toBe(truth.members);
+    expect(usage.invitations.total).toBe(truth.invitations);
+    expect(usage.changes).toEqual({
+      entries: 4,
+      oldest: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      retentionDays: 730,
+    });
+    expect(Date.now() - Date.parse(usage.changes.oldest)).toBeGreaterThan(99 * DAY);
+    expect((await operator("GET", "/directory", undefined, { Authorization: "Bearer not-the-key" })).status).toBe(401);
   });
 });
