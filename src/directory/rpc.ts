@@ -31,6 +31,7 @@ export interface DirectoryRefusal {
     | "unknown_invitation"
     | "invitation_used"
     | "too_many_invitations"
+    | "too_many_members"
     | "invitation_expired"
     | "invitation_wrong_person";
   message: string;
@@ -69,7 +70,11 @@ export interface SignInEntry {
 /** Whether a person who just signed in may enter, and with which role. */
 export type Admission =
   | { ok: true; role: string }
-  | { ok: false; reason: "removed" | "not-a-member" | "organization-unavailable"; message: string };
+  | {
+      ok: false;
+      reason: "removed" | "not-a-member" | "organization-unavailable" | "organization-full";
+      message: string;
+    };
 
 export interface DirectoryRpc extends Rpc.DurableObjectBranded {
   resolve(organizationId: string): Promise<ResolvedOrganization | null>;

@@ -188,6 +188,11 @@ export const platformCapsSchema = z
      * removed as new changes are logged (src/directory/store.ts, pruneChangeLog).
      */
     changeLogRetentionDays: z.number().int().min(30).max(3650).default(730),
+    /**
+     * Active members an organization may have (rows of the deployment's one directory): adding, inviting, an
+     * invitation's use and a first sign-in past it are refused with `too_many_members`.
+     */
+    maxMembersPerOrganization: z.number().int().min(1).max(1_000_000).default(10_000),
     /** The longest retention.snapshotDays an organization may set. */
     maxSnapshotRetentionDays: z.number().int().positive().max(3650).default(365),
     /** Bytes an organization may store unless its own storageQuotaBytes says otherwise (default 10 GiB). */

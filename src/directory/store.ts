@@ -752,6 +752,25 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
       .map((row) => row.email);
   }
 
+  /**
+   * Null while the organization may take one more active member (platform cap maxMembersPerOrganization), else
+   * the refusal that says how to make room. Removed members' rows do not count: they only keep people out.
+   */
+  private roomForMember(organizationId: string): DirectoryRefusal | null {
+    const cap = this.caps().maxMembersPerOrganization;
+    const active = this.sql
+      .exec<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM members WHERE organization_id = ? AND status = 'active'`,
+        organizationId,
+      )
+      .one().n;
+    if (active < cap) return null;
+    return refusal(
+      "too_many_members",
+      `This organization has ${active} active members, the most this deployment allows (${cap}): remove members no longer needed (DELETE /api/v1/organization/members/{email}, or Remove on the console's Organization page), or ask the operator to raise maxMembersPerOrganization (PUT /operator/v1/caps).`,
+    );
+  }
+
   putMember(
     organizationId: string,
     email: string,
@@ -777,6 +796,10 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         previousRole: existing.role,
         subjects: subjectsOf(this.sql, organizationId, key),
       };
+    if (existing?.status !== "active") {
+      const full = this.roomForMember(organizationId);
+      if (full) return { ...full, field: "email" };
+    }
     const now = new Date().toISOString();
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
@@ -887,6 +910,13 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
           "This organization admits only the people on its member list. Ask one of its administrators to add you.",
       };
     if (email) {
+      const full = this.roomForMember(organizationId);
+      if (full)
+        return {
+          ok: false,
+          reason: "organization-full",
+          message: `This organization has as many members as this deployment allows. Ask one of its administrators to remove members no longer needed, or the operator to raise the limit.`,
+        };
       this.sql.exec(
         `INSERT OR IGNORE INTO members (organization_id, email, role, status, subject, updated_at) VALUES (?, ?, ?, 'active', ?, ?)`,
         organizationId,
@@ -942,6 +972,10 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         "too_many_invitations",
         `This organization has ${pending} pending invitations, the most it may hold: withdraw those no longer wanted (DELETE /api/v1/organization/invitations/{id}, or Withdraw on the console's Organization page), or wait until they are used or expire.`,
       );
+    if (this.memberRow(organizationId, key)?.status !== "active") {
+      const full = this.roomForMember(organizationId);
+      if (full) return { ...full, field: "email" };
+    }
     this.ctx.storage.transactionSync(() => {
       // Used and expired invitations are kept INVITATIONS_KEPT_MS after they were made, then go as the next is made:
       // the table holds what an administrator still acts on, not every invitation ever sent (the log has those).
@@ -1087,6 +1121,14 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         "invitation_wrong_person",
         "This invitation was sent to another e-mail address than the one you signed in with. Sign in with the invited address.",
       );
+    if (this.memberRow(invitation.organizationId, invitation.email)?.status !== "active") {
+      const full = this.roomForMember(invitation.organizationId);
+      if (full)
+        return refusal(
+          "too_many_members",
+          "The organization of this invitation has as many members as this deployment allows. Ask its administrator to make room; this invitation stays valid until it expires.",
+        );
+    }
     const now = new Date().toISOString();
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(

@@ -57,6 +57,7 @@ const REFUSAL_KINDS: Record<DirectoryRefusal["code"], FailureKind> = {
   unknown_invitation: "not_found",
   invitation_used: "conflict",
   too_many_invitations: "conflict",
+  too_many_members: "conflict",
   invitation_expired: "conflict",
   invitation_wrong_person: "forbidden",
 };
