@@ -96,6 +96,10 @@ describe("each test file starts with empty storage", () => {
       await Promise.all(Array.from({ length: 16 }, lane));
       expect(leftovers).toEqual([]);
     },
+    // Every object the worker's earlier files made is started here, each running its constructor (a contract store
+    // creates its schema), so a file that runs late in its worker checks hundreds of them: more than the suite's
+    // default timeout allows on a loaded machine. How long this takes is not what it tests.
+    180_000,
   );
 
   // A late request may also start a session object without making a session (a change announced to a session the
