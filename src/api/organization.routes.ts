@@ -16,6 +16,7 @@ import {
   listMembers,
   CHANGES_PER_PAGE,
   organizationChanges,
+  organizationLimits,
   organizationView,
   putMember,
   removeMember,
@@ -109,8 +110,13 @@ export const organizationRoutes: ApiRoute[] = [
     method: "GET",
     path: "/api/v1/organization",
     requiredScopes: SCOPE,
-    handle: async ({ env, principal }) =>
-      json({ organization: organizationView(await getOrganization(env, principal.organizationId)) }),
+    handle: async ({ env, principal }) => {
+      const [record, limits] = await Promise.all([
+        getOrganization(env, principal.organizationId),
+        organizationLimits(env, principal.organizationId),
+      ]);
+      return json({ organization: organizationView(record), limits });
+    },
   },
   {
     method: "PATCH",

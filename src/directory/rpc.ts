@@ -58,6 +58,16 @@ export interface DirectoryUsage {
   changes: { entries: number; oldest: string | null; retentionDays: number };
 }
 
+/**
+ * What bounds one organization, as its administrators see it (GET /api/v1/organization): its members and pending
+ * invitations against their maximum, and the operator's ceilings on the settings it configures.
+ */
+export interface OrganizationLimits {
+  members: { active: number; max: number };
+  pendingInvitations: { pending: number; max: number };
+  settings: Pick<PlatformCaps, "maxCallsPerMinute" | "maxAuditRetentionDays" | "maxSnapshotRetentionDays">;
+}
+
 /** The mapping data platform-provider sign-in needs (OIDC_ISSUER): an active organization's domains and claims. */
 export interface SignInEntry {
   emailDomains: string[];
@@ -162,6 +172,7 @@ export interface DirectoryRpc extends Rpc.DurableObjectBranded {
   caps(): PlatformCaps;
   /** What the directory holds and its size: the deployment's one directory object, for the operator. */
   usage(): DirectoryUsage;
+  limits(organizationId: string): OrganizationLimits;
   setCaps(caps: PlatformCaps, actor: string): PlatformCaps;
   reencryptSecrets(): Promise<{ reencrypted: number; unreadable: number }>;
 }

@@ -22,6 +22,7 @@ import { logInfo, logWarn } from "../lib/log";
 import type {
   Admission,
   DirectoryRefusal,
+  OrganizationLimits,
   DirectoryResult,
   DirectoryRpc,
   DirectoryUsage,
@@ -758,17 +759,21 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
    */
   private roomForMember(organizationId: string): DirectoryRefusal | null {
     const cap = this.caps().maxMembersPerOrganization;
-    const active = this.sql
-      .exec<{ n: number }>(
-        `SELECT COUNT(*) AS n FROM members WHERE organization_id = ? AND status = 'active'`,
-        organizationId,
-      )
-      .one().n;
+    const active = this.activeMemberCount(organizationId);
     if (active < cap) return null;
     return refusal(
       "too_many_members",
       `This organization has ${active} active members, the most this deployment allows (${cap}): remove members no longer needed (DELETE /api/v1/organization/members/{email}, or Remove on the console's Organization page), or ask the operator to raise maxMembersPerOrganization (PUT /operator/v1/caps).`,
     );
+  }
+
+  private activeMemberCount(organizationId: string): number {
+    return this.sql
+      .exec<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM members WHERE organization_id = ? AND status = 'active'`,
+        organizationId,
+      )
+      .one().n;
   }
 
   putMember(
@@ -932,6 +937,16 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
 
   // ---- invitations --------------------------------------------------------------------------------------------
 
+  private pendingInvitationCount(organizationId: string, now: number): number {
+    return this.sql
+      .exec<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM invitations WHERE organization_id = ? AND used_at IS NULL AND expires_at > ?`,
+        organizationId,
+        now,
+      )
+      .one().n;
+  }
+
   private invitationOf(row: Record<string, SqlStorageValue>): InvitationRecord {
     const used = row.used_at !== null;
     const expired = !used && Number(row.expires_at) <= Date.now();
@@ -960,13 +975,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     if (!found.ok) return found;
     const key = email.toLowerCase();
     const now = Date.now();
-    const pending = this.sql
-      .exec<{ n: number }>(
-        `SELECT COUNT(*) AS n FROM invitations WHERE organization_id = ? AND used_at IS NULL AND expires_at > ?`,
-        organizationId,
-        now,
-      )
-      .one().n;
+    const pending = this.pendingInvitationCount(organizationId, now);
     if (pending >= MAX_PENDING_INVITATIONS)
       return refusal(
         "too_many_invitations",
@@ -1187,6 +1196,22 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
       before: row.before === null ? null : (JSON.parse(String(row.before)) as unknown),
       after: row.after === null ? null : (JSON.parse(String(row.after)) as unknown),
     }));
+  }
+
+  limits(organizationId: string): OrganizationLimits {
+    const caps = this.caps();
+    return {
+      members: { active: this.activeMemberCount(organizationId), max: caps.maxMembersPerOrganization },
+      pendingInvitations: {
+        pending: this.pendingInvitationCount(organizationId, Date.now()),
+        max: MAX_PENDING_INVITATIONS,
+      },
+      settings: {
+        maxCallsPerMinute: caps.maxCallsPerMinute,
+        maxAuditRetentionDays: caps.maxAuditRetentionDays,
+        maxSnapshotRetentionDays: caps.maxSnapshotRetentionDays,
+      },
+    };
   }
 
   usage(): DirectoryUsage {

@@ -21,7 +21,7 @@ import { exportStart, nextExportPiece } from "./export-reader";
 import { getPolicy } from "../policy/load";
 import { organizationGrantable } from "../directory/grantable";
 import { directoryStub, forgetOrganization } from "../directory/client";
-import type { DirectoryRefusal, DirectoryUsage, SecretName } from "../directory/rpc";
+import type { DirectoryRefusal, DirectoryUsage, OrganizationLimits, SecretName } from "../directory/rpc";
 import {
   NEW_ORGANIZATION_ID,
   organizationSettingsSchema,
@@ -356,6 +356,11 @@ export async function organizationChanges(
 }
 
 /** What the deployment's directory holds and its size (GET /operator/v1/directory). */
+/** What bounds the organization: members and pending invitations against their maximum, the settings' ceilings. */
+export async function organizationLimits(env: Env, organizationId: string): Promise<OrganizationLimits> {
+  return directoryStub(env).limits(organizationId);
+}
+
 export async function directoryUsage(env: Env): Promise<DirectoryUsage> {
   return directoryStub(env).usage();
 }

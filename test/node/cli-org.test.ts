@@ -58,7 +58,10 @@ describe("arbiter org", () => {
     const applied = await runCli(["org", "apply", edited]);
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toMatch(/Applied: revision \d+\./);
-    expect((await runCli(["org", "show"])).stdout).toContain("auditRetentionDays: 30");
+    const shown = (await runCli(["org", "show"])).stdout;
+    expect(shown).toContain("auditRetentionDays: 30");
+    expect(shown).toMatch(/Members: \d+ active of at most 10000; invitations: \d+ pending of at most 1000/);
+    expect(shown).toContain("Ceilings: 600 calls per minute per quota, audit retention 365 days");
 
     const back = await runCli(["org", "apply", original]);
     expect(back.stdout).toContain("- auditRetentionDays: 30");

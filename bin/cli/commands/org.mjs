@@ -45,7 +45,7 @@ export async function org(values, positionals, env, out) {
   const [action, file] = positionals;
   const config = await settings(values, env, `arbiter org ${action ?? ""}`.trim(), NEEDS, { needsProject: false });
   if (action === "show") {
-    const { organization } = await request(config, "GET", "/api/v1/organization");
+    const { organization, limits } = await request(config, "GET", "/api/v1/organization");
     const secrets = Object.entries(organization.secrets)
       .map(([name, set]) => `${name} ${set ? "set" : "not set"}`)
       .join(", ");
@@ -53,6 +53,15 @@ export async function org(values, positionals, env, out) {
       `${organization.settings.name} (${organization.id}): ${organization.status}, revision ${organization.revision}`,
     );
     out(`Secrets: ${secrets}`);
+    if (limits) {
+      const { members, pendingInvitations: invitations, settings: ceilings } = limits;
+      out(
+        `Members: ${members.active} active of at most ${members.max}; invitations: ${invitations.pending} pending of at most ${invitations.max}`,
+      );
+      out(
+        `Ceilings: ${ceilings.maxCallsPerMinute} calls per minute per quota, audit retention ${ceilings.maxAuditRetentionDays} days, snapshot retention ${ceilings.maxSnapshotRetentionDays} days`,
+      );
+    }
     out(toYaml(organization.settings));
     return EXIT.approved;
   }

@@ -4,7 +4,13 @@
  * field to set a new value, never the value), its members with their roles, invitations, and the change log. The
  * forms post to src/web/console/organization.actions.ts, which call the directory's services like the REST routes.
  */
-import { listInvitations, listMembers, getOrganization, organizationChanges } from "../../organizations/admin";
+import {
+  getOrganization,
+  listInvitations,
+  listMembers,
+  organizationChanges,
+  organizationLimits,
+} from "../../organizations/admin";
 import type { UpstreamTestResult } from "../../organizations/upstream-test";
 import type { InvitationRecord } from "../../directory/settings";
 import { getPolicy } from "../../policy/load";
@@ -39,6 +45,8 @@ function testResult(result: UpstreamTestResult | undefined): SafeHtml {
     ? html`<p role="status">${badge("ok", "connected")} ${result.endpoint ?? ""} answered HTTP ${result.status} in ${result.durationMs} ms${result.credentialSent ? " with the credential" : ""}.</p>`
     : html`<p role="alert">${badge("bad", "failed")} ${result.problem ?? "The test failed."}</p>`;
 }
+
+const count = (value: number) => value.toLocaleString("en-US");
 
 /** Members shown per page of the Organization page, by e-mail. */
 export const MEMBERS_PER_PAGE = 100;
@@ -103,8 +111,9 @@ export async function organizationPage(
   const membersAfter = context.url.searchParams.get("membersAfter");
   const changesBefore = beforeOf(context.url, CHANGE_LOG);
   const invitationsBefore = beforeOf(context.url, INVITATION_LIST);
-  const [record, { members, nextAfter }, invitationPage, { changes, nextBefore }] = await Promise.all([
+  const [record, limits, { members, nextAfter }, invitationPage, { changes, nextBefore }] = await Promise.all([
     getOrganization(context.env, context.organizationId),
+    organizationLimits(context.env, context.organizationId),
     listMembers(context.env, context.organizationId, { limit: MEMBERS_PER_PAGE, after: membersAfter }),
     listInvitations(context.env, context.organizationId, { limit: INVITATIONS_SHOWN, before: invitationsBefore }),
     organizationChanges(context.env, context.organizationId, { limit: CHANGES_SHOWN, before: changesBefore }),
@@ -151,6 +160,7 @@ ${field("value", "New value", "", "Empty clears it", "password")}
 ${testResult(options.upstreamTest)}
 </section>
 <section aria-labelledby="members-heading"><h2 id="members-heading">Members</h2>
+<p class="muted">${count(limits.members.active)} active of at most ${count(limits.members.max)}; ${count(limits.pendingInvitations.pending)} pending invitations of at most ${count(limits.pendingInvitations.max)}.</p>
 ${
   members.length === 0 && membersAfter === null
     ? emptyState("No members listed yet", "People appear here once they sign in, are added or accept an invitation.")

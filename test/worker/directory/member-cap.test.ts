@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { BASE, browserFetch, CookieJar, devSignIn } from "../helpers";
 import { callJson, restToken } from "../contracts-api/api-helpers";
 import { operator } from "./helpers";
+import { signedIn, visibleText } from "../console/console-helpers";
 
 /** The organization's active members now (tests in one file share its storage). */
 async function activeMembers(token: string): Promise<number> {
@@ -35,17 +36,35 @@ describe("the member cap", () => {
     }
   });
 
+  it("is shown to the organization's administrators with what counts against it, over REST and in the console", async () => {
+    const ana = await restToken("ana", "org.admin");
+    await capAt(7);
+    const invited = await callJson(ana, "POST", "/organization/invitations", { email: "z@acme.example", role: "member" });
+    expect(invited.status).toBe(201);
+    const active = await activeMembers(ana);
+    const answer = await callJson(ana, "GET", "/organization");
+    expect(answer.status).toBe(200);
+    expect(answer.body.limits).toEqual({
+      members: { active, max: 7 },
+      pendingInvitations: { pending: 1, max: 1_000 },
+      settings: { maxCallsPerMinute: 600, maxAuditRetentionDays: 365, maxSnapshotRetentionDays: 365 },
+    });
+    const page = await (await signedIn("ana")).get("/admin/organization");
+    expect(visibleText(page.text)).toContain(`${active} active of at most 7; 1 pending invitations of at most 1,000.`);
+    expect((await callJson(ana, "DELETE", `/organization/invitations/${invited.body.invitation.id}`)).status).toBe(200);
+  });
+
   it("refuses a new member by PUT or invitation past it, naming how to make room; role changes still go", async () => {
     const ana = await restToken("ana", "org.admin");
-    expect(await activeMembers(ana)).toBe(1);
-    await capAt(3);
+    const before = await activeMembers(ana);
+    await capAt(before + 2);
     for (const email of ["b@acme.example", "c@acme.example"])
       expect((await callJson(ana, "PUT", `/organization/members/${email}`, { role: "member" })).status).toBe(200);
 
     const refused = await callJson(ana, "PUT", "/organization/members/d@acme.example", { role: "member" });
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe("too_many_members");
-    expect(refused.body.detail).toContain("3 active members");
+    expect(refused.body.detail).toContain(`${before + 2} active members`);
     expect(refused.body.detail).toContain("DELETE /api/v1/organization/members/{email}");
     expect(refused.body.detail).toContain("maxMembersPerOrganization");
     const invited = await callJson(ana, "POST", "/organization/invitations", {
