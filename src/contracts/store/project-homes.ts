@@ -35,7 +35,57 @@ export interface ProjectSummary {
   used: StorageUsed;
 }
 
+/**
+ * The bytes the projects in their own stores last reported, summed: running totals in `counters`, moved by each
+ * summary's difference, so the quota check every upload makes reads two rows however many projects there are.
+ */
+const HOMES_DATABASE = "homes_database_bytes";
+const HOMES_BUCKET = "homes_bucket_bytes";
+
+/** What one project's row counts towards the totals (nothing when it has no row). */
+function reportedUsed(sql: SqlStorage, name: string): StorageUsed {
+  const row = sql
+    .exec<{ database: number | null; bucket: number | null }>(
+      `SELECT json_extract(summary, '$.used.databaseBytes') AS database,
+              json_extract(summary, '$.used.bucketBytes') AS bucket FROM project_homes WHERE name = ?`,
+      name,
+    )
+    .toArray()[0];
+  return { databaseBytes: Number(row?.database ?? 0), bucketBytes: Number(row?.bucket ?? 0) };
+}
+
+function moveTotals(sql: SqlStorage, databaseBytes: number, bucketBytes: number): void {
+  for (const [name, by] of [
+    [HOMES_DATABASE, databaseBytes],
+    [HOMES_BUCKET, bucketBytes],
+  ] as const)
+    if (by !== 0) sql.exec("UPDATE counters SET value = value + ? WHERE name = ?", by, name);
+}
+
+/**
+ * Counts the totals from the rows, once, in a store that has none yet (every store at its first start since they
+ * exist, an organization's store from before them included; applySchema runs it).
+ */
+export function countHomesUsedOnce(sql: SqlStorage): void {
+  if (sql.exec("SELECT 1 FROM counters WHERE name = ?", HOMES_DATABASE).toArray().length > 0) return;
+  const row = sql
+    .exec<{ database: number | null; bucket: number | null }>(
+      `SELECT SUM(json_extract(summary, '$.used.databaseBytes')) AS database,
+              SUM(json_extract(summary, '$.used.bucketBytes')) AS bucket FROM project_homes`,
+    )
+    .one();
+  sql.exec(
+    "INSERT OR REPLACE INTO counters (name, value) VALUES (?, ?), (?, ?)",
+    HOMES_DATABASE,
+    Number(row.database ?? 0),
+    HOMES_BUCKET,
+    Number(row.bucket ?? 0),
+  );
+}
+
 export function putSummary(sql: SqlStorage, summary: ProjectSummary, now: string): void {
+  const before = reportedUsed(sql, summary.project.name);
+  moveTotals(sql, summary.used.databaseBytes - before.databaseBytes, summary.used.bucketBytes - before.bucketBytes);
   sql.exec(
     `INSERT INTO project_homes (name, summary, updated_at) VALUES (?, ?, ?)
      ON CONFLICT (name) DO UPDATE SET summary = excluded.summary, updated_at = excluded.updated_at`,
@@ -82,19 +132,17 @@ export function hasOwnHome(sql: SqlStorage, name: string): boolean {
   return sql.exec("SELECT 1 FROM project_homes WHERE name = ?", name).toArray().length > 0;
 }
 
-/** The bytes the projects in their own stores hold, summed from their summaries. */
+/** The bytes the projects in their own stores hold, as their summaries last reported them (the running totals). */
 export function ownHomesUsed(sql: SqlStorage): StorageUsed {
-  const row = sql
-    .exec<{ database: number | null; bucket: number | null }>(
-      `SELECT SUM(json_extract(summary, '$.used.databaseBytes')) AS database,
-              SUM(json_extract(summary, '$.used.bucketBytes')) AS bucket FROM project_homes`,
-    )
-    .one();
-  return { databaseBytes: Number(row.database ?? 0), bucketBytes: Number(row.bucket ?? 0) };
+  const total = (name: string) =>
+    Number(sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = ?", name).toArray()[0]?.value ?? 0);
+  return { databaseBytes: total(HOMES_DATABASE), bucketBytes: total(HOMES_BUCKET) };
 }
 
 /** Forgets a project's own store (its purge is done: the organization's purge goes on with the others). */
 export function forgetOwnHome(sql: SqlStorage, name: string): void {
+  const before = reportedUsed(sql, name);
+  moveTotals(sql, -before.databaseBytes, -before.bucketBytes);
   sql.exec("DELETE FROM project_homes WHERE name = ?", name);
 }
 

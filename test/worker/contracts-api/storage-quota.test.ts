@@ -3,7 +3,10 @@
 // refused with 507 storage_quota_exceeded, a message naming what the project holds and what to shorten or raise, and
 // nothing stored; the quota is the operator's to set (an administrator's PATCH is refused), and raising it lets
 // the same upload through.
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { forgetOwnHome } from "../../../src/contracts/store/project-homes";
+import type { StorageUsed } from "../../../src/contracts/store/records";
+import type { ContractStoreRpc } from "../../../src/contracts/store/rpc";
 import { RETENTION_NOW_PROJECTS } from "../../../src/contracts/store/rpc";
 import { organizationStore, projectStore } from "./stores";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -269,5 +272,72 @@ describe("running retention now", () => {
         state.storage.sql.exec("DELETE FROM projects WHERE name LIKE 'zz-%'");
       });
     }
+  });
+});
+
+describe("the organization's total, which every upload's quota check reads", () => {
+  /** What the organization's store answers, and the sum of what its projects' stores last reported beside its own. */
+  async function totals(): Promise<{ answered: StorageUsed; summed: StorageUsed }> {
+    const store = organizationStore(ORG) as unknown as DurableObjectStub<ContractStoreRpc>;
+    const answered = await store.storageUsed();
+    const own = await store.storeUsed();
+    const reported = await runInDurableObject(organizationStore(ORG), (_instance, state) =>
+      state.storage.sql
+        .exec<{ database: number; bucket: number }>(
+          `SELECT COALESCE(SUM(json_extract(summary, '$.used.databaseBytes')), 0) AS database,
+                  COALESCE(SUM(json_extract(summary, '$.used.bucketBytes')), 0) AS bucket FROM project_homes`,
+        )
+        .one(),
+    );
+    return {
+      answered: { databaseBytes: answered.databaseBytes, bucketBytes: answered.bucketBytes },
+      summed: {
+        databaseBytes: own.databaseBytes + reported.database,
+        bucketBytes: own.bucketBytes + reported.bucket,
+      },
+    };
+  }
+
+  it("follows each project's reports as a running total, and counts it once in a store from before", async () => {
+    const before = await totals();
+    expect(before.answered).toEqual(before.summed);
+    expect((await callJson(ana, "POST", "/projects/billing/snapshots?commit=t1", snapshotOf(150_000))).status).toBe(
+      201,
+    );
+    const after = await totals();
+    expect(after.answered).toEqual(after.summed);
+    expect(after.answered.bucketBytes).toBeGreaterThan(before.answered.bucketBytes + 150_000);
+
+    // A row written behind the store's back (as only a test does) does not move the total: it is the running total
+    // each report moves, read in two rows, not a sum over every project's row at each upload.
+    await runInDurableObject(organizationStore(ORG), (_instance, state) => {
+      state.storage.sql.exec(
+        `INSERT INTO project_homes (name, summary, updated_at)
+         SELECT 'zz-unreported', json_set(summary, '$.project.name', 'zz-unreported'), updated_at
+         FROM project_homes WHERE name = 'billing'`,
+      );
+    });
+    expect((await totals()).answered).toEqual(after.answered);
+    // Forgetting a project (its purge done) takes its last report off.
+    await runInDurableObject(organizationStore(ORG), (_instance, state) =>
+      forgetOwnHome(state.storage.sql, "zz-unreported"),
+    );
+    const billing = await runInDurableObject(organizationStore(ORG), (_instance, state) =>
+      state.storage.sql
+        .exec<{ bucket: number }>(
+          "SELECT json_extract(summary, '$.used.bucketBytes') AS bucket FROM project_homes WHERE name = 'billing'",
+        )
+        .one(),
+    );
+    expect((await totals()).answered.bucketBytes).toBe(after.answered.bucketBytes - billing.bucket);
+
+    // A store from before the running totals: none in its counters. Its next start counts them from the rows, once.
+    await runInDurableObject(organizationStore(ORG), (_instance, state) => {
+      state.storage.sql.exec("DELETE FROM counters WHERE name IN ('homes_database_bytes', 'homes_bucket_bytes')");
+    });
+    await evictDurableObject(organizationStore(ORG));
+    const upgraded = await totals();
+    expect(upgraded.answered).toEqual(upgraded.summed);
+    expect(upgraded.answered).toEqual(after.answered);
   });
 });
