@@ -21,8 +21,11 @@
  *    is empty against one holding 90 days of 1,000 counts a day on the broken operation (90,000 rows, 30,000 in the
  *    evidence window), alternated; and an approved upload, which reads no usage.
  *
- * Options: --sizes=0,1000,10000  --audit=1000,100000,1000000  --rounds=5  --idle=75
- *          --skip=bytes,concurrency,sessions,usage
+ * 6. Projects: a small snapshot upload to one project and the projects list's first page with 0, 10,000 and
+ *    100,000 more projects in the organization's directory (rows grown in its SQLite file as above).
+ *
+ * Options: --sizes=0,1000,10000  --audit=1000,100000,1000000  --projects=0,10000,100000  --rounds=5  --idle=75
+ *          --skip=bytes,concurrency,sessions,usage,projects
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
@@ -47,6 +50,7 @@ const args = new Map(
 const numbers = (key: string, fallback: number[]) => (args.get(key) ?? fallback.join(",")).split(",").map(Number);
 const SIZES = numbers("sizes", [0, 1_000, 10_000]);
 const AUDIT_SIZES = numbers("audit", [1_000, 100_000, 1_000_000]);
+const PROJECT_SIZES = numbers("projects", [0, 10_000, 100_000]);
 const ROUNDS = Number(args.get("rounds") ?? 5);
 const IDLE_SECONDS = Number(args.get("idle") ?? 75);
 const SKIP = new Set((args.get("skip") ?? "").split(","));
@@ -226,6 +230,35 @@ async function growSnapshots(project: string, target: number): Promise<void> {
       );
     }
     db.prepare("UPDATE counters SET value = ? WHERE name = 'events'").run(seq);
+    db.exec("COMMIT");
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Grows the organization's directory of projects (`project_homes`) by `target` rows in all: copies of `template`'s
+ * row under other names, as projects in stores of their own that reported once (their stores are never called here),
+ * holding no bytes, so that the storage quota never refuses the uploads measured beside them.
+ */
+async function growProjects(template: string, target: number): Promise<void> {
+  const db = new DatabaseSync(
+    await fileWhere("ContractStore", `SELECT 1 FROM project_homes WHERE name = '${template}'`),
+  );
+  try {
+    const have = Number(
+      (db.prepare("SELECT COUNT(*) AS n FROM project_homes WHERE name LIKE 'grown-%'").get() as any).n,
+    );
+    const insert = db.prepare(
+      `INSERT INTO project_homes (name, summary, updated_at)
+       SELECT ?, json_set(summary, '$.project.name', ?, '$.used.databaseBytes', 0, '$.used.bucketBytes', 0), updated_at
+       FROM project_homes WHERE name = ?`,
+    );
+    db.exec("BEGIN");
+    for (let i = have; i < target; i++) {
+      const name = `grown-${String(i).padStart(7, "0")}`;
+      insert.run(name, name, template);
+    }
     db.exec("COMMIT");
   } finally {
     db.close();
@@ -719,6 +752,32 @@ try {
       );
   }
 
+  if (!SKIP.has("projects")) {
+    const projectRows: Array<{ size: number; upload: Figure; list: Figure }> = [];
+    for (const size of PROJECT_SIZES) {
+      if (size > 0) {
+        await dev.stop();
+        await growProjects("small", size);
+        await start();
+      }
+      projectRows.push({
+        size,
+        list: await repeat(REPEATS, () => client.get("/projects?limit=50")),
+        upload: await repeat(15, () => client.post("/projects/small/snapshots?commit=5a5a", smallSnapshot()), 201),
+      });
+      console.log(`measured ${size} more projects`);
+    }
+    console.log("\n## Projects in the organization (small uploads to one of them; ratio to the fewest)\n");
+    console.log(`| Request | ${projectRows.map((row) => `${row.size} more projects`).join(" | ")} |`);
+    console.log(`| --- | ${projectRows.map(() => "---").join(" | ")} |`);
+    for (const [label, key] of [
+      ["Snapshot upload (small): its quota check reads the organization's total", "upload"],
+      ["Projects list, first page (limit=50)", "list"],
+    ] as const)
+      console.log(
+        `| ${label} | ${projectRows.map((row) => `${ms(row[key])}, ${ratio(row[key], projectRows[0]![key])}`).join(" | ")} |`,
+      );
+  }
   if (!SKIP.has("usage")) await usageCost(token);
   if (!SKIP.has("bytes")) await bytesPerSnapshot(token);
   if (!SKIP.has("sessions")) await sessionMemory();
