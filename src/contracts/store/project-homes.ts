@@ -36,63 +36,61 @@ export interface ProjectSummary {
 }
 
 /**
- * The bytes the projects in their own stores last reported, summed: running totals in `counters`, moved by each
- * summary's difference, so the quota check every upload makes reads two rows however many projects there are.
+ * What the projects in their own stores add up to, kept as running totals in `counters` and moved by each row's
+ * difference, so that the quota check every upload makes, and the console's overview, read a few rows however many
+ * projects there are: each total's counter name and what one row counts towards it (SQL over `summary`).
  */
-const HOMES_DATABASE = "homes_database_bytes";
-const HOMES_BUCKET = "homes_bucket_bytes";
+const TOTALS = {
+  homes_database_bytes: "COALESCE(json_extract(summary, '$.used.databaseBytes'), 0)",
+  homes_bucket_bytes: "COALESCE(json_extract(summary, '$.used.bucketBytes'), 0)",
+  homes_projects: "1",
+  homes_without_contract: "json_extract(summary, '$.project.activeContractVersion') IS NULL",
+} as const;
+type Total = keyof typeof TOTALS;
+const TOTAL_NAMES = Object.keys(TOTALS) as Total[];
+const ROW_COUNTS = TOTAL_NAMES.map((name) => `${TOTALS[name]} AS ${name}`).join(", ");
 
-/** What one project's row counts towards the totals (nothing when it has no row). */
-function reportedUsed(sql: SqlStorage, name: string): StorageUsed {
-  const row = sql
-    .exec<{ database: number | null; bucket: number | null }>(
-      `SELECT json_extract(summary, '$.used.databaseBytes') AS database,
-              json_extract(summary, '$.used.bucketBytes') AS bucket FROM project_homes WHERE name = ?`,
-      name,
-    )
-    .toArray()[0];
-  return { databaseBytes: Number(row?.database ?? 0), bucketBytes: Number(row?.bucket ?? 0) };
+/** What one project's row counts towards each total (nothing when it has no row). */
+function rowCounts(sql: SqlStorage, name: string): Record<Total, number> {
+  const row = sql.exec(`SELECT ${ROW_COUNTS} FROM project_homes WHERE name = ?`, name).toArray()[0];
+  return Object.fromEntries(TOTAL_NAMES.map((total) => [total, Number(row?.[total] ?? 0)])) as Record<Total, number>;
 }
 
-function moveTotals(sql: SqlStorage, databaseBytes: number, bucketBytes: number): void {
-  for (const [name, by] of [
-    [HOMES_DATABASE, databaseBytes],
-    [HOMES_BUCKET, bucketBytes],
-  ] as const)
+function moveTotals(sql: SqlStorage, before: Record<Total, number>, after: Record<Total, number>): void {
+  for (const name of TOTAL_NAMES) {
+    const by = after[name] - before[name];
     if (by !== 0) sql.exec("UPDATE counters SET value = value + ? WHERE name = ?", by, name);
+  }
+}
+
+function totalOf(sql: SqlStorage, name: Total): number {
+  return Number(
+    sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = ?", name).toArray()[0]?.value ?? 0,
+  );
 }
 
 /**
- * Counts the totals from the rows, once, in a store that has none yet (every store at its first start since they
- * exist, an organization's store from before them included; applySchema runs it).
+ * Counts each total that a store does not hold yet from the rows, once (every store at its first start since that
+ * total exists, an organization's store from before it included; applySchema runs this on every start).
  */
-export function countHomesUsedOnce(sql: SqlStorage): void {
-  if (sql.exec("SELECT 1 FROM counters WHERE name = ?", HOMES_DATABASE).toArray().length > 0) return;
-  const row = sql
-    .exec<{ database: number | null; bucket: number | null }>(
-      `SELECT SUM(json_extract(summary, '$.used.databaseBytes')) AS database,
-              SUM(json_extract(summary, '$.used.bucketBytes')) AS bucket FROM project_homes`,
-    )
-    .one();
-  sql.exec(
-    "INSERT OR REPLACE INTO counters (name, value) VALUES (?, ?), (?, ?)",
-    HOMES_DATABASE,
-    Number(row.database ?? 0),
-    HOMES_BUCKET,
-    Number(row.bucket ?? 0),
-  );
+export function countHomeTotalsOnce(sql: SqlStorage): void {
+  for (const name of TOTAL_NAMES) {
+    if (sql.exec("SELECT 1 FROM counters WHERE name = ?", name).toArray().length > 0) continue;
+    sql.exec(`INSERT INTO counters (name, value) SELECT ?, COALESCE(SUM(${TOTALS[name]}), 0) FROM project_homes`, name);
+  }
 }
 
 export function putSummary(sql: SqlStorage, summary: ProjectSummary, now: string): void {
-  const before = reportedUsed(sql, summary.project.name);
-  moveTotals(sql, summary.used.databaseBytes - before.databaseBytes, summary.used.bucketBytes - before.bucketBytes);
+  const name = summary.project.name;
+  const before = rowCounts(sql, name);
   sql.exec(
     `INSERT INTO project_homes (name, summary, updated_at) VALUES (?, ?, ?)
      ON CONFLICT (name) DO UPDATE SET summary = excluded.summary, updated_at = excluded.updated_at`,
-    summary.project.name,
+    name,
     JSON.stringify(summary),
     now,
   );
+  moveTotals(sql, before, rowCounts(sql, name));
 }
 
 /**
@@ -116,16 +114,9 @@ export function listSummaries(
     .map((row) => JSON.parse(row.summary) as ProjectSummary);
 }
 
-/** How many projects live in their own stores, and how many of those have no active contract (from summaries). */
+/** How many projects live in their own stores, and how many of those have no active contract (the running totals). */
 export function countSummaries(sql: SqlStorage): { total: number; withoutContract: number } {
-  const row = sql
-    .exec<{ total: number; without_contract: number | null }>(
-      `SELECT COUNT(*) AS total,
-              SUM(json_extract(summary, '$.project.activeContractVersion') IS NULL) AS without_contract
-       FROM project_homes`,
-    )
-    .toArray()[0];
-  return { total: row?.total ?? 0, withoutContract: row?.without_contract ?? 0 };
+  return { total: totalOf(sql, "homes_projects"), withoutContract: totalOf(sql, "homes_without_contract") };
 }
 
 export function hasOwnHome(sql: SqlStorage, name: string): boolean {
@@ -134,16 +125,14 @@ export function hasOwnHome(sql: SqlStorage, name: string): boolean {
 
 /** The bytes the projects in their own stores hold, as their summaries last reported them (the running totals). */
 export function ownHomesUsed(sql: SqlStorage): StorageUsed {
-  const total = (name: string) =>
-    Number(sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = ?", name).toArray()[0]?.value ?? 0);
-  return { databaseBytes: total(HOMES_DATABASE), bucketBytes: total(HOMES_BUCKET) };
+  return { databaseBytes: totalOf(sql, "homes_database_bytes"), bucketBytes: totalOf(sql, "homes_bucket_bytes") };
 }
 
 /** Forgets a project's own store (its purge is done: the organization's purge goes on with the others). */
 export function forgetOwnHome(sql: SqlStorage, name: string): void {
-  const before = reportedUsed(sql, name);
-  moveTotals(sql, -before.databaseBytes, -before.bucketBytes);
+  const before = rowCounts(sql, name);
   sql.exec("DELETE FROM project_homes WHERE name = ?", name);
+  moveTotals(sql, before, rowCounts(sql, name));
 }
 
 export function ownHomeNames(sql: SqlStorage): string[] {

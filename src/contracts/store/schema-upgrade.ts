@@ -1,5 +1,5 @@
 /** Brings a ContractStore of any earlier layout to the one schema.ts describes, on every start of the object. */
-import { countHomesUsedOnce } from "./project-homes";
+import { countHomeTotalsOnce } from "./project-homes";
 import { SCHEMA_STATEMENTS } from "./schema";
 
 interface AddedColumn {
@@ -46,8 +46,8 @@ export function applySchema(sql: SqlStorage): void {
     if (backfill) sql.exec(backfill);
   }
   for (const statement of SCHEMA_STATEMENTS.filter(isIndex)) sql.exec(statement);
-  // The running totals of what the projects in their own stores reported (project-homes.ts), counted once.
-  countHomesUsedOnce(sql);
+  // The running totals of what the projects in their own stores reported (project-homes.ts), each counted once.
+  countHomeTotalsOnce(sql);
   // The running total of bucket bytes (blob-table.ts), counted once for a store that has none yet.
   if (sql.exec("SELECT 1 FROM counters WHERE name = 'bucket_bytes'").toArray().length === 0)
     sql.exec(

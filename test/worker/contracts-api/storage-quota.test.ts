@@ -276,37 +276,76 @@ describe("running retention now", () => {
 });
 
 describe("the organization's total, which every upload's quota check reads", () => {
-  /** What the organization's store answers, and the sum of what its projects' stores last reported beside its own. */
-  async function totals(): Promise<{ answered: StorageUsed; summed: StorageUsed }> {
+  interface Totals {
+    used: StorageUsed;
+    projects: { total: number; withoutContract: number };
+  }
+
+  /**
+   * What the organization's store answers (its bytes, and the project counts the console's overview shows), and the
+   * same summed from every project's row: what its projects' stores last reported, beside its own bytes and rows.
+   */
+  async function totals(): Promise<{ answered: Totals; summed: Totals }> {
     const store = organizationStore(ORG) as unknown as DurableObjectStub<ContractStoreRpc>;
-    const answered = await store.storageUsed();
+    const used = await store.storageUsed();
+    const projects = await store.projectCounts();
     const own = await store.storeUsed();
-    const reported = await runInDurableObject(organizationStore(ORG), (_instance, state) =>
-      state.storage.sql
-        .exec<{ database: number; bucket: number }>(
+    const reported = await runInDurableObject(organizationStore(ORG), (_instance, state) => {
+      const sql = state.storage.sql;
+      const homes = sql
+        .exec<{ database: number; bucket: number; total: number; without: number }>(
           `SELECT COALESCE(SUM(json_extract(summary, '$.used.databaseBytes')), 0) AS database,
-                  COALESCE(SUM(json_extract(summary, '$.used.bucketBytes')), 0) AS bucket FROM project_homes`,
+                  COALESCE(SUM(json_extract(summary, '$.used.bucketBytes')), 0) AS bucket, COUNT(*) AS total,
+                  COALESCE(SUM(json_extract(summary, '$.project.activeContractVersion') IS NULL), 0) AS without
+           FROM project_homes`,
         )
-        .one(),
-    );
+        .one();
+      const legacy = sql
+        .exec<{ total: number; without: number }>(
+          `SELECT COUNT(*) AS total, COALESCE(SUM(active_contract_id IS NULL), 0) AS without FROM projects
+           WHERE name NOT IN (SELECT name FROM project_homes)`,
+        )
+        .one();
+      return { homes, legacy };
+    });
+    const { homes, legacy } = reported;
     return {
-      answered: { databaseBytes: answered.databaseBytes, bucketBytes: answered.bucketBytes },
+      answered: { used: { databaseBytes: used.databaseBytes, bucketBytes: used.bucketBytes }, projects },
       summed: {
-        databaseBytes: own.databaseBytes + reported.database,
-        bucketBytes: own.bucketBytes + reported.bucket,
+        used: { databaseBytes: own.databaseBytes + homes.database, bucketBytes: own.bucketBytes + homes.bucket },
+        projects: { total: homes.total + legacy.total, withoutContract: homes.without + legacy.without },
       },
     };
   }
 
-  it("follows each project's reports as a running total, and counts it once in a store from before", async () => {
+  it("follows each project's reports as running totals, and counts them once in a store from before", async () => {
     const before = await totals();
     expect(before.answered).toEqual(before.summed);
     expect((await callJson(ana, "POST", "/projects/billing/snapshots?commit=t1", snapshotOf(150_000))).status).toBe(
       201,
     );
+    const uploaded = await totals();
+    expect(uploaded.answered).toEqual(uploaded.summed);
+    expect(uploaded.answered.used.bucketBytes).toBeGreaterThan(before.answered.used.bucketBytes + 150_000);
+    expect(uploaded.answered.projects).toEqual(before.answered.projects);
+
+    // A project's store reporting a project without an active contract (as one whose store was just made would):
+    // one project more, and one more without a contract.
+    const store = organizationStore(ORG) as unknown as DurableObjectStub<ContractStoreRpc>;
+    const [billingSummary] = await runInDurableObject(organizationStore(ORG), (_instance, state) =>
+      state.storage.sql
+        .exec<{ summary: string }>("SELECT summary FROM project_homes WHERE name = 'billing'")
+        .toArray()
+        .map((row) => JSON.parse(row.summary)),
+    );
+    billingSummary.project = { ...billingSummary.project, name: "tally", activeContractVersion: null };
+    await store.noteProject(billingSummary);
     const after = await totals();
     expect(after.answered).toEqual(after.summed);
-    expect(after.answered.bucketBytes).toBeGreaterThan(before.answered.bucketBytes + 150_000);
+    expect(after.answered.projects).toEqual({
+      total: before.answered.projects.total + 1,
+      withoutContract: before.answered.projects.withoutContract + 1,
+    });
 
     // A row written behind the store's back (as only a test does) does not move the total: it is the running total
     // each report moves, read in two rows, not a sum over every project's row at each upload.
@@ -329,11 +368,13 @@ describe("the organization's total, which every upload's quota check reads", () 
         )
         .one(),
     );
-    expect((await totals()).answered.bucketBytes).toBe(after.answered.bucketBytes - billing.bucket);
+    const forgotten = (await totals()).answered;
+    expect(forgotten.used.bucketBytes).toBe(after.answered.used.bucketBytes - billing.bucket);
+    expect(forgotten.projects.total).toBe(after.answered.projects.total - 1);
 
     // A store from before the running totals: none in its counters. Its next start counts them from the rows, once.
     await runInDurableObject(organizationStore(ORG), (_instance, state) => {
-      state.storage.sql.exec("DELETE FROM counters WHERE name IN ('homes_database_bytes', 'homes_bucket_bytes')");
+      state.storage.sql.exec("DELETE FROM counters WHERE name LIKE 'homes_%'");
     });
     await evictDurableObject(organizationStore(ORG));
     const upgraded = await totals();
