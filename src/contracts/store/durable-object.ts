@@ -66,6 +66,7 @@ import {
   forgetOwnHome,
   listSummaries,
   ownHomeNames,
+  ownHomesAfter,
   ownHomesUsed,
   type ProjectHome,
   projectStoreName,
@@ -252,12 +253,12 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     if (this.owner.project === null) {
       // The projects' own stores first, a bounded number per call; each one purged whole is forgotten here, so the
       // next call goes on with the rest.
-      for (const name of ownHomeNames(this.sql).slice(0, PURGE_PROJECTS_PER_CALL)) {
+      for (const name of ownHomeNames(this.sql, null, PURGE_PROJECTS_PER_CALL)) {
         const purged = await this.storeOf(projectStoreName(organizationId, name)).purgeOrganization(organizationId);
-        if (!purged.done) return { done: false, projectsLeft: ownHomeNames(this.sql).length };
+        if (!purged.done) return { done: false, projectsLeft: ownHomesAfter(this.sql, null) };
         forgetOwnHome(this.sql, name);
       }
-      const projectsLeft = ownHomeNames(this.sql).length;
+      const projectsLeft = ownHomesAfter(this.sql, null);
       if (projectsLeft > 0) return { done: false, projectsLeft };
     }
     if (!(await emptyBucketSpace(this.env, this.space, PURGE_BUCKET_PAGES_PER_CALL)))
@@ -399,8 +400,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    * them, adding their runs to `run`; keeps where it stopped for the alarm when projects remain.
    */
   private async runProjectRetention(after: string | null, run: RetentionRun): Promise<{ projectsPending: number }> {
-    const names = ownHomeNames(this.sql).filter((name) => after === null || name > after);
-    const now = names.slice(0, RETENTION_NOW_PROJECTS);
+    const now = ownHomeNames(this.sql, after, RETENTION_NOW_PROJECTS);
     for (let at = 0; at < now.length; at += 8) {
       const runs = await Promise.all(
         now
@@ -409,7 +409,7 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
       );
       for (const each of runs) if (each) addRun(run, each.run);
     }
-    const projectsPending = names.length - now.length;
+    const projectsPending = now.length === 0 ? 0 : ownHomesAfter(this.sql, now.at(-1)!);
     if (projectsPending > 0) {
       await this.ctx.storage.put(RETENTION_FANOUT_KEY, now.at(-1));
       await this.ctx.storage.setAlarm(Date.now() + 1_000);

@@ -135,9 +135,19 @@ export function forgetOwnHome(sql: SqlStorage, name: string): void {
   moveTotals(sql, before, rowCounts(sql, name));
 }
 
-export function ownHomeNames(sql: SqlStorage): string[] {
+/** The names of the projects in their own stores after `after` (from the first when null), at most `limit`. */
+export function ownHomeNames(sql: SqlStorage, after: string | null = null, limit: number | null = null): string[] {
   return sql
-    .exec<{ name: string }>("SELECT name FROM project_homes ORDER BY name")
+    .exec<{ name: string }>(
+      "SELECT name FROM project_homes WHERE name > ? ORDER BY name LIMIT ?",
+      after ?? "",
+      limit ?? -1,
+    )
     .toArray()
     .map((row) => row.name);
+}
+
+/** How many projects live in their own stores after `after` (read from the primary key, not the summaries). */
+export function ownHomesAfter(sql: SqlStorage, after: string | null): number {
+  return sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM project_homes WHERE name > ?", after ?? "").one().n;
 }
