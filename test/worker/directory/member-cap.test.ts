@@ -39,7 +39,10 @@ describe("the member cap", () => {
   it("is shown to the organization's administrators with what counts against it, over REST and in the console", async () => {
     const ana = await restToken("ana", "org.admin");
     await capAt(7);
-    const invited = await callJson(ana, "POST", "/organization/invitations", { email: "z@acme.example", role: "member" });
+    const invited = await callJson(ana, "POST", "/organization/invitations", {
+      email: "z@acme.example",
+      role: "member",
+    });
     expect(invited.status).toBe(201);
     const active = await activeMembers(ana);
     const answer = await callJson(ana, "GET", "/organization");
