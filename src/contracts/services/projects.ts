@@ -56,7 +56,7 @@ export async function refuseProbableTypo(caller: ContractsCaller, project: strin
   if (await (await projectStoreOf(caller, project)).getProject(project)) return;
   const suggestion = closestName(
     project,
-    (await listProjects(caller)).map((p) => p.name),
+    await storeOf(caller).projectNamesNear(projectRestriction(caller.principal), project),
   );
   if (!suggestion) return;
   throw contractFailure(

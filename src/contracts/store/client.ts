@@ -36,6 +36,7 @@ type OrganizationMethod =
   | "storageUsage"
   | "storageUsed"
   | "listProjects"
+  | "projectNamesNear"
   | "projectCounts"
   | "projectHome"
   | "createKey"

@@ -60,6 +60,7 @@ import {
   type ContractInput,
   type SnapshotInput,
 } from "./ledger-table";
+import { nearNameCondition, projectNameFilter } from "./name-filter";
 import {
   countSummaries,
   hasOwnHome,
@@ -545,6 +546,25 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
     const own = countSummaries(this.sql);
     const legacy = countProjects(this.sql);
     return { total: own.total + legacy.total, withoutContract: own.withoutContract + legacy.withoutContract };
+  }
+
+  /**
+   * The names of the organization's projects (only those in `only` when given) that could be one keystroke from
+   * `name`, for the probable-typo check of an upload that would create a project: read from the names alone.
+   */
+  projectNamesNear(only: string[] | null, name: string): string[] {
+    const names = new Set<string>();
+    for (const table of ["project_homes", "projects"]) {
+      const { where, bindings } = projectNameFilter("name", only, null);
+      const near = nearNameCondition("name", name);
+      const rows = this.sql.exec<{ name: string }>(
+        `SELECT name FROM ${table} ${where ? `${where} AND` : "WHERE"} ${near.condition}`,
+        ...bindings,
+        ...near.bindings,
+      );
+      for (const row of rows) names.add(row.name);
+    }
+    return [...names].sort();
   }
 
   listProjects(only: string[] | null, limit: number | null = null, after: string | null = null): ProjectRecord[] {

@@ -142,6 +142,8 @@ export interface ContractStoreRpc extends Rpc.DurableObjectBranded {
   readVerdictBody(hash: string): Promise<Uint8Array | null>;
   /** In name order; `after`: only the names after it (the next page of a list cut at `limit`). */
   listProjects(only: string[] | null, limit?: number | null, after?: string | null): ProjectRecord[];
+  /** The names that could be one keystroke from `name` (name-filter.ts nearNameCondition), in name order. */
+  projectNamesNear(only: string[] | null, name: string): string[];
   projectCounts(): { total: number; withoutContract: number };
   getProject(name: string): ProjectRecord | null | Promise<ProjectRecord | null>;
   projectStatus(name: string): ProjectStatus | null | Promise<ProjectStatus | null>;

@@ -1,14 +1,18 @@
 /**
  * The whole project list (GET /api/v1/projects without limit, the console's projects page) comes from the
  * organization's store, which every upload of the organization also calls: it is read READ_PER_CALL at a time
- * (src/lib/page.ts), so no single store call answers all of a long list. Answers are unchanged.
+ * (src/lib/page.ts), so no single store call answers all of a long list. Answers are unchanged. The probable-typo
+ * check of an upload that would create a project reads only the names a keystroke could reach.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { listProjects } from "../../../src/contracts/services/projects";
+import { listProjects, refuseProbableTypo } from "../../../src/contracts/services/projects";
+import type { ContractStoreStub } from "../../../src/contracts/store/client";
+import type { Failure } from "../../../src/core/failure";
 import type { Env } from "../../../src/env";
 import { READ_PER_CALL } from "../../../src/lib/page";
 import { callJson, restToken } from "./api-helpers";
+import { ordersContract, text } from "./fixtures";
 import { recordingCalls } from "../recorded-calls";
 
 /** The Worker's env with the organization stores' listProjects calls recorded, and the limit each asked for. */
@@ -58,5 +62,53 @@ describe("the whole project list", () => {
       "whole-00103",
     ]);
     expect(page.body.nextAfter).toBe("whole-00103");
+  });
+});
+
+describe("the probable-typo check of an upload that would create a project", () => {
+  it("reads only the names one keystroke could reach, from both kinds of project, and still finds the closest", async () => {
+    const ana = await restToken("ana", "contracts.write contracts.read");
+    for (const name of ["shop", "catalog"])
+      expect(
+        (await callJson(ana, "POST", `/projects/${name}/contracts?create=true`, text(ordersContract()))).status,
+      ).toBe(201);
+    // Projects from before the split, as rows of acme's own store: many names no keystroke reaches, and "shoe".
+    await runInDurableObject(env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName("acme")), (_instance, state) => {
+      const at = new Date().toISOString();
+      for (const name of ["shoe", ...Array.from({ length: 300 }, (_, i) => `far-${String(i).padStart(4, "0")}`)])
+        state.storage.sql.exec(
+          "INSERT INTO projects (name, created_at, created_by, active_contract_id) VALUES (?, ?, 'ana', NULL)",
+          name,
+          at,
+        );
+    });
+    const { namespace, calls } = recordingCalls(env.CONTRACT_STORE, "projectNamesNear");
+    const caller = {
+      env: { ...(env as unknown as Env), CONTRACT_STORE: namespace },
+      principal: { organizationId: "acme", userId: "acme--ana" },
+    };
+    const store = env.CONTRACT_STORE.get(env.CONTRACT_STORE.idFromName("acme")) as unknown as ContractStoreStub;
+    const near = await store.projectNamesNear(null, "shpo");
+    expect(near).toEqual(["shoe", "shop"]);
+
+    // Each kind of keystroke, at either end and inside, is still found, naming the project.
+    for (const [typo, meant] of [
+      ["shpo", "shop"],
+      ["xhop", "shop"],
+      ["hop", "shop"],
+      ["shopx", "shop"],
+      ["catalgo", "catalog"],
+      ["atalog", "catalog"],
+    ] as const) {
+      const refused = await refuseProbableTypo(caller, typo).then(
+        () => null,
+        (failure: Failure) => failure,
+      );
+      expect(refused?.message, typo).toContain(`did you mean "${meant}"?`);
+    }
+    // One store call each, answering names only.
+    expect(calls.length).toBe(6);
+    // A name no keystroke reaches creates its project as before.
+    await expect(refuseProbableTypo(caller, "inventory")).resolves.toBeUndefined();
   });
 });
