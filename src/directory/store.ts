@@ -767,6 +767,11 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     );
   }
 
+  /** roomForMember for `email`, which takes no new place when it is an active member already. */
+  private roomFor(organizationId: string, email: string): DirectoryRefusal | null {
+    return this.memberRow(organizationId, email)?.status === "active" ? null : this.roomForMember(organizationId);
+  }
+
   private activeMemberCount(organizationId: string): number {
     return this.sql
       .exec<{ n: number }>(
@@ -981,10 +986,8 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         "too_many_invitations",
         `This organization has ${pending} pending invitations, the most it may hold: withdraw those no longer wanted (DELETE /api/v1/organization/invitations/{id}, or Withdraw on the console's Organization page), or wait until they are used or expire.`,
       );
-    if (this.memberRow(organizationId, key)?.status !== "active") {
-      const full = this.roomForMember(organizationId);
-      if (full) return { ...full, field: "email" };
-    }
+    const full = this.roomFor(organizationId, key);
+    if (full) return { ...full, field: "email" };
     this.ctx.storage.transactionSync(() => {
       // Used and expired invitations are kept INVITATIONS_KEPT_MS after they were made, then go as the next is made:
       // the table holds what an administrator still acts on, not every invitation ever sent (the log has those).
@@ -1130,14 +1133,11 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         "invitation_wrong_person",
         "This invitation was sent to another e-mail address than the one you signed in with. Sign in with the invited address.",
       );
-    if (this.memberRow(invitation.organizationId, invitation.email)?.status !== "active") {
-      const full = this.roomForMember(invitation.organizationId);
-      if (full)
-        return refusal(
-          "too_many_members",
-          "The organization of this invitation has as many members as this deployment allows. Ask its administrator to make room; this invitation stays valid until it expires.",
-        );
-    }
+    if (this.roomFor(invitation.organizationId, invitation.email))
+      return refusal(
+        "too_many_members",
+        "The organization of this invitation has as many members as this deployment allows. Ask its administrator to make room; this invitation stays valid until it expires.",
+      );
     const now = new Date().toISOString();
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(

@@ -554,9 +554,9 @@ export class ContractStore extends DurableObject<Env> implements ContractStoreRp
    */
   projectNamesNear(only: string[] | null, name: string): string[] {
     const names = new Set<string>();
+    const { where, bindings } = projectNameFilter("name", only, null);
+    const near = nearNameCondition("name", name);
     for (const table of ["project_homes", "projects"]) {
-      const { where, bindings } = projectNameFilter("name", only, null);
-      const near = nearNameCondition("name", name);
       const rows = this.sql.exec<{ name: string }>(
         `SELECT name FROM ${table} ${where ? `${where} AND` : "WHERE"} ${near.condition}`,
         ...bindings,
