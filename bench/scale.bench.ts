@@ -27,7 +27,8 @@
  * Options: --sizes=0,1000,10000  --audit=1000,100000,1000000  --projects=0,10000,100000  --rounds=5  --idle=75
  *          --skip=bytes,concurrency,sessions,usage,projects
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -267,17 +268,23 @@ async function growProjects(template: string, target: number): Promise<void> {
 
 /**
  * Grows the organization's audit trail to `target` records: 20 clients, 12 targets (whoami the most frequent), about
- * 1 in 1,000 rate-limited, spread over the last 30 days.
+ * 1 in 1,000 rate-limited, spread over the last 30 days. They are grown in the organization's own audit store, as
+ * records from before the trail was split by day (docs/governance.md): a day's store is made by the Worker on its
+ * first record, which this script cannot do for past days. So the audit rows measure a large trail from before the
+ * split, read after the day stores the run's own requests wrote.
  */
 async function growAudit(organization: string, target: number): Promise<void> {
-  const db = new DatabaseSync(
-    await fileWhere("AuditLog", `SELECT 1 FROM audit_meta WHERE key = 'organization' AND value = '${organization}'`),
+  const file = await fileWhere(
+    "AuditLog",
+    `SELECT 1 FROM audit_meta WHERE key = 'organization' AND value = '${organization}'
+     AND NOT EXISTS (SELECT 1 FROM audit_meta WHERE key = 'day')`,
   );
+  const db = new DatabaseSync(file);
   try {
     const count = Number((db.prepare("SELECT COUNT(*) AS n FROM audit_events").get() as any).n);
     const insert = db.prepare(
       `INSERT INTO audit_events (correlation_id, time, time_ms, organization_id, user_id, client_id, kind, target,
-         arguments_digest, duration_ms, outcome, reason) VALUES (?, ?, ?, ?, ?, ?, 'tool', ?, '', ?, ?, '')`,
+         arguments_digest, duration_ms, outcome, reason, delivery_id) VALUES (?, ?, ?, ?, ?, ?, 'tool', ?, ?, ?, ?, '', ?)`,
     );
     const targets = ["whoami", "whoami", "whoami", "orders_search", "orders_get", "spec_verdict_latest"];
     const extra = ["spec_project_select", "audit_events_list", "spec_contract_get", "spec_snapshot_list"];
@@ -293,14 +300,24 @@ async function growAudit(organization: string, target: number): Promise<void> {
         `user-${i % 40}`,
         `client-${i % 20}`,
         i % 10 < 6 ? targets[i % targets.length]! : extra[i % extra.length]!,
+        // As the Worker writes them: a digest of the arguments, and (half of them, the session lane's) a delivery id.
+        `sha256:${createHash("sha256").update(String(i)).digest("hex")}`,
         5 + (i % 50),
         i % 1000 === 7 ? "rate-limited" : "ok",
+        i % 2 === 0
+          ? `${createHash("sha256")
+              .update(`session-${i % 97}`)
+              .digest("hex")}:${i}`
+          : null,
       );
     }
     db.exec("COMMIT");
   } finally {
     db.close();
   }
+  // What a record costs on disk with its indexes: what decides how many records one store of a day can hold.
+  const bytes = statSync(file).size;
+  console.log(`audit store: ${target} records, ${bytes} bytes on disk, ${Math.round(bytes / target)} bytes per record`);
 }
 
 // ---- the sections ---------------------------------------------------------------------------------------------

@@ -8,8 +8,8 @@ import { z } from "zod";
 import type { Env } from "../env";
 import { sha256Hex } from "../lib/sha256";
 import { AUDIT_KINDS, AUDIT_OUTCOMES, canonicalJson, type AuditOutcome } from "./record";
-import { auditStoresIn } from "./sink";
-import type { AuditPage, AuditPosition, AuditQuery } from "./store-rpc";
+import { auditTrailIn, type TrailPage, type TrailPosition, type TrailQuery } from "./trail";
+import { AUDIT_DAY } from "./trail-days";
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
@@ -94,22 +94,27 @@ async function fingerprint(input: ParsedInput): Promise<string> {
   return (await sha256Hex(canonicalJson(filters))).slice(0, 16);
 }
 
-export async function encodeCursor(position: AuditPosition, input: ParsedInput): Promise<string> {
-  return toBase64Url(JSON.stringify({ v: 1, t: position.timeMs, s: position.seq, q: await fingerprint(input) }));
+/** `d`: the day store the position is in; a cursor without one (issued before the split) continues in the own store. */
+export async function encodeCursor(position: TrailPosition, input: ParsedInput): Promise<string> {
+  const day = position.day === undefined ? {} : { d: position.day };
+  return toBase64Url(
+    JSON.stringify({ v: 1, t: position.timeMs, s: position.seq, ...day, q: await fingerprint(input) }),
+  );
 }
 
-export async function decodeCursor(cursor: string, input: ParsedInput): Promise<AuditPosition> {
+export async function decodeCursor(cursor: string, input: ParsedInput): Promise<TrailPosition> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(fromBase64Url(cursor));
   } catch {
     parsed = undefined;
   }
-  const value = parsed as { v?: unknown; t?: unknown; s?: unknown; q?: unknown } | undefined;
+  const value = parsed as { v?: unknown; t?: unknown; s?: unknown; d?: unknown; q?: unknown } | undefined;
   if (
     value?.v !== 1 ||
     !Number.isSafeInteger(value.t) ||
     !Number.isSafeInteger(value.s) ||
+    (value.d !== undefined && (typeof value.d !== "string" || !AUDIT_DAY.test(value.d))) ||
     typeof value.q !== "string"
   ) {
     throw new AuditQueryError(
@@ -123,17 +128,18 @@ export async function decodeCursor(cursor: string, input: ParsedInput): Promise<
       "cursor: it continues a query with different filters. Repeat the same filters with this cursor, or omit cursor to start over.",
     );
   }
-  return { timeMs: value.t as number, seq: value.s as number };
+  const day = typeof value.d === "string" ? { day: value.d } : {};
+  return { timeMs: value.t as number, seq: value.s as number, ...day };
 }
 
 export interface AuditEventsPage {
   organizationId: string;
-  events: AuditPage["events"];
+  events: TrailPage["events"];
   nextCursor: string | null;
 }
 
 /** The validated store query for `input`; throws AuditQueryError on bad input or another organization. */
-export async function toStoreQuery(callerOrganization: string, input: ParsedInput): Promise<AuditQuery> {
+export async function toStoreQuery(callerOrganization: string, input: ParsedInput): Promise<TrailQuery> {
   if (input.organizationId !== undefined && input.organizationId !== callerOrganization) {
     throw new AuditQueryError(
       "rejected-by-policy",
@@ -166,7 +172,7 @@ export async function listAuditEvents(
   input: ParsedInput,
 ): Promise<AuditEventsPage> {
   const query = await toStoreQuery(callerOrganization, input);
-  const page = await auditStoresIn(env.AUDIT_LOG)(callerOrganization).query(callerOrganization, query);
+  const page = await auditTrailIn(env.AUDIT_LOG)(callerOrganization).query(callerOrganization, query);
   return {
     organizationId: callerOrganization,
     events: page.events,
@@ -178,6 +184,6 @@ export async function listAuditEvents(
  * The newest `limit` tool-call records of an organization since `fromMs`, for summaries that count them (the
  * console's overview chart). Reads go through this module; only the core's adapters write through the sink.
  */
-export function recentToolRecords(env: Env, organizationId: string, fromMs: number, limit: number): Promise<AuditPage> {
-  return auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { kind: "tool", from: fromMs, limit });
+export function recentToolRecords(env: Env, organizationId: string, fromMs: number, limit: number): Promise<TrailPage> {
+  return auditTrailIn(env.AUDIT_LOG)(organizationId).query(organizationId, { kind: "tool", from: fromMs, limit });
 }

@@ -1,6 +1,6 @@
 /**
  * The audit sink every caller uses: tool pipeline, REST router, OAuth events, CI key events. Each record
- * is scrubbed and stored in its organization's audit store, or, when storing fails, logged in full with
+ * is scrubbed and stored in its organization's audit trail (trail.ts), or, when storing fails, logged in full with
  * `stored: false`; with AUDIT_LOG_LINES=all a stored record is also logged, with `stored: true` (log-lines.ts). It never
  * throws, and record() resolves only once the record is stored or logged: a caller that answers after it (the governed
  * core does) answers with its record already safe. Records written at about the same time to one organization travel
@@ -8,20 +8,14 @@
  * own outbox instead (outbox.ts, wired in src/mcp/deps.ts).
  */
 import type { Env } from "../env";
-import { tracedStub } from "../telemetry/stub";
 import { logError } from "../lib/log";
 import { auditLogLinesOf, type AuditLogLines } from "./log-lines";
 import { logAuditRecord, type AuditRecord, type AuditSink } from "./record";
 import { scrubAuditRecord } from "./scrub";
-import type { AuditLogRpc } from "./store-rpc";
+import { auditTrailIn } from "./trail";
 import { isolateWriteGroups, type AuditBatchAppender, type AuditWriteGroups } from "./write-groups";
 
 export type AuditStoreLookup = (organizationId: string) => AuditBatchAppender;
-
-/** Audit stores in a Durable Object namespace, one per organization. */
-export function auditStoresIn(namespace: Env["AUDIT_LOG"]): (organizationId: string) => DurableObjectStub<AuditLogRpc> {
-  return (organizationId) => tracedStub(namespace.get(namespace.idFromName(organizationId)), "AuditLog");
-}
 
 export class StoringAuditSink implements AuditSink {
   constructor(
@@ -52,7 +46,7 @@ export class StoringAuditSink implements AuditSink {
 
 /** The stored audit trail: each record() resolves once its record is stored or logged in full. */
 export function auditSinkFor(env: Env): AuditSink {
-  return new StoringAuditSink(auditStoresIn(env.AUDIT_LOG), auditLogLinesOf(env));
+  return new StoringAuditSink(auditTrailIn(env.AUDIT_LOG), auditLogLinesOf(env));
 }
 
 /**

@@ -28,6 +28,13 @@ export interface AuditPage {
   events: AuditRecord[];
   /** Position of the last event returned when more match; null on the last page. */
   next: AuditPosition | null;
+  /** Each event's `seq`, in the page's order: where a trail split by day goes on (trail.ts). */
+  seqs?: number[];
+}
+
+/** The day stores of an organization that hold records, newest first (UTC days, `YYYY-MM-DD`). */
+export interface AuditTrailIndex {
+  days: string[];
 }
 
 /** What append answers: refusals are values, not exceptions, so they are not logged as uncaught errors. */
@@ -46,22 +53,30 @@ export interface AuditDelivery {
 export interface AuditLogRpc extends Rpc.DurableObjectBranded {
   /**
    * Removes everything this object stores: its organization was deleted (src/directory/store.ts, after the grace
-   * period and an export). Only the directory calls it, on the object named by that organization's id.
+   * period and an export). The directory calls it on the object named by that organization's id, which removes its
+   * day stores a bounded number per call (`done: false`: call again), then itself.
    */
-  purgeOrganization(organizationId: string): Promise<void>;
-  /** Stores one record, or refuses a malformed one or one for another organization. */
-  append(input: AuditRecord): Promise<AppendResult>;
-  /** Stores a batch of outbox deliveries (outbox.ts), one answer each; a delivery id already stored is not stored again. */
-  appendBatch(deliveries: AuditDelivery[]): Promise<AppendResult[]>;
-  /** One page of the organization's records, newest first. */
+  purgeOrganization(organizationId: string): Promise<{ done: boolean }>;
+  /**
+   * Stores a batch of records (outbox deliveries, or the sink's records with a null id), one answer each; a delivery id
+   * already stored is not stored again. `day`: this object is that UTC day's store (trail.ts).
+   */
+  appendBatch(deliveries: AuditDelivery[], day?: string): Promise<AppendResult[]>;
+  /** One page of this object's records of the organization, newest first. */
   query(organizationId: string, query: AuditQuery): Promise<AuditPage>;
+  /** The organization's own store: lists a day's store before that store keeps its first record (or says why not). */
+  registerDay(organizationId: string, day: string, firstRecordMs: number): Promise<AppendResult>;
+  /** The organization's own store: takes off a day's store that retention emptied. */
+  forgetDay(organizationId: string, day: string): Promise<void>;
+  /** The organization's own store: its day stores, newest first. */
+  trailIndex(organizationId: string): Promise<AuditTrailIndex>;
 }
 
 // The Worker's binding of this object, typed by its RPC: declared here, beside the RPC, so src/env.ts imports
 // nothing from the rooms above it.
 declare module "../env" {
   interface Env {
-    /** Audit trails, one per organization. */
+    /** Audit trails: per organization, its own store and one store per UTC day of records (trail.ts). */
     AUDIT_LOG: DurableObjectNamespace<AuditLogRpc>;
   }
 }

@@ -1,8 +1,14 @@
 /**
- * The audit store: one SQLite-backed Durable Object per organization, holding that organization's audit
- * records. Records older than the retention period (policies/audit.json) are deleted by an alarm set for
- * when the oldest record expires (at most once an hour). The object refuses records and queries for any
- * organization other than the one it was first written for.
+ * The audit store, a SQLite-backed Durable Object of two roles (trail.ts routes to them):
+ *  - a day's store (`<organization>/audit/<YYYY-MM-DD>`) holds the organization's records of that UTC day. It says
+ *    so to the organization's own store before it stores its first record, and once retention has deleted its
+ *    last record it takes itself off that list and deletes its storage;
+ *  - the organization's own store (named by the organization's id) lists the day stores that hold records
+ *    (`audit_shards`), and keeps the records written before the trail was split by day, which are read after the
+ *    days' and expire like them.
+ * Records older than the retention period (the organization's setting, else policies/audit.json) are deleted by an
+ * alarm set for when the oldest record expires (at most once an hour). Each object refuses records and queries for
+ * any organization other than the one it was first written for.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
@@ -11,13 +17,16 @@ import { resolveOrganization } from "../directory/client";
 import type { AuditDelivery } from "./store-rpc";
 import type { AuditRecord } from "./record";
 import { storedRecordProblem } from "./stored-record";
-import type { AppendResult, AuditLogRpc, AuditPage, AuditQuery } from "./store-rpc";
+import type { AppendResult, AuditLogRpc, AuditPage, AuditQuery, AuditTrailIndex } from "./store-rpc";
+import { AUDIT_DAY, dayOfTime, dayStoreName } from "./trail-days";
 
-/** Cleanup never runs more often than this, however records are spread. */
 /** The filtered columns that have an index of their own (kind has a handful of values: the time index serves it). */
 export const AUDIT_FILTER_COLUMNS = ["user_id", "client_id", "target", "outcome"] as const;
 
+/** Cleanup never runs more often than this, however records are spread. */
 export const MIN_CLEANUP_SPACING_MS = 60 * 60 * 1000;
+/** Day stores a purge removes per call (each one RPC): the directory's alarm calls again until it is done. */
+export const DAY_STORES_PER_PURGE = 50;
 
 interface Row extends Record<string, SqlStorageValue> {
   seq: number;
@@ -38,6 +47,8 @@ interface Row extends Record<string, SqlStorageValue> {
 export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
   private readonly sql: SqlStorage;
   private organization: string | undefined;
+  /** The UTC day this object holds, when it is a day's store; undefined for an organization's own store. */
+  private day: string | undefined;
   private alarmKnownSet = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -72,38 +83,127 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     if (!columns.some((column) => column.name === "delivery_id"))
       this.sql.exec(`ALTER TABLE audit_events ADD COLUMN delivery_id TEXT`);
     this.sql.exec(`CREATE UNIQUE INDEX IF NOT EXISTS audit_events_by_delivery ON audit_events (delivery_id)`);
-    const owner = this.sql
-      .exec<{ value: string }>(`SELECT value FROM audit_meta WHERE key = 'organization'`)
-      .toArray()[0];
-    this.organization = owner?.value;
+    // The organization's own store: its day stores that hold records (and when the first of each was timed).
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS audit_shards (day TEXT PRIMARY KEY, first_record_ms INTEGER NOT NULL)`);
+    this.organization = this.meta("organization");
+    this.day = this.meta("day");
   }
 
-  async purgeOrganization(_organizationId: string): Promise<void> {
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
-  }
-
-  /** Stores one record, or refuses a malformed one or one for another organization (the sink logs it). */
-  async append(input: AuditRecord): Promise<AppendResult> {
-    const [result] = this.insertAll([{ record: input, deliveryId: null }]);
-    if (result!.stored) await this.ensureCleanupScheduled(Date.parse(input.time));
-    return result!;
+  private meta(key: string): string | undefined {
+    return this.sql.exec<{ value: string }>(`SELECT value FROM audit_meta WHERE key = ?`, key).toArray()[0]?.value;
   }
 
   /**
-   * Stores a batch of outbox deliveries (one answer per delivery, in order). A delivery id already stored is
-   * answered as stored and not stored again.
+   * Removes what this object stores: its organization was deleted (src/directory/store.ts). The organization's own
+   * store first removes its day stores, DAY_STORES_PER_PURGE per call, then itself.
    */
-  async appendBatch(deliveries: AuditDelivery[]): Promise<AppendResult[]> {
-    const results = this.insertAll(
-      deliveries.map((delivery) => ({
-        record: delivery.record,
-        deliveryId: typeof delivery.deliveryId === "string" ? delivery.deliveryId.slice(0, 300) : null,
-      })),
-    );
+  async purgeOrganization(organizationId: string): Promise<{ done: boolean }> {
+    if (this.day === undefined && this.organization === organizationId) {
+      const days = this.sql
+        .exec<{ day: string }>(`SELECT day FROM audit_shards ORDER BY day LIMIT ?`, DAY_STORES_PER_PURGE + 1)
+        .toArray();
+      for (const { day } of days.slice(0, DAY_STORES_PER_PURGE)) {
+        await this.dayStore(organizationId, day).purgeOrganization(organizationId);
+        this.sql.exec(`DELETE FROM audit_shards WHERE day = ?`, day);
+      }
+      if (days.length > DAY_STORES_PER_PURGE) return { done: false };
+    }
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.organization = undefined;
+    this.day = undefined;
+    return { done: true };
+  }
+
+  /**
+   * Stores a batch of records (one answer per delivery, in order). A delivery id already stored is answered as stored
+   * and not stored again. `day`: the UTC day this object holds when it is a day's store (trail.ts names one per day);
+   * a record of another day is refused. Before its first record a day's store is listed in its organization's store,
+   * so that a query finds it; if that fails, nothing is stored and every delivery says why.
+   */
+  async appendBatch(deliveries: AuditDelivery[], day?: string): Promise<AppendResult[]> {
+    const items = deliveries.map((delivery) => ({
+      record: delivery.record,
+      deliveryId: typeof delivery.deliveryId === "string" ? delivery.deliveryId.slice(0, 300) : null,
+    }));
+    if (day !== undefined) {
+      const refused = await this.becomeDayStore(day, items[0]?.record);
+      if (refused) return items.map(() => refused);
+    }
+    const results = this.insertAll(items);
     const first = deliveries.find((_, index) => results[index]?.stored);
     if (first) await this.ensureCleanupScheduled(Date.parse(first.record.time));
     return results;
+  }
+
+  /** Makes this object the store of `day`, listed in its organization's store; a refusal when it cannot be. */
+  private async becomeDayStore(day: string, first: AuditRecord | undefined): Promise<AppendResult | null> {
+    if (!AUDIT_DAY.test(day)) return { stored: false, problem: `not a day: ${JSON.stringify(day).slice(0, 40)}` };
+    if (this.day === day) return null;
+    const holdsOther = (table: string) => this.sql.exec(`SELECT 1 FROM ${table} LIMIT 1`).toArray().length > 0;
+    if (this.day !== undefined || holdsOther("audit_events") || holdsOther("audit_shards"))
+      return { stored: false, problem: "this audit store is not this day's" };
+    const organizationId = first?.organizationId;
+    const firstMs = first ? Date.parse(first.time) : Number.NaN;
+    if (typeof organizationId !== "string" || !organizationId || !Number.isFinite(firstMs))
+      return { stored: false, problem: "malformed record: no organization or time" };
+    const listed = await this.ownStore(organizationId)
+      .registerDay(organizationId, day, firstMs)
+      .catch((error: unknown): AppendResult => ({ stored: false, problem: String(error) }));
+    if (!listed.stored)
+      return { stored: false, problem: `the organization's audit store did not list this day: ${listed.problem}` };
+    // Another append may have made it meanwhile (the RPC above let other events in).
+    if (this.day !== day) {
+      this.sql.exec(`INSERT OR REPLACE INTO audit_meta (key, value) VALUES ('day', ?)`, day);
+      this.day = day;
+    }
+    return null;
+  }
+
+  /**
+   * Lists a day's store of this organization (its first record timed at `firstRecordMs`). A refusal is an answer,
+   * not an exception: for another organization, or when this object is a day's store itself.
+   */
+  async registerDay(organizationId: string, day: string, firstRecordMs: number): Promise<AppendResult> {
+    if (this.day !== undefined) return { stored: false, problem: "a day's store lists no days" };
+    if (!AUDIT_DAY.test(day)) return { stored: false, problem: "not a day" };
+    this.claim(organizationId);
+    if (this.organization !== organizationId)
+      return { stored: false, problem: "this audit store belongs to another organization" };
+    this.sql.exec(
+      `INSERT OR IGNORE INTO audit_shards (day, first_record_ms) VALUES (?, ?)`,
+      day,
+      Number.isFinite(firstRecordMs) ? firstRecordMs : Date.now(),
+    );
+    return { stored: true };
+  }
+
+  /** Takes a day's store off the list (it has no record left). */
+  async forgetDay(organizationId: string, day: string): Promise<void> {
+    if (this.organization !== organizationId) return;
+    this.sql.exec(`DELETE FROM audit_shards WHERE day = ?`, day);
+  }
+
+  /** The day stores of the organization that hold records, newest first (nothing for another organization). */
+  async trailIndex(organizationId: string): Promise<AuditTrailIndex> {
+    if (this.organization !== organizationId || this.day !== undefined) return { days: [] };
+    const days = this.sql.exec<{ day: string }>(`SELECT day FROM audit_shards ORDER BY day DESC`).toArray();
+    return { days: days.map((row) => row.day) };
+  }
+
+  /** Writes the organization this object belongs to, the first time one is named. */
+  private claim(organizationId: string): void {
+    if (this.organization !== undefined) return;
+    this.sql.exec(`INSERT INTO audit_meta (key, value) VALUES ('organization', ?)`, organizationId);
+    this.organization = organizationId;
+  }
+
+  private ownStore(organizationId: string): DurableObjectStub<AuditLogRpc> {
+    return this.env.AUDIT_LOG.get(this.env.AUDIT_LOG.idFromName(organizationId));
+  }
+
+  private dayStore(organizationId: string, day: string): DurableObjectStub<AuditLogRpc> {
+    return this.env.AUDIT_LOG.get(this.env.AUDIT_LOG.idFromName(dayStoreName(organizationId, day)));
   }
 
   /**
@@ -116,13 +216,12 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     const results = items.map(({ record, deliveryId }): AppendResult => {
       const problem = storedRecordProblem(record);
       if (problem) return { stored: false, problem: `malformed record: ${problem}` };
-      if (this.organization === undefined) {
-        this.sql.exec(`INSERT INTO audit_meta (key, value) VALUES ('organization', ?)`, record.organizationId);
-        this.organization = record.organizationId;
-      } else if (this.organization !== record.organizationId) {
+      this.claim(record.organizationId);
+      if (this.organization !== record.organizationId)
         return { stored: false, problem: "this audit store belongs to another organization" };
-      }
       const timeMs = Date.parse(record.time);
+      if (this.day !== undefined && dayOfTime(timeMs) !== this.day)
+        return { stored: false, problem: `a record of ${dayOfTime(timeMs)} sent to the store of ${this.day}` };
       rows.push([
         record.correlationId,
         new Date(timeMs).toISOString(),
@@ -182,10 +281,15 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     return {
       events: page.map(toRecord),
       next: rows.length > limit && last ? { timeMs: last.time_ms, seq: last.seq } : null,
+      seqs: page.map((row) => row.seq),
     };
   }
 
-  /** Deletes records past the retention period, then schedules the next cleanup. */
+  /**
+   * Deletes records past the retention period, then schedules the next cleanup. A day's store left with no record
+   * takes itself off its organization's list and deletes its storage; if the list cannot be reached it tries again
+   * at the next cleanup, records gone either way.
+   */
   override async alarm(): Promise<void> {
     this.alarmKnownSet = false;
     if (this.organization === undefined) return;
@@ -194,7 +298,16 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     const oldest = this.sql
       .exec<{ oldest: number | null }>(`SELECT MIN(time_ms) AS oldest FROM audit_events`)
       .one().oldest;
-    if (oldest !== null) await this.scheduleCleanup(oldest + retention);
+    if (oldest !== null) return this.scheduleCleanup(oldest + retention);
+    if (this.day === undefined) return;
+    try {
+      await this.ownStore(this.organization).forgetDay(this.organization, this.day);
+    } catch {
+      return this.scheduleCleanup(Date.now());
+    }
+    await this.ctx.storage.deleteAll();
+    this.organization = undefined;
+    this.day = undefined;
   }
 
   /**

@@ -10,7 +10,7 @@
 import { type ArchivePlace, archiveStart, nextArchivePiece } from "../contracts/services/archive";
 import { directoryStub } from "../directory/client";
 import type { ChangeRecord } from "../directory/settings";
-import type { AuditPosition } from "../audit/store-rpc";
+import { auditTrailIn, type TrailPosition } from "../audit/trail";
 import type { Env } from "../env";
 
 /** Members or changes per piece. */
@@ -26,7 +26,8 @@ export interface ExportPlace {
   afterEmail: string | null;
   beforeSeq: number | null;
   /** The last audit record given (its store's keyset position, going back). */
-  auditAfter: AuditPosition | null;
+  /** Where the audit section goes on: a position in a day's store, or (no day) in the organization's own store. */
+  auditAfter: TrailPosition | null;
   /** Whether the current list has had an element, which the next one follows. */
   started: boolean;
   contracts: ArchivePlace;
@@ -80,7 +81,7 @@ export async function nextExportPiece(
     }
     case "audit": {
       const after = place.auditAfter ?? undefined;
-      const page = await env.AUDIT_LOG.get(env.AUDIT_LOG.idFromName(organizationId)).query(organizationId, {
+      const page = await auditTrailIn(env.AUDIT_LOG)(organizationId).query(organizationId, {
         limit: AUDIT_RECORDS_PER_PIECE,
         ...(after ? { after } : {}),
       });

@@ -9,7 +9,8 @@
  * ids are random, so no other file can reach that session; the MCP namespace is therefore checked for everything
  * but whole sessions, and every other namespace, KV included, for everything. Such a session's audit outbox then
  * drains (1 s later in tests) into its organization's trail: an audit object holding only records timed before this
- * file started was written by the previous file's calls, delivered late, and is not a leftover of the reset (the
+ * file started (or listing only the day of such records) was written by the previous file's calls, delivered late,
+ * and is not a leftover of the reset (the
  * reset empties every namespace in one call, so the other namespaces and KV still catch one that did not happen).
  */
 import { env, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
@@ -29,7 +30,10 @@ const objectNamespaces = {
 
 const fileStart = Date.now();
 
-/** An audit trail whose only records were timed before this file started (a previous file's late outbox drain). */
+/**
+ * An audit object whose only records were timed before this file started (a previous file's late outbox drain): a
+ * day's store holding such records, or an organization's own store listing only days whose first record was.
+ */
 async function onlyLateAuditRecords(namespace: DurableObjectNamespace, id: DurableObjectId): Promise<boolean> {
   return runInDurableObject(namespace.get(id), async (_instance: unknown, state: DurableObjectState) => {
     const tables = state.storage.sql
@@ -39,7 +43,14 @@ async function onlyLateAuditRecords(namespace: DurableObjectNamespace, id: Durab
     const row = state.storage.sql
       .exec<{ n: number; latest: number | null }>("SELECT count(*) AS n, max(time_ms) AS latest FROM audit_events")
       .one();
-    return row.n > 0 && row.latest !== null && row.latest < fileStart;
+    const days = state.storage.sql
+      .exec<{ n: number; latest: number | null }>(
+        "SELECT count(*) AS n, max(first_record_ms) AS latest FROM audit_shards",
+      )
+      .one();
+    const late = (counted: { n: number; latest: number | null }) =>
+      counted.n === 0 || (counted.latest !== null && counted.latest < fileStart);
+    return row.n + days.n > 0 && late(row) && late(days);
   });
 }
 

@@ -6,6 +6,7 @@
 import { env } from "cloudflare:test";
 import { SELF } from "./self";
 import type { AuditRecord } from "../../src/audit/record";
+import type { AppendResult, AuditDelivery } from "../../src/audit/store-rpc";
 import { newCorrelationId } from "../../src/core/correlation";
 import type { ArbiterMcpAgent } from "../../src/mcp/session/agent";
 import { fetchAs, type Caller } from "./harness";
@@ -310,4 +311,13 @@ export function auditRecord(organizationId: string, overrides: Partial<AuditReco
     reason: "",
     ...overrides,
   };
+}
+
+/** Stores one record through anything that takes a batch (a trail, or one audit store's stub) and answers its result. */
+export async function appendOne(
+  store: { appendBatch(deliveries: AuditDelivery[]): Promise<AppendResult[]> },
+  record: AuditRecord,
+): Promise<AppendResult> {
+  const [answer] = await store.appendBatch([{ deliveryId: null, record }]);
+  return answer!;
 }

@@ -15,7 +15,7 @@ import type { McpSessionRpc, SessionOwner } from "../session-rpc";
 import { AuditOutbox } from "../../audit/outbox";
 import { auditDrainDelayOf } from "../../audit/drain-delay";
 import { auditLogLinesOf } from "../../audit/log-lines";
-import { auditStoresIn } from "../../audit/sink";
+import { auditTrailIn } from "../../audit/trail";
 import { GrantWatch } from "../../oauth/live-grant";
 import { sessionPipelineDeps } from "../deps";
 import { getCatalog } from "../deployment-catalog";
@@ -99,7 +99,7 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
   /** Scheduled callback: stores the outbox's records in their organization's audit store (outbox.ts). */
   async drainAuditOutbox(): Promise<void> {
     this.auditDrainScheduled = false;
-    await this.auditOutbox.drain(auditStoresIn(this.env.AUDIT_LOG));
+    await this.auditOutbox.drain(auditTrailIn(this.env.AUDIT_LOG));
   }
 
   /**
@@ -109,7 +109,7 @@ export class ArbiterMcpAgent extends McpAgent<Env, unknown, SessionProps> implem
    * full, so ending a session never erases the records of its calls.
    */
   override async destroy(): Promise<void> {
-    await this.auditOutbox.flush(auditStoresIn(this.env.AUDIT_LOG));
+    await this.auditOutbox.flush(auditTrailIn(this.env.AUDIT_LOG));
     const owner = this.owner ?? (await this.ctx.storage.get<SessionOwner>("arbiter:owner"));
     if (owner && (await subscribedUris(this.sessionState)).length > 0)
       await forgetEndedSession(this.env, owner.organizationId, this.getSessionId());

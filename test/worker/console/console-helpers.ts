@@ -2,7 +2,7 @@
 import { env } from "cloudflare:test";
 import type { AuditQuery } from "../../../src/audit/store-rpc";
 import type { AuditRecord } from "../../../src/audit/record";
-import { auditStoresIn } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import { BASE, browserFetch, CookieJar, devSignIn } from "../helpers";
 
 export interface ConsoleBrowser {
@@ -61,7 +61,7 @@ export async function signedIn(user: string): Promise<ConsoleBrowser> {
 }
 
 export async function auditEvents(organizationId: string, query: Partial<AuditQuery> = {}): Promise<AuditRecord[]> {
-  return (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { limit: 100, ...query })).events;
+  return (await auditTrailIn(env.AUDIT_LOG)(organizationId).query(organizationId, { limit: 100, ...query })).events;
 }
 
 /** Text of a page without tags, entities decoded: what a reader sees. */

@@ -4,8 +4,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
-import { auditStoresIn } from "../../../src/audit/sink";
-import { auditRecord, initializeSession, obtainTokens, rpc } from "../helpers";
+import { auditTrailIn } from "../../../src/audit/trail";
+import { appendOne, auditRecord, initializeSession, obtainTokens, rpc } from "../helpers";
 import { signedIn, visibleText } from "./console-helpers";
 
 let nextId = 500;
@@ -17,7 +17,7 @@ async function callTool(token: string, session: string, name: string, args: Reco
 
 /** Sessions answer before their audit record is stored: wait until `count` tool records have landed. */
 async function toolRecordsLanded(organizationId: string, count: number): Promise<void> {
-  const store = auditStoresIn(env.AUDIT_LOG)(organizationId);
+  const store = auditTrailIn(env.AUDIT_LOG)(organizationId);
   for (let attempt = 0; attempt < 150; attempt++) {
     if ((await store.query(organizationId, { kind: "tool", limit: 100 })).events.length >= count) return;
     await new Promise((done) => setTimeout(done, 20));
@@ -60,16 +60,18 @@ describe("overview tool-activity chart", () => {
 
     // A stored target that is markup (the store keeps whatever a writer gave it), three days ago, and a call
     // eight days ago that is outside the window.
-    const store = auditStoresIn(env.AUDIT_LOG)("acme");
+    const store = auditTrailIn(env.AUDIT_LOG)("acme");
     const threeDaysAgo = Date.now() - 3 * DAY;
     const hostile = `<img src=x onerror="alert(1)">&tool`;
     expect(
-      await store.append(
+      await appendOne(
+        store,
         record("acme", 1, { time: new Date(threeDaysAgo).toISOString(), target: hostile, outcome: "rate-limited" }),
       ),
     ).toEqual({ stored: true });
     expect(
-      await store.append(
+      await appendOne(
+        store,
         record("acme", 2, { time: new Date(Date.now() - 8 * DAY).toISOString(), target: "long_ago_tool" }),
       ),
     ).toEqual({ stored: true });
@@ -127,7 +129,7 @@ describe("overview tool-activity chart", () => {
         target: i % 2 ? "whoami" : "orders_search",
       }),
     }));
-    const answers = await auditStoresIn(env.AUDIT_LOG)("globex").appendBatch(deliveries);
+    const answers = await auditTrailIn(env.AUDIT_LOG)("globex").appendBatch(deliveries);
     expect(answers.every((a) => a.stored)).toBe(true);
 
     const page = (await gus.get("/admin")).text;

@@ -2,11 +2,12 @@
 // filters and pages, current rate-limit usage per client; and their empty states.
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { auditStoresIn } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import { callJson, createKey } from "../contracts-api/api-helpers";
 import { restPrincipal } from "../harness";
 import { ordersContract, text } from "../contracts-api/fixtures";
 import { signedIn, visibleText } from "./console-helpers";
+import { appendOne } from "../helpers";
 import { KEY_FORM_PROJECTS, KEYS_PER_PAGE } from "../../../src/web/console/keys.page";
 import { USAGE_CLIENTS_PER_PAGE } from "../../../src/web/console/usage.page";
 import { contractStore } from "../../../src/contracts/store/client";
@@ -144,10 +145,10 @@ describe("projects", () => {
 
 describe("audit trail", () => {
   it("filters by outcome, user, client, target and time, and pages through results", async () => {
-    const store = auditStoresIn(env.AUDIT_LOG)("acme");
+    const store = auditTrailIn(env.AUDIT_LOG)("acme");
     const base = Date.parse("2026-03-01T10:00:00Z");
     for (let i = 0; i < 30; i++) {
-      await store.append({
+      await appendOne(store, {
         correlationId: `paging-${i}`,
         time: new Date(base + i * 60_000).toISOString(),
         organizationId: "acme",

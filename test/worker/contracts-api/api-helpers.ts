@@ -5,7 +5,7 @@
 import { env } from "cloudflare:test";
 import contract from "../../../src/api/openapi.json";
 import type { AuditRecord } from "../../../src/audit/record";
-import { auditStoresIn } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import type { AuditQuery } from "../../../src/audit/store-rpc";
 import { indexDocument } from "../../../src/engine/normalize/normalize-document";
 import { createPayloadValidator } from "../../../src/engine/payload/payload";
@@ -25,7 +25,7 @@ export async function storedAuditRecords(
   fromMs: number,
   filter: Pick<AuditQuery, "target" | "kind"> = {},
 ): Promise<AuditRecord[]> {
-  const page = await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, {
+  const page = await auditTrailIn(env.AUDIT_LOG)(organizationId).query(organizationId, {
     ...filter,
     from: fromMs,
     limit: 500,

@@ -6,7 +6,7 @@
  */
 import { Validator } from "@cfworker/json-schema";
 import { env } from "cloudflare:test";
-import { auditStoresIn } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_EXCHANGES } from "../../../src/engine/exchanges/exchange";
 import sarifSchema from "../../fixtures/sarif/sarif-2.1.0.schema.json";
@@ -232,7 +232,7 @@ describe("POST /projects/:project/exchanges", () => {
     expect(response.status).toBe(201);
     const answer = (await response.json()) as any;
     const correlationId = response.headers.get("x-correlation-id")!;
-    const { events } = await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", { correlationId, limit: 5 });
+    const { events } = await auditTrailIn(env.AUDIT_LOG)("acme").query("acme", { correlationId, limit: 5 });
     expect(events).toHaveLength(1);
     expect(events[0]!.reason).toBe(`5 exchanges (har), 0 errors, upload ${answer.run.uploadDigest.slice(0, 23)}`);
     expect(JSON.stringify(events[0])).not.toContain("key-12345678");

@@ -9,7 +9,8 @@ import { env } from "cloudflare:test";
 import { SELF } from "../self";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
-import { auditStoresIn, StoringAuditSink } from "../../../src/audit/sink";
+import { StoringAuditSink } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import type { AuditBatchAppender } from "../../../src/audit/write-groups";
 import type { AuditDelivery } from "../../../src/audit/store-rpc";
 import type { CallContext } from "../../../src/mcp/context";
@@ -44,7 +45,7 @@ function heldStore() {
   let release!: () => void;
   const gate = new Promise<void>((done) => (release = done));
   let appends = 0;
-  const real = auditStoresIn(env.AUDIT_LOG);
+  const real = auditTrailIn(env.AUDIT_LOG);
   const lookup = (organizationId: string): AuditBatchAppender => ({
     async appendBatch(deliveries: AuditDelivery[]) {
       appends++;
@@ -56,7 +57,7 @@ function heldStore() {
 }
 
 const storedIn = async (organizationId: string, correlationId: string) =>
-  (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
+  (await auditTrailIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
 
 function auditLines(spy: { mock: { calls: unknown[][] } }, correlationId: string): Array<Record<string, unknown>> {
   return spy.mock.calls

@@ -8,7 +8,7 @@ import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AuditOutbox, type AuditBatchLookup } from "../../../src/audit/outbox";
 import type { AuditRecord } from "../../../src/audit/record";
-import { auditStoresIn } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import type { ArbiterMcpAgent } from "../../../src/mcp/session/agent";
 import { auditRecord, initializeSession, obtainTokens, rpc, sessionObjectId } from "../helpers";
 
@@ -21,7 +21,7 @@ const ORG = "outbox-org";
 const record = (overrides: Partial<AuditRecord> = {}) => auditRecord(ORG, overrides);
 
 const storedIn = async (organizationId: string, correlationId: string) =>
-  (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
+  (await auditTrailIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
 const stored = (correlationId: string) => storedIn(ORG, correlationId);
 const noDrain = async () => undefined;
 /**
@@ -50,7 +50,7 @@ describe("audit outbox of a session object", () => {
       record({ target: "orders_search" }),
       record({ outcome: "invalid-input", reason: "bad status" }),
     ];
-    const real = auditStoresIn(env.AUDIT_LOG);
+    const real = auditTrailIn(env.AUDIT_LOG);
     // The store commits the batch, then the object is evicted before the store's answer arrives.
     const storesThenHangs: AuditBatchLookup = (organizationId) => ({
       async appendBatch(deliveries) {
@@ -114,7 +114,7 @@ describe("audit outbox of a session object", () => {
     const correlationId = reply.result._meta.correlationId as string;
     let events: AuditRecord[] = [];
     for (let attempt = 0; attempt < 100 && events.length === 0; attempt++) {
-      events = (await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", { correlationId, limit: 10 })).events;
+      events = (await auditTrailIn(env.AUDIT_LOG)("acme").query("acme", { correlationId, limit: 10 })).events;
       if (events.length === 0) await new Promise((done) => setTimeout(done, 20));
     }
     expect(events).toHaveLength(1);
@@ -194,10 +194,10 @@ describe("audit outbox of a session object", () => {
       async (_instance: ArbiterMcpAgent, state) => {
         const byDefault = new AuditOutbox(state.storage.sql, state.id.toString(), noDrain);
         await byDefault.add(quiet);
-        expect(await byDefault.drain(auditStoresIn(env.AUDIT_LOG))).toEqual({ stored: 1, logged: 0 });
+        expect(await byDefault.drain(auditTrailIn(env.AUDIT_LOG))).toEqual({ stored: 1, logged: 0 });
         const all = new AuditOutbox(state.storage.sql, state.id.toString(), noDrain, "all");
         await all.add(printed);
-        expect(await all.drain(auditStoresIn(env.AUDIT_LOG))).toEqual({ stored: 1, logged: 0 });
+        expect(await all.drain(auditTrailIn(env.AUDIT_LOG))).toEqual({ stored: 1, logged: 0 });
       },
     );
     const lines = (correlationId: string) =>

@@ -8,7 +8,7 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
-import { auditStoresIn } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import type { ArbiterMcpAgent } from "../../../src/mcp/session/agent";
 import { fetchAs, mcpPrincipal, type Verified } from "../harness";
 import { initializeSession, MCP_URL, rpc, sessionObject } from "../helpers";
@@ -30,7 +30,7 @@ async function withDrainDelay(seconds: number, body: () => Promise<void>): Promi
 }
 
 const storedIn = async (organizationId: string, correlationId: string) =>
-  (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
+  (await auditTrailIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 async function endSession(caller: Verified, session: string): Promise<void> {

@@ -8,11 +8,12 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApiHandler, type ApiRoute } from "../../../src/api/router";
 import { getAuditPolicy, loadAuditPolicy, retentionMsFor } from "../../../src/audit/policy";
 import type { AuditRecord } from "../../../src/audit/record";
-import { auditRecord } from "../helpers";
+import { appendOne, auditRecord } from "../helpers";
 import { scrubText } from "../../../src/audit/scrub";
 import { auditDrainDelayOf, DEFAULT_AUDIT_DRAIN_DELAY_SECONDS } from "../../../src/audit/drain-delay";
 import { auditLogLinesOf } from "../../../src/audit/log-lines";
-import { auditSinkFor, auditStoresIn, StoringAuditSink } from "../../../src/audit/sink";
+import { auditSinkFor, StoringAuditSink } from "../../../src/audit/sink";
+import { auditTrailIn, ownAuditStore } from "../../../src/audit/trail";
 import { MIN_CLEANUP_SPACING_MS } from "../../../src/audit/store";
 import type { Principal } from "../../../src/core/principal";
 import { runToolCall } from "../../../src/mcp/pipeline";
@@ -44,11 +45,11 @@ describe("audit store", () => {
     const organization = "retention-org";
     const retention = retentionMsFor(getAuditPolicy(), organization);
     expect(retention).toBe(90 * DAY);
-    const store = auditStoresIn(env.AUDIT_LOG)(organization);
+    const store = ownAuditStore(env.AUDIT_LOG, organization);
     const now = Date.now();
     const expired = [record(organization, now - 120 * DAY), record(organization, now - 91 * DAY)];
     const kept = [record(organization, now - 89 * DAY), record(organization, now - 1000)];
-    for (const r of [...expired, ...kept]) await store.append(r);
+    for (const r of [...expired, ...kept]) await appendOne(store, r);
 
     const scheduled = await runInDurableObject(store, (_instance, state) => state.storage.getAlarm());
     expect(scheduled).not.toBeNull();
@@ -75,9 +76,9 @@ describe("audit store", () => {
   });
 
   it("belongs to one organization: refuses another's records and answers another's queries with nothing", async () => {
-    const store = auditStoresIn(env.AUDIT_LOG)("owner-org");
-    await store.append(record("owner-org", Date.now()));
-    expect(await store.append(record("intruder-org", Date.now()))).toEqual({
+    const store = ownAuditStore(env.AUDIT_LOG, "owner-org");
+    await appendOne(store, record("owner-org", Date.now()));
+    expect(await appendOne(store, record("intruder-org", Date.now()))).toEqual({
       stored: false,
       problem: "this audit store belongs to another organization",
     });
@@ -87,7 +88,7 @@ describe("audit store", () => {
 
   it("filters by time range, user, client, target, kind and outcome, newest first, in pages", async () => {
     const organization = "filter-org";
-    const store = auditStoresIn(env.AUDIT_LOG)(organization);
+    const store = ownAuditStore(env.AUDIT_LOG, organization);
     const base = Date.UTC(2026, 5, 1);
     const records = [
       record(organization, base, { userId: "ana", target: "whoami" }),
@@ -101,7 +102,7 @@ describe("audit store", () => {
       }),
       record(organization, base + 4000, { userId: "ana", kind: "oauth", target: "grant" }),
     ];
-    for (const r of records) await store.append(r);
+    for (const r of records) await appendOne(store, r);
     const ids = async (query: Parameters<typeof store.query>[1]) =>
       (await store.query(organization, query)).events.map((e) =>
         records.findIndex((r) => r.correlationId === e.correlationId),
@@ -126,12 +127,12 @@ describe("audit store", () => {
   });
 
   it("refuses a malformed record rather than storing part of it", async () => {
-    const store = auditStoresIn(env.AUDIT_LOG)("strict-org");
-    expect(await store.append({ ...record("strict-org", Date.now()), outcome: "fine" as never })).toMatchObject({
+    const store = ownAuditStore(env.AUDIT_LOG, "strict-org");
+    expect(await appendOne(store, { ...record("strict-org", Date.now()), outcome: "fine" as never })).toMatchObject({
       stored: false,
       problem: expect.stringContaining("outcome"),
     });
-    expect(await store.append({ ...record("strict-org", Date.now()), time: "yesterday" })).toMatchObject({
+    expect(await appendOne(store, { ...record("strict-org", Date.now()), time: "yesterday" })).toMatchObject({
       stored: false,
       problem: expect.stringContaining("time"),
     });
@@ -139,7 +140,7 @@ describe("audit store", () => {
   });
 
   it("stores a batch in order, answers each delivery in its place, and stores a delivery id once", async () => {
-    const store = auditStoresIn(env.AUDIT_LOG)("batch-store-org");
+    const store = ownAuditStore(env.AUDIT_LOG, "batch-store-org");
     const now = Date.now();
     const good = Array.from({ length: 120 }, (_, index) =>
       record("batch-store-org", now + index, { target: `tool_${index}`, reason: `r'"${index}` }),
@@ -171,7 +172,7 @@ describe("audit sink", () => {
     await auditSinkFor(env).record(r);
     expect(capturedAuditLines(log).filter((line) => line.correlationId === r.correlationId)).toEqual([]);
     const stored = (
-      await auditStoresIn(env.AUDIT_LOG)("sink-org").query("sink-org", { correlationId: r.correlationId, limit: 5 })
+      await auditTrailIn(env.AUDIT_LOG)("sink-org").query("sink-org", { correlationId: r.correlationId, limit: 5 })
     ).events;
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ reason: "Authorization: [redacted]" });
@@ -185,7 +186,7 @@ describe("audit sink", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ stored: true, reason: "Authorization: [redacted]" });
     expect(
-      (await auditStoresIn(env.AUDIT_LOG)("sink-org").query("sink-org", { correlationId: r.correlationId, limit: 5 }))
+      (await auditTrailIn(env.AUDIT_LOG)("sink-org").query("sink-org", { correlationId: r.correlationId, limit: 5 }))
         .events,
     ).toHaveLength(1);
   });
@@ -354,8 +355,8 @@ describe("audit filters that match few records", () => {
       .join("; ");
 
   it("read only the matching records, newest first, through the filter's own index (no scan, no sort)", async () => {
-    const store = auditStoresIn(env.AUDIT_LOG)("plan-org");
-    await store.append(auditRecord("plan-org"));
+    const store = ownAuditStore(env.AUDIT_LOG, "plan-org");
+    await appendOne(store, auditRecord("plan-org"));
     await runInDurableObject(store, (_instance, state) => {
       for (const [column, value] of [
         ["user_id", "ana"],
@@ -371,9 +372,9 @@ describe("audit filters that match few records", () => {
   });
 
   it("gives a store made before the indexes its indexes when it next starts, its records kept", async () => {
-    const store = auditStoresIn(env.AUDIT_LOG)("upgrade-org");
+    const store = ownAuditStore(env.AUDIT_LOG, "upgrade-org");
     const record = auditRecord("upgrade-org", { outcome: "rate-limited" });
-    await store.append(record);
+    await appendOne(store, record);
     await runInDurableObject(store, (_instance, state) => {
       for (const column of ["user_id", "client_id", "target", "outcome"])
         state.storage.sql.exec(`DROP INDEX audit_events_by_${column}`);

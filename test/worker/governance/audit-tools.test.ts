@@ -7,7 +7,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { digestArguments, type AuditOutcome, type AuditRecord } from "../../../src/audit/record";
-import { auditStoresIn } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import { MAX_LEASE } from "../../../src/ratelimit/leases";
 import { getPolicy } from "../../../src/policy/load";
 import { rateLimiterFor } from "../../../src/ratelimit/limiter";
@@ -74,7 +74,7 @@ async function callTool(token: string, session: string, name: string, args: Reco
  * the write to land instead of racing it.
  */
 const storedRecordsOf = async (organizationId: string, correlationId: string): Promise<AuditRecord[]> =>
-  (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
+  (await auditTrailIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
 
 /** The records of a call, once stored: the session's outbox drains within about a second of the answer. */
 async function recordsOf(organizationId: string, correlationId: string): Promise<AuditRecord[]> {
@@ -88,7 +88,7 @@ async function recordsOf(organizationId: string, correlationId: string): Promise
 }
 
 async function allRecords(organizationId: string): Promise<AuditRecord[]> {
-  const store = auditStoresIn(env.AUDIT_LOG)(organizationId);
+  const store = auditTrailIn(env.AUDIT_LOG)(organizationId);
   const records: AuditRecord[] = [];
   let after: { timeMs: number; seq: number } | undefined;
   do {

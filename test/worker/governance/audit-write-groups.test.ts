@@ -10,7 +10,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
-import { auditStoresIn } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import type { AppendResult, AuditDelivery } from "../../../src/audit/store-rpc";
 import {
   AuditWriteGroups,
@@ -21,11 +21,11 @@ import {
 import { auditRecord, modernPost, obtainTokens, readRpc } from "../helpers";
 
 const storedIn = async (organizationId: string, correlationId: string) =>
-  (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
+  (await auditTrailIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
 
 /** The real store of an organization, counting its writes and the size of each. */
 function countingStore(organizationId: string) {
-  const real = auditStoresIn(env.AUDIT_LOG)(organizationId);
+  const real = auditTrailIn(env.AUDIT_LOG)(organizationId);
   const sizes: number[] = [];
   const store: AuditBatchAppender = {
     async appendBatch(deliveries: AuditDelivery[]) {
@@ -175,7 +175,7 @@ describe("audit write groups", () => {
 
   it("a waiting record looks when the write ahead of it is expected to have answered, not every few ms", async () => {
     const groups = new AuditWriteGroups();
-    const real = auditStoresIn(env.AUDIT_LOG)("patient-org");
+    const real = auditTrailIn(env.AUDIT_LOG)("patient-org");
     const WRITE_MS = 40;
     const slow: AuditBatchAppender = {
       async appendBatch(deliveries: AuditDelivery[]) {

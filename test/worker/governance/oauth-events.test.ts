@@ -7,11 +7,11 @@ import { env } from "cloudflare:test";
 import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
-import { auditStoresIn } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import { BASE, initializeSession, mcpPost, obtainTokens, registerClient } from "../helpers";
 
 async function oauthRecords(clientId: string, target: string): Promise<AuditRecord[]> {
-  return (await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", { clientId, kind: "oauth", target, limit: 50 }))
+  return (await auditTrailIn(env.AUDIT_LOG)("acme").query("acme", { clientId, kind: "oauth", target, limit: 50 }))
     .events;
 }
 

@@ -7,7 +7,7 @@ import { env } from "cloudflare:test";
 import { SELF } from "../self";
 import { describe, expect, it } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
-import { auditStoresIn } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import { getRateLimitPolicy, quotaFor } from "../../../src/ratelimit/policy";
 import { API_RESOURCE, BASE, obtainTokens } from "../helpers";
 
@@ -18,8 +18,7 @@ async function api(token: string, path: string, init: RequestInit = {}): Promise
 }
 
 async function recordsOf(organizationId: string, correlationId: string): Promise<AuditRecord[]> {
-  return (await auditStoresIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 }))
-    .events;
+  return (await auditTrailIn(env.AUDIT_LOG)(organizationId).query(organizationId, { correlationId, limit: 10 })).events;
 }
 
 describe("REST API governance", () => {
@@ -85,7 +84,7 @@ describe("REST API governance", () => {
     expect((await api(tokens.access_token, "/api/v1/not-a-route")).status).toBe(429);
 
     const records = (
-      await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", {
+      await auditTrailIn(env.AUDIT_LOG)("acme").query("acme", {
         clientId: client.client_id,
         kind: "route",
         limit: 500,

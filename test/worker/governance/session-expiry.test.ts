@@ -6,7 +6,7 @@
  */
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { auditStoresIn } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import { mcpPrincipal } from "../harness";
 import { initializeSession, mcpPost, rpc, sessionObject } from "../helpers";
 
@@ -61,7 +61,7 @@ describe("a session left without requests", () => {
         code: -32001,
         message: expect.stringMatching(/it has ended: closed with DELETE, or left MCP_SESSION_TTL_SECONDS/),
       });
-      const audit = auditStoresIn(env.AUDIT_LOG)("acme");
+      const audit = auditTrailIn(env.AUDIT_LOG)("acme");
       let stored = 0;
       let keys = -1;
       for (let attempt = 0; attempt < 100 && (stored === 0 || keys !== 0); attempt++) {

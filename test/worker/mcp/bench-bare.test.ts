@@ -4,7 +4,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuditRecord } from "../../../src/audit/record";
-import { auditStoresIn } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import {
   BENCH_BARE_TOOL,
   BENCH_GOVERNED_TOOL,
@@ -140,7 +140,7 @@ describe("bench_bare", () => {
     expect(leased).toHaveBeenCalledTimes(1);
     // The stateless lane stores the record just after the answer (waitUntil).
     const stored = async () =>
-      (await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", { target: BENCH_GOVERNED_TOOL, limit: 10 })).events;
+      (await auditTrailIn(env.AUDIT_LOG)("acme").query("acme", { target: BENCH_GOVERNED_TOOL, limit: 10 })).events;
     for (let attempt = 0; attempt < 100 && (await stored()).length === 0; attempt++)
       await new Promise((done) => setTimeout(done, 20));
     expect(await stored()).toMatchObject([{ kind: "tool", target: BENCH_GOVERNED_TOOL, outcome: "ok" }]);

@@ -2,7 +2,7 @@
 // specification's errors the rules must leave in place, and the counts an organization administrator reads.
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { auditStoresIn } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import type { Env } from "../../../src/env";
 import { getRateLimitPolicy, quotaFor } from "../../../src/ratelimit/policy";
 import { TOLERANCES } from "../../../src/mcp/compat/tolerances";
@@ -147,7 +147,7 @@ describe("tolerance sessionless-session-request (claude.ai, ChatGPT)", () => {
     }
     expect(refused?.isError).toBe(true);
     expect(JSON.stringify(refused?.content)).toContain("Rate limit reached");
-    const store = auditStoresIn(workerEnv.AUDIT_LOG)("acme");
+    const store = auditTrailIn(workerEnv.AUDIT_LOG)("acme");
     let events: Array<{ outcome: string; correlationId: string }> = [];
     for (let wait = 0; wait < 50 && events.length < quota.limit + 1; wait++) {
       events = (await store.query("acme", { clientId: caller.auth.clientId, limit: 100 })).events;

@@ -7,7 +7,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { auditStoresIn } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import type { AuditQuery } from "../../../src/audit/store-rpc";
 import { FAILURE_CLASSES, Failure, type FailureKind } from "../../../src/core/failure";
 import { failureAsJsonRpcError, failureAsProblem, failureAsToolResult } from "../../../src/core/failure-mapping";
@@ -19,7 +19,7 @@ const ACTIVE = "spec://active/contract";
 
 /** The organization's audit records matching `filter`, waiting (bounded) until at least `atLeast` are stored. */
 async function records(filter: Omit<AuditQuery, "limit">, atLeast = 1) {
-  const store = auditStoresIn(env.AUDIT_LOG)("acme");
+  const store = auditTrailIn(env.AUDIT_LOG)("acme");
   const deadline = Date.now() + 5000;
   for (;;) {
     const page = await store.query("acme", { ...filter, limit: 100 });

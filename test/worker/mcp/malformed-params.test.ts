@@ -3,14 +3,14 @@
 // schema library's issue list. Well-formed calls are answered as before.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { auditStoresIn } from "../../../src/audit/sink";
+import { auditTrailIn } from "../../../src/audit/trail";
 import { initializeSession, MODERN_ENVELOPE, MODERN_ERA, mcpPost, obtainTokens, readRpc, rpc } from "../helpers";
 
 /** acme's audit records of one request, once stored (the session lane's outbox drains them a few seconds later). */
 async function recordsOf(correlationId: string) {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const page = await auditStoresIn(env.AUDIT_LOG)("acme").query("acme", { correlationId, limit: 10 });
+    const page = await auditTrailIn(env.AUDIT_LOG)("acme").query("acme", { correlationId, limit: 10 });
     if (page.events.length > 0 || Date.now() > deadline) return page.events;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

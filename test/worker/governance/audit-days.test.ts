@@ -1,0 +1,221 @@
+/**
+ * The audit trail split by day (src/audit/trail.ts, store.ts): each record is kept in its organization's store of its
+ * UTC day, listed in the organization's own store, which keeps the records from before the split; a query reads the
+ * days newest first, then those records, page after page; retention empties a day's store and removes it from the
+ * list; a deleted organization's day stores are purged a bounded number per call.
+ */
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { encodeCursor, listAuditEvents } from "../../../src/audit/query";
+import type { AuditRecord } from "../../../src/audit/record";
+import { auditSinkFor } from "../../../src/audit/sink";
+import { DAY_STORES_PER_PURGE } from "../../../src/audit/store";
+import { auditTrailIn, dayAuditStore, ownAuditStore } from "../../../src/audit/trail";
+import { dayOfTime } from "../../../src/audit/trail-days";
+import type { Env } from "../../../src/env";
+import { appendOne, auditRecord } from "../helpers";
+import { OPERATOR_KEY, operator } from "../directory/helpers";
+import { BASE } from "../helpers";
+import { SELF } from "../self";
+
+const DAY = 24 * 60 * 60 * 1000;
+const workerEnv = env as unknown as Env;
+
+/** How many records an audit object holds, and whether it still has its tables (a removed store has none). */
+async function held(stub: DurableObjectStub): Promise<{ records: number | null; days: number | null }> {
+  return runInDurableObject(stub, (_instance, state) => {
+    const has = (table: string) =>
+      state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", table).toArray().length >
+      0;
+    const count = (table: string) =>
+      has(table) ? state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n : null;
+    return { records: count("audit_events"), days: count("audit_shards") };
+  });
+}
+
+/** Records of `organizationId` at the given times, named by their index in the target. */
+function recordsAt(organizationId: string, times: number[], overrides: Partial<AuditRecord> = {}): AuditRecord[] {
+  return times.map((time, index) =>
+    auditRecord(organizationId, { time: new Date(time).toISOString(), target: `tool_${index}`, ...overrides }),
+  );
+}
+
+/** Every record of the query, page after page of `limit`, through the REST/MCP reader with its cursors. */
+async function everyPage(organizationId: string, limit: number, filters: Record<string, string> = {}) {
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 50; pages++) {
+    const page = await listAuditEvents(workerEnv, organizationId, { limit, ...filters, ...(cursor ? { cursor } : {}) });
+    expect(page.events.length).toBeLessThanOrEqual(limit);
+    seen.push(...page.events.map((event) => event.target));
+    if (page.nextCursor === null) return seen;
+    expect(page.events).toHaveLength(limit);
+    cursor = page.nextCursor;
+  }
+  throw new Error("more than 50 pages");
+}
+
+describe("the audit trail, split by day", () => {
+  it("keeps each record in its day's store, listed in the organization's own store, newest day first", async () => {
+    const organization = "days-org";
+    const now = Date.now();
+    const times = [now, now - DAY, now - DAY - 1_000, now - 2 * DAY];
+    const sink = auditSinkFor(workerEnv);
+    // Through the sink, as every surface writes: concurrently, so records of several days share a batch.
+    await Promise.all(recordsAt(organization, times).map((record) => sink.record(record)));
+
+    const days = [...new Set(times.map(dayOfTime))];
+    expect(await ownAuditStore(workerEnv.AUDIT_LOG, organization).trailIndex(organization)).toEqual({ days });
+    const perDay = await Promise.all(days.map((day) => held(dayAuditStore(workerEnv.AUDIT_LOG, organization, day))));
+    expect(perDay.map((counts) => counts.records)).toEqual(
+      days.map((day) => times.filter((t) => dayOfTime(t) === day).length),
+    );
+    // The organization's own store holds the list only.
+    expect(await held(ownAuditStore(workerEnv.AUDIT_LOG, organization))).toEqual({ records: 0, days: days.length });
+    // Another organization is told nothing of this list.
+    expect(await ownAuditStore(workerEnv.AUDIT_LOG, organization).trailIndex("intruder-org")).toEqual({ days: [] });
+  });
+
+  it("reads the days newest first and then the records from before the split, each once, in pages", async () => {
+    const organization = "paged-days-org";
+    const now = Date.now();
+    // Records from before the split: in the organization's own store, as every store before held them.
+    const legacy = recordsAt(organization, [now - 6 * DAY, now - 5 * DAY]);
+    for (const record of legacy)
+      expect(await appendOne(ownAuditStore(workerEnv.AUDIT_LOG, organization), record)).toEqual({ stored: true });
+    // After it: eleven records over four days, three of them in one second of one day.
+    const times = [now - 4 * DAY, now - 3 * DAY, now - 3 * DAY + 1, now - 3 * DAY + 2, now - 2 * DAY];
+    times.push(now - 2 * DAY + 5, now - DAY, now - DAY + 1, now - 10, now - 5, now - 1);
+    const recent = recordsAt(organization, times).map((record, index) => ({ ...record, target: `day_${index}` }));
+    const trail = auditTrailIn(workerEnv.AUDIT_LOG)(organization);
+    expect(await trail.appendBatch(recent.map((record) => ({ deliveryId: null, record })))).toEqual(
+      recent.map(() => ({ stored: true })),
+    );
+
+    const newestFirst = [...recent.map((record) => record.target).reverse(), "tool_1", "tool_0"];
+    for (const limit of [1, 2, 3, 5, 13, 100]) expect(await everyPage(organization, limit)).toEqual(newestFirst);
+
+    // Filters and time ranges reach across days: only the days the range names are read.
+    const rare = {
+      ...recordsAt(organization, [now - 3 * DAY + 3])[0]!,
+      outcome: "rate-limited" as const,
+      target: "rare",
+    };
+    await appendOne(trail, rare);
+    expect(await everyPage(organization, 2, { outcome: "rate-limited" })).toEqual(["rare"]);
+    const from = new Date(now - 2 * DAY).toISOString();
+    const to = new Date(now - DAY + 1).toISOString();
+    expect(await everyPage(organization, 1, { from, to })).toEqual(["day_6", "day_5", "day_4"]);
+    expect(await everyPage(organization, 2, { to: new Date(now - 4 * DAY).toISOString() })).toEqual([
+      "tool_1",
+      "tool_0",
+    ]);
+
+    // A cursor issued before the split (no day) continues in the organization's own store, where its records are.
+    const input = { limit: 5 };
+    const old = await encodeCursor({ timeMs: now - 5 * DAY, seq: 2 }, input);
+    const continued = await listAuditEvents(workerEnv, organization, { ...input, cursor: old });
+    expect(continued.events.map((event) => event.target)).toEqual(["tool_0"]);
+    expect(continued.nextCursor).toBeNull();
+  });
+
+  it("refuses a record of another day, a day that is none, and a list entry for another organization", async () => {
+    const organization = "strict-days-org";
+    const today = dayOfTime(Date.now());
+    const store = dayAuditStore(workerEnv.AUDIT_LOG, organization, today);
+    const [record] = recordsAt(organization, [Date.now()]);
+    expect(await store.appendBatch([{ deliveryId: null, record: record! }], today)).toEqual([{ stored: true }]);
+    const [yesterday] = recordsAt(organization, [Date.now() - DAY - 60_000]);
+    expect(await store.appendBatch([{ deliveryId: null, record: yesterday! }], today)).toEqual([
+      { stored: false, problem: expect.stringMatching(/^a record of \d{4}-\d{2}-\d{2} sent to the store of /) },
+    ]);
+    expect(await store.appendBatch([{ deliveryId: null, record: record! }], "tomorrow")).toEqual([
+      { stored: false, problem: 'not a day: "tomorrow"' },
+    ]);
+    // The organization's own store is not a day's store, and a day store lists no days.
+    expect(
+      await ownAuditStore(workerEnv.AUDIT_LOG, organization).appendBatch(
+        [{ deliveryId: null, record: record! }],
+        today,
+      ),
+    ).toEqual([{ stored: false, problem: "this audit store is not this day's" }]);
+    expect(await ownAuditStore(workerEnv.AUDIT_LOG, organization).registerDay("other-org", today, Date.now())).toEqual({
+      stored: false,
+      problem: "this audit store belongs to another organization",
+    });
+    expect(await store.registerDay(organization, today, Date.now())).toEqual({
+      stored: false,
+      problem: "a day's store lists no days",
+    });
+    // A record whose time is no time is refused by the organization's store, which names the field.
+    const [timeless] = recordsAt(organization, [Date.now()], { time: "yesterday" });
+    expect(await appendOne(auditTrailIn(workerEnv.AUDIT_LOG)(organization), timeless!)).toMatchObject({
+      stored: false,
+      problem: expect.stringContaining("time"),
+    });
+  });
+
+  it("removes a day's store once retention deleted its last record, and keeps a day that still holds one", async () => {
+    const organization = "expiring-days-org";
+    const now = Date.now();
+    const trail = auditTrailIn(workerEnv.AUDIT_LOG)(organization);
+    const [expired, kept] = recordsAt(organization, [now - 100 * DAY, now - 2 * DAY]);
+    await appendOne(trail, expired!);
+    await appendOne(trail, kept!);
+    const expiredDay = dayOfTime(now - 100 * DAY);
+    const keptDay = dayOfTime(now - 2 * DAY);
+    const own = ownAuditStore(workerEnv.AUDIT_LOG, organization);
+    expect((await own.trailIndex(organization)).days).toEqual([keptDay, expiredDay]);
+
+    const expiredStore = dayAuditStore(workerEnv.AUDIT_LOG, organization, expiredDay);
+    expect(await runDurableObjectAlarm(expiredStore)).toBe(true);
+    expect(await held(expiredStore)).toEqual({ records: null, days: null });
+    expect((await own.trailIndex(organization)).days).toEqual([keptDay]);
+
+    const keptStore = dayAuditStore(workerEnv.AUDIT_LOG, organization, keptDay);
+    expect(await runDurableObjectAlarm(keptStore)).toBe(true);
+    expect((await held(keptStore)).records).toBe(1);
+    const next = await runInDurableObject(keptStore, (_instance, state) => state.storage.getAlarm());
+    expect(next).toBeGreaterThan(now + 80 * DAY);
+    expect((await trail.query(organization, { limit: 10 })).events.map((event) => event.correlationId)).toEqual([
+      kept!.correlationId,
+    ]);
+  });
+
+  it("of a deleted organization is purged a bounded number of day stores per directory alarm", async () => {
+    const id = "many-audit-days";
+    expect((await operator("POST", "/organizations", { id, name: "Many audit days" })).status).toBe(201);
+    const now = Date.now();
+    const times = Array.from({ length: DAY_STORES_PER_PURGE + 2 }, (_, n) => now - n * DAY);
+    const trail = auditTrailIn(workerEnv.AUDIT_LOG)(id);
+    const results = await trail.appendBatch(recordsAt(id, times).map((record) => ({ deliveryId: null, record })));
+    expect(results.every((result) => result.stored)).toBe(true);
+    const own = ownAuditStore(workerEnv.AUDIT_LOG, id);
+    expect((await own.trailIndex(id)).days).toHaveLength(times.length);
+
+    const archive = await SELF.fetch(`${BASE}/operator/v1/organizations/${id}/export`, {
+      headers: { Authorization: `Bearer ${OPERATOR_KEY}` },
+    });
+    const exported = JSON.parse(await archive.text()) as { auditEvents: Array<{ target: string }> };
+    expect(exported.auditEvents.filter((event) => event.target.startsWith("tool_"))).toHaveLength(times.length);
+    expect((await operator("PUT", "/caps", { deletionGraceDays: 0 })).status).toBe(200);
+    try {
+      // The deletion's own call purges the first part; the organization stays deleting until the rest is gone.
+      expect((await operator("DELETE", `/organizations/${id}`)).status).toBe(202);
+      expect((await own.trailIndex(id)).days).toHaveLength(times.length - DAY_STORES_PER_PURGE);
+      expect((await operator("GET", `/organizations/${id}`)).body.organization.status).toBe("deleting");
+
+      const directory = workerEnv.DIRECTORY.get(workerEnv.DIRECTORY.idFromName("directory"));
+      expect(await runDurableObjectAlarm(directory)).toBe(true);
+      expect((await operator("GET", `/organizations/${id}`)).status).toBe(404);
+      expect(await held(own)).toEqual({ records: null, days: null });
+      for (const time of [times[0]!, times[times.length - 1]!])
+        expect(await held(dayAuditStore(workerEnv.AUDIT_LOG, id, dayOfTime(time)))).toEqual({
+          records: null,
+          days: null,
+        });
+    } finally {
+      expect((await operator("PUT", "/caps", {})).status).toBe(200);
+    }
+  }, 90_000); // 52 day stores written, exported and purged while the suite runs two files at once
+});
