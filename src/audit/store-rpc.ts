@@ -4,6 +4,9 @@
  */
 import type { AuditRecord } from "./record";
 
+/** The most records one query answers (a larger `limit` is read as this). */
+export const MAX_AUDIT_QUERY_LIMIT = 500;
+
 /** Filters of one query, already validated; times in epoch milliseconds. */
 export interface AuditQuery {
   from?: number;

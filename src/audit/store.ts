@@ -14,10 +14,17 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { getAuditPolicy, retentionMsFor } from "./policy";
 import { resolveOrganization } from "../directory/client";
-import type { AuditDelivery } from "./store-rpc";
 import type { AuditRecord } from "./record";
 import { storedRecordProblem } from "./stored-record";
-import type { AppendResult, AuditLogRpc, AuditPage, AuditQuery, AuditTrailIndex } from "./store-rpc";
+import {
+  type AppendResult,
+  type AuditDelivery,
+  type AuditLogRpc,
+  type AuditPage,
+  type AuditQuery,
+  type AuditTrailIndex,
+  MAX_AUDIT_QUERY_LIMIT,
+} from "./store-rpc";
 import { AUDIT_DAY, dayOfTime, dayStoreName } from "./trail-days";
 
 /** The filtered columns that have an index of their own (kind has a handful of values: the time index serves it). */
@@ -268,7 +275,7 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     if (query.correlationId !== undefined) add("correlation_id = ?", query.correlationId);
     if (query.after)
       add("(time_ms < ? OR (time_ms = ? AND seq < ?))", query.after.timeMs, query.after.timeMs, query.after.seq);
-    const limit = Math.max(1, Math.min(500, Math.floor(query.limit)));
+    const limit = Math.max(1, Math.min(MAX_AUDIT_QUERY_LIMIT, Math.floor(query.limit)));
     const rows = this.sql
       .exec<Row>(
         `SELECT * FROM audit_events ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY time_ms DESC, seq DESC LIMIT ?`,

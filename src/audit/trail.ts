@@ -12,7 +12,15 @@
 import type { Env } from "../env";
 import { tracedStub } from "../telemetry/stub";
 import type { AuditRecord } from "./record";
-import type { AppendResult, AuditDelivery, AuditLogRpc, AuditPage, AuditPosition, AuditQuery } from "./store-rpc";
+import {
+  type AppendResult,
+  type AuditDelivery,
+  type AuditLogRpc,
+  type AuditPage,
+  type AuditPosition,
+  type AuditQuery,
+  MAX_AUDIT_QUERY_LIMIT,
+} from "./store-rpc";
 import { AUDIT_DAY, dayOfTime, dayStoreName } from "./trail-days";
 
 /** Day stores read at once while a page is gathered. */
@@ -112,7 +120,9 @@ function storesToRead(days: readonly string[], query: TrailQuery): Array<string 
   return [...reached, undefined];
 }
 
-async function queryTrail(store: StoreNamed, organizationId: string, query: TrailQuery): Promise<TrailPage> {
+async function queryTrail(store: StoreNamed, organizationId: string, asked: TrailQuery): Promise<TrailPage> {
+  // As each store reads it, so that a store's page is never cut short of what this page still wants.
+  const query = { ...asked, limit: Math.max(1, Math.min(MAX_AUDIT_QUERY_LIMIT, Math.floor(asked.limit))) };
   const own = store(organizationId);
   const sources = storesToRead((await own.trailIndex(organizationId)).days, query);
   const read = (day: string | undefined, limit: number): Promise<AuditPage> => {
