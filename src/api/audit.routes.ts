@@ -1,5 +1,11 @@
 import { Failure } from "../core/failure";
-import { AuditQueryError, auditFilterFields, auditQueryInput, listAuditEvents } from "../audit/query";
+import {
+  AuditQueryError,
+  auditFilterFields,
+  auditQueryInput,
+  auditTrailSummary,
+  listAuditEvents,
+} from "../audit/query";
 import { humaniseIssues } from "../lib/humanise";
 import { limitQuery } from "./contracts-http";
 import type { ApiRoute } from "./router";
@@ -47,6 +53,18 @@ export const auditRoutes: ApiRoute[] = [
         }
         throw error;
       }
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/v1/audit/trail",
+    requiredScopes: ["audit.read"],
+    async handle({ env, principal }) {
+      const trail = await auditTrailSummary(env, principal.organizationId);
+      return Response.json(
+        { organizationId: principal.organizationId, trail },
+        { headers: { "Cache-Control": "no-store" } },
+      );
     },
   },
 ];

@@ -121,6 +121,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     ok: [200, JSON_ONLY],
     errors: [400],
   },
+  "GET /api/v1/audit/trail": { operationId: "getAuditTrail", ok: [200, JSON_ONLY], errors: [] },
   "GET /api/v1/mcp/tolerances": { operationId: "listMcpTolerances", ok: [200, JSON_ONLY], errors: [] },
   "POST /api/chat": { operationId: "chat", body: JSON_ONLY, ok: [200, JSON_ONLY], errors: [400, 413, 503] },
   "POST /api/v1/keys": {

@@ -6,8 +6,11 @@
 import { base64url } from "jose";
 import { z } from "zod";
 import type { Env } from "../env";
+import { resolveOrganization } from "../directory/client";
 import { sha256Hex } from "../lib/sha256";
+import { getAuditPolicy, retentionMsFor } from "./policy";
 import { AUDIT_KINDS, AUDIT_OUTCOMES, canonicalJson, type AuditOutcome } from "./record";
+import type { AuditTrailSize } from "./store-rpc";
 import { auditTrailIn, type TrailPage, type TrailPosition, type TrailQuery } from "./trail";
 import { AUDIT_DAY } from "./trail-days";
 
@@ -186,4 +189,25 @@ export async function listAuditEvents(
  */
 export function recentToolRecords(env: Env, organizationId: string, fromMs: number, limit: number): Promise<TrailPage> {
   return auditTrailIn(env.AUDIT_LOG)(organizationId).query(organizationId, { kind: "tool", from: fromMs, limit });
+}
+
+/** The caller's organization's audit trail in numbers, and how long it keeps records. */
+export interface AuditTrailSummary extends AuditTrailSize {
+  retentionDays: number;
+}
+
+/**
+ * How many days of records the organization's trail holds, the oldest and newest, its bytes on disk (each day's store
+ * as it last told, at most DAY_SIZE_REPORT_MS ago, plus the records from before the split), and its retention: the
+ * organization's setting, else policies/audit.json.
+ */
+export async function auditTrailSummary(env: Env, organizationId: string): Promise<AuditTrailSummary> {
+  const [size, resolved] = await Promise.all([
+    auditTrailIn(env.AUDIT_LOG)(organizationId).size(organizationId),
+    resolveOrganization(env, organizationId),
+  ]);
+  const retentionDays =
+    resolved?.record.settings.auditRetentionDays ??
+    Math.round(retentionMsFor(getAuditPolicy(), organizationId) / (24 * 60 * 60 * 1000));
+  return { ...size, retentionDays };
 }

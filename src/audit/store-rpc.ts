@@ -35,6 +35,14 @@ export interface AuditPage {
   seqs?: number[];
 }
 
+/** An organization's audit trail in numbers: its days of records and their bytes on disk, as last told. */
+export interface AuditTrailSize {
+  days: number;
+  oldestDay: string | null;
+  newestDay: string | null;
+  bytes: number;
+}
+
 /** The day stores of an organization that hold records, newest first (UTC days, `YYYY-MM-DD`). */
 export interface AuditTrailIndex {
   days: string[];
@@ -73,6 +81,10 @@ export interface AuditLogRpc extends Rpc.DurableObjectBranded {
   forgetDay(organizationId: string, day: string): Promise<void>;
   /** The organization's own store: its day stores, newest first. */
   trailIndex(organizationId: string): Promise<AuditTrailIndex>;
+  /** The organization's own store: what a day's store tells of its size (bytes on disk). */
+  dayReport(organizationId: string, day: string, bytes: number): Promise<void>;
+  /** The organization's own store: the trail's days and bytes. */
+  trailSize(organizationId: string): Promise<AuditTrailSize>;
 }
 
 // The Worker's binding of this object, typed by its RPC: declared here, beside the RPC, so src/env.ts imports

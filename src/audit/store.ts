@@ -23,6 +23,7 @@ import {
   type AuditPage,
   type AuditQuery,
   type AuditTrailIndex,
+  type AuditTrailSize,
   MAX_AUDIT_QUERY_LIMIT,
 } from "./store-rpc";
 import { AUDIT_DAY, dayOfTime, dayStoreName } from "./trail-days";
@@ -34,6 +35,8 @@ export const AUDIT_FILTER_COLUMNS = ["user_id", "client_id", "target", "outcome"
 export const MIN_CLEANUP_SPACING_MS = 60 * 60 * 1000;
 /** Day stores a purge removes per call (each one RPC): the directory's alarm calls again until it is done. */
 export const DAY_STORES_PER_PURGE = 50;
+/** A day's store tells its organization's store its size at most this often while it is written (and at cleanup). */
+export const DAY_SIZE_REPORT_MS = 10 * 60 * 1000;
 
 interface Row extends Record<string, SqlStorageValue> {
   seq: number;
@@ -57,6 +60,8 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
   /** The UTC day this object holds, when it is a day's store; undefined for an organization's own store. */
   private day: string | undefined;
   private alarmKnownSet = false;
+  /** When this day's store last told its size (epoch ms; 0: not since it started). */
+  private sizeToldAt = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -91,7 +96,13 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
       this.sql.exec(`ALTER TABLE audit_events ADD COLUMN delivery_id TEXT`);
     this.sql.exec(`CREATE UNIQUE INDEX IF NOT EXISTS audit_events_by_delivery ON audit_events (delivery_id)`);
     // The organization's own store: its day stores that hold records (and when the first of each was timed).
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS audit_shards (day TEXT PRIMARY KEY, first_record_ms INTEGER NOT NULL)`);
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS audit_shards (day TEXT PRIMARY KEY, first_record_ms INTEGER NOT NULL, bytes INTEGER NOT NULL DEFAULT 0)`,
+    );
+    // The size each day told (a column the list had not in its first form).
+    const shardColumns = this.sql.exec<{ name: string }>(`PRAGMA table_info(audit_shards)`).toArray();
+    if (!shardColumns.some((column) => column.name === "bytes"))
+      this.sql.exec(`ALTER TABLE audit_shards ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0`);
     this.organization = this.meta("organization");
     this.day = this.meta("day");
   }
@@ -140,7 +151,23 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     const results = this.insertAll(items);
     const first = deliveries.find((_, index) => results[index]?.stored);
     if (first) await this.ensureCleanupScheduled(Date.parse(first.record.time));
+    if (first && Date.now() - this.sizeToldAt >= DAY_SIZE_REPORT_MS) this.tellSize();
     return results;
+  }
+
+  /**
+   * A day's store tells its organization's store how large it is, for the trail's summary (trailSize). Not awaited:
+   * the size is a summary, and the records' writers do not wait for it; a size not told is told by the next write.
+   */
+  private tellSize(): void {
+    const { organization, day } = this;
+    if (organization === undefined || day === undefined) return;
+    this.sizeToldAt = Date.now();
+    this.ownStore(organization)
+      .dayReport(organization, day, this.ctx.storage.sql.databaseSize)
+      .catch(() => {
+        this.sizeToldAt = 0;
+      });
   }
 
   /** Makes this object the store of `day`, listed in its organization's store; a refusal when it cannot be. */
@@ -183,6 +210,32 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
       Number.isFinite(firstRecordMs) ? firstRecordMs : Date.now(),
     );
     return { stored: true };
+  }
+
+  /** What a day's store told of its size. */
+  async dayReport(organizationId: string, day: string, bytes: number): Promise<void> {
+    if (this.organization !== organizationId || this.day !== undefined || !Number.isSafeInteger(bytes)) return;
+    this.sql.exec(`UPDATE audit_shards SET bytes = ? WHERE day = ?`, Math.max(0, bytes), day);
+  }
+
+  /**
+   * The trail's summary, from the organization's own store: how many days hold records, the oldest and newest, and
+   * the bytes on disk (each day as it last told, plus this store, which holds the records from before the split).
+   */
+  async trailSize(organizationId: string): Promise<AuditTrailSize> {
+    if (this.organization !== organizationId || this.day !== undefined)
+      return { days: 0, oldestDay: null, newestDay: null, bytes: 0 };
+    const row = this.sql
+      .exec<{ days: number; oldest: string | null; newest: string | null; bytes: number | null }>(
+        `SELECT COUNT(*) AS days, MIN(day) AS oldest, MAX(day) AS newest, SUM(bytes) AS bytes FROM audit_shards`,
+      )
+      .one();
+    return {
+      days: row.days,
+      oldestDay: row.oldest,
+      newestDay: row.newest,
+      bytes: (row.bytes ?? 0) + this.ctx.storage.sql.databaseSize,
+    };
   }
 
   /** Takes a day's store off the list (it has no record left). */
@@ -305,7 +358,10 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     const oldest = this.sql
       .exec<{ oldest: number | null }>(`SELECT MIN(time_ms) AS oldest FROM audit_events`)
       .one().oldest;
-    if (oldest !== null) return this.scheduleCleanup(oldest + retention);
+    if (oldest !== null) {
+      if (this.day !== undefined) this.tellSize();
+      return this.scheduleCleanup(oldest + retention);
+    }
     if (this.day === undefined) return;
     try {
       await this.ownStore(this.organization).forgetDay(this.organization, this.day);

@@ -19,6 +19,7 @@ import {
   type AuditPage,
   type AuditPosition,
   type AuditQuery,
+  type AuditTrailSize,
   MAX_AUDIT_QUERY_LIMIT,
 } from "./store-rpc";
 import { AUDIT_DAY, dayOfTime, dayStoreName } from "./trail-days";
@@ -44,6 +45,8 @@ export interface TrailPage {
 export interface AuditTrail {
   appendBatch(deliveries: AuditDelivery[]): Promise<AppendResult[]>;
   query(organizationId: string, query: TrailQuery): Promise<TrailPage>;
+  /** Its days and bytes, from the organization's own store. */
+  size(organizationId: string): Promise<AuditTrailSize>;
 }
 
 /**
@@ -69,6 +72,7 @@ export function auditTrailIn(namespace: Env["AUDIT_LOG"]): (organizationId: stri
   return (organizationId) => ({
     appendBatch: (deliveries) => appendByDay(store, organizationId, deliveries),
     query: (callerOrganization, query) => queryTrail(store, callerOrganization, query),
+    size: (callerOrganization) => store(organizationId).trailSize(callerOrganization),
   });
 }
 

@@ -3,8 +3,16 @@
  * pagination, through the same query as GET /api/v1/audit/events and the audit_events_list tool. The filter
  * form is a GET form: it changes nothing. Times in the form are UTC.
  */
-import { AuditQueryError, auditQueryInput, listAuditEvents, type AuditEventsPage } from "../../audit/query";
+import {
+  AuditQueryError,
+  auditQueryInput,
+  auditTrailSummary,
+  listAuditEvents,
+  type AuditEventsPage,
+  type AuditTrailSummary,
+} from "../../audit/query";
 import { AUDIT_KINDS, AUDIT_OUTCOMES, type AuditOutcome, type AuditRecord } from "../../audit/record";
+import { formatBytes } from "../../contracts/services/storage";
 import { humaniseIssues } from "../../lib/humanise";
 import { html, type SafeHtml } from "../../lib/html";
 import { badge, code, emptyState, problem, scrollTable, shortened, time, type BadgeTone } from "./components";
@@ -121,11 +129,21 @@ function eventRow(event: AuditRecord): SafeHtml {
 </tr>`;
 }
 
+/** How much the trail keeps: its days of records, their bytes on disk and the retention. */
+function keptLine(summary: AuditTrailSummary): SafeHtml {
+  const span =
+    summary.oldestDay && summary.newestDay
+      ? html`records of ${summary.days} day${summary.days === 1 ? "" : "s"} (${summary.oldestDay} to ${summary.newestDay}, UTC)`
+      : html`no records of a day yet`;
+  return html`<p>Kept: ${span}, about ${formatBytes(summary.bytes)} on disk. Records are deleted ${summary.retentionDays} days after they were written (the organization's <span class="ident mono">auditRetentionDays</span>); export the organization to keep them longer.</p>`;
+}
+
 export async function auditPage(context: ConsoleContext): Promise<Response> {
   const filters = readFilters(context.url);
   const cursor = context.url.searchParams.get("cursor");
   let page: AuditEventsPage | undefined;
   let error: string | undefined;
+  const summary = await auditTrailSummary(context.env, context.organizationId);
   const parsed = auditQueryInput.safeParse(queryInput(filters, cursor));
   if (!parsed.success) error = `These filters cannot be used: ${humaniseIssues(parsed.error)}`;
   else {
@@ -154,6 +172,7 @@ export async function auditPage(context: ConsoleContext): Promise<Response> {
         );
   const body = html`<h1>Audit trail</h1>
 <p class="lead">Every tool call, REST call and OAuth event of ${context.organizationName} (grants, revocations, CI keys), newest first.</p>
+${keptLine(summary)}
 ${filterForm(filters)}
 ${problem(error)}
 <section aria-labelledby="events-heading"><div class="section-head"><h2 id="events-heading">Events</h2>${page ? html`<span class="muted">${page.events.length} shown${cursor ? " (older page)" : ""}</span>` : ""}</div>

@@ -5,7 +5,7 @@
  * list; a deleted organization's day stores are purged a bounded number per call.
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { encodeCursor, listAuditEvents } from "../../../src/audit/query";
 import type { AuditRecord } from "../../../src/audit/record";
 import { auditSinkFor } from "../../../src/audit/sink";
@@ -13,6 +13,9 @@ import { DAY_STORES_PER_PURGE } from "../../../src/audit/store";
 import { auditTrailIn, dayAuditStore, ownAuditStore } from "../../../src/audit/trail";
 import { dayOfTime } from "../../../src/audit/trail-days";
 import type { Env } from "../../../src/env";
+import { signedIn } from "../console/console-helpers";
+import { callJson } from "../contracts-api/api-helpers";
+import { restPrincipal } from "../harness";
 import { appendOne, auditRecord } from "../helpers";
 import { OPERATOR_KEY, operator } from "../directory/helpers";
 import { BASE } from "../helpers";
@@ -180,6 +183,55 @@ describe("the audit trail, split by day", () => {
     expect((await trail.query(organization, { limit: 10 })).events.map((event) => event.correlationId)).toEqual([
       kept!.correlationId,
     ]);
+  });
+
+  it("is summed up for its readers: days, bytes on disk as each day told, retention; in REST and the console", async () => {
+    const organization = "acme";
+    const now = Date.now();
+    const times = [now - 3 * DAY, now - DAY, now];
+    const trail = auditTrailIn(workerEnv.AUDIT_LOG)(organization);
+    for (const record of recordsAt(organization, times))
+      expect(await appendOne(trail, record)).toEqual({ stored: true });
+    const days = times.map(dayOfTime);
+    const own = ownAuditStore(workerEnv.AUDIT_LOG, organization);
+    const sizeOf = (stub: DurableObjectStub) =>
+      runInDurableObject(stub, (_instance, state) => state.storage.sql.databaseSize);
+    const told = () =>
+      runInDurableObject(own, (_instance, state) =>
+        state.storage.sql.exec<{ day: string; bytes: number }>("SELECT day, bytes FROM audit_shards").toArray(),
+      );
+    // Each day's store told its size after its first record (not awaited by the writer): wait until all three did.
+    const daySizes = await Promise.all(
+      days.map((day) => sizeOf(dayAuditStore(workerEnv.AUDIT_LOG, organization, day))),
+    );
+    await vi.waitFor(async () => {
+      const rows = await told();
+      expect(days.map((day) => rows.find((row) => row.day === day)?.bytes)).toEqual(daySizes);
+    });
+
+    const reader = restPrincipal("ana", "audit.read", { organizationId: organization });
+    const answer = await callJson(reader, "GET", "/audit/trail");
+    expect(answer.status).toBe(200);
+    const ownSize = await sizeOf(own);
+    expect(answer.body).toEqual({
+      organizationId: organization,
+      trail: {
+        days: 3,
+        oldestDay: days[0],
+        newestDay: days[2],
+        bytes: daySizes.reduce((sum, size) => sum + size, 0) + ownSize,
+        retentionDays: 90,
+      },
+    });
+    // The summary is part of the audit trail: audit.read is required.
+    const without = restPrincipal("ana", "contracts.read", { organizationId: organization });
+    expect((await callJson(without, "GET", "/audit/trail", undefined, undefined, { unchecked: "403" })).status).toBe(
+      403,
+    );
+
+    const page = (await (await signedIn("ana")).get("/admin/audit")).text;
+    expect(page).toContain(`Kept: records of 3 days (${days[0]} to ${days[2]}, UTC)`);
+    expect(page).toContain("Records are deleted 90 days after they were written");
   });
 
   it("of a deleted organization is purged a bounded number of day stores per directory alarm", async () => {
