@@ -145,7 +145,9 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
       deliveryId: typeof delivery.deliveryId === "string" ? delivery.deliveryId.slice(0, 300) : null,
     }));
     if (day !== undefined) {
-      const refused = await this.becomeDayStore(day, items[0]?.record);
+      // The first record that names an organization and a time lists the day (a malformed one is refused below).
+      const named = items.find(({ record }) => storedRecordProblem(record) === undefined)?.record;
+      const refused = await this.becomeDayStore(day, named);
       if (refused) return items.map(() => refused);
     }
     const results = this.insertAll(items);

@@ -150,6 +150,20 @@ describe("the audit trail, split by day", () => {
       stored: false,
       problem: "a day's store lists no days",
     });
+    // A day's first batch that opens with a malformed record still stores the others, and lists the day.
+    const fresh = "mixed-first-org";
+    const [good] = recordsAt(fresh, [Date.now()]);
+    const bad = { ...good!, correlationId: "bad-first", organizationId: "" };
+    expect(
+      await auditTrailIn(workerEnv.AUDIT_LOG)(fresh).appendBatch([
+        { deliveryId: null, record: bad },
+        { deliveryId: null, record: good! },
+      ]),
+    ).toEqual([
+      { stored: false, problem: expect.stringContaining("malformed record: organizationId") },
+      { stored: true },
+    ]);
+    expect((await ownAuditStore(workerEnv.AUDIT_LOG, fresh).trailIndex(fresh)).days).toEqual([today]);
     // A record whose time is no time is refused by the organization's store, which names the field.
     const [timeless] = recordsAt(organization, [Date.now()], { time: "yesterday" });
     expect(await appendOne(auditTrailIn(workerEnv.AUDIT_LOG)(organization), timeless!)).toMatchObject({
