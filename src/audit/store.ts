@@ -242,7 +242,7 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
 
   /** Takes a day's store off the list (it has no record left). */
   async forgetDay(organizationId: string, day: string): Promise<void> {
-    if (this.organization !== organizationId) return;
+    if (this.organization !== organizationId || this.day !== undefined) return;
     this.sql.exec(`DELETE FROM audit_shards WHERE day = ?`, day);
   }
 
