@@ -164,19 +164,29 @@ async function sqliteFiles(className: string): Promise<string[]> {
     .map((name) => join(dir, name));
 }
 
-/** The one file of `className` whose database answers `probe` with a row. */
+/**
+ * The one file of `className` whose database answers `probe` with a row. A database the stopped server has not yet
+ * let go of (busy or locked) is asked again, for up to 10 s.
+ */
 async function fileWhere(className: string, probe: string): Promise<string> {
-  for (const file of await sqliteFiles(className)) {
-    const db = new DatabaseSync(file);
-    try {
-      if (db.prepare(probe).get()) return file;
-    } catch {
-      // Another object's database, without that table.
-    } finally {
-      db.close();
+  const problems: string[] = [];
+  for (let attempt = 0; attempt < 20; attempt++) {
+    problems.length = 0;
+    for (const file of await sqliteFiles(className)) {
+      const db = new DatabaseSync(file);
+      try {
+        if (db.prepare(probe).get()) return file;
+      } catch (error) {
+        // Another object's database, without that table, is not a problem; a busy one is asked again.
+        if (!/no such table/.test(String(error))) problems.push(`${file}: ${String(error)}`);
+      } finally {
+        db.close();
+      }
     }
+    if (problems.length === 0) break;
+    await new Promise((resume) => setTimeout(resume, 500));
   }
-  throw new Error(`no ${className} database answers ${probe}`);
+  throw new Error(`no ${className} database answers ${probe}${problems.length ? `; ${problems.join("; ")}` : ""}`);
 }
 
 /** Copies the project's newest snapshot and its verdict until the project holds `target` snapshots. */
@@ -267,13 +277,13 @@ async function growProjects(template: string, target: number): Promise<void> {
 }
 
 /**
- * Grows the organization's audit trail to `target` records: 20 clients, 12 targets (whoami the most frequent), about
- * 1 in 1,000 rate-limited, spread over the last 30 days. They are grown in the organization's own audit store, as
- * records from before the trail was split by day (docs/governance.md): a day's store is made by the Worker on its
- * first record, which this script cannot do for past days. So the audit rows measure a large trail from before the
- * split, read after the day stores the run's own requests wrote.
+ * Grows the organization's audit trail from `grown` to `target` records: 20 clients, 12 targets (whoami the most
+ * frequent), about 1 in 1,000 rate-limited, spread over the last 30 days. They are written into the organization's own
+ * audit store, as records from before the trail was split by day (docs/governance.md): only the Worker makes a day's
+ * store. When the server starts again, that store moves them to their days' stores (waitForAuditMoves), so the
+ * queries read the trail as it is kept: about 30 days' stores.
  */
-async function growAudit(organization: string, target: number): Promise<void> {
+async function growAudit(organization: string, grown: number, target: number): Promise<void> {
   const file = await fileWhere(
     "AuditLog",
     `SELECT 1 FROM audit_meta WHERE key = 'organization' AND value = '${organization}'
@@ -281,7 +291,8 @@ async function growAudit(organization: string, target: number): Promise<void> {
   );
   const db = new DatabaseSync(file);
   try {
-    const count = Number((db.prepare("SELECT COUNT(*) AS n FROM audit_events").get() as any).n);
+    // Records from before the split, all of them: where the store's move had got to is forgotten, so it moves these too.
+    db.exec("DELETE FROM audit_meta WHERE key = 'moved_through'");
     const insert = db.prepare(
       `INSERT INTO audit_events (correlation_id, time, time_ms, organization_id, user_id, client_id, kind, target,
          arguments_digest, duration_ms, outcome, reason, delivery_id) VALUES (?, ?, ?, ?, ?, ?, 'tool', ?, ?, ?, ?, '', ?)`,
@@ -290,7 +301,7 @@ async function growAudit(organization: string, target: number): Promise<void> {
     const extra = ["spec_project_select", "audit_events_list", "spec_contract_get", "spec_snapshot_list"];
     const now = Date.now();
     db.exec("BEGIN");
-    for (let i = count; i < target; i++) {
+    for (let i = grown; i < target; i++) {
       const time = now - Math.floor(((i * 7919) % 2_592_000) * 1000);
       insert.run(
         crypto.randomUUID(),
@@ -317,7 +328,24 @@ async function growAudit(organization: string, target: number): Promise<void> {
   }
   // What a record costs on disk with its indexes: what decides how many records one store of a day can hold.
   const bytes = statSync(file).size;
-  console.log(`audit store: ${target} records, ${bytes} bytes on disk, ${Math.round(bytes / target)} bytes per record`);
+  const records = target - grown;
+  console.log(
+    `audit store: ${records} records, ${bytes} bytes on disk, ${Math.round(bytes / records)} bytes per record`,
+  );
+}
+
+/** Waits until the organization's own audit store has moved its records from before the split to their days. */
+async function waitForAuditMoves(token: string): Promise<void> {
+  const started = performance.now();
+  for (;;) {
+    const answer = await api(token).get("/audit/trail");
+    const { trail } = (await answer.json()) as { trail: { moving: boolean; days: number } };
+    if (!trail.moving) {
+      console.log(`audit records moved to ${trail.days} days' stores in ${Math.round(performance.now() - started)} ms`);
+      return;
+    }
+    await new Promise((resume) => setTimeout(resume, 1_000));
+  }
 }
 
 // ---- the sections ---------------------------------------------------------------------------------------------
@@ -728,10 +756,13 @@ try {
     console.log(`measured ${size} snapshots`);
   }
   const auditRows: AuditRow[] = [];
+  let auditGrown = 0;
   for (const size of AUDIT_SIZES) {
     await dev.stop();
-    await growAudit("acme", size);
+    await growAudit("acme", auditGrown, size);
+    auditGrown = size;
     await start();
+    await waitForAuditMoves(token);
     auditRows.push(await auditQueries(token, size));
     console.log(`measured ${size} audit records`);
   }

@@ -41,6 +41,8 @@ export interface AuditTrailSize {
   oldestDay: string | null;
   newestDay: string | null;
   bytes: number;
+  /** Records from before the split are still being moved to their days' stores (they are read meanwhile). */
+  moving: boolean;
 }
 
 /** The day stores of an organization that hold records, newest first (UTC days, `YYYY-MM-DD`). */

@@ -21,6 +21,7 @@ import {
   type AuditDelivery,
   type AuditLogRpc,
   type AuditPage,
+  type AuditPosition,
   type AuditQuery,
   type AuditTrailIndex,
   type AuditTrailSize,
@@ -37,6 +38,9 @@ export const MIN_CLEANUP_SPACING_MS = 60 * 60 * 1000;
 export const DAY_STORES_PER_PURGE = 50;
 /** A day's store tells its organization's store its size at most this often while it is written (and at cleanup). */
 export const DAY_SIZE_REPORT_MS = 10 * 60 * 1000;
+/** Records from before the split moved to their days per batch (one RPC per day in it), and batches per alarm run. */
+export const MOVE_BATCH = 500;
+export const MOVE_BATCHES_PER_RUN = 20;
 
 interface Row extends Record<string, SqlStorageValue> {
   seq: number;
@@ -52,6 +56,7 @@ interface Row extends Record<string, SqlStorageValue> {
   duration_ms: number;
   outcome: string;
   reason: string;
+  delivery_id: string | null;
 }
 
 export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
@@ -99,12 +104,22 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS audit_shards (day TEXT PRIMARY KEY, first_record_ms INTEGER NOT NULL, bytes INTEGER NOT NULL DEFAULT 0)`,
     );
+    // Records from before the split on their way to their days (moveToDays): out of the trail's reads meanwhile.
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS audit_moving (seq INTEGER PRIMARY KEY, day TEXT NOT NULL, delivery_id TEXT NOT NULL, record TEXT NOT NULL)`,
+    );
     // The size each day told (a column the list had not in its first form).
     const shardColumns = this.sql.exec<{ name: string }>(`PRAGMA table_info(audit_shards)`).toArray();
     if (!shardColumns.some((column) => column.name === "bytes"))
       this.sql.exec(`ALTER TABLE audit_shards ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0`);
     this.organization = this.meta("organization");
     this.day = this.meta("day");
+    // An organization's own store with records from before the split moves them to their days, from its alarm.
+    if (this.day === undefined && this.organization !== undefined && this.recordsLeftToMove())
+      ctx.blockConcurrencyWhile(async () => {
+        const alarm = await ctx.storage.getAlarm();
+        if (alarm === null || alarm > Date.now()) await ctx.storage.setAlarm(Date.now());
+      });
   }
 
   private meta(key: string): string | undefined {
@@ -221,12 +236,13 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
   }
 
   /**
-   * The trail's summary, from the organization's own store: how many days hold records, the oldest and newest, and
-   * the bytes on disk (each day as it last told, plus this store, which holds the records from before the split).
+   * The trail's summary, from the organization's own store: how many days hold records, the oldest and newest, the
+   * bytes on disk (each day as it last told, plus this store, which holds the records from before the split), and
+   * whether some of those are still being moved to their days.
    */
   async trailSize(organizationId: string): Promise<AuditTrailSize> {
     if (this.organization !== organizationId || this.day !== undefined)
-      return { days: 0, oldestDay: null, newestDay: null, bytes: 0 };
+      return { days: 0, oldestDay: null, newestDay: null, bytes: 0, moving: false };
     const row = this.sql
       .exec<{ days: number; oldest: string | null; newest: string | null; bytes: number | null }>(
         `SELECT COUNT(*) AS days, MIN(day) AS oldest, MAX(day) AS newest, SUM(bytes) AS bytes FROM audit_shards`,
@@ -237,6 +253,7 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
       oldestDay: row.oldest,
       newestDay: row.newest,
       bytes: (row.bytes ?? 0) + this.ctx.storage.sql.databaseSize,
+      moving: this.recordsLeftToMove(),
     };
   }
 
@@ -357,6 +374,14 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     if (this.organization === undefined) return;
     const retention = await this.retentionMs(this.organization);
     this.sql.exec(`DELETE FROM audit_events WHERE time_ms < ?`, Date.now() - retention);
+    if (this.day === undefined && this.recordsLeftToMove()) {
+      await this.moveToDays(this.organization);
+      if (this.recordsLeftToMove()) {
+        await this.ctx.storage.setAlarm(Date.now());
+        this.alarmKnownSet = true;
+        return;
+      }
+    }
     const oldest = this.sql
       .exec<{ oldest: number | null }>(`SELECT MIN(time_ms) AS oldest FROM audit_events`)
       .one().oldest;
@@ -373,6 +398,89 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
     await this.ctx.storage.deleteAll();
     this.organization = undefined;
     this.day = undefined;
+  }
+
+  /** Where moving records from before the split has got to: past this time and sequence (refused rows stay). */
+  private movedThrough(): AuditPosition {
+    const [timeMs, seq] = (this.meta("moved_through") ?? "-1:0").split(":").map(Number);
+    return { timeMs: timeMs ?? -1, seq: seq ?? 0 };
+  }
+
+  /** Whether this organization's own store still holds records from before the split that it has not tried to move. */
+  private recordsLeftToMove(): boolean {
+    const { timeMs, seq } = this.movedThrough();
+    if (this.sql.exec(`SELECT 1 FROM audit_moving LIMIT 1`).toArray().length > 0) return true;
+    return (
+      this.sql
+        .exec(`SELECT 1 FROM audit_events WHERE time_ms > ? OR (time_ms = ? AND seq > ?) LIMIT 1`, timeMs, timeMs, seq)
+        .toArray().length > 0
+    );
+  }
+
+  /**
+   * Moves up to MOVE_BATCHES_PER_RUN batches of the records from before the split, oldest first, to their days'
+   * stores. A batch first leaves the trail's table for `audit_moving` (one transaction), then goes to its days under
+   * its delivery id (or `moved:<seq>`, so a batch sent twice is stored once), and leaves `audit_moving` once a day's
+   * store took it. A run that stops half-way sends what is still moving first the next time. So no record is read
+   * twice; while a batch is on its way (one call per day in it) its records are not read at all. A record a day's store
+   * refuses goes back to the trail's table, still read here.
+   */
+  private async moveToDays(organizationId: string): Promise<void> {
+    for (let batch = 0; batch < MOVE_BATCHES_PER_RUN; batch++) {
+      if (!this.stageNextBatch()) return;
+      const moving = this.sql
+        .exec<{ seq: number; day: string; delivery_id: string; record: string }>(
+          `SELECT seq, day, delivery_id, record FROM audit_moving ORDER BY seq`,
+        )
+        .toArray();
+      const byDay = new Map<string, typeof moving>();
+      for (const row of moving) byDay.set(row.day, [...(byDay.get(row.day) ?? []), row]);
+      for (const [day, rows] of byDay) {
+        const answers = await this.dayStore(organizationId, day).appendBatch(
+          rows.map((row) => ({ deliveryId: row.delivery_id, record: JSON.parse(row.record) as AuditRecord })),
+          day,
+        );
+        rows.forEach((row, index) => {
+          if (!answers[index]?.stored)
+            this.insertAll([{ record: JSON.parse(row.record), deliveryId: row.delivery_id }]);
+          this.sql.exec(`DELETE FROM audit_moving WHERE seq = ?`, row.seq);
+        });
+      }
+    }
+  }
+
+  /** Takes the next batch to move out of the trail's table, unless one is still moving; false when none is left. */
+  private stageNextBatch(): boolean {
+    if (this.sql.exec(`SELECT 1 FROM audit_moving LIMIT 1`).toArray().length > 0) return true;
+    const { timeMs, seq } = this.movedThrough();
+    const rows = this.sql
+      .exec<Row>(
+        `SELECT * FROM audit_events WHERE time_ms > ? OR (time_ms = ? AND seq > ?) ORDER BY time_ms, seq LIMIT ?`,
+        timeMs,
+        timeMs,
+        seq,
+        MOVE_BATCH,
+      )
+      .toArray();
+    if (rows.length === 0) return false;
+    this.ctx.storage.transactionSync(() => {
+      for (const row of rows) {
+        this.sql.exec(
+          `INSERT INTO audit_moving (seq, day, delivery_id, record) VALUES (?, ?, ?, ?)`,
+          row.seq,
+          dayOfTime(row.time_ms),
+          row.delivery_id ?? `moved:${row.seq}`,
+          JSON.stringify(toRecord(row)),
+        );
+        this.sql.exec(`DELETE FROM audit_events WHERE seq = ?`, row.seq);
+      }
+      const last = rows[rows.length - 1]!;
+      this.sql.exec(
+        `INSERT OR REPLACE INTO audit_meta (key, value) VALUES ('moved_through', ?)`,
+        `${last.time_ms}:${last.seq}`,
+      );
+    });
+    return true;
   }
 
   /**

@@ -5,9 +5,9 @@
  *
  * Writing: each record goes to its day's store (records of several days in one batch are sent to each day's store
  * at once, and answered in their order). Reading: newest first, the days the query's time range reaches from the
- * newest, DAYS_PER_ROUND at a time in parallel, then the organization's own store, until the page is full and one
- * more record says that more follow. A position names the store it is in (`day`; none: the organization's own
- * store, which is also what a cursor from before the split continues in).
+ * newest, a few at a time in parallel (DAYS_PER_ROUND), then the organization's own store, until the page is full
+ * and one more record says that more follow. A position names the store it is in (`day`; none: the organization's
+ * own store, which is also what a cursor from before the split continues in).
  */
 import type { Env } from "../env";
 import { tracedStub } from "../telemetry/stub";
@@ -24,8 +24,12 @@ import {
 } from "./store-rpc";
 import { AUDIT_DAY, dayOfTime, dayStoreName } from "./trail-days";
 
-/** Day stores read at once while a page is gathered. */
-export const DAYS_PER_ROUND = 8;
+/**
+ * Day stores read at once while a page is gathered, round after round: the first page of a busy organization is
+ * in its newest days, and a filter that matches little reaches every day in a few rounds.
+ */
+export const DAYS_PER_ROUND = [2, 8, 32] as const;
+const daysInRound = (round: number) => DAYS_PER_ROUND[Math.min(round, DAYS_PER_ROUND.length - 1)]!;
 
 /** Where a trail's page ends: a record's time and sequence, in its day's store (no day: the organization's own). */
 export interface TrailPosition extends AuditPosition {
@@ -137,8 +141,8 @@ async function queryTrail(store: StoreNamed, organizationId: string, asked: Trai
   };
   const events: AuditRecord[] = [];
   let end: TrailPosition | null = null;
-  for (let start = 0; start < sources.length; start += DAYS_PER_ROUND) {
-    const round = sources.slice(start, start + DAYS_PER_ROUND);
+  for (let start = 0, rounds = 0; start < sources.length; start += daysInRound(rounds++)) {
+    const round = sources.slice(start, start + daysInRound(rounds));
     // Once the page is full, one record more is all that is asked: it says that more follow.
     const wanted = events.length < query.limit ? query.limit - events.length : 1;
     const pages = await Promise.all(round.map((day) => read(day, wanted)));

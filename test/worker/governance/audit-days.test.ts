@@ -4,7 +4,7 @@
  * days newest first, then those records, page after page; retention empties a day's store and removes it from the
  * list; a deleted organization's day stores are purged a bounded number per call.
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { encodeCursor, listAuditEvents } from "../../../src/audit/query";
 import type { AuditRecord } from "../../../src/audit/record";
@@ -172,6 +172,47 @@ describe("the audit trail, split by day", () => {
     });
   });
 
+  it("moves the records from before the split to their days, each once, oldest first, a batch sent twice stored once", async () => {
+    const organization = "moving-org";
+    const now = Date.now();
+    const own = ownAuditStore(workerEnv.AUDIT_LOG, organization);
+    // A store from before the split: records of three days, one of them past retention, in the own store.
+    const times = [now - 100 * DAY, now - 3 * DAY, now - 3 * DAY + 5, now - DAY, now - 2_000];
+    const legacy = recordsAt(organization, times);
+    expect(await own.appendBatch(legacy.map((record) => ({ deliveryId: null, record })))).toEqual(
+      legacy.map(() => ({ stored: true })),
+    );
+    // One of them already reached its day's store once (a run that stopped before it deleted its batch here).
+    const seqOf = await runInDurableObject(own, (_instance, state) =>
+      state.storage.sql
+        .exec<{ seq: number; correlation_id: string }>("SELECT seq, correlation_id FROM audit_events")
+        .toArray(),
+    );
+    const sentBefore = seqOf.find((row) => row.correlation_id === legacy[3]!.correlationId)!;
+    const dayBefore = dayOfTime(times[3]!);
+    expect(
+      await dayAuditStore(workerEnv.AUDIT_LOG, organization, dayBefore).appendBatch(
+        [{ deliveryId: `moved:${sentBefore.seq}`, record: legacy[3]! }],
+        dayBefore,
+      ),
+    ).toEqual([{ stored: true }]);
+
+    // The own store starts again (as after a deployment of this version), and its alarm moves them.
+    await evictDurableObject(own);
+    expect((await auditTrailIn(workerEnv.AUDIT_LOG)(organization).size(organization)).moving).toBe(true);
+    await runDurableObjectAlarm(own);
+    await vi.waitFor(async () =>
+      expect((await auditTrailIn(workerEnv.AUDIT_LOG)(organization).size(organization)).moving).toBe(false),
+    );
+    expect(await held(own)).toMatchObject({ records: 0 });
+    const kept = [4, 3, 2, 1].map((index) => legacy[index]!.target);
+    expect(await everyPage(organization, 2)).toEqual(kept);
+    expect((await own.trailIndex(organization)).days).toEqual([
+      ...new Set([times[4]!, times[3]!, times[1]!].map(dayOfTime)),
+    ]);
+    expect((await held(dayAuditStore(workerEnv.AUDIT_LOG, organization, dayBefore))).records).toBe(1);
+  });
+
   it("removes a day's store once retention deleted its last record, and keeps a day that still holds one", async () => {
     const organization = "expiring-days-org";
     const now = Date.now();
@@ -235,6 +276,7 @@ describe("the audit trail, split by day", () => {
         newestDay: days[2],
         bytes: daySizes.reduce((sum, size) => sum + size, 0) + ownSize,
         retentionDays: 90,
+        moving: false,
       },
     });
     // The summary is part of the audit trail: audit.read is required.
