@@ -434,7 +434,11 @@ export class AuditLog extends DurableObject<Env> implements AuditLogRpc {
         )
         .toArray();
       const byDay = new Map<string, typeof moving>();
-      for (const row of moving) byDay.set(row.day, [...(byDay.get(row.day) ?? []), row]);
+      for (const row of moving) {
+        const rows = byDay.get(row.day);
+        if (rows) rows.push(row);
+        else byDay.set(row.day, [row]);
+      }
       for (const [day, rows] of byDay) {
         const answers = await this.dayStore(organizationId, day).appendBatch(
           rows.map((row) => ({ deliveryId: row.delivery_id, record: JSON.parse(row.record) as AuditRecord })),

@@ -98,7 +98,9 @@ async function appendByDay(
   const byDay = new Map<string | null, number[]>();
   deliveries.forEach((delivery, index) => {
     const day = dayOf(delivery.record);
-    byDay.set(day, [...(byDay.get(day) ?? []), index]);
+    const indexes = byDay.get(day);
+    if (indexes) indexes.push(index);
+    else byDay.set(day, [index]);
   });
   const results: AppendResult[] = new Array(deliveries.length);
   await Promise.all(
