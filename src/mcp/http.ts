@@ -14,7 +14,8 @@
  *  7. session id (front/session-id.ts): an Mcp-Session-Id no session can have answered as an unknown session;
  *  8. era router (front/era-router.ts): the token stripped, the verified principal attached, and the request served
  *     by the lane of its protocol era (session/ for 2025-11-25, stateless/ for 2026-07-28).
- * Every answer then carries the request's correlation id, and a non-2xx one a JSON-RPC error body.
+ * Every answer then counts the deviations tolerated on the way (front/compatibility.ts), carries the request's
+ * correlation id, and a non-2xx one a JSON-RPC error body.
  */
 import type { OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
 import { CORRELATION_HEADER, newCorrelationId } from "../core/correlation";
@@ -23,7 +24,7 @@ import { currentlyGrantable } from "../directory/grantable";
 import type { Env } from "../env";
 import type { GrantProps } from "../oauth/grant-props";
 import { readBody } from "./front/body";
-import { compatibilityFront } from "./front/compatibility";
+import { compatibilityFront, reportTolerated } from "./front/compatibility";
 import { routeByEra } from "./front/era-router";
 import type { FrontRequest, FrontStep } from "./front/front-request";
 import { checkBounds } from "./front/message-bounds";
@@ -104,7 +105,9 @@ async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, corre
   };
   for (const [, step] of FRONT_STEPS) {
     const answer = await step(front);
-    if (answer) return answer;
+    if (!answer) continue;
+    reportTolerated(front);
+    return answer;
   }
   throw new Error("the /mcp front's era router answered nothing");
 }

@@ -5,15 +5,13 @@
  * request without a session that a known client sends is served statelessly too (compat/sessionless.ts); the rest
  * go to the session lane (McpAgent), whose front sees only the sessions the caller owns (session/owner.ts). A client's
  * first contact (`initialize` or `server/discover`) also has its rate-limit counters loaded while it is answered, so
- * that its first call's decision does not wait for KV (ratelimit/limiter.ts, prepareCounters). Every
- * answer reports the tolerated deviations, is JSON when the client accepts only JSON, and lists every protocol
- * version this URL serves (discover-versions.ts).
+ * that its first call's decision does not wait for KV (ratelimit/limiter.ts, prepareCounters). Every answer is JSON
+ * when the client accepts only JSON, and lists every protocol version this URL serves (discover-versions.ts); the
+ * deviations tolerated on the way are counted by the front once the request is answered (compatibility.ts).
  */
 import { CORRELATION_HEADER } from "../../core/correlation";
-import { clientNameOf, requestKindOf } from "../compat/client-name";
 import { acceptJsonOnly, sessionlessServing } from "../compat/front";
 import { asJsonAnswer } from "../compat/json-only";
-import { recordTolerated } from "../compat/report";
 import type { ToleranceId } from "../compat/tolerances";
 import { withEveryServedVersion } from "../discover-versions";
 import { mcpEraOf } from "../era";
@@ -30,22 +28,6 @@ import { unknownSession } from "./session-id";
 const agentHandler = ArbiterMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
 
 const ENDED = "it has ended: closed with DELETE, or left MCP_SESSION_TTL_SECONDS without a request";
-
-/** Counts the deviations tolerated for this request (compat/report.ts), after the answer. */
-function reportTolerated(front: FrontRequest): void {
-  if (front.tolerated.length === 0) return;
-  const { request, env, ctx, principal } = front;
-  const parsed = front.message?.parsed;
-  ctx.waitUntil(
-    recordTolerated(env, {
-      organizationId: principal.organizationId,
-      oauthClientId: principal.clientId,
-      client: clientNameOf(parsed, request.headers.get("user-agent"), principal.clientId),
-      kind: requestKindOf(request.method, parsed),
-      rules: front.tolerated,
-    }),
-  );
-}
 
 /** Whether a POST body holds a message of one of `methods`, alone or in a batch. */
 function hasMethod(parsed: unknown, ...methods: string[]): boolean {
@@ -66,7 +48,6 @@ export async function routeByEra(front: FrontRequest): Promise<Response | undefi
   const headers = front.headers ?? new Headers(request.headers);
   let jsonOnly = false;
   const answer = async (response: Response) => {
-    reportTolerated(front);
     const served = jsonOnly ? await asJsonAnswer(response, Array.isArray(parsed)) : response;
     return withEveryServedVersion(served, parsed);
   };

@@ -1,7 +1,7 @@
 // The compatibility front of /mcp (src/mcp/compat/): one test per tolerance that fails without its rule, the
 // specification's errors the rules must leave in place, and the counts an organization administrator reads.
 import { env, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { auditTrailIn } from "../../../src/audit/trail";
 import type { Env } from "../../../src/env";
 import { getRateLimitPolicy, quotaFor } from "../../../src/ratelimit/policy";
@@ -312,6 +312,26 @@ describe("counts and the tolerance table", () => {
       listed.counts.find((entry) => entry.rule === "sessionless-session-request" && entry.client === "openai-mcp/1.0.0")
         ?.count,
     ).toBeGreaterThanOrEqual(2);
+  });
+
+  it("counts a tolerated deviation whichever step of the front answers the request", async () => {
+    // The duplicate header is tolerated by the compatibility step; the session-id step after it refuses the id.
+    const token = mcpPrincipal("ana", "orders.read contracts.read");
+    const refused = await mcpPost(token, call(), {
+      "mcp-protocol-version": "2025-11-25, 2025-11-25",
+      "mcp-session-id": "s".repeat(300),
+      "User-Agent": "refused-after-tolerance/1.0",
+    });
+    expect(refused.status).toBe(404);
+    const counter = workerEnv.TOLERANCE_COUNTER.get(workerEnv.TOLERANCE_COUNTER.idFromName("acme"));
+    await vi.waitFor(
+      async () => {
+        const { counts } = await counter.report();
+        const row = counts.find((entry) => entry.client === "refused-after-tolerance/1.0");
+        expect(row).toMatchObject({ rule: "duplicate-header", kind: "tools/call", count: 1 });
+      },
+      { timeout: 3000, interval: 50 },
+    );
   });
 
   it("keeps one token's made-up methods and client names from growing the table or crowding out other clients", async () => {
