@@ -4,7 +4,7 @@
  * everything it is built from, and every module reads Env), by adding to this interface: MCP_OBJECT and LISTEN_HUB
  * in src/mcp/session-rpc.ts, CONTRACT_STORE in src/contracts/store/rpc.ts, TOLERANCE_COUNTER in
  * src/mcp/compat/counter-rpc.ts, RATE_LIMITER in src/ratelimit/coordinator-rpc.ts, AUDIT_LOG in
- * src/audit/store-rpc.ts, DIRECTORY in src/directory/rpc.ts, GRANT_SWEEPER in src/oauth/grant-sweeper-rpc.ts and
+ * src/audit/store-rpc.ts, DIRECTORY in src/directory/rpc.ts, DIRECTORY_VIEW in src/directory/view-rpc.ts, GRANT_SWEEPER in src/oauth/grant-sweeper-rpc.ts and
  * EXPORTER in src/organizations/exporter-rpc.ts.
  * So this file imports nothing of src/: every room can read it without an arrow back up.
  */

@@ -43,6 +43,7 @@ export { RateLimitCoordinator } from "./ratelimit/coordinator";
 export { AuditLog } from "./audit/store";
 export { ContractStore } from "./contracts/store/durable-object";
 export { OrganizationDirectory } from "./directory/store";
+export { OrganizationView } from "./directory/view";
 export { GrantSweeper } from "./oauth/grant-sweeper";
 export { OrganizationExporter } from "./organizations/exporter";
 

@@ -7,7 +7,7 @@
  * invited person only; each refusal says which of these failed.
  */
 import { invitationHash } from "../organizations/admin";
-import { directoryStub, forgetOrganization } from "../directory/client";
+import { directoryStub, organizationChanged } from "../directory/client";
 import { type Env, sessionSecret } from "../env";
 import { readCookie } from "../lib/cookies";
 import { openSealed, sealValue } from "../lib/sealed";
@@ -54,7 +54,7 @@ export async function acceptFor(env: Env, token: string, identity: Identity): Pr
         : "";
     return errorPage(status, "Invitation not accepted", `${accepted.message}${unverified}`);
   }
-  forgetOrganization(accepted.organizationId);
+  await organizationChanged(env, accepted.organizationId);
   return undefined;
 }
 

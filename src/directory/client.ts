@@ -9,16 +9,27 @@
  * shared across requests: the Workers runtime forbids one request awaiting another's I/O. When the directory
  * cannot be reached, an entry up to a minute old is used rather than refusing every call; older, the call is
  * refused (fail closed: a suspension must not be skipped).
+ *
+ * An isolate reads an organization from its view (view.ts, one object per organization), not from the directory
+ * object itself: the views answer every isolate's refreshes, and the directory is read once per change of an
+ * organization (and at most every VIEW_MAX_AGE_MS per view), however many isolates serve it.
  */
 import type { Env } from "../env";
 import { logWarn } from "../lib/log";
 import type { DirectoryRpc, ResolvedOrganization, SignInEntry } from "./rpc";
+import { organizationView } from "./view-rpc";
 
 /** The oldest entry ever served: the bound a change takes to reach every isolate. */
 export const DIRECTORY_CACHE_MS = 2_000;
 /** Past this age an entry is still served, and refreshed beside the request that found it. */
 export const DIRECTORY_REFRESH_MS = 1_000;
 const STALE_FALLBACK_MS = 60_000;
+/**
+ * The most organizations one isolate holds: past it, the one loaded longest ago goes (an organization in use is loaded
+ * again every second, so it stays). An isolate of a deployment with many organizations would otherwise keep every one
+ * it ever served, each with its settings and credential.
+ */
+export const MAX_CACHED_ORGANIZATIONS = 1_000;
 
 interface Entry<T> {
   value: T;
@@ -77,16 +88,24 @@ async function cached<T>(slot: Slot<T>, load: () => Promise<T>, now: number): Pr
 
 /** The organization's record and upstream credential; null when the directory has no such organization. */
 export function resolveOrganization(
-  env: Pick<Env, "DIRECTORY">,
+  env: Pick<Env, "DIRECTORY_VIEW">,
   organizationId: string,
   now = Date.now(),
 ): Promise<ResolvedOrganization | null> {
   return cached(
     {
       get: () => organizations.get(organizationId),
-      set: (entry) => organizations.set(organizationId, entry),
+      set: (entry) => {
+        // Newest last: a Map keeps its insertion order, so its first key is the one loaded longest ago.
+        organizations.delete(organizationId);
+        organizations.set(organizationId, entry);
+        if (organizations.size > MAX_CACHED_ORGANIZATIONS) {
+          const oldest = organizations.keys().next().value;
+          if (oldest !== undefined) organizations.delete(oldest);
+        }
+      },
     },
-    async () => (await directoryStub(env).resolve(organizationId)) as ResolvedOrganization | null,
+    async () => (await organizationView(env, organizationId).resolve()) as ResolvedOrganization | null,
     now,
   );
 }
@@ -117,14 +136,33 @@ export function anyOwnProvider(env: Pick<Env, "DIRECTORY">, now = Date.now()): P
   );
 }
 
+/** How many organizations this isolate holds (at most MAX_CACHED_ORGANIZATIONS). */
+export function cachedOrganizationCount(): number {
+  return organizations.size;
+}
+
 /** Drops everything this isolate holds from the directory: its next reads go to the directory (a storage reset). */
 export function forgetEveryOrganization(): void {
   organizations.clear();
   ownProviders = undefined;
 }
 
-/** Drops what this isolate holds about an organization (after a change made here). */
+/** Drops what this isolate holds about an organization. */
 export function forgetOrganization(organizationId: string): void {
   organizations.delete(organizationId);
   ownProviders = undefined;
+}
+
+/**
+ * After a change made here, before its answer: this isolate and the organization's view drop what they hold, so the
+ * change applies to the next request, here and on every isolate once its entry is refreshed. The directory tells the
+ * view as well (store.ts), and keeps trying, so a view not reached here is still told.
+ */
+export async function organizationChanged(env: Pick<Env, "DIRECTORY_VIEW">, organizationId: string): Promise<void> {
+  forgetOrganization(organizationId);
+  try {
+    await organizationView(env, organizationId).forget();
+  } catch (error) {
+    logWarn("organization view not told of a change; the directory tells it", { organizationId, error });
+  }
 }

@@ -12,7 +12,7 @@ export function organizationGrantable(settings: OrganizationSettings | undefined
 
 /** What `role` may grant in the organization as its settings are now (the isolate's directory cache: no round trip). */
 export async function currentlyGrantable(
-  env: Pick<Env, "DIRECTORY">,
+  env: Pick<Env, "DIRECTORY_VIEW">,
   organizationId: string,
   role: string,
 ): Promise<string[]> {

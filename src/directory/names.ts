@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import { resolveOrganization } from "./client";
 
 export async function organizationName(
-  env: Pick<Env, "DIRECTORY">,
+  env: Pick<Env, "DIRECTORY_VIEW">,
   organizationId: string,
 ): Promise<string | undefined> {
   return (await resolveOrganization(env, organizationId))?.record.settings.name;

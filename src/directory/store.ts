@@ -10,6 +10,10 @@
  * policies/graphql/upstreams.json and Worker vars until their administrators set one here, so existing tokens,
  * grants, CI keys, contracts and audit records keep working unchanged.
  *
+ * Views: the hot path reads an organization from its view (view.ts), which holds it in memory; each change logged
+ * here lists the organization's view to be told, in the change's transaction, and the views listed are told at once
+ * after it, then by the alarm every VIEW_RETRY_MS until each one has heard.
+ *
  * Deletion: marked `deleting` (everything refused at once), data removed by an alarm after the grace period
  * (contracts, snapshots, verdicts, CI keys, audit trail, tolerance counts, members, invitations); the directory keeps
  * a tombstone and the change log's times, actions and actors, without what the entries held (members' addresses,
@@ -43,6 +47,7 @@ import {
   type OrganizationStatus,
   type PlatformCaps,
 } from "./settings";
+import { organizationView } from "./view-rpc";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS organizations (
@@ -104,6 +109,9 @@ const SCHEMA = [
   // When a deleting organization's purge is next tried: its last try (so the others go first), or a minute after a
   // failure. No row: not tried yet, its turn is its grace end.
   `CREATE TABLE IF NOT EXISTS purge_turns (organization_id TEXT PRIMARY KEY, next_at INTEGER NOT NULL)`,
+  // The organizations whose view (view.ts) is still to be told of a change: written with the change, in its
+  // transaction, and removed once the view has dropped what it held (change_seq: the last change it is told of).
+  `CREATE TABLE IF NOT EXISTS view_changes (organization_id TEXT PRIMARY KEY, change_seq INTEGER NOT NULL)`,
 ];
 
 interface OrganizationRow extends Record<string, SqlStorageValue> {
@@ -152,6 +160,10 @@ export const MAX_PENDING_INVITATIONS = 1_000;
 /** How long used and expired invitations stay listed after they were made. */
 const INVITATIONS_KEPT_MS = 30 * DAY_MS;
 const PURGE_RETRY_MS = 60_000;
+/** When views could not be told of a change, the alarm tries again this much later. */
+const VIEW_RETRY_MS = 1_000;
+/** Views told at once, in parallel. */
+const VIEWS_PER_ROUND = 50;
 
 function refusal(code: Extract<DirectoryResult<object>, { ok: false }>["code"], message: string, field?: string) {
   return { ok: false as const, code, message, ...(field ? { field } : {}) };
@@ -173,6 +185,9 @@ export function seedSettings(): Array<{ id: string; settings: OrganizationSettin
 
 export class OrganizationDirectory extends DurableObject<Env> implements DirectoryRpc {
   private readonly sql: SqlStorage;
+  /** The views being told (tellViews), and whether a change was listed since that round began. */
+  private telling: Promise<void> | undefined;
+  private listedSince = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -182,6 +197,8 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
       upgradeMemberSubjects(this.sql);
       this.upgradeDeletedOrganizations();
       this.seed();
+      // Views a previous run of this object could not tell (it was evicted, or they were unreachable).
+      if (this.sql.exec(`SELECT 1 FROM view_changes LIMIT 1`).toArray().length > 0) this.tellViewsSoon();
     });
   }
 
@@ -369,15 +386,79 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
 
   private logChange(organizationId: string, actor: string, action: string, before: unknown, after: unknown): void {
     this.pruneChangeLog();
+    const { seq } = this.sql
+      .exec<{ seq: number }>(
+        `INSERT INTO changes (time, organization_id, actor, action, before, after) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`,
+        new Date().toISOString(),
+        organizationId,
+        actor,
+        action,
+        before === null || before === undefined ? null : JSON.stringify(before),
+        after === null || after === undefined ? null : JSON.stringify(after),
+      )
+      .one();
+    // The platform's own entries (caps) name no organization: views read those again within VIEW_MAX_AGE_MS.
+    if (!this.row(organizationId)) return;
     this.sql.exec(
-      `INSERT INTO changes (time, organization_id, actor, action, before, after) VALUES (?, ?, ?, ?, ?, ?)`,
-      new Date().toISOString(),
+      `INSERT INTO view_changes (organization_id, change_seq) VALUES (?, ?)
+       ON CONFLICT (organization_id) DO UPDATE SET change_seq = excluded.change_seq`,
       organizationId,
-      actor,
-      action,
-      before === null || before === undefined ? null : JSON.stringify(before),
-      after === null || after === undefined ? null : JSON.stringify(after),
+      seq,
     );
+    this.tellViewsSoon();
+  }
+
+  /** Tells the listed views once the current turn (and the change's transaction) is over. */
+  private tellViewsSoon(): void {
+    this.listedSince = true;
+    if (this.telling) return;
+    this.telling = Promise.resolve()
+      .then(() => this.tellViews())
+      .catch((error: unknown) => logWarn("organization views not told; retried by the alarm", { error }))
+      .finally(() => {
+        this.telling = undefined;
+        // A change listed after the round's last look at the list: another round.
+        if (this.listedSince) this.tellViewsSoon();
+      });
+  }
+
+  /**
+   * Tells the listed views that their organization changed, VIEWS_PER_ROUND at a time, until none is left or one
+   * cannot be reached; a view listed again while it was being told (a newer change) is told again. What is left
+   * waits for the alarm, VIEW_RETRY_MS later.
+   */
+  private async tellViews(): Promise<void> {
+    for (;;) {
+      this.listedSince = false;
+      const listed = this.sql
+        .exec<{ organization_id: string; change_seq: number }>(
+          `SELECT organization_id, change_seq FROM view_changes ORDER BY change_seq LIMIT ?`,
+          VIEWS_PER_ROUND,
+        )
+        .toArray();
+      if (listed.length === 0) return;
+      const told = await Promise.allSettled(
+        listed.map(({ organization_id }) => organizationView(this.env, organization_id).forget()),
+      );
+      let failed = 0;
+      told.forEach((result, index) => {
+        const { organization_id, change_seq } = listed[index]!;
+        if (result.status === "rejected") {
+          failed++;
+          logWarn("organization view not told of a change", { organizationId: organization_id, error: result.reason });
+          return;
+        }
+        this.sql.exec(
+          `DELETE FROM view_changes WHERE organization_id = ? AND change_seq = ?`,
+          organization_id,
+          change_seq,
+        );
+      });
+      if (failed > 0) {
+        await this.scheduleAlarm();
+        return;
+      }
+    }
   }
 
   /**
@@ -620,14 +701,19 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
    * at least PURGE_NEXT_MS away. An earlier alarm already set stays: it finds nothing due yet and sets this one.
    */
   private async scheduleAlarm(): Promise<void> {
-    const next = this.sql
+    const purge = this.sql
       .exec<{ at: number | null }>(
         `SELECT MIN(MAX(o.delete_after, COALESCE(t.next_at, 0))) AS at FROM organizations o
          LEFT JOIN purge_turns t ON t.organization_id = o.id WHERE o.status = 'deleting'`,
       )
       .toArray()[0]?.at;
-    if (next === null || next === undefined) return;
-    const at = Math.max(next, Date.now() + PURGE_NEXT_MS);
+    const viewsLeft = this.sql.exec(`SELECT 1 FROM view_changes LIMIT 1`).toArray().length > 0;
+    const candidates = [
+      ...(purge === null || purge === undefined ? [] : [Math.max(purge, Date.now() + PURGE_NEXT_MS)]),
+      ...(viewsLeft ? [Date.now() + VIEW_RETRY_MS] : []),
+    ];
+    if (candidates.length === 0) return;
+    const at = Math.min(...candidates);
     const current = await this.ctx.storage.getAlarm();
     // An alarm at or before now is the one running (or about to): it is not a later purge's.
     if (current === null || current > at || current <= Date.now()) await this.ctx.storage.setAlarm(at);
@@ -635,6 +721,8 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
 
   override async alarm(): Promise<void> {
     await this.purgeDue();
+    // The views still listed, the purges' changes' among them, before the next alarm is set for what is left.
+    await this.tellViews();
     await this.scheduleAlarm();
   }
 

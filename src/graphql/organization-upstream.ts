@@ -8,7 +8,7 @@ import type { OrganizationUpstream } from "./upstream";
 import { resolveOrganization } from "../directory/client";
 
 export async function organizationUpstream(
-  env: Pick<Env, "DIRECTORY">,
+  env: Pick<Env, "DIRECTORY_VIEW">,
   organizationId: string,
 ): Promise<OrganizationUpstream | undefined> {
   const resolved = await resolveOrganization(env, organizationId);
@@ -25,7 +25,7 @@ export async function organizationUpstream(
 
 /** The fields the organization masks beyond the platform's data policy: coordinate -> the scope that unmasks it. */
 export async function organizationMasking(
-  env: Pick<Env, "DIRECTORY">,
+  env: Pick<Env, "DIRECTORY_VIEW">,
   organizationId: string,
 ): Promise<Record<string, string> | undefined> {
   const fields = (await resolveOrganization(env, organizationId))?.record.settings.dataPolicy?.sensitiveFields;

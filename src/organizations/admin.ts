@@ -20,7 +20,7 @@ import { organizationExporter } from "./exporter-rpc";
 import { exportStart, nextExportPiece } from "./export-reader";
 import { getPolicy } from "../policy/load";
 import { organizationGrantable } from "../directory/grantable";
-import { directoryStub, forgetOrganization } from "../directory/client";
+import { directoryStub, organizationChanged } from "../directory/client";
 import type { DirectoryRefusal, DirectoryUsage, OrganizationLimits, SecretName } from "../directory/rpc";
 import {
   NEW_ORGANIZATION_ID,
@@ -200,7 +200,7 @@ export async function createOrganization(env: Env, id: unknown, input: unknown):
   if (settings.signIn) await checkProvider(settings.signIn.issuer);
   const created = await directoryStub(env).create(id, settings, "operator");
   if (!created.ok) throw refused(created);
-  forgetOrganization(id);
+  await organizationChanged(env, id);
   return created.record;
 }
 
@@ -244,7 +244,7 @@ export async function changeSettings(
     options.action ?? "settings.changed",
   );
   if (!updated.ok) throw refused(updated);
-  forgetOrganization(organizationId);
+  await organizationChanged(env, organizationId);
   // The change is stored, and every request holds its token to the new cap from now on (withinRoleCap): a sweep
   // that cannot start is logged, not answered as an error of the change (one that fails part-way retries itself).
   await revokeBeyondNarrowedCaps(env, organizationId, current.settings, settings).catch((error: unknown) =>
@@ -298,7 +298,7 @@ export async function setOrganizationStatus(
 ): Promise<OrganizationRecord> {
   const changed = await directoryStub(env).setStatus(organizationId, status, "operator");
   if (!changed.ok) throw refused(changed);
-  forgetOrganization(organizationId);
+  await organizationChanged(env, organizationId);
   if (status === "suspended") await closeListenStreams(env, organizationId);
   return changed.record;
 }
@@ -332,7 +332,7 @@ export async function setOrganizationSecret(
     );
   const changed = await directoryStub(env).setSecret(organizationId, name, value, actorName(actor));
   if (!changed.ok) throw refused(changed);
-  forgetOrganization(organizationId);
+  await organizationChanged(env, organizationId);
   return changed.record;
 }
 
@@ -459,7 +459,7 @@ export async function putMember(
   const record = await getOrganization(env, organizationId);
   const put = await directoryStub(env).putMember(organizationId, email, role, actorName(actor));
   if (!put.ok) throw refused(put);
-  forgetOrganization(organizationId);
+  await organizationChanged(env, organizationId);
   const keep = organizationGrantable(record.settings, role);
   const grantsRevoked = await revokeMemberGrants(env, organizationId, put.subjects, keep);
   return { member: put.member, grantsRevoked };
@@ -474,7 +474,7 @@ export async function removeMember(
   const email = checkedEmail(emailInput);
   const removed = await directoryStub(env).removeMember(organizationId, email, actorName(actor));
   if (!removed.ok) throw refused(removed);
-  forgetOrganization(organizationId);
+  await organizationChanged(env, organizationId);
   // Every subject the member signed in with holds grants of its own (src/directory/member-subjects.ts).
   const grantsRevoked = await revokeMemberGrants(env, organizationId, removed.subjects, []);
   return { member: removed.member, grantsRevoked };
@@ -585,7 +585,7 @@ export async function exportOrganization(env: Env, organizationId: string): Prom
 async function markExported(env: Env, organizationId: string): Promise<void> {
   const marked = await directoryStub(env).markExported(organizationId, "operator");
   if (!marked.ok) throw refused(marked);
-  forgetOrganization(organizationId);
+  await organizationChanged(env, organizationId);
 }
 
 /**
@@ -665,7 +665,7 @@ export async function exportArchive(
 export async function deleteOrganization(env: Env, organizationId: string): Promise<OrganizationRecord> {
   const deleting = await directoryStub(env).beginDeletion(organizationId, "operator");
   if (!deleting.ok) throw refused(deleting);
-  forgetOrganization(organizationId);
+  await organizationChanged(env, organizationId);
   await closeListenStreams(env, organizationId);
   // The organization is refused everywhere already (the gate): its grant sweep revokes every grant, then forgets who
   // held them (names included), a batch now and the rest by the sweeper's alarm. A sweep that cannot start is

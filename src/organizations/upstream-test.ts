@@ -5,7 +5,7 @@
  * upstream's own errors), never the upstream's text or the credential.
  */
 import type { Env } from "../env";
-import { forgetOrganization } from "../directory/client";
+import { organizationChanged } from "../directory/client";
 import { organizationUpstream } from "../graphql/organization-upstream";
 
 const TIMEOUT_MS = 3_000;
@@ -22,7 +22,7 @@ export interface UpstreamTestResult {
 }
 
 export async function testUpstream(env: Env, organizationId: string): Promise<UpstreamTestResult> {
-  forgetOrganization(organizationId);
+  await organizationChanged(env, organizationId);
   const upstream = await organizationUpstream(env, organizationId);
   if (!upstream)
     return {

@@ -135,7 +135,7 @@ export async function prepareCounters(
 }
 
 /** An organization's runtime quotas from the directory (through its isolate cache: no round trip when warm). */
-export function directoryQuotas(env: Pick<Env, "DIRECTORY">): OrganizationQuotaLookup {
+export function directoryQuotas(env: Pick<Env, "DIRECTORY_VIEW">): OrganizationQuotaLookup {
   return async (organizationId) => (await resolveOrganization(env, organizationId))?.record.settings.quotas;
 }
 

@@ -7,7 +7,7 @@ import { getConformanceConfig, withOrganizationConformance, type ConformanceConf
 import type { Env } from "../../env";
 
 export async function conformanceConfigFor(
-  env: Pick<Env, "DIRECTORY">,
+  env: Pick<Env, "DIRECTORY_VIEW">,
   organizationId: string,
 ): Promise<ConformanceConfig> {
   const policy = (await resolveOrganization(env, organizationId))?.record.settings.conformance;

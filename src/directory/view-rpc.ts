@@ -1,0 +1,30 @@
+/**
+ * What an organization's OrganizationView (view.ts) offers over RPC. Env types the DIRECTORY_VIEW binding by this
+ * interface, so no caller imports the class.
+ */
+import type { Env } from "../env";
+import type { ResolvedOrganization } from "./rpc";
+
+export interface OrganizationViewRpc extends Rpc.DurableObjectBranded {
+  /** The organization's record and upstream credential as the directory resolves them; null when it has no such one. */
+  resolve(): Promise<ResolvedOrganization | null>;
+  /** Drops what the view holds: the organization changed, and its next read goes to the directory. */
+  forget(): Promise<void>;
+}
+
+// The Worker's binding of this object, typed by its RPC: declared here, beside the RPC, so src/env.ts imports
+// nothing from the rooms above it.
+declare module "../env" {
+  interface Env {
+    /** One read replica of the directory per organization, in memory only (src/directory/view.ts). */
+    DIRECTORY_VIEW: DurableObjectNamespace<OrganizationViewRpc>;
+  }
+}
+
+/** The view of `organizationId`. */
+export function organizationView(
+  env: Pick<Env, "DIRECTORY_VIEW">,
+  organizationId: string,
+): DurableObjectStub<OrganizationViewRpc> {
+  return env.DIRECTORY_VIEW.get(env.DIRECTORY_VIEW.idFromName(organizationId));
+}
