@@ -17,7 +17,7 @@
 import type { Env } from "../env";
 import { logWarn } from "../lib/log";
 import type { DirectoryRpc, ResolvedOrganization, SignInEntry } from "./rpc";
-import { organizationView } from "./view-rpc";
+import type { OrganizationViewRpc } from "./view-rpc";
 
 /** The oldest entry ever served: the bound a change takes to reach every isolate. */
 export const DIRECTORY_CACHE_MS = 2_000;
@@ -43,6 +43,14 @@ let ownProviders: Entry<boolean> | undefined;
 
 export function directoryStub(env: Pick<Env, "DIRECTORY">): DurableObjectStub<DirectoryRpc> {
   return env.DIRECTORY.get(env.DIRECTORY.idFromName("directory"));
+}
+
+/** The view of `organizationId` (view.ts): where the hot path reads the organization. */
+export function organizationView(
+  env: Pick<Env, "DIRECTORY_VIEW">,
+  organizationId: string,
+): DurableObjectStub<OrganizationViewRpc> {
+  return env.DIRECTORY_VIEW.get(env.DIRECTORY_VIEW.idFromName(organizationId));
 }
 
 export class DirectoryUnavailable extends Error {

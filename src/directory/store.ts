@@ -47,7 +47,7 @@ import {
   type OrganizationStatus,
   type PlatformCaps,
 } from "./settings";
-import { organizationView } from "./view-rpc";
+import { organizationView } from "./client";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS organizations (

@@ -1,8 +1,8 @@
 /**
  * What an organization's OrganizationView (view.ts) offers over RPC. Env types the DIRECTORY_VIEW binding by this
- * interface, so no caller imports the class.
+ * interface, so no caller imports the class; client.ts names an organization's view (organizationView), as it names
+ * the directory (directoryStub).
  */
-import type { Env } from "../env";
 import type { ResolvedOrganization } from "./rpc";
 
 export interface OrganizationViewRpc extends Rpc.DurableObjectBranded {
@@ -19,12 +19,4 @@ declare module "../env" {
     /** One read replica of the directory per organization, in memory only (src/directory/view.ts). */
     DIRECTORY_VIEW: DurableObjectNamespace<OrganizationViewRpc>;
   }
-}
-
-/** The view of `organizationId`. */
-export function organizationView(
-  env: Pick<Env, "DIRECTORY_VIEW">,
-  organizationId: string,
-): DurableObjectStub<OrganizationViewRpc> {
-  return env.DIRECTORY_VIEW.get(env.DIRECTORY_VIEW.idFromName(organizationId));
 }

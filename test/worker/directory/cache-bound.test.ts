@@ -13,9 +13,9 @@ import {
   forgetOrganization,
   MAX_CACHED_ORGANIZATIONS,
   organizationChanged,
+  organizationView,
   resolveOrganization,
 } from "../../../src/directory/client";
-import { organizationView } from "../../../src/directory/view-rpc";
 
 /** The test's env, with a count of the reads of the organization's view (view.ts) made through it. */
 function countingEnv() {

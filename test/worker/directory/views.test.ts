@@ -7,9 +7,13 @@
  */
 import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { directoryStub, forgetOrganization, resolveOrganization } from "../../../src/directory/client";
+import {
+  directoryStub,
+  forgetOrganization,
+  organizationView,
+  resolveOrganization,
+} from "../../../src/directory/client";
 import { VIEW_MAX_AGE_MS } from "../../../src/directory/view";
-import { organizationView } from "../../../src/directory/view-rpc";
 import type { Env } from "../../../src/env";
 import { operator } from "./helpers";
 
