@@ -56,6 +56,11 @@ export interface DirectoryUsage {
   members: number;
   invitations: { pending: number; total: number };
   changes: { entries: number; oldest: string | null; retentionDays: number };
+  /**
+   * Organizations whose view (view.ts) is still to be told of a change: normally 0, as views are told right after
+   * each change; a number that stays up means views the directory cannot reach (it tries again every second).
+   */
+  viewsToTell: number;
 }
 
 /**

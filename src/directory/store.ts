@@ -1333,6 +1333,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         oldest: oldest?.time ?? null,
         retentionDays: this.caps().changeLogRetentionDays,
       },
+      viewsToTell: count(`SELECT COUNT(*) AS n FROM view_changes`),
     };
   }
 

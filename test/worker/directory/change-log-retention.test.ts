@@ -125,6 +125,7 @@ describe("the change log's retention", () => {
       retentionDays: 730,
     });
     expect(Date.now() - Date.parse(usage.changes.oldest)).toBeGreaterThan(99 * DAY);
+    expect(usage.viewsToTell).toBe(0);
     expect((await operator("GET", "/directory", undefined, { Authorization: "Bearer not-the-key" })).status).toBe(401);
   });
 });

@@ -64,12 +64,15 @@ describe("an organization's view", () => {
   });
 
   /** The change stored and the view listed, as a directory leaves them when telling the view did not happen. */
-  const changedUntold = (id: string, alarmAt?: number) =>
-    runInDurableObject(directory(), async (_instance, state) => {
+  const changedUntold = async (id: string, alarmAt?: number) => {
+    // The view already told of the organization's creation, so the listing below is the only one.
+    await vi.waitFor(async () => expect(await listedViews()).not.toContain(id), { timeout: 3000, interval: 20 });
+    await runInDurableObject(directory(), async (_instance, state) => {
       state.storage.sql.exec("UPDATE organizations SET status = 'suspended' WHERE id = ?", id);
       state.storage.sql.exec("INSERT INTO view_changes (organization_id, change_seq) VALUES (?, 1)", id);
       if (alarmAt !== undefined) await state.storage.setAlarm(alarmAt);
     });
+  };
 
   it("is told by the directory's alarm when it could not be told at the change", async () => {
     const id = "view-retried";
@@ -78,7 +81,10 @@ describe("an organization's view", () => {
     // A view that could not be reached: the alarm is set VIEW_RETRY_MS later (here later still, and run now).
     await changedUntold(id, Date.now() + 60_000);
     expect(await viewStatus(id)).toBe("active");
+    // The operator sees it waiting (GET /operator/v1/directory), until the alarm has told it.
+    expect((await operator("GET", "/directory")).body.directory.viewsToTell).toBe(1);
     expect(await runDurableObjectAlarm(directory())).toBe(true);
+    expect((await operator("GET", "/directory")).body.directory.viewsToTell).toBe(0);
     expect(await listedViews()).not.toContain(id);
     expect(await viewStatus(id)).toBe("suspended");
   });
