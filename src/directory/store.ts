@@ -423,24 +423,28 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
   }
 
   /**
-   * Tells the listed views that their organization changed, VIEWS_PER_ROUND at a time, until none is left or one
-   * cannot be reached; a view listed again while it was being told (a newer change) is told again. What is left
-   * waits for the alarm, VIEW_RETRY_MS later.
+   * Tells the listed views that their organization changed, VIEWS_PER_ROUND at a time, in the order of their changes,
+   * once through the whole list: a view that cannot be reached stays listed and the others are still told, so a few
+   * that keep failing never hold the rest back. A view listed again meanwhile (a newer change) comes later in the same
+   * pass. What is left waits for the alarm, VIEW_RETRY_MS later.
    */
   private async tellViews(): Promise<void> {
+    let after = -1;
+    let failed = 0;
     for (;;) {
       this.listedSince = false;
       const listed = this.sql
         .exec<{ organization_id: string; change_seq: number }>(
-          `SELECT organization_id, change_seq FROM view_changes ORDER BY change_seq LIMIT ?`,
+          `SELECT organization_id, change_seq FROM view_changes WHERE change_seq > ? ORDER BY change_seq LIMIT ?`,
+          after,
           VIEWS_PER_ROUND,
         )
         .toArray();
-      if (listed.length === 0) return;
+      if (listed.length === 0) break;
+      after = listed[listed.length - 1]!.change_seq;
       const told = await Promise.allSettled(
         listed.map(({ organization_id }) => organizationView(this.env, organization_id).forget()),
       );
-      let failed = 0;
       told.forEach((result, index) => {
         const { organization_id, change_seq } = listed[index]!;
         if (result.status === "rejected") {
@@ -454,11 +458,8 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
           change_seq,
         );
       });
-      if (failed > 0) {
-        await this.scheduleAlarm();
-        return;
-      }
     }
+    if (failed > 0) await this.scheduleAlarm();
   }
 
   /**
@@ -698,7 +699,8 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
 
   /**
    * Sets the alarm for the next purge: the earliest turn of a deleting organization (its grace end, or its next try),
-   * at least PURGE_NEXT_MS away. An earlier alarm already set stays: it finds nothing due yet and sets this one.
+   * at least PURGE_NEXT_MS away; or VIEW_RETRY_MS away when views are still to be told of a change, if that is
+   * sooner. An earlier alarm already set stays: it finds nothing due yet and sets this one.
    */
   private async scheduleAlarm(): Promise<void> {
     const purge = this.sql

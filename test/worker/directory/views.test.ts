@@ -124,6 +124,48 @@ describe("an organization's view", () => {
     expect(await viewStatus(id)).toBe("suspended");
   });
 
+  it("is told even when views listed before it keep failing", async () => {
+    const id = "view-behind-failures";
+    expect((await operator("POST", "/organizations", { id, name: "View behind failures" })).status).toBe(201);
+    expect(await viewStatus(id)).toBe("active");
+    await vi.waitFor(async () => expect(await listedViews()).not.toContain(id), { timeout: 3000, interval: 20 });
+    // More unreachable views than one round tells, all listed before this organization's change.
+    const unreachable = Array.from({ length: 60 }, (_, n) => `unreachable-${String(n).padStart(2, "0")}`);
+    let own: Env | undefined;
+    await runInDurableObject(directory(), async (instance, state) => {
+      own = (instance as unknown as { env: Env }).env;
+      const real = workerEnv.DIRECTORY_VIEW;
+      const failing: DurableObjectNamespace = Object.create(real, {
+        get: {
+          value: (viewId: DurableObjectId) =>
+            unreachable.includes(viewId.name ?? "")
+              ? { forget: () => Promise.reject(new Error("view unreachable")) }
+              : real.get(viewId),
+        },
+        idFromName: { value: (name: string) => real.idFromName(name) },
+      });
+      Object.defineProperty(instance, "env", { value: { ...own, DIRECTORY_VIEW: failing }, configurable: true });
+      for (const [n, name] of unreachable.entries())
+        state.storage.sql.exec("INSERT INTO view_changes (organization_id, change_seq) VALUES (?, ?)", name, -100 + n);
+      state.storage.sql.exec("UPDATE organizations SET status = 'suspended' WHERE id = ?", id);
+      state.storage.sql.exec("INSERT INTO view_changes (organization_id, change_seq) VALUES (?, 1)", id);
+      await state.storage.setAlarm(Date.now() + 60_000);
+    });
+    try {
+      expect(await runDurableObjectAlarm(directory())).toBe(true);
+      expect(await viewStatus(id)).toBe("suspended");
+      expect(await listedViews()).toEqual(unreachable);
+      // Tried again a second later (VIEW_RETRY_MS), not a minute.
+      const alarm = await runInDurableObject(directory(), (_instance, state) => state.storage.getAlarm());
+      expect(alarm as number).toBeLessThanOrEqual(Date.now() + 1_000);
+    } finally {
+      await runInDurableObject(directory(), (instance, state) => {
+        Object.defineProperty(instance, "env", { value: own, configurable: true });
+        state.storage.sql.exec("DELETE FROM view_changes WHERE organization_id LIKE 'unreachable-%'");
+      });
+    }
+  });
+
   it("works with a directory stored before views existed: its next start adds their list", async () => {
     const id = "view-upgrade";
     expect((await operator("POST", "/organizations", { id, name: "View upgrade" })).status).toBe(201);
