@@ -63,14 +63,20 @@ async function grantedClients(organizationId: string, subject: string): Promise<
 async function sweepToTheEnd(organizationId: string): Promise<number[]> {
   const sweeper = grantSweeper(workerEnv, organizationId);
   const operations: number[] = [];
-  for (let alarms = 0; alarms < 30; alarms++) {
+  let seen = 0;
+  for (let looks = 0; looks < 60; looks++) {
     const state = (await sweeper.progress()) as SweepState;
-    operations.push(state.lastBatch?.kvOperations ?? 0);
+    // A batch is counted once, whether this loop ran it or the sweeper's own alarm (100 ms) did first.
+    if (state.batches > seen) {
+      seen = state.batches;
+      operations.push(state.lastBatch?.kvOperations ?? 0);
+    }
     if (state.phase === "finished") return operations;
     expect(state.lastBatch?.error).toBeNull();
-    expect(await runDurableObjectAlarm(sweeper)).toBe(true);
+    // On a loaded machine the sweeper's own alarm may be running the next batch already: none is left to run here.
+    if (!(await runDurableObjectAlarm(sweeper))) await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error("the sweep did not finish in 30 batches");
+  throw new Error("the sweep did not finish in 60 looks");
 }
 
 describe("a narrowed role cap", () => {
