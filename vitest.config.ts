@@ -48,7 +48,7 @@ export default defineConfig({
     // setup file empties before each one; what they share is the isolate's module state (per-isolate caches,
     // batches), which the Worker keeps across requests in production too.
     isolate: false,
-    setupFiles: ["test/worker/fresh-storage.setup.ts"],
+    setupFiles: ["test/worker/fresh-storage.setup.ts", "test/helpers/byte-equality.setup.ts"],
     testTimeout: 30_000,
     // vitest's default (cores - 1) runs one file at a time on 2 cores; two at a time measured about 1.4x faster
     // there. More cores keep the default.
