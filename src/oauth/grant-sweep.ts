@@ -40,6 +40,8 @@ export interface SweepState {
   lastSubject: string | null;
   revoked: number;
   batches: number;
+  /** KV operations every batch of this sweep started, together (absent in a sweep stored before it was counted). */
+  kvOperations?: number;
   requestedAt: string;
   finishedAt: string | null;
   /** KV operations the last batch started, and why it stopped early when it failed. */
@@ -54,6 +56,7 @@ export function newSweep(organizationId: string, now = new Date()): SweepState {
     lastSubject: null,
     revoked: 0,
     batches: 0,
+    kvOperations: 0,
     requestedAt: now.toISOString(),
     finishedAt: null,
     lastBatch: null,
@@ -217,5 +220,6 @@ export async function sweepBatch(env: Env, state: SweepState, limit = SWEEP_KV_B
   }
   if (next.phase === "finished") next.finishedAt = new Date().toISOString();
   next.lastBatch = { kvOperations: budget.used, error };
+  next.kvOperations = (state.kvOperations ?? 0) + budget.used;
   return next;
 }
