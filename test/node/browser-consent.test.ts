@@ -1,10 +1,10 @@
 // A person in a real browser (headless Chromium): signs in with the development sign-in, sees the consent
 // page, unticks a scope and approves (the token lacks that scope); Deny sends access_denied to the client.
 // Accessibility is checked with axe-core, and the page is used at 375 px wide.
-import AxeBuilder from "@axe-core/playwright";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
+import { seriousViolations } from "../helpers/axe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../helpers/browser";
 import { sharedWranglerDev } from "../helpers/shared-wrangler-dev";
@@ -59,8 +59,7 @@ async function registerAndAuthorizeUrl(scope: string) {
 }
 
 async function expectAccessible(page: Page, what: string) {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  const serious = await seriousViolations(page);
   expect(
     serious.map((v) => `${v.id}: ${v.help}`),
     `${what} accessibility`,

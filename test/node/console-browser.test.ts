@@ -6,8 +6,8 @@
 // page is checked at 1280 and 375 px: axe, no page scroll, no identifier (scope, rule id, event name, client
 // id, commit, time) broken across lines, and at 375 px a visible hint under tables wider than the screen; the
 // overview's chart of real tool calls and refusals is drawn inside the screen with readable labels at both widths.
-import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "playwright-core";
+import { seriousViolations } from "../helpers/axe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../helpers/browser";
 import { startWranglerDev, type WranglerDev } from "../helpers/wrangler-dev";
@@ -48,8 +48,7 @@ afterAll(async () => {
 });
 
 async function expectAccessible(page: Page, what: string) {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  const serious = await seriousViolations(page);
   expect(
     serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`),
     `${what} accessibility`,
@@ -468,6 +467,27 @@ describe("admin console in a real browser", () => {
     await checkPage(page, "refusal page");
     const answer = await page.request.get(`${server.url}/admin/clients`);
     expect(answer.status()).toBe(403);
+    await context.close();
+  });
+});
+
+describe("the accessibility check these pages pass", () => {
+  it("finds what axe finds: an image without text, a nameless button, low contrast; and refuses a page with frames", async () => {
+    const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
+    const page = await context.newPage();
+    await page.setContent(
+      '<!doctype html><html lang="en"><head><title>t</title></head><body><main><img src="data:,">' +
+        '<button></button><p style="color:#bbb;background:#fff">faint</p></main></body></html>',
+    );
+    expect((await seriousViolations(page)).map((v) => v.id).sort()).toEqual([
+      "button-name",
+      "color-contrast",
+      "image-alt",
+    ]);
+    await page.setContent(
+      '<!doctype html><html lang="en"><body><iframe srcdoc="<p>inside</p>"></iframe></body></html>',
+    );
+    await expect(seriousViolations(page)).rejects.toThrow(/without frames; this one has 1/);
     await context.close();
   });
 });
