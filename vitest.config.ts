@@ -50,8 +50,8 @@ export default defineConfig({
     isolate: false,
     setupFiles: ["test/worker/fresh-storage.setup.ts", "test/helpers/byte-equality.setup.ts"],
     testTimeout: 30_000,
-    // vitest's default (cores - 1) runs one file at a time on 2 cores; two at a time measured about 1.4x faster
-    // there. More cores keep the default.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // One file more than there are cores: a file often waits (an alarm, an outbox's drain, a session's end) with its
+    // runtime idle, and one file per core left the cores idle for about a quarter of the run (docs/development.md).
+    maxWorkers: availableParallelism() + 1,
   },
 });
