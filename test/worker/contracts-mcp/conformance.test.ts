@@ -144,8 +144,8 @@ describe("check_api_conformance when the check cannot run", () => {
   });
 
   it("no snapshot yet: upload one from CI", async () => {
-    await uploadContract(ci, "billing", ordersContract("Billing"));
-    const result = await callTool(agent, "check_api_conformance", { project: "billing" });
+    await uploadContract(ci, "no-snapshot-yet", ordersContract("Ledger"));
+    const result = await callTool(agent, "check_api_conformance", { project: "no-snapshot-yet" });
     expectCannotVerify(result, "no_snapshot", /no snapshot yet: upload one from CI/);
   });
 
