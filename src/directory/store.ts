@@ -12,7 +12,7 @@
  *
  * Views: the hot path reads an organization from its view (view.ts), which holds it in memory; each change logged
  * here lists the organization's view to be told, in the change's transaction, and the views listed are told at once
- * after it, then by the alarm every VIEW_RETRY_MS until each one has heard.
+ * after it, then by the alarm (VIEW_RETRY_MS later, doubling up to VIEW_RETRY_MAX_MS) until each one has heard.
  *
  * Deletion: marked `deleting` (everything refused at once), data removed by an alarm after the grace period
  * (contracts, snapshots, verdicts, CI keys, audit trail, tolerance counts, members, invitations); the directory keeps
@@ -160,8 +160,13 @@ export const MAX_PENDING_INVITATIONS = 1_000;
 /** How long used and expired invitations stay listed after they were made. */
 const INVITATIONS_KEPT_MS = 30 * DAY_MS;
 const PURGE_RETRY_MS = 60_000;
-/** When views could not be told of a change, the alarm tries again this much later. */
+/**
+ * When views could not be told of a change, the alarm tries again this much later, twice as late after each round
+ * that still fails, up to VIEW_RETRY_MAX_MS (a view re-reads the directory within VIEW_MAX_AGE_MS, view.ts, whether
+ * told or not); a round that tells every view starts again from VIEW_RETRY_MS.
+ */
 const VIEW_RETRY_MS = 1_000;
+const VIEW_RETRY_MAX_MS = 30_000;
 /** Views told at once, in parallel. */
 const VIEWS_PER_ROUND = 50;
 
@@ -188,6 +193,8 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
   /** The views being told (tellViews), and whether a change was listed since that round began. */
   private telling: Promise<void> | undefined;
   private listedSince = false;
+  /** How much later the alarm tries the views that could not be told again (VIEW_RETRY_MS, doubling). */
+  private viewRetryMs = VIEW_RETRY_MS;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -426,7 +433,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
    * Tells the listed views that their organization changed, VIEWS_PER_ROUND at a time, in the order of their changes,
    * once through the whole list: a view that cannot be reached stays listed and the others are still told, so a few
    * that keep failing never hold the rest back. A view listed again meanwhile (a newer change) comes later in the same
-   * pass. What is left waits for the alarm, VIEW_RETRY_MS later.
+   * pass. What is left waits for the alarm, viewRetryMs later.
    */
   private async tellViews(): Promise<void> {
     let after = -1;
@@ -459,7 +466,12 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
         );
       });
     }
-    if (failed > 0) await this.scheduleAlarm();
+    if (failed === 0) {
+      this.viewRetryMs = VIEW_RETRY_MS;
+      return;
+    }
+    await this.scheduleAlarm();
+    this.viewRetryMs = Math.min(this.viewRetryMs * 2, VIEW_RETRY_MAX_MS);
   }
 
   /**
@@ -699,7 +711,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
 
   /**
    * Sets the alarm for the next purge: the earliest turn of a deleting organization (its grace end, or its next try),
-   * at least PURGE_NEXT_MS away; or VIEW_RETRY_MS away when views are still to be told of a change, if that is
+   * at least PURGE_NEXT_MS away; or viewRetryMs away when views are still to be told of a change, if that is
    * sooner. An earlier alarm already set stays: it finds nothing due yet and sets this one.
    */
   private async scheduleAlarm(): Promise<void> {
@@ -712,7 +724,7 @@ export class OrganizationDirectory extends DurableObject<Env> implements Directo
     const viewsLeft = this.sql.exec(`SELECT 1 FROM view_changes LIMIT 1`).toArray().length > 0;
     const candidates = [
       ...(purge === null || purge === undefined ? [] : [Math.max(purge, Date.now() + PURGE_NEXT_MS)]),
-      ...(viewsLeft ? [Date.now() + VIEW_RETRY_MS] : []),
+      ...(viewsLeft ? [Date.now() + this.viewRetryMs] : []),
     ];
     if (candidates.length === 0) return;
     const at = Math.min(...candidates);

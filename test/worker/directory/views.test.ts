@@ -35,6 +35,10 @@ const listedViews = () =>
       .map((row) => row.organization_id),
   );
 
+/** How far away the directory's next alarm is, in ms. */
+const nextAlarmIn = async () =>
+  ((await runInDurableObject(directory(), (_instance, state) => state.storage.getAlarm())) as number) - Date.now();
+
 describe("an organization's view", () => {
   it("answers from memory, not from the directory, until it is told of a change", async () => {
     const id = "view-memory";
@@ -124,7 +128,7 @@ describe("an organization's view", () => {
     expect(await viewStatus(id)).toBe("suspended");
   });
 
-  it("is told even when views listed before it keep failing", async () => {
+  it("is told even when views listed before it keep failing, which are tried less often the longer they fail", async () => {
     const id = "view-behind-failures";
     expect((await operator("POST", "/organizations", { id, name: "View behind failures" })).status).toBe(201);
     expect(await viewStatus(id)).toBe("active");
@@ -146,9 +150,9 @@ describe("an organization's view", () => {
       });
       Object.defineProperty(instance, "env", { value: { ...own, DIRECTORY_VIEW: failing }, configurable: true });
       for (const [n, name] of unreachable.entries())
-        state.storage.sql.exec("INSERT INTO view_changes (organization_id, change_seq) VALUES (?, ?)", name, -100 + n);
+        state.storage.sql.exec("INSERT INTO view_changes (organization_id, change_seq) VALUES (?, ?)", name, 1 + n);
       state.storage.sql.exec("UPDATE organizations SET status = 'suspended' WHERE id = ?", id);
-      state.storage.sql.exec("INSERT INTO view_changes (organization_id, change_seq) VALUES (?, 1)", id);
+      state.storage.sql.exec("INSERT INTO view_changes (organization_id, change_seq) VALUES (?, 100)", id);
       await state.storage.setAlarm(Date.now() + 60_000);
     });
     try {
@@ -156,8 +160,29 @@ describe("an organization's view", () => {
       expect(await viewStatus(id)).toBe("suspended");
       expect(await listedViews()).toEqual(unreachable);
       // Tried again a second later (VIEW_RETRY_MS), not a minute.
-      const alarm = await runInDurableObject(directory(), (_instance, state) => state.storage.getAlarm());
-      expect(alarm as number).toBeLessThanOrEqual(Date.now() + 1_000);
+      expect(await nextAlarmIn()).toBeLessThanOrEqual(1_000);
+      // Each round that still fails waits twice as long as the one before, up to 30 s (VIEW_RETRY_MAX_MS).
+      // (Each round is run now, as the alarm: set far off first, as a fired alarm no longer is, so the round sets its own.)
+      for (const wait of [2_000, 4_000, 8_000, 16_000, 30_000, 30_000]) {
+        await runInDurableObject(directory(), (_instance, state) => state.storage.setAlarm(Date.now() + 60_000));
+        expect(await runDurableObjectAlarm(directory())).toBe(true);
+        const next = await nextAlarmIn();
+        expect(next).toBeLessThanOrEqual(wait);
+        expect(next).toBeGreaterThan(wait / 2 + 100);
+      }
+      // A round that tells every view starts again from a second.
+      await runInDurableObject(directory(), (_instance, state) => {
+        state.storage.sql.exec("DELETE FROM view_changes WHERE organization_id LIKE 'unreachable-%'");
+        state.storage.sql.exec("INSERT INTO view_changes (organization_id, change_seq) VALUES (?, 101)", id);
+      });
+      expect(await runDurableObjectAlarm(directory())).toBe(true);
+      expect(await listedViews()).toEqual([]);
+      await runInDurableObject(directory(), async (_instance, state) => {
+        state.storage.sql.exec("INSERT INTO view_changes (organization_id, change_seq) VALUES ('unreachable-00', 102)");
+        await state.storage.setAlarm(Date.now() + 60_000);
+      });
+      expect(await runDurableObjectAlarm(directory())).toBe(true);
+      expect(await nextAlarmIn()).toBeLessThanOrEqual(1_000);
     } finally {
       await runInDurableObject(directory(), (instance, state) => {
         Object.defineProperty(instance, "env", { value: own, configurable: true });
