@@ -50,12 +50,17 @@ export default defineConfig({
         test: {
           name: "node-shared",
           include: SHARED_WRANGLER_DEV,
-          globalSetup: ["test/helpers/shared-wrangler-dev.setup.ts"],
+          globalSetup: ["test/helpers/prebuilt-worker.setup.ts", "test/helpers/shared-wrangler-dev.setup.ts"],
         },
       },
       {
         extends: true,
-        test: { name: "node", include: ["test/node/**/*.test.ts"], exclude: SHARED_WRANGLER_DEV },
+        test: {
+          name: "node",
+          include: ["test/node/**/*.test.ts"],
+          exclude: SHARED_WRANGLER_DEV,
+          globalSetup: ["test/helpers/prebuilt-worker.setup.ts"],
+        },
       },
     ],
   },

@@ -9,10 +9,14 @@
  * - Failure: the error carries the tail of wrangler's output, which usually says what went wrong.
  * - Logs: kept in memory (logs()); with `logFile`, also appended to that file, so test files that share one
  *   server started in vitest's globalSetup (shared-wrangler-dev.ts) can read them.
- * - Stop: the whole process group (npx -> wrangler -> workerd) is terminated, then killed if it lingers.
+ * - Build: wrangler bundles the Worker, unless the node tests' globalSetup built it once already and PREBUILT_WORKER_ENV
+ *   names that build's configuration (prebuilt-worker.ts); `config`, `env` and `minify` always build afresh.
+ * - Process: wrangler's own launcher on this Node, without `npx` (npm's own start-up would cost every server CPU);
+ *   wrangler needs Node 22.12 or later, which the `node` devDependency gives every npm script.
+ * - Stop: the whole process group (wrangler -> workerd) is terminated, then killed if it lingers.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -58,12 +62,24 @@ export interface WranglerDev {
   port: number;
   /** Everything wrangler printed so far (stdout and stderr interleaved). */
   logs(): string;
-  /** The process (npx) at the top of this server's process tree, npx -> wrangler -> workerd (benchmarks read its CPU); undefined for the shared server. */
+  /** The process at the top of this server's process tree, wrangler -> workerd (benchmarks read its CPU); undefined for the shared server. */
   pid: number | undefined;
   stop(): Promise<void>;
 }
 
-const REPO_ROOT = resolve(import.meta.dirname, "../..");
+export const REPO_ROOT = resolve(import.meta.dirname, "../..");
+/** wrangler's launcher, run on this Node. */
+export const WRANGLER = join(REPO_ROOT, "node_modules/wrangler/bin/wrangler.js");
+/** Environment for every wrangler the tests run: no network lookups, no metrics, plain output. */
+export const WRANGLER_ENV = {
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_SEND_METRICS: "false",
+  CI: "true",
+  NO_COLOR: "1",
+  FORCE_COLOR: "0",
+};
+/** Names the configuration of the Worker built once for the node tests (prebuilt-worker.ts), when one is. */
+export const PREBUILT_WORKER_ENV = "ARBITER_TEST_PREBUILT_WORKER";
 const LOG_LIMIT = 200_000;
 
 /** A TCP port that was free on 127.0.0.1 a moment ago. */
@@ -78,6 +94,17 @@ export async function freePort(): Promise<number> {
       server.close(() => (port ? resolvePort(port) : reject(new Error("could not find a free port"))));
     });
   });
+}
+
+/** Resolves once the prebuilt Worker's configuration exists; fails with the build's error if it failed. */
+export async function prebuiltWorkerReady(config: string, timeoutMs = 100_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(config)) {
+    if (existsSync(`${config}.failed`))
+      throw new Error(`the Worker's build for the tests failed:\n${readFileSync(`${config}.failed`, "utf8")}`);
+    if (Date.now() > deadline) throw new Error(`the Worker's build for the tests was not done after ${timeoutMs} ms`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
 }
 
 class StartFailure extends Error {
@@ -147,7 +174,7 @@ async function startOnce(port: number, options: WranglerDevOptions): Promise<Wra
   const persistDir = options.persistTo ?? (await mkdtemp(join(tmpdir(), "arbiter-wrangler-")));
   const vars = { PUBLIC_URL: url, ...options.vars };
   const args = [
-    "wrangler",
+    WRANGLER,
     "dev",
     "--port",
     String(port),
@@ -162,21 +189,18 @@ async function startOnce(port: number, options: WranglerDevOptions): Promise<Wra
   if (options.env) args.push("--env", options.env);
   if (options.config) args.push("--config", options.config);
   if (options.minify === false) args.push("--no-minify");
+  const prebuilt = process.env[PREBUILT_WORKER_ENV];
+  if (prebuilt && !options.config && !options.env && options.minify === undefined) {
+    await prebuiltWorkerReady(prebuilt);
+    args.push("--config", prebuilt);
+  }
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
 
-  const child = spawn("npx", args, {
+  const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     detached: true, // own process group, so stop() reaches workerd too
     stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      ...options.processEnv,
-      CLOUDFLARE_CF_FETCH_ENABLED: "false",
-      WRANGLER_SEND_METRICS: "false",
-      CI: "true",
-      NO_COLOR: "1",
-      FORCE_COLOR: "0",
-    },
+    env: { ...process.env, ...options.processEnv, ...WRANGLER_ENV },
   });
   let output = "";
   const append = (chunk: Buffer) => {

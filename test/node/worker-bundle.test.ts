@@ -1,38 +1,15 @@
 /**
- * The Worker's bundle as `wrangler deploy` builds it (a dry run with esbuild's metafile): minified, within issue 36's
- * 750 KiB gzip budget; packages that no path of Arbiter executes stay out of it, replaced by the refusal modules wrangler.toml's [alias] names, and every session
- * of the 2025-11-25 lane is built with a validator that needs none of them (the e2e files run this bundle).
+ * The Worker's bundle as `wrangler deploy` builds it (a dry run with esbuild's metafile, made once per run by the node
+ * projects' setup, test/helpers/prebuilt-worker.ts): minified, within issue 36's 750 KiB gzip budget; packages that
+ * no path of Arbiter executes stay out of it, replaced by the refusal modules wrangler.toml's [alias] names, and every
+ * session of the 2025-11-25 lane is built with a validator that needs none of them (the e2e files run this bundle).
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-
-const root = join(import.meta.dirname, "..", "..");
-const outdir = mkdtempSync(join(tmpdir(), "arbiter-bundle-"));
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
-
-function dryRun(): { inputs: string[]; printed: string } {
-  const metafile = join(outdir, "meta.json");
-  const printed = execFileSync(
-    join(root, "node_modules", ".bin", "wrangler"),
-    ["deploy", "--dry-run", "--outdir", join(outdir, "dist"), "--metafile", metafile],
-    {
-      cwd: root,
-      encoding: "utf8",
-      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-    },
-  );
-  return {
-    inputs: Object.keys((JSON.parse(readFileSync(metafile, "utf8")) as { inputs: Record<string, unknown> }).inputs),
-    printed,
-  };
-}
+import { describe, expect, it } from "vitest";
+import { prebuiltWorkerBuild } from "../helpers/prebuilt-worker";
 
 describe("the Worker bundle", () => {
-  it("stays within 750 KiB gzip, and leaves out ajv, mimetext, capnweb, the MCP client SDK and zod 3 for their refusals", () => {
-    const { inputs, printed } = dryRun();
+  it("stays within 750 KiB gzip, and leaves out ajv, mimetext, capnweb, the MCP client SDK and zod 3 for their refusals", async () => {
+    const { inputs, printed } = await prebuiltWorkerBuild();
     const size = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(printed);
     expect(size, "wrangler printed the upload size").not.toBeNull();
     // Issue 36's budget: at most 750 KiB gzip. wrangler.toml's `minify = true` is what keeps it (968 KiB without).
