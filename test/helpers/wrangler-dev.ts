@@ -131,7 +131,11 @@ async function killGroup(child: ChildProcess): Promise<void> {
   };
   signal("SIGTERM");
   const forced = setTimeout(() => signal("SIGKILL"), 5_000);
-  await Promise.race([exited, new Promise((done) => setTimeout(done, 10_000))]);
+  // Both timers are cleared once the process has exited: a timer left running keeps the process that stopped the
+  // server alive (vitest's main process, for the shared server, waited out its teardown timeout for it).
+  let giveUp: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([exited, new Promise((done) => (giveUp = setTimeout(done, 10_000)))]);
+  clearTimeout(giveUp);
   clearTimeout(forced);
   // workerd may outlive wrangler briefly; make sure nothing of the group survives.
   signal("SIGKILL");
