@@ -44,6 +44,10 @@ export default defineConfig({
     // two at a time about 70% busy and 132-141 s. Every file already starts its own server on a free port or
     // holds on the shared one whoever else uses it (test/helpers/shared-wrangler-dev.ts).
     maxWorkers: 2,
+    // Files that run in the same process share the modules they import (the SDKs, playwright, ajv, the engine),
+    // instead of importing them again for every file. No file stubs a global without restoring it or changes
+    // process.env; what they share is module state, as the files of the worker suite do (vitest.config.ts).
+    isolate: false,
     projects: [
       {
         extends: true,
