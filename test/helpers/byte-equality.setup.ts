@@ -12,4 +12,12 @@ function equalByteArrays(a: unknown, b: unknown): boolean | undefined {
   return true;
 }
 
-expect.addEqualityTesters([equalByteArrays]);
+// Setup files run again before every test file, and the suite's files share one isolate (`isolate: false`), where
+// vitest keeps every tester ever added: each run would add one more, and every comparison calls them all at every
+// level of the values it walks. So the tester is added once per isolate.
+const ADDED = Symbol.for("arbiter.test.byteEquality");
+const isolate = globalThis as { [ADDED]?: true };
+if (!isolate[ADDED]) {
+  expect.addEqualityTesters([equalByteArrays]);
+  isolate[ADDED] = true;
+}
