@@ -9,7 +9,7 @@
  * `github.token`, `github.action_path`, and `if: inputs.<name> == '<text>'`); any other expression fails the
  * run, so the action cannot use one the tests do not evaluate. https://docs.github.com/actions/reference/workflows-and-actions/metadata-syntax
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
@@ -145,6 +145,18 @@ function runScript(
   return runProcess(command, args, { env, cwd });
 }
 
+/** The folders runCompositeAction() made for the steps' files, kept until removeRunnerFolders(). */
+const runnerFolders = new Set<string>();
+
+/**
+ * Removes the folders of every run so far. A test file calls it when it is done: until then it may still read a
+ * run's files (`runnerFiles`).
+ */
+export function removeRunnerFolders(): void {
+  for (const folder of runnerFolders) rmSync(folder, { recursive: true, force: true });
+  runnerFolders.clear();
+}
+
 export async function runCompositeAction(runner: RunnerContext, given: Record<string, string>): Promise<ActionRun> {
   const action = readActionMetadata(runner.actionPath);
   if (action.runs.using !== "composite") throw new Error(`not a composite action: runs.using is ${action.runs.using}`);
@@ -155,6 +167,7 @@ export async function runCompositeAction(runner: RunnerContext, given: Record<st
     context.inputs[name] = given[name] ?? evaluate(spec.default ?? "", context);
 
   const dir = mkdtempSync(join(tmpdir(), "arbiter-runner-"));
+  runnerFolders.add(dir);
   const result: ActionRun = { code: 0, stdout: "", stderr: "", steps: [], outputs: {}, summary: "", runnerFiles: [] };
   for (const [index, step] of action.runs.steps.entries()) {
     if (step.uses) throw new Error(`step ${index + 1}: this runner runs only run: steps`);

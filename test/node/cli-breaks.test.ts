@@ -5,7 +5,7 @@
  * next snapshot is approved with the acceptance named in the summary and in every report format; once the real
  * clock passes the expiry the same snapshot is rejected again and `arbiter breaks list` says "expired".
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,6 +54,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
+  rmSync(work, { recursive: true, force: true });
 });
 
 describe("arbiter breaks", () => {

@@ -3,7 +3,7 @@
  * checked against the project's contract, and the exit code is what CI fails on (0 approved, 1 rejected on a
  * real payload violation, 2 could not check), with the JUnit report naming the exchange and pointer.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,6 +53,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
+  rmSync(work, { recursive: true, force: true });
 });
 
 describe("arbiter exchanges against wrangler dev", () => {

@@ -3,10 +3,10 @@
  * org.yaml` round-trip an organization's settings (the difference shown before applying, --dry-run changing
  * nothing, an unknown key refused by name), and `arbiter members` lists, adds, invites and removes members.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { obtainToken } from "../helpers/oauth-http";
 import { runProcess } from "../helpers/run-process";
 import { sharedWranglerDev } from "../helpers/shared-wrangler-dev";
@@ -33,6 +33,8 @@ beforeAll(async () => {
   server = await sharedWranglerDev();
   admin = await obtainToken(server.url, { user: "gus", scope: "org.admin", resource: `${server.url}/api` });
 });
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe("arbiter org", () => {
   it("exports the settings as YAML and applies an edited file, showing the difference first", async () => {

@@ -4,7 +4,7 @@
  * exit codes (0 approved, 1 rejected, 2 could not verify) and its JUnit XML and Markdown reports; the CLI served
  * at /cli/arbiter.mjs (its modules joined into one file); CI keys created over HTTP; another organization's key sees nothing.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -123,6 +123,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
+  rmSync(work, { recursive: true, force: true });
 });
 
 const ciEnv = () => ({ ARBITER_URL: server.url, ARBITER_TOKEN: acmeKey, ARBITER_PROJECT: "orders" });

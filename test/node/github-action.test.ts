@@ -8,13 +8,18 @@
  * threshold and mode, one comment updated in place, the key never printed, and one clear ::error:: per bad input.
  */
 import { Validator } from "@cfworker/json-schema";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import sarifSchema from "../fixtures/sarif/sarif-2.1.0.schema.json";
-import { readActionMetadata, runCompositeAction, type ActionRun } from "../helpers/composite-action";
+import {
+  readActionMetadata,
+  removeRunnerFolders,
+  runCompositeAction,
+  type ActionRun,
+} from "../helpers/composite-action";
 import { startGitHubRestLoopback, type GitHubRestLoopback } from "../helpers/github-rest-loopback";
 import { obtainToken } from "../helpers/oauth-http";
 import { sharedWranglerDev } from "../helpers/shared-wrangler-dev";
@@ -188,6 +193,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await github?.close();
+  removeRunnerFolders();
+  for (const folder of [workspace, runnerTemp]) if (folder) rmSync(folder, { recursive: true, force: true });
 });
 
 describe("action.yml", () => {

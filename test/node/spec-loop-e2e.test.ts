@@ -4,7 +4,7 @@
  * it, checks again; CI (bin/arbiter.mjs) then uploads the snapshot and it is approved, and the agent's
  * check_api_conformance agrees. The CLI's check and diff write SARIF, JUnit and GitHub Actions reports.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -109,6 +109,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await agent?.close();
   await server?.stop();
+  rmSync(work, { recursive: true, force: true });
 });
 
 describe("the spec-driven loop", () => {
