@@ -21,11 +21,10 @@
  * --arbiter-tool whoami|bench_governed|bench_bare (whoami: the tool Arbiter's first call calls; the two benchmark tools,
  * on only with ARBITER_BENCH_BARE=true on loopback as in bench:mcp, split the front's first-call cost from governance's).
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { startWranglerDev } from "../test/helpers/wrangler-dev";
+import { runWrangler, startWranglerDev } from "../test/helpers/wrangler-dev";
 import { obtainToken } from "../test/helpers/oauth-http";
 import { obtainBareToken } from "./bare-server/token";
 import { openSession, SESSION_ERA, STATELESS_ERA, type Era } from "./mcp-client";
@@ -141,33 +140,6 @@ async function firstCall(worker: Worker, era: Era): Promise<FirstCall> {
   }
 }
 
-/** Runs a wrangler command (no shell) in `cwd` and returns what it printed; fails with its tail if it exits non-zero. */
-function wrangler(args: string[], cwd = REPO_ROOT): Promise<string> {
-  return new Promise((done, fail) => {
-    const child = spawn("npx", ["wrangler", ...args], {
-      cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        ...process.env,
-        CLOUDFLARE_CF_FETCH_ENABLED: "false",
-        WRANGLER_SEND_METRICS: "false",
-        CI: "true",
-        NO_COLOR: "1",
-        FORCE_COLOR: "0",
-      },
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.on("error", fail);
-    child.on("exit", (code) =>
-      code === 0
-        ? done(output)
-        : fail(new Error(`wrangler ${args.join(" ")} exited ${code}:\n${output.split("\n").slice(-30).join("\n")}`)),
-    );
-  });
-}
-
 interface Startup {
   activeMs: number;
   gcMs: number;
@@ -188,7 +160,7 @@ async function checkStartup(worker: Worker, dir: string, rep: number, build: Bui
   // `check startup` ignores --config (wrangler 4.164 profiled the repository's Worker for any --config): it is run
   // in the folder of the Worker's configuration instead. `--args` passes its flags to the build.
   const args = buildArgs(build).map((flag) => `--args=${flag}`);
-  const output = await wrangler(
+  const output = await runWrangler(
     ["check", "startup", "--outfile", profile, ...args],
     resolve(REPO_ROOT, dirname(worker.config)),
   );
@@ -265,7 +237,7 @@ function packageOf(path: string): string {
 async function bundle(worker: Worker, dir: string, build: Build): Promise<Bundle> {
   const outdir = join(dir, `${worker.name.replace(/\W/g, "-")}-${build}`);
   const metafile = join(outdir, "meta.json");
-  const output = await wrangler([
+  const output = await runWrangler([
     "deploy",
     "--dry-run",
     "--config",

@@ -13,31 +13,11 @@
  * - Use: startWranglerDev() takes this configuration when PREBUILT_WORKER_ENV names it and the caller asks for
  *   nothing the build fixed (another configuration, an environment, an unminified build).
  */
-import { spawn } from "node:child_process";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { PREBUILT_WORKER_ENV, prebuiltWorkerReady, REPO_ROOT, WRANGLER, WRANGLER_ENV } from "./wrangler-dev";
+import { PREBUILT_WORKER_ENV, prebuiltWorkerReady, REPO_ROOT, runWrangler } from "./wrangler-dev";
 
 export { PREBUILT_WORKER_ENV } from "./wrangler-dev";
-
-/** Runs wrangler on this Node in the repository; fails with the tail of its output if it exits non-zero. */
-function runWrangler(args: string[]): Promise<string> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [WRANGLER, ...args], {
-      cwd: REPO_ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...WRANGLER_ENV },
-    });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.once("error", fail);
-    child.once("close", (code) => {
-      if (code === 0) done(output);
-      else fail(new Error(`wrangler ${args.join(" ")} exited ${code}:\n${output.slice(-4000)}`));
-    });
-  });
-}
 
 /**
  * Starts building the Worker into `dir`. `config` is the path the configuration that serves the build will have

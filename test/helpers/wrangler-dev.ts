@@ -82,6 +82,25 @@ export const WRANGLER_ENV = {
 export const PREBUILT_WORKER_ENV = "ARBITER_TEST_PREBUILT_WORKER";
 const LOG_LIMIT = 200_000;
 
+/** Runs a wrangler command on this Node in `cwd` and returns what it printed; fails with its tail if it exits non-zero. */
+export function runWrangler(args: string[], cwd = REPO_ROOT): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [WRANGLER, ...args], {
+      cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...WRANGLER_ENV },
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.once("error", fail);
+    child.once("close", (code) => {
+      if (code === 0) done(output);
+      else fail(new Error(`wrangler ${args.join(" ")} exited ${code}:\n${output.slice(-4000)}`));
+    });
+  });
+}
+
 /** A TCP port that was free on 127.0.0.1 a moment ago. */
 export async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
