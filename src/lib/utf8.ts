@@ -71,9 +71,8 @@ const escapeUnit = (unit: number): string => `\\u${unit.toString(16).padStart(4,
 
 /**
  * The `\uXXXX` escapes of the UTF-16 code units of `view[start, end)`, bytes already known to be valid UTF-8 (so no
- * check is repeated here). Decoded here rather than by `Buffer#toString("utf8", start, end)`: a run is a few bytes,
- * and one CI run saw that call give a backslash for an `é` once in 2,000 generated documents, never reproduced in
- * 220,000 more (test/worker/lib/utf8.test.ts); a wrong character here would change the parsed document silently.
+ * check is repeated here). A run is a few bytes: decoding it here builds its escapes directly, without a string per
+ * run to walk again.
  */
 function escapeRun(view: Buffer, start: number, end: number): string {
   let out = "";

@@ -122,6 +122,12 @@ describe("utf8JsonAsAscii", () => {
     expect(JSON.parse(form!)).toEqual(value);
   });
 
+  // Each document's first key is its own (`a0`, `a1`, ...). The V8 inside the test pool's workerd (1.20260815.1, older
+  // than wrangler's) misparses an escaped key when an earlier object of the same shape had, at that place, a key whose
+  // characters equal the escaped key's first characters as written: after `{"a":1,"\\":2}`, JSON.parse of
+  // `{"a":1,"\u00e9":2}` gives the key `\`, and of `{"a":1,"\n":2}` too. Whether that earlier shape is still known
+  // depends on garbage collection, so with a shared first key the test failed in about one run in fifteen. wrangler's
+  // workerd (1.20261117.1), the one `npm start` and the Node suite run, parses both right.
   it("agrees with the decoded text on generated documents, accepted or refused", () => {
     let seed = 7;
     const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
@@ -149,7 +155,7 @@ describe("utf8JsonAsAscii", () => {
     let parsedBoth = 0;
     for (let round = 0; round < 2000; round++) {
       const valid = JSON.stringify({
-        a: Array.from({ length: random(6) }, () => pieces[random(pieces.length)]).join(""),
+        [`a${round}`]: Array.from({ length: random(6) }, () => pieces[random(pieces.length)]).join(""),
         [pieces[random(pieces.length)]!]: [random(9), "ü"],
       });
       // Half the documents are damaged: a piece inserted at a random place.
