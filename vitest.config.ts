@@ -1,7 +1,7 @@
 // In-runtime tests: every file under test/worker runs inside workerd (the vitest pool for Workers) with real
 // local KV and SQLite-backed Durable Objects, against the Worker as wrangler.toml configures it.
 import { availableParallelism } from "node:os";
-import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { cimdDocuments } from "./test/fixtures/cimd-documents";
 import { isVitestTeardownRace } from "./test/helpers/vitest-teardown-race";
