@@ -641,8 +641,17 @@ function workerdRssBytes(): number {
  * proxy does not answer a second session opened after the first closed. */
 async function heapBytes(inspector: DevTools): Promise<number | null> {
   // Bounded: with 500 sessions the inspector has been seen not to answer; the RSS is still read.
-  const within = <T>(promise: Promise<T>) =>
-    Promise.race([promise, new Promise<null>((done) => setTimeout(() => done(null), 20_000))]);
+  const within = async <T>(promise: Promise<T>): Promise<T | null> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<null>((done) => {
+      timer = setTimeout(() => done(null), 20_000);
+    });
+    try {
+      return await Promise.race([promise, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   for (let attempt = 0; attempt < 3; attempt++) {
     if ((await within(inspector.send("HeapProfiler.collectGarbage"))) === null) continue;
     const usage = await within(inspector.send("Runtime.getHeapUsage"));
