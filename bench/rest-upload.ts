@@ -7,12 +7,19 @@
  * reports the median of the per-round ratios with the middle half. A one-operation snapshot against a
  * one-operation contract gives the small upload's latency (store calls, not compute).
  */
+import { createHash } from "node:crypto";
 import { startWranglerDev } from "../test/helpers/wrangler-dev";
 import { obtainToken } from "../test/helpers/oauth-http";
 import type { Paired } from "./upload-rows";
 
+/** The ways bench/rest-floor/worker.ts takes the same upload's body (see there). */
+export const FLOOR_WAYS = ["body", "bucket", "stream"] as const;
+export type FloorWay = (typeof FLOOR_WAYS)[number];
+
 export interface RestMeasurements {
   large: Paired;
+  /** The same snapshot POSTed to the floor Worker in the same rounds, each way (bench/rest-floor/worker.ts). */
+  floor: Record<FloorWay, Paired>;
   /** The verdict's violation count of one large round (the same every round). */
   violations: number;
   small: { ms: number; low: number; high: number };
@@ -119,6 +126,40 @@ export async function prepareRestUpload(url: string, contractText: string): Prom
   };
 }
 
+/**
+ * POSTs `body` to the floor Worker, taken `way`; the client's wall time, request sent to answer read. The answer must
+ * show the work was done: the length read or stored, or the SHA-256 the bucket checked (`sha256`, hex).
+ */
+async function floorUpload(
+  url: string,
+  way: FloorWay,
+  body: Uint8Array<ArrayBuffer>,
+  key: string,
+  sha256: string,
+): Promise<number> {
+  const start = performance.now();
+  const answer = await fetch(`${url}/floor?way=${way}&key=${key}`, {
+    method: "POST",
+    body,
+    signal: AbortSignal.timeout(120_000),
+  });
+  const answered = await answer.text();
+  const ms = performance.now() - start;
+  if (answer.status !== 200) throw new Error(`floor upload (${way}): ${answer.status} ${answered.slice(0, 300)}`);
+  const expected = way === "bucket" ? sha256 : String(body.byteLength);
+  if (answered !== expected)
+    throw new Error(`floor upload (${way}) answered ${answered.slice(0, 80)}, not ${expected}`);
+  return ms;
+}
+
+/** JSON.parse of `text` in this process, timed after a collection. */
+function timedParse(text: string): number {
+  gc();
+  const start = performance.now();
+  JSON.parse(text);
+  return performance.now() - start;
+}
+
 export async function measureRestUpload(
   contractText: string,
   snapshotOf: (round: number) => string,
@@ -129,22 +170,34 @@ export async function measureRestUpload(
     readyTimeoutMs: 120_000,
     ...(process.env.BENCH_REST_LOG ? { logFile: process.env.BENCH_REST_LOG } : {}),
   });
+  let floorServer: Awaited<ReturnType<typeof startWranglerDev>> | undefined;
   try {
+    floorServer = await startWranglerDev({ config: "bench/rest-floor/wrangler.toml" });
     const rest = await prepareRestUpload(server.url, contractText);
     const runs: number[] = [];
     const ratios: number[] = [];
+    const floorRuns = Object.fromEntries(
+      FLOOR_WAYS.map((way) => [way, { runs: [] as number[], ratios: [] as number[] }]),
+    );
     let violations = 0;
     // One unmeasured round first: workerd compiles the Worker's code paths on their first use.
     for (let round = -1; round < rounds; round++) {
       const text = snapshotOf(round + 1);
       const body = new TextEncoder().encode(text);
-      gc();
-      const parseStart = performance.now();
-      JSON.parse(text);
-      const parse = performance.now() - parseStart;
+      const parse = timedParse(text);
       gc();
       const uploaded = await rest.uploadLarge(body, `bench${round + 1}`);
       violations = uploaded.violations;
+      // The floor's ways in the same round, each against a JSON.parse of the same text just before it.
+      const sha256 = createHash("sha256").update(body).digest("hex");
+      for (const way of FLOOR_WAYS) {
+        const wayParse = timedParse(text);
+        gc();
+        const ms = await floorUpload(floorServer.url, way, body, `${way}-${round + 1}`, sha256);
+        if (round < 0) continue;
+        floorRuns[way]!.runs.push(ms);
+        floorRuns[way]!.ratios.push(ms / wayParse);
+      }
       if (round < 0) continue;
       runs.push(uploaded.ms);
       ratios.push(uploaded.ms / parse);
@@ -155,14 +208,21 @@ export async function measureRestUpload(
       const ms = await rest.uploadSmall(small(`Tiny ${round + 1}`, "string"), `tiny${round + 1}`);
       if (round >= 0) smallRuns.push(ms);
     }
-    const large = middle(ratios);
+    const paired = (ms: number[], ratioList: number[]): Paired => {
+      const ratio = middle(ratioList);
+      return { ms: middle(ms).median, ratio: ratio.median, low: ratio.low, high: ratio.high };
+    };
     const smallStats = middle(smallRuns);
     return {
-      large: { ms: middle(runs).median, ratio: large.median, low: large.low, high: large.high },
+      large: paired(runs, ratios),
+      floor: Object.fromEntries(
+        FLOOR_WAYS.map((way) => [way, paired(floorRuns[way]!.runs, floorRuns[way]!.ratios)]),
+      ) as Record<FloorWay, Paired>,
       violations,
       small: { ms: smallStats.median, low: smallStats.low, high: smallStats.high },
     };
   } finally {
+    await floorServer?.stop();
     await server.stop();
   }
 }
