@@ -19,7 +19,9 @@
  * Options: --reps N (5: measurements per Worker and era, and `check startup` runs per Worker), --era
  * 2025-11-25|2026-07-28 (both), --only first-call|startup|bundle (all), --top N (16: packages listed),
  * --arbiter-tool whoami|bench_governed|bench_bare (whoami: the tool Arbiter's first call calls; the two benchmark tools,
- * on only with ARBITER_BENCH_BARE=true on loopback as in bench:mcp, split the front's first-call cost from governance's).
+ * on only with ARBITER_BENCH_BARE=true on loopback as in bench:mcp, split the front's first-call cost from governance's),
+ * --bare-tool bench_bare|bench_recorded (bench_bare; bench_recorded stores a record of the call in a Durable Object
+ * before it answers: the bare server's first answer with the first use of such an object, as Arbiter's first call has).
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -71,11 +73,14 @@ const ARBITER: Worker = {
   tool: ARBITER_TOOL,
   token: (base) => obtainToken(base, { user: "ana", scope: "orders.read", resource: `${base}/mcp` }),
 };
+const BARE_TOOL = option("bare-tool") ?? "bench_bare";
+if (!["bench_bare", "bench_recorded"].includes(BARE_TOOL))
+  throw new Error(`--bare-tool needs bench_bare or bench_recorded (got ${BARE_TOOL})`);
 const BARE: Worker = {
   name: "bare server",
   config: "bench/bare-server/wrangler.toml",
   vars: {},
-  tool: "bench_bare",
+  tool: BARE_TOOL,
   token: obtainBareToken,
 };
 const WORKERS = [ARBITER, BARE];
@@ -283,7 +288,7 @@ async function firstCallSection(): Promise<string[]> {
   const lines = [
     `### First answered \`tools/call\` of a new client after start-up (${REPS} fresh \`wrangler dev\` per Worker and era)`,
     "",
-    `Median (min-max) in ms. Arbiter calls \`${ARBITER_TOOL}\`; the bare server \`bench_bare\`. "MCP" is from the token in hand to the first answer.`,
+    `Median (min-max) in ms. Arbiter calls \`${ARBITER_TOOL}\`; the bare server \`${BARE_TOOL}\`. "MCP" is from the token in hand to the first answer.`,
     "",
     "| Era | Worker | discovery | token | MCP to first answer | total from first request | second call |",
     "| --- | --- | ---: | ---: | ---: | ---: | ---: |",

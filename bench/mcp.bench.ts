@@ -14,7 +14,10 @@
  *    receiver on loopback (this script's), compared with `whoami` with telemetry off (--no-telemetry leaves it out);
  *  - bare-server: `bench_bare` on a third `wrangler dev`, of the bare MCP server a newcomer writes from the Cloudflare
  *    docs (bench/bare-server/: McpAgent for sessions, createMcpHandler with an SDK 2.x server for 2026-07-28, the same
- *    OAuthProvider front, nothing else); `governed` and `noop` are compared with it too (--no-bare-server leaves it out).
+ *    OAuthProvider front, nothing else); `governed` and `noop` are compared with it too (--no-bare-server leaves it out);
+ *  - recorded-floor: `bench_recorded` on the bare MCP server, bench_bare's answer after one record stored in a SQLite
+ *    Durable Object, against its `bench_bare`: what storing a record before the answer costs with none of Arbiter's
+ *    code, under the governed row's targets (left out with the bare server).
  * Each round takes CLIENTS OAuth clients (each its own token, obtained over HTTP with the development sign-in, and
  * reused by later rounds only while no client can reach its quota), opens their sessions (2025-11-25), makes one
  * unmeasured warm-up call per client,
@@ -122,6 +125,13 @@ const LANES: Lane[] = [
           tool: "bench_bare",
           server: "bareServer" as const,
           runs: "`bench_bare` on the bare MCP server (bench/bare-server/: McpAgent / createMcpHandler behind OAuthProvider, nothing else)",
+        },
+        {
+          name: "recorded-floor",
+          tool: "bench_recorded",
+          server: "bareServer" as const,
+          runs: "`bench_recorded` on the bare MCP server: bench_bare's answer after one record stored in a SQLite Durable Object (one RPC per call, awaited)",
+          against: [{ lane: BARE_SERVER, p50: 1.1, throughput: 0.8 }],
         },
       ]
     : []),

@@ -7,6 +7,9 @@
  *  - 2026-07-28 requests (MCP-Protocol-Version 2026-07-28): `createMcpHandler` from `agents/mcp/server` with an
  *    SDK 2.x (`@modelcontextprotocol/server`) server built per request;
  *  - both behind `OAuthProvider` from `@cloudflare/workers-oauth-provider`, as the docs protect /mcp.
+ * Beside it, `bench_recorded`: the same answer given only after one record of the call is stored in a SQLite Durable
+ * Object (`BareRecordStore`, one RPC awaited per call): the least a server that stores a record before it answers, as
+ * Arbiter's audit trail does (issue 37), adds to the bare call under `wrangler dev`, with none of Arbiter's code.
  * Its /authorize approves every request at once for a fixed user, so the benchmark gets tokens over HTTP without a
  * browser. That is why it must never be deployed: anyone could get a token. It has no scopes, rate limits, audit,
  * Origin/Host front or body bounds: those are what Arbiter adds and what the benchmark measures.
@@ -16,10 +19,12 @@ import { McpServer as SessionMcpServer } from "@modelcontextprotocol/sdk/server/
 import { McpServer } from "@modelcontextprotocol/server";
 import { McpAgent } from "agents/mcp";
 import { createMcpHandler } from "agents/mcp/server";
+import { DurableObject, env as workerEnv } from "cloudflare:workers";
 
 interface Env {
   PUBLIC_URL: string;
   MCP_OBJECT: DurableObjectNamespace;
+  RECORDS: DurableObjectNamespace<BareRecordStore>;
   OAUTH_KV: KVNamespace;
   OAUTH_PROVIDER: OAuthHelpers;
 }
@@ -32,11 +37,44 @@ function constantResult() {
   return { content: [{ type: "text" as const, text: JSON.stringify(structuredContent, null, 2) }], structuredContent };
 }
 
+const RECORDED_TOOL = "bench_recorded";
+const RECORDED_DESCRIPTION = "Benchmark floor: the constant answer after one record of the call is stored.";
+
+/** Where `bench_recorded` stores its records: one object, one table, one row per call (as one day's audit store). */
+export class BareRecordStore extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec(
+      "CREATE TABLE IF NOT EXISTS records (id INTEGER PRIMARY KEY, at TEXT NOT NULL, tool TEXT NOT NULL, body TEXT NOT NULL)",
+    );
+  }
+
+  append(at: string, tool: string, body: string): void {
+    this.ctx.storage.sql.exec("INSERT INTO records (at, tool, body) VALUES (?, ?, ?)", at, tool, body);
+  }
+}
+
+/** `bench_recorded`'s handler: a record about the size of an audit record, stored, then bench_bare's answer. */
+async function recordedResult() {
+  const at = new Date().toISOString();
+  const record = {
+    at,
+    tool: RECORDED_TOOL,
+    userId: "bench",
+    outcome: "ok",
+    arguments: {},
+    correlationId: crypto.randomUUID(),
+  };
+  await (workerEnv as unknown as Env).RECORDS.getByName("bench").append(at, RECORDED_TOOL, JSON.stringify(record));
+  return constantResult();
+}
+
 /** The 2025-11-25 lane: one McpAgent Durable Object per session. */
 export class BareMcpAgent extends McpAgent {
   server = new SessionMcpServer({ name: "bare-mcp-bench", version: "1.0.0" });
   async init(): Promise<void> {
     this.server.registerTool(TOOL, { description: DESCRIPTION }, async () => constantResult());
+    this.server.registerTool(RECORDED_TOOL, { description: RECORDED_DESCRIPTION }, recordedResult);
   }
 }
 
@@ -46,6 +84,7 @@ const sessionHandler = BareMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
 const statelessHandler = createMcpHandler(() => {
   const server = new McpServer({ name: "bare-mcp-bench", version: "1.0.0" });
   server.registerTool(TOOL, { description: DESCRIPTION }, async () => constantResult());
+  server.registerTool(RECORDED_TOOL, { description: RECORDED_DESCRIPTION }, recordedResult);
   return server;
 });
 
