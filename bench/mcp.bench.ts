@@ -15,9 +15,10 @@
  *  - bare-server: `bench_bare` on a third `wrangler dev`, of the bare MCP server a newcomer writes from the Cloudflare
  *    docs (bench/bare-server/: McpAgent for sessions, createMcpHandler with an SDK 2.x server for 2026-07-28, the same
  *    OAuthProvider front, nothing else); `governed` and `noop` are compared with it too (--no-bare-server leaves it out);
- *  - recorded-floor: `bench_recorded` on the bare MCP server, bench_bare's answer after one record stored in a SQLite
- *    Durable Object, against its `bench_bare`: what storing a record before the answer costs with none of Arbiter's
- *    code, under the governed row's targets (left out with the bare server).
+ *  - recorded-floor: `bench_recorded` on the bare MCP server, bench_bare's answer after one record stored where
+ *    Arbiter stores its audit record before the answer (the session object's SQLite; statelessly, a Durable Object),
+ *    against its `bench_bare`: what that costs with none of Arbiter's code, under the governed row's targets (left
+ *    out with the bare server).
  * Each round takes CLIENTS OAuth clients (each its own token, obtained over HTTP with the development sign-in, and
  * reused by later rounds only while no client can reach its quota), opens their sessions (2025-11-25), makes one
  * unmeasured warm-up call per client,
@@ -130,7 +131,7 @@ const LANES: Lane[] = [
           name: "recorded-floor",
           tool: "bench_recorded",
           server: "bareServer" as const,
-          runs: "`bench_recorded` on the bare MCP server: bench_bare's answer after one record stored in a SQLite Durable Object (one RPC per call, awaited)",
+          runs: "`bench_recorded` on the bare MCP server: bench_bare's answer after one record stored (sessions: in the session object's SQLite; stateless: one awaited RPC to a SQLite Durable Object)",
           against: [{ lane: BARE_SERVER, p50: 1.1, throughput: 0.8 }],
         },
       ]

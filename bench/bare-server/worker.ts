@@ -7,9 +7,11 @@
  *  - 2026-07-28 requests (MCP-Protocol-Version 2026-07-28): `createMcpHandler` from `agents/mcp/server` with an
  *    SDK 2.x (`@modelcontextprotocol/server`) server built per request;
  *  - both behind `OAuthProvider` from `@cloudflare/workers-oauth-provider`, as the docs protect /mcp.
- * Beside it, `bench_recorded`: the same answer given only after one record of the call is stored in a SQLite Durable
- * Object (`BareRecordStore`, one RPC awaited per call): the least a server that stores a record before it answers, as
- * Arbiter's audit trail does (issue 37), adds to the bare call under `wrangler dev`, with none of Arbiter's code.
+ * Beside it, `bench_recorded`: the same answer given only after one record of the call is stored, where Arbiter
+ * stores its audit record before it answers (docs/governance.md, "Audit trail"): in a session, in the session
+ * object's own SQLite (Arbiter's outbox, without its later drain); statelessly, in a SQLite Durable Object
+ * (`BareRecordStore`, one RPC awaited per call, where Arbiter groups the records of concurrent calls). It is the
+ * least that guarantee adds to the bare call under `wrangler dev`, with none of Arbiter's code.
  * Its /authorize approves every request at once for a fixed user, so the benchmark gets tokens over HTTP without a
  * browser. That is why it must never be deployed: anyone could get a token. It has no scopes, rate limits, audit,
  * Origin/Host front or body bounds: those are what Arbiter adds and what the benchmark measures.
@@ -40,41 +42,53 @@ function constantResult() {
 const RECORDED_TOOL = "bench_recorded";
 const RECORDED_DESCRIPTION = "Benchmark floor: the constant answer after one record of the call is stored.";
 
-/** Where `bench_recorded` stores its records: one object, one table, one row per call (as one day's audit store). */
+const RECORDS_TABLE =
+  "CREATE TABLE IF NOT EXISTS records (id INTEGER PRIMARY KEY, at TEXT NOT NULL, tool TEXT NOT NULL, body TEXT NOT NULL)";
+const INSERT_RECORD = "INSERT INTO records (at, tool, body) VALUES (?, ?, ?)";
+
+/** A record of the call with the fields of Arbiter's audit record (src/audit/record.ts), as its time and JSON. */
+function recordOfCall(): [string, string] {
+  const time = new Date().toISOString();
+  const record = {
+    correlationId: crypto.randomUUID(),
+    time,
+    organizationId: "bench",
+    userId: "bench",
+    clientId: "bench-client",
+    kind: "tool",
+    target: RECORDED_TOOL,
+    argumentsDigest: "",
+    durationMs: 0,
+    outcome: "ok",
+    reason: "",
+  };
+  return [time, JSON.stringify(record)];
+}
+
+/** Where the stateless `bench_recorded` stores its records: one object, one row per call (as one day's audit store). */
 export class BareRecordStore extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.storage.sql.exec(
-      "CREATE TABLE IF NOT EXISTS records (id INTEGER PRIMARY KEY, at TEXT NOT NULL, tool TEXT NOT NULL, body TEXT NOT NULL)",
-    );
+    ctx.storage.sql.exec(RECORDS_TABLE);
   }
 
-  append(at: string, tool: string, body: string): void {
-    this.ctx.storage.sql.exec("INSERT INTO records (at, tool, body) VALUES (?, ?, ?)", at, tool, body);
+  append(time: string, body: string): void {
+    this.ctx.storage.sql.exec(INSERT_RECORD, time, RECORDED_TOOL, body);
   }
-}
-
-/** `bench_recorded`'s handler: a record about the size of an audit record, stored, then bench_bare's answer. */
-async function recordedResult() {
-  const at = new Date().toISOString();
-  const record = {
-    at,
-    tool: RECORDED_TOOL,
-    userId: "bench",
-    outcome: "ok",
-    arguments: {},
-    correlationId: crypto.randomUUID(),
-  };
-  await (workerEnv as unknown as Env).RECORDS.getByName("bench").append(at, RECORDED_TOOL, JSON.stringify(record));
-  return constantResult();
 }
 
 /** The 2025-11-25 lane: one McpAgent Durable Object per session. */
 export class BareMcpAgent extends McpAgent {
   server = new SessionMcpServer({ name: "bare-mcp-bench", version: "1.0.0" });
   async init(): Promise<void> {
+    this.ctx.storage.sql.exec(RECORDS_TABLE);
     this.server.registerTool(TOOL, { description: DESCRIPTION }, async () => constantResult());
-    this.server.registerTool(RECORDED_TOOL, { description: RECORDED_DESCRIPTION }, recordedResult);
+    // The record in the session's own storage: the output gate holds the answer until it is written.
+    this.server.registerTool(RECORDED_TOOL, { description: RECORDED_DESCRIPTION }, async () => {
+      const [time, body] = recordOfCall();
+      this.ctx.storage.sql.exec(INSERT_RECORD, time, RECORDED_TOOL, body);
+      return constantResult();
+    });
   }
 }
 
@@ -84,7 +98,10 @@ const sessionHandler = BareMcpAgent.serve("/mcp", { binding: "MCP_OBJECT" });
 const statelessHandler = createMcpHandler(() => {
   const server = new McpServer({ name: "bare-mcp-bench", version: "1.0.0" });
   server.registerTool(TOOL, { description: DESCRIPTION }, async () => constantResult());
-  server.registerTool(RECORDED_TOOL, { description: RECORDED_DESCRIPTION }, recordedResult);
+  server.registerTool(RECORDED_TOOL, { description: RECORDED_DESCRIPTION }, async () => {
+    await (workerEnv as unknown as Env).RECORDS.getByName("bench").append(...recordOfCall());
+    return constantResult();
+  });
   return server;
 });
 
