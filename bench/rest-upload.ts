@@ -5,7 +5,9 @@
  * names the round), so its pieces are really stored, and times the request from the first byte sent to the last
  * byte of the answer read; JSON.parse of the same snapshot text is timed in this process just before, and the row
  * reports the median of the per-round ratios with the middle half. A one-operation snapshot against a
- * one-operation contract gives the small upload's latency (store calls, not compute).
+ * one-operation contract gives the small upload's latency (store calls, not compute). In the same rounds the same
+ * body goes to the floor Worker (bench/rest-floor/worker.ts) each of its ways: what reading the body and keeping it in
+ * the local R2 bucket cost under `wrangler dev` before any of the upload's work.
  */
 import { createHash } from "node:crypto";
 import { startWranglerDev } from "../test/helpers/wrangler-dev";
