@@ -43,8 +43,8 @@ const RECORDED_TOOL = "bench_recorded";
 const RECORDED_DESCRIPTION = "Benchmark floor: the constant answer after one record of the call is stored.";
 
 const RECORDS_TABLE =
-  "CREATE TABLE IF NOT EXISTS records (id INTEGER PRIMARY KEY, at TEXT NOT NULL, tool TEXT NOT NULL, body TEXT NOT NULL)";
-const INSERT_RECORD = "INSERT INTO records (at, tool, body) VALUES (?, ?, ?)";
+  "CREATE TABLE IF NOT EXISTS records (id INTEGER PRIMARY KEY, at TEXT NOT NULL, body TEXT NOT NULL)";
+const INSERT_RECORD = "INSERT INTO records (at, body) VALUES (?, ?)";
 
 /** A record of the call with the fields of Arbiter's audit record (src/audit/record.ts), as its time and JSON. */
 function recordOfCall(): [string, string] {
@@ -73,7 +73,7 @@ export class BareRecordStore extends DurableObject<Env> {
   }
 
   append(time: string, body: string): void {
-    this.ctx.storage.sql.exec(INSERT_RECORD, time, RECORDED_TOOL, body);
+    this.ctx.storage.sql.exec(INSERT_RECORD, time, body);
   }
 }
 
@@ -86,7 +86,7 @@ export class BareMcpAgent extends McpAgent {
     // The record in the session's own storage: the output gate holds the answer until it is written.
     this.server.registerTool(RECORDED_TOOL, { description: RECORDED_DESCRIPTION }, async () => {
       const [time, body] = recordOfCall();
-      this.ctx.storage.sql.exec(INSERT_RECORD, time, RECORDED_TOOL, body);
+      this.ctx.storage.sql.exec(INSERT_RECORD, time, body);
       return constantResult();
     });
   }
